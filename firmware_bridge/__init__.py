@@ -1,0 +1,1 @@
+"""firmware_bridge: see docs/architecture.md."""

@@ -1,0 +1,69 @@
+"""The ``guandan-table`` command.
+
+Each area of the project owns its sub-commands in its own module, which exposes
+``register(subparsers)``; this file only collects them, so that adding a command
+never means editing another team's code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+#: Modules that contribute sub-commands, in the order they appear in ``--help``.
+COMMAND_MODULES: tuple[str, ...] = (
+    "table_service.demo_cli",
+    "table_service.service_cli",
+    "table_service.rules.cli",
+    "table_service.engine_cli",
+    "table_service.web.cli",
+    "firmware_bridge.cli",
+    "hardware.cli",
+    "vision.cli",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Build the argument parser with every available sub-command registered."""
+    parser = argparse.ArgumentParser(
+        prog="guandan-table",
+        description="掼蛋比赛裁判桌 / Officiated Guandan competition table",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            # Only a module that does not exist yet is skipped; a broken import inside
+            # an existing module must surface, not silently drop its commands.
+            if exc.name != name:
+                raise
+            continue
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the process exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    func = getattr(args, "func", None)
+    if func is None:
+        parser.print_help()
+        return 2
+    try:
+        result = func(args)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+    except ValueError as exc:
+        print(f"错误 / error: {exc}", file=sys.stderr)
+        return 2
+    return int(result or 0)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

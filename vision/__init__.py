@@ -1,0 +1,1 @@
+"""vision: see docs/architecture.md."""
