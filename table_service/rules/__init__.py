@@ -32,6 +32,15 @@ from table_service.rules.errors import (
     RulesError,
 )
 from table_service.rules.legal import legal_plays
+from table_service.rules.levels import (
+    DealOutcome,
+    LevelUpdate,
+    advance,
+    apply_deal,
+    deal_is_over,
+    deal_outcome,
+    level_position,
+)
 from table_service.rules.patterns import (
     BOMB_FAMILY,
     KIND_NAMES_ZH,
@@ -43,6 +52,18 @@ from table_service.rules.patterns import (
     classify,
     make_play,
     strength,
+)
+from table_service.rules.reading import Reading, consistent_with_order, reading_for
+from table_service.rules.ruleset import DEFAULT_RULESET, PRESETS, TIEBREAK_KEYS, Ruleset, get_ruleset
+from table_service.rules.scoring import (
+    FORFEIT_SCORE,
+    RoundRecord,
+    TeamRecord,
+    level_difference_points,
+    match_points,
+    penalty_loss_positions,
+    progressive_points,
+    rank_teams,
 )
 from table_service.rules.seats import (
     PLAY_ORDER,
@@ -57,8 +78,57 @@ from table_service.rules.seats import (
     seats_of,
     side_of,
 )
+from table_service.rules.tribute import (
+    TributeDuty,
+    first_drawer,
+    is_anti_tribute,
+    is_legal_return,
+    is_legal_tribute,
+    leader_after_tribute,
+    pair_tributes,
+    return_candidates,
+    return_over_limit,
+    tribute_candidates,
+    tribute_duty,
+    tribute_proved_wrong,
+)
 
 __all__ = [
+    "DealOutcome",
+    "LevelUpdate",
+    "advance",
+    "apply_deal",
+    "deal_is_over",
+    "deal_outcome",
+    "level_position",
+    "Reading",
+    "consistent_with_order",
+    "reading_for",
+    "DEFAULT_RULESET",
+    "PRESETS",
+    "TIEBREAK_KEYS",
+    "Ruleset",
+    "get_ruleset",
+    "FORFEIT_SCORE",
+    "RoundRecord",
+    "TeamRecord",
+    "level_difference_points",
+    "match_points",
+    "penalty_loss_positions",
+    "progressive_points",
+    "rank_teams",
+    "TributeDuty",
+    "first_drawer",
+    "is_anti_tribute",
+    "is_legal_return",
+    "is_legal_tribute",
+    "leader_after_tribute",
+    "pair_tributes",
+    "return_candidates",
+    "return_over_limit",
+    "tribute_candidates",
+    "tribute_duty",
+    "tribute_proved_wrong",
     "ALL_RANKS",
     "BOMB_FAMILY",
     "DECK_FACES",

@@ -82,10 +82,13 @@ DECK_FACES: tuple[Card, ...] = tuple(_INTERNED.values())
 
 
 def card(rank: str, suit: str = "") -> Card:
-    """The interned card of ``rank`` and ``suit`` (``suit`` empty for jokers)."""
+    """The interned card of ``rank`` and ``suit`` (``suit`` empty for jokers); ``card("7h")``
+    with one token also works."""
     try:
         return _INTERNED[(rank, suit)]
     except KeyError:
+        if not suit and len(rank) >= 2:
+            return parse_card(rank)
         raise InvalidCardError(f"无此牌 / no such card: rank {rank!r} suit {suit!r}") from None
 
 

@@ -1,0 +1,85 @@
+"""Which reading the referee should assume for a physical play.
+
+A play with the wild card can often be read several ways. The rules settle it: the reading
+must beat the trick; the wild card sits in the row where the rank it stands for would sit, so
+the left-to-right order the camera saw narrows it; then the strongest reading is assumed, and
+the referee is told when a choice was still left (the player may have to state the pattern).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from table_service.rules.cards import NATURAL_VALUE, Card, parse_cards, power
+from table_service.rules.patterns import SEQUENCE_KINDS, Play, beats, classify, strength
+
+
+@dataclass(frozen=True)
+class Reading:
+    """The reading assumed for a play, with the alternatives that were left."""
+
+    play: Play | None
+    """``None`` when the cards form no pattern that beats ``previous``."""
+    candidates: tuple[Play, ...]
+    """Every reading that beats ``previous`` (all readings when leading)."""
+    ambiguous: bool
+    """More than one reading was still possible after the order was used."""
+    reason: str
+    """Why this reading, in Chinese then English."""
+
+
+def _order_value(play: Play, face: Card) -> int:
+    if play.kind in SEQUENCE_KINDS:
+        v = NATURAL_VALUE[face.rank]
+        width = {"straight": 5, "straight_flush": 5, "three_pairs": 3, "two_triples": 2}[play.kind]
+        if v == 14 and NATURAL_VALUE[play.rank] - width + 1 <= 1:
+            return 1
+        return v
+    return power(face.rank, play.level)
+
+
+def consistent_with_order(play: Play, order: Sequence[Card]) -> bool:
+    """Does the row ``order`` (left to right) put each card where its face would sit, ascending
+    or descending? Cards that are not wild always fit; the test is about the wild cards."""
+    faces_left = list(zip(play.cards, play.faces, strict=True))
+    seq: list[int] = []
+    for c in order:
+        for i, (pc, face) in enumerate(faces_left):
+            if pc == c:
+                seq.append(_order_value(play, face))
+                del faces_left[i]
+                break
+        else:
+            return True  # order does not match the cards: it cannot narrow anything
+    asc = all(a <= b for a, b in zip(seq, seq[1:], strict=False))
+    desc = all(a >= b for a, b in zip(seq, seq[1:], strict=False))
+    return asc or desc
+
+
+def reading_for(
+    cards: Iterable[Card] | str,
+    level: str,
+    previous: Play | None = None,
+    order: Sequence[Card] | str | None = None,
+) -> Reading:
+    """The reading to assume for ``cards`` played on ``previous`` (``None`` when leading).
+
+    ``order`` is the left-to-right row as laid on the table (defaults to ``cards`` as given, which
+    is how the camera reports them).
+    """
+    cs = parse_cards(cards) if isinstance(cards, str) else list(cards)
+    row = parse_cards(order) if isinstance(order, str) else (list(order) if order is not None else cs)
+    readings = classify(cs, level)
+    if not readings:
+        return Reading(None, (), False, "不成牌型 / not a pattern")
+    cands = tuple(p for p in readings if previous is None or beats(p, previous, level))
+    if not cands:
+        return Reading(None, (), False, "压不过上家 / does not beat the trick")
+    pool = [p for p in cands if consistent_with_order(p, row)] or list(cands)
+    best = max(pool, key=lambda p: strength(p, level))
+    distinct = {(p.kind, p.rank) for p in pool}
+    if len(distinct) == 1:
+        why = "唯一读法 / only reading" if len(cands) == 1 else "按逢人配位置 / by the wild card's position"
+        return Reading(best, cands, False, why)
+    return Reading(best, cands, True, "读法不唯一，取最大 / several readings left, the strongest assumed")

@@ -1,0 +1,158 @@
+"""Rule presets: one dataclass of options, because events run under different rule texts.
+
+The default is ``jiangsu-2013`` (the rules file the project enforces). An organiser picks a
+preset and overrides single options, e.g. ``get_ruleset("national-2022", tries_at_a=3)``;
+an unknown option is an error that names it, so a typo in an event's configuration never
+silently falls back to a default.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+from dataclasses import dataclass, field
+from typing import Any
+
+TIEBREAK_KEYS: tuple[str, ...] = (
+    "match_points",
+    "progressive_points",
+    "rounds_won",
+    "level_difference_points",
+    "levels_gained",
+    "head_to_head",
+    "net_level_difference",
+)
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """Every option on which the rule texts differ. Times are seconds."""
+
+    name: str = "jiangsu-2013"
+    """Preset this ruleset started from."""
+
+    # --- tribute and return (进贡 / 还贡)
+    return_max_rank: str = "T"
+    """Highest rank a returned card may have (10)."""
+    return_level_card_by_face: bool = True
+    """A level card of rank ≤ 10 may be returned (its rank counts by face value)."""
+    return_smallest_if_none: bool = True
+    """A player holding nothing ≤ 10 returns the smallest card."""
+    return_any_to_opponent: bool = False
+    """Huai'an 2017: the ≤ 10 limit applies only when returning to one's partner."""
+    double_down_leader: str = "payer_to_first"
+    """Who leads after a double-down tribute: ``payer_to_first`` (the one who paid 上游) or
+    ``first_next`` (上游's 下家, Huai'an 2017)."""
+    anti_tribute: bool = True
+    """Both big jokers on the paying side cancel the tribute (抗贡); 上游 then leads."""
+
+    # --- clocks
+    clock_tribute_s: int = 20
+    clock_return_s: int = 40
+    clock_first_lead_s: int = 40
+    clock_lead_s: int = 40
+    clock_follow_s: int = 20
+    overtime_warning_s: int = 10
+    """Overtime after which a warning is applied automatically (when ``auto_time_warning``)."""
+    auto_time_warning: bool = True
+    overtime_violation_s: int | None = None
+    """Further overtime after the warning that makes a violation (Huai'an: 10 s); ``None``: never."""
+
+    # --- report card (报牌)
+    report_threshold: int = 10
+    """A play that leaves this many cards or fewer must be followed by the report card."""
+    report_missing_penalty: str = "warning"
+    """What a forgotten report card earns when the referee confirms it."""
+
+    # --- levels and the A rule
+    tries_at_a: int | None = None
+    """``None``: unlimited tries at A; ``3``: back to 2 after three failed deals at A."""
+    start_level: str = "2"
+
+    # --- scoring
+    match_points_win: int = 2
+    match_points_draw: int = 1
+    match_points_loss: int = 0
+    match_points_forfeit: int = 0
+    match_points_bye: int = 2
+    tiebreak: tuple[str, ...] = field(
+        default=("match_points", "progressive_points", "rounds_won", "level_difference_points", "levels_gained")
+    )
+
+    # --- penalties
+    warnings_per_violation: int = 2
+    violations_per_foul: int = 2
+    fouls_per_loss: int = 2
+    late_warning_min: int = 5
+    late_foul_min: int = 10
+
+    def __post_init__(self) -> None:
+        if self.double_down_leader not in ("payer_to_first", "first_next"):
+            raise ValueError(
+                f"规则选项错误 / bad option double_down_leader={self.double_down_leader!r} "
+                "(expected payer_to_first or first_next)"
+            )
+        for key in self.tiebreak:
+            if key not in TIEBREAK_KEYS:
+                raise ValueError(f"规则选项错误 / unknown tie-break key {key!r} (known: {', '.join(TIEBREAK_KEYS)})")
+        if self.tries_at_a is not None and self.tries_at_a < 1:
+            raise ValueError(f"规则选项错误 / tries_at_a must be ≥ 1 or None, got {self.tries_at_a!r}")
+
+    def replace(self, **changes: Any) -> Ruleset:
+        """A copy with ``changes`` applied; unknown option names are an error naming them."""
+        known = {f.name for f in dataclasses.fields(self)}
+        for key in changes:
+            if key not in known:
+                close = difflib.get_close_matches(key, known, n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                raise ValueError(f"未知规则选项 / unknown ruleset option {key!r}{hint}")
+        if "tiebreak" in changes:
+            changes["tiebreak"] = tuple(changes["tiebreak"])
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form, as stored in the round set-up event."""
+        d = dataclasses.asdict(self)
+        d["tiebreak"] = list(self.tiebreak)
+        return d
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Ruleset:
+        """Inverse of :meth:`to_dict`; starts from the named preset so old logs stay readable."""
+        data = dict(data)
+        base = get_ruleset(data.pop("name", "jiangsu-2013"))
+        return base.replace(**data)
+
+
+PRESETS: dict[str, Ruleset] = {
+    "jiangsu-2013": Ruleset(),
+    "huaian-2017": Ruleset(
+        name="huaian-2017",
+        return_any_to_opponent=True,
+        double_down_leader="first_next",
+        clock_tribute_s=15,
+        clock_return_s=30,
+        clock_follow_s=20,
+        overtime_warning_s=0,
+        overtime_violation_s=10,
+        report_missing_penalty="warning",
+    ),
+    "national-2022": Ruleset(
+        name="national-2022",
+        return_smallest_if_none=True,
+        double_down_leader="payer_to_first",
+    ),
+}
+DEFAULT_RULESET = "jiangsu-2013"
+
+
+def get_ruleset(name: str = DEFAULT_RULESET, **overrides: Any) -> Ruleset:
+    """A preset by name with optional overrides.
+
+    :raises ValueError: naming an unknown preset or option.
+    """
+    try:
+        base = PRESETS[name]
+    except KeyError:
+        raise ValueError(f"未知规则预设 / unknown ruleset preset {name!r} (known: {', '.join(PRESETS)})") from None
+    return base.replace(**overrides) if overrides else base

@@ -1,0 +1,237 @@
+"""Tribute, return, anti-tribute, first drawer, levels and the A rule, scoring, presets —
+hand-worked cases from rules-jiangsu.md."""
+
+from __future__ import annotations
+
+import pytest
+
+from table_service.rules import (
+    FORFEIT_SCORE,
+    RoundRecord,
+    TeamRecord,
+    apply_deal,
+    card,
+    deal_is_over,
+    deal_outcome,
+    first_drawer,
+    get_ruleset,
+    is_anti_tribute,
+    is_legal_return,
+    is_legal_tribute,
+    leader_after_tribute,
+    level_difference_points,
+    match_points,
+    next_seat,
+    pair_tributes,
+    parse_cards,
+    partner,
+    penalty_loss_positions,
+    progressive_points,
+    rank_teams,
+    return_candidates,
+    return_over_limit,
+    tribute_candidates,
+    tribute_duty,
+    tribute_proved_wrong,
+)
+
+JS = get_ruleset()
+
+
+# --- seats --------------------------------------------------------------------------------
+
+
+def test_counter_clockwise_order_and_partners():
+    assert [next_seat(s) for s in "ENWS"] == ["N", "W", "S", "E"]
+    assert partner("E") == "W" and partner("N") == "S"
+
+
+# --- tribute ----------------------------------------------------------------------------------
+
+
+def test_tribute_is_highest_card_excluding_heart_level_card():
+    hand = parse_cards("2h 2h As Kd 5c")  # level 2: 2h is wild, excluded
+    assert [str(c) for c in tribute_candidates(hand, "2")] == ["As"]
+    hand = parse_cards("2h 2s As Kd 5c")  # the plain level card 2s is above A
+    assert [str(c) for c in tribute_candidates(hand, "2")] == ["2s"]
+    assert is_legal_tribute(parse_cards("BJ SJ As"), card("BJ"), "2")
+    assert not is_legal_tribute(parse_cards("BJ SJ As"), card("SJ"), "2")
+
+
+def test_tribute_proved_wrong_by_a_later_higher_card():
+    assert tribute_proved_wrong(card("As"), card("SJ"), "2")
+    assert not tribute_proved_wrong(card("As"), card("2h"), "2")  # the wild card proves nothing
+    assert not tribute_proved_wrong(card("As"), card("Ad"), "2")
+
+
+def test_return_at_most_ten():
+    hand = parse_cards("Ts Js 3d BJ")
+    assert {str(c) for c in return_candidates(hand, "2", JS)} == {"Ts", "3d"}
+    assert not is_legal_return(hand, card("Js"), "2", JS)
+    assert return_over_limit(card("Js"), "2", JS) and not return_over_limit(card("Ts"), "2", JS)
+
+
+def test_level_card_return_option():
+    hand = parse_cards("5s Ks")
+    assert is_legal_return(hand, card("5s"), "5", JS)  # default: rank by face value
+    strict = JS.replace(return_level_card_by_face=False)
+    assert not is_legal_return(hand, card("5s"), "5", strict)
+
+
+def test_nothing_at_most_ten_returns_smallest():
+    hand = parse_cards("Js Qd BJ")
+    assert [str(c) for c in return_candidates(hand, "2", get_ruleset("national-2022"))] == ["Js"]
+
+
+def test_huaian_any_card_to_an_opponent():
+    hz = get_ruleset("huaian-2017")
+    assert is_legal_return(parse_cards("As 3s"), card("As"), "2", hz)
+    assert not is_legal_return(parse_cards("As 3s"), card("As"), "2", hz, to_partner=True)
+
+
+def test_anti_tribute():
+    assert is_anti_tribute([parse_cards("BJ BJ 3s")])
+    assert is_anti_tribute([parse_cards("BJ 3s"), parse_cards("BJ 4s")])  # one each, double-down
+    assert not is_anti_tribute([parse_cards("BJ SJ SJ")])
+
+
+def test_single_tribute_duty_and_leader():
+    duty = tribute_duty(["E", "N", "W"])  # S is 下游
+    assert duty.payers == ("S",) and not duty.double_down
+    assert leader_after_tribute(duty, {"S": "E"}, JS) == "S"  # 下游 leads
+    assert leader_after_tribute(duty, None, JS, anti=True) == "E"  # anti-tribute: 上游 leads
+
+
+def test_double_down_pairing_and_leader():
+    duty = tribute_duty(["E", "W"])
+    assert duty.double_down and set(duty.payers) == {"N", "S"}
+    pairing = pair_tributes({"N": card("BJ"), "S": card("As")}, "E", "2")
+    assert pairing == {"N": "E", "S": "W"}  # 上游 takes the higher
+    assert leader_after_tribute(duty, pairing, JS) == "N"  # the one who paid 上游 leads
+    assert leader_after_tribute(duty, pairing, get_ruleset("huaian-2017")) == "N"  # 上游's 下家 = N here
+    pairing = pair_tributes({"N": card("As"), "S": card("BJ")}, "E", "2")
+    assert leader_after_tribute(duty, pairing, JS) == "S"
+    assert leader_after_tribute(duty, pairing, get_ruleset("huaian-2017")) == "N"
+
+
+def test_equal_tributes_go_clockwise():
+    pairing = pair_tributes({"N": card("As"), "S": card("Ad")}, "E", "2")
+    assert pairing == {"N": "E", "S": "W"}  # each pays the receiver on their clockwise side
+    assert set(pairing.values()) == {"E", "W"}
+
+
+def test_first_drawer_from_the_cut():
+    assert first_drawer(card("As")) == "S"  # A counts one: South itself
+    assert first_drawer(card("2s")) == "E"
+    assert first_drawer(card("3d")) == "N"
+    assert first_drawer(card("4c")) == "W"
+    assert first_drawer(card("5c")) == "S"
+    for bad in ("SJ", "BJ", "2h"):
+        with pytest.raises(ValueError, match="re-cut"):
+            first_drawer(card(bad))
+
+
+# --- levels --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("order", "steps"), [(["E", "W"], 3), (["E", "N", "W"], 2), (["E", "N", "S"], 1)])
+def test_plus_three_two_one(order, steps):
+    out = deal_outcome(order)
+    assert out.winner_side == "EW" and out.steps == steps
+    up = apply_deal({"EW": "2", "NS": "2"}, "2", out, JS)
+    assert up.levels["EW"] == "2345"[steps] and up.levels["NS"] == "2" and up.next_level == up.levels["EW"]
+
+
+def test_deal_ends():
+    assert deal_is_over(["E", "W"]) and not deal_is_over(["E", "N"]) and deal_is_over(["E", "N", "S"])
+
+
+def test_never_past_a():
+    up = apply_deal({"EW": "Q", "NS": "2"}, "Q", deal_outcome(["E", "W"]), JS)
+    assert up.levels["EW"] == "A" and up.game_winner is None
+
+
+def test_a_rule_wins_only_with_partner_second_or_third_at_a():
+    lv = {"EW": "A", "NS": "5"}
+    assert apply_deal(lv, "A", deal_outcome(["E", "N", "W"]), JS).game_winner == "EW"
+    assert apply_deal(lv, "A", deal_outcome(["E", "W"]), JS).game_winner == "EW"
+    last = apply_deal(lv, "A", deal_outcome(["E", "N", "S"]), JS)  # partner 下游
+    assert last.game_winner is None and last.levels["EW"] == "A" and last.a_failures["EW"] == 1
+    not_at_a = apply_deal(lv, "5", deal_outcome(["E", "W"]), JS)  # deal not played at A
+    assert not_at_a.game_winner is None
+
+
+def test_three_failures_at_a_back_to_two_option():
+    rs = JS.replace(tries_at_a=3)
+    lv, fails = {"EW": "A", "NS": "5"}, {"EW": 0, "NS": 0}
+    for i in range(3):
+        up = apply_deal(lv, "A", deal_outcome(["E", "N", "S"]), rs, fails)
+        lv, fails = up.levels, up.a_failures
+        if i < 2:
+            assert lv["EW"] == "A"
+    assert lv["EW"] == "2" and fails["EW"] == 0
+    unlimited = {"EW": "A", "NS": "5"}
+    for _ in range(5):
+        unlimited = apply_deal(unlimited, "A", deal_outcome(["E", "N", "S"]), JS).levels
+    assert unlimited["EW"] == "A"
+
+
+# --- scoring ----------------------------------------------------------------------------------
+
+
+def test_level_difference_points():
+    assert level_difference_points(10, 4) == (19, 7)
+    assert level_difference_points(15, 2) == (26, 0)
+    assert level_difference_points(5, 5) == (13, 13)
+    assert FORFEIT_SCORE == (17, 0)
+
+
+def test_penalty_loss_scores_offender_plus_four():
+    assert penalty_loss_positions(6, 5) == (9, 5)
+    assert penalty_loss_positions(9, 14) == (15, 11)  # offender taken down to J
+    assert penalty_loss_positions(12, 3) == (12, 3)  # a larger gap on the table stands
+
+
+def test_match_points_presets():
+    assert [match_points(r, JS) for r in ("win", "draw", "loss")] == [2, 1, 0]
+    four = JS.replace(match_points_win=3, match_points_draw=2, match_points_loss=1, match_points_forfeit=0)
+    assert [match_points(r, four) for r in ("win", "draw", "loss", "forfeit")] == [3, 2, 1, 0]
+    with pytest.raises(ValueError, match="unknown result"):
+        match_points("lost", JS)
+
+
+def test_progressive_points_and_tie_breaks():
+    a = TeamRecord("A", [RoundRecord("B", "win", 20, 8), RoundRecord("C", "loss", 10, 3)])
+    b = TeamRecord("B", [RoundRecord("A", "loss", 6, 2), RoundRecord("D", "win", 18, 7)])
+    assert progressive_points(a, JS) == 4 and progressive_points(b, JS) == 2
+    assert rank_teams([b, a], JS) == ["A", "B"]  # same match points, A won earlier
+    e = TeamRecord("E", [RoundRecord("F", "loss", 6, 2), RoundRecord("G", "win", 18, 7)])
+    f = TeamRecord("F", [RoundRecord("E", "loss", 12, 2), RoundRecord("H", "win", 16, 7)])
+    # equal match, progressive points and rounds won: level-difference points decide
+    assert rank_teams([e, f], JS) == ["F", "E"]  # 28 against 24
+    c = TeamRecord("C", [RoundRecord("X", "loss", 13, 0), RoundRecord("A", "win", 16, 5)])
+    d = TeamRecord("D", [RoundRecord("Y", "win", 13, 0), RoundRecord("B", "loss", 8, 3)])
+    # C and D: same points; D won round 1 so its progressive points are higher
+    assert rank_teams([c, d], JS) == ["D", "C"]
+
+
+def test_lots_are_reproducible():
+    t = [TeamRecord(n, [RoundRecord("Z", "draw", 13, 0)]) for n in "PQRS"]
+    assert rank_teams(t, JS, seed=3) == rank_teams(list(reversed(t)), JS, seed=3)
+
+
+# --- presets ------------------------------------------------------------------------------------
+
+
+def test_presets_and_overrides():
+    assert get_ruleset().name == "jiangsu-2013"
+    hz = get_ruleset("huaian-2017")
+    assert (hz.clock_follow_s, hz.clock_tribute_s, hz.clock_return_s) == (20, 15, 30)
+    assert hz.double_down_leader == "first_next"
+    assert get_ruleset("national-2022", tries_at_a=3).tries_at_a == 3
+    with pytest.raises(ValueError, match="did you mean 'tries_at_a'"):
+        get_ruleset("jiangsu-2013", tries_at_A=3)
+    with pytest.raises(ValueError, match="unknown ruleset preset"):
+        get_ruleset("beijing")
+    rs = get_ruleset("huaian-2017", tries_at_a=3)
+    assert type(rs).from_dict(rs.to_dict()) == rs
