@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from table_service.rules.errors import InvalidCardError
 
@@ -43,6 +43,13 @@ class Card:
     """``2``…``9``, ``T``, ``J``, ``Q``, ``K``, ``A``, ``SJ`` or ``BJ``."""
     suit: str
     """``s``, ``h``, ``d``, ``c``, or ``""`` for a joker."""
+    key: int = field(default=-1, compare=False, repr=False)
+    """Canonical sort position (natural value, then suit), precomputed because
+    ``legal_plays`` sorts hundreds of thousands of small tuples."""
+
+    def __post_init__(self) -> None:
+        if self.key < 0:
+            object.__setattr__(self, "key", NATURAL_VALUE[self.rank] * 8 + SUIT_ORDER.get(self.suit, 4))
 
     @classmethod
     def from_str(cls, token: str) -> Card:

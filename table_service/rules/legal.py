@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from itertools import combinations_with_replacement
+from operator import attrgetter
 
 from table_service.rules.cards import (
     NATURAL_VALUE,
@@ -23,17 +24,8 @@ from table_service.rules.cards import (
 )
 from table_service.rules.patterns import Play, beats
 
-_Option = tuple[tuple[Card, ...], int]  # (natural cards, wild cards used)
-_SORT_INDEX: dict[Card, int] = {}
-
-
-def _idx(c: Card) -> int:
-    try:
-        return _SORT_INDEX[c]
-    except KeyError:
-        k = sort_key(c)
-        _SORT_INDEX[c] = k[0] * 8 + k[1]
-        return _SORT_INDEX[c]
+_Option = tuple[tuple[Card, ...], int]  # (cards, wild cards among them)
+_idx = attrgetter("key")
 
 
 def _multisets(items: list[tuple[Card, int]], k: int) -> list[tuple[Card, ...]]:
@@ -94,12 +86,12 @@ class _Hand:
             for j in range(0, min(self.w, size - 1) + 1):
                 ws = (self.wild,) * j
                 for m in self.nat(rank, size - j):
-                    got.append((m + ws, j))
+                    got.append((tuple(sorted(m + ws, key=_idx)) if j else m, j))
             self._ms[key] = got  # type: ignore[assignment]
         return got  # type: ignore[return-value]
 
 
-def _product(options: list[list[_Option]], budget: int) -> list[tuple[Card, ...]]:
+def _product(options: list[list[_Option]], budget: int) -> list[_Option]:
     """Cartesian product of per-position options using at most ``budget`` wild cards in all."""
     partial: list[tuple[tuple[Card, ...], int]] = [((), 0)]
     for opts in options:
@@ -112,7 +104,7 @@ def _product(options: list[list[_Option]], budget: int) -> list[tuple[Card, ...]
         partial = nxt
         if not partial:
             return []
-    return [cs for cs, _ in partial]
+    return partial  # type: ignore[return-value]
 
 
 def legal_plays(hand: Iterable[Card] | str, level: str, previous: Play | None = None) -> list[Play]:
@@ -128,8 +120,14 @@ def legal_plays(hand: Iterable[Card] | str, level: str, previous: Play | None = 
     out: list[Play] = []
     wild = h.wild
 
+    new = tuple.__new__  # Play's own constructor is a Python function; this is the C one
+
     def emit(kind: str, rank: str, cs: tuple[Card, ...]) -> None:
-        out.append(Play(kind, rank, tuple(sorted(cs, key=_idx)), level))
+        """Add a reading whose cards are already in canonical order."""
+        out.append(new(Play, (kind, rank, cs, level)))
+
+    def emit_sorted(kind: str, rank: str, cs: tuple[Card, ...]) -> None:
+        out.append(new(Play, (kind, rank, tuple(sorted(cs, key=_idx)), level)))
 
     want_all = previous is None
     pk = previous.kind if previous is not None else None
@@ -185,9 +183,12 @@ def legal_plays(hand: Iterable[Card] | str, level: str, previous: Play | None = 
                         continue
                     for pm, pj in popts:
                         if pj <= left:
-                            emit("full_house", t, tm + pm)
+                            if tj or pj:
+                                emit_sorted("full_house", t, tm + pm)
+                            else:
+                                emit("full_house", t, tm + pm if tm[0].key < pm[0].key else pm + tm)
                 if left == 2:
-                    emit("full_house", t, tm + (wild, wild))
+                    emit_sorted("full_house", t, tm + (wild, wild))
     # ---- sequences
     for kind, width, copies, lowest_top in (
         ("straight", 5, 1, 5),
@@ -213,8 +214,12 @@ def legal_plays(hand: Iterable[Card] | str, level: str, previous: Play | None = 
             if not opts:
                 continue
             rank = RANKS[top - 2]
-            for cs in _product(opts, h.w):
-                emit(kind, rank, cs)
+            a_low = top - width + 1 == 1
+            for cs, used in _product(opts, h.w):
+                if used or a_low:
+                    emit_sorted(kind, rank, cs)
+                else:
+                    emit(kind, rank, cs)
     # ---- bombs
     # ---- bombs (they may always be played)
     for r in RANKS:
@@ -239,8 +244,11 @@ def legal_plays(hand: Iterable[Card] | str, level: str, previous: Play | None = 
             if not opts:
                 continue
             rank = RANKS[top - 2]
-            for cs in _product(opts, h.w):
-                emit("straight_flush", rank, cs)
+            for cs, used in _product(opts, h.w):
+                if used or top == 5:
+                    emit_sorted("straight_flush", rank, cs)
+                else:
+                    emit("straight_flush", rank, cs)
     if h.counts.get(card("SJ"), 0) == 2 and h.counts.get(card("BJ"), 0) == 2:
         emit("joker_bomb", "BJ", (card("SJ"), card("SJ"), card("BJ"), card("BJ")))
     if previous is not None:
