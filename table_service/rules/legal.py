@@ -121,6 +121,7 @@ def legal_plays(hand: Iterable[Card] | str, level: str, previous: Play | None = 
     wild = h.wild
 
     new = tuple.__new__  # Play's own constructor is a Python function; this is the C one
+    append = out.append
 
     def emit(kind: str, rank: str, cs: tuple[Card, ...]) -> None:
         """Add a reading whose cards are already in canonical order."""
@@ -182,11 +183,13 @@ def legal_plays(hand: Iterable[Card] | str, level: str, previous: Play | None = 
                     if p == t:
                         continue
                     for pm, pj in popts:
-                        if pj <= left:
+                        if pj <= left:  # inlined: this loop makes most of the plays
                             if tj or pj:
-                                emit_sorted("full_house", t, tm + pm)
+                                append(new(Play, ("full_house", t, tuple(sorted(tm + pm, key=_idx)), level)))
+                            elif tm[0].key < pm[0].key:
+                                append(new(Play, ("full_house", t, tm + pm, level)))
                             else:
-                                emit("full_house", t, tm + pm if tm[0].key < pm[0].key else pm + tm)
+                                append(new(Play, ("full_house", t, pm + tm, level)))
                 if left == 2:
                     emit_sorted("full_house", t, tm + (wild, wild))
     # ---- sequences
@@ -217,9 +220,9 @@ def legal_plays(hand: Iterable[Card] | str, level: str, previous: Play | None = 
             a_low = top - width + 1 == 1
             for cs, used in _product(opts, h.w):
                 if used or a_low:
-                    emit_sorted(kind, rank, cs)
+                    append(new(Play, (kind, rank, tuple(sorted(cs, key=_idx)), level)))
                 else:
-                    emit(kind, rank, cs)
+                    append(new(Play, (kind, rank, cs, level)))
     # ---- bombs
     # ---- bombs (they may always be played)
     for r in RANKS:
