@@ -174,22 +174,26 @@ def legal_plays(hand: Iterable[Card] | str, level: str, previous: Play | None = 
         for j in ("SJ", "BJ"):
             if h.counts.get(card(j), 0) >= 2:
                 pair_opts[j] = [((card(j), card(j)), 0)]
+        # flattened once: (pair rank, cards) without and with one wild card
+        plain = [(p, pm) for p, opts in pair_opts.items() for pm, pj in opts if pj == 0]
+        with_wild = [(p, pm) for p, opts in pair_opts.items() for pm, pj in opts if pj == 1]
         for t in RANKS:
             if power(t, level) <= fp:
                 continue
             for tm, tj in h.group_options(t, 3):
-                left = h.w - tj
-                for p, popts in pair_opts.items():
-                    if p == t:
-                        continue
-                    for pm, pj in popts:
-                        if pj <= left:  # inlined: this loop makes most of the plays
-                            if tj or pj:
-                                append(new(Play, ("full_house", t, tuple(sorted(tm + pm, key=_idx)), level)))
-                            elif tm[0].key < pm[0].key:
-                                append(new(Play, ("full_house", t, tm + pm, level)))
-                            else:
-                                append(new(Play, ("full_house", t, pm + tm, level)))
+                left = h.w - tj  # inlined below: this loop makes most of the plays
+                # both parts are sorted; they concatenate in order unless they interleave
+                # (possible only when a wild card sits between them), which needs a sort
+                lo, hi = tm[0].key, tm[-1].key
+                for p, pm in plain if not left else plain + with_wild:
+                    if p != t:
+                        if hi <= pm[0].key:
+                            cs = tm + pm
+                        elif pm[-1].key <= lo:
+                            cs = pm + tm
+                        else:
+                            cs = tuple(sorted(tm + pm, key=_idx))
+                        append(new(Play, ("full_house", t, cs, level)))
                 if left == 2:
                     emit_sorted("full_house", t, tm + (wild, wild))
     # ---- sequences
