@@ -1,0 +1,114 @@
+"""``guandan-table config check`` and ``guandan-table selftest`` (registered by table_service.cli)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from hardware.config import DEVICE_KINDS, SEATS, TableConfig, load_config
+from hardware.errors import ConfigError, HardwareError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add the hardware sub-commands to the ``guandan-table`` parser."""
+    config = subparsers.add_parser("config", help="检查 table.toml / check a table.toml",
+                                   description="硬件配置 / table hardware configuration")
+    config_sub = config.add_subparsers(dest="config_command", metavar="ACTION", required=True)
+    check = config_sub.add_parser("check", help="校验配置文件 / validate a table.toml",
+                                  description="校验 table.toml，列出所有错误 / validate table.toml, listing every problem")
+    check.add_argument("path", help="table.toml")
+    check.add_argument("--offline", action="store_true",
+                       help="不检查串口/摄像头/文件是否存在（为另一台机器写的配置）/ skip checking that ports, "
+                            "cameras and files exist (a file written for another machine)")
+    check.set_defaults(func=cmd_config_check)
+
+    st = subparsers.add_parser("selftest", help="桌面设备自检 / self-test the table's devices",
+                               description="逐个点亮指示灯、倒计时、按钮、摄像头四角标记 / lamps, displays, "
+                                           "buttons, buzzer and camera markers, one by one")
+    st.add_argument("--config", required=True, help="table.toml")
+    st.add_argument("--skip", action="append", default=[], choices=("lamps", "displays", "buzzer", "buttons", "camera"),
+                    help="跳过某步 / skip a step (repeatable)")
+    st.add_argument("--button-timeout", type=float, default=15.0, metavar="S",
+                    help="每个按钮的等待秒数 / seconds to wait for each button (15)")
+    st.add_argument("--camera-timeout", type=float, default=10.0, metavar="S",
+                    help="等待摄像头画面的秒数 / seconds to wait for a camera frame (10)")
+    st.add_argument("--countdown-from", type=int, default=3, metavar="N", help="倒计时起点 / count down from N (3)")
+    st.add_argument("--lamp-seconds", type=float, default=0.5, metavar="S", help="每盏灯亮多久 / seconds per lamp")
+    st.add_argument("--displays-together", action="store_true", help="所有显示同时倒数 / count all displays at once")
+    st.add_argument("--mock-gpio", action="store_true",
+                    help="GPIO 设备用模拟引脚（无硬件演练）/ run GPIO devices on gpiozero mock pins (dry run)")
+    st.set_defaults(func=cmd_selftest)
+
+
+def describe(cfg: TableConfig) -> str:
+    """Human summary of a valid config (what ``config check`` prints)."""
+    lines = [
+        f"配置有效 / config OK: {cfg.path}",
+        f"  桌号 / table id: {cfg.table_id}",
+        "  座位 / seats: " + "  ".join(f"{s}={cfg.seat_names[s]}" for s in SEATS),
+        f"  数据目录 / data folder: {cfg.data_dir}",
+    ]
+    if cfg.screen is not None:
+        lines.append(f"  隔板屏 / screen controller: {cfg.screen.url}")
+    if cfg.uses("gpio") and cfg.gpio.pin_factory:
+        lines.append(f"  GPIO 驱动 / pin factory: {cfg.gpio.pin_factory}")
+    lines.append("  设备 / devices:")
+    for kind in DEVICE_KINDS:
+        backend = cfg.backends[kind]
+        where = ""
+        if backend == "gpio":
+            if kind == "countdown":
+                where = " ".join(f"{s}:{p.clk}/{p.dio}" for s, p in cfg.gpio.displays.items())
+            else:
+                where = " ".join(f"{s or '*'}:{pin}" for (s, k), pin in cfg.gpio.pins.items() if k == kind)
+            where = f"  BCM {where}"
+        lines.append(f"    {kind:<15} {backend:<7}{where}".rstrip())
+    cam = cfg.camera
+    if cam.source == "none":
+        lines.append("  摄像头 / camera: none")
+    else:
+        what = cam.device if cam.source == "device" else (cam.path or cam.renderer or "marker board")
+        lines.append(f"  摄像头 / camera: {cam.source} {what} {cam.width}x{cam.height}@{cam.fps:g}")
+    for w in cfg.warnings:
+        lines.append(f"  警告 / warning: {w}")
+    return "\n".join(lines)
+
+
+def cmd_config_check(args: argparse.Namespace) -> int:
+    try:
+        cfg = load_config(args.path, check_devices=not args.offline)
+    except ConfigError as exc:
+        print(f"配置无效 / config invalid: {exc}", file=sys.stderr)
+        return 1
+    print(describe(cfg))
+    return 0
+
+
+def cmd_selftest(args: argparse.Namespace) -> int:
+    from hardware.selftest import STEPS, SelfTest
+    from hardware.table import TableDevices
+
+    try:
+        # Missing devices (camera unplugged, no serial port) are what the self-test is for: they
+        # show up as failures in its table instead of stopping it here.
+        cfg = load_config(args.config, check_devices=False)
+    except ConfigError as exc:
+        print(f"配置无效 / config invalid: {exc}", file=sys.stderr)
+        return 1
+    pin_factory = None
+    if args.mock_gpio:
+        from hardware.gpio import resolve_pin_factory
+
+        pin_factory = resolve_pin_factory("mock")
+    try:
+        table = TableDevices(cfg, pin_factory=pin_factory)
+    except HardwareError as exc:
+        print(f"设备无法打开 / cannot open devices: {exc}", file=sys.stderr)
+        return 1
+    with table:
+        test = SelfTest(table, steps=[s for s in STEPS if s not in args.skip], lamp_s=args.lamp_seconds,
+                        countdown_from=args.countdown_from, displays_together=args.displays_together,
+                        button_timeout_s=args.button_timeout,
+                        camera_timeout_s=args.camera_timeout)
+        report = test.run()
+    return 0 if report.ok else 1

@@ -1,0 +1,563 @@
+"""``table.toml``: which device of the table is driven by which backend, and how.
+
+The file is read with :mod:`tomllib` and checked in full before anything is opened, so a typo is
+reported at ``guandan-table config check`` time with every problem listed at once, rather than
+as a half-started table at the first match.  See ``examples/*.toml`` for annotated files.
+
+Layout (every section but ``seats`` is optional)::
+
+    table_id = "T07"
+    data_dir = "data"                  # relative to the config file
+    [seats]                            # all four seats, with the players' names
+    E = "张三"  S = "李四"  W = "王五"  N = "赵六"
+    [devices]                          # backend per logical device kind
+    default = "screen"                 # screen | gpio | sim | none (without [devices]: all sim)
+    status_led = "gpio"
+    [screen]
+    port = "/dev/ttyACM0"              # or url = "socket://host:port", "loop://"
+    [gpio]
+    debounce_ms = 20
+    [gpio.pins]                        # BCM numbers
+    status_led = 18
+    [gpio.pins.E]
+    report_button = 5
+    countdown = { clk = 20, dio = 21 }
+    [camera]
+    source = "device"                  # device | file | folder | synthetic | none
+    device = "/dev/video0"
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hardware.errors import ConfigError
+
+#: Seats in the project's notation; every table has all four.
+SEATS: tuple[str, ...] = ("E", "S", "W", "N")
+#: Buttons each seat has (the names carried by button events).
+BUTTONS: tuple[str, ...] = ("report", "pass", "referee")
+#: Lamps each seat has.
+SEAT_LAMPS: tuple[str, ...] = ("report", "turn")
+
+#: Device kinds present once per seat, as named in ``[devices]`` and ``[gpio.pins.<seat>]``.
+SEAT_DEVICE_KINDS: tuple[str, ...] = (
+    "report_button",
+    "pass_button",
+    "referee_button",
+    "countdown",
+    "report_lamp",
+    "turn_lamp",
+)
+#: Device kinds present once per table.
+TABLE_DEVICE_KINDS: tuple[str, ...] = ("referee_lamp", "buzzer", "status_led")
+DEVICE_KINDS: tuple[str, ...] = SEAT_DEVICE_KINDS + TABLE_DEVICE_KINDS
+
+BACKENDS: tuple[str, ...] = ("screen", "gpio", "sim", "none")
+#: The screen controller has no status LED (that one sits on the Pi's own header).
+SCREEN_KINDS: frozenset[str] = frozenset(DEVICE_KINDS) - {"status_led"}
+
+CAMERA_SOURCES: tuple[str, ...] = ("device", "file", "folder", "synthetic", "none")
+#: URL schemes ``serial.serial_for_url`` understands (the port is then not a file to check).
+SERIAL_URL_SCHEMES: tuple[str, ...] = ("loop", "socket", "rfc2217", "spy", "alt", "hwgrep", "cp2110")
+#: BCM GPIO numbers on the 40-pin header.
+BCM_PINS = range(0, 28)
+#: BCM 0/1 are the HAT ID EEPROM bus; usable, but a likely mistake.
+RESERVED_PINS = {0: "ID_SD", 1: "ID_SC"}
+
+_TABLE_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$")
+
+
+@dataclass(frozen=True)
+class ScreenConfig:
+    """How to reach the screen controller: a serial ``port`` path or a pyserial ``url``."""
+
+    url: str
+    #: ``True`` when ``url`` is a device path (``port =``), which must exist on the Pi.
+    is_port: bool
+    connect_timeout_s: float = 5.0
+
+
+@dataclass(frozen=True)
+class DisplayPins:
+    """The two lines of a TM1637 4-digit display."""
+
+    clk: int
+    dio: int
+
+
+@dataclass(frozen=True)
+class GpioConfig:
+    """Pins and electrical options of the devices wired to the Pi's header."""
+
+    #: ``(seat or None, kind) -> BCM pin`` for buttons, lamps, buzzer, status LED.
+    pins: Mapping[tuple[str | None, str], int] = field(default_factory=dict)
+    #: ``seat -> DisplayPins`` for gpio countdown displays.
+    displays: Mapping[str, DisplayPins] = field(default_factory=dict)
+    debounce_ms: float = 20.0
+    #: Buttons wired between the pin and ground (internal pull-up); ``False``: to 3V3 with pull-down.
+    button_pull_up: bool = True
+    lamp_active_high: bool = True
+    display_brightness: int = 4
+    #: gpiozero pin factory name (``lgpio``, ``rpigpio``, ``pigpio``, ``native``, ``mock``);
+    #: ``None`` keeps gpiozero's default (``GPIOZERO_PIN_FACTORY`` or autodetect).
+    pin_factory: str | None = None
+    blink_on_s: float = 0.5
+    blink_off_s: float = 0.5
+
+
+@dataclass(frozen=True)
+class CameraConfig:
+    """Where frames come from and at what size."""
+
+    source: str = "none"
+    #: ``device``: a path such as ``/dev/video0`` or an index; ``file``/``folder``: a path.
+    device: str | int | None = None
+    path: Path | None = None
+    width: int = 1920
+    height: int = 1080
+    fps: float = 15.0
+    #: Manual exposure in the driver's units; ``None`` leaves auto exposure on.
+    exposure: float | None = None
+    fourcc: str | None = "MJPG"
+    reconnect_s: float = 2.0
+    loop: bool = False
+    realtime: bool = True
+    #: ``"module:callable"`` producing frames for the synthetic source; ``None``: the built-in
+    #: marker board (four corner ArUco markers), which is what the self-test looks for.
+    renderer: str | None = None
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    """A validated ``table.toml``."""
+
+    table_id: str
+    seat_names: Mapping[str, str]
+    data_dir: Path
+    #: Backend of every device kind (all kinds present).
+    backends: Mapping[str, str]
+    screen: ScreenConfig | None
+    gpio: GpioConfig
+    camera: CameraConfig
+    path: Path | None = None
+    #: Things worth knowing that do not stop the table (printed by ``config check``).
+    warnings: tuple[str, ...] = ()
+
+    def backend(self, kind: str) -> str:
+        """Backend name of a device kind (``report_button``, ``status_led`` …)."""
+        return self.backends[kind]
+
+    def uses(self, backend: str) -> bool:
+        """Whether any device of the table is on ``backend``."""
+        return backend in self.backends.values()
+
+
+# --------------------------------------------------------------------------------------------
+# helpers
+
+
+def _did_you_mean(word: str, choices: Iterable[str]) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f"（是不是 / did you mean '{close[0]}'?）" if close else ""
+
+
+class _Checker:
+    """Collects problems instead of stopping at the first one."""
+
+    def __init__(self) -> None:
+        self.problems: list[str] = []
+        self.warnings: list[str] = []
+
+    def error(self, msg: str) -> None:
+        self.problems.append(msg)
+
+    def keys(self, table: Mapping[str, Any], allowed: Iterable[str], where: str) -> None:
+        allowed = list(allowed)
+        for key in table:
+            if key not in allowed:
+                self.error(
+                    f"{where} 中的未知项 / unknown key '{key}' in {where}"
+                    f"{_did_you_mean(key, allowed)}；可用 / allowed: {', '.join(allowed)}"
+                )
+
+    def table(self, data: Mapping[str, Any], key: str, where: str) -> dict[str, Any]:
+        value = data.get(key, {})
+        if not isinstance(value, dict):
+            self.error(f"[{where}] 必须是表 / must be a table, got {type(value).__name__}")
+            return {}
+        return value
+
+    def typed(self, data: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str,
+              default: Any = None) -> Any:
+        if key not in data:
+            return default
+        value = data[key]
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        # bool is an int in Python; a pin or size given as `true` is a mistake.
+        if isinstance(value, bool) and bool not in kinds:
+            ok = False
+        elif float in kinds and isinstance(value, int) and not isinstance(value, bool):
+            ok = True
+        else:
+            ok = isinstance(value, kinds)
+        if not ok:
+            names = " / ".join(k.__name__ for k in kinds)
+            self.error(f"{where}.{key} 类型应为 {names} / must be {names}, got {value!r}")
+            return default
+        return value
+
+
+def _split_url(value: str) -> tuple[str | None, str]:
+    m = re.match(r"^([a-z0-9+]+)://", value)
+    return (m.group(1), value) if m else (None, value)
+
+
+def _existing_serial_ports() -> list[str]:
+    try:
+        from serial.tools import list_ports
+    except ImportError:  # pragma: no cover - pyserial is a dependency
+        return []
+    return sorted(p.device for p in list_ports.comports())
+
+
+# --------------------------------------------------------------------------------------------
+# sections
+
+
+def _parse_seats(c: _Checker, data: Mapping[str, Any]) -> dict[str, str]:
+    if "seats" not in data:
+        c.error("缺少 [seats] 表（四个座位 E S W N 的名字）/ missing [seats] table (names of seats E S W N)")
+        return {s: s for s in SEATS}
+    seats = c.table(data, "seats", "seats")
+    c.keys(seats, SEATS, "[seats]")
+    names: dict[str, str] = {}
+    for seat in SEATS:
+        if seat not in seats:
+            c.error(f"[seats] 缺少座位 {seat} / seat {seat} missing from [seats] (need all of E S W N)")
+            names[seat] = seat
+            continue
+        name = seats[seat]
+        if not isinstance(name, str) or not name.strip():
+            c.error(f"[seats].{seat} 应为非空字符串 / must be a non-empty name, got {name!r}")
+            names[seat] = seat
+        else:
+            names[seat] = name.strip()
+    return names
+
+
+def _parse_backends(c: _Checker, data: Mapping[str, Any]) -> dict[str, str]:
+    devices = c.table(data, "devices", "devices")
+    c.keys(devices, ("default", *DEVICE_KINDS), "[devices]")
+    default = devices.get("default", "sim")
+    backends: dict[str, str] = {}
+    for kind in DEVICE_KINDS:
+        value = devices.get(kind, default)
+        if value not in BACKENDS:
+            key = kind if kind in devices else "default"
+            c.error(
+                f"[devices].{key} = {value!r}: 未知后端 / unknown backend"
+                f"{_did_you_mean(str(value), BACKENDS)}；可用 / allowed: {', '.join(BACKENDS)}"
+            )
+            value = "none"
+        if value == "screen" and kind not in SCREEN_KINDS:
+            c.error(
+                f"[devices].{kind} = 'screen': 隔板屏控制器没有状态灯，请用 gpio 或 sim / the screen "
+                "controller has no status LED; use gpio or sim"
+            )
+            value = "none"
+        backends[kind] = value
+    return backends
+
+
+def _parse_screen(c: _Checker, data: Mapping[str, Any], needed: bool, check_devices: bool) -> ScreenConfig | None:
+    screen = c.table(data, "screen", "screen")
+    c.keys(screen, ("port", "url", "connect_timeout_s"), "[screen]")
+    port = c.typed(screen, "port", str, "[screen]")
+    url = c.typed(screen, "url", str, "[screen]")
+    timeout = c.typed(screen, "connect_timeout_s", float, "[screen]", 5.0)
+    if not needed:
+        if screen:
+            c.warnings.append("[screen] 已配置但没有设备使用 screen 后端 / [screen] is set but no device uses it")
+        return None
+    if port and url:
+        c.error("[screen] 只能设 port 或 url 之一 / set either port or url, not both")
+        return None
+    if not port and not url:
+        c.error(
+            "有设备使用 screen 后端，但 [screen] 没有 port 或 url / devices use the screen backend but "
+            "[screen] has neither port nor url"
+        )
+        return None
+    if url:
+        scheme, _ = _split_url(url)
+        if scheme is None:
+            # A bare path given as url: treat it as a port.
+            port, url = url, None
+        elif scheme not in SERIAL_URL_SCHEMES:
+            c.error(
+                f"[screen].url 的协议 '{scheme}' 不受支持 / unsupported URL scheme '{scheme}'"
+                f"{_did_you_mean(scheme, SERIAL_URL_SCHEMES)}；可用 / allowed: {', '.join(SERIAL_URL_SCHEMES)}"
+            )
+            return None
+        else:
+            return ScreenConfig(url=url, is_port=False, connect_timeout_s=float(timeout))
+    assert port is not None
+    if check_devices and not os.path.exists(port):
+        found = _existing_serial_ports()
+        hint = f"；现有串口 / existing ports: {', '.join(found)}" if found else "；未发现任何串口 / no serial ports found"
+        c.error(f"[screen].port 串口 {port} 不存在 / serial port {port} does not exist{hint}")
+    return ScreenConfig(url=port, is_port=True, connect_timeout_s=float(timeout))
+
+
+def _pin(c: _Checker, value: Any, where: str) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        c.error(f"{where} 应为 BCM 引脚号（整数）/ must be a BCM pin number, got {value!r}")
+        return None
+    if value not in BCM_PINS:
+        c.error(f"{where} = {value}: BCM 引脚应在 0–27 / BCM pin must be 0–27")
+        return None
+    if value in RESERVED_PINS:
+        c.warnings.append(
+            f"{where} = {value} ({RESERVED_PINS[value]}) 是 HAT EEPROM 引脚 / is the HAT EEPROM bus pin"
+        )
+    return value
+
+
+def _parse_gpio(c: _Checker, data: Mapping[str, Any], backends: Mapping[str, str]) -> GpioConfig:
+    gpio = c.table(data, "gpio", "gpio")
+    c.keys(
+        gpio,
+        ("pins", "debounce_ms", "button_pull_up", "lamp_active_high", "display_brightness", "pin_factory",
+         "blink_on_s", "blink_off_s"),
+        "[gpio]",
+    )
+    used = [k for k, b in backends.items() if b == "gpio"]
+    if gpio and not used:
+        c.warnings.append("[gpio] 已配置但没有设备使用 gpio 后端 / [gpio] is set but no device uses it")
+    debounce = float(c.typed(gpio, "debounce_ms", float, "[gpio]", 20.0))
+    if not 0 <= debounce <= 500:
+        c.error(f"[gpio].debounce_ms = {debounce}: 应在 0–500 / must be 0–500")
+    brightness = int(c.typed(gpio, "display_brightness", int, "[gpio]", 4))
+    if not 0 <= brightness <= 7:
+        c.error(f"[gpio].display_brightness = {brightness}: 应在 0–7 / must be 0–7")
+    factory = c.typed(gpio, "pin_factory", str, "[gpio]")
+    factories = ("lgpio", "rpigpio", "pigpio", "native", "mock")
+    if factory is not None and factory not in factories:
+        c.error(f"[gpio].pin_factory = {factory!r}: 未知 / unknown{_did_you_mean(factory, factories)}；"
+                f"可用 / allowed: {', '.join(factories)}")
+        factory = None
+
+    pins_tbl = c.table(gpio, "pins", "gpio.pins")
+    c.keys(pins_tbl, (*TABLE_DEVICE_KINDS, *SEATS), "[gpio.pins]")
+    pins: dict[tuple[str | None, str], int] = {}
+    displays: dict[str, DisplayPins] = {}
+    owners: dict[int, list[str]] = {}
+
+    def own(pin: int | None, label: str) -> None:
+        if pin is not None:
+            owners.setdefault(pin, []).append(label)
+
+    for kind in TABLE_DEVICE_KINDS:
+        where = f"[gpio.pins].{kind}"
+        if kind in pins_tbl:
+            pin = _pin(c, pins_tbl[kind], where)
+            if pin is not None:
+                pins[(None, kind)] = pin
+                own(pin, where)
+            if backends[kind] != "gpio":
+                c.warnings.append(f"{where} 已设但 {kind} 用 {backends[kind]} 后端 / set but {kind} is not on gpio")
+        elif backends[kind] == "gpio":
+            c.error(f"{kind} 用 gpio 后端但缺少 {where} / {kind} is on gpio but {where} is missing")
+    for seat in SEATS:
+        seat_tbl = c.table(pins_tbl, seat, f"gpio.pins.{seat}") if seat in pins_tbl else {}
+        c.keys(seat_tbl, SEAT_DEVICE_KINDS, f"[gpio.pins.{seat}]")
+        for kind in SEAT_DEVICE_KINDS:
+            where = f"[gpio.pins.{seat}].{kind}"
+            if kind not in seat_tbl:
+                if backends[kind] == "gpio":
+                    c.error(f"{kind} 用 gpio 后端但缺少 {where} / {kind} is on gpio but {where} is missing")
+                continue
+            if backends[kind] != "gpio":
+                c.warnings.append(f"{where} 已设但 {kind} 用 {backends[kind]} 后端 / set but {kind} is not on gpio")
+            value = seat_tbl[kind]
+            if kind == "countdown":
+                if not isinstance(value, dict):
+                    c.error(f"{where} 应为 {{ clk = N, dio = M }} / must be an inline table {{ clk = N, dio = M }}")
+                    continue
+                c.keys(value, ("clk", "dio"), where)
+                clk = _pin(c, value.get("clk"), f"{where}.clk") if "clk" in value else None
+                dio = _pin(c, value.get("dio"), f"{where}.dio") if "dio" in value else None
+                if "clk" not in value or "dio" not in value:
+                    c.error(f"{where} 需要 clk 和 dio 两个引脚 / needs both clk and dio")
+                own(clk, f"{where}.clk")
+                own(dio, f"{where}.dio")
+                if clk is not None and dio is not None:
+                    displays[seat] = DisplayPins(clk, dio)
+            else:
+                pin = _pin(c, value, where)
+                if pin is not None:
+                    pins[(seat, kind)] = pin
+                    own(pin, where)
+    for pin, labels in sorted(owners.items()):
+        # TM1637s may share CLK (each listens only after a start on its own DIO): that is wiring, not a clash.
+        if len(labels) > 1 and not all(lbl.endswith(".countdown.clk") for lbl in labels):
+            c.error(f"BCM {pin} 被重复使用 / pin used twice: {', '.join(labels)}")
+    return GpioConfig(
+        pins=pins,
+        displays=displays,
+        debounce_ms=debounce,
+        button_pull_up=bool(c.typed(gpio, "button_pull_up", bool, "[gpio]", True)),
+        lamp_active_high=bool(c.typed(gpio, "lamp_active_high", bool, "[gpio]", True)),
+        display_brightness=brightness,
+        pin_factory=factory,
+        blink_on_s=float(c.typed(gpio, "blink_on_s", float, "[gpio]", 0.5)),
+        blink_off_s=float(c.typed(gpio, "blink_off_s", float, "[gpio]", 0.5)),
+    )
+
+
+def _parse_camera(c: _Checker, data: Mapping[str, Any], base: Path, check_devices: bool) -> CameraConfig:
+    cam = c.table(data, "camera", "camera")
+    c.keys(
+        cam,
+        ("source", "device", "path", "width", "height", "fps", "exposure", "fourcc", "reconnect_s", "loop",
+         "realtime", "renderer"),
+        "[camera]",
+    )
+    source = c.typed(cam, "source", str, "[camera]", "none")
+    if source not in CAMERA_SOURCES:
+        c.error(f"[camera].source = {source!r}: 未知 / unknown{_did_you_mean(source, CAMERA_SOURCES)}；"
+                f"可用 / allowed: {', '.join(CAMERA_SOURCES)}")
+        source = "none"
+    width = int(c.typed(cam, "width", int, "[camera]", 1920))
+    height = int(c.typed(cam, "height", int, "[camera]", 1080))
+    fps = float(c.typed(cam, "fps", float, "[camera]", 15.0))
+    if not (16 <= width <= 8192 and 16 <= height <= 8192):
+        c.error(f"[camera] 分辨率 {width}x{height} 不合理 / implausible resolution {width}x{height}")
+    if not 0 < fps <= 240:
+        c.error(f"[camera].fps = {fps}: 应在 0–240 / must be in (0, 240]")
+    fourcc = c.typed(cam, "fourcc", str, "[camera]", "MJPG")
+    if fourcc is not None and len(fourcc) != 4:
+        c.error(f"[camera].fourcc = {fourcc!r}: 需 4 个字符 / must be 4 characters, e.g. 'MJPG'")
+    device = c.typed(cam, "device", (str, int), "[camera]")
+    raw_path = c.typed(cam, "path", str, "[camera]")
+    path = (base / raw_path) if raw_path else None
+    if source == "device":
+        if device is None:
+            c.error("[camera].source = 'device' 需要 device（如 '/dev/video0' 或 0）/ needs device, "
+                    "e.g. '/dev/video0' or 0")
+        elif check_devices:
+            dev_path = f"/dev/video{device}" if isinstance(device, int) else device
+            if not os.path.exists(dev_path):
+                present = sorted(str(p) for p in Path("/dev").glob("video*"))
+                hint = f"；现有 / present: {', '.join(present)}" if present else "；未发现摄像头 / no cameras found"
+                c.error(f"[camera].device 摄像头 {dev_path} 不存在 / camera {dev_path} does not exist{hint}")
+    elif source in ("file", "folder"):
+        if path is None:
+            c.error(f"[camera].source = '{source}' 需要 path / needs path")
+        elif check_devices:
+            if source == "file" and not path.is_file():
+                c.error(f"[camera].path 视频文件 {path} 不存在 / video file {path} does not exist")
+            if source == "folder" and not path.is_dir():
+                c.error(f"[camera].path 图片文件夹 {path} 不存在 / image folder {path} does not exist")
+    renderer = c.typed(cam, "renderer", str, "[camera]")
+    if renderer is not None and ":" not in renderer:
+        c.error(f"[camera].renderer = {renderer!r}: 格式应为 'module:callable' / must be 'module:callable'")
+    exposure = c.typed(cam, "exposure", float, "[camera]")
+    return CameraConfig(
+        source=source,
+        device=device,
+        path=path,
+        width=width,
+        height=height,
+        fps=fps,
+        exposure=None if exposure is None else float(exposure),
+        fourcc=fourcc,
+        reconnect_s=float(c.typed(cam, "reconnect_s", float, "[camera]", 2.0)),
+        loop=bool(c.typed(cam, "loop", bool, "[camera]", False)),
+        realtime=bool(c.typed(cam, "realtime", bool, "[camera]", True)),
+        renderer=renderer,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# entry points
+
+TOP_KEYS = ("table_id", "data_dir", "seats", "devices", "screen", "gpio", "camera")
+
+
+def parse_config(data: Mapping[str, Any], *, base_dir: str | os.PathLike[str] = ".",
+                 check_devices: bool = True, path: str | os.PathLike[str] | None = None) -> TableConfig:
+    """Validate an already-parsed TOML document.
+
+    :param base_dir: where relative paths (``data_dir``, camera ``path``) are anchored — the
+        config file's folder, so a table folder can be moved as a whole.
+    :param check_devices: also check that the serial port, camera device and files exist. Off for
+        checking a file written for another machine.
+    :raises ConfigError: listing every problem found.
+    """
+    c = _Checker()
+    base = Path(base_dir)
+    c.keys(data, TOP_KEYS, "table.toml")
+    table_id = c.typed(data, "table_id", str, "table.toml")
+    if table_id is None:
+        if "table_id" not in data:
+            c.error("缺少 table_id / missing table_id (e.g. table_id = \"T01\")")
+        table_id = "?"
+    elif not _TABLE_ID_RE.match(table_id):
+        c.error(f"table_id = {table_id!r}: 只能用字母数字和 _ . -，最多 32 个字符 / letters, digits, _ . - "
+                "only, at most 32 characters")
+    seat_names = _parse_seats(c, data)
+    backends = _parse_backends(c, data)
+    screen = _parse_screen(c, data, any(b == "screen" for b in backends.values()), check_devices)
+    gpio = _parse_gpio(c, data, backends)
+    camera = _parse_camera(c, data, base, check_devices)
+    data_dir_raw = c.typed(data, "data_dir", str, "table.toml", "data")
+    data_dir = Path(data_dir_raw)
+    if not data_dir.is_absolute():
+        data_dir = base / data_dir
+    if check_devices and data_dir.exists() and not data_dir.is_dir():
+        c.error(f"data_dir {data_dir} 不是文件夹 / is not a folder")
+    shown = str(path) if path is not None else None
+    if c.problems:
+        raise ConfigError(c.problems, shown)
+    return TableConfig(
+        table_id=table_id,
+        seat_names=seat_names,
+        data_dir=data_dir,
+        backends=backends,
+        screen=screen,
+        gpio=gpio,
+        camera=camera,
+        path=Path(path) if path is not None else None,
+        warnings=tuple(c.warnings),
+    )
+
+
+def load_config(path: str | os.PathLike[str], *, check_devices: bool = True) -> TableConfig:
+    """Read and validate ``table.toml``.
+
+    :raises ConfigError: unreadable file, TOML syntax error (with line and column), or any
+        validation problem — all of them, in one error.
+    """
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except FileNotFoundError:
+        raise ConfigError(f"配置文件不存在 / config file not found: {p}") from None
+    except OSError as exc:
+        raise ConfigError(f"无法读取配置文件 / cannot read config file {p}: {exc.strerror or exc}") from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"不是 UTF-8 文本 / not UTF-8 text (byte {exc.start})", str(p)) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"TOML 语法错误 / TOML syntax error: {exc}", str(p)) from None
+    return parse_config(data, base_dir=p.resolve().parent, check_devices=check_devices, path=p)

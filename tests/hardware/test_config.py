@@ -1,0 +1,217 @@
+"""table.toml: the examples are valid, and every kind of mistake gets a clear error."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hardware.config import DEVICE_KINDS, load_config, parse_config
+from hardware.errors import ConfigError
+from table_service.cli import main as cli_main
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+MINIMAL = """
+table_id = "T9"
+[seats]
+E = "a"
+S = "b"
+W = "c"
+N = "d"
+"""
+
+
+def _problems(text: str, write_toml, **kw) -> list[str]:
+    with pytest.raises(ConfigError) as info:
+        load_config(write_toml(text), **kw)
+    return info.value.problems
+
+
+@pytest.mark.parametrize("name", ["table-gpio.toml", "table-screen.toml", "table-sim.toml"])
+def test_examples_are_valid(name: str) -> None:
+    cfg = load_config(EXAMPLES / name, check_devices=False)
+    assert set(cfg.seat_names) == {"E", "S", "W", "N"}
+    assert set(cfg.backends) == set(DEVICE_KINDS)
+
+
+def test_gpio_example_pins() -> None:
+    cfg = load_config(EXAMPLES / "table-gpio.toml", check_devices=False)
+    assert cfg.backends["turn_lamp"] == "none"
+    assert cfg.gpio.pins[("E", "report_button")] == 5
+    assert cfg.gpio.pins[(None, "status_led")] == 18
+    # four displays share one clock line, each with its own DIO
+    assert {p.clk for p in cfg.gpio.displays.values()} == {27}
+    assert len({p.dio for p in cfg.gpio.displays.values()}) == 4
+
+
+def test_screen_example_needs_its_port(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_config(EXAMPLES / "table-screen.toml")
+    assert any("usb-guandan_screen_controller-if00" in p and "does not exist" in p for p in info.value.problems)
+
+
+def test_minimal_defaults_to_sim(write_toml) -> None:
+    cfg = load_config(write_toml(MINIMAL))
+    assert set(cfg.backends.values()) == {"sim"}
+    assert cfg.camera.source == "none"
+    assert cfg.data_dir == write_toml(MINIMAL).parent / "data"
+
+
+def test_unknown_key_did_you_mean(write_toml) -> None:
+    problems = _problems(MINIMAL + '[devices]\ndefault = "sim"\nreport_buton = "gpio"\n', write_toml)
+    assert len(problems) == 1
+    assert "unknown key 'report_buton'" in problems[0]
+    assert "did you mean 'report_button'" in problems[0]
+
+
+def test_unknown_top_level_key(write_toml) -> None:
+    problems = _problems('tabel_id = "x"\n' + MINIMAL, write_toml)
+    assert any("'tabel_id'" in p and "did you mean 'table_id'" in p for p in problems)
+
+
+def test_unknown_backend(write_toml) -> None:
+    problems = _problems(MINIMAL + '[devices]\ndefault = "gpoi"\n', write_toml)
+    assert any("unknown backend" in p and "did you mean 'gpio'" in p for p in problems)
+
+
+def test_seat_missing(write_toml) -> None:
+    text = 'table_id = "T1"\n[seats]\nE = "a"\nS = "b"\nW = "c"\n'
+    problems = _problems(text, write_toml)
+    assert problems == [p for p in problems if "seat N missing" in p]
+
+
+def test_seat_name_empty_and_unknown_seat(write_toml) -> None:
+    text = 'table_id = "T1"\n[seats]\nE = ""\nS = "b"\nW = "c"\nN = "d"\nX = "e"\n'
+    problems = _problems(text, write_toml)
+    assert any("[seats].E" in p and "non-empty" in p for p in problems)
+    assert any("unknown key 'X'" in p for p in problems)
+
+
+def test_pin_used_twice(write_toml) -> None:
+    text = MINIMAL + """
+[devices]
+default = "sim"
+report_button = "gpio"
+[gpio.pins.E]
+report_button = 5
+[gpio.pins.S]
+report_button = 6
+[gpio.pins.W]
+report_button = 5
+[gpio.pins.N]
+report_button = 7
+"""
+    problems = _problems(text, write_toml)
+    assert len(problems) == 1
+    assert "BCM 5" in problems[0] and "used twice" in problems[0]
+    assert "[gpio.pins.E].report_button" in problems[0] and "[gpio.pins.W].report_button" in problems[0]
+
+
+def test_display_dio_may_not_be_shared_but_clk_may(write_toml) -> None:
+    base = MINIMAL + '[devices]\ndefault = "sim"\ncountdown = "gpio"\n'
+    seats = "".join(f"[gpio.pins.{s}]\ncountdown = {{ clk = 27, dio = {d} }}\n"
+                    for s, d in zip("ESWN", (22, 23, 24, 25), strict=True))
+    cfg = load_config(write_toml(base + seats))
+    assert cfg.gpio.displays["W"].dio == 24
+    bad = seats.replace("dio = 25", "dio = 22")
+    problems = _problems(base + bad, write_toml)
+    assert any("BCM 22" in p and "used twice" in p for p in problems)
+
+
+def test_gpio_pin_missing_and_out_of_range(write_toml) -> None:
+    text = MINIMAL + """
+[devices]
+buzzer = "gpio"
+status_led = "gpio"
+[gpio.pins]
+status_led = 40
+"""
+    problems = _problems(text, write_toml)
+    assert any("buzzer is on gpio but [gpio.pins].buzzer is missing" in p for p in problems)
+    assert any("status_led = 40" in p and "0–27" in p for p in problems)
+
+
+def test_port_does_not_exist(write_toml, tmp_path: Path) -> None:
+    text = MINIMAL + '[devices]\ndefault = "screen"\nstatus_led = "sim"\n[screen]\nport = "/dev/ttyNOPE9"\n'
+    problems = _problems(text, write_toml)
+    assert len(problems) == 1 and "/dev/ttyNOPE9 does not exist" in problems[0]
+    # the same file is fine when checked for another machine
+    assert load_config(write_toml(text), check_devices=False).screen.url == "/dev/ttyNOPE9"
+    # and fine here once the port exists
+    port = tmp_path / "ttyFAKE"
+    port.touch()
+    cfg = load_config(write_toml(text.replace("/dev/ttyNOPE9", str(port))))
+    assert cfg.screen.is_port and cfg.screen.url == str(port)
+
+
+def test_screen_url_scheme_checked(write_toml) -> None:
+    text = MINIMAL + '[devices]\ndefault = "screen"\nstatus_led = "none"\n[screen]\nurl = "sokcet://h:1"\n'
+    problems = _problems(text, write_toml)
+    assert any("'sokcet'" in p and "did you mean 'socket'" in p for p in problems)
+    ok = load_config(write_toml(text.replace("sokcet", "socket")))
+    assert ok.screen.url == "socket://h:1" and not ok.screen.is_port
+
+
+def test_screen_has_no_status_led(write_toml) -> None:
+    text = MINIMAL + '[devices]\ndefault = "screen"\n[screen]\nurl = "loop://"\n'
+    problems = _problems(text, write_toml)
+    assert any("no status LED" in p for p in problems)
+
+
+def test_screen_needs_port_or_url(write_toml) -> None:
+    problems = _problems(MINIMAL + '[devices]\nbuzzer = "screen"\n', write_toml)
+    assert any("neither port nor url" in p for p in problems)
+
+
+def test_camera_checks(write_toml, tmp_path: Path) -> None:
+    problems = _problems(MINIMAL + '[camera]\nsource = "device"\ndevice = "/dev/video97"\n', write_toml)
+    assert any("/dev/video97 does not exist" in p for p in problems)
+    problems = _problems(MINIMAL + '[camera]\nsource = "fiel"\n', write_toml)
+    assert any("did you mean 'file'" in p for p in problems)
+    problems = _problems(MINIMAL + '[camera]\nsource = "folder"\npath = "nope"\nfps = 0\n', write_toml)
+    assert any("image folder" in p and "does not exist" in p for p in problems)
+    assert any("fps" in p for p in problems)
+    (tmp_path / "shots").mkdir()
+    cfg = load_config(write_toml(MINIMAL + '[camera]\nsource = "folder"\npath = "shots"\n'))
+    assert cfg.camera.path == tmp_path / "shots"
+
+
+def test_type_errors(write_toml) -> None:
+    text = MINIMAL + '[devices]\nbuzzer = "gpio"\n[gpio]\ndebounce_ms = "fast"\n[gpio.pins]\nbuzzer = true\n'
+    problems = _problems(text, write_toml)
+    assert any("debounce_ms" in p for p in problems)
+    assert any("buzzer" in p and "BCM pin number" in p for p in problems)
+
+
+def test_all_problems_reported_at_once(write_toml) -> None:
+    text = 'table_id = "bad id!"\n[seats]\nE = "a"\n[devices]\ndefault = "sim"\nbuzer = "sim"\n'
+    with pytest.raises(ConfigError) as info:
+        load_config(write_toml(text))
+    assert len(info.value.problems) >= 5  # id, three seats, the typo
+    assert "problems" in str(info.value)
+
+
+def test_toml_syntax_error_has_position(write_toml) -> None:
+    problems = _problems(MINIMAL + "[devices\n", write_toml)
+    assert "TOML" in problems[0] and "line" in problems[0]
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="not found"):
+        load_config(tmp_path / "nope.toml")
+
+
+def test_config_error_is_value_error() -> None:
+    with pytest.raises(ValueError):
+        parse_config({})
+
+
+def test_cli_config_check(capsys, write_toml) -> None:
+    assert cli_main(["config", "check", "--offline", str(EXAMPLES / "table-gpio.toml")]) == 0
+    out = capsys.readouterr().out
+    assert "config OK" in out and "E:27/26" in out
+    bad = write_toml(MINIMAL + '[devices]\nreport_buton = "gpio"\n')
+    assert cli_main(["config", "check", str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert "did you mean 'report_button'" in err and "config invalid" in err

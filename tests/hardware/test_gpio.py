@@ -1,0 +1,308 @@
+"""The gpio backend on gpiozero's MockFactory: buttons, lamps, buzzer, status LED, TM1637 displays."""
+
+from __future__ import annotations
+
+import queue
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from gpiozero import LED
+
+from hardware import ButtonEvent, DeviceError, TableDevices, load_config
+from hardware.tm1637 import MockTM1637, decode, encode
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+GPIO_TABLE = """
+table_id = "G1"
+[seats]
+E = "a"
+S = "b"
+W = "c"
+N = "d"
+[devices]
+default = "gpio"
+countdown = "sim"
+[gpio]
+debounce_ms = 30
+blink_on_s = 0.02
+blink_off_s = 0.02
+[gpio.pins]
+referee_lamp = 4
+buzzer = 17
+status_led = 18
+[gpio.pins.E]
+report_button = 5
+pass_button = 6
+referee_button = 13
+report_lamp = 19
+turn_lamp = 26
+[gpio.pins.S]
+report_button = 12
+pass_button = 16
+referee_button = 20
+report_lamp = 21
+turn_lamp = 22
+[gpio.pins.W]
+report_button = 23
+pass_button = 24
+referee_button = 25
+report_lamp = 8
+turn_lamp = 7
+[gpio.pins.N]
+report_button = 2
+pass_button = 3
+referee_button = 9
+report_lamp = 10
+turn_lamp = 11
+"""
+
+
+def wait_until(cond: Callable[[], bool], timeout: float = 3.0) -> bool:
+    """Poll ``cond`` until true or timeout (for pin histories, which have no condition to wait on)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if cond():
+            return True
+        time.sleep(0.005)
+    return cond()
+
+
+@pytest.fixture
+def gpio_table(mock_factory, write_toml):
+    table = TableDevices(load_config(write_toml(GPIO_TABLE)), display_bit_delay=0)
+    with table:
+        yield table
+
+
+def pin(factory, number: int):
+    return factory.pin(number)
+
+
+def test_press_and_release_become_events(gpio_table, mock_factory) -> None:
+    events, _unsub = gpio_table.event_queue()
+    p = pin(mock_factory, 6)  # E pass
+    p.drive_low()
+    ev = events.get(timeout=2)
+    assert isinstance(ev, ButtonEvent)
+    assert (ev.seat, ev.button, ev.pressed, ev.source) == ("E", "pass", True, "gpio")
+    assert ev.wall_ms > 1_700_000_000_000
+    assert ev.as_data() == {"seat": "E", "button": "pass", "pressed": True}
+    p.drive_high()
+    # released within the debounce window: reported once the window closes, not lost
+    ev = events.get(timeout=2)
+    assert (ev.seat, ev.button, ev.pressed) == ("E", "pass", False)
+    assert gpio_table.seats["E"].buttons["pass"].is_pressed is False
+
+
+def test_every_button_is_mapped_to_its_seat(gpio_table, mock_factory) -> None:
+    events, _unsub = gpio_table.event_queue()
+    cfg = gpio_table.config
+    for (seat, kind), number in cfg.gpio.pins.items():
+        if seat is None or not kind.endswith("_button"):
+            continue
+        p = pin(mock_factory, number)  # the BCM pin the config names for it
+        p.drive_low()
+        p.drive_high()
+        pressed = events.get(timeout=2)
+        released = events.get(timeout=2)
+        assert (pressed.seat, pressed.button, pressed.pressed) == (seat, kind.removesuffix("_button"), True)
+        assert (released.seat, released.pressed) == (seat, False)
+
+
+def test_contact_bounce_gives_one_press(gpio_table, mock_factory) -> None:
+    events, _unsub = gpio_table.event_queue()
+    p = pin(mock_factory, 5)  # E report
+    for _ in range(3):  # a bouncing contact: low/high/low/high/low/high within microseconds
+        p.drive_low()
+        p.drive_high()
+    first = events.get(timeout=2)
+    second = events.get(timeout=2)  # the settle check reports the final (released) level
+    assert [(e.button, e.pressed) for e in (first, second)] == [("report", True), ("report", False)]
+    assert second.time - first.time >= 0.025  # held back until the 30 ms window closed
+    assert events.empty()
+
+
+def test_bounce_ending_pressed_stays_pressed(gpio_table, mock_factory) -> None:
+    events, _unsub = gpio_table.event_queue()
+    p = pin(mock_factory, 13)
+    p.drive_low()
+    p.drive_high()
+    p.drive_low()
+    ev = events.get(timeout=2)
+    assert (ev.button, ev.pressed) == ("referee", True)
+    button = gpio_table.seats["E"].buttons["referee"]
+    assert wait_until(lambda: button._settle is None or not button._settle.is_alive())
+    assert events.empty() and button.is_pressed
+    p.drive_high()
+    assert events.get(timeout=2).pressed is False
+
+
+def test_lamps_drive_their_pins(gpio_table, mock_factory) -> None:
+    lamp = gpio_table.seats["S"].turn_lamp
+    p = pin(mock_factory, 22)
+    lamp.on()
+    assert p.state and lamp.read_back() == "on" and lamp.mode == "on"
+    lamp.off()
+    assert not p.state and lamp.read_back() == "off"
+    lamp.blink()
+    assert lamp.read_back() == "blink"
+    assert wait_until(lambda: sum(1 for s in p.states if s.state) >= 3)  # it really toggles
+    lamp.off()
+    assert not p.state and lamp.read_back() == "off"
+    with pytest.raises(ValueError, match="invalid lamp mode"):
+        lamp.set("pulse")
+
+
+def test_referee_lamp_and_status_led(gpio_table, mock_factory) -> None:
+    gpio_table.referee_lamp.on()
+    assert pin(mock_factory, 4).state
+    led = gpio_table.status_led
+    led.set("pulse")
+    assert led.read_back() == "pulse"
+    p = pin(mock_factory, 18)
+    assert wait_until(lambda: any(0 < s.state < 1 for s in p.states))  # PWM: it breathes
+    led.on()
+    assert p.state == 1 and led.read_back() == "on"
+
+
+def test_buzzer_beeps_once(gpio_table, mock_factory) -> None:
+    p = pin(mock_factory, 17)
+    gpio_table.buzzer.buzz(30)
+    assert wait_until(lambda: [s.state for s in p.states][-2:] == [True, False])
+    assert [s.state for s in p.states].count(True) == 1
+
+
+def test_subscriber_failure_does_not_starve_others(gpio_table, mock_factory) -> None:
+    got: queue.Queue[ButtonEvent] = queue.Queue()
+
+    def broken(ev: ButtonEvent) -> None:
+        raise RuntimeError("subscriber bug")
+
+    gpio_table.on_button(broken)
+    unsubscribe = gpio_table.on_button(got.put)
+    gpio_table.seats["N"].buttons["pass"].simulate_press()
+    assert got.get(timeout=2).seat == "N"
+    unsubscribe()
+    gpio_table.seats["N"].buttons["report"].simulate_press()
+    waited = gpio_table.wait_for_button("W", "report", timeout=0.05)
+    assert waited is None and got.empty()
+
+
+def test_wait_for_button(gpio_table, mock_factory) -> None:
+    import threading
+
+    threading.Timer(0.05, gpio_table.seats["W"].buttons["referee"].simulate_press).start()
+    ev = gpio_table.wait_for_button("W", "referee", timeout=3)
+    assert ev is not None and ev.source == "gpio"
+
+
+def test_gpio_displays_count_down(mock_factory) -> None:
+    cfg = load_config(EXAMPLES / "table-gpio.toml", check_devices=False)
+    with TableDevices(cfg, display_bit_delay=0) as table:
+        chips = table.mock_displays
+        assert set(chips) == {"E", "S", "W", "N"}
+        east = table.seats["E"].countdown
+        east.set_countdown(2)
+        assert chips["E"].wait_for_text("   2", 2)
+        assert chips["E"].wait_for_text("   1", 3)
+        assert chips["E"].wait_for_text("   0", 3)
+        assert east.read_text() == "   0" and east.error is None
+        table.seats["W"].countdown.show_overtime(5)
+        assert chips["W"].wait_for_text("-  5", 2)
+        assert chips["W"].wait_for_text("-  6", 3)
+        table.seats["N"].countdown.show_text("pass")
+        assert chips["N"].wait_for_text(decode(encode("PASS")), 2)  # S reads as 5 on seven segments
+        table.seats["N"].countdown.clear()
+        assert chips["N"].wait_for_text("    ", 2)
+        # shared CLK, but S heard only its own start-up blanking, none of E's, W's or N's frames
+        assert chips["S"].frames == [[0x40], [0xC0, 0, 0, 0, 0], [0x88 | 4]]
+        assert table.status()["display_errors"] == {}
+
+
+def test_countdown_start_ms_accounts_for_delay(mock_factory) -> None:
+    cfg = load_config(EXAMPLES / "table-gpio.toml", check_devices=False)
+    with TableDevices(cfg, display_bit_delay=0) as table:
+        # the timer started 5.5 s ago: 20 s -> 14.5 s left, shown as 15
+        table.seats["S"].countdown.set_countdown(20, start_ms=int(time.time() * 1000) - 5500)
+        assert table.mock_displays["S"].wait_for_text("  15", 2)
+
+
+def test_unplugged_display_reports_error(mock_factory) -> None:
+    MockTM1637(27, 7, ack=False)  # W's display is not there
+    cfg = load_config(EXAMPLES / "table-gpio.toml", check_devices=False)
+    with TableDevices(cfg, display_bit_delay=0) as table:
+        table.seats["W"].countdown.set_countdown(3)
+        table.seats["E"].countdown.set_countdown(3)
+        assert table.mock_displays["E"].wait_for_text("   3", 2)
+        errors = table.status()["display_errors"]
+        assert list(errors) == ["W.countdown"] and "did not acknowledge" in errors["W.countdown"]
+
+
+def test_busy_pin_names_the_device_and_releases_the_rest(mock_factory, write_toml) -> None:
+    cfg = load_config(write_toml(GPIO_TABLE))
+    squatter = LED(23)  # W's report button pin, taken by someone else
+    with pytest.raises(DeviceError, match=r"W\.report_button.*BCM 23"):
+        TableDevices(cfg)
+    squatter.close()
+    with TableDevices(cfg) as table:  # everything the failed attempt claimed was released
+        assert table.seats["W"].buttons["report"] is not None
+
+
+def test_close_releases_pins(mock_factory, write_toml) -> None:
+    cfg = load_config(write_toml(GPIO_TABLE))
+    table = TableDevices(cfg)
+    table.seats["E"].report_lamp.on()
+    table.close()
+    assert table.closed
+    with TableDevices(cfg) as again:
+        again.seats["E"].report_lamp.on()
+        assert pin(mock_factory, 19).state
+
+
+def test_pin_factory_keyword(write_toml) -> None:
+    """An explicit pin_factory= is used instead of gpiozero's global default."""
+    from gpiozero import Device
+    from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+    own = MockFactory(pin_class=MockPWMPin)
+    before = Device.pin_factory
+    with TableDevices(load_config(write_toml(GPIO_TABLE)), pin_factory=own) as table:
+        table.referee_lamp.on()
+        assert own.pin(4).state
+    assert Device.pin_factory is before
+
+
+def test_status_led_without_pwm_blinks_for_pulse() -> None:
+    from gpiozero.pins.mock import MockFactory
+
+    from hardware.gpio import GpioStatusLed
+
+    plain = MockFactory()  # pins without PWM
+    led = GpioStatusLed("status_led", 18, blink_on_s=0.01, pin_factory=plain)
+    try:
+        led.set("pulse")
+        assert led.read_back() == "pulse"
+        p = plain.pin(18)
+        assert wait_until(lambda: sum(1 for s in p.states if s.state) >= 2)  # on/off, no fractions
+        assert all(s.state in (0, 1) for s in p.states)
+    finally:
+        led.close()
+
+
+def test_config_pin_factory_mock_is_a_dry_run(write_toml) -> None:
+    """`pin_factory = "mock"` runs a whole GPIO table, displays included, without a header."""
+    from gpiozero import Device
+
+    before = Device.pin_factory
+    text = (EXAMPLES / "table-gpio.toml").read_text().replace('# pin_factory = "lgpio"', 'pin_factory = "mock"')
+    with TableDevices(load_config(write_toml(text), check_devices=False)) as table:
+        table.seats["N"].countdown.show_text("88")
+        assert table.mock_displays["N"].wait_for_text("88  ", 2)
+        events, _unsub = table.event_queue()
+        table.seats["N"].buttons["pass"].simulate_press()
+        assert [(e.seat, e.pressed) for e in (events.get(timeout=2), events.get(timeout=2))] == [
+            ("N", True), ("N", False)]
+    assert Device.pin_factory is before
