@@ -1,0 +1,309 @@
+"""``apply`` and ``fold``: the one dispatcher from events to state changes.
+
+``apply(state, event)`` is pure: it copies what it changes and returns ``(new_state, effects)``;
+``fold(events)`` replays a log with the same code (without keeping effects). A referee's
+correction or void of an earlier event of the current deal never edits that event: the deal is
+re-folded from the snapshot taken when it started, with the correction applied in place of the
+original (DESIGN rule 1: a correction is a new event that supersedes an earlier one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from table_service.engine import lifecycle, penalties, play
+from table_service.engine.errors import EventRejected
+from table_service.engine.events import (
+    DEVICE_STATUSES,
+    DEVICES,
+    VOIDABLE_TYPES,
+    cards_field,
+    check_envelope,
+    field,
+    int_field,
+    seat_field,
+)
+from table_service.engine.flags import close_flag, raise_flag
+from table_service.engine.state import State, copy_state, initial_state
+from table_service.engine.timers import overdue
+from table_service.rules.seats import side_of
+
+Effects = list[dict[str, Any]]
+Handler = Callable[[State, dict[str, Any], Effects], None]
+
+
+def _on_clock_ticked(state: State, ev: dict[str, Any], fx: Effects) -> None:
+    """Time-over for every overdue timer (flag once, then the automatic warning if the ruleset
+    makes it automatic), the overtime count on the display, and the time limit of the round."""
+    deal = state.get("deal")
+    if deal is not None and deal["phase"] != "over":
+        rules = state["round"]["_rules"]
+        for seat, timer in overdue(state):
+            over = state["t_ms"] - timer["deadline_ms"]
+            fx.append({"kind": "overtime", "seat": seat, "seconds": over // 1000})
+            if not timer["flagged"]:
+                timer["flagged"] = True
+                raise_flag(state, ev, "time_over", seat, {"phase": timer["phase"], "deadline_ms": timer["deadline_ms"], "overtime_ms": over}, fx)
+            if not rules.auto_time_warning:
+                continue
+            article = f"超时 {over // 1000} 秒 / time over by {over // 1000} s ({timer['phase']})"
+            if not timer["warned"] and over >= rules.overtime_warning_s * 1000:
+                timer["warned"] = True
+                penalties.give_penalty(state, ev, fx, side=side_of(seat), level="warning", seat=seat, auto=True, article=article)
+            limit = rules.overtime_violation_s
+            if limit is not None and timer["warned"] and not timer["violated"] and over >= (rules.overtime_warning_s + limit) * 1000:
+                timer["violated"] = True
+                lose = deal["phase"] == "play" and deal["turn"] == seat
+                penalties.give_penalty(state, ev, fx, side=side_of(seat), level="violation", seat=seat, auto=True, article=article, lose_turn=lose)
+    lifecycle.on_time_tick(state, ev, fx)
+
+
+def _on_device_status(state: State, ev: dict[str, Any], fx: Effects) -> None:
+    device = field(ev["data"], "device", ev["type"])
+    status = field(ev["data"], "status", ev["type"])
+    if device not in DEVICES:
+        raise EventRejected(f"设备无效 / device_status_changed: unknown device {device!r} (expected camera, screen or gpio)")
+    if status not in DEVICE_STATUSES:
+        raise EventRejected(f"状态无效 / device_status_changed: status must be online or offline, got {status!r}")
+    state["devices"][device] = status
+    fx.append({"kind": "device", "device": device, "status": status})
+
+
+def _on_referee_called(state: State, ev: dict[str, Any], fx: Effects) -> None:
+    seat = seat_field(ev["data"], "seat", ev["type"], required=False)
+    raise_flag(state, ev, "referee_call", seat, {"reason": ev["data"].get("reason")}, fx)
+
+
+def _on_flag_confirmed(state: State, ev: dict[str, Any], fx: Effects) -> None:
+    close_flag(state, field(ev["data"], "flag", ev["type"]), "confirmed", ev, fx)
+
+
+def _on_flag_dismissed(state: State, ev: dict[str, Any], fx: Effects) -> None:
+    close_flag(state, field(ev["data"], "flag", ev["type"]), "dismissed", ev, fx)
+
+
+HANDLERS: dict[str, Handler] = {
+    "round_set_up": lifecycle.on_round_set_up,
+    "first_cut_recorded": lifecycle.on_first_cut,
+    "drawing_finished": lifecycle.on_drawing_finished,
+    "anti_tribute_declared": lifecycle.on_anti_tribute,
+    "tribute_given": lifecycle.on_tribute,
+    "return_given": lifecycle.on_return,
+    "cards_played": play.on_cards_played,
+    "passed": play.on_passed,
+    "report_pressed": play.on_report_pressed,
+    "referee_called": _on_referee_called,
+    "clock_ticked": _on_clock_ticked,
+    "device_status_changed": _on_device_status,
+    "flag_confirmed": _on_flag_confirmed,
+    "flag_dismissed": _on_flag_dismissed,
+    "penalty_given": penalties.on_penalty_given,
+    "late_arrival_recorded": penalties.on_late_arrival,
+    "score_sheet_signed": lifecycle.on_score_sheet_signed,
+    "round_ended": lifecycle.on_round_ended,
+}
+
+#: Referee actions that supersede an earlier event of the deal (handled by re-folding the deal).
+_SUPERSEDING = ("play_confirmed", "play_corrected", "reading_declared", "event_voided")
+
+
+# ------------------------------------------------------------------------- supersession
+
+
+def _target(state: State, ev: dict[str, Any]) -> dict[str, Any]:
+    """The event of the current deal that ``ev`` refers to by ``ref``."""
+    ref = int_field(ev["data"], "ref", ev["type"])
+    if state["_deal_base"] is None:
+        raise EventRejected(f"没有可更正的牌局 / {ev['type']}: no deal to correct")
+    for e in state["_deal_log"]:
+        if e["seq"] == ref:
+            return e
+    raise EventRejected(f"只能更正本副牌的事件 / {ev['type']}: event {ref} is not an event of the current deal")
+
+
+def _supersede(state: State, ev: dict[str, Any], fx: Effects) -> None:
+    """Record the override ``ev`` makes and re-fold the deal with it."""
+    etype = ev["type"]
+    data = ev["data"]
+    target = _target(state, ev)
+    ref = str(target["seq"])
+    overrides = state["_overrides"]
+    current = overrides.get(ref, target["data"])
+    if current is None:
+        raise EventRejected(f"事件已作废 / {etype}: event {ref} is already void")
+    question = None
+    deal = state["deal"]
+    if deal is not None:
+        question = next((q for q in deal["questions"] if str(q["seq"]) == ref), None)
+    if etype == "event_voided":
+        if target["type"] not in VOIDABLE_TYPES:
+            raise EventRejected(f"此类事件不可作废 / event_voided: a {target['type']} cannot be voided")
+        reason = data.get("reason")
+        if not isinstance(reason, str) or not reason.strip():
+            raise EventRejected("须说明理由 / event_voided: reason is required")
+        new = None
+    elif etype == "play_confirmed":
+        if question is None:
+            raise EventRejected(f"没有待确认的识别 / play_confirmed: event {ref} is not an open question")
+        new = dict(current, uncertain=False)
+    elif etype == "play_corrected":
+        if target["type"] != "cards_played":
+            raise EventRejected(f"只能更正出牌 / play_corrected: event {ref} is a {target['type']}, not cards_played")
+        cards = cards_field(data, "cards", etype)
+        new = dict(current, cards=cards, uncertain=False, corrected=True)
+        new.pop("confidence", None)
+    else:  # reading_declared
+        if target["type"] != "cards_played":
+            raise EventRejected(f"只能声明出牌的牌型 / reading_declared: event {ref} is a {target['type']}, not cards_played")
+        kind = field(data, "kind", etype)
+        rank = field(data, "rank", etype)
+        new = dict(current, reading={"kind": kind, "rank": rank})
+    overrides[ref] = new
+    rejected = _refold_deal(state, ev, fx)
+    if new is not None and target["seq"] in rejected:
+        # A correction that cannot apply (e.g. a reading the cards do not allow) is refused.
+        raise EventRejected(f"更正无法成立 / {etype}: {rejected[target['seq']]}")
+    state["corrections"].append({"seq": ev["seq"], "type": etype, "ref": int(ref), "role": ev["role"], "t_ms": state["t_ms"]})
+
+
+def _refold_deal(state: State, ev: dict[str, Any], fx: Effects) -> dict[int, str]:
+    """Replace ``state``'s deal-scoped parts by a re-fold of the deal's log with the overrides."""
+    base = state["_deal_base"]
+    log = state["_deal_log"]
+    overrides = state["_overrides"]
+    old_flags = {f["id"]: f for f in state["flags"]}
+    new = copy_state(base)
+    rejected: dict[int, str] = {}
+    scratch: Effects = []
+    for e in log:
+        o = overrides.get(str(e["seq"]), e["data"])
+        if o is None:
+            continue
+        e2 = e if o is e["data"] else {**e, "data": o}
+        try:
+            _dispatch(new, e2, scratch)
+        except EventRejected as exc:
+            # An event the correction has made impossible (a referee action on a flag that no
+            # longer exists…) is superseded: it stays in the log but no longer applies.
+            rejected[e["seq"]] = str(exc)
+    new_ids = {f["id"] for f in new["flags"]}
+    for fid, f in old_flags.items():
+        if fid not in new_ids and f["status"] != "withdrawn":
+            new["flags"].append(dict(f, status="withdrawn", withdrawn_seq=ev["seq"]))
+        elif fid not in new_ids:
+            new["flags"].append(f)
+    new["_deal_base"] = base
+    new["_deal_log"] = log
+    new["_overrides"] = overrides
+    new["corrections"] = state["corrections"]
+    new["rounds"] = state["rounds"]
+    if new["deal"] is not None:
+        new["deal"]["superseded"] = sorted(rejected)
+    state.clear()
+    state.update(new)
+    fx.append({"kind": "state_rebuilt", "ref_seq": ev["seq"]})
+    for flag in state["flags"]:
+        if flag["id"] not in old_flags:  # raised by the corrected deal: tell the panel
+            fx.append({"kind": "flag_raised", "flag": dict(flag)})
+    fx.extend(device_effects(state))
+    return rejected
+
+
+# ------------------------------------------------------------------------- the dispatcher
+
+
+def _dispatch(state: State, ev: dict[str, Any], fx: Effects) -> None:
+    """Apply ``ev`` to ``state`` in place (``state`` must be a private copy)."""
+    t = ev["t_ms"]
+    if state["t_ms"] is None or t > state["t_ms"]:
+        state["t_ms"] = t
+    state["last_seq"] = max(state["last_seq"], ev["seq"] or 0)
+    HANDLERS[ev["type"]](state, ev, fx)
+
+
+def apply_in_place(state: State, event: dict[str, Any]) -> Effects:
+    """Apply ``event`` to ``state``, mutating it; returns the effects.
+
+    Used by :func:`fold` and by :func:`apply` on its private copy. On :class:`EventRejected` the
+    state may be partly changed, which is why callers that keep the state use :func:`apply`.
+    """
+    ev = check_envelope(event)
+    if ev["seq"] is None:
+        ev["seq"] = state["last_seq"] + 1
+    elif ev["seq"] <= state["last_seq"]:
+        raise EventRejected(f"序号重复 / seq {ev['seq']} is not after the last applied seq {state['last_seq']}")
+    fx: Effects = []
+    etype = ev["type"]
+    if etype in _SUPERSEDING:
+        if state["t_ms"] is None or ev["t_ms"] > state["t_ms"]:
+            state["t_ms"] = ev["t_ms"]
+        _supersede(state, ev, fx)
+        state["last_seq"] = ev["seq"]
+        state["t_ms"] = max(state["t_ms"] or 0, ev["t_ms"])
+        return fx
+    if etype == "drawing_finished":
+        snapshot = copy_state(state)
+        snapshot["_deal_base"] = None
+        snapshot["_deal_log"] = []
+        snapshot["_overrides"] = {}
+        _dispatch(state, ev, fx)
+        state["_deal_base"] = snapshot
+        state["_deal_log"] = [ev]
+        state["_overrides"] = {}
+        return fx
+    _dispatch(state, ev, fx)
+    if etype == "round_set_up":
+        state["_deal_base"] = None
+        state["_deal_log"] = []
+        state["_overrides"] = {}
+    elif state["_deal_base"] is not None:
+        state["_deal_log"].append(ev)
+    return fx
+
+
+def apply(state: State, event: dict[str, Any]) -> tuple[State, Effects]:
+    """The pure step: ``(state, event) -> (new_state, effects)``; ``state`` is not changed.
+
+    :raises EventRejected: for a malformed event, one that does not fit the moment, or one from
+        the wrong role; the caller keeps the old state.
+    """
+    new = copy_state(state)
+    fx = apply_in_place(new, event)
+    return new, fx
+
+
+def fold(events: Iterable[dict[str, Any]], state: State | None = None) -> State:
+    """The state after ``events`` (accepted events, in order), from ``state`` or the start."""
+    s = initial_state() if state is None else copy_state(state)
+    for event in events:
+        apply_in_place(s, event)
+    return s
+
+
+# ------------------------------------------------------------------------- device refresh
+
+
+def device_effects(state: State) -> Effects:
+    """Effects that put every display and lamp into the state's picture.
+
+    The service sends these after a restart (so countdowns resume with the deadlines in the
+    log) and the engine emits them after a re-fold.
+    """
+    fx: Effects = []
+    deal = state.get("deal")
+    live = deal is not None and deal["phase"] != "over"
+    for seat in ("E", "S", "W", "N"):
+        on = live and deal["turn"] == seat
+        fx.append({"kind": "lamp", "seat": seat, "lamp": "turn", "mode": "on" if on else "off"})
+        rep = live and seat in deal["reports"]
+        fx.append({"kind": "lamp", "seat": seat, "lamp": "report", "mode": "on" if rep else "off"})
+        timer = deal["timers"].get(seat) if live else None
+        if timer is not None:
+            seconds = (timer["deadline_ms"] - timer["started_ms"]) // 1000
+            fx.append({"kind": "countdown", "seat": seat, "seconds": seconds, "deadline_ms": timer["deadline_ms"], "phase": timer["phase"]})
+        else:
+            fx.append({"kind": "countdown_stopped", "seat": seat})
+    pending = any(f["status"] == "open" for f in state["flags"]) or (live and bool(deal["questions"]))
+    fx.append({"kind": "lamp", "seat": None, "lamp": "referee", "mode": "blink" if pending else "off"})
+    return fx

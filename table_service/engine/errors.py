@@ -1,0 +1,19 @@
+"""Errors of the referee engine and its event store.
+
+Every engine error is a ``ValueError`` too, so the CLI (which prints ``ValueError`` as a clear
+message) and callers that only care that input was bad can catch one builtin.
+"""
+
+from __future__ import annotations
+
+
+class EngineError(ValueError):
+    """Base of every error raised by ``table_service.engine``."""
+
+
+class EventRejected(EngineError):
+    """An event that cannot be applied: malformed, out of place, or from the wrong role.
+
+    The message is Chinese first, then English, because it is shown to referees as is. The
+    runner stores the event as *rejected* with this message; the state does not change.
+    """

@@ -1,0 +1,95 @@
+"""Automatic flags: what the engine noticed, the rule it concerns, and the evidence.
+
+The engine flags, the referee rules (DESIGN rule 3): a flag is a record for the referee to
+confirm or dismiss, not a verdict. Its id derives from the seq of the event that raised it, so a
+replay gives the same ids and referee actions naming a flag stay valid.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from table_service.engine.errors import EventRejected
+from table_service.engine.state import State
+
+#: The rule each flag concerns, Chinese then English (shown on the panel).
+ARTICLES: dict[str, str] = {
+    "out_of_turn": "越序出牌 / play or pass out of turn",
+    "not_a_pattern": "出错牌：不成牌型 / wrong play: not a pattern",
+    "does_not_beat": "出错牌：管不上 / wrong play: does not beat the trick",
+    "leader_passed": "领出者不出牌 / the leader passed",
+    "card_seen_third_time": "同一张牌第三次出现 / a card seen a third time in one deal",
+    "finished_seat_acted": "已出完者出牌 / a seat that has played out acted",
+    "report_missing": "未报牌 / report card missing",
+    "report_too_early": "报牌过早 / report card with more than 10 cards",
+    "report_twice": "重复报牌 / report card pressed twice",
+    "tribute_not_highest": "进贡非最大牌 / tribute was not the highest card",
+    "return_above_ten": "还贡大于10 / return above 10",
+    "time_over": "超时 / time over",
+    "wrong_count": "牌数不对 / wrong card count after drawing",
+    "referee_call": "呼叫裁判 / referee called",
+    "penalty_escalation": "处罚升级须裁判长 / escalation needs the chief referee",
+}
+
+
+def raise_flag(
+    state: State,
+    ev: dict[str, Any],
+    rule: str,
+    seat: str | None,
+    evidence: dict[str, Any],
+    fx: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """Open a flag for ``rule`` raised by event ``ev``; adds the lamp/buzzer effects."""
+    base = f"F{ev['seq']}"
+    same = sum(1 for f in state["flags"] if f["seq"] == ev["seq"])
+    flag = {
+        "id": base if same == 0 else f"{base}.{same}",
+        "seq": ev["seq"],
+        "t_ms": state["t_ms"],
+        "rule": rule,
+        "article": ARTICLES[rule],
+        "seat": seat,
+        "deal": state["deal"]["no"] if state.get("deal") else None,
+        "evidence": evidence,
+        "status": "open",
+    }
+    state["flags"].append(flag)
+    fx.append({"kind": "flag_raised", "flag": dict(flag)})
+    fx.append({"kind": "lamp", "seat": None, "lamp": "referee", "mode": "blink"})
+    fx.append({"kind": "buzz", "ms": 300})
+    return flag
+
+
+def find_flag(state: State, flag_id: Any) -> int:
+    """Index of the flag ``flag_id`` in ``state["flags"]``.
+
+    :raises EventRejected: when there is no such flag.
+    """
+    for i in range(len(state["flags"]) - 1, -1, -1):
+        if state["flags"][i]["id"] == flag_id:
+            return i
+    raise EventRejected(f"无此标记 / no such flag: {flag_id!r}")
+
+
+def close_flag(state: State, flag_id: Any, status: str, ev: dict[str, Any], fx: list[dict[str, Any]]) -> None:
+    """Close an open flag as ``confirmed`` or ``dismissed`` (the list element is replaced)."""
+    i = find_flag(state, flag_id)
+    flag = state["flags"][i]
+    if flag["status"] != "open":
+        raise EventRejected(f"标记已处理 / flag {flag_id} is already {flag['status']}")
+    state["flags"][i] = dict(
+        flag, status=status, closed_seq=ev["seq"], closed_by=ev["role"], note=ev["data"].get("note")
+    )
+    if not any(f["status"] == "open" for f in state["flags"]) and not _open_questions(state):
+        fx.append({"kind": "lamp", "seat": None, "lamp": "referee", "mode": "off"})
+
+
+def _open_questions(state: State) -> bool:
+    deal = state.get("deal")
+    return bool(deal and deal["questions"])
+
+
+def open_flags(state: State) -> list[dict[str, Any]]:
+    """The flags still waiting for the referee."""
+    return [f for f in state["flags"] if f["status"] == "open"]

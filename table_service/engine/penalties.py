@@ -1,0 +1,176 @@
+"""The penalty ladder, counted per side per round, and who may give what.
+
+2 warnings → violation, 2 violations → foul, 2 fouls → loss. Warnings and violations are the
+table referee's; fouls and losses the chief referee's alone, and so is anything that escalates
+into one: the engine refuses the action otherwise, naming the reason.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from table_service.engine.errors import EventRejected
+from table_service.engine.events import PENALTY_LEVELS, field, seat_field, side_field
+from table_service.engine.flags import find_flag, raise_flag
+from table_service.engine.lifecycle import end_round, finish_deal
+from table_service.engine.play import arrive_turn
+from table_service.engine.state import State
+from table_service.rules import FORFEIT_SCORE, Ruleset
+from table_service.rules.seats import side_of
+
+Effects = list[dict[str, Any]]
+
+LEVEL_NAMES = {"warning": "警告 / warning", "violation": "违例 / violation", "foul": "犯规 / foul", "loss": "判负 / loss"}
+
+
+def escalate(ladder: dict[str, int], level: str, rules: Ruleset | None = None) -> tuple[str, dict[str, int]]:
+    """The level a penalty of ``level`` amounts to on this ladder, and the ladder after it
+    (steps from the ruleset: 2 warnings per violation, 2 violations per foul, 2 fouls per loss)."""
+    rules = rules or Ruleset()
+    lad = dict(ladder)
+    if level == "warning":
+        lad["warnings"] += 1
+        if lad["warnings"] < rules.warnings_per_violation:
+            return "warning", lad
+        lad["warnings"] = 0
+        level = "violation"
+    if level == "violation":
+        lad["violations"] += 1
+        if lad["violations"] < rules.violations_per_foul:
+            return "violation", lad
+        lad["violations"] = 0
+        level = "foul"
+    if level == "foul":
+        lad["fouls"] += 1
+        return ("foul" if lad["fouls"] < rules.fouls_per_loss else "loss"), lad
+    return "loss", lad
+
+
+def give_penalty(
+    state: State,
+    ev: dict[str, Any],
+    fx: Effects,
+    *,
+    side: str,
+    level: str,
+    article: str,
+    seat: str | None = None,
+    flag: str | None = None,
+    lose_turn: bool = False,
+    next_leader: str | None = None,
+    auto: bool = False,
+) -> dict[str, Any] | None:
+    """Apply a penalty and its consequences; returns the record (None if held for the chief).
+
+    :raises EventRejected: a foul or loss (given or escalated into) without the chief's role, a
+        foul during a deal without ``next_leader``, or ``lose_turn`` without the offender's seat.
+    """
+    final, ladder = escalate(state["penalties"][side], level, state["round"]["_rules"])
+    if final in ("foul", "loss") and ev["role"] != "chief":
+        if auto:
+            raise_flag(state, ev, "penalty_escalation", seat, {"side": side, "level": level, "would_be": final, "article": article}, fx)
+            return None
+        why = "" if final == level else f"（{LEVEL_NAMES[level]} → {LEVEL_NAMES[final]}）"
+        raise EventRejected(
+            f"犯规/判负须由裁判长判罚{why} / only the chief referee may give a foul or a loss "
+            f"({level} for {side} would be a {final})"
+        )
+    deal = state.get("deal")
+    in_deal = deal is not None and deal["phase"] != "over"
+    if final == "foul" and in_deal and next_leader is None:
+        raise EventRejected("犯规须指定下一副牌的领出者 / a foul needs next_leader (who leads the next deal)")
+    if lose_turn and seat is None:
+        raise EventRejected("失去出牌权须指明座位 / lose_turn needs the offender's seat")
+    state["penalties"][side] = ladder
+    record = {
+        "seq": ev["seq"],
+        "t_ms": state["t_ms"],
+        "side": side,
+        "seat": seat,
+        "given": level,
+        "level": final,
+        "article": article,
+        "flag": flag,
+        "auto": auto,
+        "role": ev["role"],
+        "deal": deal["no"] if deal else None,
+        "lose_turn": lose_turn,
+    }
+    state["penalties"]["records"].append(record)
+    fx.append({"kind": "penalty", "penalty": dict(record)})
+    if final == "loss":
+        winner = "NS" if side == "EW" else "EW"
+        end_round(state, ev, fx, winner=winner, reason="loss", penalty_loss=True)
+    elif final == "foul" and in_deal:
+        finish_deal(state, ev, fx, ended_by="foul", foul={"side": side, "next_leader": next_leader})
+    elif lose_turn and in_deal and deal["phase"] == "play":
+        _lose_turn(state, ev, seat, fx)
+    return record
+
+
+def _lose_turn(state: State, ev: dict[str, Any], seat: str, fx: Effects) -> None:
+    """The offender loses one turn: now, if it is theirs, else the next time it comes."""
+    deal = state["deal"]
+    if deal["turn"] != seat:
+        deal["skip_turn"].append(seat)
+        return
+    deal["skip_turn"].append(seat)
+    arrive_turn(state, ev, seat, fx)
+
+
+def on_penalty_given(state: State, ev: dict[str, Any], fx: Effects) -> None:
+    """``penalty_given`` by a referee."""
+    data = ev["data"]
+    if state["round"] is None or state["result"] is not None:
+        raise EventRejected("没有进行中的一轮 / penalty_given: no round in progress")
+    side = side_field(data, "side", ev["type"])
+    level = field(data, "level", ev["type"])
+    if level not in PENALTY_LEVELS:
+        raise EventRejected(f"处罚等级无效 / penalty_given: level must be warning, violation, foul or loss, got {level!r}")
+    article = field(data, "article", ev["type"])
+    if not isinstance(article, str) or not article.strip():
+        raise EventRejected("须注明条款 / penalty_given: article (the rule) is required")
+    seat = seat_field(data, "seat", ev["type"], required=False)
+    if seat is not None and side_of(seat) != side:
+        raise EventRejected(f"座位与方不符 / penalty_given: seat {seat} is not on side {side}")
+    next_leader = seat_field(data, "next_leader", ev["type"], required=False)
+    flag = data.get("flag")
+    if flag is not None:
+        find_flag(state, flag)
+    give_penalty(
+        state, ev, fx,
+        side=side, level=level, article=article, seat=seat, flag=flag,
+        lose_turn=bool(data.get("lose_turn")), next_leader=next_leader,
+    )
+
+
+def on_late_arrival(state: State, ev: dict[str, Any], fx: Effects) -> None:
+    """``late_arrival_recorded``: ≤ 5 min warning, ≤ 10 min foul, more: forfeit (17 : 0)."""
+    data = ev["data"]
+    if state["round"] is None or state["result"] is not None:
+        raise EventRejected("没有进行中的一轮 / late_arrival_recorded: no round in progress")
+    side = side_field(data, "side", ev["type"])
+    minutes = field(data, "minutes", ev["type"])
+    if not isinstance(minutes, int | float) or isinstance(minutes, bool) or minutes < 0:
+        raise EventRejected(f"迟到分钟无效 / late_arrival_recorded: minutes must be ≥ 0, got {minutes!r}")
+    article = f"迟到 {minutes} 分钟 / late arrival, {minutes} min"
+    rules = state["round"]["_rules"]
+    if minutes <= rules.late_warning_min:
+        give_penalty(state, ev, fx, side=side, level="warning", article=article)
+        return
+    if ev["role"] != "chief":
+        raise EventRejected(
+            f"迟到超过{rules.late_warning_min}分钟须由裁判长判罚 / a late arrival over {rules.late_warning_min} minutes is for the chief referee"
+        )
+    if minutes <= rules.late_foul_min:
+        leader = seat_field(data, "next_leader", ev["type"], required=False)
+        give_penalty(state, ev, fx, side=side, level="foul", article=article, next_leader=leader)
+        return
+    winner = "NS" if side == "EW" else "EW"
+    loser = side
+    pts = FORFEIT_SCORE
+    state["penalties"]["records"].append(
+        {"seq": ev["seq"], "t_ms": state["t_ms"], "side": side, "seat": None, "given": "forfeit", "level": "forfeit",
+         "article": article, "flag": None, "auto": False, "role": ev["role"], "deal": None, "lose_turn": False}
+    )
+    end_round(state, ev, fx, winner=winner, reason="forfeit", points={winner: pts[0], loser: pts[1]})

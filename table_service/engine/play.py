@@ -1,0 +1,323 @@
+"""Tricks: plays, passes, report cards, turn order, 接风, and the flags they raise.
+
+A wrong play is not bad input: it happened on the table. It is accepted, stays on the record
+(a play seen cannot be taken back: the cards leave the hand and count as seen) and raises a
+flag. It does not become the trick's top play and the turn stays where it was, so the referee
+can void it, correct a misread, or rule that the offender loses the turn (``penalty_given``
+with ``lose_turn``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from table_service.engine.errors import EventRejected
+from table_service.engine.events import cards_field, seat_field
+from table_service.engine.flags import raise_flag
+from table_service.engine.state import State, leader_after_trick, next_active
+from table_service.engine.timers import set_turn, stop_timer
+from table_service.rules import (
+    Play,
+    beats,
+    classify,
+    parse_cards,
+    reading_for,
+    strength,
+    tribute_proved_wrong,
+)
+from table_service.rules.seats import side_of
+
+Effects = list[dict[str, Any]]
+
+
+def require_play_phase(state: State, etype: str) -> dict[str, Any]:
+    """The deal, if it is in its play phase."""
+    deal = state.get("deal")
+    if state.get("round") is None or deal is None:
+        raise EventRejected(f"牌局未开始 / {etype}: no deal in progress")
+    if deal["phase"] != "play":
+        raise EventRejected(f"当前不是出牌阶段 / {etype}: the deal is in its {deal['phase']} phase, not play")
+    return deal
+
+
+def choose_reading(cards: list[str], level: str, top: Play | None, declared: dict[str, Any] | None) -> tuple[Play | None, list[Play]]:
+    """The reading of a play and all its readings.
+
+    With a declared reading (the player's statement, or the referee's ``reading_declared``) that
+    reading is taken. Otherwise ``rules.reading_for`` decides: a reading that beats the trick,
+    narrowed by the wild card's position in the row, the strongest if several are left.
+
+    :raises EventRejected: when the declared reading is not a reading of these cards.
+    """
+    plays = classify(parse_cards(cards), level)
+    if not plays:
+        return None, []
+    if declared:
+        for p in plays:
+            if p.kind == declared.get("kind") and p.rank == declared.get("rank"):
+                return p, plays
+        options = ", ".join(f"{p.kind} {p.rank}" for p in plays)
+        raise EventRejected(
+            f"声明的牌型不成立 / declared reading {declared.get('kind')} {declared.get('rank')} "
+            f"is not a reading of {' '.join(cards)} (possible: {options})"
+        )
+    if len(plays) == 1:
+        return plays[0], plays
+    reading = reading_for(plays[0].cards, level, previous=top, order=parse_cards(cards))
+    if reading.play is not None:
+        return reading.play, plays
+    # Nothing beats the trick: keep the strongest reading for the record (flagged by the caller).
+    return max(plays, key=lambda p: strength(p, level)), plays
+
+
+def _check_report_missing(state: State, ev: dict[str, Any], actor: str, fx: Effects) -> None:
+    """Another seat acted while a report card was due: flag it (once)."""
+    deal = state["deal"]
+    for seat in sorted(deal["report_due"]):
+        if seat != actor:
+            play_seq = deal["report_due"].pop(seat)
+            raise_flag(
+                state, ev, "report_missing", seat,
+                {"count": deal["counts"][seat], "play_seq": play_seq, "next_actor": actor}, fx,
+            )
+
+
+def _check_time(state: State, ev: dict[str, Any], seat: str, fx: Effects) -> int:
+    """Stop the seat's timer; flag time-over if it acted late and no tick had noticed yet."""
+    timer = stop_timer(state, seat, fx)
+    if timer is None:
+        return 0
+    over = timer["overtime_ms"]
+    if over > 0 and not timer["flagged"]:
+        raise_flag(
+            state, ev, "time_over", seat,
+            {"phase": timer["phase"], "deadline_ms": timer["deadline_ms"], "overtime_ms": over}, fx,
+        )
+    return over
+
+
+def _check_tribute(state: State, ev: dict[str, Any], seat: str, cards: list[str], fx: Effects) -> None:
+    """Tribute not the highest card: proved when the tributor plays a higher non-wild card."""
+    deal = state["deal"]
+    level = deal["level"]
+    for i, trib in enumerate(deal["tributes"]):
+        if trib["from"] != seat or trib.get("flagged"):
+            continue
+        received = [r["card"] for r in deal["returns"] if r["to"] == seat]
+        tribute = parse_cards([trib["card"]])[0]
+        for c in parse_cards(cards):
+            s = str(c)
+            if s in received:
+                received.remove(s)
+                continue
+            if tribute_proved_wrong(tribute, c, level):
+                raise_flag(state, ev, "tribute_not_highest", seat, {"tribute": trib["card"], "card": s, "tribute_seq": trib["seq"]}, fx)
+                deal["tributes"][i] = dict(trib, flagged=True)
+                break
+
+
+def _see_cards(state: State, ev: dict[str, Any], seat: str, cards: list[str], fx: Effects) -> None:
+    deal = state["deal"]
+    seen = deal["seen"]
+    seen_at = deal["_seen_at"]
+    for c in cards:
+        seen[c] = seen.get(c, 0) + 1
+        seen_at[c] = [*seen_at.get(c, ()), ev["seq"]]
+        if seen[c] == 3:
+            raise_flag(state, ev, "card_seen_third_time", seat, {"card": c, "earlier": sorted(set(seen_at[c][:-1]))}, fx)
+
+
+def on_cards_played(state: State, ev: dict[str, Any], fx: Effects) -> None:
+    """``cards_played``: an uncertain camera read opens a question; anything else is a play."""
+    data = ev["data"]
+    seat = seat_field(data, "seat", ev["type"])
+    cards = cards_field(data, "cards", ev["type"])
+    deal = require_play_phase(state, ev["type"])
+    declared = data.get("reading")
+    if declared is not None and not isinstance(declared, dict):
+        raise EventRejected("牌型声明无效 / reading must be an object {kind, rank}")
+    if data.get("uncertain") and ev["source"] == "camera":
+        question = {
+            "seq": ev["seq"],
+            "seat": seat,
+            "cards": cards,
+            "confidence": data.get("confidence"),
+            "t_ms": state["t_ms"],
+        }
+        deal["questions"].append(question)
+        fx.append({"kind": "question_opened", "question": dict(question)})
+        fx.append({"kind": "lamp", "seat": None, "lamp": "referee", "mode": "blink"})
+        return
+    level = deal["level"]
+    trick = deal["trick"]
+    top: Play | None = deal["_top"]
+    finished_before = seat in deal["finish_order"]
+    in_turn = deal["turn"] == seat and not finished_before
+    reading, _all = choose_reading(cards, level, top if in_turn else None, declared)
+
+    _check_report_missing(state, ev, seat, fx)
+    rules: list[str] = []
+    if finished_before:
+        rules.append("finished_seat_acted")
+        raise_flag(state, ev, "finished_seat_acted", seat, {"cards": cards}, fx)
+    elif not in_turn:
+        rules.append("out_of_turn")
+        raise_flag(state, ev, "out_of_turn", seat, {"turn": deal["turn"], "cards": cards}, fx)
+    if reading is None:
+        rules.append("not_a_pattern")
+        raise_flag(state, ev, "not_a_pattern", seat, {"cards": cards}, fx)
+    elif in_turn and top is not None and not beats(reading, top, level):
+        rules.append("does_not_beat")
+        top_entry = trick["plays"][trick["top"]]
+        raise_flag(state, ev, "does_not_beat", seat, {"cards": cards, "top": top_entry["cards"], "top_seq": top_entry["seq"]}, fx)
+    overtime = _check_time(state, ev, seat, fx) if in_turn else 0
+    _see_cards(state, ev, seat, cards, fx)
+    _check_tribute(state, ev, seat, cards, fx)
+
+    entry = {
+        "seq": ev["seq"],
+        "seat": seat,
+        "cards": cards,
+        "kind": reading.kind if reading else None,
+        "rank": reading.rank if reading else None,
+        "flagged": bool(rules),
+        "flags": rules,
+        "source": ev["source"],
+        "t_ms": state["t_ms"],
+        "overtime_ms": overtime,
+    }
+    if data.get("confidence") is not None:
+        entry["confidence"] = data["confidence"]
+    trick["plays"].append(entry)
+    deal["by_seat"][seat] = deal["by_seat"][seat] + cards
+    count = max(0, deal["counts"][seat] - len(cards))
+    deal["counts"][seat] = count
+    if count == 0 and not finished_before:
+        deal["finish_order"].append(seat)
+    threshold = state["round"]["_rules"].report_threshold
+    if 0 < count <= threshold and seat not in deal["reports"] and seat not in deal["report_due"]:
+        deal["report_due"][seat] = ev["seq"]
+
+    if rules:
+        # A wrong play: on the record, not the trick's top; the turn stays for the referee
+        # (its countdown stopped) unless the play emptied the hand.
+        if _maybe_end(state, ev, fx):
+            return
+        if in_turn and count == 0:
+            _advance_after_play(state, ev, seat, fx)
+        return
+    trick["top"] = len(trick["plays"]) - 1
+    trick["passed"] = []
+    deal["_top"] = reading
+    if _maybe_end(state, ev, fx):
+        return
+    _advance_after_play(state, ev, seat, fx)
+
+
+def _maybe_end(state: State, ev: dict[str, Any], fx: Effects) -> bool:
+    """End the deal at three finished, or at 1st and 2nd of one side."""
+    deal = state["deal"]
+    order = deal["finish_order"]
+    if len(order) >= 3 or (len(order) == 2 and side_of(order[0]) == side_of(order[1])):
+        from table_service.engine.lifecycle import finish_deal
+
+        finish_deal(state, ev, fx, ended_by="play")
+        return True
+    return False
+
+
+def _advance_after_play(state: State, ev: dict[str, Any], seat: str, fx: Effects) -> None:
+    deal = state["deal"]
+    nxt = next_active(deal, seat)
+    arrive_turn(state, ev, nxt, fx)
+
+
+def arrive_turn(state: State, ev: dict[str, Any], seat: str | None, fx: Effects) -> None:
+    """Give the turn to ``seat``, unless the trick is over or the seat must lose this turn."""
+    deal = state["deal"]
+    for _ in range(8):
+        if seat is None:
+            set_turn(state, None, fx)
+            return
+        trick = deal["trick"]
+        top = trick["top"]
+        if top is not None:
+            top_seat = trick["plays"][top]["seat"]
+            others = [s for s in _active(deal) if s != top_seat]
+            if all(s in trick["passed"] for s in others):
+                _close_trick(state, top_seat)
+                seat = leader_after_trick(deal, top_seat)
+                continue
+        if seat in deal["skip_turn"]:
+            deal["skip_turn"].remove(seat)
+            if trick["top"] is None:
+                # The offender was to lead: the non-offending side leads instead.
+                trick["plays"].append({"seq": ev["seq"], "seat": seat, "pass": True, "skipped": True, "t_ms": state["t_ms"]})
+                seat = next_active(deal, seat)
+                trick["leader"] = seat
+                deal["leader"] = seat
+                continue
+            trick["plays"].append({"seq": ev["seq"], "seat": seat, "pass": True, "skipped": True, "t_ms": state["t_ms"]})
+            trick["passed"].append(seat)
+            seat = next_active(deal, seat)
+            continue
+        if trick["top"] is None and not trick["plays"]:
+            trick["leader"] = seat
+            deal["leader"] = seat
+        set_turn(state, seat, fx)
+        return
+    set_turn(state, seat, fx)
+
+
+def _active(deal: dict[str, Any]) -> list[str]:
+    return [s for s in ("E", "N", "W", "S") if s not in deal["finish_order"]]
+
+
+def _close_trick(state: State, winner: str) -> None:
+    deal = state["deal"]
+    trick = deal["trick"]
+    deal["tricks"].append(dict(trick, winner=winner))
+    deal["trick"] = {"leader": None, "plays": [], "top": None, "passed": []}
+    deal["_top"] = None
+
+
+def on_passed(state: State, ev: dict[str, Any], fx: Effects) -> None:
+    """``passed``: a pass in turn moves the trick on; a wrong pass is flagged and recorded."""
+    seat = seat_field(ev["data"], "seat", ev["type"])
+    deal = require_play_phase(state, ev["type"])
+    trick = deal["trick"]
+    _check_report_missing(state, ev, seat, fx)
+    entry = {"seq": ev["seq"], "seat": seat, "pass": True, "t_ms": state["t_ms"]}
+    if seat in deal["finish_order"]:
+        raise_flag(state, ev, "finished_seat_acted", seat, {"pass": True}, fx)
+        trick["plays"].append(dict(entry, flagged=True))
+        return
+    if deal["turn"] != seat:
+        raise_flag(state, ev, "out_of_turn", seat, {"turn": deal["turn"], "pass": True}, fx)
+        trick["plays"].append(dict(entry, flagged=True))
+        return
+    if trick["top"] is None:
+        raise_flag(state, ev, "leader_passed", seat, {}, fx)
+        trick["plays"].append(dict(entry, flagged=True))
+        return
+    entry["overtime_ms"] = _check_time(state, ev, seat, fx)
+    trick["plays"].append(entry)
+    trick["passed"].append(seat)
+    arrive_turn(state, ev, next_active(deal, seat), fx)
+
+
+def on_report_pressed(state: State, ev: dict[str, Any], fx: Effects) -> None:
+    """``report_pressed``: the electronic report card (报牌), once per deal, at ≤ 10 cards."""
+    seat = seat_field(ev["data"], "seat", ev["type"])
+    deal = require_play_phase(state, ev["type"])
+    count = deal["counts"][seat]
+    threshold = state["round"]["_rules"].report_threshold
+    if seat in deal["reports"]:
+        raise_flag(state, ev, "report_twice", seat, {"first_seq": deal["reports"][seat]["seq"], "count": count}, fx)
+        return
+    if count > threshold:
+        raise_flag(state, ev, "report_too_early", seat, {"count": count}, fx)
+        return
+    deal["reports"][seat] = {"seq": ev["seq"], "count": count, "late": seat not in deal["report_due"]}
+    deal["report_due"].pop(seat, None)
+    fx.append({"kind": "lamp", "seat": seat, "lamp": "report", "mode": "on"})

@@ -1,0 +1,35 @@
+"""Levels gained in a round and who leads by them (the rest of the scoring — 级差分, match
+points, the A rule — is ``table_service.rules``'s ``levels`` and ``scoring``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from table_service.rules.cards import RANKS
+
+#: Level index of a side that has won past A (one above A).
+PAST_A = 13
+
+
+def gained_levels(levels: dict[str, str], start: dict[str, str], past_a: str | None) -> dict[str, int]:
+    """Levels gained in the round per side (a side past A counts one level above A)."""
+    out: dict[str, int] = {}
+    for side in ("EW", "NS"):
+        idx = PAST_A if past_a == side else RANKS.index(levels[side])
+        out[side] = idx - RANKS.index(start[side])
+    return out
+
+
+def leader_by_levels(gained: dict[str, int]) -> str | None:
+    """The side with more levels gained, or None on a tie."""
+    if gained["EW"] == gained["NS"]:
+        return None
+    return "EW" if gained["EW"] > gained["NS"] else "NS"
+
+
+def describe_result(result: dict[str, Any]) -> str:
+    """One line, Chinese then English, for the CLI."""
+    w = result["winner"]
+    pts = result["level_points"]
+    who = f"{w} 胜 / {w} wins" if w else "平局 / draw"
+    return f"{who} ({result['reason']}); 级差分 / level points EW {pts['EW']} : NS {pts['NS']}"

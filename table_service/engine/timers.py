@@ -1,0 +1,81 @@
+"""Per-seat timers: deadlines kept in the state, so a restart resumes the same countdowns.
+
+The engine never reads a clock: a timer is a deadline in event time (``t_ms``); time-over is
+noticed when an event (a ``clock_ticked`` or the seat's own late action) carries a later time.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from table_service.engine.state import State
+
+#: Timer phase -> ``Ruleset`` option with its length in seconds.
+PHASE_OPTION = {
+    "follow": "clock_follow_s",
+    "lead": "clock_lead_s",
+    "first_lead": "clock_first_lead_s",
+    "tribute": "clock_tribute_s",
+    "return": "clock_return_s",
+}
+
+
+def start_timer(state: State, seat: str, phase: str, fx: list[dict[str, Any]], *, option: str | None = None) -> None:
+    """Start ``seat``'s countdown for ``phase`` from the current event time."""
+    seconds = getattr(state["round"]["_rules"], PHASE_OPTION[option or phase])
+    t = state["t_ms"]
+    state["deal"]["timers"][seat] = {
+        "phase": phase,
+        "started_ms": t,
+        "deadline_ms": t + int(seconds * 1000),
+        "flagged": False,
+        "warned": False,
+        "violated": False,
+    }
+    fx.append({"kind": "countdown", "seat": seat, "seconds": seconds, "deadline_ms": t + int(seconds * 1000), "phase": phase})
+
+
+def stop_timer(state: State, seat: str, fx: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Stop ``seat``'s timer; returns it (with ``overtime_ms`` filled in) or None."""
+    timer = state["deal"]["timers"].pop(seat, None)
+    if timer is not None:
+        timer["overtime_ms"] = max(0, state["t_ms"] - timer["deadline_ms"])
+        fx.append({"kind": "countdown_stopped", "seat": seat})
+    return timer
+
+
+def stop_all(state: State, fx: list[dict[str, Any]]) -> None:
+    """Stop every running timer (deal over, round over)."""
+    deal = state.get("deal")
+    if deal is None:
+        return
+    for seat in list(deal["timers"]):
+        stop_timer(state, seat, fx)
+
+
+def set_turn(state: State, seat: str | None, fx: list[dict[str, Any]], *, first_lead: bool = False) -> None:
+    """Give the turn to ``seat``: turn lamps, and its lead or follow countdown (the first lead
+    of a deal has its own length in the ruleset)."""
+    deal = state["deal"]
+    old = deal["turn"]
+    for other in list(deal["timers"]):
+        if other != seat or deal["phase"] == "play":
+            stop_timer(state, other, fx)
+    deal["turn"] = seat
+    if old is not None and old != seat:
+        fx.append({"kind": "lamp", "seat": old, "lamp": "turn", "mode": "off"})
+    if seat is None:
+        return
+    if old != seat:
+        fx.append({"kind": "lamp", "seat": seat, "lamp": "turn", "mode": "on"})
+    phase = "lead" if deal["trick"]["top"] is None else "follow"
+    start_timer(state, seat, phase, fx, option="first_lead" if first_lead else None)
+
+
+def overdue(state: State) -> list[tuple[str, dict[str, Any]]]:
+    """Timers whose deadline has passed at the current event time, in seat order."""
+    deal = state.get("deal")
+    if deal is None:
+        return []
+    t = state["t_ms"]
+    return [(seat, tm) for seat, tm in sorted(deal["timers"].items()) if t > tm["deadline_ms"]]

@@ -1,0 +1,181 @@
+"""``guandan-table replay DB`` and ``guandan-table export DB``.
+
+``export`` writes the match record as JSON lines: a header line, then every accepted event in
+order (``--all`` adds the rejected ones, marked). ``replay`` reads either a table database or
+such an export, folds it with the engine and prints deal by deal what happened, Chinese then
+English. Reading never writes: a damaged database is reported, naming the file, and left as it is.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from table_service.engine import EventRejected, fold, state_to_json
+from table_service.engine.scoring import describe_result
+from table_service.store import SQLITE_HEADER, EventStore
+
+EXPORT_FORMAT = "guandan-table-match"
+EXPORT_VERSION = 1
+
+SEAT_ZH = {"E": "东", "S": "南", "W": "西", "N": "北"}
+
+
+def read_events(path: Path, *, include_rejected: bool = False) -> list[dict[str, Any]]:
+    """Events of a table database or of an export file.
+
+    :raises ValueError: the file is missing, damaged, or not a match record (message names it).
+    """
+    if not path.exists():
+        raise ValueError(f"文件不存在 / no such file: {path}")
+    with path.open("rb") as fh:
+        head = fh.read(16)
+    if head == SQLITE_HEADER:
+        uri_store = EventStore(path, readonly=True)
+        try:
+            return uri_store.events(include_rejected=include_rejected)
+        finally:
+            uri_store.close()
+    try:
+        return _read_export(path, include_rejected)
+    except UnicodeDecodeError:
+        raise ValueError(f"不是比赛记录 / {path} is neither a table database nor a match export") from None
+
+
+def _read_export(path: Path, include_rejected: bool) -> list[dict[str, Any]]:
+    events: list[dict[str, Any]] = []
+    with path.open(encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                if lineno == 1:
+                    raise ValueError(f"不是比赛记录 / {path} is neither a table database nor a match export") from None
+                raise ValueError(f"导出文件第{lineno}行无法解析 / {path}:{lineno}: not JSON") from None
+            if lineno == 1:
+                if not isinstance(obj, dict) or obj.get("format") != EXPORT_FORMAT:
+                    raise ValueError(f"不是比赛记录 / {path} is neither a table database nor a match export")
+                continue
+            if not isinstance(obj, dict) or "type" not in obj:
+                raise ValueError(f"导出文件第{lineno}行不是事件 / {path}:{lineno}: not an event")
+            if "rejected" in obj and not include_rejected:
+                continue
+            events.append(obj)
+    return events
+
+
+def export(path: Path, out: TextIO, *, include_rejected: bool = False) -> int:
+    """Write the match record of ``path`` to ``out``; returns the number of events."""
+    events = read_events(path, include_rejected=include_rejected)
+    out.write(json.dumps({"format": EXPORT_FORMAT, "version": EXPORT_VERSION, "source": path.name, "events": len(events)}, ensure_ascii=False) + "\n")
+    for ev in events:
+        out.write(json.dumps(ev, ensure_ascii=False, sort_keys=True) + "\n")
+    return len(events)
+
+
+def _seat(s: str) -> str:
+    return f"{SEAT_ZH[s]}{s}"
+
+
+def _describe_deal(rec: dict[str, Any], sheet: dict[str, Any] | None, out: TextIO) -> None:
+    out.write(f"\n第{rec['deal']}副 / deal {rec['deal']}  级牌 / level {rec['level']}\n")
+    if rec.get("anti_tribute"):
+        out.write(f"  抗贡 / anti-tribute: {' '.join(rec['anti_tribute']['seats'])}\n")
+    for t in rec["tributes"]:
+        out.write(f"  进贡 / tribute {_seat(t['from'])} → {_seat(t['to'])}: {t['card']}\n")
+    for r in rec["returns"]:
+        out.write(f"  还贡 / return {_seat(r['from'])} → {_seat(r['to'])}: {r['card']}\n")
+    for i, trick in enumerate(rec["tricks"], 1):
+        parts = [f"{p['seat']} {'过/pass' if p.get('pass') else ' '.join(p['cards'])}" for p in trick]
+        out.write(f"  第{i}圈 / trick {i}: " + " | ".join(parts) + "\n")
+    order = " ".join(_seat(s) for s in rec["finish_order"])
+    out.write(f"  名次 / finish: {order}\n")
+    if sheet:
+        gain = sheet["gain"]
+        end = {"play": "", "foul": "（犯规结束 / ended by a foul）"}.get(sheet["ended_by"], f"({sheet['ended_by']})")
+        out.write(
+            f"  {gain['side']} 升{gain['levels']}级 / {gain['side']} up {gain['levels']}{end}; "
+            f"级数 / levels EW {sheet['levels_after']['EW']} NS {sheet['levels_after']['NS']}"
+            + (f"; {sheet['past_a']} 过A / past A" if sheet.get("past_a") else "")
+            + "\n"
+        )
+
+
+def _describe_round(rnd: dict[str, Any], sheet: list[dict[str, Any]], records: list[dict[str, Any]],
+                    flags: list[dict[str, Any]], penalties: dict[str, Any], result: dict[str, Any] | None, out: TextIO) -> None:
+    players = " ".join(f"{_seat(s)} {rnd['players'][s]}" for s in ("E", "S", "W", "N"))
+    fmt = rnd["format"]
+    fmt_s = {"past_a": "打过A / to past A", "deals": f"{fmt.get('deals')}副 / {fmt.get('deals')} deals",
+             "time": f"限时{fmt.get('minutes')}分钟 / {fmt.get('minutes')} min"}[fmt["kind"]]
+    out.write(f"=== 第{rnd['no']}轮 / round {rnd['no']} — {players}; {fmt_s}; 规则 / rules {rnd['ruleset']['name']}\n")
+    by_deal = {s["deal"]: s for s in sheet}
+    for rec in records:
+        _describe_deal(rec, by_deal.get(rec["deal"]), out)
+    if flags:
+        out.write("\n标记 / flags:\n")
+        for f in flags:
+            out.write(f"  {f['id']} [{f['status']}] 第{f['deal']}副 / deal {f['deal']} {f['seat'] or '-'}: {f['article']}\n")
+    records_p = penalties.get("records", [])
+    if records_p:
+        out.write("\n处罚 / penalties:\n")
+        for p in records_p:
+            auto = " (自动 / automatic)" if p["auto"] else ""
+            out.write(f"  {p['side']} {p['seat'] or ''} {p['level']}{auto}: {p['article']}\n")
+    if result:
+        out.write(f"\n结果 / result: {describe_result(result)}\n")
+
+
+def describe(events: list[dict[str, Any]], out: TextIO) -> dict[str, Any]:
+    """Fold ``events`` and print the match deal by deal; returns the final state view."""
+    try:
+        view = state_to_json(fold(events))
+    except EventRejected as exc:
+        raise ValueError(f"记录无法重放 / the record does not replay: {exc}") from None
+    for old in view["rounds"]:
+        _describe_round(old["round"], old["score_sheet"], old["deal_records"], old["flags"], old["penalties"], old["result"], out)
+        out.write("\n")
+    if view["round"] is not None:
+        _describe_round(view["round"], view["score_sheet"], view["deal_records"], view["flags"], view["penalties"], view["result"], out)
+        deal = view["deal"]
+        if deal is not None and deal["phase"] != "over":
+            counts = " ".join(f"{s}:{deal['counts'][s]}" for s in ("E", "S", "W", "N"))
+            out.write(f"\n进行中 / in progress: 第{deal['no']}副 / deal {deal['no']}, {deal['phase']}, 轮到 / turn {deal['turn']}, 剩余 / cards {counts}\n")
+    out.write(f"\n共 {len(events)} 个事件 / {len(events)} events\n")
+    return view
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    events = read_events(Path(args.db))
+    describe(events, sys.stdout)
+    return 0
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    path = Path(args.db)
+    if args.output and args.output != "-":
+        out_path = Path(args.output)
+        if out_path.resolve() == path.resolve():
+            raise ValueError(f"不能覆盖数据库 / refusing to overwrite the database {path}")
+        with out_path.open("w", encoding="utf-8") as fh:
+            n = export(path, fh, include_rejected=args.all)
+        print(f"已导出 {n} 个事件 / exported {n} events to {out_path}", file=sys.stderr)
+    else:
+        export(path, sys.stdout, include_rejected=args.all)
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    """Add ``replay`` and ``export`` to the ``guandan-table`` command."""
+    p = subparsers.add_parser("replay", help="按副重放比赛记录 / print a table's record deal by deal")
+    p.add_argument("db", help="桌面数据库或导出文件 / table database or export (JSON lines)")
+    p.set_defaults(func=_cmd_replay)
+    p = subparsers.add_parser("export", help="导出比赛记录为 JSON lines / export the match record as JSON lines")
+    p.add_argument("db", help="桌面数据库 / table database")
+    p.add_argument("-o", "--output", help="输出文件（默认标准输出）/ output file (default stdout)")
+    p.add_argument("--all", action="store_true", help="包括被拒绝的事件 / include rejected events")
+    p.set_defaults(func=_cmd_export)

@@ -1,0 +1,284 @@
+"""``TableRunner``: one engine thread over one queue and the table's SQLite event log.
+
+Every input (camera, serial reader, GPIO callbacks, web handlers) only *submits* events; the
+single engine thread decides each one on a copy of the state (``engine.apply`` is pure), appends
+it to the store with its verdict and commits, and only then makes the new state current and
+tells subscribers. So nothing takes effect that is not already durable, and the log folds to the
+live state after any crash (DESIGN rules 1 and 2).
+
+    with TableRunner("data/table-01.sqlite3") as runner:
+        result = runner.submit({"type": "passed", "source": "screen", "data": {"seat": "N"}})
+        if not result.accepted:
+            print(result.error)
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from table_service.engine import EventRejected, apply, device_effects, fold, state_to_json
+from table_service.engine.state import State
+from table_service.store import EventStore
+
+log = logging.getLogger(__name__)
+
+StateListener = Callable[[dict[str, Any], dict[str, Any]], None]
+EffectListener = Callable[[list[dict[str, Any]], dict[str, Any]], None]
+
+
+@dataclass(frozen=True)
+class SubmitResult:
+    """The verdict on one submitted event."""
+
+    accepted: bool
+    """True when the event was applied (it is in the log as accepted)."""
+    seq: int | None
+    """Its place in the log (rejected events have one too); None if not decided yet."""
+    error: str | None
+    """Why it was rejected (Chinese, then English), or why there is no verdict."""
+    event: dict[str, Any] | None
+    """The event as stored (with ``seq`` and ``t_ms``), or None."""
+    queued: bool = False
+    """True for ``wait=False``: queued, verdict not awaited."""
+
+
+def wall_clock_ms() -> int:
+    """Milliseconds since the Unix epoch: the default clock for events without ``t_ms``."""
+    return int(time.time() * 1000)
+
+
+_STOP = object()
+
+
+class TableRunner:
+    """The engine thread of one table.
+
+    :param db_path: the table's SQLite event log (created if missing).
+    :param clock: gives ``t_ms`` to events submitted without one (default: wall clock, ms).
+    :param tick_ms: if set, a helper thread submits ``clock_ticked`` this often, so time-over is
+        noticed without any other input.
+    :raises StoreCorruptError: when the database file is damaged (it is left untouched).
+    """
+
+    def __init__(self, db_path: str | Path, *, clock: Callable[[], int] = wall_clock_ms, tick_ms: int | None = None) -> None:
+        self._store = EventStore(db_path)
+        self._clock = clock
+        self._tick_ms = tick_ms
+        self._lock = threading.RLock()
+        self._events: list[dict[str, Any]] = self._store.events()
+        self._state: State = fold(self._events)
+        self._view: dict[str, Any] = state_to_json(self._state)
+        self._queue: queue.Queue[Any] = queue.Queue()
+        self._listeners: list[StateListener] = []
+        self._effect_listeners: list[EffectListener] = []
+        self._thread: threading.Thread | None = None
+        self._ticker: threading.Thread | None = None
+        self._stopping = threading.Event()
+        self._closed = False
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def start(self) -> TableRunner:
+        """Start the engine thread (and the ticker, if ``tick_ms`` was given)."""
+        if self._closed:
+            raise RuntimeError("runner was stopped; create a new one")
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name=f"engine:{self._store.path.name}", daemon=True)
+            self._thread.start()
+            if self._tick_ms:
+                self._ticker = threading.Thread(target=self._tick, name="engine-ticker", daemon=True)
+                self._ticker.start()
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Finish the queued events, stop the thread, close the store (idempotent)."""
+        if self._closed:
+            return
+        self._stopping.set()
+        if self._thread is not None:
+            self._queue.put(_STOP)
+            self._thread.join(timeout)
+        if self._ticker is not None:
+            self._ticker.join(timeout)
+        self._closed = True
+        self._store.close()
+
+    def __enter__(self) -> TableRunner:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def db_path(self) -> Path:
+        """The table's database file."""
+        return self._store.path
+
+    # ------------------------------------------------------------------ submitting
+
+    def submit(self, event: dict[str, Any], wait: bool = True, timeout: float = 5.0) -> SubmitResult:
+        """Queue ``event`` for the engine thread; with ``wait``, return its verdict.
+
+        ``t_ms`` is filled from the clock when missing; ``seq`` is given by the store. From the
+        engine thread itself (inside a subscriber) the event is only queued.
+        """
+        if self._closed or self._thread is None:
+            return SubmitResult(False, None, "引擎未运行 / engine is not running", None)
+        if isinstance(event, dict) and event.get("t_ms") is None:
+            event = {**event, "t_ms": self._clock()}
+        fut: Future[SubmitResult] = Future()
+        self._queue.put((event, fut))
+        if not wait or threading.current_thread() is self._thread:
+            return SubmitResult(False, None, None, None, queued=True)
+        try:
+            return fut.result(timeout)
+        except TimeoutError:
+            return SubmitResult(False, None, "超时，结果未知 / timed out waiting for the engine", None)
+
+    # ------------------------------------------------------------------ reading
+
+    def state(self) -> dict[str, Any]:
+        """The JSON-ready referee view of the current state (a copy)."""
+        with self._lock:
+            return state_to_json(self._state)
+
+    def raw_state(self) -> State:
+        """The engine's own state dict (read-only by convention; for replay comparisons)."""
+        with self._lock:
+            return self._state
+
+    def events(self, after: int = 0) -> list[dict[str, Any]]:
+        """Accepted events with ``seq > after``, in order."""
+        with self._lock:
+            return [e for e in self._events if e["seq"] > after]
+
+    def rejected(self) -> list[dict[str, Any]]:
+        """Rejected events as stored, each with its ``rejected`` message."""
+        return self._store.rejected()
+
+    def device_effects(self) -> list[dict[str, Any]]:
+        """Effects that set every display and lamp to the current state (after a restart)."""
+        with self._lock:
+            return device_effects(self._state)
+
+    def subscribe(self, fn: StateListener) -> Callable[[], None]:
+        """Call ``fn(event, state_view)`` on the engine thread after each applied event.
+
+        ``fn`` must be quick (hand work to another thread). Returns the unsubscribe function.
+        """
+        with self._lock:
+            self._listeners.append(fn)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if fn in self._listeners:
+                    self._listeners.remove(fn)
+
+        return unsubscribe
+
+    def subscribe_effects(self, fn: EffectListener) -> Callable[[], None]:
+        """Call ``fn(effects, event)`` on the engine thread after each applied event."""
+        with self._lock:
+            self._effect_listeners.append(fn)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if fn in self._effect_listeners:
+                    self._effect_listeners.remove(fn)
+
+        return unsubscribe
+
+    # ------------------------------------------------------------------ the engine thread
+
+    def _run(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is _STOP:
+                return
+            event, fut = item
+            try:
+                result = self._decide(event)
+            except Exception as exc:  # a store failure: report it, keep the thread alive
+                log.exception("engine failed on %r", event)
+                result = SubmitResult(False, None, f"内部错误 / internal error: {exc}", None)
+            if not fut.done():
+                fut.set_result(result)
+
+    def _decide(self, event: Any) -> SubmitResult:
+        with self._lock:
+            state = self._state
+        seq = self._store.next_seq()
+        stamped = {**event, "seq": seq} if isinstance(event, dict) else {"seq": seq, "data": {"raw": repr(event)}}
+        try:
+            new_state, effects = apply(state, stamped)
+        except EventRejected as exc:
+            stored = self._normalise_rejected(stamped)
+            self._store.append(stored, status="rejected", error=str(exc))
+            return SubmitResult(False, seq, str(exc), stored)
+        except Exception as exc:  # an engine bug: keep the event (as rejected) and the thread alive
+            log.exception("engine failed on %r", event)
+            stored = self._normalise_rejected(stamped)
+            error = f"内部错误 / internal engine error: {exc!r}"
+            self._store.append(stored, status="rejected", error=error)
+            return SubmitResult(False, seq, error, stored)
+        stored = {k: stamped.get(k) for k in ("seq", "t_ms", "type", "source", "role")}
+        stored["data"] = stamped.get("data") or {}
+        if stored["type"] == "clock_ticked" and all(fx["kind"] == "overtime" for fx in effects):
+            # A tick that changes nothing but the time is not worth a row per second: it is not
+            # applied and not stored (so replay still equals the live state); the overtime
+            # counts it produced still reach the displays.
+            self._emit_effects(effects, stored)
+            return SubmitResult(True, None, None, {**stored, "seq": None})
+        self._store.append(stored)  # committed before it takes effect
+        with self._lock:
+            self._state = new_state
+            self._events.append(stored)
+            listeners = list(self._listeners)
+            effect_listeners = list(self._effect_listeners)
+        view = state_to_json(new_state) if listeners else None
+        for fn in listeners:
+            try:
+                fn(stored, view)  # type: ignore[arg-type]
+            except Exception:
+                log.exception("state subscriber failed")
+        self._emit_effects(effects, stored, effect_listeners)
+        return SubmitResult(True, seq, None, stored)
+
+    def _emit_effects(
+        self, effects: list[dict[str, Any]], event: dict[str, Any], listeners: list[EffectListener] | None = None
+    ) -> None:
+        if listeners is None:
+            with self._lock:
+                listeners = list(self._effect_listeners)
+        if not effects:
+            return
+        for fn in listeners:
+            try:
+                fn(effects, event)
+            except Exception:
+                log.exception("effect subscriber failed")
+
+    def _normalise_rejected(self, event: dict[str, Any]) -> dict[str, Any]:
+        t = event.get("t_ms")
+        data = event.get("data")
+        return {
+            "seq": event["seq"],
+            "t_ms": t if isinstance(t, int) and not isinstance(t, bool) and t >= 0 else self._clock(),
+            "type": str(event.get("type"))[:64],
+            "source": str(event.get("source"))[:32],
+            "role": event.get("role") if isinstance(event.get("role"), str) else None,
+            "data": data if isinstance(data, dict) else ({} if data is None else {"raw": repr(data)[:2000]}),
+        }
+
+    def _tick(self) -> None:
+        assert self._tick_ms
+        while not self._stopping.wait(self._tick_ms / 1000):
+            self.submit({"type": "clock_ticked", "source": "clock", "data": {}}, wait=False)

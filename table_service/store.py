@@ -1,0 +1,242 @@
+"""The table's event log in SQLite (standard library): append-only, committed before use.
+
+One database per table. WAL journal with ``synchronous=FULL``: when :meth:`EventStore.append`
+returns, the event survives a power cut or ``kill -9``. The schema carries a version
+(``PRAGMA user_version``) with forward migrations. Every submitted event is kept — accepted or
+rejected with its error — and ``seq`` is the primary key, so a conflicting append raises
+:class:`SeqConflictError` and never overwrites.
+
+A file that is not a healthy SQLite database of this schema is refused with
+:class:`StoreCorruptError`, naming the file; the store never rewrites or deletes it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from table_service.engine.errors import EngineError
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+#: Forward migrations: MIGRATIONS[i] takes the schema from version i to i + 1.
+MIGRATIONS: tuple[str, ...] = (
+    """
+    CREATE TABLE events (
+        seq     INTEGER PRIMARY KEY,
+        t_ms    INTEGER NOT NULL,
+        type    TEXT    NOT NULL,
+        source  TEXT    NOT NULL,
+        role    TEXT,
+        data    TEXT    NOT NULL,
+        status  TEXT    NOT NULL CHECK (status IN ('accepted', 'rejected')),
+        error   TEXT
+    );
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    """,
+    # v2: reading the accepted log is the start-up path; index it.
+    "CREATE INDEX events_accepted ON events (status, seq);",
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+class StoreError(EngineError):
+    """Base of the event store's errors."""
+
+
+class StoreCorruptError(StoreError):
+    """The database file is damaged or not one of ours; it is left untouched."""
+
+
+class SeqConflictError(StoreError):
+    """An append with a ``seq`` that is already in the log."""
+
+
+def _check_header(path: Path) -> None:
+    if not path.exists() or path.stat().st_size == 0:
+        return
+    with path.open("rb") as fh:
+        head = fh.read(16)
+    if head != SQLITE_HEADER:
+        raise StoreCorruptError(
+            f"事件库文件损坏或不是数据库，拒绝启动 / event store {path} is not an SQLite database "
+            "(damaged?); it has been left as it is — restore it from a backup or move it away"
+        )
+
+
+class EventStore:
+    """Append-only event log of one table.
+
+    Thread-safe: one lock guards the connection (the engine thread appends, web threads read).
+
+    :raises StoreCorruptError: at open, when the file is damaged, not SQLite, or of a newer schema.
+    """
+
+    def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
+        self.path = Path(path)
+        self.readonly = readonly
+        self._lock = threading.Lock()
+        if readonly and not self.path.exists():
+            raise StoreError(f"文件不存在 / no such event store: {self.path}")
+        if not readonly:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        _check_header(self.path)
+        try:
+            if readonly:
+                uri = self.path.resolve().as_uri() + "?mode=ro"
+                self._conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+            else:
+                self._conn = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise StoreCorruptError(f"无法打开事件库 / cannot open event store {self.path}: {exc}") from None
+        try:
+            self._open()
+        except sqlite3.DatabaseError as exc:
+            self._conn.close()
+            raise StoreCorruptError(
+                f"事件库损坏，拒绝启动 / event store {self.path} is damaged ({exc}); it has been left as it is"
+            ) from None
+        except StoreError:
+            self._conn.close()
+            raise
+
+    def _open(self) -> None:
+        conn = self._conn
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise StoreCorruptError(
+                f"事件库版本过新 / event store {self.path} has schema {version}, newer than this program's "
+                f"{SCHEMA_VERSION}; upgrade the program"
+            )
+        check = conn.execute("PRAGMA quick_check").fetchone()[0]
+        if check != "ok":
+            raise StoreCorruptError(f"事件库损坏 / event store {self.path} failed its integrity check: {check}")
+        if version == 0:
+            tables = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+            if tables:
+                names = ", ".join(t[0] for t in tables)
+                raise StoreCorruptError(
+                    f"不是事件库 / {self.path} is an SQLite database but not an event store (tables: {names}); left as it is"
+                )
+        if self.readonly:
+            # Reading (replay, export) never writes: no journal change, no migration. Every
+            # schema version so far has the same events table, so an old file reads as is.
+            if version == 0:
+                raise StoreCorruptError(f"不是事件库 / {self.path} holds no event store (empty database)")
+            self._decode_all()
+            return
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=FULL")
+        for target in range(version + 1, SCHEMA_VERSION + 1):
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                for stmt in (s.strip() for s in MIGRATIONS[target - 1].split(";")):
+                    if stmt:
+                        conn.execute(stmt)
+                conn.execute(f"PRAGMA user_version = {target}")
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        self._decode_all()
+
+    def _decode_all(self) -> None:
+        """Decode every stored row once: a row that does not decode is damage, found at start-up
+        and not in the middle of a match."""
+        for row in self._conn.execute("SELECT seq, data FROM events"):
+            try:
+                json.loads(row[1])
+            except (TypeError, ValueError):
+                raise StoreCorruptError(f"事件库损坏 / event store {self.path}: event {row[0]} does not decode") from None
+
+    # ------------------------------------------------------------------ writing
+
+    def append(self, event: dict[str, Any], *, status: str = "accepted", error: str | None = None) -> int:
+        """Append ``event`` (its ``seq`` if given, else the next one) and commit; returns the seq.
+
+        :raises SeqConflictError: when ``event["seq"]`` is already in the log.
+        """
+        if self.readonly:
+            raise StoreError(f"只读打开 / event store {self.path} is open read-only")
+        if status not in ("accepted", "rejected"):
+            raise ValueError(f"status must be accepted or rejected, got {status!r}")
+        data = json.dumps(event.get("data", {}), ensure_ascii=False, sort_keys=True, default=str)
+        with self._lock:
+            conn = self._conn
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                seq = event.get("seq")
+                if seq is None:
+                    seq = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM events").fetchone()[0]
+                conn.execute(
+                    "INSERT INTO events (seq, t_ms, type, source, role, data, status, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (seq, int(event.get("t_ms") or 0), str(event.get("type")), str(event.get("source")),
+                     event.get("role"), data, status, error),
+                )
+                conn.execute("COMMIT")
+            except sqlite3.IntegrityError:
+                conn.execute("ROLLBACK")
+                raise SeqConflictError(f"序号冲突 / seq {event.get('seq')} is already in {self.path}") from None
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+        return int(seq)
+
+    def next_seq(self) -> int:
+        """The seq the next append without one will get."""
+        with self._lock:
+            return int(self._conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM events").fetchone()[0])
+
+    # ------------------------------------------------------------------ reading
+
+    @staticmethod
+    def _row(row: tuple[Any, ...]) -> dict[str, Any]:
+        seq, t_ms, etype, source, role, data, status, error = row
+        event = {"seq": seq, "t_ms": t_ms, "type": etype, "source": source, "role": role, "data": json.loads(data)}
+        if status == "rejected":
+            event["rejected"] = error
+        return event
+
+    def events(self, after: int = 0, *, include_rejected: bool = False) -> list[dict[str, Any]]:
+        """Accepted events with ``seq > after`` in order (rejected ones too, marked, if asked)."""
+        sql = "SELECT seq, t_ms, type, source, role, data, status, error FROM events WHERE seq > ?"
+        if not include_rejected:
+            sql += " AND status = 'accepted'"
+        with self._lock:
+            rows = self._conn.execute(sql + " ORDER BY seq", (after,)).fetchall()
+        return [self._row(r) for r in rows]
+
+    def rejected(self) -> list[dict[str, Any]]:
+        """Rejected events with their ``rejected`` error message."""
+        return [e for e in self.events(include_rejected=True) if "rejected" in e]
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return iter(self.events())
+
+    @property
+    def schema_version(self) -> int:
+        """The database's schema version."""
+        with self._lock:
+            return int(self._conn.execute("PRAGMA user_version").fetchone()[0])
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def close(self) -> None:
+        """Close the connection (idempotent)."""
+        with self._lock, contextlib.suppress(sqlite3.Error):
+            self._conn.close()
+
+    def __enter__(self) -> EventStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"EventStore({str(self.path)!r})"

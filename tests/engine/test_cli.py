@@ -1,0 +1,84 @@
+"""``guandan-table replay`` and ``export``: the record round-trips and bad files are named."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from table_service.cli import main
+from table_service.engine import fold, state_to_json
+from table_service.engine.bots import BotTable
+from table_service.engine_cli import read_events
+from table_service.runner import TableRunner
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    path = tmp_path / "table.sqlite3"
+    bots = BotTable(11)
+    with TableRunner(path) as r:
+        for ev in bots.run_deals(3):
+            r.submit({k: v for k, v in ev.items() if k != "seq"})
+        r.submit({"type": "passed", "source": "screen", "data": {"seat": "Z"}})  # rejected
+        r.submit({"type": "penalty_given", "source": "panel", "role": "referee",
+                  "data": {"side": "EW", "level": "warning", "article": "暴露张 / exposed card"}})
+    return path
+
+
+def test_replay_prints_deal_by_deal(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["replay", str(db)]) == 0
+    out = capsys.readouterr().out
+    assert "第1副 / deal 1" in out and "第3副 / deal 3" in out
+    assert "进贡 / tribute" in out and "还贡 / return" in out
+    assert "名次 / finish:" in out and "处罚 / penalties:" in out and "暴露张" in out
+
+
+def test_export_then_replay_reads_it_back(db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "match.jsonl"
+    assert main(["export", str(db), "-o", str(out)]) == 0
+    lines = out.read_text(encoding="utf-8").splitlines()
+    header = json.loads(lines[0])
+    assert header["format"] == "guandan-table-match" and header["events"] == len(lines) - 1
+    assert state_to_json(fold(read_events(out))) == state_to_json(fold(read_events(db)))
+    capsys.readouterr()
+    main(["replay", str(db)])
+    from_db = capsys.readouterr().out
+    main(["replay", str(out)])
+    assert capsys.readouterr().out == from_db
+    # --all keeps the rejected event, marked; replay of it skips it
+    assert main(["export", str(db), "--all", "-o", str(tmp_path / "all.jsonl")]) == 0
+    text = (tmp_path / "all.jsonl").read_text(encoding="utf-8")
+    assert '"rejected"' in text
+    assert read_events(tmp_path / "all.jsonl") == read_events(out)
+
+
+def test_export_refuses_to_overwrite_the_database(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = db.read_bytes()
+    assert main(["export", str(db), "-o", str(db)]) == 2
+    assert "refusing to overwrite" in capsys.readouterr().err
+    assert db.read_bytes() == before
+
+
+def test_bad_files_are_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.sqlite3"
+    bad.write_bytes(b"SQLite format 3\x00" + b"\x13" * 3000)
+    assert main(["replay", str(bad)]) == 2
+    assert str(bad) in capsys.readouterr().err
+    txt = tmp_path / "notes.txt"
+    txt.write_text("hello\n")
+    assert main(["replay", str(txt)]) == 2
+    assert "neither a table database nor a match export" in capsys.readouterr().err
+    assert main(["replay", str(tmp_path / "missing.db")]) == 2
+    assert "no such file" in capsys.readouterr().err
+
+
+def test_command_line_entry_point(db: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "table_service", "replay", str(db)], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "第1副 / deal 1" in proc.stdout

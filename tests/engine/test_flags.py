@@ -1,0 +1,350 @@
+"""Every automatic flag: a case that raises it (with the rule and evidence) and a near miss
+that does not."""
+
+from __future__ import annotations
+
+from engine_helpers import ONE_EACH, Table
+
+
+def _started(counts: dict[str, int] | None = None, leader: str = "E") -> Table:
+    t = Table()
+    t.first_deal(leader, counts)
+    return t
+
+
+def test_out_of_turn_play_and_pass() -> None:
+    t = _started()
+    fx = t.play("N", "9s")  # E is to lead
+    (flag,) = t.flags("out_of_turn")
+    assert flag["seat"] == "N" and flag["evidence"] == {"turn": "E", "cards": ["9s"]}
+    assert flag["article"].startswith("越序出牌")
+    assert {"kind": "lamp", "seat": None, "lamp": "referee", "mode": "blink"} in fx
+    assert any(f["kind"] == "buzz" for f in fx)
+    # on the record, not the trick's top; the turn stays with E
+    assert t.deal["trick"]["plays"][-1]["flagged"] and t.deal["trick"]["top"] is None
+    assert t.deal["turn"] == "E" and t.deal["counts"]["N"] == 26 and t.deal["seen"]["9s"] == 1
+    t.pass_("W")
+    assert len(t.flags("out_of_turn")) == 2
+
+
+def test_out_of_turn_near_miss() -> None:
+    t = _started()
+    t.play("E", "3s")
+    t.play("N", "9s")
+    t.pass_("W")
+    assert t.rules_raised() == set()
+
+
+def test_not_a_pattern() -> None:
+    t = _started()
+    t.play("E", "3s 5d")
+    (flag,) = t.flags("not_a_pattern")
+    assert flag["evidence"] == {"cards": ["3s", "5d"]}
+    assert t.deal["turn"] == "E"
+
+
+def test_not_a_pattern_near_miss_wild_card_completes_it() -> None:
+    t = _started()
+    t.play("E", "3s 2h")  # the heart level card (level 2) makes a pair of 3s
+    assert t.rules_raised() == set()
+    assert t.deal["trick"]["plays"][0]["kind"] == "pair"
+
+
+def test_does_not_beat() -> None:
+    t = _started()
+    t.play("E", "9s")
+    t.play("N", "8s")
+    (flag,) = t.flags("does_not_beat")
+    assert flag["evidence"]["top"] == ["9s"] and flag["evidence"]["cards"] == ["8s"]
+    assert t.deal["turn"] == "N"  # turn stays for the referee's ruling
+    t.play("N", "3d 3c")  # a pair on a single: also does not beat
+    assert len(t.flags("does_not_beat")) == 2
+
+
+def test_does_not_beat_near_miss_bomb_and_level_card() -> None:
+    t = _started()
+    t.play("E", "As")
+    t.play("N", "2d")  # level card (2) beats A
+    t.play("W", "4s 4d 4c 4h")  # any bomb beats a single
+    assert t.rules_raised() == set()
+
+
+def test_leader_passes() -> None:
+    t = _started()
+    t.pass_("E")
+    (flag,) = t.flags("leader_passed")
+    assert flag["seat"] == "E" and t.deal["turn"] == "E"
+
+
+def test_leader_passes_near_miss_follower_passes() -> None:
+    t = _started()
+    t.play("E", "3s")
+    t.pass_("N")
+    assert t.rules_raised() == set()
+
+
+def test_card_seen_third_time() -> None:
+    t = _started()
+    t.play("E", "9s 9s")
+    for s in "NWS":
+        t.pass_(s)
+    t.play("E", "9s")
+    (flag,) = t.flags("card_seen_third_time")
+    assert flag["evidence"]["card"] == "9s" and len(flag["evidence"]["earlier"]) == 1
+    assert t.deal["seen"]["9s"] == 3
+
+
+def test_card_seen_twice_is_fine() -> None:
+    t = _started()
+    t.play("E", "9s")
+    t.play("N", "Ts")
+    t.play("W", "Js")
+    t.play("S", "Qs")
+    t.pass_("E")
+    t.pass_("N")
+    t.pass_("W")
+    t.play("S", "9s")  # the second copy
+    assert t.rules_raised() == set()
+    from table_service.engine import state_to_json
+
+    assert state_to_json(t.state)["deal"]["unseen"]["9s"] == 0  # both copies on the table
+
+
+def test_finished_seat_acts() -> None:
+    t = _started({"E": 1, "S": 5, "W": 5, "N": 5})
+    t.play("E", "Ks")
+    assert t.deal["finish_order"] == ["E"]
+    t.pass_("N")
+    t.pass_("E")
+    (flag,) = t.flags("finished_seat_acted")
+    assert flag["seat"] == "E"
+    t.play("E", "As")
+    assert len(t.flags("finished_seat_acted")) == 2
+
+
+def test_finished_seat_near_miss() -> None:
+    t = _started({"E": 1, "S": 5, "W": 5, "N": 5})
+    t.play("E", "Ks")
+    t.pass_("N")
+    t.pass_("W")
+    t.pass_("S")
+    assert t.rules_raised() == {"report_missing"} or t.rules_raised() == set()
+    assert not t.flags("finished_seat_acted")
+
+
+def test_report_card_missing() -> None:
+    t = _started({"E": 12, "S": 27, "W": 27, "N": 27})
+    t.play("E", "3s 3d")  # leaves 10
+    assert t.deal["report_due"] == {"E": t.events[-1]["seq"]}
+    t.pass_("N")  # the next seat acts before the report
+    (flag,) = t.flags("report_missing")
+    assert flag["seat"] == "E" and flag["evidence"]["count"] == 10 and flag["evidence"]["next_actor"] == "N"
+    t.report("E")  # late: recorded, no second flag
+    assert t.deal["reports"]["E"]["late"] is True and len(t.flags("report_missing")) == 1
+
+
+def test_report_card_near_miss_in_time_and_not_needed_at_eleven() -> None:
+    t = _started({"E": 12, "S": 13, "W": 27, "N": 27})
+    t.play("E", "3s")  # leaves 11: no report due
+    assert t.deal["report_due"] == {}
+    t.play("N", "4s")
+    t.play("W", "5s")
+    t.play("S", "6s")  # S leaves 12
+    t.pass_("E")
+    t.pass_("N")
+    t.pass_("W")
+    t.play("S", "7s 7d")  # S leaves 10: due
+    fx = t.report("S")  # before the next seat acts
+    assert {"kind": "lamp", "seat": "S", "lamp": "report", "mode": "on"} in fx
+    t.pass_("E")
+    assert t.rules_raised() == set()
+    assert t.deal["reports"]["S"] == {"seq": t.events[-2]["seq"], "count": 10, "late": False}
+
+
+def test_report_too_early_and_twice() -> None:
+    t = _started({"E": 11, "S": 27, "W": 27, "N": 27})
+    t.report("E")  # 11 cards
+    (flag,) = t.flags("report_too_early")
+    assert flag["evidence"] == {"count": 11}
+    t.play("E", "3s")
+    t.report("E")  # 10 cards: fine
+    assert len(t.flags()) == 2  # wrong_count + report_too_early
+    t.report("E")
+    (flag,) = t.flags("report_twice")
+    assert flag["evidence"]["count"] == 10
+
+
+def _tribute_deal() -> Table:
+    t = Table()
+    t.first_deal("E", ONE_EACH)
+    t.finish_in_order(["E", "N", "W", "S"])  # S pays E; deal 2 at level 4
+    t.next_deal()
+    return t
+
+
+def test_tribute_not_highest_proved_by_a_later_play() -> None:
+    t = _tribute_deal()
+    t.do("tribute_given", {"seat": "S", "card": "Ks"})
+    t.do("return_given", {"seat": "E", "card": "Tc"})
+    t.play("S", "As")  # S held an A: the tribute K was not the highest
+    (flag,) = t.flags("tribute_not_highest")
+    assert flag["evidence"]["tribute"] == "Ks" and flag["evidence"]["card"] == "As"
+    t.play("N", "BJ")
+    for s in "WSE":
+        t.pass_(s)
+    t.play("N", "3d")
+    t.play("W", "5d")
+    t.play("S", "Ad")  # proved once, flagged once
+    assert len(t.flags("tribute_not_highest")) == 1
+
+
+def test_tribute_near_miss_lower_card_and_wild_card() -> None:
+    t = _tribute_deal()  # level 4: the heart 4 is wild, level cards 4 rank above A
+    t.do("tribute_given", {"seat": "S", "card": "As"})
+    t.do("return_given", {"seat": "E", "card": "Tc"})
+    t.play("S", "Ks")  # lower than the tribute
+    t.play("E", "Ad")
+    t.play("N", "4s")  # N is not the tributor
+    t.pass_("W")
+    t.pass_("S")
+    t.pass_("E")
+    t.play("N", "3d")
+    t.pass_("W")
+    t.play("S", "4h")  # the wild card played as a single is excepted
+    assert t.rules_raised() == set()
+
+
+def test_tribute_near_miss_the_returned_card() -> None:
+    t = _tribute_deal()
+    t.do("tribute_given", {"seat": "S", "card": "9s"})  # S's highest really was a 9
+    t.do("return_given", {"seat": "E", "card": "Tc"})
+    t.play("S", "Tc")  # the card E returned is higher, and excepted
+    assert t.rules_raised() == set()
+    t.play("E", "Jc")
+    t.play("N", "Qc")
+    t.pass_("W")
+    t.play("S", "Kd")  # S held a K when paying the 9
+    assert t.rules_raised() == {"tribute_not_highest"}
+
+
+def test_return_above_ten() -> None:
+    t = _tribute_deal()
+    t.do("tribute_given", {"seat": "S", "card": "BJ"})
+    t.do("return_given", {"seat": "E", "card": "Jd"})
+    (flag,) = t.flags("return_above_ten")
+    assert flag["evidence"] == {"card": "Jd", "to": "S"}
+
+
+def test_return_of_ten_is_fine() -> None:
+    t = _tribute_deal()
+    t.do("tribute_given", {"seat": "S", "card": "BJ"})
+    t.do("return_given", {"seat": "E", "card": "Td"})
+    assert t.rules_raised() == set()
+
+
+def test_time_over_follow_20s_with_automatic_warning() -> None:
+    t = _started()
+    t.play("E", "3s")
+    deadline = t.deal["timers"]["N"]["deadline_ms"]
+    assert deadline == t.t + 20_000
+    t.do("clock_ticked", {}, source="clock", t=deadline)  # exactly at the deadline: not over
+    assert t.rules_raised() == set()
+    fx = t.do("clock_ticked", {}, source="clock", t=deadline + 1000)
+    (flag,) = t.flags("time_over")
+    assert flag["seat"] == "N" and flag["evidence"]["phase"] == "follow" and flag["evidence"]["overtime_ms"] == 1000
+    assert {"kind": "overtime", "seat": "N", "seconds": 1} in fx
+    assert t.state["penalties"]["records"] == []  # the referee counts 10 s aloud first
+    t.do("clock_ticked", {}, source="clock", t=deadline + 10_000)
+    (pen,) = t.state["penalties"]["records"]
+    assert pen["level"] == "warning" and pen["auto"] is True and pen["side"] == "NS" and pen["seat"] == "N"
+    t.do("clock_ticked", {}, source="clock", t=deadline + 15_000)
+    assert len(t.flags("time_over")) == 1 and len(t.state["penalties"]["records"]) == 1
+    t.pass_("N")
+    assert t.deal["trick"]["plays"][-1]["overtime_ms"] == 16_000
+
+
+def test_time_over_lead_40s_noticed_on_a_late_action_without_ticks() -> None:
+    t = _started()
+    t.play("E", "3s", dt=39_000)  # within 40 s to lead
+    assert t.rules_raised() == set()
+    t.play("N", "4s", dt=21_000)  # 21 s to follow: over
+    (flag,) = t.flags("time_over")
+    assert flag["seat"] == "N" and flag["evidence"]["overtime_ms"] == 1000
+
+
+def test_time_over_tribute_20s_and_return_40s() -> None:
+    t = _tribute_deal()
+    t.do("clock_ticked", {}, source="clock", dt=20_000)
+    assert t.rules_raised() == set()
+    t.do("clock_ticked", {}, source="clock", dt=1)
+    assert t.flags("time_over")[0]["evidence"]["phase"] == "tribute"
+    t.do("tribute_given", {"seat": "S", "card": "BJ"})
+    t.do("return_given", {"seat": "E", "card": "Td"}, dt=41_000)
+    assert [f["evidence"]["phase"] for f in t.flags("time_over")] == ["tribute", "return"]
+
+
+def test_no_automatic_warning_when_the_ruleset_says_not() -> None:
+    t = Table(ruleset={"preset": "jiangsu", "options": {"auto_time_warning": False}})
+    t.first_deal("E")
+    t.do("clock_ticked", {}, source="clock", dt=100_000)
+    assert t.flags("time_over") and t.state["penalties"]["records"] == []
+
+
+def test_wrong_count_after_drawing() -> None:
+    t = Table()
+    t.first_deal("E", {"E": 26, "S": 28, "W": 27, "N": 27})
+    (flag,) = t.flags("wrong_count")
+    assert flag["evidence"]["counts"]["E"] == 26
+    t2 = Table()
+    t2.first_deal("E")
+    assert t2.flags() == []
+
+
+def test_referee_call_lamp_and_buzzer() -> None:
+    t = _started()
+    fx = t.do("referee_called", {"seat": "W", "reason": "exposed card"}, source="screen")
+    (flag,) = t.flags("referee_call")
+    assert flag["seat"] == "W" and flag["evidence"] == {"reason": "exposed card"}
+    assert {"kind": "buzz", "ms": 300} in fx
+    fx = t.do("flag_dismissed", {"flag": flag["id"], "note": "ok"}, role="referee")
+    assert t.flags("referee_call")[0]["status"] == "dismissed"
+    assert {"kind": "lamp", "seat": None, "lamp": "referee", "mode": "off"} in fx
+
+
+def test_flag_confirm_and_dismiss_need_an_open_flag_and_a_referee() -> None:
+    t = _started()
+    t.play("N", "9s")
+    (flag,) = t.flags("out_of_turn")
+    assert "referee role" in t.reject("flag_confirmed", {"flag": flag["id"]}, role="viewer")
+    assert "no such flag" in t.reject("flag_confirmed", {"flag": "F999"}, role="referee")
+    t.do("flag_confirmed", {"flag": flag["id"]}, role="referee")
+    assert t.flags("out_of_turn")[0]["status"] == "confirmed"
+    assert "already confirmed" in t.reject("flag_dismissed", {"flag": flag["id"]}, role="referee")
+
+
+def test_automatic_warning_that_would_be_a_foul_goes_to_the_chief() -> None:
+    t = _started()
+    side = "NS"
+    for _ in range(3):  # warning, warning (-> violation), warning
+        t.do("penalty_given", {"side": side, "level": "warning", "article": "test"}, role="referee")
+    assert t.state["penalties"][side] == {"warnings": 1, "violations": 1, "fouls": 0}
+    t.play("E", "3s")
+    t.do("clock_ticked", {}, source="clock", dt=31_000)  # N over time: the auto warning would escalate to a foul
+    (flag,) = t.flags("penalty_escalation")
+    assert flag["evidence"]["would_be"] == "foul"
+    assert t.state["penalties"][side] == {"warnings": 1, "violations": 1, "fouls": 0}
+    assert t.deal["phase"] == "play"
+
+
+def test_huaian_time_over_warning_then_violation_with_the_turn_lost() -> None:
+    t = Table(ruleset="huaian-2017")
+    t.first_deal("E")
+    t.play("E", "3s")
+    deadline = t.deal["timers"]["N"]["deadline_ms"]
+    t.do("clock_ticked", {}, source="clock", t=deadline + 1)  # warning at once (0 s grace)
+    assert [p["level"] for p in t.state["penalties"]["records"]] == ["warning"]
+    t.do("clock_ticked", {}, source="clock", t=deadline + 9_000)
+    assert len(t.state["penalties"]["records"]) == 1
+    t.do("clock_ticked", {}, source="clock", t=deadline + 10_000)  # 10 s later: violation, turn lost
+    assert [p["level"] for p in t.state["penalties"]["records"]] == ["warning", "violation"]
+    assert t.deal["turn"] == "W" and t.deal["trick"]["plays"][-1]["skipped"] is True

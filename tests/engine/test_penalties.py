@@ -1,0 +1,160 @@
+"""The penalty ladder per side per round, who may give what, and what each level does."""
+
+from __future__ import annotations
+
+import pytest
+from engine_helpers import ONE_EACH, Table
+
+from table_service.engine.penalties import escalate
+
+
+def _pen(t: Table, side: str, level: str, role: str = "referee", **data: object) -> list[dict]:
+    return t.do("penalty_given", {"side": side, "level": level, "article": "出错牌 / wrong play", **data}, role=role)
+
+
+@pytest.mark.parametrize(
+    ("ladder", "level", "final", "after"),
+    [
+        ({"warnings": 0, "violations": 0, "fouls": 0}, "warning", "warning", {"warnings": 1, "violations": 0, "fouls": 0}),
+        ({"warnings": 1, "violations": 0, "fouls": 0}, "warning", "violation", {"warnings": 0, "violations": 1, "fouls": 0}),
+        ({"warnings": 1, "violations": 1, "fouls": 0}, "warning", "foul", {"warnings": 0, "violations": 0, "fouls": 1}),
+        ({"warnings": 0, "violations": 1, "fouls": 0}, "violation", "foul", {"warnings": 0, "violations": 0, "fouls": 1}),
+        ({"warnings": 0, "violations": 0, "fouls": 1}, "foul", "loss", {"warnings": 0, "violations": 0, "fouls": 2}),
+        ({"warnings": 1, "violations": 1, "fouls": 1}, "warning", "loss", {"warnings": 0, "violations": 0, "fouls": 2}),
+    ],
+)
+def test_ladder(ladder: dict, level: str, final: str, after: dict) -> None:
+    assert escalate(ladder, level) == (final, after)
+
+
+def test_two_warnings_make_a_violation_per_side(table: Table) -> None:
+    table.first_deal("E")
+    _pen(table, "EW", "warning")
+    _pen(table, "NS", "warning")
+    _pen(table, "EW", "warning")
+    levels = [(p["side"], p["given"], p["level"]) for p in table.state["penalties"]["records"]]
+    assert levels == [("EW", "warning", "warning"), ("NS", "warning", "warning"), ("EW", "warning", "violation")]
+    assert table.state["penalties"]["EW"] == {"warnings": 0, "violations": 1, "fouls": 0}
+
+
+def test_roles(table: Table) -> None:
+    table.first_deal("E")
+    assert "referee role" in table.reject("penalty_given", {"side": "EW", "level": "warning", "article": "x"}, role="viewer")
+    assert "referee role" in table.reject("penalty_given", {"side": "EW", "level": "warning", "article": "x"})
+    msg = table.reject("penalty_given", {"side": "EW", "level": "foul", "article": "x", "next_leader": "N"}, role="referee")
+    assert "chief" in msg and "裁判长" in msg
+    assert "chief" in table.reject("penalty_given", {"side": "EW", "level": "loss", "article": "x"}, role="referee")
+    _pen(table, "EW", "violation")
+    # a referee's violation that would be the side's second: a foul, so the chief's
+    msg = table.reject("penalty_given", {"side": "EW", "level": "violation", "article": "x"}, role="referee")
+    assert "violation for EW would be a foul" in msg
+    assert "article" in table.reject("penalty_given", {"side": "EW", "level": "warning", "article": " "}, role="referee")
+    assert "level" in table.reject("penalty_given", {"side": "EW", "level": "slap", "article": "x"}, role="referee")
+    assert "not on side" in table.reject("penalty_given", {"side": "EW", "seat": "N", "level": "warning", "article": "x"}, role="referee")
+
+
+def test_foul_ends_deal_offender_double_down_no_tribute_named_leader(table: Table) -> None:
+    table.first_deal("E")
+    table.play("E", "3s")
+    assert "next_leader" in table.reject("penalty_given", {"side": "NS", "level": "foul", "article": "x"}, role="chief")
+    _pen(table, "NS", "foul", role="chief", seat="N", next_leader="W")
+    sheet = table.state["score_sheet"][-1]
+    assert sheet["ended_by"] == "foul"
+    assert sorted(sheet["finish_order"][:2]) == ["E", "W"]  # NS counts as double-down
+    assert sheet["gain"] == {"side": "EW", "levels": 3}
+    assert table.state["levels"] == {"EW": "5", "NS": "2"}
+    assert table.deal["phase"] == "over" and table.deal["timers"] == {}
+    table.next_deal()
+    assert table.deal["phase"] == "play" and table.deal["tributes"] == []  # no tribute
+    assert table.deal["turn"] == "W"  # the named leader
+    assert table.replay_matches()
+
+
+def test_second_foul_is_a_loss_scored_level_plus_four() -> None:
+    t = Table()
+    t.first_deal("E")
+    _pen(t, "NS", "foul", role="chief", next_leader="E")  # EW +3 -> 5
+    t.next_deal()
+    _pen(t, "NS", "foul", role="chief", next_leader="E")
+    res = t.state["result"]
+    assert res["reason"] == "loss" and res["winner"] == "EW"
+    assert res["level_points"] == {"EW": 17, "NS": 9}  # d = max(3, 4) = 4
+    assert res["match_points"] == {"EW": 2, "NS": 0}
+    assert t.deal["phase"] == "over"
+    assert "round is over" in t.reject("drawing_finished", {})
+
+
+def test_loss_keeps_a_larger_table_gap() -> None:
+    t = Table()
+    t.first_deal("E", ONE_EACH)
+    t.finish_in_order(["E", "W", "N", "S"])  # EW +3 -> 5
+    t.next_deal(ONE_EACH)
+    t.do("anti_tribute_declared", {"seats": ["N", "S"], "cards": ["BJ", "BJ"]})  # 上游 E leads
+    t.finish_in_order(["E", "W", "N", "S"])  # EW +3 -> 8, gained 6
+    _pen(t, "NS", "loss", role="chief")
+    assert t.state["result"]["level_points"] == {"EW": 19, "NS": 7}  # gap 6 > 4 stands
+
+
+def test_violation_lose_turn_now(table: Table) -> None:
+    table.first_deal("E")
+    table.play("E", "3s")
+    _pen(table, "NS", "violation", seat="N", lose_turn=True)
+    plays = table.deal["trick"]["plays"]
+    assert plays[-1] == {"seq": table.events[-1]["seq"], "seat": "N", "pass": True, "skipped": True, "t_ms": table.t}
+    assert table.deal["turn"] == "W"
+
+
+def test_violation_lose_turn_when_leading_goes_to_the_other_side(table: Table) -> None:
+    table.first_deal("E")
+    _pen(table, "EW", "violation", seat="E", lose_turn=True)
+    assert table.deal["turn"] == "N" and table.deal["trick"]["leader"] == "N"
+
+
+def test_violation_lose_turn_later(table: Table) -> None:
+    table.first_deal("E")
+    _pen(table, "EW", "violation", seat="W", lose_turn=True)
+    assert table.deal["skip_turn"] == ["W"]
+    table.play("E", "3s")
+    table.play("N", "4s")
+    assert table.deal["turn"] == "S"  # W's turn was skipped
+    assert table.deal["skip_turn"] == []
+    assert "lose_turn needs" in table.reject("penalty_given", {"side": "NS", "level": "violation", "article": "x", "lose_turn": True}, role="referee")
+
+
+def test_penalty_may_cite_a_flag(table: Table) -> None:
+    table.first_deal("E")
+    table.play("N", "9s")
+    fid = table.flags("out_of_turn")[0]["id"]
+    table.do("flag_confirmed", {"flag": fid}, role="referee")
+    _pen(table, "NS", "warning", seat="N", flag=fid)
+    assert table.state["penalties"]["records"][-1]["flag"] == fid
+    assert "no such flag" in table.reject("penalty_given", {"side": "NS", "level": "warning", "article": "x", "flag": "F404"}, role="referee")
+
+
+def test_late_arrival(table: Table) -> None:
+    table.do("late_arrival_recorded", {"side": "NS", "minutes": 4}, role="referee")
+    assert table.state["penalties"]["records"][-1]["level"] == "warning"
+    assert "chief" in table.reject("late_arrival_recorded", {"side": "EW", "minutes": 7}, role="referee")
+    table.do("late_arrival_recorded", {"side": "EW", "minutes": 7}, role="chief")
+    assert table.state["penalties"]["records"][-1]["level"] == "foul"
+    assert "minutes" in table.reject("late_arrival_recorded", {"side": "EW", "minutes": -1}, role="chief")
+
+
+def test_forfeit_scores_17_to_0(table: Table) -> None:
+    table.do("late_arrival_recorded", {"side": "EW", "minutes": 11}, role="chief")
+    res = table.state["result"]
+    assert res["reason"] == "forfeit" and res["winner"] == "NS"
+    assert res["level_points"] == {"NS": 17, "EW": 0}
+    assert res["match_points"] == {"NS": 2, "EW": 0}
+    assert table.replay_matches()
+
+
+def test_penalties_are_counted_per_round() -> None:
+    t = Table(fmt={"kind": "deals", "deals": 1})
+    t.first_deal("E", ONE_EACH)
+    _pen(t, "EW", "warning")
+    t.finish_in_order(["E", "W", "N", "S"])
+    t.do("round_set_up", {"players": {s: s for s in "ESWN"}}, role="referee")
+    _pen(t, "EW", "warning")
+    assert t.state["penalties"]["records"][-1]["level"] == "warning"  # not a second warning
+    assert t.state["rounds"][0]["penalties"]["EW"]["warnings"] == 1

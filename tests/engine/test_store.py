@@ -1,0 +1,141 @@
+"""The SQLite event store: durability settings, schema migrations, conflicts, corrupt files."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from table_service.store import SCHEMA_VERSION, EventStore, SeqConflictError, StoreCorruptError, StoreError
+
+
+def _ev(seq: int | None = None, t: int = 1) -> dict:
+    ev = {"t_ms": t, "type": "passed", "source": "screen", "role": None, "data": {"seat": "E"}}
+    if seq is not None:
+        ev["seq"] = seq
+    return ev
+
+
+def test_wal_full_sync_and_schema_version(tmp_path: Path) -> None:
+    with EventStore(tmp_path / "t.sqlite3") as store:
+        assert store._conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert store._conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+        assert store.schema_version == SCHEMA_VERSION == 2
+
+
+def test_append_read_and_rejected(tmp_path: Path) -> None:
+    with EventStore(tmp_path / "t.sqlite3") as store:
+        assert store.append(_ev()) == 1
+        assert store.append(_ev(), status="rejected", error="座位无效 / unknown seat") == 2
+        assert store.append(_ev(t=5)) == 3
+        assert [e["seq"] for e in store.events()] == [1, 3]
+        assert [e["seq"] for e in store.events(after=1)] == [3]
+        (rej,) = store.rejected()
+        assert rej["seq"] == 2 and rej["rejected"] == "座位无效 / unknown seat"
+        assert store.events()[0] == {"seq": 1, "t_ms": 1, "type": "passed", "source": "screen", "role": None, "data": {"seat": "E"}}
+
+
+def test_conflicting_append_raises_and_keeps_the_original(tmp_path: Path) -> None:
+    with EventStore(tmp_path / "t.sqlite3") as store:
+        store.append(_ev(seq=1))
+        with pytest.raises(SeqConflictError, match="seq 1"):
+            store.append({**_ev(seq=1), "data": {"seat": "N"}})
+        assert store.events()[0]["data"] == {"seat": "E"}
+        assert store.append(_ev()) == 2
+
+
+def test_migrates_a_version_1_database(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite3"
+    conn = sqlite3.connect(path)
+    conn.executescript(
+        """
+        CREATE TABLE events (seq INTEGER PRIMARY KEY, t_ms INTEGER NOT NULL, type TEXT NOT NULL, source TEXT NOT NULL,
+            role TEXT, data TEXT NOT NULL, status TEXT NOT NULL CHECK (status IN ('accepted', 'rejected')), error TEXT);
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        INSERT INTO events VALUES (1, 7, 'passed', 'screen', NULL, '{"seat": "W"}', 'accepted', NULL);
+        PRAGMA user_version = 1;
+        """
+    )
+    conn.close()
+    with EventStore(path) as store:
+        assert store.schema_version == 2
+        assert store.events()[0]["data"] == {"seat": "W"}
+        names = {r[0] for r in store._conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+        assert "events_accepted" in names
+
+
+def _refused(path: Path, needle: str) -> None:
+    before = path.read_bytes()
+    with pytest.raises(StoreCorruptError) as info:
+        EventStore(path)
+    assert str(path) in str(info.value) and needle in str(info.value)
+    assert path.read_bytes() == before  # never overwritten
+    assert not Path(str(path) + "-wal").exists() or Path(str(path) + "-wal").stat().st_size == 0
+
+
+def test_garbage_file_is_refused_and_left_alone(tmp_path: Path) -> None:
+    path = tmp_path / "t.sqlite3"
+    path.write_bytes(b"this is not a database at all\n" * 100)
+    _refused(path, "not an SQLite database")
+
+
+def test_truncated_database_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "t.sqlite3"
+    with EventStore(path) as store:
+        for _ in range(300):
+            store.append(_ev())
+    data = path.read_bytes()
+    for suffix in ("-wal", "-shm"):
+        Path(str(path) + suffix).unlink(missing_ok=True)
+    path.write_bytes(data[:100] + b"\xff" * 4000 + data[4100:])
+    _refused(path, "")
+
+
+def test_other_sqlite_database_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "t.sqlite3"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE photos (id INTEGER)")
+    conn.commit()
+    conn.close()
+    _refused(path, "not an event store")
+
+
+def test_newer_schema_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "t.sqlite3"
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA user_version = 99")
+    conn.commit()
+    conn.close()
+    _refused(path, "newer")
+
+
+def test_undecodable_row_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "t.sqlite3"
+    with EventStore(path) as store:
+        store.append(_ev())
+        store._conn.execute("UPDATE events SET data = '{broken' WHERE seq = 1")
+    with pytest.raises(StoreCorruptError, match="event 1 does not decode"):
+        EventStore(path)
+
+
+def test_read_only_open_never_writes(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite3"
+    conn = sqlite3.connect(path)  # a version-1 file in rollback-journal mode
+    conn.executescript(
+        """
+        CREATE TABLE events (seq INTEGER PRIMARY KEY, t_ms INTEGER NOT NULL, type TEXT NOT NULL, source TEXT NOT NULL,
+            role TEXT, data TEXT NOT NULL, status TEXT NOT NULL, error TEXT);
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        INSERT INTO events VALUES (1, 7, 'passed', 'screen', NULL, '{"seat": "W"}', 'accepted', NULL);
+        PRAGMA user_version = 1;
+        """
+    )
+    conn.close()
+    before = path.read_bytes()
+    with EventStore(path, readonly=True) as store:
+        assert [e["seq"] for e in store.events()] == [1]
+        with pytest.raises(StoreError, match="read-only"):
+            store.append(_ev())
+    assert path.read_bytes() == before  # not migrated, journal mode unchanged
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["old.sqlite3"]
