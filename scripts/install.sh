@@ -16,8 +16,9 @@ if [[ "$(id -u)" != "0" ]]; then SUDO="sudo"; fi
 # librsvg2-bin: rsvg-convert renders that artwork.
 APT_PKGS=(gnome-cards-data librsvg2-bin)
 if [[ $WITH_TEST == 1 ]]; then
-    # mosquitto: real MQTT broker for the hub tests; chromium: real browser for the panel tests.
-    APT_PKGS+=(mosquitto chromium)
+    # mosquitto: real MQTT broker for the hub tests; chromium: real browser for the panel tests;
+    # fonts-wqy-microhei: Chinese glyphs in the panel screenshots.
+    APT_PKGS+=(mosquitto chromium fonts-wqy-microhei)
 fi
 missing=()
 for p in "${APT_PKGS[@]}"; do

@@ -1,0 +1,214 @@
+"""JSON API of the referee panel (documented in ``docs/api.md``) and the panel's SSE stream.
+
+Every state-changing endpoint submits one engine event through ``TableRunner.submit``; the answer
+is the engine's verdict. Malformed requests get a 4xx with a message in Chinese then English.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from typing import Any
+
+from flask import Blueprint, Response, abort, current_app, g, jsonify, request
+
+from . import users
+from .auth import get_db, require_role
+from .hub import parse_last_event_id
+from .tables import get_table, web_state
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+#: Event types the panel may submit, and the least role each needs. Referee rulings, and table
+#: events a referee enters by hand (camera offline, misread, deal set-up) — all as ``source: panel``.
+ACTION_ROLES: dict[str, str] = {
+    # rulings
+    "flag_confirmed": "referee",
+    "flag_dismissed": "referee",
+    "play_confirmed": "referee",
+    "play_corrected": "referee",
+    "reading_declared": "referee",
+    "event_voided": "referee",
+    "penalty_given": "referee",
+    "late_arrival_recorded": "referee",
+    "score_sheet_signed": "referee",
+    "round_ended": "referee",
+    "round_set_up": "referee",
+    # table events entered at the panel
+    "first_cut_recorded": "referee",
+    "drawing_finished": "referee",
+    "anti_tribute_declared": "referee",
+    "tribute_given": "referee",
+    "return_given": "referee",
+    "cards_played": "referee",
+    "passed": "referee",
+    "report_pressed": "referee",
+}
+
+CHIEF_PENALTIES = frozenset({"foul", "loss"})
+#: Late arrival beyond this many minutes is a foul or forfeit: the chief referee's call.
+LATE_WARNING_MINUTES = 5
+
+
+def required_role(etype: str, data: dict) -> str:
+    """The least role that may submit this action (chief for fouls, losses, long late arrivals)."""
+    role = ACTION_ROLES[etype]
+    if etype == "penalty_given" and data.get("level") in CHIEF_PENALTIES:
+        return "chief"
+    if etype == "late_arrival_recorded":
+        minutes = data.get("minutes")
+        if isinstance(minutes, int | float) and not isinstance(minutes, bool) and minutes > LATE_WARNING_MINUTES:
+            return "chief"
+    return role
+
+
+def _json_body() -> dict:
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict):
+        abort(400, description="请求体须为 JSON 对象 / the request body must be a JSON object "
+                               "(Content-Type: application/json)")
+    return body
+
+
+def _int_arg(name: str, default: int, lo: int, hi: int) -> int:
+    raw = request.args.get(name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        abort(400, description=f"参数 {name} 须为整数 / query parameter {name!r} must be an integer")
+    if not lo <= value <= hi:
+        abort(400, description=f"参数 {name} 须在 {lo}–{hi} 之间 / {name!r} must be within {lo}-{hi}")
+    return value
+
+
+@bp.get("/tables")
+@require_role("viewer")
+def tables() -> Any:
+    """The tables this service runs."""
+    out = []
+    for tid, entry in sorted(web_state().tables.items()):
+        st = entry.runner.state()
+        rnd = st.get("round") or {}
+        out.append({"id": tid, "round": rnd.get("no"), "status": rnd.get("status"),
+                    "last_seq": st.get("last_seq")})
+    return jsonify(tables=out)
+
+
+@bp.get("/tables/<table_id>/state")
+@require_role("viewer")
+def state(table_id: str) -> Any:
+    """The referee view of the table (engine ``state_to_json``)."""
+    return jsonify(get_table(table_id).runner.state())
+
+
+@bp.get("/tables/<table_id>/events")
+@require_role("viewer")
+def events(table_id: str) -> Any:
+    """Accepted events with ``seq > after``, oldest first, at most ``limit``."""
+    entry = get_table(table_id)
+    after = _int_arg("after", 0, 0, 2**62)
+    limit = _int_arg("limit", 500, 1, 5000)
+    evs = entry.runner.events(after=after)
+    return jsonify(events=evs[:limit], more=len(evs) > limit)
+
+
+_CROP_RE = re.compile(r"^data:(image/(?:jpeg|png|webp));base64,([A-Za-z0-9+/=\s]+)$")
+
+
+@bp.get("/tables/<table_id>/events/<int:seq>/crop")
+@require_role("viewer")
+def event_crop(table_id: str, seq: int) -> Any:
+    """The camera crop stored with event ``seq`` (``data.crop``, a base64 ``data:`` URL), as an image.
+
+    This is the evidence picture of a flag raised by a camera read, and of a one-tap question.
+    """
+    entry = get_table(table_id)
+    evs = entry.runner.events(after=seq - 1) if seq > 0 else []
+    event = evs[0] if evs and evs[0].get("seq") == seq else None
+    if event is None:
+        abort(404, description=f"没有该事件 / no accepted event #{seq}")
+    crop = (event.get("data") or {}).get("crop")
+    m = _CROP_RE.match(crop) if isinstance(crop, str) else None
+    if m is None:
+        abort(404, description=f"该事件没有摄像头图像 / event #{seq} has no camera image")
+    try:
+        raw = base64.b64decode(m.group(2), validate=False)
+    except (binascii.Error, ValueError):
+        abort(404, description=f"图像数据损坏 / the image of event #{seq} is damaged")
+    resp = Response(raw, mimetype=m.group(1))
+    resp.headers["Cache-Control"] = "private, max-age=3600"  # an event never changes
+    return resp
+
+
+@bp.post("/tables/<table_id>/actions")
+@require_role("referee")
+def submit_action(table_id: str) -> Any:
+    """Submit one referee action as an engine event; answers with the engine's verdict."""
+    entry = get_table(table_id)
+    body = _json_body()
+    etype = body.get("type")
+    if not isinstance(etype, str) or etype not in ACTION_ROLES:
+        allowed = ", ".join(sorted(ACTION_ROLES))
+        abort(400, description=f"未知操作类型 {etype!r} / unknown action type {etype!r}; allowed: {allowed}")
+    data = body.get("data", {})
+    if not isinstance(data, dict):
+        abort(400, description="data 须为 JSON 对象 / 'data' must be a JSON object")
+    unknown = set(body) - {"type", "data"}
+    if unknown:
+        abort(400, description=f"未知字段 / unknown fields: {sorted(unknown)}")
+    need = required_role(etype, data)
+    if not g.user.can(need):
+        abort(403, description=f"权限不足，需要 {users.ROLE_NAMES[need]} / this action requires role {need}")
+    event = {"type": etype, "source": "panel", "role": g.user.role, "data": data}
+    result = entry.runner.submit(event, wait=True, timeout=5.0)
+    if result.accepted:
+        current_app.logger.info("table %s: %s by %s accepted as #%s", table_id, etype, g.user.name, result.seq)
+        return jsonify(accepted=True, seq=result.seq, event=result.event)
+    error = result.error or "未被接受 / not accepted"
+    if result.seq is None and not result.event:
+        # Never reached the log (queue full / runner stopped): a service problem, not the request's.
+        return jsonify(accepted=False, seq=None, error=error), 503
+    status = 403 if "裁判长" in error or "需要裁判权限" in error else 422
+    return jsonify(accepted=False, seq=result.seq, error=error), status
+
+
+@bp.post("/tables/<table_id>/feed/release")
+@require_role("chief")
+def release_deal(table_id: str) -> Any:
+    """Duplicate (复式) mode: the organiser releases one deal to the public feed."""
+    entry = get_table(table_id)
+    body = _json_body()
+    try:
+        round_no = int(body["round"])
+        deal_no = int(body["deal"])
+    except (KeyError, TypeError, ValueError):
+        abort(400, description="须给出整数 round 与 deal / give integer 'round' and 'deal'")
+    if round_no < 0 or deal_no < 1:
+        abort(400, description="round ≥ 0，deal ≥ 1 / round must be >= 0 and deal >= 1")
+    users.add_release(get_db(), table_id, round_no, deal_no, g.user.name)
+    entry.feed.release(round_no, deal_no)
+    return jsonify(released={"round": round_no, "deal": deal_no})
+
+
+def sse_response(stream: Any) -> Response:
+    """Wrap an SSE byte iterator as a streaming response that proxies will not buffer."""
+    resp = Response(stream, mimetype="text/event-stream")
+    resp.headers["Cache-Control"] = "no-cache"
+    resp.headers["X-Accel-Buffering"] = "no"
+    return resp
+
+
+@bp.get("/tables/<table_id>/stream")
+@require_role("viewer")
+def stream(table_id: str) -> Response:
+    """The panel's live stream: snapshot, then one ``update`` per applied event (id = seq).
+
+    Resumes after ``Last-Event-ID`` (header, or ``?last_event_id=`` for clients that cannot set it).
+    """
+    entry = get_table(table_id)
+    last = parse_last_event_id(request.headers.get("Last-Event-ID") or request.args.get("last_event_id"))
+    cfg = current_app.config
+    return sse_response(entry.hub.stream(last, float(cfg["SSE_HEARTBEAT_S"]), web_state().stop))

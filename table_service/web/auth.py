@@ -1,0 +1,153 @@
+"""Login, logout and the role checks used by the panel and the API."""
+
+from __future__ import annotations
+
+import functools
+import sqlite3
+from collections.abc import Callable
+from typing import Any, TypeVar
+from urllib.parse import urlsplit
+
+from flask import (
+    Blueprint,
+    abort,
+    current_app,
+    g,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
+
+from . import users
+from .i18n import tr
+from .security import csrf_token
+from .tables import web_state
+
+bp = Blueprint("auth", __name__, url_prefix="/auth")
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def get_db() -> sqlite3.Connection:
+    """The user database connection of this app context (opened on first use, closed on teardown)."""
+    if "users_db" not in g:
+        g.users_db = users.connect(current_app.config["USERS_DB"])
+    return g.users_db
+
+
+def close_db(_exc: BaseException | None = None) -> None:
+    """``teardown_appcontext`` hook."""
+    db = g.pop("users_db", None)
+    if db is not None:
+        db.close()
+
+
+def load_user() -> None:
+    """``before_request`` hook: put the logged-in user (re-read from the DB) into ``g.user``.
+
+    Re-reading on every request means removing a user or changing a role takes effect at once,
+    not when their cookie expires.
+    """
+    g.user = None
+    name = session.get("user")
+    if name:
+        user = users.get_user(get_db(), name)
+        if user is None:
+            session.pop("user", None)
+        g.user = user
+
+
+def _wants_json() -> bool:
+    return request.path.startswith("/api/") or request.accept_mimetypes.best == "application/json"
+
+
+def require_role(role: str) -> Callable[[F], F]:
+    """Decorator: 401 (or a redirect to the login page) when logged out, 403 when the role is too low."""
+    users.role_rank(role)
+
+    def decorate(view: F) -> F:
+        @functools.wraps(view)
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            if g.user is None:
+                if _wants_json():
+                    abort(401, description="请先登录 / login required")
+                return redirect(url_for("auth.login", next=request.full_path.rstrip("?")))
+            if not g.user.can(role):
+                abort(403, description=f"权限不足，需要 {users.ROLE_NAMES[role]} / requires role {role}")
+            return view(*args, **kwargs)
+
+        return wrapped  # type: ignore[return-value]
+
+    return decorate
+
+
+def _safe_next(target: str | None) -> str:
+    """Only same-site relative paths are followed after login (no open redirect)."""
+    if target:
+        parts = urlsplit(target)
+        if not parts.scheme and not parts.netloc and target.startswith("/") and not target.startswith("//"):
+            return target
+    return url_for("panel.index")
+
+
+@bp.route("/login", methods=["GET", "POST"])
+def login() -> Any:
+    """Show the login form; on POST check the password, subject to the failed-login limiter."""
+    error = None
+    status = 200
+    headers: dict[str, str] = {}
+    if request.method == "POST":
+        name = (request.form.get("username") or "").strip()
+        password = request.form.get("password") or ""
+        limiter = web_state().limiter
+        address = request.remote_addr or "?"
+        wait = limiter.retry_after(address, name)
+        if wait > 0:
+            error = tr("login_locked").format(s=int(wait) + 1)
+            status = 429
+            headers["Retry-After"] = str(int(wait) + 1)
+        else:
+            user = users.authenticate(get_db(), name, password)
+            if user is None:
+                limiter.failed(address, name)
+                error = tr("login_failed")
+                status = 401
+            else:
+                limiter.succeeded(address, name)
+                token = session.get("csrf")
+                session.clear()  # no session fixation: a fresh session for the new identity
+                session["user"] = user.name
+                if token:
+                    session["csrf"] = token
+                session.permanent = True
+                if _wants_json():
+                    return jsonify(user=user.name, role=user.role, csrf_token=csrf_token())
+                return redirect(_safe_next(request.args.get("next") or request.form.get("next")))
+        if _wants_json():
+            return jsonify(error=error), status, headers
+    return render_template("login.html", error=error, next=request.args.get("next", "")), status, headers
+
+
+@bp.route("/logout", methods=["POST"])
+def logout() -> Any:
+    """End the session (POST with CSRF token, so a foreign page cannot log a referee out)."""
+    session.clear()
+    return redirect(url_for("auth.login"))
+
+
+@bp.route("/whoami")
+def whoami() -> Any:
+    """Who is logged in, and the CSRF token scripts need for POSTs."""
+    user = g.user
+    return jsonify(user=user.name if user else None, role=user.role if user else None,
+                   csrf_token=csrf_token())
+
+
+def init_app(app: Any) -> None:
+    """Register hooks and make sure the user DB exists."""
+    app.teardown_appcontext(close_db)
+    app.before_request(load_user)
+    users.connect(app.config["USERS_DB"]).close()

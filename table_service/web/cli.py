@@ -1,0 +1,83 @@
+"""``guandan-table user add/remove/list``: manage the referee panel's accounts."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import sys
+from typing import Any
+
+from . import config, users
+
+
+def _db_path(args: argparse.Namespace) -> str:
+    """``--db``, else USERS_DB from the web settings (file, environment, defaults)."""
+    if args.db:
+        return args.db
+    return str(config.build(config_file=args.config)["USERS_DB"])
+
+
+def _password(args: argparse.Namespace) -> str:
+    if args.password_stdin:
+        line = sys.stdin.readline()
+        return line.rstrip("\r\n")
+    if not sys.stdin.isatty():
+        raise ValueError("无终端，请用 --password-stdin / no terminal: use --password-stdin")
+    first = getpass.getpass("密码 / password: ")
+    second = getpass.getpass("再次输入 / repeat: ")
+    if first != second:
+        raise ValueError("两次输入的密码不一致 / the passwords differ")
+    return first
+
+
+def cmd_add(args: argparse.Namespace) -> int:
+    conn = users.connect(_db_path(args))
+    try:
+        user = users.add_user(conn, args.name, _password(args), args.role)
+    finally:
+        conn.close()
+    print(f"已添加 / added: {user.name} ({users.ROLE_NAMES[user.role]})")
+    return 0
+
+
+def cmd_remove(args: argparse.Namespace) -> int:
+    conn = users.connect(_db_path(args))
+    try:
+        users.remove_user(conn, args.name)
+    finally:
+        conn.close()
+    print(f"已删除 / removed: {args.name}")
+    return 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    conn = users.connect(_db_path(args))
+    try:
+        rows = users.list_users(conn)
+    finally:
+        conn.close()
+    if not rows:
+        print("（无用户 / no users）")
+    for u in rows:
+        print(f"{u.name}\t{u.role}\t{users.ROLE_NAMES[u.role]}")
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    """Add ``user`` with ``add``/``remove``/``list`` to the ``guandan-table`` command."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--db", help="用户数据库 / users SQLite file (default: the web config's USERS_DB)")
+    common.add_argument("--config", help="web 配置文件 / web settings TOML file")
+    p = subparsers.add_parser("user", help="裁判台账户 / referee panel accounts")
+    sub = p.add_subparsers(dest="user_command", metavar="ACTION", required=True)
+    a = sub.add_parser("add", parents=[common], help="添加账户 / add an account")
+    a.add_argument("name")
+    a.add_argument("--role", choices=users.ROLES, default="referee",
+                   help="viewer / referee / chief (裁判长)")
+    a.add_argument("--password-stdin", action="store_true", help="从标准输入读密码 / read the password from stdin")
+    a.set_defaults(func=cmd_add)
+    r = sub.add_parser("remove", parents=[common], help="删除账户 / remove an account")
+    r.add_argument("name")
+    r.set_defaults(func=cmd_remove)
+    ls = sub.add_parser("list", parents=[common], help="列出账户 / list accounts")
+    ls.set_defaults(func=cmd_list)

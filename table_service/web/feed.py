@@ -1,0 +1,343 @@
+"""The public broadcast feed: delayed on the Pi, filtered, and held back per deal in duplicate mode.
+
+Nothing reaches the public before ``t_ms + delay`` of the event, measured on the Pi. The feed keeps
+its own *public* engine state: it folds the accepted events, one by one with the engine's pure
+``apply``, only once each is due, so the public state is exactly "the table as of now − delay" and
+never holds anything later. Because ``apply`` is pure, duplicate (复式) mode is simple: the feed
+applies the next event to a copy, reads which deal that event belongs to, and keeps the result only
+if the organiser released that deal; otherwise the cursor stops there until a release arrives.
+
+What is public (see ``docs/api.md``): seats and players, levels, the deal's level, whose turn, cards
+left, report lamps, the current trick, recent plays, tribute/return, confirmed flags and penalties,
+the score sheet. Never public: open or dismissed flags, uncertain camera reads (questions) and
+confidence values, cards seen/unseen counters, device status, evidence images, clock ticks.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from .hub import Broadcaster
+
+log = logging.getLogger(__name__)
+
+#: Event types that appear in the public event stream (after delay/release), with the data
+#: fields they keep. Types not listed still change the public *state* (e.g. ``clock_ticked``
+#: starts overtime) but are not listed as events.
+PUBLIC_EVENT_FIELDS: dict[str, tuple[str, ...]] = {
+    "round_set_up": ("players", "teams", "format", "levels", "round", "board"),
+    "first_cut_recorded": ("card",),
+    "drawing_finished": ("counts",),
+    "anti_tribute_declared": ("seats", "cards"),
+    "tribute_given": ("seat", "card"),
+    "return_given": ("seat", "card"),
+    "cards_played": ("seat", "cards", "reading"),
+    "passed": ("seat",),
+    "report_pressed": ("seat",),
+    "play_confirmed": ("ref",),
+    "play_corrected": ("ref", "cards"),
+    "reading_declared": ("ref", "kind", "rank"),
+    "event_voided": ("ref",),
+    "flag_confirmed": ("flag",),
+    "penalty_given": ("side", "level", "article", "seat", "flag", "lose_turn", "next_leader"),
+    "late_arrival_recorded": ("side", "minutes"),
+    "score_sheet_signed": ("side",),
+    "round_ended": (),
+}
+
+
+def public_event(event: dict, state_json: dict) -> dict | None:
+    """The public form of an accepted event, or None when it is not for the public.
+
+    ``state_json`` is the public engine view right after the event (used to describe a confirmed
+    flag: its rule and seat, never its evidence).
+    """
+    etype = event.get("type")
+    fields = PUBLIC_EVENT_FIELDS.get(etype)
+    if fields is None:
+        return None
+    data = event.get("data") or {}
+    if etype == "cards_played" and data.get("uncertain"):
+        return None  # a question to the referee, not (yet) a play
+    out = {k: data[k] for k in fields if k in data}
+    if etype == "flag_confirmed":
+        flag = next((f for f in state_json.get("flags", []) if f.get("id") == data.get("flag")), None)
+        if flag is not None:
+            out.update({k: flag.get(k) for k in ("rule", "article", "seat")})
+    return {"seq": event.get("seq"), "t_ms": event.get("t_ms"), "type": etype, "data": out}
+
+
+def _plays_of(trick: dict | list | None) -> list[dict]:
+    if not trick:
+        return []
+    plays = trick.get("plays", []) if isinstance(trick, dict) else trick
+    return [p for p in plays if isinstance(p, dict)]
+
+
+def _public_play(p: dict) -> dict:
+    if p.get("pass"):
+        return {"seq": p.get("seq"), "seat": p.get("seat"), "pass": True}
+    return {"seq": p.get("seq"), "seat": p.get("seat"), "cards": list(p.get("cards") or []),
+            "kind": p.get("kind"), "rank": p.get("rank")}
+
+
+def public_state(s: dict, recent_plays: int = 8) -> dict:
+    """Project the engine's referee view onto what the public may see."""
+    rnd = s.get("round") or {}
+    deal = s.get("deal")
+    out_deal = None
+    recent: list[dict] = []
+    if deal:
+        trick = deal.get("trick") or {}
+        for t in deal.get("tricks") or []:
+            recent.extend(_public_play(p) for p in _plays_of(t) if not p.get("pass"))
+        recent.extend(_public_play(p) for p in _plays_of(trick) if not p.get("pass"))
+        reports = deal.get("reports") or {}
+        out_deal = {
+            "no": deal.get("no"),
+            "level": deal.get("level"),
+            "level_side": deal.get("level_side"),
+            "phase": deal.get("phase"),
+            "counts": deal.get("counts"),
+            "finish_order": deal.get("finish_order"),
+            "turn": deal.get("turn"),
+            "leader": deal.get("leader"),
+            "trick": {"leader": trick.get("leader"),
+                      "plays": [_public_play(p) for p in _plays_of(trick)]},
+            "report_lamps": {seat: seat in reports for seat in "ESWN"},
+            "reports": reports,
+            "tributes": [{k: t.get(k) for k in ("from", "to", "card")} for t in deal.get("tributes") or []],
+            "returns": [{k: t.get(k) for k in ("from", "to", "card")} for t in deal.get("returns") or []],
+            "anti_tribute": deal.get("anti_tribute"),
+        }
+    penalties = s.get("penalties") or {}
+    return {
+        "schema": 1,
+        "last_seq": s.get("last_seq"),
+        "t_ms": s.get("t_ms"),
+        "round": ({k: rnd.get(k) for k in ("no", "status", "board", "format")} if rnd else None),
+        "players": rnd.get("players") if rnd else None,
+        "teams": rnd.get("teams") if rnd else None,
+        "levels": s.get("levels"),
+        "deal": out_deal,
+        "recent_plays": recent[-recent_plays:] if recent_plays > 0 else [],
+        "flags": [{k: f.get(k) for k in ("id", "rule", "article", "seat", "t_ms")}
+                  for f in s.get("flags") or [] if f.get("status") == "confirmed"],
+        "penalties": [{k: r.get(k) for k in ("side", "level", "article", "seat", "auto")}
+                      for r in penalties.get("records") or []],
+        "score_sheet": s.get("score_sheet") or [],
+        "result": s.get("result"),
+    }
+
+
+def deal_key(state_json: dict) -> tuple[int, int] | None:
+    """``(round no, deal no)`` the state is in, or None between deals' scope (no deal yet)."""
+    rnd = state_json.get("round") or {}
+    deal = state_json.get("deal")
+    if not deal:
+        return None
+    return int(rnd.get("no") or 0), int(deal.get("no") or 0)
+
+
+def _wall_ms() -> float:
+    return time.time() * 1000.0
+
+
+class FeedView:
+    """Delayed, filtered public view of one table, with its own SSE broadcaster.
+
+    :param runner: the table's TableRunner (``subscribe``, ``events``).
+    :param delay_s: broadcast delay, 0-3600 s.
+    :param duplicate: hold each deal until :meth:`release` names it.
+    :param clock: returns "now" in the runner's ``t_ms`` units (default: Unix epoch ms, as the
+        service stamps events); tests pass a controllable clock.
+    :param released: deals already released (loaded from the web DB at start-up).
+    :param pump_thread: run a background thread that publishes events when they fall due; tests
+        with a fake clock may turn it off and call :meth:`pump` themselves.
+    """
+
+    def __init__(self, runner: Any, *, delay_s: float = 0.0, duplicate: bool = False,
+                 recent_plays: int = 8, clock: Callable[[], float] | None = None,
+                 released: set[tuple[int, int]] | None = None, buffer: int = 4096,
+                 pump_thread: bool = True) -> None:
+        from table_service.engine import apply, initial_state
+
+        self._apply = apply
+        self.delay_ms = float(delay_s) * 1000.0
+        self.duplicate = duplicate
+        self.recent_plays = recent_plays
+        self._clock = clock or _wall_ms
+        self._released: set[tuple[int, int]] = set(released or ())
+        self._lock = threading.RLock()  # public state, pending queue, published list
+        # The engine thread only ever takes this small lock (never the pump's, which may be held
+        # for a long catch-up fold), so the feed can never delay the referee panel's push.
+        self._inbox_lock = threading.Lock()
+        self._inbox: list[dict] = []
+        self._kick = threading.Event()  # wakes the pump thread
+        self._pending: deque[dict] = deque()
+        self._max_seq = 0
+        self._state = initial_state()
+        self._public = public_state(self._state, recent_plays)
+        self._held: tuple[int, Any, tuple[int, int] | None] | None = None  # tentative apply
+        self._closed = False
+        self._blocked = False  # duplicate mode: waiting for a release
+        self._published: deque[dict] = deque(maxlen=buffer)
+        self.broadcaster = Broadcaster(self._snapshot, buffer)
+        # Subscribe first, then read history; events arriving meanwhile are merged by seq.
+        self._ready = False
+        self._early: list[dict] = []
+        self._unsubscribe = runner.subscribe(self._on_applied)
+        history = runner.events(after=0)
+        with self._lock, self._inbox_lock:
+            for ev in sorted(history + self._early, key=lambda e: int(e["seq"])):
+                self._enqueue(ev)
+            self._early.clear()
+            self._ready = True
+        self._thread: threading.Thread | None = None
+        if pump_thread:
+            self._thread = threading.Thread(target=self._run, name="feed-pump", daemon=True)
+            self._thread.start()
+        self.pump()
+
+    # -- input -------------------------------------------------------------------------------
+    def _enqueue(self, event: dict) -> None:
+        seq = int(event["seq"])
+        if seq <= self._max_seq:
+            return  # seen already (history and live callback overlap)
+        self._max_seq = seq
+        self._pending.append(event)
+
+    def _on_applied(self, event: dict, _state: dict) -> None:
+        """Runner callback (engine thread): queue the event; the pump decides when it is public."""
+        with self._inbox_lock:
+            if not self._ready:
+                self._early.append(event)
+                return
+            self._inbox.append(event)
+        self._kick.set()
+
+    def release(self, round_no: int, deal_no: int) -> None:
+        """Duplicate mode: the organiser released this deal; its events go out as they fall due."""
+        with self._lock:
+            self._released.add((int(round_no), int(deal_no)))
+        self._kick.set()
+        self.pump()
+
+    @property
+    def released(self) -> set[tuple[int, int]]:
+        with self._lock:
+            return set(self._released)
+
+    # -- output ------------------------------------------------------------------------------
+    def now_ms(self) -> float:
+        """The feed's notion of now, in ``t_ms`` units."""
+        return float(self._clock())
+
+    def cutoff_ms(self) -> float:
+        """Events with ``t_ms`` at or before this may be public now."""
+        return self.now_ms() - self.delay_ms
+
+    def pump(self) -> int:
+        """Publish every event that is due (and released); return how many were folded.
+
+        Called by the background thread, by :meth:`release`, and before every public read, so a
+        reader never sees less than is due, and never more. The projection reads the engine's own
+        state dict (same keys as ``state_to_json`` minus internal ``_`` keys, never mutated by
+        ``apply``), so no full JSON copy is made per event; a catch-up over a long log stays linear.
+        """
+        done = 0
+        with self._lock:
+            with self._inbox_lock:
+                inbox, self._inbox = self._inbox, []
+            for ev in inbox:
+                self._enqueue(ev)
+            self._blocked = False
+            cutoff = self.cutoff_ms()
+            stale = False  # public projection older than self._state
+            while self._pending:
+                ev = self._pending[0]
+                if float(ev.get("t_ms") or 0) > cutoff:
+                    break
+                if self._held is not None and self._held[0] == int(ev["seq"]):
+                    _, new_state, key = self._held
+                else:
+                    try:
+                        new_state = self._apply(self._state, ev)[0]
+                    except ValueError as exc:  # the runner accepted it, so this is unexpected
+                        log.error("feed: cannot apply accepted event %s: %s", ev.get("seq"), exc)
+                        self._pending.popleft()
+                        continue
+                    key = deal_key(new_state)
+                    self._held = (int(ev["seq"]), new_state, key)
+                if self.duplicate and key is not None and key not in self._released:
+                    self._blocked = True
+                    break  # this deal stays private until the organiser releases it
+                self._pending.popleft()
+                self._held = None
+                self._state = new_state
+                done += 1
+                pub = public_event(ev, new_state)
+                if pub is None:
+                    stale = True
+                    continue
+                self._public = public_state(new_state, self.recent_plays)
+                stale = False
+                self._published.append(pub)
+                self.broadcaster.publish(int(ev["seq"]), {"event": pub, "state": self._public}, self._public)
+            if stale:
+                self._public = public_state(self._state, self.recent_plays)
+        return done
+
+    def _snapshot(self) -> tuple[int, dict]:
+        with self._lock:
+            return int(self._public.get("last_seq") or 0), self._public
+
+    def state(self) -> dict:
+        """The public state as of now − delay."""
+        self.pump()
+        with self._lock:
+            return self._public
+
+    def events(self, after: int = 0, limit: int = 1000) -> list[dict]:
+        """Public events published so far with ``seq > after`` (oldest first, at most ``limit``)."""
+        self.pump()
+        with self._lock:
+            out = [ev for ev in self._published if int(ev["seq"]) > after]
+        return out[:limit]
+
+    def next_due_ms(self) -> float | None:
+        """When the next pending event falls due (None: nothing pending, or held for release)."""
+        with self._lock:
+            if not self._pending or self._blocked:
+                return None
+            return float(self._pending[0].get("t_ms") or 0) + self.delay_ms
+
+    def _run(self) -> None:
+        while not self._closed:
+            self._kick.clear()  # before pumping: an event arriving later sets it again
+            self.pump()
+            due = self.next_due_ms()
+            wait = 1.0 if due is None else min(max((due - self.now_ms()) / 1000.0, 0.0), 1.0)
+            if wait > 0:
+                self._kick.wait(wait)
+
+    def wake(self) -> None:
+        """Wake the pump and the streams (shutdown, or a test that moved its clock)."""
+        self._kick.set()
+        self.broadcaster.wake()
+
+    def close(self) -> None:
+        """Unsubscribe, stop the pump thread and end every stream."""
+        try:
+            self._unsubscribe()
+        finally:
+            self._closed = True
+            self._kick.set()
+            self.broadcaster.close()
+            if self._thread is not None and self._thread is not threading.current_thread():
+                self._thread.join(2.0)

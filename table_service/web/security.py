@@ -1,0 +1,91 @@
+"""CSRF tokens and the failed-login rate limiter.
+
+CSRF: every state-changing request (anything but GET/HEAD/OPTIONS) must carry the session's token,
+either as the form field ``csrf_token`` or the ``X-CSRF-Token`` header. The session cookie is
+SameSite=Strict as well, but the token is what guarantees that a page from another origin cannot
+make a referee's browser confirm a flag or log in as someone else (login CSRF).
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+
+from flask import abort, request, session
+
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+CSRF_FIELD = "csrf_token"
+CSRF_HEADER = "X-CSRF-Token"
+
+
+def csrf_token() -> str:
+    """The session's CSRF token, created on first use (exposed to templates as ``csrf_token()``)."""
+    token = session.get("csrf")
+    if not token:
+        token = secrets.token_urlsafe(32)
+        session["csrf"] = token
+    return token
+
+
+def check_csrf() -> None:
+    """``before_request`` hook: abort with 400 when a state-changing request lacks a valid token."""
+    if request.method in SAFE_METHODS or request.routing_exception is not None:
+        return  # a request that matches no route gets its 404/405, which changes nothing
+    expected = session.get("csrf")
+    sent = request.headers.get(CSRF_HEADER) or request.form.get(CSRF_FIELD)
+    if not expected or not sent or not hmac.compare_digest(str(expected), str(sent)):
+        abort(400, description="CSRF 令牌缺失或无效，请刷新页面 / missing or invalid CSRF token, reload the page")
+
+
+class LoginLimiter:
+    """Sliding-window counter of failed logins per key (client address + user name, and address alone).
+
+    Kept in memory: the Pi runs one process, and a restart clearing the counters is acceptable
+    (an attacker cannot restart it). ``clock`` is injectable so tests need not wait real minutes.
+    """
+
+    def __init__(self, max_failures: int, window_s: float, clock: Callable[[], float] = time.monotonic):
+        self.max_failures = max_failures
+        self.window_s = window_s
+        self._clock = clock
+        self._failures: dict[str, deque[float]] = {}
+        self._lock = threading.Lock()
+
+    def _keys(self, address: str, name: str) -> tuple[str, str]:
+        # The per-address key allows more attempts so that several referees behind one NAT can
+        # still log in, but a password sprayer trying many names is still stopped.
+        return (f"{address}|{name.lower()}", f"{address}|*")
+
+    def _prune(self, key: str, now: float) -> deque[float]:
+        q = self._failures.setdefault(key, deque())
+        while q and now - q[0] > self.window_s:
+            q.popleft()
+        return q
+
+    def retry_after(self, address: str, name: str) -> float:
+        """Seconds until another attempt is allowed; 0 when one is allowed now."""
+        now = self._clock()
+        limits = (self.max_failures, self.max_failures * 4)
+        wait = 0.0
+        with self._lock:
+            for key, limit in zip(self._keys(address, name), limits, strict=True):
+                q = self._prune(key, now)
+                if len(q) >= limit:
+                    wait = max(wait, self.window_s - (now - q[len(q) - limit]))
+        return max(wait, 0.0)
+
+    def failed(self, address: str, name: str) -> None:
+        """Record one failed attempt."""
+        now = self._clock()
+        with self._lock:
+            for key in self._keys(address, name):
+                self._prune(key, now).append(now)
+
+    def succeeded(self, address: str, name: str) -> None:
+        """Forget the failures for this user from this address (the address-wide count stays)."""
+        with self._lock:
+            self._failures.pop(self._keys(address, name)[0], None)

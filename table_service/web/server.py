@@ -1,0 +1,89 @@
+"""Serving the app with cheroot, in-process, on a background thread.
+
+cheroot (the CherryPy WSGI server) is a production, pure-Python, thread-pool HTTP/1.1 server. It is
+chosen because it streams: each chunk a WSGI iterable yields is written and flushed to the socket at
+once (chunked transfer encoding), which is what Server-Sent Events need. It runs inside the table
+service's own process, so the web handlers can reach the TableRunner directly (no IPC), and it has
+no C dependencies, so it installs the same on a Pi and on a laptop. Every open SSE stream holds one
+worker thread; ``SERVER_THREADS`` sizes the pool (default 80: 50 panels/feeds plus requests).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from cheroot import wsgi
+from flask import Flask
+
+from .tables import attach_table, web_state
+
+
+@dataclass
+class ServerHandle:
+    """A running server. ``stop()`` ends open streams, then the server; it is idempotent."""
+
+    app: Flask
+    host: str
+    port: int
+    _server: wsgi.Server = field(repr=False)
+    _thread: threading.Thread = field(repr=False)
+    _stopped: bool = field(default=False, repr=False)
+
+    @property
+    def url(self) -> str:
+        """Base URL, e.g. ``http://127.0.0.1:8080`` (IPv6 hosts are bracketed)."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Close every SSE stream, stop accepting, and wait for the server thread."""
+        if self._stopped:
+            return
+        self._stopped = True
+        web_state(self.app).begin_shutdown()
+        self._server.stop()
+        self._thread.join(timeout)
+
+    def __enter__(self) -> ServerHandle:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def serve(app: Flask, host: str = "127.0.0.1", port: int = 8080) -> ServerHandle:
+    """Start serving ``app`` with cheroot on a daemon thread and return once the socket listens.
+
+    ``port=0`` picks a free port (tests); the handle's ``port`` is the real one.
+
+    :raises OSError: when the address cannot be bound (port in use, bad host).
+    """
+    web_state(app).stop.clear()  # an app served again after a stop streams again
+    threads = int(app.config.get("SERVER_THREADS", 80))
+    server = wsgi.Server((host, port), app, numthreads=threads, max=threads,
+                         server_name="guandan-table", shutdown_timeout=2)
+    server.prepare()  # binds now, so a bind error raises here, in the caller's thread
+    bound_host, bound_port = server.bind_addr[:2]
+    thread = threading.Thread(target=server.serve, name=f"web-{bound_port}", daemon=True)
+    thread.start()
+    return ServerHandle(app, bound_host, bound_port, server, thread)
+
+
+def start(runners: Mapping[str, Any], *, host: str = "127.0.0.1", port: int = 8080,
+          config_file: str | None = None, settings: Mapping[str, Any] | None = None) -> ServerHandle:
+    """Build the app, attach every runner (``{"1": runner, …}``) and serve it: the one call the
+    table service needs. ``handle.app`` is the Flask app (e.g. to attach a table later).
+
+    :raises table_service.web.config.ConfigError: for a bad setting.
+    :raises ValueError: for a bad table id.
+    :raises OSError: when the port cannot be bound.
+    """
+    from . import create_app
+
+    app = create_app(settings, config_file=config_file)
+    for table_id, runner in runners.items():
+        attach_table(app, table_id, runner)
+    return serve(app, host, port)

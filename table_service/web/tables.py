@@ -1,0 +1,118 @@
+"""The tables an app serves: runner, panel hub and public feed per table id.
+
+The service attaches each TableRunner it owns with :func:`attach_table`; tests do the same with a
+real runner on a temp SQLite file. ``create_app`` also accepts ``TABLES={"1": runner}`` in its
+config as a shortcut.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from flask import Flask, abort, current_app
+
+from . import users
+from .feed import FeedView
+from .hub import TableHub
+from .security import LoginLimiter
+
+_TABLE_ID_RE = re.compile(r"^[A-Za-z0-9_\-]{1,32}$")
+
+
+@dataclass
+class TableEntry:
+    """One served table."""
+
+    table_id: str
+    runner: Any
+    hub: TableHub
+    feed: FeedView
+
+
+@dataclass
+class WebState:
+    """Per-app mutable state (kept in ``app.extensions['guandan']``)."""
+
+    limiter: LoginLimiter
+    tables: dict[str, TableEntry] = field(default_factory=dict)
+    stop: threading.Event = field(default_factory=threading.Event)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    feed_streams: int = 0  # open public feed streams (capped by FEED_MAX_STREAMS)
+
+    def acquire_feed_stream(self, limit: int) -> bool:
+        """Count one more open public stream, unless ``limit`` are open already."""
+        with self.lock:
+            if self.feed_streams >= limit:
+                return False
+            self.feed_streams += 1
+            return True
+
+    def release_feed_stream(self) -> None:
+        with self.lock:
+            self.feed_streams = max(0, self.feed_streams - 1)
+
+    def begin_shutdown(self) -> None:
+        """Make every open stream end promptly (they wait on hub/feed conditions)."""
+        self.stop.set()
+        for entry in list(self.tables.values()):
+            entry.hub.wake()
+            entry.feed.wake()
+
+
+def web_state(app: Flask | None = None) -> WebState:
+    """The :class:`WebState` of ``app`` (default: the current app)."""
+    return (app or current_app).extensions["guandan"]
+
+
+def attach_table(app: Flask, table_id: str, runner: Any) -> TableEntry:
+    """Serve ``runner`` as table ``table_id`` on the panel, API and feed.
+
+    :raises ValueError: for an id that is not 1-32 letters/digits/``_-``, or one already attached.
+    """
+    table_id = str(table_id)
+    if not _TABLE_ID_RE.match(table_id):
+        raise ValueError(f"桌号无效 / invalid table id {table_id!r} (1-32 letters, digits, _ -)")
+    state = web_state(app)
+    with state.lock:
+        if table_id in state.tables:
+            raise ValueError(f"桌号重复 / table {table_id!r} is already attached")
+        cfg = app.config
+        hub = TableHub(runner, buffer=int(cfg["SSE_BUFFER"]), max_bytes=int(cfg["SSE_BUFFER_BYTES"]))
+        conn = users.connect(cfg["USERS_DB"])
+        try:
+            released = users.list_releases(conn, table_id)
+        finally:
+            conn.close()
+        feed = FeedView(
+            runner,
+            delay_s=float(cfg["FEED_DELAY_S"]),
+            duplicate=bool(cfg["FEED_DUPLICATE"]),
+            recent_plays=int(cfg["FEED_RECENT_PLAYS"]),
+            clock=cfg.get("FEED_CLOCK"),
+            released=released,
+            buffer=int(cfg["SSE_BUFFER"]),
+        )
+        entry = TableEntry(table_id, runner, hub, feed)
+        state.tables[table_id] = entry
+    return entry
+
+
+def detach_table(app: Flask, table_id: str) -> None:
+    """Stop serving a table (its open streams end); the runner itself is left running."""
+    state = web_state(app)
+    with state.lock:
+        entry = state.tables.pop(str(table_id), None)
+    if entry is not None:
+        entry.hub.close()
+        entry.feed.close()
+
+
+def get_table(table_id: str) -> TableEntry:
+    """The table for a request, or a 404 with a clear message."""
+    entry = web_state().tables.get(table_id)
+    if entry is None:
+        abort(404, description=f"没有该桌 / unknown table {table_id!r}")
+    return entry

@@ -1,0 +1,245 @@
+"""The JSON API through the Flask test client: every endpoint, every role rule, bad input."""
+
+from __future__ import annotations
+
+import pytest
+
+ACTIONS = "/api/tables/1/actions"
+
+
+def act(client, h, type_, data=None):
+    return h.post_json(client, ACTIONS, {"type": type_, "data": data or {}})
+
+
+def test_tables_and_state(client, h, runner):
+    h.setup_deal(runner)
+    h.login(client, "vera")
+    tables = client.get("/api/tables").get_json()["tables"]
+    assert tables == [{"id": "1", "round": 1, "status": "play", "last_seq": 3}]
+    st = client.get("/api/tables/1/state").get_json()
+    assert st["round"]["players"] == h.PLAYERS
+    assert st["deal"]["turn"] == "N"
+    assert st == runner.state()
+
+
+def test_unknown_table_is_404_with_message(client, h):
+    h.login(client, "chen")
+    for method, url in [("get", "/api/tables/9/state"), ("get", "/api/tables/9/events"),
+                        ("get", "/api/tables/9/stream")]:
+        resp = getattr(client, method)(url)
+        assert resp.status_code == 404, url
+        assert "unknown table" in resp.get_json()["error"]
+    resp = act(client, h, "round_ended").status_code
+    resp = h.post_json(client, "/api/tables/9/actions", {"type": "round_ended", "data": {}})
+    assert resp.status_code == 404
+    assert client.get("/tables/9").status_code == 404
+    assert client.get("/feed/9/state.json").status_code == 404
+
+
+def test_events_history_and_paging(client, h, runner):
+    h.setup_deal(runner)
+    h.play(runner, "N", ["3s"])
+    h.login(client, "vera")
+    evs = client.get("/api/tables/1/events").get_json()
+    assert [e["seq"] for e in evs["events"]] == [1, 2, 3, 4] and evs["more"] is False
+    page = client.get("/api/tables/1/events?after=1&limit=2").get_json()
+    assert [e["seq"] for e in page["events"]] == [2, 3] and page["more"] is True
+    for bad in ("after=x", "limit=0", "limit=99999", "after=-1"):
+        resp = client.get(f"/api/tables/1/events?{bad}")
+        assert resp.status_code == 400, bad
+        assert "must be" in resp.get_json()["error"]
+
+
+def test_viewer_cannot_act(client, h, runner):
+    h.setup_deal(runner)
+    h.login(client, "vera")
+    resp = act(client, h, "penalty_given", {"side": "EW", "level": "warning", "article": "x"})
+    assert resp.status_code == 403
+    assert "referee" in resp.get_json()["error"]
+    assert runner.state()["penalties"]["records"] == []
+
+
+def test_logged_out_cannot_act(client, h, runner):
+    resp = act(client, h, "round_ended")
+    assert resp.status_code == 401
+
+
+def test_referee_gives_warning_as_an_engine_event(client, h, runner):
+    h.setup_deal(runner)
+    h.login(client, "rita")
+    resp = act(client, h, "penalty_given", {"side": "NS", "level": "warning", "seat": "N", "article": "越序"})
+    body = resp.get_json()
+    assert resp.status_code == 200 and body["accepted"] is True
+    assert body["event"]["source"] == "panel" and body["event"]["role"] == "referee"
+    # It is in the runner's log, and that is the only way the state changed.
+    assert runner.events(after=body["seq"] - 1)[0]["type"] == "penalty_given"
+    assert runner.state()["penalties"]["NS"]["warnings"] == 1
+
+
+@pytest.mark.parametrize("level", ["foul", "loss"])
+def test_foul_and_loss_are_chief_only(client, h, runner, level):
+    h.setup_deal(runner)
+    h.login(client, "rita")
+    data = {"side": "EW", "level": level, "seat": "E", "article": "藏牌", "next_leader": "N"}
+    resp = act(client, h, "penalty_given", data)
+    assert resp.status_code == 403 and "chief" in resp.get_json()["error"]
+    n = len(runner.events())
+    assert n == 3  # nothing reached the engine
+    client.post("/auth/logout", data={"csrf_token": h.csrf_of(client)})
+    h.login(client, "chen")
+    resp = act(client, h, "penalty_given", data)
+    assert resp.status_code == 200, resp.get_json()
+    assert runner.state()["penalties"]["records"][-1]["level"] == level
+
+
+def test_escalation_refused_by_engine_is_403(client, h, runner):
+    """A referee's second violation would escalate into a foul: the engine refuses, the API says 403."""
+    h.setup_deal(runner)
+    h.login(client, "rita")
+    data = {"side": "EW", "level": "violation", "article": "x"}
+    assert act(client, h, "penalty_given", data).status_code == 200
+    resp = act(client, h, "penalty_given", data)
+    assert resp.status_code == 403
+    assert "裁判长" in resp.get_json()["error"]
+    assert runner.state()["penalties"]["EW"] == {"warnings": 0, "violations": 1, "fouls": 0}
+
+
+def test_late_arrival_over_five_minutes_is_chief_only(client, h, runner):
+    h.login(client, "rita")
+    assert act(client, h, "late_arrival_recorded", {"side": "EW", "minutes": 7}).status_code == 403
+    resp = act(client, h, "late_arrival_recorded", {"side": "EW", "minutes": 3})
+    assert resp.status_code in (200, 422)  # the engine decides whether a round must exist first
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ([1, 2], "JSON object"),
+        ({"type": "penalty_given", "data": [1]}, "'data' must be a JSON object"),
+        ({"type": "make_me_win", "data": {}}, "unknown action type"),
+        ({"type": "clock_ticked", "data": {}}, "unknown action type"),
+        ({"data": {}}, "unknown action type"),
+        ({"type": "round_ended", "data": {}, "seq": 5}, "unknown fields"),
+    ],
+)
+def test_malformed_actions_are_400(client, h, runner, body, message):
+    h.login(client, "chen")
+    resp = h.post_json(client, ACTIONS, body)
+    assert resp.status_code == 400
+    assert message in resp.get_json()["error"]
+    assert runner.events() == []
+
+
+def test_non_json_body_is_400(client, h):
+    h.login(client, "chen")
+    resp = client.post(ACTIONS, data="type=round_ended", headers={"X-CSRF-Token": h.csrf_of(client)},
+                       content_type="application/x-www-form-urlencoded")
+    assert resp.status_code == 400
+    assert "JSON" in resp.get_json()["error"]
+
+
+def test_action_without_csrf_header_is_400(client, h, runner):
+    h.login(client, "chen")
+    resp = client.post(ACTIONS, json={"type": "round_ended", "data": {}})
+    assert resp.status_code == 400 and "CSRF" in resp.get_json()["error"]
+    assert runner.events() == []
+
+
+def test_engine_rejection_is_422_with_its_message(client, h, runner):
+    h.setup_deal(runner)
+    h.login(client, "rita")
+    resp = act(client, h, "flag_confirmed", {"flag": "F99"})
+    assert resp.status_code == 422
+    body = resp.get_json()
+    assert body["accepted"] is False and "no such flag" in body["error"]
+    assert runner.state()["last_seq"] == 3
+
+
+def test_confirm_and_dismiss_flags(client, h, runner):
+    h.setup_deal(runner)
+    h.play(runner, "E", ["3s"])        # out of turn: flag F4
+    runner.submit({"type": "referee_called", "source": "screen", "data": {"seat": "W"}})  # F5
+    h.login(client, "rita")
+    assert act(client, h, "flag_confirmed", {"flag": "F4", "note": "seen"}).status_code == 200
+    assert act(client, h, "flag_dismissed", {"flag": "F5"}).status_code == 200
+    flags = {f["id"]: f["status"] for f in runner.state()["flags"]}
+    assert flags == {"F4": "confirmed", "F5": "dismissed"}
+    resp = act(client, h, "flag_confirmed", {"flag": "F4"})
+    assert resp.status_code == 422 and "already" in resp.get_json()["error"]
+
+
+def test_one_tap_question_confirm_and_correct(client, h, runner):
+    h.setup_deal(runner)
+    q = h.play(runner, "N", ["4s"], confidence=[0.41], uncertain=True)
+    assert runner.state()["deal"]["questions"][0]["seq"] == q.seq
+    h.login(client, "rita")
+    assert act(client, h, "play_confirmed", {"ref": q.seq}).status_code == 200
+    deal = runner.state()["deal"]
+    assert deal["questions"] == [] and deal["trick"]["plays"][0]["cards"] == ["4s"]
+    q2 = h.play(runner, "W", ["5h"], confidence=[0.3], uncertain=True)
+    assert act(client, h, "play_corrected", {"ref": q2.seq, "cards": ["6h"]}).status_code == 200
+    plays = runner.state()["deal"]["trick"]["plays"]
+    assert [p["cards"] for p in plays] == [["4s"], ["6h"]]
+
+
+def test_correct_void_and_end_round(client, h, runner):
+    h.setup_deal(runner)
+    p = h.play(runner, "N", ["4s"])
+    h.login(client, "rita")
+    assert act(client, h, "play_corrected", {"ref": p.seq, "cards": ["4h"]}).status_code == 200
+    assert runner.state()["deal"]["trick"]["plays"][0]["cards"] == ["4h"]
+    assert act(client, h, "event_voided", {"ref": p.seq, "reason": "双读 / double read"}).status_code == 200
+    assert runner.state()["deal"]["trick"]["plays"] == []
+    resp = act(client, h, "round_ended", {"reason": "time"})
+    assert resp.status_code == 200
+    assert runner.state()["result"]["reason"] == "ended"
+    assert act(client, h, "score_sheet_signed", {"side": "EW"}).status_code == 200
+    assert runner.state()["signatures"]["EW"] is True
+
+
+def test_manual_entry_of_play_and_pass(client, h, runner):
+    h.setup_deal(runner)
+    h.login(client, "rita")
+    assert act(client, h, "cards_played", {"seat": "N", "cards": ["9c"]}).status_code == 200
+    assert act(client, h, "passed", {"seat": "W"}).status_code == 200
+    plays = runner.state()["deal"]["trick"]["plays"]
+    assert plays[0]["cards"] == ["9c"] and plays[1]["pass"] is True
+    resp = act(client, h, "cards_played", {"seat": "X", "cards": ["9c"]})
+    assert resp.status_code == 422 and "seat" in resp.get_json()["error"]
+
+
+def test_release_is_chief_only_and_validated(make_app, runner, h):
+    app = make_app(TABLES={"1": runner}, FEED_DUPLICATE=True)
+    client = app.test_client()
+    h.login(client, "rita")
+    assert h.post_json(client, "/api/tables/1/feed/release", {"round": 1, "deal": 1}).status_code == 403
+    client.post("/auth/logout", data={"csrf_token": h.csrf_of(client)})
+    h.login(client, "chen")
+    for bad in ({"round": 1}, {"round": "x", "deal": 1}, {"round": 1, "deal": 0}, [1]):
+        assert h.post_json(client, "/api/tables/1/feed/release", bad).status_code == 400, bad
+    resp = h.post_json(client, "/api/tables/1/feed/release", {"round": 1, "deal": 1})
+    assert resp.status_code == 200 and resp.get_json() == {"released": {"round": 1, "deal": 1}}
+    from table_service.web import web_state
+
+    assert (1, 1) in web_state(app).tables["1"].feed.released
+
+
+def test_wrong_method_is_405_json(client, h):
+    h.login(client, "chen")
+    resp = client.get(ACTIONS)
+    assert resp.status_code == 405 and "error" in resp.get_json()
+
+
+def test_camera_crop_of_an_event(client, h, runner):
+    h.setup_deal(runner)
+    crop = h.crop_data_url(["5h"])
+    q = h.play(runner, "N", ["5h"], confidence=[0.3], uncertain=True, crop=crop)
+    plain = h.play(runner, "E", ["6h"])
+    assert client.get(f"/api/tables/1/events/{q.seq}/crop").status_code == 401
+    h.login(client, "vera")
+    resp = client.get(f"/api/tables/1/events/{q.seq}/crop")
+    assert resp.status_code == 200 and resp.mimetype == "image/jpeg"
+    assert resp.data[:3] == b"\xff\xd8\xff" and len(resp.data) > 1000
+    for seq, msg in ((plain.seq, "no camera image"), (999, "no accepted event"), (0, "no accepted event")):
+        r = client.get(f"/api/tables/1/events/{seq}/crop")
+        assert r.status_code == 404 and msg in r.get_json()["error"]

@@ -1,0 +1,88 @@
+"""The panel's HTML pages and their role rules (rendering only; the browser tests drive them)."""
+
+from __future__ import annotations
+
+
+def test_index_lists_tables(client, h):
+    h.login(client, "vera")
+    html = client.get("/").get_data(as_text=True)
+    assert "/tables/1" in html and "比赛桌" in html
+
+
+def test_viewer_sees_table_without_actions(client, h):
+    h.login(client, "vera")
+    resp = client.get("/tables/1")
+    assert resp.status_code == 200
+    html = resp.get_data(as_text=True)
+    assert 'id="trick"' in html and 'id="flags"' in html
+    assert 'id="actions"' not in html
+
+
+def test_referee_sees_actions_but_foul_disabled(client, h):
+    h.login(client, "rita")
+    html = client.get("/tables/1").get_data(as_text=True)
+    assert 'id="actions"' in html
+    assert '<option value="foul" disabled>' in html and '<option value="loss" disabled>' in html
+
+
+def test_chief_may_choose_foul(client, h):
+    h.login(client, "chen")
+    html = client.get("/tables/1").get_data(as_text=True)
+    assert '<option value="foul" >' in html
+
+
+def test_scoresheet_page(client, h):
+    h.login(client, "vera")
+    resp = client.get("/tables/1/scoresheet")
+    assert resp.status_code == 200 and 'id="sheet-rows"' in resp.get_data(as_text=True)
+
+
+def test_english_toggle_cookie(client, h):
+    h.login(client, "vera")
+    client.set_cookie("lang", "en")
+    html = client.get("/tables/1").get_data(as_text=True)
+    assert "Current trick" in html and 'lang="en"' in html
+
+
+def test_login_page_has_csrf_field_and_no_framing(make_app):
+    c = make_app().test_client()
+    resp = c.get("/auth/login")
+    assert 'name="csrf_token"' in resp.get_data(as_text=True)
+    assert resp.headers["X-Frame-Options"] == "DENY"
+
+
+def test_unknown_table_page_is_404_html(client, h):
+    h.login(client, "vera")
+    resp = client.get("/tables/nope")
+    assert resp.status_code == 404 and "unknown table" in resp.get_data(as_text=True)
+
+
+def test_attach_table_validates_ids(make_app, runner):
+    import pytest
+
+    from table_service.web import attach_table
+
+    app = make_app(TABLES={"1": runner})
+    with pytest.raises(ValueError, match="already attached"):
+        attach_table(app, "1", runner)
+    with pytest.raises(ValueError, match="invalid table id"):
+        attach_table(app, "../x", runner)
+
+
+def test_every_label_used_by_pages_and_scripts_exists():
+    """A label key missing from the table would show the raw key after the language toggle."""
+    import re
+    from pathlib import Path
+
+    from table_service.web.i18n import STRINGS
+
+    root = Path(__file__).resolve().parents[2] / "table_service" / "web"
+    used: set[str] = set()
+    for f in (root / "templates").glob("*.html"):
+        text = f.read_text(encoding="utf-8")
+        used |= set(re.findall(r'data-i18n="([^"{]+)"', text)) | set(re.findall(r"t\('([^']+)'\)", text))
+    for f in (root / "static").glob("*.js"):
+        used |= set(re.findall(r'GT\.t\("([^"]+)"\)', f.read_text(encoding="utf-8")))
+    assert used, "no labels found: the scan is broken"
+    assert sorted(k for k in used if k not in STRINGS) == []
+    assert all(zh and en for zh, en in STRINGS.values())

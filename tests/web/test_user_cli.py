@@ -1,0 +1,61 @@
+"""``guandan-table user add/remove/list`` through the real command line collector."""
+
+from __future__ import annotations
+
+import io
+import sys
+
+import pytest
+
+from table_service.cli import main
+from table_service.web import users
+
+
+def run(argv, stdin_text=None, monkeypatch=None):
+    if stdin_text is not None:
+        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin_text))
+    return main(argv)
+
+
+def test_add_list_remove(tmp_path, monkeypatch, capsys):
+    db = str(tmp_path / "u.db")
+    assert run(["user", "add", "li", "--role", "chief", "--db", db, "--password-stdin"],
+               "a-long-password\n", monkeypatch) == 0
+    assert run(["user", "add", "wang", "--db", db, "--password-stdin"], "another-pass\n", monkeypatch) == 0
+    capsys.readouterr()
+    assert run(["user", "list", "--db", db]) == 0
+    out = capsys.readouterr().out
+    assert "li\tchief" in out and "wang\treferee" in out
+    conn = users.connect(db)
+    assert users.authenticate(conn, "li", "a-long-password") is not None
+    conn.close()
+    assert run(["user", "remove", "wang", "--db", db]) == 0
+    capsys.readouterr()
+    run(["user", "list", "--db", db])
+    assert "wang" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("argv", "stdin", "message"),
+    [
+        (["user", "add", "x", "--password-stdin"], "short\n", "at least"),
+        (["user", "add", "bad name!", "--password-stdin"], "long-enough-pw\n", "invalid user name"),
+        (["user", "remove", "ghost"], None, "no such user"),
+    ],
+)
+def test_errors_are_clear(tmp_path, monkeypatch, capsys, argv, stdin, message):
+    db = str(tmp_path / "u.db")
+    assert run([*argv, "--db", db], stdin, monkeypatch) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_duplicate_user(tmp_path, monkeypatch, capsys):
+    db = str(tmp_path / "u.db")
+    run(["user", "add", "li", "--db", db, "--password-stdin"], "a-long-password\n", monkeypatch)
+    assert run(["user", "add", "li", "--db", db, "--password-stdin"], "a-long-password\n", monkeypatch) == 2
+    assert "already exists" in capsys.readouterr().err
+
+
+def test_bad_role_rejected_by_argparse(tmp_path):
+    with pytest.raises(SystemExit):
+        main(["user", "add", "li", "--role", "king", "--db", str(tmp_path / "u.db")])
