@@ -1,0 +1,99 @@
+"""``guandan-table emulate-screen``: run the screen-controller emulator on a pseudo-terminal.
+
+It prints the port (a stable symlink) on the first line of stdout, so scripts can read it, then
+serves until interrupted (or ``--duration`` seconds). With ``--interactive`` it reads commands
+from stdin: ``press E report``, ``unplug``, ``replug``, ``reboot``, ``show``, ``quit``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+
+from .firmware.wire import PROTOCOL_VERSION, SEATS
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``emulate-screen`` sub-command."""
+    p = subparsers.add_parser(
+        "emulate-screen",
+        help="模拟屏幕控制器 / run the screen-controller emulator on a pseudo-terminal",
+        description="在伪终端上运行屏幕控制器固件 / run the screen-controller firmware on a pseudo-terminal "
+                    "and print its port",
+    )
+    p.add_argument("--port", default=None,
+                   help="symlink path for the port (default: a new temporary directory)")
+    p.add_argument("--controller-id", default="EMU-SCREEN-1", help="controller id sent in HELLO")
+    p.add_argument("--protocol-version", type=int, default=PROTOCOL_VERSION,
+                   help="protocol version the emulated firmware speaks (to try a mismatch)")
+    p.add_argument("--heartbeat-ms", type=int, default=1000, help="heartbeat interval of the firmware")
+    p.add_argument("--duration", type=float, default=None, help="exit after this many seconds")
+    p.add_argument("--interactive", action="store_true", help="read control commands from stdin")
+    p.set_defaults(func=run_emulate_screen)
+
+
+def _show(emu) -> str:
+    parts = []
+    for seat in SEATS:
+        parts.append(f"{seat}:[{emu.read_display(seat)}] report={emu.read_lamp(seat, 'report')} "
+                     f"turn={emu.read_lamp(seat, 'turn')}")
+    parts.append(f"referee={emu.read_lamp(None, 'referee')} buzzer={'on' if emu.buzzer_on else 'off'}")
+    return "\n".join(parts)
+
+
+def _command(emu, line: str) -> bool:
+    """Run one interactive command; returns False to quit."""
+    words = line.split()
+    if not words:
+        return True
+    cmd = words[0].lower()
+    if cmd in ("quit", "exit"):
+        return False
+    if cmd == "press" and len(words) == 3:
+        emu.press(words[1].upper(), words[2].lower())
+    elif cmd == "unplug":
+        emu.unplug()
+    elif cmd == "replug":
+        emu.replug()
+        print(f"端口 / port: {emu.port} -> {emu.device}", flush=True)
+    elif cmd == "reboot":
+        emu.reboot()
+    elif cmd == "show":
+        print(_show(emu), flush=True)
+    else:
+        print("命令 / commands: press SEAT BUTTON | unplug | replug | reboot | show | quit", flush=True)
+    return True
+
+
+def run_emulate_screen(args: argparse.Namespace) -> int:
+    """Start the emulator, print the port, serve until interrupted."""
+    from .emulator import ScreenEmulator
+
+    if args.heartbeat_ms < 50:
+        raise ValueError(f"心跳间隔太短 / --heartbeat-ms must be at least 50, got {args.heartbeat_ms}")
+    emu = ScreenEmulator(args.port, controller_id=args.controller_id, protocol_version=args.protocol_version,
+                         heartbeat_ms=args.heartbeat_ms)
+    emu.start()
+    try:
+        print(emu.port, flush=True)
+        print(f"屏幕控制器模拟器运行中 / screen emulator running: {emu.port} -> {emu.device} "
+              f"(protocol v{args.protocol_version}); Ctrl-C 退出 / to stop", file=sys.stderr, flush=True)
+        stop = threading.Event()
+        if args.interactive:
+            def reader() -> None:
+                for line in sys.stdin:
+                    try:
+                        if not _command(emu, line):
+                            break
+                    except ValueError as exc:
+                        print(f"错误 / error: {exc}", flush=True)
+                stop.set()
+
+            threading.Thread(target=reader, daemon=True).start()
+        stop.wait(args.duration)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        emu.stop()
+    return 0

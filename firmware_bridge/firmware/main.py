@@ -1,0 +1,11 @@
+"""Entry point on the Pico: copy this package to ``/lib/screenfw`` and put
+``from screenfw.main import main; main()`` in ``/main.py``."""
+
+from .controller import Config, Controller
+
+
+def main(config=None):
+    """Run the controller on the real board forever."""
+    from .hal_pico import PicoHal
+
+    Controller(PicoHal(), config or Config()).run()

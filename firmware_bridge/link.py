@@ -1,0 +1,431 @@
+"""The Pi side of the serial link to the screen controller.
+
+:class:`Link` opens any pyserial URL through :func:`serial.serial_for_url` (``/dev/ttyACM0``,
+``hwgrep://2e8a:0005``, ``spy:///dev/ttyACM0?file=traffic.txt``, the emulator's symlink), runs a
+reader thread that reopens the port whenever it disappears, and a timer thread for heartbeats and
+retransmits. The protocol rules live in :class:`~firmware_bridge.firmware.endpoint.Endpoint`, the
+same code the controller runs; this module adds the threads, the lock and the reconnect loop.
+
+Received messages are handed out in order through :attr:`Link.messages` (a queue) and the
+``on_message`` callback; link state changes through ``on_status``. Callbacks run on the link's own
+threads, never under its lock, and must be quick.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import queue
+import random
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import serial
+import serial.threaded
+
+from .errors import LinkClosedError, LinkError, VersionMismatchError
+from .firmware.endpoint import Endpoint
+from .firmware.wire import PROTOCOL_VERSION, Decoder, Frame, HelloInfo
+
+__all__ = ["FrameProtocol", "Link", "LinkStatus", "Message"]
+
+log = logging.getLogger(__name__)
+
+HOST_VERSION = "gt-0.1.0"
+
+
+@dataclass(frozen=True)
+class Message:
+    """One reliable frame from the controller, delivered exactly once and in order."""
+
+    type: int
+    payload: bytes
+
+
+@dataclass(frozen=True)
+class LinkStatus:
+    """A change of link state.
+
+    ``kind`` is one of ``connected``, ``disconnected``, ``controller_new`` (first contact with a
+    controller boot: after the host starts or the controller rebooted), ``version_mismatch``,
+    ``port_error``, ``queue_dropped``. ``message`` is Chinese first, then English.
+    """
+
+    kind: str
+    message: str
+    peer: HelloInfo | None = None
+    detail: object = None
+    t: float = field(default_factory=time.monotonic)
+
+
+class FrameProtocol(serial.threaded.Protocol):
+    """A pyserial ``Protocol`` that cuts the byte stream into checked frames.
+
+    Subclasses override the one hook :meth:`handle_frame`; :attr:`decoder` counts what was dropped.
+    """
+
+    def __init__(self) -> None:
+        self.decoder = Decoder()
+        self.transport = None
+
+    def connection_made(self, transport) -> None:
+        self.transport = transport
+        self.decoder.reset()
+
+    def data_received(self, data: bytes) -> None:
+        frames = self.decoder.feed(data)
+        for frame in frames:
+            self.handle_frame(frame)
+        self.frames_done(len(frames))
+
+    def handle_frame(self, frame: Frame) -> None:
+        """Called once per valid frame, in arrival order."""
+        raise NotImplementedError
+
+    def frames_done(self, count: int) -> None:
+        """Called after each chunk of input (after its frames); default does nothing."""
+
+    def connection_lost(self, exc: BaseException | None) -> None:
+        self.transport = None
+
+
+class _LinkProtocol(FrameProtocol):
+    def __init__(self, link: Link) -> None:
+        super().__init__()
+        self.link = link
+        self.decoder = link.decoder  # one decoder for the link's lifetime: its counters accumulate
+
+    def handle_frame(self, frame: Frame) -> None:
+        self.link._handle_frame(frame)
+
+    def frames_done(self, count: int) -> None:
+        self.link._after_frames()
+
+
+class Link:
+    """Reliable, reconnecting link to one screen controller.
+
+    :param url: any pyserial URL.
+    :param on_message: called with each :class:`Message` (also put on :attr:`messages`).
+    :param on_status: called with each :class:`LinkStatus`.
+    :param heartbeat_s: heartbeat interval; the link is down after three missed.
+    :param reconnect_s: pause between attempts to reopen a vanished port.
+    :param capacity: how many commands may wait for a down link before :meth:`send` refuses.
+    """
+
+    def __init__(self, url: str, *, on_message: Callable[[Message], None] | None = None,
+                 on_status: Callable[[LinkStatus], None] | None = None, ident: str = "guandan-table",
+                 heartbeat_s: float = 1.0, reconnect_s: float = 0.1, capacity: int = 1024, window: int = 32,
+                 rto_min_ms: int = 30, serial_options: dict | None = None) -> None:
+        self.url = url
+        self.on_message = on_message
+        self.on_status = on_status
+        self.messages: queue.Queue[Message] = queue.Queue()
+        self.reconnect_s = reconnect_s
+        self.serial_options = {"baudrate": 115200, "timeout": 0.5, "write_timeout": 0.5, **(serial_options or {})}
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)
+        self._serial: serial.SerialBase | None = None
+        self._closing = False
+        self._opened = False
+        self._threads: list[threading.Thread] = []
+        self._pending: list[tuple[str, object]] = []  # callbacks gathered under the lock
+        self._dispatch_lock = threading.Lock()
+        self.ep = Endpoint(self._write, self._ticks, _ticks_diff, random.getrandbits(32) or 1, HOST_VERSION, ident,
+                           seats=4, controller=False, version=PROTOCOL_VERSION,
+                           heartbeat_ms=int(heartbeat_s * 1000), window=window, capacity=capacity,
+                           rto_min_ms=rto_min_ms, active=True, drop_on_new_peer=True)
+        #: Frame decoder of the reader (its counters: frames, errors, crc_errors, oversize).
+        self.decoder = Decoder()
+        self.ep.on_message = self._ep_message
+        self.ep.on_event = self._ep_event
+        self.last_error: str | None = None
+        self.peer: HelloInfo | None = None
+        self.mismatch: tuple[int, str] | None = None
+        self._down_since: float | None = time.monotonic()
+        #: Seconds from losing the link (port gone or heartbeats missed) to being back up.
+        self.recovery_times: list[float] = []
+        self.port_opens = 0
+        self.port_losses = 0
+        self._connected_evt = threading.Event()
+        self._up_dispatched = False
+
+    # ------------------------------------------------------------------ lifecycle
+    def open(self) -> Link:
+        """Start the reader and timer threads (the port itself may appear later)."""
+        if self._opened:
+            return self
+        self._opened = True
+        self._closing = False
+        for name, target in (("link-reader", self._reader_loop), ("link-timer", self._timer_loop)):
+            t = threading.Thread(target=target, name=name, daemon=True)
+            t.start()
+            self._threads.append(t)
+        return self
+
+    def close(self) -> None:
+        """Stop the threads and close the port. Queued commands are discarded."""
+        self._closing = True
+        with self._cond:
+            self._cond.notify_all()
+            ser = self._serial
+        if ser is not None:
+            with contextlib.suppress(Exception):
+                ser.cancel_read()
+        for t in self._threads:
+            t.join(3)
+        self._threads = []
+        self._close_port()
+        self._opened = False
+
+    def __enter__(self) -> Link:
+        return self.open()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Link({self.url!r}, connected={self.is_connected})"
+
+    # ------------------------------------------------------------------ state
+    @property
+    def is_connected(self) -> bool:
+        """True while the handshake is done and heartbeats arrive.
+
+        It turns true only after the ``connected`` status has been handed to ``on_status`` (and,
+        before it, ``controller_new``), so that a caller who waits for the connection never races
+        the owner's reaction to a restarted controller.
+        """
+        return self.ep.synced and self._serial is not None and self._up_dispatched
+
+    def wait_for_connected(self, timeout: float | None = None) -> bool:
+        """Block until connected (True) or ``timeout`` seconds pass (False)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self.is_connected:
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                return False
+            self._connected_evt.wait(0.05 if left is None else min(left, 0.05))
+        return True
+
+    def stats(self) -> dict:
+        """Counters for diagnostics and benchmarks."""
+        with self._lock:
+            d = dict(self.ep.counters)
+            d.update(self.ep.status())
+        dec = self.decoder
+        d.update(rx_good_frames=dec.frames, rx_errors=dec.errors, crc_errors=dec.crc_errors, oversize=dec.oversize,
+                 last_decode_error=dec.last_error)
+        d.update(port_opens=self.port_opens, port_losses=self.port_losses,
+                 recovery_times=list(self.recovery_times))
+        return d
+
+    # ------------------------------------------------------------------ sending
+    def send(self, ftype: int, payload: bytes | Callable[[], bytes]) -> None:
+        """Queue one reliable command; it is delivered exactly once, also across reconnects.
+
+        :raises LinkClosedError: if the link is closed.
+        :raises VersionMismatchError: if the controller speaks another protocol version.
+        :raises LinkError: if :attr:`capacity` commands are already waiting.
+        """
+        if not self._opened or self._closing:
+            raise LinkClosedError("链路已关闭 / link is closed")
+        with self._cond:
+            mismatch = self.ep.mismatch  # cleared by the endpoint as soon as a compatible HELLO arrives
+            ok = mismatch is None and self.ep.send(ftype, payload)
+            self._cond.notify_all()
+        if mismatch is not None:
+            raise VersionMismatchError(self._mismatch_text(mismatch))
+        if not ok:
+            raise LinkError(f"发送队列已满 / send queue full ({self.ep.capacity} commands waiting for the controller)")
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Block until every queued command has been acknowledged by the controller (True) or
+        ``timeout`` seconds pass (False)."""
+        with self._cond:
+            return self._cond.wait_for(lambda: self.ep.queued_count() == 0, timeout)
+
+    # ------------------------------------------------------------------ internals
+    @staticmethod
+    def _ticks() -> int:
+        return int(time.monotonic() * 1000)
+
+    def _write(self, data: bytes) -> None:
+        ser = self._serial
+        if ser is None:
+            return
+        try:
+            ser.write(data)
+        except serial.SerialTimeoutException:
+            pass  # the far end is not reading; the frame will be retransmitted
+        except (serial.SerialException, OSError, TypeError, AttributeError) as exc:
+            self._note_error(f"写入失败 / write failed: {exc}")
+
+    def _note_error(self, text: str) -> None:
+        self.last_error = text
+
+    def _ep_message(self, ftype: int, payload: bytes) -> None:
+        self._pending.append(("message", Message(ftype, bytes(payload))))
+
+    def _ep_event(self, name: str, detail: object) -> None:
+        self._pending.append(("event", (name, detail)))
+
+    def _handle_frame(self, frame: Frame) -> None:
+        with self._lock:
+            self.ep.handle_frame(frame)
+
+    def _after_frames(self) -> None:
+        with self._cond:
+            self.ep.flush()
+            self._cond.notify_all()
+        self._dispatch()
+
+    def _dispatch(self) -> None:
+        """Run gathered callbacks outside the endpoint lock, one thread at a time, in order."""
+        with self._dispatch_lock:
+            while True:
+                with self._lock:
+                    if not self._pending:
+                        return
+                    items, self._pending = self._pending, []
+                for kind, item in items:
+                    try:
+                        if kind == "message":
+                            assert isinstance(item, Message)
+                            self.messages.put(item)
+                            if self.on_message is not None:
+                                self.on_message(item)
+                        else:
+                            name, detail = item  # type: ignore[misc]
+                            self._on_event(name, detail)
+                    except Exception:
+                        log.exception("link callback failed")
+
+    def _status(self, kind: str, message: str, detail: object = None) -> None:
+        st = LinkStatus(kind, message, self.peer, detail)
+        if kind in ("port_error", "version_mismatch", "disconnected"):
+            self.last_error = message
+        if self.on_status is not None:
+            self.on_status(st)
+
+    @staticmethod
+    def _mismatch_text(mismatch: tuple[int, str]) -> str:
+        v, fw = mismatch
+        return (f"协议版本不匹配 / protocol version mismatch: host speaks v{PROTOCOL_VERSION}, "
+                f"controller speaks v{v} (firmware {fw})")
+
+    def _on_event(self, name: str, detail: object) -> None:
+        if name == "up":
+            assert isinstance(detail, HelloInfo)
+            self.peer = detail
+            self.mismatch = None
+            if self._down_since is not None:
+                self.recovery_times.append(time.monotonic() - self._down_since)
+                self._down_since = None
+            self._status("connected", f"已连接 / connected to {detail.ident} (firmware {detail.fw_version})")
+            self._up_dispatched = True
+            self._connected_evt.set()
+        elif name == "down":
+            if self._down_since is None:
+                self._down_since = time.monotonic()
+            self._up_dispatched = False
+            self._connected_evt.clear()
+            self._status("disconnected", f"未连接 / not connected: {detail}")
+        elif name == "peer_new":
+            assert isinstance(detail, tuple)
+            new, old = detail
+            self.peer = new
+            if old is None:
+                text = f"发现控制器 / controller {new.ident} (firmware {new.fw_version}) found"
+            else:
+                text = f"控制器已重启 / controller {new.ident} restarted (boot {old.boot_id:#010x} -> {new.boot_id:#010x})"
+            self._status("controller_new", text, old)
+        elif name == "version_mismatch":
+            assert isinstance(detail, tuple)
+            self.mismatch = detail
+            self._status("version_mismatch", self._mismatch_text(detail), detail)
+        elif name == "queue_dropped":
+            self._status("queue_dropped", f"控制器重启，丢弃 {detail} 条旧命令 / controller restarted: "
+                                          f"{detail} queued commands dropped (state is re-sent)", detail)
+        elif name == "skipped":
+            self._status("skipped", f"跳过 {detail} 帧 / skipped {detail} frames the controller gave up on", detail)
+
+    def _close_port(self) -> None:
+        with self._lock:
+            ser, self._serial = self._serial, None
+            if ser is not None:
+                self.ep.transport_closed("串口断开 / port lost")
+        if ser is not None:
+            with contextlib.suppress(Exception):
+                ser.close()
+        self._dispatch()
+
+    def _reader_loop(self) -> None:
+        last_open_error = None
+        while not self._closing:
+            try:
+                ser = serial.serial_for_url(self.url, **self.serial_options)
+            except (serial.SerialException, OSError, ValueError) as exc:
+                text = f"无法打开串口 / cannot open {self.url}: {exc}"
+                if text != last_open_error:
+                    last_open_error = text
+                    self.last_error = text
+                    if self.on_status is not None:
+                        self._status("port_error", text)
+                with self._cond:
+                    self._cond.wait(self.reconnect_s)
+                continue
+            last_open_error = None
+            proto = _LinkProtocol(self)
+            with self._cond:
+                self._serial = ser
+                self.port_opens += 1
+                self.ep.transport_opened()
+                self.ep.poll()  # says HELLO straight away
+                self._cond.notify_all()
+            proto.connection_made(self)
+            error: BaseException | None = None
+            while not self._closing:
+                try:
+                    data = ser.read(ser.in_waiting or 1)
+                except (serial.SerialException, OSError, TypeError, AttributeError) as exc:
+                    error = exc
+                    break
+                if data:
+                    try:
+                        proto.data_received(data)
+                    except Exception as exc:  # a bug, not a port problem: report and keep reading
+                        log.exception("frame handling failed")
+                        self.last_error = f"内部错误 / internal error: {exc!r}"
+            proto.connection_lost(error)
+            if not self._closing:
+                self.port_losses += 1
+                self.last_error = f"串口断开 / port lost: {error}"
+                if self._down_since is None:
+                    self._down_since = time.monotonic()
+            self._close_port()
+            if not self._closing:
+                with self._cond:
+                    self._cond.wait(self.reconnect_s)
+
+    def _timer_loop(self) -> None:
+        while not self._closing:
+            with self._cond:
+                wait_ms = self.ep.poll()
+                if self._pending:
+                    wait_ms = 0
+                else:
+                    self._cond.wait(min(wait_ms, 1000) / 1000)
+            self._dispatch()
+
+
+def _ticks_diff(a: int, b: int) -> int:
+    return a - b
+
+
+def default_port() -> str:
+    """The port named by ``GUANDAN_SCREEN_PORT``, else ``/dev/ttyACM0``."""
+    return os.environ.get("GUANDAN_SCREEN_PORT", "/dev/ttyACM0")

@@ -1,0 +1,377 @@
+"""Typed API of the partition-screen controller: what the rest of the project uses.
+
+:class:`ScreenController` turns calls such as ``set_countdown("E", 20)`` into protocol frames on a
+:class:`~firmware_bridge.link.Link` and turns the controller's button frames into
+:class:`ScreenButtonEvent` objects, delivered exactly once and in order through ``on_button`` and
+:attr:`ScreenController.events`.
+
+Display and lamp commands never fail because of the link: the controller keeps the *desired* state
+(what every display and lamp should show) and the link delivers queued commands after a reconnect.
+When the controller has restarted (a new boot id, its outputs blank) the whole desired state is
+sent again, so the screen always ends up showing what the program last asked for. Only bad
+arguments raise (``ValueError``), and :meth:`ScreenController.query_state`, which needs an answer.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .errors import LinkError, QueryTimeoutError, VersionMismatchError
+from .firmware import seg7
+from .firmware.wire import (
+    BUTTON,
+    BUTTONS,
+    BUZZ,
+    DISPLAY_MODES,
+    E_EVENTS_LOST,
+    ERROR,
+    ERROR_NAMES,
+    LAMP_CODES,
+    LAMP_MODES,
+    QUERY_STATE,
+    SEAT_LAMPS,
+    SEATS,
+    SET_BLINK,
+    SET_COUNTDOWN,
+    SET_LAMP,
+    SHOW_OVERTIME,
+    SHOW_TEXT,
+    STATE,
+    TABLE_WIDE,
+    FrameError,
+    pack_blink,
+    pack_buzz,
+    pack_countdown,
+    pack_lamp,
+    pack_overtime,
+    pack_query,
+    pack_text,
+    unpack_button,
+    unpack_error,
+    unpack_state,
+)
+from .link import Link, LinkStatus, Message
+
+__all__ = ["ScreenButtonEvent", "ScreenController"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ScreenButtonEvent:
+    """A debounced button change reported by the controller.
+
+    ``controller_ms`` is the controller's clock (ms since its boot) at the change; ``event_no``
+    numbers events from 1 per controller boot and never repeats within one.
+    """
+
+    seat: str
+    button: str
+    pressed: bool
+    controller_ms: int
+    event_no: int
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class ScreenController:
+    """The partition-screen controller on a serial port.
+
+    :param url: pyserial URL of the controller (``/dev/ttyACM0``, ``spy://...``, the emulator's port).
+    :param on_button: called with every :class:`ScreenButtonEvent` (on the link thread; be quick).
+    :param on_status: called with every :class:`~firmware_bridge.link.LinkStatus` (connected,
+        disconnected, controller_new, version_mismatch, controller_error, events_lost, ...).
+    :param heartbeat_s: heartbeat interval (the link is down after three missed).
+    :param reconnect_s: pause between attempts to reopen a vanished port.
+    """
+
+    def __init__(self, url: str, *, on_button: Callable[[ScreenButtonEvent], None] | None = None,
+                 on_status: Callable[[LinkStatus], None] | None = None, heartbeat_s: float = 1.0,
+                 reconnect_s: float = 0.1, ident: str = "guandan-table", link_options: dict | None = None) -> None:
+        self.url = url
+        self.on_button = on_button
+        self.on_status = on_status
+        #: Button events in order (also passed to ``on_button``).
+        self.events: queue.Queue[ScreenButtonEvent] = queue.Queue()
+        #: Recent status changes and controller errors, newest last.
+        self.log: deque[LinkStatus] = deque(maxlen=200)
+        self.link = Link(url, on_message=self._on_message, on_status=self._on_link_status, ident=ident,
+                         heartbeat_s=heartbeat_s, reconnect_s=reconnect_s, **(link_options or {}))
+        self._state_lock = threading.Lock()
+        self._displays: dict[str, tuple] = {}
+        self._blink: dict[str, bool] = {}
+        self._lamps: dict[tuple[str | None, str], str] = {}
+        self._resync = False
+        self._last_event_no = 0
+        self._queries: dict[int, list] = {}
+        self._token = 0
+        self.duplicates_dropped = 0
+        self.events_lost = 0
+
+    # ------------------------------------------------------------------ lifecycle
+    def open(self) -> ScreenController:
+        """Start the link (connecting happens in the background; see :meth:`wait_for_connected`)."""
+        self.link.open()
+        return self
+
+    def close(self) -> None:
+        self.link.close()
+
+    def __enter__(self) -> ScreenController:
+        return self.open()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"ScreenController({self.url!r}, connected={self.is_connected})"
+
+    @property
+    def is_connected(self) -> bool:
+        return self.link.is_connected
+
+    def wait_for_connected(self, timeout: float | None = None) -> bool:
+        return self.link.wait_for_connected(timeout)
+
+    @property
+    def last_error(self) -> str | None:
+        """The latest problem (Chinese, then English), or None."""
+        return self.link.last_error
+
+    @property
+    def controller_info(self) -> dict | None:
+        """What the controller said in its HELLO (id, firmware, seats, boot id)."""
+        p = self.link.peer
+        if p is None:
+            return None
+        return {"ident": p.ident, "firmware": p.fw_version, "protocol": p.protocol_version, "seats": p.seats,
+                "boot_id": p.boot_id}
+
+    # ------------------------------------------------------------------ commands
+    @staticmethod
+    def _seat(seat: str) -> int:
+        if seat not in SEATS:
+            raise ValueError(f"未知座位 / unknown seat {seat!r} (expected one of E S W N)")
+        return SEATS.index(seat)
+
+    @staticmethod
+    def _seconds(seconds: int) -> int:
+        if isinstance(seconds, bool) or not isinstance(seconds, int) or not 0 <= seconds <= 9999:
+            raise ValueError(f"秒数无效 / seconds must be an integer 0..9999, got {seconds!r}")
+        return seconds
+
+    def _send(self, ftype: int, payload: bytes | Callable[[], bytes]) -> None:
+        try:
+            self.link.send(ftype, payload)
+        except VersionMismatchError:
+            pass  # kept in the desired state; sent when a compatible controller answers
+        except LinkError as exc:
+            log.warning("%s", exc)
+            self._resync = True
+
+    def set_countdown(self, seat: str, seconds: int, start_ms: int | None = None) -> None:
+        """Count down ``seconds`` on ``seat``'s display, from ``start_ms`` (Unix epoch ms, the clock
+        of engine events' ``t_ms``; default now). The controller is told how much has already
+        elapsed when the frame leaves, so a late delivery still shows the right time."""
+        i = self._seat(seat)
+        seconds = self._seconds(seconds)
+        start = _now_ms() if start_ms is None else int(start_ms)
+        with self._state_lock:
+            self._displays[seat] = ("countdown", seconds, start)
+        self._send(SET_COUNTDOWN, lambda: pack_countdown(i, seconds, _now_ms() - start))
+
+    def show_overtime(self, seat: str, seconds: int) -> None:
+        """Show how long ``seat`` is over its time (``-12``), counting up from ``seconds``."""
+        i = self._seat(seat)
+        seconds = self._seconds(seconds)
+        with self._state_lock:
+            self._displays[seat] = ("overtime", seconds, _now_ms())
+        self._send(SHOW_OVERTIME, pack_overtime(i, seconds))
+
+    def show_text(self, seat: str, text: str) -> None:
+        """Show up to four characters (digits, most letters, ``-``, ``_``); ``""`` blanks it."""
+        i = self._seat(seat)
+        if not isinstance(text, str) or not seg7.can_show(text):
+            raise ValueError(f"无法显示 / cannot show {text!r} on a 4-digit display "
+                             "(at most 4 of: digits, A-Z without K M Q V W X, - _ = space)")
+        with self._state_lock:
+            self._displays[seat] = ("text", text.upper())
+        self._send(SHOW_TEXT, pack_text(i, text.upper()))
+
+    def clear(self, seat: str) -> None:
+        """Blank ``seat``'s display."""
+        self.show_text(seat, "")
+
+    def set_blink(self, seat: str, on: bool) -> None:
+        """Make ``seat``'s whole display blink (e.g. time nearly up)."""
+        i = self._seat(seat)
+        with self._state_lock:
+            self._blink[seat] = bool(on)
+        self._send(SET_BLINK, pack_blink(i, bool(on)))
+
+    def set_lamp(self, seat_or_none: str | None, lamp: str, mode: str) -> None:
+        """Switch a lamp: ``mode`` is ``"on"``, ``"off"`` or ``"blink"``.
+
+        ``seat_or_none`` is a seat for its ``"report"`` or ``"turn"`` lamp, or None for the
+        table-wide ``"referee"`` lamp.
+        """
+        if mode not in LAMP_MODES:
+            raise ValueError(f"灯模式无效 / lamp mode must be on, off or blink, got {mode!r}")
+        if seat_or_none is None:
+            if lamp != "referee":
+                raise ValueError(f"桌面灯只有 referee / the only table-wide lamp is 'referee', got {lamp!r}")
+            seat_byte = TABLE_WIDE
+        else:
+            seat_byte = self._seat(seat_or_none)
+            if lamp not in SEAT_LAMPS:
+                raise ValueError(f"未知座位灯 / seat lamps are 'report' and 'turn', got {lamp!r}")
+        with self._state_lock:
+            self._lamps[(seat_or_none, lamp)] = mode
+        self._send(SET_LAMP, pack_lamp(seat_byte, LAMP_CODES[lamp], LAMP_MODES.index(mode)))
+
+    def buzz(self, ms: int) -> None:
+        """Sound the buzzer for ``ms`` milliseconds (at most 5000). Not repeated after a restart."""
+        if isinstance(ms, bool) or not isinstance(ms, int) or not 0 < ms <= 5000:
+            raise ValueError(f"蜂鸣时长无效 / buzz duration must be 1..5000 ms, got {ms!r}")
+        self._send(BUZZ, pack_buzz(ms))
+
+    def query_state(self, timeout: float = 2.0) -> dict:
+        """Ask the controller what it shows now.
+
+        :raises VersionMismatchError: the controller speaks another protocol version.
+        :raises QueryTimeoutError: no answer within ``timeout`` seconds (link down).
+        """
+        with self._state_lock:
+            self._token = (self._token + 1) & 0xFFFF
+            token = self._token
+            slot: list = [threading.Event(), None]
+            self._queries[token] = slot
+        try:
+            self.link.send(QUERY_STATE, pack_query(token))
+            if not slot[0].wait(timeout):
+                raise QueryTimeoutError(f"查询超时 / the controller did not answer within {timeout:g} s"
+                                        f" ({self.last_error or 'no error reported'})")
+        finally:
+            with self._state_lock:
+                self._queries.pop(token, None)
+        return slot[1]
+
+    # ------------------------------------------------------------------ desired state
+    def desired_state(self) -> dict:
+        """What the program last asked each display and lamp to show."""
+        with self._state_lock:
+            return {"displays": dict(self._displays), "blink": dict(self._blink),
+                    "lamps": {f"{s or 'table'}.{lamp}": m for (s, lamp), m in self._lamps.items()}}
+
+    def _push_state(self) -> None:
+        """Send the whole desired state (after a controller restart or a queue overflow)."""
+        with self._state_lock:
+            displays = dict(self._displays)
+            blink = dict(self._blink)
+            lamps = dict(self._lamps)
+            self._resync = False
+        now = _now_ms()
+        for seat, d in displays.items():
+            i = SEATS.index(seat)
+            if d[0] == "countdown":
+                _, seconds, start = d
+                self._send(SET_COUNTDOWN, lambda i=i, seconds=seconds, start=start:
+                           pack_countdown(i, seconds, _now_ms() - start))
+            elif d[0] == "overtime":
+                self._send(SHOW_OVERTIME, pack_overtime(i, min(9999, d[1] + (now - d[2]) // 1000)))
+            else:
+                self._send(SHOW_TEXT, pack_text(i, d[1]))
+        for seat, on in blink.items():
+            self._send(SET_BLINK, pack_blink(SEATS.index(seat), on))
+        for (seat, lamp), mode in lamps.items():
+            self._send(SET_LAMP, pack_lamp(TABLE_WIDE if seat is None else SEATS.index(seat), LAMP_CODES[lamp],
+                                           LAMP_MODES.index(mode)))
+
+    # ------------------------------------------------------------------ incoming
+    def _status(self, st: LinkStatus) -> None:
+        self.log.append(st)
+        if self.on_status is not None:
+            try:
+                self.on_status(st)
+            except Exception:
+                log.exception("on_status callback failed")
+
+    def _on_link_status(self, st: LinkStatus) -> None:
+        if st.kind == "controller_new":
+            # A new controller boot: event numbers restart at 1 and its outputs are blank.
+            self._last_event_no = 0
+            self._push_state()
+        elif st.kind == "connected" and self._resync:
+            self._push_state()
+        self._status(st)
+
+    def _on_message(self, msg: Message) -> None:
+        try:
+            if msg.type == BUTTON:
+                self._on_button(msg)
+            elif msg.type == STATE:
+                self._on_state(msg)
+            elif msg.type == ERROR:
+                code, text = unpack_error(msg.payload)
+                kind = "events_lost" if code == E_EVENTS_LOST else "controller_error"
+                self._status(LinkStatus(kind, f"控制器报错 / controller error ({ERROR_NAMES.get(code, code)}): {text}",
+                                        self.link.peer, (code, text)))
+            else:
+                log.warning("unexpected frame type %#x from controller", msg.type)
+        except FrameError as exc:
+            self._status(LinkStatus("controller_error", f"无效数据 / malformed frame from controller: {exc}",
+                                    self.link.peer))
+
+    def _on_button(self, msg: Message) -> None:
+        event_no, ms, seat, button, pressed = unpack_button(msg.payload)
+        if seat >= len(SEATS) or button >= len(BUTTONS):
+            raise FrameError(f"button {seat}/{button} out of range")
+        if event_no <= self._last_event_no:
+            self.duplicates_dropped += 1
+            return
+        if self._last_event_no and event_no > self._last_event_no + 1:
+            lost = event_no - self._last_event_no - 1
+            self.events_lost += lost
+            self._status(LinkStatus("events_lost", f"丢失 {lost} 个按键事件 / {lost} button events lost",
+                                    self.link.peer, lost))
+        self._last_event_no = event_no
+        ev = ScreenButtonEvent(SEATS[seat], BUTTONS[button], pressed, ms, event_no)
+        self.events.put(ev)
+        if self.on_button is not None:
+            try:
+                self.on_button(ev)
+            except Exception:
+                log.exception("on_button callback failed")
+
+    def _on_state(self, msg: Message) -> None:
+        s = unpack_state(msg.payload)
+        displays = {}
+        lamps: dict = {}
+        for k, (text, mode, blink, rep, turn) in enumerate(s["seats"]):
+            seat = SEATS[k] if k < len(SEATS) else str(k)
+            displays[seat] = {"text": text, "mode": DISPLAY_MODES[mode] if mode < len(DISPLAY_MODES) else mode,
+                              "blink": blink}
+            lamps[seat] = {"report": LAMP_MODES[rep % 3], "turn": LAMP_MODES[turn % 3]}
+        lamps["referee"] = LAMP_MODES[s["referee"] % 3]
+        peer = self.link.peer
+        result = {
+            "controller": {"ident": peer.ident if peer else None, "firmware": peer.fw_version if peer else None,
+                           "boot_id": s["boot_id"], "uptime_ms": s["uptime_ms"]},
+            "displays": displays, "lamps": lamps, "buzzer": s["buzzer"],
+            "ring_pending": s["pending"], "events_lost": s["events_lost"], "rx_errors": s["rx_errors"],
+            "next_event_no": s["next_event_no"],
+        }
+        with self._state_lock:
+            slot = self._queries.get(s["token"])
+        if slot is not None:
+            slot[1] = result
+            slot[0].set()
+
