@@ -7,7 +7,7 @@ it against exactly that brute force on small hands, so the two definitions canno
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from itertools import combinations_with_replacement
 from operator import attrgetter
 
@@ -196,7 +196,23 @@ def legal_plays(hand: Iterable[Card] | str, level: str, previous: Play | None = 
                         append(new(Play, ("full_house", t, cs, level)))
                 if left == 2:
                     emit_sorted("full_house", t, tm + (wild, wild))
-    # ---- sequences
+    def emit_runs(kind: str, top: int, width: int, options_for: Callable[[str], list[_Option]]) -> None:
+        """Every run of ``kind`` ending at position ``top``: one option per rank of the window."""
+        opts = []
+        for pos in range(top - width + 1, top + 1):
+            o = options_for("A" if pos == 1 else RANKS[pos - 2])
+            if not o:
+                return
+            opts.append(o)
+        rank = RANKS[top - 2]
+        a_low = top - width + 1 == 1  # the low ace sorts last, so the row needs ordering
+        for cs, used in _product(opts, h.w):
+            if used or a_low:
+                append(new(Play, (kind, rank, tuple(sorted(cs, key=_idx)), level)))
+            else:
+                append(new(Play, (kind, rank, cs, level)))
+
+    # ---- sequences: straights, three-pair runs, two-triple runs
     for kind, width, copies, lowest_top in (
         ("straight", 5, 1, 5),
         ("three_pairs", 3, 2, 3),
@@ -205,57 +221,29 @@ def legal_plays(hand: Iterable[Card] | str, level: str, previous: Play | None = 
         if not (want_all or pk == kind):
             continue
         floor = NATURAL_VALUE[previous.rank] if previous is not None and pk == kind else 0
+        extra: list[_Option] = []
+        if copies == 1 and h.w:
+            extra = [((wild,), 1)]
+        elif copies == 2 and h.w == 2:
+            extra = [((wild, wild), 2)]
         for top in range(max(lowest_top, floor + 1), 15):
-            opts = []
-            for pos in range(top - width + 1, top + 1):
-                r = "A" if pos == 1 else RANKS[pos - 2]
-                o = h.group_options(r, copies)
-                if copies == 1 and h.w:
-                    o = o + [((wild,), 1)]
-                elif copies == 2 and h.w == 2:
-                    o = o + [((wild, wild), 2)]
-                if not o:
-                    opts = []
-                    break
-                opts.append(o)
-            if not opts:
-                continue
-            rank = RANKS[top - 2]
-            a_low = top - width + 1 == 1
-            for cs, used in _product(opts, h.w):
-                if used or a_low:
-                    append(new(Play, (kind, rank, tuple(sorted(cs, key=_idx)), level)))
-                else:
-                    append(new(Play, (kind, rank, cs, level)))
-    # ---- bombs
+            emit_runs(kind, top, width, lambda r, c=copies, x=extra: h.group_options(r, c) + x)
     # ---- bombs (they may always be played)
     for r in RANKS:
         avail = sum(n for _, n in h.by_rank.get(r, ())) + h.w
         for size in range(4, avail + 1):
             for m, _ in h.group_options(r, size):
                 emit("bomb", r, m)
-    # straight flushes
+    # ---- straight flushes
+    wild_opt: list[_Option] = [((wild,), 1)] if h.w else []
+
+    def suited(r: str, s: str) -> list[_Option]:
+        c = card(r, s)
+        return ([((c,), 0)] if (c is not wild and h.counts.get(c, 0)) else []) + wild_opt
+
     for s in SUITS:
         for top in range(5, 15):
-            opts = []
-            for pos in range(top - 4, top + 1):
-                r = "A" if pos == 1 else RANKS[pos - 2]
-                c = card(r, s)
-                o: list[_Option] = [((c,), 0)] if (c is not wild and h.counts.get(c, 0)) else []
-                if h.w:
-                    o.append(((wild,), 1))
-                if not o:
-                    opts = []
-                    break
-                opts.append(o)
-            if not opts:
-                continue
-            rank = RANKS[top - 2]
-            for cs, used in _product(opts, h.w):
-                if used or top == 5:
-                    emit_sorted("straight_flush", rank, cs)
-                else:
-                    emit("straight_flush", rank, cs)
+            emit_runs("straight_flush", top, 5, lambda r, s=s: suited(r, s))
     if h.counts.get(card("SJ"), 0) == 2 and h.counts.get(card("BJ"), 0) == 2:
         emit("joker_bomb", "BJ", (card("SJ"), card("SJ"), card("BJ"), card("BJ")))
     if previous is not None:
