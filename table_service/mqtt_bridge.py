@@ -1,0 +1,228 @@
+"""The MQTT bridge from one table to a tournament hub.
+
+At a large event every table's Pi publishes its *public* state to one broker, where the hub
+(results board, broadcast graphics, the chief referee's overview) subscribes to
+``guandan/<event>/+/state``. The bridge publishes exactly what the public broadcast feed shows,
+because it reads the web engineer's :class:`~table_service.web.feed.FeedView`: the same delay
+on the Pi, the same filter (no open flags, no uncertain reads, no confidences, nothing of a held
+duplicate deal). Reusing that view instead of filtering again here means there is one place
+that decides what is public.
+
+Topics (``<prefix>`` is ``guandan/<event>/<table>``):
+
+``<prefix>/state``
+    the public state as JSON, **retained**, so a hub that connects late gets the table at once;
+``<prefix>/events``
+    each public event as JSON, in order (QoS 1, not retained);
+``<prefix>/status``
+    ``{"status": "online"|"offline", ...}``, retained; ``offline`` is also the **last will**, so
+    the broker announces a table whose Pi lost power or network.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import paho.mqtt.client as mqtt
+
+log = logging.getLogger(__name__)
+
+_SEGMENT_RE = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
+
+
+def _segment(value: str, what: str) -> str:
+    """A topic segment: no wildcards, no separators (a table id with ``/`` or ``#`` would publish
+    somewhere else or be refused by the broker)."""
+    value = str(value)
+    if not _SEGMENT_RE.match(value):
+        raise ValueError(f"{what} 无效 / invalid {what} {value!r} for an MQTT topic (1-64 letters, digits, _ . -)")
+    return value
+
+
+def _dumps(obj: Any) -> bytes:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+class MqttBridge:
+    """Publishes one table's public state and events to an MQTT broker.
+
+    :param runner: the table's ``TableRunner`` (``subscribe``/``events``/``state``).
+    :param host, port: the broker.
+    :param event_id: the tournament's id (topic segment).
+    :param table_id: this table's id (topic segment).
+    :param delay_s: the public delay, as for the broadcast feed.
+    :param clock: "now" in the runner's ``t_ms`` units (the demo's compressed clock); default
+        Unix epoch ms, as the service stamps events.
+    :param feed: an existing :class:`~table_service.web.feed.FeedView` to share (the service
+        passes the web app's, so both delay the same way); one is made when ``None``.
+    :param username, password: broker credentials, if it wants them.
+    :raises ValueError: an event or table id that cannot be a topic segment.
+    """
+
+    def __init__(self, runner: Any, *, host: str = "127.0.0.1", port: int = 1883, event_id: str = "event",
+                 table_id: str = "T1", delay_s: float = 0.0, clock: Callable[[], float] | None = None,
+                 feed: Any = None, username: str | None = None, password: str | None = None,
+                 keepalive: int = 15, qos: int = 1, client_id: str | None = None) -> None:
+        self.event_id = _segment(event_id, "赛事编号 / event id")
+        self.table_id = _segment(table_id, "桌号 / table id")
+        self.prefix = f"guandan/{self.event_id}/{self.table_id}"
+        self.host, self.port, self.qos, self.keepalive = host, int(port), int(qos), int(keepalive)
+        self._own_feed = feed is None
+        if feed is None:
+            from table_service.web.feed import FeedView
+
+            feed = FeedView(runner, delay_s=delay_s, clock=clock)
+        self.feed = feed
+        self._lock = threading.Lock()
+        self._connected = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._last_seq = 0
+        self._last_state_seq: int | None = None
+        self.published_events = 0
+        self.published_states = 0
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2,
+                                  client_id=client_id or f"guandan-{self.event_id}-{self.table_id}",
+                                  clean_session=True)
+        if username is not None:
+            self.client.username_pw_set(username, password)
+        self.client.will_set(self.topic("status"), self._status_payload("offline", will=True), qos=1, retain=True)
+        self.client.reconnect_delay_set(min_delay=1, max_delay=30)
+        self.client.max_queued_messages_set(10000)
+        self.client.on_connect = self._on_connect
+        self.client.on_disconnect = self._on_disconnect
+
+    # ---------------------------------------------------------------------------- topics
+
+    def topic(self, name: str) -> str:
+        """``guandan/<event>/<table>/<name>``."""
+        return f"{self.prefix}/{name}"
+
+    def _status_payload(self, status: str, *, will: bool = False) -> bytes:
+        return _dumps({"table": self.table_id, "event": self.event_id, "status": status,
+                       "reason": "connection lost" if will else None, "wall_ms": int(time.time() * 1000)})
+
+    # ------------------------------------------------------------------------- lifecycle
+
+    def start(self) -> MqttBridge:
+        """Connect in the background (retrying while the broker is away) and start publishing."""
+        self.client.connect_async(self.host, self.port, keepalive=self.keepalive)
+        self.client.loop_start()
+        self._thread = threading.Thread(target=self._run, name=f"mqtt-{self.table_id}", daemon=True)
+        self._thread.start()
+        return self
+
+    def wait_connected(self, timeout: float = 10.0) -> bool:
+        """Block until the broker accepted the connection."""
+        return self._connected.wait(timeout)
+
+    @property
+    def is_connected(self) -> bool:
+        return self._connected.is_set()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Announce ``offline`` (retained), flush and disconnect; the table is going down on purpose."""
+        self._stop.set()
+        self.feed.wake()
+        if self._thread is not None:
+            self._thread.join(timeout)
+        try:
+            if self._connected.is_set():
+                info = self.client.publish(self.topic("status"), self._status_payload("offline"), qos=1, retain=True)
+                info.wait_for_publish(timeout)
+        except (RuntimeError, ValueError) as exc:  # not connected any more: the will covers it
+            log.warning("mqtt: could not publish offline status: %s", exc)
+        self.client.disconnect()
+        self.client.loop_stop()
+        if self._own_feed:
+            self.feed.close()
+
+    def __enter__(self) -> MqttBridge:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -------------------------------------------------------------------------- callbacks
+
+    def _on_connect(self, client: mqtt.Client, _userdata: Any, _flags: Any, reason_code: Any,
+                    _properties: Any = None) -> None:
+        if reason_code.is_failure:
+            log.warning("mqtt: broker %s:%s refused the connection: %s", self.host, self.port, reason_code)
+            return
+        log.info("mqtt: connected to %s:%s as %s", self.host, self.port, self.prefix)
+        client.publish(self.topic("status"), self._status_payload("online"), qos=1, retain=True)
+        # A (re)connected hub must see the current table at once, whatever happened meanwhile.
+        with self._lock:
+            self._last_state_seq = None
+        self._connected.set()
+        self.feed.wake()
+
+    def _on_disconnect(self, _client: mqtt.Client, _userdata: Any, _flags: Any, reason_code: Any,
+                       _properties: Any = None) -> None:
+        if self._connected.is_set():
+            log.warning("mqtt: disconnected from %s:%s (%s); retrying", self.host, self.port, reason_code)
+        self._connected.clear()
+
+    # ----------------------------------------------------------------------------- publish
+
+    def _run(self) -> None:
+        """Wait on the feed's broadcaster and publish what became public."""
+        cursor = self.feed.broadcaster.snapshot()[2]
+        while not self._stop.is_set():
+            try:
+                self.publish_due()
+            except Exception:  # a broken publish must not end the bridge; the next wake retries
+                log.exception("mqtt: publish failed")
+            got = self.feed.broadcaster.wait(cursor, 1.0)
+            if got is None:
+                if self.feed.broadcaster.closed:
+                    return
+                cursor = self.feed.broadcaster.snapshot()[2]
+                continue
+            cursor = got[1]
+
+    def publish_due(self) -> int:
+        """Publish the public events not sent yet and, if it changed, the public state.
+
+        Returns the number of events published. Events go out even while the broker is away
+        (paho queues QoS 1 messages and sends them on reconnect), so a hub sees every event."""
+        events = self.feed.events(after=self._last_seq)
+        for ev in events:
+            self.client.publish(self.topic("events"), _dumps(ev), qos=self.qos, retain=False)
+            self._last_seq = int(ev["seq"])
+            self.published_events += 1
+        if self._connected.is_set():
+            state = self.feed.state()
+            seq = int(state.get("last_seq") or 0)
+            with self._lock:
+                changed = seq != self._last_state_seq
+                self._last_state_seq = seq
+            if changed:
+                self.client.publish(self.topic("state"), _dumps(state), qos=self.qos, retain=True)
+                self.published_states += 1
+        return len(events)
+
+
+def bridge_from_config(runner: Any, cfg: dict[str, Any], *, table_id: str, clock: Callable[[], float] | None = None,
+                       feed: Any = None, delay_s: float = 0.0) -> MqttBridge:
+    """Build a bridge from the ``[mqtt]`` table of the service config.
+
+    Keys: ``host``, ``port``, ``event``, ``username``, ``password``, ``keepalive``.
+
+    :raises ValueError: an unknown key (a typo must not silently drop the hub connection).
+    """
+    known = {"host", "port", "event", "username", "password", "keepalive", "enabled"}
+    unknown = set(cfg) - known
+    if unknown:
+        raise ValueError(f"[mqtt] 未知配置项 / unknown key(s) {sorted(unknown)} (known: {sorted(known)})")
+    return MqttBridge(runner, host=str(cfg.get("host", "127.0.0.1")), port=int(cfg.get("port", 1883)),
+                      event_id=str(cfg.get("event", "event")), table_id=table_id, delay_s=delay_s, clock=clock,
+                      feed=feed, username=cfg.get("username"), password=cfg.get("password"),
+                      keepalive=int(cfg.get("keepalive", 15)))

@@ -1,0 +1,819 @@
+"""The table service: the table's devices, camera and web panel wired to one engine thread.
+
+DESIGN.md's flow, as code::
+
+    camera frames ─► CameraPipeline (vision) ─┐
+    screen / GPIO buttons (hardware) ─────────┼─► TableRunner.submit ─► one engine thread ─► SQLite log
+    web panel (table_service.web) ────────────┘                              │
+    clock ticks (TableClock) ─────────────────┘                              ▼ effects
+                        displays, lamps, buzzer (DeviceDriver)  ◄────────────┤
+                        referee panel SSE, public feed, MQTT    ◄────────────┘
+
+Everything but the engine thread only *submits* events. Effects come back from the engine thread
+and are handed to a device worker thread at once, so a slow serial link never holds up the
+engine. Timer deadlines live in the engine's state (event time), so after a restart the service
+asks the runner for ``device_effects()`` and every countdown resumes at the same deadline.
+
+Device outages are events (``device_status_changed``): the panel shows them and the table keeps
+going — with the camera down, the referee enters plays at the panel; with the screen controller
+down, its buttons' presses wait in the controller's ring buffer and arrive when it is back.
+
+:class:`TableClock` is the one clock of the service. In production it is the wall clock
+(Unix epoch ms, as the event log wants). The demo compresses time by a speed factor; the clock's
+origin is kept in the data folder, so a restarted demo continues on the same time line and its
+countdowns resume where they were.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import queue
+import threading
+import time
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from table_service.runner import TableRunner
+
+log = logging.getLogger(__name__)
+
+SEATS: tuple[str, ...] = ("E", "S", "W", "N")
+
+#: Button name -> engine event type.
+BUTTON_EVENTS: dict[str, str] = {"report": "report_pressed", "pass": "passed", "referee": "referee_called"}
+
+
+# -------------------------------------------------------------------------------------- clock
+
+
+class TableClock:
+    """The service's clock in event milliseconds.
+
+    ``speed`` 1 is the wall clock (Unix epoch ms). With ``speed`` > 1 (the demo) table time runs
+    that many times faster than the wall: ``t = origin_table + (wall - origin_wall) * speed``. With
+    ``state_file`` the origin is kept on disk, so a restarted service continues the same time line
+    (the time the service was down has passed on the table too, as it would with real players).
+
+    :raises ValueError: a speed that is not positive.
+    """
+
+    def __init__(self, speed: float = 1.0, state_file: str | os.PathLike[str] | None = None) -> None:
+        if not speed > 0:
+            raise ValueError(f"速度须为正数 / speed must be positive, got {speed!r}")
+        self.speed = float(speed)
+        self._lock = threading.Lock()
+        now_wall = time.time() * 1000.0
+        self.origin_wall = now_wall
+        self.origin_table = now_wall
+        self.path = Path(state_file) if state_file is not None else None
+        if self.path is not None and self.speed != 1.0:
+            self._load_or_create(now_wall)
+
+    def _load_or_create(self, now_wall: float) -> None:
+        assert self.path is not None
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            old_speed = float(data["speed"])
+            ow, ot = float(data["origin_wall"]), float(data["origin_table"])
+        except FileNotFoundError:
+            data = None
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"时钟文件无法读取 / clock file {self.path} is unreadable: {exc}") from exc
+        if data is not None:
+            if old_speed == self.speed:
+                self.origin_wall, self.origin_table = ow, ot
+                return
+            # Another speed: continue from where that time line is now.
+            self.origin_table = ot + (now_wall - ow) * old_speed
+            self.origin_wall = now_wall
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"speed": self.speed, "origin_wall": self.origin_wall,
+                                   "origin_table": self.origin_table}), encoding="utf-8")
+        os.replace(tmp, self.path)
+
+    def now_ms(self) -> int:
+        """Table time now, in ms."""
+        return int(self.origin_table + (time.time() * 1000.0 - self.origin_wall) * self.speed)
+
+    def real_s(self, table_s: float) -> float:
+        """Wall seconds that ``table_s`` seconds of table time take."""
+        return table_s / self.speed
+
+    def table_s(self, real_s: float) -> float:
+        """Table seconds that pass in ``real_s`` wall seconds."""
+        return real_s * self.speed
+
+
+# ------------------------------------------------------------------------ camera -> events
+
+
+def camera_event(state: dict[str, Any], seat: str, cards: list[str], confidence: list[float] | None = None,
+                 uncertain: bool = False, *, source: str = "camera", extra: dict[str, Any] | None = None
+                 ) -> dict[str, Any] | None:
+    """The engine event for cards seen settled in ``seat``'s play zone, given the table's phase.
+
+    In the play phase it is ``cards_played`` (an uncertain read goes in as such: the engine opens
+    a question instead of a play). In the tribute phase a single card in a payer's zone is the
+    tribute, in the return phase a single card in a receiver's zone the return; an uncertain read
+    of those cannot be a question (the engine asks only about plays), so it calls the referee,
+    who enters the card at the panel. ``None`` when the cards mean nothing now (an empty zone,
+    cards between deals).
+    """
+    if not cards:
+        return None
+    deal = state.get("deal")
+    phase = deal.get("phase") if deal else None
+    data: dict[str, Any]
+    if phase in ("tribute", "return") and len(cards) == 1:
+        plan = deal.get("tribute_plan") or {}
+        if phase == "tribute":
+            due = seat in (plan.get("payers") or []) and not any(t.get("from") == seat for t in deal.get("tributes") or [])
+            etype, what = "tribute_given", "进贡 / tribute"
+        else:
+            due = any(t.get("to") == seat for t in deal.get("tributes") or []) and not any(
+                r.get("from") == seat for r in deal.get("returns") or [])
+            etype, what = "return_given", "还贡 / return"
+        if due:
+            if uncertain:
+                return {"type": "referee_called", "source": source,
+                        "data": {"seat": seat, "reason": f"{what} 牌识别不确定 / card read uncertain: {cards[0]}?"}}
+            return {"type": etype, "source": source, "data": {"seat": seat, "card": cards[0]}}
+    if phase != "play":
+        return None
+    data = {"seat": seat, "cards": list(cards)}
+    if confidence is not None:
+        data["confidence"] = [round(float(c), 4) for c in confidence]
+    if uncertain:
+        data["uncertain"] = True
+    if extra:
+        data.update(extra)
+    return {"type": "cards_played", "source": source, "data": data}
+
+
+# ------------------------------------------------------------------------ devices <- effects
+
+
+class DeviceDriver:
+    """Turns engine effects into device commands, on its own worker thread.
+
+    The engine thread only puts effects on a queue (quick, as subscribers must be). The worker
+    keeps the countdown deadlines: on a table whose clock runs at speed 1 the controller counts
+    down by itself after one command; at other speeds (the demo) the worker refreshes the display
+    every table second, so the display shows the engine's countdown, not the controller's.
+    """
+
+    def __init__(self, devices: Any, clock: TableClock) -> None:
+        self.devices = devices
+        self.clock = clock
+        self._q: queue.Queue[Any] = queue.Queue()
+        self._deadlines: dict[str, int] = {}
+        self._overtime: set[str] = set()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="device-driver", daemon=True)
+        self.applied = 0
+        self.history: list[dict[str, Any]] = []  # effects applied (bounded), for diagnosis and tests
+
+    def start(self) -> DeviceDriver:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._q.put(None)
+        self._thread.join(3)
+
+    def submit(self, effects: list[dict[str, Any]]) -> None:
+        """Queue effects (called on the engine thread)."""
+        if effects:
+            self._q.put(list(effects))
+
+    def wait_idle(self, timeout: float = 5.0) -> bool:
+        """True once every queued effect has been applied (tests)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self._q.unfinished_tasks == 0:
+                return True
+            time.sleep(0.01)
+        return False
+
+    def _run(self) -> None:
+        refresh = self.clock.speed != 1.0
+        period = min(1.0, 1.0 / self.clock.speed) if refresh else 1.0
+        next_refresh = time.monotonic() + period
+        while not self._stop.is_set():
+            timeout = max(0.0, next_refresh - time.monotonic()) if (refresh and self._deadlines) else 1.0
+            try:
+                item = self._q.get(timeout=timeout)
+            except queue.Empty:
+                item = ()
+            try:
+                if item is None:
+                    return
+                for fx in item:
+                    try:
+                        self.apply(fx)
+                    except Exception:  # one bad device must not stop the others
+                        log.exception("device effect failed: %r", fx)
+                if refresh and time.monotonic() >= next_refresh:
+                    next_refresh = time.monotonic() + period
+                    self._refresh()
+            finally:
+                if item != ():
+                    self._q.task_done()
+
+    def _seat(self, seat: str) -> Any:
+        return self.devices.seats[seat]
+
+    def _show_countdown(self, seat: str) -> None:
+        deadline = self._deadlines.get(seat)
+        if deadline is None:
+            return
+        left_ms = deadline - self.clock.now_ms()
+        disp = self._seat(seat).countdown
+        if left_ms >= 0:
+            disp.set_countdown(int(-(-left_ms // 1000)))
+        elif seat not in self._overtime:
+            # The engine sends the overtime count with its ticks; until then show 0.
+            disp.set_countdown(0)
+
+    def _refresh(self) -> None:
+        for seat in list(self._deadlines):
+            with contextlib.suppress(Exception):
+                self._show_countdown(seat)
+
+    def apply(self, fx: dict[str, Any]) -> None:
+        """Carry out one effect."""
+        kind = fx.get("kind")
+        self.applied += 1
+        if len(self.history) < 20000:
+            self.history.append(dict(fx, applied_wall=time.time()))
+        if kind == "countdown":
+            seat = fx["seat"]
+            self._deadlines[seat] = int(fx["deadline_ms"])
+            self._overtime.discard(seat)
+            self._show_countdown(seat)
+        elif kind == "countdown_stopped":
+            seat = fx["seat"]
+            self._deadlines.pop(seat, None)
+            self._overtime.discard(seat)
+            self._seat(seat).countdown.clear()
+        elif kind == "overtime":
+            seat = fx["seat"]
+            self._overtime.add(seat)
+            self._seat(seat).countdown.show_overtime(int(fx["seconds"]))
+        elif kind == "lamp":
+            seat, lamp, mode = fx.get("seat"), fx["lamp"], fx["mode"]
+            if seat is None:
+                dev = self.devices.referee_lamp if lamp == "referee" else self.devices.status_led
+            else:
+                dev = self._seat(seat).lamp(lamp)
+            dev.set(mode)
+        elif kind == "buzz":
+            self.devices.buzzer.buzz(int(fx.get("ms", 200)))
+
+
+# ------------------------------------------------------------------------------ config
+
+
+#: Service sections of table.toml (the rest belongs to ``hardware.config``).
+SERVICE_SECTIONS: dict[str, tuple[str, ...]] = {
+    "service": ("ruleset", "format", "deals", "minutes", "speed", "tick_s", "db"),
+    "web": ("enabled", "host", "port", "feed_delay_s", "duplicate", "users_db", "secret_key"),
+    "mqtt": ("enabled", "host", "port", "event", "username", "password", "keepalive"),
+    "vision": ("enabled", "layout", "calibration", "fps", "px_per_mm"),
+}
+
+
+@dataclass
+class ServiceConfig:
+    """Everything ``guandan-table run`` needs: the hardware config plus the service's own options."""
+
+    hardware: Any
+    """The :class:`hardware.config.TableConfig`."""
+    service: dict[str, Any] = field(default_factory=dict)
+    web: dict[str, Any] = field(default_factory=dict)
+    mqtt: dict[str, Any] = field(default_factory=dict)
+    vision: dict[str, Any] = field(default_factory=dict)
+    path: Path | None = None
+
+    @property
+    def table_id(self) -> str:
+        return str(self.hardware.table_id)
+
+    @property
+    def data_dir(self) -> Path:
+        return Path(self.hardware.data_dir)
+
+    @property
+    def db_path(self) -> Path:
+        db = self.service.get("db")
+        return Path(db) if db else self.data_dir / f"{self.table_id}.sqlite3"
+
+
+def parse_service_config(data: dict[str, Any], *, base_dir: str | os.PathLike[str] = ".", check_devices: bool = True,
+                         path: str | os.PathLike[str] | None = None) -> ServiceConfig:
+    """Split ``table.toml`` into the hardware part (checked by ``hardware.config``) and the
+    service sections ``[service] [web] [mqtt] [vision]`` (checked here).
+
+    :raises ValueError: unknown keys or bad values, naming the section and the key.
+    """
+    from hardware.config import parse_config
+
+    data = dict(data)
+    own: dict[str, dict[str, Any]] = {}
+    problems: list[str] = []
+    for section, keys in SERVICE_SECTIONS.items():
+        raw = data.pop(section, {})
+        if not isinstance(raw, dict):
+            problems.append(f"[{section}] 应为表 / must be a table")
+            raw = {}
+        unknown = sorted(set(raw) - set(keys))
+        for key in unknown:
+            problems.append(f"[{section}] 未知配置项 / unknown key {key!r} (known: {', '.join(keys)})")
+        own[section] = {k: v for k, v in raw.items() if k in keys}
+    svc = own["service"]
+    fmt = svc.get("format", "past_a")
+    if fmt not in ("past_a", "deals", "time"):
+        problems.append(f"[service].format = {fmt!r}: 应为 / must be past_a, deals or time")
+    if fmt == "deals" and not (isinstance(svc.get("deals"), int) and svc["deals"] > 0):
+        problems.append("[service].format = 'deals' 需要 deals = N / needs deals = N (N ≥ 1)")
+    if fmt == "time" and not (isinstance(svc.get("minutes"), int) and svc["minutes"] > 0):
+        problems.append("[service].format = 'time' 需要 minutes = N / needs minutes = N")
+    port = own["web"].get("port", 8080)
+    if not isinstance(port, int) or not 0 <= port <= 65535:
+        problems.append(f"[web].port = {port!r}: 须为 0–65535 / must be 0-65535")
+    if problems:
+        raise ValueError("; ".join(problems))
+    base = Path(base_dir)
+    hw = parse_config(data, base_dir=base, check_devices=check_devices, path=path)
+    for section in ("web",):
+        if own[section].get("users_db"):
+            p = Path(own[section]["users_db"])
+            own[section]["users_db"] = str(p if p.is_absolute() else base / p)
+    if svc.get("db"):
+        p = Path(svc["db"])
+        svc["db"] = str(p if p.is_absolute() else base / p)
+    return ServiceConfig(hardware=hw, service=svc, web=own["web"], mqtt=own["mqtt"], vision=own["vision"],
+                         path=Path(path) if path else None)
+
+
+def load_service_config(path: str | os.PathLike[str], *, check_devices: bool = True) -> ServiceConfig:
+    """Read ``table.toml`` for the service.
+
+    :raises ValueError: unreadable file, TOML syntax, or any config problem (hardware's
+        ``ConfigError`` is a ``ValueError`` too).
+    """
+    p = Path(path)
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ValueError(f"配置文件不存在 / config file not found: {p}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"无法读取配置文件 / cannot read config file {p}: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"TOML 语法错误 / TOML syntax error in {p}: {exc}") from None
+    return parse_service_config(data, base_dir=p.parent, check_devices=check_devices, path=p)
+
+
+# ---------------------------------------------------------------------------- the service
+
+
+class TableService:
+    """One table: runner, devices, camera pipeline, clock ticks, web panel, MQTT.
+
+    :param config: a :class:`ServiceConfig`.
+    :param devices: a ``hardware.TableDevices`` to use (the demo builds its own); built from the
+        config when ``None``.
+    :param clock: the :class:`TableClock` (default: wall clock).
+    :param camera: a camera pipeline object with ``start(submit_observation)``/``stop()`` and a
+        ``status`` (see :class:`CameraPipeline`); ``None``: built from the config, if it has a camera.
+    :param web: serve the referee panel (``[web]``); the demo's headless mode turns it off.
+    """
+
+    def __init__(self, config: ServiceConfig, *, devices: Any = None, clock: TableClock | None = None,
+                 camera: Any = None, web: bool | None = None, mqtt: bool | None = None,
+                 pin_factory: Any = None) -> None:
+        self.config = config
+        self.clock = clock or TableClock(float(config.service.get("speed", 1.0)),
+                                         config.data_dir / "clock.json")
+        self._own_devices = devices is None
+        self.devices = devices
+        self.camera = camera
+        self.want_web = bool(config.web.get("enabled", True)) if web is None else web
+        self.want_mqtt = bool(config.mqtt.get("enabled", bool(config.mqtt))) if mqtt is None else mqtt
+        self._pin_factory = pin_factory
+        self.runner: TableRunner | None = None
+        self.driver: DeviceDriver | None = None
+        self.app: Any = None
+        self.server: Any = None
+        self.mqtt: Any = None
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._unsubs: list[Callable[[], None]] = []
+        self.observations: list[dict[str, Any]] = []  # camera observations and what became of them
+        self._obs_lock = threading.Lock()
+        self.submit_errors: list[str] = []
+
+    # -------------------------------------------------------------------------- lifecycle
+
+    def start(self) -> TableService:
+        """Open everything; returns self. Devices that are absent are reported, not fatal."""
+        self.config.data_dir.mkdir(parents=True, exist_ok=True)
+        self.runner = TableRunner(self.config.db_path, clock=self.clock.now_ms).start()
+        if self.devices is None:
+            from hardware.table import TableDevices
+
+            self.devices = TableDevices(self.config.hardware, pin_factory=self._pin_factory,
+                                        on_camera_status=self._on_camera_status)
+            self.devices.open(wait=True)
+        self.driver = DeviceDriver(self.devices, self.clock).start()
+        self._unsubs.append(self.runner.subscribe_effects(lambda fx, _ev: self.driver.submit(fx)))
+        # Resume: every display and lamp to the state in the log (countdowns at their deadlines).
+        self.driver.submit(self.runner.device_effects())
+        self._unsubs.append(self.devices.on_button(self._on_button))
+        with contextlib.suppress(Exception):
+            self.devices.status_led.set("on")
+        self._spawn(self._tick_loop, "clock-ticks")
+        if getattr(self.devices, "screen", None) is not None:
+            self._spawn(self._screen_monitor, "screen-monitor")
+        if self.camera is None and self.config.hardware.camera.source != "none":
+            self.camera = CameraPipeline.from_config(self.config, self.devices, self._on_camera_status,
+                                                     possible=self.possible)
+        if self.camera is not None:
+            self.camera.start(self.observe)
+        else:
+            self._device_status("camera", "offline", "没有摄像头 / no camera configured")
+        if self.want_web:
+            self._start_web()
+        if self.want_mqtt:
+            from table_service.mqtt_bridge import bridge_from_config
+
+            feed = None
+            if self.app is not None:
+                from table_service.web import web_state
+
+                feed = web_state(self.app).tables[self.config.table_id].feed
+            self.mqtt = bridge_from_config(self.runner, self.config.mqtt, table_id=self.config.table_id,
+                                           clock=self.clock.now_ms, feed=feed,
+                                           delay_s=float(self.config.web.get("feed_delay_s", 0.0))).start()
+        return self
+
+    def _start_web(self) -> None:
+        from table_service.web import attach_table, create_app
+        from table_service.web.server import serve
+
+        web = self.config.web
+        settings: dict[str, Any] = {
+            "USERS_DB": web.get("users_db") or str(self.config.data_dir / "web-users.sqlite3"),
+            "FEED_DELAY_S": float(web.get("feed_delay_s", 0.0)),
+            "FEED_DUPLICATE": bool(web.get("duplicate", False)),
+            "FEED_CLOCK": self.clock.now_ms,
+        }
+        if web.get("secret_key"):
+            settings["SECRET_KEY"] = web["secret_key"]
+        self.app = create_app(settings)
+        attach_table(self.app, self.config.table_id, self.runner)
+        self.server = serve(self.app, str(web.get("host", "127.0.0.1")), int(web.get("port", 8080)))
+
+    def stop(self) -> None:
+        """Stop inputs first, then the engine, then outputs (idempotent)."""
+        if self._stop.is_set():
+            return
+        self._stop.set()
+        if self.camera is not None:
+            with contextlib.suppress(Exception):
+                self.camera.stop()
+        for unsub in self._unsubs:
+            with contextlib.suppress(Exception):
+                unsub()
+        for t in self._threads:
+            t.join(3)
+        if self.mqtt is not None:
+            with contextlib.suppress(Exception):
+                self.mqtt.stop()
+        if self.server is not None:
+            with contextlib.suppress(Exception):
+                self.server.stop()
+        if self.runner is not None:
+            self.runner.stop()
+        if self.driver is not None:
+            self.driver.stop()
+        if self._own_devices and self.devices is not None:
+            self.devices.close()
+
+    def __enter__(self) -> TableService:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _spawn(self, fn: Callable[[], None], name: str) -> None:
+        t = threading.Thread(target=fn, name=name, daemon=True)
+        t.start()
+        self._threads.append(t)
+
+    @property
+    def url(self) -> str | None:
+        """The panel's base URL, when serving."""
+        return self.server.url if self.server is not None else None
+
+    # ----------------------------------------------------------------------------- inputs
+
+    def submit(self, event: dict[str, Any], wait: bool = True) -> Any:
+        """Submit one event to the engine (every input goes through here)."""
+        assert self.runner is not None
+        res = self.runner.submit(event, wait=wait)
+        if wait and not res.accepted:
+            msg = f"{event.get('type')} {event.get('data')}: {res.error}"
+            log.warning("event rejected: %s", msg)
+            if len(self.submit_errors) < 1000:
+                self.submit_errors.append(msg)
+        return res
+
+    def _on_button(self, ev: Any) -> None:
+        """A button edge from any backend (its own thread): presses become events."""
+        if not ev.pressed:
+            return
+        etype = BUTTON_EVENTS.get(ev.button)
+        if etype is None:
+            return
+        data: dict[str, Any] = {"seat": ev.seat}
+        if etype == "referee_called":
+            data["reason"] = "按钮 / button"
+        source = "screen" if ev.source == "screen" else "gpio"
+        self.submit({"type": etype, "source": source, "data": data}, wait=False)
+
+    def observe(self, seat: str, cards: list[str], confidence: list[float] | None = None, uncertain: bool = False,
+                *, frame_t: float | None = None, frame_wall: float | None = None,
+                extra: dict[str, Any] | None = None) -> Any:
+        """A settled play seen in ``seat``'s zone (called by the camera pipeline's thread)."""
+        assert self.runner is not None
+        if cards:
+            ev = camera_event(self.runner.state(), seat, cards, confidence, uncertain, extra=extra)
+        else:
+            ev = {"type": "referee_called", "source": "camera",
+                  "data": {"seat": seat, "reason": "牌区有牌但无法识别 / cards in the zone could not be read"}}
+        rec = {"seat": seat, "cards": list(cards), "uncertain": uncertain, "frame_t": frame_t,
+               "frame_wall": frame_wall, "observed_wall": time.time(), "event": ev["type"] if ev else None,
+               "seq": None}
+        res = None
+        if ev is not None:
+            res = self.submit(ev)
+            rec["seq"] = res.seq if res.accepted else None
+            rec["accepted_wall"] = time.time()
+        with self._obs_lock:
+            self.observations.append(rec)
+        return res
+
+    def possible(self, _seat: str) -> list[str] | None:
+        """Cards still possible this deal (the watcher's ``possible`` hook)."""
+        if self.runner is None:
+            return None
+        return possible_cards(self.runner.state())
+
+    def _device_status(self, device: str, status: str, detail: str | None = None) -> None:
+        if self.runner is None:
+            return
+        if self.runner.state().get("devices", {}).get(device) == status:
+            return
+        data: dict[str, Any] = {"device": device, "status": status}
+        if detail:
+            data["detail"] = detail
+        self.submit({"type": "device_status_changed", "source": "system", "data": data}, wait=False)
+
+    def _on_camera_status(self, status: Any) -> None:
+        connected = bool(getattr(status, "connected", False))
+        detail = getattr(status, "error", None)
+        self._device_status("camera", "online" if connected else "offline", detail)
+
+    def _screen_monitor(self) -> None:
+        screen = self.devices.screen
+        last: bool | None = None
+        while not self._stop.wait(0.25):
+            up = bool(screen.is_connected)
+            if up != last:
+                self._device_status("screen", "online" if up else "offline",
+                                    None if up else "隔板屏控制器未连接 / screen controller not connected")
+                last = up
+
+    def _tick_loop(self) -> None:
+        run_ticker(lambda: self.runner, self.clock, self._stop)
+
+    # ------------------------------------------------------------------------ round set-up
+
+    def round_event(self, players: dict[str, str] | None = None, *, levels: dict[str, str] | None = None) -> dict[str, Any]:
+        """The ``round_set_up`` event the config describes (the referee submits it at the panel;
+        the demo submits it itself)."""
+        svc = self.config.service
+        fmt_kind = svc.get("format", "past_a")
+        fmt: dict[str, Any] = {"kind": fmt_kind}
+        if fmt_kind == "deals":
+            fmt["deals"] = int(svc["deals"])
+        elif fmt_kind == "time":
+            fmt["minutes"] = int(svc["minutes"])
+        data: dict[str, Any] = {"players": players or dict(self.config.hardware.seat_names),
+                                "ruleset": svc.get("ruleset", "jiangsu"), "format": fmt}
+        if levels:
+            data["levels"] = levels
+        return {"type": "round_set_up", "source": "panel", "role": "referee", "data": data}
+
+
+# ---------------------------------------------------------------------------- clock ticks
+
+
+def next_tick_ms(state: dict[str, Any], now_ms: int) -> int | None:
+    """When the engine next needs a ``clock_ticked`` (table ms), or None when no clock runs.
+
+    A tick is due at each countdown's deadline (time-over is noticed then, not up to a second
+    late) and every table second while a seat is over its time (the overtime count on its
+    display) or while a timed round runs (its time limit).
+    """
+    deal = state.get("deal")
+    rnd = state.get("round")
+    due: list[int] = []
+    if deal and deal.get("phase") != "over":
+        for timer in (deal.get("timers") or {}).values():
+            deadline = int(timer["deadline_ms"])
+            if deadline >= now_ms:
+                due.append(deadline + 1)
+            else:  # overtime: once per second, on the second
+                over = now_ms - deadline
+                due.append(now_ms + 1000 - over % 1000 + 1)
+    if rnd and (rnd.get("format") or {}).get("kind") == "time" and rnd.get("status") != "over":
+        due.append(now_ms + 1000)
+    return min(due) if due else None
+
+
+def run_ticker(get_runner: Callable[[], Any], clock: TableClock, stop: threading.Event) -> None:
+    """Submit ``clock_ticked`` when :func:`next_tick_ms` says, until ``stop`` is set.
+
+    Deadlines come from the engine's state, so after a restart the ticks fall on the same
+    deadlines as before it."""
+    while not stop.is_set():
+        runner = get_runner()
+        if runner is None:
+            stop.wait(0.1)
+            continue
+        now = clock.now_ms()
+        due = next_tick_ms(runner.raw_state(), now)
+        # Wake at the due time, but look again at least every real 0.2 s: a play changes the timers.
+        wait = 0.2 if due is None else min(0.2, max(0.0, clock.real_s((due - now) / 1000.0)))
+        if wait > 0 and stop.wait(wait):
+            return
+        if due is not None and clock.now_ms() >= due:
+            runner.submit({"type": "clock_ticked", "source": "clock", "data": {}}, wait=True, timeout=2.0)
+
+
+# ---------------------------------------------------------------------------- camera
+
+
+#: Consecutive unusable frames after which the camera counts as offline (the referee enters plays).
+BAD_FRAMES_OFFLINE = 15
+
+
+class CameraPipeline:
+    """Frames from a ``hardware.camera`` source through the vision watcher into observations.
+
+    The vision package turns a frame stream into settled-play observations per seat
+    (:class:`vision.watcher.TableWatcher`); this class only owns the thread, the frame source and
+    the hand-off to :meth:`TableService.observe`. A corrupt frame is counted and skipped; a
+    source that ends or fails is reported as the camera going offline.
+    """
+
+    def __init__(self, source: Any, watcher: Any, *, on_status: Callable[[Any], None] | None = None,
+                 name: str = "camera") -> None:
+        self.source = source
+        self.watcher = watcher
+        self.on_status = on_status
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self.frames = 0
+        self.errors = 0
+        self.name = name
+        self.busy_s = 0.0
+        self.sightings: list[Any] = []
+        self._bad_run = 0
+        self._last_frame: Any = None
+        self._last_low: Any = None
+
+    @classmethod
+    def from_config(cls, config: ServiceConfig, devices: Any, on_status: Callable[[Any], None],
+                    possible: Callable[[str], Any] | None = None) -> CameraPipeline | None:
+        source = devices.open_camera()
+        if source is None:
+            return None
+        return cls(source, make_watcher(config.vision, possible=possible), on_status=on_status)
+
+    def start(self, observe: Callable[..., Any]) -> None:
+        self._observe = observe
+        self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        with contextlib.suppress(Exception):
+            self.source.close()
+        if self._thread is not None:
+            self._thread.join(5)
+
+    def _lowres(self, frame: Any) -> Any:
+        """The watcher's low-resolution grey frame, computed once per distinct frame object (a
+        camera that repeats a still frame — the synthetic one — then costs little per frame)."""
+        if frame is self._last_frame:
+            return self._last_low
+        width = int(getattr(self.watcher, "lowres_width", 1280))
+        if not (hasattr(frame, "shape") and frame.ndim == 3 and frame.shape[2] == 3 and frame.size):
+            return None  # let the watcher reject it with its own message
+        import cv2
+
+        h, w = frame.shape[:2]
+        small = frame if w <= width else cv2.resize(frame, (width, int(round(h * width / w))),
+                                                    interpolation=cv2.INTER_AREA)
+        self._last_frame, self._last_low = frame, cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+        return self._last_low
+
+    def _run(self) -> None:
+        try:
+            for t, frame in self.source.frames():
+                if self._stop.is_set():
+                    return
+                t0 = time.perf_counter()
+                frame_wall = time.time()
+                try:
+                    observations = self.watcher.feed(frame, t, lowres=self._lowres(frame))
+                except ValueError as exc:  # a corrupt frame: counted, skipped, never fatal
+                    self.errors += 1
+                    self._bad_run += 1
+                    if self._bad_run == BAD_FRAMES_OFFLINE and self.on_status is not None:
+                        self.on_status(_Status(False, f"摄像头画面无法识别 / camera frames unusable: {exc}"))
+                    if self._bad_run <= 3 or self._bad_run % 100 == 0:
+                        log.warning("camera frame rejected (%d in a row): %s", self._bad_run, exc)
+                    continue
+                finally:
+                    self.frames += 1
+                if self._bad_run >= BAD_FRAMES_OFFLINE and self.on_status is not None:
+                    self.on_status(_Status(True))
+                self._bad_run = 0
+                for ob in observations or ():
+                    if hasattr(ob, "cards") and hasattr(ob, "seat"):
+                        # An empty zone is a cleared one; an empty *uncertain* read is cards the
+                        # reader could not make out, which the referee must look at.
+                        if ob.cards or ob.uncertain:
+                            self._observe(ob.seat, list(ob.cards), list(ob.confidence or []) or None,
+                                          bool(ob.uncertain), frame_t=getattr(ob, "t", t), frame_wall=frame_wall)
+                    elif len(self.sightings) < 1000:
+                        self.sightings.append(ob)  # exposed card / hand over a zone: logged
+                        log.info("camera sighting: %s", getattr(ob, "to_json", lambda o=ob: o)())
+                self.busy_s += time.perf_counter() - t0
+            if not self._stop.is_set() and self.on_status is not None:
+                self.on_status(_Status(False, "摄像头画面中断 / camera stream ended"))
+        except Exception as exc:
+            log.exception("camera pipeline stopped")
+            if self.on_status is not None:
+                self.on_status(_Status(False, f"摄像头故障 / camera failed: {exc}"))
+
+
+@dataclass
+class _Status:
+    connected: bool
+    error: str | None = None
+
+
+def make_watcher(vision_cfg: dict[str, Any], *, possible: Callable[[str], Any] | None = None,
+                 settle_s: float | None = None, read_frames: int = 3) -> Any:
+    """The vision package's per-table watcher for ``[vision]`` of the config.
+
+    Keys: ``layout`` (table layout JSON; default the standard 900 mm table), ``calibration`` (lens
+    calibration file from ``guandan-table vision calibrate``), ``px_per_mm`` (reading scale).
+
+    :raises ValueError: a layout or calibration file that cannot be read.
+    """
+    from vision.calibration import LensCalibration
+    from vision.geometry import TableLayout, default_layout
+    from vision.settle import SettleConfig
+    from vision.watcher import TableWatcher
+
+    layout = TableLayout.load(vision_cfg["layout"]) if vision_cfg.get("layout") else default_layout()
+    lens = LensCalibration.load(vision_cfg["calibration"]) if vision_cfg.get("calibration") else None
+    settle = SettleConfig(settle_s=settle_s) if settle_s is not None else None
+    return TableWatcher(layout, lens=lens, read_px_per_mm=float(vision_cfg.get("px_per_mm", 3.0)),
+                        settle=settle, possible=possible, read_frames=read_frames)
+
+
+def possible_cards(state: dict[str, Any]) -> list[str] | None:
+    """The cards that may still appear this deal (each face twice, less what was seen): narrows
+    the card reader, so a third copy is never read as certain."""
+    deal = state.get("deal")
+    if not deal or deal.get("phase") == "over":
+        return None
+    from table_service.rules import DECK_FACES
+
+    seen = deal.get("seen") or {}
+    return [str(c) for c in DECK_FACES for _ in range(max(0, 2 - int(seen.get(str(c), 0))))]

@@ -1,0 +1,64 @@
+"""Fixtures of the service tests: a real Mosquitto broker, a table runner on a temp database."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from table_service.runner import TableRunner
+
+
+def free_port() -> int:
+    """A free TCP port on the loopback interface."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_port(port: int, timeout: float = 10.0) -> bool:
+    """True once something listens on ``127.0.0.1:port``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return True
+        except OSError:
+            time.sleep(0.05)
+    return False
+
+
+@pytest.fixture
+def mosquitto(tmp_path: Path) -> Iterator[int]:
+    """A real Mosquitto broker on a free loopback port; yields the port."""
+    exe = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+    if not Path(exe).exists():
+        pytest.skip("mosquitto is not installed (apt-get install mosquitto)")
+    port = free_port()
+    conf = tmp_path / "mosquitto.conf"
+    conf.write_text(f"listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\n")
+    log = (tmp_path / "mosquitto.log").open("w")
+    proc = subprocess.Popen([exe, "-c", str(conf)], stdout=log, stderr=subprocess.STDOUT)
+    try:
+        if not wait_port(port):
+            raise RuntimeError(f"mosquitto did not start; log: {(tmp_path / 'mosquitto.log').read_text()}")
+        yield port
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+@pytest.fixture
+def runner(tmp_path: Path) -> Iterator[TableRunner]:
+    """A started TableRunner on a fresh database."""
+    with TableRunner(tmp_path / "table.sqlite3") as r:
+        yield r

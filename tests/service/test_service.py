@@ -1,0 +1,223 @@
+"""The table service's wiring: clock, camera-to-event mapping, clock ticks, effects on devices,
+button presses, device outages, config and the ``run`` command."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from firmware_bridge.emulator import ScreenEmulator
+from table_service.service import (
+    TableClock,
+    TableService,
+    camera_event,
+    load_service_config,
+    next_tick_ms,
+    parse_service_config,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def wait_for(pred: Any, timeout: float = 10.0, what: str = "condition") -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        got = pred()
+        if got:
+            return got
+        time.sleep(0.02)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def sim_config(tmp_path: Path, **extra: Any) -> dict[str, Any]:
+    cfg: dict[str, Any] = {
+        "table_id": "T9", "data_dir": str(tmp_path / "data"),
+        "seats": {"E": "e", "S": "s", "W": "w", "N": "n"},
+        "devices": {"default": "sim"}, "camera": {"source": "none"},
+        "web": {"enabled": False},
+    }
+    cfg.update(extra)
+    return cfg
+
+
+def start_round(svc: TableService) -> str:
+    for ev in (svc.round_event(), {"type": "first_cut_recorded", "source": "panel", "data": {"card": "7s"}},
+               {"type": "drawing_finished", "source": "panel", "data": {}}):
+        assert svc.submit(ev).accepted
+    return svc.runner.state()["deal"]["turn"]
+
+
+# ----------------------------------------------------------------------------- pure parts
+
+
+def test_table_clock_keeps_its_time_line_across_restarts(tmp_path: Path) -> None:
+    f = tmp_path / "clock.json"
+    a = TableClock(10.0, f)
+    t1 = a.now_ms()
+    time.sleep(0.05)
+    b = TableClock(10.0, f)  # a restart: same origin, so table time went on while "down"
+    assert b.now_ms() - t1 >= 400
+    assert b.origin_table == a.origin_table and b.origin_wall == a.origin_wall
+    c = TableClock(4.0, f)  # another speed continues from where the old time line is now
+    assert c.now_ms() >= b.now_ms() - 50
+    assert abs(TableClock(1.0).now_ms() - time.time() * 1000) < 50
+    with pytest.raises(ValueError, match="positive"):
+        TableClock(0)
+    f.write_text("not json")
+    with pytest.raises(ValueError, match="unreadable"):
+        TableClock(2.0, f)
+
+
+def test_camera_reads_map_to_the_event_the_phase_calls_for() -> None:
+    play = {"deal": {"phase": "play"}}
+    ev = camera_event(play, "E", ["7s", "7h"], [0.99, 0.98])
+    assert ev == {"type": "cards_played", "source": "camera",
+                  "data": {"seat": "E", "cards": ["7s", "7h"], "confidence": [0.99, 0.98]}}
+    assert camera_event(play, "E", ["7s"], [0.4], True)["data"]["uncertain"] is True
+    assert camera_event(play, "E", []) is None
+    tribute = {"deal": {"phase": "tribute", "tribute_plan": {"payers": ["S"]}, "tributes": []}}
+    assert camera_event(tribute, "S", ["BJ"]) == {"type": "tribute_given", "source": "camera",
+                                                  "data": {"seat": "S", "card": "BJ"}}
+    assert camera_event(tribute, "S", ["BJ"], [0.5], True)["type"] == "referee_called"
+    assert camera_event(tribute, "E", ["BJ"]) is None  # E owes nothing
+    ret = {"deal": {"phase": "return", "tributes": [{"from": "S", "to": "E", "card": "BJ"}], "returns": []}}
+    assert camera_event(ret, "E", ["4c"])["type"] == "return_given"
+    assert camera_event({"deal": None}, "E", ["4c"]) is None
+
+
+def test_ticks_fall_on_deadlines_and_every_second_of_overtime() -> None:
+    st = {"deal": {"phase": "play", "timers": {"N": {"deadline_ms": 20_000}}}, "round": {"format": {"kind": "past_a"}}}
+    assert next_tick_ms(st, 5_000) == 20_001
+    assert next_tick_ms(st, 21_300) == 22_001
+    assert next_tick_ms({"deal": {"phase": "play", "timers": {}}, "round": {"format": {}}}, 0) is None
+    timed = {"deal": None, "round": {"format": {"kind": "time"}, "status": "play"}}
+    assert next_tick_ms(timed, 100) == 1_100
+
+
+def test_config_errors_name_the_section_and_key(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match=r"\[service\].*'sped'"):
+        parse_service_config(sim_config(tmp_path, service={"sped": 2}))
+    with pytest.raises(ValueError, match=r"\[service\].format = 'deals'"):
+        parse_service_config(sim_config(tmp_path, service={"format": "deals"}))
+    with pytest.raises(ValueError, match=r"\[web\].port"):
+        parse_service_config(sim_config(tmp_path, web={"port": 70000}))
+    with pytest.raises(ValueError, match="unknown"):
+        parse_service_config(sim_config(tmp_path, bogus=1))  # hardware's checker names it
+    bad = tmp_path / "t.toml"
+    bad.write_text("table_id = [")
+    with pytest.raises(ValueError, match="TOML"):
+        load_service_config(bad)
+    cfg = load_service_config(REPO / "deploy" / "table.toml", check_devices=False)
+    assert cfg.table_id == "T01" and cfg.mqtt["event"] and cfg.db_path.name == "T01.sqlite3"
+
+
+# ---------------------------------------------------------------------------- the service
+
+
+def test_buttons_become_events_and_effects_drive_the_devices(tmp_path: Path) -> None:
+    cfg = parse_service_config(sim_config(tmp_path))
+    with TableService(cfg, clock=TableClock(1.0)) as svc:
+        turn = start_round(svc)
+        dev = svc.devices
+        # The seat to lead: turn lamp on, its 40 s countdown running on its display.
+        wait_for(lambda: dev.seats[turn].turn_lamp.mode == "on", what="turn lamp")
+        wait_for(lambda: (dev.seats[turn].countdown.read_text() or "").strip() in ("40", "39"), what="countdown")
+        assert svc.submit({"type": "cards_played", "source": "panel",
+                           "data": {"seat": turn, "cards": ["3s"]}}).accepted
+        nxt = svc.runner.state()["deal"]["turn"]
+        wait_for(lambda: dev.seats[nxt].turn_lamp.mode == "on" and dev.seats[turn].turn_lamp.mode == "off",
+                 what="turn lamp moved")
+        wait_for(lambda: (dev.seats[turn].countdown.read_text() or "").strip() == "", what="old countdown blank")
+        # The next seat presses pass (sim button): the engine gets "passed" from that seat.
+        dev.press(nxt, "pass")
+        wait_for(lambda: any(e["type"] == "passed" and e["data"]["seat"] == nxt for e in svc.runner.events()),
+                 what="pass event")
+        # A call for the referee: flag, referee lamp blinking, buzzer.
+        dev.press("S", "referee")
+        wait_for(lambda: dev.referee_lamp.mode == "blink", what="referee lamp")
+        flags = svc.runner.state()["flags"]
+        assert flags[-1]["rule"] == "referee_call" and flags[-1]["seat"] == "S"
+        assert any(fx["kind"] == "buzz" for fx in svc.driver.history)
+
+
+def test_overtime_is_counted_and_flagged_by_the_ticks(tmp_path: Path) -> None:
+    clock = TableClock(20.0, tmp_path / "clock.json")
+    cfg = parse_service_config(sim_config(tmp_path))
+    with TableService(cfg, clock=clock) as svc:
+        turn = start_round(svc)  # 40 s to lead = 2 s real at x20
+        flag = wait_for(lambda: next((f for f in svc.runner.state()["flags"] if f["rule"] == "time_over"), None),
+                        timeout=8, what="time_over flag")
+        assert flag["seat"] == turn
+        wait_for(lambda: (svc.devices.seats[turn].countdown.read_text() or "").strip().startswith("-"),
+                 what="overtime on the display")
+
+
+def test_restart_resumes_countdowns_at_their_deadlines(tmp_path: Path) -> None:
+    clock_file = tmp_path / "clock.json"
+    cfg = parse_service_config(sim_config(tmp_path))
+    with TableService(cfg, clock=TableClock(2.0, clock_file)) as svc:
+        turn = start_round(svc)
+        deadline = svc.runner.state()["deal"]["timers"][turn]["deadline_ms"]
+    time.sleep(0.5)  # one second of table time passes while the service is down
+    with TableService(cfg, clock=TableClock(2.0, clock_file)) as svc:
+        st = svc.runner.state()
+        assert st["deal"]["timers"][turn]["deadline_ms"] == deadline
+        left = (deadline - svc.clock.now_ms()) / 1000
+        shown = wait_for(lambda: (svc.devices.seats[turn].countdown.read_text() or "").strip(), what="display")
+        assert shown.isdigit() and abs(int(shown) - left) <= 1.5
+        assert svc.devices.seats[turn].turn_lamp.mode == "on"
+
+
+def test_a_screen_controller_outage_is_an_event_and_play_goes_on(tmp_path: Path) -> None:
+    with ScreenEmulator() as emu:
+        cfg = parse_service_config(sim_config(tmp_path, devices={"default": "screen", "status_led": "sim"},
+                                              screen={"port": emu.port, "connect_timeout_s": 5.0}))
+        with TableService(cfg, clock=TableClock(1.0)) as svc:
+            wait_for(lambda: svc.runner.state()["devices"]["screen"] == "online", what="screen online")
+            turn = start_round(svc)
+            wait_for(lambda: emu.read_lamp(turn, "turn") == "on", what="turn lamp on the controller")
+            emu.unplug()
+            wait_for(lambda: svc.runner.state()["devices"]["screen"] == "offline", what="screen offline event")
+            # The referee enters the play at the panel meanwhile; the table keeps going.
+            assert svc.submit({"type": "cards_played", "source": "panel",
+                               "data": {"seat": turn, "cards": ["4d"]}}).accepted
+            emu.replug()
+            wait_for(lambda: svc.runner.state()["devices"]["screen"] == "online", timeout=15, what="screen back")
+            nxt = svc.runner.state()["deal"]["turn"]
+            emu.press(nxt, "pass")
+            wait_for(lambda: any(e["type"] == "passed" and e["source"] == "screen" for e in svc.runner.events()),
+                     what="pass through the controller")
+            statuses = [e["data"]["status"] for e in svc.runner.events()
+                        if e["type"] == "device_status_changed" and e["data"]["device"] == "screen"]
+            assert statuses[-3:] == ["online", "offline", "online"]
+
+
+def test_run_command_starts_the_service_and_stops_on_sigterm(tmp_path: Path) -> None:
+    toml = tmp_path / "table.toml"
+    toml.write_text('table_id = "T5"\ndata_dir = "data"\n[seats]\nE = "a"\nS = "b"\nW = "c"\nN = "d"\n'
+                    '[devices]\ndefault = "sim"\n[camera]\nsource = "none"\n[web]\nhost = "127.0.0.1"\nport = 0\n')
+    proc = subprocess.Popen([sys.executable, "-m", "table_service", "run", "--config", str(toml)], cwd=REPO,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env=dict(os.environ, PYTHONUNBUFFERED="1"))
+    try:
+        assert proc.stdout is not None
+        lines = [proc.stdout.readline() for _ in range(3)]
+        assert "T5" in lines[0] and "T5.sqlite3" in lines[1] and "http://127.0.0.1:" in lines[2], lines
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(15) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert (tmp_path / "data" / "T5.sqlite3").exists()
+    bad = tmp_path / "bad.toml"
+    bad.write_text(toml.read_text() + "[service]\nformat = \"bogus\"\n")
+    res = subprocess.run([sys.executable, "-m", "table_service", "run", "--config", str(bad)], cwd=REPO,
+                         capture_output=True, text=True, timeout=60)
+    assert res.returncode == 2 and "format" in res.stderr

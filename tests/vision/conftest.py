@@ -1,0 +1,34 @@
+"""Fixtures for the vision tests: rendered artwork is cached on disk (~/.cache/guandan-table),
+so a fresh machine renders each design once (about a second per design) and later runs reuse it."""
+
+from __future__ import annotations
+
+import cv2
+import pytest
+
+from vision.artwork import load_deck
+from vision.geometry import default_layout
+from vision.synth import CameraView, TableRenderer
+
+cv2.setNumThreads(1)
+
+
+@pytest.fixture(scope="session")
+def layout():
+    return default_layout()
+
+
+@pytest.fixture(scope="session")
+def anglo():
+    return load_deck("anglo")
+
+
+@pytest.fixture(scope="session")
+def readable_camera():
+    """A camera sharp enough to read from (~2 px/mm on the table), small enough to render fast."""
+    return CameraView(size=(2200, 1900), px_per_mm=2.0, tilt_px=25, rotation_deg=1.0, seed=3)
+
+
+@pytest.fixture()
+def renderer(layout, readable_camera):
+    return TableRenderer(layout, "anglo", readable_camera, seed=11)

@@ -1,0 +1,160 @@
+"""Calibration: markers -> homography round trip on rendered frames, lens calibration, bad input."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.calibration import (
+    LensCalibration,
+    calibrate_lens,
+    calibrate_table,
+    charuco_board,
+    detect_markers,
+)
+from vision.geometry import TableLayout
+from vision.synth import CameraView, Hand, TableRenderer, TableScene
+
+
+@pytest.mark.parametrize("cam", [
+    CameraView(size=(1280, 720), px_per_mm=0.72, tilt_px=15, rotation_deg=-2.0, seed=1),
+    CameraView(size=(1920, 1440), px_per_mm=1.45, tilt_px=60, rotation_deg=3.0, seed=2),
+])
+def test_homography_round_trip_under_1mm(layout, cam):
+    r = TableRenderer(layout, "plastic", cam, seed=4)
+    frame = r.render(TableScene({"S": ["3h", "4h"], "W": ["BJ"]}), seed=1)
+    cal = calibrate_table(frame, layout)
+    assert cal.markers_seen == (0, 1, 2, 3)
+    # Points all over the table: project with the renderer's true camera, back with the estimate.
+    grid = np.array([[x, y] for x in np.linspace(30, 870, 8) for y in np.linspace(30, 870, 8)])
+    truth_px = cv2.perspectiveTransform(grid[None], r.H)[0]
+    back = cal.to_table(truth_px)
+    err = np.sqrt(((back - grid) ** 2).sum(axis=1))
+    assert err.max() < 1.0, err.max()
+
+
+def test_one_covered_marker_still_calibrates(layout, readable_camera):
+    r = TableRenderer(layout, "anglo", readable_camera, seed=5)
+    frame = r.render(TableScene({}), seed=2)
+    # Cover marker 2 (bottom right) as a player's arm might.
+    c = r.H @ np.array([810.0, 810.0, 1.0])
+    x, y = int(c[0] / c[2]), int(c[1] / c[2])
+    frame[y - 120:y + 120, x - 120:x + 120] = (40, 90, 150)
+    cal = calibrate_table(frame, layout)
+    assert 2 not in cal.markers_seen and len(cal.markers_seen) == 3
+    grid = np.array([[100.0, 100.0], [450.0, 450.0], [800.0, 800.0]])
+    back = cal.to_table(cv2.perspectiveTransform(grid[None], r.H)[0])
+    assert np.abs(back - grid).max() < 1.0
+
+
+def test_zone_warp_is_upright_for_each_seat(layout, readable_camera):
+    """A card lying in each zone, seen through the camera, reads right in that seat's warped zone."""
+    from vision import read_play
+
+    r = TableRenderer(layout, "anglo", readable_camera, seed=6)
+    frame = r.render(TableScene({"E": ["7d"], "S": ["Qc"], "W": ["2h"], "N": ["As"]}), seed=3)
+    cal = calibrate_table(frame, layout)
+    for seat, want in (("E", "7d"), ("S", "Qc"), ("W", "2h"), ("N", "As")):
+        img = cal.warp_zone(frame, layout.zones[seat], 2.0)
+        assert img.shape[:2] == (300, 640)
+        assert read_play(img, px_per_mm=2.0).cards == [want], seat
+
+
+def test_no_markers_is_a_clear_error(layout):
+    blank = np.full((720, 1280, 3), (40, 110, 40), np.uint8)
+    with pytest.raises(ValueError, match="markers"):
+        calibrate_table(blank, layout)
+
+
+@pytest.mark.parametrize("bad", [np.zeros((0, 0, 3), np.uint8), "frame.png", np.zeros((10, 10, 5), np.uint8)])
+def test_bad_frames_are_clear_errors(layout, bad):
+    with pytest.raises(ValueError):
+        calibrate_table(bad, layout)
+
+
+def test_layout_config_round_trip_and_typo(layout, tmp_path):
+    p = tmp_path / "layout.json"
+    p.write_text(json.dumps(layout.to_json()))
+    again = TableLayout.load(p)
+    assert again.zones["E"].centre_mm == layout.zones["E"].centre_mm
+    with pytest.raises(ValueError, match="layout"):
+        TableLayout.from_json({"zones": {"S": {"centre_mm": [1, 2]}}})
+    with pytest.raises(ValueError, match="seat"):
+        TableLayout.from_json({"zones": {"X": {"centre_mm": [1, 2], "size_mm": [300, 150]}}})
+
+
+def _board_views(n: int = 8) -> list[np.ndarray]:
+    """Photos of the ChArUco board in varied poses through a known pinhole camera with barrel distortion."""
+    board = charuco_board()  # 7 x 5 squares of 30 mm: 210 x 150 mm
+    ppm, margin = 6.0, 60
+    img = board.generateImage((int(210 * ppm) + 2 * margin, int(150 * ppm) + 2 * margin), marginSize=margin)
+    img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
+    w, h = 1280, 960
+    k = np.array([[1000.0, 0, w / 2], [0, 1000.0, h / 2], [0, 0, 1]])
+    dist = np.array([-0.12, 0.05, 0, 0, 0])
+    # board-image pixels -> board millimetres
+    a = np.array([[1 / ppm, 0, -margin / ppm], [0, 1 / ppm, -margin / ppm], [0, 0, 1]])
+    # For each distorted output pixel, the ideal pixel it shows (remap needs the inverse map).
+    xs, ys = np.meshgrid(np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32))
+    pts = np.stack([xs.ravel(), ys.ravel()], axis=1)[None].astype(np.float32)
+    und = cv2.undistortPoints(pts, k, dist, P=k).reshape(-1, 2)
+    mapx = und[:, 0].reshape(h, w).astype(np.float32)
+    mapy = und[:, 1].reshape(h, w).astype(np.float32)
+    rng = np.random.default_rng(3)
+    views = []
+    for _ in range(n):
+        rvec = np.array([rng.uniform(-0.45, 0.45), rng.uniform(-0.45, 0.45), rng.uniform(-0.3, 0.3)])
+        r, _ = cv2.Rodrigues(rvec)
+        centre = np.array([105.0, 75.0, 0.0])
+        t = np.array([rng.uniform(-60, 60), rng.uniform(-40, 40), rng.uniform(380, 460)]) - r @ centre
+        hom = k @ np.column_stack([r[:, 0], r[:, 1], t]) @ a
+        ideal = cv2.warpPerspective(img, hom, (w, h), borderValue=(200, 200, 200))
+        views.append(cv2.remap(ideal, mapx, mapy, cv2.INTER_LINEAR))
+    return views
+
+
+def test_charuco_lens_calibration_saves_and_loads(tmp_path):
+    from table_service.cli import main
+
+    views = _board_views()
+    lens = calibrate_lens(views)
+    assert lens.rms_px < 1.0
+    assert abs(lens.camera_matrix[0, 0] - 1000) < 80
+    assert lens.dist_coeffs[0] < -0.05  # found the barrel distortion
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    for i, v in enumerate(views):
+        cv2.imwrite(str(folder / f"{i}.png"), v)
+    out = tmp_path / "lens.json"
+    assert main(["vision", "calibrate", str(folder), "--out", str(out)]) == 0
+    loaded = LensCalibration.load(out)
+    assert loaded.image_size == (1280, 960)
+    und = loaded.undistort(views[0])
+    assert und.shape == views[0].shape
+
+
+def test_lens_calibration_bad_input(tmp_path):
+    with pytest.raises(ValueError, match="ChArUco"):
+        calibrate_lens([np.full((480, 640, 3), 128, np.uint8)] * 5)
+    bad = tmp_path / "lens.json"
+    bad.write_text("{not json")
+    with pytest.raises(ValueError, match="lens"):
+        LensCalibration.load(bad)
+    with pytest.raises(ValueError, match="not found"):
+        LensCalibration.load(tmp_path / "missing.json")
+
+
+def test_detect_markers_ignores_board_dictionary():
+    """The lens board's markers are from another dictionary: never taken for table corners."""
+    img = cv2.cvtColor(charuco_board().generateImage((1400, 1000), marginSize=60), cv2.COLOR_GRAY2BGR)
+    assert not set(detect_markers(img)) & {0, 1, 2, 3}
+
+
+def test_hand_over_table_does_not_break_calibration(layout, readable_camera):
+    r = TableRenderer(layout, "anglo", readable_camera, seed=8)
+    frame = r.render(TableScene({"N": ["Ks"]}, [Hand("S", 0.9), Hand("E", 0.5)]), seed=4)
+    cal = calibrate_table(frame, layout)
+    assert cal.error_mm < 1.0

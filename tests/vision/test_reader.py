@@ -1,0 +1,136 @@
+"""Reading rendered zones from the training designs; empty zones; doubt; bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision import PlayReading, enroll, read_play
+from vision.artwork import TRAINING_DESIGNS, load_deck
+from vision.cards import ALL_CARDS
+from vision.synth import Realism, render_zone
+
+PLAYS = [
+    ["5h"],
+    ["Qs", "Qd"],
+    ["9c", "9c", "9h"],
+    ["3d", "3s", "3c", "Kh", "Kd"],
+    ["4h", "5h", "6h", "7h", "8h"],
+    ["Ts", "Th", "Js", "Jh", "Qc", "Qd"],
+    ["SJ", "SJ", "BJ", "BJ"],
+    ["2s", "2h", "2d", "2c", "2s", "2h", "2d", "2c", "As", "Ah"],
+]
+
+
+def _check(r: PlayReading, cards: list[str]) -> None:
+    assert len(r.confidence) == len(r.cards)
+    assert all(0.0 <= c <= 1.0 for c in r.confidence)
+    # Never silently wrong: a wrong reading must be marked uncertain.
+    assert r.cards == cards or r.uncertain, (r.cards, cards, r.reasons)
+
+
+@pytest.mark.parametrize("design", TRAINING_DESIGNS)
+def test_reads_rendered_plays(design):
+    correct = 0
+    for k, cards in enumerate(PLAYS):
+        zr = render_zone(cards, design, 3.0, seed=100 + k)
+        r = read_play(zr.image, px_per_mm=3.0)
+        _check(r, cards)
+        correct += r.cards == cards and not r.uncertain
+    assert correct >= len(PLAYS) - 1, f"{design}: only {correct}/{len(PLAYS)} read certain and right"
+
+
+@pytest.mark.parametrize("design", ["anglo", "paris"])
+def test_reads_at_2_px_per_mm(design):
+    correct = 0
+    for k, cards in enumerate(PLAYS):
+        zr = render_zone(cards, design, 2.0, seed=200 + k)
+        r = read_play(zr.image, px_per_mm=2.0)
+        _check(r, cards)
+        correct += r.cards == cards and not r.uncertain
+    assert correct >= len(PLAYS) - 2
+
+
+def test_clean_ten_card_row_reads_left_to_right():
+    cards = ["3s", "4h", "5d", "6c", "7s", "8h", "9d", "Tc", "Js", "Qh"]
+    zr = render_zone(cards, "anglo_modern", 3.0, seed=5, realism=Realism.clean())
+    r = read_play(zr.image)
+    assert r.cards == cards and not r.uncertain
+    assert min(r.confidence) > 0.9
+
+
+@pytest.mark.parametrize("design", ["simplistic", "plastic"])
+def test_empty_zone_reads_nothing(design):
+    zr = render_zone([], design, 3.0, seed=7)
+    r = read_play(zr.image)
+    assert r.cards == [] and r.confidence == [] and not r.uncertain
+
+
+def test_possible_cards_narrow_and_impossible_is_never_certain():
+    cards = ["7h", "7d"]
+    zr = render_zone(cards, "anglo", 3.0, seed=9, realism=Realism.clean())
+    r = read_play(zr.image, possible=list(ALL_CARDS) * 2)
+    assert r.cards == cards and not r.uncertain
+    # Both 7h are gone: whatever is returned, it must not be a certain "7h".
+    left = [c for c in ALL_CARDS if c != "7h"] * 2
+    r2 = read_play(zr.image, possible=left)
+    assert r2.uncertain
+    assert "7h" not in r2.cards or r2.uncertain
+    # A play needing more copies than remain is uncertain.
+    r3 = read_play(render_zone(["9s", "9s"], "anglo", 3.0, seed=10, realism=Realism.clean()).image,
+                   possible=["9s"] + [c for c in ALL_CARDS if c != "9s"])
+    assert r3.uncertain
+
+
+def test_enroll_api_and_reading_with_enrolment():
+    deck = load_deck("plastic")
+    import cv2
+    faces = {c: cv2.resize(deck.bgr(c), None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA) for c in ALL_CARDS}
+    e = enroll(faces, px_per_mm=3.0)
+    assert e.present.all()
+    assert 55 < e.size_mm[0] < 70 and 80 < e.size_mm[1] < 95
+    for k, cards in enumerate(PLAYS[:5]):
+        r = read_play(render_zone(cards, "plastic", 3.0, seed=300 + k).image, 3.0, enrollment=e)
+        _check(r, cards)
+
+
+def test_enroll_bad_input():
+    with pytest.raises(ValueError):
+        enroll({})
+    with pytest.raises(ValueError, match="unknown card"):
+        enroll({"1x": np.zeros((264, 170, 3), np.uint8)})
+
+
+@pytest.mark.parametrize("bad, match", [
+    (np.zeros((0, 0, 3), np.uint8), "empty"),
+    (np.full((450, 960), 200, np.uint8), "grey|colour"),
+    (np.full((450, 960, 1), 200, np.uint8), "grey|colour"),
+    (np.full((30, 40, 3), 200, np.uint8), "too small"),
+    (np.full((450, 960, 3, 2), 200, np.uint8), "shape"),
+    ("zone.png", "numpy"),
+    (None, "numpy"),
+])
+def test_bad_input_is_a_clear_error(bad, match):
+    with pytest.raises(ValueError, match=match):
+        read_play(bad)
+
+
+def test_bad_scale_and_odd_dtypes():
+    zr = render_zone(["Ah"], "anglo", 3.0, seed=1, realism=Realism.clean())
+    for ppm in (0, -3, float("nan"), 100):
+        with pytest.raises(ValueError, match="px_per_mm"):
+            read_play(zr.image, px_per_mm=ppm)
+    # float images in 0..1 and BGRA are accepted
+    r = read_play(zr.image.astype(np.float32) / 255.0)
+    assert r.cards == ["Ah"]
+    bgra = np.dstack([zr.image, np.full(zr.image.shape[:2], 255, np.uint8)])
+    assert read_play(bgra).cards == ["Ah"]
+
+
+def test_noise_and_solid_images_do_not_crash():
+    rng = np.random.default_rng(0)
+    for img in (rng.integers(0, 256, (450, 960, 3), dtype=np.uint8), np.full((450, 960, 3), 255, np.uint8),
+                np.zeros((450, 960, 3), np.uint8)):
+        r = read_play(img)
+        assert isinstance(r, PlayReading)
+        assert r.cards == [] or r.uncertain

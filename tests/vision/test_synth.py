@@ -1,0 +1,60 @@
+"""The renderer: real artwork, ground truth that matches the pixels, stable table layouts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.artwork import DEVELOPMENT_DESIGNS, HELD_OUT_DESIGNS, TRAINING_DESIGNS, load_deck
+from vision.cards import ALL_CARDS, is_red
+from vision.synth import Realism, TableRenderer, TableScene, render_table, render_zone
+
+
+def test_artwork_faces_are_real_and_distinct(anglo):
+    assert set(anglo.faces) == set(ALL_CARDS)
+    assert 55 < anglo.size_mm[0] < 66 and anglo.size_mm[1] == 88.0
+    # Faces differ from each other; red suits have red ink, black ones none (face cards and jokers have coloured art).
+    assert not np.array_equal(anglo.faces["2s"], anglo.faces["3s"])
+    for card in ("Ah", "7d", "9h", "As", "7c", "9s"):
+        f = anglo.bgr(card).astype(int)
+        redness = ((f[:, :, 2] - np.maximum(f[:, :, 0], f[:, :, 1])) > 100).mean()
+        assert (redness > 0.002) == is_red(card), card
+
+
+def test_held_out_designs_are_not_trained_on():
+    assert set(HELD_OUT_DESIGNS) <= set(DEVELOPMENT_DESIGNS)
+    assert not set(HELD_OUT_DESIGNS) & set(TRAINING_DESIGNS)
+    assert len(TRAINING_DESIGNS) == 5
+
+
+def test_zone_ground_truth_matches_pixels():
+    zr = render_zone(["Qs", "Kh", "BJ"], "paris", 3.0, seed=1, realism=Realism.clean())
+    assert zr.image.shape == (450, 960, 3)
+    # Each card's centre is paper or ink (not felt), and the overlap steps are 12–25 mm.
+    xs = []
+    for p in zr.placements:
+        c = zr.to_image(p.to_scene(np.array([[p.size_mm[0] / 2, p.size_mm[1] / 2]])))[0]
+        xs.append(c[0] / 3.0)
+    steps = np.diff(xs)
+    assert ((steps >= 11.9) & (steps <= 25.1)).all(), steps
+
+
+def test_unknown_card_and_design_are_clear_errors():
+    with pytest.raises(ValueError, match="unknown card"):
+        render_zone(["1z"], "anglo")
+    with pytest.raises(FileNotFoundError, match="artwork"):
+        load_deck("no_such_design")
+
+
+def test_table_renderer_keeps_layout_while_scene_is_unchanged(layout):
+    from vision.synth import CameraView
+
+    r = TableRenderer(layout, "simplistic", CameraView(size=(960, 720), px_per_mm=0.7), seed=2)
+    scene = TableScene({"N": ["5c", "5d"]})
+    a = r.table_image(scene)
+    b = r.table_image(scene)
+    assert np.array_equal(a, b)
+    c = r.table_image(TableScene({"N": ["5c", "5d", "5h"]}))
+    assert not np.array_equal(a, c)
+    frame = render_table({"E": ["SJ"]}, "tango", layout=layout, camera=CameraView(size=(640, 480), px_per_mm=0.45))
+    assert frame.shape == (480, 640, 3) and frame.dtype == np.uint8

@@ -1,0 +1,93 @@
+"""Watcher on rendered overhead frames: settle detection, one read per play, sightings, bad frames."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.settle import SettleConfig
+from vision.synth import Hand, LooseCard, TableScene
+from vision.watcher import ExposedCardSighting, HandInZoneSighting, PlayObservation, TableWatcher
+
+
+class Clip:
+    """Feeds scenes to a watcher at 10 frames/s; each distinct scene is rendered twice (sensor noise differs)."""
+
+    def __init__(self, renderer, watcher):
+        self.r, self.w, self.t = renderer, watcher, 0.0
+        self.cache: dict[int, list[np.ndarray]] = {}
+        self.log: list[tuple[float, object]] = []
+
+    def play(self, scene: TableScene, frames: int, key: int | None = None) -> list[object]:
+        k = key if key is not None else id(scene)
+        if k not in self.cache:
+            self.cache[k] = [self.r.render(scene, seed=s) for s in (k % 1000, k % 1000 + 1)]
+        out = []
+        for i in range(frames):
+            self.t += 0.1
+            obs = self.w.feed(self.cache[k][i % 2], self.t)
+            out.extend(obs)
+            self.log.extend((self.t, o) for o in obs)
+        return out
+
+
+def test_no_read_while_moving_then_exactly_one_read(renderer):
+    w = TableWatcher(renderer.layout, settle=SettleConfig(settle_s=0.5))
+    clip = Clip(renderer, w)
+    assert clip.play(TableScene({}), 3, key=1) == []
+    assert w.calibrated
+    cards = ["8s", "8h", "9c", "9d", "Tc"]
+    moving = []
+    # The player's hand comes in and slides the cards across the table into the south zone.
+    for i, y in enumerate((880.0, 820.0, 760.0, 700.0)):
+        scene = TableScene({}, [Hand("S", 0.3 + 0.15 * i)], [LooseCard("8s", 400 + 20 * i, y, 5.0 * i)])
+        moving += clip.play(scene, 1, key=10 + i)
+    # Cards down, hand still over the zone and moving a little.
+    for i in range(3):
+        moving += clip.play(TableScene({"S": cards}, [Hand("S", 0.5 - 0.12 * i, across_mm=20 * i)]), 1, key=20 + i)
+    assert not [o for o in moving if isinstance(o, PlayObservation)], moving
+    after = clip.play(TableScene({"S": cards}), 12, key=30)
+    plays = [o for o in after if isinstance(o, PlayObservation)]
+    assert len(plays) == 1, plays
+    p = plays[0]
+    assert p.seat == "S"
+    assert p.cards == cards and not p.uncertain, (p.cards, p.reasons)
+    assert p.crop is not None and p.crop.shape[2] == 3
+    # Nothing more while the table stays still.
+    assert not [o for o in clip.play(TableScene({"S": cards}), 6, key=30) if isinstance(o, PlayObservation)]
+
+
+def test_exposed_card_sighted_once(renderer):
+    w = TableWatcher(renderer.layout, settle=SettleConfig(settle_s=0.5), exposed_every=2, exposed_min_s=0.5)
+    clip = Clip(renderer, w)
+    clip.play(TableScene({}), 3, key=2)
+    seen = clip.play(TableScene({}, loose=[LooseCard("Kd", 720.0, 180.0, 15.0)]), 14, key=40)
+    exposed = [o for o in seen if isinstance(o, ExposedCardSighting)]
+    assert len(exposed) == 1, seen
+    x, y = exposed[0].position_mm
+    assert abs(x - 720) < 20 and abs(y - 180) < 20
+    assert not [o for o in seen if isinstance(o, PlayObservation)]
+
+
+def test_hand_over_zone_too_long(renderer):
+    w = TableWatcher(renderer.layout, settle=SettleConfig(settle_s=0.5, hand_timeout_s=1.0))
+    clip = Clip(renderer, w)
+    clip.play(TableScene({}), 3, key=3)
+    seen = clip.play(TableScene({}, [Hand("W", 0.6)]), 16, key=50)
+    hands = [o for o in seen if isinstance(o, HandInZoneSighting)]
+    assert [h.seat for h in hands] == ["W"]
+    assert hands[0].seconds >= 1.0
+    assert not [o for o in seen if isinstance(o, PlayObservation)]
+
+
+def test_bad_frames_are_rejected_without_losing_state(renderer):
+    w = TableWatcher(renderer.layout)
+    with pytest.raises(ValueError):
+        w.feed(np.zeros((0, 0, 3), np.uint8), 0.0)
+    with pytest.raises(ValueError):
+        w.feed(np.zeros((720, 1280), np.uint8), 0.0)
+    with pytest.raises(ValueError):
+        w.feed("frame", 0.0)  # type: ignore[arg-type]
+    # No markers in view: nothing to report, no crash, not calibrated yet.
+    assert w.feed(np.full((720, 1280, 3), 60, np.uint8), 0.1) == []
+    assert not w.calibrated

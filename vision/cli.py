@@ -1,0 +1,105 @@
+"""``guandan-table vision …`` sub-commands (collected by table_service/cli.py)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff"}
+
+
+def _read_image(path: Path) -> np.ndarray:
+    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if img is None:
+        raise ValueError(f"无法读取图像 / cannot read image: {path}")
+    return img
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    """One-off lens calibration from photos of the ChArUco board."""
+    from .calibration import calibrate_lens, charuco_board
+
+    folder = Path(args.images)
+    if not folder.is_dir():
+        raise ValueError(f"照片目录不存在 / photo folder not found: {folder}")
+    paths = sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+    if not paths:
+        raise ValueError(f"目录中没有照片 / no photos in {folder}")
+    board = charuco_board((args.squares_x, args.squares_y), args.square_mm, args.marker_mm)
+    lens = calibrate_lens((_read_image(p) for p in paths), board)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    lens.save(out)
+    print(f"镜头标定完成 / lens calibrated from {len(paths)} photos: rms {lens.rms_px:.3f} px -> {out}")
+    return 0
+
+
+def cmd_board(args: argparse.Namespace) -> int:
+    """Write the ChArUco board to print for :func:`cmd_calibrate`."""
+    from .calibration import charuco_board
+
+    board = charuco_board((args.squares_x, args.squares_y), args.square_mm, args.marker_mm)
+    ppm = 10.0
+    img = board.generateImage((int(args.squares_x * args.square_mm * ppm), int(args.squares_y * args.square_mm * ppm)),
+                              marginSize=int(10 * ppm))
+    cv2.imwrite(str(args.out), img)
+    print(f"标定板已写入 / board written to {args.out} (print at {ppm * 25.4:.0f} dpi)")
+    return 0
+
+
+def cmd_markers(args: argparse.Namespace) -> int:
+    """Write the four table-corner markers (ids 0–3) as PNGs to print."""
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    d = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+    for i in range(4):
+        img = cv2.aruco.generateImageMarker(d, i, 600)
+        img = cv2.copyMakeBorder(img, 100, 100, 100, 100, cv2.BORDER_CONSTANT, value=255)
+        cv2.imwrite(str(out / f"table-marker-{i}.png"), img)
+    print(f"桌角标记已写入 / markers 0–3 written to {out}")
+    return 0
+
+
+def cmd_read(args: argparse.Namespace) -> int:
+    """Read one rectified zone image (for checking a camera set-up by hand)."""
+    from . import read_play
+
+    r = read_play(_read_image(Path(args.image)), px_per_mm=args.px_per_mm)
+    print(json.dumps(r.to_json(), ensure_ascii=False))
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("vision", help="摄像头标定与读牌 / camera calibration and card reading")
+    sub = p.add_subparsers(dest="vision_command", metavar="ACTION")
+    sub.required = True
+
+    def board_args(q: argparse.ArgumentParser) -> None:
+        q.add_argument("--squares-x", type=int, default=7)
+        q.add_argument("--squares-y", type=int, default=5)
+        q.add_argument("--square-mm", type=float, default=30.0)
+        q.add_argument("--marker-mm", type=float, default=22.0)
+
+    c = sub.add_parser("calibrate", help="镜头标定（ChArUco）/ lens calibration from ChArUco photos")
+    c.add_argument("images", help="folder of photos of the ChArUco board")
+    c.add_argument("--out", default="data/lens.json", help="where to save the calibration (JSON)")
+    board_args(c)
+    c.set_defaults(func=cmd_calibrate)
+
+    b = sub.add_parser("board", help="生成标定板 / write the ChArUco board image to print")
+    b.add_argument("--out", default="charuco-board.png")
+    board_args(b)
+    b.set_defaults(func=cmd_board)
+
+    m = sub.add_parser("markers", help="生成桌角标记 / write the table-corner ArUco markers")
+    m.add_argument("--out", default="table-markers")
+    m.set_defaults(func=cmd_markers)
+
+    r = sub.add_parser("read", help="读取一张牌区图 / read one rectified zone image")
+    r.add_argument("image")
+    r.add_argument("--px-per-mm", type=float, default=3.0)
+    r.set_defaults(func=cmd_read)

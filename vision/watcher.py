@@ -1,0 +1,246 @@
+"""Per-table watcher: camera frames in, settled plays and other sightings out.
+
+Used by the service (real camera) and the demo (synthetic camera)::
+
+    w = TableWatcher(layout)                  # or TableWatcher(layout, lens=LensCalibration.load(p))
+    for frame, t in camera:                   # full-resolution BGR frames, t in seconds
+        for obs in w.feed(frame, t):
+            ...                               # PlayObservation / ExposedCardSighting / HandInZoneSighting
+
+Cost per frame: the frame is reduced to the low-res stream (``lowres_width``), the four
+zones are warped at ~1 px/mm and compared (:mod:`vision.settle`); only when a zone settles
+are the buffered full-resolution frames used: the zone is cut out of the sharpest few at
+``read_px_per_mm`` and read, and the readings vote.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter, deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from .calibration import LensCalibration, TableCalibration, calibrate_table
+from .geometry import SEATS, TableLayout, default_layout
+from .reader import Enrollment, PlayReading, card_mask, read_play
+from .settle import SettleConfig, ZoneSettler
+
+
+@dataclass
+class PlayObservation:
+    """A play came to rest in ``seat``'s zone and was read (``cards == []``: the zone was cleared)."""
+
+    seat: str
+    cards: list[str]
+    confidence: list[float]
+    uncertain: bool
+    t: float
+    reasons: list[str] = field(default_factory=list)
+    votes: int = 1
+    #: The zone as read (upright for the seat), the evidence for the referee.
+    crop: np.ndarray | None = field(default=None, repr=False)
+
+    def to_json(self) -> dict:
+        return {"type": "play", "seat": self.seat, "cards": self.cards,
+                "confidence": [round(c, 4) for c in self.confidence], "uncertain": self.uncertain,
+                "reasons": self.reasons, "votes": self.votes, "t": self.t}
+
+
+@dataclass
+class ExposedCardSighting:
+    """A card-sized paper blob at rest outside every play zone (a card shown or dropped)."""
+
+    position_mm: tuple[float, float]
+    size_mm: tuple[float, float]
+    t: float
+    crop: np.ndarray | None = field(default=None, repr=False)
+
+    def to_json(self) -> dict:
+        return {"type": "exposed_card", "position_mm": [round(v, 1) for v in self.position_mm],
+                "size_mm": [round(v, 1) for v in self.size_mm], "t": self.t}
+
+
+@dataclass
+class HandInZoneSighting:
+    """A hand or object has stayed over ``seat``'s zone for ``seconds``."""
+
+    seat: str
+    seconds: float
+    t: float
+
+    def to_json(self) -> dict:
+        return {"type": "hand_in_zone", "seat": self.seat, "seconds": round(self.seconds, 1), "t": self.t}
+
+
+Observation = PlayObservation | ExposedCardSighting | HandInZoneSighting
+
+
+def sharpness(img: np.ndarray) -> float:
+    g = img if img.ndim == 2 else cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+    return float(cv2.Laplacian(g, cv2.CV_32F).var())
+
+
+def vote(readings: list[PlayReading]) -> tuple[PlayReading, int]:
+    """Majority over readings of the same play; any disagreement makes the result uncertain."""
+    if not readings:
+        return PlayReading([], [], True, ["没有可读的帧 / no frame to read"]), 0
+    counts = Counter(tuple(r.cards) for r in readings)
+    best, n = counts.most_common(1)[0]
+    agree = [r for r in readings if tuple(r.cards) == best]
+    conf = [float(np.mean([r.confidence[i] for r in agree])) for i in range(len(best))]
+    reasons = sorted({why for r in agree for why in r.reasons})
+    uncertain = any(r.uncertain for r in agree)
+    if n < len(readings):
+        uncertain = True
+        reasons.append(f"各帧读数不一致 / frames disagree ({n} of {len(readings)})")
+    return PlayReading(list(best), conf, uncertain, reasons), n
+
+
+class TableWatcher:
+    """Watches one table: settle detection per zone, reading, exposed cards, hands over zones."""
+
+    def __init__(self, layout: TableLayout | None = None, *, calibration: TableCalibration | None = None,
+                 lens: LensCalibration | None = None, read_px_per_mm: float = 3.0, lowres_width: int = 1280,
+                 settle: SettleConfig | None = None, enrollment: Enrollment | None = None,
+                 possible: Callable[[str], Iterable[str] | None] | None = None, read_frames: int = 3,
+                 exposed_every: int = 5, exposed_min_s: float = 1.0) -> None:
+        self.layout = layout or default_layout()
+        self.calibration = calibration
+        self.lens = lens
+        self.read_ppm = read_px_per_mm
+        self.lowres_width = lowres_width
+        self.settle_cfg = settle or SettleConfig()
+        self.enrollment = enrollment
+        self.possible = possible
+        self.read_frames = read_frames
+        self.exposed_every = exposed_every
+        self.exposed_min_s = exposed_min_s
+        self.zone_ppm = 1.0
+        self.settlers = {s: ZoneSettler(self.settle_cfg, self.zone_ppm) for s in SEATS if s in self.layout.zones}
+        self._frames: deque[tuple[float, np.ndarray]] = deque(maxlen=max(read_frames + 2, 4))
+        self._low_cal: TableCalibration | None = None
+        self._low_maps: dict[str, np.ndarray] = {}
+        self._n = 0
+        self._exposed_seen: dict[tuple[int, int], float] = {}
+        self._exposed_reported: set[tuple[int, int]] = set()
+        self._lock = threading.Lock()
+        self.last_readings: dict[str, PlayObservation] = {}
+
+    @property
+    def calibrated(self) -> bool:
+        return self.calibration is not None
+
+    def _lowres(self, frame: np.ndarray) -> np.ndarray:
+        h, w = frame.shape[:2]
+        if w <= self.lowres_width:
+            small = frame
+        else:
+            s = self.lowres_width / w
+            small = cv2.resize(frame, (self.lowres_width, int(round(h * s))), interpolation=cv2.INTER_AREA)
+        return cv2.cvtColor(small, cv2.COLOR_BGR2GRAY) if small.ndim == 3 else small
+
+    def _ensure_calibration(self, frame: np.ndarray) -> bool:
+        if self.calibration is None:
+            try:
+                self.calibration = calibrate_table(frame, self.layout)
+            except ValueError:
+                return False
+        return True
+
+    def feed(self, frame: np.ndarray, t: float, lowres: np.ndarray | None = None) -> list[Observation]:
+        """Process one full-resolution BGR frame taken at ``t`` seconds; returns new observations.
+
+        ``lowres``: the camera's own low-resolution grey (or BGR) stream frame, if it has one.
+        A frame without markers before the first calibration returns nothing (the table is not
+        known yet); a bad frame raises ValueError and changes nothing.
+        """
+        if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3 or frame.size == 0:
+            raise ValueError("帧必须是 BGR 彩色图像 / frame must be a non-empty BGR image")
+        with self._lock:
+            if self.lens is not None:
+                frame = self.lens.undistort(frame)
+            if not self._ensure_calibration(frame):
+                return []
+            cal = self.calibration
+            assert cal is not None
+            self._frames.append((t, frame))
+            low = self._lowres(frame) if lowres is None else (
+                cv2.cvtColor(lowres, cv2.COLOR_BGR2GRAY) if lowres.ndim == 3 else lowres)
+            if self._low_cal is None or self._low_cal.frame_size != (low.shape[1], low.shape[0]):
+                self._low_cal = cal.scaled((low.shape[1], low.shape[0]))
+            out: list[Observation] = []
+            for seat, settler in self.settlers.items():
+                zone = self._low_cal.warp_zone(low, self.layout.zones[seat], self.zone_ppm)
+                for ev in settler.update(zone, t):
+                    if ev.kind == "settled":
+                        out.append(self._read(seat, ev.still_since, t))
+                    elif ev.kind == "hand_too_long":
+                        out.append(HandInZoneSighting(seat, ev.seconds, t))
+            self._n += 1
+            if self.exposed_every and self._n % self.exposed_every == 0:
+                out.extend(self._exposed(low, t))
+            return out
+
+    def _read(self, seat: str, still_since: float, t: float) -> PlayObservation:
+        cal = self.calibration
+        assert cal is not None
+        zone = self.layout.zones[seat]
+        frames = [f for (ft, f) in self._frames if ft >= still_since] or [self._frames[-1][1]]
+        crops = [cal.warp_zone(f, zone, self.read_ppm) for f in frames]
+        crops.sort(key=sharpness, reverse=True)
+        crops = crops[: self.read_frames]
+        possible = self.possible(seat) if self.possible is not None else None
+        readings = [read_play(c, self.read_ppm, self.enrollment, possible=possible) for c in crops]
+        r, n = vote(readings)
+        obs = PlayObservation(seat, r.cards, r.confidence, r.uncertain, t, r.reasons, n, crops[0])
+        self.last_readings[seat] = obs
+        return obs
+
+    def _exposed(self, low: np.ndarray, t: float) -> list[Observation]:
+        """Card-sized paper blobs outside the zones, at rest for ``exposed_min_s``."""
+        cal = self._low_cal
+        assert cal is not None
+        if not self._frames:
+            return []
+        ppm = 0.5
+        # Colour is needed to tell paper from felt: use the newest full frame, reduced.
+        top = self.calibration.warp_table(self._frames[-1][1], self.layout, ppm)  # type: ignore[union-attr]
+        mask, _, contrast = card_mask(top, ppm)
+        if contrast < 40:
+            return []
+        keep = np.ones(mask.shape, np.uint8)
+        for z in self.layout.zones.values():
+            pts = (z.corners_table_mm() * ppm).astype(np.int32)
+            cv2.fillConvexPoly(keep, pts, 0)
+        keep = cv2.erode(keep, np.ones((int(15 * ppm) | 1,) * 2, np.uint8))  # zone margin
+        for corners in self.layout.marker_corners_mm().values():
+            x0, y0 = (corners.min(axis=0) - 20) * ppm
+            x1, y1 = (corners.max(axis=0) + 20) * ppm
+            keep[max(int(y0), 0):int(y1), max(int(x0), 0):int(x1)] = 0
+        edge = int(30 * ppm)
+        keep[:edge, :] = keep[-edge:, :] = 0
+        keep[:, :edge] = keep[:, -edge:] = 0
+        n, lab, st, cen = cv2.connectedComponentsWithStats(cv2.bitwise_and(mask, mask, mask=keep), connectivity=8)
+        out: list[Observation] = []
+        now: set[tuple[int, int]] = set()
+        for i in range(1, n):
+            area_mm2 = st[i, cv2.CC_STAT_AREA] / (ppm * ppm)
+            if not 2200 <= area_mm2 <= 12000:
+                continue
+            cx, cy = cen[i] / ppm
+            key = (int(cx // 40), int(cy // 40))
+            now.add(key)
+            first = self._exposed_seen.setdefault(key, t)
+            if t - first >= self.exposed_min_s and key not in self._exposed_reported:
+                self._exposed_reported.add(key)
+                x, y, w, h = st[i, :4]
+                crop = top[max(y - 4, 0):y + h + 4, max(x - 4, 0):x + w + 4].copy()
+                out.append(ExposedCardSighting((float(cx), float(cy)), (w / ppm, h / ppm), t, crop))
+        for key in list(self._exposed_seen):
+            if key not in now:
+                del self._exposed_seen[key]
+                self._exposed_reported.discard(key)
+        return out
