@@ -16,7 +16,7 @@ temperature fitted on a validation split so that probabilities are honest.  Each
 patches are augmented (bolder/thinner strokes, narrower/wider glyphs, ±4° rotation, ±1 px
 shift): five designs are few fonts.
 
-    nice python -m vision.models.train_index --zones 4000 --workers 2
+    nice python -m vision.models.train_index --zones 4000 --val-zones 600 --epochs 30 --workers 2
 """
 
 from __future__ import annotations
@@ -222,7 +222,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--zones", type=int, default=4000)
     ap.add_argument("--val-zones", type=int, default=600)
-    ap.add_argument("--epochs", type=int, default=40)
+    ap.add_argument("--epochs", type=int, default=30)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", type=Path, default=MODEL_PATH)
