@@ -988,7 +988,8 @@ class Demo:
     def __init__(self, options: DemoOptions, data_dir: str | None = None, *, headless: bool = False,
                  port: int = 8080, host: str = "127.0.0.1", design: str = "anglo",
                  camera_size: tuple[int, int] = (2400, 1800), px_per_mm: float = 2.0, fps: float = 15.0,
-                 realtime: bool | None = None, out: Callable[[str], None] = print) -> None:
+                 realtime: bool | None = None, out: Callable[[str], None] = print,
+                 mqtt: str | None = None) -> None:
         import json
         import tempfile
         from pathlib import Path
@@ -1016,6 +1017,7 @@ class Demo:
         self.camera_size, self.px_per_mm, self.fps = camera_size, px_per_mm, fps
         self.realtime = (options.speed == 1.0) if realtime is None else realtime
         self.out = out
+        self.mqtt = mqtt
         self.service: Any = None
         self.emulator: Any = None
         self.devices: Any = None
@@ -1046,6 +1048,11 @@ class Demo:
         self.emulator.on_applied = self._on_screen_applied
         cfg_data = demo_table_toml(str(self.data_dir), self.emulator.port, web_port=self.port, speed=opt.speed)
         cfg_data["web"]["host"] = self.host
+        if self.mqtt:
+            host, _, port = self.mqtt.rpartition(":")
+            if not host or not port.isdigit():
+                raise ValueError(f"--mqtt 应为 主机:端口 / --mqtt must be HOST:PORT, got {self.mqtt!r}")
+            cfg_data["mqtt"] = {"enabled": True, "host": host, "port": int(port), "event": "demo"}
         cfg = parse_service_config(cfg_data, base_dir=self.data_dir)
         clock = TableClock(opt.speed, self.data_dir / "clock.json")
         self.devices = TableDevices(cfg.hardware, pin_factory=MockFactory(pin_class=MockPWMPin))
@@ -1064,7 +1071,7 @@ class Demo:
                                read_frames=3 if self.realtime else 1)
         self.pipeline = CameraPipeline(self.camera, watcher)
         self.service = TableService(cfg, devices=self.devices, clock=clock, camera=self.pipeline,
-                                    web=not self.headless, mqtt=False)
+                                    web=not self.headless, mqtt=bool(self.mqtt))
         holder["svc"] = self.service
         self.service.start()
         self.pipeline.on_status = self.service._on_camera_status
@@ -1141,6 +1148,9 @@ class Demo:
             ]
         if getattr(self, "resumed", None):
             lines.append(f"  {self.resumed}")
+        if self.service.mqtt is not None:
+            m = self.service.mqtt
+            lines.append(f"  MQTT: {m.host}:{m.port} {m.prefix}/state|events|status")
         lines.append("  按 Ctrl-C 结束 / press Ctrl-C to stop")
         return "\n".join(lines)
 

@@ -56,6 +56,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--data", default=None,
                    help="数据目录（同一目录可继续）/ data folder (default: a temporary one; the same folder resumes)")
     p.add_argument("--design", default="anglo", help="牌面设计 / card design of the synthetic camera")
+    p.add_argument("--mqtt", default=None, metavar="HOST:PORT",
+                   help="把公开数据发到 MQTT 赛事中心 / publish the public feed to an MQTT hub")
     p.add_argument("--json", action="store_true", help="总结以 JSON 输出 / print the summary as JSON")
     p.add_argument("--verbose", "-v", action="store_true", help="详细日志 / verbose log")
     p.set_defaults(func=run_demo)
@@ -75,7 +77,8 @@ def run_demo(args: argparse.Namespace) -> int:
     think = (1.0, 3.0) if args.speed <= 4 else (0.6, 1.8)
     opts = DemoOptions(seed=seed, speed=args.speed, deals=args.deals, mistakes=args.mistakes,
                        mistake_kinds=MISTAKE_KINDS, think_s=think)
-    demo = Demo(opts, args.data, headless=args.headless, port=args.port, host=args.host, design=args.design)
+    demo = Demo(opts, args.data, headless=args.headless, port=args.port, host=args.host, design=args.design,
+                mqtt=args.mqtt)
     stop = threading.Event()
 
     def _terminate(_sig: int, _frame: Any) -> None:

@@ -33,6 +33,7 @@ import cv2
 import numpy as np
 
 from .cards import ALL_CARDS, CARD_INDEX, RANKS, check_card, is_red
+from .deck_model import DeckClassifier, fit_deck_classifier
 
 #: Working resolution: every zone is brought to this scale first.
 WORK_PPM = 3.0
@@ -401,6 +402,9 @@ class Enrollment:
     present: np.ndarray  # (54,) bool: a template could be made
     size_mm: tuple[float, float]
     glyph_h_mm: float
+    #: The per-deck index classifier fitted from these faces (see :mod:`vision.deck_model`);
+    #: when present it replaces the shipped MLP for this deck.
+    classifier: DeckClassifier | None = None
 
 
 def _unit(v: np.ndarray) -> np.ndarray:
@@ -444,6 +448,8 @@ def enroll(faces: Mapping[str, np.ndarray], px_per_mm: float = 3.0) -> Enrollmen
     templates = np.zeros((len(ALL_CARDS), PATCH_W * PATCH_H), np.float32)
     present = np.zeros(len(ALL_CARDS), bool)
     sizes, glyphs = [], []
+    work_faces: dict[str, np.ndarray] = {}
+    anchors: dict[str, tuple[float, float, float]] = {}
     for name, img in faces.items():
         card = check_card(name)
         bgr = _as_bgr(img, px_per_mm)
@@ -455,8 +461,12 @@ def enroll(faces: Mapping[str, np.ndarray], px_per_mm: float = 3.0) -> Enrollmen
         present[CARD_INDEX[card]] = True
         sizes.append((bgr.shape[1] / px_per_mm, bgr.shape[0] / px_per_mm))
         glyphs.append(c.h / WORK_PPM)
+        work_faces[card] = work
+        anchors[card] = (c.x / WORK_PPM, c.y / WORK_PPM, c.h / WORK_PPM)
     size = tuple(float(v) for v in np.median(np.array(sizes), axis=0))
-    return Enrollment(templates, present, (size[0], size[1]), float(np.median(glyphs)))
+    # A per-deck classifier needs every face (a missing face would be read as "not an index").
+    classifier = fit_deck_classifier(work_faces, anchors, WORK_PPM) if present.all() else None
+    return Enrollment(templates, present, (size[0], size[1]), float(np.median(glyphs)), classifier)
 
 
 # --------------------------------------------------------------------------- reading
@@ -494,7 +504,8 @@ def read_play(zone_bgr: np.ndarray, px_per_mm: float = 3.0, enrollment: Enrollme
     if not cands:
         return PlayReading([], [], True, ["牌区有牌但读不到角标 / cards present but no index found"])
     feats = np.stack([patch_feature(an.ink, c) for c in cands])
-    probs = model.probs(feats)
+    deck_clf = enrollment.classifier if enrollment is not None else None
+    probs = deck_clf.probs(feats) if deck_clf is not None else model.probs(feats)
     p_bg = probs[:, BG_CLASS]
     shape_p = probs[:, :N_SHAPES] / np.maximum(probs[:, :N_SHAPES].sum(axis=1, keepdims=True), 1e-9)
     # Colour from the glyph's redness (measured on the training designs: black <= 0.03, red >= 0.15
@@ -505,7 +516,7 @@ def read_play(zone_bgr: np.ndarray, px_per_mm: float = 3.0, enrollment: Enrollme
         card_p[:, CARD_INDEX[card_from_shape(k, True)]] += shape_p[:, k] * p_red
         card_p[:, CARD_INDEX[card_from_shape(k, False)]] += shape_p[:, k] * (1 - p_red)
     t_enrolled = None
-    if enrollment is not None:
+    if enrollment is not None and deck_clf is None:
         # The deck's own faces only ever add doubt: raw template correlation picks the right face
         # ~85 % of the time on the training designs, too weak to raise a confidence, strong
         # enough to catch a classifier that is confidently reading a font it has not seen.

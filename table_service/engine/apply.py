@@ -102,7 +102,12 @@ HANDLERS: dict[str, Handler] = {
     "late_arrival_recorded": penalties.on_late_arrival,
     "score_sheet_signed": lifecycle.on_score_sheet_signed,
     "round_ended": lifecycle.on_round_ended,
+    "deal_released": lifecycle.on_deal_released,
 }
+
+#: Table-wide events that are not part of the deal in progress: kept out of the deal's log, so a
+#: re-fold of the deal neither replays nor drops them, and they cannot be voided or corrected.
+_OUTSIDE_DEAL = frozenset({"deal_released"})
 
 #: Referee actions that supersede an earlier event of the deal (handled by re-folding the deal).
 _SUPERSEDING = ("play_confirmed", "play_corrected", "reading_declared", "event_voided")
@@ -198,6 +203,7 @@ def _refold_deal(state: State, ev: dict[str, Any], fx: Effects) -> dict[int, str
     new["_overrides"] = overrides
     new["corrections"] = state["corrections"]
     new["rounds"] = state["rounds"]
+    new["released_deals"] = state["released_deals"]
     if new["deal"] is not None:
         new["deal"]["superseded"] = sorted(rejected)
     state.clear()
@@ -257,7 +263,7 @@ def apply_in_place(state: State, event: dict[str, Any]) -> Effects:
         state["_deal_base"] = None
         state["_deal_log"] = []
         state["_overrides"] = {}
-    elif state["_deal_base"] is not None:
+    elif state["_deal_base"] is not None and etype not in _OUTSIDE_DEAL:
         state["_deal_log"].append(ev)
     return fx
 

@@ -38,6 +38,7 @@ EVENT_TYPES: tuple[str, ...] = (
     "late_arrival_recorded",
     "score_sheet_signed",
     "round_ended",
+    "deal_released",
 )
 
 #: Types that only a referee (or the chief referee) may submit.
@@ -54,6 +55,7 @@ REFEREE_TYPES: frozenset[str] = frozenset(
         "late_arrival_recorded",
         "score_sheet_signed",
         "round_ended",
+        "deal_released",
     }
 )
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from table_service.engine import scoring
 from table_service.engine.errors import EventRejected
-from table_service.engine.events import card_field, cards_field, field, seat_field, side_field
+from table_service.engine.events import card_field, cards_field, field, int_field, seat_field, side_field
 from table_service.engine.flags import raise_flag
 from table_service.engine.ruleset import resolve_ruleset
 from table_service.engine.state import HAND_SIZE, State, initial_state, new_deal
@@ -110,6 +110,7 @@ def on_round_set_up(state: State, ev: dict[str, Any], fx: Effects) -> None:
         "time_up": False,
         "extra_deal": False,
         "board": data.get("board"),
+        "deals_started": 0,
         "start_levels": dict(levels),
         "first_level": levels["EW"] if levels["EW"] == levels["NS"] else rules.start_level,
     }
@@ -166,6 +167,7 @@ def on_drawing_finished(state: State, ev: dict[str, Any], fx: Effects) -> None:
         level = state["levels"][level_side]
     deal = new_deal(no, level, level_side, state["t_ms"], counts_in)
     state["deal"] = deal
+    rnd["deals_started"] = no
     rnd["status"] = "play"
     deal["tribute_plan"] = {k: v for k, v in plan.items() if k != "kind"} | {"kind": plan["kind"]}
     wrong = {s: n for s, n in counts_in.items() if n != HAND_SIZE}
@@ -481,3 +483,50 @@ def on_time_tick(state: State, ev: dict[str, Any], fx: Effects) -> None:
     deal = state["deal"]
     if deal is not None and deal["phase"] == "over":
         check_round_end(state, ev, fx)
+
+
+# ------------------------------------------------------------------------- duplicate release
+
+
+def on_deal_released(state: State, ev: dict[str, Any], fx: Effects) -> None:
+    """``deal_released`` (chief): the organiser releases one ended deal to the public feed.
+
+    Duplicate (复式) play holds everything of a deal back from the public until every table
+    playing it has finished (DESIGN rule 5); that call is the chief referee's, and like every state
+    change it is an event in the table's log, so a restart keeps it. ``data.round`` defaults to
+    the current round, so a deal of a finished round can still be released after the next round
+    has been set up (an unreleased deal would hold the whole feed back). The release is
+    table-wide, not part of the deal: ``apply`` keeps it out of the deal's log, so a later
+    correction of that deal neither replays nor withdraws it — what has gone public stays public.
+    """
+    etype = ev["type"]
+    if ev["role"] != "chief":
+        raise EventRejected(f"公开牌局须由裁判长决定 / {etype}: only the chief referee may release a deal")
+    data = ev["data"]
+    deal_no = int_field(data, "deal", etype)
+    current = state["round"]
+    if current is None:
+        raise EventRejected(f"本轮未设置 / {etype}: no round has been set up")
+    round_no = data.get("round")
+    if round_no is None:
+        round_no = current["no"]
+    elif not isinstance(round_no, int) or isinstance(round_no, bool):
+        raise EventRejected(f"字段无效 / {etype}: 'round' must be an integer, got {round_no!r}")
+    if round_no == current["no"]:
+        rnd, live = current, state["deal"]
+    else:
+        archived = next((a for a in reversed(state["rounds"]) if a["round"]["no"] == round_no), None)
+        if archived is None:
+            raise EventRejected(f"本桌没有该轮 / {etype}: this table has no round {round_no}")
+        rnd, live = archived["round"], None  # an archived round is over, and so is every deal of it
+    started = rnd["deals_started"]
+    if not 1 <= deal_no <= started:
+        raise EventRejected(f"没有该副牌 / {etype}: round {round_no} has no deal {deal_no} (deals started: {started})")
+    if live is not None and live["no"] == deal_no and live["phase"] != "over":
+        raise EventRejected(f"该副牌尚未结束 / {etype}: deal {deal_no} of round {round_no} has not ended")
+    if any(r["round"] == round_no and r["deal"] == deal_no for r in state["released_deals"]):
+        raise EventRejected(f"该副牌已公开 / {etype}: deal {deal_no} of round {round_no} is already released")
+    state["released_deals"].append(
+        {"round": round_no, "deal": deal_no, "seq": ev["seq"], "t_ms": ev["t_ms"], "role": ev["role"]}
+    )
+    fx.append({"kind": "deal_released", "round": round_no, "deal": deal_no})

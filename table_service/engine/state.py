@@ -23,7 +23,7 @@ SCHEMA = 1
 HAND_SIZE = 27
 
 #: Top-level lists that only ever grow; their elements are replaced, never mutated.
-_APPEND_ONLY = ("flags", "score_sheet", "deal_records", "rounds", "corrections", "_deal_log")
+_APPEND_ONLY = ("flags", "score_sheet", "deal_records", "rounds", "corrections", "released_deals", "_deal_log")
 
 
 def _ladder() -> dict[str, int]:
@@ -51,6 +51,7 @@ def initial_state() -> State:
         "devices": {"camera": "unknown", "screen": "unknown", "gpio": "unknown"},
         "rounds": [],
         "corrections": [],
+        "released_deals": [],
         "_deal_base": None,
         "_deal_log": [],
         "_overrides": {},

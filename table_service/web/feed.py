@@ -5,7 +5,16 @@ its own *public* engine state: it folds the accepted events, one by one with the
 ``apply``, only once each is due, so the public state is exactly "the table as of now − delay" and
 never holds anything later. Because ``apply`` is pure, duplicate (复式) mode is simple: the feed
 applies the next event to a copy, reads which deal that event belongs to, and keeps the result only
-if the organiser released that deal; otherwise the cursor stops there until a release arrives.
+if that deal has been released; otherwise the cursor stops there until a release arrives.
+
+Releases are engine events (``deal_released``, chief referee) in the table's log, like every other
+state change: the feed reads them from the runner's live state (``released_deals``), never from a
+store of its own, so a restart keeps them and nothing else can publish a deal. A release takes
+effect at its own ``t_ms`` and is **not** delayed again: the delay hides live play from the table,
+and a release is the organiser's word that the deal is over at every table — each event of the
+released deal still waits for its own ``t_ms + delay``. (Reading releases from the *public* fold
+instead would also deadlock: a release logged after the next deal began sits behind that deal's
+held events.)
 
 What is public (see ``docs/api.md``): seats and players, levels, the deal's level, whose turn, cards
 left, report lamps, the current trick, recent plays, tribute/return, confirmed flags and penalties,
@@ -144,6 +153,14 @@ def deal_key(state_json: dict) -> tuple[int, int] | None:
     return int(rnd.get("no") or 0), int(deal.get("no") or 0)
 
 
+def release_key(entry: dict) -> tuple[int, int] | None:
+    """The :func:`deal_key` a ``released_deals`` entry of the engine state releases."""
+    try:
+        return int(entry.get("round") or 0), int(entry["deal"])
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
 def _wall_ms() -> float:
     return time.time() * 1000.0
 
@@ -153,17 +170,15 @@ class FeedView:
 
     :param runner: the table's TableRunner (``subscribe``, ``events``).
     :param delay_s: broadcast delay, 0-3600 s.
-    :param duplicate: hold each deal until :meth:`release` names it.
+    :param duplicate: hold each deal until a ``deal_released`` event in the runner's log names it.
     :param clock: returns "now" in the runner's ``t_ms`` units (default: Unix epoch ms, as the
         service stamps events); tests pass a controllable clock.
-    :param released: deals already released (loaded from the web DB at start-up).
     :param pump_thread: run a background thread that publishes events when they fall due; tests
         with a fake clock may turn it off and call :meth:`pump` themselves.
     """
 
     def __init__(self, runner: Any, *, delay_s: float = 0.0, duplicate: bool = False,
-                 recent_plays: int = 8, clock: Callable[[], float] | None = None,
-                 released: set[tuple[int, int]] | None = None, buffer: int = 4096,
+                 recent_plays: int = 8, clock: Callable[[], float] | None = None, buffer: int = 4096,
                  pump_thread: bool = True) -> None:
         from table_service.engine import apply, initial_state
 
@@ -172,12 +187,15 @@ class FeedView:
         self.duplicate = duplicate
         self.recent_plays = recent_plays
         self._clock = clock or _wall_ms
-        self._released: set[tuple[int, int]] = set(released or ())
         self._lock = threading.RLock()  # public state, pending queue, published list
         # The engine thread only ever takes this small lock (never the pump's, which may be held
         # for a long catch-up fold), so the feed can never delay the referee panel's push.
         self._inbox_lock = threading.Lock()
         self._inbox: list[dict] = []
+        # The engine state's ``released_deals`` (with ``t_ms``), from the newest state seen, and
+        # that state's ``last_seq``; guarded by the inbox lock (written on the engine thread).
+        self._releases: list[dict] = []
+        self._releases_seq = -1
         self._kick = threading.Event()  # wakes the pump thread
         self._pending: deque[dict] = deque()
         self._max_seq = 0
@@ -193,6 +211,7 @@ class FeedView:
         self._early: list[dict] = []
         self._unsubscribe = runner.subscribe(self._on_applied)
         history = runner.events(after=0)
+        self._note_releases(runner.state())
         with self._lock, self._inbox_lock:
             for ev in sorted(history + self._early, key=lambda e: int(e["seq"])):
                 self._enqueue(ev)
@@ -212,8 +231,19 @@ class FeedView:
         self._max_seq = seq
         self._pending.append(event)
 
-    def _on_applied(self, event: dict, _state: dict) -> None:
+    def _note_releases(self, state: Any) -> None:
+        """Keep the releases of ``state`` (the engine's JSON view) unless a newer one was seen."""
+        if not isinstance(state, dict):
+            return
+        seq = int(state.get("last_seq") or 0)
+        with self._inbox_lock:
+            if seq >= self._releases_seq:
+                self._releases_seq = seq
+                self._releases = list(state.get("released_deals") or ())
+
+    def _on_applied(self, event: dict, state: dict) -> None:
         """Runner callback (engine thread): queue the event; the pump decides when it is public."""
+        self._note_releases(state)
         with self._inbox_lock:
             if not self._ready:
                 self._early.append(event)
@@ -221,17 +251,28 @@ class FeedView:
             self._inbox.append(event)
         self._kick.set()
 
-    def release(self, round_no: int, deal_no: int) -> None:
-        """Duplicate mode: the organiser released this deal; its events go out as they fall due."""
-        with self._lock:
-            self._released.add((int(round_no), int(deal_no)))
-        self._kick.set()
-        self.pump()
+    def _release_keys(self, now: float) -> tuple[set[tuple[int, int]], float | None]:
+        """Deals released as of ``now`` (a release counts from its own ``t_ms``, undelayed), and
+        when the next not-yet-effective release takes effect (None: none waiting)."""
+        with self._inbox_lock:
+            entries = self._releases
+        keys: set[tuple[int, int]] = set()
+        later: float | None = None
+        for entry in entries:
+            key = release_key(entry)
+            if key is None:
+                continue
+            t = float(entry.get("t_ms") or 0)
+            if t <= now:
+                keys.add(key)
+            elif later is None or t < later:
+                later = t
+        return keys, later
 
     @property
     def released(self) -> set[tuple[int, int]]:
-        with self._lock:
-            return set(self._released)
+        """``(round, deal)`` pairs released to the public as of now (from the engine's log)."""
+        return self._release_keys(self.now_ms())[0]
 
     # -- output ------------------------------------------------------------------------------
     def now_ms(self) -> float:
@@ -245,7 +286,8 @@ class FeedView:
     def pump(self) -> int:
         """Publish every event that is due (and released); return how many were folded.
 
-        Called by the background thread, by :meth:`release`, and before every public read, so a
+        Called by the background thread (woken by every applied event, a release included) and
+        before every public read, so a
         reader never sees less than is due, and never more. The projection reads the engine's own
         state dict (same keys as ``state_to_json`` minus internal ``_`` keys, never mutated by
         ``apply``), so no full JSON copy is made per event; a catch-up over a long log stays linear.
@@ -257,7 +299,9 @@ class FeedView:
             for ev in inbox:
                 self._enqueue(ev)
             self._blocked = False
-            cutoff = self.cutoff_ms()
+            now = self.now_ms()
+            cutoff = now - self.delay_ms
+            released = self._release_keys(now)[0] if self.duplicate else set()
             stale = False  # public projection older than self._state
             while self._pending:
                 ev = self._pending[0]
@@ -274,7 +318,7 @@ class FeedView:
                         continue
                     key = deal_key(new_state)
                     self._held = (int(ev["seq"]), new_state, key)
-                if self.duplicate and key is not None and key not in self._released:
+                if self.duplicate and key is not None and key not in released:
                     self._blocked = True
                     break  # this deal stays private until the organiser releases it
                 self._pending.popleft()
@@ -311,10 +355,13 @@ class FeedView:
         return out[:limit]
 
     def next_due_ms(self) -> float | None:
-        """When the next pending event falls due (None: nothing pending, or held for release)."""
+        """When the next pending event falls due (None: nothing pending, or held for a release
+        not yet made; a logged release whose ``t_ms`` is still ahead is when the hold ends)."""
         with self._lock:
-            if not self._pending or self._blocked:
+            if not self._pending:
                 return None
+            if self._blocked:
+                return self._release_keys(self.now_ms())[1]
             return float(self._pending[0].get("t_ms") or 0) + self.delay_ms
 
     def _run(self) -> None:
