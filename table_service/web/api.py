@@ -14,7 +14,7 @@ from typing import Any
 from flask import Blueprint, Response, abort, current_app, g, jsonify, request
 
 from . import users
-from .auth import get_db, require_role
+from .auth import require_role
 from .hub import parse_last_event_id
 from .tables import get_table, web_state
 
@@ -167,6 +167,12 @@ def submit_action(table_id: str) -> Any:
     if result.accepted:
         current_app.logger.info("table %s: %s by %s accepted as #%s", table_id, etype, g.user.name, result.seq)
         return jsonify(accepted=True, seq=result.seq, event=result.event)
+    return _rejection(result)
+
+
+def _rejection(result: Any) -> tuple[Response, int]:
+    """The answer to an event the engine did not accept: 503 when it never reached the log,
+    403 for a role the engine refused, 422 for anything else (with the engine's message)."""
     error = result.error or "未被接受 / not accepted"
     if result.seq is None and not result.event:
         # Never reached the log (queue full / runner stopped): a service problem, not the request's.
@@ -178,7 +184,11 @@ def submit_action(table_id: str) -> Any:
 @bp.post("/tables/<table_id>/feed/release")
 @require_role("chief")
 def release_deal(table_id: str) -> Any:
-    """Duplicate (复式) mode: the organiser releases one deal to the public feed."""
+    """Duplicate (复式) mode: the organiser releases one ended deal to the public feed.
+
+    Submitted as the engine event ``deal_released`` (like every state change, it is in the table's
+    log before it takes effect, so a restart keeps it); the feed reads releases from the engine.
+    """
     entry = get_table(table_id)
     body = _json_body()
     try:
@@ -188,9 +198,14 @@ def release_deal(table_id: str) -> Any:
         abort(400, description="须给出整数 round 与 deal / give integer 'round' and 'deal'")
     if round_no < 0 or deal_no < 1:
         abort(400, description="round ≥ 0，deal ≥ 1 / round must be >= 0 and deal >= 1")
-    users.add_release(get_db(), table_id, round_no, deal_no, g.user.name)
-    entry.feed.release(round_no, deal_no)
-    return jsonify(released={"round": round_no, "deal": deal_no})
+    event = {"type": "deal_released", "source": "panel", "role": g.user.role,
+             "data": {"round": round_no, "deal": deal_no}}
+    result = entry.runner.submit(event, wait=True, timeout=5.0)
+    if result.accepted:
+        current_app.logger.info("table %s: round %s deal %s released by %s as #%s",
+                                table_id, round_no, deal_no, g.user.name, result.seq)
+        return jsonify(released={"round": round_no, "deal": deal_no}, seq=result.seq)
+    return _rejection(result)
 
 
 def sse_response(stream: Any) -> Response:

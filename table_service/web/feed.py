@@ -287,8 +287,9 @@ class FeedView:
         """Publish every event that is due (and released); return how many were folded.
 
         Called by the background thread (woken by every applied event, a release included) and
-        before every public read, so a
-        reader never sees less than is due, and never more. The projection reads the engine's own
+        before every public read, so a reader never sees less than is due, and never more. In
+        duplicate mode a deal's events pass only once the engine's ``released_deals`` names it, as
+        of now (not now − delay). The projection reads the engine's own
         state dict (same keys as ``state_to_json`` minus internal ``_`` keys, never mutated by
         ``apply``), so no full JSON copy is made per event; a catch-up over a long log stays linear.
         """

@@ -14,7 +14,6 @@ from typing import Any
 
 from flask import Flask, abort, current_app
 
-from . import users
 from .feed import FeedView
 from .hub import TableHub
 from .security import LoginLimiter
@@ -81,18 +80,12 @@ def attach_table(app: Flask, table_id: str, runner: Any) -> TableEntry:
             raise ValueError(f"桌号重复 / table {table_id!r} is already attached")
         cfg = app.config
         hub = TableHub(runner, buffer=int(cfg["SSE_BUFFER"]), max_bytes=int(cfg["SSE_BUFFER_BYTES"]))
-        conn = users.connect(cfg["USERS_DB"])
-        try:
-            released = users.list_releases(conn, table_id)
-        finally:
-            conn.close()
         feed = FeedView(
             runner,
             delay_s=float(cfg["FEED_DELAY_S"]),
             duplicate=bool(cfg["FEED_DUPLICATE"]),
             recent_plays=int(cfg["FEED_RECENT_PLAYS"]),
             clock=cfg.get("FEED_CLOCK"),
-            released=released,
             buffer=int(cfg["SSE_BUFFER"]),
         )
         entry = TableEntry(table_id, runner, hub, feed)

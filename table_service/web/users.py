@@ -22,22 +22,14 @@ ROLE_NAMES: dict[str, str] = {"viewer": "观众 / viewer", "referee": "裁判 / 
 _NAME_RE = re.compile(r"^[\w.\-]{1,64}$", re.UNICODE)
 MIN_PASSWORD = 8
 
+# Only accounts live here. Duplicate-deal releases are engine events (``deal_released``) in each
+# table's own log; a ``feed_releases`` table left in an older database is never read or written.
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS users (
     name TEXT PRIMARY KEY,
     role TEXT NOT NULL CHECK (role IN ('viewer', 'referee', 'chief')),
     password_hash TEXT NOT NULL,
     created_ms INTEGER NOT NULL
-);
--- Duplicate (复式) mode: deals the organiser released to the public feed. Not table state (the
--- engine's log is untouched); it is the feed's publication record, kept so a restart keeps it.
-CREATE TABLE IF NOT EXISTS feed_releases (
-    table_id TEXT NOT NULL,
-    round_no INTEGER NOT NULL,
-    deal_no INTEGER NOT NULL,
-    released_ms INTEGER NOT NULL,
-    released_by TEXT NOT NULL,
-    PRIMARY KEY (table_id, round_no, deal_no)
 );
 """
 
@@ -128,18 +120,3 @@ def authenticate(conn: sqlite3.Connection, name: str, password: str) -> User | N
         return None
     return User(row["name"], row["role"])
 
-
-def add_release(conn: sqlite3.Connection, table_id: str, round_no: int, deal_no: int, by: str) -> None:
-    """Record that a duplicate deal was released to the public (idempotent)."""
-    with conn:
-        conn.execute(
-            "INSERT OR IGNORE INTO feed_releases (table_id, round_no, deal_no, released_ms, released_by)"
-            " VALUES (?, ?, ?, ?, ?)",
-            (table_id, int(round_no), int(deal_no), int(time.time() * 1000), by),
-        )
-
-
-def list_releases(conn: sqlite3.Connection, table_id: str) -> set[tuple[int, int]]:
-    """Deals released for ``table_id`` as ``(round_no, deal_no)``."""
-    rows = conn.execute("SELECT round_no, deal_no FROM feed_releases WHERE table_id = ?", (table_id,))
-    return {(int(r[0]), int(r[1])) for r in rows}

@@ -38,6 +38,7 @@ def test_every_state_key_is_documented() -> None:
     t.first_deal("E", {"E": 1, "S": 1, "W": 1, "N": 1})
     t.finish_in_order(["E", "N", "W", "S"])
     t.next_deal()
+    t.do("deal_released", {"deal": 1}, role="chief")
     t.do("tribute_given", {"seat": "S", "card": "BJ"})
     t.do("return_given", {"seat": "E", "card": "9c"})
     t.play("S", "8s", data={"confidence": [0.9]})

@@ -49,6 +49,7 @@ FIELDS = {
     "ref": maybe(st.integers(1, 260)), "reason": maybe(st.text(max_size=5)), "kind": maybe(st.sampled_from(["single", "pair", "straight"])),
     "rank": maybe(st.sampled_from(["3", "9", "A"])), "minutes": maybe(st.integers(0, 15)),
     "device": maybe(st.sampled_from(["camera", "screen", "gpio", "radio"])), "status": maybe(st.sampled_from(["online", "offline", "meh"])),
+    "deal": maybe(st.one_of(st.integers(-1, 6), st.text(max_size=2))), "round": maybe(st.one_of(st.integers(0, 3), st.just(True))),
     "players": maybe(st.just({s: s for s in "ESWN"})), "format": maybe(st.sampled_from([{"kind": "past_a"}, {"kind": "deals", "deals": 2}, {"kind": "x"}])),
 }
 datas = st.fixed_dictionaries({}, optional=FIELDS)

@@ -208,20 +208,59 @@ def test_manual_entry_of_play_and_pass(client, h, runner):
     assert resp.status_code == 422 and "seat" in resp.get_json()["error"]
 
 
-def test_release_is_chief_only_and_validated(make_app, runner, h):
+def _short_deal(runner, h):
+    """Round 1, deal 1 with one card each, played out through the runner: N, W, S finish."""
+    for ev in (
+        {"type": "round_set_up", "source": "panel", "role": "referee",
+         "data": {"players": h.PLAYERS, "format": {"kind": "deals", "deals": 2}}},
+        {"type": "first_cut_recorded", "source": "panel", "data": {"card": "7s"}},
+        {"type": "drawing_finished", "source": "panel", "data": {"counts": {s: 1 for s in "ESWN"}}},
+    ):
+        assert runner.submit(ev).accepted
+    for seat, card in (("N", "3s"), ("W", "4s"), ("S", "5s")):
+        h.play(runner, seat, [card])
+    assert runner.state()["deal"]["phase"] == "over"
+
+
+def test_release_is_chief_only_validated_and_an_engine_event(make_app, runner, h):
     app = make_app(TABLES={"1": runner}, FEED_DUPLICATE=True)
     client = app.test_client()
+    release = "/api/tables/1/feed/release"
+    h.setup_deal(runner)  # deal 1 in progress
     h.login(client, "rita")
-    assert h.post_json(client, "/api/tables/1/feed/release", {"round": 1, "deal": 1}).status_code == 403
+    resp = h.post_json(client, release, {"round": 1, "deal": 1})
+    assert resp.status_code == 403 and "chief" in resp.get_json()["error"]
+    # the generic action path is no way around it either
+    assert act(client, h, "deal_released", {"round": 1, "deal": 1}).status_code == 400
     client.post("/auth/logout", data={"csrf_token": h.csrf_of(client)})
     h.login(client, "chen")
     for bad in ({"round": 1}, {"round": "x", "deal": 1}, {"round": 1, "deal": 0}, [1]):
-        assert h.post_json(client, "/api/tables/1/feed/release", bad).status_code == 400, bad
-    resp = h.post_json(client, "/api/tables/1/feed/release", {"round": 1, "deal": 1})
-    assert resp.status_code == 200 and resp.get_json() == {"released": {"round": 1, "deal": 1}}
+        assert h.post_json(client, release, bad).status_code == 400, bad
+    # the engine's verdict: a deal still in progress cannot be released
+    resp = h.post_json(client, release, {"round": 1, "deal": 1})
+    assert resp.status_code == 422 and "has not ended" in resp.get_json()["error"]
+    assert h.post_json(client, release, {"round": 3, "deal": 1}).status_code == 422
+    assert runner.state()["released_deals"] == []
+    assert "deal_released" not in {e["type"] for e in runner.events()}
+
+
+def test_release_of_an_ended_deal_goes_to_the_log(make_app, runner, h):
+    app = make_app(TABLES={"1": runner}, FEED_DUPLICATE=True)
+    client = app.test_client()
+    _short_deal(runner, h)
+    h.login(client, "chen")
+    resp = h.post_json(client, "/api/tables/1/feed/release", {"round": "1", "deal": 1})  # form values are strings
+    body = resp.get_json()
+    assert resp.status_code == 200 and body["released"] == {"round": 1, "deal": 1}
+    logged = runner.events()[-1]
+    assert logged["seq"] == body["seq"] and logged["type"] == "deal_released"
+    assert (logged["role"], logged["source"], logged["data"]) == ("chief", "panel", {"round": 1, "deal": 1})
+    assert [(r["round"], r["deal"], r["seq"]) for r in runner.state()["released_deals"]] == [(1, 1, body["seq"])]
     from table_service.web import web_state
 
-    assert (1, 1) in web_state(app).tables["1"].feed.released
+    assert web_state(app).tables["1"].feed.released == {(1, 1)}
+    again = h.post_json(client, "/api/tables/1/feed/release", {"round": 1, "deal": 1})
+    assert again.status_code == 422 and "already released" in again.get_json()["error"]
 
 
 def test_wrong_method_is_405_json(client, h):

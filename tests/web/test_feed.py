@@ -135,25 +135,216 @@ def test_only_confirmed_flags_are_public(make_app, make_runner, h):
     assert [e["type"] for e in evs if "flag" in e["type"]] == ["flag_confirmed"]
 
 
-def test_duplicate_mode_holds_each_deal_until_released(make_app, make_runner, h, users_db):
-    app, runner, _ = feed_app(make_app, make_runner, h, FEED_DUPLICATE=True)
-    c = app.test_client()
-    h.setup_deal(runner)
-    h.play(runner, "N", ["3s"])
-    evs = c.get("/feed/1/events.json").get_json()["events"]
-    assert [e["type"] for e in evs] == ["round_set_up", "first_cut_recorded"]  # before the deal
-    state = c.get("/feed/1/state.json").get_json()["state"]
-    assert state["players"] == h.PLAYERS and state["deal"] is None
-    h.login(c, "chen")
-    assert h.post_json(c, "/api/tables/1/feed/release", {"round": 1, "deal": 1}).status_code == 200
-    state = c.get("/feed/1/state.json").get_json()["state"]
-    assert state["deal"]["no"] == 1 and state["deal"]["trick"]["plays"][0]["cards"] == ["3s"]
-    # The release is recorded: a restarted web app (same DB) still publishes the deal.
-    app2 = make_app(FEED_DUPLICATE=True)
-    from table_service.web import attach_table
+ONE_EACH = {"E": 1, "S": 1, "W": 1, "N": 1}
 
-    attach_table(app2, "1", runner)
-    assert app2.test_client().get("/feed/1/state.json").get_json()["state"]["deal"]["no"] == 1
+
+def short_deal(runner, h, clock, *, first: bool) -> None:
+    """One deal with one card each, a second apart: N 3s, W 4s, S 5s (N and S out: deal over)."""
+    if first:
+        for ev in (
+            {"type": "round_set_up", "source": "panel", "role": "referee",
+             "data": {"players": h.PLAYERS, "format": {"kind": "deals", "deals": 3}}},
+            {"type": "first_cut_recorded", "source": "panel", "data": {"card": "7s"}},
+        ):
+            assert runner.submit(ev).accepted
+    assert runner.submit({"type": "drawing_finished", "source": "panel", "data": {"counts": ONE_EACH}}).accepted
+    if not first:  # E, last in the first deal, owes N a tribute; N returns it
+        assert runner.submit({"type": "tribute_given", "source": "panel", "data": {"seat": "E", "card": "Kd"}}).accepted
+        assert runner.submit({"type": "return_given", "source": "panel", "data": {"seat": "N", "card": "3d"}}).accepted
+        return  # deal 2 stays in progress
+    for seat, card in (("N", "3s"), ("W", "4s"), ("S", "5s")):
+        clock.advance(1_000)
+        h.play(runner, seat, [card])
+    assert runner.state()["deal"]["phase"] == "over"
+
+
+def public_text(c) -> str:
+    return c.get("/feed/1/state.json").get_data(as_text=True) + c.get("/feed/1/events.json").get_data(as_text=True)
+
+
+def test_duplicate_mode_holds_each_deal_until_its_release_event(make_app, make_runner, h, tmp_path):
+    """Nothing of an unreleased deal is public, however old; the chief's release is an engine
+    event that takes effect at its own time (each event still waits for its own delay), and,
+    being in the table's log, it survives a restart of runner and web app."""
+    clock = h.FakeClockMs()
+    runner = make_runner("dup", clock=clock)
+    app = make_app(TABLES={"1": runner}, FEED_CLOCK=clock, FEED_DUPLICATE=True, FEED_DELAY_S=10)
+    c = app.test_client()
+    t0 = clock()
+    short_deal(runner, h, clock, first=True)     # seq 1-2 at t0; deal 1: seq 3 at t0, plays at t0+1..3 s
+    clock.advance(1_000)
+    short_deal(runner, h, clock, first=False)    # deal 2 begins before anyone releases deal 1
+    clock.advance(60_000)                        # long past the delay: both deals are held
+    evs = c.get("/feed/1/events.json").get_json()["events"]
+    assert [e["type"] for e in evs] == ["round_set_up", "first_cut_recorded"]
+    state = c.get("/feed/1/state.json").get_json()["state"]
+    assert state["players"] == h.PLAYERS and state["deal"] is None and state["last_seq"] == 2
+    assert all(card not in public_text(c) for card in ("3s", "4s", "5s", "Kd", "3d"))
+    # a referee cannot release; a chief can, and it is logged before it takes effect
+    h.login(c, "rita")
+    assert h.post_json(c, "/api/tables/1/feed/release", {"round": 1, "deal": 1}).status_code == 403
+    assert c.get("/feed/1/state.json").get_json()["state"]["deal"] is None
+    c.post("/auth/logout", data={"csrf_token": h.csrf_of(c)})
+    h.login(c, "chen")
+    assert h.post_json(c, "/api/tables/1/feed/release", {"round": 1, "deal": 2}).status_code == 422  # in progress
+    resp = h.post_json(c, "/api/tables/1/feed/release", {"round": 1, "deal": 1})
+    assert resp.status_code == 200
+    assert runner.events()[-1]["type"] == "deal_released" and runner.events()[-1]["t_ms"] == clock()
+    # effective at once (the release is not delayed again): every deal-1 event is long due. The
+    # release event itself sits behind deal 2 in the log, so the feed reads releases from the
+    # engine's live state, not from its own (held) public fold.
+    state = c.get("/feed/1/state.json").get_json()["state"]
+    assert state["deal"]["no"] == 1 and state["deal"]["phase"] == "over"
+    assert [p["cards"] for p in state["recent_plays"]] == [["3s"], ["4s"], ["5s"]]
+    held = runner.events(after=state["last_seq"])
+    assert held[0]["type"] == "drawing_finished" and held[-1]["type"] == "deal_released"
+    clock.advance(60_000)
+    assert c.get("/feed/1/state.json").get_json()["state"]["deal"]["no"] == 1
+    assert "Kd" not in public_text(c) and "3d" not in public_text(c)
+
+    # Restart: a new runner on the same log and a new web app with a *fresh* web database.
+    runner.stop()
+    runner2 = make_runner("dup", clock=clock)
+    app2 = make_app(TABLES={"1": runner2}, FEED_CLOCK=clock, FEED_DUPLICATE=True, FEED_DELAY_S=10,
+                    USERS_DB=str(tmp_path / "fresh-web.sqlite3"))
+    c2 = app2.test_client()
+    state = c2.get("/feed/1/state.json").get_json()["state"]
+    assert state["deal"]["no"] == 1 and [p["cards"] for p in state["recent_plays"]] == [["3s"], ["4s"], ["5s"]]
+    assert state["last_seq"] == held[0]["seq"] - 1 and "Kd" not in public_text(c2)
+    assert [e["seq"] for e in c2.get("/feed/1/events.json").get_json()["events"]] == \
+        [e["seq"] for e in c.get("/feed/1/events.json").get_json()["events"]]
+    assert t0 + 120_000 < clock()
+
+
+def test_duplicate_release_counts_from_its_own_time_and_deal_events_keep_their_delay(make_app, make_runner, h):
+    clock = h.FakeClockMs()
+    runner = make_runner(clock=clock)
+    app = make_app(TABLES={"1": runner}, FEED_CLOCK=clock, FEED_DUPLICATE=True, FEED_DELAY_S=10)
+    feed = web_state(app).tables["1"].feed
+    c = app.test_client()
+    t0 = clock()
+    short_deal(runner, h, clock, first=True)     # plays at t0+1, +2, +3 s
+    # a release stamped 2 s ahead (e.g. entered from another clock) counts from that time only
+    res = runner.submit({"type": "deal_released", "source": "panel", "role": "chief", "t_ms": clock() + 2_000,
+                         "data": {"round": 1, "deal": 1}})
+    assert res.accepted, res.error
+    assert feed.released == set() and feed.next_due_ms() == t0 + 10_000  # the set-up falls due first
+    clock.advance(9_999 - 3_000)                 # t0 + 9.999 s: nothing due, nothing released yet
+    assert c.get("/feed/1/events.json").get_json()["events"] == []
+    clock.advance(1)                              # t0 + 10 s: set-up and drawing due, the release in force
+    assert feed.released == {(1, 1)}
+    evs = c.get("/feed/1/events.json").get_json()["events"]
+    assert [e["type"] for e in evs] == ["round_set_up", "first_cut_recorded", "drawing_finished"]
+    clock.advance(1_000)                          # t0 + 11 s: N's play (t0 + 1 s) is due, W's is not
+    state = c.get("/feed/1/state.json").get_json()["state"]
+    assert [p["cards"] for p in state["recent_plays"]] == [["3s"]]
+    published = c.get("/feed/1/events.json").get_json()["events"]
+    assert all(e["t_ms"] + 10_000 <= clock() for e in published)
+    clock.advance(2_000)
+    state = c.get("/feed/1/state.json").get_json()["state"]
+    assert state["deal"]["phase"] == "over"
+    assert t0 + 13_000 == clock()
+
+
+def test_release_not_yet_effective_holds_the_feed_until_its_time(h):
+    """``next_due_ms`` of a held feed is the time its pending release takes effect."""
+    clock = h.FakeClockMs()
+    with tempfile.TemporaryDirectory() as tmp, TableRunner(Path(tmp) / "t.sqlite3", clock=clock) as runner:
+        feed = FeedView(runner, duplicate=True, clock=clock, pump_thread=False)
+        try:
+            short_deal(runner, h, clock, first=True)
+            assert feed.state()["deal"] is None and feed.next_due_ms() is None  # held, no release
+            due = clock() + 5_000
+            assert runner.submit({"type": "deal_released", "source": "panel", "role": "chief", "t_ms": due,
+                                  "data": {"deal": 1}}).accepted
+            assert feed.state()["deal"] is None and feed.next_due_ms() == due
+            clock.advance(4_999)
+            assert feed.state()["deal"] is None
+            clock.advance(1)
+            assert feed.state()["deal"]["phase"] == "over" and feed.released == {(1, 1)}
+        finally:
+            feed.close()
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    delay_s=st.integers(0, 5),
+    steps=st.lists(st.tuples(st.sampled_from(["round", "round", "release", "wait"]), st.integers(0, 4_000),
+                             st.integers(1, 4)), min_size=1, max_size=12),
+)
+def test_duplicate_feed_never_shows_an_unreleased_deal(h, delay_s, steps):
+    """Property (duplicate mode): at any moment the feed holds exactly the log's longest prefix whose
+    events are due (``t_ms + delay <= now``) and whose deal, if any, the engine's log has released
+    as of now; so nothing of an unreleased deal is ever public, and nothing early."""
+    from table_service.engine import apply, initial_state
+
+    clock = h.FakeClockMs()
+    delay_ms = delay_s * 1000
+
+    def expected(runner) -> tuple[list[int], int]:
+        now = clock()
+        released = {(r["round"], r["deal"]) for r in runner.state()["released_deals"] if r["t_ms"] <= now}
+        state, seqs, last = initial_state(), [], 0
+        for ev in runner.events():
+            if ev["t_ms"] + delay_ms > now:
+                break
+            state, _ = apply(state, ev)
+            if state["deal"] is not None and (state["round"]["no"], state["deal"]["no"]) not in released:
+                break
+            last = ev["seq"]
+            if ev["type"] in PUBLIC_EVENT_FIELDS:
+                seqs.append(ev["seq"])
+        return seqs, last
+
+    with tempfile.TemporaryDirectory() as tmp, TableRunner(Path(tmp) / "t.sqlite3", clock=clock) as runner:
+        feed = FeedView(runner, delay_s=delay_s, duplicate=True, clock=clock, pump_thread=False)
+        try:
+            for kind, gap, which in steps:
+                if kind == "round":  # a one-deal round, played out: its deal is (round, 1)
+                    for ev in (
+                        {"type": "round_set_up", "source": "panel", "role": "referee",
+                         "data": {"players": h.PLAYERS, "format": {"kind": "deals", "deals": 1}}},
+                        {"type": "first_cut_recorded", "source": "panel", "data": {"card": "7s"}},
+                        {"type": "drawing_finished", "source": "panel", "data": {"counts": ONE_EACH}},
+                        {"type": "cards_played", "source": "camera", "data": {"seat": "N", "cards": ["3s"]}},
+                        {"type": "cards_played", "source": "camera", "data": {"seat": "W", "cards": ["4s"]}},
+                        {"type": "cards_played", "source": "camera", "data": {"seat": "S", "cards": ["5s"]}},
+                    ):
+                        clock.advance(gap // 4)
+                        assert runner.submit(ev).accepted
+                elif kind == "release":  # may be refused (no such round yet, or already released)
+                    clock.advance(gap)
+                    runner.submit({"type": "deal_released", "source": "panel", "role": "chief",
+                                   "data": {"round": which, "deal": 1}})
+                else:
+                    clock.advance(gap * which)
+                for _ in range(2):
+                    seqs, last = expected(runner)
+                    assert [e["seq"] for e in feed.events()] == seqs
+                    assert feed.state()["last_seq"] == last
+                    clock.advance(gap // 2)
+        finally:
+            feed.close()
+
+
+def test_an_old_feed_releases_table_in_the_web_database_is_ignored(make_app, make_runner, h, users_db):
+    """Releases used to live in the web database; a table left there publishes nothing."""
+    import sqlite3
+
+    conn = sqlite3.connect(users_db)
+    with conn:
+        conn.execute("CREATE TABLE feed_releases (table_id TEXT NOT NULL, round_no INTEGER NOT NULL, "
+                     "deal_no INTEGER NOT NULL, released_ms INTEGER NOT NULL, released_by TEXT NOT NULL, "
+                     "PRIMARY KEY (table_id, round_no, deal_no))")
+        conn.execute("INSERT INTO feed_releases VALUES ('1', 1, 1, 0, 'chen')")
+    conn.close()
+    app, runner, clock = feed_app(make_app, make_runner, h, FEED_DUPLICATE=True)
+    c = app.test_client()
+    short_deal(runner, h, clock, first=True)
+    assert c.get("/feed/1/state.json").get_json()["state"]["deal"] is None
+    assert "3s" not in public_text(c)
+    assert h.login(c, "chen").status_code in (302, 303)  # the old database still serves accounts
+    assert web_state(app).tables["1"].feed.released == set()
 
 
 def test_feed_stream_respects_real_delay(make_app, runner, serve_app, h):
