@@ -94,6 +94,8 @@ HANDLERS: dict[str, Handler] = {
     "passed": play.on_passed,
     "report_pressed": play.on_report_pressed,
     "referee_called": _on_referee_called,
+    "card_exposed": play.on_card_exposed,
+    "zone_obstructed": play.on_zone_obstructed,
     "clock_ticked": _on_clock_ticked,
     "device_status_changed": _on_device_status,
     "flag_confirmed": _on_flag_confirmed,

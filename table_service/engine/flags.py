@@ -28,6 +28,8 @@ ARTICLES: dict[str, str] = {
     "time_over": "超时 / time over",
     "wrong_count": "牌数不对 / wrong card count after drawing",
     "referee_call": "呼叫裁判 / referee called",
+    "exposed_card": "暴露张 / exposed card",
+    "zone_obstructed": "手或物体长时间遮挡出牌区 / hand or object over the play zone",
     "penalty_escalation": "处罚升级须裁判长 / escalation needs the chief referee",
 }
 

@@ -14,7 +14,7 @@ from table_service.engine.ruleset import resolve_ruleset
 from table_service.engine.state import HAND_SIZE, State, initial_state, new_deal
 from table_service.engine.timers import set_turn, start_timer, stop_all, stop_timer
 from table_service.rules import (
-        Ruleset,
+    Ruleset,
     TributeDuty,
     apply_deal,
     check_level,
@@ -26,6 +26,7 @@ from table_service.rules import (
     pair_tributes,
     parse_cards,
     penalty_loss_positions,
+    power,
     return_over_limit,
     tribute_duty,
 )
@@ -275,13 +276,93 @@ def on_return(state: State, ev: dict[str, Any], fx: Effects) -> None:
         raise_flag(state, ev, "time_over", seat, {"phase": "return", "overtime_ms": overtime}, fx)
     rules = rules_of_round(state)
     if return_over_limit(parse_cards([card])[0], deal["level"], rules, to_partner=side_of(seat) == side_of(to)):
-        raise_flag(state, ev, "return_above_ten", seat, {"card": card, "to": to}, fx)
+        evidence: dict[str, Any] = {"card": card, "to": to}
+        if rules.return_smallest_if_none:
+            evidence["legal_if"] = RETURN_LEGAL_IF
+            # The tribute the returner had just received was in hand when returning.
+            received = [t for t in deal["tributes"] if t["to"] == seat]
+            for t in received:
+                proof = return_proof(t["card"], card, deal["level"], rules)
+                if proof is not None:
+                    evidence.update(_proof_fields(t["card"], t["seq"], "tribute", proof))
+                    break
+        raise_flag(state, ev, "return_above_ten", seat, evidence, fx)
     if len(deal["returns"]) < len(deal["tributes"]):
         return
     plan = deal["tribute_plan"]
     duty = TributeDuty(payers=tuple(plan["payers"]), first=plan["top"], double_down=plan["kind"] == "double")
     leader = leader_after_tribute(duty, {t["from"]: t["to"] for t in deal["tributes"]}, rules)
     _start_play(state, ev, leader, fx, first_lead=True)
+
+
+#: What would make a return above 10 legal when the ruleset has ``return_smallest_if_none``.
+RETURN_LEGAL_IF = "持有的牌都大于10且还的是最小的牌 / the returner held nothing ≤ 10 and returned the smallest card"
+
+
+def return_proof(held: str, returned: str, level: str, rules: Ruleset) -> str | None:
+    """Why holding ``held`` when returning ``returned`` (a card above the limit) makes the return
+    wrong even under ``return_smallest_if_none``, or None when it proves nothing.
+
+    ``le_ten``: ``held`` was itself a card within the limit (a non-joker ≤ 10, a level card only
+    if the ruleset counts it by face value). ``smaller``: ``held`` ranks below the returned card,
+    so the returned card was not the smallest. The wild card (heart level card) proves nothing:
+    whether it counts as "≤ 10" for this rule is for the referee, so the flag stays open.
+    """
+    h = parse_cards([held])[0]
+    r = parse_cards([returned])[0]
+    if h.is_wild(level):
+        return None
+    if not return_over_limit(h, level, rules, to_partner=True):
+        return "le_ten"
+    if power(h.rank, level) < power(r.rank, level):
+        return "smaller"
+    return None
+
+
+_PROOF_VIA = {"tribute": ("收到的贡牌", "the tribute received"), "play": ("还贡后打出", "played after the return")}
+_PROOF_WHY = {"le_ten": ("≤10的牌", "a card ≤ 10"), "smaller": ("比所还更小的牌", "a card smaller than the one returned")}
+
+
+def _proof_fields(held: str, seq: int, via: str, why: str) -> dict[str, Any]:
+    """The evidence fields of a proof: ``proof_card`` and ``proof_seq`` for machines, ``proof``
+    a sentence for the panel (Chinese, then English)."""
+    via_zh, via_en = _PROOF_VIA[via]
+    why_zh, why_en = _PROOF_WHY[why]
+    return {
+        "proof_card": held,
+        "proof_seq": seq,
+        "proof": f"还贡时持有{why_zh}：{held}（{via_zh}，#{seq}） / held {why_en} when returning: {held} ({via_en}, #{seq})",
+    }
+
+
+def prove_return_wrong(state: State, ev: dict[str, Any], seat: str, cards: list[str], fx: Effects) -> None:
+    """A later play by a returner whose return above 10 is flagged as "legal if it held nothing
+    ≤ 10": a card of that play proves the returner held more when returning. The returner never
+    receives a card after its return (returns go to the payers, and play moves no cards between
+    hands), so every card it plays later was in its hand at the return. The proof is added to
+    the flag's evidence while the flag is open (a closed flag is the referee's ruling)."""
+    deal = state["deal"]
+    if not any(r["from"] == seat for r in deal["returns"]):
+        return
+    rules = rules_of_round(state)
+    for i, flag in enumerate(state["flags"]):
+        evidence = flag["evidence"]
+        if (
+            flag["rule"] != "return_above_ten"
+            or flag["seat"] != seat
+            or flag["deal"] != deal["no"]
+            or flag["status"] != "open"
+            or "legal_if" not in evidence
+            or "proof_card" in evidence
+        ):
+            continue
+        for c in cards:
+            why = return_proof(c, evidence["card"], deal["level"], rules)
+            if why is not None:
+                updated = dict(flag, evidence={**evidence, **_proof_fields(c, ev["seq"], "play", why)})
+                state["flags"][i] = updated
+                fx.append({"kind": "flag_updated", "flag": dict(updated)})
+                break
 
 
 # ------------------------------------------------------------------------- deal end

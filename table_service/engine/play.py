@@ -9,11 +9,13 @@ with ``lose_turn``).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from table_service.engine.errors import EventRejected
-from table_service.engine.events import cards_field, seat_field
+from table_service.engine.events import card_field, cards_field, field, seat_field
 from table_service.engine.flags import raise_flag
+from table_service.engine.lifecycle import prove_return_wrong
 from table_service.engine.state import State, leader_after_trick, next_active
 from table_service.engine.timers import set_turn, stop_timer
 from table_service.rules import (
@@ -71,11 +73,16 @@ def choose_reading(cards: list[str], level: str, top: Play | None, declared: dic
 
 
 def _check_report_missing(state: State, ev: dict[str, Any], actor: str, fx: Effects) -> None:
-    """Another seat acted while a report card was due: flag it (once)."""
+    """Another seat acted while a report card was due: flag it, once per seat per deal.
+
+    The report card is once per deal (rules: "never again, and nobody may ask again"), so a
+    missed report is one breach: the seat goes into ``report_missed`` and its later plays at
+    ≤ 10 cards make no new report due (see ``on_cards_played``)."""
     deal = state["deal"]
     for seat in sorted(deal["report_due"]):
         if seat != actor:
             play_seq = deal["report_due"].pop(seat)
+            deal["report_missed"] = [*deal["report_missed"], seat]
             raise_flag(
                 state, ev, "report_missing", seat,
                 {"count": deal["counts"][seat], "play_seq": play_seq, "next_actor": actor}, fx,
@@ -173,6 +180,7 @@ def on_cards_played(state: State, ev: dict[str, Any], fx: Effects) -> None:
     overtime = _check_time(state, ev, seat, fx) if in_turn else 0
     _see_cards(state, ev, seat, cards, fx)
     _check_tribute(state, ev, seat, cards, fx)
+    prove_return_wrong(state, ev, seat, cards, fx)
 
     entry = {
         "seq": ev["seq"],
@@ -195,7 +203,12 @@ def on_cards_played(state: State, ev: dict[str, Any], fx: Effects) -> None:
     if count == 0 and not finished_before:
         deal["finish_order"].append(seat)
     threshold = state["round"]["_rules"].report_threshold
-    if 0 < count <= threshold and seat not in deal["reports"] and seat not in deal["report_due"]:
+    if (
+        0 < count <= threshold
+        and seat not in deal["reports"]
+        and seat not in deal["report_due"]
+        and seat not in deal["report_missed"]
+    ):
         deal["report_due"][seat] = ev["seq"]
 
     if rules:
@@ -321,3 +334,75 @@ def on_report_pressed(state: State, ev: dict[str, Any], fx: Effects) -> None:
     deal["reports"][seat] = {"seq": ev["seq"], "count": count, "late": seat not in deal["report_due"]}
     deal["report_due"].pop(seat, None)
     fx.append({"kind": "lamp", "seat": seat, "lamp": "report", "mode": "on"})
+
+
+# ------------------------------------------------------------------------- camera sightings
+
+
+def _sighting_source(ev: dict[str, Any], allowed: tuple[str, ...]) -> None:
+    if ev["source"] not in allowed:
+        raise EventRejected(
+            f"来源无效 / {ev['type']}: source must be {' or '.join(allowed)}, got {ev['source']!r}"
+        )
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def on_card_exposed(state: State, ev: dict[str, Any], fx: Effects) -> None:
+    """``card_exposed``: a card lying face up outside every play zone (暴露张, a named breach).
+
+    The camera (or the referee at the panel) reports it; the engine raises an ``exposed_card``
+    flag for the referee and changes nothing else: the card does not count as seen or played,
+    because nobody knows yet whose hand it belongs to or whether it goes back. A repeat sighting
+    of the same card near the same seat while that flag is still open raises nothing new (the
+    camera sees a card lying there on every frame)."""
+    etype = ev["type"]
+    _sighting_source(ev, ("camera", "panel"))
+    data = ev["data"]
+    card = card_field(data, "card", etype) if data.get("card") is not None else None
+    seat = seat_field(data, "seat", etype, required=False)
+    pos = data.get("position_mm")
+    if pos is not None and not (isinstance(pos, list) and len(pos) == 2 and all(_number(v) for v in pos)):
+        raise EventRejected(f"位置无效 / {etype}: position_mm must be [x, y] in millimetres, got {pos!r}")
+    deal = state.get("deal")
+    if state.get("round") is None or deal is None or deal["phase"] == "over":
+        raise EventRejected(f"牌局未进行 / {etype}: no deal in progress")
+    for flag in state["flags"]:
+        if (
+            flag["rule"] == "exposed_card"
+            and flag["status"] == "open"
+            and flag["deal"] == deal["no"]
+            and flag["seat"] == seat
+            and flag["evidence"].get("card") == card
+        ):
+            return
+    evidence: dict[str, Any] = {"source": ev["source"]}
+    if card is not None:
+        evidence["card"] = card
+    if pos is not None:
+        evidence["position_mm"] = list(pos)
+    raise_flag(state, ev, "exposed_card", seat, evidence, fx)
+
+
+def on_zone_obstructed(state: State, ev: dict[str, Any], fx: Effects) -> None:
+    """``zone_obstructed``: the camera saw a hand or an object over a seat's play zone too long.
+
+    The camera decides what "too long" is; the engine records the seconds. It raises a
+    ``zone_obstructed`` flag at most once per seat per trick (``deal.obstructed`` keeps, per seat,
+    the index of the trick last flagged), so a camera that keeps reporting one long obstruction
+    does not flood the referee."""
+    etype = ev["type"]
+    _sighting_source(ev, ("camera",))
+    data = ev["data"]
+    seat = seat_field(data, "seat", etype)
+    seconds = field(data, "seconds", etype)
+    if not _number(seconds) or seconds <= 0:
+        raise EventRejected(f"秒数无效 / {etype}: seconds must be a positive number, got {seconds!r}")
+    deal = require_play_phase(state, etype)
+    trick_no = len(deal["tricks"])
+    if deal["obstructed"].get(seat) == trick_no:
+        return
+    deal["obstructed"][seat] = trick_no
+    raise_flag(state, ev, "zone_obstructed", seat, {"seconds": seconds, "trick": trick_no + 1}, fx)

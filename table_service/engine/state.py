@@ -74,6 +74,8 @@ def new_deal(no: int, level: str, level_side: str | None, t_ms: int, counts: dic
         "tricks": [],
         "reports": {},
         "report_due": {},
+        "report_missed": [],
+        "obstructed": {},
         "timers": {},
         "seen": {},
         "by_seat": {s: [] for s in SEATS},
@@ -102,8 +104,8 @@ def _deep(value: Any) -> Any:
 #: Deal fields that are dicts or lists whose elements are replaced, never mutated: one level
 #: of copying is enough. (Trick entries, tribute records, report records and the per-card
 #: lists are built once and then only replaced.)
-_DEAL_DICTS = ("counts", "reports", "report_due", "seen", "by_seat", "_seen_at")
-_DEAL_LISTS = ("finish_order", "tricks", "tributes", "returns", "questions", "skip_turn", "superseded")
+_DEAL_DICTS = ("counts", "reports", "report_due", "obstructed", "seen", "by_seat", "_seen_at")
+_DEAL_LISTS = ("finish_order", "tricks", "tributes", "returns", "questions", "skip_turn", "superseded", "report_missed")
 
 
 def _copy_deal(deal: dict[str, Any]) -> dict[str, Any]:

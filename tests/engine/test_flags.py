@@ -232,7 +232,8 @@ def test_return_above_ten() -> None:
     t.do("tribute_given", {"seat": "S", "card": "BJ"})
     t.do("return_given", {"seat": "E", "card": "Jd"})
     (flag,) = t.flags("return_above_ten")
-    assert flag["evidence"] == {"card": "Jd", "to": "S"}
+    assert flag["evidence"]["card"] == "Jd" and flag["evidence"]["to"] == "S"
+    assert "legal_if" in flag["evidence"] and "proof_card" not in flag["evidence"]  # the BJ proves nothing
 
 
 def test_return_of_ten_is_fine() -> None:
