@@ -44,6 +44,7 @@ ACTION_ROLES: dict[str, str] = {
     "cards_played": "referee",
     "passed": "referee",
     "report_pressed": "referee",
+    "card_exposed": "referee",  # 暴露张 the referee saw (the camera reports its own)
 }
 
 CHIEF_PENALTIES = frozenset({"foul", "loss"})

@@ -208,6 +208,16 @@ def test_manual_entry_of_play_and_pass(client, h, runner):
     assert resp.status_code == 422 and "seat" in resp.get_json()["error"]
 
 
+def test_referee_reports_an_exposed_card(client, h, runner):
+    h.setup_deal(runner)
+    h.login(client, "vera")
+    assert act(client, h, "card_exposed", {"card": "Kd", "seat": "E"}).status_code == 403  # viewer
+    h.login(client, "rita")
+    assert act(client, h, "card_exposed", {"card": "Kd", "seat": "E"}).status_code == 200
+    flags = [f for f in runner.state()["flags"] if f["rule"] == "exposed_card"]
+    assert len(flags) == 1 and flags[0]["seat"] == "E" and flags[0]["status"] == "open"
+
+
 def _short_deal(runner, h):
     """Round 1, deal 1 with one card each, played out through the runner: N, W, S finish."""
     for ev in (
