@@ -740,6 +740,11 @@ class SceneCamera:
     benchmark). Otherwise (the demo at a higher speed) frames come as fast as the pipeline
     takes them while something is happening and at ``idle_fps`` while the table is still; frame
     time always advances ``1/fps`` per frame, so the watcher's settle time means the same.
+
+    Frame time is the camera's own; :meth:`frame_wall` says when (wall clock) each frame was
+    taken, as a real camera's capture instant: the first frame of a change at the moment the bot
+    made it (rendering is the simulation's cost, not the player's), any other frame when it is
+    handed out, but never after a change not yet filmed (the frame shows the table before it).
     """
 
     def __init__(self, renderer: Any, *, fps: float = 15.0, realtime: bool = True, idle_fps: float = 2.0,
@@ -754,7 +759,9 @@ class SceneCamera:
         self.busy_frames = busy_frames
         self.seed = seed
         self._lock = threading.Condition()
-        self._changes: deque[tuple[dict[str, list[str]], list[str]]] = deque()
+        self._changes: deque[tuple[dict[str, list[str]], list[str], float]] = deque()
+        self._taken: dict[float, float] = {}
+        self._taken_keys: deque[float] = deque()
         self._plays: dict[str, list[str]] = {}
         self._desired: dict[str, list[str]] = {}
         self._frame: Any = None
@@ -781,7 +788,7 @@ class SceneCamera:
                     self._desired[seat] = list(cards)
                 else:
                     self._desired.pop(seat, None)
-            self._changes.append((dict(self._desired), list(changes)))
+            self._changes.append((dict(self._desired), list(changes), time.time()))
             self._lock.notify_all()
 
     def zones(self) -> dict[str, list[str]]:
@@ -856,6 +863,23 @@ class SceneCamera:
             cv2.fillConvexPoly(out, np.round(px).astype(np.int32), SKIN_BGR, lineType=cv2.LINE_AA)
         return out
 
+    def frame_wall(self, t: float) -> float | None:
+        """Wall-clock instant (``time.time()``) at which the frame with time ``t`` was taken
+        (None for a frame too old to remember)."""
+        return self._taken.get(t)
+
+    def _stamp(self, t: float, change_wall: float | None) -> None:
+        with self._lock:
+            wall = time.time() if change_wall is None else change_wall
+            if self._changes:
+                wall = min(wall, self._changes[0][2])
+        if self._taken_keys:
+            wall = max(wall, self._taken[self._taken_keys[-1]])
+        self._taken[t] = wall
+        self._taken_keys.append(t)
+        while len(self._taken_keys) > 256:
+            self._taken.pop(self._taken_keys.popleft(), None)
+
     def frames(self) -> Any:
         """Yield ``(t, frame)`` until closed."""
         t = 0.0
@@ -867,11 +891,12 @@ class SceneCamera:
         script: deque[Any] = deque([self._frame] * 5)
         since_change = 10**9
         while not self._closed:
+            change_wall: float | None = None
             if not script:
                 with self._lock:
                     change = self._changes.popleft() if self._changes else None
                 if change is not None:
-                    target, seats = change
+                    target, seats, change_wall = change
                     old = self._frame
                     new = self._render(target)
                     script.extend([self._arm(old, seats, 0.7), self._arm(new, seats, 0.8),
@@ -901,6 +926,7 @@ class SceneCamera:
                         self._lock.wait(1.0 / self.idle_fps)
             self.frames_out += 1
             self._status.frames = self.frames_out
+            self._stamp(t, change_wall)
             # A real camera delivers a new image every frame: in real time, so does this one
             # (the pipeline then does all its per-frame work, as it would on the Pi).
             yield t, (frame.copy() if self.realtime else frame)

@@ -45,6 +45,10 @@ log = logging.getLogger(__name__)
 
 SEATS: tuple[str, ...] = ("E", "S", "W", "N")
 
+#: Longest a clock tick at a deadline waits for the camera (real seconds; ``[service]
+#: camera_grace_s``). A read takes well under a second on the Pi; past this the tick goes anyway.
+DEFAULT_CAMERA_GRACE_S = 3.0
+
 #: Button name -> engine event type.
 BUTTON_EVENTS: dict[str, str] = {"report": "report_pressed", "pass": "passed", "referee": "referee_called"}
 
@@ -110,6 +114,11 @@ class TableClock:
         """Table seconds that pass in ``real_s`` wall seconds."""
         return real_s * self.speed
 
+    def at_wall(self, wall_s: float) -> int:
+        """Table time (ms) at the wall-clock instant ``wall_s`` (``time.time()`` seconds): how a
+        camera frame's capture instant is put on the table's time line."""
+        return int(self.origin_table + (wall_s * 1000.0 - self.origin_wall) * self.speed)
+
 
 # ------------------------------------------------------------------------ camera -> events
 
@@ -155,6 +164,58 @@ def camera_event(state: dict[str, Any], seat: str, cards: list[str], confidence:
     if extra:
         data.update(extra)
     return {"type": "cards_played", "source": source, "data": data}
+
+
+def sighting_event(state: dict[str, Any], sighting: Any, zone_centres: dict[str, tuple[float, float]] | None = None
+                   ) -> dict[str, Any] | None:
+    """The engine event for one of the camera's other sightings, or None when it means nothing now.
+
+    * an exposed card (``vision.watcher.ExposedCardSighting``: a card-sized paper at rest outside
+      every play zone) -> ``card_exposed`` with ``position_mm`` and the ``seat`` whose play zone
+      centre is nearest (``zone_centres``, table mm); the watcher does not read the card. Only
+      while a deal is in progress (tribute, return or play), as the engine requires.
+    * a hand or object over a zone too long (``HandInZoneSighting``) -> ``zone_obstructed``
+      ``{seat, seconds}``, in the play phase only.
+    """
+    deal = state.get("deal")
+    phase = deal.get("phase") if deal else None
+    seat = getattr(sighting, "seat", None)
+    seconds = getattr(sighting, "seconds", None)
+    if seat is not None and seconds is not None:
+        if phase != "play" or not float(seconds) > 0:
+            return None
+        return {"type": "zone_obstructed", "source": "camera",
+                "data": {"seat": str(seat), "seconds": round(float(seconds), 1)}}
+    pos = getattr(sighting, "position_mm", None)
+    if pos is not None:
+        if phase not in ("tribute", "return", "play") or state.get("round") is None:
+            return None
+        x, y = float(pos[0]), float(pos[1])
+        data: dict[str, Any] = {"position_mm": [round(x, 1), round(y, 1)]}
+        if zone_centres:
+            data["seat"] = min(zone_centres, key=lambda s: (zone_centres[s][0] - x) ** 2 + (zone_centres[s][1] - y) ** 2)
+        return {"type": "card_exposed", "source": "camera", "data": data}
+    return None
+
+
+def witnessed_t_ms(state: dict[str, Any], seat: str, placed_ms: int | None, now_ms: int) -> int | None:
+    """The ``t_ms`` for a camera play of ``seat`` put down at ``placed_ms`` and read at ``now_ms``,
+    or None for "now" (the runner's own stamp).
+
+    Only a play put down by the seat's deadline and read after it is stamped back, and only to
+    the deadline itself: the engine then counts it in time (``overtime_ms`` 0), and the next
+    seat's clock, which starts at the play's time, loses no more than the read's lag past the
+    deadline (bounded by the tick's hold). A play read in time, or put down late, is left alone.
+    """
+    if placed_ms is None:
+        return None
+    timer = (((state.get("deal") or {}).get("timers")) or {}).get(seat)
+    if timer is None:
+        return None
+    deadline = int(timer["deadline_ms"])
+    if placed_ms <= deadline < now_ms:
+        return deadline
+    return None
 
 
 # ------------------------------------------------------------------------ devices <- effects
@@ -284,7 +345,7 @@ class DeviceDriver:
 
 #: Service sections of table.toml (the rest belongs to ``hardware.config``).
 SERVICE_SECTIONS: dict[str, tuple[str, ...]] = {
-    "service": ("ruleset", "format", "deals", "minutes", "speed", "tick_s", "db"),
+    "service": ("ruleset", "format", "deals", "minutes", "speed", "tick_s", "db", "camera_grace_s"),
     "web": ("enabled", "host", "port", "feed_delay_s", "duplicate", "users_db", "secret_key"),
     "mqtt": ("enabled", "host", "port", "event", "username", "password", "keepalive"),
     "vision": ("enabled", "layout", "calibration", "fps", "px_per_mm"),
@@ -346,6 +407,9 @@ def parse_service_config(data: dict[str, Any], *, base_dir: str | os.PathLike[st
         problems.append("[service].format = 'deals' 需要 deals = N / needs deals = N (N ≥ 1)")
     if fmt == "time" and not (isinstance(svc.get("minutes"), int) and svc["minutes"] > 0):
         problems.append("[service].format = 'time' 需要 minutes = N / needs minutes = N")
+    grace = svc.get("camera_grace_s", DEFAULT_CAMERA_GRACE_S)
+    if isinstance(grace, bool) or not isinstance(grace, int | float) or not 0 <= grace <= 60:
+        problems.append(f"[service].camera_grace_s = {grace!r}: 应为 0–60 秒 / must be 0-60 seconds")
     port = own["web"].get("port", 8080)
     if not isinstance(port, int) or not 0 <= port <= 65535:
         problems.append(f"[web].port = {port!r}: 须为 0–65535 / must be 0-65535")
@@ -447,6 +511,10 @@ class TableService:
             self.camera = CameraPipeline.from_config(self.config, self.devices, self._on_camera_status,
                                                      possible=self.possible)
         if self.camera is not None:
+            if getattr(self.camera, "clock", False) is None:
+                self.camera.clock = self.clock  # frames go on the service's time line
+            if getattr(self.camera, "on_sighting", False) is None:
+                self.camera.on_sighting = self.sighting
             self.camera.start(self.observe)
         else:
             self._device_status("camera", "offline", "没有摄像头 / no camera configured")
@@ -552,17 +620,29 @@ class TableService:
 
     def observe(self, seat: str, cards: list[str], confidence: list[float] | None = None, uncertain: bool = False,
                 *, frame_t: float | None = None, frame_wall: float | None = None,
-                extra: dict[str, Any] | None = None) -> Any:
-        """A settled play seen in ``seat``'s zone (called by the camera pipeline's thread)."""
+                extra: dict[str, Any] | None = None, placed_ms: int | None = None) -> Any:
+        """A settled play seen in ``seat``'s zone (called by the camera pipeline's thread).
+
+        ``placed_ms``: table time of the first frame in which the play was being put down (the
+        camera is the witness). A play put down by the seat's deadline but read after it is
+        stamped at the deadline (:func:`witnessed_t_ms`), so the engine counts it in time; any
+        other play keeps the time it is submitted, so the next seat's clock starts when the
+        engine learns of the play, as before.
+        """
         assert self.runner is not None
+        state = self.runner.state()
         if cards:
-            ev = camera_event(self.runner.state(), seat, cards, confidence, uncertain, extra=extra)
+            ev = camera_event(state, seat, cards, confidence, uncertain, extra=extra)
         else:
             ev = {"type": "referee_called", "source": "camera",
                   "data": {"seat": seat, "reason": "牌区有牌但无法识别 / cards in the zone could not be read"}}
+        if ev is not None and ev["type"] != "referee_called":
+            t = witnessed_t_ms(state, seat, placed_ms, self.clock.now_ms())
+            if t is not None:
+                ev["t_ms"] = t
         rec = {"seat": seat, "cards": list(cards), "uncertain": uncertain, "frame_t": frame_t,
                "frame_wall": frame_wall, "observed_wall": time.time(), "event": ev["type"] if ev else None,
-               "seq": None}
+               "placed_ms": placed_ms, "seq": None}
         res = None
         if ev is not None:
             res = self.submit(ev)
@@ -571,6 +651,16 @@ class TableService:
         with self._obs_lock:
             self.observations.append(rec)
         return res
+
+    def sighting(self, sighting: Any, zone_centres: dict[str, tuple[float, float]] | None = None) -> Any:
+        """An exposed card or a hand over a zone seen by the camera (its pipeline's thread):
+        submitted as ``card_exposed`` / ``zone_obstructed`` when the phase allows, else only logged."""
+        assert self.runner is not None
+        ev = sighting_event(self.runner.state(), sighting, zone_centres)
+        if ev is None:
+            log.info("camera sighting (no event now): %s", getattr(sighting, "to_json", lambda: sighting)())
+            return None
+        return self.submit(ev)
 
     def possible(self, _seat: str) -> list[str] | None:
         """Cards still possible this deal (the watcher's ``possible`` hook)."""
@@ -604,7 +694,29 @@ class TableService:
                 last = up
 
     def _tick_loop(self) -> None:
-        run_ticker(lambda: self.runner, self.clock, self._stop)
+        grace = float(self.config.service.get("camera_grace_s", DEFAULT_CAMERA_GRACE_S))
+        run_ticker(lambda: self.runner, self.clock, self._stop, witness=self.camera_witness, grace_s=grace)
+
+    def camera_witness(self, state: dict[str, Any], seat: str, deadline_ms: int) -> str | None:
+        """Why a tick at ``seat``'s deadline should wait for the camera, or None.
+
+        The camera is the witness of when a play was made: while it is online, a tick that would
+        put ``seat`` over time waits (a) until the pipeline has handled the frames taken up to the
+        deadline, (b) while a play it saw start by the deadline is still being put down or read,
+        and (c) while such a play, read uncertain, is a question to the referee. All bounded by
+        ``camera_grace_s``. A camera that is offline (or none) holds nothing: the referee enters
+        plays then.
+        """
+        cam = self.camera
+        if cam is None or (state.get("devices") or {}).get("camera") != "online":
+            return None
+        # (c) the camera saw the play in time but could not read it for sure: the referee is
+        # being asked what it is, not when it was made.
+        for q in (state.get("deal") or {}).get("questions") or ():
+            if q.get("seat") == seat and int(q.get("t_ms") or 0) <= deadline_ms:
+                return "出牌待裁判确认 / a play seen in time awaits the referee"
+        hold = getattr(cam, "holds", None)
+        return hold(seat, deadline_ms) if hold is not None else None
 
     # ------------------------------------------------------------------------ round set-up
 
@@ -651,11 +763,46 @@ def next_tick_ms(state: dict[str, Any], now_ms: int) -> int | None:
     return min(due) if due else None
 
 
-def run_ticker(get_runner: Callable[[], Any], clock: TableClock, stop: threading.Event) -> None:
+#: How often a held tick looks again whether the camera has caught up (real seconds).
+HOLD_POLL_S = 0.02
+
+
+def held_for(state: dict[str, Any], now_ms: int, witness: Callable[[dict[str, Any], str, int], str | None] | None,
+             grace_ms: float) -> str | None:
+    """Why the tick due now must wait for the camera, or None to tick.
+
+    Only a tick that would put a seat over time for the first time waits: for each timer past
+    its deadline and not yet flagged, within ``grace_ms`` (table ms) of that deadline, ask
+    ``witness(state, seat, deadline_ms)``. Past the grace the tick goes whatever the camera says,
+    so a hand held over the zone cannot stop the clock.
+    """
+    if witness is None or grace_ms <= 0:
+        return None
+    deal = state.get("deal")
+    if not deal or deal.get("phase") == "over":
+        return None
+    for seat, timer in sorted((deal.get("timers") or {}).items()):
+        deadline = int(timer["deadline_ms"])
+        if timer.get("flagged") or now_ms <= deadline or now_ms - deadline >= grace_ms:
+            continue
+        why = witness(state, seat, deadline)
+        if why:
+            return f"{seat}: {why}"
+    return None
+
+
+def run_ticker(get_runner: Callable[[], Any], clock: TableClock, stop: threading.Event, *,
+               witness: Callable[[dict[str, Any], str, int], str | None] | None = None,
+               grace_s: float = DEFAULT_CAMERA_GRACE_S) -> None:
     """Submit ``clock_ticked`` when :func:`next_tick_ms` says, until ``stop`` is set.
 
     Deadlines come from the engine's state, so after a restart the ticks fall on the same
-    deadlines as before it."""
+    deadlines as before it. With ``witness`` (the camera), a tick that would put a seat over time
+    is held while :func:`held_for` says so, for at most ``grace_s`` real seconds past the
+    deadline (the camera's lag is real time, whatever the table's speed); the tick owed is sent
+    as soon as the hold ends (unless the play that came in has stopped the timer)."""
+    grace_ms = clock.table_s(grace_s) * 1000.0
+    owed = False  # a tick fell due while held: send it as soon as the hold ends
     while not stop.is_set():
         runner = get_runner()
         if runner is None:
@@ -663,12 +810,26 @@ def run_ticker(get_runner: Callable[[], Any], clock: TableClock, stop: threading
             continue
         now = clock.now_ms()
         due = next_tick_ms(runner.raw_state(), now)
+        if owed:
+            due = now if due is not None else None
+            owed = due is not None
         # Wake at the due time, but look again at least every real 0.2 s: a play changes the timers.
         wait = 0.2 if due is None else min(0.2, max(0.0, clock.real_s((due - now) / 1000.0)))
         if wait > 0 and stop.wait(wait):
             return
-        if due is not None and clock.now_ms() >= due:
-            runner.submit({"type": "clock_ticked", "source": "clock", "data": {}}, wait=True, timeout=2.0)
+        now = clock.now_ms()
+        if due is None or now < due:
+            continue
+        why = held_for(runner.raw_state(), now, witness, grace_ms)
+        if why:
+            if not owed:
+                log.debug("tick held for the camera: %s", why)
+            owed = True
+            if stop.wait(HOLD_POLL_S):
+                return
+            continue
+        owed = False
+        runner.submit({"type": "clock_ticked", "source": "clock", "data": {}}, wait=True, timeout=2.0)
 
 
 # ---------------------------------------------------------------------------- camera
@@ -685,13 +846,28 @@ class CameraPipeline:
     (:class:`vision.watcher.TableWatcher`); this class only owns the thread, the frame source and
     the hand-off to :meth:`TableService.observe`. A corrupt frame is counted and skipped; a
     source that ends or fails is reported as the camera going offline.
+
+    It is also the witness of *when* a play was made (:meth:`holds`): each frame is put on the
+    table's time line (:meth:`taken_ms`), and after a frame's observations are submitted the
+    pipeline records how far it has seen (:attr:`seen_ms`) and since when each zone has been
+    busy (:attr:`busy_since_ms`, from ``TableWatcher.zone_busy``). A play is stamped with the
+    time its zone became busy.
     """
 
     def __init__(self, source: Any, watcher: Any, *, on_status: Callable[[Any], None] | None = None,
-                 name: str = "camera") -> None:
+                 name: str = "camera", clock: TableClock | None = None) -> None:
         self.source = source
         self.watcher = watcher
         self.on_status = on_status
+        #: The table clock frames are stamped on (the service sets its own when this is None).
+        self.clock = clock
+        #: Table ms up to which frames have been processed and their plays submitted.
+        self.seen_ms: int | None = None
+        #: Seat -> table ms of the first frame of the activity now going on in its zone.
+        self.busy_since_ms: dict[str, int] = {}
+        #: Exposed cards and hands over a zone go here (the service's ``sighting``), with the
+        #: play zones' centres; None: they are only kept in :attr:`sightings` and logged.
+        self.on_sighting: Callable[..., Any] | None = None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self.frames = 0
@@ -713,6 +889,8 @@ class CameraPipeline:
 
     def start(self, observe: Callable[..., Any]) -> None:
         self._observe = observe
+        self.seen_ms = None
+        self.busy_since_ms = {}
         self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
         self._thread.start()
 
@@ -722,6 +900,53 @@ class CameraPipeline:
             self.source.close()
         if self._thread is not None:
             self._thread.join(5)
+
+    def taken_ms(self, t: float, received_wall: float, received_mono: float) -> int:
+        """Table time at which the frame with timestamp ``t`` was taken.
+
+        Sources stamp frames on different clocks (``hardware.camera``): a live device with
+        ``time.monotonic()`` at capture, so the frame was taken ``received_mono - t`` seconds
+        before it reached us; a source with ``frame_wall(t)`` (the demo's ``SceneCamera``) says
+        the wall instant itself; files, folders and renderers have media time from 0, which
+        says nothing about the table's time, so the moment the frame arrived stands in. The
+        wall instant is then put on the table clock's time line (its speed included).
+        """
+        wall = received_wall
+        frame_wall = getattr(self.source, "frame_wall", None)
+        got = frame_wall(t) if callable(frame_wall) else None
+        if got is not None:
+            wall = min(float(got), received_wall)
+        elif _monotonic_stamps(self.source) and 0.0 <= received_mono - t < 60.0:
+            wall = received_wall - (received_mono - t)
+        if self.clock is None:
+            return int(wall * 1000.0)
+        return self.clock.at_wall(wall)
+
+    def zone_centres(self) -> dict[str, tuple[float, float]]:
+        """Centre of each seat's play zone in table mm (which seat an exposed card lies nearest)."""
+        layout = getattr(self.watcher, "layout", None)
+        out: dict[str, tuple[float, float]] = {}
+        for seat, zone in (getattr(layout, "zones", None) or {}).items():
+            c = zone.corners_table_mm().mean(axis=0)
+            out[seat] = (float(c[0]), float(c[1]))
+        return out
+
+    def holds(self, seat: str, deadline_ms: int) -> str | None:
+        """Why a tick at ``seat``'s ``deadline_ms`` should wait for this camera, or None.
+
+        (a) frames taken up to the deadline are not all processed yet (a play put down before
+        it may be among them); (b) ``seat``'s zone became busy by the deadline and its play
+        is still being put down or read. A pipeline that has stopped holds nothing.
+        """
+        if self._thread is None or not self._thread.is_alive() or self._stop.is_set():
+            return None
+        seen = self.seen_ms
+        if seen is None or seen < deadline_ms:
+            return "摄像头画面尚未处理到时限 / camera has not processed frames up to the deadline"
+        since = self.busy_since_ms.get(seat)
+        if since is not None and since <= deadline_ms:
+            return "正在出牌 / a play is being placed"
+        return None
 
     def _lowres(self, frame: Any) -> Any:
         """The watcher's low-resolution grey frame, computed once per distinct frame object (a
@@ -739,6 +964,17 @@ class CameraPipeline:
         self._last_frame, self._last_low = frame, cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
         return self._last_low
 
+    def _track_busy(self, taken: int, read: set[str]) -> None:
+        """Note when each zone's current activity began (a zone read in this frame starts afresh)."""
+        busy = getattr(self.watcher, "zone_busy", None)
+        if busy is None:
+            return
+        for seat in SEATS:
+            if seat in read or not busy(seat):
+                self.busy_since_ms.pop(seat, None)
+            else:
+                self.busy_since_ms.setdefault(seat, taken)
+
     def _run(self) -> None:
         try:
             for t, frame in self.source.frames():
@@ -746,6 +982,7 @@ class CameraPipeline:
                     return
                 t0 = time.perf_counter()
                 frame_wall = time.time()
+                taken = self.taken_ms(t, frame_wall, time.monotonic())
                 try:
                     observations = self.watcher.feed(frame, t, lowres=self._lowres(frame))
                 except ValueError as exc:  # a corrupt frame: counted, skipped, never fatal
@@ -761,16 +998,25 @@ class CameraPipeline:
                 if self._bad_run >= BAD_FRAMES_OFFLINE and self.on_status is not None:
                     self.on_status(_Status(True))
                 self._bad_run = 0
+                read: set[str] = set()
                 for ob in observations or ():
                     if hasattr(ob, "cards") and hasattr(ob, "seat"):
+                        read.add(ob.seat)
                         # An empty zone is a cleared one; an empty *uncertain* read is cards the
                         # reader could not make out, which the referee must look at.
                         if ob.cards or ob.uncertain:
                             self._observe(ob.seat, list(ob.cards), list(ob.confidence or []) or None,
-                                          bool(ob.uncertain), frame_t=getattr(ob, "t", t), frame_wall=frame_wall)
-                    elif len(self.sightings) < 1000:
-                        self.sightings.append(ob)  # exposed card / hand over a zone: logged
+                                          bool(ob.uncertain), frame_t=getattr(ob, "t", t), frame_wall=frame_wall,
+                                          placed_ms=self.busy_since_ms.get(ob.seat))
+                    else:  # exposed card / hand over a zone
+                        if len(self.sightings) < 1000:
+                            self.sightings.append(ob)
                         log.info("camera sighting: %s", getattr(ob, "to_json", lambda o=ob: o)())
+                        if self.on_sighting is not None:
+                            self.on_sighting(ob, self.zone_centres())
+                # Only now, with this frame's plays in the log, has the camera seen up to it.
+                self._track_busy(taken, read)
+                self.seen_ms = taken if self.seen_ms is None else max(self.seen_ms, taken)
                 self.busy_s += time.perf_counter() - t0
             if not self._stop.is_set() and self.on_status is not None:
                 self.on_status(_Status(False, "摄像头画面中断 / camera stream ended"))
@@ -778,6 +1024,15 @@ class CameraPipeline:
             log.exception("camera pipeline stopped")
             if self.on_status is not None:
                 self.on_status(_Status(False, f"摄像头故障 / camera failed: {exc}"))
+
+
+def _monotonic_stamps(source: Any) -> bool:
+    """Does ``source`` stamp frames with ``time.monotonic()`` at capture (a live device)?"""
+    try:
+        from hardware.camera import CaptureDeviceSource
+    except ImportError:  # pragma: no cover - hardware is part of this repository
+        return False
+    return isinstance(source, CaptureDeviceSource)
 
 
 @dataclass

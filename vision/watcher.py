@@ -128,10 +128,27 @@ class TableWatcher:
         self._exposed_reported: set[tuple[int, int]] = set()
         self._lock = threading.Lock()
         self.last_readings: dict[str, PlayObservation] = {}
+        #: Time ``t`` of the last frame :meth:`feed` finished (None before the first one): what
+        #: the watcher has seen up to, so a caller can tell how far behind the camera it is.
+        self.last_frame_t: float | None = None
 
     @property
     def calibrated(self) -> bool:
         return self.calibration is not None
+
+    def zone_busy(self, seat: str) -> bool:
+        """Is a play being placed in ``seat``'s zone: something moved there or a hand is over it,
+        and the zone has not settled since (the read is still to come)?
+
+        The service asks this at a countdown's deadline: a play the camera sees going down is
+        the player's, even though it is read a moment later. Reads the state of the last frame
+        fed, without the feed lock (plain flags), so it never waits for a read in progress.
+        An unknown seat, or one without a zone in the layout, is never busy.
+        """
+        settler = self.settlers.get(seat)
+        if settler is None:
+            return False
+        return bool(settler.pending or settler.moving or settler.hand)
 
     def _lowres(self, frame: np.ndarray) -> np.ndarray:
         h, w = frame.shape[:2]
@@ -180,6 +197,7 @@ class TableWatcher:
                     elif ev.kind == "hand_too_long":
                         out.append(HandInZoneSighting(seat, ev.seconds, t))
             self._n += 1
+            self.last_frame_t = t
             if self.exposed_every and self._n % self.exposed_every == 0:
                 out.extend(self._exposed(low, t))
             return out

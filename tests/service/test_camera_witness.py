@@ -1,0 +1,265 @@
+"""The camera is the witness of when a play was made: a play put down before the deadline but
+read after it is in time; one put down after it is over time; a hand held over the zone holds
+the clock tick for no longer than ``[service] camera_grace_s``.
+
+Real parts throughout: the synthetic overhead camera films cards from real artwork, the real
+vision watcher settles and reads them, the real service and engine run on a sped-up table
+clock. The camera is made slow by a source that hands each frame on late (the latency of a
+busy Pi), which is exactly the delay the witness rule must not count against the player.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from table_service.demo import SceneCamera
+from table_service.service import (
+    CameraPipeline,
+    TableClock,
+    TableService,
+    held_for,
+    make_watcher,
+    parse_service_config,
+    sighting_event,
+    witnessed_t_ms,
+)
+
+SPEED = 40.0  # 40 s to lead = 1 s real
+
+
+def wait_for(pred: Any, timeout: float = 10.0, what: str = "condition") -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        got = pred()
+        if got:
+            return got
+        time.sleep(0.01)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+class LateFrames:
+    """A frame source that hands each of ``camera``'s frames on ``delay_s`` real seconds after it
+    was taken (the frame's capture instant, ``frame_wall``, stays the camera's). With ``hover``
+    set to a seat, every frame from then on shows a hand moving over that seat's zone."""
+
+    def __init__(self, camera: SceneCamera, delay_s: float) -> None:
+        self.camera = camera
+        self.delay_s = delay_s
+        self.hover: str | None = None
+        self.status = camera.status
+
+    def frame_wall(self, t: float) -> float | None:
+        return self.camera.frame_wall(t)
+
+    def frames(self) -> Iterator[tuple[float, Any]]:
+        n = 0
+        for t, frame in self.camera.frames():
+            time.sleep(self.delay_s)
+            if self.hover is not None:
+                n += 1
+                frame = self.camera._arm(frame, [self.hover], 0.35 + 0.3 * (n % 2))
+            yield t, frame
+
+    def close(self) -> None:
+        self.camera.close()
+
+
+@pytest.fixture(scope="module")
+def renderer() -> Any:
+    from vision.geometry import default_layout
+    from vision.synth import CameraView, TableRenderer
+
+    return TableRenderer(default_layout(zone_mm=(280.0, 130.0)), camera=CameraView(size=(2400, 1800), px_per_mm=2.0),
+                         design="anglo", seed=5)
+
+
+class Table:
+    """A service with sim devices and the slow synthetic camera, its round started."""
+
+    def __init__(self, tmp_path: Path, renderer: Any, *, delay_s: float, grace_s: float = 3.0) -> None:
+        cfg = parse_service_config({
+            "table_id": "T7", "data_dir": str(tmp_path / "data"),
+            "seats": {"E": "e", "S": "s", "W": "w", "N": "n"},
+            "devices": {"default": "sim"}, "camera": {"source": "none"},
+            "web": {"enabled": False}, "service": {"camera_grace_s": grace_s},
+        })
+        self.clock = TableClock(SPEED, tmp_path / "clock.json")
+        self.camera = SceneCamera(renderer, fps=15.0, realtime=False, seed=5)
+        self.source = LateFrames(self.camera, delay_s)
+        holder: dict[str, Any] = {}
+        watcher = make_watcher(cfg.vision, possible=lambda seat: holder["svc"].possible(seat), settle_s=0.25,
+                               read_frames=1)
+        self.pipeline = CameraPipeline(self.source, watcher)
+        self.svc = TableService(cfg, clock=self.clock, camera=self.pipeline, web=False, mqtt=False)
+        holder["svc"] = self.svc
+
+    def __enter__(self) -> Table:
+        svc = self.svc.start()
+        svc._device_status("camera", "online")
+        wait_for(lambda: svc.runner.state()["devices"]["camera"] == "online", what="camera online")
+        wait_for(lambda: self.pipeline.seen_ms is not None, what="first frame processed")
+        for ev in (svc.round_event(), {"type": "first_cut_recorded", "source": "panel", "data": {"card": "7s"}},
+                   {"type": "drawing_finished", "source": "panel", "data": {}}):
+            assert svc.submit(ev).accepted, ev
+        st = svc.runner.state()
+        self.turn = st["deal"]["turn"]
+        self.deadline = int(st["deal"]["timers"][self.turn]["deadline_ms"])
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.svc.stop()
+
+    def lay_at(self, table_ms: int, cards: list[str]) -> int:
+        """Put ``cards`` in the turn seat's zone at table time ``table_ms``; returns when it happened."""
+        wait_for(lambda: self.clock.now_ms() >= table_ms - 30, timeout=30, what="the moment to play")
+        while self.clock.now_ms() < table_ms:
+            time.sleep(0.001)
+        at = self.clock.now_ms()
+        self.camera.set_zones({self.turn: list(cards)})
+        return at
+
+    def time_over(self) -> list[dict[str, Any]]:
+        return [f for f in self.svc.runner.state()["flags"] if f["rule"] == "time_over"]
+
+    def camera_play(self) -> dict[str, Any] | None:
+        return next((e for e in self.svc.runner.events() if e["type"] == "cards_played"
+                     and e["source"] == "camera" and e["data"]["seat"] == self.turn), None)
+
+
+def test_play_put_down_before_the_deadline_but_read_after_it_is_in_time(tmp_path: Path, renderer: Any) -> None:
+    # Each frame reaches the watcher 0.1 s late: the read comes ~1 s real (~40 table s) after
+    # the cards went down, 1 table second before the deadline.
+    with Table(tmp_path, renderer, delay_s=0.1) as tb:
+        placed = tb.lay_at(tb.deadline - 1000, ["9h"])
+        ev = wait_for(tb.camera_play, timeout=15, what="the camera's read of the play")
+        if ev["data"].get("uncertain"):  # a question: the referee looks and confirms at once
+            assert tb.svc.submit({"type": "play_confirmed", "source": "panel", "role": "referee",
+                                  "data": {"ref": ev["seq"]}}).accepted
+        read_at = next(o["observed_wall"] for o in tb.svc.observations if o["event"] == "cards_played")
+        assert tb.clock.at_wall(read_at) > tb.deadline + 2000, "the read really came after the deadline"
+        assert ev["data"]["cards"] == ["9h"]
+        # Witnessed in time: stamped at the deadline (in time), not when it was read.
+        assert ev["t_ms"] == tb.deadline, (placed, ev["t_ms"], tb.deadline)
+        rec = next(o for o in tb.svc.observations if o["event"] == "cards_played")
+        assert placed - 300 <= rec["placed_ms"] <= placed + 300, (placed, rec["placed_ms"])
+        # The play stopped the seat's clock; a tick at its deadline would have come before it.
+        assert tb.svc.runner.state()["deal"]["turn"] != tb.turn
+        assert tb.time_over() == [], (tb.time_over(), tb.svc.runner.events())
+        plays = tb.svc.runner.state()["deal"]["trick"]["plays"]
+        assert [p["overtime_ms"] for p in plays] == [0], plays
+
+
+def test_play_put_down_after_the_deadline_is_over_time(tmp_path: Path, renderer: Any) -> None:
+    with Table(tmp_path, renderer, delay_s=0.1) as tb:
+        tb.lay_at(tb.deadline + 3000, ["9h"])
+        flag = wait_for(tb.time_over, timeout=15, what="time_over flag")[0]
+        assert flag["seat"] == tb.turn
+        ev = wait_for(tb.camera_play, timeout=15, what="the camera's read of the play")
+        assert ev["t_ms"] > tb.deadline
+        assert len(tb.time_over()) == 1
+
+
+def test_a_hand_held_over_the_zone_holds_the_tick_no_longer_than_the_grace(tmp_path: Path, renderer: Any) -> None:
+    grace_s = 0.5  # real seconds = 20 table seconds at x40
+    with Table(tmp_path, renderer, delay_s=0.02, grace_s=grace_s) as tb:
+        tb.source.hover = tb.turn  # a hand reaches in before the deadline and stays, moving
+        since = wait_for(lambda: tb.pipeline.busy_since_ms.get(tb.turn), timeout=5, what="zone busy")
+        assert since <= tb.deadline
+        flag = wait_for(tb.time_over, timeout=10, what="time_over flag after the grace")[0]
+        assert flag["seat"] == tb.turn
+        assert tb.pipeline.busy_since_ms.get(tb.turn) is not None, "the hand was still there"
+        over = flag["t_ms"] - tb.deadline
+        grace_ms = grace_s * SPEED * 1000
+        # Held (a tick would have gone at +1 ms), but no longer than the grace (plus a poll).
+        assert grace_ms <= over <= grace_ms + 4000, over
+
+
+def test_held_for_asks_only_about_unflagged_timers_within_the_grace() -> None:
+    asked: list[tuple[str, int]] = []
+
+    def witness(_state: dict[str, Any], seat: str, deadline: int) -> str | None:
+        asked.append((seat, deadline))
+        return "busy"
+
+    state = {"deal": {"phase": "play", "timers": {
+        "E": {"deadline_ms": 1000, "flagged": False},
+        "N": {"deadline_ms": 500, "flagged": True},
+        "W": {"deadline_ms": 5000, "flagged": False}}}}
+    assert held_for(state, 1500, witness, 3000) == "E: busy"
+    assert asked == [("E", 1000)]
+    assert held_for(state, 4001, witness, 3000) is None, "E past its grace, W not yet due"
+    assert held_for(state, 1500, None, 3000) is None
+    assert held_for(state, 1500, lambda *_: None, 3000) is None
+    assert held_for({"deal": {"phase": "over", "timers": state["deal"]["timers"]}}, 1500, witness, 3000) is None
+
+
+def test_only_a_play_put_down_in_time_and_read_late_is_stamped_back() -> None:
+    state = {"deal": {"phase": "play", "timers": {"E": {"deadline_ms": 1000}}}}
+    assert witnessed_t_ms(state, "E", 900, 1500) == 1000, "in time, read late: at the deadline"
+    assert witnessed_t_ms(state, "E", 900, 950) is None, "read in time: stamped when read"
+    assert witnessed_t_ms(state, "E", 1100, 1500) is None, "put down late"
+    assert witnessed_t_ms(state, "E", None, 1500) is None
+    assert witnessed_t_ms(state, "N", 900, 1500) is None, "no clock running for the seat"
+
+
+def test_camera_grace_must_be_a_sane_number(tmp_path: Path) -> None:
+    base = {"table_id": "T7", "data_dir": str(tmp_path), "seats": {"E": "e", "S": "s", "W": "w", "N": "n"},
+            "devices": {"default": "sim"}, "camera": {"source": "none"}}
+    assert parse_service_config({**base, "service": {"camera_grace_s": 2}}).service["camera_grace_s"] == 2
+    for bad in (-1, "3", 600, True):
+        with pytest.raises(ValueError, match="camera_grace_s"):
+            parse_service_config({**base, "service": {"camera_grace_s": bad}})
+
+
+def test_no_hold_while_the_camera_is_offline(tmp_path: Path, renderer: Any) -> None:
+    with Table(tmp_path, renderer, delay_s=0.02, grace_s=10.0) as tb:
+        tb.source.hover = tb.turn
+        wait_for(lambda: tb.pipeline.busy_since_ms.get(tb.turn), timeout=5, what="zone busy")
+        st = tb.svc.runner.state()
+        assert tb.svc.camera_witness(st, tb.turn, tb.deadline) is not None
+        tb.svc._device_status("camera", "offline", "test")
+        wait_for(lambda: tb.svc.runner.state()["devices"]["camera"] == "offline", what="camera offline")
+        assert tb.svc.camera_witness(tb.svc.runner.state(), tb.turn, tb.deadline) is None
+        flag = wait_for(tb.time_over, timeout=10, what="time_over at the deadline")[0]
+        # A tick at the deadline (not after the 400 table seconds of grace the zone would get).
+        assert flag["t_ms"] - tb.deadline < 20000
+
+
+
+# ------------------------------------------------------------------ the camera's other sightings
+
+
+def test_sightings_become_engine_events_when_the_phase_allows(tmp_path: Path) -> None:
+    from vision.geometry import default_layout
+    from vision.watcher import ExposedCardSighting, HandInZoneSighting
+
+    layout = default_layout()
+    centres = {s: tuple(float(v) for v in z.corners_table_mm().mean(axis=0)) for s, z in layout.zones.items()}
+    sx, sy = centres["S"]
+    exposed = ExposedCardSighting((sx + 150.0, sy), (63.0, 88.0), 12.0)
+    hand = HandInZoneSighting("W", 11.5, 12.0)
+    assert sighting_event({"deal": None}, exposed, centres) is None, "no deal in progress"
+    assert sighting_event({"round": {}, "deal": {"phase": "tribute"}}, hand, centres) is None, "play phase only"
+    ev = sighting_event({"round": {}, "deal": {"phase": "play"}}, exposed, centres)
+    assert ev == {"type": "card_exposed", "source": "camera",
+                  "data": {"position_mm": [round(sx + 150.0, 1), round(sy, 1)], "seat": "S"}}
+
+    cfg = parse_service_config({
+        "table_id": "T7", "data_dir": str(tmp_path / "data"), "seats": {"E": "e", "S": "s", "W": "w", "N": "n"},
+        "devices": {"default": "sim"}, "camera": {"source": "none"}, "web": {"enabled": False}})
+    with TableService(cfg, clock=TableClock(1.0), web=False, mqtt=False) as svc:
+        assert svc.sighting(hand, centres) is None  # before the round: logged only
+        for e in (svc.round_event(), {"type": "first_cut_recorded", "source": "panel", "data": {"card": "7s"}},
+                  {"type": "drawing_finished", "source": "panel", "data": {}}):
+            assert svc.submit(e).accepted
+        assert svc.sighting(hand, centres).accepted
+        assert svc.sighting(exposed, centres).accepted
+        flags = {f["rule"]: f for f in svc.runner.state()["flags"]}
+        assert flags["zone_obstructed"]["seat"] == "W" and flags["zone_obstructed"]["evidence"]["seconds"] == 11.5
+        assert flags["exposed_card"]["seat"] == "S"
+        assert flags["exposed_card"]["evidence"]["position_mm"] == [round(sx + 150.0, 1), round(sy, 1)]
