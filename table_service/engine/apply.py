@@ -167,11 +167,31 @@ def _supersede(state: State, ev: dict[str, Any], fx: Effects) -> None:
         rank = field(data, "rank", etype)
         new = dict(current, reading={"kind": kind, "rank": rank})
     overrides[ref] = new
+    if question is not None and ev["t_ms"] > question["t_ms"]:
+        # Play stops while the referee looks at an unreadable play (rules: "take no action until
+        # the referee rules"): the time between the read and the ruling counts on nobody's clock.
+        # Kept beside the overrides so that every later re-fold of the deal applies it too.
+        overrides[_PAUSES] = [*overrides.get(_PAUSES, ()), [question["t_ms"], ev["t_ms"]]]
     rejected = _refold_deal(state, ev, fx)
     if new is not None and target["seq"] in rejected:
         # A correction that cannot apply (e.g. a reading the cards do not allow) is refused.
         raise EventRejected(f"更正无法成立 / {etype}: {rejected[target['seq']]}")
     state["corrections"].append({"seq": ev["seq"], "type": etype, "ref": int(ref), "role": ev["role"], "t_ms": state["t_ms"]})
+
+
+#: Key in ``_overrides`` of the referee pauses ``[start_ms, end_ms]`` of the deal.
+_PAUSES = "pauses"
+
+
+def _shift_timers(state: State, start: int, end: int) -> None:
+    """Give back to every running timer the part of a pause it ran through."""
+    deal = state.get("deal")
+    if deal is None:
+        return
+    for seat, timer in list(deal["timers"].items()):
+        lost = end - max(start, timer["started_ms"])
+        if lost > 0:
+            deal["timers"][seat] = dict(timer, deadline_ms=timer["deadline_ms"] + lost)
 
 
 def _refold_deal(state: State, ev: dict[str, Any], fx: Effects) -> dict[int, str]:
@@ -183,7 +203,14 @@ def _refold_deal(state: State, ev: dict[str, Any], fx: Effects) -> dict[int, str
     new = copy_state(base)
     rejected: dict[int, str] = {}
     scratch: Effects = []
+    pauses = sorted(overrides.get(_PAUSES, ()))
+    next_pause = 0
     for e in log:
+        while next_pause < len(pauses) and e["t_ms"] > pauses[next_pause][1]:
+            _shift_timers(new, *pauses[next_pause])
+            next_pause += 1
+        if e["type"] == "clock_ticked" and any(a < e["t_ms"] <= b for a, b in pauses):
+            continue  # the clock stood still while the referee looked
         o = overrides.get(str(e["seq"]), e["data"])
         if o is None:
             continue
@@ -194,6 +221,8 @@ def _refold_deal(state: State, ev: dict[str, Any], fx: Effects) -> dict[int, str
             # An event the correction has made impossible (a referee action on a flag that no
             # longer exists…) is superseded: it stays in the log but no longer applies.
             rejected[e["seq"]] = str(exc)
+    for a, b in pauses[next_pause:]:
+        _shift_timers(new, a, b)
     new_ids = {f["id"] for f in new["flags"]}
     for fid, f in old_flags.items():
         if fid not in new_ids and f["status"] != "withdrawn":

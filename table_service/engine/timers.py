@@ -73,9 +73,20 @@ def set_turn(state: State, seat: str | None, fx: list[dict[str, Any]], *, first_
 
 
 def overdue(state: State) -> list[tuple[str, dict[str, Any]]]:
-    """Timers whose deadline has passed at the current event time, in seat order."""
+    """Timers whose deadline has passed at the current event time, in seat order.
+
+    A seat whose play the camera saw by the deadline but could not read with confidence is
+    not over time while the referee answers the question: the player acted in time, and the
+    referee's look at the cards must not count against them.
+    """
     deal = state.get("deal")
     if deal is None:
         return []
     t = state["t_ms"]
-    return [(seat, tm) for seat, tm in sorted(deal["timers"].items()) if t > tm["deadline_ms"]]
+    timers = deal["timers"]
+    asked = {
+        q["seat"]
+        for q in deal.get("questions", ())
+        if q["seat"] in timers and q["t_ms"] <= timers[q["seat"]]["deadline_ms"]
+    }
+    return [(seat, tm) for seat, tm in sorted(timers.items()) if t > tm["deadline_ms"] and seat not in asked]

@@ -264,6 +264,37 @@ def test_time_over_follow_20s_with_automatic_warning() -> None:
     assert t.deal["trick"]["plays"][-1]["overtime_ms"] == 16_000
 
 
+def test_no_time_over_while_the_referee_answers_a_camera_question() -> None:
+    t = _started()
+    t.play("E", "3s")
+    deadline = t.deal["timers"]["N"]["deadline_ms"]
+    t.play("N", "4s", data={"uncertain": True, "confidence": [0.4]}, t=deadline - 500)  # in time, unreadable
+    t.do("clock_ticked", {}, source="clock", t=deadline + 30_000)  # the referee takes 30 s to look
+    assert t.rules_raised() == set()
+    (q,) = t.deal["questions"]
+    t.do("play_confirmed", {"ref": q["seq"]}, role="referee", t=deadline + 31_000)
+    assert t.rules_raised() == set() and t.deal["turn"] == "W"
+    # play resumes at the ruling: W has its whole 20 s from then, also after a later re-fold
+    assert t.deal["timers"]["W"]["deadline_ms"] == deadline + 31_000 + 20_000
+    t.do("clock_ticked", {}, source="clock", t=deadline + 50_000)
+    assert t.rules_raised() == set()
+    first = next(e for e in t.events if e["type"] == "cards_played")
+    t.do("play_corrected", {"ref": first["seq"], "cards": ["3s"]}, role="referee", t=deadline + 50_500)
+    assert t.deal["timers"]["W"]["deadline_ms"] == deadline + 31_000 + 20_000
+    t.do("clock_ticked", {}, source="clock", t=deadline + 51_001 + 1_000)
+    assert [f["seat"] for f in t.flags("time_over")] == ["W"]
+
+
+def test_time_over_when_the_unreadable_play_came_late() -> None:
+    t = _started()
+    t.play("E", "3s")
+    deadline = t.deal["timers"]["N"]["deadline_ms"]
+    t.play("N", "4s", data={"uncertain": True, "confidence": [0.4]}, t=deadline + 2_000)  # near miss: late
+    t.do("clock_ticked", {}, source="clock", t=deadline + 3_000)
+    (flag,) = t.flags("time_over")
+    assert flag["seat"] == "N"
+
+
 def test_time_over_lead_40s_noticed_on_a_late_action_without_ticks() -> None:
     t = _started()
     t.play("E", "3s", dt=39_000)  # within 40 s to lead
