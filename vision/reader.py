@@ -14,7 +14,8 @@ Pipeline (all classical, CPU only, ~10–25 ms for a 10-card zone):
    five training designs) gives, for each candidate, "not an index" or one of 27 shapes
    (13 ranks × {spade/heart, club/diamond} + joker); ink colour picks the suit within the
    shape pair and small/big joker.  An enrolment (the deck in use, photographed once)
-   adds nearest-template evidence.
+   fine-tunes a copy of that MLP on rows rendered from the deck's own faces
+   (:mod:`vision.deck_model`) and reads with it from then on.
 5. **Doubt.**  Per-card confidence; the play is ``uncertain`` when any card is below the
    threshold (stricter for hearts), when a blob is neither clearly an index nor clearly not,
    when the spacing of the indices says a card may be missing, or when the reading is not
@@ -48,12 +49,15 @@ BG_CLASS = 27
 N_CLASSES = 28
 
 RED_LO, RED_HI = 0.06, 0.12
-#: With an enrolment: a card whose own face template trails the best template by more than this
-#: is in doubt (2 % of correct cards on the training designs trail by more; see docs/performance.md).
+#: With an enrolment whose classifier could not be fitted (a face missing): a card whose own face
+#: template trails the best template by more than this is in doubt (2 % of correct cards on the training designs trail by more; see docs/performance.md).
 ENROLLED_MARGIN = 0.1
 THRESHOLD = 0.90
 HEART_THRESHOLD = 0.97
 MODEL_PATH = Path(__file__).with_name("models") / "index_mlp.npz"
+#: The other suit of the same colour and rank (the reader's hardest confusion).
+SUIT_PAIR: dict[str, str] = {r + a: r + b for r in RANKS for a, b in (("s", "c"), ("c", "s"), ("h", "d"), ("d", "h"))}
+PAIR_MASS = 0.005
 
 
 @dataclass
@@ -402,9 +406,10 @@ class Enrollment:
     present: np.ndarray  # (54,) bool: a template could be made
     size_mm: tuple[float, float]
     glyph_h_mm: float
-    #: The per-deck index classifier fitted from these faces (see :mod:`vision.deck_model`);
-    #: when present it replaces the shipped MLP for this deck.
-    classifier: DeckClassifier | None = None
+    #: The index classifier for this deck, chosen at enrolment (see :mod:`vision.deck_model`): the
+    #: shipped MLP fine-tuned on the deck's faces, or the shipped MLP itself when that reads the
+    #: deck's validation rows better.  None (a face missing): shipped MLP plus template doubt.
+    classifier: DeckClassifier | IndexModel | None = None
 
 
 def _unit(v: np.ndarray) -> np.ndarray:
@@ -465,7 +470,7 @@ def enroll(faces: Mapping[str, np.ndarray], px_per_mm: float = 3.0) -> Enrollmen
         anchors[card] = (c.x / WORK_PPM, c.y / WORK_PPM, c.h / WORK_PPM)
     size = tuple(float(v) for v in np.median(np.array(sizes), axis=0))
     # A per-deck classifier needs every face (a missing face would be read as "not an index").
-    classifier = fit_deck_classifier(work_faces, anchors, WORK_PPM) if present.all() else None
+    classifier = fit_deck_classifier(get_model(), work_faces, anchors, WORK_PPM) if present.all() else None
     return Enrollment(templates, present, (size[0], size[1]), float(np.median(glyphs)), classifier)
 
 
@@ -517,9 +522,9 @@ def read_play(zone_bgr: np.ndarray, px_per_mm: float = 3.0, enrollment: Enrollme
         card_p[:, CARD_INDEX[card_from_shape(k, False)]] += shape_p[:, k] * (1 - p_red)
     t_enrolled = None
     if enrollment is not None and deck_clf is None:
-        # The deck's own faces only ever add doubt: raw template correlation picks the right face
-        # ~85 % of the time on the training designs, too weak to raise a confidence, strong
-        # enough to catch a classifier that is confidently reading a font it has not seen.
+        # No per-deck classifier (a face was missing): the faces only add doubt.  Raw template
+        # correlation picks the right face ~85 % of the time on the training designs, too weak
+        # to raise a confidence, strong enough to catch a confidently wrong font.
         t = np.stack([_unit(f[: PATCH_W * PATCH_H]) for f in feats]) @ enrollment.templates.T
         colour_ok = np.array([[is_red(c) for c in ALL_CARDS]], bool)
         red_now = (p_red > 0.5)[:, None]
@@ -563,7 +568,10 @@ def read_play(zone_bgr: np.ndarray, px_per_mm: float = 3.0, enrollment: Enrollme
                 reasons.append(f"{card} 与登记的牌面不符 / {card} does not match the enrolled deck")
     for card, conf, i in zip(cards, confs, chosen, strict=True):
         heartish = card[-1] == "h" or float(sum(card_p[i][CARD_INDEX[r + "h"]] for r in RANKS)) > 0.01
-        thr = HEART_THRESHOLD if heartish else THRESHOLD
+        # A per-deck classifier's confident mistakes are suit pairs of one colour (spade/club in
+        # small pips): when the pair still holds some mass, the card must clear the strict bar.
+        pairish = deck_clf is not None and card in SUIT_PAIR and card_p[i][CARD_INDEX[SUIT_PAIR[card]]] > PAIR_MASS
+        thr = HEART_THRESHOLD if heartish or pairish else THRESHOLD
         if conf < thr:
             reasons.append(f"{card} 置信度低 / low confidence {conf:.2f}")
     if not cards:
