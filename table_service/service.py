@@ -483,6 +483,10 @@ class TableService:
         self._unsubs: list[Callable[[], None]] = []
         self.observations: list[dict[str, Any]] = []  # camera observations and what became of them
         self._obs_lock = threading.Lock()
+        #: Screen-controller presses already in the log, as "boot:event_no": the controller replays
+        #: presses the Pi had not acknowledged, so after a Pi restart one can arrive twice.
+        self._presses: set[str] = set()
+        self._press_lock = threading.Lock()
         self.submit_errors: list[str] = []
 
     # -------------------------------------------------------------------------- lifecycle
@@ -491,6 +495,8 @@ class TableService:
         """Open everything; returns self. Devices that are absent are reported, not fatal."""
         self.config.data_dir.mkdir(parents=True, exist_ok=True)
         self.runner = TableRunner(self.config.db_path, clock=self.clock.now_ms).start()
+        self._presses = {e["data"]["press"] for e in self.runner.events()
+                         if isinstance(e.get("data"), dict) and isinstance(e["data"].get("press"), str)}
         if self.devices is None:
             from hardware.table import TableDevices
 
@@ -616,7 +622,25 @@ class TableService:
         if etype == "referee_called":
             data["reason"] = "按钮 / button"
         source = "screen" if ev.source == "screen" else "gpio"
+        if source == "screen" and getattr(ev, "event_no", None) is not None:
+            key = f"{self._screen_boot_id()}:{ev.event_no}"
+            with self._press_lock:
+                if key in self._presses:
+                    log.info("repeated screen press %s ignored (already in the log)", key)
+                    return
+                self._presses.add(key)
+            data["press"] = key
         self.submit({"type": etype, "source": source, "data": data}, wait=False)
+
+    def _screen_boot_id(self) -> str:
+        """The screen controller's boot id (its event numbers restart with each boot)."""
+        screen = getattr(self.devices, "screen", None) if self.devices is not None else None
+        controller = getattr(screen, "controller", None)
+        try:
+            info = controller.controller_info() if controller is not None else None
+        except Exception:
+            info = None
+        return str((info or {}).get("boot_id", "?"))
 
     def observe(self, seat: str, cards: list[str], confidence: list[float] | None = None, uncertain: bool = False,
                 *, frame_t: float | None = None, frame_wall: float | None = None,

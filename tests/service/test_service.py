@@ -147,6 +147,30 @@ def test_buttons_become_events_and_effects_drive_the_devices(tmp_path: Path) -> 
         assert any(fx["kind"] == "buzz" for fx in svc.driver.history)
 
 
+def test_a_replayed_screen_press_is_logged_once_even_across_a_restart(tmp_path: Path) -> None:
+    from hardware.devices import ButtonEvent
+
+    cfg = parse_service_config(sim_config(tmp_path))
+    press = ButtonEvent("S", "referee", True, time.monotonic(), "screen", controller_ms=1200, event_no=7)
+
+    def calls(svc: TableService) -> int:
+        return sum(1 for e in svc.runner.events() if e["type"] == "referee_called")
+
+    with TableService(cfg, clock=TableClock(1.0)) as svc:
+        start_round(svc)
+        svc._on_button(press)
+        wait_for(lambda: calls(svc) == 1, what="the press in the log")
+        svc._on_button(press)  # the controller replays a press the Pi had not acknowledged
+        svc._on_button(ButtonEvent("S", "referee", True, time.monotonic(), "screen", controller_ms=1900, event_no=8))
+        wait_for(lambda: calls(svc) == 2, what="the next press in the log")
+    with TableService(cfg, clock=TableClock(1.0)) as svc:  # a Pi restart: the replay comes once more
+        svc._on_button(press)
+        svc._on_button(ButtonEvent("S", "referee", True, time.monotonic(), "screen", controller_ms=2500, event_no=9))
+        wait_for(lambda: calls(svc) == 3, what="the new press after the restart")
+        assert [e["data"]["press"] for e in svc.runner.events() if e["type"] == "referee_called"] == [
+            "?:7", "?:8", "?:9"]
+
+
 def test_overtime_is_counted_and_flagged_by_the_ticks(tmp_path: Path) -> None:
     clock = TableClock(20.0, tmp_path / "clock.json")
     cfg = parse_service_config(sim_config(tmp_path))
