@@ -17,7 +17,7 @@ from table_service.engine.apply import apply_in_place
 from table_service.engine.state import State, initial_state
 from table_service.rules import Card, full_deck, legal_plays, parse_cards, power
 from table_service.rules.cards import NATURAL_VALUE
-from table_service.rules.seats import SEATS, seats_from
+from table_service.rules.seats import SEATS
 
 
 class BotTable:
@@ -161,8 +161,3 @@ class BotTable:
                 yield self.set_up()
             yield from self.deal()
             played += 1
-
-
-def seats_in_order(start: str) -> tuple[str, ...]:
-    """Play order from ``start`` (re-exported for tests)."""
-    return seats_from(start)

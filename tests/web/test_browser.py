@@ -4,6 +4,7 @@ warning, see it on the score sheet; the overlay renders a trick. Screenshots go 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -17,9 +18,12 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 
 @pytest.fixture(scope="module")
 def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
+    from playwright import sync_api  # a test dependency: its absence is an install error, not a skip
+
     if not Path("/usr/bin/chromium").exists():
-        pytest.skip("Debian chromium not installed (bash scripts/install.sh --test)")
+        # In CI a missing browser is a broken install step, never a quiet skip.
+        (pytest.fail if os.environ.get("CI") else pytest.skip)(
+            "Debian chromium not installed (bash scripts/install.sh --test)")
     with sync_api.sync_playwright() as p:
         b = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS)
         yield b
