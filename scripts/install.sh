@@ -17,8 +17,9 @@ if [[ "$(id -u)" != "0" ]]; then SUDO="sudo"; fi
 APT_PKGS=(gnome-cards-data librsvg2-bin)
 if [[ $WITH_TEST == 1 ]]; then
     # mosquitto: real MQTT broker for the hub tests; chromium: real browser for the panel tests;
-    # fonts-wqy-microhei: Chinese glyphs in the panel screenshots.
-    APT_PKGS+=(mosquitto chromium fonts-wqy-microhei)
+    # fonts-wqy-microhei: Chinese glyphs in the panel screenshots;
+    # fonts-dejavu-core, fonts-liberation: index fonts of the synthetic training decks (vision).
+    APT_PKGS+=(mosquitto chromium fonts-wqy-microhei fonts-dejavu-core fonts-liberation)
 fi
 missing=()
 for p in "${APT_PKGS[@]}"; do

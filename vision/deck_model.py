@@ -84,8 +84,11 @@ def enrolled_deck(work_faces: Mapping[str, np.ndarray], ppm: float) -> Deck:
 
 
 def synth_samples(deck: Deck, anchors: Mapping[str, tuple[float, float, float]], n_rows: int,
-                  rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+                  rng: np.random.Generator, jitter: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """Patch features and labels of every candidate the reader proposes on ``n_rows`` rendered rows.
+
+    ``jitter``: add shifted copies of each index sample (enrolment: few rows, one deck); off when
+    the class balance must stay as the reader meets it (training the shipped model).
 
     ``anchors``: card -> (x, y, height) of its rank glyph on the face, in face millimetres.
     Every enrolled card appears about equally often (rows are drawn from shuffled decks).
@@ -93,6 +96,8 @@ def synth_samples(deck: Deck, anchors: Mapping[str, tuple[float, float, float]],
     from .reader import BG_CLASS, WORK_PPM, _to_work, analyse, patch_feature, shape_class
 
     cards_all = [c for c in ALL_CARDS if c in deck.faces and c in anchors]
+    if not cards_all:
+        return np.zeros((0, 0), np.float32), np.zeros(0, np.int64)
     realism = Realism()
     feats: list[np.ndarray] = []
     labels: list[int] = []
@@ -127,7 +132,7 @@ def synth_samples(deck: Deck, anchors: Mapping[str, tuple[float, float, float]],
                     break
             feats.append(patch_feature(an.ink, c))
             labels.append(lab)
-            if lab != BG_CLASS:
+            if jitter and lab != BG_CLASS:
                 # The same glyph under small shifts of its box: more samples of the rare class.
                 for dx, dy, sc in JITTER:
                     feats.append(patch_feature(an.ink, replace(c, x=c.x + dx * c.h, y=c.y + dy * c.h,

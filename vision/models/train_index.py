@@ -28,8 +28,10 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.artwork import TRAINING_DESIGNS, load_deck
+from vision.artwork import TRAINING_DESIGNS, Deck, load_deck
 from vision.cards import ALL_CARDS
+from vision.deck_model import synth_samples
+from vision.models.font_decks import font_deck
 from vision.reader import (
     BG_CLASS,
     FEATURE_DIM,
@@ -49,17 +51,25 @@ from vision.synth import render_zone
 _anchor_cache: dict[str, dict[str, tuple[float, float, float]]] = {}
 
 
+def deck_anchors(deck: Deck) -> dict[str, tuple[float, float, float]]:
+    """Rank-glyph top-left and height of every face of ``deck``, in face millimetres.
+
+    Found by the reader's own :func:`face_anchor` on the flat face, so that training labels
+    name exactly the blob the reader will propose.
+    """
+    out = {}
+    for c in ALL_CARDS:
+        work = _to_work(deck.bgr(c), deck.faces[c].shape[0] / deck.size_mm[1])
+        a = face_anchor(work)
+        if a is not None:
+            out[c] = (a.x / WORK_PPM, a.y / WORK_PPM, a.h / WORK_PPM)
+    return out
+
+
 def anchors_mm(design: str) -> dict[str, tuple[float, float, float]]:
-    """Rank-glyph top-left and height of every face of ``design``, in face millimetres."""
+    """:func:`deck_anchors` of a gnome-cards design, cached per process."""
     if design not in _anchor_cache:
-        deck = load_deck(design)
-        out = {}
-        for c in ALL_CARDS:
-            work = _to_work(deck.bgr(c), deck.faces[c].shape[0] / deck.size_mm[1])
-            a = face_anchor(work)
-            if a is not None:
-                out[c] = (a.x / WORK_PPM, a.y / WORK_PPM, a.h / WORK_PPM)
-        _anchor_cache[design] = out
+        _anchor_cache[design] = deck_anchors(load_deck(design))
     return _anchor_cache[design]
 
 
@@ -106,6 +116,31 @@ def zone_samples(seed: int, design: str, ppm: float) -> tuple[np.ndarray, np.nda
 
 def _job(args: tuple[int, str, float]) -> tuple[np.ndarray, np.ndarray, int, int]:
     return zone_samples(*args)
+
+
+def font_deck_samples(seed: int, rows: int) -> tuple[np.ndarray, np.ndarray]:
+    """Samples from ``rows`` rendered rows of one synthetic font deck (:mod:`vision.models.font_decks`)."""
+    deck = font_deck(seed)
+    return synth_samples(deck, deck_anchors(deck), rows, np.random.default_rng(seed + 7), jitter=False)
+
+
+def _font_job(args: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    return font_deck_samples(*args)
+
+
+def build_font(n_decks: int, rows: int, seed: int, workers: int) -> tuple[np.ndarray, np.ndarray]:
+    """Samples from ``n_decks`` font decks (seeds derived from ``seed``), ``rows`` rows each."""
+    jobs = [(seed * 10_000 + k, rows) for k in range(n_decks)]
+    xs, ys = [], []
+    t0 = time.time()
+    with ProcessPoolExecutor(workers) as ex:
+        for i, (x, y) in enumerate(ex.map(_font_job, jobs)):
+            if len(y):
+                xs.append(x)
+                ys.append(y)
+            if (i + 1) % 10 == 0:
+                print(f"  {i + 1}/{n_decks} font decks, {time.time() - t0:.0f} s", flush=True)
+    return np.concatenate(xs), np.concatenate(ys)
 
 
 def build(n_zones: int, seed: int, workers: int) -> tuple[np.ndarray, np.ndarray]:
@@ -227,6 +262,10 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", type=Path, default=MODEL_PATH)
     ap.add_argument("--data", type=Path, default=None, help="cache the rendered samples here (.npz)")
+    ap.add_argument("--font-decks", type=int, default=160, help="synthetic font decks added to the training set")
+    ap.add_argument("--font-rows", type=int, default=25, help="rendered rows per font deck")
+    ap.add_argument("--font-data", type=Path, default=None, help="cache the font-deck samples here (.npz)")
+    ap.add_argument("--hidden", type=int, default=384)
     a = ap.parse_args()
     if a.data is not None and a.data.exists():
         with np.load(a.data) as z:
@@ -236,8 +275,18 @@ def main() -> None:
         xv, yv = build(a.val_zones, a.seed + 1000, a.workers)
         if a.data is not None:
             np.savez_compressed(a.data, x=x, y=y, xv=xv, yv=yv)
+    if a.font_decks:
+        if a.font_data is not None and a.font_data.exists():
+            with np.load(a.font_data) as z:
+                xf, yf = z["x"], z["y"]
+        else:
+            xf, yf = build_font(a.font_decks, a.font_rows, a.seed, a.workers)
+            if a.font_data is not None:
+                np.savez_compressed(a.font_data, x=xf, y=yf)
+        print(f"font-deck samples: {len(yf)} ({int((yf != BG_CLASS).sum())} indices)")
+        x, y = np.concatenate([x, xf]), np.concatenate([y, yf])
     print(f"samples: train {len(y)} ({int((y != BG_CLASS).sum())} indices), val {len(yv)}")
-    model = train(x, y, xv, yv, epochs=a.epochs, seed=a.seed)
+    model = train(x, y, xv, yv, hidden=a.hidden, epochs=a.epochs, seed=a.seed)
     a.out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(a.out, **model)
     print(f"saved {a.out} ({a.out.stat().st_size / 1024:.0f} KiB)")

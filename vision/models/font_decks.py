@@ -1,0 +1,213 @@
+"""Synthetic card decks drawn from system fonts: font variety for the index classifier.
+
+Why: the five training designs are five index fonts, and a classifier trained on five fonts
+reads an unseen one badly (tango 23 %, neoclassical 85 % per card before this module).  Real
+decks differ mainly in the index glyphs (font, weight, width, outline), the pip shapes, the
+paper tint and the printed border; the geometry (index at the top-left corner, pip under the
+rank, the same index turned 180° at the bottom-right) is fixed by convention.  So
+:func:`font_deck` draws a full 54-card deck with a random font (the DejaVu and Liberation
+families: sans, serif, mono, condensed, bold, italic), random index size and position, pip
+style, outline, colours, border and body art, and the training script renders rows of it
+exactly as it renders the real designs.  Jokers get a stacked "JOKER" or a star, red for the
+big joker and black for the small one, as most decks do.
+
+Needs Pillow and the ``fonts-dejavu-core`` / ``fonts-liberation`` packages (training only; the
+reader itself never imports this module).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.artwork import CARD_HEIGHT_MM, FACE_PX_PER_MM, Deck
+from vision.cards import ALL_CARDS
+
+FONT_DIRS = (Path("/usr/share/fonts/truetype/dejavu"), Path("/usr/share/fonts/truetype/liberation"))
+#: Fonts with the four suit symbols (U+2660–2667), used for pips.
+PIP_FONTS = ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSerif.ttf", "DejaVuSansMono.ttf",
+             "DejaVuSerif-Bold.ttf", "DejaVuSansCondensed.ttf")
+PIP_CHAR = {"s": "\u2660", "h": "\u2665", "d": "\u2666", "c": "\u2663"}
+RANK_TEXT = {"T": "10"}
+PX = FACE_PX_PER_MM
+
+
+def index_fonts() -> list[Path]:
+    """Every TrueType font of the DejaVu and Liberation families installed here (the math font aside)."""
+    out = sorted(p for d in FONT_DIRS if d.is_dir() for p in d.glob("*.ttf") if "Math" not in p.name)
+    if not out:
+        raise FileNotFoundError("找不到字体 / no fonts found (apt install fonts-dejavu-core fonts-liberation)")
+    return out
+
+
+@lru_cache(maxsize=256)
+def _font(path: str, size_px: int):
+    from PIL import ImageFont
+
+    return ImageFont.truetype(path, size_px)
+
+
+def _glyph(text: str, font_path: str, height_px: float, colour: tuple[int, int, int], stroke: int,
+           stroke_colour: tuple[int, int, int], squeeze: float) -> np.ndarray:
+    """``text`` rendered tight to its ink, scaled to ``height_px`` tall: straight-alpha RGBA (PIL order)."""
+    from PIL import Image, ImageDraw
+
+    f = _font(font_path, 96)
+    box = f.getbbox(text, stroke_width=stroke * 4)
+    w, h = box[2] - box[0] + 8, box[3] - box[1] + 8
+    img = Image.new("RGBA", (w, h), (0, 0, 0, 0))
+    ImageDraw.Draw(img).text((4 - box[0], 4 - box[1]), text, font=f, fill=colour + (255,),
+                             stroke_width=stroke * 4, stroke_fill=stroke_colour + (255,))
+    a = np.asarray(img)
+    ys, xs = np.nonzero(a[:, :, 3] > 20)
+    a = a[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+    s = height_px / a.shape[0]
+    size = (max(int(round(a.shape[1] * s * squeeze)), 1), max(int(round(height_px)), 1))
+    return cv2.resize(a, size, interpolation=cv2.INTER_AREA)
+
+
+def _paste(face: np.ndarray, glyph: np.ndarray, x: float, y: float) -> None:
+    """Alpha-composite an RGBA glyph onto the RGB face at (x, y), clipped to the face."""
+    h, w = glyph.shape[:2]
+    x0, y0 = int(round(x)), int(round(y))
+    x1, y1 = min(x0 + w, face.shape[1]), min(y0 + h, face.shape[0])
+    gx0, gy0 = max(-x0, 0), max(-y0, 0)
+    x0, y0 = max(x0, 0), max(y0, 0)
+    if x1 <= x0 or y1 <= y0:
+        return
+    g = glyph[gy0:gy0 + (y1 - y0), gx0:gx0 + (x1 - x0)].astype(np.float32)
+    al = g[:, :, 3:4] / 255.0
+    region = face[y0:y1, x0:x1].astype(np.float32)
+    face[y0:y1, x0:x1] = (g[:, :, :3] * al + region * (1 - al)).astype(np.uint8)
+
+
+def _colour(rng: np.random.Generator, red: bool) -> tuple[int, int, int]:
+    if red:
+        return int(rng.integers(150, 235)), int(rng.integers(0, 45)), int(rng.integers(0, 55))
+    v = int(rng.integers(0, 55))
+    return v, v, min(v + int(rng.integers(0, 40)), 255)
+
+
+class _Style:
+    """One deck's look, drawn once: every card of the deck shares it."""
+
+    def __init__(self, rng: np.random.Generator, fonts: list[Path]) -> None:
+        self.font = str(fonts[int(rng.integers(len(fonts)))])
+        self.pip_font = str(FONT_DIRS[0] / PIP_FONTS[int(rng.integers(len(PIP_FONTS)))])
+        self.width_mm = float(rng.uniform(56.0, 65.0))
+        self.rank_h = float(rng.uniform(4.5, 14.0))  # mm, glyph height (tango: 11–14)
+        self.pip_h = self.rank_h * float(rng.uniform(0.55, 1.0))
+        self.x = float(rng.uniform(1.5, 5.0))
+        self.y = float(rng.uniform(2.0, 6.0))
+        self.gap = float(rng.uniform(0.3, 2.0))
+        self.pip_centred = bool(rng.random() < 0.7)
+        self.squeeze = float(rng.uniform(0.75, 1.15))
+        self.ten_squeeze = float(rng.uniform(0.6, 1.0))
+        self.outline = int(rng.integers(1, 3)) if rng.random() < 0.2 else 0
+        self.paper = tuple(int(v) for v in np.clip(255 - rng.uniform(0, 18, 3) * np.array([1, rng.random(), 1]), 0, 255))
+        self.border = rng.random() < 0.5
+        self.border_inset = float(rng.uniform(0.0, 3.0))
+        self.border_px = int(rng.integers(1, 6))
+        if self.border:
+            # Printed indices keep clear of the printed border, as on real cards.
+            inner = self.border_inset + self.border_px / PX + 0.8
+            self.x, self.y = max(self.x, inner), max(self.y, inner)
+        self.border_colour = tuple(int(v) for v in rng.integers(60, 200, 3))
+        self.corner = float(rng.uniform(2.0, 4.5))
+        self.red = _colour(rng, True)
+        self.black = _colour(rng, False)
+        self.joker_star = bool(rng.random() < 0.4)
+
+
+def _draw_index(face: np.ndarray, card: str, st: _Style, rng: np.random.Generator) -> None:
+    red = card[-1] in "hd" or card == "BJ"
+    col = st.red if red else st.black
+    stroke_col = tuple(max(v - 90, 0) for v in col) if st.outline else col
+    fill = tuple(min(v + 90, 255) for v in col) if st.outline else col
+    if card in ("SJ", "BJ"):
+        if st.joker_star:
+            g = _glyph("\u2605", st.pip_font, st.rank_h * PX, fill, st.outline, stroke_col, 1.0)
+            _paste(face, g, st.x * PX, st.y * PX)
+        else:
+            y = st.y * PX
+            for ch in "JOKER":
+                g = _glyph(ch, st.font, st.rank_h * 0.6 * PX, fill, st.outline, stroke_col, 1.0)
+                _paste(face, g, st.x * PX, y)
+                y += g.shape[0] + st.gap * PX * 0.6
+        return
+    text = RANK_TEXT.get(card[0], card[0])
+    squeeze = st.squeeze * (st.ten_squeeze if len(text) > 1 else 1.0)
+    g = _glyph(text, st.font, st.rank_h * PX, fill, st.outline, stroke_col, squeeze)
+    x, y = st.x * PX, st.y * PX
+    _paste(face, g, x, y)
+    p = _glyph(PIP_CHAR[card[1]], st.pip_font, st.pip_h * PX, col, 0, col, 1.0)
+    px = x + (g.shape[1] - p.shape[1]) / 2 if st.pip_centred else x
+    _paste(face, p, px, y + g.shape[0] + st.gap * PX)
+
+
+def _draw_body(face: np.ndarray, card: str, st: _Style, rng: np.random.Generator) -> None:
+    """Centre art: pips for number cards, a framed picture for court cards and jokers."""
+    h, w = face.shape[:2]
+    red = card[-1] in "hd" or card == "BJ"
+    col = st.red if red else st.black
+    rank = card[0]
+    if card not in ("SJ", "BJ") and rank in "23456789TA":
+        n = 1 if rank == "A" else (10 if rank == "T" else int(rank))
+        size = (float(rng.uniform(9, 14)) if n > 1 else float(rng.uniform(18, 30))) * PX
+        pip = _glyph(PIP_CHAR[card[1]], st.pip_font, size, col, 0, col, 1.0)
+        if n <= 3:
+            columns = [(0.5, n)]
+        elif n == 9:
+            columns = [(0.3, 4), (0.5, 1), (0.7, 4)]
+        else:
+            columns = [(0.3, (n + 1) // 2), (0.7, n // 2)]
+        for cx, m in columns:
+            for j in range(m):
+                cy = 0.22 + 0.56 * (j + 0.5) / m
+                _paste(face, pip if cy < 0.5 else pip[::-1, ::-1], cx * w - pip.shape[1] / 2, cy * h - pip.shape[0] / 2)
+        return
+    x0, y0 = int(rng.uniform(9, 13) * PX), int(rng.uniform(14, 20) * PX)
+    x1, y1 = w - x0, h - y0
+    cv2.rectangle(face, (x0, y0), (x1, y1), tuple(int(v) for v in rng.integers(0, 200, 3)), int(rng.integers(1, 4)))
+    for _ in range(int(rng.integers(6, 16))):
+        c = tuple(int(v) for v in rng.integers(0, 256, 3))
+        cx, cy = int(rng.integers(x0, x1)), int(rng.integers(y0, y1))
+        ax = (int(rng.integers(3, 40)), int(rng.integers(3, 60)))
+        cv2.ellipse(face, (cx, cy), ax, float(rng.uniform(0, 180)), 0, 360, c, -1 if rng.random() < 0.6 else 3)
+    for _ in range(int(rng.integers(3, 10))):
+        c = tuple(int(v) for v in rng.integers(0, 256, 3))
+        p0 = (int(rng.integers(x0, x1)), int(rng.integers(y0, y1)))
+        p1 = (int(rng.integers(x0, x1)), int(rng.integers(y0, y1)))
+        cv2.line(face, p0, p1, c, int(rng.integers(2, 10)))
+
+
+def font_deck(seed: int, fonts: list[Path] | None = None) -> Deck:
+    """A whole 54-card deck in one random font style (deterministic for a seed)."""
+    rng = np.random.default_rng(seed)
+    st = _Style(rng, fonts or index_fonts())
+    w, h = int(round(st.width_mm * PX)), int(round(CARD_HEIGHT_MM * PX))
+    alpha = np.zeros((h, w), np.uint8)
+    r = int(st.corner * PX)
+    cv2.rectangle(alpha, (r, 0), (w - 1 - r, h - 1), 255, -1)
+    cv2.rectangle(alpha, (0, r), (w - 1, h - 1 - r), 255, -1)
+    for cx, cy in ((r, r), (w - 1 - r, r), (r, h - 1 - r), (w - 1 - r, h - 1 - r)):
+        cv2.circle(alpha, (cx, cy), r, 255, -1, cv2.LINE_AA)
+    faces = {}
+    for card in ALL_CARDS:
+        face = np.empty((h, w, 3), np.uint8)
+        face[:] = st.paper
+        if st.border:
+            i = int(st.border_inset * PX) + st.border_px // 2
+            cv2.rectangle(face, (i, i), (w - 1 - i, h - 1 - i), st.border_colour, st.border_px)
+        _draw_body(face, card, st, rng)
+        _draw_index(face, card, st, rng)
+        # The same index turned half a turn at the bottom-right, as on a real card.
+        turned = face[::-1, ::-1].copy()
+        _draw_index(turned, card, st, rng)
+        face = turned[::-1, ::-1].copy()
+        # PIL draws RGB; the project's faces are BGR(A).
+        faces[card] = np.dstack([face[:, :, ::-1], alpha])
+    return Deck(f"font-{seed}", faces, (w / PX, h / PX))
