@@ -19,8 +19,9 @@ neighbour 62 %, the fine-tuned MLP 94 % (the shipped one 27 %).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
@@ -28,6 +29,9 @@ import numpy as np
 from .artwork import Deck
 from .cards import ALL_CARDS
 from .synth import Realism, apply_lighting, apply_sensor, draw_cards, felt, layout_row
+
+if TYPE_CHECKING:
+    from .reader import Analysis
 
 #: Synthetic rows rendered per enrolment (fit) and for the temperature (validation).
 FIT_ROWS = 64
@@ -83,24 +87,22 @@ def enrolled_deck(work_faces: Mapping[str, np.ndarray], ppm: float) -> Deck:
     return Deck("enrolled", faces, (w / ppm, h / ppm))
 
 
-def synth_samples(deck: Deck, anchors: Mapping[str, tuple[float, float, float]], n_rows: int,
-                  rng: np.random.Generator, jitter: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """Patch features and labels of every candidate the reader proposes on ``n_rows`` rendered rows.
-
-    ``jitter``: add shifted copies of each index sample (enrolment: few rows, one deck); off when
-    the class balance must stay as the reader meets it (training the shipped model).
+def labelled_rows(deck: Deck, anchors: Mapping[str, tuple[float, float, float]], n_rows: int,
+                  rng: np.random.Generator) -> Iterator[tuple[Analysis, list[str | None]]]:
+    """Render ``n_rows`` rows of ``deck`` and run the reader's analysis on each; yield it with the
+    card each candidate is the rank-glyph anchor of (None: not an index).
 
     ``anchors``: card -> (x, y, height) of its rank glyph on the face, in face millimetres.
-    Every enrolled card appears about equally often (rows are drawn from shuffled decks).
+    Every card with an anchor appears about equally often (rows are drawn from shuffled decks).
+    A candidate is an anchor when it lies within 1.6 mm of the card's anchor and is at least 75 %
+    of the glyph's height: a piece of the glyph (split by the strict threshold) sees too little.
     """
-    from .reader import BG_CLASS, WORK_PPM, _to_work, analyse, patch_feature, shape_class
+    from .reader import WORK_PPM, _to_work, analyse
 
     cards_all = [c for c in ALL_CARDS if c in deck.faces and c in anchors]
     if not cards_all:
-        return np.zeros((0, 0), np.float32), np.zeros(0, np.int64)
+        return
     realism = Realism()
-    feats: list[np.ndarray] = []
-    labels: list[int] = []
     pool: list[str] = []
     tol = 1.6 * WORK_PPM
     for _ in range(n_rows):
@@ -120,16 +122,32 @@ def synth_samples(deck: Deck, anchors: Mapping[str, tuple[float, float, float]],
         truth = []
         for p in placements:
             ax, ay, ah = anchors[p.card]
-            pt = p.to_scene(np.array([(ax, ay)]))[0] * WORK_PPM
-            truth.append((pt, shape_class(p.card), ah * WORK_PPM))
+            truth.append((p.to_scene(np.array([(ax, ay)]))[0] * WORK_PPM, p.card, ah * WORK_PPM))
+        names: list[str | None] = []
         for c in an.candidates:
-            lab = BG_CLASS
-            for pt, cls, gh in truth:
+            name = None
+            for pt, card, gh in truth:
                 if abs(c.x - pt[0]) <= tol and abs(c.y - pt[1]) <= tol:
-                    # As in training: only the whole rank glyph is the anchor, a piece of it is not.
-                    if c.h >= 0.75 * gh:
-                        lab = cls
+                    name = card if c.h >= 0.75 * gh else None
                     break
+            names.append(name)
+        yield an, names
+
+
+def synth_samples(deck: Deck, anchors: Mapping[str, tuple[float, float, float]], n_rows: int,
+                  rng: np.random.Generator, jitter: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Patch features and labels of every candidate the reader proposes on ``n_rows`` rendered rows.
+
+    ``jitter``: add shifted copies of each index sample (enrolment: few rows, one deck); off when
+    the class balance must stay as the reader meets it (training the shipped model).
+    """
+    from .reader import BG_CLASS, patch_feature, shape_class
+
+    feats: list[np.ndarray] = []
+    labels: list[int] = []
+    for an, names in labelled_rows(deck, anchors, n_rows, rng):
+        for c, name in zip(an.candidates, names, strict=True):
+            lab = BG_CLASS if name is None else shape_class(name)
             feats.append(patch_feature(an.ink, c))
             labels.append(lab)
             if jitter and lab != BG_CLASS:

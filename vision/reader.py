@@ -35,6 +35,7 @@ import numpy as np
 
 from .cards import ALL_CARDS, CARD_INDEX, RANKS, check_card, is_red
 from .deck_model import DeckClassifier, fit_deck_classifier
+from .pip import get_pip_model, pip_feature
 
 #: Working resolution: every zone is brought to this scale first.
 WORK_PPM = 3.0
@@ -58,6 +59,8 @@ MODEL_PATH = Path(__file__).with_name("models") / "index_mlp.npz"
 #: The other suit of the same colour and rank (the reader's hardest confusion).
 SUIT_PAIR: dict[str, str] = {r + a: r + b for r in RANKS for a, b in (("s", "c"), ("c", "s"), ("h", "d"), ("d", "h"))}
 PAIR_MASS = 0.005
+#: Exponent on the pip model's suit odds when combined with the index classifier's (1 = full trust).
+PIP_WEIGHT = 1.0
 
 
 @dataclass
@@ -538,6 +541,7 @@ def read_play(zone_bgr: np.ndarray, px_per_mm: float = 3.0, enrollment: Enrollme
     # Colour from the glyph's redness (measured on the training designs: black <= 0.03, red >= 0.15
     # after JPEG chroma subsampling); between RED_LO and RED_HI the colour itself is in doubt.
     p_red = np.clip((np.array([c.redness for c in cands]) - RED_LO) / (RED_HI - RED_LO), 0.0, 1.0)
+    shape_p = _with_pip_suits(an.ink, cands, shape_p, p_red, p_bg < 0.5)
     card_p = np.zeros((len(cands), len(ALL_CARDS)), np.float64)
     for k in range(N_SHAPES):
         card_p[:, CARD_INDEX[card_from_shape(k, True)]] += shape_p[:, k] * p_red
@@ -599,6 +603,44 @@ def read_play(zone_bgr: np.ndarray, px_per_mm: float = 3.0, enrollment: Enrollme
     if not cards:
         reasons.append("牌区有牌但读不到角标 / cards present but no index found")
     return PlayReading(cards, confs, bool(reasons), reasons, alts)
+
+
+def _with_pip_suits(ink: np.ndarray, cands: list[Candidate], shape_p: np.ndarray, p_red: np.ndarray,
+                    index_like: np.ndarray) -> np.ndarray:
+    """Shape probabilities with the suit odds within each rank multiplied by the pip model's.
+
+    The index classifier's commonest mistake is the suit of one colour (its patch gives the pip
+    ~10×10 px); :mod:`vision.pip` reads the pip alone at its own scale.  Product of experts:
+    the rank marginal stays the classifier's, the split between the two suits of a rank is the
+    normalised product of both models' odds (to the power ``PIP_WEIGHT``).  Candidates without a
+    pip found, and blobs that are not index-like, are left as they were.
+    """
+    model = get_pip_model()
+    rows = np.nonzero(index_like)[0]
+    if model is None or not len(rows):
+        return shape_p
+    feats, where = [], []
+    for i in rows:
+        c = cands[i]
+        f = pip_feature(ink, c.x, c.y, c.w, c.h)
+        if f is not None:
+            feats.append(f)
+            where.append(i)
+    if not feats:
+        return shape_p
+    q = model.probs(np.stack(feats))  # spade, club, heart, diamond
+    first_black = q[:, 0] / np.maximum(q[:, 0] + q[:, 1], 1e-9)
+    first_red = q[:, 2] / np.maximum(q[:, 2] + q[:, 3], 1e-9)
+    pr = p_red[where]
+    a = np.clip((1 - pr) * first_black + pr * first_red, 1e-6, 1 - 1e-6) ** PIP_WEIGHT
+    b = np.clip(1 - ((1 - pr) * first_black + pr * first_red), 1e-6, 1 - 1e-6) ** PIP_WEIGHT
+    out = shape_p.copy()
+    pairs = out[where, :JOKER_CLASS].reshape(len(where), -1, 2)
+    mass = pairs.sum(axis=2, keepdims=True)
+    weighted = pairs * np.stack([a, b], axis=1)[:, None, :]
+    pairs = weighted / np.maximum(weighted.sum(axis=2, keepdims=True), 1e-12) * mass
+    out[where, :JOKER_CLASS] = pairs.reshape(len(where), -1)
+    return out
 
 
 def _overlap(a: Candidate, b: Candidate) -> bool:
