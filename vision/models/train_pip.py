@@ -25,7 +25,7 @@ import numpy as np
 from vision.artwork import TRAINING_DESIGNS, load_deck
 from vision.deck_model import labelled_rows
 from vision.models.font_decks import font_deck
-from vision.models.train_index import anchors_mm, deck_anchors
+from vision.models.train_index import anchors_mm, deck_anchors, fit_temperature
 from vision.pip import PIP_FEATURE_DIM, PIP_MODEL_PATH, PIP_SUITS, pip_feature
 
 
@@ -104,13 +104,7 @@ def train(x: np.ndarray, y: np.ndarray, xv: np.ndarray, yv: np.ndarray, hidden: 
                 pp -= (lr * (m[i] / (1 - 0.9 ** step)) / (np.sqrt(v[i] / (1 - 0.999 ** step)) + 1e-8)).astype(np.float32)
         print(f"epoch {ep + 1}: val acc {float((logits(xvn).argmax(1) == yv).mean()):.4f}", flush=True)
     lv = logits(xvn)
-    best_t, best_nll = 1.0, np.inf
-    for t in np.linspace(0.5, 4.0, 36):
-        lo = lv / t
-        lo = lo - lo.max(1, keepdims=True)
-        nll = float(-(lo[np.arange(len(yv)), yv] - np.log(np.exp(lo).sum(1))).mean())
-        if nll < best_nll:
-            best_t, best_nll = float(t), nll
+    best_t, best_nll = fit_temperature(lv, yv, np.linspace(0.5, 4.0, 36))
     print(f"temperature {best_t:.2f} (val nll {best_nll:.4f})")
     return {"mean": mean.astype(np.float32), "std": std.astype(np.float32), "w1": params[0], "b1": params[1],
             "w2": params[2], "b2": params[3], "temperature": np.array(best_t, np.float32)}
