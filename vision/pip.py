@@ -18,6 +18,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from .deck_model import flush_denormals
+
 PIP_SIZE = 16
 PIP_FEATURE_DIM = PIP_SIZE * PIP_SIZE + 2
 #: Classes of the pip model, in this order.
@@ -67,8 +69,8 @@ class PipModel:
     def __init__(self, path: Path = PIP_MODEL_PATH) -> None:
         with np.load(path) as z:
             self.mean, self.std = z["mean"].astype(np.float32), z["std"].astype(np.float32)
-            self.w1, self.b1 = z["w1"].astype(np.float32), z["b1"].astype(np.float32)
-            self.w2, self.b2 = z["w2"].astype(np.float32), z["b2"].astype(np.float32)
+            self.w1, self.b1 = flush_denormals(z["w1"]), flush_denormals(z["b1"])
+            self.w2, self.b2 = flush_denormals(z["w2"]), flush_denormals(z["b2"])
             self.temperature = float(z["temperature"])
 
     def probs(self, x: np.ndarray) -> np.ndarray:

@@ -34,7 +34,7 @@ import cv2
 import numpy as np
 
 from .cards import ALL_CARDS, CARD_INDEX, RANKS, check_card, is_red
-from .deck_model import DeckClassifier, fit_deck_classifier
+from .deck_model import DeckClassifier, fit_deck_classifier, flush_denormals
 from .pip import get_pip_model, pip_feature
 
 #: Working resolution: every zone is brought to this scale first.
@@ -375,8 +375,8 @@ class IndexModel:
             with np.load(path) as z:
                 self.mean = z["mean"].astype(np.float32)
                 self.std = z["std"].astype(np.float32)
-                self.w1, self.b1 = z["w1"].astype(np.float32), z["b1"].astype(np.float32)
-                self.w2, self.b2 = z["w2"].astype(np.float32), z["b2"].astype(np.float32)
+                self.w1, self.b1 = flush_denormals(z["w1"]), flush_denormals(z["b1"])
+                self.w2, self.b2 = flush_denormals(z["w2"]), flush_denormals(z["b2"])
                 self.temperature = float(z["temperature"]) if "temperature" in z else 1.0
         except FileNotFoundError as exc:
             raise FileNotFoundError(f"缺少识别模型 / index model missing: {path} "
@@ -565,7 +565,14 @@ def read_play(zone_bgr: np.ndarray, px_per_mm: float = 3.0, enrollment: Enrollme
         if chosen and cands[i].x - cands[chosen[-1]].x < 7.0 * WORK_PPM:
             # Two index hits within one card strip.  The same glyph proposed twice (boxes
             # overlap) is one index; two separate glyphs there means the count is in doubt.
+            # A glyph that is a part of the other one's index (its pip, the "0" of a "10"
+            # printed with a gap) is that index, not a second card.
             j = chosen[-1]
+            if _part_of_index(cands[j], cands[i]):
+                continue
+            if _part_of_index(cands[i], cands[j]):
+                chosen[-1] = i
+                continue
             if not _overlap(cands[i], cands[j]) and int(np.argmax(card_p[i])) != int(np.argmax(card_p[j])):
                 reasons.append("同一位置两个角标 / two indices within one card strip")
             # Keep the more confident reading of the two.
@@ -645,6 +652,20 @@ def _with_pip_suits(ink: np.ndarray, cands: list[Candidate], shape_p: np.ndarray
 
 def _overlap(a: Candidate, b: Candidate) -> bool:
     return a.x < b.x + b.w and b.x < a.x + a.w and a.y < b.y + b.h and b.y < a.y + a.h
+
+
+def _part_of_index(a: Candidate, b: Candidate) -> bool:
+    """Whether glyph ``b`` belongs to the index whose rank glyph is ``a``.
+
+    Either the suit pip under the rank (starting 0.7–2.8 glyph heights below its top, within its
+    column) or the second digit of a "10" printed with a gap (right after ``a``, same top, same
+    height).  The next card's index cannot be there: it is at least one step (12 mm) to the right.
+    """
+    pip = a.x - 0.3 * a.h <= b.x <= a.x + 1.2 * a.h and a.y + 0.7 * a.h <= b.y <= a.y + 2.8 * a.h
+    gap = b.x - (a.x + a.w)
+    digit = (-1.0 <= gap <= 0.35 * a.h and abs(b.y - a.y) <= 0.15 * a.h
+             and 0.7 * a.h <= b.h <= 1.3 * a.h)
+    return pip or digit
 
 
 def _covered(c: Candidate, chosen: list[Candidate]) -> bool:

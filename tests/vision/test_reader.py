@@ -29,15 +29,33 @@ def _check(r: PlayReading, cards: list[str]) -> None:
     assert r.cards == cards or r.uncertain, (r.cards, cards, r.reasons)
 
 
+@pytest.fixture(scope="module")
+def enrolled_anglo():
+    """Anglo's 54 faces enrolled (one per-deck classifier fit, ~8 s, shared by the tests below)."""
+    import cv2
+
+    deck = load_deck("anglo")
+    faces = {c: cv2.resize(deck.bgr(c), None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA) for c in ALL_CARDS}
+    return enroll(faces, px_per_mm=3.0)
+
+
 @pytest.mark.parametrize("design", TRAINING_DESIGNS)
 def test_reads_rendered_plays(design):
-    correct = 0
+    """Without enrolment, on the designs it was trained on.
+
+    The shipped model's temperature is fitted on decks it has never seen (it must not be
+    confidently wrong on the deck in use), so on a known design it is cautious: a heart at 0.95
+    is doubted.  Every play is read right or marked; most are certain.
+    """
+    right = certain = 0
     for k, cards in enumerate(PLAYS):
         zr = render_zone(cards, design, 3.0, seed=100 + k)
         r = read_play(zr.image, px_per_mm=3.0)
         _check(r, cards)
-        correct += r.cards == cards and not r.uncertain
-    assert correct >= len(PLAYS) - 1, f"{design}: only {correct}/{len(PLAYS)} read certain and right"
+        right += r.cards == cards
+        certain += r.cards == cards and not r.uncertain
+    assert right >= len(PLAYS) - 1, f"{design}: only {right}/{len(PLAYS)} read right"
+    assert certain >= len(PLAYS) - 3, f"{design}: only {certain}/{len(PLAYS)} read certain and right"
 
 
 @pytest.mark.parametrize("design", ["anglo", "paris"])
@@ -51,12 +69,14 @@ def test_reads_at_2_px_per_mm(design):
     assert correct >= len(PLAYS) - 2
 
 
-def test_clean_ten_card_row_reads_left_to_right():
+def test_clean_ten_card_row_reads_left_to_right(enrolled_anglo):
     cards = ["3s", "4h", "5d", "6c", "7s", "8h", "9d", "Tc", "Js", "Qh"]
-    zr = render_zone(cards, "anglo_modern", 3.0, seed=5, realism=Realism.clean())
+    zr = render_zone(cards, "anglo", 3.0, seed=5, realism=Realism.clean())
     r = read_play(zr.image)
+    assert r.cards == cards
+    r = read_play(zr.image, enrollment=enrolled_anglo)
     assert r.cards == cards and not r.uncertain
-    assert min(r.confidence) > 0.9
+    assert min(r.confidence) > 0.97
 
 
 @pytest.mark.parametrize("design", ["simplistic", "plastic"])
@@ -66,20 +86,22 @@ def test_empty_zone_reads_nothing(design):
     assert r.cards == [] and r.confidence == [] and not r.uncertain
 
 
-def test_possible_cards_narrow_and_impossible_is_never_certain():
+def test_possible_cards_narrow_and_impossible_is_never_certain(enrolled_anglo):
     cards = ["7h", "7d"]
     zr = render_zone(cards, "anglo", 3.0, seed=9, realism=Realism.clean())
-    r = read_play(zr.image, possible=list(ALL_CARDS) * 2)
+    r = read_play(zr.image, possible=list(ALL_CARDS) * 2, enrollment=enrolled_anglo)
     assert r.cards == cards and not r.uncertain
     # Both 7h are gone: whatever is returned, it must not be a certain "7h".
     left = [c for c in ALL_CARDS if c != "7h"] * 2
-    r2 = read_play(zr.image, possible=left)
+    r2 = read_play(zr.image, possible=left, enrollment=enrolled_anglo)
     assert r2.uncertain
     assert "7h" not in r2.cards or r2.uncertain
     # A play needing more copies than remain is uncertain.
     r3 = read_play(render_zone(["9s", "9s"], "anglo", 3.0, seed=10, realism=Realism.clean()).image,
-                   possible=["9s"] + [c for c in ALL_CARDS if c != "9s"])
+                   possible=["9s"] + [c for c in ALL_CARDS if c != "9s"], enrollment=enrolled_anglo)
     assert r3.uncertain
+    # Without enrolment too: narrowing never makes an impossible reading certain.
+    assert read_play(zr.image, possible=left).uncertain
 
 
 def test_enroll_api_and_reading_with_enrolment():
@@ -172,3 +194,27 @@ def test_noise_and_solid_images_do_not_crash():
         r = read_play(img)
         assert isinstance(r, PlayReading)
         assert r.cards == [] or r.uncertain
+
+
+def test_model_weights_near_zero_are_flushed(tmp_path):
+    """Weights decayed to ~1e-38 (subnormal products, a 150x slower matrix product) load as zeros,
+    and the model's probabilities are unchanged by it."""
+    from vision.reader import MODEL_PATH, IndexModel
+
+    with np.load(MODEL_PATH) as z:
+        weights = {k: z[k].copy() for k in z.files}
+    rng = np.random.default_rng(0)
+    tiny = rng.choice(weights["w1"].size, 5000, replace=False)
+    w1 = weights["w1"].ravel()
+    w1[tiny] = np.float32(3e-39) * rng.choice([-1, 1], tiny.size)
+    weights["w1"] = w1.reshape(weights["w1"].shape)
+    path = tmp_path / "decayed.npz"
+    np.savez(path, **weights)
+    w1[tiny] = 0.0
+    weights["w1"] = w1.reshape(weights["w1"].shape)
+    np.savez(tmp_path / "zeroed.npz", **weights)
+    decayed, zeroed = IndexModel(path), IndexModel(tmp_path / "zeroed.npz")
+    assert np.count_nonzero(np.abs(decayed.w1) < np.finfo(np.float32).tiny) == np.count_nonzero(decayed.w1 == 0)
+    assert np.count_nonzero(decayed.w1 == 0) >= 5000
+    x = zeroed.mean + zeroed.std * rng.normal(size=(64, zeroed.mean.size)).astype(np.float32)
+    np.testing.assert_allclose(decayed.probs(x), zeroed.probs(x), atol=1e-6)
