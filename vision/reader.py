@@ -578,7 +578,8 @@ def read_play(zone_bgr: np.ndarray, px_per_mm: float = 3.0, enrollment: Enrollme
     # Colour from the glyph's redness (measured on the training designs: black <= 0.03, red >= 0.15
     # after JPEG chroma subsampling); between RED_LO and RED_HI the colour itself is in doubt.
     p_red = np.clip((np.array([c.redness for c in cands]) - RED_LO) / (RED_HI - RED_LO), 0.0, 1.0)
-    shape_p = _with_pip_suits(an.ink, cands, shape_p, p_red, p_bg < 0.5)
+    index_p = shape_p
+    shape_p, pip_first = _with_pip_suits(an.ink, cands, shape_p, p_red, p_bg < 0.5)
     card_p = np.zeros((len(cands), len(ALL_CARDS)), np.float64)
     for k in range(N_SHAPES):
         card_p[:, CARD_INDEX[card_from_shape(k, True)]] += shape_p[:, k] * p_red
@@ -636,6 +637,18 @@ def read_play(zone_bgr: np.ndarray, px_per_mm: float = 3.0, enrollment: Enrollme
             row = t_enrolled[i]
             if float(row.max() - row[CARD_INDEX[card]]) > ENROLLED_MARGIN:
                 reasons.append(f"{card} 与登记的牌面不符 / {card} does not match the enrolled deck")
+    for card, i in zip(cards, chosen, strict=True):
+        # The suit within a colour is decided by two experts (index patch, pip alone); when
+        # either of them favours the other suit, the product may still be confident, and on
+        # unseen decks such products were the commonest silent error: doubt it.
+        if card in SUIT_PAIR:
+            k = 2 * RANKS.index(card[0])
+            first = card[1] in "sh"
+            idx_first = index_p[i, k] / max(index_p[i, k] + index_p[i, k + 1], 1e-12)
+            for odds in (idx_first, pip_first[i]):
+                if not np.isnan(odds) and (odds < 0.5 if first else odds > 0.5):
+                    reasons.append(f"{card} 花色存疑 / suit of {card} in doubt ({SUIT_PAIR[card]}?)")
+                    break
     for card, conf, i in zip(cards, confs, chosen, strict=True):
         heartish = card[-1] == "h" or float(sum(card_p[i][CARD_INDEX[r + "h"]] for r in RANKS)) > 0.01
         # A per-deck classifier's confident mistakes are suit pairs of one colour (spade/club in
@@ -650,7 +663,7 @@ def read_play(zone_bgr: np.ndarray, px_per_mm: float = 3.0, enrollment: Enrollme
 
 
 def _with_pip_suits(ink: np.ndarray, cands: list[Candidate], shape_p: np.ndarray, p_red: np.ndarray,
-                    index_like: np.ndarray) -> np.ndarray:
+                    index_like: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Shape probabilities with the suit odds within each rank multiplied by the pip model's.
 
     The index classifier's commonest mistake is the suit of one colour (its patch gives the pip
@@ -661,8 +674,9 @@ def _with_pip_suits(ink: np.ndarray, cands: list[Candidate], shape_p: np.ndarray
     """
     model = get_pip_model()
     rows = np.nonzero(index_like)[0]
+    pip_first = np.full(len(cands), np.nan)
     if model is None or not len(rows):
-        return shape_p
+        return shape_p, pip_first
     feats, where = [], []
     for i in rows:
         c = cands[i]
@@ -671,11 +685,12 @@ def _with_pip_suits(ink: np.ndarray, cands: list[Candidate], shape_p: np.ndarray
             feats.append(f)
             where.append(i)
     if not feats:
-        return shape_p
+        return shape_p, pip_first
     q = model.probs(np.stack(feats))  # spade, club, heart, diamond
     first_black = q[:, 0] / np.maximum(q[:, 0] + q[:, 1], 1e-9)
     first_red = q[:, 2] / np.maximum(q[:, 2] + q[:, 3], 1e-9)
     pr = p_red[where]
+    pip_first[where] = (1 - pr) * first_black + pr * first_red
     a = np.clip((1 - pr) * first_black + pr * first_red, 1e-6, 1 - 1e-6) ** PIP_WEIGHT
     b = np.clip(1 - ((1 - pr) * first_black + pr * first_red), 1e-6, 1 - 1e-6) ** PIP_WEIGHT
     out = shape_p.copy()
@@ -684,7 +699,7 @@ def _with_pip_suits(ink: np.ndarray, cands: list[Candidate], shape_p: np.ndarray
     weighted = pairs * np.stack([a, b], axis=1)[:, None, :]
     pairs = weighted / np.maximum(weighted.sum(axis=2, keepdims=True), 1e-12) * mass
     out[where, :JOKER_CLASS] = pairs.reshape(len(where), -1)
-    return out
+    return out, pip_first
 
 
 def _overlap(a: Candidate, b: Candidate) -> bool:

@@ -274,3 +274,30 @@ def test_the_second_digit_and_the_pip_belong_to_the_index():
     next_card = Candidate(30.0 + 40.0, 30.0, 16.0, 33.0, 0.0, 0)  # 13 mm on at 3 px/mm
     assert _part_of_index(one, zero) and _part_of_index(one, pip)
     assert not _part_of_index(one, next_card) and not _part_of_index(zero, one)
+
+
+def test_suit_experts_that_disagree_make_the_card_doubtful(monkeypatch):
+    """The index classifier and the pip model both vote on the suit within a colour; a pip that
+    says "club" under a confident spade index leaves the card in doubt, never certain."""
+    import vision.reader as reader
+
+    cards = ["7s", "Kh"]
+    zr = render_zone(cards, "anglo", 3.0, seed=21, realism=Realism.clean())
+    base = read_play(zr.image)
+    assert base.cards == cards
+
+    class Contrary:
+        """Swaps the two suits of each colour: spade <-> club, heart <-> diamond."""
+
+        def __init__(self, model):
+            self.model = model
+
+        def probs(self, x):
+            return self.model.probs(x)[:, [1, 0, 3, 2]]
+
+    from vision.pip import PipModel
+
+    monkeypatch.setattr(reader, "get_pip_model", lambda: Contrary(PipModel()))
+    r = read_play(zr.image)
+    assert r.uncertain
+    assert any("花色存疑" in why for why in r.reasons), r.reasons
