@@ -1,16 +1,17 @@
-"""A per-deck index classifier fitted at enrolment time from the deck's own 54 faces.
+"""Per-deck index and pip classifiers fitted at enrolment time from the deck's own 54 faces.
 
-Why: the shipped MLP (:mod:`vision.models.train_index`) has seen five card designs; an unseen
+Why: the shipped MLP (:mod:`vision.models.train_index`) has not seen the deck in use; an unseen
 font (tango, neoclassical) defeats it.  But once the deck in use has been photographed, the
-glyphs the camera will see are *the same artwork*.  So :func:`fit_deck_classifier` lays the
+glyphs the camera will see are *the same artwork*.  So :func:`fit_deck_models` lays the
 enrolled faces out in synthetic rows exactly as :mod:`vision.synth` does for training
 (overlap 12–25 mm, rotation ±6°, 2–3.5 px/mm, gradients, glare, cast, blur, noise, JPEG),
 runs the reader's own candidate finder on them, labels every candidate from the known
 geometry (index samples also under a small jitter of their glyph box), and fine-tunes a copy of
 the shipped MLP on them (numpy/``cv2.gemm``, Adam, 12 epochs over ~6,400 samples); the softmax
 temperature is then fitted on a separate set of rendered rows, and whichever of the fine-tuned
-copy and the shipped MLP has the lower log-loss there reads this deck.  One core, 7–10 s on the
-shared dev VM, once per deck.
+copy and the shipped MLP has the lower log-loss there reads this deck.  The pips found under
+those rows' index samples fine-tune a copy of the shipped pip model (:mod:`vision.pip`) the same
+way.  One core, 9–13 s on the shared dev VM, once per deck.
 
 Why not template matching or a linear model: on the same rendered samples of an unseen design
 (tango, index samples only) ridge regression on the patches was right 72 % of the time, nearest
@@ -45,6 +46,8 @@ JITTER = ((0.05, 0.0, 1.0), (-0.05, 0.0, 1.0), (0.0, 0.05, 1.0), (0.0, -0.05, 1.
 #: Fine-tuning of the shipped MLP on the rendered rows (Adam, minibatches of 256).
 EPOCHS = 12
 LEARNING_RATE = 1e-3
+#: Fine-tuning of the shipped pip model on this deck's pips (a few hundred; minibatches of 64).
+PIP_EPOCHS = 30
 
 
 def flush_denormals(a: np.ndarray) -> np.ndarray:
@@ -149,12 +152,16 @@ def labelled_rows(deck: Deck, anchors: Mapping[str, tuple[float, float, float]],
 
 
 def synth_samples(deck: Deck, anchors: Mapping[str, tuple[float, float, float]], n_rows: int,
-                  rng: np.random.Generator, jitter: bool = True) -> tuple[np.ndarray, np.ndarray]:
+                  rng: np.random.Generator, jitter: bool = True,
+                  pips: list[tuple[np.ndarray, int]] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Patch features and labels of every candidate the reader proposes on ``n_rows`` rendered rows.
 
     ``jitter``: add shifted copies of each index sample (enrolment: few rows, one deck); off when
     the class balance must stay as the reader meets it (training the shipped model).
+    ``pips``: if given, the pip feature and suit (index in :data:`vision.pip.PIP_SUITS`) of every
+    index sample of a suited card is appended to it (the same rows teach both models).
     """
+    from .pip import PIP_SUITS, pip_feature
     from .reader import BG_CLASS, patch_feature, shape_class
 
     feats: list[np.ndarray] = []
@@ -164,6 +171,10 @@ def synth_samples(deck: Deck, anchors: Mapping[str, tuple[float, float, float]],
             lab = BG_CLASS if name is None else shape_class(name)
             feats.append(patch_feature(an.ink, c))
             labels.append(lab)
+            if pips is not None and name is not None and name[-1] in PIP_SUITS:
+                pf = pip_feature(an.ink, c.x, c.y, c.w, c.h)
+                if pf is not None:
+                    pips.append((pf, PIP_SUITS.index(name[-1])))
             if jitter and lab != BG_CLASS:
                 # The same glyph under small shifts of its box: more samples of the rare class.
                 for dx, dy, sc in JITTER:
@@ -176,7 +187,7 @@ def synth_samples(deck: Deck, anchors: Mapping[str, tuple[float, float, float]],
 
 
 def _fine_tune(base: object, x: np.ndarray, y: np.ndarray, rng: np.random.Generator,
-               epochs: int = EPOCHS) -> DeckClassifier:
+               epochs: int = EPOCHS, batch: int = 256) -> DeckClassifier:
     """Fine-tune a copy of the shipped MLP (cross-entropy, Adam) on this deck's samples.
 
     Starting from the shipped weights matters: the hidden layer already separates index-like
@@ -194,8 +205,8 @@ def _fine_tune(base: object, x: np.ndarray, y: np.ndarray, rng: np.random.Genera
     step = 0
     for _ in range(epochs):
         perm = rng.permutation(len(xn))
-        for s in range(0, len(xn), 256):
-            idx = perm[s:s + 256]
+        for s in range(0, len(xn), batch):
+            idx = perm[s:s + batch]
             xb, yb = xn[idx], y[idx]
             # cv2.gemm, not numpy's @: it stays on one thread under cv2.setNumThreads(1) (the
             # BLAS thread pool fights the other table processes for the cores; 2x slower here).
@@ -235,22 +246,26 @@ def _fit_temperature(clf: DeckClassifier, x: np.ndarray, y: np.ndarray) -> float
     return best_t
 
 
-def fit_deck_classifier(base: object, work_faces: Mapping[str, np.ndarray],
-                        anchors: Mapping[str, tuple[float, float, float]], ppm: float, seed: int = 0,
-                        rows: int = FIT_ROWS, val_rows: int = VAL_ROWS) -> object | None:
-    """Fine-tune ``base`` (the shipped IndexModel) on rows rendered from faces at ``ppm`` px/mm.
+def fit_deck_models(base: object, pip_base: object | None, work_faces: Mapping[str, np.ndarray],
+                    anchors: Mapping[str, tuple[float, float, float]], ppm: float, seed: int = 0,
+                    rows: int = FIT_ROWS, val_rows: int = VAL_ROWS) -> tuple[object | None, object | None]:
+    """Fine-tune ``base`` (the shipped IndexModel) and ``pip_base`` (the shipped PipModel) on the
+    same rows rendered from faces at ``ppm`` px/mm.
 
-    Returns the fine-tuned :class:`DeckClassifier`, or ``base`` itself when that reads this
-    deck's validation rows better; None if too few samples came out.
+    Returns (index classifier, pip model): each the fine-tuned :class:`DeckClassifier`, or the
+    shipped model itself when that reads this deck's validation rows better.  The index
+    classifier is None if too few samples came out; the pip model is None without ``pip_base``.
     """
     from .reader import BG_CLASS
 
     rng = np.random.default_rng(seed)
     deck = enrolled_deck(work_faces, ppm)
-    x, y = synth_samples(deck, anchors, rows, rng)
-    xv, yv = synth_samples(deck, anchors, val_rows, rng)
+    pips: list[tuple[np.ndarray, int]] = []
+    pips_val: list[tuple[np.ndarray, int]] = []
+    x, y = synth_samples(deck, anchors, rows, rng, pips=pips)
+    xv, yv = synth_samples(deck, anchors, val_rows, rng, pips=pips_val)
     if len(y) < 100 or int((y != BG_CLASS).sum()) < 27:
-        return None
+        return None, pip_base
     clf = _fine_tune(base, x, y, rng)
     # The temperature is fitted on the samples that matter for a card's confidence: true indices
     # and blobs the model takes for one.  The many easy background blobs would otherwise pull it
@@ -262,10 +277,23 @@ def fit_deck_classifier(base: object, work_faces: Mapping[str, np.ndarray],
     # on, ~3,000 samples of fine-tuning can only lose against it; on an unseen design it wins
     # by far.  The one with the lower log-loss over the index-like samples reads this deck.
     base_p = np.asarray(base.probs(xv), np.float64)  # type: ignore[attr-defined]
-    own_p = clf.probs(xv)
     sel = keep | (base_p.argmax(axis=1) != BG_CLASS)
-    idx = np.arange(len(yv))[sel]
-    nll_base = float(-np.log(np.maximum(base_p[idx, yv[idx]], 1e-12)).mean())
-    nll_own = float(-np.log(np.maximum(own_p[idx, yv[idx]], 1e-12)).mean())
-    clf.validation_nll = (nll_own, nll_base)
-    return clf if nll_own <= nll_base else base
+    index_clf = _select(clf, base, xv[sel], yv[sel])
+    pip_clf = pip_base
+    if pip_base is not None and len(pips) >= 100 and len(pips_val) >= 20:
+        # This deck's pips: a few hundred samples, so small batches and more epochs.
+        xp, yp = np.stack([f for f, _ in pips]), np.array([k for _, k in pips])
+        xpv, ypv = np.stack([f for f, _ in pips_val]), np.array([k for _, k in pips_val])
+        own = _fine_tune(pip_base, xp, yp, rng, epochs=PIP_EPOCHS, batch=64)
+        own.temperature = _fit_temperature(own, xpv, ypv)
+        pip_clf = _select(own, pip_base, xpv, ypv)
+    return index_clf, pip_clf
+
+
+def _select(own: DeckClassifier, base: object, xv: np.ndarray, yv: np.ndarray) -> object:
+    """``own`` or ``base``, whichever has the lower log-loss on (xv, yv); ``own`` keeps both."""
+    rows = np.arange(len(yv))
+    nll_base = float(-np.log(np.maximum(np.asarray(base.probs(xv), np.float64)[rows, yv], 1e-12)).mean())  # type: ignore[attr-defined]
+    nll_own = float(-np.log(np.maximum(own.probs(xv)[rows, yv], 1e-12)).mean())
+    own.validation_nll = (nll_own, nll_base)
+    return own if nll_own <= nll_base else base

@@ -34,8 +34,8 @@ import cv2
 import numpy as np
 
 from .cards import ALL_CARDS, CARD_INDEX, RANKS, check_card, is_red
-from .deck_model import DeckClassifier, fit_deck_classifier, flush_denormals
-from .pip import get_pip_model, pip_feature
+from .deck_model import DeckClassifier, fit_deck_models, flush_denormals
+from .pip import PipModel, get_pip_model, pip_feature
 
 #: Working resolution: every zone is brought to this scale first.
 WORK_PPM = 3.0
@@ -452,6 +452,9 @@ class Enrollment:
     #: (54,) mm from each face's left edge to its rank glyph (nan: face missing).  Gaps between
     #: card edges, not between indices, are then compared: a "10" sits closer to the edge than a "J".
     anchor_x_mm: np.ndarray | None = None
+    #: The pip suit model for this deck, chosen the same way (the shipped one fine-tuned on the
+    #: deck's pips, or the shipped one); None: the shipped one.
+    pip_model: DeckClassifier | PipModel | None = None
 
 
 def _unit(v: np.ndarray) -> np.ndarray:
@@ -529,11 +532,14 @@ def enroll(faces: Mapping[str, np.ndarray], px_per_mm: float = 3.0) -> Enrollmen
         anchors[card] = (c.x / WORK_PPM, c.y / WORK_PPM, c.h / WORK_PPM)
     size = tuple(float(v) for v in np.median(np.array(sizes), axis=0))
     # A per-deck classifier needs every face (a missing face would be read as "not an index").
-    classifier = fit_deck_classifier(get_model(), work_faces, anchors, WORK_PPM) if present.all() else None
+    classifier, pip_model = None, None
+    if present.all():
+        classifier, pip_model = fit_deck_models(get_model(), get_pip_model(), work_faces, anchors, WORK_PPM)
     anchor_x = np.full(len(ALL_CARDS), np.nan)
     for card, (ax, _ay, _ah) in anchors.items():
         anchor_x[CARD_INDEX[card]] = ax
-    return Enrollment(templates, present, (size[0], size[1]), float(np.median(glyphs)), classifier, anchor_x)
+    return Enrollment(templates, present, (size[0], size[1]), float(np.median(glyphs)), classifier, anchor_x,
+                      pip_model)
 
 
 # --------------------------------------------------------------------------- reading
@@ -579,7 +585,8 @@ def read_play(zone_bgr: np.ndarray, px_per_mm: float = 3.0, enrollment: Enrollme
     # after JPEG chroma subsampling); between RED_LO and RED_HI the colour itself is in doubt.
     p_red = np.clip((np.array([c.redness for c in cands]) - RED_LO) / (RED_HI - RED_LO), 0.0, 1.0)
     index_p = shape_p
-    shape_p, pip_first = _with_pip_suits(an.ink, cands, shape_p, p_red, p_bg < 0.5)
+    pip_model = enrollment.pip_model if enrollment is not None and enrollment.pip_model is not None else get_pip_model()
+    shape_p, pip_first = _with_pip_suits(pip_model, an.ink, cands, shape_p, p_red, p_bg < 0.5)
     card_p = np.zeros((len(cands), len(ALL_CARDS)), np.float64)
     for k in range(N_SHAPES):
         card_p[:, CARD_INDEX[card_from_shape(k, True)]] += shape_p[:, k] * p_red
@@ -662,8 +669,8 @@ def read_play(zone_bgr: np.ndarray, px_per_mm: float = 3.0, enrollment: Enrollme
     return PlayReading(cards, confs, bool(reasons), reasons, alts)
 
 
-def _with_pip_suits(ink: np.ndarray, cands: list[Candidate], shape_p: np.ndarray, p_red: np.ndarray,
-                    index_like: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _with_pip_suits(model: DeckClassifier | PipModel | None, ink: np.ndarray, cands: list[Candidate],
+                    shape_p: np.ndarray, p_red: np.ndarray, index_like: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Shape probabilities with the suit odds within each rank multiplied by the pip model's.
 
     The index classifier's commonest mistake is the suit of one colour (its patch gives the pip
@@ -672,7 +679,6 @@ def _with_pip_suits(ink: np.ndarray, cands: list[Candidate], shape_p: np.ndarray
     normalised product of both models' odds (to the power ``PIP_WEIGHT``).  Candidates without a
     pip found, and blobs that are not index-like, are left as they were.
     """
-    model = get_pip_model()
     rows = np.nonzero(index_like)[0]
     pip_first = np.full(len(cands), np.nan)
     if model is None or not len(rows):

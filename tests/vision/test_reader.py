@@ -137,6 +137,14 @@ def test_enrolment_fits_a_deck_classifier_that_reads_that_deck():
         faces[c] = apply_sensor(apply_lighting(f, rng, mild), rng, mild)
     e = enroll(faces, px_per_mm=3.0)
     assert e.classifier is not None
+    # The deck's pips teach the pip model too; whichever reads them better is kept.
+    from vision.deck_model import DeckClassifier
+    from vision.pip import PipModel
+
+    assert isinstance(e.pip_model, DeckClassifier | PipModel)
+    if isinstance(e.pip_model, DeckClassifier):
+        own, shipped = e.pip_model.validation_nll
+        assert own <= shipped
     correct = 0
     for k, cards in enumerate(PLAYS):
         r = read_play(render_zone(cards, "anglo_modern", 3.0, seed=400 + k).image, 3.0, enrollment=e)
