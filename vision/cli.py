@@ -64,11 +64,48 @@ def cmd_markers(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_enroll(args: argparse.Namespace) -> int:
+    """Enrol the deck in use from a folder of its 54 faces, one image per card named by it
+    (``Ah.png``, ``Td.jpg``, ``SJ.png``, ``BJ.png``), each photographed flat and cropped to the card."""
+    from .cards import ALL_CARDS
+    from .reader import enroll
+
+    folder = Path(args.faces)
+    if not folder.is_dir():
+        raise ValueError(f"牌面目录不存在 / faces folder not found: {folder}")
+    faces: dict[str, np.ndarray] = {}
+    unknown = []
+    for p in sorted(folder.iterdir()):
+        if p.suffix.lower() not in IMAGE_SUFFIXES:
+            continue
+        if p.stem not in ALL_CARDS:
+            unknown.append(p.name)
+            continue
+        faces[p.stem] = _read_image(p)
+    if unknown:
+        raise ValueError("文件名不是牌名 / file names that are not card names (e.g. Ah.png, Td.png, SJ.png): "
+                         + ", ".join(unknown))
+    missing = [c for c in ALL_CARDS if c not in faces]
+    if missing and not args.allow_missing:
+        raise ValueError(f"缺少 {len(missing)} 张牌面 / {len(missing)} faces missing: {', '.join(missing)} "
+                         "(--allow-missing: enrol anyway, without a per-deck classifier)")
+    e = enroll(faces, px_per_mm=args.px_per_mm)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    e.save(out)
+    kind = "本副牌专用 / fitted to this deck" if e.classifier is not None else "通用 / shipped model only"
+    print(f"登记完成 / deck enrolled from {len(faces)} faces ({kind}), card {e.size_mm[0]:.1f} x {e.size_mm[1]:.1f} mm "
+          f"-> {out}")
+    return 0
+
+
 def cmd_read(args: argparse.Namespace) -> int:
     """Read one rectified zone image (for checking a camera set-up by hand)."""
     from . import read_play
+    from .reader import Enrollment
 
-    r = read_play(_read_image(Path(args.image)), px_per_mm=args.px_per_mm)
+    e = Enrollment.load(args.enrollment) if args.enrollment else None
+    r = read_play(_read_image(Path(args.image)), px_per_mm=args.px_per_mm, enrollment=e)
     print(json.dumps(r.to_json(), ensure_ascii=False))
     return 0
 
@@ -102,4 +139,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     r = sub.add_parser("read", help="读取一张牌区图 / read one rectified zone image")
     r.add_argument("image")
     r.add_argument("--px-per-mm", type=float, default=3.0)
+    r.add_argument("--enrollment", default=None, help="enrolment file from `vision enroll`")
     r.set_defaults(func=cmd_read)
+
+    e = sub.add_parser("enroll", help="登记本副牌（54 张牌面照片）/ enrol the deck in use from its 54 face photos")
+    e.add_argument("faces", help="folder with one image per card, named by the card: Ah.png … Td.png, SJ.png, BJ.png")
+    e.add_argument("--px-per-mm", type=float, default=3.0, help="scale of the face photos")
+    e.add_argument("--out", default="data/deck-enrollment.npz", help="where to save the enrolment")
+    e.add_argument("--allow-missing", action="store_true", help="enrol even if some faces are missing")
+    e.set_defaults(func=cmd_enroll)

@@ -456,6 +456,57 @@ class Enrollment:
     #: deck's pips, or the shipped one); None: the shipped one.
     pip_model: DeckClassifier | PipModel | None = None
 
+    def save(self, path: str | Path) -> None:
+        """Write the enrolment to an ``.npz`` file, so that the table service reads with it after a
+        restart without refitting (``guandan-table vision enroll``; ``[vision] enrollment``).
+
+        A per-deck model is stored whole (weights, normalisation, temperature); "the shipped model
+        was better for this deck" is stored as that choice, and loads as the shipped model.
+        """
+        out: dict[str, np.ndarray] = {
+            "format": np.array(ENROLLMENT_FORMAT), "templates": self.templates, "present": self.present,
+            "size_mm": np.array(self.size_mm, np.float64), "glyph_h_mm": np.array(self.glyph_h_mm),
+            "anchor_x_mm": self.anchor_x_mm if self.anchor_x_mm is not None else np.full(len(ALL_CARDS), np.nan)}
+        for key, model in (("index", self.classifier), ("pip", self.pip_model)):
+            kind = "none" if model is None else "own" if isinstance(model, DeckClassifier) else "shipped"
+            out[f"{key}_kind"] = np.array(kind)
+            if isinstance(model, DeckClassifier):
+                for name in ("mean", "std", "w1", "b1", "w2", "b2"):
+                    out[f"{key}_{name}"] = getattr(model, name)
+                out[f"{key}_temperature"] = np.array(model.temperature)
+        with open(path, "wb") as fh:
+            np.savez_compressed(fh, **out)
+
+    @classmethod
+    def load(cls, path: str | Path) -> Enrollment:
+        """Read a file written by :meth:`save`.
+
+        :raises ValueError: not an enrolment file, or one this version cannot read.
+        """
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                data = {k: z[k] for k in z.files}
+        except (OSError, ValueError, EOFError) as exc:
+            raise ValueError(f"无法读取登记文件 / cannot read enrolment file {path}: {exc}") from exc
+        if "format" not in data or str(data["format"]) != ENROLLMENT_FORMAT:
+            raise ValueError(f"不是登记文件 / not an enrolment file (format {ENROLLMENT_FORMAT}): {path}")
+        models: dict[str, object | None] = {}
+        for key, shipped in (("index", get_model), ("pip", get_pip_model)):
+            kind = str(data[f"{key}_kind"])
+            if kind == "own":
+                models[key] = DeckClassifier(*(data[f"{key}_{n}"] for n in ("mean", "std", "w1", "b1", "w2", "b2")),
+                                             float(data[f"{key}_temperature"]))
+            else:
+                models[key] = shipped() if kind == "shipped" else None
+        size = data["size_mm"]
+        return cls(data["templates"].astype(np.float32), data["present"].astype(bool), (float(size[0]), float(size[1])),
+                   float(data["glyph_h_mm"]), models["index"], data["anchor_x_mm"].astype(np.float64),  # type: ignore[arg-type]
+                   models["pip"])  # type: ignore[arg-type]
+
+
+#: Version tag of :meth:`Enrollment.save` files.
+ENROLLMENT_FORMAT = "guandan-table-enrollment-1"
+
 
 def _unit(v: np.ndarray) -> np.ndarray:
     v = v - v.mean(axis=-1, keepdims=True)

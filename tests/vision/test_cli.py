@@ -35,3 +35,38 @@ def test_read_command_bad_file_is_a_clear_error(tmp_path, capsys):
     assert rc != 0
     err = capsys.readouterr().err
     assert "cannot read image" in err
+
+
+def test_enroll_command_saves_an_enrolment_that_read_uses(tmp_path, capsys):
+    """54 face photos named by card -> an enrolment file; `vision read --enrollment` reads with it."""
+    from vision.artwork import load_deck
+    from vision.cards import ALL_CARDS
+    from vision.reader import Enrollment
+
+    deck = load_deck("plastic")
+    faces = tmp_path / "faces"
+    faces.mkdir()
+    for c in ALL_CARDS:
+        cv2.imwrite(str(faces / f"{c}.png"), cv2.resize(deck.bgr(c), None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA))
+    out = tmp_path / "deck.npz"
+    assert main(["vision", "enroll", str(faces), "--out", str(out)]) == 0
+    e = Enrollment.load(out)
+    assert e.present.all() and e.classifier is not None
+    zr = render_zone(["7d", "7s", "Kh"], "plastic", 3.0, seed=8, realism=Realism.clean())
+    cv2.imwrite(str(tmp_path / "zone.png"), zr.image)
+    capsys.readouterr()
+    assert main(["vision", "read", str(tmp_path / "zone.png"), "--enrollment", str(out)]) == 0
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["cards"] == ["7d", "7s", "Kh"]
+
+
+def test_enroll_command_names_missing_and_misnamed_faces(tmp_path, capsys):
+    faces = tmp_path / "faces"
+    faces.mkdir()
+    img = render_zone(["Ah"], "anglo", 3.0, seed=1).image
+    cv2.imwrite(str(faces / "Ah.png"), img)
+    assert main(["vision", "enroll", str(faces), "--out", str(tmp_path / "d.npz")]) != 0
+    assert "53 faces missing" in capsys.readouterr().err
+    cv2.imwrite(str(faces / "ace-of-hearts.png"), img)
+    assert main(["vision", "enroll", str(faces), "--out", str(tmp_path / "d.npz")]) != 0
+    assert "ace-of-hearts.png" in capsys.readouterr().err
+    assert not (tmp_path / "d.npz").exists()

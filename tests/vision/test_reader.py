@@ -309,3 +309,33 @@ def test_suit_experts_that_disagree_make_the_card_doubtful(monkeypatch):
     r = read_play(zr.image)
     assert r.uncertain
     assert any("花色存疑" in why for why in r.reasons), r.reasons
+
+
+def test_enrolment_file_round_trip(tmp_path, enrolled_anglo):
+    """Saved and loaded, an enrolment reads exactly as the one fitted (the service loads it at start)."""
+    from vision.reader import Enrollment
+
+    path = tmp_path / "deck.npz"
+    enrolled_anglo.save(path)
+    loaded = Enrollment.load(path)
+    assert type(loaded.classifier) is type(enrolled_anglo.classifier)
+    assert type(loaded.pip_model) is type(enrolled_anglo.pip_model)
+    assert loaded.size_mm == enrolled_anglo.size_mm
+    for k, cards in enumerate(PLAYS[:4]):
+        img = render_zone(cards, "anglo", 3.0, seed=700 + k).image
+        a, b = read_play(img, enrollment=enrolled_anglo), read_play(img, enrollment=loaded)
+        assert a.cards == b.cards and a.reasons == b.reasons
+        np.testing.assert_allclose(a.confidence, b.confidence, atol=1e-9)
+
+
+def test_enrolment_file_bad_input(tmp_path):
+    from vision.reader import Enrollment
+
+    (tmp_path / "junk.npz").write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match="cannot read enrolment file"):
+        Enrollment.load(tmp_path / "junk.npz")
+    np.savez(tmp_path / "other.npz", x=np.zeros(3))
+    with pytest.raises(ValueError, match="not an enrolment file"):
+        Enrollment.load(tmp_path / "other.npz")
+    with pytest.raises(ValueError, match="cannot read enrolment file"):
+        Enrollment.load(tmp_path / "absent.npz")
