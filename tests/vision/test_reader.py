@@ -339,3 +339,32 @@ def test_enrolment_file_bad_input(tmp_path):
         Enrollment.load(tmp_path / "other.npz")
     with pytest.raises(ValueError, match="cannot read enrolment file"):
         Enrollment.load(tmp_path / "absent.npz")
+
+
+def _row(index_x_mm: list[float]):
+    """An analysed row (3 px/mm): one blob of paper, indices 10 mm tall at the given x (mm)."""
+    from vision.reader import Analysis, Candidate
+
+    ppm = 3.0
+    mask = np.zeros((int(130 * ppm), int(330 * ppm)), np.uint8)
+    x0, x1 = index_x_mm[0] - 3.0, index_x_mm[-1] + 55.0
+    mask[int(26 * ppm):int(114 * ppm), int(x0 * ppm):int(x1 * ppm)] = 255
+    comp = (int(x0 * ppm), int(26 * ppm), int((x1 - x0) * ppm), int(88 * ppm))
+    chosen = [Candidate(x * ppm, 30 * ppm, 7 * ppm, 10 * ppm, 0.0, 0) for x in index_x_mm]
+    z = np.zeros(mask.shape, np.float32)
+    return chosen, Analysis(z, z, mask, [comp], chosen, np.zeros(mask.shape, np.int32))
+
+
+def test_count_checks_on_the_gaps_between_indices():
+    """Evenly fanned: no doubt.  A gap of two steps hides a card; a gap far under the typical step
+    is a blob read as one card too many."""
+    from vision.reader import _spacing_doubts
+
+    even = [20.0, 40.0, 60.0, 80.0, 100.0]
+    assert _spacing_doubts(*_row(even), None, ["3s"] * 5) == []
+    hidden = [20.0, 40.0, 80.0, 100.0, 120.0]
+    assert any("missing between" in w for w in _spacing_doubts(*_row(hidden), None, ["3s"] * 5))
+    # Two gaps only: the smaller one is the step (one of them may be the double).
+    assert any("missing between" in w for w in _spacing_doubts(*_row([20.0, 34.0, 62.0]), None, ["3s"] * 3))
+    phantom = [20.0, 40.0, 60.0, 68.0, 80.0, 100.0]
+    assert any("read twice" in w for w in _spacing_doubts(*_row(phantom), None, ["3s"] * 6))
