@@ -65,10 +65,10 @@ def flush_denormals(a: np.ndarray) -> np.ndarray:
 
 
 class DeckClassifier:
-    """The shipped MLP's architecture with weights fine-tuned on this deck, and its own temperature.
+    """A shipped MLP's architecture with weights fine-tuned on this deck, and its own temperature.
 
-    Same ``probs(x)`` interface as :class:`vision.reader.IndexModel` (28 classes: 27 index
-    shapes and "not an index").
+    Same ``probs(x)`` interface as the model it was fitted from: :class:`vision.reader.IndexModel`
+    (28 classes: 27 index shapes and "not an index") or :class:`vision.pip.PipModel` (4 suits).
     """
 
     def __init__(self, mean: np.ndarray, std: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray,

@@ -25,6 +25,7 @@ Pipeline (all classical, CPU only, ~10–25 ms for a 10-card zone):
 from __future__ import annotations
 
 import math
+import os
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -474,8 +475,12 @@ class Enrollment:
                 for name in ("mean", "std", "w1", "b1", "w2", "b2"):
                     out[f"{key}_{name}"] = getattr(model, name)
                 out[f"{key}_temperature"] = np.array(model.temperature)
-        with open(path, "wb") as fh:
+        # Written beside and renamed into place: a crash mid-write never leaves half a file that
+        # the service would refuse at its next start.
+        tmp = Path(f"{path}.tmp")
+        with open(tmp, "wb") as fh:
             np.savez_compressed(fh, **out)
+        os.replace(tmp, path)
 
     @classmethod
     def load(cls, path: str | Path) -> Enrollment:
@@ -490,18 +495,21 @@ class Enrollment:
             raise ValueError(f"无法读取登记文件 / cannot read enrolment file {path}: {exc}") from exc
         if "format" not in data or str(data["format"]) != ENROLLMENT_FORMAT:
             raise ValueError(f"不是登记文件 / not an enrolment file (format {ENROLLMENT_FORMAT}): {path}")
-        models: dict[str, object | None] = {}
-        for key, shipped in (("index", get_model), ("pip", get_pip_model)):
-            kind = str(data[f"{key}_kind"])
-            if kind == "own":
-                models[key] = DeckClassifier(*(data[f"{key}_{n}"] for n in ("mean", "std", "w1", "b1", "w2", "b2")),
-                                             float(data[f"{key}_temperature"]))
-            else:
-                models[key] = shipped() if kind == "shipped" else None
-        size = data["size_mm"]
-        return cls(data["templates"].astype(np.float32), data["present"].astype(bool), (float(size[0]), float(size[1])),
-                   float(data["glyph_h_mm"]), models["index"], data["anchor_x_mm"].astype(np.float64),  # type: ignore[arg-type]
-                   models["pip"])  # type: ignore[arg-type]
+        try:
+            models: dict[str, object | None] = {}
+            for key, shipped in (("index", get_model), ("pip", get_pip_model)):
+                kind = str(data[f"{key}_kind"])
+                if kind == "own":
+                    models[key] = DeckClassifier(*(data[f"{key}_{n}"] for n in ("mean", "std", "w1", "b1", "w2", "b2")),
+                                                 float(data[f"{key}_temperature"]))
+                else:
+                    models[key] = shipped() if kind == "shipped" else None
+            size = data["size_mm"]
+            return cls(data["templates"].astype(np.float32), data["present"].astype(bool),
+                       (float(size[0]), float(size[1])), float(data["glyph_h_mm"]), models["index"],  # type: ignore[arg-type]
+                       data["anchor_x_mm"].astype(np.float64), models["pip"])  # type: ignore[arg-type]
+        except (KeyError, IndexError, TypeError, ValueError) as exc:
+            raise ValueError(f"登记文件不完整 / enrolment file incomplete or damaged: {path}: {exc}") from exc
 
 
 #: Version tag of :meth:`Enrollment.save` files.
@@ -728,7 +736,9 @@ def _with_pip_suits(model: DeckClassifier | PipModel | None, ink: np.ndarray, ca
     ~10×10 px); :mod:`vision.pip` reads the pip alone at its own scale.  Product of experts:
     the rank marginal stays the classifier's, the split between the two suits of a rank is the
     normalised product of both models' odds (to the power ``PIP_WEIGHT``).  Candidates without a
-    pip found, and blobs that are not index-like, are left as they were.
+    pip found, and blobs that are not index-like, are left as they were.  Also returns the pip
+    model's own odds for the first suit of each pair (spade or heart, by colour; nan: no pip), so
+    that the reader can doubt a card whose two experts disagree.
     """
     rows = np.nonzero(index_like)[0]
     pip_first = np.full(len(cands), np.nan)
@@ -849,7 +859,7 @@ def _spacing_doubts(chosen: list[Candidate], an: Analysis, enrollment: Enrollmen
                 out.append("两张之间可能漏牌 / a card may be missing between two indices")
             # And one much narrower than the median: a blob of art read as one more card (the
             # narrowest gap of 614 rightly read training-design plays was 29 % under the median).
-            if len(gaps) >= 3 and g < typical - max(GAP_EXTRA_MM, 0.5 * typical):  # type: ignore[operator]
+            if len(gaps) >= 3 and typical is not None and g < typical - max(GAP_EXTRA_MM, 0.5 * typical):
                 out.append("两张之间可能多读一张 / two indices too close: a card may be read twice")
         _, right = _row_ends(inside[-1], an.cards_mask, ppm)
         tail = (right - inside[-1].x) / ppm

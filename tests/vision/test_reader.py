@@ -339,6 +339,9 @@ def test_enrolment_file_bad_input(tmp_path):
         Enrollment.load(tmp_path / "other.npz")
     with pytest.raises(ValueError, match="cannot read enrolment file"):
         Enrollment.load(tmp_path / "absent.npz")
+    np.savez(tmp_path / "cut.npz", format=np.array("guandan-table-enrollment-1"), templates=np.zeros((54, 960)))
+    with pytest.raises(ValueError, match="incomplete or damaged"):
+        Enrollment.load(tmp_path / "cut.npz")
 
 
 def _row(index_x_mm: list[float]):
