@@ -757,9 +757,9 @@ def _with_pip_suits(model: DeckClassifier | PipModel | None, ink: np.ndarray, ca
     first_black = q[:, 0] / np.maximum(q[:, 0] + q[:, 1], 1e-9)
     first_red = q[:, 2] / np.maximum(q[:, 2] + q[:, 3], 1e-9)
     pr = p_red[where]
-    pip_first[where] = (1 - pr) * first_black + pr * first_red
-    a = np.clip((1 - pr) * first_black + pr * first_red, 1e-6, 1 - 1e-6) ** PIP_WEIGHT
-    b = np.clip(1 - ((1 - pr) * first_black + pr * first_red), 1e-6, 1 - 1e-6) ** PIP_WEIGHT
+    pip_first[where] = odds = (1 - pr) * first_black + pr * first_red
+    a = np.clip(odds, 1e-6, 1 - 1e-6) ** PIP_WEIGHT
+    b = np.clip(1 - odds, 1e-6, 1 - 1e-6) ** PIP_WEIGHT
     out = shape_p.copy()
     pairs = out[where, :JOKER_CLASS].reshape(len(where), -1, 2)
     mass = pairs.sum(axis=2, keepdims=True)
