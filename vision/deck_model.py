@@ -7,7 +7,7 @@ enrolled faces out in synthetic rows exactly as :mod:`vision.synth` does for tra
 (overlap 12–25 mm, rotation ±6°, 2–3.5 px/mm, gradients, glare, cast, blur, noise, JPEG),
 runs the reader's own candidate finder on them, labels every candidate from the known
 geometry (index samples also under a small jitter of their glyph box), and fine-tunes a copy of
-the shipped MLP on them (numpy/``cv2.gemm``, Adam, 12 epochs over ~6,400 samples); the softmax
+the shipped MLP on them (numpy, Adam, 12 epochs over ~6,400 samples); the softmax
 temperature is then fitted on a separate set of rendered rows, and whichever of the fine-tuned
 copy and the shipped MLP has the lower log-loss there reads this deck.  The pips found under
 those rows' index samples fine-tune a copy of the shipped pip model (:mod:`vision.pip`) the same
@@ -56,7 +56,7 @@ def flush_denormals(a: np.ndarray) -> np.ndarray:
 
     Why: weight decay drives the weights of always-blank patch pixels towards zero, into and
     near the float32 subnormal range; their products are subnormal and the CPU computes with
-    subnormals through a slow path.  One such model made ``cv2.gemm`` 150x slower (an enrolment
+    subnormals through a slow path.  One such model made the matrix products (then ``cv2.gemm``) 150x slower (an enrolment
     took 133 s instead of 7 s).
     """
     a = np.array(a, np.float32)
@@ -82,8 +82,8 @@ class DeckClassifier:
 
     def logits(self, x: np.ndarray) -> np.ndarray:
         z = ((x - self.mean) / self.std).astype(np.float32)
-        h = np.maximum(cv2.gemm(z, self.w1, 1.0, None, 0.0) + self.b1, 0.0)
-        return cv2.gemm(h, self.w2, 1.0, None, 0.0) + self.b2
+        h = np.maximum(z @ self.w1 + self.b1, 0.0)
+        return h @ self.w2 + self.b2
 
     def probs(self, x: np.ndarray) -> np.ndarray:
         lo = self.logits(x).astype(np.float64) / self.temperature
@@ -105,7 +105,8 @@ def enrolled_deck(work_faces: Mapping[str, np.ndarray], ppm: float) -> Deck:
 
 
 def labelled_rows(deck: Deck, anchors: Mapping[str, tuple[float, float, float]], n_rows: int,
-                  rng: np.random.Generator) -> Iterator[tuple[Analysis, list[str | None]]]:
+                  rng: np.random.Generator, max_glyph_w_mm: float | None = None,
+                  ) -> Iterator[tuple[Analysis, list[str | None]]]:
     """Render ``n_rows`` rows of ``deck`` and run the reader's analysis on each; yield it with the
     card each candidate is the rank-glyph anchor of (None: not an index).
 
@@ -113,8 +114,9 @@ def labelled_rows(deck: Deck, anchors: Mapping[str, tuple[float, float, float]],
     Every card with an anchor appears about equally often (rows are drawn from shuffled decks).
     A candidate is an anchor when it lies within 1.6 mm of the card's anchor and is at least 75 %
     of the glyph's height: a piece of the glyph (split by the strict threshold) sees too little.
+    ``max_glyph_w_mm``: passed to the analysis (None: its default, as the shipped model reads).
     """
-    from .reader import WORK_PPM, _to_work, analyse
+    from .reader import MAX_GLYPH_W_MM, WORK_PPM, _to_work, analyse
 
     cards_all = [c for c in ALL_CARDS if c in deck.faces and c in anchors]
     if not cards_all:
@@ -135,7 +137,7 @@ def labelled_rows(deck: Deck, anchors: Mapping[str, tuple[float, float, float]],
         canvas = felt((h, w), rng)
         draw_cards(canvas, deck, placements, ppm, shadow=realism.shadow)
         img = apply_sensor(apply_lighting(canvas, rng, realism), rng, realism)
-        an = analyse(_to_work(img, ppm))
+        an = analyse(_to_work(img, ppm), max_glyph_w_mm=max_glyph_w_mm or MAX_GLYPH_W_MM)
         truth = []
         for p in placements:
             ax, ay, ah = anchors[p.card]
@@ -153,26 +155,28 @@ def labelled_rows(deck: Deck, anchors: Mapping[str, tuple[float, float, float]],
 
 def synth_samples(deck: Deck, anchors: Mapping[str, tuple[float, float, float]], n_rows: int,
                   rng: np.random.Generator, jitter: bool = True,
-                  pips: list[tuple[np.ndarray, int]] | None = None) -> tuple[np.ndarray, np.ndarray]:
+                  pips: list[tuple[np.ndarray, int]] | None = None,
+                  max_glyph_w_mm: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Patch features and labels of every candidate the reader proposes on ``n_rows`` rendered rows.
 
     ``jitter``: add shifted copies of each index sample (enrolment: few rows, one deck); off when
     the class balance must stay as the reader meets it (training the shipped model).
     ``pips``: if given, the pip feature and suit (index in :data:`vision.pip.PIP_SUITS`) of every
     index sample of a suited card is appended to it (the same rows teach both models).
+    ``max_glyph_w_mm``: see :func:`labelled_rows`.
     """
     from .pip import PIP_SUITS, pip_feature
     from .reader import BG_CLASS, patch_feature, shape_class
 
     feats: list[np.ndarray] = []
     labels: list[int] = []
-    for an, names in labelled_rows(deck, anchors, n_rows, rng):
+    for an, names in labelled_rows(deck, anchors, n_rows, rng, max_glyph_w_mm):
         for c, name in zip(an.candidates, names, strict=True):
             lab = BG_CLASS if name is None else shape_class(name)
             feats.append(patch_feature(an.ink, c))
             labels.append(lab)
             if pips is not None and name is not None and name[-1] in PIP_SUITS:
-                pf = pip_feature(an.ink, c.x, c.y, c.w, c.h)
+                pf = pip_feature(an.pip_ink, c.x, c.y, c.w, c.h)
                 if pf is not None:
                     pips.append((pf, PIP_SUITS.index(name[-1])))
             if jitter and lab != BG_CLASS:
@@ -208,10 +212,9 @@ def _fine_tune(base: object, x: np.ndarray, y: np.ndarray, rng: np.random.Genera
         for s in range(0, len(xn), batch):
             idx = perm[s:s + batch]
             xb, yb = xn[idx], y[idx]
-            # cv2.gemm, not numpy's @: it stays on one thread under cv2.setNumThreads(1) (the
-            # BLAS thread pool fights the other table processes for the cores; 2x slower here).
-            h = np.maximum(cv2.gemm(xb, w1, 1.0, None, 0.0) + b1, 0.0)
-            lo = (cv2.gemm(h, w2, 1.0, None, 0.0) + b2) / t0
+            # numpy's matmul (BLAS): cv2.gemm is not a tuned BLAS, 25x slower at these sizes.
+            h = np.maximum(xb @ w1 + b1, 0.0)
+            lo = (h @ w2 + b2) / t0
             lo -= lo.max(axis=1, keepdims=True)
             p = np.exp(lo)
             p /= p.sum(axis=1, keepdims=True)
@@ -220,9 +223,8 @@ def _fine_tune(base: object, x: np.ndarray, y: np.ndarray, rng: np.random.Genera
             # Probabilities of a confident model underflow to subnormals: zero them (see flush_denormals).
             g[np.abs(g) < 1e-30] = 0.0
             g = g.astype(np.float32)
-            gh = cv2.gemm(g, w2, 1.0, None, 0.0, flags=cv2.GEMM_2_T) * (h > 0)
-            grads = [cv2.gemm(xb, gh, 1.0, None, 0.0, flags=cv2.GEMM_1_T), gh.sum(axis=0),
-                     cv2.gemm(h, g, 1.0, None, 0.0, flags=cv2.GEMM_1_T), g.sum(axis=0)]
+            gh = (g @ w2.T) * (h > 0)
+            grads = [xb.T @ gh, gh.sum(axis=0), h.T @ g, g.sum(axis=0)]
             step += 1
             for k, (pp, gg) in enumerate(zip(params, grads, strict=True)):
                 mom[k] = 0.9 * mom[k] + 0.1 * gg
@@ -256,14 +258,15 @@ def fit_deck_models(base: object, pip_base: object | None, work_faces: Mapping[s
     shipped model itself when that reads this deck's validation rows better.  The index
     classifier is None if too few samples came out; the pip model is None without ``pip_base``.
     """
-    from .reader import BG_CLASS
+    from .reader import BG_CLASS, ENROLLED_GLYPH_W_MM
 
     rng = np.random.default_rng(seed)
     deck = enrolled_deck(work_faces, ppm)
     pips: list[tuple[np.ndarray, int]] = []
     pips_val: list[tuple[np.ndarray, int]] = []
-    x, y = synth_samples(deck, anchors, rows, rng, pips=pips)
-    xv, yv = synth_samples(deck, anchors, val_rows, rng, pips=pips_val)
+    wide = ENROLLED_GLYPH_W_MM  # the per-deck model reads with the wider limit (see reader)
+    x, y = synth_samples(deck, anchors, rows, rng, pips=pips, max_glyph_w_mm=wide)
+    xv, yv = synth_samples(deck, anchors, val_rows, rng, pips=pips_val, max_glyph_w_mm=wide)
     if len(y) < 100 or int((y != BG_CLASS).sum()) < 27:
         return None, pip_base
     clf = _fine_tune(base, x, y, rng)

@@ -76,8 +76,8 @@ class PipModel:
     def probs(self, x: np.ndarray) -> np.ndarray:
         """(n, 4) probabilities of spade, club, heart, diamond."""
         z = ((x - self.mean) / self.std).astype(np.float32)
-        hdn = np.maximum(cv2.gemm(z, self.w1, 1.0, None, 0.0) + self.b1, 0.0)
-        lo = (cv2.gemm(hdn, self.w2, 1.0, None, 0.0) + self.b2).astype(np.float64) / self.temperature
+        hdn = np.maximum(z @ self.w1 + self.b1, 0.0)
+        lo = (hdn @ self.w2 + self.b2).astype(np.float64) / self.temperature
         lo -= lo.max(axis=1, keepdims=True)
         e = np.exp(lo)
         return e / e.sum(axis=1, keepdims=True)

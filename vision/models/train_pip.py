@@ -7,6 +7,14 @@ come from four fonts); every candidate the reader proposes that is a card's rank
 gives its pip (:func:`vision.pip.pip_feature`) labelled with the card's suit.  Jokers have no pip.
 Validation: rows of other font decks and of the training designs with other seeds.
 
+The pips are cut from the reader's plain ink map (``Analysis.ink``), as when the shipped
+``pip_mlp.npz`` was trained.  The reader now cuts them from ``Analysis.pip_ink`` (near-vertical
+lines erased, so that a pip under the next card's border is found at all); a model retrained
+here on ``pip_ink`` (same command, 2026-11-30) reached 98.6 % on validation but read lone tango
+clubs (a held-out design) as diamonds at 0.57–0.83, where the shipped one reads them as clubs at
+0.72–0.99; it was not shipped.  Per-deck pip models (:mod:`vision.deck_model`) are fitted on
+``pip_ink``, as they read.
+
 Model: 258 → 64 ReLU → 4 softmax (spade, club, heart, diamond), Adam with feature noise, then a
 softmax temperature fitted on the validation rows.
 
