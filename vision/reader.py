@@ -33,6 +33,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from threadpoolctl import ThreadpoolController
 
 from .cards import ALL_CARDS, CARD_INDEX, RANKS, check_card, is_red
 from .deck_model import DeckClassifier, fit_deck_models, flush_denormals
@@ -69,6 +70,9 @@ SUIT_PAIR: dict[str, str] = {r + a: r + b for r in RANKS for a, b in (("s", "c")
 PAIR_MASS = 0.005
 #: Exponent on the pip model's suit odds when combined with the index classifier's (1 = full trust).
 PIP_WEIGHT = 1.0
+#: With an enrolled deck's fitted expert weights: the least share of its suit pair a card's suit
+#: must hold to be certain.
+SUIT_SURE = 0.99
 
 
 @dataclass
@@ -524,6 +528,8 @@ class Enrollment:
                 for name in ("mean", "std", "w1", "b1", "w2", "b2"):
                     out[f"{key}_{name}"] = getattr(model, name)
                 out[f"{key}_temperature"] = np.array(model.temperature)
+                if model.suit_weights is not None:
+                    out[f"{key}_suit_weights"] = np.array(model.suit_weights, np.float64)
         # Written beside and renamed into place: a crash mid-write never leaves half a file that
         # the service would refuse at its next start.
         tmp = Path(f"{path}.tmp")
@@ -549,8 +555,12 @@ class Enrollment:
             for key, shipped in (("index", get_model), ("pip", get_pip_model)):
                 kind = str(data[f"{key}_kind"])
                 if kind == "own":
-                    models[key] = DeckClassifier(*(data[f"{key}_{n}"] for n in ("mean", "std", "w1", "b1", "w2", "b2")),
-                                                 float(data[f"{key}_temperature"]))
+                    own = DeckClassifier(*(data[f"{key}_{n}"] for n in ("mean", "std", "w1", "b1", "w2", "b2")),
+                                         float(data[f"{key}_temperature"]))
+                    if f"{key}_suit_weights" in data:
+                        a, b = (float(v) for v in data[f"{key}_suit_weights"])
+                        own.suit_weights = (a, b)
+                    models[key] = own
                 else:
                     models[key] = shipped() if kind == "shipped" else None
             size = data["size_mm"]
@@ -637,6 +647,11 @@ def second_digit(face_bgr: np.ndarray, anchor: Candidate, ppm: float = WORK_PPM)
 
 def enroll(faces: Mapping[str, np.ndarray], px_per_mm: float = 3.0) -> Enrollment:
     """Learn the deck in use from its 54 faces, each photographed flat and upright, cropped to the card."""
+    with one_blas_thread():
+        return _enroll(faces, px_per_mm)
+
+
+def _enroll(faces: Mapping[str, np.ndarray], px_per_mm: float) -> Enrollment:
     if not isinstance(faces, Mapping) or not faces:
         raise ValueError("需要牌面字典 / enroll needs a dict of card name -> face image")
     templates = np.zeros((len(ALL_CARDS), PATCH_W * PATCH_H), np.float32)
@@ -697,6 +712,23 @@ def _possible_counts(possible: Iterable[str] | None) -> Counter | None:
     return Counter(check_card(c) for c in possible)
 
 
+_blas: ThreadpoolController | None = None
+
+
+def one_blas_thread() -> object:
+    """Context in which numpy's BLAS runs on the calling thread only.
+
+    Why: the reader's matrix products are small (50 x 963 x 384: 0.3 ms); a BLAS thread pool
+    gains nothing there, and when the other cores are busy (the camera, the other zones, the
+    service) its threads wait for them: the same reads took 39 ms instead of 24 ms per 10-card
+    zone with the second core loaded.  A controller made once switches in ~10 µs.
+    """
+    global _blas
+    if _blas is None:
+        _blas = ThreadpoolController()
+    return _blas.limit(limits=1, user_api="blas")
+
+
 def read_play(zone_bgr: np.ndarray, px_per_mm: float = 3.0, enrollment: Enrollment | None = None,
               possible: Iterable[str] | None = None) -> PlayReading:
     """Read the cards lying in one rectified, upright play zone, left to right, with doubt.
@@ -704,6 +736,12 @@ def read_play(zone_bgr: np.ndarray, px_per_mm: float = 3.0, enrollment: Enrollme
     ``possible``: the cards that may still appear (a multiset: each card at most as often
     as listed).  A reading outside it is never returned as certain.
     """
+    with one_blas_thread():
+        return _read_play(zone_bgr, px_per_mm, enrollment, possible)
+
+
+def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | None,
+               possible: Iterable[str] | None) -> PlayReading:
     bgr = _as_bgr(zone_bgr, px_per_mm)
     poss = _possible_counts(possible)
     work = _to_work(bgr, px_per_mm)
@@ -741,7 +779,8 @@ def read_play(zone_bgr: np.ndarray, px_per_mm: float = 3.0, enrollment: Enrollme
     # Each pip model reads the ink it was fitted on: a per-deck one the line-free ink, the shipped
     # one the plain ink (it never saw a pip cut by an erased line; see vision.models.train_pip).
     pip_ink = an.pip_ink if isinstance(pip_model, DeckClassifier) else an.ink
-    shape_p, pip_first = _with_pip_suits(pip_model, pip_ink, cands, shape_p, p_red, p_bg < 0.5)
+    weights = deck_clf.suit_weights if isinstance(deck_clf, DeckClassifier) and isinstance(pip_model, DeckClassifier) else None
+    shape_p, pip_first = _with_pip_suits(pip_model, pip_ink, cands, shape_p, p_red, p_bg < 0.5, weights)
     card_p = np.zeros((len(cands), len(ALL_CARDS)), np.float64)
     for k in range(N_SHAPES):
         card_p[:, CARD_INDEX[card_from_shape(k, True)]] += shape_p[:, k] * p_red
@@ -802,8 +841,14 @@ def read_play(zone_bgr: np.ndarray, px_per_mm: float = 3.0, enrollment: Enrollme
     for card, i in zip(cards, chosen, strict=True):
         # The suit within a colour is decided by two experts (index patch, pip alone); when
         # either of them favours the other suit, the product may still be confident, and on
-        # unseen decks such products were the commonest silent error: doubt it.
-        if card in SUIT_PAIR:
+        # unseen decks such products were the commonest silent error: doubt it.  An enrolled
+        # deck's experts are weighted by how well each reads that deck (fitted on its own
+        # rows): there the combined split itself must be sure.
+        if card in SUIT_PAIR and weights is not None and not np.isnan(pip_first[i]):
+            mine, other = card_p[i][CARD_INDEX[card]], card_p[i][CARD_INDEX[SUIT_PAIR[card]]]
+            if mine / max(mine + other, 1e-12) < SUIT_SURE:
+                reasons.append(f"{card} 花色存疑 / suit of {card} in doubt ({SUIT_PAIR[card]}?)")
+        elif card in SUIT_PAIR:
             k = 2 * RANKS.index(card[0])
             first = card[1] in "sh"
             idx_first = index_p[i, k] / max(index_p[i, k] + index_p[i, k + 1], 1e-12)
@@ -825,7 +870,8 @@ def read_play(zone_bgr: np.ndarray, px_per_mm: float = 3.0, enrollment: Enrollme
 
 
 def _with_pip_suits(model: DeckClassifier | PipModel | None, ink: np.ndarray, cands: list[Candidate],
-                    shape_p: np.ndarray, p_red: np.ndarray, index_like: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                    shape_p: np.ndarray, p_red: np.ndarray, index_like: np.ndarray,
+                    weights: tuple[float, float] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Shape probabilities with the suit odds within each rank multiplied by the pip model's.
 
     The index classifier's commonest mistake is the suit of one colour (its patch gives the pip
@@ -835,6 +881,9 @@ def _with_pip_suits(model: DeckClassifier | PipModel | None, ink: np.ndarray, ca
     pip found, and blobs that are not index-like, are left as they were.  Also returns the pip
     model's own odds for the first suit of each pair (spade or heart, by colour; nan: no pip), so
     that the reader can doubt a card whose two experts disagree.
+
+    ``weights`` (an enrolled deck's, see :func:`vision.deck_model.fit_suit_weights`): the split is
+    the logistic of ``a·(index log-odds) + b·(pip log-odds)`` instead of the plain product.
     """
     rows = np.nonzero(index_like)[0]
     pip_first = np.full(len(cands), np.nan)
@@ -853,14 +902,31 @@ def _with_pip_suits(model: DeckClassifier | PipModel | None, ink: np.ndarray, ca
     first_black = q[:, 0] / np.maximum(q[:, 0] + q[:, 1], 1e-9)
     first_red = q[:, 2] / np.maximum(q[:, 2] + q[:, 3], 1e-9)
     pr = p_red[where]
+    # A blob the pip model takes for a pip of the other colour is no pip of this index (a piece
+    # of another card's art, or a pip cut by a wrong box): its split within this colour is the
+    # ratio of two near-zero numbers, and it once made a tango 10s a certain 10c.
+    same_colour = (1 - pr) * (q[:, 0] + q[:, 1]) + pr * (q[:, 2] + q[:, 3]) >= 0.5
+    keep = np.nonzero(same_colour)[0]
+    if not len(keep):
+        return shape_p, pip_first
+    where = [where[k] for k in keep]
+    first_black, first_red, pr = first_black[keep], first_red[keep], pr[keep]
     pip_first[where] = odds = (1 - pr) * first_black + pr * first_red
-    a = np.clip(odds, 1e-6, 1 - 1e-6) ** PIP_WEIGHT
-    b = np.clip(1 - odds, 1e-6, 1 - 1e-6) ** PIP_WEIGHT
     out = shape_p.copy()
     pairs = out[where, :JOKER_CLASS].reshape(len(where), -1, 2)
     mass = pairs.sum(axis=2, keepdims=True)
-    weighted = pairs * np.stack([a, b], axis=1)[:, None, :]
-    pairs = weighted / np.maximum(weighted.sum(axis=2, keepdims=True), 1e-12) * mass
+    if weights is not None:
+        wi, wp = weights
+        first = np.clip(pairs[:, :, 0] / np.maximum(mass[:, :, 0], 1e-12), 1e-6, 1 - 1e-6)
+        lp = np.log(np.clip(odds, 1e-6, 1 - 1e-6) / np.clip(1 - odds, 1e-6, 1 - 1e-6))
+        z = wi * np.log(first / (1 - first)) + wp * lp[:, None]
+        split = 1.0 / (1.0 + np.exp(-z))
+        pairs = np.stack([split, 1 - split], axis=2) * mass
+    else:
+        a = np.clip(odds, 1e-6, 1 - 1e-6) ** PIP_WEIGHT
+        b = np.clip(1 - odds, 1e-6, 1 - 1e-6) ** PIP_WEIGHT
+        weighted = pairs * np.stack([a, b], axis=1)[:, None, :]
+        pairs = weighted / np.maximum(weighted.sum(axis=2, keepdims=True), 1e-12) * mass
     out[where, :JOKER_CLASS] = pairs.reshape(len(where), -1)
     return out, pip_first
 
