@@ -42,7 +42,7 @@ ROW_AREA_MM = (240.0, 110.0)
 #: Extra copies of each index sample with its glyph box shifted/scaled by (dx, dy, scale), in glyph
 #: heights: the box found at read time varies that much with blur and overlap.
 JITTER = ((0.05, 0.0, 1.0), (-0.05, 0.0, 1.0), (0.0, 0.05, 1.0), (0.0, -0.05, 1.0), (0.0, 0.0, 1.06),
-          (0.0, 0.0, 0.95), (0.0, 0.1, 0.85))
+          (0.0, 0.0, 0.95))
 #: Fine-tuning of the shipped MLP on the rendered rows (Adam, minibatches of 256).
 EPOCHS = 12
 LEARNING_RATE = 1e-3
@@ -79,9 +79,6 @@ class DeckClassifier:
         self.temperature = float(temperature)
         #: (this model, shipped model) log-loss on the enrolment's validation rows.
         self.validation_nll: tuple[float, float] | None = None
-        #: Index classifier of a deck only: weights of (its own, the pip model's) suit log-odds,
-        #: see :func:`fit_suit_weights`; None: not fitted.
-        self.suit_weights: tuple[float, float] | None = None
 
     def logits(self, x: np.ndarray) -> np.ndarray:
         z = ((x - self.mean) / self.std).astype(np.float32)
@@ -158,15 +155,14 @@ def labelled_rows(deck: Deck, anchors: Mapping[str, tuple[float, float, float]],
 
 def synth_samples(deck: Deck, anchors: Mapping[str, tuple[float, float, float]], n_rows: int,
                   rng: np.random.Generator, jitter: bool = True,
-                  pips: list[tuple[np.ndarray, int, int]] | None = None,
+                  pips: list[tuple[np.ndarray, int]] | None = None,
                   max_glyph_w_mm: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Patch features and labels of every candidate the reader proposes on ``n_rows`` rendered rows.
 
     ``jitter``: add shifted copies of each index sample (enrolment: few rows, one deck); off when
     the class balance must stay as the reader meets it (training the shipped model).
-    ``pips``: if given, the pip feature, suit (index in :data:`vision.pip.PIP_SUITS`) and sample
-    row of every index sample of a suited card is appended to it (the same rows teach both
-    models, and tell how far each can be trusted on this deck: :func:`fit_suit_weights`).
+    ``pips``: if given, the pip feature and suit (index in :data:`vision.pip.PIP_SUITS`) of every
+    index sample of a suited card is appended to it (the same rows teach both models).
     ``max_glyph_w_mm``: see :func:`labelled_rows`.
     """
     from .pip import PIP_SUITS, pip_feature
@@ -182,7 +178,7 @@ def synth_samples(deck: Deck, anchors: Mapping[str, tuple[float, float, float]],
             if pips is not None and name is not None and name[-1] in PIP_SUITS:
                 pf = pip_feature(an.pip_ink, c.x, c.y, c.w, c.h)
                 if pf is not None:
-                    pips.append((pf, PIP_SUITS.index(name[-1]), len(feats) - 1))
+                    pips.append((pf, PIP_SUITS.index(name[-1])))
             if jitter and lab != BG_CLASS:
                 # The same glyph under small shifts of its box: more samples of the rare class.
                 for dx, dy, sc in JITTER:
@@ -266,8 +262,8 @@ def fit_deck_models(base: object, pip_base: object | None, work_faces: Mapping[s
 
     rng = np.random.default_rng(seed)
     deck = enrolled_deck(work_faces, ppm)
-    pips: list[tuple[np.ndarray, int, int]] = []
-    pips_val: list[tuple[np.ndarray, int, int]] = []
+    pips: list[tuple[np.ndarray, int]] = []
+    pips_val: list[tuple[np.ndarray, int]] = []
     wide = ENROLLED_GLYPH_W_MM  # the per-deck model reads with the wider limit (see reader)
     x, y = synth_samples(deck, anchors, rows, rng, pips=pips, max_glyph_w_mm=wide)
     xv, yv = synth_samples(deck, anchors, val_rows, rng, pips=pips_val, max_glyph_w_mm=wide)
@@ -289,59 +285,12 @@ def fit_deck_models(base: object, pip_base: object | None, work_faces: Mapping[s
     pip_clf = pip_base
     if pip_base is not None and len(pips) >= 100 and len(pips_val) >= 20:
         # This deck's pips: a few hundred samples, so small batches and more epochs.
-        xp, yp = np.stack([f for f, _, _ in pips]), np.array([k for _, k, _ in pips])
-        xpv, ypv = np.stack([f for f, _, _ in pips_val]), np.array([k for _, k, _ in pips_val])
+        xp, yp = np.stack([f for f, _ in pips]), np.array([k for _, k in pips])
+        xpv, ypv = np.stack([f for f, _ in pips_val]), np.array([k for _, k in pips_val])
         own = _fine_tune(pip_base, xp, yp, rng, epochs=PIP_EPOCHS, batch=64)
         own.temperature = _fit_temperature(own, xpv, ypv)
         pip_clf = _select(own, pip_base, xpv, ypv)
-        if isinstance(index_clf, DeckClassifier) and isinstance(pip_clf, DeckClassifier):
-            index_clf.suit_weights = fit_suit_weights(index_clf, pip_clf, xv, yv, pips_val)
     return index_clf, pip_clf
-
-
-#: Grid of the expert weights tried by :func:`fit_suit_weights`.  At most 1 (the plain product):
-#: the ~100 validation pips are nearly all read right by both, and their log-loss alone would
-#: sharpen both experts without bound (2.0, the top of a wider grid, won on every deck tried).
-SUIT_WEIGHT_GRID = (0.0, 0.25, 0.5, 0.75, 1.0)
-
-
-def fit_suit_weights(index_clf: DeckClassifier, pip_clf: DeckClassifier, xv: np.ndarray, yv: np.ndarray,
-                     pips_val: list[tuple[np.ndarray, int, int]]) -> tuple[float, float] | None:
-    """How much each suit expert is trusted on this deck: weights (index, pip) on their log-odds
-    within the rank's suit pair, fitted by log-loss on the validation rows (grid search).
-
-    Why: on tango the index patch sees only part of the pip of a ten (the next card covers the
-    rest) and its per-deck classifier split tens' suits wrongly where the pip model was sure and
-    right; the rule "any expert for the other suit = doubt" then put a third of tango's plays in
-    doubt.  With weights fitted on the deck's own rows, an expert that is unreliable on this
-    deck counts for less.  None: too few validation pips (the reader keeps the agreement rule).
-    """
-    from .reader import N_SHAPES
-
-    rows = np.array([r for _, _, r in pips_val], np.int64)
-    suits = np.array([k for _, k, _ in pips_val], np.int64)
-    if len(rows) < 40:
-        return None
-    p_idx = index_clf.probs(xv[rows])[:, :N_SHAPES]
-    p_pip = pip_clf.probs(np.stack([f for f, _, _ in pips_val]))
-    first = suits % 2 == 0  # spade or heart: the first suit of its colour
-    pair0 = 2 * (yv[rows] // 2)  # the true rank's pair of shape classes
-    i_first = p_idx[np.arange(len(rows)), pair0] / np.maximum(p_idx[np.arange(len(rows)), pair0]
-                                                              + p_idx[np.arange(len(rows)), pair0 + 1], 1e-12)
-    red = suits >= 2
-    pp_first = np.where(red, p_pip[:, 2] / np.maximum(p_pip[:, 2] + p_pip[:, 3], 1e-12),
-                        p_pip[:, 0] / np.maximum(p_pip[:, 0] + p_pip[:, 1], 1e-12))
-    li = np.log(np.clip(i_first, 1e-6, 1 - 1e-6) / np.clip(1 - i_first, 1e-6, 1 - 1e-6))
-    lp = np.log(np.clip(pp_first, 1e-6, 1 - 1e-6) / np.clip(1 - pp_first, 1e-6, 1 - 1e-6))
-    sign = np.where(first, 1.0, -1.0)
-    best, best_nll = None, np.inf
-    for a in SUIT_WEIGHT_GRID:
-        for b in SUIT_WEIGHT_GRID:
-            z = sign * (a * li + b * lp)
-            nll = float(np.logaddexp(0.0, -z).mean())
-            if nll < best_nll - 1e-9:
-                best, best_nll = (a, b), nll
-    return best
 
 
 def _select(own: DeckClassifier, base: object, xv: np.ndarray, yv: np.ndarray) -> object:
