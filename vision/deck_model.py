@@ -166,17 +166,19 @@ def synth_samples(deck: Deck, anchors: Mapping[str, tuple[float, float, float]],
     ``max_glyph_w_mm``: see :func:`labelled_rows`.
     """
     from .pip import PIP_SUITS, pip_feature
-    from .reader import BG_CLASS, patch_feature, shape_class
+    from .reader import BG_CLASS, WORK_PPM, patch_feature, shape_class
 
     feats: list[np.ndarray] = []
     labels: list[int] = []
+    # Pips are cut as the reader cuts them with this deck enrolled (its median glyph height).
+    glyph_h = float(np.median([a[2] for a in anchors.values()])) * WORK_PPM if anchors else None
     for an, names in labelled_rows(deck, anchors, n_rows, rng, max_glyph_w_mm):
         for c, name in zip(an.candidates, names, strict=True):
             lab = BG_CLASS if name is None else shape_class(name)
             feats.append(patch_feature(an.ink, c))
             labels.append(lab)
             if pips is not None and name is not None and name[-1] in PIP_SUITS:
-                pf = pip_feature(an.pip_ink, c.x, c.y, c.w, c.h)
+                pf = pip_feature(an.pip_ink, c.x, c.y, c.w, c.h, glyph_h)
                 if pf is not None:
                     pips.append((pf, PIP_SUITS.index(name[-1])))
             if jitter and lab != BG_CLASS:

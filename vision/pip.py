@@ -27,12 +27,18 @@ PIP_SUITS = ("s", "c", "h", "d")
 PIP_MODEL_PATH = Path(__file__).with_name("models") / "pip_mlp.npz"
 
 
-def pip_feature(ink: np.ndarray, x: float, y: float, w: float, h: float) -> np.ndarray | None:
+def pip_feature(ink: np.ndarray, x: float, y: float, w: float, h: float,
+                glyph_h: float | None = None) -> np.ndarray | None:
     """Feature of the pip under the rank glyph whose box is (x, y, w, h) in ``ink``; None if no pip.
 
     ``ink``: the reader's 0..1 ink map.  The feature is the pip's ink scaled to its own box, plus
-    its aspect ratio and its height relative to the glyph's.
+    its aspect ratio and its height relative to the glyph's.  ``glyph_h`` (an enrolled deck's
+    rank-glyph height, px): a glyph found shorter than 90 % of it had its top cut off (a tango
+    "1" parted from its border), and the pip is looked for below its foot at the deck's height;
+    from the short box only the pip's top was in reach.
     """
+    if glyph_h is not None and h < 0.9 * glyph_h:
+        y, h = y + h - glyph_h, glyph_h
     x0 = int(max(x - 0.4 * h, 0))
     x1 = int(min(x + max(w, 0.7 * h) + 0.5 * h, ink.shape[1]))
     y0 = int(max(y + 0.8 * h, 0))

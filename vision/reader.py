@@ -771,7 +771,8 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
     # one the plain ink (it never saw a pip cut by an erased line; see vision.models.train_pip).
     pip_own = isinstance(pip_model, DeckClassifier)
     pip_ink = an.pip_ink if pip_own else an.ink
-    shape_p, pip_first = _with_pip_suits(pip_model, pip_ink, cands, shape_p, p_red, p_bg < 0.5)
+    glyph_h = enrollment.glyph_h_mm * WORK_PPM if pip_own and enrollment is not None else None
+    shape_p, pip_first = _with_pip_suits(pip_model, pip_ink, cands, shape_p, p_red, p_bg < 0.5, glyph_h)
     card_p = np.zeros((len(cands), len(ALL_CARDS)), np.float64)
     for k in range(N_SHAPES):
         card_p[:, CARD_INDEX[card_from_shape(k, True)]] += shape_p[:, k] * p_red
@@ -864,7 +865,8 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
 
 
 def _with_pip_suits(model: DeckClassifier | PipModel | None, ink: np.ndarray, cands: list[Candidate],
-                    shape_p: np.ndarray, p_red: np.ndarray, index_like: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                    shape_p: np.ndarray, p_red: np.ndarray, index_like: np.ndarray,
+                    glyph_h: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Shape probabilities with the suit odds within each rank multiplied by the pip model's.
 
     The index classifier's commonest mistake is the suit of one colour (its patch gives the pip
@@ -873,7 +875,8 @@ def _with_pip_suits(model: DeckClassifier | PipModel | None, ink: np.ndarray, ca
     normalised product of both models' odds (to the power ``PIP_WEIGHT``).  Candidates without a
     pip found, and blobs that are not index-like, are left as they were.  Also returns the pip
     model's own odds for the first suit of each pair (spade or heart, by colour; nan: no pip), so
-    that the reader can doubt a card whose two experts disagree.
+    that the reader can doubt a card whose two experts disagree.  ``glyph_h``: see
+    :func:`vision.pip.pip_feature` (an enrolled deck's, with its own pip model only).
     """
     rows = np.nonzero(index_like)[0]
     pip_first = np.full(len(cands), np.nan)
@@ -882,7 +885,7 @@ def _with_pip_suits(model: DeckClassifier | PipModel | None, ink: np.ndarray, ca
     feats, where = [], []
     for i in rows:
         c = cands[i]
-        f = pip_feature(ink, c.x, c.y, c.w, c.h)
+        f = pip_feature(ink, c.x, c.y, c.w, c.h, glyph_h)
         if f is not None:
             feats.append(f)
             where.append(i)
