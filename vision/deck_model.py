@@ -11,7 +11,7 @@ the shipped MLP on them (numpy, Adam, 12 epochs over ~6,400 samples); the softma
 temperature is then fitted on a separate set of rendered rows, and whichever of the fine-tuned
 copy and the shipped MLP has the lower log-loss there reads this deck.  The pips found under
 those rows' index samples fine-tune a copy of the shipped pip model (:mod:`vision.pip`) the same
-way.  One core, 9–13 s on the shared dev VM, once per deck.
+way.  One core, ~7 s on the shared dev VM, once per deck.
 
 Why not template matching or a linear model: on the same rendered samples of an unseen design
 (tango, index samples only) ridge regression on the patches was right 72 % of the time, nearest

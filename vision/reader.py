@@ -28,6 +28,7 @@ import math
 import os
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -706,7 +707,7 @@ def _possible_counts(possible: Iterable[str] | None) -> Counter | None:
 _blas: ThreadpoolController | None = None
 
 
-def one_blas_thread() -> object:
+def one_blas_thread() -> AbstractContextManager:
     """Context in which numpy's BLAS runs on the calling thread only.
 
     Why: the reader's matrix products are small (50 x 963 x 384: 0.3 ms); a BLAS thread pool
@@ -756,8 +757,8 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
         # glyph it was made from is not itself a card's index.
         for v in range(n_found, len(cands)):
             src = cands[v].source
-            shape = int(np.argmax(probs[v, :N_SHAPES]))
-            if RANKS[min(shape // 2, len(RANKS) - 1)] != "T" or shape == JOKER_CLASS or probs[src, BG_CLASS] < 0.5:
+            ten = int(np.argmax(probs[v, :N_SHAPES])) // 2 == RANKS.index("T")  # the joker class is 13 here
+            if not ten or probs[src, BG_CLASS] < 0.5:
                 probs[v] = 0.0
                 probs[v, BG_CLASS] = 1.0
     p_bg = probs[:, BG_CLASS]
