@@ -1,6 +1,6 @@
 """Accuracy and speed of the card reader on designs it was not trained on, and settle-detection speed.
 
-    nice .venv/bin/python benchmarks/vision_bench.py --plays 2000            # full run (~10 min, 1 core)
+    nice .venv/bin/python benchmarks/vision_bench.py --plays 2000            # full run (~4 min, 1 core)
     nice .venv/bin/python benchmarks/vision_bench.py --plays 200 --quick     # smoke run
 
 Plays: 1–10 random cards (each at most twice) rendered by vision.synth.render_zone with the
