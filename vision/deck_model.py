@@ -105,7 +105,8 @@ def enrolled_deck(work_faces: Mapping[str, np.ndarray], ppm: float) -> Deck:
 
 
 def labelled_rows(deck: Deck, anchors: Mapping[str, tuple[float, float, float]], n_rows: int,
-                  rng: np.random.Generator) -> Iterator[tuple[Analysis, list[str | None]]]:
+                  rng: np.random.Generator, max_glyph_w_mm: float | None = None,
+                  ) -> Iterator[tuple[Analysis, list[str | None]]]:
     """Render ``n_rows`` rows of ``deck`` and run the reader's analysis on each; yield it with the
     card each candidate is the rank-glyph anchor of (None: not an index).
 
@@ -113,8 +114,9 @@ def labelled_rows(deck: Deck, anchors: Mapping[str, tuple[float, float, float]],
     Every card with an anchor appears about equally often (rows are drawn from shuffled decks).
     A candidate is an anchor when it lies within 1.6 mm of the card's anchor and is at least 75 %
     of the glyph's height: a piece of the glyph (split by the strict threshold) sees too little.
+    ``max_glyph_w_mm``: passed to the analysis (None: its default, as the shipped model reads).
     """
-    from .reader import WORK_PPM, _to_work, analyse
+    from .reader import MAX_GLYPH_W_MM, WORK_PPM, _to_work, analyse
 
     cards_all = [c for c in ALL_CARDS if c in deck.faces and c in anchors]
     if not cards_all:
@@ -135,7 +137,7 @@ def labelled_rows(deck: Deck, anchors: Mapping[str, tuple[float, float, float]],
         canvas = felt((h, w), rng)
         draw_cards(canvas, deck, placements, ppm, shadow=realism.shadow)
         img = apply_sensor(apply_lighting(canvas, rng, realism), rng, realism)
-        an = analyse(_to_work(img, ppm))
+        an = analyse(_to_work(img, ppm), max_glyph_w_mm=max_glyph_w_mm or MAX_GLYPH_W_MM)
         truth = []
         for p in placements:
             ax, ay, ah = anchors[p.card]
@@ -153,13 +155,15 @@ def labelled_rows(deck: Deck, anchors: Mapping[str, tuple[float, float, float]],
 
 def synth_samples(deck: Deck, anchors: Mapping[str, tuple[float, float, float]], n_rows: int,
                   rng: np.random.Generator, jitter: bool = True,
-                  pips: list[tuple[np.ndarray, int]] | None = None) -> tuple[np.ndarray, np.ndarray]:
+                  pips: list[tuple[np.ndarray, int]] | None = None,
+                  max_glyph_w_mm: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Patch features and labels of every candidate the reader proposes on ``n_rows`` rendered rows.
 
     ``jitter``: add shifted copies of each index sample (enrolment: few rows, one deck); off when
     the class balance must stay as the reader meets it (training the shipped model).
     ``pips``: if given, the pip feature and suit (index in :data:`vision.pip.PIP_SUITS`) of every
     index sample of a suited card is appended to it (the same rows teach both models).
+    ``max_glyph_w_mm``: see :func:`labelled_rows`.
     """
     from .pip import PIP_SUITS, pip_feature
     from .reader import BG_CLASS, WORK_PPM, patch_feature, shape_class
@@ -168,7 +172,7 @@ def synth_samples(deck: Deck, anchors: Mapping[str, tuple[float, float, float]],
     labels: list[int] = []
     # Pips are cut as the reader cuts them with this deck enrolled (its median glyph height).
     glyph_h = float(np.median([a[2] for a in anchors.values()])) * WORK_PPM if anchors else None
-    for an, names in labelled_rows(deck, anchors, n_rows, rng):
+    for an, names in labelled_rows(deck, anchors, n_rows, rng, max_glyph_w_mm):
         for c, name in zip(an.candidates, names, strict=True):
             lab = BG_CLASS if name is None else shape_class(name)
             feats.append(patch_feature(an.ink, c))
@@ -256,14 +260,15 @@ def fit_deck_models(base: object, pip_base: object | None, work_faces: Mapping[s
     shipped model itself when that reads this deck's validation rows better.  The index
     classifier is None if too few samples came out; the pip model is None without ``pip_base``.
     """
-    from .reader import BG_CLASS
+    from .reader import BG_CLASS, ENROLLED_GLYPH_W_MM
 
     rng = np.random.default_rng(seed)
     deck = enrolled_deck(work_faces, ppm)
     pips: list[tuple[np.ndarray, int]] = []
     pips_val: list[tuple[np.ndarray, int]] = []
-    x, y = synth_samples(deck, anchors, rows, rng, pips=pips)
-    xv, yv = synth_samples(deck, anchors, val_rows, rng, pips=pips_val)
+    wide = ENROLLED_GLYPH_W_MM  # the per-deck model reads with the wider limit (see reader)
+    x, y = synth_samples(deck, anchors, rows, rng, pips=pips, max_glyph_w_mm=wide)
+    xv, yv = synth_samples(deck, anchors, val_rows, rng, pips=pips_val, max_glyph_w_mm=wide)
     if len(y) < 100 or int((y != BG_CLASS).sum()) < 27:
         return None, pip_base
     clf = _fine_tune(base, x, y, rng)

@@ -53,6 +53,12 @@ BG_CLASS = 27
 N_CLASSES = 28
 
 RED_LO, RED_HI = 0.06, 0.12
+#: Widest blob (mm) proposed as a glyph.  The shipped classifier was trained with this limit and
+#: reads only what it produces; it is just over tango's "10" (16.0 mm on the face), so a "10"
+#: widened by blur or scale error was not proposed at all.
+MAX_GLYPH_W_MM = 16.0
+#: The limit when a per-deck classifier reads: that one is fitted on rows analysed with it.
+ENROLLED_GLYPH_W_MM = 20.0
 
 #: With an enrolment whose classifier could not be fitted (a face missing): a card whose own face
 #: template trails the best template by more than this is in doubt (2 % of correct cards on the training designs trail by more; see docs/performance.md).
@@ -236,10 +242,12 @@ def card_mask(bgr: np.ndarray, ppm: float = WORK_PPM) -> tuple[np.ndarray, np.nd
     return filled, search, hi - lo
 
 
-def analyse(bgr: np.ndarray, ppm: float = WORK_PPM, whole_card: bool = False, second_pass: bool = True) -> Analysis:
+def analyse(bgr: np.ndarray, ppm: float = WORK_PPM, whole_card: bool = False, second_pass: bool = True,
+            max_glyph_w_mm: float = MAX_GLYPH_W_MM) -> Analysis:
     """Card rows, ink maps and index candidates of a zone at ``ppm`` px/mm.
 
     ``whole_card``: the image is one card face cropped to the card (enrolment), no table around.
+    ``max_glyph_w_mm``: widest blob proposed as a candidate (see :data:`ENROLLED_GLYPH_W_MM`).
     """
     if whole_card:
         mask = np.full(bgr.shape[:2], 255, np.uint8)
@@ -288,7 +296,7 @@ def analyse(bgr: np.ndarray, ppm: float = WORK_PPM, whole_card: bool = False, se
     has = cards_roi.any(axis=0)
     top[has] = np.argmax(cards_roi[:, has] > 0, axis=0)
     cands: list[Candidate] = []
-    ctx = (red_roi, top, labels, keep, ppm, x0, y0)
+    ctx = (red_roi, top, labels, keep, ppm, x0, y0, max_glyph_w_mm)
     _add_candidates(cands, ink_mask, *ctx)
     # Second pass: glyphs touching a long straight line (a face card's frame, the edge of the
     # next card) are cut free by removing the lines, then proposed again.
@@ -388,14 +396,14 @@ def _long_lines(ink_mask: np.ndarray, ppm: float) -> tuple[np.ndarray, np.ndarra
 
 
 def _add_candidates(cands: list[Candidate], ink_mask: np.ndarray, red: np.ndarray, top: np.ndarray,
-                    labels: np.ndarray, keep: np.ndarray, ppm: float, ox: int, oy: int) -> None:
+                    labels: np.ndarray, keep: np.ndarray, ppm: float, ox: int, oy: int, max_w_mm: float) -> None:
     """Glyph-sized ink blobs near the top of a card row, skipping ones already proposed.
 
     ``ink_mask``/``red``/``top`` cover the region of interest at offset (ox, oy); ``labels``
     are the half-resolution row blobs.
     """
     nc, cl, cst, _ = cv2.connectedComponentsWithStats(ink_mask, connectivity=8)
-    lo_h, hi_h, lo_w, hi_w, min_a, max_dy = 2.5 * ppm, 22.0 * ppm, 0.3 * ppm, 16.0 * ppm, 4 * ppm, 26 * ppm
+    lo_h, hi_h, lo_w, hi_w, min_a, max_dy = 2.5 * ppm, 22.0 * ppm, 0.3 * ppm, max_w_mm * ppm, 4 * ppm, 26 * ppm
     for i in range(1, nc):
         x, y, w, h, a = (int(v) for v in cst[i])
         if not (lo_h <= h <= hi_h and lo_w <= w <= hi_w) or a < min_a:
@@ -729,7 +737,8 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
     bgr = _as_bgr(zone_bgr, px_per_mm)
     poss = _possible_counts(possible)
     work = _to_work(bgr, px_per_mm)
-    an = analyse(work)
+    own_clf = enrollment is not None and isinstance(enrollment.classifier, DeckClassifier)
+    an = analyse(work, max_glyph_w_mm=ENROLLED_GLYPH_W_MM if own_clf else MAX_GLYPH_W_MM)
     if not an.components:
         return PlayReading()
     model = get_model()
