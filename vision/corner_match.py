@@ -45,6 +45,8 @@ class CornerTemplates:
     grey: np.ndarray  # (54, th, tw) uint8; rows of absent faces are 0
     offset: np.ndarray  # (54, 2) float: rank glyph top-left inside the corner, px (nan: face absent)
     ppm: float
+    #: (54, 2) float: the rank glyph's width and height on the face, px (nan: face absent).
+    glyph: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         # Half-resolution copies for the coarse search (derived, not stored).
@@ -148,8 +150,9 @@ class CornerTemplates:
         return best
 
 def corner_templates(work_faces: Mapping[str, np.ndarray], anchors: Mapping[str, tuple[float, float, float]],
-                     ppm: float) -> CornerTemplates:
-    """The corners of flat, upright faces at ``ppm`` px/mm; ``anchors``: card -> rank glyph (x, y, h) in mm."""
+                     ppm: float, widths: Mapping[str, float] | None = None) -> CornerTemplates:
+    """The corners of flat, upright faces at ``ppm`` px/mm; ``anchors``: card -> rank glyph (x, y, h)
+    in mm; ``widths``: card -> the glyph's width in mm (kept to read a found corner's glyph)."""
     if not anchors:
         raise ValueError("no face to make corner templates from")
     glyph_h = float(np.median([a[2] for a in anchors.values()]))
@@ -159,7 +162,8 @@ def corner_templates(work_faces: Mapping[str, np.ndarray], anchors: Mapping[str,
     th, tw = int(round((y1 - y0) * ppm)), int(round((x1 - x0) * ppm))
     grey = np.zeros((len(ALL_CARDS), th, tw), np.uint8)
     offset = np.full((len(ALL_CARDS), 2), np.nan)
-    for card, (ax, ay, _ah) in anchors.items():
+    glyph = np.full((len(ALL_CARDS), 2), np.nan)
+    for card, (ax, ay, ah) in anchors.items():
         face = work_faces[card]
         g = cv2.cvtColor(face, cv2.COLOR_BGR2GRAY) if face.ndim == 3 else face
         crop = g[int(round(y0 * ppm)):int(round(y0 * ppm)) + th, int(round(x0 * ppm)):int(round(x0 * ppm)) + tw]
@@ -168,4 +172,5 @@ def corner_templates(work_faces: Mapping[str, np.ndarray], anchors: Mapping[str,
         k = CARD_INDEX[card]
         grey[k] = crop
         offset[k] = ((ax - x0) * ppm, (ay - y0) * ppm)
-    return CornerTemplates(grey, offset, ppm)
+        glyph[k] = ((widths or {}).get(card, 0.8 * ah) * ppm, ah * ppm)
+    return CornerTemplates(grey, offset, ppm, glyph)

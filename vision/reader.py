@@ -535,7 +535,7 @@ class Enrollment:
             "digit_x_mm": self.digit_x_mm if self.digit_x_mm is not None else np.full(len(ALL_CARDS), np.nan)}
         if self.corners is not None:
             out.update(corner_grey=self.corners.grey, corner_offset=self.corners.offset,
-                       corner_ppm=np.array(self.corners.ppm))
+                       corner_ppm=np.array(self.corners.ppm), corner_glyph=self.corners.glyph)
         for key, model in (("index", self.classifier), ("pip", self.pip_model)):
             kind = "none" if model is None else "own" if isinstance(model, DeckClassifier) else "shipped"
             out[f"{key}_kind"] = np.array(kind)
@@ -578,7 +578,8 @@ class Enrollment:
                        data["anchor_x_mm"].astype(np.float64), models["pip"],  # type: ignore[arg-type]
                        data["digit_x_mm"].astype(np.float64) if "digit_x_mm" in data else None,
                        CornerTemplates(data["corner_grey"].astype(np.uint8), data["corner_offset"].astype(np.float64),
-                                       float(data["corner_ppm"])) if "corner_grey" in data else None)
+                                       float(data["corner_ppm"]), data["corner_glyph"].astype(np.float64))
+                       if "corner_grey" in data else None)
         except (KeyError, IndexError, TypeError, ValueError) as exc:
             raise ValueError(f"登记文件不完整 / enrolment file incomplete or damaged: {path}: {exc}") from exc
 
@@ -671,6 +672,7 @@ def _enroll(faces: Mapping[str, np.ndarray], px_per_mm: float) -> Enrollment:
     work_faces: dict[str, np.ndarray] = {}
     anchors: dict[str, tuple[float, float, float]] = {}
     digits: dict[str, float] = {}
+    widths: dict[str, float] = {}
     for name, img in faces.items():
         card = check_card(name)
         bgr = _as_bgr(img, px_per_mm)
@@ -684,6 +686,7 @@ def _enroll(faces: Mapping[str, np.ndarray], px_per_mm: float) -> Enrollment:
         glyphs.append(c.h / WORK_PPM)
         work_faces[card] = work
         anchors[card] = (c.x / WORK_PPM, c.y / WORK_PPM, c.h / WORK_PPM)
+        widths[card] = c.w / WORK_PPM
         d = second_digit(work, c) if card[0] == "T" else None
         if d is not None:
             digits[card] = d.x / WORK_PPM
@@ -704,7 +707,7 @@ def _enroll(faces: Mapping[str, np.ndarray], px_per_mm: float) -> Enrollment:
             if card[0] == "T":
                 digit_x[CARD_INDEX[card]] = digits.get(card, anchors[card][0] + dx)
     return Enrollment(templates, present, (size[0], size[1]), float(np.median(glyphs)), classifier, anchor_x,
-                      pip_model, digit_x, corner_templates(work_faces, anchors, WORK_PPM))
+                      pip_model, digit_x, corner_templates(work_faces, anchors, WORK_PPM, widths))
 
 
 # --------------------------------------------------------------------------- reading
@@ -864,7 +867,8 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
         # say one may hide, and read what is found from the corner alone.
         # A gap may hide two cards: look again while something is found (three rounds at most).
         for _ in range(3):
-            found = _recover_hidden(corners, grey, an, [cands[i] for i in chosen], enrollment, spacing)  # type: ignore[arg-type]
+            found = _recover_hidden(corners, grey, an, [cands[i] for i in chosen], enrollment, spacing,  # type: ignore[arg-type]
+                                    deck_clf or model)
             for c, p in found:
                 recovered.add(len(cands))
                 cands.append(c)
@@ -913,7 +917,9 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
         # A per-deck classifier's confident mistakes are suit pairs of one colour (spade/club in
         # small pips): when the pair still holds some mass, the card must clear the strict bar.
         pairish = deck_clf is not None and card in SUIT_PAIR and card_p[i][CARD_INDEX[SUIT_PAIR[card]]] > PAIR_MASS
-        thr = HEART_THRESHOLD if heartish or pairish else THRESHOLD
+        # A card recovered from its corner (see _recover_hidden) was found where nothing was
+        # proposed: it clears the strict bar too (a tango 8d was read 6d at 0.94).
+        thr = HEART_THRESHOLD if heartish or pairish or i in recovered else THRESHOLD
         if conf < thr:
             reasons.append(f"{card} 置信度低 / low confidence {conf:.2f}")
     if not cards:
@@ -928,6 +934,9 @@ MISSING_REASONS = ("行首可能漏牌 / a card may be missing at the left",
 #: A hidden card's glyph lies at least this far (mm) from its neighbours' (steps are >= 12 mm
 #: between card edges, and glyphs sit 1-4 mm from the edge).
 HIDDEN_MIN_STEP_MM = 7.0
+#: ... and a corner found closer than this (mm) to a glyph read is that card, not a hidden one
+#: (steps between card edges are >= 12 mm; glyph offsets differ by < 2 mm).
+HIDDEN_MIN_GAP_MM = 10.0
 #: A corner found in such a place counts when it correlates this well with the mean corner
 #: and with its best face.  See docs/performance.md.
 FOUND_MEAN_MIN = 0.7
@@ -937,9 +946,12 @@ BLOB_NOT_CORNER = 0.75
 
 
 def _recover_hidden(corners: CornerTemplates, grey: np.ndarray, an: Analysis, chosen: list[Candidate],
-                    enrollment: Enrollment, spacing: list[str]) -> list[tuple[Candidate, np.ndarray]]:
+                    enrollment: Enrollment, spacing: list[str],
+                    classifier: DeckClassifier | IndexModel) -> list[tuple[Candidate, np.ndarray]]:
     """Cards whose corner is found where the count checks say one may hide, with their card
-    probabilities (corner correlations through exp(CORNER_WEIGHT * r), colour from the ink).
+    probabilities: the index classifier's on the glyph box the corner puts there, times the
+    corner expert's odds (colour from the ink); the corner's alone where the classifier takes
+    that box for no index.
     """
     ppm = WORK_PPM
     step = HIDDEN_MIN_STEP_MM * ppm
@@ -966,8 +978,10 @@ def _recover_hidden(corners: CornerTemplates, grey: np.ndarray, an: Analysis, ch
         if hit is None or hit[0] < FOUND_MEAN_MIN:
             continue
         _, lead, gx, gy = hit
-        if any(abs(gx - c.x) < step and abs(gy - c.y) < 10 * ppm for c in row + [f[0] for f in found]):
-            continue  # a card already read (the area's edge leaves room for the faces' offsets)
+        if any(abs(gx - c.x) < HIDDEN_MIN_GAP_MM * ppm and abs(gy - c.y) < 10 * ppm for c in row + [f[0] for f in found]):
+            # A card already read: the area's edge leaves room for the faces' offsets, and a
+            # ten's corner correlates well where its "0" is (7.7 mm on, tango).
+            continue
         sc = corners.scores(grey, gx, gy, [lead] + [c for c in ALL_CARDS if c != lead])
         if not sc or max(sc.values()) < FOUND_FACE_MIN:
             continue
@@ -976,15 +990,27 @@ def _recover_hidden(corners: CornerTemplates, grey: np.ndarray, an: Analysis, ch
         box_ink = an.ink[y0:y0 + int(gh), x0:x0 + int(0.8 * gh)] > 0.45
         rd = float(an.red[y0:y0 + int(gh), x0:x0 + int(0.8 * gh)][box_ink].mean()) if box_ink.any() else 0.0
         p_red = float(np.clip((rd - RED_LO) / (RED_HI - RED_LO), 0.0, 1.0))
+        best = max(sc, key=sc.__getitem__)
+        k, kl = CARD_INDEX[best], CARD_INDEX[lead]
+        gw, gh_k = corners.glyph[k] if corners.glyph is not None else (0.8 * gh, gh)
+        # The best face's own glyph box, moved from the lead face's by their offsets.
+        c = Candidate(gx + float(corners.offset[k, 0] - corners.offset[kl, 0]),
+                      gy + float(corners.offset[k, 1] - corners.offset[kl, 1]), float(gw), float(gh_k), rd, -1, source=-2)
+        probs = classifier.probs(patch_feature(an.ink, c)[None])[0]
+        card_p = np.ones(len(ALL_CARDS))
+        if probs[BG_CLASS] < 0.5:
+            shape_p = probs[:N_SHAPES] / max(float(probs[:N_SHAPES].sum()), 1e-12)
+            card_p = np.array([shape_p[shape_class(cd)] for cd in ALL_CARDS])
         p = np.zeros(len(ALL_CARDS))
         for red, share in ((True, p_red), (False, 1.0 - p_red)):
-            ks = [CARD_INDEX[c] for c in sc if colour[CARD_INDEX[c]] == red]
+            ks = [CARD_INDEX[cd] for cd in sc if colour[CARD_INDEX[cd]] == red]
             if not ks or share <= 0:
                 continue
-            v = np.array([sc[ALL_CARDS[k]] for k in ks])
-            e = np.exp(CORNER_WEIGHT * (v - v.max()))
-            p[ks] = share * e / e.sum()
-        found.append((Candidate(gx, gy, 0.8 * gh, gh, rd, -1, source=-2), p))
+            v = np.array([sc[ALL_CARDS[j]] for j in ks])
+            e = card_p[ks] * np.exp(CORNER_WEIGHT * (v - v.max()))
+            if e.sum() > 0:
+                p[ks] = share * e / e.sum()
+        found.append((c, p))
     return found
 
 

@@ -321,6 +321,8 @@ def test_enrolment_file_round_trip(tmp_path, enrolled_anglo):
     assert type(loaded.classifier) is type(enrolled_anglo.classifier)
     assert type(loaded.pip_model) is type(enrolled_anglo.pip_model)
     assert loaded.size_mm == enrolled_anglo.size_mm
+    for key in ("grey", "offset", "glyph"):  # the corner expert's faces travel with the file
+        np.testing.assert_array_equal(getattr(loaded.corners, key), getattr(enrolled_anglo.corners, key))
     for k, cards in enumerate(PLAYS[:4]):
         img = render_zone(cards, "anglo", 3.0, seed=700 + k).image
         a, b = read_play(img, enrollment=enrolled_anglo), read_play(img, enrollment=loaded)

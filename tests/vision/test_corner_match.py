@@ -1,0 +1,113 @@
+"""The corner expert: the enrolled faces' index corners compared with a rendered row."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.artwork import load_deck
+from vision.cards import ALL_CARDS
+from vision.corner_match import CornerTemplates, corner_templates
+from vision.reader import (
+    MISSING_REASONS,
+    SUIT_PAIR,
+    WORK_PPM,
+    Candidate,
+    Enrollment,
+    _corner_there,
+    _recover_hidden,
+    analyse,
+    face_anchor,
+    get_model,
+)
+from vision.synth import render_zone
+
+
+def _faces(design: str) -> tuple[dict[str, np.ndarray], dict[str, tuple[float, float, float]], dict[str, float]]:
+    """The 54 faces at 3 px/mm with their rank glyphs (mm), as enrolment finds them."""
+    deck = load_deck(design)
+    faces, anchors, widths = {}, {}, {}
+    for card in ALL_CARDS:
+        face = cv2.resize(deck.bgr(card), None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+        a = face_anchor(face)
+        assert a is not None, card
+        faces[card] = face
+        anchors[card] = (a.x / WORK_PPM, a.y / WORK_PPM, a.h / WORK_PPM)
+        widths[card] = a.w / WORK_PPM
+    return faces, anchors, widths
+
+
+@pytest.fixture(scope="module", params=["anglo", "tango"])
+def deck_corners(request) -> tuple[str, CornerTemplates, dict[str, tuple[float, float, float]]]:
+    faces, anchors, widths = _faces(request.param)
+    return request.param, corner_templates(faces, anchors, WORK_PPM, widths), anchors
+
+
+def _glyphs(zr, anchors) -> list[tuple[str, float, float]]:
+    """Where each card's rank glyph starts in the zone image (work px = image px at 3 px/mm)."""
+    out = []
+    for p in zr.placements:
+        ax, ay, _ = anchors[p.card]
+        x, y = zr.to_image(p.to_scene(np.array([[ax, ay]])))[0]
+        out.append((p.card, float(x), float(y)))
+    return out
+
+
+def test_the_true_face_correlates_best_with_its_corner(deck_corners):
+    """Placed where the rank glyph is, over the card's unknown rotation, the card's own corner
+    beats its suit pair and a rank of the same colour on (nearly) every card of rendered rows."""
+    design, corners, anchors = deck_corners
+    plays = [["7s", "8c", "9d", "Jh", "Qs", "Kc", "2d", "4s"], ["Ts", "Tc", "Th", "Td", "3s", "3c"],
+             ["5h", "5d", "As", "Ac", "6c", "6s"]]
+    n = right = strong = 0
+    for seed, cards in enumerate(plays):
+        zr = render_zone(cards, design, 3.0, seed=40 + seed)
+        grey = cv2.cvtColor(zr.image, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        for card, x, y in _glyphs(zr, anchors):
+            other = ("K" if card[0] != "K" else "Q") + card[1]
+            sc = corners.scores(grey, x, y, [card, SUIT_PAIR[card], other])
+            n += 1
+            right += sc[card] > max(sc[SUIT_PAIR[card]], sc[other])
+            strong += sc[card] >= 0.85
+    assert n == 20
+    assert right >= 19 and strong >= 19, (design, right, strong)
+
+
+def test_a_missed_index_is_found_from_its_corner(deck_corners):
+    """Where the glyph finder missed a card (here: its glyph left out of the row), the corner
+    search finds it between its neighbours and reads it; where nothing is missing, it finds
+    nothing in the gaps."""
+    design, corners, anchors = deck_corners
+    cards = ["4s", "9h", "Jc", "6d", "Ks"]
+    zr = render_zone(cards, design, 3.0, seed=7)
+    an = analyse(zr.image)
+    grey = cv2.cvtColor(zr.image, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    glyphs = _glyphs(zr, anchors)
+    row = [Candidate(x, y, 0.8 * anchors[c][2] * 3.0, anchors[c][2] * 3.0, 0.0, 0) for c, x, y in glyphs]
+    e = Enrollment(np.zeros((54, 1), np.float32), np.ones(54, bool), (64.0, 89.0),
+                   float(np.median([a[2] for a in anchors.values()])), corners=corners)
+    between = [MISSING_REASONS[1]]
+    for hidden in (1, 2, 3):
+        found = _recover_hidden(corners, grey, an, row[:hidden] + row[hidden + 1:], e, between, get_model())
+        assert len(found) == 1, (design, hidden, found)
+        c, p = found[0]
+        assert ALL_CARDS[int(np.argmax(p))] == cards[hidden], (design, hidden, ALL_CARDS[int(np.argmax(p))])
+        assert abs(c.x - row[hidden].x) <= 2 * 3.0 and abs(c.y - row[hidden].y) <= 2 * 3.0
+    assert _recover_hidden(corners, grey, an, row, e, between, get_model()) == []
+
+
+def test_a_blob_where_no_corner_is_raises_no_doubt(deck_corners):
+    """A blob the classifier half takes for an index is checked against the faces' corners:
+    at a rank glyph one is there; in the middle of the last card's face none is."""
+    design, corners, anchors = deck_corners
+    zr = render_zone(["3c", "Qd", "8h"], design, 3.0, seed=3)
+    grey = cv2.cvtColor(zr.image, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    p = np.zeros(len(ALL_CARDS))
+    p[[ALL_CARDS.index(c) for c in ("3c", "Qd", "8h")]] = 1 / 3
+    h = anchors["8h"][2] * 3.0
+    for card, x, y in _glyphs(zr, anchors):
+        assert _corner_there(corners, grey, Candidate(x, y, 0.8 * h, h, 0.0, 0), p), (design, card)
+    last = zr.placements[-1]
+    mid = zr.to_image(last.to_scene(np.array([[last.size_mm[0] * 0.45, last.size_mm[1] * 0.45]])))[0]
+    assert not _corner_there(corners, grey, Candidate(float(mid[0]), float(mid[1]), 0.8 * h, h, 0.0, 0), p), design
