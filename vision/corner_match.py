@@ -36,6 +36,7 @@ CORNER_GLYPHS = 2.5
 SEARCH_MM = 2.0
 COARSE_ANGLES = np.arange(-7.5, 7.51, 2.5)
 FINE_OFFSETS = (-1.25, 0.0, 1.25)
+FIND_ANGLES = np.arange(-6.0, 6.01, 3.0)
 
 
 @dataclass(frozen=True)
@@ -114,13 +115,17 @@ class CornerTemplates:
         when the area is empty.
 
         Why: a card whose index the glyph finder missed (its "10" joined to a printed border, a
-        glare spot) still shows its corner; the count checks say where to look.  Every face is
-        tried (half resolution, 7 angles): the mean of the faces blurs the glyph that tells a
-        corner from the paper around it, and found hidden tango cards at 0.6 only.
+        glare spot) still shows its corner; the count checks say where to look.  Real faces
+        are tried, not their mean: the mean blurs the glyph that tells a corner from the paper
+        around it, and found hidden tango cards at 0.6 only.
         """
         th, tw = self.grey.shape[1:]
-        ks = np.nonzero(self.present)[0]
-        if len(ks) == 0:
+        # One face of each suit pair locates the corner (their corners differ in a pip only),
+        # at five angles: the faces' own search (scores) then settles angle and card.
+        pair = {"s": "c", "c": "s", "h": "d", "d": "h"}
+        ks = [k for k, card in enumerate(ALL_CARDS) if self.present[k]
+              and (card[1] in "shJ" or not self.present[CARD_INDEX[card[0] + pair[card[1]]]])]
+        if not ks:
             return None
         mox, moy = float(self.offset[ks, 0].max()), float(self.offset[ks, 1].max())
         # The searched area in template top-left coordinates, with room for every face's offset.
@@ -131,7 +136,7 @@ class CornerTemplates:
             return None
         cx, cy = x0 + w / 2, y0 + h / 2
         best: tuple[float, str, float, float] | None = None
-        for a in COARSE_ANGLES:
+        for a in FIND_ANGLES:
             m = cv2.getRotationMatrix2D((float(cx), float(cy)), float(a), 1.0)
             m[:, 2] -= (x0, y0)
             reg = cv2.warpAffine(grey, m * 0.5, (int(w * 0.5), int(h * 0.5)), flags=cv2.INTER_LINEAR,
