@@ -877,8 +877,8 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
     recovered: set[int] = set()
     if corners is not None and chosen and any(r in spacing for r in MISSING_REASONS):
         # A card the glyph finder missed still shows its corner: look where the count checks
-        # say one may hide, and read what is found from the corner alone.
-        # A gap may hide two cards: look again while something is found (three rounds at most).
+        # say one may hide, and read what is found there (see _recover_hidden).  A gap may hide
+        # two cards: look again while something is found (three rounds at most).
         for _ in range(3):
             found = _recover_hidden(corners, grey, an, [cands[i] for i in chosen], enrollment, spacing,  # type: ignore[arg-type]
                                     deck_clf or model)
@@ -925,8 +925,8 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
             continue
         why = _suit_doubt(card, index_p[i], pip_first[i], pip_own)
         if why and sc.get(card, -1.0) >= FOUND_FACE_MIN and sc[card] - sc.get(SUIT_PAIR[card], 1.0) >= CORNER_CLEAR:
-            # The third expert, the whole corner, sides clearly with this suit: on 1,500 plays of
-            # the training designs (seed 5) that settled 42 % of these doubts, none wrongly.
+            # The third expert, the whole corner, sides clearly with this suit: on 1,000 plays of
+            # the training designs (seed 5) uncertain plays went 8.7 -> 3.9 %, none silently wrong.
             why = None
         if why:
             reasons.append(why)
@@ -955,9 +955,9 @@ HIDDEN_MIN_STEP_MM = 7.0
 #: ... and a corner found closer than this (mm) to a glyph read is that card, not a hidden one
 #: (steps between card edges are >= 12 mm; glyph offsets differ by < 2 mm).
 HIDDEN_MIN_GAP_MM = 10.0
-#: A corner found in such a place counts when it correlates this well with the mean corner
-#: and with its best face.  See docs/performance.md.
-FOUND_MEAN_MIN = 0.7
+#: A corner found in such a place counts when the search (one face of each suit pair) finds it
+#: at this correlation, and its best face then correlates this well.  See docs/performance.md.
+FOUND_LOCATE_MIN = 0.7
 FOUND_FACE_MIN = 0.85
 #: Below this a doubtful blob is no card's corner (true corners: 1st percentile 0.83-0.92 by design).
 BLOB_NOT_CORNER = 0.75
@@ -993,7 +993,7 @@ def _recover_hidden(corners: CornerTemplates, grey: np.ndarray, an: Analysis, ch
         if xs[1] < xs[0]:
             continue
         hit = corners.find(grey, xs, ys)
-        if hit is None or hit[0] < FOUND_MEAN_MIN:
+        if hit is None or hit[0] < FOUND_LOCATE_MIN:
             continue
         _, lead, gx, gy = hit
         if any(abs(gx - c.x) < HIDDEN_MIN_GAP_MM * ppm and abs(gy - c.y) < 10 * ppm for c in row + [f[0] for f in found]):
