@@ -80,6 +80,8 @@ CORNER_MIN_MASS = 1e-4
 CORNER_SURE = 0.999
 #: A suit doubt is settled when the corner sides with the card over its suit pair by this much.
 CORNER_CLEAR = 0.02
+#: A card whose corner trails another card's by this much is in doubt, however sure the classifier.
+CORNER_VETO = 0.05
 #: Exponent on the pip model's suit odds when combined with the index classifier's (1 = full trust).
 PIP_WEIGHT = 1.0
 
@@ -922,6 +924,12 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
             # side with it clearly (four tango 10c read 10s at 2 px/mm, certain, without this).
             if card in SUIT_PAIR and sc.get(card, -1.0) - sc.get(SUIT_PAIR[card], 1.0) < CORNER_CLEAR:
                 reasons.append(f"{card} 花色存疑 / suit of {card} in doubt ({SUIT_PAIR[card]}?)")
+            continue
+        rival = max(sc, key=sc.__getitem__) if sc else card
+        if card in sc and sc[rival] >= FOUND_FACE_MIN and sc[rival] - sc[card] >= CORNER_VETO:
+            # The corner clearly shows another card: the classifier's certainty does not outvote
+            # it (neoclassical Q♥ read Q♦ at 0.96: its corner 0.949 against 0.812).
+            reasons.append(f"{card} 角部像 {rival} / the corner of {card} looks like {rival}")
             continue
         why = _suit_doubt(card, index_p[i], pip_first[i], pip_own)
         if why and sc.get(card, -1.0) >= FOUND_FACE_MIN and sc[card] - sc.get(SUIT_PAIR[card], 1.0) >= CORNER_CLEAR:

@@ -514,3 +514,27 @@ def test_with_an_enrolled_pip_model_a_suit_needs_its_pip(enrolled_anglo):
     # (Here the index patch alone reads it as 9c.)
     assert r.uncertain and r.cards[1] == "Kc", (r.cards, r.reasons)
     assert any(f"suit of {r.cards[0]} unconfirmed" in w for w in r.reasons), r.reasons
+
+
+def test_a_corner_that_shows_another_card_outvotes_a_sure_classifier(monkeypatch, enrolled_anglo):
+    """The corner expert's veto: where a card's corner clearly looks like another face (here the
+    enrolled Q♥ and Q♦ corners are swapped, so the true corner "is" the other card), the play is
+    in doubt however sure the classifier is; with the true corners it reads certain."""
+    from dataclasses import replace
+
+    import vision.reader as reader
+    from vision.reader import CARD_INDEX
+
+    monkeypatch.setattr(reader, "CORNER_SURE", 1.01)  # ask the corner about every card
+    cards = ["5s", "Qh", "9c"]
+    zr = render_zone(cards, "anglo", 3.0, seed=31, realism=Realism.clean())
+    r = read_play(zr.image, enrollment=enrolled_anglo)
+    assert r.cards == cards and not r.uncertain, r.reasons
+    grey = enrolled_anglo.corners.grey.copy()
+    qh, qd = CARD_INDEX["Qh"], CARD_INDEX["Qd"]
+    grey[[qh, qd]] = grey[[qd, qh]]
+    swapped = replace(enrolled_anglo, corners=reader.CornerTemplates(grey, enrolled_anglo.corners.offset,
+                                                                     enrolled_anglo.corners.ppm,
+                                                                     enrolled_anglo.corners.glyph))
+    r = read_play(zr.image, enrollment=swapped)
+    assert r.uncertain and any("角部像" in why for why in r.reasons), (r.cards, r.reasons)
