@@ -108,7 +108,6 @@ class CornerTemplates:
             out[ALL_CARDS[k]] = match(window(k, angle, 1.0, dx, dy, 2), self._full[k])[0]
         return out
 
-
     def find(self, grey: np.ndarray, xs: tuple[float, float], ys: tuple[float, float]) -> tuple[float, str, float, float] | None:
         """Where a card's corner lies whose rank glyph starts within ``xs`` x ``ys`` (work px), if
         anywhere: (best correlation with any face's corner, that face, glyph x, glyph y), or None
@@ -119,6 +118,8 @@ class CornerTemplates:
         are tried, not their mean: the mean blurs the glyph that tells a corner from the paper
         around it, and found hidden tango cards at 0.6 only.
         """
+        if xs[1] < xs[0] or ys[1] < ys[0]:
+            return None
         th, tw = self.grey.shape[1:]
         # One face of each suit pair locates the corner (their corners differ in a pip only),
         # at five angles: the faces' own search (scores) then settles angle and card.
@@ -132,8 +133,6 @@ class CornerTemplates:
         x0, y0 = xs[0] - mox, ys[0] - moy
         w = xs[1] - xs[0] + tw + (mox - float(self.offset[ks, 0].min()))
         h = ys[1] - ys[0] + th + (moy - float(self.offset[ks, 1].min()))
-        if xs[1] < xs[0] or ys[1] < ys[0]:
-            return None
         cx, cy = x0 + w / 2, y0 + h / 2
         best: tuple[float, str, float, float] | None = None
         for a in FIND_ANGLES:
@@ -153,6 +152,7 @@ class CornerTemplates:
                     gx, gy = inv @ np.array([2 * loc[0] + self.offset[k, 0], 2 * loc[1] + self.offset[k, 1], 1.0])
                     best = (float(v), ALL_CARDS[k], float(gx), float(gy))
         return best
+
 
 def corner_templates(work_faces: Mapping[str, np.ndarray], anchors: Mapping[str, tuple[float, float, float]],
                      ppm: float, widths: Mapping[str, float] | None = None) -> CornerTemplates:
