@@ -37,6 +37,8 @@ SEARCH_MM = 2.0
 COARSE_ANGLES = np.arange(-7.5, 7.51, 2.5)
 FINE_OFFSETS = (-1.25, 0.0, 1.25)
 FIND_ANGLES = np.arange(-6.0, 6.01, 3.0)
+#: The least of a corner compared when the next card covers the rest (mm from the template's left).
+MIN_VISIBLE_MM = 5.0
 
 
 @dataclass(frozen=True)
@@ -59,9 +61,15 @@ class CornerTemplates:
     def present(self) -> np.ndarray:
         return ~np.isnan(self.offset[:, 0])
 
-    def scores(self, grey: np.ndarray, x: float, y: float, cards: Iterable[str]) -> dict[str, float]:
+    def scores(self, grey: np.ndarray, x: float, y: float, cards: Iterable[str],
+               visible: float | None = None) -> dict[str, float]:
         """Best normalised correlation (-1..1) of each of ``cards`` with the corner whose rank glyph
         starts at (``x``, ``y``) in ``grey`` (work px, float32), over rotation and ±2 mm of position.
+
+        ``visible``: how far right of the glyph's left (px) the card shows before the next card
+        covers it.  Only that part of each face is compared: the covered part (the right half of
+        a pip under the next card's edge) matches the faces at random and decided a tango 10♠
+        for 10♣ at 0.93 against 0.87.
         """
         out: dict[str, float] = {}
         idx = [CARD_INDEX[c] for c in cards if self.present[CARD_INDEX[c]]]
@@ -69,6 +77,13 @@ class CornerTemplates:
             return out
         th, tw = self.grey.shape[1:]
         s = int(round(SEARCH_MM * self.ppm))
+        min_cols = int(round(MIN_VISIBLE_MM * self.ppm))
+
+        def cols(k: int) -> int:
+            """Template columns compared for class ``k`` (all of them when nothing covers it)."""
+            if visible is None:
+                return tw
+            return int(np.clip(self.offset[k, 0] + visible, min_cols, tw))
 
         def window(k: int, angle: float, scale: float, dx: int = 0, dy: int = 0, slack: int = 0) -> np.ndarray:
             """``grey`` turned by ``angle`` about the glyph and scaled, cut to class ``k``'s corner
@@ -76,7 +91,7 @@ class CornerTemplates:
             m = cv2.getRotationMatrix2D((float(x), float(y)), float(angle), 1.0)
             m[:, 2] -= (x - self.offset[k, 0] + dx - slack, y - self.offset[k, 1] + dy - slack)
             m *= scale
-            size = (int((tw + 2 * slack) * scale), int((th + 2 * slack) * scale))
+            size = (int((cols(k) + 2 * slack) * scale), int((th + 2 * slack) * scale))
             return cv2.warpAffine(grey, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
         def match(region: np.ndarray, t: np.ndarray) -> tuple[float, tuple[int, int]]:
@@ -87,7 +102,7 @@ class CornerTemplates:
         # with the first class (the caller's likeliest); the suit and rank pairs that matter differ
         # in a pip or a stroke, not in where the card is.
         k0 = idx[0]
-        small = self._small[k0]
+        small = self._small[k0][:, : cols(k0) // 2]
         best = (-2.0, 0.0, 0, 0)
         for a in COARSE_ANGLES:
             reg = window(k0, a, 0.5, slack=s)
@@ -102,10 +117,11 @@ class CornerTemplates:
         # first class among the best coarse one and its neighbours; the others are compared at
         # that angle only.
         _, a0, dx, dy = best
-        top, angle = max((match(window(k0, a0 + d, 1.0, dx, dy, 2), self._full[k0])[0], a0 + d) for d in FINE_OFFSETS)
+        top, angle = max((match(window(k0, a0 + d, 1.0, dx, dy, 2), self._full[k0][:, : cols(k0)])[0], a0 + d)
+                         for d in FINE_OFFSETS)
         out[ALL_CARDS[k0]] = top
         for k in idx[1:]:
-            out[ALL_CARDS[k]] = match(window(k, angle, 1.0, dx, dy, 2), self._full[k])[0]
+            out[ALL_CARDS[k]] = match(window(k, angle, 1.0, dx, dy, 2), self._full[k][:, : cols(k)])[0]
         return out
 
     def find(self, grey: np.ndarray, xs: tuple[float, float], ys: tuple[float, float]) -> tuple[float, str, float, float] | None:

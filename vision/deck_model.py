@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from .reader import Analysis
 
 #: Synthetic rows rendered per enrolment (fit) and for the temperature (validation).
-FIT_ROWS = 64
+FIT_ROWS = 192
 VAL_ROWS = 16
 #: Smaller than a real zone: only the row matters, and it is rendered 80 times.
 ROW_AREA_MM = (240.0, 110.0)

@@ -37,7 +37,7 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from .cards import ALL_CARDS, CARD_INDEX, RANKS, check_card, is_red
-from .corner_match import CornerTemplates, corner_templates
+from .corner_match import CORNER_X_MM, CornerTemplates, corner_templates
 from .deck_model import DeckClassifier, fit_deck_models, flush_denormals
 from .pip import PipModel, get_pip_model, pip_feature
 
@@ -82,6 +82,11 @@ CORNER_SURE = 0.999
 CORNER_CLEAR = 0.02
 #: A card whose corner trails another card's by this much is in doubt, however sure the classifier.
 CORNER_VETO = 0.05
+#: A chosen index the classifier partly takes for no index (p > BG_ASK) is one when the read
+#: card's own corner correlates there at least CORNER_IS_INDEX (true corners: 1st percentile
+#: 0.83-0.92 by design; a "0", a pip or a piece of art, where no corner starts: under 0.75).
+BG_ASK = 0.001
+CORNER_IS_INDEX = 0.9
 #: Exponent on the pip model's suit odds when combined with the index classifier's (1 = full trust).
 PIP_WEIGHT = 1.0
 
@@ -830,6 +835,10 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
     doubtful_blob = (p_bg > 0.08) & (p_bg < 0.92) & (np.arange(len(cands)) < n_found)
     order = np.argsort([c.x for c in cands])
     chosen: list[int] = []
+
+    def is_joker(k: int) -> bool:
+        return ALL_CARDS[int(np.argmax(card_p[k]))] in ("SJ", "BJ")
+
     for i in order:
         if not is_index[i]:
             continue
@@ -839,9 +848,9 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
             # A glyph that is a part of the other one's index (its pip, the "0" of a "10"
             # printed with a gap) is that index, not a second card.
             j = chosen[-1]
-            if _part_of_index(cands[j], cands[i]):
+            if _part_of_index(cands[j], cands[i], is_joker(j)):
                 continue
-            if _part_of_index(cands[i], cands[j]):
+            if _part_of_index(cands[i], cands[j], is_joker(i)):
                 chosen[-1] = i
                 continue
             if not _overlap(cands[i], cands[j]) and int(np.argmax(card_p[i])) != int(np.argmax(card_p[j])):
@@ -854,7 +863,10 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
     corners = enrollment.corners if enrollment is not None else None
     corner_scores: dict[int, dict[str, float]] = {}
     grey = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY).astype(np.float32) if corners is not None else work
+    visible: dict[int, float] = {}
     if corners is not None and chosen:
+        visible = _visible_widths(corners, [cands[i] for i in chosen], [int(np.argmax(card_p[i])) for i in chosen])
+        visible = {chosen[n]: v for n, v in visible.items()}
         for i in chosen:
             # Only where the experts so far leave doubt, which keeps a 10-card zone within
             # 30 ms: the classifier's 13 mistakes on the index candidates of 300 held-out plays
@@ -862,7 +874,14 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
             top = int(np.argmax(card_p[i]))
             if (card_p[i, top] < CORNER_SURE * card_p[i].sum()
                     or _suit_doubt(ALL_CARDS[top], index_p[i], pip_first[i], pip_own) is not None):
-                card_p[i], corner_scores[i] = _with_corner(corners, grey, cands[i], card_p[i])
+                card_p[i], corner_scores[i] = _with_corner(corners, grey, cands[i], card_p[i], visible.get(i))
+            if p_bg[i] > BG_ASK:
+                # Is this blob an index at all?  Where the read card's own corner lies here, it is.
+                card = ALL_CARDS[int(np.argmax(card_p[i]))]
+                sc = corner_scores.get(i) or corners.scores(grey, cands[i].x, cands[i].y, [card], visible.get(i))
+                if sc.get(card, -1.0) >= CORNER_IS_INDEX and sc[card] >= max(sc.values()):
+                    p_bg[i] = 0.0
+
     def readings() -> tuple[list[str], list[float], list[str | None]]:
         cards, confs, alts = [], [], []
         for i in chosen:
@@ -1044,6 +1063,28 @@ def _recover_hidden(corners: CornerTemplates, grey: np.ndarray, an: Analysis, ch
     return found
 
 
+#: Left of the next card's edge kept out of a corner's comparison (mm): its border line and shadow,
+#: and the two cards' different turns over the corner's height (±6° each, 2° apart typically).
+VISIBLE_MARGIN_MM = 2.0
+
+
+def _visible_widths(corners: CornerTemplates, row: list[Candidate], best: list[int]) -> dict[int, float]:
+    """How far right of its glyph (work px) each card of ``row`` (left to right, ``best``: their
+    likeliest classes) shows before the next card's left edge, less ``VISIBLE_MARGIN_MM``; the
+    last card is whole and has none.  The next card's edge lies its own glyph's offset left of
+    that glyph (the offset of its likeliest face, or the deck's median)."""
+    ppm = WORK_PPM
+    present = corners.present
+    median_off = float(np.median(corners.offset[present, 0])) if present.any() else 0.0
+    out: dict[int, float] = {}
+    for n in range(len(row) - 1):
+        k = best[n + 1]
+        off = float(corners.offset[k, 0]) if present[k] else median_off
+        edge = row[n + 1].x - off - CORNER_X_MM[0] * ppm
+        out[n] = edge - row[n].x - VISIBLE_MARGIN_MM * ppm
+    return out
+
+
 def _corner_there(corners: CornerTemplates, grey: np.ndarray, c: Candidate, p: np.ndarray) -> bool:
     """Whether a card's corner may start at blob ``c``: its three likeliest cards' corners (by
     ``p``) correlate there at least ``BLOB_NOT_CORNER``."""
@@ -1077,7 +1118,7 @@ def _suit_doubt(card: str, index_p: np.ndarray, pip_first: float, pip_own: bool)
 
 
 def _with_corner(corners: CornerTemplates, grey: np.ndarray, c: Candidate,
-                 p: np.ndarray) -> tuple[np.ndarray, dict[str, float]]:
+                 p: np.ndarray, visible: float | None = None) -> tuple[np.ndarray, dict[str, float]]:
     """``p`` (one candidate's card probabilities) times the corner expert's odds, and the
     correlations (card -> r) behind them.
 
@@ -1095,7 +1136,7 @@ def _with_corner(corners: CornerTemplates, grey: np.ndarray, c: Candidate,
         keep.append(pair)
     if len(keep) < 2:
         return p, {}
-    sc = corners.scores(grey, c.x, c.y, keep)
+    sc = corners.scores(grey, c.x, c.y, keep, visible)
     if len(sc) < 2:
         return p, sc
     top, low = max(sc.values()), min(sc.values())
@@ -1193,23 +1234,40 @@ def _overlap(a: Candidate, b: Candidate) -> bool:
     return a.x < b.x + b.w and b.x < a.x + a.w and a.y < b.y + b.h and b.y < a.y + a.h
 
 
-def _part_of_index(a: Candidate, b: Candidate) -> bool:
-    """Whether glyph ``b`` belongs to the index whose rank glyph is ``a``.
+def _part_of_index(a: Candidate, b: Candidate, a_joker: bool = False) -> bool:
+    """Whether glyph ``b`` belongs to the index whose rank glyph is ``a`` (``a_joker``: ``a``
+    reads as a joker's mark).
 
     Either the suit pip under the rank (starting 0.7–2.8 glyph heights below its top, within its
     column) or the second digit of a "10" printed with a gap (right after ``a``, same top, same
     height).  The next card's index cannot be there: it is at least one step (12 mm) to the right.
+    A joker's mark has no second digit: anglo's printed border, taken for a joker at 0.96, kept
+    the red "Joker" right of it out as its "digit", and the big joker was read small, certain
+    (the "1" of a ten itself may read as anything, so the rule is not "tens only").
     """
     pip = a.x - 0.3 * a.h <= b.x <= a.x + 1.2 * a.h and a.y + 0.7 * a.h <= b.y <= a.y + 2.8 * a.h
     gap = b.x - (a.x + a.w)
-    digit = (-1.0 <= gap <= 0.35 * a.h and abs(b.y - a.y) <= 0.15 * a.h
+    digit = (not a_joker and -1.0 <= gap <= 0.35 * a.h and abs(b.y - a.y) <= 0.15 * a.h
              and 0.7 * a.h <= b.h <= 1.3 * a.h)
     return pip or digit
 
 
+#: A blob starting this close (mm) in x to a chosen index's glyph is part of it (see _covered).
+COVER_SLACK_MM = 2.0
+
+
 def _covered(c: Candidate, chosen: list[Candidate]) -> bool:
-    """Whether blob ``c`` lies inside a chosen card's index area (so it cannot be another card)."""
-    return any(d.x - 1 <= c.x <= d.x + 1.6 * d.h and d.y - 1 <= c.y <= d.y + 2.8 * d.h for d in chosen)
+    """Whether blob ``c`` lies inside a chosen card's index area (so it cannot be another card).
+
+    A blob starting within ``COVER_SLACK_MM`` of the chosen glyph's left, either way, and within
+    a glyph height of its top, is that index too: a ten read from its "1" hypothesis, or a glyph
+    box cut by the next card's border, starts up to ~2 mm left and ~3 mm above the blob the same
+    index also gave (7 of 9 held-out tango plays in doubt for a blob were this), and another
+    card's glyph starts at least 7 mm away in x (one step is 12 mm; see HIDDEN_MIN_STEP_MM).
+    """
+    m = COVER_SLACK_MM * WORK_PPM
+    return any((d.x - 1 <= c.x <= d.x + 1.6 * d.h and d.y - 1 <= c.y <= d.y + 2.8 * d.h)
+               or (abs(c.x - d.x) <= m and abs(c.y - d.y) <= d.h) for d in chosen)
 
 
 #: Count checks (mm), measured on the training designs' rows: see _row_ends.

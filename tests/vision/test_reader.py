@@ -282,6 +282,12 @@ def test_the_second_digit_and_the_pip_belong_to_the_index():
     next_card = Candidate(30.0 + 40.0, 30.0, 16.0, 33.0, 0.0, 0)  # 13 mm on at 3 px/mm
     assert _part_of_index(one, zero) and _part_of_index(one, pip)
     assert not _part_of_index(one, next_card) and not _part_of_index(zero, one)
+    # A joker has no second digit: a printed border line read as a joker, left of the joker's
+    # "Joker" (anglo), is not a "1" whose "0" the "Joker" would be.
+    border = Candidate(30.0, 30.0, 7.0, 63.0, 0.0, 0)
+    joker_text = Candidate(40.0, 32.0, 15.0, 59.0, 0.3, 0)
+    assert _part_of_index(border, joker_text) and not _part_of_index(border, joker_text, a_joker=True)
+    assert _part_of_index(one, pip, a_joker=True)  # the pip rule is geometry only
 
 
 def test_suit_experts_that_disagree_make_the_card_doubtful(monkeypatch):
