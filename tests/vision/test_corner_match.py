@@ -89,12 +89,14 @@ def test_a_missed_index_is_found_from_its_corner(deck_corners):
                    float(np.median([a[2] for a in anchors.values()])), corners=corners)
     between = [MISSING_REASONS[1]]
     for hidden in (1, 2, 3):
-        found = _recover_hidden(corners, grey, an, row[:hidden] + row[hidden + 1:], e, between, get_model())
+        names = [c for c, _, _ in glyphs]
+        found = _recover_hidden(corners, grey, an, row[:hidden] + row[hidden + 1:], names[:hidden] + names[hidden + 1:],
+                                e, between, get_model())
         assert len(found) == 1, (design, hidden, found)
         c, p, _ = found[0]
         assert ALL_CARDS[int(np.argmax(p))] == cards[hidden], (design, hidden, ALL_CARDS[int(np.argmax(p))])
         assert abs(c.x - row[hidden].x) <= 2 * 3.0 and abs(c.y - row[hidden].y) <= 2 * 3.0
-    assert _recover_hidden(corners, grey, an, row, e, between, get_model()) == []
+    assert _recover_hidden(corners, grey, an, row, [c for c, _, _ in glyphs], e, between, get_model()) == []
 
 
 def test_a_blob_where_no_corner_is_raises_no_doubt(deck_corners):
