@@ -544,3 +544,27 @@ def test_a_corner_that_shows_another_card_outvotes_a_sure_classifier(monkeypatch
                                                                      enrolled_anglo.corners.glyph))
     r = read_play(zr.image, enrollment=swapped)
     assert r.uncertain and any("角部像" in why for why in r.reasons), (r.cards, r.reasons)
+
+
+def test_a_corner_unlike_the_card_read_puts_it_in_doubt(monkeypatch, enrolled_anglo):
+    """Where the corner asked about a card does not look like it at all (here the enrolled 9♣
+    corner is replaced by the Q♠'s, and only the 9♣ and its pair are compared), the card is in
+    doubt however sure the classifier is: a held-out 9♣ was read 4♣ at 0.93 where its corner
+    correlated 0.50 with the 4♣."""
+    from dataclasses import replace
+
+    import vision.reader as reader
+    from vision.reader import CARD_INDEX
+
+    monkeypatch.setattr(reader, "CORNER_SURE", 1.01)  # ask the corner about every card
+    cards = ["5s", "Qh", "9c"]
+    zr = render_zone(cards, "anglo", 3.0, seed=31, realism=Realism.clean())
+    r = read_play(zr.image, enrollment=enrolled_anglo)
+    assert r.cards == cards and not r.uncertain, r.reasons
+    c = enrolled_anglo.corners
+    grey, offset = c.grey.copy(), c.offset.copy()
+    for k in (CARD_INDEX["9c"], CARD_INDEX["9s"]):
+        grey[k], offset[k] = c.grey[CARD_INDEX["Qs"]], c.offset[CARD_INDEX["Qs"]]
+    unlike = replace(enrolled_anglo, corners=reader.CornerTemplates(grey, offset, c.ppm, c.glyph))
+    r = read_play(zr.image, enrollment=unlike)
+    assert r.uncertain and "9c 角部不符 / the corner does not match 9c" in r.reasons, (r.cards, r.reasons)
