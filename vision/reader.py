@@ -87,6 +87,8 @@ CORNER_CLEAR = 0.02
 #: and 5s read Ks (trailing 9s by 0.03).
 CORNER_VETO = 0.02
 CORNER_OWN_MIN = 0.8
+#: A corner ahead of its suit pair's by this much settles the suit (see _corner_settles_suit).
+CORNER_SETTLE = 0.04
 #: A chosen index the classifier partly takes for no index (p > BG_ASK) is one when the read
 #: card's own corner correlates there at least CORNER_IS_INDEX (true corners: 1st percentile
 #: 0.83-0.92 by design; a "0", a pip or a piece of art, where no corner starts: under 0.75).
@@ -892,8 +894,17 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
             p = card_p[i] * (1 - p_bg[i])
             best = int(np.argmax(p))
             srt = np.argsort(p)[::-1]
+            conf = float(p[best])
+            pair = SUIT_PAIR.get(ALL_CARDS[best])
+            sc = corner_scores.get(i, {})
+            if pair is not None and _corner_settles_suit(ALL_CARDS[best], sc):
+                # The corner, which reads the whole pip, settles the suit: the card is as sure
+                # as its rank (the classifier's suit odds on tango's large pips were the commonest
+                # low confidence of rightly read cards).
+                conf += float(p[CARD_INDEX[pair]])
+                srt = srt[srt != CARD_INDEX[pair]]
             cards.append(ALL_CARDS[best])
-            confs.append(float(p[best]))
+            confs.append(conf)
             alts.append(ALL_CARDS[int(srt[1])] if p[srt[1]] > 1e-3 else None)
         return cards, confs, alts
 
@@ -1099,6 +1110,15 @@ def _visible_width(corners: CornerTemplates, x: float, nxt: Candidate, k: int) -
         float(np.median(corners.offset[present, 0])) if present.any() else 0.0)
     edge = nxt.x - off - CORNER_X_MM[0] * WORK_PPM
     return edge - x - VISIBLE_MARGIN_MM * WORK_PPM
+
+
+def _corner_settles_suit(card: str, sc: Mapping[str, float]) -> bool:
+    """Whether the corner scores ``sc`` settle the suit of ``card`` against its suit pair: the
+    card's own corner is the best compared, at least FOUND_FACE_MIN, and ahead of the pair's by
+    CORNER_SETTLE."""
+    own, pair = sc.get(card), sc.get(SUIT_PAIR[card])
+    return (own is not None and pair is not None and own >= FOUND_FACE_MIN and own >= max(sc.values())
+            and own - pair >= CORNER_SETTLE)
 
 
 def _corner_there(corners: CornerTemplates, grey: np.ndarray, c: Candidate, p: np.ndarray) -> bool:

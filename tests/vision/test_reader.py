@@ -568,3 +568,16 @@ def test_a_corner_unlike_the_card_read_puts_it_in_doubt(monkeypatch, enrolled_an
     unlike = replace(enrolled_anglo, corners=reader.CornerTemplates(grey, offset, c.ppm, c.glyph))
     r = read_play(zr.image, enrollment=unlike)
     assert r.uncertain and "9c 角部不符 / the corner does not match 9c" in r.reasons, (r.cards, r.reasons)
+
+
+def test_the_corner_settles_a_suit_only_when_clearly_ahead_and_best():
+    """The corner settles the suit of a card against its pair when its own corner is the best
+    compared, good (>= 0.85) and clearly ahead of the pair's (>= 0.04); otherwise the
+    classifier's and pip's suit odds stand."""
+    from vision.reader import _corner_settles_suit
+
+    assert _corner_settles_suit("Ts", {"Ts": 0.949, "Tc": 0.887})
+    assert not _corner_settles_suit("Ts", {"Ts": 0.949, "Tc": 0.92})  # not clearly ahead
+    assert not _corner_settles_suit("Ts", {"Ts": 0.80, "Tc": 0.70})  # not a good match at all
+    assert not _corner_settles_suit("9s", {"9s": 0.90, "9c": 0.80, "8s": 0.93})  # another card is better
+    assert not _corner_settles_suit("9s", {"9s": 0.95})  # the pair was not compared
