@@ -7,11 +7,12 @@ enrolled faces out in synthetic rows exactly as :mod:`vision.synth` does for tra
 (overlap 12–25 mm, rotation ±6°, 2–3.5 px/mm, gradients, glare, cast, blur, noise, JPEG),
 runs the reader's own candidate finder on them, labels every candidate from the known
 geometry (index samples also under a small jitter of their glyph box), and fine-tunes a copy of
-the shipped MLP on them (numpy, Adam, 12 epochs over ~6,400 samples); the softmax
+the shipped MLP on them (numpy, Adam, 12 epochs over ~19,000 samples); the softmax
 temperature is then fitted on a separate set of rendered rows, and whichever of the fine-tuned
 copy and the shipped MLP has the lower log-loss there reads this deck.  The pips found under
 those rows' index samples fine-tune a copy of the shipped pip model (:mod:`vision.pip`) the same
-way.  One core, ~7 s on the shared dev VM, once per deck.
+way.  One core, ~15 s on the shared dev VM, once per deck (192 rows: 64 left twice the
+held-out tango plays read wrong; 384 gained nothing more).
 
 Why not template matching or a linear model: on the same rendered samples of an unseen design
 (tango, index samples only) ridge regression on the patches was right 72 % of the time, nearest
