@@ -997,8 +997,8 @@ MISSING_REASONS = ("行首可能漏牌 / a card may be missing at the left",
 #: A hidden card's glyph lies at least this far (mm) from its neighbours' (steps are >= 12 mm
 #: between card edges, and glyphs sit 1-4 mm from the edge).
 HIDDEN_MIN_STEP_MM = 7.0
-#: ... and a corner found closer than this (mm) to a glyph read is that card, not a hidden one
-#: (steps between card edges are >= 12 mm; glyph offsets differ by < 2 mm).
+#: ... and a corner found closer than this (mm) right of a ten read is that ten's "0", not a
+#: hidden card (the "0" is 7.7 mm on in tango; other neighbours need only HIDDEN_MIN_STEP_MM).
 HIDDEN_MIN_GAP_MM = 10.0
 #: A corner found in such a place counts when the search (one face of each suit pair) finds it
 #: at this correlation, and its best face then correlates this well.  See docs/performance.md.

@@ -581,3 +581,15 @@ def test_the_corner_settles_a_suit_only_when_clearly_ahead_and_best():
     assert not _corner_settles_suit("Ts", {"Ts": 0.80, "Tc": 0.70})  # not a good match at all
     assert not _corner_settles_suit("9s", {"9s": 0.90, "9c": 0.80, "8s": 0.93})  # another card is better
     assert not _corner_settles_suit("9s", {"9s": 0.95})  # the pair was not compared
+
+
+def test_a_blob_at_a_chosen_glyph_is_that_index():
+    """A blob starting within 2 mm (x) and a glyph height (y) of a chosen glyph is part of that
+    index (a ten read from its "1" hypothesis leaves the real "1" blob up-left of it); one further
+    left, or further up, is not."""
+    from vision.reader import Candidate, _covered
+
+    chosen = [Candidate(90.0, 90.0, 25.0, 33.0, 0.0, 0)]  # 3 px/mm: glyph at 30 mm, 11 mm tall
+    assert _covered(Candidate(85.0, 81.0, 16.0, 30.0, 0.0, 0), chosen)  # 1.7 mm left, 3 mm up
+    assert not _covered(Candidate(78.0, 81.0, 16.0, 30.0, 0.0, 0), chosen)  # 4 mm left
+    assert not _covered(Candidate(88.0, 90.0 - 50.0, 16.0, 30.0, 0.0, 0), chosen)  # 17 mm up
