@@ -873,8 +873,9 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
     grey = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY).astype(np.float32) if corners is not None else work
     visible: dict[int, float] = {}
     if corners is not None and chosen:
-        visible = _visible_widths(corners, [cands[i] for i in chosen], [int(np.argmax(card_p[i])) for i in chosen])
-        visible = {chosen[n]: v for n, v in visible.items()}
+        # How much of each card's corner the next card leaves visible (the last card is whole).
+        visible = {i: _visible_width(corners, cands[i].x, cands[j], int(np.argmax(card_p[j])))
+                   for i, j in zip(chosen, chosen[1:], strict=False)}
         for i in chosen:
             # Only where the experts so far leave doubt, which keeps a 10-card zone within
             # 30 ms: the classifier's 13 mistakes on the index candidates of 300 held-out plays
@@ -1098,14 +1099,6 @@ def _recover_hidden(corners: CornerTemplates, grey: np.ndarray, an: Analysis, ch
 #: Left of the next card's edge kept out of a corner's comparison (mm): its border line and shadow,
 #: and the two cards' different turns over the corner's height (±6° each, 2° apart typically).
 VISIBLE_MARGIN_MM = 2.0
-
-
-def _visible_widths(corners: CornerTemplates, row: list[Candidate], best: list[int]) -> dict[int, float]:
-    """How far right of its glyph (work px) each card of ``row`` (left to right, ``best``: their
-    likeliest classes) shows before the next card's left edge, less ``VISIBLE_MARGIN_MM``; the
-    last card is whole and has none.  The next card's edge lies its own glyph's offset left of
-    that glyph (the offset of its likeliest face, or the deck's median)."""
-    return {n: _visible_width(corners, row[n].x, row[n + 1], best[n + 1]) for n in range(len(row) - 1)}
 
 
 def _visible_width(corners: CornerTemplates, x: float, nxt: Candidate, k: int) -> float:
