@@ -106,6 +106,7 @@ def bench_reading(n: int, seed: int, designs: tuple[str, ...], share_2ppm: float
                 key = "suit unconfirmed (no pip read)" if "unconfirmed" in key else key
                 key = "the corner looks like another card" if "the corner of" in key else key
                 key = "the corner does not match the card" if "the corner does not match" in key else key
+                key = "read from the corner against the classifier" if "read from the corner" in key else key
                 s["reasons"][key] = s["reasons"].get(key, 0) + 1
             if not ok and not r.uncertain:
                 s["silent"] += 1
