@@ -889,6 +889,8 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
     corner_scores: dict[int, dict[str, float]] = {}
     pip_scores: dict[int, dict[str, float]] = {}  # the corner below the rank glyph (see _with_pip_corner)
     overruled: dict[int, str] = {}  # chosen index -> the classifier's card, where the corner read another
+    every_compared: set[int] = set()  # chosen indices whose corner was compared with every face
+    dropped: set[int] = set()  # chosen blobs where no face's corner lies (see below)
     grey = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY).astype(np.float32) if corners is not None else work
     visible: dict[int, float] = {}
     if corners is not None and chosen:
@@ -917,6 +919,7 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
             if _corner_disowns(ALL_CARDS[int(np.argmax(card_p[i]))], corner_scores[i]):
                 before = card_p[i] / max(float(card_p[i].sum()), 1e-300)
                 card_p[i], corner_scores[i] = _with_every_corner(corners, grey, cands[i], card_p[i], visible.get(i))
+                every_compared.add(i)
                 now = int(np.argmax(card_p[i]))
                 if before[now] < OVERRULED_MASS:
                     # The corner read a card the classifier all but ruled out: the two experts
@@ -929,6 +932,12 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
             sc = corner_scores[i]
             if p_bg[i] > BG_ASK and sc.get(card, -1.0) >= CORNER_IS_INDEX and sc[card] >= max(sc.values()):
                 p_bg[i] = 0.0  # the read card's own corner lies here: an index
+            elif p_bg[i] > 0.08 and i in every_compared and max(sc.values(), default=0.0) < BLOB_NOT_CORNER:
+                # A blob the classifier doubts, where no face's corner lies (every face compared):
+                # art or a pip, not a card (a tango 10♣'s art at 2 px/mm read as a second 10♠,
+                # every corner under 0.54).  The count checks still see the row without it.
+                dropped.add(i)
+        chosen = [i for i in chosen if i not in dropped]
 
     def readings() -> tuple[list[str], list[float], list[str | None]]:
         cards, confs, alts = [], [], []
@@ -955,7 +964,7 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
     spacing = _spacing_doubts([cands[i] for i in chosen], an, enrollment, cards)
     recovered: set[int] = set()
     probe = _probe_gaps([cands[i] for i in chosen], an, enrollment, cards) if corners is not None else []
-    if corners is not None and chosen and (probe or any(r in spacing for r in MISSING_REASONS)):
+    if corners is not None and (probe or any(r in spacing for r in (*MISSING_REASONS, NO_INDEX_REASON))):
         # A card the glyph finder missed still shows its corner: look where the count checks
         # say one may hide, and in gaps wide enough to hide one, and read what is found there
         # (see _recover_hidden).  A gap may hide two cards: look again while something is
@@ -985,7 +994,7 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
             chosen.sort(key=lambda i: cands[i].x)
             cards, confs, alts = readings()
             spacing = _spacing_doubts([cands[i] for i in chosen], an, enrollment, cards)
-            if not any(r in spacing for r in MISSING_REASONS):
+            if not any(r in spacing for r in (*MISSING_REASONS, NO_INDEX_REASON)):
                 break
     loose = [i for i in range(n_found) if doubtful_blob[i] and not _covered(cands[i], [cands[j] for j in chosen])]
     if corners is not None:
@@ -1013,7 +1022,7 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
                     and not _pip_settles_suit(card, pip_scores.get(i, {}))):
                 reasons.append(f"{card} 花色存疑 / suit of {card} in doubt ({SUIT_PAIR[card]}?)")
             continue
-        if i in overruled and overruled[i] != card:
+        if i in overruled and overruled[i] != card and not _corner_reads(card, sc, pip_scores.get(i, {})):
             reasons.append(f"{card} 由角部读出，分类器读 {overruled[i]} / {card} read from the corner, "
                            f"the classifier read {overruled[i]}")
         rival = max(sc, key=sc.__getitem__) if sc else card
@@ -1056,6 +1065,11 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
 MISSING_REASONS = ("行首可能漏牌 / a card may be missing at the left",
                    "两张之间可能漏牌 / a card may be missing between two indices",
                    "行尾可能漏牌 / a card may be missing at the right")
+#: The count checks' reason that a blob of paper shows no index at all.
+NO_INDEX_REASON = "有牌但无角标 / a card row without a readable index"
+#: Where a row without an index read is searched for its first card's glyph: this far (mm) right of
+#: and below the blob's top-left.
+UNREAD_ROW_MM = (16.0, 14.0)
 #: A hidden card's glyph lies at least this far (mm) from its neighbours' (steps are >= 12 mm
 #: between card edges, and glyphs sit 1-4 mm from the edge).
 HIDDEN_MIN_STEP_MM = 7.0
@@ -1086,6 +1100,13 @@ def _recover_hidden(corners: CornerTemplates, grey: np.ndarray, an: Analysis, ch
     read = sorted(zip(chosen, names, strict=True), key=lambda t: t[0].x)
     row = [c for c, _ in read]
     areas: list[tuple[tuple[float, float], tuple[float, float]]] = []
+    if NO_INDEX_REASON in spacing:
+        # A blob of paper with no index read: its first card's glyph lies within reach of the
+        # blob's top-left (a card turned 6° puts its foot 9 mm left of its top-left corner and
+        # its far top corner 7 mm above it).
+        for (x, y, _w, _h), inside in _rows(row, an):
+            if not inside:
+                areas.append(((x, x + UNREAD_ROW_MM[0] * ppm), (y, y + UNREAD_ROW_MM[1] * ppm)))
     if MISSING_REASONS[0] in spacing:
         left, _ = _row_ends(row[0], an.cards_mask, ppm)
         areas.append(((left, row[0].x - step), (row[0].y - 5 * ppm, row[0].y + 5 * ppm)))
@@ -1187,8 +1208,28 @@ def _corner_disowns(card: str, sc: Mapping[str, float]) -> bool:
 
 
 #: A card the classifier gave under this share, read from the corner compared with every face, is
-#: in doubt (see _read_play).
+#: in doubt (see _read_play) unless the corner reads it alone (see _corner_reads).
 OVERRULED_MASS = 0.01
+#: ... by this much ahead of every other face.
+CORNER_READS_LEAD = 0.03
+
+
+def _corner_reads(card: str, sc: Mapping[str, float], pip_sc: Mapping[str, float]) -> bool:
+    """Whether the corner alone reads ``card``: compared with every face (``sc``), its own corner
+    correlates at least CORNER_IS_INDEX and leads every other face by CORNER_READS_LEAD, and for a
+    suited card the part below the glyph settles its suit (see _pip_settles_suit).
+
+    Why: where the classifier all but ruled the card out, the corner has to carry it alone.  On
+    held-out plays of seeds 77 and 88 the corner read so the right card every time (tango 5s and
+    3s read as 10s by the classifier: the corner led by 0.03-0.10), and the one it read wrong
+    (a tango 5♠ at 0.883) is under the bar.
+    """
+    own = sc.get(card)
+    if own is None or own < CORNER_IS_INDEX or len(sc) < 2:
+        return False
+    if own - max(v for k, v in sc.items() if k != card) < CORNER_READS_LEAD:
+        return False
+    return card not in SUIT_PAIR or _pip_settles_suit(card, pip_sc)
 #: Share of a candidate's probability every card keeps when the corner is compared with every
 #: face (see _with_every_corner): a corner must lead by ln(1/EVERY_FLOOR)/CORNER_WEIGHT (0.07)
 #: to overrule the classifier.
@@ -1203,23 +1244,25 @@ def _with_every_corner(corners: CornerTemplates, grey: np.ndarray, c: Candidate,
     Why: there the classifier's mistake is a rank (tango 5 read as 10, 9 as 4, 5 as K), so the
     right card is not among those :func:`_with_corner` compares.  Every card keeps EVERY_FLOOR of
     the mass, so a corner clearly ahead can overrule a classifier that gave the card nothing.
-    The faces are aligned first with the classifier's card, then again with the best face.
+    Each rank's faces are aligned on their own (its likeliest face leads the search): aligned
+    with the classifier's wrong card, a tango 5 mostly under the next card matched no face
+    better than 0.67.
     """
     mass = float(p.sum())
     present = [ALL_CARDS[k] for k in np.argsort(p)[::-1] if corners.present[k]]
     if mass <= 0 or len(present) < 2:
         return p, {}
-    # A box much shorter than the deck's glyphs is a piece of one (the bowl of a 5 under the
-    # next card): its glyph may start as far above as the missing height.
+    ranks: dict[str, list[str]] = {}
+    for card in present:  # likeliest first within each rank
+        ranks.setdefault("joker" if card in ("SJ", "BJ") else card[0], []).append(card)
+    # A box much shorter than the deck's glyphs is a piece of one (the top of a 5 whose bowl is
+    # under the next card): its glyph may also start as far above as the missing height.
     gh = float(np.nanmedian(corners.glyph[:, 1])) if corners.glyph is not None else c.h
     sc: dict[str, float] = {}
     for y in (c.y, c.y + c.h - gh) if c.h < 0.85 * gh else (c.y,):
-        got = corners.scores(grey, c.x, y, present, visible)
-        lead = max(got, key=got.__getitem__) if got else present[0]
-        if lead != present[0]:
-            got = corners.scores(grey, c.x, y, [lead] + [k for k in present if k != lead], visible)
-        if got and (not sc or max(got.values()) > max(sc.values())):
-            sc = got
+        for faces in ranks.values():
+            for card, v in corners.scores(grey, c.x, y, faces, visible).items():
+                sc[card] = max(v, sc.get(card, -1.0))
     if len(sc) < 2:
         return p, sc
     top = max(sc.values())
@@ -1543,7 +1586,7 @@ def _spacing_doubts(chosen: list[Candidate], an: Analysis, enrollment: Enrollmen
     ppm = WORK_PPM
     for (x, _y, w, _h), inside in _rows(chosen, an):
         if not inside:
-            out.append("有牌但无角标 / a card row without a readable index")
+            out.append(NO_INDEX_REASON)
             continue
         left, _ = _row_ends(inside[0], an.cards_mask, ppm)
         # The ends are measured at the indices' height; where the blob reaches much further

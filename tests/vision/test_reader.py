@@ -524,8 +524,10 @@ def test_with_an_enrolled_pip_model_a_suit_needs_its_pip(enrolled_anglo):
 
 def test_a_corner_that_shows_another_card_outvotes_a_sure_classifier(monkeypatch, enrolled_anglo):
     """The corner expert's veto: where a card's corner clearly looks like another face (here the
-    enrolled Q♥ and Q♦ corners are swapped, so the true corner "is" the other card), the play is
-    in doubt however sure the classifier is; with the true corners it reads certain."""
+    enrolled Q♥ and Q♦ corners are swapped, so the true corner "is" the other card), the
+    classifier's card is not returned as certain however sure it is: the corner's card is read
+    where the corner carries it alone, else the card is in doubt; with the true corners it reads
+    certain."""
     from dataclasses import replace
 
     import vision.reader as reader
@@ -543,9 +545,13 @@ def test_a_corner_that_shows_another_card_outvotes_a_sure_classifier(monkeypatch
                                                                      enrolled_anglo.corners.ppm,
                                                                      enrolled_anglo.corners.glyph))
     r = read_play(zr.image, enrollment=swapped)
-    # The corner, compared with every face, reads the other queen: the classifier had all but
-    # ruled it out, so the card is in doubt whichever expert is right.
-    assert r.uncertain and any("由角部读出" in why for why in r.reasons), (r.cards, r.reasons)
+    # The corner, compared with every face, reads the other queen, clearly enough to carry it
+    # alone (see _corner_reads): the classifier's sure Q♥ is not what is returned.
+    assert r.cards[1] == "Qd", (r.cards, r.reasons)
+    # Where the corner may never carry a card alone, the classifier's card is in doubt.
+    monkeypatch.setattr(reader, "CORNER_READS_LEAD", 1.0)
+    r = read_play(zr.image, enrollment=swapped)
+    assert r.uncertain and any("由角部读出" in why or "角部像" in why for why in r.reasons), (r.cards, r.reasons)
 
 
 def test_a_corner_unlike_the_card_read_puts_it_in_doubt(monkeypatch, enrolled_anglo):
@@ -586,6 +592,23 @@ def test_the_corner_settles_a_suit_only_when_clearly_ahead_and_best():
     assert not _corner_settles_suit("Ts", {"Ts": 0.80, "Tc": 0.70})  # not a good match at all
     assert not _corner_settles_suit("9s", {"9s": 0.90, "9c": 0.80, "8s": 0.93})  # another card is better
     assert not _corner_settles_suit("9s", {"9s": 0.95})  # the pair was not compared
+
+
+def test_the_corner_alone_reads_a_card_only_when_good_clear_and_its_pip_agrees():
+    """Where the classifier ruled a card out and the corner read it, the corner must carry it
+    alone: its own correlation >= 0.9, >= 0.03 ahead of every other face, and for a suited card
+    the pip below the glyph settling its suit; otherwise the card stays in doubt."""
+    from vision.reader import _corner_reads
+
+    every = {"5c": 0.962, "9c": 0.929, "Kc": 0.917, "Tc": 0.67, "5s": 0.90}
+    pip = {"5c": 0.97, "5s": 0.90}
+    assert _corner_reads("5c", every, pip)
+    assert not _corner_reads("5c", every, {"5c": 0.97, "5s": 0.96})  # the pip does not settle the suit
+    assert not _corner_reads("5c", every, {})  # the pip was not compared
+    assert not _corner_reads("5c", {**every, "9c": 0.94}, pip)  # another face too close
+    assert not _corner_reads("5s", {"5s": 0.883, "9s": 0.836}, {"5s": 0.95, "5c": 0.90})  # under 0.9
+    assert _corner_reads("SJ", {"SJ": 0.95, "BJ": 0.90}, {})  # a joker has no suit pair
+    assert not _corner_reads("SJ", {"SJ": 0.95}, {})  # nothing else compared
 
 
 def test_a_blob_at_a_chosen_glyph_is_that_index():
