@@ -964,6 +964,7 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
     spacing = _spacing_doubts([cands[i] for i in chosen], an, enrollment, cards)
     recovered: set[int] = set()
     probe = _probe_gaps([cands[i] for i in chosen], an, enrollment, cards) if corners is not None else []
+    suspects: list[str] = []
     if corners is not None and (probe or any(r in spacing for r in (*MISSING_REASONS, NO_INDEX_REASON))):
         # A card the glyph finder missed still shows its corner: look where the count checks
         # say one may hide, and in gaps wide enough to hide one, and read what is found there
@@ -972,7 +973,7 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
         for _ in range(3):
             found = _recover_hidden(corners, grey, an, [cands[i] for i in chosen],  # type: ignore[arg-type]
                                     [ALL_CARDS[int(np.argmax(card_p[i]))] for i in chosen], enrollment, spacing,
-                                    deck_clf or model, probe)
+                                    deck_clf or model, probe, suspects)
             probe = []
             for c, p, sc in found:
                 if ALL_CARDS[int(np.argmax(p))] in SUIT_PAIR:
@@ -1003,6 +1004,7 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
     if loose:
         reasons.append("可能漏读或多读一张牌 / a blob may or may not be a card index")
     reasons.extend(spacing)
+    reasons.extend(r for r in dict.fromkeys(suspects) if r not in spacing)
     if poss is not None:
         cards, confs, alts, why = _narrow(cards, confs, alts, [card_p[i] * (1 - p_bg[i]) for i in chosen], poss)
         reasons.extend(why)
@@ -1087,40 +1089,43 @@ BLOB_NOT_CORNER = 0.75
 def _recover_hidden(corners: CornerTemplates, grey: np.ndarray, an: Analysis, chosen: list[Candidate],
                     names: list[str], enrollment: Enrollment, spacing: list[str],
                     classifier: DeckClassifier | IndexModel, probe: Iterable[tuple[Candidate, Candidate]] = (),
-                    ) -> list[tuple[Candidate, np.ndarray, dict[str, float]]]:
+                    suspects: list[str] | None = None) -> list[tuple[Candidate, np.ndarray, dict[str, float]]]:
     """Cards whose corner is found where the count checks say one may hide, with their card
     probabilities: the index classifier's on the glyph box the corner puts there, times the
     corner expert's odds (colour from the ink); the corner's alone where the classifier takes
     that box for no index.  ``names``: the cards ``chosen`` read as; ``probe``: neighbouring pairs
-    of ``chosen`` whose gap is searched too (see _probe_gaps).
+    of ``chosen`` whose gap is searched too (see _probe_gaps); ``suspects``: gets the count checks'
+    reason for each probed gap holding a corner too unclear to read there.
     """
     ppm = WORK_PPM
     step = HIDDEN_MIN_STEP_MM * ppm
     gh = enrollment.glyph_h_mm * ppm
     read = sorted(zip(chosen, names, strict=True), key=lambda t: t[0].x)
     row = [c for c, _ in read]
-    areas: list[tuple[tuple[float, float], tuple[float, float]]] = []
+    # (x range, y range, only probed: no count check asked for a card there)
+    areas: list[tuple[tuple[float, float], tuple[float, float], bool]] = []
     if NO_INDEX_REASON in spacing:
         # A blob of paper with no index read: its first card's glyph lies within reach of the
         # blob's top-left (a card turned 6° puts its foot 9 mm left of its top-left corner and
         # its far top corner 7 mm above it).
         for (x, y, _w, _h), inside in _rows(row, an):
             if not inside:
-                areas.append(((x, x + UNREAD_ROW_MM[0] * ppm), (y, y + UNREAD_ROW_MM[1] * ppm)))
+                areas.append(((x, x + UNREAD_ROW_MM[0] * ppm), (y, y + UNREAD_ROW_MM[1] * ppm), False))
     if MISSING_REASONS[0] in spacing:
         left, _ = _row_ends(row[0], an.cards_mask, ppm)
-        areas.append(((left, row[0].x - step), (row[0].y - 5 * ppm, row[0].y + 5 * ppm)))
+        areas.append(((left, row[0].x - step), (row[0].y - 5 * ppm, row[0].y + 5 * ppm), False))
     probed = {(id(a), id(b)) for a, b in probe}
     for a, b in zip(row, row[1:], strict=False):
         if (MISSING_REASONS[1] in spacing or (id(a), id(b)) in probed) and b.x - a.x >= 2 * step:
-            areas.append(((a.x + step, b.x - step), (min(a.y, b.y) - 4 * ppm, max(a.y, b.y) + 4 * ppm)))
+            areas.append(((a.x + step, b.x - step), (min(a.y, b.y) - 4 * ppm, max(a.y, b.y) + 4 * ppm),
+                          MISSING_REASONS[1] not in spacing))
     if MISSING_REASONS[2] in spacing:
         _, right = _row_ends(row[-1], an.cards_mask, ppm)
         last_edge = right - (enrollment.size_mm[0] - 12.0) * ppm
-        areas.append(((row[-1].x + step, last_edge), (row[-1].y - 5 * ppm, row[-1].y + 5 * ppm)))
+        areas.append(((row[-1].x + step, last_edge), (row[-1].y - 5 * ppm, row[-1].y + 5 * ppm), False))
     found: list[tuple[Candidate, np.ndarray, dict[str, float]]] = []
     colour = np.array([is_red(c) for c in ALL_CARDS])
-    for xs, ys in areas:
+    for xs, ys, only_probed in areas:
         if xs[1] < xs[0]:
             continue
         hit = corners.find(grey, xs, ys)
@@ -1144,6 +1149,14 @@ def _recover_hidden(corners: CornerTemplates, grey: np.ndarray, an: Analysis, ch
             lead = max(sc, key=sc.__getitem__)
             sc = corners.scores(grey, gx, gy, [lead] + [c for c in ALL_CARDS if c != lead], vis)
         if not sc or max(sc.values()) < FOUND_FACE_MIN:
+            continue
+        if only_probed and not _corner_stands_out(sc):
+            # Where no count check asked for a card, the corner must carry it alone (a plastic
+            # joker's corner, 0.855 and 0.849 for the other joker, was found in a 5♥'s art and
+            # read, certain); a corner that does not is a doubt, not a card (a tango 3♣ with 3.7 mm
+            # visible: 0.889 against 3♦'s 0.858).
+            if suspects is not None:
+                suspects.append(MISSING_REASONS[1])
             continue
         # Colour: the redness of the ink where the glyph is.
         y0, x0 = max(int(gy), 0), max(int(gx), 0)
@@ -1212,6 +1225,14 @@ def _corner_disowns(card: str, sc: Mapping[str, float]) -> bool:
 OVERRULED_MASS = 0.01
 #: ... by this much ahead of every other face.
 CORNER_READS_LEAD = 0.03
+
+
+def _corner_stands_out(sc: Mapping[str, float]) -> bool:
+    """Whether the best face of ``sc`` (every face compared) correlates at least CORNER_IS_INDEX and
+    leads every face but its suit pair (its own suit is the pip's to settle) by CORNER_READS_LEAD."""
+    best = max(sc, key=sc.__getitem__)
+    others = [v for k, v in sc.items() if k not in (best, SUIT_PAIR.get(best))]
+    return sc[best] >= CORNER_IS_INDEX and (not others or sc[best] - max(others) >= CORNER_READS_LEAD)
 
 
 def _corner_reads(card: str, sc: Mapping[str, float], pip_sc: Mapping[str, float]) -> bool:
@@ -1554,9 +1575,10 @@ def _row_gaps(inside: list[Candidate], chosen: list[Candidate], cards: list[str]
 #: wide (mm; two steps of >= 12 mm, less a turned card's shift) and, with other gaps in the
 #: row, PROBE_RATIO times the narrowest: three plays of 1,000 held-out ones (seed 88) hid a card
 #: silently there (7h 9h 4h 2h fanned at 12 mm with the 9 and the 2 under their neighbours read
-#: as gaps of 24, 24 and 13 mm, whose narrower half's median passed both).
+#: as gaps of 24, 24 and 13 mm, whose narrower half's median passed both).  The ratio was 1.6
+#: until a 10♠ 3♣ 6♣ 5♦ row stepped 18, 12 and 18 mm hid its 3♣ in a gap 1.44 times the other.
 PROBE_GAP_MM = 20.0
-PROBE_RATIO = 1.6
+PROBE_RATIO = 1.35
 
 
 def _probe_gaps(chosen: list[Candidate], an: Analysis, enrollment: Enrollment | None,
