@@ -1323,6 +1323,8 @@ def _with_pip_corner(corners: CornerTemplates, grey: np.ndarray, c: Candidate, p
     a, b = CARD_INDEX[card], CARD_INDEX[pair]
     mass = p[a] + p[b]
     wa, wb = p[a], p[b] * math.exp(CORNER_WEIGHT * (sc[pair] - sc[card]))
+    if wa + wb <= 0:
+        return p, sc  # neither suit holds any probability: nothing to split
     q = p.copy()
     q[a], q[b] = mass * wa / (wa + wb), mass * wb / (wa + wb)
     return q, sc
