@@ -70,6 +70,8 @@ MODEL_PATH = Path(__file__).with_name("models") / "index_mlp.npz"
 #: The other suit of the same colour and rank (the reader's hardest confusion).
 SUIT_PAIR: dict[str, str] = {r + a: r + b for r in RANKS for a, b in (("s", "c"), ("c", "s"), ("h", "d"), ("d", "h"))}
 PAIR_MASS = 0.005
+#: Which of ALL_CARDS are red (hearts, diamonds, the big joker), in ALL_CARDS order.
+RED_CARDS = np.array([is_red(c) for c in ALL_CARDS], bool)
 #: The corner expert (:mod:`vision.corner_match`): log-odds per unit of correlation, and the share
 #: of the likeliest card's probability a card needs to be compared at all.  Chosen on index
 #: candidates of 300 plays of the five training designs (seed 5): at 60, cards ranked wrong
@@ -850,7 +852,7 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
         # correlation picks the right face ~85 % of the time on the training designs, too weak
         # to raise a confidence, strong enough to catch a confidently wrong font.
         t = np.stack([_unit(f[: PATCH_W * PATCH_H]) for f in feats]) @ enrollment.templates.T
-        colour_ok = np.array([[is_red(c) for c in ALL_CARDS]], bool)
+        colour_ok = RED_CARDS[None, :]
         red_now = (p_red > 0.5)[:, None]
         t_enrolled = np.where(enrollment.present[None, :] & (colour_ok == red_now), t, -1.0)
     is_index = p_bg < 0.5
@@ -1124,7 +1126,6 @@ def _recover_hidden(corners: CornerTemplates, grey: np.ndarray, an: Analysis, ch
         last_edge = right - (enrollment.size_mm[0] - 12.0) * ppm
         areas.append(((row[-1].x + step, last_edge), (row[-1].y - 5 * ppm, row[-1].y + 5 * ppm), False))
     found: list[tuple[Candidate, np.ndarray, dict[str, float]]] = []
-    colour = np.array([is_red(c) for c in ALL_CARDS])
     for xs, ys, only_probed in areas:
         if xs[1] < xs[0]:
             continue
@@ -1176,7 +1177,7 @@ def _recover_hidden(corners: CornerTemplates, grey: np.ndarray, an: Analysis, ch
             card_p = np.array([shape_p[shape_class(cd)] for cd in ALL_CARDS])
         p = np.zeros(len(ALL_CARDS))
         for red, share in ((True, p_red), (False, 1.0 - p_red)):
-            ks = [CARD_INDEX[cd] for cd in sc if colour[CARD_INDEX[cd]] == red]
+            ks = [CARD_INDEX[cd] for cd in sc if RED_CARDS[CARD_INDEX[cd]] == red]
             if not ks or share <= 0:
                 continue
             v = np.array([sc[ALL_CARDS[j]] for j in ks])
@@ -1292,8 +1293,7 @@ def _with_every_corner(corners: CornerTemplates, grey: np.ndarray, c: Candidate,
         w[CARD_INDEX[card]] = math.exp(CORNER_WEIGHT * (v - top))
     # The floor is shared within each colour by that colour's mass: the ink's redness stays the
     # judge of colour (a black 9 whose pip was rubbed out matched a 9♥'s corner best).
-    red = np.array([is_red(card) for card in ALL_CARDS])
-    floor = EVERY_FLOOR * np.where(red, float(p[red].sum()), float(p[~red].sum()))
+    floor = EVERY_FLOOR * np.where(RED_CARDS, float(p[RED_CARDS].sum()), float(p[~RED_CARDS].sum()))
     q = (p + floor) * w
     if float(q.sum()) <= 0:
         return p, sc

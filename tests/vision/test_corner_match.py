@@ -24,6 +24,7 @@ from vision.reader import (
     _probe_gaps,
     _recover_hidden,
     _spacing_doubts,
+    _visible_width,
     _with_every_corner,
     _with_pip_corner,
     analyse,
@@ -230,8 +231,7 @@ def test_the_pip_below_the_glyph_tells_the_suits_of_one_colour_apart(deck_corner
     settled = 0
     for k, (c, card) in enumerate(zip(row, names, strict=True)):
         pair = SUIT_PAIR[card]
-        nxt = row[k + 1] if k + 1 < len(row) else None
-        vis = None if nxt is None else nxt.x - corners.offset[ALL_CARDS.index(names[k + 1]), 0] - 0.8 * 3 - c.x - 2 * 3
+        vis = _visible_width(corners, c.x, row[k + 1], ALL_CARDS.index(names[k + 1])) if k + 1 < len(row) else None
         sc = corners.scores(grey, c.x, c.y, [card, pair], vis, pip=True)
         assert sc[card] > sc[pair], (design, card, sc)
         settled += _pip_settles_suit(card, sc)
