@@ -13,13 +13,13 @@ SUDO=""
 if [[ "$(id -u)" != "0" ]]; then SUDO="sudo"; fi
 
 # gnome-cards-data: real card artwork the synthetic camera renders (demo and tests);
-# librsvg2-bin: rsvg-convert renders that artwork.
-APT_PKGS=(gnome-cards-data librsvg2-bin)
+# librsvg2-bin: rsvg-convert renders that artwork; mosquitto: the event demo's private broker.
+APT_PKGS=(gnome-cards-data librsvg2-bin mosquitto)
 if [[ $WITH_TEST == 1 ]]; then
-    # mosquitto: real MQTT broker for the hub tests; chromium: real browser for the panel tests;
+    # chromium: real browser for the panel tests;
     # fonts-wqy-microhei: Chinese glyphs in the panel screenshots;
     # fonts-dejavu-core, fonts-liberation: index fonts of the synthetic training decks (vision).
-    APT_PKGS+=(mosquitto chromium fonts-wqy-microhei fonts-dejavu-core fonts-liberation)
+    APT_PKGS+=(chromium fonts-wqy-microhei fonts-dejavu-core fonts-liberation)
 fi
 missing=()
 for p in "${APT_PKGS[@]}"; do
