@@ -1,0 +1,267 @@
+"""The camera path of a table: frames from a ``hardware.camera`` source through the vision watcher.
+
+Moved out of ``table_service.service`` so a new engineer finds the camera's thread, its health and
+its witness of *when* a play was made in one place (issue #18 item 9). ``service`` re-exports the
+names for older imports.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # only types: service imports this module
+    from table_service.service import ServiceConfig, TableClock
+
+log = logging.getLogger(__name__)
+
+#: Seats in table order (as ``table_service.service.SEATS``; kept here so this module imports
+#: nothing from the service).
+SEATS: tuple[str, ...] = ("E", "S", "W", "N")
+
+#: Consecutive unusable frames after which the camera counts as offline (the referee enters plays).
+BAD_FRAMES_OFFLINE = 15
+
+
+class CameraPipeline:
+    """Frames from a ``hardware.camera`` source through the vision watcher into observations.
+
+    The vision package turns a frame stream into settled-play observations per seat
+    (:class:`vision.watcher.TableWatcher`); this class only owns the thread, the frame source and
+    the hand-off to :meth:`TableService.observe`. A corrupt frame is counted and skipped; a
+    source that ends or fails is reported as the camera going offline.
+
+    It is also the witness of *when* a play was made (:meth:`holds`): each frame is put on the
+    table's time line (:meth:`taken_ms`), and after a frame's observations are submitted the
+    pipeline records how far it has seen (:attr:`seen_ms`) and since when each zone has been
+    busy (:attr:`busy_since_ms`, from ``TableWatcher.zone_busy``). A play is stamped with the
+    time its zone became busy.
+    """
+
+    def __init__(self, source: Any, watcher: Any, *, on_status: Callable[[Any], None] | None = None,
+                 name: str = "camera", clock: TableClock | None = None) -> None:
+        self.source = source
+        self.watcher = watcher
+        self.on_status = on_status
+        #: The table clock frames are stamped on (the service sets its own when this is None).
+        self.clock = clock
+        #: Table ms up to which frames have been processed and their plays submitted.
+        self.seen_ms: int | None = None
+        #: Seat -> table ms of the first frame of the activity now going on in its zone.
+        self.busy_since_ms: dict[str, int] = {}
+        #: Exposed cards and hands over a zone go here (the service's ``sighting``), with the
+        #: play zones' centres; None: they are only kept in :attr:`sightings` and logged.
+        self.on_sighting: Callable[..., Any] | None = None
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self.frames = 0
+        self.errors = 0
+        self.name = name
+        self.busy_s = 0.0
+        self.sightings: list[Any] = []
+        self._bad_run = 0
+        self._last_frame: Any = None
+        self._last_low: Any = None
+
+    @classmethod
+    def from_config(cls, config: ServiceConfig, devices: Any, on_status: Callable[[Any], None],
+                    possible: Callable[[str], Any] | None = None) -> CameraPipeline | None:
+        source = devices.open_camera()
+        if source is None:
+            return None
+        return cls(source, make_watcher(config.vision, possible=possible), on_status=on_status)
+
+    def start(self, observe: Callable[..., Any]) -> None:
+        self._observe = observe
+        self.seen_ms = None
+        self.busy_since_ms = {}
+        self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        with contextlib.suppress(Exception):
+            self.source.close()
+        if self._thread is not None:
+            self._thread.join(5)
+
+    def taken_ms(self, t: float, received_wall: float, received_mono: float) -> int:
+        """Table time at which the frame with timestamp ``t`` was taken.
+
+        Sources stamp frames on different clocks (``hardware.camera``): a live device with
+        ``time.monotonic()`` at capture, so the frame was taken ``received_mono - t`` seconds
+        before it reached us; a source with ``frame_wall(t)`` (the demo's ``SceneCamera``) says
+        the wall instant itself; files, folders and renderers have media time from 0, which
+        says nothing about the table's time, so the moment the frame arrived stands in. The
+        wall instant is then put on the table clock's time line (its speed included).
+        """
+        wall = received_wall
+        frame_wall = getattr(self.source, "frame_wall", None)
+        got = frame_wall(t) if callable(frame_wall) else None
+        if got is not None:
+            wall = min(float(got), received_wall)
+        elif _monotonic_stamps(self.source) and 0.0 <= received_mono - t < 60.0:
+            wall = received_wall - (received_mono - t)
+        if self.clock is None:
+            return int(wall * 1000.0)
+        return self.clock.at_wall(wall)
+
+    def zone_centres(self) -> dict[str, tuple[float, float]]:
+        """Centre of each seat's play zone in table mm (which seat an exposed card lies nearest)."""
+        layout = getattr(self.watcher, "layout", None)
+        out: dict[str, tuple[float, float]] = {}
+        for seat, zone in (getattr(layout, "zones", None) or {}).items():
+            c = zone.corners_table_mm().mean(axis=0)
+            out[seat] = (float(c[0]), float(c[1]))
+        return out
+
+    def holds(self, seat: str, deadline_ms: int) -> str | None:
+        """Why a tick at ``seat``'s ``deadline_ms`` should wait for this camera, or None.
+
+        (a) frames taken up to the deadline are not all processed yet (a play put down before
+        it may be among them); (b) ``seat``'s zone became busy by the deadline and its play
+        is still being put down or read. A pipeline that has stopped holds nothing.
+        """
+        if self._thread is None or not self._thread.is_alive() or self._stop.is_set():
+            return None
+        seen = self.seen_ms
+        if seen is None or seen < deadline_ms:
+            return "摄像头画面尚未处理到时限 / camera has not processed frames up to the deadline"
+        since = self.busy_since_ms.get(seat)
+        if since is not None and since <= deadline_ms:
+            return "正在出牌 / a play is being placed"
+        return None
+
+    def _lowres(self, frame: Any) -> Any:
+        """The watcher's low-resolution grey frame, computed once per distinct frame object (a
+        camera that repeats a still frame — the synthetic one — then costs little per frame)."""
+        if frame is self._last_frame:
+            return self._last_low
+        width = int(getattr(self.watcher, "lowres_width", 1280))
+        if not (hasattr(frame, "shape") and frame.ndim == 3 and frame.shape[2] == 3 and frame.size):
+            return None  # let the watcher reject it with its own message
+        import cv2
+
+        h, w = frame.shape[:2]
+        small = frame if w <= width else cv2.resize(frame, (width, int(round(h * width / w))),
+                                                    interpolation=cv2.INTER_AREA)
+        self._last_frame, self._last_low = frame, cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+        return self._last_low
+
+    def _track_busy(self, taken: int, read: set[str]) -> None:
+        """Note when each zone's current activity began (a zone read in this frame starts afresh)."""
+        busy = getattr(self.watcher, "zone_busy", None)
+        if busy is None:
+            return
+        for seat in SEATS:
+            if seat in read or not busy(seat):
+                self.busy_since_ms.pop(seat, None)
+            else:
+                self.busy_since_ms.setdefault(seat, taken)
+
+    def _run(self) -> None:
+        try:
+            for t, frame in self.source.frames():
+                if self._stop.is_set():
+                    return
+                t0 = time.perf_counter()
+                frame_wall = time.time()
+                taken = self.taken_ms(t, frame_wall, time.monotonic())
+                try:
+                    observations = self.watcher.feed(frame, t, lowres=self._lowres(frame))
+                except ValueError as exc:  # a corrupt frame: counted, skipped, never fatal
+                    self.errors += 1
+                    self._bad_run += 1
+                    if self._bad_run == BAD_FRAMES_OFFLINE and self.on_status is not None:
+                        self.on_status(_Status(False, f"摄像头画面无法识别 / camera frames unusable: {exc}"))
+                    if self._bad_run <= 3 or self._bad_run % 100 == 0:
+                        log.warning("camera frame rejected (%d in a row): %s", self._bad_run, exc)
+                    continue
+                finally:
+                    self.frames += 1
+                if self._bad_run >= BAD_FRAMES_OFFLINE and self.on_status is not None:
+                    self.on_status(_Status(True))
+                self._bad_run = 0
+                read: set[str] = set()
+                for ob in observations or ():
+                    if hasattr(ob, "cards") and hasattr(ob, "seat"):
+                        read.add(ob.seat)
+                        # An empty zone is a cleared one; an empty *uncertain* read is cards the
+                        # reader could not make out, which the referee must look at.
+                        if ob.cards or ob.uncertain:
+                            self._observe(ob.seat, list(ob.cards), list(ob.confidence or []) or None,
+                                          bool(ob.uncertain), frame_t=getattr(ob, "t", t), frame_wall=frame_wall,
+                                          placed_ms=self.busy_since_ms.get(ob.seat))
+                    else:  # exposed card / hand over a zone
+                        if len(self.sightings) < 1000:
+                            self.sightings.append(ob)
+                        log.info("camera sighting: %s", getattr(ob, "to_json", lambda o=ob: o)())
+                        if self.on_sighting is not None:
+                            self.on_sighting(ob, self.zone_centres())
+                # Only now, with this frame's plays in the log, has the camera seen up to it.
+                self._track_busy(taken, read)
+                self.seen_ms = taken if self.seen_ms is None else max(self.seen_ms, taken)
+                self.busy_s += time.perf_counter() - t0
+            if not self._stop.is_set() and self.on_status is not None:
+                self.on_status(_Status(False, "摄像头画面中断 / camera stream ended"))
+        except Exception as exc:
+            log.exception("camera pipeline stopped")
+            if self.on_status is not None:
+                self.on_status(_Status(False, f"摄像头故障 / camera failed: {exc}"))
+
+
+def _monotonic_stamps(source: Any) -> bool:
+    """Does ``source`` stamp frames with ``time.monotonic()`` at capture (a live device)?"""
+    try:
+        from hardware.camera import CaptureDeviceSource
+    except ImportError:  # pragma: no cover - hardware is part of this repository
+        return False
+    return isinstance(source, CaptureDeviceSource)
+
+
+@dataclass
+class _Status:
+    connected: bool
+    error: str | None = None
+
+
+def make_watcher(vision_cfg: dict[str, Any], *, possible: Callable[[str], Any] | None = None,
+                 settle_s: float | None = None, read_frames: int = 3) -> Any:
+    """The vision package's per-table watcher for ``[vision]`` of the config.
+
+    Keys: ``layout`` (table layout JSON; default the standard 900 mm table), ``calibration`` (lens
+    calibration file from ``guandan-table vision calibrate``), ``px_per_mm`` (reading scale),
+    ``enrollment`` (the deck in use, from ``guandan-table vision enroll``: on unseen decks it
+    raises per-card accuracy from ~80 % to ~97 %, see docs/performance.md).
+
+    :raises ValueError: a layout, calibration or enrolment file that cannot be read.
+    """
+    from vision.calibration import LensCalibration
+    from vision.geometry import TableLayout, default_layout
+    from vision.reader import Enrollment
+    from vision.settle import SettleConfig
+    from vision.watcher import TableWatcher
+
+    layout = TableLayout.load(vision_cfg["layout"]) if vision_cfg.get("layout") else default_layout()
+    lens = LensCalibration.load(vision_cfg["calibration"]) if vision_cfg.get("calibration") else None
+    enrollment = Enrollment.load(vision_cfg["enrollment"]) if vision_cfg.get("enrollment") else None
+    settle = SettleConfig(settle_s=settle_s) if settle_s is not None else None
+    return TableWatcher(layout, lens=lens, read_px_per_mm=float(vision_cfg.get("px_per_mm", 3.0)),
+                        settle=settle, enrollment=enrollment, possible=possible, read_frames=read_frames)
+
+
+def possible_cards(state: dict[str, Any]) -> list[str] | None:
+    """The cards that may still appear this deal (each face twice, less what was seen): narrows
+    the card reader, so a third copy is never read as certain."""
+    deal = state.get("deal")
+    if not deal or deal.get("phase") == "over":
+        return None
+    from table_service.rules import DECK_FACES
+
+    seen = deal.get("seen") or {}
+    return [str(c) for c in DECK_FACES for _ in range(max(0, 2 - int(seen.get(str(c), 0))))]
