@@ -12,7 +12,7 @@ from table_service.engine.events import card_field, cards_field, field, int_fiel
 from table_service.engine.flags import raise_flag
 from table_service.engine.ruleset import resolve_ruleset
 from table_service.engine.state import HAND_SIZE, State, initial_state, new_deal
-from table_service.engine.timers import set_turn, start_timer, stop_all, stop_timer
+from table_service.engine.timers import set_turn, start_timer, stop_all, stop_and_check, stop_timer
 from table_service.rules import (
     Ruleset,
     TributeDuty,
@@ -237,7 +237,7 @@ def on_tribute(state: State, ev: dict[str, Any], fx: Effects) -> None:
         raise EventRejected(f"此座位不需进贡 / tribute_given: {seat} owes no tribute (payers: {' '.join(plan['payers'])})")
     if any(t["from"] == seat for t in deal["tributes"]):
         raise EventRejected(f"已进贡 / tribute_given: {seat} has already given tribute")
-    stop_timer(state, seat, fx)
+    stop_and_check(state, ev, seat, fx)
     deal["tributes"].append({"seq": ev["seq"], "from": seat, "card": card, "to": None})
     deal["counts"][seat] -= 1
     if len(deal["tributes"]) < len(plan["payers"]):
@@ -268,12 +268,10 @@ def on_return(state: State, ev: dict[str, Any], fx: Effects) -> None:
     if any(r["from"] == seat for r in deal["returns"]):
         raise EventRejected(f"已还贡 / return_given: {seat} has already returned")
     to = owed[0]["from"]
-    overtime = (stop_timer(state, seat, fx) or {}).get("overtime_ms", 0)
+    stop_and_check(state, ev, seat, fx)
     deal["returns"].append({"seq": ev["seq"], "from": seat, "to": to, "card": card})
     deal["counts"][seat] -= 1
     deal["counts"][to] += 1
-    if overtime > 0:
-        raise_flag(state, ev, "time_over", seat, {"phase": "return", "overtime_ms": overtime}, fx)
     rules = rules_of_round(state)
     if return_over_limit(parse_cards([card])[0], deal["level"], rules, to_partner=side_of(seat) == side_of(to)):
         evidence: dict[str, Any] = {"card": card, "to": to}

@@ -17,7 +17,7 @@ from table_service.engine.events import card_field, cards_field, field, seat_fie
 from table_service.engine.flags import raise_flag
 from table_service.engine.lifecycle import prove_return_wrong
 from table_service.engine.state import State, leader_after_trick, next_active
-from table_service.engine.timers import set_turn, stop_timer
+from table_service.engine.timers import set_turn, stop_and_check
 from table_service.rules import (
     Play,
     beats,
@@ -91,16 +91,7 @@ def _check_report_missing(state: State, ev: dict[str, Any], actor: str, fx: Effe
 
 def _check_time(state: State, ev: dict[str, Any], seat: str, fx: Effects) -> int:
     """Stop the seat's timer; flag time-over if it acted late and no tick had noticed yet."""
-    timer = stop_timer(state, seat, fx)
-    if timer is None:
-        return 0
-    over = timer["overtime_ms"]
-    if over > 0 and not timer["flagged"]:
-        raise_flag(
-            state, ev, "time_over", seat,
-            {"phase": timer["phase"], "deadline_ms": timer["deadline_ms"], "overtime_ms": over}, fx,
-        )
-    return over
+    return stop_and_check(state, ev, seat, fx)
 
 
 def _check_tribute(state: State, ev: dict[str, Any], seat: str, cards: list[str], fx: Effects) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from table_service.engine.flags import raise_flag
 from table_service.engine.state import State
 
 #: Timer phase -> ``Ruleset`` option with its length in seconds.
@@ -42,6 +43,23 @@ def stop_timer(state: State, seat: str, fx: list[dict[str, Any]]) -> dict[str, A
         timer["overtime_ms"] = max(0, state["t_ms"] - timer["deadline_ms"])
         fx.append({"kind": "countdown_stopped", "seat": seat})
     return timer
+
+
+def stop_and_check(state: State, ev: dict[str, Any], seat: str, fx: list[dict[str, Any]]) -> int:
+    """Stop ``seat``'s timer for its own action ``ev`` and flag ``time_over`` when the action came
+    after the deadline and no ``clock_ticked`` had flagged it yet: the action's own time proves the
+    lateness (a tribute, a return, a play or a pass alike). Returns the overtime in ms (0 if none,
+    or no timer ran)."""
+    timer = stop_timer(state, seat, fx)
+    if timer is None:
+        return 0
+    over = timer["overtime_ms"]
+    if over > 0 and not timer["flagged"]:
+        raise_flag(
+            state, ev, "time_over", seat,
+            {"phase": timer["phase"], "deadline_ms": timer["deadline_ms"], "overtime_ms": over}, fx,
+        )
+    return over
 
 
 def stop_all(state: State, fx: list[dict[str, Any]]) -> None:

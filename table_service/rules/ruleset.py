@@ -48,10 +48,18 @@ class Ruleset:
 
     # --- clocks
     clock_tribute_s: int = 20
+    """Tribute within 20 s after the drawing ends."""
     clock_return_s: int = 40
+    """Return within 40 s after the tribute."""
     clock_first_lead_s: int = 40
-    clock_lead_s: int = 40
+    """The first lead of a deal: 40 s after the return (首圈领出者应在还牌后40秒内领出牌), or
+    after the drawing in a deal without tribute."""
+    clock_lead_s: int = 20
+    """Leading any later trick: 20 s after the previous play, like any other play
+    (下家应在上家出牌后20秒内出牌; only the first lead of a deal has 40 s). Kept apart from
+    ``clock_follow_s`` so that an event may give leads more time."""
     clock_follow_s: int = 20
+    """Every other play or pass: 20 s after the previous play."""
     overtime_warning_s: int = 10
     """Overtime after which a warning is applied automatically (when ``auto_time_warning``)."""
     auto_time_warning: bool = True
