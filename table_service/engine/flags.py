@@ -24,6 +24,7 @@ ARTICLES: dict[str, str] = {
     "report_too_early": "报牌过早 / report card with more than 10 cards",
     "report_twice": "重复报牌 / report card pressed twice",
     "tribute_not_highest": "进贡非最大牌 / tribute was not the highest card",
+    "tribute_wild_card": "以红心级牌进贡 / the heart level card given as tribute",
     "return_above_ten": "还贡大于10 / return above 10",
     "time_over": "超时 / time over",
     "wrong_count": "牌数不对 / wrong card count after drawing",

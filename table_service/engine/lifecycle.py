@@ -29,6 +29,7 @@ from table_service.rules import (
     power,
     return_over_limit,
     tribute_duty,
+    tribute_is_wild,
 )
 from table_service.rules import first_drawer as rules_first_drawer
 from table_service.rules.seats import SEATS, seats_from, seats_of, side_of
@@ -238,8 +239,12 @@ def on_tribute(state: State, ev: dict[str, Any], fx: Effects) -> None:
     if any(t["from"] == seat for t in deal["tributes"]):
         raise EventRejected(f"已进贡 / tribute_given: {seat} has already given tribute")
     stop_and_check(state, ev, seat, fx)
-    deal["tributes"].append({"seq": ev["seq"], "from": seat, "card": card, "to": None})
+    wild = tribute_is_wild(parse_cards([card])[0], deal["level"])
+    # ``check``: open until a later play proves the tribute wrong or the tributor plays out.
+    deal["tributes"].append({"seq": ev["seq"], "from": seat, "card": card, "to": None, "check": "wrong" if wild else "open"})
     deal["counts"][seat] -= 1
+    if wild:
+        raise_flag(state, ev, "tribute_wild_card", seat, {"tribute": card, "level": deal["level"]}, fx)
     if len(deal["tributes"]) < len(plan["payers"]):
         return
     pairing = pair_tributes({t["from"]: parse_cards([t["card"]])[0] for t in deal["tributes"]}, plan["top"], deal["level"])

@@ -16,7 +16,7 @@ from table_service.engine.errors import EventRejected
 from table_service.engine.events import card_field, cards_field, field, seat_field
 from table_service.engine.flags import raise_flag
 from table_service.engine.lifecycle import prove_return_wrong
-from table_service.engine.state import State, leader_after_trick, next_active
+from table_service.engine.state import HAND_SIZE, State, leader_after_trick, next_active
 from table_service.engine.timers import set_turn, stop_and_check
 from table_service.rules import (
     Play,
@@ -26,6 +26,7 @@ from table_service.rules import (
     reading_for,
     strength,
     tribute_proved_wrong,
+    tribute_settled,
 )
 from table_service.rules.seats import side_of
 
@@ -95,13 +96,18 @@ def _check_time(state: State, ev: dict[str, Any], seat: str, fx: Effects) -> int
 
 
 def _check_tribute(state: State, ev: dict[str, Any], seat: str, cards: list[str], fx: Effects) -> None:
-    """Tribute not the highest card: proved when the tributor plays a higher non-wild card."""
+    """Tribute not the highest card: proved when the tributor plays a card of strictly higher
+    power (not the heart level card; the card returned to it excepted, one copy per return)."""
     deal = state["deal"]
     level = deal["level"]
     for i, trib in enumerate(deal["tributes"]):
-        if trib["from"] != seat or trib.get("flagged"):
+        if trib["from"] != seat or trib.get("check", "open") != "open":
             continue
         received = [r["card"] for r in deal["returns"] if r["to"] == seat]
+        earlier = list(deal["by_seat"][seat])
+        for c in earlier:  # a returned card already played is no longer in hand
+            if c in received:
+                received.remove(c)
         tribute = parse_cards([trib["card"]])[0]
         for c in parse_cards(cards):
             s = str(c)
@@ -110,8 +116,34 @@ def _check_tribute(state: State, ev: dict[str, Any], seat: str, cards: list[str]
                 continue
             if tribute_proved_wrong(tribute, c, level):
                 raise_flag(state, ev, "tribute_not_highest", seat, {"tribute": trib["card"], "card": s, "tribute_seq": trib["seq"]}, fx)
-                deal["tributes"][i] = dict(trib, flagged=True)
+                deal["tributes"][i] = dict(trib, check="wrong")
                 break
+
+
+def _settle_tribute(state: State, ev: dict[str, Any], seat: str, fx: Effects) -> None:
+    """The tributor has played out: every card it held when paying has been seen, so the check
+    is decided, not left open. ``check`` becomes ``highest`` (legal) or ``wrong`` (flagged, if no
+    later play had proved it already). Left open when the seat's cards do not add up to a full
+    hand (a wrong count at the drawing): then not every card was seen."""
+    deal = state["deal"]
+    level = deal["level"]
+    received = [r["card"] for r in deal["returns"] if r["to"] == seat]
+    given = [t for t in deal["tributes"] if t["from"] == seat]
+    played = list(deal["by_seat"][seat])
+    if not given or len(played) != HAND_SIZE - len(given) + len(received):
+        return
+    held = list(played)
+    for c in received:
+        if c in held:
+            held.remove(c)
+    for i, trib in enumerate(deal["tributes"]):
+        if trib["from"] != seat or trib.get("check", "open") != "open":
+            continue
+        if tribute_settled(parse_cards([trib["card"]])[0], parse_cards(held), level):
+            deal["tributes"][i] = dict(trib, check="highest")
+            continue
+        raise_flag(state, ev, "tribute_not_highest", seat, {"tribute": trib["card"], "held": held, "tribute_seq": trib["seq"], "settled": True}, fx)
+        deal["tributes"][i] = dict(trib, check="wrong")
 
 
 def _see_cards(state: State, ev: dict[str, Any], seat: str, cards: list[str], fx: Effects) -> None:
@@ -193,6 +225,7 @@ def on_cards_played(state: State, ev: dict[str, Any], fx: Effects) -> None:
     deal["counts"][seat] = count
     if count == 0 and not finished_before:
         deal["finish_order"].append(seat)
+        _settle_tribute(state, ev, seat, fx)
     threshold = state["round"]["_rules"].report_threshold
     if (
         0 < count <= threshold

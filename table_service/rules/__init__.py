@@ -90,7 +90,9 @@ from table_service.rules.tribute import (
     return_over_limit,
     tribute_candidates,
     tribute_duty,
+    tribute_is_wild,
     tribute_proved_wrong,
+    tribute_settled,
 )
 
 __all__ = [
@@ -128,7 +130,9 @@ __all__ = [
     "return_over_limit",
     "tribute_candidates",
     "tribute_duty",
+    "tribute_is_wild",
     "tribute_proved_wrong",
+    "tribute_settled",
     "ALL_RANKS",
     "BOMB_FAMILY",
     "DECK_FACES",

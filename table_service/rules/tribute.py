@@ -16,7 +16,14 @@ from table_service.rules.seats import SEATS, next_seat, partner, previous_seat, 
 
 
 def tribute_candidates(hand: Iterable[Card], level: str) -> list[Card]:
-    """The cards a tributor may give: those of the highest power, heart level card excluded."""
+    """The cards a tributor may give: every card of the highest power in ``hand``, the heart
+    level card excluded.
+
+    "The highest card" is read by power, the order singles use (big joker > small joker > level
+    card > A > K > … > 2): a level card of a suit other than hearts is as high as any other level
+    card, and two cards of equal power are both "the highest", so either may be given. The heart
+    level card is never a candidate, whatever else the hand holds.
+    """
     cards = [c for c in hand if not c.is_wild(level)]
     if not cards:
         return []
@@ -30,12 +37,30 @@ def is_legal_tribute(hand: Iterable[Card], given: Card, level: str) -> bool:
     return given in hand and given in tribute_candidates(hand, level)
 
 
+def tribute_is_wild(given: Card, level: str) -> bool:
+    """A heart level card given as tribute is wrong on its face: the rule excludes it, so no hand
+    makes it legal and the engine can flag it the moment it is given."""
+    return given.is_wild(level)
+
+
 def tribute_proved_wrong(tribute: Card, later_card: Card, level: str) -> bool:
-    """A tributor who later plays a non-wild card stronger than the tribute held it when paying,
-    so the tribute was not the highest card (the engine sees only played cards)."""
+    """A tributor who later plays a non-wild card of strictly higher power than the tribute held
+    it when paying, so the tribute was not the highest card (the engine sees only played cards).
+
+    A card of *equal* power (another level card, another ace) proves nothing: it was as high as
+    the tribute, and either was a legal tribute. The heart level card proves nothing either: it
+    is excluded from the choice.
+    """
     if later_card.is_wild(level):
         return False
     return power(later_card.rank, level) > power(tribute.rank, level)
+
+
+def tribute_settled(tribute: Card, held: Iterable[Card], level: str) -> bool:
+    """The decidable check, once every card the tributor held when paying has been seen (they
+    have played out): ``held`` is that hand without the tribute. True when the tribute was legal.
+    """
+    return is_legal_tribute([*held, tribute], tribute, level)
 
 
 def return_candidates(

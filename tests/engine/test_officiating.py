@@ -92,3 +92,98 @@ def test_late_return_already_noticed_by_a_tick_is_flagged_once() -> None:
     t.do("return_given", {"seat": "E", "card": "Td"}, dt=2_000)
     assert [(f["seat"], f["evidence"]["phase"]) for f in t.flags("time_over")] == [("E", "return")]
     assert t.replay_matches()
+
+
+# ---------------------------------------------------------------- tribute (进贡)
+# "the previous 下游 gives 上游 the highest card in hand, excluding the heart level card".
+# Highest = highest power (big joker > small joker > level card > A > … > 2); cards of equal
+# power are equally highest; the heart level card is never a legal tribute.
+
+
+def test_heart_level_card_as_tribute_is_flagged_at_once() -> None:
+    t = _tribute_deal()  # level 4: the heart 4 is the wild card
+    t.do("tribute_given", {"seat": "S", "card": "4h"})
+    (flag,) = t.flags("tribute_wild_card")
+    assert flag["seat"] == "S" and flag["evidence"] == {"tribute": "4h", "level": "4"}
+    assert t.deal["tributes"][0]["check"] == "wrong"
+
+
+def test_another_level_card_as_tribute_is_not_flagged() -> None:
+    t = _tribute_deal()
+    t.do("tribute_given", {"seat": "S", "card": "4s"})
+    assert t.rules_raised() == set() and t.deal["tributes"][0]["check"] == "open"
+
+
+def test_a_later_card_of_equal_power_proves_nothing_a_higher_one_does() -> None:
+    t = _tribute_deal()
+    t.do("tribute_given", {"seat": "S", "card": "4s"})  # a level card
+    t.do("return_given", {"seat": "E", "card": "Tc"})
+    t.play("S", "4d")  # another level card: equal power, S may have held both
+    for s in "ENW":
+        t.pass_(s)
+    t.play("S", "4h")  # the wild card is excluded from the choice: proves nothing
+    for s in "ENW":
+        t.pass_(s)
+    assert t.flags("tribute_not_highest") == []
+    t.play("S", "SJ")  # a small joker is higher than any level card
+    (flag,) = t.flags("tribute_not_highest")
+    assert flag["evidence"]["card"] == "SJ" and t.deal["tributes"][0]["check"] == "wrong"
+
+
+def test_an_ace_tribute_and_a_later_ace_of_another_suit_prove_nothing() -> None:
+    t = _tribute_deal()
+    t.do("tribute_given", {"seat": "S", "card": "As"})
+    t.do("return_given", {"seat": "E", "card": "Tc"})
+    t.play("S", "Ad")
+    assert t.flags("tribute_not_highest") == []
+
+
+def test_the_returned_card_is_excepted_only_once() -> None:
+    t = _tribute_deal()
+    t.do("tribute_given", {"seat": "S", "card": "9s"})
+    t.do("return_given", {"seat": "E", "card": "Tc"})
+    t.play("S", "Tc")  # the returned card: S did not hold it when paying
+    for s in "ENW":
+        t.pass_(s)
+    assert t.flags("tribute_not_highest") == []
+    t.play("S", "Tc")  # the other copy was S's own: higher than the 9 it paid
+    (flag,) = t.flags("tribute_not_highest")
+    assert flag["evidence"]["card"] == "Tc"
+
+
+#: S's 26 cards after paying an ace at level 4 (no joker, no level card but the wild heart 4),
+#: plus the returned Tc: three 8-card bombs and Tc, Ad, 4h.
+_S_PLAYS = ["3s 3s 3h 3h 3d 3d 3c 3c", "5s 5s 5h 5h 5d 5d 5c 5c", "6s 6s 6h 6h 6d 6d 6c 6c", "Tc", "Ad", "4h"]
+
+
+def _play_out_south(t: Table, plays: list[str]) -> None:
+    for cards in plays:
+        assert t.deal["turn"] == "S"
+        t.play("S", cards)
+        if t.deal["counts"]["S"]:
+            for s in "ENW":
+                t.pass_(s)
+
+
+def test_tribute_check_is_settled_when_the_tributor_plays_out() -> None:
+    t = _tribute_deal()
+    t.do("tribute_given", {"seat": "S", "card": "As"})
+    t.do("return_given", {"seat": "E", "card": "Tc"})
+    _play_out_south(t, _S_PLAYS[:-1])
+    assert t.deal["tributes"][0]["check"] == "open"  # the last card is still unseen
+    _play_out_south(t, _S_PLAYS[-1:])
+    assert t.deal["counts"]["S"] == 0 and "S" in t.deal["finish_order"]
+    assert t.deal["tributes"][0]["check"] == "highest"
+    assert t.flags("tribute_not_highest") == []
+    assert t.replay_matches()
+
+
+def test_tribute_check_stays_open_when_the_hand_did_not_add_up() -> None:
+    t = Table()
+    t.first_deal("E", ONE_EACH)
+    t.finish_in_order(["E", "N", "W", "S"])
+    t.next_deal({"E": 27, "S": 7, "W": 27, "N": 27})  # a wrong count: not every card will be seen
+    t.do("tribute_given", {"seat": "S", "card": "As"})
+    t.do("return_given", {"seat": "E", "card": "Tc"})
+    _play_out_south(t, ["3s 3s 3h 3h 3d 3d 3c"])
+    assert t.deal["counts"]["S"] == 0 and t.deal["tributes"][0]["check"] == "open"
