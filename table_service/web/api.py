@@ -209,6 +209,14 @@ def release_deal(table_id: str) -> Any:
     return _rejection(result)
 
 
+def client_gone() -> Any:
+    """The server's "has this client closed its connection?" check, or None (test client, other
+    servers: the stream then notices at its next write)."""
+    from .server import CLIENT_GONE_KEY
+
+    return request.environ.get(CLIENT_GONE_KEY)
+
+
 def sse_response(stream: Any) -> Response:
     """Wrap an SSE byte iterator as a streaming response that proxies will not buffer."""
     resp = Response(stream, mimetype="text/event-stream")
@@ -227,4 +235,4 @@ def stream(table_id: str) -> Response:
     entry = get_table(table_id)
     last = parse_last_event_id(request.headers.get("Last-Event-ID") or request.args.get("last_event_id"))
     cfg = current_app.config
-    return sse_response(entry.hub.stream(last, float(cfg["SSE_HEARTBEAT_S"]), web_state().stop))
+    return sse_response(entry.hub.stream(last, float(cfg["SSE_HEARTBEAT_S"]), web_state().stop, client_gone()))

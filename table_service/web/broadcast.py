@@ -11,7 +11,7 @@ from typing import Any
 
 from flask import Blueprint, Response, abort, current_app, jsonify, render_template, request
 
-from .api import _int_arg, sse_response
+from .api import _int_arg, client_gone, sse_response
 from .hub import parse_last_event_id
 from .tables import get_table, web_state
 
@@ -54,13 +54,20 @@ def stream(table_id: str) -> Response:
     """SSE: a snapshot of the public state, then one ``update`` per public event as it falls due."""
     entry = get_table(table_id)
     state = web_state()
+    # Everything that can fail is done before a slot is taken: a request that errors out after
+    # taking one would hold it forever (45 bad Last-Event-IDs once locked every viewer out).
+    last = parse_last_event_id(request.headers.get("Last-Event-ID") or request.args.get("last_event_id"))
+    heartbeat = float(current_app.config["SSE_HEARTBEAT_S"])
+    gone = client_gone()
     if not state.acquire_feed_stream(int(current_app.config["FEED_MAX_STREAMS"])):
         abort(503, description="直播连接已满，请稍后再试或轮询 state.json / too many feed streams open; "
                                "retry later or poll state.json")
-    entry.feed.pump()
-    last = parse_last_event_id(request.headers.get("Last-Event-ID") or request.args.get("last_event_id"))
-    heartbeat = float(current_app.config["SSE_HEARTBEAT_S"])
-    resp = sse_response(entry.feed.broadcaster.stream(last, heartbeat, state.stop))
+    try:
+        entry.feed.pump()
+        resp = sse_response(entry.feed.broadcaster.stream(last, heartbeat, state.stop, gone))
+    except BaseException:
+        state.release_feed_stream()
+        raise
     resp.call_on_close(state.release_feed_stream)  # runs even if the stream never started
     return resp
 

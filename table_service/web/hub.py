@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import bisect
 import json
+import re
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -30,6 +32,13 @@ def sse_message(data: Any, *, event: str, msg_id: int | None = None) -> bytes:
     return f"{head}event: {event}\ndata: {body}\n\n".encode()
 
 
+#: A usable ``Last-Event-ID``: a seq of at most 18 ASCII digits (seqs are SQLite integers, < 2**63).
+_LAST_ID_RE = re.compile(r"[0-9]{1,18}")
+
+#: Longest a waiting stream goes without checking that its client is still there (seconds).
+CLIENT_CHECK_S = 0.5
+
+
 def parse_last_event_id(raw: str | None) -> int | None:
     """The integer seq in a ``Last-Event-ID`` header/query value, or None when absent or garbage.
 
@@ -38,10 +47,10 @@ def parse_last_event_id(raw: str | None) -> int | None:
     """
     if raw is None:
         return None
-    raw = raw.strip()
-    if not raw.isdigit():
-        return None
-    return int(raw)
+    # ASCII digits only, and few of them: ``str.isdigit`` accepts "²" (which ``int`` then refuses)
+    # and ``int`` refuses more than 4,300 digits — either used to end the request in a 500.
+    m = _LAST_ID_RE.fullmatch(raw.strip())
+    return int(m.group(0)) if m else None
 
 
 class Broadcaster:
@@ -142,15 +151,28 @@ class Broadcaster:
             return [self._msgs[i - first] for i in range(cursor, self._count)], self._count
 
     def stream(self, last_event_id: int | None, heartbeat_s: float,
-               stop: threading.Event) -> Iterator[bytes]:
-        """The SSE byte stream for one client: optional snapshot, then updates and keep-alives."""
+               stop: threading.Event, gone: Callable[[], bool] | None = None) -> Iterator[bytes]:
+        """The SSE byte stream for one client: optional snapshot, then updates and keep-alives.
+
+        ``gone`` (from the server, see :mod:`table_service.web.server`) says whether the client
+        has closed its connection. A stream waiting for the next event checks it every
+        :data:`CLIENT_CHECK_S`, so a closed client frees its worker thread (and its public feed
+        slot) within a second instead of at the next keep-alive write.
+        """
         yield b"retry: 1000\n\n"
         cursor = self.cursor_after(last_event_id) if last_event_id is not None else None
+        step = heartbeat_s if gone is None else min(heartbeat_s, CLIENT_CHECK_S)
         while not stop.is_set():
             if cursor is None:
                 seq, state, cursor = self.snapshot()
                 yield sse_message({"event": None, "state": state}, event="snapshot", msg_id=seq)
-            got = self.wait(cursor, heartbeat_s)
+            deadline = time.monotonic() + heartbeat_s
+            while True:
+                got = self.wait(cursor, min(step, max(deadline - time.monotonic(), 0.0)))
+                if got is None or got[0] or time.monotonic() >= deadline or stop.is_set():
+                    break
+                if gone is not None and gone():
+                    return
             if got is None:
                 if self._closed:
                     return

@@ -10,6 +10,8 @@ worker thread; ``SERVER_THREADS`` sizes the pool (default 80: 50 panels/feeds pl
 
 from __future__ import annotations
 
+import select
+import socket
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -19,6 +21,39 @@ from cheroot import wsgi
 from flask import Flask
 
 from .tables import attach_table, web_state
+
+#: WSGI environ key of a callable that tells whether the client closed its connection.
+CLIENT_GONE_KEY = "guandan.client_gone"
+
+
+def _peer_closed(sock: Any) -> bool:
+    """True when the peer has closed ``sock`` (readable, and a peek reads end-of-file).
+
+    Never consumes data: a client that sent more bytes (pipelining) is simply still there.
+    """
+    try:
+        readable, _, _ = select.select([sock], [], [], 0)
+        return bool(readable) and sock.recv(1, socket.MSG_PEEK) == b""
+    except ValueError:  # a TLS socket cannot peek: leave it to the next write
+        return False
+    except OSError:  # reset or already closed
+        return True
+
+
+class _Gateway(wsgi.Gateway_10):
+    """cheroot's WSGI 1.0 gateway, plus :data:`CLIENT_GONE_KEY` in the environ.
+
+    A Server-Sent-Events stream otherwise learns that its client left only when a write fails
+    (the next event or keep-alive, up to ``SSE_HEARTBEAT_S`` later), holding a worker thread and,
+    on the public feed, one of the capped stream slots all that time.
+    """
+
+    def get_environ(self) -> dict[str, Any]:
+        env = super().get_environ()
+        sock = getattr(self.req.conn, "socket", None)
+        if sock is not None:
+            env[CLIENT_GONE_KEY] = lambda: _peer_closed(sock)
+        return env
 
 
 @dataclass
@@ -65,6 +100,7 @@ def serve(app: Flask, host: str = "127.0.0.1", port: int = 8080) -> ServerHandle
     threads = int(app.config.get("SERVER_THREADS", 80))
     server = wsgi.Server((host, port), app, numthreads=threads, max=threads,
                          server_name="guandan-table", shutdown_timeout=2)
+    server.gateway = _Gateway
     server.prepare()  # binds now, so a bind error raises here, in the caller's thread
     bound_host, bound_port = server.bind_addr[:2]
     thread = threading.Thread(target=server.serve, name=f"web-{bound_port}", daemon=True)
