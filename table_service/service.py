@@ -27,14 +27,10 @@ countdowns resume where they were.
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
-import os
-import queue
 import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from table_service.camera_pipeline import (  # noqa: F401  (re-exported: the camera path's own module)
@@ -45,6 +41,7 @@ from table_service.camera_pipeline import (  # noqa: F401  (re-exported: the cam
     make_watcher,
     possible_cards,
 )
+from table_service.device_driver import DeviceDriver
 from table_service.runner import TableRunner
 from table_service.service_config import (  # noqa: F401  (re-exported: service.ServiceConfig etc.)
     DEFAULT_CAMERA_GRACE_S,
@@ -53,6 +50,13 @@ from table_service.service_config import (  # noqa: F401  (re-exported: service.
     load_service_config,
     parse_service_config,
 )
+from table_service.table_clock import TableClock
+from table_service.table_ticker import (  # noqa: F401  (re-exported)
+    HOLD_POLL_S,
+    held_for,
+    next_tick_ms,
+    run_ticker,
+)
 
 log = logging.getLogger(__name__)
 
@@ -60,73 +64,6 @@ SEATS: tuple[str, ...] = ("E", "S", "W", "N")
 
 #: Button name -> engine event type.
 BUTTON_EVENTS: dict[str, str] = {"report": "report_pressed", "pass": "passed", "referee": "referee_called"}
-
-
-# -------------------------------------------------------------------------------------- clock
-
-
-class TableClock:
-    """The service's clock in event milliseconds.
-
-    ``speed`` 1 is the wall clock (Unix epoch ms). With ``speed`` > 1 (the demo) table time runs
-    that many times faster than the wall: ``t = origin_table + (wall - origin_wall) * speed``. With
-    ``state_file`` the origin is kept on disk, so a restarted service continues the same time line
-    (the time the service was down has passed on the table too, as it would with real players).
-
-    :raises ValueError: a speed that is not positive.
-    """
-
-    def __init__(self, speed: float = 1.0, state_file: str | os.PathLike[str] | None = None) -> None:
-        if not speed > 0:
-            raise ValueError(f"速度须为正数 / speed must be positive, got {speed!r}")
-        self.speed = float(speed)
-        self._lock = threading.Lock()
-        now_wall = time.time() * 1000.0
-        self.origin_wall = now_wall
-        self.origin_table = now_wall
-        self.path = Path(state_file) if state_file is not None else None
-        if self.path is not None and self.speed != 1.0:
-            self._load_or_create(now_wall)
-
-    def _load_or_create(self, now_wall: float) -> None:
-        assert self.path is not None
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-            old_speed = float(data["speed"])
-            ow, ot = float(data["origin_wall"]), float(data["origin_table"])
-        except FileNotFoundError:
-            data = None
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise ValueError(f"时钟文件无法读取 / clock file {self.path} is unreadable: {exc}") from exc
-        if data is not None:
-            if old_speed == self.speed:
-                self.origin_wall, self.origin_table = ow, ot
-                return
-            # Another speed: continue from where that time line is now.
-            self.origin_table = ot + (now_wall - ow) * old_speed
-            self.origin_wall = now_wall
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"speed": self.speed, "origin_wall": self.origin_wall,
-                                   "origin_table": self.origin_table}), encoding="utf-8")
-        os.replace(tmp, self.path)
-
-    def now_ms(self) -> int:
-        """Table time now, in ms."""
-        return int(self.origin_table + (time.time() * 1000.0 - self.origin_wall) * self.speed)
-
-    def real_s(self, table_s: float) -> float:
-        """Wall seconds that ``table_s`` seconds of table time take."""
-        return table_s / self.speed
-
-    def table_s(self, real_s: float) -> float:
-        """Table seconds that pass in ``real_s`` wall seconds."""
-        return real_s * self.speed
-
-    def at_wall(self, wall_s: float) -> int:
-        """Table time (ms) at the wall-clock instant ``wall_s`` (``time.time()`` seconds): how a
-        camera frame's capture instant is put on the table's time line."""
-        return int(self.origin_table + (wall_s * 1000.0 - self.origin_wall) * self.speed)
 
 
 # ------------------------------------------------------------------------ camera -> events
@@ -225,128 +162,6 @@ def witnessed_t_ms(state: dict[str, Any], seat: str, placed_ms: int | None, now_
     if placed_ms <= deadline < now_ms:
         return deadline
     return None
-
-
-# ------------------------------------------------------------------------ devices <- effects
-
-
-class DeviceDriver:
-    """Turns engine effects into device commands, on its own worker thread.
-
-    The engine thread only puts effects on a queue (quick, as subscribers must be). The worker
-    keeps the countdown deadlines: on a table whose clock runs at speed 1 the controller counts
-    down by itself after one command; at other speeds (the demo) the worker refreshes the display
-    every table second, so the display shows the engine's countdown, not the controller's.
-    """
-
-    def __init__(self, devices: Any, clock: TableClock) -> None:
-        self.devices = devices
-        self.clock = clock
-        self._q: queue.Queue[Any] = queue.Queue()
-        self._deadlines: dict[str, int] = {}
-        self._overtime: set[str] = set()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="device-driver", daemon=True)
-        self.applied = 0
-        self.history: list[dict[str, Any]] = []  # effects applied (bounded), for diagnosis and tests
-
-    def start(self) -> DeviceDriver:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._q.put(None)
-        self._thread.join(3)
-
-    def submit(self, effects: list[dict[str, Any]]) -> None:
-        """Queue effects (called on the engine thread)."""
-        if effects:
-            self._q.put(list(effects))
-
-    def wait_idle(self, timeout: float = 5.0) -> bool:
-        """True once every queued effect has been applied (tests)."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self._q.unfinished_tasks == 0:
-                return True
-            time.sleep(0.01)
-        return False
-
-    def _run(self) -> None:
-        refresh = self.clock.speed != 1.0
-        period = min(1.0, 1.0 / self.clock.speed) if refresh else 1.0
-        next_refresh = time.monotonic() + period
-        while not self._stop.is_set():
-            timeout = max(0.0, next_refresh - time.monotonic()) if (refresh and self._deadlines) else 1.0
-            try:
-                item = self._q.get(timeout=timeout)
-            except queue.Empty:
-                item = ()
-            try:
-                if item is None:
-                    return
-                for fx in item:
-                    try:
-                        self.apply(fx)
-                    except Exception:  # one bad device must not stop the others
-                        log.exception("device effect failed: %r", fx)
-                if refresh and time.monotonic() >= next_refresh:
-                    next_refresh = time.monotonic() + period
-                    self._refresh()
-            finally:
-                if item != ():
-                    self._q.task_done()
-
-    def _seat(self, seat: str) -> Any:
-        return self.devices.seats[seat]
-
-    def _show_countdown(self, seat: str) -> None:
-        deadline = self._deadlines.get(seat)
-        if deadline is None:
-            return
-        left_ms = deadline - self.clock.now_ms()
-        disp = self._seat(seat).countdown
-        if left_ms >= 0:
-            disp.set_countdown(int(-(-left_ms // 1000)))
-        elif seat not in self._overtime:
-            # The engine sends the overtime count with its ticks; until then show 0.
-            disp.set_countdown(0)
-
-    def _refresh(self) -> None:
-        for seat in list(self._deadlines):
-            with contextlib.suppress(Exception):
-                self._show_countdown(seat)
-
-    def apply(self, fx: dict[str, Any]) -> None:
-        """Carry out one effect."""
-        kind = fx.get("kind")
-        self.applied += 1
-        if len(self.history) < 20000:
-            self.history.append(dict(fx, applied_wall=time.time()))
-        if kind == "countdown":
-            seat = fx["seat"]
-            self._deadlines[seat] = int(fx["deadline_ms"])
-            self._overtime.discard(seat)
-            self._show_countdown(seat)
-        elif kind == "countdown_stopped":
-            seat = fx["seat"]
-            self._deadlines.pop(seat, None)
-            self._overtime.discard(seat)
-            self._seat(seat).countdown.clear()
-        elif kind == "overtime":
-            seat = fx["seat"]
-            self._overtime.add(seat)
-            self._seat(seat).countdown.show_overtime(int(fx["seconds"]))
-        elif kind == "lamp":
-            seat, lamp, mode = fx.get("seat"), fx["lamp"], fx["mode"]
-            if seat is None:
-                dev = self.devices.referee_lamp if lamp == "referee" else self.devices.status_led
-            else:
-                dev = self._seat(seat).lamp(lamp)
-            dev.set(mode)
-        elif kind == "buzz":
-            self.devices.buzzer.buzz(int(fx.get("ms", 200)))
 
 
 # ---------------------------------------------------------------------------- the service
@@ -662,98 +477,3 @@ class TableService:
         if levels:
             data["levels"] = levels
         return {"type": "round_set_up", "source": "panel", "role": "referee", "data": data}
-
-
-# ---------------------------------------------------------------------------- clock ticks
-
-
-def next_tick_ms(state: dict[str, Any], now_ms: int) -> int | None:
-    """When the engine next needs a ``clock_ticked`` (table ms), or None when no clock runs.
-
-    A tick is due at each countdown's deadline (time-over is noticed then, not up to a second
-    late) and every table second while a seat is over its time (the overtime count on its
-    display) or while a timed round runs (its time limit).
-    """
-    deal = state.get("deal")
-    rnd = state.get("round")
-    due: list[int] = []
-    if deal and deal.get("phase") != "over":
-        for timer in (deal.get("timers") or {}).values():
-            deadline = int(timer["deadline_ms"])
-            if deadline >= now_ms:
-                due.append(deadline + 1)
-            else:  # overtime: once per second, on the second
-                over = now_ms - deadline
-                due.append(now_ms + 1000 - over % 1000 + 1)
-    if rnd and (rnd.get("format") or {}).get("kind") == "time" and rnd.get("status") != "over":
-        due.append(now_ms + 1000)
-    return min(due) if due else None
-
-
-#: How often a held tick looks again whether the camera has caught up (real seconds).
-HOLD_POLL_S = 0.02
-
-
-def held_for(state: dict[str, Any], now_ms: int, witness: Callable[[dict[str, Any], str, int], str | None] | None,
-             grace_ms: float) -> str | None:
-    """Why the tick due now must wait for the camera, or None to tick.
-
-    Only a tick that would put a seat over time for the first time waits: for each timer past
-    its deadline and not yet flagged, within ``grace_ms`` (table ms) of that deadline, ask
-    ``witness(state, seat, deadline_ms)``. Past the grace the tick goes whatever the camera says,
-    so a hand held over the zone cannot stop the clock.
-    """
-    if witness is None or grace_ms <= 0:
-        return None
-    deal = state.get("deal")
-    if not deal or deal.get("phase") == "over":
-        return None
-    for seat, timer in sorted((deal.get("timers") or {}).items()):
-        deadline = int(timer["deadline_ms"])
-        if timer.get("flagged") or now_ms <= deadline or now_ms - deadline >= grace_ms:
-            continue
-        why = witness(state, seat, deadline)
-        if why:
-            return f"{seat}: {why}"
-    return None
-
-
-def run_ticker(get_runner: Callable[[], Any], clock: TableClock, stop: threading.Event, *,
-               witness: Callable[[dict[str, Any], str, int], str | None] | None = None,
-               grace_s: float = DEFAULT_CAMERA_GRACE_S) -> None:
-    """Submit ``clock_ticked`` when :func:`next_tick_ms` says, until ``stop`` is set.
-
-    Deadlines come from the engine's state, so after a restart the ticks fall on the same
-    deadlines as before it. With ``witness`` (the camera), a tick that would put a seat over time
-    is held while :func:`held_for` says so, for at most ``grace_s`` real seconds past the
-    deadline (the camera's lag is real time, whatever the table's speed); the tick owed is sent
-    as soon as the hold ends (unless the play that came in has stopped the timer)."""
-    grace_ms = clock.table_s(grace_s) * 1000.0
-    owed = False  # a tick fell due while held: send it as soon as the hold ends
-    while not stop.is_set():
-        runner = get_runner()
-        if runner is None:
-            stop.wait(0.1)
-            continue
-        now = clock.now_ms()
-        due = next_tick_ms(runner.raw_state(), now)
-        if owed:
-            due = now if due is not None else None
-            owed = due is not None
-        # Wake at the due time, but look again at least every real 0.2 s: a play changes the timers.
-        wait = 0.2 if due is None else min(0.2, max(0.0, clock.real_s((due - now) / 1000.0)))
-        if wait > 0 and stop.wait(wait):
-            return
-        now = clock.now_ms()
-        if due is None or now < due:
-            continue
-        why = held_for(runner.raw_state(), now, witness, grace_ms)
-        if why:
-            if not owed:
-                log.debug("tick held for the camera: %s", why)
-            owed = True
-            if stop.wait(HOLD_POLL_S):
-                return
-            continue
-        owed = False
-        runner.submit({"type": "clock_ticked", "source": "clock", "data": {}}, wait=True, timeout=2.0)
