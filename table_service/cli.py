@@ -19,6 +19,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "table_service.rules.cli",
     "table_service.engine_cli",
     "table_service.web.cli",
+    "table_service.event.cli",
     "firmware_bridge.cli",
     "hardware.cli",
     "vision.cli",

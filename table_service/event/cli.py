@@ -1,0 +1,123 @@
+"""``guandan-table event …`` (standings and the draw from a RESULTS file) and ``guandan-table hub``.
+
+The event commands serve scripts and events without a Pi: they read the same RESULTS lines the
+hub imports and exports, and print either a table for people or the JSON documented in
+``docs/hub-protocol.md``. Bad input is one line on stderr and exit status 2 (the top-level
+``main`` turns every ``ValueError`` into that).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from table_service.event.model import EventInputError
+
+
+def _add_scoring(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--preset", default="jiangsu-2013", help="规则预设 / ruleset preset (default jiangsu-2013)")
+    p.add_argument("--match-points", default=None, choices=("2-1-0", "3-2-1-0"),
+                   help="比赛分方案 / match-point scheme (default: the preset's, 2-1-0)")
+    p.add_argument("--bye-points", type=int, default=None, help="轮空得分 / match points for a bye")
+    p.add_argument("--seed", default="0", help="抽签种子 / seed of the lots that break full ties (default 0)")
+
+
+def scoring_from_args(args: argparse.Namespace) -> Any:
+    from table_service.event.standings import MATCH_POINT_SCHEMES, ScoringOptions
+    from table_service.rules.ruleset import get_ruleset
+
+    try:
+        rs = get_ruleset(args.preset)
+    except (KeyError, ValueError) as exc:
+        raise EventInputError(f"未知规则预设 / unknown preset {args.preset!r}: {exc}") from None
+    opts: dict[str, int] = {}
+    if args.match_points:
+        opts.update(MATCH_POINT_SCHEMES[args.match_points])
+    if args.bye_points is not None:
+        opts["bye"] = args.bye_points
+    return ScoringOptions.from_ruleset(rs, **opts)
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser("event", help="赛事：排名与编排 / event: standings and the draw from results",
+                              description="赛事计算：由成绩文件（每行一桌一轮）得出排名或下一轮编排。 / "
+                                          "Event arithmetic from a RESULTS.jsonl file (one table's round a line).")
+    sub = p.add_subparsers(dest="event_command", metavar="SUBCOMMAND")
+    s = sub.add_parser("standings", help="排名 / standings with every tie-break column")
+    s.add_argument("results", help="RESULTS.jsonl")
+    s.add_argument("--teams", default=None, help="队名单（每行一个）/ TEAMS.txt, one team id a line (optional)")
+    s.add_argument("--json", action="store_true", help="JSON 输出 / print JSON")
+    _add_scoring(s)
+    s.set_defaults(func=run_standings)
+    q = sub.add_parser("pair", help="下一轮编排 / the next round's draw")
+    q.add_argument("results", help="RESULTS.jsonl (可为空 / may be empty: round 1)")
+    q.add_argument("--teams", required=True, help="队名单（每行一个）/ TEAMS.txt, one team id a line")
+    q.add_argument("--method", default="swiss", choices=("swiss", "round-robin"),
+                   help="编排方法 / draw method (default swiss)")
+    q.add_argument("--json", action="store_true", help="JSON 输出 / print JSON")
+    _add_scoring(q)
+    q.set_defaults(func=run_pair)
+    p.set_defaults(func=lambda _a: (p.print_help(), 2)[1])
+
+    h = subparsers.add_parser("hub", help="赛事中心服务 / the event hub (MQTT + pages + event log)",
+                              description="赛事中心：编排下发到各桌，收集成绩，排名，裁判长总览。 / The event hub: "
+                                          "sends each table its assignment, collects results, ranks, and serves the "
+                                          "chief referee's pages.")
+    h.add_argument("--event", required=True, help="EVENT.toml")
+    h.add_argument("--data", default=None, help="数据目录 / data folder (default: beside EVENT.toml)")
+    h.add_argument("--port", type=int, default=None, help="网页端口 / web port (default: EVENT.toml [hub] port)")
+    h.add_argument("--host", default=None, help="网页地址 / web address")
+    h.add_argument("--verbose", "-v", action="store_true", help="详细日志 / verbose log")
+    h.set_defaults(func=run_hub)
+
+
+def run_standings(args: argparse.Namespace) -> int:
+    from table_service.event.model import load_results, load_teams
+    from table_service.event.standings import compute_standings
+
+    results = load_results(args.results)
+    teams = load_teams(args.teams) if args.teams else []
+    if teams:
+        unknown = {t for r in results for t in (r.ns, r.ew) if t is not None} - set(teams)
+        if unknown:
+            raise EventInputError(f"成绩中的队不在队名单中 / team(s) not in the teams list: {sorted(unknown)}")
+    st = compute_standings(results, teams, scoring_from_args(args), seed=args.seed)
+    if args.json:
+        print(json.dumps(st.to_json(), ensure_ascii=False))
+        return 0
+    print(format_standings(st.to_json()["standings"]))
+    for lot in st.lots:
+        print(f"抽签 / lots: {' = '.join(lot['teams'])} -> {' > '.join(lot['order'])}")
+    return 0
+
+
+def format_standings(rows: list[dict[str, Any]]) -> str:
+    head = ("名次/rank", "队/team", "比赛分/MP", "累进分/prog", "胜轮/won", "级差分/LDP", "升级/levels")
+    keys = ("rank", "team", "match_points", "progressive", "rounds_won", "level_points", "levels_gained")
+    table = [head] + [tuple(str(r[k]) for k in keys) for r in rows]
+    widths = [max(len(row[i]) for row in table) for i in range(len(head))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in table)
+
+
+def run_pair(args: argparse.Namespace) -> int:
+    from table_service.event.draw import make_draw
+    from table_service.event.model import load_results, load_teams
+
+    results = load_results(args.results)
+    teams = load_teams(args.teams)
+    draw = make_draw(args.method, teams, results, scoring_from_args(args), seed=args.seed)
+    if args.json:
+        print(json.dumps(draw.to_json(), ensure_ascii=False))
+        return 0
+    print(f"第 {draw.round} 轮编排 / round {draw.round} draw ({draw.method})")
+    for t, ns, ew in draw.tables:
+        print(f"  {t:>4}  南北/NS {ns}  vs  东西/EW {ew}")
+    print(f"  轮空 / bye: {draw.bye if draw.bye else '无 / none'}")
+    return 0
+
+
+def run_hub(args: argparse.Namespace) -> int:
+    from table_service.event.hub import run_hub_command
+
+    return run_hub_command(args)

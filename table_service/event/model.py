@@ -1,0 +1,246 @@
+"""Round results and teams: the one format the CLI, the hub's import/export and the tables share.
+
+A RESULTS file is JSON Lines. Each line is one table's round result::
+
+    {"round": 1, "table": "3", "ns": "T1", "ew": "T7", "ns_levels": 9, "ew_levels": 4}
+
+with optional ``"forfeit": "ns"|"ew"`` (the side that forfeits: 17:0) and optional
+``"ns_score"``/``"ew_score"`` when a penalty loss (判负) fixed the level-difference score. A bye
+is a line ``{"round": 2, "bye": "T5"}``. Every field is checked here, so a bad line is refused
+with its line number before anything is ranked or paired.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+MAX_LEVELS = 13
+MAX_SCORE = 26
+FORFEIT_SCORE = 17
+
+
+class EventInputError(ValueError):
+    """Bad event input (a results line, a teams file, EVENT.toml); the message is one line,
+    Chinese first, and names where the problem is."""
+
+
+@dataclass(frozen=True)
+class Result:
+    """One table's result of one round (or a bye when ``ew`` is ``None``)."""
+
+    round: int
+    table: str
+    ns: str
+    ew: str | None
+    ns_levels: int = 0
+    ew_levels: int = 0
+    forfeit: str | None = None
+    ns_score: int | None = None
+    ew_score: int | None = None
+
+    @property
+    def is_bye(self) -> bool:
+        return self.ew is None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The RESULTS line (inverse of :func:`parse_result`)."""
+        if self.ew is None:
+            return {"round": self.round, "bye": self.ns}
+        d: dict[str, Any] = {"round": self.round, "table": self.table, "ns": self.ns, "ew": self.ew,
+                             "ns_levels": self.ns_levels, "ew_levels": self.ew_levels}
+        if self.forfeit is not None:
+            d["forfeit"] = self.forfeit
+        if self.ns_score is not None:
+            d["ns_score"], d["ew_score"] = self.ns_score, self.ew_score
+        return d
+
+    def outcome(self) -> tuple[str, str]:
+        """``(ns, ew)`` outcomes: ``win``/``draw``/``loss``/``forfeit`` (the forfeiting side)."""
+        if self.forfeit == "ns":
+            return ("forfeit", "win")
+        if self.forfeit == "ew":
+            return ("win", "forfeit")
+        if self.ns_score is not None and self.ew_score is not None:
+            a, b = self.ns_score, self.ew_score
+        else:
+            a, b = self.ns_levels, self.ew_levels
+        if a > b:
+            return ("win", "loss")
+        if a < b:
+            return ("loss", "win")
+        return ("draw", "draw")
+
+    def level_points(self) -> tuple[int, int]:
+        """级差分 ``(ns, ew)``: 13 + d : 13 − d by the levels gained, 17 : 0 on a forfeit, or the
+        score a penalty loss fixed."""
+        if self.forfeit == "ns":
+            return (0, FORFEIT_SCORE)
+        if self.forfeit == "ew":
+            return (FORFEIT_SCORE, 0)
+        if self.ns_score is not None and self.ew_score is not None:
+            return (self.ns_score, self.ew_score)
+        d = min(MAX_LEVELS, abs(self.ns_levels - self.ew_levels))
+        if self.ns_levels >= self.ew_levels:
+            return (13 + d, 13 - d)
+        return (13 - d, 13 + d)
+
+
+def _err(where: str, zh: str, en: str) -> EventInputError:
+    return EventInputError(f"{where}{zh} / {en}")
+
+
+def _team(value: Any, field: str, where: str) -> str:
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str) or not value.strip() or len(value) > 64 or any(c in value for c in "\r\n\t"):
+        raise _err(where, f"队名无效 {field}={value!r}", f"invalid team id in {field!r} (1-64 characters)")
+    return value.strip()
+
+
+def _int(value: Any, field: str, where: str, lo: int, hi: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise _err(where, f"{field} 须为 {lo}–{hi} 的整数，得到 {value!r}",
+                   f"{field} must be an integer {lo}-{hi}, got {value!r}")
+    return value
+
+
+KNOWN_KEYS = frozenset({"round", "table", "ns", "ew", "ns_levels", "ew_levels", "forfeit", "ns_score", "ew_score"})
+
+
+def parse_result(obj: Any, where: str = "") -> Result:
+    """Check one RESULTS object and return it as a :class:`Result`.
+
+    :raises EventInputError: naming the field (and ``where``, e.g. ``"line 4: "``)."""
+    if not isinstance(obj, dict):
+        raise _err(where, "每行须为 JSON 对象", "each line must be a JSON object")
+    rnd = _int(obj.get("round"), "round", where, 1, 999)
+    if "bye" in obj:
+        extra = set(obj) - {"round", "bye", "table"}
+        if extra:
+            raise _err(where, f"轮空行不应有 {sorted(extra)}", f"a bye line takes only round and bye, not {sorted(extra)}")
+        return Result(round=rnd, table="bye", ns=_team(obj["bye"], "bye", where), ew=None)
+    unknown = set(obj) - KNOWN_KEYS
+    if unknown:
+        raise _err(where, f"未知字段 {sorted(unknown)}", f"unknown field(s) {sorted(unknown)}")
+    for key in ("table", "ns", "ew"):
+        if key not in obj:
+            raise _err(where, f"缺少字段 {key}", f"missing field {key!r}")
+    table = obj["table"]
+    if isinstance(table, int) and not isinstance(table, bool):
+        table = str(table)
+    if not isinstance(table, str) or not table.strip() or len(table) > 64:
+        raise _err(where, f"桌号无效 {table!r}", f"invalid table {table!r}")
+    ns, ew = _team(obj["ns"], "ns", where), _team(obj["ew"], "ew", where)
+    if ns == ew:
+        raise _err(where, f"同一队不能自己对阵 {ns!r}", f"a team cannot play itself ({ns!r})")
+    forfeit = obj.get("forfeit")
+    if forfeit not in (None, "ns", "ew"):
+        raise _err(where, f"forfeit 须为 ns 或 ew，得到 {forfeit!r}", f"forfeit must be 'ns' or 'ew', got {forfeit!r}")
+    need_levels = forfeit is None
+    levels = []
+    for key in ("ns_levels", "ew_levels"):
+        if key not in obj:
+            if need_levels:
+                raise _err(where, f"缺少字段 {key}", f"missing field {key!r}")
+            levels.append(0)
+        else:
+            levels.append(_int(obj[key], key, where, 0, MAX_LEVELS))
+    has_ns, has_ew = "ns_score" in obj, "ew_score" in obj
+    if has_ns != has_ew:
+        raise _err(where, "ns_score 与 ew_score 须同时给出", "ns_score and ew_score go together")
+    ns_score = ew_score = None
+    if has_ns:
+        if forfeit is not None:
+            raise _err(where, "弃权已定 17:0，不能再给分", "a forfeit is 17:0; do not give ns_score/ew_score too")
+        ns_score = _int(obj["ns_score"], "ns_score", where, 0, MAX_SCORE)
+        ew_score = _int(obj["ew_score"], "ew_score", where, 0, MAX_SCORE)
+    return Result(round=rnd, table=table.strip(), ns=ns, ew=ew, ns_levels=levels[0], ew_levels=levels[1],
+                  forfeit=forfeit, ns_score=ns_score, ew_score=ew_score)
+
+
+def check_results(results: Iterable[Result]) -> list[Result]:
+    """Check the results together: a team plays at most once per round, a table at most once
+    per round. Returns them sorted by round then table.
+
+    :raises EventInputError: naming the round and the team or table."""
+    seen_team: set[tuple[int, str]] = set()
+    seen_table: set[tuple[int, str]] = set()
+    out = sorted(results, key=lambda r: (r.round, r.ew is None, _table_key(r.table)))
+    for r in out:
+        for team in (r.ns, r.ew):
+            if team is None:
+                continue
+            if (r.round, team) in seen_team:
+                raise EventInputError(f"第 {r.round} 轮 {team!r} 出现两次 / team {team!r} appears twice in round {r.round}")
+            seen_team.add((r.round, team))
+        if r.ew is not None:
+            if (r.round, r.table) in seen_table:
+                raise EventInputError(f"第 {r.round} 轮 {r.table} 号桌出现两次 / table {r.table!r} appears twice "
+                                      f"in round {r.round}")
+            seen_table.add((r.round, r.table))
+    return out
+
+
+def _table_key(table: str) -> tuple[int, str]:
+    return (int(table), "") if table.isdigit() else (1 << 30, table)
+
+
+def parse_results_text(text: str, name: str = "RESULTS") -> list[Result]:
+    """Every non-blank line of a RESULTS file, checked (see the module doc)."""
+    out = []
+    for i, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        where = f"{name} 第 {i} 行 line {i}: "
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise EventInputError(f"{where}不是 JSON / not JSON ({exc.msg})") from None
+        out.append(parse_result(obj, where))
+    return check_results(out)
+
+
+def read_text(path: str | Path, what: str) -> str:
+    """A UTF-8 file, or one clear error line."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise EventInputError(f"找不到 {what} 文件 / {what} file not found: {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise EventInputError(f"无法读取 {what} 文件 / cannot read {what} file {path}: {exc}") from None
+
+
+def load_results(path: str | Path) -> list[Result]:
+    """A RESULTS.jsonl file (``-`` is not special: pass a real path)."""
+    return parse_results_text(read_text(path, "RESULTS"), str(path))
+
+
+def parse_teams_text(text: str, name: str = "TEAMS") -> list[str]:
+    """One team id per line; blank lines and ``#`` comments skipped; duplicates refused."""
+    teams: list[str] = []
+    seen: set[str] = set()
+    for i, line in enumerate(text.splitlines(), 1):
+        s = line.split("#", 1)[0].strip()
+        if not s:
+            continue
+        team = _team(s, "team", f"{name} 第 {i} 行 line {i}: ")
+        if team in seen:
+            raise EventInputError(f"{name} 第 {i} 行 line {i}: 队名重复 {team!r} / duplicate team {team!r}")
+        seen.add(team)
+        teams.append(team)
+    if len(teams) < 2:
+        raise EventInputError(f"{name}: 至少需要两队 / at least two teams are needed (got {len(teams)})")
+    return teams
+
+
+def load_teams(path: str | Path) -> list[str]:
+    return parse_teams_text(read_text(path, "TEAMS"), str(path))
+
+
+def results_to_jsonl(results: Iterable[Result]) -> str:
+    """RESULTS lines, as the hub exports them."""
+    return "".join(json.dumps(r.to_dict(), ensure_ascii=False) + "\n" for r in results)
