@@ -42,6 +42,8 @@ class PlayObservation:
     votes: int = 1
     #: The zone as read (upright for the seat), the evidence for the referee.
     crop: np.ndarray | None = field(default=None, repr=False)
+    #: The reader's second choice per card (or None): the panel offers them as one-tap answers.
+    alternatives: list[str | None] = field(default_factory=list)
 
     def to_json(self) -> dict:
         return {"type": "play", "seat": self.seat, "cards": self.cards,
@@ -96,7 +98,7 @@ def vote(readings: list[PlayReading]) -> tuple[PlayReading, int]:
     if n < len(readings):
         uncertain = True
         reasons.append(f"各帧读数不一致 / frames disagree ({n} of {len(readings)})")
-    return PlayReading(list(best), conf, uncertain, reasons), n
+    return PlayReading(list(best), conf, uncertain, reasons, list(agree[0].alternatives)), n
 
 
 class TableWatcher:
@@ -213,7 +215,7 @@ class TableWatcher:
         possible = self.possible(seat) if self.possible is not None else None
         readings = [read_play(c, self.read_ppm, self.enrollment, possible=possible) for c in crops]
         r, n = vote(readings)
-        obs = PlayObservation(seat, r.cards, r.confidence, r.uncertain, t, r.reasons, n, crops[0])
+        obs = PlayObservation(seat, r.cards, r.confidence, r.uncertain, t, r.reasons, n, crops[0], r.alternatives)
         self.last_readings[seat] = obs
         return obs
 
