@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from table_service.question_evidence import question_extra
+
 if TYPE_CHECKING:  # only types: service imports this module
     from table_service.service import ServiceConfig, TableClock
 
@@ -196,7 +198,9 @@ class CameraPipeline:
                         if ob.cards or ob.uncertain:
                             self._observe(ob.seat, list(ob.cards), list(ob.confidence or []) or None,
                                           bool(ob.uncertain), frame_t=getattr(ob, "t", t), frame_wall=frame_wall,
-                                          placed_ms=self.busy_since_ms.get(ob.seat))
+                                          placed_ms=self.busy_since_ms.get(ob.seat),
+                                          # a doubtful read carries its picture, reasons, candidates
+                                          extra=question_extra(ob))
                     else:  # exposed card / hand over a zone
                         if len(self.sightings) < 1000:
                             self.sightings.append(ob)
