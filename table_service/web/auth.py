@@ -48,15 +48,16 @@ def close_db(_exc: BaseException | None = None) -> None:
 def load_user() -> None:
     """``before_request`` hook: put the logged-in user (re-read from the DB) into ``g.user``.
 
-    Re-reading on every request means removing a user or changing a role takes effect at once,
-    not when their cookie expires.
+    The cookie holds only a session token; the server's ``sessions`` table says whose it is.
+    Re-reading on every request means a logout, a password change, removing a user or changing a
+    role takes effect at once — a cookie saved before is worth nothing afterwards.
     """
     g.user = None
-    name = session.get("user")
-    if name:
-        user = users.get_user(get_db(), name)
+    token = session.get("sid")
+    if token:
+        user = users.session_user(get_db(), token)
         if user is None:
-            session.pop("user", None)
+            session.pop("sid", None)
         g.user = user
 
 
@@ -119,7 +120,7 @@ def login() -> Any:
                 limiter.succeeded(address, name)
                 token = session.get("csrf")
                 session.clear()  # no session fixation: a fresh session for the new identity
-                session["user"] = user.name
+                session["sid"] = users.open_session(get_db(), user.name)
                 if token:
                     session["csrf"] = token
                 session.permanent = True
@@ -133,7 +134,9 @@ def login() -> Any:
 
 @bp.route("/logout", methods=["POST"])
 def logout() -> Any:
-    """End the session (POST with CSRF token, so a foreign page cannot log a referee out)."""
+    """End the session on the server, then in the browser (POST with CSRF token, so a foreign
+    page cannot log a referee out). A copy of the cookie kept elsewhere stops working too."""
+    users.close_session(get_db(), session.get("sid"))
     session.clear()
     return redirect(url_for("auth.login"))
 

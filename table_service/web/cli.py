@@ -41,7 +41,7 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 
 def cmd_remove(args: argparse.Namespace) -> int:
-    conn = users.connect(_db_path(args))
+    conn = users.connect(_db_path(args), create=False)
     try:
         users.remove_user(conn, args.name)
     finally:
@@ -50,8 +50,19 @@ def cmd_remove(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_passwd(args: argparse.Namespace) -> int:
+    """Set a new password; every open panel session of that account ends at once."""
+    conn = users.connect(_db_path(args), create=False)
+    try:
+        users.set_password(conn, args.name, _password(args))
+    finally:
+        conn.close()
+    print(f"已修改密码，该账户的登录已全部失效 / password changed; every session of {args.name} has ended")
+    return 0
+
+
 def cmd_list(args: argparse.Namespace) -> int:
-    conn = users.connect(_db_path(args))
+    conn = users.connect(_db_path(args), create=False)
     try:
         rows = users.list_users(conn)
     finally:
@@ -79,5 +90,9 @@ def register(subparsers: Any) -> None:
     r = sub.add_parser("remove", parents=[common], help="删除账户 / remove an account")
     r.add_argument("name")
     r.set_defaults(func=cmd_remove)
+    pw = sub.add_parser("passwd", parents=[common], help="修改密码并注销其登录 / change a password (ends its sessions)")
+    pw.add_argument("name")
+    pw.add_argument("--password-stdin", action="store_true", help="从标准输入读密码 / read the password from stdin")
+    pw.set_defaults(func=cmd_passwd)
     ls = sub.add_parser("list", parents=[common], help="列出账户 / list accounts")
     ls.set_defaults(func=cmd_list)

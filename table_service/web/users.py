@@ -7,7 +7,9 @@ Passwords are stored only as werkzeug hashes (scrypt/pbkdf2 with salt). Roles fo
 
 from __future__ import annotations
 
+import hashlib
 import re
+import secrets
 import sqlite3
 import time
 from dataclasses import dataclass
@@ -31,7 +33,22 @@ CREATE TABLE IF NOT EXISTS users (
     password_hash TEXT NOT NULL,
     created_ms INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS sessions (
+    token_hash TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    created_ms INTEGER NOT NULL,
+    expires_ms INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sessions_by_name ON sessions (name);
 """
+
+#: Tables a users database may hold (``feed_releases``: left by an older version, never read).
+#: A file with any other table is someone else's database — an event log, say — and is refused
+#: rather than given a ``users`` table.
+OWN_TABLES = frozenset({"users", "sessions", "feed_releases"})
+
+#: How long a login lasts without a logout (the cookie's lifetime as well).
+SESSION_LIFETIME_MS = 12 * 3600 * 1000
 
 # A hash computed once so that a login for an unknown user costs as much as one for a known user
 # (no timing oracle for which names exist).
@@ -62,14 +79,45 @@ def role_rank(role: str) -> int:
         raise UserError(f"未知角色 {role!r}（可选 viewer/referee/chief）/ unknown role {role!r}") from None
 
 
-def connect(path: str | Path) -> sqlite3.Connection:
-    """Open the user database, creating the file and schema on first use."""
+def connect(path: str | Path, *, create: bool = True) -> sqlite3.Connection:
+    """Open the user database, creating the file and schema on first use.
+
+    :param create: False for commands that only read or remove (``user list``/``remove``): a
+        missing file is then an error instead of a new empty database in the current folder.
+    :raises UserError: the file is missing (``create=False``), a folder, not SQLite, damaged,
+        or another program's database (an event log) — never written to in those cases.
+    """
     p = Path(path)
-    if str(p) != ":memory:":
-        p.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(str(p), timeout=5.0, check_same_thread=False)
+    memory = str(p) == ":memory:"
+    if not memory:
+        if p.is_dir():
+            raise UserError(f"用户数据库是文件夹 / the users database {p} is a folder, not a file")
+        if not p.exists():
+            if not create:
+                raise UserError(f"用户数据库不存在 / no users database at {p} (give --db, or add a user first)")
+            try:
+                p.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise UserError(f"无法创建用户数据库 / cannot create the users database {p}: "
+                                f"{exc.strerror or exc}") from None
+    try:
+        conn = sqlite3.connect(str(p), timeout=5.0, check_same_thread=False)
+    except sqlite3.Error as exc:
+        raise UserError(f"无法打开用户数据库 / cannot open the users database {p}: {exc}") from None
     conn.row_factory = sqlite3.Row
-    conn.executescript(_SCHEMA)
+    try:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        foreign = sorted(tables - OWN_TABLES)
+        if foreign:
+            raise UserError(f"不是用户数据库 / {p} is not a users database (it holds {', '.join(foreign[:4])}); "
+                            "nothing was written")
+        conn.executescript(_SCHEMA)
+    except sqlite3.Error as exc:
+        conn.close()
+        raise UserError(f"用户数据库损坏或不可写 / the users database {p} is damaged or not writable: {exc}") from None
+    except UserError:
+        conn.close()
+        raise
     return conn
 
 
@@ -92,11 +140,69 @@ def add_user(conn: sqlite3.Connection, name: str, password: str, role: str) -> U
 
 
 def remove_user(conn: sqlite3.Connection, name: str) -> None:
-    """Delete an account; raises :class:`UserError` when there is none of that name."""
+    """Delete an account and end its sessions; raises :class:`UserError` when there is none."""
     with conn:
         cur = conn.execute("DELETE FROM users WHERE name = ?", (name,))
+        conn.execute("DELETE FROM sessions WHERE name = ?", (name,))
     if cur.rowcount == 0:
         raise UserError(f"没有该用户 / no such user: {name!r}")
+
+
+def set_password(conn: sqlite3.Connection, name: str, password: str) -> None:
+    """Change a password and end every session of that account (a stolen cookie dies with it)."""
+    if len(password or "") < MIN_PASSWORD:
+        raise UserError(f"密码至少 {MIN_PASSWORD} 位 / password must have at least {MIN_PASSWORD} characters")
+    with conn:
+        cur = conn.execute("UPDATE users SET password_hash = ? WHERE name = ?",
+                           (generate_password_hash(password), name))
+        conn.execute("DELETE FROM sessions WHERE name = ?", (name,))
+    if cur.rowcount == 0:
+        raise UserError(f"没有该用户 / no such user: {name!r}")
+
+
+# ---------------------------------------------------------------------------------- sessions
+# The cookie carries only a random token; the server keeps its hash and the account it belongs
+# to. Deleting the row ends the session at once, wherever the cookie was copied to.
+
+
+def _token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
+
+
+def open_session(conn: sqlite3.Connection, name: str, *, now_ms: int | None = None,
+                 lifetime_ms: int = SESSION_LIFETIME_MS) -> str:
+    """Start a session for ``name``; returns the token to put in the cookie."""
+    now = int(time.time() * 1000) if now_ms is None else now_ms
+    token = secrets.token_urlsafe(32)
+    with conn:
+        conn.execute("DELETE FROM sessions WHERE expires_ms <= ?", (now,))
+        conn.execute("INSERT INTO sessions (token_hash, name, created_ms, expires_ms) VALUES (?, ?, ?, ?)",
+                     (_token_hash(token), name, now, now + lifetime_ms))
+    return token
+
+
+def session_user(conn: sqlite3.Connection, token: str | None, *, now_ms: int | None = None) -> User | None:
+    """The account a live session token belongs to, or None (unknown, ended or expired)."""
+    if not isinstance(token, str) or not token:
+        return None
+    now = int(time.time() * 1000) if now_ms is None else now_ms
+    row = conn.execute(
+        "SELECT u.name, u.role FROM sessions s JOIN users u ON u.name = s.name "
+        "WHERE s.token_hash = ? AND s.expires_ms > ?", (_token_hash(token), now)).fetchone()
+    return User(row["name"], row["role"]) if row else None
+
+
+def close_session(conn: sqlite3.Connection, token: str | None) -> None:
+    """End one session (logout)."""
+    if isinstance(token, str) and token:
+        with conn:
+            conn.execute("DELETE FROM sessions WHERE token_hash = ?", (_token_hash(token),))
+
+
+def close_sessions(conn: sqlite3.Connection, name: str) -> int:
+    """End every session of ``name``; returns how many were open."""
+    with conn:
+        return conn.execute("DELETE FROM sessions WHERE name = ?", (name,)).rowcount
 
 
 def list_users(conn: sqlite3.Connection) -> list[User]:

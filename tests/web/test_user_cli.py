@@ -45,6 +45,7 @@ def test_add_list_remove(tmp_path, monkeypatch, capsys):
 )
 def test_errors_are_clear(tmp_path, monkeypatch, capsys, argv, stdin, message):
     db = str(tmp_path / "u.db")
+    users.connect(db).close()
     assert run([*argv, "--db", db], stdin, monkeypatch) == 2
     assert message in capsys.readouterr().err
 
