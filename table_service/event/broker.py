@@ -1,0 +1,81 @@
+"""A private Mosquitto for the event demo, the tests and the benchmark.
+
+The demo must not touch a broker the machine may already run (port 1883, someone's retained
+messages), so it starts the Debian ``mosquitto`` binary on a free loopback port with its own
+configuration and data folder, and stops it at the end.
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+
+def free_port() -> int:
+    """A free TCP port on the loopback interface."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_port(port: int, timeout: float = 10.0) -> bool:
+    """True once something listens on ``127.0.0.1:port``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return True
+        except OSError:
+            time.sleep(0.05)
+    return False
+
+
+def mosquitto_exe() -> str:
+    """The broker binary, or a clear error naming the install step."""
+    exe = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+    if not Path(exe).exists():
+        raise RuntimeError("找不到 mosquitto（请运行 bash scripts/install.sh）/ mosquitto not found "
+                           "(run bash scripts/install.sh)")
+    return exe
+
+
+class PrivateBroker:
+    """Mosquitto on a free port with its config, persistence and log in ``folder``."""
+
+    def __init__(self, folder: str | Path, port: int | None = None) -> None:
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.port = port or free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> PrivateBroker:
+        conf = self.folder / "mosquitto.conf"
+        conf.write_text(f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence true\n"
+                        f"persistence_location {self.folder}/\nmax_queued_messages 100000\n")
+        with (self.folder / "mosquitto.log").open("a") as log:
+            self.proc = subprocess.Popen([mosquitto_exe(), "-c", str(conf)], stdout=log, stderr=subprocess.STDOUT)
+        if not wait_port(self.port):
+            self.stop()
+            raise RuntimeError(f"mosquitto 未能启动 / mosquitto did not start (port {self.port}); "
+                               f"log: {self.folder / 'mosquitto.log'}")
+        return self
+
+    def stop(self) -> None:
+        if self.proc is None:
+            return
+        self.proc.terminate()
+        try:
+            self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(5)
+        self.proc = None
+
+    def __enter__(self) -> PrivateBroker:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

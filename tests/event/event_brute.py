@@ -1,0 +1,63 @@
+"""Brute-force references written without the implementation: every perfect matching of a small
+field, and the standings columns counted straight from the rules file's wording."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+WIN, DRAW, LOSS, BYE_PTS = 2, 1, 0, 2
+
+
+def matchings(items: list[str]) -> Iterator[list[tuple[str, str]]]:
+    """Every perfect matching of an even-sized list."""
+    if not items:
+        yield []
+        return
+    first, rest = items[0], items[1:]
+    for i, other in enumerate(rest):
+        for m in matchings(rest[:i] + rest[i + 1:]):
+            yield [(first, other), *m]
+
+
+def columns(results: list[dict[str, Any]], teams: list[str]) -> dict[str, dict[str, int]]:
+    """Match points, progressive points (round 1 cut), rounds won, 级差分, levels, from JSON lines."""
+    rounds = max((r["round"] for r in results), default=0)
+    per: dict[str, dict[int, int]] = {t: {} for t in teams}
+    col = {t: {"rounds_won": 0, "level_points": 0, "levels_gained": 0} for t in teams}
+    for r in results:
+        if "bye" in r:
+            per[r["bye"]][r["round"]] = BYE_PTS
+            col[r["bye"]]["rounds_won"] += 1
+            col[r["bye"]]["level_points"] += 13
+            continue
+        a, b = r["ns"], r["ew"]
+        la, lb = r.get("ns_levels", 0), r.get("ew_levels", 0)
+        col[a]["levels_gained"] += la
+        col[b]["levels_gained"] += lb
+        if r.get("forfeit"):
+            loser, winner = (a, b) if r["forfeit"] == "ns" else (b, a)
+            per[winner][r["round"]], per[loser][r["round"]] = WIN, 0
+            col[winner]["rounds_won"] += 1
+            col[winner]["level_points"] += 17
+            continue
+        if "ns_score" in r:
+            sa, sb = r["ns_score"], r["ew_score"]
+            pa, pb = sa, sb
+        else:
+            sa, sb = la, lb
+            d = min(13, abs(la - lb))
+            pa, pb = (13 + d, 13 - d) if la >= lb else (13 - d, 13 + d)
+        col[a]["level_points"] += pa
+        col[b]["level_points"] += pb
+        if sa == sb:
+            per[a][r["round"]] = per[b][r["round"]] = DRAW
+        else:
+            w, lo = (a, b) if sa > sb else (b, a)
+            per[w][r["round"]], per[lo][r["round"]] = WIN, LOSS
+            col[w]["rounds_won"] += 1
+    for t in teams:
+        running = [sum(per[t].get(k, 0) for k in range(1, j + 1)) for j in range(1, rounds + 1)]
+        col[t]["match_points"] = running[-1] if running else 0
+        col[t]["progressive"] = sum(running[1:])
+    return col

@@ -1,0 +1,166 @@
+"""The draw: round robin meets everyone once; Swiss is optimal against a brute force over every
+matching of small fields (fewest rematches and second byes, then the smallest match-point gap)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+from typing import Any
+
+import pytest
+from event_brute import columns, matchings
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from table_service.event.draw import round_robin, swiss
+from table_service.event.model import EventInputError, parse_results_text
+
+BYE = "<bye>"
+
+
+def play(rng: random.Random, draw_json: dict[str, Any]) -> list[dict[str, Any]]:
+    lines: list[dict[str, Any]] = []
+    for t in draw_json["tables"]:
+        a, b = rng.randint(0, 13), rng.randint(0, 13)
+        if rng.random() < 0.3:
+            b = a
+        lines.append({"round": draw_json["round"], "table": t["table"], "ns": t["ns"], "ew": t["ew"],
+                      "ns_levels": a, "ew_levels": b})
+    if draw_json["bye"]:
+        lines.append({"round": draw_json["round"], "bye": draw_json["bye"]})
+    return lines
+
+
+def random_history(rng: random.Random, teams: list[str], rounds: int) -> list[dict[str, Any]]:
+    """Random earlier rounds (random pairings, so rematch pressure is real)."""
+    lines: list[dict[str, Any]] = []
+    for rnd in range(1, rounds + 1):
+        order = teams[:]
+        rng.shuffle(order)
+        bye = order.pop() if len(order) % 2 else None
+        tables = [{"table": str(i // 2 + 1), "ns": order[i], "ew": order[i + 1]} for i in range(0, len(order), 2)]
+        lines += play(rng, {"round": rnd, "tables": tables, "bye": bye})
+    return lines
+
+
+def brute_best(teams: list[str], lines: list[dict[str, Any]]) -> tuple[int, int]:
+    """(rematches + second byes, total match-point gap) of the best matching, by enumeration."""
+    col = columns(lines, teams)
+    mp = {t: col[t]["match_points"] for t in teams}
+    lo = min(mp.values())
+    met = {frozenset((x["ns"], x["ew"])) for x in lines if "ns" in x}
+    had_bye = {x["bye"] for x in lines if "bye" in x}
+    nodes = teams + ([BYE] if len(teams) % 2 else [])
+    best = None
+    for m in matchings(nodes):
+        bad = gap = 0
+        for a, b in m:
+            if BYE in (a, b):
+                t = b if a == BYE else a
+                bad += t in had_bye
+                gap += mp[t] - lo
+            else:
+                bad += frozenset((a, b)) in met
+                gap += abs(mp[a] - mp[b])
+        best = (bad, gap) if best is None or (bad, gap) < best else best
+    assert best is not None
+    return best
+
+
+def score_of(draw_json: dict[str, Any], teams: list[str], lines: list[dict[str, Any]]) -> tuple[int, int]:
+    col = columns(lines, teams)
+    mp = {t: col[t]["match_points"] for t in teams}
+    lo = min(mp.values())
+    met = {frozenset((x["ns"], x["ew"])) for x in lines if "ns" in x}
+    had_bye = {x["bye"] for x in lines if "bye" in x}
+    bad = sum(frozenset((t["ns"], t["ew"])) in met for t in draw_json["tables"])
+    gap = sum(abs(mp[t["ns"]] - mp[t["ew"]]) for t in draw_json["tables"])
+    if draw_json["bye"]:
+        bad += draw_json["bye"] in had_bye
+        gap += mp[draw_json["bye"]] - lo
+    return bad, gap
+
+
+def check_shape(d: dict[str, Any], teams: list[str]) -> None:
+    seated = [t["ns"] for t in d["tables"]] + [t["ew"] for t in d["tables"]] + ([d["bye"]] if d["bye"] else [])
+    assert sorted(seated) == sorted(teams)
+    assert [t["table"] for t in d["tables"]] == [str(i) for i in range(1, len(teams) // 2 + 1)]
+    assert (d["bye"] is None) == (len(teams) % 2 == 0)
+
+
+@settings(max_examples=80, deadline=None)
+@given(n=st.integers(2, 9), rounds=st.integers(0, 5), seed=st.integers(0, 100_000))
+def test_swiss_is_optimal_against_brute_force(n: int, rounds: int, seed: int) -> None:
+    rng = random.Random(seed)
+    teams = [f"T{i}" for i in range(n)]
+    lines = random_history(rng, teams, rounds)
+    res = parse_results_text("\n".join(json.dumps(x) for x in lines))
+    d = swiss(teams, res).to_json()
+    check_shape(d, teams)
+    assert d["round"] == rounds + 1
+    assert score_of(d, teams, lines) == brute_best(teams, lines)
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(3, 12), seed=st.integers(0, 100_000))
+def test_swiss_rounds_balance_directions_and_stay_optimal(n: int, seed: int) -> None:
+    rng = random.Random(seed)
+    teams = [f"T{i}" for i in range(n)]
+    lines: list[dict[str, Any]] = []
+    for _ in range(min(n - 1, 5)):
+        res = parse_results_text("\n".join(json.dumps(x) for x in lines))
+        d = swiss(teams, res).to_json()
+        check_shape(d, teams)
+        bal = {t: 0 for t in teams}
+        for x in lines:
+            if "ns" in x:
+                bal[x["ns"]] += 1
+                bal[x["ew"]] -= 1
+        for t in d["tables"]:
+            # The team that sat NS less (net) takes NS.
+            assert bal[t["ns"]] <= bal[t["ew"]]
+        if n <= 9:
+            assert score_of(d, teams, lines) == brute_best(teams, lines)
+        lines += play(rng, d)
+
+
+@pytest.mark.parametrize("n", range(2, 13))
+def test_round_robin_meets_everyone_once(n: int) -> None:
+    teams = [f"T{i}" for i in range(n)]
+    lines: list[dict[str, Any]] = []
+    rng = random.Random(n)
+    rounds = n - 1 if n % 2 == 0 else n
+    for _ in range(rounds):
+        res = parse_results_text("\n".join(json.dumps(x) for x in lines))
+        d = round_robin(teams, res).to_json()
+        check_shape(d, teams)
+        lines += play(rng, d)
+    pairs = [frozenset((x["ns"], x["ew"])) for x in lines if "ns" in x]
+    assert sorted(pairs, key=sorted) == sorted((frozenset(p) for p in itertools.combinations(teams, 2)), key=sorted)
+    byes = [x["bye"] for x in lines if "bye" in x]
+    assert sorted(byes) == (sorted(teams) if n % 2 else [])
+    bal = {t: 0 for t in teams}
+    for x in lines:
+        if "ns" in x:
+            bal[x["ns"]] += 1
+            bal[x["ew"]] -= 1
+    assert max(abs(v) for v in bal.values()) <= 2
+
+
+def test_a_team_not_in_the_list_is_refused() -> None:
+    res = parse_results_text('{"round":1,"table":"1","ns":"A","ew":"X","ns_levels":1,"ew_levels":2}')
+    with pytest.raises(EventInputError, match="'X'"):
+        swiss(["A", "B"], res)
+
+
+def test_large_field_stays_rematch_free() -> None:
+    rng = random.Random(5)
+    teams = [f"T{i}" for i in range(301)]
+    lines: list[dict[str, Any]] = []
+    for _ in range(4):
+        d = swiss(teams, parse_results_text("\n".join(json.dumps(x) for x in lines))).to_json()
+        check_shape(d, teams)
+        lines += play(rng, d)
+    pairs = [frozenset((x["ns"], x["ew"])) for x in lines if "ns" in x]
+    assert len(pairs) == len(set(pairs))

@@ -1,0 +1,151 @@
+"""Standings against the rules file: worked examples and a brute force on random small events."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from event_brute import columns
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from table_service.event.model import EventInputError, parse_result, parse_results_text
+from table_service.event.standings import (
+    MATCH_POINT_SCHEMES,
+    ScoringOptions,
+    compute_standings,
+    draw_lots,
+    progressive_points,
+)
+
+KEYS = ("match_points", "progressive", "rounds_won", "level_points", "levels_gained")
+
+
+def test_progressive_points_cut_the_first_round() -> None:
+    # Running totals 2, 3, 5 -> from round 2 on: 3 + 5.
+    assert progressive_points([2, 1, 2]) == 8
+    assert progressive_points([2]) == 0
+    # An early win is worth more than a late one.
+    assert progressive_points([2, 0, 0]) > progressive_points([0, 0, 2])
+
+
+def test_level_points_forfeit_and_penalty_score() -> None:
+    r = parse_result({"round": 1, "table": "1", "ns": "A", "ew": "B", "ns_levels": 9, "ew_levels": 4})
+    assert r.level_points() == (18, 8) and r.outcome() == ("win", "loss")
+    r = parse_result({"round": 1, "table": "1", "ns": "A", "ew": "B", "ns_levels": 0, "ew_levels": 13})
+    assert r.level_points() == (0, 26)
+    f = parse_result({"round": 1, "table": "1", "ns": "A", "ew": "B", "forfeit": "ns"})
+    assert f.level_points() == (0, 17) and f.outcome() == ("forfeit", "win")
+    p = parse_result({"round": 1, "table": "1", "ns": "A", "ew": "B", "ns_levels": 6, "ew_levels": 7,
+                      "ns_score": 17, "ew_score": 9})
+    assert p.level_points() == (17, 9) and p.outcome() == ("win", "loss")
+
+
+def test_worked_example_with_lots() -> None:
+    text = "\n".join([
+        '{"round":1,"table":"1","ns":"A","ew":"B","ns_levels":13,"ew_levels":4}',
+        '{"round":1,"table":"2","ns":"C","ew":"D","ns_levels":5,"ew_levels":5}',
+        '{"round":2,"table":"1","ns":"A","ew":"C","ns_levels":2,"ew_levels":3}',
+        '{"round":2,"table":"2","ns":"B","ew":"D","forfeit":"ew"}',
+    ])
+    st_ = compute_standings(parse_results_text(text), seed=7)
+    rows = {r["team"]: r for r in st_.to_json()["standings"]}
+    assert rows["A"] == {"rank": rows["A"]["rank"], "team": "A", "match_points": 2, "progressive": 2,
+                         "rounds_won": 1, "level_points": 22 + 12, "levels_gained": 15}
+    assert rows["C"]["match_points"] == 3 and rows["C"]["progressive"] == 3 and rows["C"]["rank"] == 1
+    # A and B: 2 MP, progressive A 2+0=2 vs B 0+2=2, won 1 each; 级差分 A 34, B 4+17=21.
+    assert rows["A"]["rank"] < rows["B"]["rank"]
+    assert rows["D"]["match_points"] == 1
+
+
+def test_full_tie_goes_to_seeded_lots_and_a_recorded_order_is_kept() -> None:
+    text = ('{"round":1,"table":"1","ns":"A","ew":"B","ns_levels":5,"ew_levels":5}\n'
+            '{"round":1,"table":"2","ns":"C","ew":"D","ns_levels":5,"ew_levels":5}\n')
+    res = parse_results_text(text)
+    a = compute_standings(res, seed=1)
+    assert a.lots == [{"teams": ["A", "B", "C", "D"], "order": draw_lots("ABCD", 1)}]
+    assert [r.team for r in a.rows] == a.lots[0]["order"]
+    assert [r.team for r in compute_standings(res, seed=1).rows] == a.lots[0]["order"]
+    fixed = ["D", "A", "C", "B"]
+    b = compute_standings(res, seed=99, recorded_lots={("A", "B", "C", "D"): fixed})
+    assert [r.team for r in b.rows] == fixed
+
+
+def test_three_two_one_zero_scheme() -> None:
+    opts = ScoringOptions().with_options(**MATCH_POINT_SCHEMES["3-2-1-0"])
+    res = parse_results_text('{"round":1,"table":"1","ns":"A","ew":"B","ns_levels":1,"ew_levels":4}\n'
+                             '{"round":1,"bye":"C"}\n')
+    rows = {r.team: r for r in compute_standings(res, opts=opts).rows}
+    assert (rows["B"].match_points, rows["A"].match_points, rows["C"].match_points) == (3, 1, 3)
+
+
+@pytest.mark.parametrize("line,needle", [
+    ('{"round":1,"table":"1","ns":"A","ew":"A","ns_levels":1,"ew_levels":2}', "itself"),
+    ('{"round":0,"table":"1","ns":"A","ew":"B","ns_levels":1,"ew_levels":2}', "round"),
+    ('{"round":1,"table":"1","ns":"A","ew":"B","ns_levels":14,"ew_levels":2}', "ns_levels"),
+    ('{"round":1,"table":"1","ns":"A","ew":"B","ns_levels":1,"ew_levels":2,"forfeit":"x"}', "forfeit"),
+    ('{"round":1,"table":"1","ns":"A","ew":"B","ns_levels":1,"ew_levels":2,"ns_score":3}', "together"),
+    ('{"round":1,"table":"1","ns":"A","ew":"B","ns_levels":1,"ew_levels":2,"colour":1}', "unknown"),
+    ('[1,2]', "JSON object"),
+    ('{"round":1,', "not JSON"),
+])
+def test_bad_lines_are_refused_with_their_line_number(line: str, needle: str) -> None:
+    with pytest.raises(EventInputError) as err:
+        parse_results_text('{"round":1,"bye":"Z"}\n' + line)
+    assert "line 2" in str(err.value) and needle in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_team_twice_in_a_round_is_refused() -> None:
+    with pytest.raises(EventInputError, match="twice"):
+        parse_results_text('{"round":1,"table":"1","ns":"A","ew":"B","ns_levels":1,"ew_levels":2}\n'
+                           '{"round":1,"table":"2","ns":"A","ew":"C","ns_levels":1,"ew_levels":2}\n')
+
+
+def random_event(rng: random.Random, n: int, rounds: int) -> list[dict[str, Any]]:
+    """Random (not Swiss) pairings with random outcomes, forfeits, penalty scores and byes."""
+    teams = [f"T{i}" for i in range(n)]
+    lines: list[dict[str, Any]] = []
+    for rnd in range(1, rounds + 1):
+        order = teams[:]
+        rng.shuffle(order)
+        if len(order) % 2:
+            lines.append({"round": rnd, "bye": order.pop()})
+        for i in range(0, len(order), 2):
+            line: dict[str, Any] = {"round": rnd, "table": str(i // 2 + 1), "ns": order[i], "ew": order[i + 1],
+                                    "ns_levels": rng.randint(0, 13), "ew_levels": rng.randint(0, 13)}
+            roll = rng.random()
+            if roll < 0.1:
+                line["forfeit"] = rng.choice(["ns", "ew"])
+            elif roll < 0.2:
+                line["ns_score"], line["ew_score"] = rng.choice([(17, 9), (9, 17), (15, 11)])
+            elif roll < 0.4:
+                line["ew_levels"] = line["ns_levels"]
+            lines.append(line)
+    return lines
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(2, 9), rounds=st.integers(1, 5), seed=st.integers(0, 10_000))
+def test_standings_match_a_brute_force(n: int, rounds: int, seed: int) -> None:
+    import json
+
+    lines = random_event(random.Random(seed), n, rounds)
+    teams = [f"T{i}" for i in range(n)]
+    res = parse_results_text("\n".join(json.dumps(x) for x in lines))
+    got = compute_standings(res, teams, seed=seed).to_json()["standings"]
+    ref = columns(lines, teams)
+    assert sorted(r["team"] for r in got) == sorted(teams)
+    assert [r["rank"] for r in got] == list(range(1, n + 1))
+    for row in got:
+        assert {k: row[k] for k in KEYS} == {k: ref[row["team"]][k] for k in KEYS}, row["team"]
+    keys = [tuple(r[k] for k in KEYS) for r in got]
+    assert keys == sorted(keys, reverse=True)
+    # Equal on every column <=> decided by lots: each such group is one recorded lot in drawn order.
+    lots = compute_standings(res, teams, seed=seed).lots
+    for lot in lots:
+        idx = [next(i for i, r in enumerate(got) if r["team"] == t) for t in lot["order"]]
+        assert idx == sorted(idx) and idx == list(range(idx[0], idx[0] + len(idx)))
+        assert len({keys[i] for i in idx}) == 1
+    tied_groups = {k for k in keys if keys.count(k) > 1}
+    assert len(tied_groups) == len(lots)
