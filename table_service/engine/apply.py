@@ -153,7 +153,7 @@ def _supersede(state: State, ev: dict[str, Any], fx: Effects) -> None:
     elif etype == "play_confirmed":
         if question is None:
             raise EventRejected(f"没有待确认的识别 / play_confirmed: event {ref} is not an open question")
-        new = dict(current, uncertain=False)
+        new = dict(current, uncertain=False, confirmed=True)
     elif etype == "play_corrected":
         if target["type"] != "cards_played":
             raise EventRejected(f"只能更正出牌 / play_corrected: event {ref} is a {target['type']}, not cards_played")

@@ -223,6 +223,10 @@ def on_anti_tribute(state: State, ev: dict[str, Any], fx: Effects) -> None:
     if deal["tributes"]:
         raise EventRejected("已进贡 / anti_tribute_declared: a tribute has already been given")
     deal["anti_tribute"] = {"seq": ev["seq"], "seats": list(seats), "cards": cards}
+    # Declared cards are seen cards: one declarer holds both big jokers, two hold one each. Until
+    # a declarer plays its joker, ``declared`` keeps it in that hand; a big joker from anyone else
+    # contradicts the declaration (see ``play._check_declared``).
+    deal["declared"] = {s: list(cards) if len(seats) == 1 else [cards[0]] for s in seats}
     for payer in plan["payers"]:
         stop_timer(state, payer, fx)
     _start_play(state, ev, plan["top"], fx)

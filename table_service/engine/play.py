@@ -146,6 +146,48 @@ def _settle_tribute(state: State, ev: dict[str, Any], seat: str, fx: Effects) ->
         deal["tributes"][i] = dict(trib, check="wrong")
 
 
+def _beyond_the_decks(deal: dict[str, Any], seat: str, cards: list[str]) -> list[str]:
+    """Faces of ``cards`` that would be more copies than two decks hold: copies in this play,
+    plus copies already seen this deal, plus copies declared (抗贡) in another seat's hand."""
+    seen = deal["seen"]
+    declared = deal.get("declared") or {}
+    out = []
+    for c in sorted(set(cards)):
+        elsewhere = sum(held.count(c) for s, held in declared.items() if s != seat)
+        if cards.count(c) + seen.get(c, 0) + elsewhere > 2:
+            out.append(c)
+    return out
+
+
+def _check_declared(state: State, ev: dict[str, Any], seat: str, cards: list[str], fx: Effects) -> None:
+    """Cards declared for anti-tribute (抗贡) are seen cards, held by the declarers: a declarer
+    playing one takes it out of ``declared``; anyone else playing a copy that the declaration
+    accounts for (two decks hold two big jokers) contradicts it — a false declaration or a misread,
+    for the referee. One flag per play."""
+    deal = state["deal"]
+    declared = deal.get("declared") or {}
+    if not declared:
+        return
+    mine = list(declared.get(seat, ()))
+    seen = dict(deal["seen"])
+    flagged = False
+    for c in cards:
+        if c in mine:
+            mine.remove(c)
+            seen[c] = seen.get(c, 0) + 1
+            continue
+        holders = [s for s, held in declared.items() if s != seat and c in held]
+        elsewhere = sum(declared[s].count(c) for s in holders)
+        if holders and not flagged and seen.get(c, 0) + elsewhere >= 2:
+            anti = deal["anti_tribute"] or {}
+            raise_flag(state, ev, "declared_card_contradiction", seat,
+                       {"card": c, "declared_by": holders, "declared_seq": anti.get("seq")}, fx)
+            flagged = True
+        seen[c] = seen.get(c, 0) + 1
+    if seat in declared:
+        deal["declared"] = {**declared, seat: mine}
+
+
 def _see_cards(state: State, ev: dict[str, Any], seat: str, cards: list[str], fx: Effects) -> None:
     deal = state["deal"]
     seen = deal["seen"]
@@ -166,7 +208,9 @@ def on_cards_played(state: State, ev: dict[str, Any], fx: Effects) -> None:
     declared = data.get("reading")
     if declared is not None and not isinstance(declared, dict):
         raise EventRejected("牌型声明无效 / reading must be an object {kind, rank}")
-    if data.get("uncertain") and ev["source"] == "camera":
+    beyond = _beyond_the_decks(deal, seat, cards)
+    third_copy = bool(beyond) and ev["source"] == "camera" and not (data.get("confirmed") or data.get("corrected"))
+    if (data.get("uncertain") and ev["source"] == "camera") or third_copy:
         question = {
             "seq": ev["seq"],
             "seat": seat,
@@ -174,10 +218,20 @@ def on_cards_played(state: State, ev: dict[str, Any], fx: Effects) -> None:
             "confidence": data.get("confidence"),
             "t_ms": state["t_ms"],
         }
+        if third_copy:
+            # Two decks hold two of each face: a read that would be a third copy (counting cards
+            # played and cards declared in another hand) is a misread until the referee says not.
+            question["reason"] = "third_copy"
+            question["beyond"] = beyond
         deal["questions"].append(question)
         fx.append({"kind": "question_opened", "question": dict(question)})
         fx.append({"kind": "lamp", "seat": None, "lamp": "referee", "mode": "blink"})
         return
+    twice = sorted({c for c in cards if cards.count(c) > 2})
+    if twice:
+        raise EventRejected(
+            f"牌不可能 / impossible cards: {' '.join(twice)} more than twice in one play (two decks hold 2)"
+        )
     level = deal["level"]
     trick = deal["trick"]
     top: Play | None = deal["_top"]
@@ -201,6 +255,7 @@ def on_cards_played(state: State, ev: dict[str, Any], fx: Effects) -> None:
         top_entry = trick["plays"][trick["top"]]
         raise_flag(state, ev, "does_not_beat", seat, {"cards": cards, "top": top_entry["cards"], "top_seq": top_entry["seq"]}, fx)
     overtime = _check_time(state, ev, seat, fx) if in_turn else 0
+    _check_declared(state, ev, seat, cards, fx)
     _see_cards(state, ev, seat, cards, fx)
     _check_tribute(state, ev, seat, cards, fx)
     prove_return_wrong(state, ev, seat, cards, fx)

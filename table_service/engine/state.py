@@ -83,6 +83,7 @@ def new_deal(no: int, level: str, level_side: str | None, t_ms: int, counts: dic
         "tributes": [],
         "returns": [],
         "anti_tribute": None,
+        "declared": {},
         "questions": [],
         "skip_turn": [],
         "superseded": [],
@@ -104,7 +105,7 @@ def _deep(value: Any) -> Any:
 #: Deal fields that are dicts or lists whose elements are replaced, never mutated: one level
 #: of copying is enough. (Trick entries, tribute records, report records and the per-card
 #: lists are built once and then only replaced.)
-_DEAL_DICTS = ("counts", "reports", "report_due", "obstructed", "seen", "by_seat", "_seen_at")
+_DEAL_DICTS = ("counts", "reports", "report_due", "obstructed", "seen", "by_seat", "_seen_at", "declared")
 _DEAL_LISTS = ("finish_order", "tricks", "tributes", "returns", "questions", "skip_turn", "superseded", "report_missed")
 
 

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from table_service.rules.errors import InvalidCardError
+from table_service.rules.errors import ImpossibleCardsError, InvalidCardError
 
 RANKS: tuple[str, ...] = ("2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A")
 SUITS: tuple[str, ...] = ("s", "h", "d", "c")
@@ -76,6 +76,11 @@ class Card:
         """The heart level card (逢人配) is the wild card."""
         return self.suit == "h" and self.rank == level
 
+
+#: Copies of each face in play: two decks.
+COPIES = 2
+#: Cards in a full hand (全手牌): 108 cards among four players.
+HAND_SIZE = 27
 
 _INTERNED: dict[tuple[str, str], Card] = {}
 for _r in RANKS:
@@ -185,3 +190,22 @@ def check_level(level: str) -> str:
     if level not in RANKS:
         raise ValueError(f"无此级数 / no such level: {level!r} (expected 2…9, T, J, Q, K, A)")
     return level
+
+
+def check_possible(cards: Iterable[Card], *, max_cards: int | None = None) -> None:
+    """Refuse what two decks cannot give: a face more than twice (每张牌只有两张), or more than
+    ``max_cards`` cards (a hand holds at most 27).
+
+    :raises ImpossibleCardsError: naming the face and its count, or the number of cards.
+    """
+    cs = list(cards)
+    if max_cards is not None and len(cs) > max_cards:
+        raise ImpossibleCardsError(f"牌数不可能 / impossible: {len(cs)} cards, a hand holds at most {max_cards}")
+    counts: dict[Card, int] = {}
+    for c in cs:
+        n = counts.get(c, 0) + 1
+        if n > COPIES:
+            raise ImpossibleCardsError(
+                f"牌不可能 / impossible cards: {c} appears {sum(1 for x in cs if x == c)} times (two decks hold {COPIES})"
+            )
+        counts[c] = n

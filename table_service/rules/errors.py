@@ -25,3 +25,7 @@ class IllegalPlayError(RulesError):
 
 class AmbiguousPlayError(RulesError):
     """Cards with several readings where the caller needed exactly one."""
+
+
+class ImpossibleCardsError(RulesError):
+    """Cards two decks cannot give: a face more than twice, or a hand of more than 27 cards."""

@@ -12,12 +12,14 @@ from itertools import combinations_with_replacement
 from operator import attrgetter
 
 from table_service.rules.cards import (
+    HAND_SIZE,
     NATURAL_VALUE,
     RANKS,
     SUITS,
     Card,
     card,
     check_level,
+    check_possible,
     parse_cards,
     power,
     sort_key,
@@ -111,11 +113,15 @@ def legal_plays(hand: Iterable[Card] | str, level: str, previous: Play | None = 
     """Every distinct ``(cards, kind, rank)`` reading playable from ``hand``: all readings of all
     sub-multisets when leading, or exactly those that beat ``previous``.
 
+    :raises ImpossibleCardsError: for a hand two decks cannot give (a face more than twice, more
+        than 27 cards).
+
     >>> len(legal_plays("SJ SJ BJ BJ", "2"))  # SJ BJ, pairs SJ/BJ, joker bomb
     5
     """
     cards = parse_cards(hand) if isinstance(hand, str) else list(hand)
     level = check_level(level)
+    check_possible(cards, max_cards=HAND_SIZE)
     h = _Hand(cards, level)
     out: list[Play] = []
     wild = h.wild

@@ -18,6 +18,7 @@ from table_service.rules.cards import (
     Card,
     card,
     check_level,
+    check_possible,
     format_cards,
     parse_cards,
     power,
@@ -190,11 +191,14 @@ def _seq_fits(nat_counts: dict[str, int], low: int, top: int, copies: int) -> bo
 def classify(cards: Iterable[Card] | str, level: str) -> list[Play]:
     """Every reading of exactly these cards at ``level``; ``[]`` if they form no pattern.
 
+    :raises ImpossibleCardsError: for a face given more than twice (two decks hold two).
+
     >>> [p.notation() for p in classify("2h 2h 5s", "2")]
     ['triple 5: 2h 2h 5s']
     """
     cs = parse_cards(cards) if isinstance(cards, str) else list(cards)
     level = check_level(level)
+    check_possible(cs)
     n = len(cs)
     if n == 0 or n > 10:
         return []

@@ -88,7 +88,7 @@ def test_card_seen_third_time() -> None:
     t.play("E", "9s 9s")
     for s in "NWS":
         t.pass_(s)
-    t.play("E", "9s")
+    t.play("E", "9s", source="panel")  # from the camera it would be a question (test_officiating)
     (flag,) = t.flags("card_seen_third_time")
     assert flag["evidence"]["card"] == "9s" and len(flag["evidence"]["earlier"]) == 1
     assert t.deal["seen"]["9s"] == 3

@@ -187,3 +187,105 @@ def test_tribute_check_stays_open_when_the_hand_did_not_add_up() -> None:
     t.do("return_given", {"seat": "E", "card": "Tc"})
     _play_out_south(t, ["3s 3s 3h 3h 3d 3d 3c"])
     assert t.deal["counts"]["S"] == 0 and t.deal["tributes"][0]["check"] == "open"
+
+
+# ---------------------------------------------------------------- anti-tribute (抗贡)
+# "if the side that owes tribute holds both big jokers … no tribute is paid": the declared
+# jokers are seen cards, in the declarers' hands; two decks hold two big jokers.
+
+
+def _double_down_anti(seats: list[str]) -> Table:
+    t = Table()
+    t.first_deal("E", ONE_EACH)
+    t.play("E", "3s")
+    t.pass_("N")
+    t.play("W", "4s")  # E 1st, W 2nd: N and S owe tribute
+    t.next_deal()
+    t.do("anti_tribute_declared", {"seats": seats, "cards": ["BJ", "BJ"]})
+    assert t.deal["turn"] == "E"
+    return t
+
+
+def test_big_joker_from_the_other_side_after_anti_tribute_is_flagged() -> None:
+    t = _double_down_anti(["N", "S"])
+    assert t.deal["declared"] == {"N": ["BJ"], "S": ["BJ"]}
+    t.play("E", "BJ", source="panel")  # entered at the panel: a play, and a contradiction
+    (flag,) = t.flags("declared_card_contradiction")
+    assert flag["seat"] == "E" and flag["evidence"]["card"] == "BJ"
+    assert sorted(flag["evidence"]["declared_by"]) == ["N", "S"]
+
+
+def test_declarers_playing_their_own_big_jokers_is_fine() -> None:
+    t = _double_down_anti(["N", "S"])
+    t.play("E", "3s")
+    t.play("N", "BJ")
+    for s in "WSE":
+        t.pass_(s)
+    t.play("N", "4d")
+    t.pass_("W")
+    t.play("S", "BJ")
+    assert t.rules_raised() == set() and t.deal["declared"] == {"N": [], "S": []}
+
+
+def test_one_declarer_holds_both_so_its_partner_playing_one_is_flagged() -> None:
+    t = _double_down_anti(["N"])
+    assert t.deal["declared"] == {"N": ["BJ", "BJ"]}
+    t.play("E", "3s")
+    t.play("N", "BJ")  # one of its own
+    t.pass_("W")
+    t.play("S", "BJ", source="panel")  # N declared both: S cannot hold one
+    assert [f["seat"] for f in t.flags("declared_card_contradiction")] == ["S"]
+
+
+def test_camera_read_of_a_declared_joker_elsewhere_is_a_question() -> None:
+    t = _double_down_anti(["N", "S"])
+    t.play("E", "BJ")  # the camera: a third copy counting the declared two
+    assert t.deal["trick"]["plays"] == [] and t.flags("declared_card_contradiction") == []
+    (q,) = t.deal["questions"]
+    assert q["reason"] == "third_copy" and q["beyond"] == ["BJ"]
+    t.do("play_corrected", {"ref": q["seq"], "cards": ["SJ"]}, role="referee")
+    assert t.deal["questions"] == [] and t.deal["trick"]["plays"][0]["cards"] == ["SJ"]
+    assert t.rules_raised() == set()
+
+
+# ---------------------------------------------------------------- two decks: each card twice
+
+
+def test_camera_read_of_a_third_copy_is_a_question_never_a_play() -> None:
+    t = Table()
+    t.first_deal("E")
+    t.play("E", "7s 7s")
+    t.play("N", "7s", data={"confidence": [0.97]})  # both 7s are on the table already
+    assert len(t.deal["trick"]["plays"]) == 1 and t.deal["seen"] == {"7s": 2}
+    (q,) = t.deal["questions"]
+    assert q["seat"] == "N" and q["reason"] == "third_copy" and q["beyond"] == ["7s"]
+    assert t.flags("card_seen_third_time") == []
+    t.do("play_confirmed", {"ref": q["seq"]}, role="referee")  # the referee: it really is a 7s
+    assert t.deal["questions"] == [] and t.deal["seen"] == {"7s": 3}
+    assert [f["seat"] for f in t.flags("card_seen_third_time")] == ["N"]
+    assert t.replay_matches()
+
+
+def test_camera_read_of_three_copies_in_one_play_is_a_question() -> None:
+    t = Table()
+    t.first_deal("E")
+    t.play("E", "3s 3s 3s")
+    (q,) = t.deal["questions"]
+    assert q["beyond"] == ["3s"] and t.deal["trick"]["plays"] == []
+    msg = t.reject("play_confirmed", {"ref": q["seq"]}, role="referee")
+    assert "impossible" in msg and "3s" in msg
+
+
+def test_three_copies_in_one_play_at_the_panel_is_refused() -> None:
+    t = Table()
+    t.first_deal("E")
+    msg = t.reject("cards_played", {"seat": "E", "cards": ["3s", "3s", "3s"]})
+    assert msg.startswith("牌不可能 / impossible cards: 3s")
+
+
+def test_second_copy_is_an_ordinary_play() -> None:
+    t = Table()
+    t.first_deal("E")
+    t.play("E", "7s")
+    t.play("N", "7s")  # does not beat, but it is a possible card: a play, not a question
+    assert t.deal["questions"] == [] and t.rules_raised() == {"does_not_beat"}

@@ -1,0 +1,40 @@
+"""Two decks: each face at most twice, a hand at most 27 cards. The rules API refuses anything
+else with a clear error (Chinese, then English), and the command line exits non-zero."""
+
+from __future__ import annotations
+
+import pytest
+
+from table_service.cli import main
+from table_service.rules import ImpossibleCardsError, classify, legal_plays, parse_cards
+
+
+def test_classify_refuses_a_third_copy() -> None:
+    with pytest.raises(ImpossibleCardsError, match=r"^牌不可能 / impossible cards: 3s appears 3 times"):
+        classify("3s 3s 3s", "5")
+    assert [p.kind for p in classify("3s 3s 3d", "5")] == ["triple"]  # two of a face is fine
+
+
+def test_legal_plays_refuses_a_third_copy_and_a_28_card_hand() -> None:
+    with pytest.raises(ImpossibleCardsError, match="28 cards, a hand holds at most 27"):
+        legal_plays(["3s"] * 28, "5")
+    with pytest.raises(ImpossibleCardsError, match="3s appears 3 times"):
+        legal_plays("3s 3s 3s 4d", "5")
+    hand28 = parse_cards(" ".join(f"{r}{s}" for r in "3456789" for s in "shdc"))  # 28 distinct faces
+    with pytest.raises(ImpossibleCardsError, match="28 cards, a hand holds at most 27"):
+        legal_plays(hand28, "5")
+    assert legal_plays(hand28[:27], "5")  # 27 is a full hand
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["rules", "classify", "--level", "5", "3s", "3s", "3s"],
+        ["rules", "legal", "--level", "5", *(["3s"] * 28)],
+    ],
+)
+def test_cli_refuses_impossible_cards(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) != 0
+    captured = capsys.readouterr()
+    text = captured.out + captured.err
+    assert "impossible" in text and "三同张" not in text and "炸弹" not in text
