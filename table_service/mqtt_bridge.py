@@ -17,21 +17,85 @@ Topics (``<prefix>`` is ``guandan/<event>/<table>``):
 ``<prefix>/status``
     ``{"status": "online"|"offline", ...}``, retained; ``offline`` is also the **last will**, so
     the broker announces a table whose Pi lost power or network.
+``<prefix>/summary``
+    counts for the chief referee's overview (open flags, camera questions, clocks over, penalties,
+    round/deal/levels), retained — counts only, never what a flag or a question is about;
+``<prefix>/result``
+    the round's result once the round has ended **and both sides signed**, retained, QoS 1, sent
+    again on every reconnect (the hub drops what it has already, by ``result_id``).
+
+Subscribed: ``<prefix>/assignment`` (the hub's retained assignment for the coming round: teams,
+players, directions, ruleset; the panel shows it and starts the round with one tap) and
+``<prefix>/result_ack`` (the hub's answer to the result). All hub messages are documented in
+``docs/hub-protocol.md``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import re
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from typing import Any
 
 import paho.mqtt.client as mqtt
 
 log = logging.getLogger(__name__)
+
+#: The bridge of each runner, so the panel's assignment blueprint finds it without the service
+#: having to pass it around (weak: a stopped table's runner is not kept alive by this map).
+_BRIDGES: weakref.WeakKeyDictionary[Any, MqttBridge] = weakref.WeakKeyDictionary()
+
+
+def bridge_for(runner: Any) -> MqttBridge | None:
+    """The MQTT bridge started for ``runner``, if any."""
+    try:
+        return _BRIDGES.get(runner)
+    except TypeError:
+        return None
+
+
+def table_result(state: dict[str, Any], table_id: str) -> dict[str, Any] | None:
+    """The result message of a finished, signed round, in the hub's RESULTS form plus its id
+    (``None`` while the round runs or a side has not signed)."""
+    rnd, res = state.get("round"), state.get("result")
+    sig = state.get("signatures") or {}
+    if not rnd or not res or not (sig.get("NS") and sig.get("EW")):
+        return None
+    teams = rnd.get("teams") or {}
+    gained = res.get("gained") or {}
+    line: dict[str, Any] = {"round": int(rnd.get("no") or 1), "table": table_id, "ns": teams.get("NS"),
+                            "ew": teams.get("EW"), "ns_levels": max(0, min(13, int(gained.get("NS", 0)))),
+                            "ew_levels": max(0, min(13, int(gained.get("EW", 0))))}
+    if res.get("reason") == "forfeit":
+        line["forfeit"] = "EW" if res.get("winner") == "NS" else "NS"
+        line["forfeit"] = line["forfeit"].lower()
+    elif res.get("reason") == "loss":
+        lp = res.get("level_points") or {}
+        line["ns_score"], line["ew_score"] = int(lp.get("NS", 0)), int(lp.get("EW", 0))
+    return {"result_id": f"r{line['round']}-s{res.get('seq')}", "result": line, "table_seq": res.get("seq"),
+            "reason": res.get("reason"), "wall_ms": int(time.time() * 1000)}
+
+
+def table_summary(state: dict[str, Any], table_id: str, panel: str | None) -> dict[str, Any]:
+    """Counts for the chief referee's overview (no content of flags or questions)."""
+    rnd, deal = state.get("round") or {}, state.get("deal") or {}
+    now = state.get("t_ms") or 0
+    flags = [f for f in state.get("flags") or [] if f.get("status") == "open"]
+    timers = (deal.get("timers") or {}).values() if deal.get("phase") not in (None, "over") else ()
+    pens = state.get("penalties") or {}
+    return {"table": table_id, "round": rnd.get("no"), "round_status": rnd.get("status"),
+            "teams": rnd.get("teams"), "deal": deal.get("no"), "levels": state.get("levels"),
+            "open_flags": len(flags), "doubts": len(deal.get("questions") or []),
+            "clocks_over": sum(1 for f in flags if f.get("kind") == "time_over")
+            + sum(1 for t in timers if isinstance(t, dict) and now > int(t.get("deadline_ms") or now)),
+            "penalties": {side: dict(pens.get(side) or {}) for side in ("NS", "EW")},
+            "signed": state.get("signatures"), "finished": state.get("result") is not None,
+            "panel": panel, "last_seq": state.get("last_seq"), "wall_ms": int(time.time() * 1000)}
 
 _SEGMENT_RE = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
 
@@ -68,7 +132,8 @@ class MqttBridge:
     def __init__(self, runner: Any, *, host: str = "127.0.0.1", port: int = 1883, event_id: str = "event",
                  table_id: str = "T1", delay_s: float = 0.0, clock: Callable[[], float] | None = None,
                  feed: Any = None, username: str | None = None, password: str | None = None,
-                 keepalive: int = 15, qos: int = 1, client_id: str | None = None) -> None:
+                 keepalive: int = 15, qos: int = 1, client_id: str | None = None,
+                 panel_url: str | None = None) -> None:
         self.event_id = _segment(event_id, "赛事编号 / event id")
         self.table_id = _segment(table_id, "桌号 / table id")
         self.prefix = f"guandan/{self.event_id}/{self.table_id}"
@@ -87,6 +152,19 @@ class MqttBridge:
         self._last_state_seq: int | None = None
         self.published_events = 0
         self.published_states = 0
+        self.runner = runner
+        self.panel_url = panel_url
+        self.assignment: dict[str, Any] | None = None
+        self.result_ack: dict[str, Any] | None = None
+        self._table_changed = threading.Event()
+        self._sent_result: str | None = None
+        self._sent_summary: dict[str, Any] | None = None
+        self._table_thread: threading.Thread | None = None
+        self._unsubscribe: Callable[[], None] | None = None
+        self.assignment_listeners: list[Callable[[dict[str, Any]], None]] = []
+        # A runner that cannot be weakly referenced gets no panel card; the bridge still works.
+        with contextlib.suppress(TypeError):
+            _BRIDGES[runner] = self
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2,
                                   client_id=client_id or f"guandan-{self.event_id}-{self.table_id}",
                                   clean_session=True)
@@ -97,6 +175,8 @@ class MqttBridge:
         self.client.max_queued_messages_set(10000)
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
+        self.client.message_callback_add(self.topic("assignment"), self._on_assignment)
+        self.client.message_callback_add(self.topic("result_ack"), self._on_result_ack)
 
     # ---------------------------------------------------------------------------- topics
 
@@ -106,7 +186,72 @@ class MqttBridge:
 
     def _status_payload(self, status: str, *, will: bool = False) -> bytes:
         return _dumps({"table": self.table_id, "event": self.event_id, "status": status,
-                       "reason": "connection lost" if will else None, "wall_ms": int(time.time() * 1000)})
+                       "reason": "connection lost" if will else None, "wall_ms": int(time.time() * 1000),
+                       "panel": self.panel_url})
+
+    # ------------------------------------------------------------------- hub → table
+
+    def _on_assignment(self, _c: Any, _u: Any, msg: mqtt.MQTTMessage) -> None:
+        """The hub's retained assignment (an empty payload clears it)."""
+        if not msg.payload:
+            self.assignment = None
+            return
+        try:
+            data = json.loads(msg.payload.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            log.warning("mqtt: unreadable assignment on %s", msg.topic)
+            return
+        if not isinstance(data, dict) or data.get("table") != self.table_id:
+            log.warning("mqtt: assignment for another table ignored: %r", data)
+            return
+        self.assignment = data
+        for fn in list(self.assignment_listeners):
+            try:
+                fn(data)
+            except Exception:  # a listener must not break the bridge
+                log.exception("mqtt: assignment listener failed")
+
+    def _on_result_ack(self, _c: Any, _u: Any, msg: mqtt.MQTTMessage) -> None:
+        try:
+            self.result_ack = json.loads(msg.payload.decode("utf-8")) if msg.payload else None
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            log.warning("mqtt: unreadable result_ack on %s", msg.topic)
+
+    def _table_loop(self) -> None:
+        """Publish the summary and, once signed, the result whenever the table changes."""
+        while not self._stop.is_set():
+            self._table_changed.wait(1.0)
+            self._table_changed.clear()
+            if self._stop.is_set():
+                return
+            try:
+                self.publish_table_side()
+            except Exception:
+                log.exception("mqtt: publishing summary/result failed")
+
+    def publish_table_side(self) -> bool:
+        """Publish the overview summary (if changed) and the signed result (once per connection).
+        Returns True when a result went out."""
+        if not self._connected.is_set():
+            return False
+        state = self.runner.state()
+        summary = table_summary(state, self.table_id, self.panel_url)
+        key = {k: v for k, v in summary.items() if k != "wall_ms"}
+        with self._lock:
+            changed = key != self._sent_summary
+            self._sent_summary = key
+        if changed:
+            self.client.publish(self.topic("summary"), _dumps(summary), qos=self.qos, retain=True)
+        result = table_result(state, self.table_id)
+        if result is None:
+            return False
+        with self._lock:
+            if result["result_id"] == self._sent_result:
+                return False
+            self._sent_result = result["result_id"]
+        self.client.publish(self.topic("result"), _dumps(result), qos=1, retain=True)
+        log.info("mqtt: result %s of table %s sent", result["result_id"], self.table_id)
+        return True
 
     # ------------------------------------------------------------------------- lifecycle
 
@@ -116,6 +261,10 @@ class MqttBridge:
         self.client.loop_start()
         self._thread = threading.Thread(target=self._run, name=f"mqtt-{self.table_id}", daemon=True)
         self._thread.start()
+        if hasattr(self.runner, "subscribe"):
+            self._unsubscribe = self.runner.subscribe(lambda _ev, _st: self._table_changed.set())
+        self._table_thread = threading.Thread(target=self._table_loop, name=f"mqtt-hub-{self.table_id}", daemon=True)
+        self._table_thread.start()
         return self
 
     def wait_connected(self, timeout: float = 10.0) -> bool:
@@ -130,8 +279,13 @@ class MqttBridge:
         """Announce ``offline`` (retained), flush and disconnect; the table is going down on purpose."""
         self._stop.set()
         self.feed.wake()
+        self._table_changed.set()
+        if self._unsubscribe is not None:
+            self._unsubscribe()
         if self._thread is not None:
             self._thread.join(timeout)
+        if self._table_thread is not None:
+            self._table_thread.join(timeout)
         try:
             if self._connected.is_set():
                 info = self.client.publish(self.topic("status"), self._status_payload("offline"), qos=1, retain=True)
@@ -158,11 +312,15 @@ class MqttBridge:
             return
         log.info("mqtt: connected to %s:%s as %s", self.host, self.port, self.prefix)
         client.publish(self.topic("status"), self._status_payload("online"), qos=1, retain=True)
+        client.subscribe([(self.topic("assignment"), 1), (self.topic("result_ack"), 1)])
         # A (re)connected hub must see the current table at once, whatever happened meanwhile.
         with self._lock:
             self._last_state_seq = None
+            self._sent_result = None
+            self._sent_summary = None
         self._connected.set()
         self.feed.wake()
+        self._table_changed.set()
 
     def _on_disconnect(self, _client: mqtt.Client, _userdata: Any, _flags: Any, reason_code: Any,
                        _properties: Any = None) -> None:
@@ -218,11 +376,11 @@ def bridge_from_config(runner: Any, cfg: dict[str, Any], *, table_id: str, clock
 
     :raises ValueError: an unknown key (a typo must not silently drop the hub connection).
     """
-    known = {"host", "port", "event", "username", "password", "keepalive", "enabled"}
+    known = {"host", "port", "event", "username", "password", "keepalive", "enabled", "panel_url"}
     unknown = set(cfg) - known
     if unknown:
         raise ValueError(f"[mqtt] 未知配置项 / unknown key(s) {sorted(unknown)} (known: {sorted(known)})")
     return MqttBridge(runner, host=str(cfg.get("host", "127.0.0.1")), port=int(cfg.get("port", 1883)),
                       event_id=str(cfg.get("event", "event")), table_id=table_id, delay_s=delay_s, clock=clock,
                       feed=feed, username=cfg.get("username"), password=cfg.get("password"),
-                      keepalive=int(cfg.get("keepalive", 15)))
+                      keepalive=int(cfg.get("keepalive", 15)), panel_url=cfg.get("panel_url"))

@@ -25,7 +25,7 @@ last round; then the higher-ranked one. Tables are numbered from the top of the 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -182,14 +182,16 @@ def _solve_region(ranked: Sequence[str], lo_i: int, hi_i: int, with_bye: bool, m
 
 
 def swiss(teams: Sequence[str], results: Sequence[Result] = (), opts: ScoringOptions | None = None, *,
-          seed: int | str = 0, window: int = DEFAULT_WINDOW, round_no: int | None = None) -> Draw:
-    """The next Swiss round from the results so far (see the module doc)."""
+          seed: int | str = 0, window: int = DEFAULT_WINDOW, round_no: int | None = None,
+          recorded_lots: Mapping[tuple[str, ...], Sequence[str]] | None = None) -> Draw:
+    """The next Swiss round from the results so far (see the module doc); ``recorded_lots``
+    (the hub's drawn lots) order full ties exactly as published."""
     results = list(results)
     _check_teams(teams, results)
     hist = History.of(results)
     rnd = round_no if round_no is not None else hist.rounds + 1
     if results:
-        st = compute_standings(results, teams, opts, seed=seed)
+        st = compute_standings(results, teams, opts, seed=seed, recorded_lots=recorded_lots)
         ranked = [row.team for row in st.rows]
         mp = {row.team: row.match_points for row in st.rows}
     else:
@@ -256,10 +258,11 @@ def swiss(teams: Sequence[str], results: Sequence[Result] = (), opts: ScoringOpt
 
 
 def make_draw(method: str, teams: Sequence[str], results: Sequence[Result] = (),
-              opts: ScoringOptions | None = None, *, seed: int | str = 0, round_no: int | None = None) -> Draw:
+              opts: ScoringOptions | None = None, *, seed: int | str = 0, round_no: int | None = None,
+              recorded_lots: Mapping[tuple[str, ...], Sequence[str]] | None = None) -> Draw:
     """Dispatch by method name (``swiss`` or ``round-robin``)."""
     if method == "swiss":
-        return swiss(teams, results, opts, seed=seed, round_no=round_no)
+        return swiss(teams, results, opts, seed=seed, round_no=round_no, recorded_lots=recorded_lots)
     if method in ("round-robin", "round_robin"):
         return round_robin(teams, results, round_no=round_no)
     raise EventInputError(f"未知编排方法 / unknown draw method {method!r} (swiss or round-robin)")

@@ -1,0 +1,214 @@
+"""EVENT.toml: the organiser's description of an event, checked before the hub starts.
+
+Example (``examples/event.toml``)::
+
+    [event]
+    id = "js2026"                 # MQTT topic segment: letters, digits, _ . -
+    name = "江苏省掼蛋公开赛"
+    rounds = 5
+    draw = "auto"                 # auto | swiss | round-robin (auto: round robin when it fits)
+    ruleset = "jiangsu-2013"      # preset; [ruleset_options] overrides single options
+    format = { kind = "deals", deals = 8 }   # what each table plays per round (round_set_up)
+    match_points = "2-1-0"        # or "3-2-1-0"
+    bye_points = 2                # optional: match points of a bye
+    seed = 2026                   # seed of the lots (recorded as events when drawn)
+
+    [mqtt]
+    host = "127.0.0.1"
+    port = 1883
+
+    [hub]
+    host = "127.0.0.1"
+    port = 8090
+    data = "hub-data"             # relative to EVENT.toml
+
+    [[teams]]
+    id = "T01"
+    name = "南京一队"
+    players = ["张三", "李四"]
+
+    [[tables]]                    # optional: physical tables in draw order, with their panel URLs
+    id = "1"
+    panel = "http://10.0.0.11:8080/"
+
+Every unknown key is an error naming it (a typo must not silently fall back to a default).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from table_service.event.model import EventInputError
+from table_service.event.standings import MATCH_POINT_SCHEMES, ScoringOptions
+
+SEGMENT_RE = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
+
+_SECTIONS: dict[str, set[str]] = {
+    "event": {"id", "name", "rounds", "draw", "ruleset", "format", "match_points", "bye_points", "seed",
+              "bye_level_points"},
+    "ruleset_options": set(),
+    "mqtt": {"host", "port", "username", "password", "keepalive"},
+    "hub": {"host", "port", "data"},
+    "teams": {"id", "name", "players"},
+    "tables": {"id", "panel"},
+}
+DRAW_METHODS = ("auto", "swiss", "round-robin")
+
+
+def _unknown(where: str, keys: set[str], known: set[str]) -> None:
+    for key in sorted(keys - known):
+        close = difflib.get_close_matches(key, known, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise EventInputError(f"EVENT.toml [{where}]: 未知配置项 {key!r} / unknown key {key!r}{hint}")
+
+
+def _need(d: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
+    if key not in d:
+        raise EventInputError(f"EVENT.toml [{where}]: 缺少 {key} / missing {key!r}")
+    v = d[key]
+    if not isinstance(v, kind) or isinstance(v, bool) and kind is not bool:
+        raise EventInputError(f"EVENT.toml [{where}]: {key} 类型错误 / {key!r} has the wrong type ({v!r})")
+    return v
+
+
+def validate(raw: dict[str, Any]) -> dict[str, Any]:
+    """Check a parsed EVENT.toml and return it normalised (defaults filled, JSON-ready): the
+    form the hub logs in its first event."""
+    _unknown("top level", set(raw), set(_SECTIONS))
+    ev = raw.get("event")
+    if not isinstance(ev, dict):
+        raise EventInputError("EVENT.toml: 缺少 [event] / missing the [event] table")
+    _unknown("event", set(ev), _SECTIONS["event"])
+    eid = str(_need(ev, "id", str, "event"))
+    if not SEGMENT_RE.match(eid):
+        raise EventInputError(f"EVENT.toml [event]: id 无效 {eid!r} / invalid id (1-64 letters, digits, _ . -)")
+    rounds = _need(ev, "rounds", int, "event")
+    if not 1 <= rounds <= 99:
+        raise EventInputError(f"EVENT.toml [event]: rounds 须为 1–99 / rounds must be 1-99, got {rounds}")
+    draw = ev.get("draw", "auto")
+    if draw not in DRAW_METHODS:
+        raise EventInputError(f"EVENT.toml [event]: draw 须为 {'/'.join(DRAW_METHODS)} / draw must be one of "
+                              f"{DRAW_METHODS}, got {draw!r}")
+    scheme = ev.get("match_points", "2-1-0")
+    if scheme not in MATCH_POINT_SCHEMES:
+        raise EventInputError(f"EVENT.toml [event]: match_points 须为 {'/'.join(MATCH_POINT_SCHEMES)} / "
+                              f"match_points must be one of {list(MATCH_POINT_SCHEMES)}, got {scheme!r}")
+    fmt = ev.get("format", {"kind": "deals", "deals": 8})
+    if not isinstance(fmt, dict) or fmt.get("kind") not in ("deals", "past_a", "time"):
+        raise EventInputError(f"EVENT.toml [event]: format 无效 / format must be {{kind = deals|past_a|time, …}}, "
+                              f"got {fmt!r}")
+    ruleset_name = str(ev.get("ruleset", "jiangsu-2013"))
+    rs_opts = raw.get("ruleset_options", {})
+    if not isinstance(rs_opts, dict):
+        raise EventInputError("EVENT.toml [ruleset_options] 须为表 / must be a table")
+    from table_service.rules.ruleset import get_ruleset
+
+    try:
+        ruleset = get_ruleset(ruleset_name, **rs_opts)
+    except (KeyError, ValueError) as exc:
+        raise EventInputError(f"EVENT.toml 规则无效 / bad ruleset: {exc}") from None
+    scoring_opts: dict[str, int] = dict(MATCH_POINT_SCHEMES[scheme])
+    for key, opt in (("bye_points", "bye"), ("bye_level_points", "bye_level_points")):
+        if key in ev:
+            scoring_opts[opt] = _need(ev, key, int, "event")
+    ScoringOptions.from_ruleset(ruleset, **scoring_opts)  # checks the combination
+    seed = ev.get("seed", 0)
+    if not isinstance(seed, int | str) or isinstance(seed, bool):
+        raise EventInputError(f"EVENT.toml [event]: seed 须为整数或字符串 / seed must be an integer or string: {seed!r}")
+
+    mqtt = raw.get("mqtt", {})
+    hub = raw.get("hub", {})
+    for name, section in (("mqtt", mqtt), ("hub", hub)):
+        if not isinstance(section, dict):
+            raise EventInputError(f"EVENT.toml [{name}] 须为表 / must be a table")
+        _unknown(name, set(section), _SECTIONS[name])
+    for name, section, default in (("mqtt", mqtt, 1883), ("hub", hub, 8090)):
+        port = section.get("port", default)
+        if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+            raise EventInputError(f"EVENT.toml [{name}]: port 无效 / invalid port {port!r}")
+
+    teams_raw = raw.get("teams")
+    if not isinstance(teams_raw, list) or len(teams_raw) < 2:
+        raise EventInputError("EVENT.toml: 至少需要两个 [[teams]] / at least two [[teams]] are needed")
+    teams: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for i, t in enumerate(teams_raw, 1):
+        where = f"teams #{i}"
+        if not isinstance(t, dict):
+            raise EventInputError(f"EVENT.toml [{where}] 须为表 / must be a table")
+        _unknown(where, set(t), _SECTIONS["teams"])
+        tid = str(_need(t, "id", (str, int), where))
+        if not SEGMENT_RE.match(tid):
+            raise EventInputError(f"EVENT.toml [{where}]: 队号无效 {tid!r} / invalid team id (letters, digits, _ . -)")
+        if tid in seen:
+            raise EventInputError(f"EVENT.toml [{where}]: 队号重复 {tid!r} / duplicate team id {tid!r}")
+        seen.add(tid)
+        players = t.get("players", [f"{tid}-1", f"{tid}-2"])
+        if (not isinstance(players, list) or len(players) not in (2, 4)
+                or not all(isinstance(p, str) and p.strip() for p in players)):
+            raise EventInputError(f"EVENT.toml [{where}]: players 须为 2 或 4 个名字 / players must be 2 or 4 names")
+        teams.append({"id": tid, "name": str(t.get("name", tid)), "players": [p.strip() for p in players]})
+    tables: list[dict[str, Any]] = []
+    for i, t in enumerate(raw.get("tables", []) or [], 1):
+        where = f"tables #{i}"
+        if not isinstance(t, dict):
+            raise EventInputError(f"EVENT.toml [{where}] 须为表 / must be a table")
+        _unknown(where, set(t), _SECTIONS["tables"])
+        tid = str(_need(t, "id", (str, int), where))
+        if not SEGMENT_RE.match(tid):
+            raise EventInputError(f"EVENT.toml [{where}]: 桌号无效 {tid!r} / invalid table id")
+        tables.append({"id": tid, "panel": t.get("panel")})
+    if len({t["id"] for t in tables}) != len(tables):
+        raise EventInputError("EVENT.toml: 桌号重复 / duplicate table ids in [[tables]]")
+    if tables and len(tables) < len(teams) // 2:
+        raise EventInputError(f"EVENT.toml: {len(teams)} 队需要 {len(teams) // 2} 张桌，只列了 {len(tables)} / "
+                              f"{len(teams)} teams need {len(teams) // 2} tables, [[tables]] lists {len(tables)}")
+    return {
+        "event": {"id": eid, "name": str(ev.get("name", eid)), "rounds": rounds, "draw": draw,
+                  "ruleset": ruleset_name, "ruleset_options": dict(rs_opts), "format": dict(fmt),
+                  "match_points": scheme, "scoring": scoring_opts, "seed": seed},
+        "mqtt": {"host": str(mqtt.get("host", "127.0.0.1")), "port": int(mqtt.get("port", 1883)),
+                 "username": mqtt.get("username"), "password": mqtt.get("password"),
+                 "keepalive": int(mqtt.get("keepalive", 15))},
+        "hub": {"host": str(hub.get("host", "127.0.0.1")), "port": int(hub.get("port", 8090)),
+                "data": hub.get("data")},
+        "teams": teams,
+        "tables": tables,
+    }
+
+
+def load_event(path: str | Path) -> dict[str, Any]:
+    """Read and check EVENT.toml; one clear line on any problem."""
+    p = Path(path)
+    try:
+        raw = tomllib.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise EventInputError(f"找不到赛事文件 / event file not found: {p}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise EventInputError(f"EVENT.toml 格式错误 / not valid TOML ({p}): {exc}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise EventInputError(f"无法读取赛事文件 / cannot read event file {p}: {exc}") from None
+    return validate(raw)
+
+
+def scoring_of(cfg: dict[str, Any]) -> ScoringOptions:
+    """The scoring options an (already validated) config describes."""
+    from table_service.rules.ruleset import get_ruleset
+
+    ev = cfg["event"]
+    rs = get_ruleset(ev["ruleset"], **ev.get("ruleset_options", {}))
+    return ScoringOptions.from_ruleset(rs, **ev["scoring"])
+
+
+def draw_method(cfg: dict[str, Any]) -> str:
+    """``auto`` resolves to round robin when the whole round robin fits in the event's rounds."""
+    ev = cfg["event"]
+    if ev["draw"] != "auto":
+        return str(ev["draw"])
+    n = len(cfg["teams"])
+    full = n - 1 if n % 2 == 0 else n
+    return "round-robin" if ev["rounds"] >= full else "swiss"

@@ -1,0 +1,313 @@
+"""The hub's state, folded from its event log, and the checks every organiser action passes.
+
+Pure: no clock, no SQLite, no MQTT. :class:`HubCore` answers "may this happen?" with
+:meth:`HubCore.check` (``(type, data)`` to log, or :class:`~.model.EventInputError`) and folds a
+logged event with :meth:`HubCore.apply`. The service logs first and applies second, and a replay
+of the log through ``apply`` rebuilds exactly the same state (so the same standings).
+
+Hub event types (documented in ``docs/hub-protocol.md``):
+``event_loaded`` · ``round_drawn`` (a draft, may be redrawn) · ``round_published`` (final: never
+changed again) · ``result_recorded`` · ``result_refused`` · ``refusal_acknowledged`` ·
+``result_corrected`` · ``results_published`` · ``appeal_filed`` · ``appeal_decided`` ·
+``lots_drawn``.
+
+Deadlines (rules file, "Corrections and appeals"): an entry error may be corrected within
+10 minutes of the result; once the round's results are published, within 20 minutes of that;
+an appeal within 30 minutes after the table's round. Past a deadline only the chief referee
+(``chief``) may act, and the event says it was late.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from table_service.event.config import draw_method, scoring_of
+from table_service.event.draw import make_draw
+from table_service.event.model import EventInputError, Result, parse_result
+from table_service.event.standings import Standings, compute_standings
+
+ENTRY_WINDOW_MS = 10 * 60_000
+PUBLISHED_WINDOW_MS = 20 * 60_000
+APPEAL_WINDOW_MS = 30 * 60_000
+ROLE_RANK = {"viewer": 0, "referee": 1, "chief": 2}
+MAX_REFUSALS_KEPT = 500
+
+
+def _can(role: str | None, need: str) -> bool:
+    return ROLE_RANK.get(role or "", -1) >= ROLE_RANK[need]
+
+
+@dataclass
+class TableResult:
+    """The current result of one table in one round, with where it came from."""
+
+    line: dict[str, Any]
+    source: str
+    """``table`` (the table's own log), ``hand`` (entered at the hub) or ``correction``."""
+    result_id: str
+    t_ms: int
+    by: str | None
+    history: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class HubCore:
+    """Everything the hub knows, rebuilt from its log."""
+
+    cfg: dict[str, Any] | None = None
+    draws: dict[int, dict[str, Any]] = field(default_factory=dict)
+    results: dict[tuple[int, str], TableResult] = field(default_factory=dict)
+    seen_ids: set[tuple[int, str, str]] = field(default_factory=set)
+    refusals: list[dict[str, Any]] = field(default_factory=list)
+    results_published: dict[int, int] = field(default_factory=dict)
+    lots: dict[tuple[str, ...], list[str]] = field(default_factory=dict)
+    appeals: list[dict[str, Any]] = field(default_factory=list)
+    last_seq: int = 0
+
+    # ------------------------------------------------------------------ derived views
+
+    @property
+    def teams(self) -> list[str]:
+        return [t["id"] for t in (self.cfg or {}).get("teams", [])]
+
+    def team(self, tid: str) -> dict[str, Any]:
+        return next(t for t in (self.cfg or {})["teams"] if t["id"] == tid)
+
+    @property
+    def published_rounds(self) -> list[int]:
+        return sorted(r for r, d in self.draws.items() if d["published"])
+
+    def result_objects(self, upto: int | None = None) -> list[Result]:
+        """Results of published rounds (byes included) in the RESULTS form."""
+        out: list[Result] = []
+        for rnd in self.published_rounds:
+            if upto is not None and rnd > upto:
+                continue
+            d = self.draws[rnd]
+            if d["bye"]:
+                out.append(Result(round=rnd, table="bye", ns=d["bye"], ew=None))
+            for t in d["tables"]:
+                tr = self.results.get((rnd, t["table"]))
+                if tr is not None:
+                    out.append(parse_result(tr.line))
+        return out
+
+    def standings(self) -> Standings:
+        assert self.cfg is not None
+        return compute_standings(self.result_objects(), self.teams, scoring_of(self.cfg),
+                                 seed=self.cfg["event"]["seed"], recorded_lots=self.lots)
+
+    def round_complete(self, rnd: int) -> bool:
+        d = self.draws.get(rnd)
+        return bool(d and d["published"] and all((rnd, t["table"]) in self.results for t in d["tables"]))
+
+    def current_round(self) -> int:
+        return max(self.published_rounds, default=0)
+
+    def table_of(self, rnd: int, table: str) -> dict[str, Any] | None:
+        d = self.draws.get(rnd)
+        if d is None:
+            return None
+        return next((t for t in d["tables"] if t["table"] == table), None)
+
+    # ------------------------------------------------------------------ checks
+
+    def check_draw(self, role: str | None) -> tuple[str, dict[str, Any]]:
+        """``round_drawn`` for the next round (or a redraw of an unpublished one)."""
+        self._role(role, "referee", "编排")
+        assert self.cfg is not None
+        pub = self.published_rounds
+        nxt = (max(pub) + 1) if pub else 1
+        if nxt > self.cfg["event"]["rounds"]:
+            raise EventInputError(f"全部 {self.cfg['event']['rounds']} 轮已编排 / all {self.cfg['event']['rounds']} "
+                                  "rounds are drawn")
+        if pub and not self.round_complete(max(pub)):
+            missing = [t["table"] for t in self.draws[max(pub)]["tables"] if (max(pub), t["table"]) not in self.results]
+            raise EventInputError(f"第 {max(pub)} 轮还缺 {len(missing)} 桌成绩 / round {max(pub)} still lacks the "
+                                  f"result of table(s) {', '.join(missing[:10])}")
+        method = draw_method(self.cfg)
+        draw = make_draw(method, self.teams, self.result_objects(), scoring_of(self.cfg),
+                         seed=self.cfg["event"]["seed"], round_no=nxt, recorded_lots=self.lots)
+        phys = [t["id"] for t in self.cfg["tables"]]
+        tables = []
+        for t, ns, ew in draw.tables:
+            tid = phys[int(t) - 1] if phys else t
+            tables.append({"table": tid, "ns": ns, "ew": ew})
+        info = {k: v for k, v in draw.info.items() if k != "regions"}
+        return "round_drawn", {"round": nxt, "method": draw.method, "tables": tables, "bye": draw.bye, "info": info}
+
+    def assignment(self, rnd: int, t: dict[str, Any]) -> dict[str, Any]:
+        """What one table receives for a round (see docs/hub-protocol.md)."""
+        assert self.cfg is not None
+        ev = self.cfg["event"]
+        ns, ew = self.team(t["ns"]), self.team(t["ew"])
+        players = {"N": ns["players"][0], "S": ns["players"][1], "E": ew["players"][0], "W": ew["players"][1]}
+        phys = next((x for x in self.cfg["tables"] if x["id"] == t["table"]), None)
+        return {"event": ev["id"], "event_name": ev["name"], "round": rnd, "table": t["table"],
+                "teams": {"NS": ns["id"], "EW": ew["id"]},
+                "team_names": {"NS": ns["name"], "EW": ew["name"]},
+                "players": players,
+                "ruleset": {"preset": ev["ruleset"], "options": ev.get("ruleset_options", {})},
+                "format": ev["format"], "panel": phys.get("panel") if phys else None}
+
+    def check_publish(self, rnd: int, role: str | None) -> tuple[str, dict[str, Any]]:
+        self._role(role, "referee", "公布编排")
+        d = self.draws.get(rnd)
+        if d is None:
+            raise EventInputError(f"第 {rnd} 轮尚未编排 / round {rnd} has not been drawn")
+        if d["published"]:
+            raise EventInputError(f"第 {rnd} 轮编排已公布，不能更改 / the draw of round {rnd} is published and final")
+        assignments = {t["table"]: self.assignment(rnd, t) for t in d["tables"]}
+        return "round_published", {"round": rnd, "assignments": assignments}
+
+    def classify_result(self, line: dict[str, Any], result_id: str) -> tuple[str, str | None]:
+        """``("accept", None)``, ``("duplicate", None)`` or ``("refuse", reason)`` for a result
+        a table (or the hand-entry form) offers."""
+        try:
+            res = parse_result(line)
+        except EventInputError as exc:
+            return "refuse", str(exc)
+        if res.ew is None:
+            return "refuse", "轮空不需要成绩 / a bye has no result to report"
+        key = (res.round, res.table, result_id)
+        if key in self.seen_ids:
+            return "duplicate", None
+        d = self.draws.get(res.round)
+        if d is None or not d["published"]:
+            return "refuse", f"第 {res.round} 轮未公布编排 / round {res.round} has no published draw"
+        t = self.table_of(res.round, res.table)
+        if t is None:
+            return "refuse", (f"第 {res.round} 轮没有 {res.table} 号桌 / table {res.table} is not drawn in round "
+                              f"{res.round}")
+        if (t["ns"], t["ew"]) != (res.ns, res.ew):
+            return "refuse", (f"队伍与编排不符：编排 {t['ns']}(南北) 对 {t['ew']}(东西) / teams do not match the draw "
+                              f"(drawn NS {t['ns']} v EW {t['ew']}, got NS {res.ns} v EW {res.ew})")
+        if (res.round, res.table) in self.results:
+            return "refuse", (f"第 {res.round} 轮 {res.table} 号桌已有成绩，改动须走更正 / table {res.table} already has "
+                              f"a result for round {res.round}; a change is a correction")
+        return "accept", None
+
+    def check_correction(self, rnd: int, table: str, line: dict[str, Any], reason: str, role: str | None,
+                         now_ms: int) -> tuple[str, dict[str, Any]]:
+        self._role(role, "referee", "更正成绩")
+        cur = self.results.get((rnd, table))
+        if cur is None:
+            raise EventInputError(f"第 {rnd} 轮 {table} 号桌还没有成绩 / table {table} has no result in round {rnd}")
+        res = parse_result(line)
+        if (res.round, res.table, res.ns, res.ew) != (rnd, table, cur.line["ns"], cur.line["ew"]):
+            raise EventInputError("更正不能改轮次、桌号或队伍（编排已公布）/ a correction cannot change round, table or "
+                                  "teams (the published draw is final)")
+        if not reason.strip():
+            raise EventInputError("请写明更正原因 / a correction needs a reason")
+        pub = self.results_published.get(rnd)
+        if pub is None:
+            kind, deadline = "entry", cur.history[0]["t_ms"] + ENTRY_WINDOW_MS
+        else:
+            kind, deadline = "published", pub + PUBLISHED_WINDOW_MS
+        late = now_ms > deadline
+        if late and not _can(role, "chief"):
+            limit = "10" if kind == "entry" else "20"
+            raise EventInputError(f"已过 {limit} 分钟更正期限，须裁判长更正 / past the {limit}-minute correction "
+                                  "deadline: only the chief referee may correct")
+        return "result_corrected", {"round": rnd, "table": table, "result": res.to_dict(), "reason": reason.strip(),
+                                    "kind": kind, "deadline_ms": deadline, "late": late}
+
+    def check_results_published(self, rnd: int, role: str | None) -> tuple[str, dict[str, Any]]:
+        self._role(role, "referee", "公布成绩")
+        if not self.round_complete(rnd):
+            raise EventInputError(f"第 {rnd} 轮成绩不全 / round {rnd} is not complete")
+        if rnd in self.results_published:
+            raise EventInputError(f"第 {rnd} 轮成绩已公布 / round {rnd} results are already published")
+        return "results_published", {"round": rnd}
+
+    def check_appeal(self, rnd: int, table: str, team: str, text: str, role: str | None,
+                     now_ms: int) -> tuple[str, dict[str, Any]]:
+        self._role(role, "referee", "登记申诉")
+        t = self.table_of(rnd, table)
+        if t is None or not self.draws[rnd]["published"]:
+            raise EventInputError(f"第 {rnd} 轮没有 {table} 号桌 / table {table} is not drawn in round {rnd}")
+        if team not in (t["ns"], t["ew"]):
+            raise EventInputError(f"{team} 不在该桌 / team {team} did not play at table {table}")
+        if not text.strip():
+            raise EventInputError("申诉须有书面理由 / an appeal must be in writing")
+        cur = self.results.get((rnd, table))
+        if cur is None:
+            raise EventInputError("该桌本轮尚未结束 / the table's round has not ended")
+        deadline = cur.history[0]["t_ms"] + APPEAL_WINDOW_MS
+        late = now_ms > deadline
+        if late and not _can(role, "chief"):
+            raise EventInputError("已过 30 分钟申诉期限，须裁判长受理 / past the 30-minute appeal deadline: only the "
+                                  "chief referee may accept it")
+        return "appeal_filed", {"id": len(self.appeals) + 1, "round": rnd, "table": table, "team": team,
+                                "text": text.strip(), "deadline_ms": deadline, "late": late}
+
+    def check_appeal_decision(self, appeal_id: int, decision: str, note: str, role: str | None
+                              ) -> tuple[str, dict[str, Any]]:
+        if not _can(role, "chief"):
+            raise EventInputError("申诉由裁判长（仲裁）裁决 / only the chief referee records an appeal decision")
+        ap = next((a for a in self.appeals if a["id"] == appeal_id), None)
+        if ap is None:
+            raise EventInputError(f"没有第 {appeal_id} 号申诉 / no appeal {appeal_id}")
+        if ap.get("decision"):
+            raise EventInputError("申诉已裁决，裁决为最终 / the appeal is decided; the decision is final")
+        if decision not in ("upheld", "dismissed"):
+            raise EventInputError("裁决须为 upheld 或 dismissed / decision must be upheld or dismissed")
+        return "appeal_decided", {"id": appeal_id, "decision": decision, "note": note.strip()}
+
+    @staticmethod
+    def _role(role: str | None, need: str, what: str) -> None:
+        if not _can(role, need):
+            raise EventInputError(f"{what}需要{'裁判' if need == 'referee' else '裁判长'}权限 / requires role {need}")
+
+    # ------------------------------------------------------------------ fold
+
+    def apply(self, ev: dict[str, Any]) -> None:
+        """Fold one logged event into the state (the only way the state changes)."""
+        et, d = ev["type"], ev["data"]
+        self.last_seq = ev["seq"]
+        if et == "event_loaded":
+            self.cfg = d["config"]
+        elif et == "round_drawn":
+            self.draws[d["round"]] = {**d, "published": False, "drawn_ms": ev["t_ms"], "published_ms": None,
+                                      "assignments": {}}
+        elif et == "round_published":
+            dr = self.draws[d["round"]]
+            dr["published"], dr["published_ms"], dr["assignments"] = True, ev["t_ms"], d["assignments"]
+        elif et == "result_recorded":
+            line = d["result"]
+            key = (line["round"], line["table"])
+            entry = {"source": d["source"], "t_ms": ev["t_ms"], "by": ev["actor"], "result": line,
+                     "result_id": d["result_id"], "table_seq": d.get("table_seq")}
+            self.results[key] = TableResult(line=line, source=d["source"], result_id=d["result_id"], t_ms=ev["t_ms"],
+                                            by=ev["actor"], history=[entry])
+            self.seen_ids.add((line["round"], line["table"], d["result_id"]))
+        elif et == "result_corrected":
+            tr = self.results[(d["round"], d["table"])]
+            tr.line, tr.source, tr.t_ms, tr.by = d["result"], "correction", ev["t_ms"], ev["actor"]
+            tr.history.append({"source": "correction", "t_ms": ev["t_ms"], "by": ev["actor"], "result": d["result"],
+                               "reason": d["reason"], "late": d["late"], "role": ev["role"]})
+        elif et == "result_refused":
+            self.refusals.append({**d, "seq": ev["seq"], "t_ms": ev["t_ms"], "acknowledged": False})
+            del self.refusals[:-MAX_REFUSALS_KEPT]
+        elif et == "refusal_acknowledged":
+            for r in self.refusals:
+                if r["seq"] == d["seq"]:
+                    r["acknowledged"] = True
+        elif et == "results_published":
+            self.results_published[d["round"]] = ev["t_ms"]
+        elif et == "appeal_filed":
+            self.appeals.append({**d, "t_ms": ev["t_ms"], "by": ev["actor"], "decision": None})
+        elif et == "appeal_decided":
+            ap = next(a for a in self.appeals if a["id"] == d["id"])
+            ap.update(decision=d["decision"], note=d["note"], decided_ms=ev["t_ms"], decided_by=ev["actor"])
+        elif et == "lots_drawn":
+            self.lots[tuple(d["teams"])] = list(d["order"])
+        else:
+            raise ValueError(f"未知赛事事件 / unknown hub event type {et!r}")
+
+    def replay(self, events: Sequence[dict[str, Any]]) -> HubCore:
+        for ev in events:
+            self.apply(ev)
+        return self

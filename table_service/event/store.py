@@ -1,0 +1,72 @@
+"""The hub's own event log in SQLite, with the table store's discipline.
+
+WAL journal and ``synchronous=FULL``: when :meth:`HubStore.append` returns, the event is on disk
+and survives ``kill -9`` or a power cut; the hub applies an event to its in-memory state only
+after that. Starting again replays the log, so the standings after a restart are the standings
+before it. The log is append-only: a correction is a new event, never an edit.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS hub_events (
+    seq   INTEGER PRIMARY KEY,
+    t_ms  INTEGER NOT NULL,
+    type  TEXT    NOT NULL,
+    actor TEXT,
+    role  TEXT,
+    data  TEXT    NOT NULL
+);
+"""
+SCHEMA_VERSION = 1
+
+
+class HubStoreError(ValueError):
+    """The file is not a hub event log (refused, never rewritten)."""
+
+
+class HubStore:
+    """Append-only hub event log (one SQLite file per event)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        try:
+            self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        except sqlite3.DatabaseError as exc:
+            raise HubStoreError(f"不是赛事日志 / not a hub event log: {self.path} ({exc})") from None
+        if tables and "hub_events" not in tables:
+            raise HubStoreError(f"不是赛事日志（含其他表 {sorted(tables)}）/ not a hub event log: {self.path}")
+        self._db.executescript(SCHEMA)
+        self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+
+    def append(self, etype: str, data: dict[str, Any], *, t_ms: int, actor: str | None = None,
+               role: str | None = None) -> dict[str, Any]:
+        """Write one event and commit (durable on return); returns it with its ``seq``."""
+        body = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+        with self._lock:
+            cur = self._db.execute("INSERT INTO hub_events (t_ms, type, actor, role, data) VALUES (?, ?, ?, ?, ?)",
+                                   (int(t_ms), etype, actor, role, body))
+            seq = int(cur.lastrowid or 0)
+        return {"seq": seq, "t_ms": int(t_ms), "type": etype, "actor": actor, "role": role, "data": data}
+
+    def events(self, after: int = 0) -> list[dict[str, Any]]:
+        with self._lock:
+            rows = self._db.execute("SELECT seq, t_ms, type, actor, role, data FROM hub_events WHERE seq > ? "
+                                    "ORDER BY seq", (after,)).fetchall()
+        return [{"seq": s, "t_ms": t, "type": ty, "actor": a, "role": r, "data": json.loads(d)}
+                for s, t, ty, a, r, d in rows]
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
