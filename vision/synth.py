@@ -290,14 +290,43 @@ def apply_sensor(img: np.ndarray, rng: np.random.Generator, realism: Realism) ->
     return out
 
 
-def render_zone(cards: Sequence[str], design: str = "anglo", px_per_mm: float = 3.0,
+def reprint(deck: Deck, rng: np.random.Generator) -> Deck:
+    """The same design as another printer would print it: card stock colour, ink strength and
+    print blur drawn at random (domain randomisation for training and the benchmark's variety).
+
+    Why: the gnome-cards designs are all printed on white with crisp ink; a table's deck may be
+    cream or grey stock, faded or heavy ink, soft print.  Geometry is untouched, so the index
+    anchors of the original design still hold.  Stock: paper (near white) pixels are multiplied
+    by a tint of 0.80-1.0 per channel; ink: pixels' darkness scaled by 0.75-1.15; print blur:
+    Gaussian sigma 0-0.25 mm.
+    """
+    tint = rng.uniform(0.80, 1.0, 3).astype(np.float32)
+    tint /= max(float(tint.max()), 1e-6) / float(rng.uniform(0.9, 1.0))
+    ink = float(rng.uniform(0.75, 1.15))
+    sigma = float(rng.uniform(0.0, 0.25)) * 6.0  # faces are stored at 6 px/mm
+    faces = {}
+    for card, face in deck.faces.items():
+        bgr = face[:, :, :3].astype(np.float32)
+        if sigma > 0.3:
+            bgr = cv2.GaussianBlur(bgr, (0, 0), sigma)
+        bgr = 255.0 - (255.0 - bgr) * ink
+        bgr = bgr * tint[None, None, :]
+        faces[card] = np.dstack([np.clip(bgr, 0, 255).astype(np.uint8), face[:, :, 3]])
+    return Deck(deck.design, faces, deck.size_mm)
+
+
+def render_zone(cards: Sequence[str], design: str | Deck = "anglo", px_per_mm: float = 3.0,
                 seed: int | np.random.Generator | None = None, realism: Realism | None = None,
                 zone_mm: tuple[float, float] = ZONE_MM, hand: bool = False,
                 felt_colour: tuple[int, int, int] | None = None) -> ZoneRender:
-    """Render one rectified play zone, upright for its seat, with ``cards`` left to right."""
+    """Render one rectified play zone, upright for its seat, with ``cards`` left to right.
+
+    ``design``: a gnome-cards-data design name, or a :class:`Deck` itself (a synthetic font deck
+    or a design re-printed by :func:`reprint`, for training and the leave-one-design-out benchmark).
+    """
     rng = _rng(seed)
     realism = realism or Realism()
-    deck = load_deck(design)
+    deck = design if isinstance(design, Deck) else load_deck(design)
     placements = layout_row(list(cards), deck, rng, realism, zone_mm)
     # Render at the final scale through the rectification error.
     w, h = int(round(zone_mm[0] * px_per_mm)), int(round(zone_mm[1] * px_per_mm))
@@ -320,7 +349,7 @@ def render_zone(cards: Sequence[str], design: str = "anglo", px_per_mm: float = 
         canvas = cv2.warpPerspective(canvas, rect, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
     canvas = apply_lighting(canvas, rng, realism)
     image = apply_sensor(canvas, rng, realism)
-    return ZoneRender(image, list(cards), placements, px_per_mm, design, rect)
+    return ZoneRender(image, list(cards), placements, px_per_mm, deck.design, rect)
 
 
 # --------------------------------------------------------------------------- whole table

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 
 import cv2
@@ -32,6 +33,10 @@ from vision.reader import (
     get_model,
 )
 from vision.synth import Realism, render_zone
+
+#: Render seeds are shifted by this (``VISION_SEED_SHIFT=50000 pytest ...``): what these tests assert
+#: must hold on any seed; accuracy itself is measured by benchmarks/vision_bench.py and vision_lodo.py.
+SHIFT = int(os.environ.get("VISION_SEED_SHIFT", "0"))
 
 
 def _faces(design: str) -> tuple[dict[str, np.ndarray], dict[str, tuple[float, float, float]], dict[str, float]]:
@@ -72,7 +77,7 @@ def test_the_true_face_correlates_best_with_its_corner(deck_corners):
              ["5h", "5d", "As", "Ac", "6c", "6s"]]
     n = right = strong = 0
     for seed, cards in enumerate(plays):
-        zr = render_zone(cards, design, 3.0, seed=40 + seed)
+        zr = render_zone(cards, design, 3.0, seed=SHIFT + 40 + seed)
         grey = cv2.cvtColor(zr.image, cv2.COLOR_BGR2GRAY).astype(np.float32)
         for card, x, y in _glyphs(zr, anchors):
             other = ("K" if card[0] != "K" else "Q") + card[1]
@@ -90,7 +95,7 @@ def test_a_missed_index_is_found_from_its_corner(deck_corners):
     nothing in the gaps."""
     design, corners, anchors = deck_corners
     cards = ["4s", "9h", "Jc", "6d", "Ks"]
-    zr = render_zone(cards, design, 3.0, seed=7)
+    zr = render_zone(cards, design, 3.0, seed=SHIFT + 7)
     an = analyse(zr.image)
     grey = cv2.cvtColor(zr.image, cv2.COLOR_BGR2GRAY).astype(np.float32)
     glyphs = _glyphs(zr, anchors)
@@ -113,7 +118,7 @@ def test_a_blob_where_no_corner_is_raises_no_doubt(deck_corners):
     """A blob the classifier half takes for an index is checked against the faces' corners:
     at a rank glyph one is there; in the middle of the last card's face none is."""
     design, corners, anchors = deck_corners
-    zr = render_zone(["3c", "Qd", "8h"], design, 3.0, seed=3)
+    zr = render_zone(["3c", "Qd", "8h"], design, 3.0, seed=SHIFT + 3)
     grey = cv2.cvtColor(zr.image, cv2.COLOR_BGR2GRAY).astype(np.float32)
     p = np.zeros(len(ALL_CARDS))
     p[[ALL_CARDS.index(c) for c in ("3c", "Qd", "8h")]] = 1 / 3
@@ -159,7 +164,7 @@ def test_a_gap_wide_enough_to_hide_a_card_is_searched(deck_corners):
     to probe."""
     design, corners, anchors = deck_corners
     cards = ["7h", "9h", "4h", "2h", "5d", "2s"]
-    zr = render_zone(cards, design, 3.0, seed=11, realism=replace(Realism(), overlap_mm=(12.0, 13.0)))
+    zr = render_zone(cards, design, 3.0, seed=SHIFT + 11, realism=replace(Realism(), overlap_mm=(12.0, 13.0)))
     an = analyse(zr.image)
     grey = cv2.cvtColor(zr.image, cv2.COLOR_BGR2GRAY).astype(np.float32)
     row, names, e = _row_and_enrolment(zr, anchors, corners)
@@ -180,7 +185,7 @@ def test_a_corner_that_disowns_the_card_read_is_compared_with_every_face(deck_co
     true card's own corner never disowns it."""
     design, corners, anchors = deck_corners
     cards = ["5s", "9h", "Kc", "6d", "3s"]
-    zr = render_zone(cards, design, 3.0, seed=5)
+    zr = render_zone(cards, design, 3.0, seed=SHIFT + 5)
     grey = cv2.cvtColor(zr.image, cv2.COLOR_BGR2GRAY).astype(np.float32)
     row, names, _ = _row_and_enrolment(zr, anchors, corners)
     wrong_rank = {"5s": "Ts", "9h": "4h", "Kc": "5c", "6d": "Jd", "3s": "Qs"}
@@ -225,7 +230,7 @@ def test_the_pip_below_the_glyph_tells_the_suits_of_one_colour_apart(deck_corner
     gave the pair 0.9 is then outweighed where the pip settles the suit."""
     design, corners, anchors = deck_corners
     cards = ["Ts", "Tc", "Th", "Td", "3s", "3c", "Js", "Jc"]
-    zr = render_zone(cards, design, 3.0, seed=21)
+    zr = render_zone(cards, design, 3.0, seed=SHIFT + 21)
     grey = cv2.cvtColor(zr.image, cv2.COLOR_BGR2GRAY).astype(np.float32)
     row, names, _ = _row_and_enrolment(zr, anchors, corners)
     settled = 0
@@ -250,7 +255,7 @@ def test_a_row_without_an_index_read_is_searched_from_its_top_left(deck_corners)
     near its top-left and finds the first card there; without that reason it does not look."""
     design, corners, anchors = deck_corners
     for seed, card in ((12, "Jh"), (13, "9s")):
-        zr = render_zone([card], design, 3.0, seed=seed)
+        zr = render_zone([card], design, 3.0, seed=SHIFT + seed)
         an = analyse(zr.image)
         grey = cv2.cvtColor(zr.image, cv2.COLOR_BGR2GRAY).astype(np.float32)
         _, _, e = _row_and_enrolment(zr, anchors, corners)
