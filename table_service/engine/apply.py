@@ -24,7 +24,7 @@ from table_service.engine.events import (
     int_field,
     seat_field,
 )
-from table_service.engine.flags import close_flag, raise_flag
+from table_service.engine.flags import close_flag, find_flag, raise_flag
 from table_service.engine.state import State, copy_state, initial_state
 from table_service.engine.timers import overdue
 from table_service.rules.seats import side_of
@@ -76,7 +76,10 @@ def _on_referee_called(state: State, ev: dict[str, Any], fx: Effects) -> None:
 
 
 def _on_flag_confirmed(state: State, ev: dict[str, Any], fx: Effects) -> None:
-    close_flag(state, field(ev["data"], "flag", ev["type"]), "confirmed", ev, fx)
+    """The referee upholds a flag; what the ruleset attaches to it follows (a missed report card)."""
+    flag_id = field(ev["data"], "flag", ev["type"])
+    close_flag(state, flag_id, "confirmed", ev, fx)
+    penalties.on_flag_upheld(state, ev, fx, state["flags"][find_flag(state, flag_id)])
 
 
 def _on_flag_dismissed(state: State, ev: dict[str, Any], fx: Effects) -> None:

@@ -174,3 +174,34 @@ def on_late_arrival(state: State, ev: dict[str, Any], fx: Effects) -> None:
          "article": article, "flag": None, "auto": False, "role": ev["role"], "deal": None, "lose_turn": False}
     )
     end_round(state, ev, fx, winner=winner, reason="forfeit", points={winner: pts[0], loser: pts[1]})
+
+
+def on_flag_upheld(state: State, ev: dict[str, Any], fx: Effects, flag: dict[str, Any]) -> None:
+    """What a confirmed flag earns by itself under the ruleset. Today only ``report_missing``:
+    ``Ruleset.report_missing_penalty`` — ``warning`` each time; ``warning_then_violation``
+    (Huai'an 2017: "forgetting the report card: a warning, the second time a violation and one
+    turn lost"), counted per side per round like the ladder; ``referee``: nothing automatic.
+    The penalty cites the flag and is ``auto``; one that would escalate into a foul goes to the
+    chief (``penalty_escalation``), as an automatic time warning does."""
+    if flag["rule"] != "report_missing" or flag["seat"] is None or state.get("round") is None:
+        return
+    rules = state["round"]["_rules"]
+    mode = rules.report_missing_penalty
+    if mode == "referee":
+        return
+    side = side_of(flag["seat"])
+    rule_of = {f["id"]: f["rule"] for f in state["flags"]}
+    before = sum(
+        1
+        for r in state["penalties"]["records"]
+        if r["side"] == side and r["flag"] is not None and rule_of.get(r["flag"]) == "report_missing"
+    )
+    second = mode == "warning_then_violation" and before >= 1
+    level = "violation" if second else "warning"
+    times = "第二次" if second else "第一次" if mode == "warning_then_violation" else ""
+    article = f"未报牌{times} / report card missing" + (" (second time: one turn lost)" if second else "")
+    give_penalty(
+        state, ev, fx,
+        side=side, level=level, article=article, seat=flag["seat"], flag=flag["id"],
+        lose_turn=second, auto=True,
+    )

@@ -23,6 +23,9 @@ TIEBREAK_KEYS: tuple[str, ...] = (
     "net_level_difference",
 )
 
+#: Values of ``Ruleset.report_missing_penalty``.
+REPORT_MISSING_PENALTIES: tuple[str, ...] = ("warning", "warning_then_violation", "referee")
+
 
 @dataclass(frozen=True)
 class Ruleset:
@@ -70,7 +73,10 @@ class Ruleset:
     report_threshold: int = 10
     """A play that leaves this many cards or fewer must be followed by the report card."""
     report_missing_penalty: str = "warning"
-    """What a forgotten report card earns when the referee confirms it."""
+    """What a forgotten report card earns when the referee confirms its flag: ``warning`` (each
+    time a warning on the side's ladder), ``warning_then_violation`` (Huai'an 2017: a warning, the
+    second time in the round for that side a violation and one turn lost) or ``referee`` (nothing
+    automatic: the referee gives what the table rules say with ``penalty_given``)."""
 
     # --- levels and the A rule
     tries_at_a: int | None = None
@@ -99,6 +105,11 @@ class Ruleset:
             raise ValueError(
                 f"规则选项错误 / bad option double_down_leader={self.double_down_leader!r} "
                 "(expected payer_to_first or first_next)"
+            )
+        if self.report_missing_penalty not in REPORT_MISSING_PENALTIES:
+            raise ValueError(
+                f"规则选项错误 / bad option report_missing_penalty={self.report_missing_penalty!r} "
+                f"(expected {', '.join(REPORT_MISSING_PENALTIES)})"
             )
         for key in self.tiebreak:
             if key not in TIEBREAK_KEYS:
@@ -143,7 +154,7 @@ PRESETS: dict[str, Ruleset] = {
         clock_follow_s=20,
         overtime_warning_s=0,
         overtime_violation_s=10,
-        report_missing_penalty="warning",
+        report_missing_penalty="warning_then_violation",
     ),
     "national-2022": Ruleset(
         name="national-2022",

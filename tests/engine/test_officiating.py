@@ -3,7 +3,10 @@ docs/rules.md), article by article; each test names the sentence it enforces."""
 
 from __future__ import annotations
 
+import pytest
 from engine_helpers import ONE_EACH, Table
+
+from table_service.rules import get_ruleset
 
 
 def _tribute_deal(ruleset: object = "jiangsu") -> Table:
@@ -289,3 +292,62 @@ def test_second_copy_is_an_ordinary_play() -> None:
     t.play("E", "7s")
     t.play("N", "7s")  # does not beat, but it is a possible card: a play, not a question
     assert t.deal["questions"] == [] and t.rules_raised() == {"does_not_beat"}
+
+
+# ---------------------------------------------------------------- report card (报牌), Huai'an
+# Huai'an 2017: "forgetting the report card: … a warning, the second time a violation and one
+# turn lost" — Ruleset.report_missing_penalty, applied when the referee upholds the flag.
+
+
+def _two_missed_reports(ruleset: object) -> Table:
+    t = Table(ruleset=ruleset)
+    t.first_deal("E", {"E": 12, "S": 27, "W": 12, "N": 27})
+    t.play("E", "3s 3d")  # E leaves 10
+    t.pass_("N")  # flagged: E missed the report card
+    t.play("W", "4s 4d")  # W leaves 10
+    t.pass_("S")  # flagged: W missed it too (same side: the second time)
+    assert [f["seat"] for f in t.flags("report_missing")] == ["E", "W"]
+    return t
+
+
+def test_huaian_missed_report_warning_then_violation_and_a_turn_lost() -> None:
+    t = _two_missed_reports("huaian")
+    first, second = t.flags("report_missing")
+    t.do("flag_confirmed", {"flag": first["id"]}, role="referee")
+    assert [(p["level"], p["seat"], p["flag"], p["lose_turn"]) for p in t.state["penalties"]["records"]] == [
+        ("warning", "E", first["id"], False)
+    ]
+    t.do("flag_confirmed", {"flag": second["id"]}, role="referee")
+    levels = [(p["level"], p["seat"], p["lose_turn"]) for p in t.state["penalties"]["records"]]
+    assert levels == [("warning", "E", False), ("violation", "W", True)]
+    assert t.state["penalties"]["EW"] == {"warnings": 1, "violations": 1, "fouls": 0}
+    assert t.deal["skip_turn"] == ["W"]
+    t.pass_("E")
+    t.pass_("N")  # W won the trick but loses its turn: the other side leads
+    assert t.deal["turn"] == "S"
+    assert t.replay_matches()
+
+
+def test_jiangsu_missed_report_is_a_warning_each_time() -> None:
+    t = _two_missed_reports("jiangsu")
+    for f in t.flags("report_missing"):
+        t.do("flag_confirmed", {"flag": f["id"]}, role="referee")
+    records = t.state["penalties"]["records"]
+    assert [(p["given"], p["level"], p["lose_turn"]) for p in records] == [("warning", "warning", False), ("warning", "violation", False)]
+
+
+def test_missed_report_penalty_left_to_the_referee_and_a_dismissed_flag_earns_nothing() -> None:
+    t = _two_missed_reports({"preset": "huaian", "options": {"report_missing_penalty": "referee"}})
+    first, second = t.flags("report_missing")
+    t.do("flag_confirmed", {"flag": first["id"]}, role="referee")
+    assert t.state["penalties"]["records"] == []
+    t2 = _two_missed_reports("huaian")
+    a, b = t2.flags("report_missing")
+    t2.do("flag_dismissed", {"flag": a["id"]}, role="referee")
+    t2.do("flag_confirmed", {"flag": b["id"]}, role="referee")
+    assert [p["level"] for p in t2.state["penalties"]["records"]] == ["warning"]  # the first upheld one
+
+
+def test_unknown_report_missing_penalty_is_refused() -> None:
+    with pytest.raises(ValueError, match="report_missing_penalty='foul'"):
+        get_ruleset("huaian-2017", report_missing_penalty="foul")
