@@ -5,15 +5,29 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
+
+if TYPE_CHECKING:
+    from .reader import Enrollment
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff"}
 
 
 def _read_image(path: Path) -> np.ndarray:
-    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    """The image at ``path``, or one clear error.
+
+    Why not ``cv2.imread``: on a missing or undecodable file it prints its own ``[ WARN ]`` line
+    to stderr before returning None, so the user saw OpenCV's noise above our message.  Reading
+    the bytes ourselves and decoding them in memory says nothing on failure.
+    """
+    try:
+        data = np.fromfile(str(path), np.uint8)
+    except OSError as exc:
+        raise ValueError(f"无法读取图像 / cannot read image: {path} ({exc.strerror or exc})") from None
+    img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
     if img is None:
         raise ValueError(f"无法读取图像 / cannot read image: {path}")
     return img
@@ -88,15 +102,22 @@ def cmd_enroll(args: argparse.Namespace) -> int:
     missing = [c for c in ALL_CARDS if c not in faces]
     if missing and not args.allow_missing:
         raise ValueError(f"缺少 {len(missing)} 张牌面 / {len(missing)} faces missing: {', '.join(missing)} "
-                         "(--allow-missing: enrol anyway, without a per-deck classifier)")
+                         "(--allow-missing: enrol the faces given; the others are read zero-shot)")
     e = enroll(faces, px_per_mm=args.px_per_mm)
-    out = Path(args.out)
+    _save_and_report(e, len(faces), Path(args.out))
+    return 0
+
+
+def _save_and_report(e: Enrollment, n_faces: int, out: Path) -> None:
+    """Save an enrolment and say what it holds, including each face it could not learn and why."""
     out.parent.mkdir(parents=True, exist_ok=True)
     e.save(out)
+    learnt = int(e.present.sum())
     kind = "本副牌专用 / fitted to this deck" if e.classifier is not None else "通用 / shipped model only"
-    print(f"登记完成 / deck enrolled from {len(faces)} faces ({kind}), card {e.size_mm[0]:.1f} x {e.size_mm[1]:.1f} mm "
-          f"-> {out}")
-    return 0
+    w, h = e.size_mm
+    print(f"登记完成 / deck enrolled: {learnt} of {n_faces} faces ({kind}), card {w:.1f} x {h:.1f} mm -> {out}")
+    for card, why in sorted(e.skipped.items()):
+        print(f"  未登记 / not enrolled {card}: {why} (该牌按通用模型读 / read zero-shot)")
 
 
 def cmd_read(args: argparse.Namespace) -> int:
@@ -116,30 +137,37 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sub.required = True
 
     def board_args(q: argparse.ArgumentParser) -> None:
-        q.add_argument("--squares-x", type=int, default=7)
-        q.add_argument("--squares-y", type=int, default=5)
-        q.add_argument("--square-mm", type=float, default=30.0)
-        q.add_argument("--marker-mm", type=float, default=22.0)
+        q.add_argument("--squares-x", type=int, default=7, help="棋盘横向格数 / board squares across (default 7)")
+        q.add_argument("--squares-y", type=int, default=5, help="棋盘纵向格数 / board squares down (default 5)")
+        q.add_argument("--square-mm", type=float, default=30.0,
+                       help="打印后每格边长 mm / printed side of one square in mm (default 30)")
+        q.add_argument("--marker-mm", type=float, default=22.0,
+                       help="打印后标记边长 mm / printed side of one ArUco marker in mm (default 22)")
 
     c = sub.add_parser("calibrate", help="镜头标定（ChArUco）/ lens calibration from ChArUco photos")
-    c.add_argument("images", help="folder of photos of the ChArUco board")
-    c.add_argument("--out", default="data/lens.json", help="where to save the calibration (JSON)")
+    c.add_argument("images", help="标定板照片目录 / folder of photos of the ChArUco board")
+    c.add_argument("--out", default="data/lens.json",
+                   help="标定结果保存位置 / where to save the calibration (JSON; default data/lens.json)")
     board_args(c)
     c.set_defaults(func=cmd_calibrate)
 
     b = sub.add_parser("board", help="生成标定板 / write the ChArUco board image to print")
-    b.add_argument("--out", default="charuco-board.png")
+    b.add_argument("--out", default="charuco-board.png",
+                   help="标定板图像保存位置 / where to write the board image (default charuco-board.png)")
     board_args(b)
     b.set_defaults(func=cmd_board)
 
     m = sub.add_parser("markers", help="生成桌角标记 / write the table-corner ArUco markers")
-    m.add_argument("--out", default="table-markers")
+    m.add_argument("--out", default="table-markers",
+                   help="标记图像目录 / folder for the four marker PNGs (default table-markers)")
     m.set_defaults(func=cmd_markers)
 
     r = sub.add_parser("read", help="读取一张牌区图 / read one rectified zone image")
-    r.add_argument("image")
-    r.add_argument("--px-per-mm", type=float, default=3.0)
-    r.add_argument("--enrollment", default=None, help="enrolment file from `vision enroll`")
+    r.add_argument("image", help="已校正的牌区图像 / a rectified, upright play-zone image (PNG/JPEG)")
+    r.add_argument("--px-per-mm", type=float, default=3.0,
+                   help="图像比例 px/mm / scale of the image in pixels per mm (default 3.0)")
+    r.add_argument("--enrollment", default=None,
+                   help="登记文件 / enrolment file from `vision enroll` (default: read zero-shot)")
     r.set_defaults(func=cmd_read)
 
     e = sub.add_parser("enroll", help="登记本副牌（54 张牌面照片）/ enrol the deck in use from its 54 face photos")

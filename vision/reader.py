@@ -537,6 +537,9 @@ class Enrollment:
     #: The faces' index corners, for the second opinion of :mod:`vision.corner_match` (None: an
     #: enrolment file written before it; the reader then goes without).
     corners: CornerTemplates | None = None
+    #: Faces given to :func:`enroll` it could not learn, with why (card -> reason).  Those cards
+    #: are read zero-shot; one bad face never costs the whole deck.  Not saved: a report.
+    skipped: dict[str, str] = field(default_factory=dict)
 
     def save(self, path: str | Path) -> None:
         """Write the enrolment to an ``.npz`` file, so that the table service reads with it after a
@@ -679,7 +682,15 @@ RANK_PLACE_MM = 1.0
 
 
 def enroll(faces: Mapping[str, np.ndarray], px_per_mm: float = 3.0) -> Enrollment:
-    """Learn the deck in use from its 54 faces, each photographed flat and upright, cropped to the card."""
+    """Learn the deck in use from its faces (54, 52 without jokers, or any subset), each photographed
+    flat and upright, cropped to the card.
+
+    A face it cannot learn (no index found, an unreadable image) is reported in
+    :attr:`Enrollment.skipped` and read zero-shot; the rest are enrolled.
+
+    :raises ValueError: not a mapping of card names, a name that is not a card, or no face at all
+        could be learnt.
+    """
     with one_blas_thread():
         return _enroll(faces, px_per_mm)
 
@@ -694,13 +705,19 @@ def _enroll(faces: Mapping[str, np.ndarray], px_per_mm: float) -> Enrollment:
     anchors: dict[str, tuple[float, float, float]] = {}
     digits: dict[str, float] = {}
     widths: dict[str, float] = {}
+    skipped: dict[str, str] = {}
     for name, img in faces.items():
         card = check_card(name)
-        bgr = _as_bgr(img, px_per_mm)
-        work = _to_work(bgr, px_per_mm)
-        c = face_anchor(work)
+        try:
+            bgr = _as_bgr(img, px_per_mm)
+            work = _to_work(bgr, px_per_mm)
+            c = face_anchor(work)
+        except (ValueError, cv2.error) as exc:
+            skipped[card] = f"牌面图像无效 / unusable face image: {exc}"
+            continue
         if c is None:
-            raise ValueError(f"在 {card} 上找不到角标 / no index found on the face of {card}")
+            skipped[card] = f"在 {card} 上找不到角标 / no index found on the face of {card}"
+            continue
         templates[CARD_INDEX[card]] = _unit(c.feature[: PATCH_W * PATCH_H])
         present[CARD_INDEX[card]] = True
         sizes.append((bgr.shape[1] / px_per_mm, bgr.shape[0] / px_per_mm))
@@ -711,6 +728,8 @@ def _enroll(faces: Mapping[str, np.ndarray], px_per_mm: float) -> Enrollment:
         d = second_digit(work, c) if card[0] == "T" else None
         if d is not None:
             digits[card] = d.x / WORK_PPM
+    if not work_faces:
+        raise ValueError("没有可登记的牌面 / no face could be enrolled: " + "; ".join(skipped.values()))
     size = tuple(float(v) for v in np.median(np.array(sizes), axis=0))
     # A ten whose "1" merged with a printed border offers its "0" as the rank glyph (tango 10c at
     # 2 px/mm: 8.7 mm from the edge, the other tens 1.3-2.0 mm): its "1" is where the other
@@ -737,10 +756,11 @@ def _enroll(faces: Mapping[str, np.ndarray], px_per_mm: float) -> Enrollment:
             ax, ay, ah = anchors[card]
             if abs(ax - mx) <= RANK_PLACE_MM and abs(ay - my) <= RANK_PLACE_MM:
                 anchors[card] = (mx, my, ah)
-    # A per-deck classifier needs every face (a missing face would be read as "not an index").
-    classifier, pip_model = None, None
-    if present.all():
-        classifier, pip_model = fit_deck_models(get_model(), get_pip_model(), work_faces, anchors, WORK_PPM)
+    # The per-deck classifier is fitted on whatever faces were learnt (52 without jokers, or
+    # fewer): rows are rendered from those faces only, so a missing face is never taught as
+    # "not an index"; its class keeps the shipped model's weights.  A deck enrolled without its
+    # jokers and fitted no model read worse enrolled than not (issue #21).
+    classifier, pip_model = fit_deck_models(get_model(), get_pip_model(), work_faces, anchors, WORK_PPM)
     anchor_x = np.full(len(ALL_CARDS), np.nan)
     for card, (ax, _ay, _ah) in anchors.items():
         anchor_x[CARD_INDEX[card]] = ax
@@ -753,7 +773,7 @@ def _enroll(faces: Mapping[str, np.ndarray], px_per_mm: float) -> Enrollment:
             if card[0] == "T":
                 digit_x[CARD_INDEX[card]] = digits.get(card, anchors[card][0] + dx)
     return Enrollment(templates, present, (size[0], size[1]), float(np.median(glyphs)), classifier, anchor_x,
-                      pip_model, digit_x, corner_templates(work_faces, anchors, WORK_PPM, widths))
+                      pip_model, digit_x, corner_templates(work_faces, anchors, WORK_PPM, widths), skipped)
 
 
 # --------------------------------------------------------------------------- reading

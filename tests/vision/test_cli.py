@@ -70,3 +70,37 @@ def test_enroll_command_names_missing_and_misnamed_faces(tmp_path, capsys):
     assert main(["vision", "enroll", str(faces), "--out", str(tmp_path / "d.npz")]) != 0
     assert "ace-of-hearts.png" in capsys.readouterr().err
     assert not (tmp_path / "d.npz").exists()
+
+
+def test_read_command_error_is_one_clean_line(tmp_path):
+    """No OpenCV ``[ WARN ]`` line before the message (issue #18 item 12): run as a user would."""
+    import subprocess
+    import sys
+
+    for name, content in (("missing.png", None), ("junk.png", b"not an image"), ("empty.png", b"")):
+        path = tmp_path / name
+        if content is not None:
+            path.write_bytes(content)
+        p = subprocess.run([sys.executable, "-m", "table_service", "vision", "read", str(path)],
+                           capture_output=True, text=True, timeout=60)
+        assert p.returncode != 0
+        lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+        assert len(lines) == 1 and "cannot read image" in lines[0] and "WARN" not in p.stderr, p.stderr
+
+
+def test_every_vision_option_has_help_text():
+    """Every option and argument of every ``vision`` sub-command says what it is (issue #18 item 12)."""
+    import argparse
+
+    from vision.cli import register
+
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers())
+    vision = next(a for a in parser._subparsers._group_actions[0].choices.values())
+    subs = next(a for a in vision._actions if isinstance(a, argparse._SubParsersAction))
+    assert subs.choices
+    for name, sub in subs.choices.items():
+        for action in sub._actions:
+            if isinstance(action, argparse._HelpAction):
+                continue
+            assert action.help, f"vision {name} {action.option_strings or action.dest}: no help text"
