@@ -1,7 +1,7 @@
 """The public broadcast feed: no login, read-only, delayed (see :mod:`table_service.web.feed`).
 
-``/feed/<table>/state.json``, ``/feed/<table>/events.json``, ``/feed/<table>/stream`` (SSE) and
-``/feed/<table>/overlay`` (an HTML page for an OBS browser source). Only GET exists here, so the
+``/feed/<table>/state.json``, ``/feed/<table>/events.json``, ``/feed/<table>/stream`` (SSE),
+``/feed/<table>/clock.json`` and ``/feed/<table>/overlay`` (an HTML page for an OBS browser source). Only GET exists here, so the
 feed cannot change anything; CORS is open because broadcast tools load it from other origins.
 """
 
@@ -72,8 +72,20 @@ def stream(table_id: str) -> Response:
     return resp
 
 
+@bp.get("/<table_id>/clock.json")
+def clock(table_id: str) -> Any:
+    """The public clock: ``now_ms`` is the table time the public state shows (now − delay), so the
+    overlay counts a seat's countdown down as it ran then; ``speed`` is table ms per wall ms."""
+    from .panel import table_clock
+
+    entry = get_table(table_id)
+    _fn, speed = table_clock(entry)
+    return jsonify(now_ms=int(entry.feed.cutoff_ms()), speed=speed, delay_s=entry.feed.delay_ms / 1000.0)
+
+
 @bp.get("/<table_id>/overlay")
 def overlay(table_id: str) -> Any:
-    """Overlay page for OBS: transparent background, seats, levels, trick, cards left, lamps."""
-    get_table(table_id)
-    return render_template("overlay.html", table_id=table_id)
+    """Overlay page for OBS (1920×1080 browser source, transparent): seat plates, score bug,
+    the current trick, flag and ruling pop-ups, the delay mark. ``?lang=en`` for English."""
+    entry = get_table(table_id)
+    return render_template("overlay.html", table_id=table_id, delay_s=entry.feed.delay_ms / 1000.0)

@@ -106,15 +106,146 @@ STRINGS: dict[str, tuple[str, str]] = {
     "seat_N": ("北", "North"),
     "side_EW": ("东西", "EW"),
     "side_NS": ("南北", "NS"),
+    # --- one-tap paths and the forms of every referee event
+    "next_step": ("下一步", "Next step"),
+    "start_round": ("开始新一轮", "Start a round"),
+    "start_same_players": ("同样选手再开一轮", "Start again with the same players"),
+    "players": ("选手", "Players"),
+    "teams": ("队名", "Teams"),
+    "ruleset": ("规则", "Rules"),
+    "format": ("赛制", "Format"),
+    "fmt_past_a": ("打过A为止", "Until a side passes A"),
+    "fmt_deals": ("固定副数", "A number of deals"),
+    "fmt_time": ("限时", "Time limit"),
+    "deals_count": ("副数", "Deals"),
+    "start_levels": ("起始级数", "Starting levels"),
+    "round_no": ("轮次号", "Round no."),
+    "board": ("牌局编号（复式）", "Board (duplicate)"),
+    "first_cut": ("切牌（南家切出的牌）", "First cut (South's cut card)"),
+    "recut": ("需重新切牌", "Re-cut needed"),
+    "first_drawer": ("首先抓牌", "First to draw"),
+    "drawing_finished": ("抓牌完成", "Drawing finished"),
+    "counts": ("各家张数", "Cards per seat"),
+    "cut_card_holder": ("翻牌持有者（首出）", "Holder of the turned card (leads)"),
+    "tribute_seen": ("进贡（看到的牌）", "Tribute seen"),
+    "return_seen": ("还贡（看到的牌）", "Return seen"),
+    "anti_tribute_declared": ("抗贡（亮出两张大王）", "Anti-tribute declared (both big jokers shown)"),
+    "tribute_by": ("{s} 进贡", "Tribute by {s}"),
+    "return_by": ("{s} 还贡", "Return by {s}"),
+    "pass_for": ("{s} 过牌", "Pass for {s}"),
+    "play_for": ("{s} 出牌", "Play for {s}"),
+    "report_for": ("{s} 报牌", "Report card for {s}"),
+    "report_pressed": ("报牌（代按）", "Report card (on behalf)"),
+    "card_exposed": ("暴露张", "Exposed card"),
+    "card": ("牌", "Card"),
+    "pick_cards": ("点选牌", "Tap the cards"),
+    "clear": ("清除", "Clear"),
+    "send": ("确定", "Enter"),
+    "cancel": ("取消", "Cancel"),
+    "all_events": ("全部裁判录入", "Every referee entry"),
+    "sign_sheet": ("记分表签字", "Sign the score sheet"),
+    "waiting_next_deal": ("等待下一副", "Waiting for the next deal"),
+    "round_over": ("本轮已结束", "The round is over"),
+    "no_round": ("尚未开始比赛", "No round yet"),
+    "candidates": ("可能的读法（点选即确认）", "Likely readings (tap to answer)"),
+    "doubt_reason": ("存疑原因", "Why in doubt"),
+    "other_cards": ("其他：", "Other:"),
+    "as_read": ("按读出", "as read"),
+    "deal_no": ("第 {n} 副", "Deal {n}"),
+    "between_deals": ("副间", "Between deals"),
+    "tap_to_correct": ("点一手牌可更正或撤销", "Tap a play to correct or void it"),
+    "correct_this": ("更正这手牌", "Correct this play"),
+    "void_this": ("撤销这手牌", "Void this play"),
+    "declare_this": ("宣告牌型", "Declare its pattern"),
+    "ladder": ("处罚阶梯", "Penalty ladder"),
+    "warnings": ("警告", "warnings"),
+    "violations": ("违例", "violations"),
+    "fouls": ("犯规", "fouls"),
+    "give_warning": ("警告", "Warning"),
+    "give_violation": ("违例", "Violation"),
+    "give_foul": ("犯规…", "Foul…"),
+    "auto": ("自动", "auto"),
+    "deadline": ("时限", "Deadline"),
+    "over_by": ("超出", "Over by"),
+    "at_time": ("时间", "Time"),
+    "seconds": ("秒", "s"),
+    "camera_state": ("摄像头", "Camera"),
+    "cam_reading": ("正常读牌", "reading"),
+    "cam_lagging": ("读牌滞后", "lagging"),
+    "cam_not_reading": ("未在读牌", "not reading"),
+    "cam_offline": ("离线", "offline"),
+    "delayed": ("延时 {n} 秒", "delayed {n} s"),
+    "score_bug_round": ("第 {n} 轮", "Round {n}"),
+    "left": ("剩", "left"),
+    "finished_place": ("第 {n} 名", "#{n} out"),
+    "ruling": ("裁判判罚", "Ruling"),
+    "flag_called": ("裁判标记", "Referee flag"),
+    "ev_turn": ("应出牌者", "Whose turn"),
+    "ev_cards": ("牌", "Cards"),
+    "ev_top": ("要管的牌", "Top play"),
+    "ev_card": ("牌", "Card"),
+    "ev_earlier": ("之前出现", "Seen before at"),
+    "ev_count": ("余牌", "Cards left"),
+    "ev_play_seq": ("出牌", "Play"),
+    "ev_next_actor": ("下一位出牌", "Next to act"),
+    "ev_first_seq": ("第一次报牌", "First report"),
+    "ev_tribute": ("进贡的牌", "Tribute"),
+    "ev_tribute_seq": ("进贡", "Tribute event"),
+    "ev_held": ("持有", "Held"),
+    "ev_settled": ("已定论", "Settled"),
+    "ev_level": ("级牌", "Level"),
+    "ev_to": ("给", "To"),
+    "ev_legal_if": ("合法条件", "Legal if"),
+    "ev_proof_card": ("证明的牌", "Proof card"),
+    "ev_proof_seq": ("证明事件", "Proof event"),
+    "ev_proof": ("证明", "Proof"),
+    "ev_phase": ("阶段", "Phase"),
+    "ev_deadline_ms": ("时限", "Deadline"),
+    "ev_overtime_ms": ("超时", "Overtime"),
+    "ev_counts": ("张数", "Counts"),
+    "ev_reason": ("原因", "Reason"),
+    "ev_side": ("方", "Side"),
+    "ev_source": ("来源", "Source"),
+    "ev_position_mm": ("位置", "Position"),
+    "ev_seconds": ("时长", "Duration"),
+    "ev_trick": ("第几圈", "Trick"),
+    "ev_cards_declared": ("声明的牌", "Declared cards"),
+    "phase_lead": ("领出", "lead"),
+    "phase_follow": ("跟牌", "follow"),
+    "src_camera": ("摄像头", "camera"),
+    "src_panel": ("面板", "panel"),
+    "src_screen": ("隔板屏", "screen"),
+    "src_gpio": ("按钮", "button"),
+    "src_clock": ("时钟", "clock"),
+    "yes": ("是", "yes"),
+    "no": ("否", "no"),
 }
 
 
+#: Pattern names in English (the Chinese names come from the rules package).
+KIND_NAMES_EN: dict[str, str] = {
+    "single": "single", "pair": "pair", "triple": "triple", "full_house": "full house",
+    "straight": "straight", "three_pairs": "three pairs in a row", "two_triples": "two triples in a row",
+    "bomb": "bomb", "straight_flush": "straight flush", "joker_bomb": "four jokers",
+}
+
+
+def split_pair(text: str) -> tuple[str, str]:
+    """``"中文 / English"`` as its two halves (the whole text twice when it has no ``" / "``)."""
+    zh, sep, en = str(text).partition(" / ")
+    return (zh.strip(), en.strip()) if sep else (str(text), str(text))
+
+
 def _add_words() -> None:
-    """Status words and pattern names the pages show (keys ``st_<value>`` and ``kind_<kind>``)."""
+    """Status words, pattern names and rule names the pages show (keys ``st_<value>``,
+    ``kind_<kind>`` and ``rule_<rule>``): both languages in the data, one shown per view."""
+    from table_service.engine.flags import ARTICLES
     from table_service.rules import KIND_NAMES_ZH
 
     for kind, zh in KIND_NAMES_ZH.items():
-        STRINGS[f"kind_{kind}"] = (zh, kind.replace("_", " "))
+        STRINGS[f"kind_{kind}"] = (zh, KIND_NAMES_EN.get(kind, kind.replace("_", " ")))
+    for rule, article in ARTICLES.items():
+        STRINGS[f"rule_{rule}"] = split_pair(article)
     words = {
         "cutting": ("切牌", "cutting"), "drawing": ("抓牌", "drawing"), "tribute": ("进贡", "tribute"),
         "return": ("还贡", "return"), "play": ("出牌", "play"), "deal_over": ("本副结束", "deal over"),
@@ -134,8 +265,13 @@ _add_words()
 
 
 def current_lang() -> str:
-    """``zh`` or ``en`` for this request."""
-    lang = request.cookies.get("lang") if has_request_context() else None
+    """``zh`` or ``en`` for this request: ``?lang=`` (the overlay's browser source), else the
+    ``lang`` cookie, else ``DEFAULT_LANG``."""
+    lang = None
+    if has_request_context():
+        lang = request.args.get("lang")
+        if lang not in ("zh", "en"):
+            lang = request.cookies.get("lang")
     if lang not in ("zh", "en"):
         lang = current_app.config.get("DEFAULT_LANG", "zh")
     return lang

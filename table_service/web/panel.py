@@ -1,16 +1,41 @@
 """HTML pages of the referee panel. They only render; live data comes over the SSE stream and
-actions go to the JSON API (with the CSRF header), so the pages themselves change nothing."""
+actions go to the JSON API (with the CSRF header), so the pages themselves change nothing.
+
+Also the table clock the pages count down on (``/api/tables/<id>/clock``) and the favicon.
+"""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Any
 
-from flask import Blueprint, g, render_template
+from flask import Blueprint, current_app, g, jsonify, render_template, send_from_directory
 
 from .auth import require_role
-from .tables import get_table, web_state
+from .tables import TableEntry, get_table, web_state
 
 bp = Blueprint("panel", __name__)
+
+
+def _wall_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def table_clock(entry: TableEntry) -> tuple[Callable[[], float], float]:
+    """The clock that stamps the table's events, and its speed (table ms per wall ms).
+
+    The service hands its ``TableClock.now_ms`` to the app (``FEED_CLOCK``); the demo's runs
+    faster than the wall, so a page must know the speed to count down between two readings.
+    Without it: the runner's own clock, else the wall clock, at speed 1.
+    """
+    fn = current_app.config.get("FEED_CLOCK") or getattr(entry.runner, "_clock", None) or _wall_ms
+    speed = getattr(getattr(fn, "__self__", None), "speed", 1.0)
+    try:
+        speed = float(speed)
+    except (TypeError, ValueError):
+        speed = 1.0
+    return fn, (speed if speed > 0 else 1.0)
 
 
 @bp.get("/")
@@ -20,6 +45,15 @@ def index() -> Any:
     return render_template("index.html", tables=sorted(web_state().tables))
 
 
+@bp.get("/favicon.ico")
+def favicon() -> Any:
+    """The tab icon (browsers ask for it at this path whatever the page says)."""
+    assert current_app.static_folder is not None
+    resp = send_from_directory(current_app.static_folder, "favicon.svg", mimetype="image/svg+xml")
+    resp.headers["Cache-Control"] = "public, max-age=86400"
+    return resp
+
+
 @bp.get("/tables/<table_id>")
 @require_role("viewer")
 def table(table_id: str) -> Any:
@@ -27,6 +61,20 @@ def table(table_id: str) -> Any:
     entry = get_table(table_id)
     return render_template("table.html", table_id=table_id, user=g.user,
                            duplicate=entry.feed.duplicate, delay_s=entry.feed.delay_ms / 1000.0)
+
+
+@bp.get("/api/tables/<table_id>/clock")
+@require_role("viewer")
+def clock(table_id: str) -> Any:
+    """The table's time now (``now_ms``, event milliseconds) and how fast it runs (``speed``).
+
+    The panel counts a countdown down from the engine's ``deadline_ms`` against this clock, not
+    from the last event's time (which, after a reload mid-countdown, is seconds old).
+    """
+    fn, speed = table_clock(get_table(table_id))
+    resp = jsonify(now_ms=int(fn()), speed=speed)
+    resp.headers["Cache-Control"] = "no-store"
+    return resp
 
 
 @bp.get("/tables/<table_id>/scoresheet")

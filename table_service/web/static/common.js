@@ -12,7 +12,10 @@
   };
   GT.applyI18n = function (root) {
     (root || document).querySelectorAll("[data-i18n]").forEach(function (el) {
-      el.textContent = GT.t(el.dataset.i18n);
+      el.textContent = GT.t(el.dataset.i18n) + (el.dataset.i18n2 ? " (" + GT.t(el.dataset.i18n2) + ")" : "");
+    });
+    (root || document).querySelectorAll("[data-i18n-ph]").forEach(function (el) {
+      el.placeholder = GT.t(el.dataset.i18nPh);
     });
   };
   GT.toggleLang = function () {
@@ -31,7 +34,7 @@
     return window.I18N[key] ? GT.t(key) : String(value);
   };
   GT.kind = function (kind) { return window.I18N["kind_" + kind] ? GT.t("kind_" + kind) : String(kind); };
-  GT.seat = function (s) { return s ? GT.t("seat_" + s) + " " + s : "—"; };
+  GT.seat = function (s) { return s ? GT.t("seat_" + s) + (window.LANG === "zh" ? " " + s : "") : "—"; };
   GT.el = function (tag, cls, text) {
     const e = document.createElement(tag);
     if (cls) e.className = cls;
@@ -110,15 +113,74 @@
     }
     es.addEventListener("snapshot", handle);
     es.addEventListener("update", handle);
-    es.onopen = function () { if (conn) { conn.className = "conn on"; conn.textContent = GT.t("live"); } root.dataset.connected = "1"; };
+    es.onopen = function () { if (conn) { conn.className = "conn on"; conn.textContent = GT.t("live"); } root.dataset.connected = "1"; GT.syncClock(); };
     es.onerror = function () { if (conn) { conn.className = "conn off"; conn.textContent = GT.t("reconnecting"); } root.dataset.connected = "0"; };
     GT.source = es;
     return es;
   };
 
-  /* The table's clock: the last event's t_ms plus the time since it arrived. */
-  GT.tableNow = function (state) {
-    if (!state || state.t_ms === null || state.t_ms === undefined) return null;
-    return state.t_ms + (performance.now() - (GT.receivedAt || performance.now()));
+  /* The table's clock, read from the server (GET …/clock: now_ms and speed) and run on between
+     readings at its speed. A countdown is deadline_ms − this, so a page loaded mid-countdown shows
+     the engine's deadline, not a countdown restarted at the last event's time. Re-read every 10 s
+     (and on reconnect) so a sleeping tablet or a drifting clock cannot carry an error for long. */
+  GT.clock = { nowMs: null, at: 0, speed: 1, url: null };
+  GT.syncClock = async function (url) {
+    if (url) GT.clock.url = url;
+    if (!GT.clock.url) return;
+    const t0 = performance.now();
+    try {
+      const resp = await fetch(GT.clock.url, { credentials: "same-origin", cache: "no-store", headers: { Accept: "application/json" } });
+      if (!resp.ok) return;
+      const j = await resp.json();
+      const t1 = performance.now();
+      if (typeof j.now_ms !== "number") return;
+      GT.clock = { nowMs: j.now_ms, at: (t0 + t1) / 2, speed: j.speed > 0 ? j.speed : 1, url: GT.clock.url, delay: j.delay_s };
+      document.documentElement.dataset.clockSynced = "1";
+    } catch (e) { /* offline: keep the last reading */ }
   };
+  GT.startClock = function (url) {
+    GT.syncClock(url);
+    setInterval(function () { GT.syncClock(); }, 10000);
+  };
+  GT.tableNow = function (state) {
+    if (GT.clock.nowMs !== null) return GT.clock.nowMs + (performance.now() - GT.clock.at) * GT.clock.speed;
+    // No reading yet: the last event's time plus the time since it arrived (a lower bound).
+    if (!state || state.t_ms === null || state.t_ms === undefined) return null;
+    return state.t_ms + (performance.now() - (GT.receivedAt || performance.now())) * GT.clock.speed;
+  };
+  /* Seconds left of a timer {deadline_ms} (negative: overtime), or null. */
+  GT.secondsLeft = function (timer, state) {
+    if (!timer || timer.deadline_ms === undefined || timer.deadline_ms === null) return null;
+    const now = GT.tableNow(state);
+    return now === null ? null : (timer.deadline_ms - now) / 1000;
+  };
+
+  /* "中文 / English" text (engine messages, rule articles): the half of the view's language. */
+  GT.bi = function (text) {
+    if (text === null || text === undefined) return "";
+    const s = String(text);
+    const i = s.indexOf(" / ");
+    if (i < 0) return s;
+    return window.LANG === "zh" ? s.slice(0, i).trim() : s.slice(i + 3).trim();
+  };
+  /* A label with {placeholders} filled in. */
+  GT.tf = function (key, vars) {
+    let s = GT.t(key);
+    Object.keys(vars || {}).forEach(function (k) { s = s.split("{" + k + "}").join(String(vars[k])); });
+    return s;
+  };
+  /* A flag's rule in the view's language (the rule key's label, else its bilingual article). */
+  GT.rule = function (f) {
+    if (!f) return "";
+    if (f.rule && window.I18N["rule_" + f.rule]) return GT.t("rule_" + f.rule);
+    return GT.bi(f.article || f.rule);
+  };
+  /* Table milliseconds as a clock time (hh:mm:ss, local). */
+  GT.clockTime = function (ms) {
+    const d = new Date(Number(ms));
+    if (isNaN(d.getTime())) return String(ms);
+    const p = function (n) { return (n < 10 ? "0" : "") + n; };
+    return p(d.getHours()) + ":" + p(d.getMinutes()) + ":" + p(d.getSeconds());
+  };
+  GT.secs = function (ms) { return (Number(ms) / 1000).toFixed(1) + " " + GT.t("seconds"); };
 })();

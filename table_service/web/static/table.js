@@ -1,13 +1,20 @@
-/* The live table view: renders the engine's referee view on every SSE update and turns every
-   button into one engine event posted to the API. Nothing here changes state by itself. */
+/* The live table view: renders the engine's referee view on every SSE update. Buttons post one
+   engine event each to the API (GT.act); nothing here changes state by itself. The one-tap
+   "next step" box and the forms live in panel_actions.js. */
 (function () {
   "use strict";
   const app = document.getElementById("app");
   const ACTIONS = app.dataset.actions;
   const SEATS = ["E", "S", "W", "N"];
   const SIDE = { E: "EW", W: "EW", S: "NS", N: "NS" };
+  const canRule = app.dataset.role !== "viewer";
+  const isChief = app.dataset.chief === "1";
   let state = null;
   const el = GT.el;
+  GT.SIDE = SIDE;
+  GT.SEATS = SEATS;
+  GT.hooks = GT.hooks || [];
+  GT.state = function () { return state; };
 
   function fill(id, node) {
     const box = document.getElementById(id);
@@ -16,14 +23,27 @@
     if (node) box.appendChild(node);
   }
 
+  /* The countdown as the engine has it: deadline_ms minus the table clock now (GT.tableNow reads
+     the server's clock), in tenths: the number a referee rules on. */
   function timerText(deal, seat) {
-    const tm = deal.timers && deal.timers[seat];
-    if (!tm || tm.deadline_ms === undefined || tm.deadline_ms === null) return null;
-    const now = GT.tableNow(state);
-    if (now === null) return null;
-    const left = (tm.deadline_ms - now) / 1000;
-    if (left >= 0) return { text: Math.ceil(left) + " s", over: false };
-    return { text: GT.t("overtime") + " +" + Math.floor(-left) + " s", over: true };
+    const left = GT.secondsLeft(deal.timers && deal.timers[seat], state);
+    if (left === null) return null;
+    if (left >= 0) return { text: left.toFixed(1) + " " + GT.t("seconds"), over: false, left: left };
+    return { text: GT.t("overtime") + " +" + (-left).toFixed(1) + " " + GT.t("seconds"), over: true, left: left };
+  }
+
+  function reportChip(deal, seat) {
+    const rep = deal.reports && deal.reports[seat];
+    const on = rep !== undefined && rep !== null;
+    let text = GT.t("report");
+    if (on) {
+      const count = typeof rep === "object" ? rep.count : rep;
+      if (count !== undefined && count !== null) text += " · " + count;
+    }
+    const lamp = el("span", "lamp report " + (on ? "on" : "off"), text);
+    lamp.dataset.on = on ? "1" : "0";
+    if (on && typeof rep === "object" && rep.late) lamp.classList.add("late");
+    return lamp;
   }
 
   function renderSeat(seat) {
@@ -41,26 +61,25 @@
       const cl = el("span", "cards-left", GT.t("cards_left") + " " + (left === undefined || left === null ? "?" : left));
       cl.dataset.count = String(left);
       info.appendChild(cl);
-      const reported = deal.reports && deal.reports[seat] !== undefined;
-      const lamp = el("span", "lamp report " + (reported ? "on" : "off"), GT.t("report") + (reported ? " " + deal.reports[seat] : ""));
-      lamp.dataset.on = reported ? "1" : "0";
-      info.appendChild(lamp);
+      info.appendChild(reportChip(deal, seat));
       const pos = (deal.finish_order || []).indexOf(seat);
       if (pos >= 0) info.appendChild(el("span", "finished", "#" + (pos + 1)));
       box.appendChild(info);
-      if (deal.turn === seat) {
-        box.classList.add("turn");
-        const tt = timerText(deal, seat);
-        const timer = el("div", "timer" + (tt && tt.over ? " over" : ""), tt ? tt.text : GT.t("turn"));
-        timer.id = "timer-" + seat;
-        box.appendChild(timer);
+      const timer = deal.timers && deal.timers[seat];
+      if (deal.turn === seat || timer) {
+        if (deal.turn === seat) box.classList.add("turn");
+        const tt = timer ? timerText(deal, seat) : null;
+        const node = el("div", "timer" + (tt && tt.over ? " over" : ""), tt ? tt.text : GT.t("turn"));
+        node.id = "timer-" + seat;
+        if (tt) node.dataset.left = tt.left.toFixed(2);
+        box.appendChild(node);
       }
     }
     return box;
   }
 
   function playRow(p, level) {
-    const row = el("div", "play" + (p.flagged ? " flagged" : ""));
+    const row = el("div", "play" + (p.flagged ? " flagged" : "") + (canRule && p.seq ? " tappable" : ""));
     row.dataset.seq = p.seq;
     row.appendChild(el("span", "seq", "#" + p.seq));
     row.appendChild(el("span", "who", GT.seat(p.seat)));
@@ -68,6 +87,11 @@
     else {
       row.appendChild(GT.cardsEl(p.cards, level));
       if (p.kind) row.appendChild(el("span", "kind", GT.kind(p.kind) + (p.rank ? " " + p.rank : "")));
+    }
+    if (canRule && p.seq) {
+      row.tabIndex = 0;
+      row.setAttribute("role", "button");
+      row.onclick = function () { openPlayDialog(p); };
     }
     return row;
   }
@@ -79,11 +103,17 @@
     fill("trick-plays", box);
   }
 
+  function tributeRow(label, t, level) {
+    const r = el("div", "tribute-row", label + ": " + GT.seat(t.from) + " → " + GT.seat(t.to) + " ");
+    r.appendChild(GT.cardsEl([t.card], level));
+    return r;
+  }
+
   function renderDealLog() {
     const deal = state.deal;
     const box = el("div");
     if (deal) {
-      (deal.tricks || []).forEach(function (t, i) {
+      (deal.tricks || []).concat(deal.trick && (deal.trick.plays || []).length ? [deal.trick] : []).forEach(function (t, i) {
         const tr = el("div", "trick-row");
         tr.appendChild(el("span", "trick-no", (i + 1) + "."));
         (t.plays || []).forEach(function (p) { tr.appendChild(playRow(p, deal.level)); });
@@ -93,36 +123,58 @@
     fill("deal-log", box);
     const trib = el("div");
     if (deal) {
-      if (deal.anti_tribute) trib.appendChild(el("div", "", GT.t("anti_tribute") + " " + JSON.stringify(deal.anti_tribute)));
-      (deal.tributes || []).forEach(function (t) {
-        const r = el("div", "tribute-row", GT.t("tribute") + ": " + GT.seat(t.from) + " → " + GT.seat(t.to) + " ");
-        r.appendChild(GT.cardsEl([t.card], deal.level));
-        trib.appendChild(r);
-      });
-      (deal.returns || []).forEach(function (t) {
-        const r = el("div", "tribute-row", GT.t("return") + ": " + GT.seat(t.from) + " → " + GT.seat(t.to) + " ");
-        r.appendChild(GT.cardsEl([t.card], deal.level));
-        trib.appendChild(r);
-      });
+      if (deal.anti_tribute) {
+        const a = el("div", "tribute-row", GT.t("anti_tribute") + ": " + (deal.anti_tribute.seats || []).map(GT.seat).join(", ") + " ");
+        a.appendChild(GT.cardsEl(deal.anti_tribute.cards || [], deal.level));
+        trib.appendChild(a);
+      }
+      (deal.tributes || []).forEach(function (t) { trib.appendChild(tributeRow(GT.t("tribute"), t, deal.level)); });
+      (deal.returns || []).forEach(function (t) { trib.appendChild(tributeRow(GT.t("return"), t, deal.level)); });
     }
     fill("tribute", trib);
-    const pen = el("div");
+    renderPenalties();
+  }
+
+  function renderPenalties() {
+    const pen = el("div", "ladders");
     const p = state.penalties || {};
     ["EW", "NS"].forEach(function (side) {
       const l = p[side] || {};
-      pen.appendChild(el("div", "ladder", side + ": " + GT.t("warning") + " " + (l.warnings || 0) + " · " +
-        GT.t("violation") + " " + (l.violations || 0) + " · " + GT.t("foul") + " " + (l.fouls || 0)));
+      const row = el("div", "ladder");
+      row.dataset.side = side;
+      row.appendChild(el("strong", "", side));
+      [["warnings", "warning"], ["violations", "violation"], ["fouls", "foul"]].forEach(function (k) {
+        const n = l[k[0]] || 0;
+        const chip = el("span", "rung rung-" + k[1] + (n ? " on" : ""), GT.t(k[1]) + " " + n);
+        chip.dataset.level = k[1];
+        chip.dataset.n = String(n);
+        row.appendChild(chip);
+      });
+      pen.appendChild(row);
     });
     (p.records || []).forEach(function (r) {
-      const row = el("div", "penalty-row", side_(r) + " " + GT.t(r.level) + " · " + (r.article || "") + (r.auto ? " (auto)" : ""));
+      const row = el("div", "penalty-row penalty-" + r.level,
+        side_(r) + " · " + GT.t(r.level) + (r.given && r.given !== r.level ? " (" + GT.t(r.given) + " →)" : "") +
+        " · " + GT.bi(r.article || "") + (r.deal ? " · " + GT.tf("deal_no", { n: r.deal }) : "") + (r.auto ? " · " + GT.t("auto") : ""));
       pen.appendChild(row);
     });
     fill("penalties", pen);
   }
   function side_(r) { return (r.side || "") + (r.seat ? " " + GT.seat(r.seat) : ""); }
 
-  /* The camera picture of the event that raised a flag or a question, if it carried one
-     (GET …/events/<seq>/crop answers 404 otherwise, and the image removes itself). */
+  /* --- camera pictures and event details (one fetch per event, kept) */
+  const detailCache = {};
+  GT.eventDetail = function (seq) {
+    if (!detailCache[seq]) {
+      detailCache[seq] = fetch(app.dataset.events + "?after=" + (seq - 1) + "&limit=1", { credentials: "same-origin" })
+        .then(function (r) { return r.ok ? r.json() : { events: [] }; })
+        .then(function (j) { const ev = (j.events || [])[0]; return ev && ev.seq === seq ? ev : null; })
+        .catch(function () { delete detailCache[seq]; return null; });
+    }
+    return detailCache[seq];
+  };
+
+  /* The camera picture of event seq, if it carried one (an image that fails removes itself). */
   function cropEl(seq) {
     const img = el("img", "crop");
     img.loading = "lazy";
@@ -132,63 +184,151 @@
     return img;
   }
 
-  function evidenceEl(ev, seq) {
+  /* --- flag evidence, readable: times as clock times and seconds, seats by name, cards as cards */
+  const CARD_KEYS = { cards: 1, top: 1, card: 1, tribute: 1, proof_card: 1, held: 1, cards_declared: 1 };
+  const SEAT_KEYS = { turn: 1, next_actor: 1, to: 1, seat: 1 };
+  const SEQ_KEYS = { play_seq: 1, tribute_seq: 1, proof_seq: 1, first_seq: 1, earlier: 1 };
+  function seqLink(n) {
+    const a = el("a", "seq-link", "#" + n);
+    a.href = "#";
+    a.onclick = function (e) {
+      e.preventDefault();
+      const row = document.querySelector('#deal-log .play[data-seq="' + n + '"]');
+      if (row) { row.scrollIntoView({ behavior: "smooth", block: "center" }); row.classList.add("blink"); setTimeout(function () { row.classList.remove("blink"); }, 2000); }
+    };
+    return a;
+  }
+  function evidenceValue(k, v) {
+    const level = state.deal && state.deal.level;
+    if (CARD_KEYS[k]) {
+      const cards = Array.isArray(v) ? v : (v && typeof v === "object" && v.cards) ? v.cards : [v];
+      return GT.cardsEl(cards, level);
+    }
+    if (SEAT_KEYS[k] && typeof v === "string") return el("span", "", GT.seat(v));
+    if (SEQ_KEYS[k]) {
+      const box = el("span");
+      (Array.isArray(v) ? v : [v]).forEach(function (n, i) { if (i) box.appendChild(document.createTextNode(", ")); box.appendChild(seqLink(n)); });
+      return box;
+    }
+    if (k === "deadline_ms") return el("span", "", GT.clockTime(v));
+    if (k === "overtime_ms") return el("span", "", "+" + GT.secs(v));
+    if (k === "seconds") return el("span", "", Number(v).toFixed(1) + " " + GT.t("seconds"));
+    if (k === "phase") return el("span", "", window.I18N["phase_" + v] ? GT.t("phase_" + v) : GT.w(v));
+    if (k === "source") return el("span", "", window.I18N["src_" + v] ? GT.t("src_" + v) : String(v));
+    if (k === "position_mm" && Array.isArray(v)) return el("span", "", v.map(function (x) { return Math.round(x); }).join(", ") + " mm");
+    if (k === "trick") return el("span", "", String(v));
+    if (typeof v === "boolean") return el("span", "", GT.t(v ? "yes" : "no"));
+    if (v && typeof v === "object" && !Array.isArray(v)) {
+      return el("span", "", Object.keys(v).map(function (s) { return (SIDE[s] ? GT.seat(s) : s) + " " + v[s]; }).join(" · "));
+    }
+    return el("span", "", GT.bi(Array.isArray(v) ? v.join(", ") : v));
+  }
+
+  function evidenceEl(f) {
     const box = el("div", "evidence");
-    if (seq) box.appendChild(cropEl(seq));
+    const ev = f.evidence;
+    if (f.seq) box.appendChild(cropEl(f.seq));
     if (!ev) return box;
+    const dl = el("dl");
     Object.keys(ev).forEach(function (k) {
       const v = ev[k];
       if (typeof v === "string" && v.indexOf("data:image/") === 0) {
         const img = el("img", "crop");
         img.src = v; img.alt = k;
         box.appendChild(img);
-      } else if (k === "cards" || k === "top" || k === "card") {
-        const row = el("div", "", k + ": ");
-        row.appendChild(GT.cardsEl(Array.isArray(v) ? v : (v && v.cards) || [v], state.deal && state.deal.level));
-        box.appendChild(row);
-      } else if (k === "overtime_ms" || k === "deadline_ms") {
-        box.appendChild(el("div", "timer-reading", GT.t("timer_reading") + " · " + k + ": " + (k === "overtime_ms" ? (v / 1000).toFixed(1) + " s" : v)));
-      } else {
-        box.appendChild(el("div", "", k + ": " + (typeof v === "object" ? JSON.stringify(v) : v)));
+        return;
       }
+      dl.appendChild(el("dt", "ev-" + k, window.I18N["ev_" + k] ? GT.t("ev_" + k) : k));
+      const dd = el("dd", "ev-" + k);
+      dd.appendChild(evidenceValue(k, v));
+      dl.appendChild(dd);
     });
+    box.appendChild(dl);
     return box;
   }
 
   async function act(type, data, okMsg) {
     const r = await GT.post(ACTIONS, { type: type, data: data });
     if (r.ok && r.json.accepted) GT.toast(GT.t("done") + " #" + r.json.seq + (okMsg ? " · " + okMsg : ""), true);
-    else GT.toast(GT.t("rejected") + ": " + ((r.json && r.json.error) || r.status), false);
+    else GT.toast(GT.t("rejected") + ": " + GT.bi((r.json && r.json.error) || String(r.status)), false);
     return r;
   }
   GT.act = act;
 
-  function renderFlags() {
-    const box = el("div");
-    const flags = (state.flags || []).slice().reverse();
-    const canRule = app.dataset.role !== "viewer";
-    const open = flags.filter(function (f) { return f.status === "open"; });
-    if (!open.length) box.appendChild(el("p", "muted", GT.t("no_flags")));
-    flags.forEach(function (f) {
-      const card = el("div", "flag " + f.status);
-      card.id = "flag-" + f.id;
-      card.dataset.status = f.status;
-      card.appendChild(el("div", "flag-head", f.id + " · " + GT.seat(f.seat) + " · " + GT.w(f.status)));
-      card.appendChild(el("div", "flag-rule", GT.t("rule") + ": " + (f.article || f.rule)));
-      if (f.status === "open") card.appendChild(evidenceEl(f.evidence, f.seq));
-      if (canRule && f.status === "open") {
+  /* One-tap penalty for a flag: the engine applies the ladder (a 2nd warning is a violation). */
+  function penaltyFor(f, level) {
+    const side = f.seat ? SIDE[f.seat] : (f.evidence && f.evidence.side) || null;
+    const data = { level: level, side: side, article: GT.bi(f.article) || f.rule, flag: f.id };
+    if (f.seat) data.seat = f.seat;
+    return data;
+  }
+
+  function flagCard(f) {
+    const card = el("div", "flag " + f.status);
+    card.id = "flag-" + f.id;
+    card.dataset.status = f.status;
+    const head = el("div", "flag-head");
+    head.appendChild(el("span", "flag-id", f.id));
+    head.appendChild(el("span", "flag-seat", GT.seat(f.seat)));
+    head.appendChild(el("span", "flag-time", GT.clockTime(f.t_ms)));
+    head.appendChild(el("span", "flag-status", GT.w(f.status)));
+    card.appendChild(head);
+    card.appendChild(el("div", "flag-rule", GT.t("rule") + ": " + GT.rule(f)));
+    if (f.status === "open") card.appendChild(evidenceEl(f));
+    if (canRule && (f.status === "open" || f.status === "confirmed")) {
+      const bar = el("div", "buttons");
+      if (f.status === "open") {
         const b1 = el("button", "confirm", GT.t("confirm"));
         b1.onclick = function () { act("flag_confirmed", { flag: f.id }); };
         const b2 = el("button", "dismiss", GT.t("dismiss"));
         b2.onclick = function () { act("flag_dismissed", { flag: f.id }); };
-        card.appendChild(b1); card.appendChild(b2);
+        bar.appendChild(b1); bar.appendChild(b2);
       }
-      if (canRule && f.status === "confirmed") {
-        const b3 = el("button", "to-penalty", GT.t("penalty"));
-        b3.onclick = function () { prefillPenalty(f); };
-        card.appendChild(b3);
+      const side = f.seat ? SIDE[f.seat] : null;
+      if (side) {
+        const w = el("button", "pen-warning", GT.t("give_warning"));
+        w.onclick = function () { act("penalty_given", penaltyFor(f, "warning")); };
+        const v = el("button", "pen-violation", GT.t("give_violation"));
+        v.onclick = function () { act("penalty_given", penaltyFor(f, "violation")); };
+        bar.appendChild(w); bar.appendChild(v);
       }
-      box.appendChild(card);
+      const b3 = el("button", "to-penalty", isChief ? GT.t("give_foul") : GT.t("penalty") + "…");
+      b3.onclick = function () { prefillPenalty(f); };
+      bar.appendChild(b3);
+      card.appendChild(bar);
+    }
+    return card;
+  }
+
+  /* Flags grouped by deal, this deal first; older deals fold away unless a flag there is open. */
+  function renderFlags() {
+    const box = el("div");
+    const flags = (state.flags || []).slice().reverse();
+    const open = flags.filter(function (f) { return f.status === "open"; });
+    if (!open.length) box.appendChild(el("p", "muted", GT.t("no_flags")));
+    const current = state.deal ? state.deal.no : null;
+    const groups = [];
+    const byDeal = {};
+    flags.forEach(function (f) {
+      const key = f.deal === null || f.deal === undefined ? "none" : String(f.deal);
+      if (!byDeal[key]) { byDeal[key] = []; groups.push(key); }
+      byDeal[key].push(f);
+    });
+    groups.sort(function (a, b) {
+      if (a === String(current)) return -1;
+      if (b === String(current)) return 1;
+      return (b === "none" ? -1 : Number(b)) - (a === "none" ? -1 : Number(a));
+    });
+    groups.forEach(function (key) {
+      const list = byDeal[key];
+      const nOpen = list.filter(function (f) { return f.status === "open"; }).length;
+      const grp = el("details", "flag-group");
+      grp.dataset.deal = key;
+      grp.open = key === String(current) || nOpen > 0;
+      const title = key === "none" ? GT.t("between_deals") : GT.tf("deal_no", { n: key });
+      grp.appendChild(el("summary", "", title + " · " + list.length + (nOpen ? " · " + GT.w("open") + " " + nOpen : "")));
+      list.forEach(function (f) { grp.appendChild(flagCard(f)); });
+      box.appendChild(grp);
     });
     fill("flags", box);
   }
@@ -198,37 +338,185 @@
     if (!form) return;
     form.elements.flag.value = f.id;
     if (f.seat) { form.elements.seat.value = f.seat; form.elements.side.value = SIDE[f.seat]; }
-    form.elements.article.value = f.article || f.rule;
+    form.elements.article.value = GT.bi(f.article) || f.rule;
+    if (isChief) form.elements.level.value = "foul";
     form.scrollIntoView({ behavior: "smooth" });
   }
 
-  function renderQuestions() {
-    const box = el("div");
-    const qs = (state.deal && state.deal.questions) || [];
-    const canRule = app.dataset.role !== "viewer";
-    qs.forEach(function (q) {
-      const card = el("div", "question");
-      card.id = "question-" + q.seq;
-      card.appendChild(el("div", "", "#" + q.seq + " · " + GT.seat(q.seat)));
-      const cards = GT.cardsEl(q.cards, state.deal.level);
-      (q.confidence || []).forEach(function (c, i) {
-        if (cards.children[i]) { cards.children[i].title = Math.round(c * 100) + "%"; if (c < 0.8) cards.children[i].classList.add("doubt"); }
-      });
-      card.appendChild(cards);
-      card.appendChild(cropEl(q.seq));
-      if (canRule) {
-        const ok = el("button", "confirm big", "✓ " + GT.t("read_ok"));
-        ok.onclick = function () { act("play_confirmed", { ref: q.seq }); };
-        card.appendChild(ok);
-        const inp = el("input", "correct-cards"); inp.placeholder = (q.cards || []).join(" ");
-        const fix = el("button", "", GT.t("correct_to"));
-        fix.onclick = function () { act("play_corrected", { ref: q.seq, cards: splitCards(inp.value) }); };
-        card.appendChild(inp); card.appendChild(fix);
-      }
-      box.appendChild(card);
+  /* --- camera questions: the picture, why the reader doubts, the likely readings as buttons */
+  function sameCards(a, b) { return a.length === b.length && a.every(function (c, i) { return c === b[i]; }); }
+
+  function answer(q, cards) {
+    if (sameCards(cards, q.cards || [])) return act("play_confirmed", { ref: q.seq });
+    return act("play_corrected", { ref: q.seq, cards: cards });
+  }
+
+  function questionCard(q) {
+    const level = state.deal.level;
+    const card = el("div", "question");
+    card.id = "question-" + q.seq;
+    card.appendChild(el("div", "q-head", "#" + q.seq + " · " + GT.seat(q.seat) + " · " + GT.clockTime(q.t_ms)));
+    const pic = el("div", "q-picture");
+    card.appendChild(pic);
+    const read = el("div", "q-read");
+    const cards = GT.cardsEl(q.cards, level);
+    (q.confidence || []).forEach(function (c, i) {
+      if (cards.children[i]) { cards.children[i].title = Math.round(c * 100) + "%"; if (c < 0.8) cards.children[i].classList.add("doubt"); }
     });
+    read.appendChild(cards);
+    card.appendChild(read);
+    const why = el("ul", "q-reasons");
+    if (q.reason === "third_copy") why.appendChild(el("li", "", GT.t("rule_card_seen_third_time") + (q.beyond ? ": " + [].concat(q.beyond).join(" ") : "")));
+    card.appendChild(why);
+    const cands = el("div", "q-candidates");
+    card.appendChild(cands);
+    function candidateButton(cs, i) {
+      const b = el("button", "candidate" + (i === 0 ? " confirm" : ""));
+      b.dataset.cards = cs.join(" ");
+      b.appendChild(GT.cardsEl(cs, level));
+      if (i === 0) b.appendChild(el("span", "tag", "✓ " + GT.t("read_ok")));
+      b.onclick = function () { answer(q, cs); };
+      return b;
+    }
+    if (canRule) {
+      cands.appendChild(el("div", "muted small", GT.t("candidates")));
+      cands.appendChild(candidateButton(q.cards || [], 0));
+      const other = el("div", "q-other");
+      other.appendChild(el("span", "", GT.t("other_cards") + " "));
+      const inp = el("input", "correct-cards");
+      inp.placeholder = (q.cards || []).join(" ");
+      const fix = el("button", "correct", GT.t("correct_to"));
+      fix.onclick = function () { const cs = GT.splitCards(inp.value); if (cs.length) answer(q, cs); };
+      other.appendChild(inp); other.appendChild(fix);
+      card.appendChild(other);
+    }
+    GT.eventDetail(q.seq).then(function (ev) {
+      const d = (ev && ev.data) || {};
+      if (typeof d.crop === "string" && d.crop.indexOf("data:image/") === 0) {
+        const img = el("img", "crop");
+        img.src = d.crop; img.alt = "#" + q.seq;
+        pic.replaceChildren(img);
+      } else {
+        pic.replaceChildren(el("div", "muted small no-picture", "—"));
+      }
+      (d.reasons || []).forEach(function (r) { why.appendChild(el("li", "", GT.bi(r))); });
+      if (!why.children.length && (q.confidence || []).length) {
+        why.appendChild(el("li", "", GT.t("doubt_reason") + ": " + (q.confidence || []).map(function (c) { return Math.round(c * 100) + "%"; }).join(" ")));
+      }
+      if (canRule) {
+        (d.candidates || []).forEach(function (cs) {
+          if (!sameCards(cs, q.cards || [])) cands.appendChild(candidateButton(cs, 1));
+        });
+      }
+    });
+    return card;
+  }
+
+  let shownQuestions = "";
+  function renderQuestions() {
+    const qs = (state.deal && state.deal.questions) || [];
+    const key = qs.map(function (q) { return q.seq + ":" + (q.cards || []).join(","); }).join("|") + "|" + window.LANG;
     document.getElementById("questions-card").hidden = qs.length === 0;
+    if (key === shownQuestions) return;  // keep what the referee is typing
+    shownQuestions = key;
+    const box = el("div");
+    qs.forEach(function (q) { box.appendChild(questionCard(q)); });
     fill("questions", box);
+  }
+
+  /* --- tap a play in the record: correct it, void it, or declare its pattern */
+  const dialog = document.getElementById("play-dialog");
+  function closeDialog() { dialog.hidden = true; dialog.replaceChildren(); }
+  GT.closeDialog = closeDialog;
+  function openPlayDialog(p) {
+    const level = state.deal && state.deal.level;
+    const box = el("div", "dialog-box");
+    box.dataset.seq = p.seq;
+    const head = el("h3", "", "#" + p.seq + " · " + GT.seat(p.seat) + " ");
+    if (p.pass) head.appendChild(el("span", "pass", GT.t("pass"))); else head.appendChild(GT.cardsEl(p.cards, level));
+    box.appendChild(head);
+    const pic = el("div", "q-picture");
+    box.appendChild(pic);
+    GT.eventDetail(p.seq).then(function (ev) {
+      const d = (ev && ev.data) || {};
+      if (typeof d.crop === "string" && d.crop.indexOf("data:image/") === 0) {
+        const img = el("img", "crop"); img.src = d.crop; img.alt = "#" + p.seq; pic.replaceChildren(img);
+      }
+    });
+    if (!p.pass) {
+      const f1 = el("form", "dlg-correct");
+      f1.appendChild(el("h4", "", GT.t("correct_this")));
+      const inp = el("input", "correct-cards");
+      inp.name = "cards";
+      inp.value = (p.cards || []).join(" ");
+      f1.appendChild(inp);
+      const picker = el("div", "picker");
+      picker.dataset.for = "cards";
+      f1.appendChild(picker);
+      const ok = el("button", "confirm", GT.t("correct_to"));
+      ok.type = "submit";
+      f1.appendChild(ok);
+      f1.onsubmit = async function (e) {
+        e.preventDefault();
+        const r = await act("play_corrected", { ref: p.seq, cards: GT.splitCards(inp.value) });
+        if (r.ok && r.json.accepted) closeDialog();
+      };
+      box.appendChild(f1);
+      const f3 = el("form", "dlg-reading");
+      f3.appendChild(el("h4", "", GT.t("declare_this")));
+      const kind = el("select");
+      ["straight", "three_pairs", "two_triples", "full_house", "bomb", "straight_flush", "pair", "triple", "single"].forEach(function (k) {
+        const o = el("option", "", GT.kind(k)); o.value = k; kind.appendChild(o);
+      });
+      const rank = el("input"); rank.size = 3; rank.placeholder = GT.t("rank");
+      const ok3 = el("button", "", GT.t("submit")); ok3.type = "submit";
+      f3.appendChild(kind); f3.appendChild(rank); f3.appendChild(ok3);
+      f3.onsubmit = async function (e) {
+        e.preventDefault();
+        const r = await act("reading_declared", { ref: p.seq, kind: kind.value, rank: rank.value.trim() });
+        if (r.ok && r.json.accepted) closeDialog();
+      };
+      box.appendChild(f3);
+    }
+    const f2 = el("form", "dlg-void");
+    f2.appendChild(el("h4", "", GT.t("void_this")));
+    const reason = el("input"); reason.name = "reason"; reason.required = true; reason.placeholder = GT.t("reason");
+    const ok2 = el("button", "danger", GT.t("void_event")); ok2.type = "submit";
+    f2.appendChild(reason); f2.appendChild(ok2);
+    f2.onsubmit = async function (e) {
+      e.preventDefault();
+      const r = await act("event_voided", { ref: p.seq, reason: reason.value.trim() });
+      if (r.ok && r.json.accepted) closeDialog();
+    };
+    box.appendChild(f2);
+    const cancel = el("button", "dlg-cancel", GT.t("cancel"));
+    cancel.onclick = closeDialog;
+    box.appendChild(cancel);
+    dialog.replaceChildren(box);
+    dialog.hidden = false;
+    if (GT.initPickers) GT.initPickers(box);
+  }
+  dialog.addEventListener("click", function (e) { if (e.target === dialog) closeDialog(); });
+  document.addEventListener("keydown", function (e) { if (e.key === "Escape" && !dialog.hidden) closeDialog(); });
+
+  /* --- the header: round, levels, the camera's health, devices */
+  function renderCamera() {
+    const box = document.getElementById("camera-health");
+    if (!box) return;
+    const dv = state.devices || {};
+    let cam = state.camera || (typeof dv.camera === "object" ? dv.camera : null);
+    let kind, text;
+    if (cam && typeof cam === "object") {
+      kind = cam.state || "unknown";
+      text = GT.t("camera_state") + " · " + (cam.text ? GT.bi(cam.text) : GT.t("cam_" + kind));
+      if (kind === "lagging" && typeof cam.lag_s === "number" && !cam.text) text += " " + cam.lag_s.toFixed(1) + " " + GT.t("seconds");
+    } else {
+      kind = dv.camera === "online" ? "reading" : dv.camera === "offline" ? "offline" : "unknown";
+      text = GT.t("camera_state") + " · " + GT.w(dv.camera || "unknown");
+    }
+    box.className = "cam cam-" + kind;
+    box.dataset.state = kind;
+    box.textContent = text;
   }
 
   function renderHeader() {
@@ -239,7 +527,7 @@
     if (deal) parts.push(GT.t("deal") + " " + deal.no + " · " + GT.w(deal.phase));
     document.getElementById("round-info").textContent = parts.join(" | ");
     const lv = state.levels || {};
-    document.getElementById("levels").textContent = GT.t("levels") + ": EW " + lv.EW + " · NS " + lv.NS;
+    document.getElementById("levels").textContent = GT.t("levels") + ": EW " + (lv.EW || "—") + " · NS " + (lv.NS || "—");
     const lc = document.getElementById("level-card");
     lc.replaceChildren();
     if (deal && deal.level) {
@@ -247,9 +535,11 @@
       lc.appendChild(GT.cardEl(deal.level + "h", deal.level));
       lc.appendChild(el("span", "muted", " " + GT.t("wild")));
     }
+    renderCamera();
     const dv = state.devices || {};
     document.getElementById("devices").textContent = GT.t("devices") + ": " +
-      Object.keys(dv).map(function (k) { return GT.w(k) + " " + GT.w(dv[k]); }).join(" · ");
+      Object.keys(dv).filter(function (k) { return typeof dv[k] !== "object"; })
+        .map(function (k) { return GT.w(k) + " " + GT.w(dv[k]); }).join(" · ");
   }
 
   function render() {
@@ -260,52 +550,24 @@
     renderDealLog();
     renderFlags();
     renderQuestions();
+    GT.hooks.forEach(function (fn) { try { fn(state); } catch (e) { console.error(e); } });
   }
-  GT.rerender = render;
+  GT.rerender = function () { shownQuestions = ""; render(); };
 
   function tickTimers() {
-    if (!state || !state.deal || !state.deal.turn) return;
-    const seat = state.deal.turn;
-    const node = document.getElementById("timer-" + seat);
-    const tt = timerText(state.deal, seat);
-    if (node && tt) { node.textContent = tt.text; node.classList.toggle("over", tt.over); }
+    if (!state || !state.deal || !state.deal.timers) return;
+    Object.keys(state.deal.timers).forEach(function (seat) {
+      const node = document.getElementById("timer-" + seat);
+      const tt = timerText(state.deal, seat);
+      if (node && tt) { node.textContent = tt.text; node.classList.toggle("over", tt.over); node.dataset.left = tt.left.toFixed(2); }
+    });
   }
-  setInterval(tickTimers, 250);
+  setInterval(tickTimers, 100);
 
-  function splitCards(text) {
+  GT.splitCards = function (text) {
     return String(text || "").split(/[\s,，]+/).filter(Boolean);
-  }
+  };
 
-  function formData(form) {
-    const data = {};
-    Array.prototype.forEach.call(form.elements, function (f) {
-      if (!f.name) return;
-      if (f.type === "checkbox") { if (f.checked) data[f.name] = true; return; }
-      const v = f.value.trim();
-      if (v === "") return;
-      if (f.name === "cards") data.cards = splitCards(v);
-      else if (f.type === "number") data[f.name] = Number(v);
-      else data[f.name] = v;
-    });
-    return data;
-  }
-
-  document.querySelectorAll("form.action[data-type]").forEach(function (form) {
-    form.addEventListener("submit", async function (e) {
-      e.preventDefault();
-      const r = await act(form.dataset.type, formData(form));
-      if (r.ok && r.json.accepted) form.reset();
-    });
-  });
-  const passBtn = document.getElementById("enter-pass");
-  if (passBtn) passBtn.onclick = function () { act("passed", { seat: document.querySelector("#f-play select[name=seat]").value }); };
-  const rel = document.getElementById("f-release");
-  if (rel) rel.addEventListener("submit", async function (e) {
-    e.preventDefault();
-    const d = formData(rel);
-    const r = await GT.post(app.dataset.release, { round: d.round, deal: d.deal });
-    GT.toast(r.ok ? GT.t("done") : (r.json && r.json.error) || String(r.status), r.ok);
-  });
-
+  GT.startClock(app.dataset.clock);
   GT.connect(app.dataset.stream, app, function (st) { state = st; render(); });
 })();

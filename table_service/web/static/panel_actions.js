@@ -1,0 +1,265 @@
+/* The referee's entries: the "next step" box (one tap for what the table needs now: start the
+   round, the cut, the drawing, a tribute or return seen, anti-tribute, pass / play / report on a
+   player's behalf), the card picker, and the forms of every event a referee may enter. Each
+   submits one engine event through GT.act; the engine's verdict comes back as a toast. */
+(function () {
+  "use strict";
+  const app = document.getElementById("app");
+  if (app.dataset.role === "viewer") return;
+  const el = GT.el;
+  const RANKS = ["2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A"];
+  const SUITS = ["s", "h", "c", "d"];
+
+  /* --- card picker: tap cards instead of typing them. data-for names the input it fills;
+     data-single: one card (replaces); data-instant: a tap submits the form at once. */
+  function buildPicker(picker) {
+    if (picker.dataset.built) return;
+    picker.dataset.built = "1";
+    const form = picker.closest("form");
+    const input = form && form.querySelector('[name="' + picker.dataset.for + '"]');
+    if (!input) return;
+    const single = picker.dataset.single === "1";
+    const instant = picker.dataset.instant === "1";
+    const level = (GT.state() && GT.state().deal && GT.state().deal.level) || null;
+    const grid = el("div", "picker-grid");
+    function pick(card) {
+      if (single) input.value = card;
+      else input.value = (input.value.trim() ? input.value.trim() + " " : "") + card;
+      input.dispatchEvent(new Event("input"));
+      if (instant) form.requestSubmit();
+    }
+    SUITS.forEach(function (s) {
+      RANKS.forEach(function (r) {
+        const b = el("button", "pick");
+        b.type = "button";
+        b.dataset.pick = r + s;
+        b.appendChild(GT.cardEl(r + s, level));
+        b.onclick = function () { pick(r + s); };
+        grid.appendChild(b);
+      });
+    });
+    ["SJ", "BJ"].forEach(function (c) {
+      const b = el("button", "pick joker");
+      b.type = "button";
+      b.dataset.pick = c;
+      b.appendChild(GT.cardEl(c, level));
+      b.onclick = function () { pick(c); };
+      grid.appendChild(b);
+    });
+    picker.appendChild(grid);
+    if (!single) {
+      const clear = el("button", "pick-clear", GT.t("clear"));
+      clear.type = "button";
+      clear.onclick = function () { input.value = ""; };
+      picker.appendChild(clear);
+    }
+  }
+  GT.initPickers = function (root) { (root || document).querySelectorAll(".picker").forEach(buildPicker); };
+
+  /* --- form fields to event data: "a.b" names nest, numbers are numbers, "cards" is a list,
+     checkboxes with data-multi collect a list. */
+  function formData(form) {
+    const data = {};
+    Array.prototype.forEach.call(form.elements, function (f) {
+      if (!f.name) return;
+      let v;
+      if (f.type === "checkbox") {
+        if (f.dataset.multi) { if (f.checked) (data[f.name] = data[f.name] || []).push(f.value); return; }
+        if (f.checked) data[f.name] = true;
+        return;
+      }
+      v = f.value.trim();
+      if (v === "") return;
+      if (f.name === "cards") v = GT.splitCards(v);
+      else if (f.type === "number") v = Number(v);
+      const path = f.name.split(".");
+      let o = data;
+      for (let i = 0; i < path.length - 1; i++) o = o[path[i]] = o[path[i]] || {};
+      o[path[path.length - 1]] = v;
+    });
+    return data;
+  }
+  GT.formData = formData;
+
+  /* Per-form tidying before submit (what a form collects more generally than the event takes). */
+  const PREPARE = {
+    round_set_up: function (d) {
+      const f = d.format || { kind: "past_a" };
+      d.format = { kind: f.kind || "past_a" };
+      if (f.kind === "deals") d.format.deals = f.deals || 8;
+      if (f.kind === "time") d.format.minutes = f.minutes || 90;
+      if (d.levels && !(d.levels.EW && d.levels.NS)) delete d.levels;
+      return d;
+    },
+    drawing_finished: function (d) {
+      if (d.counts && Object.keys(d.counts).length !== 4) delete d.counts;
+      return d;
+    },
+  };
+
+  async function submitForm(form) {
+    let data = formData(form);
+    if (PREPARE[form.dataset.type]) data = PREPARE[form.dataset.type](data);
+    const r = await GT.act(form.dataset.type, data);
+    if (r.ok && r.json.accepted && !form.dataset.keep) form.reset();
+    return r;
+  }
+
+  document.querySelectorAll("form.action[data-type]").forEach(function (form) {
+    form.addEventListener("submit", function (e) { e.preventDefault(); submitForm(form); });
+  });
+  const passBtn = document.getElementById("enter-pass");
+  if (passBtn) passBtn.onclick = function () { GT.act("passed", { seat: document.querySelector("#f-play select[name=seat]").value }); };
+  const rel = document.getElementById("f-release");
+  if (rel) rel.addEventListener("submit", async function (e) {
+    e.preventDefault();
+    const d = formData(rel);
+    const r = await GT.post(app.dataset.release, { round: d.round, deal: d.deal });
+    GT.toast(r.ok ? GT.t("done") : GT.bi((r.json && r.json.error) || String(r.status)), r.ok);
+  });
+  GT.initPickers(document);
+
+  /* --- the next step: what the table needs now, one tap each */
+  function lastRound(st) {
+    if (st.round) return st.round;
+    const rs = st.rounds || [];
+    return rs.length ? rs[rs.length - 1].round : null;
+  }
+
+  function tapButton(cls, label, type, data) {
+    const b = el("button", "big " + cls, label);
+    b.type = "button";
+    b.onclick = function () { GT.act(type, data); };
+    return b;
+  }
+
+  /* A small form with its own picker, posting `type` with the picked card(s). */
+  function pickForm(id, title, type, base, opts) {
+    const form = el("form", "step-form");
+    form.id = id;
+    form.appendChild(el("div", "step-title", title));
+    const input = el("input", "step-cards");
+    input.name = opts.single ? "card" : "cards";
+    input.placeholder = opts.single ? "7s" : "7s 7h";
+    form.appendChild(input);
+    const ok = el("button", "confirm", GT.t("send"));
+    ok.type = "submit";
+    form.appendChild(ok);
+    const picker = el("div", "picker");
+    picker.dataset.for = input.name;
+    if (opts.single) { picker.dataset.single = "1"; picker.dataset.instant = "1"; }
+    form.appendChild(picker);
+    form.onsubmit = async function (e) {
+      e.preventDefault();
+      const v = input.value.trim();
+      if (!v) return;
+      const data = Object.assign({}, base);
+      if (opts.single) data.card = v; else data.cards = GT.splitCards(v);
+      const r = await GT.act(type, data);
+      if (r.ok && r.json.accepted) input.value = "";
+    };
+    return form;
+  }
+
+  function startRoundStep(box, st) {
+    const prev = lastRound(st);
+    box.appendChild(el("p", "muted", GT.t(st.round ? "round_over" : "no_round")));
+    if (prev && prev.players) {
+      const data = { players: prev.players, ruleset: (prev.ruleset && prev.ruleset.name) || "jiangsu-2013",
+        format: prev.format || { kind: "past_a" } };
+      if (prev.teams) data.teams = prev.teams;
+      box.appendChild(tapButton("confirm step-same", GT.t("start_same_players"), "round_set_up", data));
+    }
+    const open = el("button", "big step-setup", GT.t("start_round") + "…");
+    open.type = "button";
+    open.onclick = function () {
+      const f = document.getElementById("f-setup");
+      if (prev && prev.players) GT.SEATS.forEach(function (s) { f.elements["players." + s].value = prev.players[s] || ""; });
+      f.scrollIntoView({ behavior: "smooth" });
+      f.elements["players.E"].focus();
+    };
+    box.appendChild(open);
+  }
+
+  function stepKey(st) {
+    const rnd = st.round, deal = st.deal;
+    const parts = [window.LANG, rnd ? rnd.no + ":" + rnd.status : "none", st.first_cut ? st.first_cut.recut : "-"];
+    if (deal) {
+      parts.push(deal.no, deal.phase, deal.turn, (deal.tributes || []).length, (deal.returns || []).length,
+        Object.keys(deal.report_due || {}).join(""), (deal.finish_order || []).join(""));
+    }
+    return parts.join("|");
+  }
+
+  let shownKey = null;
+  function renderNextStep(st) {
+    const host = document.getElementById("next-step");
+    if (!host) return;
+    const key = stepKey(st);
+    if (key === shownKey) return;  // keep a half-picked play
+    shownKey = key;
+    const box = el("div", "steps");
+    const rnd = st.round, deal = st.deal;
+    const status = rnd ? rnd.status : null;
+    box.dataset.step = status || "none";
+    if (!rnd || status === "over") {
+      startRoundStep(box, st);
+    } else if (status === "cutting") {
+      if (st.first_cut && st.first_cut.recut) box.appendChild(el("p", "warn", GT.t("recut") + " (" + st.first_cut.card + ")"));
+      box.appendChild(pickForm("step-cut", GT.t("first_cut"), "first_cut_recorded", {}, { single: true }));
+    } else if (status === "drawing" || status === "deal_over") {
+      if (status === "deal_over") box.appendChild(el("p", "muted", GT.t("waiting_next_deal")));
+      if (st.first_cut && !deal) box.appendChild(el("p", "", GT.t("first_drawer") + ": " + GT.seat(st.first_cut.first_drawer)));
+      box.appendChild(tapButton("confirm step-draw", GT.t("drawing_finished"), "drawing_finished", {}));
+    } else if (deal && deal.phase === "tribute") {
+      const plan = deal.tribute_plan || {};
+      const given = (deal.tributes || []).map(function (t) { return t.from; });
+      (plan.payers || []).filter(function (s) { return given.indexOf(s) < 0; }).forEach(function (s) {
+        box.appendChild(pickForm("step-tribute-" + s, GT.tf("tribute_by", { s: GT.seat(s) }), "tribute_given", { seat: s }, { single: true }));
+      });
+      if (!given.length) box.appendChild(tapButton("step-anti", GT.t("anti_tribute_declared"), "anti_tribute_declared",
+        { seats: plan.payers || [], cards: ["BJ", "BJ"] }));
+    } else if (deal && deal.phase === "return") {
+      const returned = (deal.returns || []).map(function (r) { return r.from; });
+      (deal.tributes || []).forEach(function (t) {
+        if (returned.indexOf(t.to) >= 0) return;
+        box.appendChild(pickForm("step-return-" + t.to, GT.tf("return_by", { s: GT.seat(t.to) }), "return_given", { seat: t.to }, { single: true }));
+      });
+    } else if (deal && deal.phase === "play" && deal.turn) {
+      const s = deal.turn;
+      const row = el("div", "step-row");
+      row.appendChild(tapButton("step-pass", GT.tf("pass_for", { s: GT.seat(s) }), "passed", { seat: s }));
+      Object.keys(deal.report_due || {}).forEach(function (r) {
+        row.appendChild(tapButton("step-report", GT.tf("report_for", { s: GT.seat(r) }), "report_pressed", { seat: r }));
+      });
+      box.appendChild(row);
+      box.appendChild(pickForm("step-play", GT.tf("play_for", { s: GT.seat(s) }), "cards_played", { seat: s }, { single: false }));
+    } else {
+      box.appendChild(el("p", "muted", GT.w(status)));
+    }
+    host.replaceChildren(box);
+    GT.initPickers(host);
+  }
+
+  /* The round form starts filled with the last round's players. */
+  let setupFilled = false;
+  function prefillSetup(st) {
+    const f = document.getElementById("f-setup");
+    const prev = lastRound(st);
+    if (!f || setupFilled || !prev || !prev.players) return;
+    setupFilled = true;
+    GT.SEATS.forEach(function (s) { if (!f.elements["players." + s].value) f.elements["players." + s].value = prev.players[s] || ""; });
+    if (prev.teams) ["EW", "NS"].forEach(function (s) { if (!f.elements["teams." + s].value) f.elements["teams." + s].value = prev.teams[s] || ""; });
+  }
+
+  GT.hooks.push(renderNextStep, prefillSetup);
+  const rerender = GT.rerender;
+  /* The chief-only penalty options carry two labels (the page renders them server-side). */
+  function labelChiefOptions() {
+    ["foul", "loss"].forEach(function (lv) {
+      const o = document.querySelector('#penalty-level option[value="' + lv + '"]');
+      if (o) o.textContent = GT.t(lv) + " (" + GT.t("chief_only") + ")";
+    });
+  }
+  GT.rerender = function () { shownKey = null; GT.applyI18n(); labelChiefOptions(); rerender(); };
+})();

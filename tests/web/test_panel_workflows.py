@@ -1,0 +1,234 @@
+"""The referee's workflows on the panel, in a real browser (Playwright driving Debian's Chromium)
+against the real cheroot server and a real TableRunner: a round started from the panel alone,
+a camera question answered from its picture, a play corrected by tapping it, the penalty ladder,
+and the countdown after a reload mid-countdown. Screenshots go to test-artifacts/web/panel-*."""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "web"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright import sync_api
+
+    if not Path("/usr/bin/chromium").exists():
+        (pytest.fail if os.environ.get("CI") else pytest.skip)(
+            "Debian chromium not installed (bash scripts/install.sh --test)")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 1000}, locale="zh-CN")
+    pg = ctx.new_page()
+    pg.set_default_timeout(10_000)
+    errors: list[str] = []
+    pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield pg
+    ctx.close()
+    assert errors == [], f"JavaScript errors: {errors}"
+
+
+def shot(page, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"panel-{name}.png"), full_page=True)
+
+
+def open_table(page, base: str, user: str, password: str) -> None:
+    page.goto(f"{base}/auth/login")
+    page.fill("#username", user)
+    page.fill("#password", password)
+    page.click("#login-submit")
+    page.goto(f"{base}/tables/1")
+    page.wait_for_selector('#app[data-connected="1"]')
+
+
+def toast_ok(page) -> None:
+    page.wait_for_selector(".toast.show")
+    cls = page.get_attribute("#toast", "class")
+    assert "ok" in cls, page.inner_text("#toast")
+    page.evaluate("document.getElementById('toast').className = 'toast'")
+
+
+def test_a_round_from_the_panel_alone(page, app, runner, serve_app, h):
+    """A fresh table: set up the round, the cut, the drawing, then play, pass and report on the
+    players' behalf — taps only, no event numbers, no curl."""
+    srv = serve_app(app)
+    open_table(page, srv.url, "rita", h.PASSWORD)
+    page.wait_for_selector('#next-step .steps[data-step="none"]')
+    page.click("#next-step .step-setup")
+    for seat, name in h.PLAYERS.items():
+        page.fill(f'#f-setup [name="players.{seat}"]', name)
+    page.fill('#f-setup [name="teams.EW"]', "江苏")
+    page.fill('#f-setup [name="teams.NS"]', "淮安")
+    page.select_option('#f-setup [name="format.kind"]', "deals")
+    page.fill('#f-setup [name="format.deals"]', "2")
+    shot(page, "setup")
+    page.click("#f-setup button[type=submit]")
+    toast_ok(page)
+    rnd = runner.state()["round"]
+    assert rnd["players"] == h.PLAYERS and rnd["format"] == {"kind": "deals", "deals": 2}
+    assert rnd["teams"] == {"EW": "江苏", "NS": "淮安"}
+
+    # The cut: one tap on the card South cut (a 7: the first drawer is counted from South).
+    page.wait_for_selector('#next-step .steps[data-step="cutting"]')
+    page.click('#step-cut [data-pick="7s"]')
+    toast_ok(page)
+    assert runner.state()["first_cut"]["card"] == "7s"
+    page.wait_for_selector('#next-step .steps[data-step="drawing"]')
+    page.click("#next-step .step-draw")
+    toast_ok(page)
+    deal = runner.state()["deal"]
+    assert deal["phase"] == "play"
+    leader = deal["turn"]
+
+    # Play for the leader by tapping two cards, then pass for the next seat with one tap.
+    page.wait_for_selector("#step-play")
+    page.click('#step-play [data-pick="3s"]')
+    page.click('#step-play [data-pick="3h"]')
+    assert page.input_value("#step-play input") == "3s 3h"
+    shot(page, "play-on-behalf")
+    page.click("#step-play button[type=submit]")
+    toast_ok(page)
+    st = runner.state()
+    assert st["deal"]["trick"]["plays"][0]["cards"] == ["3s", "3h"]
+    assert st["deal"]["trick"]["plays"][0]["seat"] == leader
+    nxt = st["deal"]["turn"]
+    page.wait_for_selector(f'#trick-plays .play[data-seq] [data-card="3h"]')
+    page.click("#next-step .step-pass")
+    toast_ok(page)
+    plays = runner.state()["deal"]["trick"]["plays"]
+    assert plays[-1] == {**plays[-1], "seat": nxt, "pass": True}
+    events = runner.events()
+    assert all(e["source"] == "panel" for e in events)
+    assert [e["type"] for e in events] == ["round_set_up", "first_cut_recorded", "drawing_finished",
+                                           "cards_played", "passed"]
+    shot(page, "round-started")
+
+
+def test_every_referee_event_has_a_form(page, app, runner, serve_app, h):
+    """Each event type the API lets a referee enter has its form (or its buttons) on the panel."""
+    from table_service.web.api import ACTION_ROLES
+
+    srv = serve_app(app)
+    open_table(page, srv.url, "chen", h.PASSWORD)
+    forms = set(page.eval_on_selector_all("form.action[data-type]", "fs => fs.map(f => f.dataset.type)"))
+    on_cards = {"flag_confirmed", "flag_dismissed", "play_confirmed", "passed"}  # flag/question buttons, pass
+    missing = set(ACTION_ROLES) - forms - on_cards
+    assert not missing, f"no form for {sorted(missing)}"
+
+
+def test_camera_question_answered_from_its_picture(page, app, runner, serve_app, h):
+    h.setup_deal(runner)
+    h.play(runner, "N", ["3s"])
+    q = h.play(runner, "W", ["5h"], confidence=[0.9999], uncertain=True, crop=h.crop_data_url(["5d"]),
+               reasons=["5h 花色存疑 / suit of 5h in doubt (5d?)"], candidates=[["5h"], ["5d"]])
+    srv = serve_app(app)
+    open_table(page, srv.url, "rita", h.PASSWORD)
+    card = f"#question-{q.seq}"
+    page.wait_for_function(f"document.querySelector('{card} img.crop')?.naturalWidth > 100")
+    assert "suit of 5h in doubt" not in page.inner_text(card)  # one language per view
+    assert "花色存疑" in page.inner_text(f"{card} .q-reasons")
+    page.wait_for_selector(f'{card} button.candidate[data-cards="5d"]')
+    # The confirm button does not cover the picture.
+    img = page.locator(f"{card} img.crop").bounding_box()
+    for sel in (f"{card} button.candidate >> nth=0", f"{card} button.candidate >> nth=1"):
+        b = page.locator(sel).bounding_box()
+        assert b["y"] >= img["y"] + img["height"] - 1 or b["x"] >= img["x"] + img["width"], (sel, b, img)
+    shot(page, "question")
+    page.click(f'{card} button.candidate[data-cards="5d"]')
+    page.wait_for_selector('#trick-plays [data-card="5d"]')
+    assert page.query_selector(card) is None
+    ev = runner.events()[-1]
+    assert ev["type"] == "play_corrected" and ev["data"] == {"ref": q.seq, "cards": ["5d"]}
+
+
+def test_tap_a_play_in_the_record_to_correct_it(page, app, runner, serve_app, h):
+    h.setup_deal(runner)
+    wrong = h.play(runner, "N", ["8s", "8h"])
+    srv = serve_app(app)
+    open_table(page, srv.url, "rita", h.PASSWORD)
+    page.click(f'#deal-log .play[data-seq="{wrong.seq}"]')
+    page.wait_for_selector(f'#play-dialog:not([hidden]) .dialog-box[data-seq="{wrong.seq}"]')
+    page.fill("#play-dialog input.correct-cards", "")
+    page.click('#play-dialog .dlg-correct [data-pick="8c"]')
+    page.click('#play-dialog .dlg-correct [data-pick="8d"]')
+    shot(page, "tap-to-correct")
+    page.click("#play-dialog .dlg-correct button[type=submit]")
+    page.wait_for_selector("#play-dialog", state="hidden")
+    page.wait_for_selector('#deal-log [data-card="8d"]')
+    assert runner.state()["deal"]["trick"]["plays"][0]["cards"] == ["8c", "8d"]
+    ev = runner.events()[-1]
+    assert ev["type"] == "play_corrected" and ev["data"]["ref"] == wrong.seq
+
+
+def test_penalty_ladder_from_the_flag(page, app, runner, serve_app, h):
+    """Two warnings for the same side make a violation (the engine's ladder); both from a tap."""
+    h.setup_deal(runner)
+    first = h.play(runner, "E", ["9c"])  # out of turn: N leads
+    srv = serve_app(app)
+    open_table(page, srv.url, "rita", h.PASSWORD)
+    page.click(f"#flag-F{first.seq} button.confirm")
+    page.wait_for_selector(f'#flag-F{first.seq}[data-status="confirmed"]')
+    page.click(f"#flag-F{first.seq} button.pen-warning")
+    page.wait_for_selector('#penalties .ladder[data-side="EW"] .rung-warning[data-n="1"]')
+    second = h.play(runner, "W", ["9d"])
+    page.wait_for_selector(f'#flag-F{second.seq}[data-status="open"]')
+    # Evidence is readable: seats by name, no raw milliseconds.
+    text = page.inner_text(f"#flag-F{second.seq} .evidence")
+    assert "北" in text and not re.search(r"\d{10,}", text)
+    page.click(f"#flag-F{second.seq} button.pen-warning")
+    page.wait_for_selector('#penalties .ladder[data-side="EW"] .rung-violation[data-n="1"]')
+    pen = runner.state()["penalties"]
+    assert pen["EW"]["violations"] == 1 and [r["flag"] for r in pen["records"]] == [f"F{first.seq}", f"F{second.seq}"]
+    shot(page, "ladder")
+
+
+def test_reload_mid_countdown_shows_the_engines_deadline(page, app, runner, serve_app, h):
+    h.setup_deal(runner)  # North to lead, a 40 s first-lead countdown from the drawing
+    srv = serve_app(app)
+    open_table(page, srv.url, "vera", h.PASSWORD)
+    time.sleep(3.0)  # the last event is now 3 s old
+    page.reload()
+    page.wait_for_selector('#app[data-connected="1"]')
+    page.wait_for_selector('html[data-clock-synced="1"]')
+    page.wait_for_selector("#timer-N[data-left]")
+    shown = page.evaluate("document.getElementById('timer-N').textContent")
+    deadline = runner.state()["deal"]["timers"]["N"]["deadline_ms"]
+    truth = (deadline - time.time() * 1000) / 1000
+    value = float(re.search(r"[\d.]+", shown).group(0))
+    assert abs(value - truth) < 0.5, (shown, truth)
+    assert truth < 38.0
+
+
+def test_english_mode_is_one_language(page, app, runner, serve_app, h):
+    h.setup_deal(runner)
+    h.play(runner, "N", ["3s", "3h"])
+    h.play(runner, "E", ["9c"])  # out of turn: a flag
+    srv = serve_app(app)
+    open_table(page, srv.url, "chen", h.PASSWORD)
+    page.click("#lang-toggle")
+    page.wait_for_selector("#flags .flag-rule")
+    for sel in ("#f-penalty", "#flags", "#trick", "#penalties", "#next-step", "#round-info", "#f-reading"):
+        text = page.inner_text(sel)
+        assert not CJK.search(text.replace("张伟", "").replace("李娜", "").replace("王强", "").replace("赵敏", "")), (sel, text)
+    assert "pair" in page.inner_text("#trick")
+    assert "out of turn" in page.inner_text("#flags")
+    assert "chief referee only" in page.inner_text("#penalty-level")
+    shot(page, "english")
