@@ -110,7 +110,7 @@ def test_a_round_from_the_panel_alone(page, app, runner, serve_app, h):
     assert st["deal"]["trick"]["plays"][0]["cards"] == ["3s", "3h"]
     assert st["deal"]["trick"]["plays"][0]["seat"] == leader
     nxt = st["deal"]["turn"]
-    page.wait_for_selector(f'#trick-plays .play[data-seq] [data-card="3h"]')
+    page.wait_for_selector('#trick-plays .play[data-seq] [data-card="3h"]')
     page.click("#next-step .step-pass")
     toast_ok(page)
     plays = runner.state()["deal"]["trick"]["plays"]
