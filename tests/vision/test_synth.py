@@ -58,3 +58,22 @@ def test_table_renderer_keeps_layout_while_scene_is_unchanged(layout):
     assert not np.array_equal(a, c)
     frame = render_table({"E": ["SJ"]}, "tango", layout=layout, camera=CameraView(size=(640, 480), px_per_mm=0.45))
     assert frame.shape == (480, 640, 3) and frame.dtype == np.uint8
+
+
+def test_a_reprinted_deck_keeps_its_geometry_and_renders(anglo):
+    """reprint: another stock colour, ink strength and print blur, the same faces in the same
+    places (so the index anchors found on the design still hold), renderable by render_zone."""
+    from vision.synth import reprint
+
+    rng = np.random.default_rng(3)
+    for _ in range(3):
+        d = reprint(anglo, rng)
+        assert d.size_mm == anglo.size_mm and set(d.faces) == set(ALL_CARDS)
+        a, b = anglo.faces["7h"], d.faces["7h"]
+        assert a.shape == b.shape and np.array_equal(a[:, :, 3], b[:, :, 3])
+        paper = a[:, :, :3].min(axis=2) > 240
+        assert b[:, :, :3][paper].mean() <= a[:, :, :3][paper].mean()  # stock is never whiter than white
+        ink = a[:, :, :3].max(axis=2) < 60
+        assert abs(float(b[:, :, :3][ink].mean()) - float(a[:, :, :3][ink].mean())) < 80
+    zr = render_zone(["7h", "Qs"], reprint(anglo, rng), 3.0, seed=1)
+    assert zr.cards == ["7h", "Qs"] and zr.design == "anglo" and zr.image.ndim == 3
