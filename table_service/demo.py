@@ -29,6 +29,7 @@ from table_service.demo_scorecard import MISTAKE_FLAGS, NEUTRAL_FLAGS, compare_w
 
 __all__ = [
     "BOT_NAMES",
+    "DEMO_FEED_DELAY_S",
     "DEMO_STATE_FILE",
     "MISTAKE_FLAGS",
     "NEUTRAL_FLAGS",
@@ -41,13 +42,40 @@ __all__ = [
     "compare_with_log",
     "demo_table_toml",
     "format_summary",
+    "resolve_feed_delay",
 ]
 
 
 DEMO_STATE_FILE = "demo.json"
+#: The demo's broadcast delay (table seconds) unless ``--feed-delay`` or ``GUANDAN_WEB_FEED_DELAY_S``
+#: says otherwise: not zero, so the overlay visibly runs behind the panel.
+DEMO_FEED_DELAY_S = 10.0
+FEED_DELAY_ENV = "GUANDAN_WEB_FEED_DELAY_S"
 
 
-def demo_table_toml(data_dir: str, screen_port: str, *, web_port: int, speed: float) -> dict[str, Any]:
+def resolve_feed_delay(explicit: float | None, environ: dict[str, str] | None = None) -> float:
+    """The demo's broadcast delay: ``explicit`` (the command line), else the documented variable
+    ``GUANDAN_WEB_FEED_DELAY_S``, else :data:`DEMO_FEED_DELAY_S`.
+
+    :raises ValueError: a value that is not a number of seconds within 0–3600.
+    """
+    import os
+
+    env = os.environ if environ is None else environ
+    raw: Any = explicit if explicit is not None else env.get(FEED_DELAY_ENV)
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return DEMO_FEED_DELAY_S
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"直播延时无效 / invalid broadcast delay {raw!r} (seconds, 0-3600)") from None
+    if not 0.0 <= value <= 3600.0:
+        raise ValueError(f"直播延时须在 0–3600 秒之间 / the broadcast delay must be 0-3600 s, got {value:g}")
+    return value
+
+
+def demo_table_toml(data_dir: str, screen_port: str, *, web_port: int, speed: float,
+                    feed_delay_s: float = DEMO_FEED_DELAY_S) -> dict[str, Any]:
     """The table config of the simulated table (as ``table.toml`` would say it).
 
     The countdowns, lamps, buzzer and the report and call-referee buttons are on the emulated
@@ -64,7 +92,7 @@ def demo_table_toml(data_dir: str, screen_port: str, *, web_port: int, speed: fl
         "gpio": {"pins": {"status_led": 18, **{s: {"pass_button": p} for s, p in pins.items()}}},
         "camera": {"source": "none"},
         "service": {"speed": speed},
-        "web": {"host": "127.0.0.1", "port": web_port},
+        "web": {"host": "127.0.0.1", "port": web_port, "feed_delay_s": feed_delay_s},
     }
 
 
@@ -83,7 +111,7 @@ class Demo:
                  port: int = 8080, host: str = "127.0.0.1", design: str = "anglo",
                  camera_size: tuple[int, int] = (2400, 1800), px_per_mm: float = 2.0, fps: float = 15.0,
                  realtime: bool | None = None, out: Callable[[str], None] = print,
-                 mqtt: str | None = None) -> None:
+                 mqtt: str | None = None, feed_delay_s: float | None = None) -> None:
         import json
         import tempfile
         from pathlib import Path
@@ -112,6 +140,7 @@ class Demo:
         self.realtime = (options.speed == 1.0) if realtime is None else realtime
         self.out = out
         self.mqtt = mqtt
+        self.feed_delay_s = resolve_feed_delay(feed_delay_s)
         self.service: Any = None
         self.emulator: Any = None
         self.devices: Any = None
@@ -140,7 +169,8 @@ class Demo:
         opt = self.options
         self.emulator = ScreenEmulator(seed=opt.seed).start()
         self.emulator.on_applied = self._on_screen_applied
-        cfg_data = demo_table_toml(str(self.data_dir), self.emulator.port, web_port=self.port, speed=opt.speed)
+        cfg_data = demo_table_toml(str(self.data_dir), self.emulator.port, web_port=self.port, speed=opt.speed,
+                                   feed_delay_s=self.feed_delay_s)
         cfg_data["web"]["host"] = self.host
         if self.mqtt:
             host, _, port = self.mqtt.rpartition(":")
@@ -230,13 +260,17 @@ class Demo:
             f"  隔板屏模拟器 / emulated screen controller: {self.emulator.port}",
             f"  速度 / speed: ×{self.options.speed:g}   种子 / seed: {self.options.seed}   "
             f"失误率 / mistake rate: {self.options.mistakes:g}",
+            f"  演示裁判 / demo referee: {self.options.referee}"
+            + (f"  （等待 / pauses {self.options.referee_pause_s:g} s）" if self.options.referee == "auto" else
+               "  （问题与标记由面板用户处理 / questions and flags are yours at the panel）"),
         ]
         if self.service.url:
             table = self.service.config.table_id
             lines += [
                 f"  裁判面板 / referee panel: {self.service.url}/",
                 f"  登录 / login: {self.login[0]}  密码 / password: {self.login[1]}",
-                f"  直播叠加页 / overlay: {self.service.url}/feed/{table}/overlay",
+                f"  直播叠加页 / overlay: {self.service.url}/feed/{table}/overlay  (English: ?lang=en)",
+                f"  直播延时 / broadcast delay: {self.feed_delay_s:g} s",
                 f"  公开数据流 / public feed: {self.service.url}/feed/{table}/stream "
                 f"({self.service.url}/feed/{table}/state.json)",
             ]

@@ -191,6 +191,11 @@ class BotTable:
         lo, hi = self.opt.referee_s
         return self.rng.uniform(lo, hi)
 
+    def _ruling_delay(self) -> float:
+        """Table seconds before the demo referee answers a question or rules on a flag: its own
+        pace plus the pause left to a person at the panel (real seconds, whatever the speed)."""
+        return self._referee_delay() + self.clock.table_s(max(0.0, self.opt.referee_pause_s))
+
     def _ref(self, etype: str, data: dict[str, Any]) -> Any:
         res = self._submit({"type": etype, "source": "panel", "role": "referee", "data": data})
         if res is not None and getattr(res, "accepted", True) is False:
@@ -557,13 +562,14 @@ class BotTable:
 
     def _referee_duties(self, st: dict[str, Any]) -> None:
         deal = st.get("deal")
-        if deal:
+        human = self.opt.referee == "human"  # questions and flags are the panel user's
+        if deal and not human:
             for q in deal.get("questions") or []:
                 if q["seq"] not in self._answered:
-                    self._schedule(("ref", "q", q["seq"]), self._referee_delay(), lambda q=q: self._answer(q))
+                    self._schedule(("ref", "q", q["seq"]), self._ruling_delay(), lambda q=q: self._answer(q))
         for f in st.get("flags") or []:
-            if f.get("status") == "open" and f["id"] not in self._ruled:
-                self._schedule(("ref", "flag", f["id"]), self._referee_delay(), lambda f=f: self._rule(f))
+            if f.get("status") == "open" and f["id"] not in self._ruled and not human:
+                self._schedule(("ref", "flag", f["id"]), self._ruling_delay(), lambda f=f: self._rule(f))
             if f.get("rule") == "report_missing" and f["id"] not in self._late_reports and deal:
                 # Reminded by the flag, the player puts the report card down late (once).
                 self._late_reports.add(f["id"])
@@ -585,6 +591,9 @@ class BotTable:
         if q["seq"] in self._answered:
             return
         self._answered.add(q["seq"])
+        deal = self._state_fn().get("deal") or {}
+        if not any(o["seq"] == q["seq"] for o in deal.get("questions") or []):
+            return  # a person at the panel answered it first
         truth = self.actuator.zone(q["seat"])
         right = Counter(truth) == Counter(q["cards"]) and list(truth) == list(q["cards"])
         self.truth.record("question", seq=q["seq"], seat=q["seat"], camera=list(q["cards"]), truth=list(truth),
@@ -598,6 +607,9 @@ class BotTable:
         if f["id"] in self._ruled:
             return
         self._ruled.add(f["id"])
+        now = next((o for o in self._state_fn().get("flags") or [] if o.get("id") == f["id"]), None)
+        if now is None or now.get("status") != "open":
+            return  # ruled on at the panel meanwhile
         # The demo referee upholds what the engine saw; penalties are the chief's business and
         # the demo gives none (a foul would end deals early and hide the rest of the play).
         self._ref("flag_confirmed", {"flag": f["id"], "note": "演示裁判 / demo referee"})

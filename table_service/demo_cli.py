@@ -28,6 +28,21 @@ def _rate(value: str) -> float:
     return v
 
 
+def _seconds(value: str) -> float:
+    try:
+        v = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"须为秒数 / must be a number of seconds: {value}") from None
+    if not 0.0 <= v <= 3600.0:
+        raise argparse.ArgumentTypeError(f"须在 0 到 3600 秒之间 / must be within 0..3600 s: {value}")
+    return v
+
+
+#: The demo referee's pause before it answers a question or rules on a flag (real seconds), when a
+#: panel is open: long enough for a person at the panel to act first.
+DEFAULT_REFEREE_PAUSE_S = 8.0
+
+
 def _deals(value: str) -> int:
     v = int(value)
     if v < 1:
@@ -58,6 +73,16 @@ def register(subparsers: Any) -> None:
     p.add_argument("--design", default="anglo", help="牌面设计 / card design of the synthetic camera")
     p.add_argument("--mqtt", default=None, metavar="HOST:PORT",
                    help="把公开数据发到 MQTT 赛事中心 / publish the public feed to an MQTT hub")
+    p.add_argument("--referee", choices=("auto", "human"), default="auto",
+                   help="演示裁判：auto 自动回答问题与标记；human 由面板用户处理 / the demo referee: auto answers "
+                        "questions and rules on flags; human leaves them to you at the panel (default auto)")
+    p.add_argument("--referee-pause", type=_seconds, default=None, metavar="S",
+                   help=f"自动裁判回答前等待的秒数（真实时间）/ real seconds the auto referee waits before it "
+                        f"answers, so you can act first (default {DEFAULT_REFEREE_PAUSE_S:g} with the panel, "
+                        f"0 with --headless)")
+    p.add_argument("--feed-delay", type=_seconds, default=None, metavar="S",
+                   help="直播延时（牌桌秒）/ broadcast delay of the public feed and overlay in table seconds "
+                        "(default: GUANDAN_WEB_FEED_DELAY_S, else 10)")
     p.add_argument("--json", action="store_true", help="总结以 JSON 输出 / print the summary as JSON")
     p.add_argument("--verbose", "-v", action="store_true", help="详细日志 / verbose log")
     p.set_defaults(func=run_demo)
@@ -70,15 +95,21 @@ def run_demo(args: argparse.Namespace) -> int:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if args.headless and args.deals is None:
         raise ValueError("--headless 需要 --deals N / --headless needs --deals N")
+    if args.headless and args.referee == "human":
+        raise ValueError("--referee human 需要面板（不能与 --headless 同用）/ --referee human needs the panel "
+                         "(not with --headless)")
     if not 0 <= args.port <= 65535:
         raise ValueError(f"端口无效 / invalid port {args.port}")
     seed = args.seed if args.seed is not None else int(time.time()) % 100000
     # A real table cannot run faster than its camera: at high speed the bots think less.
     think = (1.0, 3.0) if args.speed <= 4 else (0.6, 1.8)
+    pause = args.referee_pause
+    if pause is None:
+        pause = 0.0 if args.headless else DEFAULT_REFEREE_PAUSE_S
     opts = DemoOptions(seed=seed, speed=args.speed, deals=args.deals, mistakes=args.mistakes,
-                       mistake_kinds=MISTAKE_KINDS, think_s=think)
+                       mistake_kinds=MISTAKE_KINDS, think_s=think, referee_pause_s=pause, referee=args.referee)
     demo = Demo(opts, args.data, headless=args.headless, port=args.port, host=args.host, design=args.design,
-                mqtt=args.mqtt)
+                mqtt=args.mqtt, feed_delay_s=args.feed_delay)
     stop = threading.Event()
 
     def _terminate(_sig: int, _frame: Any) -> None:
@@ -99,13 +130,27 @@ def run_demo(args: argparse.Namespace) -> int:
                 break
             if args.verbose:
                 continue
+        summary = _print_summary(demo, args.json, format_summary)
         if demo.table.done.is_set():
-            summary = demo.summary()
-            print(json.dumps(summary, ensure_ascii=False) if args.json else format_summary(summary), flush=True)
-            return 0 if not summary["errors"] else 1
+            return 0 if not summary or not summary["errors"] else 1
         return 0
     except KeyboardInterrupt:
         print("\n已停止 / stopped", file=sys.stderr)
+        # Stopped by hand: the same closing report as a --headless run gives.
+        _print_summary(demo, args.json, format_summary)
         return 130
     finally:
         demo.stop()
+
+
+def _print_summary(demo: Any, as_json: bool, fmt: Any) -> dict[str, Any] | None:
+    """Print the demo's scorecard (nothing when it never got going)."""
+    if demo.table is None or demo.service is None:
+        return None
+    try:
+        summary = demo.summary()
+    except Exception as exc:  # the report must not hide why the demo stopped
+        print(f"总结失败 / no summary: {exc}", file=sys.stderr)
+        return None
+    print(json.dumps(summary, ensure_ascii=False) if as_json else fmt(summary), flush=True)
+    return summary

@@ -27,6 +27,12 @@ class DemoOptions:
     """Table seconds a bot thinks before acting (uniform in this range)."""
     referee_s: tuple[float, float] = (1.0, 2.0)
     """Table seconds the demo referee takes to answer a question or rule on a flag."""
+    referee_pause_s: float = 0.0
+    """Real seconds the demo referee waits on top of that before it answers a question or rules on
+    a flag, so a person at the panel can act first (the demo's command line sets several)."""
+    referee: str = "auto"
+    """``auto``: the demo referee answers questions and rules on flags; ``human``: it leaves them
+    to the person at the panel (it still sets up rounds, deals and enters what the camera missed)."""
     between_deals_s: float = 4.0
     min_gap_real_s: float = 0.05
     """A floor under every pause in real seconds, so a very high speed keeps actions ordered."""
@@ -35,3 +41,6 @@ class DemoOptions:
     referee at the panel (and counted as a miss of the camera)."""
     ruleset: str = "jiangsu"
 
+
+
+REFEREE_MODES: tuple[str, ...] = ("auto", "human")

@@ -246,3 +246,113 @@ def test_restart_mid_deal_goes_on_from_the_same_state_and_timers(tmp_path: Path)
     print("resumed:", m.group(0))
     if left > 1:
         assert shown.isdigit() and abs(int(shown) - left) <= 2.5, (shown, left)
+
+
+# ------------------------------------------------------------- the person at the panel (issue 18)
+
+
+def test_feed_delay_comes_from_the_command_line_then_the_variable_then_a_visible_default() -> None:
+    from table_service.demo import DEMO_FEED_DELAY_S, resolve_feed_delay
+
+    assert DEMO_FEED_DELAY_S > 0
+    assert resolve_feed_delay(None, {}) == DEMO_FEED_DELAY_S
+    assert resolve_feed_delay(None, {"GUANDAN_WEB_FEED_DELAY_S": "20"}) == 20.0
+    assert resolve_feed_delay(0.0, {"GUANDAN_WEB_FEED_DELAY_S": "20"}) == 0.0
+    with pytest.raises(ValueError, match="直播延时"):
+        resolve_feed_delay(None, {"GUANDAN_WEB_FEED_DELAY_S": "soon"})
+    with pytest.raises(ValueError, match="0-3600"):
+        resolve_feed_delay(5000.0, {})
+
+
+def _bot_table(tmp_path: Path, **opts: Any) -> tuple[Any, Any, list[dict[str, Any]]]:
+    """A BotTable on a real runner with a deal in play and one open camera question (N's read)."""
+    from table_service.demo import BotTable
+    from table_service.runner import TableRunner
+    from table_service.service import TableClock
+
+    clock = TableClock(1.0)
+    runner = TableRunner(tmp_path / "t.sqlite3", clock=clock.now_ms).start()
+    for ev in ({"type": "round_set_up", "source": "panel", "role": "referee",
+                "data": {"players": {"E": "e", "S": "s", "W": "w", "N": "n"}, "ruleset": "jiangsu"}},
+               {"type": "first_cut_recorded", "source": "panel", "data": {"card": "7s"}},
+               {"type": "drawing_finished", "source": "panel", "data": {}},
+               {"type": "cards_played", "source": "camera",
+                "data": {"seat": "N", "cards": ["3s"], "confidence": [0.4], "uncertain": True}}):
+        assert runner.submit(ev).accepted
+    submitted: list[dict[str, Any]] = []
+
+    def submit(ev: dict[str, Any]) -> Any:
+        submitted.append(ev)
+        return runner.submit(ev)
+
+    class Zones:
+        def zone(self, seat: str) -> list[str]:
+            return ["3s"]
+
+    table = BotTable(submit, runner.state, runner.subscribe, Zones(), clock, DemoOptions(seed=1, **opts))
+    return table, runner, submitted
+
+
+def test_human_referee_leaves_questions_and_flags_to_the_panel(tmp_path: Path) -> None:
+    table, runner, submitted = _bot_table(tmp_path, referee="human")
+    try:
+        runner.submit({"type": "cards_played", "source": "camera", "data": {"seat": "E", "cards": ["9c"]}})
+        st = runner.state()
+        assert st["deal"]["questions"] and [f for f in st["flags"] if f["status"] == "open"]
+        table._referee_duties(st)
+        assert not [j for j in table._jobs if j.key[:2] in (("ref", "q"), ("ref", "flag"))]
+    finally:
+        runner.stop()
+
+
+def test_auto_referee_pauses_and_yields_to_the_panel(tmp_path: Path) -> None:
+    table, runner, submitted = _bot_table(tmp_path, referee_pause_s=6.0, referee_s=(1.0, 1.0))
+    try:
+        st = runner.state()
+        q = st["deal"]["questions"][0]
+        before = time.monotonic()
+        table._referee_duties(st)
+        job = next(j for j in table._jobs if j.key[:2] == ("ref", "q"))
+        assert job.due - before >= 6.9, "1 s of its own plus the 6 s pause for the person at the panel"
+        # The person at the panel answers first: the demo referee then enters nothing.
+        assert runner.submit({"type": "play_confirmed", "source": "panel", "role": "referee",
+                              "data": {"ref": q["seq"]}}).accepted
+        table._answer(q)
+        assert submitted == [] and table.errors == []
+    finally:
+        runner.stop()
+
+
+def test_demo_with_panel_uses_the_documented_delay_and_reports_on_ctrl_c(tmp_path: Path) -> None:
+    """``GUANDAN_WEB_FEED_DELAY_S=20 guandan-table demo``: the feed is 20 s behind, the banner says
+    so, and Ctrl-C prints the same closing report as ``--headless``."""
+    import json
+    import urllib.request
+
+    cmd = [sys.executable, "-m", "table_service", "demo", "--port", "0", "--speed", "4", "--seed", "3",
+           "--data", str(tmp_path)]
+    env = dict(os.environ, PYTHONUNBUFFERED="1", GUANDAN_WEB_FEED_DELAY_S="20")
+    proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(iter(proc.stdout.readline, "")), daemon=True)
+    reader.start()
+    try:
+        _wait(lambda: any("Ctrl-C" in x for x in lines), 60, "the banner")
+        out = "".join(lines)
+        assert "直播延时 / broadcast delay: 20 s" in out, out
+        assert "演示裁判 / demo referee: auto" in out and "8 s" in out, out
+        url = re.search(r"referee panel: (http://\S+)/", out).group(1)
+        with urllib.request.urlopen(f"{url}/feed/") as resp:
+            feeds = json.load(resp)["tables"]
+        assert feeds == [{"id": "DEMO", "delay_s": 20.0, "duplicate": False}]
+        with urllib.request.urlopen(f"{url}/favicon.ico") as resp:
+            assert resp.headers["Content-Type"].startswith("image/svg+xml")
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        reader.join(2)
+    out = "".join(lines)
+    assert "演示结束 / demo finished" in out and "识别准确率 / recognition accuracy" in out, out
