@@ -8,9 +8,11 @@ before it. The log is append-only: a correction is a new event, never an edit.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +39,7 @@ class HubStore:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         try:
             self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -59,6 +61,19 @@ class HubStore:
                                    (int(t_ms), etype, actor, role, body))
             seq = int(cur.lastrowid or 0)
         return {"seq": seq, "t_ms": int(t_ms), "type": etype, "actor": actor, "role": role, "data": data}
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Several appends committed together (one fsync for a burst of results): nothing of
+        the batch is durable, or reported as accepted, before the block ends."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
 
     def events(self, after: int = 0) -> list[dict[str, Any]]:
         with self._lock:

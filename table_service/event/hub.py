@@ -1,0 +1,374 @@
+"""The event hub service: the hub's log, its MQTT session and the organiser's actions.
+
+Every change is first an event in the hub's SQLite log (:mod:`.store`), then applied to the
+in-memory :class:`~.core.HubCore`; the web pages and MQTT only ever read that state. Live table
+status (online/offline, summary counts) is not logged: it is what the broker says right now, and
+the broker keeps it retained.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from table_service.event.core import HubCore
+from table_service.event.model import EventInputError, parse_results_text, results_to_jsonl
+from table_service.event.mqtt import HubMqtt, Message
+
+log = logging.getLogger(__name__)
+
+
+def _dumps(obj: Any) -> bytes:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+@dataclass
+class TableLive:
+    """What the broker last said about one table."""
+
+    table: str
+    online: bool | None = None
+    status_ms: int | None = None
+    summary: dict[str, Any] = field(default_factory=dict)
+    panel: str | None = None
+
+
+class HubService:
+    """One event's hub. ``connect=False`` runs without MQTT (hand entry only, tests of the core)."""
+
+    def __init__(self, cfg: dict[str, Any], data_dir: str | Path, *, clock_ms: Callable[[], int] | None = None,
+                 connect: bool = True) -> None:
+        from table_service.event.store import HubStore
+
+        self.clock_ms = clock_ms or (lambda: int(time.time() * 1000))
+        self.data_dir = Path(data_dir)
+        self.store = HubStore(self.data_dir / "hub-events.sqlite3")
+        self.lock = threading.RLock()
+        self.core = HubCore().replay(self.store.events())
+        self.mqtt: HubMqtt | None = None
+        self.config_note: str | None = None
+        if self.core.cfg is None or (self.core.cfg != cfg and not self.core.draws):
+            self._commit("event_loaded", {"config": cfg}, actor="EVENT.toml", role="chief")
+        elif self.core.cfg != cfg:
+            self.config_note = ("EVENT.toml 已改动，但已有编排：沿用日志中的配置 / EVENT.toml changed after the first "
+                                "draw: the logged configuration stays in force")
+            log.warning(self.config_note)
+        assert self.core.cfg is not None
+        self.event_id = self.core.cfg["event"]["id"]
+        self.live: dict[str, TableLive] = {}
+        self.lags_ms: deque[int] = deque(maxlen=100_000)
+        self.duplicates = 0
+        if connect:
+            m = self.core.cfg["mqtt"]
+            self.mqtt = HubMqtt(self.event_id, self.handle_batch, host=m["host"], port=m["port"],
+                                username=m.get("username"), password=m.get("password"),
+                                keepalive=m.get("keepalive", 15), on_connected=self._republish)
+
+    # ---------------------------------------------------------------- lifecycle
+
+    def start(self) -> HubService:
+        if self.mqtt is not None:
+            self.mqtt.start()
+        return self
+
+    def stop(self) -> None:
+        if self.mqtt is not None:
+            self.mqtt.stop()
+        self.store.close()
+
+    def wait_connected(self, timeout: float = 10.0) -> bool:
+        return self.mqtt is not None and self.mqtt.connected.wait(timeout)
+
+    # ---------------------------------------------------------------- logging
+
+    def _commit(self, etype: str, data: dict[str, Any], *, actor: str | None, role: str | None) -> dict[str, Any]:
+        """Log, then apply (the only way the hub's state changes)."""
+        with self.lock:
+            ev = self.store.append(etype, data, t_ms=self.clock_ms(), actor=actor, role=role)
+            self.core.apply(ev)
+        self._after(ev)
+        return ev
+
+    def _after(self, ev: dict[str, Any]) -> None:
+        """Side effects of a committed event (MQTT publishing; nothing that changes state)."""
+        if self.mqtt is None:
+            return
+        if ev["type"] == "round_published":
+            for table, a in ev["data"]["assignments"].items():
+                self.mqtt.publish(table, "assignment", _dumps({**a, "hub_seq": ev["seq"]}))
+
+    def _republish(self) -> None:
+        """On (re)connect: every table's assignment of the latest published round again (retained
+        and idempotent, so a table that was down picks it up)."""
+        with self.lock:
+            rnd = self.core.current_round()
+            if not rnd:
+                return
+            assignments = dict(self.core.draws[rnd]["assignments"])
+        for table, a in assignments.items():
+            assert self.mqtt is not None
+            self.mqtt.publish(table, "assignment", _dumps(a))
+
+    # ---------------------------------------------------------------- table messages
+
+    def handle_batch(self, messages: list[Message]) -> None:
+        """Results are logged in one transaction; status and summaries update the live view."""
+        acks: list[tuple[str, dict[str, Any]]] = []
+        now = self.clock_ms()
+        with self.lock:
+            applied: list[dict[str, Any]] = []
+            with self.store.transaction():
+                for table, name, payload, _retained in messages:
+                    if name == "result":
+                        ack = self._table_result(table, payload, now, applied)
+                        if ack is not None:
+                            acks.append((table, ack))
+                    elif name == "status":
+                        self._status(table, payload)
+                    elif name == "summary":
+                        self._summary(table, payload)
+            for ev in applied:
+                self.core.apply(ev)
+        if self.mqtt is not None:
+            for table, ack in acks:
+                self.mqtt.publish(table, "result_ack", _dumps(ack))
+
+    def _loads(self, payload: bytes) -> Any:
+        try:
+            return json.loads(payload.decode("utf-8")) if payload else None
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            return None
+
+    def _status(self, table: str, payload: bytes) -> None:
+        data = self._loads(payload)
+        if not isinstance(data, dict):
+            return
+        live = self.live.setdefault(table, TableLive(table))
+        live.online = data.get("status") == "online"
+        live.status_ms = data.get("wall_ms")
+        if data.get("panel"):
+            live.panel = str(data["panel"])
+
+    def _summary(self, table: str, payload: bytes) -> None:
+        data = self._loads(payload)
+        if not isinstance(data, dict):
+            return
+        live = self.live.setdefault(table, TableLive(table))
+        old = live.summary.get("last_seq") or 0
+        if (data.get("last_seq") or 0) >= old or data.get("round") != live.summary.get("round"):
+            live.summary = data
+        if data.get("panel"):
+            live.panel = str(data["panel"])
+
+    def _table_result(self, table: str, payload: bytes, now: int, applied: list[dict[str, Any]]
+                      ) -> dict[str, Any] | None:
+        """Accept, drop as duplicate, or refuse (logged, shown to the chief referee)."""
+        msg = self._loads(payload)
+        if msg is None and not payload:
+            return None  # a cleared retained message
+        rid = str(msg.get("result_id")) if isinstance(msg, dict) and msg.get("result_id") else None
+        line = msg.get("result") if isinstance(msg, dict) else None
+        pending = {(e["data"]["result"]["round"], e["data"]["result"]["table"], e["data"]["result_id"])
+                   for e in applied if e["type"] == "result_recorded"}
+        if rid is None or not isinstance(line, dict):
+            verdict, reason = "refuse", "成绩消息无效 / malformed result message"
+        elif str(line.get("table")) != table:
+            verdict, reason = "refuse", f"主题桌号 {table} 与成绩桌号 {line.get('table')!r} 不符 / topic table differs"
+        elif (line.get("round"), table, rid) in pending:
+            verdict, reason = "duplicate", None
+        else:
+            verdict, reason = self.core.classify_result(line, rid)
+            if verdict == "accept" and any(p[:2] == (line.get("round"), table) for p in pending):
+                verdict, reason = "refuse", "同一桌本轮已有成绩 / the table already has a result for this round"
+        if verdict == "duplicate":
+            self.duplicates += 1
+            return {"result_id": rid, "status": "duplicate"}
+        if verdict == "refuse":
+            key = (table, rid or payload[:64].decode("utf-8", "replace"))
+            if any((r["table"], r.get("result_id") or "") == key for r in self.core.refusals) or any(
+                    (e["data"]["table"], e["data"].get("result_id") or "") == key for e in applied
+                    if e["type"] == "result_refused"):
+                self.duplicates += 1
+                return {"result_id": rid, "status": "refused", "reason": reason}
+            applied.append(self.store.append("result_refused", {
+                "table": table, "result_id": rid, "reason": reason, "result": line if isinstance(line, dict) else None,
+                "received_ms": now}, t_ms=now, actor=f"table:{table}", role=None))
+            log.warning("hub: result from table %s refused: %s", table, reason)
+            return {"result_id": rid, "status": "refused", "reason": reason}
+        from table_service.event.model import parse_result
+
+        clean = parse_result(line).to_dict()
+        ev = self.store.append("result_recorded", {"result": clean, "source": "table", "result_id": rid,
+                                                   "table_seq": msg.get("table_seq"), "received_ms": now},
+                               t_ms=now, actor=f"table:{table}", role=None)
+        applied.append(ev)
+        sent = msg.get("wall_ms")
+        if isinstance(sent, int):
+            self.lags_ms.append(max(0, self.clock_ms() - sent))
+        return {"result_id": rid, "status": "accepted", "round": clean["round"], "hub_seq": ev["seq"]}
+
+    # ---------------------------------------------------------------- organiser actions
+
+    def draw_next(self, actor: str, role: str) -> dict[str, Any]:
+        with self.lock:
+            etype, data = self.core.check_draw(role)
+            return self._commit(etype, data, actor=actor, role=role)
+
+    def publish_draw(self, rnd: int, actor: str, role: str) -> dict[str, Any]:
+        with self.lock:
+            etype, data = self.core.check_publish(rnd, role)
+            return self._commit(etype, data, actor=actor, role=role)
+
+    def hand_result(self, line: dict[str, Any], actor: str, role: str) -> dict[str, Any]:
+        """A result entered at the hub (a table without a Pi, or a failed one)."""
+        from table_service.event.core import _can
+        from table_service.event.model import parse_result
+
+        if not _can(role, "referee"):
+            raise EventInputError("录入成绩需要裁判权限 / entering a result requires role referee")
+        with self.lock:
+            rid = f"hand-{self.core.last_seq + 1}"
+            verdict, reason = self.core.classify_result(line, rid)
+            if verdict != "accept":
+                raise EventInputError(reason or "重复 / duplicate")
+            clean = parse_result(line).to_dict()
+            return self._commit("result_recorded", {"result": clean, "source": "hand", "result_id": rid,
+                                                    "received_ms": self.clock_ms()}, actor=actor, role=role)
+
+    def correct(self, rnd: int, table: str, line: dict[str, Any], reason: str, actor: str, role: str
+                ) -> dict[str, Any]:
+        with self.lock:
+            etype, data = self.core.check_correction(rnd, table, line, reason, role, self.clock_ms())
+            return self._commit(etype, data, actor=actor, role=role)
+
+    def publish_results(self, rnd: int, actor: str, role: str) -> dict[str, Any]:
+        """Publish a round's results; ties decided by lot are recorded with the drawn order."""
+        with self.lock:
+            etype, data = self.core.check_results_published(rnd, role)
+            ev = self._commit(etype, data, actor=actor, role=role)
+            for lot in self.core.standings().lots:
+                if tuple(lot["teams"]) not in self.core.lots:
+                    self._commit("lots_drawn", {"teams": lot["teams"], "order": lot["order"], "round": rnd},
+                                 actor=actor, role=role)
+            return ev
+
+    def file_appeal(self, rnd: int, table: str, team: str, text: str, actor: str, role: str) -> dict[str, Any]:
+        with self.lock:
+            etype, data = self.core.check_appeal(rnd, table, team, text, role, self.clock_ms())
+            return self._commit(etype, data, actor=actor, role=role)
+
+    def decide_appeal(self, appeal_id: int, decision: str, note: str, actor: str, role: str) -> dict[str, Any]:
+        with self.lock:
+            etype, data = self.core.check_appeal_decision(appeal_id, decision, note, role)
+            return self._commit(etype, data, actor=actor, role=role)
+
+    def acknowledge_refusal(self, seq: int, actor: str, role: str) -> dict[str, Any]:
+        from table_service.event.core import _can
+
+        if not _can(role, "chief"):
+            raise EventInputError("须裁判长处理 / only the chief referee clears a refused result")
+        with self.lock:
+            if not any(r["seq"] == seq and not r["acknowledged"] for r in self.core.refusals):
+                raise EventInputError(f"没有待处理的拒收 #{seq} / no open refusal #{seq}")
+            return self._commit("refusal_acknowledged", {"seq": seq}, actor=actor, role=role)
+
+    def import_results(self, text: str, actor: str, role: str) -> int:
+        """RESULTS lines entered by hand in bulk; byes are the draw's and are skipped. All or
+        nothing: every line is checked before the first is logged."""
+        lines = [r.to_dict() for r in parse_results_text(text, "import") if r.ew is not None]
+        with self.lock:
+            for i, line in enumerate(lines, 1):
+                verdict, reason = self.core.classify_result(line, f"check-{i}")
+                if verdict != "accept":
+                    raise EventInputError(f"第 {i} 条 / entry {i}: {reason}")
+            for line in lines:
+                self.hand_result(line, actor, role)
+        return len(lines)
+
+    def export_results(self) -> str:
+        with self.lock:
+            return results_to_jsonl(self.core.result_objects())
+
+    # ---------------------------------------------------------------- views
+
+    def overview(self) -> dict[str, Any]:
+        """The chief referee's overview: one entry per table of the current round."""
+        with self.lock:
+            core = self.core
+            rnd = core.current_round()
+            draw = core.draws.get(rnd) if rnd else None
+            cfg_panels = {t["id"]: t.get("panel") for t in (core.cfg or {}).get("tables", [])}
+            rows = []
+            for t in (draw or {}).get("tables", []):
+                live = self.live.get(t["table"], TableLive(t["table"]))
+                res = core.results.get((rnd, t["table"]))
+                s = live.summary if live.summary.get("round") in (rnd, None) else {}
+                rows.append({"table": t["table"], "ns": t["ns"], "ew": t["ew"], "online": live.online,
+                             "round": s.get("round"), "deal": s.get("deal"), "levels": s.get("levels"),
+                             "open_flags": s.get("open_flags", 0), "doubts": s.get("doubts", 0),
+                             "clocks_over": s.get("clocks_over", 0), "penalties": s.get("penalties"),
+                             "finished": bool(s.get("finished")), "panel": cfg_panels.get(t["table"]) or live.panel,
+                             "result": res.line if res else None, "source": res.source if res else None,
+                             "result_ms": res.t_ms if res else None})
+            return {"event": core.cfg["event"] if core.cfg else None, "round": rnd,
+                    "rounds": (core.cfg or {}).get("event", {}).get("rounds"),
+                    "bye": (draw or {}).get("bye"), "tables": rows,
+                    "refusals": [r for r in core.refusals if not r["acknowledged"]],
+                    "appeals": [a for a in core.appeals if not a["decision"]],
+                    "draft": next(({"round": r, **d} for r, d in sorted(core.draws.items()) if not d["published"]),
+                                  None),
+                    "connected": bool(self.mqtt and self.mqtt.connected.is_set()),
+                    "config_note": self.config_note}
+
+    def standings_json(self) -> dict[str, Any]:
+        with self.lock:
+            st = self.core.standings()
+            out = st.to_json()
+            names = {t["id"]: t["name"] for t in (self.core.cfg or {}).get("teams", [])}
+            for row in out["standings"]:
+                row["name"] = names.get(row["team"], row["team"])
+            return {**out, "rounds": st.rounds, "lots": st.lots,
+                    "published_rounds": sorted(self.core.results_published)}
+
+
+def run_hub_command(args: argparse.Namespace) -> int:
+    """``guandan-table hub --event EVENT.toml``: serve until Ctrl-C / SIGTERM."""
+    import signal
+
+    from table_service.event.config import load_event
+    from table_service.event.web import serve_hub
+
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    cfg = load_event(args.event)
+    base = Path(args.event).resolve().parent
+    data = Path(args.data) if args.data else base / (cfg["hub"].get("data") or f"hub-{cfg['event']['id']}")
+    hub = HubService(cfg, data).start()
+    host = args.host or cfg["hub"]["host"]
+    port = cfg["hub"]["port"] if args.port is None else args.port
+    try:
+        handle = serve_hub(hub, host=host, port=port, users_db=str(data / "web-users.sqlite3"))
+    except OSError as exc:
+        hub.stop()
+        raise ValueError(f"无法启动网页（端口 {port} 被占用？）/ cannot serve on port {port}: {exc}") from exc
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    print(f"赛事中心 / event hub {cfg['event']['id']}: {handle.url}/hub/  (MQTT {cfg['mqtt']['host']}:"
+          f"{cfg['mqtt']['port']}, log {hub.store.path})", flush=True)
+    try:
+        while not stop.wait(0.5):
+            pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        handle.stop()
+        hub.stop()
+    return 0

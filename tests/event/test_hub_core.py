@@ -1,0 +1,155 @@
+"""The hub without MQTT: organiser actions, deadlines, refusals, replay, and its pages."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from table_service.event.config import validate
+from table_service.event.hub import HubService
+from table_service.event.model import EventInputError
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_795_000_000_000
+
+    def __call__(self) -> int:
+        return self.now
+
+    def minutes(self, m: float) -> None:
+        self.now += int(m * 60_000)
+
+
+def event_cfg(n: int = 8, rounds: int = 3, **ev: Any) -> dict[str, Any]:
+    return validate({"event": {"id": "t1", "name": "测试赛", "rounds": rounds, "seed": 3, **ev},
+                     "teams": [{"id": f"T{i}", "players": [f"p{i}a", f"p{i}b"]} for i in range(1, n + 1)]})
+
+
+def line_for(t: dict[str, Any], rnd: int, a: int, b: int) -> dict[str, Any]:
+    return {"round": rnd, "table": t["table"], "ns": t["ns"], "ew": t["ew"], "ns_levels": a, "ew_levels": b}
+
+
+def play_round(hub: HubService, rnd: int) -> None:
+    hub.draw_next("org", "referee")
+    hub.publish_draw(rnd, "org", "referee")
+    for i, t in enumerate(hub.core.draws[rnd]["tables"]):
+        hub.hand_result(line_for(t, rnd, (i * 5 + rnd) % 14, (i * 3 + 2 * rnd) % 14), "org", "referee")
+
+
+def test_rounds_replay_to_the_same_standings(tmp_path: Path) -> None:
+    clock = Clock()
+    hub = HubService(event_cfg(), tmp_path, clock_ms=clock, connect=False)
+    for rnd in (1, 2, 3):
+        play_round(hub, rnd)
+        hub.publish_results(rnd, "org", "referee")
+    before = hub.standings_json()
+    exported = hub.export_results()
+    hub.stop()
+    again = HubService(event_cfg(), tmp_path, clock_ms=clock, connect=False)
+    assert again.standings_json() == before
+    assert again.export_results() == exported
+    # No rematch over three Swiss rounds of eight teams.
+    pairs = [frozenset((t["ns"], t["ew"])) for d in again.core.draws.values() for t in d["tables"]]
+    assert len(pairs) == len(set(pairs)) == 12
+    with pytest.raises(EventInputError, match="all 3 rounds"):
+        again.draw_next("org", "referee")
+
+
+def test_published_draw_is_final_and_corrections_never_change_it(tmp_path: Path) -> None:
+    clock = Clock()
+    hub = HubService(event_cfg(), tmp_path, clock_ms=clock, connect=False)
+    play_round(hub, 1)
+    draw = json.dumps(hub.core.draws[1], sort_keys=True)
+    with pytest.raises(EventInputError, match="final"):
+        hub.publish_draw(1, "org", "referee")
+    t = hub.core.draws[1]["tables"][0]
+    bad = {**line_for(t, 1, 3, 3), "ns": t["ew"], "ew": t["ns"]}
+    with pytest.raises(EventInputError, match="cannot change"):
+        hub.correct(1, t["table"], bad, "swap", "org", "referee")
+    clock.minutes(5)
+    ev = hub.correct(1, t["table"], line_for(t, 1, 13, 0), "录入错误 / typo", "org", "referee")
+    assert ev["data"]["late"] is False and ev["data"]["kind"] == "entry"
+    assert json.dumps(hub.core.draws[1], sort_keys=True) == draw
+    res = hub.core.results[(1, t["table"])]
+    assert res.source == "correction" and [h["source"] for h in res.history] == ["hand", "correction"]
+
+
+def test_deadlines_need_the_chief_referee_when_late(tmp_path: Path) -> None:
+    clock = Clock()
+    hub = HubService(event_cfg(), tmp_path, clock_ms=clock, connect=False)
+    play_round(hub, 1)
+    t = hub.core.draws[1]["tables"][1]
+    clock.minutes(11)
+    with pytest.raises(EventInputError, match="10-minute"):
+        hub.correct(1, t["table"], line_for(t, 1, 1, 0), "late typo", "rita", "referee")
+    ev = hub.correct(1, t["table"], line_for(t, 1, 1, 0), "late typo", "chen", "chief")
+    assert ev["data"]["late"] is True
+    hub.publish_results(1, "org", "referee")
+    clock.minutes(19)
+    assert hub.correct(1, t["table"], line_for(t, 1, 2, 0), "published typo", "rita", "referee")["data"]["kind"] \
+        == "published"
+    clock.minutes(2)
+    with pytest.raises(EventInputError, match="20-minute"):
+        hub.correct(1, t["table"], line_for(t, 1, 3, 0), "too late", "rita", "referee")
+    # Appeals: 30 minutes after the table's round; later only the chief referee.
+    with pytest.raises(EventInputError, match="30-minute"):
+        hub.file_appeal(1, t["table"], t["ns"], "申诉理由", "rita", "referee")
+    ap = hub.file_appeal(1, t["table"], t["ns"], "申诉理由", "chen", "chief")
+    assert ap["data"]["late"] is True
+    with pytest.raises(EventInputError, match="chief"):
+        hub.decide_appeal(1, "dismissed", "", "rita", "referee")
+    hub.decide_appeal(1, "dismissed", "规则适用正确", "chen", "chief")
+    with pytest.raises(EventInputError, match="final"):
+        hub.decide_appeal(1, "upheld", "", "chen", "chief")
+
+
+def test_next_round_waits_for_every_result_and_viewer_cannot_act(tmp_path: Path) -> None:
+    hub = HubService(event_cfg(n=5), tmp_path, connect=False)
+    with pytest.raises(EventInputError, match="referee"):
+        hub.draw_next("vera", "viewer")
+    hub.draw_next("org", "referee")
+    hub.draw_next("org", "referee")  # a draft may be drawn again
+    hub.publish_draw(1, "org", "referee")
+    assert hub.core.draws[1]["bye"] is not None
+    with pytest.raises(EventInputError, match="lacks"):
+        hub.draw_next("org", "referee")
+    t = hub.core.draws[1]["tables"][0]
+    hub.hand_result(line_for(t, 1, 5, 2), "org", "referee")
+    with pytest.raises(EventInputError, match="already has"):
+        hub.hand_result(line_for(t, 1, 5, 2), "org", "referee")
+
+
+def test_table_messages_dedupe_and_refuse(tmp_path: Path) -> None:
+    hub = HubService(event_cfg(), tmp_path, connect=False)
+    hub.draw_next("org", "referee")
+    hub.publish_draw(1, "org", "referee")
+    t = hub.core.draws[1]["tables"][0]
+    msg = json.dumps({"result_id": "r1-s90", "result": line_for(t, 1, 9, 4), "wall_ms": 1}).encode()
+    hub.handle_batch([(t["table"], "result", msg, False), (t["table"], "result", msg, True)])
+    hub.handle_batch([(t["table"], "result", msg, False)])
+    assert hub.core.results[(1, t["table"])].source == "table" and hub.duplicates == 2
+    other = json.dumps({"result_id": "r2-s5", "result": line_for(t, 2, 9, 4)}).encode()
+    hub.handle_batch([(t["table"], "result", other, False), (t["table"], "result", other, False)])
+    assert len(hub.core.refusals) == 1 and "round 2" in hub.core.refusals[0]["reason"]
+    stray = json.dumps({"result_id": "x", "result": {**line_for(t, 1, 1, 1), "table": "99"}}).encode()
+    hub.handle_batch([("99", "result", stray, False)])
+    assert "not drawn" in hub.core.refusals[-1]["reason"]
+    ov = hub.overview()
+    assert len(ov["refusals"]) == 2
+    hub.acknowledge_refusal(ov["refusals"][0]["seq"], "chen", "chief")
+    assert len(hub.overview()["refusals"]) == 1
+
+
+def test_config_errors_are_one_clear_line() -> None:
+    with pytest.raises(EventInputError, match="did you mean 'rounds'"):
+        validate({"event": {"id": "x", "roundz": 3, "rounds": 2}, "teams": []})
+    with pytest.raises(EventInputError, match="at least two"):
+        validate({"event": {"id": "x", "rounds": 2}, "teams": [{"id": "A"}]})
+    with pytest.raises(EventInputError, match="duplicate team"):
+        validate({"event": {"id": "x", "rounds": 2}, "teams": [{"id": "A"}, {"id": "A"}]})
+    with pytest.raises(EventInputError, match="invalid id"):
+        validate({"event": {"id": "a/b", "rounds": 2}, "teams": [{"id": "A"}, {"id": "B"}]})
