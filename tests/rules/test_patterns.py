@@ -98,7 +98,7 @@ def test_full_house_with_wild_either_part():
 
 
 def test_straight_a_low_is_lowest_and_ranked_5():
-    assert ("straight", "5") in {(p.kind, p.rank) for p in classify("As 2d 3c 4s 5s", "9")}
+    assert {(p.kind, p.rank) for p in classify("As 2d 3c 4s 5s", "9")} == {("straight", "5")}
 
 
 def test_straight_a_high_is_highest():
@@ -120,7 +120,7 @@ def test_straight_exactly_five():
 
 def test_level_card_counts_at_natural_rank_in_sequences():
     assert only("5s 6d 7c 8s 9d", "7") == ("straight", "9")
-    assert ("three_pairs", "8") in {(p.kind, p.rank) for p in classify("6s 6d 7s 7c 8s 8d", "7")}
+    assert {(p.kind, p.rank) for p in classify("6s 6d 7s 7c 8s 8d", "7")} == {("three_pairs", "8")}
 
 
 def test_straight_no_jokers():
@@ -129,8 +129,11 @@ def test_straight_no_jokers():
 
 def test_straight_flush():
     assert {(p.kind, p.rank) for p in classify("5d 6d 7d 8d 9d", "2")} == {("straight", "9"), ("straight_flush", "9")}
-    assert ("straight_flush", "5") in {(p.kind, p.rank) for p in classify("Ac 2c 3c 4c 5c", "9")}
-    assert ("straight_flush", "9") in {(p.kind, p.rank) for p in classify("2h 5c 6c 7c 8c", "2")}
+    assert {(p.kind, p.rank) for p in classify("Ac 2c 3c 4c 5c", "9")} == {("straight", "5"), ("straight_flush", "5")}
+    # the wild heart 2 may stand for the 4 or the 9 of clubs (or of any suit: a plain straight)
+    assert {(p.kind, p.rank) for p in classify("2h 5c 6c 7c 8c", "2")} == {
+        ("straight", "8"), ("straight", "9"), ("straight_flush", "8"), ("straight_flush", "9")
+    }
 
 
 # --- runs of pairs and triples ------------------------------------------------------------
@@ -156,10 +159,11 @@ def test_two_triples():
 
 
 def test_runs_with_wild():
-    assert {("three_pairs", "5"), ("three_pairs", "6")} <= {
-        (p.kind, p.rank) for p in classify("2h 2h 4s 4d 5s 5d", "2")
+    # two wild cards: 33-44-55, 44-55-66, or 444-555
+    assert {(p.kind, p.rank) for p in classify("2h 2h 4s 4d 5s 5d", "2")} == {
+        ("three_pairs", "5"), ("three_pairs", "6"), ("two_triples", "5")
     }
-    assert ("two_triples", "4") in {(p.kind, p.rank) for p in classify("2h 3s 3d 3c 4s 4d", "2")}
+    assert {(p.kind, p.rank) for p in classify("2h 3s 3d 3c 4s 4d", "2")} == {("two_triples", "4")}
 
 
 # --- bombs ----------------------------------------------------------------------------------
