@@ -123,6 +123,9 @@ def public_state(s: dict, recent_plays: int = 8) -> dict:
             "tributes": [{k: t.get(k) for k in ("from", "to", "card")} for t in deal.get("tributes") or []],
             "returns": [{k: t.get(k) for k in ("from", "to", "card")} for t in deal.get("returns") or []],
             "anti_tribute": deal.get("anti_tribute"),
+            # The seats' running clocks (the overlay's seat plates count them down).
+            "timers": {seat: {"deadline_ms": t.get("deadline_ms"), "phase": t.get("phase")}
+                       for seat, t in (deal.get("timers") or {}).items()},
         }
     penalties = s.get("penalties") or {}
     return {
@@ -135,9 +138,9 @@ def public_state(s: dict, recent_plays: int = 8) -> dict:
         "levels": s.get("levels"),
         "deal": out_deal,
         "recent_plays": recent[-recent_plays:] if recent_plays > 0 else [],
-        "flags": [{k: f.get(k) for k in ("id", "rule", "article", "seat", "t_ms")}
+        "flags": [{k: f.get(k) for k in ("id", "seq", "rule", "article", "seat", "deal", "t_ms")}
                   for f in s.get("flags") or [] if f.get("status") == "confirmed"],
-        "penalties": [{k: r.get(k) for k in ("side", "level", "article", "seat", "auto")}
+        "penalties": [{k: r.get(k) for k in ("seq", "t_ms", "deal", "side", "level", "article", "seat", "auto")}
                       for r in penalties.get("records") or []],
         "score_sheet": s.get("score_sheet") or [],
         "result": s.get("result"),
