@@ -25,6 +25,7 @@ ARTICLES: dict[str, str] = {
     "report_twice": "重复报牌 / report card pressed twice",
     "tribute_not_highest": "进贡非最大牌 / tribute was not the highest card",
     "tribute_wild_card": "以红心级牌进贡 / the heart level card given as tribute",
+    "anti_tribute_missed": "持双大王仍进贡 / tribute paid by a side that held both big jokers (anti-tribute due)",
     "declared_card_contradiction": "抗贡声明与出牌矛盾 / a card played against the anti-tribute declaration (false declaration or misread)",
     "return_above_ten": "还贡大于10 / return above 10",
     "time_over": "超时 / time over",

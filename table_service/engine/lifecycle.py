@@ -26,13 +26,13 @@ from table_service.rules import (
     pair_tributes,
     parse_cards,
     penalty_loss_positions,
-    power,
     return_over_limit,
     tribute_duty,
     tribute_is_wild,
 )
 from table_service.rules import first_drawer as rules_first_drawer
 from table_service.rules.seats import SEATS, seats_from, seats_of, side_of
+from table_service.rules.tribute import smallness
 
 Effects = list[dict[str, Any]]
 
@@ -251,7 +251,10 @@ def on_tribute(state: State, ev: dict[str, Any], fx: Effects) -> None:
         raise_flag(state, ev, "tribute_wild_card", seat, {"tribute": card, "level": deal["level"]}, fx)
     if len(deal["tributes"]) < len(plan["payers"]):
         return
-    pairing = pair_tributes({t["from"]: parse_cards([t["card"]])[0] for t in deal["tributes"]}, plan["top"], deal["level"])
+    pairing = pair_tributes(
+        {t["from"]: parse_cards([t["card"]])[0] for t in deal["tributes"]}, plan["top"], deal["level"],
+        rules_of_round(state).equal_tributes,
+    )
     deal["tributes"] = [dict(t, to=pairing[t["from"]]) for t in deal["tributes"]]
     for t in deal["tributes"]:
         deal["counts"][t["to"]] += 1
@@ -321,7 +324,7 @@ def return_proof(held: str, returned: str, level: str, rules: Ruleset) -> str | 
         return None
     if not return_over_limit(h, level, rules, to_partner=True):
         return "le_ten"
-    if power(h.rank, level) < power(r.rank, level):
+    if smallness(h, level, rules) < smallness(r, level, rules):
         return "smaller"
     return None
 

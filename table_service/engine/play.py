@@ -22,6 +22,7 @@ from table_service.rules import (
     Play,
     beats,
     classify,
+    consistent_with_order,
     parse_cards,
     reading_for,
     strength,
@@ -71,6 +72,15 @@ def choose_reading(cards: list[str], level: str, top: Play | None, declared: dic
         return reading.play, plays
     # Nothing beats the trick: keep the strongest reading for the record (flagged by the caller).
     return max(plays, key=lambda p: strength(p, level)), plays
+
+
+def _readings_left(cards: list[str], level: str, top: Play | None) -> list[str]:
+    """The distinct readings ``kind rank`` still possible after the trick and the row order."""
+    r = reading_for(parse_cards(cards), level, previous=top, order=parse_cards(cards))
+    if not r.ambiguous:
+        return []
+    pool = [p for p in r.candidates if consistent_with_order(p, parse_cards(cards))] or list(r.candidates)
+    return sorted({f"{p.kind} {p.rank}" for p in pool})
 
 
 def _check_report_missing(state: State, ev: dict[str, Any], actor: str, fx: Effects) -> None:
@@ -144,6 +154,31 @@ def _settle_tribute(state: State, ev: dict[str, Any], seat: str, fx: Effects) ->
             continue
         raise_flag(state, ev, "tribute_not_highest", seat, {"tribute": trib["card"], "held": held, "tribute_seq": trib["seq"], "settled": True}, fx)
         deal["tributes"][i] = dict(trib, check="wrong")
+
+
+def _check_anti_tribute_missed(state: State, ev: dict[str, Any], seat: str, cards: list[str], fx: Effects) -> None:
+    """Anti-tribute is not the payers' choice (``Ruleset.anti_tribute_waivable`` false): a paying
+    side later seen to have held both big jokers when paying — big jokers given as tribute plus
+    big jokers its payers play, a big joker returned to them excepted — should have declared it.
+    Flagged once per deal; nothing when the ruleset has no anti-tribute or lets a side waive it."""
+    deal = state["deal"]
+    rules = state["round"]["_rules"]
+    payers = (deal["tribute_plan"] or {}).get("payers") or []
+    if (
+        "BJ" not in cards
+        or seat not in payers
+        or not deal["tributes"]
+        or not rules.anti_tribute
+        or rules.anti_tribute_waivable
+        or any(f["rule"] == "anti_tribute_missed" and f["deal"] == deal["no"] for f in state["flags"])
+    ):
+        return
+    given = [t["seq"] for t in deal["tributes"] if t["card"] == "BJ"]
+    played = sum(deal["by_seat"][p].count("BJ") for p in payers) + cards.count("BJ")
+    returned = sum(1 for r in deal["returns"] if r["to"] in payers and r["card"] == "BJ")
+    if len(given) + played - returned >= 2:
+        raise_flag(state, ev, "anti_tribute_missed", seat,
+                   {"payers": list(payers), "tribute_seqs": given, "card": "BJ"}, fx)
 
 
 def _beyond_the_decks(deal: dict[str, Any], seat: str, cards: list[str]) -> list[str]:
@@ -238,6 +273,22 @@ def on_cards_played(state: State, ev: dict[str, Any], fx: Effects) -> None:
     finished_before = seat in deal["finish_order"]
     in_turn = deal["turn"] == seat and not finished_before
     reading, _all = choose_reading(cards, level, top if in_turn else None, declared)
+    if (
+        reading is not None
+        and not declared
+        and not data.get("confirmed")
+        and state["round"]["_rules"].unstated_reading == "ask"
+    ):
+        left = _readings_left(cards, level, top if in_turn else None)
+        if len(left) > 1:
+            # Several readings are still possible and nobody stated one: ask the referee, who
+            # answers with ``reading_declared`` (or ``play_corrected``).
+            question = {"seq": ev["seq"], "seat": seat, "cards": cards, "confidence": data.get("confidence"),
+                        "t_ms": state["t_ms"], "reason": "reading", "readings": left}
+            deal["questions"].append(question)
+            fx.append({"kind": "question_opened", "question": dict(question)})
+            fx.append({"kind": "lamp", "seat": None, "lamp": "referee", "mode": "blink"})
+            return
 
     _check_report_missing(state, ev, seat, fx)
     rules: list[str] = []
@@ -258,6 +309,7 @@ def on_cards_played(state: State, ev: dict[str, Any], fx: Effects) -> None:
     _check_declared(state, ev, seat, cards, fx)
     _see_cards(state, ev, seat, cards, fx)
     _check_tribute(state, ev, seat, cards, fx)
+    _check_anti_tribute_missed(state, ev, seat, cards, fx)
     prove_return_wrong(state, ev, seat, cards, fx)
 
     entry = {

@@ -25,6 +25,12 @@ TIEBREAK_KEYS: tuple[str, ...] = (
 
 #: Values of ``Ruleset.report_missing_penalty``.
 REPORT_MISSING_PENALTIES: tuple[str, ...] = ("warning", "warning_then_violation", "referee")
+#: Options that take one of a few words.
+CHOICES: dict[str, tuple[str, ...]] = {
+    "return_smallest_by": ("power", "face"),
+    "equal_tributes": ("payer_clockwise", "first_clockwise"),
+    "unstated_reading": ("strongest", "ask"),
+}
 
 
 @dataclass(frozen=True)
@@ -41,6 +47,10 @@ class Ruleset:
     """A level card of rank ≤ 10 may be returned (its rank counts by face value)."""
     return_smallest_if_none: bool = True
     """A player holding nothing ≤ 10 returns the smallest card."""
+    return_smallest_by: str = "power"
+    """How "the smallest card" (``return_smallest_if_none``) ranks a level card: ``power`` (as in
+    play: above A, so a level card is never the smallest of cards above 10 unless only level
+    cards and jokers are left) or ``face`` (at its face value: a level J is below a Q)."""
     return_any_to_opponent: bool = False
     """Huai'an 2017: the ≤ 10 limit applies only when returning to one's partner."""
     double_down_leader: str = "payer_to_first"
@@ -48,6 +58,21 @@ class Ruleset:
     ``first_next`` (上游's 下家, Huai'an 2017)."""
     anti_tribute: bool = True
     """Both big jokers on the paying side cancel the tribute (抗贡); 上游 then leads."""
+    anti_tribute_waivable: bool = False
+    """May the paying side pay tribute although it holds both big jokers? The text says "no
+    tribute is paid" (not waivable): a tribute paid by a side later seen to have held both big
+    jokers is flagged (``anti_tribute_missed``). ``True``: anti-tribute is the side's choice."""
+    equal_tributes: str = "payer_clockwise"
+    """After a double-down, "equal tributes go clockwise": ``payer_clockwise`` (each payer gives
+    to the receiver on its clockwise side, the seat that plays just before it) or
+    ``first_clockwise`` (上游 takes the tribute of the payer on 上游's clockwise side — the seat
+    that plays just before 上游 — and 上游's partner the other)."""
+
+    # --- reading a play
+    unstated_reading: str = "strongest"
+    """A wild-card play with several readings left after the row order, none stated: assume the
+    strongest that beats the trick (``strongest``), or ask the referee (``ask``: a question the
+    referee answers with ``reading_declared``)."""
 
     # --- clocks
     clock_tribute_s: int = 20
@@ -106,6 +131,11 @@ class Ruleset:
                 f"规则选项错误 / bad option double_down_leader={self.double_down_leader!r} "
                 "(expected payer_to_first or first_next)"
             )
+        for key, allowed in CHOICES.items():
+            if getattr(self, key) not in allowed:
+                raise ValueError(
+                    f"规则选项错误 / bad option {key}={getattr(self, key)!r} (expected {' or '.join(allowed)})"
+                )
         if self.report_missing_penalty not in REPORT_MISSING_PENALTIES:
             raise ValueError(
                 f"规则选项错误 / bad option report_missing_penalty={self.report_missing_penalty!r} "

@@ -80,8 +80,16 @@ def return_candidates(
     ]
     if ok or not ruleset.return_smallest_if_none or not cards:
         return ok
-    low = min(power(c.rank, level) for c in cards)
-    return [c for c in cards if power(c.rank, level) == low]
+    low = min(smallness(c, level, ruleset) for c in cards)
+    return [c for c in cards if smallness(c, level, ruleset) == low]
+
+
+def smallness(c: Card, level: str, ruleset: Ruleset) -> int:
+    """Order for "the smallest card" of a return: power, or the face value for a level card
+    when ``ruleset.return_smallest_by == "face"`` (jokers stay on top either way)."""
+    if ruleset.return_smallest_by == "face" and not c.is_joker:
+        return c.value
+    return power(c.rank, level)
 
 
 def is_legal_return(
@@ -140,16 +148,22 @@ def tribute_duty(finish_order: Sequence[str]) -> TributeDuty:
     return TributeDuty(payers=(last,), first=first, double_down=False)
 
 
-def pair_tributes(tributes: dict[str, Card], first: str, level: str) -> dict[str, str]:
+def pair_tributes(tributes: dict[str, Card], first: str, level: str, equal: str = "payer_clockwise") -> dict[str, str]:
     """After a double-down: payer → receiver. 上游 takes the higher tribute, 上游's partner the
-    lower; equal tributes go clockwise (each payer gives to the receiver on their clockwise
-    side, i.e. the seat that acts before them)."""
+    lower; equal tributes go clockwise, read as ``equal`` says (``Ruleset.equal_tributes``):
+    ``payer_clockwise``, each payer gives to the receiver on its clockwise side (the seat that
+    plays before it); ``first_clockwise``, 上游 takes from the payer on its own clockwise side
+    (the seat that plays before 上游)."""
     if len(tributes) == 1:
         (payer,) = tributes
         return {payer: first}
     (a, ca), (b, cb) = tributes.items()
     pa, pb = power(ca.rank, level), power(cb.rank, level)
     if pa == pb:
+        if equal == "first_clockwise":
+            to_first = previous_seat(first)
+            other = b if a == to_first else a
+            return {to_first: first, other: partner(first)}
         return {a: previous_seat(a), b: previous_seat(b)}
     hi, lo = (a, b) if pa > pb else (b, a)
     return {hi: first, lo: partner(first)}

@@ -351,3 +351,83 @@ def test_missed_report_penalty_left_to_the_referee_and_a_dismissed_flag_earns_no
 def test_unknown_report_missing_penalty_is_refused() -> None:
     with pytest.raises(ValueError, match="report_missing_penalty='foul'"):
         get_ruleset("huaian-2017", report_missing_penalty="foul")
+
+
+# ---------------------------------------------------------------- open interpretations as options
+
+
+def _double_down(ruleset: object = "jiangsu") -> Table:
+    t = Table(ruleset=ruleset)
+    t.first_deal("E", ONE_EACH)
+    t.play("E", "3s")
+    t.pass_("N")
+    t.play("W", "4s")  # E 1st, W 2nd: N and S owe tribute
+    t.next_deal()
+    return t
+
+
+@pytest.mark.parametrize(("equal", "to"), [("payer_clockwise", {"N": "E", "S": "W"}), ("first_clockwise", {"S": "E", "N": "W"})])
+def test_equal_tributes_go_clockwise_as_the_option_reads_it(equal: str, to: dict[str, str]) -> None:
+    # Play runs E → N → W → S (counter-clockwise); clockwise is E → S → W → N.
+    t = _double_down({"preset": "jiangsu", "options": {"equal_tributes": equal}})
+    t.do("tribute_given", {"seat": "N", "card": "Kd"})
+    t.do("tribute_given", {"seat": "S", "card": "Ks"})
+    assert {x["from"]: x["to"] for x in t.deal["tributes"]} == to
+
+
+def test_anti_tribute_due_but_tribute_paid_is_flagged_when_both_big_jokers_show() -> None:
+    t = _double_down()
+    t.do("tribute_given", {"seat": "N", "card": "BJ"})  # N gave one big joker…
+    t.do("tribute_given", {"seat": "S", "card": "SJ"})
+    assert {x["from"]: x["to"] for x in t.deal["tributes"]} == {"N": "E", "S": "W"}
+    t.do("return_given", {"seat": "E", "card": "3c"})
+    t.do("return_given", {"seat": "W", "card": "4c"})
+    assert t.deal["turn"] == "N"
+    t.play("N", "5s")
+    t.pass_("W")
+    t.play("S", "BJ")  # …and S held the other: the side held both, anti-tribute was due
+    (flag,) = t.flags("anti_tribute_missed")
+    assert flag["seat"] == "S" and sorted(flag["evidence"]["payers"]) == ["N", "S"]
+
+
+def test_anti_tribute_waivable_or_one_big_joker_raises_nothing() -> None:
+    t = _double_down({"preset": "jiangsu", "options": {"anti_tribute_waivable": True}})
+    t.do("tribute_given", {"seat": "N", "card": "BJ"})
+    t.do("tribute_given", {"seat": "S", "card": "SJ"})
+    t.do("return_given", {"seat": "E", "card": "3c"})
+    t.do("return_given", {"seat": "W", "card": "4c"})
+    t.play("N", "5s")
+    t.pass_("W")
+    t.play("S", "BJ")
+    assert t.flags("anti_tribute_missed") == []
+    t2 = _double_down()
+    t2.do("tribute_given", {"seat": "N", "card": "Kd"})
+    t2.do("tribute_given", {"seat": "S", "card": "SJ"})
+    t2.do("return_given", {"seat": "E", "card": "3c"})
+    t2.do("return_given", {"seat": "W", "card": "4c"})
+    t2.play("S", "BJ")  # one big joker only: nothing due
+    assert t2.flags("anti_tribute_missed") == []
+
+
+def test_smallest_return_counts_a_level_card_by_power_or_by_face() -> None:
+    from table_service.rules import card, return_candidates
+
+    hand = [card("J", "s"), card("Q", "d"), card("A", "c")]  # nothing ≤ 10; level J
+    assert return_candidates(hand, "J", get_ruleset()) == [card("Q", "d")]  # Js ranks above A
+    assert return_candidates(hand, "J", get_ruleset(return_smallest_by="face")) == [card("J", "s")]
+
+
+def test_unstated_wild_card_reading_strongest_or_asked() -> None:
+    t = Table(levels={"EW": "2", "NS": "2"})
+    t.first_deal("E")
+    t.play("E", "5c 6c 7c 8c 2h")  # the wild card on the right: a 9; a straight flush or a straight
+    assert (t.deal["trick"]["plays"][0]["kind"], t.deal["trick"]["plays"][0]["rank"]) == ("straight_flush", "9")
+    t2 = Table(ruleset={"preset": "jiangsu", "options": {"unstated_reading": "ask"}})
+    t2.first_deal("E")
+    t2.play("E", "5c 6c 7c 8c 2h")
+    (q,) = t2.deal["questions"]
+    assert q["reason"] == "reading" and q["readings"] == ["straight 9", "straight_flush 9"]
+    assert t2.deal["trick"]["plays"] == []
+    t2.do("reading_declared", {"ref": q["seq"], "kind": "straight", "rank": "9"}, role="referee")
+    assert t2.deal["questions"] == [] and t2.deal["trick"]["plays"][0]["rank"] == "9"
+    assert t2.deal["trick"]["plays"][0]["kind"] == "straight"
