@@ -28,6 +28,22 @@ SEATS: tuple[str, ...] = ("E", "S", "W", "N")
 
 #: Consecutive unusable frames after which the camera counts as offline (the referee enters plays).
 BAD_FRAMES_OFFLINE = 15
+#: Real seconds between a frame being taken and the camera having read it, from which its health
+#: says "lagging" (at 15 fps a read takes ~0.1 s, a settle waits ~0.4 s of frames; 1 s is a
+#: camera that has fallen behind, not one that is busy).
+LAGGING_S = 1.0
+#: Real seconds without a frame read, frames or not, after which the camera is "not reading":
+#: the service then counts it offline and the referee enters plays (issue #18 item 9: a panel
+#: said 在线 through 9 minutes of nothing read).
+NOT_READING_S = 10.0
+
+#: Health states (``camera`` in the panel state, see docs/api.md).
+HEALTH_TEXT: dict[str, str] = {
+    "reading": "摄像头读牌中 / camera reading",
+    "lagging": "摄像头滞后 {lag:.1f} 秒 / camera lagging {lag:.1f} s",
+    "not_reading": "摄像头未读牌 {lag:.0f} 秒 / camera not reading for {lag:.0f} s",
+    "offline": "摄像头离线 / camera offline",
+}
 
 
 class CameraPipeline:
@@ -69,6 +85,23 @@ class CameraPipeline:
         self._bad_run = 0
         self._last_frame: Any = None
         self._last_low: Any = None
+        #: Live sources are read latest-first: a grabber thread keeps only the newest frame, so a
+        #: slow read drops the frames that went stale meanwhile instead of queueing them (None:
+        #: decided from the source, see :func:`_is_live`). Recordings and tests read every frame.
+        self.drop_stale: bool | None = None
+        #: Frames the grabber replaced before they were read (stale frames dropped).
+        self.dropped = 0
+        #: Health listener: called with :meth:`health` when its ``state`` changes.
+        self.on_health: Callable[[dict[str, Any]], None] | None = None
+        self._started_wall: float | None = None
+        self._read_wall: float | None = None  # wall instant the last read frame was taken
+        self._read_ms: int | None = None  # table ms of that frame
+        self._offline_why: str | None = None
+        self._health_state: str | None = None
+        self._cond = threading.Condition()
+        self._slot: tuple[float, Any, float, float] | None = None
+        self._grab_done = False
+        self._grab_error: BaseException | None = None
 
     @classmethod
     def from_config(cls, config: ServiceConfig, devices: Any, on_status: Callable[[Any], None],
@@ -82,8 +115,119 @@ class CameraPipeline:
         self._observe = observe
         self.seen_ms = None
         self.busy_since_ms = {}
+        self._started_wall = time.time()
+        if self.drop_stale is None:
+            self.drop_stale = _is_live(self.source)
         self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
         self._thread.start()
+        watchdog = threading.Thread(target=self._watch_health, name=f"{self.name}-health", daemon=True)
+        watchdog.start()
+
+    # ------------------------------------------------------------------------ health
+
+    def health(self, now_wall: float | None = None) -> dict[str, Any]:
+        """What the camera is doing, for the panel (issue #18 item 9).
+
+        ``state``: ``reading`` (frames are read as they come), ``lagging`` (the newest frame read
+        was taken ``lag_s`` ≥ :data:`LAGGING_S` ago), ``not_reading`` (nothing read for
+        :data:`NOT_READING_S`: counted offline, the referee enters plays) or ``offline`` (no
+        frames, unusable frames, or the stream ended). ``lag_s``: seconds since the newest frame
+        read was taken (since the start before the first); ``last_read_ms``: table time of that
+        frame (None before the first); ``dropped``: stale frames skipped; ``text``: Chinese / English.
+        """
+        now = time.time() if now_wall is None else now_wall
+        ref = self._read_wall if self._read_wall is not None else self._started_wall
+        lag = max(0.0, now - ref) if ref is not None else 0.0
+        alive = self._thread is not None and self._thread.is_alive() and not self._stop.is_set()
+        src_status = getattr(self.source, "status", None)
+        connected = getattr(src_status, "connected", True) if not callable(src_status) else True
+        if not alive or self._offline_why is not None or (connected is False and self.frames > 0):
+            state = "offline"
+        elif lag >= NOT_READING_S:
+            state = "not_reading"
+        elif lag >= LAGGING_S:
+            state = "lagging"
+        else:
+            state = "reading"
+        text = HEALTH_TEXT[state].format(lag=lag)
+        if state == "offline" and self._offline_why:
+            text = self._offline_why
+        return {"state": state, "lag_s": round(lag, 2), "last_read_ms": self._read_ms, "dropped": self.dropped,
+                "text": text}
+
+    def _watch_health(self) -> None:
+        """Tell :attr:`on_health` (and the service, through ``on_status``) when the health state
+        changes, also while the read thread is stuck inside one frame (it cannot say so itself)."""
+        while not self._stop.wait(0.25):
+            self._check_health()
+            if self._thread is None or not self._thread.is_alive():
+                self._check_health()
+                return
+
+    def _check_health(self) -> None:
+        h = self.health()
+        old, self._health_state = self._health_state, h["state"]
+        if h["state"] == old:
+            return
+        if h["state"] in ("lagging", "not_reading") or old in ("lagging", "not_reading"):
+            log.warning("camera health: %s", h["text"])
+        # Not reading counts as offline for the table (the referee enters plays, no tick waits
+        # for a camera that reads nothing); back to reading or lagging is online again.
+        if self.on_status is not None and self._offline_why is None:
+            if h["state"] == "not_reading":
+                self.on_status(_Status(False, h["text"]))
+            elif old == "not_reading" and h["state"] in ("reading", "lagging"):
+                self.on_status(_Status(True))
+        if self.on_health is not None:
+            try:
+                self.on_health(h)
+            except Exception:  # a faulty listener must not stop the watchdog
+                log.exception("camera health listener failed")
+
+    # ------------------------------------------------------------------------ frames
+
+    def _frames(self) -> Any:
+        """``(t, frame, received_wall, received_mono)`` to read: every frame of a recording, or
+        the newest frame of a live source (the stale ones in between are dropped)."""
+        if not self.drop_stale:
+            for t, frame in self.source.frames():
+                yield t, frame, time.time(), time.monotonic()
+            return
+        grabber = threading.Thread(target=self._grab, name=f"{self.name}-grab", daemon=True)
+        grabber.start()
+        while True:
+            with self._cond:
+                while self._slot is None and not self._grab_done and not self._stop.is_set():
+                    self._cond.wait(0.5)
+                item, self._slot = self._slot, None
+                done, error = self._grab_done, self._grab_error
+            if item is not None:
+                yield item
+            elif done or self._stop.is_set():
+                if error is not None:
+                    raise error
+                return
+
+    def _grab(self) -> None:
+        """Pull frames from the source as fast as it delivers them, keeping only the newest: a
+        driver's own buffer never fills with frames the reader is too slow for."""
+        try:
+            for t, frame in self.source.frames():
+                item = (t, frame, time.time(), time.monotonic())
+                with self._cond:
+                    if self._slot is not None:
+                        self.dropped += 1
+                    self._slot = item
+                    self._cond.notify()
+                if self._stop.is_set():
+                    break
+        except BaseException as exc:  # handed to the read thread, which reports it
+            with self._cond:
+                self._grab_error = exc
+        finally:
+            with self._cond:
+                self._grab_done = True
+                self._cond.notify()
 
     def stop(self) -> None:
         self._stop.set()
@@ -168,26 +312,29 @@ class CameraPipeline:
 
     def _run(self) -> None:
         try:
-            for t, frame in self.source.frames():
+            for t, frame, frame_wall, frame_mono in self._frames():
                 if self._stop.is_set():
                     return
                 t0 = time.perf_counter()
-                frame_wall = time.time()
-                taken = self.taken_ms(t, frame_wall, time.monotonic())
+                taken = self.taken_ms(t, frame_wall, frame_mono)
                 try:
                     observations = self.watcher.feed(frame, t, lowres=self._lowres(frame))
                 except ValueError as exc:  # a corrupt frame: counted, skipped, never fatal
                     self.errors += 1
                     self._bad_run += 1
-                    if self._bad_run == BAD_FRAMES_OFFLINE and self.on_status is not None:
-                        self.on_status(_Status(False, f"摄像头画面无法识别 / camera frames unusable: {exc}"))
+                    if self._bad_run == BAD_FRAMES_OFFLINE:
+                        self._offline_why = f"摄像头画面无法识别 / camera frames unusable: {exc}"
+                        if self.on_status is not None:
+                            self.on_status(_Status(False, self._offline_why))
                     if self._bad_run <= 3 or self._bad_run % 100 == 0:
                         log.warning("camera frame rejected (%d in a row): %s", self._bad_run, exc)
                     continue
                 finally:
                     self.frames += 1
-                if self._bad_run >= BAD_FRAMES_OFFLINE and self.on_status is not None:
-                    self.on_status(_Status(True))
+                if self._bad_run >= BAD_FRAMES_OFFLINE:
+                    self._offline_why = None
+                    if self.on_status is not None:
+                        self.on_status(_Status(True))
                 self._bad_run = 0
                 read: set[str] = set()
                 for ob in observations or ():
@@ -210,13 +357,35 @@ class CameraPipeline:
                 # Only now, with this frame's plays in the log, has the camera seen up to it.
                 self._track_busy(taken, read)
                 self.seen_ms = taken if self.seen_ms is None else max(self.seen_ms, taken)
+                self._read_ms = self.seen_ms
+                self._read_wall = _taken_wall(self, t, frame_wall, frame_mono)
                 self.busy_s += time.perf_counter() - t0
-            if not self._stop.is_set() and self.on_status is not None:
-                self.on_status(_Status(False, "摄像头画面中断 / camera stream ended"))
+            if not self._stop.is_set():
+                self._offline_why = "摄像头画面中断 / camera stream ended"
+                if self.on_status is not None:
+                    self.on_status(_Status(False, self._offline_why))
         except Exception as exc:
             log.exception("camera pipeline stopped")
+            self._offline_why = f"摄像头故障 / camera failed: {exc}"
             if self.on_status is not None:
-                self.on_status(_Status(False, f"摄像头故障 / camera failed: {exc}"))
+                self.on_status(_Status(False, self._offline_why))
+
+
+def _taken_wall(pipe: CameraPipeline, t: float, received_wall: float, received_mono: float) -> float:
+    """Wall instant a frame was taken (as :meth:`CameraPipeline.taken_ms`, before the table clock)."""
+    frame_wall = getattr(pipe.source, "frame_wall", None)
+    got = frame_wall(t) if callable(frame_wall) else None
+    if got is not None:
+        return min(float(got), received_wall)
+    if _monotonic_stamps(pipe.source) and 0.0 <= received_mono - t < 60.0:
+        return received_wall - (received_mono - t)
+    return received_wall
+
+
+def _is_live(source: Any) -> bool:
+    """Does ``source`` deliver frames on the wall clock (a device, a realtime renderer), so that a
+    slow reader must skip to the newest frame? A recording or a test's frame list is read whole."""
+    return _monotonic_stamps(source) or bool(getattr(source, "realtime", False))
 
 
 def _monotonic_stamps(source: Any) -> bool:

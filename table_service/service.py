@@ -240,6 +240,9 @@ class TableService:
             if getattr(self.camera, "on_sighting", False) is None:
                 self.camera.on_sighting = self.sighting
             self.camera.start(self.observe)
+            if callable(getattr(self.camera, "health", None)):
+                # The panel's ``camera`` health (docs/api.md), read by the web's state endpoint.
+                self.runner.camera_health = self.camera.health  # type: ignore[attr-defined]
         else:
             self._device_status("camera", "offline", "没有摄像头 / no camera configured")
         if self.want_web:

@@ -37,6 +37,10 @@ if TYPE_CHECKING:
 
 #: Synthetic rows rendered per enrolment (fit) and for the temperature (validation).
 FIT_ROWS = 192
+#: Fewest faces a per-deck model is fitted on: rows hold 5-10 distinct cards, and a handful of
+#: faces repeated in every row teaches the model nothing the shipped one lacks (its validation
+#: would pick the shipped one), so the fit's ~50 s are not spent on them.
+MIN_FIT_FACES = 8
 VAL_ROWS = 16
 #: Smaller than a real zone: only the row matters, and it is rendered 80 times.
 ROW_AREA_MM = (240.0, 110.0)
@@ -263,6 +267,8 @@ def fit_deck_models(base: object, pip_base: object | None, work_faces: Mapping[s
     """
     from .reader import BG_CLASS, ENROLLED_GLYPH_W_MM
 
+    if len(work_faces) < MIN_FIT_FACES:
+        return None, pip_base
     rng = np.random.default_rng(seed)
     deck = enrolled_deck(work_faces, ppm)
     pips: list[tuple[np.ndarray, int]] = []

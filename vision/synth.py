@@ -200,7 +200,8 @@ def draw_cards(canvas: np.ndarray, deck: Deck, placements: Sequence[Placement], 
 
 
 def deck_px_per_mm(deck: Deck) -> float:
-    return deck.faces["As"].shape[0] / deck.size_mm[1]
+    # Any face: all of a deck's faces share one size (an enrolled deck may lack the As).
+    return next(iter(deck.faces.values())).shape[0] / deck.size_mm[1]
 
 
 def felt(shape: tuple[int, int], rng: np.random.Generator, colour: tuple[int, int, int] | None = None) -> np.ndarray:

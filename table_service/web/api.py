@@ -101,8 +101,14 @@ def tables() -> Any:
 @bp.get("/tables/<table_id>/state")
 @require_role("viewer")
 def state(table_id: str) -> Any:
-    """The referee view of the table (engine ``state_to_json``)."""
-    return jsonify(get_table(table_id).runner.state())
+    """The referee view of the table (engine ``state_to_json``), with the camera's health as
+    ``camera`` where the table has a camera pipeline (``reading``/``lagging``/…, docs/api.md)."""
+    runner = get_table(table_id).runner
+    st = runner.state()
+    health = getattr(runner, "camera_health", None)
+    if callable(health):
+        st["camera"] = health()
+    return jsonify(st)
 
 
 @bp.get("/tables/<table_id>/events")

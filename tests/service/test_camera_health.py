@@ -1,0 +1,152 @@
+"""The camera path never stalls and says what it is doing (issue #18 item 9, #21 §3).
+
+A live source is read latest-first: frames that went stale while a read was slow are dropped,
+so the lag stays one read long; a camera that stops reading says so (lagging N s, then not
+reading, which counts offline so the referee enters plays) and comes back by itself.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import numpy as np
+import pytest
+
+import table_service.camera_pipeline as cp
+from hardware.camera import SyntheticSource
+from table_service.camera_pipeline import CameraPipeline
+
+
+class LiveSource(SyntheticSource):
+    """A realtime source that says when each frame was taken, as a real camera does."""
+
+    def __init__(self, fps: float = 15.0) -> None:
+        self._t0 = time.time()
+        frame = np.zeros((48, 64, 3), np.uint8)
+        super().__init__(lambda _i, _t: frame, fps=fps, realtime=True, name="live")
+
+    def frames(self) -> Any:
+        self._t0 = time.time()
+        yield from super().frames()
+
+    def frame_wall(self, t: float) -> float:
+        return self._t0 + t
+
+
+class SlowWatcher:
+    """A watcher whose every read takes ``read_s`` (a loaded CPU), or blocks while ``gate`` is clear."""
+
+    lowres_width = 64
+
+    def __init__(self, read_s: float = 0.0) -> None:
+        self.read_s = read_s
+        self.gate = threading.Event()
+        self.gate.set()
+        self.fed: list[float] = []
+
+    def feed(self, frame: Any, t: float, lowres: Any = None) -> list[Any]:
+        self.gate.wait()
+        time.sleep(self.read_s)
+        self.fed.append(t)
+        return []
+
+
+def _run(pipe: CameraPipeline, seconds: float) -> None:
+    pipe.start(lambda *a, **k: None)
+    time.sleep(seconds)
+
+
+def test_a_slow_reader_drops_stale_frames_and_stays_current():
+    source = LiveSource()
+    watcher = SlowWatcher(read_s=0.2)  # three frames' worth per read at 15 fps
+    pipe = CameraPipeline(source, watcher)
+    try:
+        _run(pipe, 2.5)
+        h = pipe.health()
+    finally:
+        pipe.stop()
+    assert pipe.drop_stale is True
+    assert pipe.dropped >= 10, pipe.dropped
+    # Every read is of a frame taken at most about one read ago: the lag does not grow.
+    assert h["state"] == "reading" and h["lag_s"] < cp.LAGGING_S, h
+    assert watcher.fed[-1] > 1.8, watcher.fed[-5:]
+
+
+def test_a_recording_is_read_whole():
+    frames = [np.zeros((48, 64, 3), np.uint8)] * 20
+    watcher = SlowWatcher(read_s=0.01)
+    pipe = CameraPipeline(SyntheticSource.from_frames(frames), watcher)
+    try:
+        pipe.start(lambda *a, **k: None)
+        deadline = time.time() + 10
+        while len(watcher.fed) < 20 and time.time() < deadline:
+            time.sleep(0.02)
+    finally:
+        pipe.stop()
+    assert pipe.drop_stale is False and len(watcher.fed) == 20 and pipe.dropped == 0
+
+
+def test_a_stuck_reader_is_lagging_then_not_reading_then_back(monkeypatch):
+    monkeypatch.setattr(cp, "LAGGING_S", 0.4)
+    monkeypatch.setattr(cp, "NOT_READING_S", 1.2)
+    statuses: list[tuple[bool, str | None]] = []
+    healths: list[str] = []
+    watcher = SlowWatcher()
+    pipe = CameraPipeline(LiveSource(), watcher, on_status=lambda s: statuses.append((s.connected, s.error)))
+    pipe.on_health = lambda h: healths.append(h["state"])
+    try:
+        _run(pipe, 0.5)
+        assert pipe.health()["state"] == "reading"
+        watcher.gate.clear()  # the read thread hangs inside one frame
+        time.sleep(0.7)
+        h = pipe.health()
+        assert h["state"] == "lagging" and h["lag_s"] >= 0.4 and "lagging" in h["text"] and "滞后" in h["text"]
+        time.sleep(1.0)
+        h = pipe.health()
+        assert h["state"] == "not_reading" and "not reading" in h["text"]
+        assert statuses and statuses[-1][0] is False and "not reading" in (statuses[-1][1] or "")
+        watcher.gate.set()
+        time.sleep(0.6)
+        assert pipe.health()["state"] == "reading"
+        assert statuses[-1] == (True, None)
+        assert isinstance(pipe.health()["last_read_ms"], int)
+    finally:
+        pipe.stop()
+    assert healths[:3] == ["reading", "lagging", "not_reading"] and "reading" in healths[3:]
+
+
+def test_a_stream_that_ends_is_offline_with_why():
+    pipe = CameraPipeline(SyntheticSource.from_frames([np.zeros((48, 64, 3), np.uint8)] * 3), SlowWatcher())
+    try:
+        pipe.start(lambda *a, **k: None)
+        time.sleep(0.5)
+        h = pipe.health()
+    finally:
+        pipe.stop()
+    assert h["state"] == "offline" and "stream ended" in h["text"]
+
+
+@pytest.mark.parametrize("state", ["reading", "lagging", "not_reading", "offline"])
+def test_health_text_is_chinese_then_english(state):
+    text = cp.HEALTH_TEXT[state].format(lag=2.5)
+    zh, en = text.split(" / ")
+    assert any("\u4e00" <= ch <= "\u9fff" for ch in zh) and en.isascii()
+
+
+def test_the_service_hands_the_health_to_the_panel_state(tmp_path):
+    from table_service.service import TableService, parse_service_config
+
+    cfg = parse_service_config({
+        "table_id": "T1", "data_dir": str(tmp_path / "data"), "seats": {"E": "e", "S": "s", "W": "w", "N": "n"},
+        "devices": {"default": "sim"}, "camera": {"source": "none"}, "web": {"enabled": False},
+    })
+    pipe = CameraPipeline(LiveSource(), SlowWatcher())
+    svc = TableService(cfg, camera=pipe, web=False, mqtt=False).start()
+    try:
+        time.sleep(0.4)
+        h = svc.runner.camera_health()
+    finally:
+        svc.stop()
+    assert set(h) >= {"state", "lag_s", "last_read_ms", "text"} and h["state"] == "reading"
