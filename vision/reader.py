@@ -503,10 +503,36 @@ _model: IndexModel | None = None
 
 
 def get_model() -> IndexModel:
+    """The shipped MLP: what enrolment fine-tunes (vision.deck_model), whatever reads zero-shot."""
     global _model
     if _model is None:
         _model = IndexModel()
     return _model
+
+
+#: Which classifier reads a zone without a per-deck one: "cnn" (:mod:`vision.index_cnn`) or "mlp"
+#: (:class:`IndexModel`).  Chosen by the leave-one-design-out benchmark, benchmarks/vision_lodo.py
+#: (see docs/performance.md); the MLP stays for enrolment, which fine-tunes it.
+ZERO_SHOT_MODEL = "mlp"
+_zero_shot: object | None = None
+
+
+def zero_shot_model() -> IndexModel | object:
+    """The classifier of zones read without a per-deck classifier (``probs(features)``, 28 classes)."""
+    if _zero_shot is not None:
+        return _zero_shot
+    if ZERO_SHOT_MODEL == "cnn":
+        from .index_cnn import get_cnn
+
+        return get_cnn()
+    return get_model()
+
+
+def set_zero_shot_model(model: object | None) -> None:
+    """Read zero-shot with ``model`` (a fold's model in the leave-one-design-out benchmark);
+    ``None`` goes back to :data:`ZERO_SHOT_MODEL`."""
+    global _zero_shot
+    _zero_shot = model
 
 
 # --------------------------------------------------------------------------- enrolment
@@ -839,7 +865,7 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
     if deck_clf is not None:
         cands = cands + _ten_hypotheses(cands, enrollment)  # type: ignore[arg-type]
     feats = np.stack([patch_feature(an.ink, c) for c in cands])
-    probs = deck_clf.probs(feats) if deck_clf is not None else model.probs(feats)
+    probs = deck_clf.probs(feats) if deck_clf is not None else zero_shot_model().probs(feats)  # type: ignore[attr-defined]
     if len(cands) > n_found:
         # A ten's index read from where its "1" would be: kept only as a ten, and only when the
         # glyph it was made from is not itself a card's index.
