@@ -124,7 +124,8 @@ def public_state(s: dict, recent_plays: int = 8) -> dict:
             "returns": [{k: t.get(k) for k in ("from", "to", "card")} for t in deal.get("returns") or []],
             "anti_tribute": deal.get("anti_tribute"),
             # The seats' running clocks (the overlay's seat plates count them down).
-            "timers": {seat: {"deadline_ms": t.get("deadline_ms"), "phase": t.get("phase")}
+            "timers": {seat: {"deadline_ms": t.get("deadline_ms"), "started_ms": t.get("started_ms"),
+                              "phase": t.get("phase")}
                        for seat, t in (deal.get("timers") or {}).items()},
         }
     penalties = s.get("penalties") or {}

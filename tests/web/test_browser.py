@@ -167,7 +167,8 @@ def test_overlay_renders_a_trick(page, app, runner, serve_app, h):
     assert page.query_selector('#ov-trick [data-card="Th"]') is not None
     assert page.inner_text("#ov-seat-N .cards-left") == "25"
     assert "过" in page.inner_text("#ov-trick")
-    assert page.query_selector('#ov-recent [data-card="Qs"]') is not None
+    # The newest play of the trick is the emphasised one.
+    assert page.query_selector('#ov-trick .tplay.newest [data-card="Qs"]') is not None
     shot(page, "overlay")
 
 
