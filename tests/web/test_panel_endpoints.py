@@ -1,0 +1,71 @@
+"""The panel's and the overlay's small endpoints: the table clock the countdowns run on, the
+public clock of the delayed feed, the favicon, and the overlay's language by query."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from table_service.question_evidence import candidate_readings, question_extra, rivals_from_reasons
+
+
+def test_table_clock_is_the_runners_clock_now(client, h):
+    h.login(client, "vera")
+    before = time.time() * 1000
+    j = client.get("/api/tables/1/clock").get_json()
+    after = time.time() * 1000
+    assert before - 5 <= j["now_ms"] <= after + 5 and j["speed"] == 1.0
+    assert client.get("/api/tables/9/clock").status_code == 404
+
+
+def test_table_clock_needs_a_login(client):
+    assert client.get("/api/tables/1/clock").status_code in (302, 401)
+
+
+def test_table_clock_runs_at_the_service_clocks_speed(make_app, runner, h):
+    from table_service.service import TableClock
+
+    clock = TableClock(10.0)
+    app = make_app(TABLES={"1": runner}, FEED_CLOCK=clock.now_ms)
+    c = app.test_client()
+    h.login(c, "vera")
+    j = c.get("/api/tables/1/clock").get_json()
+    assert j["speed"] == 10.0 and abs(j["now_ms"] - clock.now_ms()) < 200
+
+
+def test_public_clock_is_now_minus_the_delay(make_app, runner, h):
+    fake = h.FakeClockMs()
+    app = make_app(TABLES={"1": runner}, FEED_DELAY_S=20.0, FEED_CLOCK=fake)
+    j = app.test_client().get("/feed/1/clock.json").get_json()
+    assert j == {"now_ms": fake() - 20_000, "speed": 1.0, "delay_s": 20.0}
+
+
+def test_favicon_and_overlay_language(client):
+    r = client.get("/favicon.ico")
+    assert r.status_code == 200 and r.mimetype == "image/svg+xml" and b"<svg" in r.data
+    en = client.get("/feed/1/overlay?lang=en").get_data(as_text=True)
+    zh = client.get("/feed/1/overlay").get_data(as_text=True)
+    assert 'window.LANG = "en"' in en and '<html lang="en">' in en
+    assert 'window.LANG = "zh"' in zh
+
+
+def test_question_evidence_candidates_from_reasons_and_second_choices():
+    assert rivals_from_reasons(["7h", "8s"], ["7h 花色存疑 / suit of 7h in doubt (7d?)"]) == {0: "7d"}
+    assert rivals_from_reasons(["Qh"], ["Qh 角部像 Qd / the corner of Qh looks like Qd"]) == {0: "Qd"}
+    assert candidate_readings(["7h", "8s"], [0.6, 0.9], ["7d", "8c"]) == [
+        ["7h", "8s"], ["7d", "8s"], ["7h", "8c"], ["7d", "8c"]]
+
+    class Obs:
+        uncertain = True
+        cards = ["7h"]
+        confidence = [0.99]
+        reasons = ["7h 花色存疑 / suit of 7h in doubt (7d?)"]
+        alternatives = [None]
+        crop = np.full((300, 800, 3), 40, dtype="uint8")
+
+    extra = question_extra(Obs())
+    assert extra["crop"].startswith("data:image/jpeg;base64,") and extra["candidates"] == [["7h"], ["7d"]]
+    assert extra["reasons"] == Obs.reasons
+    Obs.uncertain = False
+    assert question_extra(Obs()) is None
