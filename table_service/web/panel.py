@@ -66,13 +66,20 @@ def table(table_id: str) -> Any:
 @bp.get("/api/tables/<table_id>/clock")
 @require_role("viewer")
 def clock(table_id: str) -> Any:
-    """The table's time now (``now_ms``, event milliseconds) and how fast it runs (``speed``).
+    """The table's time now (``now_ms``, event milliseconds), how fast it runs (``speed``) and,
+    where the table has a camera pipeline, the camera's health (``camera``, docs/api.md).
 
     The panel counts a countdown down from the engine's ``deadline_ms`` against this clock, not
     from the last event's time (which, after a reload mid-countdown, is seconds old).
     """
-    fn, speed = table_clock(get_table(table_id))
-    resp = jsonify(now_ms=int(fn()), speed=speed)
+    entry = get_table(table_id)
+    fn, speed = table_clock(entry)
+    out: dict[str, Any] = {"now_ms": int(fn()), "speed": speed}
+    # The camera's health changes without an event (lagging, not reading): the page polls it here.
+    health = getattr(entry.runner, "camera_health", None)
+    if callable(health):
+        out["camera"] = health()
+    resp = jsonify(out)
     resp.headers["Cache-Control"] = "no-store"
     return resp
 

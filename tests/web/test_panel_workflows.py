@@ -232,3 +232,18 @@ def test_english_mode_is_one_language(page, app, runner, serve_app, h):
     assert "out of turn" in page.inner_text("#flags")
     assert "chief referee only" in page.inner_text("#penalty-level")
     shot(page, "english")
+
+
+def test_camera_health_is_shown_as_it_changes(page, app, runner, serve_app, h):
+    """The camera's health (service: ``runner.camera_health``) reaches the panel without an event."""
+    health = {"state": "reading", "lag_s": 0.1, "last_read_ms": None, "dropped": 0,
+              "text": "摄像头正常读牌 / camera reading"}
+    runner.camera_health = lambda: dict(health)
+    h.setup_deal(runner)
+    srv = serve_app(app)
+    open_table(page, srv.url, "vera", h.PASSWORD)
+    page.wait_for_selector('#camera-health[data-state="reading"]')
+    health.update(state="not_reading", lag_s=12.5, text="摄像头 12 秒未读牌 / camera not reading for 12 s")
+    page.wait_for_selector('#camera-health[data-state="not_reading"]', timeout=8_000)
+    assert page.inner_text("#camera-health") == "摄像头 12 秒未读牌"
+    shot(page, "camera-not-reading")

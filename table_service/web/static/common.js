@@ -134,13 +134,15 @@
       const j = await resp.json();
       const t1 = performance.now();
       if (typeof j.now_ms !== "number") return;
-      GT.clock = { nowMs: j.now_ms, at: (t0 + t1) / 2, speed: j.speed > 0 ? j.speed : 1, url: GT.clock.url, delay: j.delay_s };
+      GT.clock = { nowMs: j.now_ms, at: (t0 + t1) / 2, speed: j.speed > 0 ? j.speed : 1, url: GT.clock.url, delay: j.delay_s,
+        period: GT.clock.period };
       document.documentElement.dataset.clockSynced = "1";
+      if (j.camera && typeof j.camera === "object" && GT.onCamera) GT.onCamera(j.camera);
     } catch (e) { /* offline: keep the last reading */ }
   };
-  GT.startClock = function (url) {
+  GT.startClock = function (url, periodMs) {
     GT.syncClock(url);
-    setInterval(function () { GT.syncClock(); }, 10000);
+    setInterval(function () { GT.syncClock(); }, periodMs || 10000);
   };
   GT.tableNow = function (state) {
     if (GT.clock.nowMs !== null) return GT.clock.nowMs + (performance.now() - GT.clock.at) * GT.clock.speed;

@@ -499,16 +499,19 @@
   dialog.addEventListener("click", function (e) { if (e.target === dialog) closeDialog(); });
   document.addEventListener("keydown", function (e) { if (e.key === "Escape" && !dialog.hidden) closeDialog(); });
 
-  /* --- the header: round, levels, the camera's health, devices */
+  /* --- the header: round, levels, the camera's health, devices. The camera's health comes with
+     the clock reading (every 3 s): it changes without any event (lagging, not reading). */
+  let cameraHealth = null;
+  GT.onCamera = function (cam) { cameraHealth = cam; if (state) renderCamera(); };
   function renderCamera() {
     const box = document.getElementById("camera-health");
     if (!box) return;
     const dv = state.devices || {};
-    let cam = state.camera || (typeof dv.camera === "object" ? dv.camera : null);
+    const cam = cameraHealth || state.camera || (typeof dv.camera === "object" ? dv.camera : null);
     let kind, text;
     if (cam && typeof cam === "object") {
       kind = cam.state || "unknown";
-      text = GT.t("camera_state") + " · " + (cam.text ? GT.bi(cam.text) : GT.t("cam_" + kind));
+      text = cam.text ? GT.bi(cam.text) : GT.t("camera_state") + " · " + GT.t("cam_" + kind);
       if (kind === "lagging" && typeof cam.lag_s === "number" && !cam.text) text += " " + cam.lag_s.toFixed(1) + " " + GT.t("seconds");
     } else {
       kind = dv.camera === "online" ? "reading" : dv.camera === "offline" ? "offline" : "unknown";
@@ -568,6 +571,6 @@
     return String(text || "").split(/[\s,，]+/).filter(Boolean);
   };
 
-  GT.startClock(app.dataset.clock);
+  GT.startClock(app.dataset.clock, 3000);
   GT.connect(app.dataset.stream, app, function (st) { state = st; render(); });
 })();
