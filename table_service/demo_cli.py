@@ -84,11 +84,17 @@ def register(subparsers: Any) -> None:
                    help="直播延时（牌桌秒）/ broadcast delay of the public feed and overlay in table seconds "
                         "(default: GUANDAN_WEB_FEED_DELAY_S, else 10)")
     p.add_argument("--json", action="store_true", help="总结以 JSON 输出 / print the summary as JSON")
+    p.add_argument("--tables", type=int, default=1,
+                   help="N>1：整场赛事（私有 MQTT、赛事中心、N 桌机器人）/ N>1: a whole event (see event_demo)")
     p.add_argument("--verbose", "-v", action="store_true", help="详细日志 / verbose log")
     p.set_defaults(func=run_demo)
 
 
 def run_demo(args: argparse.Namespace) -> int:
+    if args.tables > 1:
+        from table_service.event_demo import run_event_demo_cli
+
+        return run_event_demo_cli(args)
     from table_service.demo import Demo, DemoOptions, format_summary
 
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,

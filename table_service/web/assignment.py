@@ -24,9 +24,16 @@ def _bridge(table_id: str) -> Any:
     return bridge_for(get_table(table_id).runner)
 
 
-def _started(state: dict[str, Any], a: dict[str, Any]) -> bool:
+def started(state: dict[str, Any], a: dict[str, Any]) -> bool:
     rnd = state.get("round") or {}
     return rnd.get("no") == a.get("round") and rnd.get("teams") == a.get("teams")
+
+
+def set_up_data(a: dict[str, Any]) -> dict[str, Any]:
+    """The ``round_set_up`` data an assignment stands for (also used by the event demo's bots)."""
+    return {"players": dict(a["players"]), "teams": dict(a["teams"]), "round": int(a["round"]),
+            "ruleset": {"preset": a["ruleset"]["preset"], "options": dict(a["ruleset"].get("options") or {})},
+            "format": dict(a["format"])}
 
 
 @bp.get("/tables/<table_id>/assignment")
@@ -38,7 +45,7 @@ def get_assignment(table_id: str) -> Any:
         return jsonify(assignment=None, result_ack=None, started=False, connected=False, hub=False)
     a = bridge.assignment
     state = get_table(table_id).runner.state()
-    return jsonify(assignment=a, result_ack=bridge.result_ack, started=bool(a and _started(state, a)),
+    return jsonify(assignment=a, result_ack=bridge.result_ack, started=bool(a and started(state, a)),
                    connected=bridge.is_connected, hub=True)
 
 
@@ -51,12 +58,10 @@ def start_from_assignment(table_id: str) -> Any:
     if not a:
         abort(409, description="尚未收到编排 / no assignment from the hub yet")
     entry = get_table(table_id)
-    if _started(entry.runner.state(), a):
+    if started(entry.runner.state(), a):
         abort(409, description=f"第 {a['round']} 轮已按编排开始 / round {a['round']} has already been set up")
-    data = {"players": dict(a["players"]), "teams": dict(a["teams"]), "round": int(a["round"]),
-            "ruleset": {"preset": a["ruleset"]["preset"], "options": dict(a["ruleset"].get("options") or {})},
-            "format": dict(a["format"])}
-    result = entry.runner.submit({"type": "round_set_up", "source": "panel", "role": g.user.role, "data": data})
+    result = entry.runner.submit({"type": "round_set_up", "source": "panel", "role": g.user.role,
+                                  "data": set_up_data(a)})
     if not result.accepted:
         return jsonify(accepted=False, error=result.error), 409
     return jsonify(accepted=True, seq=result.seq)

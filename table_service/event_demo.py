@@ -1,0 +1,286 @@
+"""``guandan-table demo --tables N``: a whole small event on one machine.
+
+A private Mosquitto on a free port (started and stopped here), the event hub with its pages, and
+N bot tables. Each table is a real :class:`~table_service.runner.TableRunner` (its own SQLite
+log) behind a real :class:`~table_service.mqtt_bridge.MqttBridge`; it receives its assignment
+over MQTT, starts the round from it exactly as the panel's one-tap button does, four bots play
+by feeding events straight to the runner (no camera, to keep the CPU low: the one-table demo is
+the camera path), both sides sign, and the bridge sends the result back. The hub draws, publishes,
+collects and ranks ≥ 2 rounds. The tables' panels are served too, so the chief referee's
+overview links into each table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import logging
+import secrets
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+
+class BotEventTable:
+    """One table of the event demo (see the module doc)."""
+
+    def __init__(self, table_id: str, data_dir: Path, *, port: int, event_id: str, seed: int,
+                 panel_url: str | None = None, step_s: float = 0.0) -> None:
+        from table_service.mqtt_bridge import MqttBridge
+        from table_service.runner import TableRunner
+
+        self.table_id = table_id
+        self.seed = seed
+        self.step_s = step_s
+        self.runner = TableRunner(data_dir / f"table-{table_id}.sqlite3")
+        self.bridge = MqttBridge(self.runner, port=port, event_id=event_id, table_id=table_id, panel_url=panel_url,
+                                 client_id=f"guandan-{event_id}-{table_id}")
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.rounds_played: list[int] = []
+        self.errors: list[str] = []
+        self.bridge.assignment_listeners.append(lambda _a: self._wake.set())
+
+    def start(self) -> BotEventTable:
+        self.runner.start()
+        self.bridge.start()
+        self._thread = threading.Thread(target=self._run, name=f"bots-{self.table_id}", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(10)
+        self.bridge.stop()
+        self.runner.stop()
+
+    def _submit(self, etype: str, data: dict[str, Any], source: str = "panel", role: str | None = "referee") -> None:
+        res = self.runner.submit({"type": etype, "source": source, "role": role, "data": data})
+        if not res.accepted:
+            raise RuntimeError(f"table {self.table_id}: {etype} refused: {res.error}")
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self._wake.wait(0.5)
+            self._wake.clear()
+            a = self.bridge.assignment
+            if not a:
+                continue
+            from table_service.web.assignment import set_up_data, started
+
+            if started(self.runner.state(), a):
+                continue
+            try:
+                self.play_round(set_up_data(a))
+            except Exception as exc:  # shown in the summary; the hub sees no result from this table
+                log.exception("table %s failed", self.table_id)
+                self.errors.append(str(exc))
+
+    def play_round(self, setup: dict[str, Any]) -> None:
+        """Set up from the assignment, let the bots play to the round's end, sign both sides."""
+        from table_service.engine.bots import BotTable
+
+        self._submit("round_set_up", setup)
+        bots = BotTable(self.seed * 1000 + int(setup["round"]), step_ms=(5, 20))
+        bots.state = copy.deepcopy(self.runner.raw_state())
+        guard = 0
+        while self.runner.state()["result"] is None and not self._stop.is_set():
+            guard += 1
+            if guard > 60:
+                raise RuntimeError(f"table {self.table_id}: round did not end")
+            for ev in bots.deal():
+                self._submit(ev["type"], ev["data"], source=ev["source"], role=ev.get("role"))
+                if self.step_s:
+                    time.sleep(self.step_s)
+        for side in ("NS", "EW"):
+            self._submit("score_sheet_signed", {"side": side})
+        self.rounds_played.append(int(setup["round"]))
+
+
+def demo_config(n_tables: int, rounds: int, port: int, *, seed: int, deals: int = 1,
+                panel_base: str | None = None) -> dict[str, Any]:
+    """The EVENT.toml the demo would write: 2·N teams of two, N tables."""
+    from table_service.event.config import validate
+
+    surnames = "赵钱孙李周吴郑王冯陈褚卫蒋沈韩杨朱秦尤许何吕施张孔曹严华金魏陶姜"
+    teams = [{"id": f"T{i:02d}", "name": f"{surnames[(i - 1) % len(surnames)]}家队 / Team {i}",
+              "players": [f"P{i:02d}a", f"P{i:02d}b"]} for i in range(1, 2 * n_tables + 1)]
+    tables = [{"id": str(i), **({"panel": f"{panel_base}/tables/{i}"} if panel_base else {})}
+              for i in range(1, n_tables + 1)]
+    return validate({"event": {"id": "demo", "name": "掼蛋演示赛 / Guandan demo event", "rounds": rounds,
+                               "draw": "swiss", "format": {"kind": "deals", "deals": deals}, "seed": seed},
+                     "mqtt": {"port": port}, "teams": teams, "tables": tables})
+
+
+class EventDemo:
+    """Broker, hub, tables, pages; :meth:`run_rounds` drives the organiser's side."""
+
+    def __init__(self, n_tables: int, *, rounds: int = 3, seed: int = 1, data: str | Path | None = None,
+                 web: bool = True, host: str = "127.0.0.1", port: int = 8090, step_s: float = 0.0) -> None:
+        if n_tables < 1:
+            raise ValueError("至少一桌 / at least one table")
+        self._tmp = None if data else tempfile.TemporaryDirectory(prefix="guandan-event-")
+        self.data = Path(data) if data else Path(self._tmp.name)  # type: ignore[union-attr]
+        self.n, self.rounds, self.seed, self.web, self.host, self.port = n_tables, rounds, seed, web, host, port
+        self.step_s = step_s
+        self.broker: Any = None
+        self.hub: Any = None
+        self.tables: list[BotEventTable] = []
+        self.handles: list[Any] = []
+        self.login = ("demo-chief", secrets.token_urlsafe(12))
+        self.hub_url = self.tables_url = None
+
+    def start(self) -> EventDemo:
+        from table_service.event.broker import PrivateBroker
+        from table_service.event.hub import HubService
+
+        self.broker = PrivateBroker(self.data / "broker").start()
+        tables_handle = None
+        if self.web:
+            from table_service.web import create_app
+            from table_service.web.server import serve
+
+            app = create_app({"USERS_DB": str(self.data / "table-users.sqlite3")})
+            tables_handle = serve(app, self.host, 0 if self.port == 0 else self.port + 1)
+            self.handles.append(tables_handle)
+            self.tables_url = tables_handle.url
+            self._add_login(app.config["USERS_DB"])
+        cfg = demo_config(self.n, self.rounds, self.broker.port, seed=self.seed, panel_base=self.tables_url)
+        self.hub = HubService(cfg, self.data / "hub").start()
+        if not self.hub.wait_connected(10):
+            raise RuntimeError("赛事中心连不上 MQTT / the hub could not connect to the broker")
+        for i in range(1, self.n + 1):
+            t = BotEventTable(str(i), self.data / "tables", port=self.broker.port, event_id="demo",
+                              seed=self.seed * 100 + i, panel_url=self.tables_url, step_s=self.step_s)
+            self.tables.append(t.start())
+            if tables_handle is not None:
+                from table_service.web import attach_table
+
+                attach_table(tables_handle.app, str(i), t.runner)
+        for t in self.tables:
+            t.bridge.wait_connected(10)
+        if self.web:
+            from table_service.event.web import serve_hub
+
+            users_db = str(self.data / "hub-users.sqlite3")
+            handle = serve_hub(self.hub, host=self.host, port=self.port, users_db=users_db)
+            self.handles.append(handle)
+            self.hub_url = handle.url
+            self._add_login(users_db)
+        return self
+
+    def _add_login(self, users_db: str) -> None:
+        import contextlib
+
+        from table_service.web import users
+
+        conn = users.connect(users_db)
+        try:
+            with contextlib.suppress(users.UserError):
+                users.remove_user(conn, self.login[0])
+            users.add_user(conn, self.login[0], self.login[1], "chief")
+        finally:
+            conn.close()
+
+    def run_rounds(self, *, timeout_s: float = 120.0, pause_s: float = 0.0,
+                   stop: threading.Event | None = None) -> None:
+        """Draw, publish, wait for every result, publish results — round after round."""
+        who = self.login[0]
+        for rnd in range(1, self.rounds + 1):
+            self.hub.draw_next(who, "chief")
+            self.hub.publish_draw(rnd, who, "chief")
+            deadline = time.monotonic() + timeout_s
+            while not self.hub.core.round_complete(rnd):
+                if time.monotonic() > deadline or (stop is not None and stop.is_set()):
+                    errors = [e for t in self.tables for e in t.errors]
+                    raise RuntimeError(f"第 {rnd} 轮未完成 / round {rnd} did not complete in time; table errors: "
+                                       f"{errors[:3]}")
+                time.sleep(0.05)
+            self.hub.publish_results(rnd, who, "chief")
+            if pause_s and rnd < self.rounds and stop is not None and stop.wait(pause_s):
+                return
+
+    def summary(self) -> dict[str, Any]:
+        st = self.hub.standings_json()
+        sources = [tr.source for tr in self.hub.core.results.values()]
+        return {"tables": self.n, "teams": 2 * self.n, "rounds": self.rounds,
+                "results": len(self.hub.core.results), "from_table_log": sources.count("table"),
+                "refused": len(self.hub.core.refusals), "standings": st["standings"], "lots": st["lots"],
+                "errors": [e for t in self.tables for e in t.errors], "data": str(self.data)}
+
+    def banner(self) -> str:
+        lines = ["掼蛋赛事演示 / guandan-table event demo",
+                 f"  {self.n} 桌 {2 * self.n} 队 {self.rounds} 轮 / tables, teams, rounds; MQTT 127.0.0.1:{self.broker.port}",
+                 f"  数据目录 / data folder: {self.data}"]
+        if self.hub_url:
+            lines += [f"  裁判长总览 / chief referee's overview: {self.hub_url}/hub/",
+                      f"  成绩公告 / results board: {self.hub_url}/hub/board",
+                      f"  各桌面板 / table panels: {self.tables_url}/",
+                      f"  登录 / login: {self.login[0]}  密码 / password: {self.login[1]}"]
+        return "\n".join(lines)
+
+    def stop(self) -> None:
+        for h in self.handles:
+            h.stop()
+        for t in self.tables:
+            t.stop()
+        if self.hub is not None:
+            self.hub.stop()
+        if self.broker is not None:
+            self.broker.stop()
+        if self._tmp is not None:
+            self._tmp.cleanup()
+
+
+def format_summary(s: dict[str, Any]) -> str:
+    from table_service.event.cli import format_standings
+
+    head = (f"{s['tables']} 桌 {s['teams']} 队 {s['rounds']} 轮，{s['results']} 个成绩（{s['from_table_log']} 个来自桌面记录），"
+            f"拒收 {s['refused']} / {s['results']} results ({s['from_table_log']} from the tables' logs), "
+            f"{s['refused']} refused")
+    return head + "\n" + format_standings(s["standings"])
+
+
+def run_event_demo_cli(args: argparse.Namespace) -> int:
+    """The ``--tables N`` branch of ``guandan-table demo``."""
+    import signal
+    import sys
+
+    logging.basicConfig(level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    seed = args.seed if args.seed is not None else int(time.time()) % 100000
+    rounds = max(2, min(9, int(getattr(args, "rounds", None) or 3)))
+    demo = EventDemo(args.tables, rounds=rounds, seed=seed, data=args.data, web=not args.headless,
+                     host=args.host, port=args.port if args.port != 8080 else 8090,
+                     step_s=0.0 if args.headless else 0.02)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    print("启动中 / starting …", flush=True)
+    try:
+        try:
+            demo.start()
+        except OSError as exc:
+            raise ValueError(f"无法启动（端口被占用？可用 --port 换一个）/ cannot start (port in use? try --port): "
+                             f"{exc}") from exc
+        print(demo.banner(), flush=True)
+        demo.run_rounds(pause_s=0.0 if args.headless else 10.0, stop=stop)
+        summary = demo.summary()
+        print(json.dumps(summary, ensure_ascii=False) if args.json else format_summary(summary), flush=True)
+        if not args.headless:
+            print("比赛结束，页面仍在服务，Ctrl-C 退出 / event over; pages still served, Ctrl-C to quit", flush=True)
+            while not stop.wait(0.5):
+                pass
+        return 0 if not summary["errors"] else 1
+    except KeyboardInterrupt:
+        print("\n已停止 / stopped", file=sys.stderr)
+        return 130
+    finally:
+        demo.stop()
