@@ -247,3 +247,43 @@ def test_camera_health_is_shown_as_it_changes(page, app, runner, serve_app, h):
     page.wait_for_selector('#camera-health[data-state="not_reading"]', timeout=8_000)
     assert page.inner_text("#camera-health") == "摄像头 12 秒未读牌"
     shot(page, "camera-not-reading")
+
+
+def test_a_whole_short_round_from_the_panel(page, app, runner, serve_app, h):
+    """A one-deal round with one card a hand (a short deal, so the test stays quick): every step
+    from the panel, to the result and both signatures."""
+    srv = serve_app(app)
+    open_table(page, srv.url, "rita", h.PASSWORD)
+    page.click("#next-step .step-setup")
+    for seat, name in h.PLAYERS.items():
+        page.fill(f'#f-setup [name="players.{seat}"]', name)
+    page.select_option('#f-setup [name="format.kind"]', "deals")
+    page.fill('#f-setup [name="format.deals"]', "1")
+    page.click("#f-setup button[type=submit]")
+    toast_ok(page)
+    page.click('#step-cut [data-pick="7s"]')
+    toast_ok(page)
+    for seat in "ESWN":
+        page.fill(f'#f-draw [name="counts.{seat}"]', "1")
+    page.click("#f-draw button[type=submit]")
+    toast_ok(page)
+    wrong = next(f for f in runner.state()["flags"] if f["rule"] == "wrong_count")
+    page.click(f"#flag-{wrong['id']} button.dismiss")
+    toast_ok(page)
+    for card in ("3s", "4s", "5s"):
+        seat = runner.state()["deal"]["turn"]
+        page.wait_for_selector("#step-play")
+        page.click(f'#step-play [data-pick="{card}"]')
+        page.click("#step-play button[type=submit]")
+        toast_ok(page)
+        assert runner.state()["deal"]["by_seat"][seat] == [card]
+    st = runner.state()
+    assert st["round"]["status"] == "over" and st["result"] is not None
+    page.wait_for_selector('#next-step .steps[data-step="over"]')
+    for side in ("EW", "NS"):
+        page.select_option("#f-sign [name=side]", side)
+        page.click("#f-sign button[type=submit]")
+        toast_ok(page)
+    assert runner.state()["signatures"] == {"EW": True, "NS": True}
+    assert {e["source"] for e in runner.events()} == {"panel"}
+    shot(page, "round-over")
