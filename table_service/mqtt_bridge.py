@@ -324,7 +324,7 @@ class MqttBridge:
 
     def _on_disconnect(self, _client: mqtt.Client, _userdata: Any, _flags: Any, reason_code: Any,
                        _properties: Any = None) -> None:
-        if self._connected.is_set():
+        if self._connected.is_set() and not self._stop.is_set():
             log.warning("mqtt: disconnected from %s:%s (%s); retrying", self.host, self.port, reason_code)
         self._connected.clear()
 

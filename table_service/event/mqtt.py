@@ -42,6 +42,7 @@ class HubMqtt:
         self._queue: queue.Queue[tuple[Message, int, int] | None] = queue.Queue()
         self._worker: threading.Thread | None = None
         self.received = 0
+        self._stopping = False
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id or f"guandan-hub-{event_id}",
                                   clean_session=False, manual_ack=True)
         if username is not None:
@@ -64,6 +65,7 @@ class HubMqtt:
         return self
 
     def stop(self) -> None:
+        self._stopping = True
         self._queue.put(None)
         if self._worker is not None:
             self._worker.join(10)
@@ -85,7 +87,7 @@ class HubMqtt:
                 log.exception("hub mqtt: on_connected failed")
 
     def _on_disconnect(self, *_a: Any) -> None:
-        if self.connected.is_set():
+        if self.connected.is_set() and not self._stopping:
             log.warning("hub mqtt: disconnected from %s:%s; retrying", self.host, self.port)
         self.connected.clear()
 

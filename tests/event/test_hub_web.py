@@ -1,0 +1,98 @@
+"""The organiser's forms: every action is a tap on a form (no typed event numbers), with roles."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from table_service.event.config import validate
+from table_service.event.hub import HubService
+from table_service.event.web import create_hub_app
+from table_service.web import users
+
+PASSWORD = "correct-horse-9"
+
+
+@pytest.fixture
+def hub_app(tmp_path: Path) -> Any:
+    cfg = validate({"event": {"id": "w1", "name": "网页赛", "rounds": 2},
+                    "teams": [{"id": f"T{i}"} for i in range(1, 6)]})
+    hub = HubService(cfg, tmp_path / "hub", connect=False)
+    db = str(tmp_path / "users.sqlite3")
+    conn = users.connect(db)
+    for name, role in (("vera", "viewer"), ("rita", "referee"), ("chen", "chief")):
+        users.add_user(conn, name, PASSWORD, role)
+    conn.close()
+    app = create_hub_app(hub, users_db=db)
+    app.config["TESTING"] = True
+    yield app, hub
+    hub.stop()
+
+
+def login(client: Any, name: str) -> str:
+    token = client.get("/auth/whoami").get_json()["csrf_token"]
+    assert client.post("/auth/login", data={"username": name, "password": PASSWORD, "csrf_token": token}
+                       ).status_code == 302
+    return str(client.get("/auth/whoami").get_json()["csrf_token"])
+
+
+def test_whole_round_by_forms(hub_app: Any) -> None:
+    app, hub = hub_app
+    c = app.test_client()
+    tok = login(c, "rita")
+    page = c.get("/hub/admin").get_data(as_text=True)
+    assert 'id="draw-next"' in page and "编排下一轮" in page
+    assert c.post("/hub/action/draw", data={"csrf_token": tok}).status_code == 302
+    page = c.get("/hub/admin").get_data(as_text=True)
+    assert "round 1 drawn (draft)" in page and 'id="publish-draw"' in page
+    c.post("/hub/action/publish", data={"csrf_token": tok, "round": "1"})
+    page = c.get("/hub/admin").get_data(as_text=True)
+    assert "published and sent" in page
+    # The hand-entry form offers exactly the open tables of published rounds.
+    slots = [f"1|{t['table']}" for t in hub.core.draws[1]["tables"]]
+    for s in slots:
+        assert f'value="{s}"' in page
+    r = c.post("/hub/action/hand_result", data={"csrf_token": tok, "slot": slots[0], "ns_levels": "9",
+                                                "ew_levels": "99"})
+    assert "0-13" in c.get("/hub/admin").get_data(as_text=True) and r.status_code == 302
+    for s in slots:
+        c.post("/hub/action/hand_result", data={"csrf_token": tok, "slot": s, "ns_levels": "9", "ew_levels": "4"})
+    assert hub.core.round_complete(1)
+    assert all(tr.source == "hand" and tr.by == "rita" for tr in hub.core.results.values())
+    c.post("/hub/action/correct", data={"csrf_token": tok, "slot": slots[0], "ns_levels": "2", "ew_levels": "4",
+                                         "reason": "录错 / typo"})
+    assert hub.core.results[(1, slots[0].split("|")[1])].line["ns_levels"] == 2
+    c.post("/hub/action/publish_results", data={"csrf_token": tok, "round": "1"})
+    assert 1 in hub.core.results_published
+    # JSON answers for scripts, with the hub's refusal as the message.
+    bad = c.post("/hub/action/publish_results", data={"csrf_token": tok, "round": "1"},
+                 headers={"Accept": "application/json"})
+    assert bad.status_code == 400 and "already published" in bad.get_json()["error"]
+    # A viewer may watch but not act; a missing CSRF token is refused.
+    v = app.test_client()
+    vtok = login(v, "vera")
+    assert v.get("/hub/").status_code == 200
+    assert v.post("/hub/action/draw", data={"csrf_token": vtok}).status_code == 403
+    assert c.post("/hub/action/draw", data={}).status_code == 400
+
+
+def test_appeal_decision_needs_the_chief(hub_app: Any) -> None:
+    app, hub = hub_app
+    hub.draw_next("x", "chief")
+    hub.publish_draw(1, "x", "chief")
+    t = hub.core.draws[1]["tables"][0]
+    hub.hand_result({"round": 1, "table": t["table"], "ns": t["ns"], "ew": t["ew"], "ns_levels": 3,
+                     "ew_levels": 1}, "x", "chief")
+    c = app.test_client()
+    tok = login(c, "rita")
+    c.post("/hub/action/appeal", data={"csrf_token": tok, "slot": f"1|{t['table']}", "team": t["ew"],
+                                        "text": "对方越序 / out of turn"})
+    assert hub.core.appeals[0]["team"] == t["ew"]
+    assert 'id="uphold-1"' not in c.get("/hub/admin").get_data(as_text=True)
+    ch = app.test_client()
+    ctok = login(ch, "chen")
+    assert 'id="uphold-1"' in ch.get("/hub/admin").get_data(as_text=True)
+    ch.post("/hub/action/decide", data={"csrf_token": ctok, "appeal": "1", "decision": "dismissed", "note": "ok"})
+    assert hub.core.appeals[0]["decision"] == "dismissed"
