@@ -225,7 +225,8 @@ def test_english_mode_is_one_language(page, app, runner, serve_app, h):
     open_table(page, srv.url, "chen", h.PASSWORD)
     page.click("#lang-toggle")
     page.wait_for_selector("#flags .flag-rule")
-    for sel in ("#f-penalty", "#flags", "#trick", "#penalties", "#next-step", "#round-info", "#f-reading"):
+    page.focus("#f-play [name=cards]")  # unfold a picker: its jokers are labelled in English too
+    for sel in ("#actions", "#flags", "#trick", "#penalties", "#next-step", "#round-info", "#deal-log"):
         text = page.inner_text(sel)
         assert not CJK.search(text.replace("张伟", "").replace("李娜", "").replace("王强", "").replace("赵敏", "")), (sel, text)
     assert "pair" in page.inner_text("#trick")

@@ -55,6 +55,23 @@
     }
   }
   GT.initPickers = function (root) { (root || document).querySelectorAll(".picker").forEach(buildPicker); };
+  /* Rebuilt on a language change (the jokers' and the clear button's labels). */
+  function rebuildPickers() {
+    document.querySelectorAll(".picker[data-built]").forEach(function (p) {
+      p.replaceChildren();
+      delete p.dataset.built;
+      buildPicker(p);
+    });
+  }
+  /* The forms of the "every entry" section keep their pickers folded until their field is used. */
+  document.querySelectorAll("form.action").forEach(function (form) {
+    const picker = form.querySelector(".picker");
+    if (!picker) return;
+    form.classList.add("has-picker");
+    form.addEventListener("focusin", function (e) {
+      if (e.target.name === picker.dataset.for) form.classList.add("picking");
+    });
+  });
 
   /* --- form fields to event data: "a.b" names nest, numbers are numbers, "cards" is a list,
      checkboxes with data-multi collect a list. */
@@ -261,5 +278,5 @@
       if (o) o.textContent = GT.t(lv) + " (" + GT.t("chief_only") + ")";
     });
   }
-  GT.rerender = function () { shownKey = null; GT.applyI18n(); labelChiefOptions(); rerender(); };
+  GT.rerender = function () { shownKey = null; GT.applyI18n(); labelChiefOptions(); rebuildPickers(); rerender(); };
 })();
