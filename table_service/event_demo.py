@@ -30,13 +30,15 @@ class BotEventTable:
     """One table of the event demo (see the module doc)."""
 
     def __init__(self, table_id: str, data_dir: Path, *, port: int, event_id: str, seed: int,
-                 panel_url: str | None = None, step_s: float = 0.0) -> None:
+                 panel_url: str | None = None, step_s: float = 0.0, auto: bool = True) -> None:
         from table_service.mqtt_bridge import MqttBridge
         from table_service.runner import TableRunner
 
         self.table_id = table_id
         self.seed = seed
         self.step_s = step_s
+        self.auto = auto
+        self.port, self.event_id, self.panel_url = port, event_id, panel_url
         self.runner = TableRunner(data_dir / f"table-{table_id}.sqlite3")
         self.bridge = MqttBridge(self.runner, port=port, event_id=event_id, table_id=table_id, panel_url=panel_url,
                                  client_id=f"guandan-{event_id}-{table_id}")
@@ -50,9 +52,26 @@ class BotEventTable:
     def start(self) -> BotEventTable:
         self.runner.start()
         self.bridge.start()
-        self._thread = threading.Thread(target=self._run, name=f"bots-{self.table_id}", daemon=True)
-        self._thread.start()
+        if self.auto:
+            self._thread = threading.Thread(target=self._run, name=f"bots-{self.table_id}", daemon=True)
+            self._thread.start()
         return self
+
+    def reconnect(self) -> None:
+        """The Pi's network is back: a fresh bridge (same client id) on the same runner."""
+        from table_service.mqtt_bridge import MqttBridge
+
+        self.bridge = MqttBridge(self.runner, port=self.port, event_id=self.event_id, table_id=self.table_id,
+                                 panel_url=self.panel_url, client_id=f"guandan-{self.event_id}-{self.table_id}")
+        self.bridge.assignment_listeners.append(lambda _a: self._wake.set())
+        self.bridge.start()
+
+    def play_assigned(self) -> None:
+        """Play the round of the assignment this table holds (manual mode)."""
+        from table_service.web.assignment import set_up_data
+
+        assert self.bridge.assignment is not None, "no assignment"
+        self.play_round(set_up_data(self.bridge.assignment))
 
     def stop(self) -> None:
         self._stop.set()
