@@ -103,6 +103,18 @@ class LensCalibration:
         sx, sy = size[0] / self.image_size[0], size[1] / self.image_size[1]
         return np.diag([sx, sy, 1.0]) @ self.camera_matrix
 
+    def distort_points(self, pts_px: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+        """Where undistorted pixels ``pts_px`` (N x 2, of a frame of ``size``) lie in the raw frame.
+
+        The inverse of :meth:`undistort`, point-wise: what a per-zone map needs to sample the raw
+        frame directly instead of undistorting all of it first.
+        """
+        k = self._scaled_k(size)
+        p = np.asarray(pts_px, np.float64).reshape(-1, 2)
+        norm = np.linalg.solve(k, np.vstack([p.T, np.ones(len(p))])).T  # rays of the pinhole camera
+        out, _ = cv2.projectPoints(norm.reshape(-1, 1, 3), np.zeros(3), np.zeros(3), k, self.dist_coeffs)
+        return out.reshape(-1, 2)
+
     def undistort(self, frame: np.ndarray) -> np.ndarray:
         """The frame as a pinhole camera would see it (any resolution of the same camera)."""
         h, w = frame.shape[:2]
@@ -191,6 +203,31 @@ class TableCalibration:
             m = m @ np.diag([self.frame_size[0] / frame.shape[1], self.frame_size[1] / frame.shape[0], 1.0])
         return cv2.warpPerspective(frame, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
+    def zone_maps(self, zone: Zone, px_per_mm: float, frame_size: tuple[int, int],
+                  lens: LensCalibration | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """``cv2.remap`` maps that cut ``zone`` at ``px_per_mm`` straight out of a *raw* frame of
+        ``frame_size``: zone pixel -> table mm -> undistorted pixel (this homography) -> raw pixel
+        (the lens), folded into one lookup, computed once.
+
+        Why: undistorting every full frame cost 71-78 ms at 4K (issue #21), more than a core at
+        15 fps, for the ~10 % of the frame that is ever read. One remap of the zone's pixels
+        costs what the zone's size does (see docs/performance.md).
+        """
+        w, h = int(round(zone.size_mm[0] * px_per_mm)), int(round(zone.size_mm[1] * px_per_mm))
+        m = self.zone_matrix(zone, px_per_mm)
+        if tuple(frame_size) != tuple(self.frame_size):
+            m = m @ np.diag([self.frame_size[0] / frame_size[0], self.frame_size[1] / frame_size[1], 1.0])
+        return _maps_for(np.linalg.inv(m), (w, h), frame_size, lens)
+
+    def table_maps(self, layout: TableLayout, px_per_mm: float, frame_size: tuple[int, int],
+                   lens: LensCalibration | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """As :meth:`zone_maps`, for the whole table top-down (exposed cards, enrolment)."""
+        m = np.diag([px_per_mm, px_per_mm, 1.0]) @ self.H_inv
+        if tuple(frame_size) != tuple(self.frame_size):
+            m = m @ np.diag([self.frame_size[0] / frame_size[0], self.frame_size[1] / frame_size[1], 1.0])
+        size = (int(round(layout.table_mm[0] * px_per_mm)), int(round(layout.table_mm[1] * px_per_mm)))
+        return _maps_for(np.linalg.inv(m), size, frame_size, lens)
+
     def warp_table(self, frame: np.ndarray, layout: TableLayout, px_per_mm: float) -> np.ndarray:
         """The whole table top-down at ``px_per_mm`` (table mm origin at the top-left)."""
         frame = _check_frame(frame)
@@ -204,6 +241,26 @@ class TableCalibration:
         """Frame pixels per table millimetre around ``pt_mm`` (how sharp a zone can be read)."""
         p = self.to_frame(np.array([pt_mm, (pt_mm[0] + 10, pt_mm[1]), (pt_mm[0], pt_mm[1] + 10)]))
         return float(math.sqrt(abs(np.cross(p[1] - p[0], p[2] - p[0]))) / 10.0)
+
+
+def _maps_for(out_to_frame: np.ndarray, out_size: tuple[int, int], frame_size: tuple[int, int],
+              lens: LensCalibration | None) -> tuple[np.ndarray, np.ndarray]:
+    """Fixed-point remap maps: output pixel -> (undistorted) frame pixel via ``out_to_frame``, then
+    through the lens to the raw frame. CV_16SC2 maps remap about twice as fast as float ones."""
+    w, h = out_size
+    xs, ys = np.meshgrid(np.arange(w, dtype=np.float64), np.arange(h, dtype=np.float64))
+    pts = np.stack([xs.ravel(), ys.ravel()], axis=1)
+    frame_pts = cv2.perspectiveTransform(pts[None], out_to_frame)[0]
+    if lens is not None:
+        frame_pts = lens.distort_points(frame_pts, frame_size)
+    fx = frame_pts[:, 0].reshape(h, w).astype(np.float32)
+    fy = frame_pts[:, 1].reshape(h, w).astype(np.float32)
+    return cv2.convertMaps(fx, fy, cv2.CV_16SC2)
+
+
+def remap(frame: np.ndarray, maps: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """Apply :meth:`TableCalibration.zone_maps` / ``table_maps`` to a raw frame."""
+    return cv2.remap(_check_frame(frame), maps[0], maps[1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
 def calibrate_table(frame: np.ndarray, layout: TableLayout, lens: LensCalibration | None = None,

@@ -11,6 +11,10 @@ Cost per frame: the frame is reduced to the low-res stream (``lowres_width``), t
 zones are warped at ~1 px/mm and compared (:mod:`vision.settle`); only when a zone settles
 are the buffered full-resolution frames used: the zone is cut out of the sharpest few at
 ``read_px_per_mm`` and read, and the readings vote.
+
+Frames stay raw (never undistorted whole): each zone is cut with one ``cv2.remap`` whose map
+folds the lens and the table homography together (:meth:`TableCalibration.zone_maps`), made
+once per zone, scale and frame size. Only calibration undistorts a whole frame.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from .calibration import LensCalibration, TableCalibration, calibrate_table
+from .calibration import LensCalibration, TableCalibration, calibrate_table, remap
 from .geometry import SEATS, TableLayout, default_layout
 from .reader import Enrollment, PlayReading, card_mask, read_play
 from .settle import SettleConfig, ZoneSettler
@@ -124,7 +128,7 @@ class TableWatcher:
         self.settlers = {s: ZoneSettler(self.settle_cfg, self.zone_ppm) for s in SEATS if s in self.layout.zones}
         self._frames: deque[tuple[float, np.ndarray]] = deque(maxlen=max(read_frames + 2, 4))
         self._low_cal: TableCalibration | None = None
-        self._low_maps: dict[str, np.ndarray] = {}
+        self._maps: dict[tuple[str, float, tuple[int, int]], tuple[np.ndarray, np.ndarray]] = {}
         self._n = 0
         self._exposed_seen: dict[tuple[int, int], float] = {}
         self._exposed_reported: set[tuple[int, int]] = set()
@@ -164,10 +168,27 @@ class TableWatcher:
     def _ensure_calibration(self, frame: np.ndarray) -> bool:
         if self.calibration is None:
             try:
-                self.calibration = calibrate_table(frame, self.layout)
+                self.calibration = calibrate_table(self.lens.undistort(frame) if self.lens is not None else frame,
+                                                   self.layout)
             except ValueError:
                 return False
+            self._maps.clear()
+            self._low_cal = None
         return True
+
+    def _cut(self, frame: np.ndarray, key: str, px_per_mm: float) -> np.ndarray:
+        """Zone ``key`` (a seat, or ``"table"`` for the whole top) of a raw frame at ``px_per_mm``."""
+        size = (frame.shape[1], frame.shape[0])
+        maps = self._maps.get((key, px_per_mm, size))
+        if maps is None:
+            cal = self.calibration
+            assert cal is not None
+            if key == "table":
+                maps = cal.table_maps(self.layout, px_per_mm, size, self.lens)
+            else:
+                maps = cal.zone_maps(self.layout.zones[key], px_per_mm, size, self.lens)
+            self._maps[(key, px_per_mm, size)] = maps
+        return remap(frame, maps)
 
     def feed(self, frame: np.ndarray, t: float, lowres: np.ndarray | None = None) -> list[Observation]:
         """Process one full-resolution BGR frame taken at ``t`` seconds; returns new observations.
@@ -179,8 +200,6 @@ class TableWatcher:
         if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3 or frame.size == 0:
             raise ValueError("帧必须是 BGR 彩色图像 / frame must be a non-empty BGR image")
         with self._lock:
-            if self.lens is not None:
-                frame = self.lens.undistort(frame)
             if not self._ensure_calibration(frame):
                 return []
             cal = self.calibration
@@ -192,7 +211,7 @@ class TableWatcher:
                 self._low_cal = cal.scaled((low.shape[1], low.shape[0]))
             out: list[Observation] = []
             for seat, settler in self.settlers.items():
-                zone = self._low_cal.warp_zone(low, self.layout.zones[seat], self.zone_ppm)
+                zone = self._cut(low, seat, self.zone_ppm)
                 for ev in settler.update(zone, t):
                     if ev.kind == "settled":
                         out.append(self._read(seat, ev.still_since, t))
@@ -205,11 +224,8 @@ class TableWatcher:
             return out
 
     def _read(self, seat: str, still_since: float, t: float) -> PlayObservation:
-        cal = self.calibration
-        assert cal is not None
-        zone = self.layout.zones[seat]
         frames = [f for (ft, f) in self._frames if ft >= still_since] or [self._frames[-1][1]]
-        crops = [cal.warp_zone(f, zone, self.read_ppm) for f in frames]
+        crops = [self._cut(f, seat, self.read_ppm) for f in frames]
         crops.sort(key=sharpness, reverse=True)
         crops = crops[: self.read_frames]
         possible = self.possible(seat) if self.possible is not None else None
@@ -227,7 +243,7 @@ class TableWatcher:
             return []
         ppm = 0.5
         # Colour is needed to tell paper from felt: use the newest full frame, reduced.
-        top = self.calibration.warp_table(self._frames[-1][1], self.layout, ppm)  # type: ignore[union-attr]
+        top = self._cut(self._frames[-1][1], "table", ppm)
         mask, _, contrast = card_mask(top, ppm)
         if contrast < 40:
             return []
