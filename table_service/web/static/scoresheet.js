@@ -40,7 +40,7 @@
     ((state.penalties && state.penalties.records) || []).forEach(function (r, i) {
       const tr = el("tr", "penalty-" + r.level);
       td(tr, i + 1); td(tr, r.side); td(tr, r.seat ? GT.seat(r.seat) : "—");
-      td(tr, GT.t(r.level) + (r.auto ? " (auto)" : "")); td(tr, r.article || "");
+      td(tr, GT.t(r.level) + (r.auto ? " (" + GT.t("auto") + ")" : "")); td(tr, GT.bi(r.article || ""));
       pen.appendChild(tr);
     });
     const rnd = state.round || {};
