@@ -240,7 +240,8 @@ class TableCalibration:
     def px_per_mm_at(self, pt_mm: tuple[float, float]) -> float:
         """Frame pixels per table millimetre around ``pt_mm`` (how sharp a zone can be read)."""
         p = self.to_frame(np.array([pt_mm, (pt_mm[0] + 10, pt_mm[1]), (pt_mm[0], pt_mm[1] + 10)]))
-        return float(math.sqrt(abs(np.cross(p[1] - p[0], p[2] - p[0]))) / 10.0)
+        (ax, ay), (bx, by) = p[1] - p[0], p[2] - p[0]
+        return float(math.sqrt(abs(ax * by - ay * bx)) / 10.0)
 
 
 def _maps_for(out_to_frame: np.ndarray, out_size: tuple[int, int], frame_size: tuple[int, int],

@@ -91,3 +91,40 @@ def test_bad_frames_are_rejected_without_losing_state(renderer):
     # No markers in view: nothing to report, no crash, not calibrated yet.
     assert w.feed(np.full((720, 1280, 3), 60, np.uint8), 0.1) == []
     assert not w.calibrated
+
+
+def _with_glare(frame: np.ndarray, centre: tuple[float, float], sigma: tuple[float, float], strength: float) -> np.ndarray:
+    """A lamp's reflection: a bright Gaussian spot, fixed on the table as the lamp is."""
+    h, w = frame.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    g = np.exp(-(((xx - centre[0]) / sigma[0]) ** 2 + ((yy - centre[1]) / sigma[1]) ** 2) / 2)
+    return np.clip(frame.astype(np.float32) + strength * g[:, :, None], 0, 255).astype(np.uint8)
+
+
+def test_a_cleared_zone_under_glare_reads_empty(renderer):
+    """Issue #21: an empty zone under a glare spot must read empty, not "cards present but no
+    index found". The glare is there from the start (the lamp), a play comes and is cleared."""
+    from vision.calibration import calibrate_table
+    from vision.reader import read_play
+
+    empty = renderer.render(TableScene({}), seed=1)
+    cal = calibrate_table(empty, renderer.layout)
+    zone = renderer.layout.zones["S"]
+    cx, cy = cal.to_frame(np.array([zone.centre_mm]))[0]
+    ppm = cal.px_per_mm_at(zone.centre_mm)
+    spot = dict(centre=(cx - 40 * ppm, cy), sigma=(35 * ppm, 30 * ppm), strength=150.0)
+    # The glare alone fools the reader (or this test proves nothing).
+    glared = _with_glare(empty, **spot)
+    r = read_play(cal.warp_zone(glared, zone, 3.0), 3.0)
+    assert r.uncertain and not r.cards, r
+
+    w = TableWatcher(renderer.layout, settle=SettleConfig(settle_s=0.3))
+    frames = {k: [_with_glare(renderer.render(TableScene(sc), seed=s), **spot) for s in (k, k + 1)]
+              for k, sc in ((1, {}), (2, {"S": ["9c", "9d"]}))}
+    t, seen = 0.0, []
+    for key, n in ((1, 4), (2, 8), (1, 8)):
+        for i in range(n):
+            t += 0.1
+            seen += [o for o in w.feed(frames[key][i % 2], t) if isinstance(o, PlayObservation)]
+    assert [o.cards for o in seen] == [["9c", "9d"], []], [(o.cards, o.reasons) for o in seen]
+    assert not seen[-1].uncertain, seen[-1].reasons
