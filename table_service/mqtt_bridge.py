@@ -236,7 +236,8 @@ class MqttBridge:
             return False
         state = self.runner.state()
         summary = table_summary(state, self.table_id, self.panel_url)
-        key = {k: v for k, v in summary.items() if k != "wall_ms"}
+        # Sent when something the overview shows changed, not on every event (last_seq alone).
+        key = {k: v for k, v in summary.items() if k not in ("wall_ms", "last_seq")}
         with self._lock:
             changed = key != self._sent_summary
             self._sent_summary = key

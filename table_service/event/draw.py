@@ -13,11 +13,16 @@ encode exactly that lexicographic order (tests check it against a brute force ov
 matching of small fields).
 
 Scale: the blossom algorithm is cubic, and a complete graph on 1,000 teams has 500,000 edges —
-tens of seconds in pure Python. Teams sorted by standing only ever want neighbours, so edges join
-teams at most ``window`` places apart in the ranking (plus every team to the bye). When the
-result still holds a rematch or a second bye, the window doubles and the matching is redone, up
-to the complete graph; small fields (≤ 2·window + 1 teams) are always the complete graph, so
-they are exact.
+tens of seconds in pure Python (``benchmarks/draw_bench.py``: 200 teams already take ~4 s).
+Teams sorted by standing only ever want neighbours, and the adjacent pairing (1-2, 3-4, …, the
+bye to the last team) is itself optimal whenever it holds no rematch and no second bye. So only
+the places where it does are solved: a region of ``window`` pairs either side of each bad pair
+(overlapping regions merged) is matched on its own, with edges between teams at most
+``2·window + 1`` places apart; if a region still holds a rematch or a second bye, the window
+doubles and the regions are solved again, up to the whole field. Fields of up to ``EXACT_N``
+teams are always one complete matching, so they are exact (the tests check them against a
+brute force); for larger fields the result is locally optimal, which in practice never needed a
+rematch (1,000 teams, 7 rounds: none).
 
 Directions: the team that has sat NS fewer times (net of EW) sits NS; then the one that sat EW
 last round; then the higher-ranked one. Tables are numbered from the top of the standings.
@@ -158,16 +163,17 @@ def pairing_cost_scales(n: int, max_gap: int) -> tuple[int, int]:
 
 
 def _solve_region(ranked: Sequence[str], lo_i: int, hi_i: int, with_bye: bool, mp: dict[str, int], lo: int,
-                  hist: History) -> tuple[list[tuple[str, str]], int]:
-    """Exact matching of ``ranked[lo_i:hi_i]`` (plus the bye node): returns the pairs and how many
-    of them are rematches or second byes."""
+                  hist: History, band: int | None = None) -> tuple[list[tuple[str, str]], int]:
+    """Matching of ``ranked[lo_i:hi_i]`` (plus the bye node), with edges between teams at most
+    ``band`` places apart (``None``: all pairs, exact): returns the pairs and how many of them are
+    rematches or second byes."""
     part = ranked[lo_i:hi_i]
     n = len(ranked)
     gap = max(mp[t] for t in part) - min(min(mp[t] for t in part), lo)
     big_r, g = pairing_cost_scales(len(part) + with_bye, gap)
     costs: dict[tuple[str, str], int] = {}
     for i, a in enumerate(part):
-        for j in range(i + 1, len(part)):
+        for j in range(i + 1, len(part) if band is None else min(len(part), i + band + 1)):
             b = part[j]
             costs[(a, b)] = big_r * (frozenset((a, b)) in hist.met) + g * abs(mp[a] - mp[b]) + (j - i)
         if with_bye:
@@ -227,10 +233,11 @@ def swiss(teams: Sequence[str], results: Sequence[Result] = (), opts: ScoringOpt
                 regions.append((a, b))
         worst, chosen = 0, {}
         for a, b in regions:
-            pairs, bad = _solve_region(ranked, a, b, odd and b == n, mp, lo, hist)
+            pairs, bad = _solve_region(ranked, a, b, odd and b == n, mp, lo, hist,
+                                       None if n <= EXACT_N else 2 * w + 1)
             chosen[a] = pairs
             worst = max(worst, bad)
-        if worst == 0 or regions == [(0, n)]:
+        if worst == 0 or (regions == [(0, n)] and (n <= EXACT_N or 2 * w + 1 >= n)):
             break
         w *= 2
     covered: set[int] = set()
