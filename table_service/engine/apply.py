@@ -44,18 +44,21 @@ def _on_clock_ticked(state: State, ev: dict[str, Any], fx: Effects) -> None:
             fx.append({"kind": "overtime", "seat": seat, "seconds": over // 1000})
             if not timer["flagged"]:
                 timer["flagged"] = True
-                raise_flag(state, ev, "time_over", seat, {"phase": timer["phase"], "deadline_ms": timer["deadline_ms"], "overtime_ms": over}, fx)
+                flag = raise_flag(state, ev, "time_over", seat, {"phase": timer["phase"], "deadline_ms": timer["deadline_ms"], "overtime_ms": over}, fx)
+                timer["flag"] = flag["id"]
             if not rules.auto_time_warning:
                 continue
             article = f"超时 {over // 1000} 秒 / time over by {over // 1000} s ({timer['phase']})"
             if not timer["warned"] and over >= rules.overtime_warning_s * 1000:
                 timer["warned"] = True
-                penalties.give_penalty(state, ev, fx, side=side_of(seat), level="warning", seat=seat, auto=True, article=article)
+                penalties.give_penalty(state, ev, fx, side=side_of(seat), level="warning", seat=seat, auto=True,
+                                       article=article, flag=timer.get("flag"))
             limit = rules.overtime_violation_s
             if limit is not None and timer["warned"] and not timer["violated"] and over >= (rules.overtime_warning_s + limit) * 1000:
                 timer["violated"] = True
                 lose = deal["phase"] == "play" and deal["turn"] == seat
-                penalties.give_penalty(state, ev, fx, side=side_of(seat), level="violation", seat=seat, auto=True, article=article, lose_turn=lose)
+                penalties.give_penalty(state, ev, fx, side=side_of(seat), level="violation", seat=seat, auto=True,
+                                       article=article, lose_turn=lose, flag=timer.get("flag"))
     lifecycle.on_time_tick(state, ev, fx)
 
 

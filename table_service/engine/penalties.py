@@ -68,7 +68,10 @@ def give_penalty(
     final, ladder = escalate(state["penalties"][side], level, state["round"]["_rules"])
     if final in ("foul", "loss") and ev["role"] != "chief":
         if auto:
-            raise_flag(state, ev, "penalty_escalation", seat, {"side": side, "level": level, "would_be": final, "article": article}, fx)
+            evidence = {"side": side, "level": level, "would_be": final, "article": article}
+            if flag is not None:
+                evidence["flag"] = flag
+            raise_flag(state, ev, "penalty_escalation", seat, evidence, fx)
             return None
         why = "" if final == level else f"（{LEVEL_NAMES[level]} → {LEVEL_NAMES[final]}）"
         raise EventRejected(
@@ -106,6 +109,17 @@ def give_penalty(
     elif lose_turn and in_deal and deal["phase"] == "play":
         _lose_turn(state, ev, seat, fx)
     return record
+
+
+def recount_ladder(state: State, side: str) -> None:
+    """Count ``side``'s ladder again from its penalty records of the round that stand (a record
+    marked ``withdrawn`` no longer counts), in order, by the level each was given as."""
+    ladder = {"warnings": 0, "violations": 0, "fouls": 0}
+    rules = state["round"]["_rules"]
+    for r in state["penalties"]["records"]:
+        if r["side"] == side and not r.get("withdrawn") and r["given"] in PENALTY_LEVELS:
+            _, ladder = escalate(ladder, r["given"], rules)
+    state["penalties"][side] = ladder
 
 
 def _lose_turn(state: State, ev: dict[str, Any], seat: str, fx: Effects) -> None:

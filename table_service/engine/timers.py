@@ -46,20 +46,52 @@ def stop_timer(state: State, seat: str, fx: list[dict[str, Any]]) -> dict[str, A
 
 
 def stop_and_check(state: State, ev: dict[str, Any], seat: str, fx: list[dict[str, Any]]) -> int:
-    """Stop ``seat``'s timer for its own action ``ev`` and flag ``time_over`` when the action came
-    after the deadline and no ``clock_ticked`` had flagged it yet: the action's own time proves the
-    lateness (a tribute, a return, a play or a pass alike). Returns the overtime in ms (0 if none,
-    or no timer ran)."""
+    """Stop ``seat``'s timer for its own action ``ev`` and judge its lateness by the action's own
+    time ``ev["t_ms"]`` (a tribute, a return, a play or a pass alike).
+
+    Late, and no ``clock_ticked`` had flagged it yet: flag ``time_over``. In time, although a tick
+    had flagged it: the tick could not know that the play was already down (the camera stamps a
+    play put down by the deadline but read after it at the deadline), so its ``time_over`` flag —
+    and the automatic penalties that cite it — are withdrawn (:func:`withdraw_time_over`).
+    Returns the overtime in ms (0 if none, or no timer ran).
+    """
     timer = stop_timer(state, seat, fx)
     if timer is None:
         return 0
-    over = timer["overtime_ms"]
+    over = max(0, ev["t_ms"] - timer["deadline_ms"])
+    timer["overtime_ms"] = over
     if over > 0 and not timer["flagged"]:
         raise_flag(
             state, ev, "time_over", seat,
             {"phase": timer["phase"], "deadline_ms": timer["deadline_ms"], "overtime_ms": over}, fx,
         )
+    elif over == 0 and timer["flagged"] and timer.get("flag"):
+        withdraw_time_over(state, ev, timer["flag"], fx)
     return over
+
+
+def withdraw_time_over(state: State, ev: dict[str, Any], flag_id: str, fx: list[dict[str, Any]]) -> None:
+    """The action came in time by its own stamp: the tick's ``time_over`` flag ``flag_id`` is
+    withdrawn (whatever the referee had done with it: its evidence is gone), with the automatic
+    penalties that cite it and the ``penalty_escalation`` flags they raised; the side's ladder is
+    counted again without them."""
+    from table_service.engine.penalties import recount_ladder  # penalties imports play, play timers
+
+    withdrawn = {flag_id}
+    for i, f in enumerate(state["flags"]):
+        cites = f["rule"] == "penalty_escalation" and f["evidence"].get("flag") == flag_id
+        if (f["id"] == flag_id or cites) and f["status"] != "withdrawn":
+            withdrawn.add(f["id"])
+            state["flags"][i] = dict(f, status="withdrawn", withdrawn_seq=ev["seq"], withdrawn_why="in_time")
+            fx.append({"kind": "flag_updated", "flag": dict(state["flags"][i])})
+    records = state["penalties"]["records"]
+    sides = set()
+    for i, r in enumerate(records):
+        if r.get("auto") and r.get("flag") in withdrawn and not r.get("withdrawn"):
+            records[i] = dict(r, withdrawn=True, withdrawn_seq=ev["seq"])
+            sides.add(r["side"])
+    for side in sorted(sides):
+        recount_ladder(state, side)
 
 
 def stop_all(state: State, fx: list[dict[str, Any]]) -> None:

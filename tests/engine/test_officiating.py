@@ -431,3 +431,39 @@ def test_unstated_wild_card_reading_strongest_or_asked() -> None:
     t2.do("reading_declared", {"ref": q["seq"], "kind": "straight", "rank": "9"}, role="referee")
     assert t2.deal["questions"] == [] and t2.deal["trick"]["plays"][0]["rank"] == "9"
     assert t2.deal["trick"]["plays"][0]["kind"] == "straight"
+
+
+# ---------------------------------------------------------------- an action's own time
+
+
+def test_a_play_put_down_in_time_but_read_late_withdraws_the_ticks_time_over() -> None:
+    # The camera stamps a play put down by the deadline, read after it, at the deadline: the
+    # play's own time shows it was in time, so what the ticks concluded without it is withdrawn.
+    t = Table()
+    t.first_deal("E")
+    t.play("E", "3s")
+    deadline = t.deal["timers"]["N"]["deadline_ms"]
+    t.do("clock_ticked", {}, source="clock", t=deadline + 2_000)
+    t.do("clock_ticked", {}, source="clock", t=deadline + 11_000)  # the automatic warning
+    (flag,) = t.flags("time_over")
+    t.do("flag_confirmed", {"flag": flag["id"]}, role="referee", t=deadline + 12_000)
+    assert [p["flag"] for p in t.state["penalties"]["records"]] == [flag["id"]]
+    assert t.state["penalties"]["NS"] == {"warnings": 1, "violations": 0, "fouls": 0}
+    t.play("N", "4s", t=deadline)  # stamped at the deadline by the camera witness
+    (flag,) = t.flags("time_over")
+    assert flag["status"] == "withdrawn" and flag["withdrawn_why"] == "in_time"
+    assert t.state["penalties"]["records"][0]["withdrawn"] is True
+    assert t.state["penalties"]["NS"] == {"warnings": 0, "violations": 0, "fouls": 0}
+    assert t.deal["trick"]["plays"][-1]["overtime_ms"] == 0
+    assert t.replay_matches()
+
+
+def test_a_play_stamped_after_the_deadline_keeps_the_ticks_time_over() -> None:
+    t = Table()
+    t.first_deal("E")
+    t.play("E", "3s")
+    deadline = t.deal["timers"]["N"]["deadline_ms"]
+    t.do("clock_ticked", {}, source="clock", t=deadline + 2_000)
+    t.play("N", "4s", t=deadline + 1_500)  # put down late: the flag stands
+    (flag,) = t.flags("time_over")
+    assert flag["status"] == "open" and t.deal["trick"]["plays"][-1]["overtime_ms"] == 1_500
