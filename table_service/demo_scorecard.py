@@ -32,7 +32,9 @@ def compare_with_log(truth: TruthLog, events: list[dict[str, Any]], flags: list[
       plays read wrongly *without* doubt (silent errors: should be 0); ``missing``: plays the
       engine has no camera event for.
     * ``flags``: flags raised per rule; ``mistakes``: mistakes injected per kind; ``flag_match``:
-      whether every injected mistake raised its flag and no other (non-neutral) flag was raised.
+      whether every injected mistake raised its flag and no other (non-neutral) flag was raised —
+      matched one by one (rule, seat and deal), not by totals, so one missed flag and one stray
+      flag of the same rule do not cancel out; ``unmatched``: what did not match, each with why.
     """
     by_seq = {e["seq"]: e for e in events}
     plays = [p for p in truth.plays if p.get("seq") is not None]
@@ -59,7 +61,7 @@ def compare_with_log(truth: TruthLog, events: list[dict[str, Any]], flags: list[
     mistakes = Counter(m["mistake"] for m in truth.mistakes)
     raised = Counter(f["rule"] for f in flags if f.get("status") != "withdrawn")
     expected = Counter({MISTAKE_FLAGS[k]: n for k, n in mistakes.items()})
-    relevant = Counter({k: n for k, n in raised.items() if k not in NEUTRAL_FLAGS})
+    unmatched = match_flags(truth.mistakes, flags)
     return {
         "plays": len(truth.plays),
         "read_right": read_right,
@@ -71,8 +73,42 @@ def compare_with_log(truth: TruthLog, events: list[dict[str, Any]], flags: list[
         "mistakes": dict(mistakes),
         "flags": dict(raised),
         "expected_flags": dict(expected),
-        "flag_match": relevant == expected,
+        "flag_match": not unmatched["missed"] and not unmatched["unexpected"],
+        "unmatched": unmatched,
     }
+
+
+def match_flags(mistakes: list[dict[str, Any]], flags: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """Pair each injected mistake with a flag of its rule for the same seat in the same deal.
+
+    ``missed``: mistakes that raised no such flag; ``unexpected``: flags (not withdrawn, not
+    neutral) that no mistake explains, each described with its evidence so the summary can say
+    why the scorecard is "no" (e.g. a ``time_over`` whose play the camera read after the deadline
+    on a machine too slow for the chosen speed)."""
+    pool = [f for f in flags if f.get("status") != "withdrawn" and f["rule"] not in NEUTRAL_FLAGS]
+    used: set[str] = set()
+    missed: list[str] = []
+    for m in mistakes:
+        rule = MISTAKE_FLAGS[m["mistake"]]
+        hit = next(
+            (f for f in pool if f["id"] not in used and f["rule"] == rule and f.get("seat") == m.get("seat")
+             and f.get("deal") == m.get("deal")),
+            None,
+        )
+        if hit is None:
+            missed.append(f"{m['mistake']} {m.get('seat')} deal {m.get('deal')}: no {rule} flag")
+        else:
+            used.add(hit["id"])
+    unexpected = [_describe(f) for f in pool if f["id"] not in used]
+    return {"missed": missed, "unexpected": unexpected}
+
+
+def _describe(f: dict[str, Any]) -> str:
+    ev = f.get("evidence") or {}
+    extra = ""
+    if f["rule"] == "time_over":
+        extra = f" ({ev.get('phase')}, {int(ev.get('overtime_ms') or 0) / 1000:.1f} s over)"
+    return f"{f['id']} {f['rule']} {f.get('seat')} deal {f.get('deal')}{extra}"
 
 
 def format_summary(s: dict[str, Any]) -> str:
@@ -91,6 +127,15 @@ def format_summary(s: dict[str, Any]) -> str:
         f"  标记违规 / flags raised: {s['flags']}",
         f"  失误与标记相符 / flags match mistakes: {'是 / yes' if s['flag_match'] else '否 / no'}",
     ]
+    un = s.get("unmatched") or {}
+    if un.get("missed"):
+        lines.append(f"  未标记的失误 / mistakes without their flag: {un['missed'][:8]}")
+    if un.get("unexpected"):
+        lines.append(f"  无失误对应的标记 / flags no mistake explains ({len(un['unexpected'])}): {un['unexpected'][:8]}")
+        if any(" time_over " in u for u in un["unexpected"]):
+            lines.append("    超时标记多出：多为本机识别落后于该倍速的20秒时限（按时放下的牌会被撤回标记）/ extra time-over flags: "
+                         "usually the camera read a play after its 20 s clock on a machine too slow for this speed "
+                         "(a play put down in time withdraws its flag); try a lower --speed")
     if s.get("referee_entered"):
         lines.append(f"  裁判手工录入 / entered by the referee: {s['referee_entered']}")
     if s.get("errors"):

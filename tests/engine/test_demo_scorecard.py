@@ -1,0 +1,39 @@
+"""The demo's scorecard matches each injected mistake with its flag one by one (rule, seat,
+deal): "yes" only when every mistake raised its flag and nothing else did, and a "no" says why."""
+
+from __future__ import annotations
+
+from table_service.bots import TruthLog
+from table_service.demo_scorecard import compare_with_log, format_summary
+
+
+def _flag(fid: str, rule: str, seat: str, deal: int = 1, status: str = "confirmed", **evidence: object) -> dict:
+    return {"id": fid, "rule": rule, "seat": seat, "deal": deal, "status": status, "evidence": dict(evidence)}
+
+
+def _truth(*mistakes: tuple[str, str, int]) -> TruthLog:
+    t = TruthLog()
+    for kind, seat, deal in mistakes:
+        t.record("mistake", mistake=kind, seat=seat, deal=deal)
+    return t
+
+
+def test_every_mistake_with_its_flag_and_nothing_else_is_yes() -> None:
+    truth = _truth(("slow", "N", 1), ("out_of_turn", "W", 2))
+    flags = [_flag("F3", "time_over", "N", 1, phase="follow", overtime_ms=3000), _flag("F9", "out_of_turn", "W", 2),
+             _flag("F10", "penalty_escalation", "W", 2), _flag("F11", "time_over", "S", 2, status="withdrawn")]
+    s = compare_with_log(truth, [], flags)
+    assert s["flag_match"] is True and s["unmatched"] == {"missed": [], "unexpected": []}
+
+
+def test_totals_that_agree_by_chance_are_no() -> None:
+    # one slow turn by N, but the only time-over flag is S's: the totals agree, the rulings do not
+    truth = _truth(("slow", "N", 1))
+    flags = [_flag("F5", "time_over", "S", 1, phase="lead", overtime_ms=88_000)]
+    s = compare_with_log(truth, [], flags)
+    assert s["expected_flags"] == {"time_over": 1} and s["flags"] == {"time_over": 1}
+    assert s["flag_match"] is False
+    assert s["unmatched"] == {"missed": ["slow N deal 1: no time_over flag"],
+                              "unexpected": ["F5 time_over S deal 1 (lead, 88.0 s over)"]}
+    text = format_summary({**s, "deals": 1})
+    assert "否 / no" in text and "F5 time_over S deal 1" in text and "--speed" in text
