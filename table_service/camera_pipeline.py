@@ -37,6 +37,9 @@ LAGGING_S = 1.0
 #: said 在线 through 9 minutes of nothing read).
 NOT_READING_S = 10.0
 
+#: Why a moved camera stopped reading (it reads again once the markers are fitted afresh).
+MOVED_TEXT = "摄像头被移动，找不到桌角标记 / camera moved: table corner markers not found"
+
 #: Health states (``camera`` in the panel state, see docs/api.md).
 HEALTH_TEXT: dict[str, str] = {
     "reading": "摄像头读牌中 / camera reading",
@@ -301,6 +304,23 @@ class CameraPipeline:
         self._last_frame, self._last_low = frame, low
         return low
 
+    def _camera_moved(self, ob: Any) -> None:
+        """A bumped camera (``vision.watcher.CameraMovedSighting``) is a device status: while the
+        table's markers cannot be fitted, reading has stopped and the camera counts offline (the
+        referee enters plays); once they are, it is online again with the zones recalibrated.
+        The flag for the referee is the service's (``sighting_event``)."""
+        if not ob.recalibrated:
+            self._offline_why = MOVED_TEXT
+            log.warning("camera moved by %.1f mm and the table markers are not found: reading stopped", ob.shift_mm)
+            if self.on_status is not None:
+                self.on_status(_Status(False, MOVED_TEXT))
+        else:
+            log.warning("camera moved (%.1f mm): zones recalibrated", ob.shift_mm)
+            if self._offline_why == MOVED_TEXT:
+                self._offline_why = None
+                if self.on_status is not None:
+                    self.on_status(_Status(True))
+
     def _track_busy(self, taken: int, read: set[str]) -> None:
         """Note when each zone's current activity began (a zone read in this frame starts afresh)."""
         busy = getattr(self.watcher, "zone_busy", None)
@@ -350,7 +370,9 @@ class CameraPipeline:
                                           placed_ms=self.busy_since_ms.get(ob.seat),
                                           # a doubtful read carries its picture, reasons, candidates
                                           extra=question_extra(ob))
-                    else:  # exposed card / hand over a zone
+                    else:  # exposed card / hand over a zone / camera moved
+                        if getattr(ob, "kind", None) == "camera_moved":
+                            self._camera_moved(ob)
                         if len(self.sightings) < 1000:
                             self.sightings.append(ob)
                         log.info("camera sighting: %s", getattr(ob, "to_json", lambda o=ob: o)())

@@ -122,9 +122,19 @@ def sighting_event(state: dict[str, Any], sighting: Any, zone_centres: dict[str,
       while a deal is in progress (tribute, return or play), as the engine requires.
     * a hand or object over a zone too long (``HandInZoneSighting``) -> ``zone_obstructed``
       ``{seat, seconds}``, in the play phase only.
+    * a bumped camera (``CameraMovedSighting``) -> ``referee_called`` (a flag) saying by how much
+      and whether the zones followed; its device status is the camera pipeline's.
     """
     deal = state.get("deal")
     phase = deal.get("phase") if deal else None
+    if getattr(sighting, "kind", None) == "camera_moved":  # vision.watcher.CameraMovedSighting
+        if state.get("round") is None:
+            return None
+        how = ("区域已重新标定 / zones recalibrated" if sighting.recalibrated
+               else "读牌已停止 / reading stopped")
+        return {"type": "referee_called", "source": "camera",
+                "data": {"reason": f"摄像头被移动 {sighting.shift_mm:.0f} 毫米 / camera moved "
+                                   f"{sighting.shift_mm:.0f} mm: {how}"}}
     seat = getattr(sighting, "seat", None)
     seconds = getattr(sighting, "seconds", None)
     if seat is not None and seconds is not None:

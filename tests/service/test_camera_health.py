@@ -150,3 +150,39 @@ def test_the_service_hands_the_health_to_the_panel_state(tmp_path):
     finally:
         svc.stop()
     assert set(h) >= {"state", "lag_s", "last_read_ms", "text"} and h["state"] == "reading"
+
+
+class MovedWatcher(SlowWatcher):
+    """Reports the camera moved once without and once with the markers found again."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.script: list[Any] = []
+
+    def feed(self, frame: Any, t: float, lowres: Any = None) -> list[Any]:
+        super().feed(frame, t, lowres)
+        return [self.script.pop(0)] if self.script else []
+
+
+def test_a_moved_camera_is_a_device_status_and_a_flag():
+    from table_service.service import sighting_event
+    from vision.watcher import CameraMovedSighting
+
+    lost, found = CameraMovedSighting(12.0, False, 1.0), CameraMovedSighting(0.0, True, 2.0)
+    statuses: list[tuple[bool, str | None]] = []
+    watcher = MovedWatcher()
+    watcher.script = [lost, found]
+    pipe = CameraPipeline(SyntheticSource.from_frames([np.zeros((48, 64, 3), np.uint8)] * 6), watcher,
+                          on_status=lambda s: statuses.append((s.connected, s.error)))
+    flags: list[Any] = []
+    pipe.on_sighting = lambda ob, centres: flags.append(ob)
+    pipe.start(lambda *a, **k: None)
+    deadline = time.time() + 5
+    while len(watcher.fed) < 6 and time.time() < deadline:
+        time.sleep(0.02)
+    pipe.stop()
+    assert statuses[:2] == [(False, cp.MOVED_TEXT), (True, None)], statuses
+    assert flags == [lost, found]
+    ev = sighting_event({"round": {"no": 1}}, lost)
+    assert ev is not None and ev["type"] == "referee_called" and "camera moved 12 mm" in ev["data"]["reason"]
+    assert sighting_event({"round": None}, lost) is None
