@@ -61,7 +61,7 @@ def compare_with_log(truth: TruthLog, events: list[dict[str, Any]], flags: list[
     mistakes = Counter(m["mistake"] for m in truth.mistakes)
     raised = Counter(f["rule"] for f in flags if f.get("status") != "withdrawn")
     expected = Counter({MISTAKE_FLAGS[k]: n for k, n in mistakes.items()})
-    unmatched = match_flags(truth.mistakes, flags)
+    unmatched = match_flags(truth.mistakes, flags, events)
     return {
         "plays": len(truth.plays),
         "read_right": read_right,
@@ -78,7 +78,8 @@ def compare_with_log(truth: TruthLog, events: list[dict[str, Any]], flags: list[
     }
 
 
-def match_flags(mistakes: list[dict[str, Any]], flags: list[dict[str, Any]]) -> dict[str, list[str]]:
+def match_flags(mistakes: list[dict[str, Any]], flags: list[dict[str, Any]],
+                events: list[dict[str, Any]] | None = None) -> dict[str, list[str]]:
     """Pair each injected mistake with a flag of its rule for the same seat in the same deal.
 
     ``missed``: mistakes that raised no such flag; ``unexpected``: flags (not withdrawn, not
@@ -99,15 +100,31 @@ def match_flags(mistakes: list[dict[str, Any]], flags: list[dict[str, Any]]) -> 
             missed.append(f"{m['mistake']} {m.get('seat')} deal {m.get('deal')}: no {rule} flag")
         else:
             used.add(hit["id"])
-    unexpected = [_describe(f) for f in pool if f["id"] not in used]
+    unexpected = [_describe(f, events or []) for f in pool if f["id"] not in used]
     return {"missed": missed, "unexpected": unexpected}
 
 
-def _describe(f: dict[str, Any]) -> str:
+_ACTIONS = frozenset({"cards_played", "passed", "tribute_given", "return_given"})
+
+
+def _describe(f: dict[str, Any], events: list[dict[str, Any]]) -> str:
+    """One line for a flag no mistake explains; for a ``time_over``, when the seat's own action
+    then came (from the log): after the deadline means the table really was late although no slow
+    turn was injected (the bots and the camera lagging behind the table clock at this speed)."""
     ev = f.get("evidence") or {}
     extra = ""
     if f["rule"] == "time_over":
-        extra = f" ({ev.get('phase')}, {int(ev.get('overtime_ms') or 0) / 1000:.1f} s over)"
+        extra = f" ({ev.get('phase')}, {int(ev.get('overtime_ms') or 0) / 1000:.1f} s over"
+        deadline = ev.get("deadline_ms")
+        act = next(
+            (e for e in events if e.get("seq", 0) > f.get("seq", 0) and e.get("type") in _ACTIONS
+             and (e.get("data") or {}).get("seat") == f.get("seat")),
+            None,
+        )
+        if act is not None and deadline is not None:
+            late = (int(act["t_ms"]) - int(deadline)) / 1000
+            extra += f"; its {act['type']} ({act.get('source')}) came {late:.1f} s after the deadline"
+        extra += ")"
     return f"{f['id']} {f['rule']} {f.get('seat')} deal {f.get('deal')}{extra}"
 
 
@@ -133,9 +150,11 @@ def format_summary(s: dict[str, Any]) -> str:
     if un.get("unexpected"):
         lines.append(f"  无失误对应的标记 / flags no mistake explains ({len(un['unexpected'])}): {un['unexpected'][:8]}")
         if any(" time_over " in u for u in un["unexpected"]):
-            lines.append("    超时标记多出：多为本机识别落后于该倍速的20秒时限（按时放下的牌会被撤回标记）/ extra time-over flags: "
-                         "usually the camera read a play after its 20 s clock on a machine too slow for this speed "
-                         "(a play put down in time withdraws its flag); try a lower --speed")
+            lines.append("    多出的超时：该座位确实在时限后才出牌或过牌，但并未注入“慢”失误——本机在此倍速下机器人与摄像头跟不上20秒时限"
+                         "（按时放下、识别较晚的牌会撤回标记）；请用较低的 --speed / extra time-over flags: the seat really "
+                         "acted after its clock although no slow turn was injected — at this speed the bots and the camera "
+                         "lag behind the 20 s clock on this machine (a play put down in time and read late withdraws its "
+                         "flag); run at a lower --speed")
     if s.get("referee_entered"):
         lines.append(f"  裁判手工录入 / entered by the referee: {s['referee_entered']}")
     if s.get("errors"):

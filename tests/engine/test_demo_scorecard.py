@@ -30,10 +30,15 @@ def test_totals_that_agree_by_chance_are_no() -> None:
     # one slow turn by N, but the only time-over flag is S's: the totals agree, the rulings do not
     truth = _truth(("slow", "N", 1))
     flags = [_flag("F5", "time_over", "S", 1, phase="lead", overtime_ms=88_000)]
-    s = compare_with_log(truth, [], flags)
+    flags[0]["seq"] = 5
+    flags[0]["evidence"]["deadline_ms"] = 100_000
+    events = [{"seq": 6, "t_ms": 190_000, "type": "passed", "source": "gpio", "data": {"seat": "S"}}]
+    s = compare_with_log(truth, events, flags)
     assert s["expected_flags"] == {"time_over": 1} and s["flags"] == {"time_over": 1}
     assert s["flag_match"] is False
-    assert s["unmatched"] == {"missed": ["slow N deal 1: no time_over flag"],
-                              "unexpected": ["F5 time_over S deal 1 (lead, 88.0 s over)"]}
+    assert s["unmatched"] == {
+        "missed": ["slow N deal 1: no time_over flag"],
+        "unexpected": ["F5 time_over S deal 1 (lead, 88.0 s over; its passed (gpio) came 90.0 s after the deadline)"],
+    }
     text = format_summary({**s, "deals": 1})
     assert "否 / no" in text and "F5 time_over S deal 1" in text and "--speed" in text
