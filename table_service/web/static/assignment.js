@@ -5,10 +5,24 @@
   var app = document.getElementById("app");
   if (!box || !app) return;
   var table = app.dataset.table;
+  // Own look, so the panel's stylesheet (another room) needs no change.
+  var css = document.createElement("style");
+  css.textContent = ".assign-card{margin:.5em 0;padding:.6em .9em;border:2px solid #1f6f3a;border-radius:.5em;" +
+    "background:#eef7f0;display:flex;flex-wrap:wrap;gap:.3em 1.2em;align-items:center}" +
+    ".assign-card b{flex-basis:100%}.assign-card button{min-height:2.8em;padding:0 1.4em;font-size:1.05em;" +
+    "background:#1f6f3a;color:#fff;border:0;border-radius:.4em;cursor:pointer}" +
+    ".assign-card .muted{color:#666}.assign-started{color:#1f6f3a;font-weight:bold}.assign-ack{flex-basis:100%}";
+  document.head.appendChild(css);
   var url = "/api/tables/" + encodeURIComponent(table) + "/assignment";
   function esc(s) { return String(s == null ? "" : s).replace(/[&<>"']/g, function (c) {
     return {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]; }); }
   function csrf() { var m = document.querySelector('meta[name="csrf-token"]'); return m ? m.content : ""; }
+  function fmt(f) {
+    if (!f) return "";
+    if (f.kind === "deals") return f.deals + " 副 / deals";
+    if (f.kind === "time") return f.minutes + " 分钟 / min";
+    return "打过A / to past A";
+  }
   function render(d) {
     var a = d.assignment;
     if (!d.hub) { box.hidden = true; return; }
@@ -21,7 +35,7 @@
       "<b>" + esc(a.event_name || a.event) + " · 第 " + a.round + " 轮 / round " + a.round + " · " + esc(a.table) + " 号桌 / table</b>" +
       "<div>南北 NS: " + esc(tn.NS || a.teams.NS) + " — 北 N " + esc(a.players.N) + " · 南 S " + esc(a.players.S) + "</div>" +
       "<div>东西 EW: " + esc(tn.EW || a.teams.EW) + " — 东 E " + esc(a.players.E) + " · 西 W " + esc(a.players.W) + "</div>" +
-      '<div class="muted">' + esc(a.ruleset.preset) + " · " + esc(JSON.stringify(a.format)) + "</div>" +
+      '<div class="muted">' + esc(a.ruleset.preset) + " · " + esc(fmt(a.format)) + "</div>" +
       (d.started ? '<div class="assign-started">已开始 / started</div>'
         : '<button type="button" id="assign-start">按编排开始本轮 / Start this round</button>') +
       '<div id="assign-msg" role="status"></div>' + ack + "</div>";
