@@ -19,6 +19,7 @@ an appeal within 30 minutes after the table's round. Past a deadline only the ch
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -57,6 +58,8 @@ class HubCore:
     """Everything the hub knows, rebuilt from its log."""
 
     cfg: dict[str, Any] | None = None
+    loaded_cfg: dict[str, Any] | None = None
+    """EVENT.toml as last loaded (``cfg`` is that plus the edits made at the hub)."""
     draws: dict[int, dict[str, Any]] = field(default_factory=dict)
     results: dict[tuple[int, str], TableResult] = field(default_factory=dict)
     seen_ids: set[tuple[int, str, str]] = field(default_factory=set)
@@ -151,6 +154,20 @@ class HubCore:
                 "players": players,
                 "ruleset": {"preset": ev["ruleset"], "options": ev.get("ruleset_options", {})},
                 "format": ev["format"], "panel": phys.get("panel") if phys else None}
+
+    def check_team_edit(self, team: str, name: str, players: Sequence[str], role: str | None
+                        ) -> tuple[str, dict[str, Any]]:
+        """A team's name or players changed at the hub: they go into every assignment published
+        from now on; published rounds keep what they were published with."""
+        self._role(role, "referee", "修改队伍")
+        if team not in self.teams:
+            raise EventInputError(f"没有队伍 {team!r} / no team {team!r}")
+        players = [p.strip() for p in players if p.strip()]
+        if len(players) not in (2, 4):
+            raise EventInputError("选手须为 2 或 4 人 / a team has 2 or 4 players")
+        if not name.strip() or len(name) > 64 or any(len(p) > 64 for p in players):
+            raise EventInputError("队名或选手名无效（1–64 字）/ team and player names are 1-64 characters")
+        return "team_edited", {"team": team, "name": name.strip(), "players": players}
 
     def check_publish(self, rnd: int, role: str | None) -> tuple[str, dict[str, Any]]:
         self._role(role, "referee", "公布编排")
@@ -268,7 +285,12 @@ class HubCore:
         et, d = ev["type"], ev["data"]
         self.last_seq = ev["seq"]
         if et == "event_loaded":
-            self.cfg = d["config"]
+            self.loaded_cfg = d["config"]
+            self.cfg = copy.deepcopy(d["config"])
+        elif et == "team_edited":
+            assert self.cfg is not None
+            t = self.team(d["team"])
+            t["name"], t["players"] = d["name"], list(d["players"])
         elif et == "round_drawn":
             self.draws[d["round"]] = {**d, "published": False, "drawn_ms": ev["t_ms"], "published_ms": None,
                                       "assignments": {}}

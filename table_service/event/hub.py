@@ -55,9 +55,9 @@ class HubService:
         self.core = HubCore().replay(self.store.events())
         self.mqtt: HubMqtt | None = None
         self.config_note: str | None = None
-        if self.core.cfg is None or (self.core.cfg != cfg and not self.core.draws):
+        if self.core.cfg is None or (self.core.loaded_cfg != cfg and not self.core.draws):
             self._commit("event_loaded", {"config": cfg}, actor="EVENT.toml", role="chief")
-        elif self.core.cfg != cfg:
+        elif self.core.loaded_cfg != cfg:
             self.config_note = ("EVENT.toml 已改动，但已有编排：沿用日志中的配置 / EVENT.toml changed after the first "
                                 "draw: the logged configuration stays in force")
             log.warning(self.config_note)
@@ -220,6 +220,11 @@ class HubService:
     def draw_next(self, actor: str, role: str) -> dict[str, Any]:
         with self.lock:
             etype, data = self.core.check_draw(role)
+            return self._commit(etype, data, actor=actor, role=role)
+
+    def edit_team(self, team: str, name: str, players: list[str], actor: str, role: str) -> dict[str, Any]:
+        with self.lock:
+            etype, data = self.core.check_team_edit(team, name, players, role)
             return self._commit(etype, data, actor=actor, role=role)
 
     def publish_draw(self, rnd: int, actor: str, role: str) -> dict[str, Any]:

@@ -179,7 +179,7 @@ def _line(rnd: int, table: str) -> dict[str, Any]:
 
 
 ACTIONS = ("draw", "publish", "hand_result", "correct", "publish_results", "appeal", "decide", "acknowledge",
-           "import")
+           "import", "edit_team")
 
 
 @bp.post("/action/<name>")
@@ -222,6 +222,11 @@ def action(name: str) -> Any:
             seq = _int("refusal", 1)
             h.acknowledge_refusal(seq, who, role)
             msg = f"拒收 #{seq} 已处理 / refusal #{seq} cleared"
+        elif name == "edit_team":
+            team = request.form.get("team", "")
+            players = [p for p in request.form.get("players", "").replace("，", ",").split(",")]
+            h.edit_team(team, request.form.get("name", ""), players, who, role)
+            msg = f"队伍 {team} 已修改，自下一次公布编排起生效 / team {team} changed (from the next published draw)"
         else:
             n = h.import_results(request.form.get("lines", ""), who, role)
             msg = f"已导入 {n} 条成绩 / {n} result(s) imported"

@@ -96,3 +96,27 @@ def test_appeal_decision_needs_the_chief(hub_app: Any) -> None:
     assert 'id="uphold-1"' in ch.get("/hub/admin").get_data(as_text=True)
     ch.post("/hub/action/decide", data={"csrf_token": ctok, "appeal": "1", "decision": "dismissed", "note": "ok"})
     assert hub.core.appeals[0]["decision"] == "dismissed"
+
+
+def test_team_edit_applies_from_the_next_published_draw(hub_app: Any, tmp_path: Path) -> None:
+    app, hub = hub_app
+    c = app.test_client()
+    tok = login(c, "rita")
+    c.post("/hub/action/edit_team", data={"csrf_token": tok, "team": "T1", "name": "南京一队",
+                                           "players": "张三，李四"})
+    assert hub.core.team("T1") == {"id": "T1", "name": "南京一队", "players": ["张三", "李四"]}
+    hub.draw_next("x", "chief")
+    hub.publish_draw(1, "x", "chief")
+    published = [a for a in hub.core.draws[1]["assignments"].values() if "T1" in a["teams"].values()]
+    c.post("/hub/action/edit_team", data={"csrf_token": tok, "team": "T1", "name": "南京一队", "players": "甲,乙"})
+    again = [a for a in hub.core.draws[1]["assignments"].values() if "T1" in a["teams"].values()]
+    assert again == published and ("张三" in str(published) or hub.core.draws[1]["bye"] == "T1")
+    r = c.post("/hub/action/edit_team", data={"csrf_token": tok, "team": "T1", "name": "x", "players": "solo"},
+               headers={"Accept": "application/json"})
+    assert r.status_code == 400 and "2 or 4" in r.get_json()["error"]
+    # The edit is an event: a restart replays it, and an unchanged EVENT.toml does not undo it.
+    cfg = hub.core.loaded_cfg
+    hub.stop()
+    again_hub = HubService(cfg, tmp_path / "hub", connect=False)
+    assert again_hub.core.team("T1")["players"] == ["甲", "乙"]
+    again_hub.stop()
