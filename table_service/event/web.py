@@ -58,6 +58,14 @@ def board() -> Any:
     return render_template("hub_board.html", ev=h.core.cfg["event"])
 
 
+@bp.get("/overlay")
+def overlay() -> Any:
+    """Broadcast scoreboard overlay (public, transparent): ``?top=N`` teams."""
+    top = request.args.get("top", "8")
+    return render_template("hub_overlay.html", ev=hub().core.cfg["event"],
+                           top=int(top) if top.isdigit() and 0 < int(top) <= 64 else 8)
+
+
 @bp.get("/api/board")
 def api_board() -> Any:
     h = hub()

@@ -99,6 +99,10 @@ def test_assignment_card_and_one_tap_start(tmp_path: Path, broker: Any, page: An
         page.goto(f"{hub_web.url}/hub/board")
         page.wait_for_selector("#b-standings tbody tr")
         shot(page, "hub-board")
+        page.goto(f"{hub_web.url}/hub/overlay?top=4")
+        page.wait_for_selector("#ov-list li")
+        assert len(page.query_selector_all("#ov-list li")) == 2
+        shot(page, "hub-overlay")
     finally:
         hub_web.stop()
         panel.stop()
