@@ -14,8 +14,10 @@ live state after any crash (DESIGN rules 1 and 2).
 
 from __future__ import annotations
 
+import json
 import logging
 import queue
+import reprlib
 import threading
 import time
 from collections.abc import Callable
@@ -25,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from table_service.engine import EventRejected, apply, device_effects, fold, state_to_json
+from table_service.engine.events import check_data
 from table_service.engine.state import State
 from table_service.store import EventStore
 
@@ -48,6 +51,24 @@ class SubmitResult:
     """The event as stored (with ``seq`` and ``t_ms``), or None."""
     queued: bool = False
     """True for ``wait=False``: queued, verdict not awaited."""
+
+
+#: Largest ``data`` a rejected event is logged with whole (bytes of compact JSON).
+REJECTED_DATA_BYTES = 64 * 1024
+
+
+def _bounded(data: Any) -> dict[str, Any]:
+    """The ``data`` a rejected event is logged with: as sent when it is a small JSON object, else
+    a short ``raw`` excerpt — a refused 30 MB body must not be stored whole."""
+    if data is None:
+        return {}
+    try:
+        size = len(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+    except (TypeError, ValueError, RecursionError):
+        size = REJECTED_DATA_BYTES + 1
+    if isinstance(data, dict) and size <= REJECTED_DATA_BYTES:
+        return data
+    return {"raw": reprlib.repr(data)[:2000], "bytes": size}
 
 
 def wall_clock_ms() -> int:
@@ -218,6 +239,8 @@ class TableRunner:
         seq = self._store.next_seq()
         stamped = {**event, "seq": seq} if isinstance(event, dict) else {"seq": seq, "data": {"raw": repr(event)}}
         try:
+            if isinstance(stamped, dict):
+                check_data(stamped.get("type"), stamped.get("data"))  # the schema, before the log
             new_state, effects = apply(state, stamped)
         except EventRejected as exc:
             stored = self._normalise_rejected(stamped)
@@ -275,7 +298,7 @@ class TableRunner:
             "type": str(event.get("type"))[:64],
             "source": str(event.get("source"))[:32],
             "role": event.get("role") if isinstance(event.get("role"), str) else None,
-            "data": data if isinstance(data, dict) else ({} if data is None else {"raw": repr(data)[:2000]}),
+            "data": _bounded(data),
         }
 
     def _tick(self) -> None:

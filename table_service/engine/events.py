@@ -7,6 +7,8 @@ referee can read when a field is wrong; nothing here looks at the table state.
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
 from typing import Any
 
 from table_service.engine.errors import EventRejected
@@ -178,3 +180,316 @@ def int_field(data: dict[str, Any], name: str, etype: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
         raise EventRejected(f"字段无效 / {etype}: {name!r} must be an integer, got {value!r}")
     return value
+
+
+# ------------------------------------------------------------------------- data schemas
+# One table of what each event type's ``data`` may hold: names, types, sizes. The runner checks
+# every submitted event against it before the event reaches the log (a rejected event is logged
+# too, so an unchecked 30 MB ``pad`` would fill the disk even when refused), and the web API
+# checks referee actions against it to answer 400 naming the field. Re-folding a stored log does
+# not use it: what was accepted once stays readable. Documented in docs/events.md ("Data schemas").
+
+#: Most cards one seat can hold (and so play, or have corrected) at once.
+MAX_HAND = 27
+#: Longest text field (names, reasons, notes, articles, details), in characters.
+MAX_TEXT = 500
+#: Largest ``data`` of any event, as compact JSON, in bytes (a camera question's picture included).
+MAX_DATA_BYTES = 1_200_000
+#: Deepest nesting of free-form values (ruleset options).
+MAX_DEPTH = 4
+
+
+@dataclass(frozen=True)
+class Spec:
+    """What one field may hold.
+
+    ``kind``: ``str`` (``max_len`` characters, ``choices``), ``int``/``num`` (``lo``–``hi``; num
+    also takes floats, never NaN/inf, never bool), ``bool``, ``list`` (``min_len``–``max_len``
+    items of ``item``), ``map`` (keys from ``keys``, values of ``item``), ``obj`` (fields
+    ``fields``), ``json`` (any JSON up to ``max_len`` bytes and :data:`MAX_DEPTH` deep), or
+    ``cards`` (a list of card strings or one space-separated string, ``min_len``–``max_len``
+    cards). ``alt``: another spec a value may match instead (e.g. a flag id: text or integer).
+    """
+
+    kind: str
+    required: bool = False
+    max_len: int = 64
+    min_len: int = 0
+    lo: float | None = None
+    hi: float | None = None
+    choices: tuple[Any, ...] | None = None
+    item: Spec | None = None
+    keys: tuple[str, ...] | None = None
+    fields: dict[str, Spec] | None = None
+    alt: Spec | None = None
+
+
+def _s(max_len: int = 64, *, required: bool = False, choices: tuple[Any, ...] | None = None) -> Spec:
+    return Spec("str", required=required, max_len=max_len, choices=choices)
+
+
+def _i(lo: int = 0, hi: int = 2**62, *, required: bool = False) -> Spec:
+    return Spec("int", required=required, lo=lo, hi=hi)
+
+
+def _cards(lo: int = 1, hi: int = MAX_HAND, *, required: bool = True) -> Spec:
+    return Spec("cards", required=required, min_len=lo, max_len=hi)
+
+
+_SEAT = _s(choices=SEATS, required=True)
+_OPT_SEAT = _s(choices=SEATS)
+_SIDE = _s(choices=SIDES, required=True)
+_CARD = _s(8, required=True)
+_TEXT = _s(MAX_TEXT)
+_FLAG_ID = Spec("str", max_len=32, alt=_i())
+_REF = _i(1, required=True)
+_PRESS = _s(64)  # "<screen controller boot id>:<event_no>": one press is logged once (the service)
+_RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "T", "10", "J", "Q", "K", "A")
+_RULESET = Spec("str", max_len=64, alt=Spec("json", max_len=4096))
+_FORMAT = Spec("obj", fields={"kind": _s(choices=("past_a", "deals", "time"), required=True),
+                              "deals": _i(1, 10_000), "minutes": Spec("num", lo=0, hi=100_000)})
+_READING = Spec("obj", fields={"kind": _s(32, required=True), "rank": Spec("str", max_len=4, alt=_i(0, 20))})
+
+#: Event type -> field name -> :class:`Spec`. A field not listed is refused.
+DATA_SCHEMAS: dict[str, dict[str, Spec]] = {
+    "round_set_up": {
+        "players": Spec("map", required=True, keys=SEATS, item=_s(64)),
+        "teams": Spec("map", keys=SIDES, item=_s(64)),
+        "ruleset": _RULESET,
+        "format": _FORMAT,
+        "levels": Spec("map", keys=SIDES, item=_s(2, choices=_RANKS)),
+        "round": _i(0, 1_000_000),
+        "board": _s(64),
+    },
+    "first_cut_recorded": {"card": _CARD},
+    "drawing_finished": {"counts": Spec("map", keys=SEATS, item=_i(0, 108)), "cut_card_holder": _OPT_SEAT},
+    "anti_tribute_declared": {"seats": Spec("list", required=True, min_len=1, max_len=2, item=_s(choices=SEATS)),
+                              "cards": _cards(1, 4)},
+    "tribute_given": {"seat": _SEAT, "card": _CARD},
+    "return_given": {"seat": _SEAT, "card": _CARD},
+    "cards_played": {
+        "seat": _SEAT,
+        "cards": _cards(),
+        "confidence": Spec("list", max_len=MAX_HAND, item=Spec("num", lo=0, hi=1)),
+        "uncertain": Spec("bool"),
+        "reading": _READING,
+        "confirmed": Spec("bool"),
+        "corrected": Spec("bool"),
+        # a doubtful camera read's evidence (table_service.question_evidence)
+        "crop": _s(1_100_000),
+        "reasons": Spec("list", max_len=8, item=_s(MAX_TEXT)),
+        "candidates": Spec("list", max_len=8, item=_cards(required=False)),
+    },
+    "passed": {"seat": _SEAT, "press": _PRESS},
+    "report_pressed": {"seat": _SEAT, "press": _PRESS},
+    "referee_called": {"seat": _OPT_SEAT, "reason": _TEXT, "press": _PRESS},
+    "card_exposed": {"card": _s(8), "seat": _OPT_SEAT,
+                     "position_mm": Spec("list", min_len=2, max_len=2, item=Spec("num", lo=-100_000, hi=100_000))},
+    "zone_obstructed": {"seat": _SEAT, "seconds": Spec("num", required=True, lo=0, hi=86_400)},
+    "clock_ticked": {},
+    "device_status_changed": {"device": _s(choices=DEVICES, required=True),
+                              "status": _s(choices=DEVICE_STATUSES, required=True), "detail": _TEXT},
+    "flag_confirmed": {"flag": Spec("str", required=True, max_len=32, alt=_i()), "note": _TEXT},
+    "flag_dismissed": {"flag": Spec("str", required=True, max_len=32, alt=_i()), "note": _TEXT},
+    "play_confirmed": {"ref": _REF},
+    "play_corrected": {"ref": _REF, "cards": _cards()},
+    "reading_declared": {"ref": _REF, "kind": _s(32, required=True),
+                         "rank": Spec("str", required=True, max_len=4, alt=_i(0, 20))},
+    "event_voided": {"ref": _REF, "reason": _TEXT},
+    "penalty_given": {
+        "side": _SIDE,
+        "level": _s(choices=PENALTY_LEVELS, required=True),
+        "article": _s(MAX_TEXT, required=True),
+        "seat": _OPT_SEAT,
+        "flag": _FLAG_ID,
+        "lose_turn": Spec("bool"),
+        "next_leader": _OPT_SEAT,
+        "note": _TEXT,
+    },
+    "late_arrival_recorded": {"side": _SIDE, "minutes": Spec("num", required=True, lo=0, hi=100_000),
+                              "next_leader": _OPT_SEAT},
+    "score_sheet_signed": {"side": _SIDE},
+    "round_ended": {"reason": _TEXT},
+    "deal_released": {"deal": _i(1, 1_000_000, required=True), "round": _i(0, 1_000_000)},
+}
+
+
+def _kind_name(value: Any) -> str:
+    return {dict: "object", list: "list", str: "text", bool: "true/false", type(None): "null"}.get(
+        type(value), "number" if isinstance(value, int | float) else type(value).__name__)
+
+
+def _depth_ok(value: Any, depth: int) -> bool:
+    if depth > MAX_DEPTH:
+        return False
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _depth_ok(v, depth + 1) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_depth_ok(v, depth + 1) for v in value)
+    return value is None or isinstance(value, str | int | float | bool)
+
+
+def _check_value(value: Any, spec: Spec, where: str) -> str | None:
+    """None when ``value`` fits ``spec``, else what is wrong (English, naming ``where``)."""
+    problem = _check_one(value, spec, where)
+    if problem is not None and spec.alt is not None:
+        other = _check_one(value, spec.alt, where)
+        if other is None:
+            return None
+        if not _type_fits(value, spec) and _type_fits(value, spec.alt):
+            return other  # e.g. a ruleset object: say what is wrong inside it
+    return problem
+
+
+def _type_fits(value: Any, spec: Spec) -> bool:
+    """Whether ``value`` is of the JSON type ``spec`` expects (its size and contents aside)."""
+    if spec.kind == "json":
+        return True
+    expected = {"str": str, "bool": bool, "list": list, "map": dict, "obj": dict, "cards": (list, str),
+                "int": int, "num": (int, float)}[spec.kind]
+    return isinstance(value, expected) and not (isinstance(value, bool) and spec.kind in ("int", "num"))
+
+
+def _check_one(value: Any, spec: Spec, where: str) -> str | None:
+    k = spec.kind
+    if k == "str":
+        if not isinstance(value, str):
+            return f"{where} must be text, got {_kind_name(value)}"
+        if len(value) > spec.max_len:
+            return f"{where} is longer than {spec.max_len} characters"
+        if spec.choices is not None and value not in spec.choices:
+            if spec.choices == SEATS:
+                return f"unknown seat {value[:20]!r} in {where} (expected E, S, W or N)"
+            if spec.choices == SIDES:
+                return f"unknown side {value[:20]!r} in {where} (expected EW or NS)"
+            return f"{where} must be one of {', '.join(map(str, spec.choices))}, got {value[:20]!r}"
+        return None
+    if k in ("int", "num"):
+        ok = isinstance(value, int) if k == "int" else isinstance(value, int | float)
+        if not ok or isinstance(value, bool):
+            return f"{where} must be {'an integer' if k == 'int' else 'a number'}, got {_kind_name(value)}"
+        if value != value or value in (float("inf"), float("-inf")):
+            return f"{where} must be a finite number"
+        if (spec.lo is not None and value < spec.lo) or (spec.hi is not None and value > spec.hi):
+            return f"{where} must be within {_range(spec)}"
+        return None
+    if k == "bool":
+        return None if isinstance(value, bool) else f"{where} must be true or false, got {_kind_name(value)}"
+    if k == "cards":
+        items = value.split() if isinstance(value, str) and len(value) <= spec.max_len * 9 else value
+        if not isinstance(items, list):
+            return f"{where} must be a list of cards, got {_kind_name(value)}"
+        if not spec.min_len <= len(items) <= spec.max_len:
+            return f"{where} must hold {spec.min_len}-{spec.max_len} cards, got {len(items)}"
+        bad = next((c for c in items if not isinstance(c, str) or not 0 < len(c) <= 8), None)
+        if bad is not None:
+            return f"{where} must hold card strings, got {_kind_name(bad)} {str(bad)[:20]!r}"
+        return None
+    if k == "list":
+        if not isinstance(value, list):
+            return f"{where} must be a list, got {_kind_name(value)}"
+        if not spec.min_len <= len(value) <= spec.max_len:
+            return f"{where} must hold {spec.min_len}-{spec.max_len} items, got {len(value)}"
+        assert spec.item is not None
+        for i, v in enumerate(value):
+            problem = _check_value(v, spec.item, f"{where}[{i}]")
+            if problem:
+                return problem
+        return None
+    if k in ("map", "obj"):
+        if not isinstance(value, dict):
+            return f"{where} must be an object, got {_kind_name(value)}"
+        allowed = spec.keys if k == "map" else tuple(spec.fields or ())
+        unknown = [key for key in value if key not in allowed]
+        if unknown:
+            return f"{where} has unknown key {str(unknown[0])[:20]!r} (allowed: {', '.join(allowed)})"
+        for key, v in value.items():
+            sub = spec.item if k == "map" else (spec.fields or {})[key]
+            assert sub is not None
+            problem = _check_value(v, sub, f"{where}.{key}")
+            if problem:
+                return problem
+        for key, sub in (spec.fields or {}).items() if k == "obj" else ():
+            if sub.required and key not in value:
+                return f"{where} is missing {key!r}"
+        return None
+    if k == "json":
+        if not _depth_ok(value, 1):
+            return f"{where} is nested more than {MAX_DEPTH} deep or holds a value JSON cannot"
+        if len(json.dumps(value, ensure_ascii=False)) > spec.max_len:
+            return f"{where} is larger than {spec.max_len} bytes"
+        return None
+    raise AssertionError(f"unknown spec kind {k}")
+
+
+def check_data(etype: str, data: Any) -> None:
+    """Check ``data`` of an event of type ``etype`` against :data:`DATA_SCHEMAS`: allowed keys,
+    types, sizes (an unknown type is left to :func:`check_envelope`).
+
+    :raises EventRejected: ``"数据无效 / <type>: <what is wrong>"``, naming the field.
+    """
+    schema = DATA_SCHEMAS.get(etype) if isinstance(etype, str) else None
+    if schema is None or data is None:
+        return
+    if not isinstance(data, dict):
+        raise EventRejected(f"data 必须是对象 / data must be a JSON object, got {_kind_name(data)}")
+    try:
+        size = len(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+    except (TypeError, ValueError, RecursionError):
+        raise EventRejected(f"数据无效 / {etype}: data holds a value JSON cannot") from None
+    if size > MAX_DATA_BYTES:
+        raise EventRejected(f"数据过大 / {etype}: data is {size} bytes, more than {MAX_DATA_BYTES}")
+    problem = _check_one(data, Spec("obj", fields=schema), "data")
+    if problem is not None:
+        raise EventRejected(f"数据无效 / {etype}: {problem}")
+
+
+def _range(spec: Spec) -> str:
+    """``lo-hi`` of a number spec, readable (no 4.6e+18 for "no upper limit")."""
+    def show(x: float | None) -> str:
+        return f"{int(x)}" if x is not None and float(x).is_integer() else f"{x}"
+
+    if spec.hi is None or spec.hi >= 2**62:
+        return f"≥ {show(spec.lo)}"
+    return f"{show(spec.lo)}–{show(spec.hi)}"
+
+
+def _describe(spec: Spec) -> str:
+    """One line of :func:`schema_markdown` for a field."""
+    k = spec.kind
+    if k == "str":
+        text = f"one of {' '.join(map(str, spec.choices))}" if spec.choices else f"text ≤ {spec.max_len}"
+    elif k in ("int", "num"):
+        text = f"{'integer' if k == 'int' else 'number'} {_range(spec)}"
+    elif k == "bool":
+        text = "true/false"
+    elif k == "cards":
+        text = f"{spec.min_len}–{spec.max_len} cards"
+    elif k == "list":
+        assert spec.item is not None
+        count = spec.max_len if spec.min_len == spec.max_len else f"{spec.min_len}–{spec.max_len}"
+        text = f"list of {count} × ({_describe(spec.item)})"
+    elif k == "map":
+        assert spec.item is not None and spec.keys is not None
+        text = f"object {{{'/'.join(spec.keys)}: {_describe(spec.item)}}}"
+    elif k == "obj":
+        inner = ", ".join(f"{n}{'*' if f.required else ''}: {_describe(f)}" for n, f in (spec.fields or {}).items())
+        text = f"object {{{inner}}}"
+    else:
+        text = f"JSON ≤ {spec.max_len} bytes, ≤ {MAX_DEPTH} deep"
+    if spec.alt is not None:
+        text += f", or {_describe(spec.alt)}"
+    return text
+
+
+def schema_markdown() -> str:
+    """The "Data schemas" table of ``docs/events.md``, generated from :data:`DATA_SCHEMAS` (a test
+    keeps the two equal, so the documented schema is the checked one)."""
+    lines = ["| type | field | required | value |", "|---|---|---|---|"]
+    for etype in EVENT_TYPES:
+        fields = DATA_SCHEMAS[etype]
+        if not fields:
+            lines.append(f"| `{etype}` | — | | `{{}}` |")
+        for name, spec in fields.items():
+            lines.append(f"| `{etype}` | `{name}` | {'yes' if spec.required else ''} | {_describe(spec)} |")
+    return "\n".join(lines) + "\n"

@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import re
 from typing import Any
 
 from flask import Blueprint, Response, abort, current_app, g, jsonify, request
+
+from table_service.engine.errors import EventRejected
+from table_service.engine.events import check_data
 
 from . import users
 from .auth import require_role
@@ -53,9 +57,14 @@ LATE_WARNING_MINUTES = 5
 
 
 def required_role(etype: str, data: dict) -> str:
-    """The least role that may submit this action (chief for fouls, losses, long late arrivals)."""
+    """The least role that may submit this action (chief for fouls, losses, long late arrivals).
+
+    Never raises on odd data (a list where the level belongs): an unknown level asks for the
+    chief, the most demanding role, and the schema check then names the bad field.
+    """
     role = ACTION_ROLES[etype]
-    if etype == "penalty_given" and data.get("level") in CHIEF_PENALTIES:
+    level = data.get("level")
+    if etype == "penalty_given" and not (isinstance(level, str) and level in ("warning", "violation")):
         return "chief"
     if etype == "late_arrival_recorded":
         minutes = data.get("minutes")
@@ -65,7 +74,18 @@ def required_role(etype: str, data: dict) -> str:
 
 
 def _json_body() -> dict:
-    body = request.get_json(silent=True)
+    """The request's JSON object, or a 400 naming the problem (never a 500: a body of 100,000
+    ``[`` makes the JSON parser recurse too deep, and that is the client's fault)."""
+    if not request.is_json:
+        abort(400, description="请求体须为 JSON 对象 / the request body must be a JSON object "
+                               "(Content-Type: application/json)")
+    raw = request.get_data(cache=True)
+    try:
+        body = json.loads(raw)
+    except RecursionError:
+        abort(400, description="JSON 嵌套过深 / the JSON body is nested too deeply")
+    except ValueError as exc:  # UnicodeDecodeError included
+        abort(400, description=f"JSON 无效 / the body is not valid JSON: {str(exc)[:120]}")
     if not isinstance(body, dict):
         abort(400, description="请求体须为 JSON 对象 / the request body must be a JSON object "
                                "(Content-Type: application/json)")
@@ -166,6 +186,10 @@ def submit_action(table_id: str) -> Any:
     unknown = set(body) - {"type", "data"}
     if unknown:
         abort(400, description=f"未知字段 / unknown fields: {sorted(unknown)}")
+    try:
+        check_data(etype, data)  # the engine's own schema table: the same check the runner makes
+    except EventRejected as exc:
+        abort(400, description=str(exc))
     need = required_role(etype, data)
     if not g.user.can(need):
         abort(403, description=f"权限不足，需要 {users.ROLE_NAMES[need]} / this action requires role {need}")

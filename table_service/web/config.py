@@ -47,12 +47,15 @@ DEFAULTS: dict[str, Any] = {
     "SESSION_COOKIE_SECURE": False,
     "SESSION_COOKIE_SAMESITE": "Strict",
     "DEFAULT_LANG": "zh",
+    # Largest request body accepted (bytes); a larger one answers 413 before it is read. Referee
+    # actions are a few hundred bytes; nothing the panel sends comes near this.
+    "MAX_CONTENT_LENGTH": 64 * 1024,
 }
 
 _BOOL_KEYS = {"FEED_DUPLICATE", "SESSION_COOKIE_SECURE", "TESTING", "DEBUG"}
 _FLOAT_KEYS = {"FEED_DELAY_S", "LOGIN_WINDOW_S", "SSE_HEARTBEAT_S"}
 _INT_KEYS = {"FEED_RECENT_PLAYS", "LOGIN_MAX_FAILURES", "SSE_BUFFER", "SERVER_THREADS", "FEED_MAX_STREAMS",
-             "SSE_BUFFER_BYTES"}
+             "SSE_BUFFER_BYTES", "MAX_CONTENT_LENGTH"}
 #: Keys accepted besides DEFAULTS (Flask's own, and objects passed in by the service or tests).
 _EXTRA_KEYS = {"TESTING", "DEBUG", "TABLES", "FEED_CLOCK", "SERVER_NAME", "WTF_CSRF_ENABLED"}
 
