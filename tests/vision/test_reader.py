@@ -568,7 +568,9 @@ def test_a_corner_that_shows_another_card_outvotes_a_sure_classifier(monkeypatch
     # alone (see _corner_reads): the classifier's sure Q♥ is not what is returned.
     assert r.cards[1] == "Qd", (r.cards, r.reasons)
     # Where the corner may never carry a card alone, the classifier's card is in doubt.
-    monkeypatch.setattr(reader, "CORNER_READS_LEAD", 1.0)
+    import vision.corner_rules as rules
+
+    monkeypatch.setattr(rules, "CORNER_READS_LEAD", 1.0)
     r = read_play(zr.image, enrollment=swapped)
     assert r.uncertain and any("由角部读出" in why or "角部像" in why for why in r.reasons), (r.cards, r.reasons)
 
