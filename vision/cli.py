@@ -11,6 +11,7 @@ import cv2
 import numpy as np
 
 if TYPE_CHECKING:
+    from .enroll_table import FoundCard
     from .reader import Enrollment
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff"}
@@ -78,12 +79,106 @@ def cmd_markers(args: argparse.Namespace) -> int:
     return 0
 
 
+def _prompt(picture_dir: Path) -> object:
+    """The CLI's "which card is this?": the card's picture is written to ``picture_dir`` and its
+    path shown with the reader's likely readings; Enter takes the first, ``-`` skips the card."""
+    from .cards import check_card
+
+    count = [0]
+
+    def ask(card: FoundCard) -> str | None:
+        count[0] += 1
+        path = picture_dir / f"question-{count[0]:02d}.png"
+        cv2.imwrite(str(path), card.zone)
+        likely = card.likely
+        hint = f" [{' '.join(likely)}]" if likely else ""
+        while True:
+            try:
+                answer = input(f"这是哪张牌？/ which card is this? {path}{hint} "
+                               "(回车=第一个 Enter=first, - 跳过 skip): ").strip()
+            except EOFError:
+                return None
+            if answer == "-":
+                return None
+            if not answer and likely:
+                return likely[0]
+            try:
+                return check_card(answer)
+            except ValueError as exc:
+                print(exc)
+
+    return ask
+
+
+def _camera_frames(config_path: str, count: int) -> list[np.ndarray]:
+    """``count`` frames from the table's camera (``[camera]`` of the config), one per deck laid out."""
+    from hardware.camera import open_source
+    from hardware.config import load_config
+
+    cfg = load_config(config_path)
+    source = open_source(cfg.camera)
+    if source is None:
+        raise ValueError("配置中没有摄像头 / the config has no camera ([camera] source = \"none\")")
+    frames = []
+    try:
+        for k in range(count):
+            input(f"请把第 {k + 1} 副牌正面朝上成行摆好，按回车拍照 / lay deck {k + 1} face up in rows, "
+                  "then press Enter: ")
+            got = source.read(timeout=10.0)
+            if got is None:
+                raise ValueError("摄像头没有画面 / no frame from the camera within 10 s")
+            frames.append(got[1])
+    finally:
+        source.close()
+    return frames
+
+
+def cmd_enroll_table(args: argparse.Namespace) -> int:
+    """Enrol from overhead frames of the deck laid face up in rows (``--frames`` or ``--camera``)."""
+    import sys
+    import tempfile
+
+    from .calibration import LensCalibration
+    from .enroll_table import TABLE_PPM, enrol_from_frames
+    from .geometry import TableLayout, default_layout
+    from .reader import enroll
+
+    if args.frames and len(args.frames) > 3:
+        raise ValueError("最多三张画面 / at most 3 frames (one per deck laid out)")
+    frames = ([_read_image(Path(f)) for f in args.frames] if args.frames
+              else _camera_frames(args.config, args.decks))
+    layout = TableLayout.load(args.layout) if args.layout else default_layout()
+    lens = LensCalibration.load(args.calibration) if args.calibration else None
+    interactive = sys.stdin.isatty() and not args.no_questions
+    pictures = Path(tempfile.mkdtemp(prefix="guandan-enrol-"))
+    res = enrol_from_frames(frames, ask=_prompt(pictures) if interactive else None, layout=layout, lens=lens)
+    named = sum(c.name is not None and not c.asked for c in res.cards)
+    print(f"桌上找到 {len(res.cards)} 张牌，自动识别 {named} 张，提问 {res.questions} 张 / found {len(res.cards)} "
+          f"cards, {named} named by the reader, {res.questions} asked ({res.seconds:.1f} s)")
+    unclear = [c for c in res.cards if c.name is None]
+    if unclear:
+        print(f"  未识别 / not named: {len(unclear)} (这些牌按通用模型读 / read zero-shot)"
+              + ("" if interactive else " — 交互模式可逐张确认 / run in a terminal to be asked"))
+    if not res.faces:
+        raise ValueError("没有可登记的牌面 / no face named: nothing to enrol")
+    e = enroll(res.faces, px_per_mm=TABLE_PPM)
+    _save_and_report(e, len(res.faces), Path(args.out))
+    return 0
+
+
 def cmd_enroll(args: argparse.Namespace) -> int:
     """Enrol the deck in use from a folder of its 54 faces, one image per card named by it
-    (``Ah.png``, ``Td.jpg``, ``SJ.png``, ``BJ.png``), each photographed flat and cropped to the card."""
+    (``Ah.png``, ``Td.jpg``, ``SJ.png``, ``BJ.png``), each photographed flat and cropped to the card;
+    or, with ``--frames`` / ``--camera``, from the deck laid face up on the table."""
     from .cards import ALL_CARDS
     from .reader import enroll
 
+    if args.frames or args.camera:
+        if args.faces:
+            raise ValueError("牌面目录与 --frames/--camera 只能选一 / give a faces folder or --frames/--camera, not both")
+        return cmd_enroll_table(args)
+    if not args.faces:
+        raise ValueError("需要牌面目录，或 --frames / --camera / a faces folder, --frames or --camera is needed")
     folder = Path(args.faces)
     if not folder.is_dir():
         raise ValueError(f"牌面目录不存在 / faces folder not found: {folder}")
@@ -170,8 +265,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="登记文件 / enrolment file from `vision enroll` (default: read zero-shot)")
     r.set_defaults(func=cmd_read)
 
-    e = sub.add_parser("enroll", help="登记本副牌（54 张牌面照片）/ enrol the deck in use from its 54 face photos")
-    e.add_argument("faces", help="folder with one image per card, named by the card: Ah.png … Td.png, SJ.png, BJ.png")
+    e = sub.add_parser("enroll", help="登记本副牌（牌面照片，或桌上成行摆放）/ enrol the deck in use from face "
+                                      "photos, or laid out on the table")
+    e.add_argument("faces", nargs="?", default=None,
+                   help="牌面照片目录 / folder with one image per card, named by the card: Ah.png … Td.png, SJ.png, BJ.png")
+    e.add_argument("--frames", nargs="+", metavar="IMAGE", default=None,
+                   help="桌面俯拍画面（最多 3 张）/ overhead frames of the deck laid face up in rows (≤ 3)")
+    e.add_argument("--camera", action="store_true",
+                   help="用桌上摄像头拍摄 / take the frames with the table's camera ([camera] of --config)")
+    e.add_argument("--config", default="/etc/guandan-table/table.toml",
+                   help="桌配置（--camera 用）/ table config whose [camera] --camera uses")
+    e.add_argument("--decks", type=int, default=1, choices=(1, 2, 3),
+                   help="摆放几次（同款牌两副=2）/ how many layouts to photograph with --camera (two decks of one design: 2)")
+    e.add_argument("--layout", default=None, help="桌面布局 JSON / table layout JSON (default: the standard 900 mm table)")
+    e.add_argument("--calibration", default=None, help="镜头标定文件 / lens calibration from `vision calibrate`")
+    e.add_argument("--no-questions", action="store_true",
+                   help="不提问，未识别的牌按通用模型读 / ask nothing; unclear cards are read zero-shot")
     e.add_argument("--px-per-mm", type=float, default=3.0, help="scale of the face photos")
     e.add_argument("--out", default="data/deck-enrollment.npz", help="where to save the enrolment")
     e.add_argument("--allow-missing", action="store_true", help="enrol even if some faces are missing")

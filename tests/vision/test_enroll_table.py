@@ -1,0 +1,92 @@
+"""Enrol a deck from the table (issue #21 §2): overhead frames of the deck laid face up in rows,
+rendered from real artwork by ``vision.synth``; every card found, named by the zero-shot reader or
+asked, two decks of one design enrolled as one."""
+
+from __future__ import annotations
+
+import functools
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+import vision.reader as reader_mod
+from vision.cards import ALL_CARDS
+from vision.enroll_table import FoundCard, enrol_from_frames
+from vision.synth import LooseCard, TableRenderer, TableScene
+
+COLS, X0, DX, Y0, DY = 9, 150.0, 75.0, 130.0, 110.0
+
+
+def _laid_out(renderer: TableRenderer, seed: int, angle: float = 0.0) -> np.ndarray:
+    """A full deck face up in six rows of nine, as an operator lays it (slightly askew)."""
+    rng = np.random.default_rng(seed)
+    loose = [LooseCard(c, X0 + DX * (i % COLS) + rng.uniform(-3, 3), Y0 + DY * (i // COLS) + rng.uniform(-3, 3),
+                       angle + rng.uniform(-4, 4)) for i, c in enumerate(ALL_CARDS)]
+    return renderer.render(TableScene({}, (), loose), seed=seed)
+
+
+def _truth(centre_mm: tuple[float, float]) -> str:
+    col, row = round((centre_mm[0] - X0) / DX), round((centre_mm[1] - Y0) / DY)
+    return ALL_CARDS[row * COLS + col]
+
+
+@pytest.fixture(scope="module")
+def frames(layout, readable_camera):
+    r = TableRenderer(layout, "anglo", readable_camera, seed=11)
+    return [_laid_out(r, 1), _laid_out(r, 2, angle=180.0)]
+
+
+def test_every_card_is_found_and_never_named_wrong(frames, layout):
+    asked: list[list[str]] = []
+
+    def ask(card: FoundCard) -> str | None:
+        assert card.zone.ndim == 3 and card.face.shape[0] > card.face.shape[1]  # the card, upright
+        asked.append(card.likely)
+        return None
+
+    res = enrol_from_frames(frames[:1], ask=ask, layout=layout)
+    assert len(res.cards) == 54
+    named = [c for c in res.cards if c.name is not None]
+    assert all(c.name == _truth(c.centre_mm) for c in named), [(c.name, _truth(c.centre_mm)) for c in named]
+    # Most are named without a question (anglo at 2 px/mm: 51 of 54 when measured).
+    assert res.questions == 54 - len(named) == len(asked) and len(named) >= 40
+
+
+def test_two_decks_of_one_design_enrol_as_one_and_answers_name_the_rest(frames, layout):
+    """The second deck lies with every card turned half round: the same faces, read the other way up."""
+    def ask(card: FoundCard) -> str | None:
+        return _truth(card.centre_mm)
+
+    res = enrol_from_frames(frames, ask=ask, layout=layout)
+    assert [sum(c.frame == k for c in res.cards) for k in (0, 1)] == [54, 54]
+    assert sorted(res.faces) == sorted(ALL_CARDS) and res.unnamed == 0
+    assert all(c.name == _truth(c.centre_mm) for c in res.cards)
+
+
+def test_cli_enrols_from_frames(frames, tmp_path, capsys, monkeypatch):
+    """``guandan-table vision enroll --frames a.png`` (not a terminal: nothing asked, the unclear
+    cards are left to the zero-shot reader and said so)."""
+    from table_service.cli import main
+    from vision.reader import Enrollment
+
+    monkeypatch.setattr(reader_mod, "fit_deck_models",
+                        functools.partial(reader_mod.fit_deck_models, rows=24, val_rows=4))
+    cv2.imwrite(str(tmp_path / "a.png"), frames[0])
+    out = tmp_path / "deck.npz"
+    assert main(["vision", "enroll", "--frames", str(tmp_path / "a.png"), "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "found 54 cards" in text and "deck enrolled" in text
+    e = Enrollment.load(out)
+    assert int(e.present.sum()) >= 40 and e.classifier is not None
+    assert json.dumps(e.size_mm)  # a card size was measured from the table
+
+
+def test_cli_enroll_needs_one_source(tmp_path, capsys):
+    from table_service.cli import main
+
+    assert main(["vision", "enroll", "--out", str(tmp_path / "d.npz")]) != 0
+    assert "--frames" in capsys.readouterr().err
+    assert main(["vision", "enroll", "--frames", *[str(tmp_path / f"{k}.png") for k in range(4)]]) != 0
+    assert "at most 3 frames" in capsys.readouterr().err
