@@ -42,6 +42,95 @@ IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".
 CORNER_MARKER_IDS: tuple[int, ...] = (0, 1, 2, 3)
 
 
+def jpeg_size(data: np.ndarray | bytes) -> tuple[int, int] | None:
+    """(width, height) from a JPEG's frame header, without decoding it (None: not a JPEG)."""
+    buf = bytes(data[:65536]) if isinstance(data, np.ndarray) else data[:65536]
+    if buf[:2] != b"\xff\xd8":
+        return None
+    i = 2
+    while i + 9 < len(buf):
+        if buf[i] != 0xFF:
+            i += 1
+            continue
+        marker = buf[i + 1]
+        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7 or marker == 0xFF:
+            i += 1 if marker == 0xFF else 2
+            continue
+        length = int.from_bytes(buf[i + 2:i + 4], "big")
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):  # a start-of-frame
+            return int.from_bytes(buf[i + 7:i + 9], "big"), int.from_bytes(buf[i + 5:i + 7], "big")
+        i += 2 + length
+    return None
+
+
+_REDUCED = ((8, cv2.IMREAD_REDUCED_GRAYSCALE_8, cv2.IMREAD_REDUCED_COLOR_8),
+            (4, cv2.IMREAD_REDUCED_GRAYSCALE_4, cv2.IMREAD_REDUCED_COLOR_4),
+            (2, cv2.IMREAD_REDUCED_GRAYSCALE_2, cv2.IMREAD_REDUCED_COLOR_2),
+            (1, cv2.IMREAD_GRAYSCALE, cv2.IMREAD_COLOR))
+
+
+class MjpegFrame:
+    """A camera frame still in its MJPEG bytes, decoded only as far as it is used.
+
+    Why: the table's reading scale needs the full sensor (4K over a 900 mm table: ~2.1 px/mm,
+    the shipped 1080p gives 1.07, too few), but decoding every 4K frame costs more than a Pi core
+    at 15 fps. Settling needs only a small grey picture, which a JPEG gives at 1/2, 1/4 or 1/8
+    scale for a fraction of the cost (the DCT is scaled, not the pixels); the full colour frame
+    is decoded only for the frames a zone is read from (issue #21: "settle on the low-res
+    stream, read the settled zone at full resolution").
+    """
+
+    __slots__ = ("data", "_full", "_size")
+
+    def __init__(self, data: np.ndarray | bytes) -> None:
+        self.data = np.frombuffer(data, np.uint8) if isinstance(data, bytes | bytearray) else np.ravel(data)
+        self._full: np.ndarray | None = None
+        self._size = jpeg_size(self.data)
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """(width, height) of the full frame."""
+        if self._size is None:
+            self._size = (self.full().shape[1], self.full().shape[0])
+        return self._size
+
+    def full(self) -> np.ndarray:
+        """The full-resolution BGR frame (decoded once)."""
+        if self._full is None:
+            img = cv2.imdecode(self.data, cv2.IMREAD_COLOR)
+            if img is None:
+                raise ValueError("摄像头画面无法解码 / camera frame is not a decodable JPEG")
+            self._full = img
+        return self._full
+
+    def _reduced(self, max_width: int, colour: bool) -> np.ndarray:
+        w = self.size[0]
+        factor, grey_flag, colour_flag = next(r for r in _REDUCED if r[0] == 1 or w // r[0] >= max_width)
+        if factor == 1:
+            img = self.full() if colour else cv2.cvtColor(self.full(), cv2.COLOR_BGR2GRAY)
+        else:
+            img = cv2.imdecode(self.data, colour_flag if colour else grey_flag)
+            if img is None:
+                raise ValueError("摄像头画面无法解码 / camera frame is not a decodable JPEG")
+        if img.shape[1] > max_width:
+            img = cv2.resize(img, (max_width, int(round(img.shape[0] * max_width / img.shape[1]))),
+                             interpolation=cv2.INTER_AREA)
+        return img
+
+    def grey(self, max_width: int) -> np.ndarray:
+        """The frame in grey, at most ``max_width`` wide (the settle stream)."""
+        return self._reduced(max_width, False)
+
+    def colour(self, max_width: int) -> np.ndarray:
+        """The frame in colour, at most ``max_width`` wide (exposed cards at 0.5 px/mm)."""
+        return self._reduced(max_width, True)
+
+
+def full_frame(frame: Any) -> np.ndarray:
+    """A frame as a BGR array, whether it came decoded or as an :class:`MjpegFrame`."""
+    return frame.full() if isinstance(frame, MjpegFrame) else frame
+
+
 @dataclass(frozen=True)
 class CameraStatus:
     """Health of a frame source, as the service and the panel show it."""
@@ -195,8 +284,11 @@ class CaptureDeviceSource(FrameSource):
     def __init__(self, device: str | int, *, width: int | None = None, height: int | None = None,
                  fps: float | None = None, exposure: float | None = None, fourcc: str | None = "MJPG",
                  reconnect_s: float = 2.0, api_preference: int | None = None,
-                 on_status: StatusCallback | None = None) -> None:
+                 on_status: StatusCallback | None = None, raw_mjpeg: bool | None = None) -> None:
         super().__init__(f"device:{device}", on_status)
+        #: Hand out MJPEG frames undecoded (:class:`MjpegFrame`): decoded as far as they are used.
+        #: Default: with an MJPG stream of 2560 px or wider (where decoding every frame costs most).
+        self.raw_mjpeg = (fourcc == "MJPG" and (width or 0) >= 2560) if raw_mjpeg is None else raw_mjpeg
         self.device = device
         self.width, self.height, self.fps = width, height, fps
         self.exposure, self.fourcc = exposure, fourcc
@@ -215,6 +307,10 @@ class CaptureDeviceSource(FrameSource):
             cap.release()
             return None, f"无法打开摄像头 / cannot open camera {self.device}"
         self._apply_settings(cap)
+        if self.raw_mjpeg:
+            # V4L2 then hands out the compressed buffer (one row of bytes); a backend that ignores
+            # this still delivers decoded frames, which pass through as they are.
+            cap.set(cv2.CAP_PROP_CONVERT_RGB, 0)
         return cap, None
 
     def _apply_settings(self, cap: cv2.VideoCapture) -> None:
@@ -283,7 +379,10 @@ class CaptureDeviceSource(FrameSource):
                                 frame.shape[0], self.width, self.height)
                     warned_size = True
                 self._count_frame()
-                yield ts, frame
+                if self.raw_mjpeg and (frame.ndim == 1 or (frame.ndim == 2 and frame.shape[0] == 1)):
+                    yield ts, MjpegFrame(frame)  # type: ignore[misc]
+                else:
+                    yield ts, frame
         finally:
             if self._cap is not None:
                 self._cap.release()

@@ -292,6 +292,10 @@ class CameraPipeline:
         if frame is self._last_frame:
             return self._last_low
         width = int(getattr(self.watcher, "lowres_width", 1280))
+        grey = getattr(frame, "grey", None)
+        if callable(grey):  # an undecoded camera frame (hardware.camera.MjpegFrame): a reduced decode
+            self._last_frame, self._last_low = frame, grey(width)
+            return self._last_low
         if not (hasattr(frame, "shape") and frame.ndim == 3 and frame.shape[2] == 3 and frame.size):
             return None  # let the watcher reject it with its own message
         import cv2

@@ -126,6 +126,12 @@ def vote(readings: list[PlayReading]) -> tuple[PlayReading, int]:
     return PlayReading(list(best), conf, uncertain, reasons, list(agree[0].alternatives)), n
 
 
+def _full(frame: object) -> np.ndarray:
+    """A frame as a BGR array: a camera's undecoded frame (``hardware.camera.MjpegFrame``, with
+    ``full()``) is decoded here, and only the frames that are read or calibrated on ever are."""
+    return frame.full() if hasattr(frame, "full") else frame  # type: ignore[attr-defined,return-value]
+
+
 def _smooth(zone: np.ndarray) -> np.ndarray:
     """The zone as the settler compares it (its sensor noise blurred away)."""
     return cv2.GaussianBlur(zone, (3, 3), 0)
@@ -200,6 +206,7 @@ class TableWatcher:
 
     def _ensure_calibration(self, frame: np.ndarray) -> bool:
         if self.calibration is None:
+            frame = _full(frame)
             try:
                 self.calibration = calibrate_table(self.lens.undistort(frame) if self.lens is not None else frame,
                                                    self.layout)
@@ -230,7 +237,9 @@ class TableWatcher:
         A frame without markers before the first calibration returns nothing (the table is not
         known yet); a bad frame raises ValueError and changes nothing.
         """
-        if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3 or frame.size == 0:
+        lazy = hasattr(frame, "full") and hasattr(frame, "grey")
+        if not lazy and (not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3
+                         or frame.size == 0):
             raise ValueError("帧必须是 BGR 彩色图像 / frame must be a non-empty BGR image")
         with self._lock:
             if not self._ensure_calibration(frame):
@@ -242,6 +251,8 @@ class TableWatcher:
             cal = self.calibration
             assert cal is not None
             self._frames.append((t, frame))
+            if lowres is None and lazy:
+                lowres = frame.grey(self.lowres_width)  # type: ignore[attr-defined]
             low = self._lowres(frame) if lowres is None else (
                 cv2.cvtColor(lowres, cv2.COLOR_BGR2GRAY) if lowres.ndim == 3 else lowres)
             if self._low_cal is None or self._low_cal.frame_size != (low.shape[1], low.shape[0]):
@@ -316,7 +327,7 @@ class TableWatcher:
         present but no index found" of a zone just cleared (38 of 280 cleared zones at 4K in the
         issue's check). A table starts with empty zones, and a zone that looks as it did then
         is empty, whatever the reader would make of its glare."""
-        frame = self._frames[-1][1]
+        frame = _full(self._frames[-1][1])
         r = read_play(self._cut(frame, seat, self.read_ppm), self.read_ppm, self.enrollment)
         if not r.cards:
             self._empty[seat] = _smooth(low_zone)
@@ -333,11 +344,11 @@ class TableWatcher:
     def _read(self, seat: str, still_since: float, t: float, low_zone: np.ndarray | None = None) -> PlayObservation:
         if low_zone is not None and self._looks_empty(seat, low_zone):
             obs = PlayObservation(seat, [], [], False, t, ["与空牌区相同 / looks as the empty zone did"], 1,
-                                  self._cut(self._frames[-1][1], seat, self.read_ppm), [])
+                                  self._cut(_full(self._frames[-1][1]), seat, self.read_ppm), [])
             self.last_readings[seat] = obs
             return obs
         frames = [f for (ft, f) in self._frames if ft >= still_since] or [self._frames[-1][1]]
-        crops = [self._cut(f, seat, self.read_ppm) for f in frames]
+        crops = [self._cut(_full(f), seat, self.read_ppm) for f in frames]
         crops.sort(key=sharpness, reverse=True)
         crops = crops[: self.read_frames]
         possible = self.possible(seat) if self.possible is not None else None
@@ -357,7 +368,9 @@ class TableWatcher:
             return []
         ppm = 0.5
         # Colour is needed to tell paper from felt: use the newest full frame, reduced.
-        top = self._cut(self._frames[-1][1], "table", ppm)
+        newest = self._frames[-1][1]
+        # An undecoded frame is decoded at a reduced scale: 0.5 px/mm needs no more.
+        top = self._cut(newest.colour(self.lowres_width) if hasattr(newest, "colour") else newest, "table", ppm)
         mask, _, contrast = card_mask(top, ppm)
         if contrast < 40:
             return []

@@ -226,3 +226,33 @@ def test_open_source_from_config(write_toml, tmp_path: Path, video: Path) -> Non
     cfg = load_config(write_toml(base + '[camera]\nsource = "synthetic"\nrenderer = "nowhere.mod:make"\n'))
     with pytest.raises(CameraError, match="cannot load renderer"):
         open_source(cfg.camera)
+
+
+def test_mjpeg_frame_decodes_only_as_far_as_used() -> None:
+    """A 4K MJPEG frame: its size from the header, a reduced grey for settling, full colour on demand."""
+    import cv2
+
+    from hardware.camera import MjpegFrame, full_frame, jpeg_size
+
+    img = np.zeros((2160, 3840, 3), np.uint8)
+    cv2.rectangle(img, (1000, 500), (2000, 1500), (40, 200, 90), -1)
+    data = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 90])[1]
+    assert jpeg_size(data) == (3840, 2160) and jpeg_size(b"not a jpeg") is None
+    f = MjpegFrame(data)
+    g = f.grey(1280)
+    assert g.shape == (720, 1280) and f._full is None  # no full decode for the settle stream
+    c = f.colour(960)
+    assert c.shape == (540, 960, 3) and f._full is None
+    full = full_frame(f)
+    assert full.shape == img.shape and abs(int(full[1000, 1500, 1]) - 200) < 8
+    assert full_frame(img) is img
+    with pytest.raises(ValueError, match="decodable"):
+        MjpegFrame(b"\xff\xd8garbage").grey(640)
+
+
+def test_device_source_raw_mjpeg_by_default_only_for_wide_mjpg_streams() -> None:
+    from hardware.camera import CaptureDeviceSource
+
+    assert CaptureDeviceSource("/dev/null-cam", width=3840, height=2160).raw_mjpeg is True
+    assert CaptureDeviceSource("/dev/null-cam", width=1920, height=1080).raw_mjpeg is False
+    assert CaptureDeviceSource("/dev/null-cam", width=3840, height=2160, fourcc="YUYV").raw_mjpeg is False

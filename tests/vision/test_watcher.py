@@ -203,3 +203,28 @@ def test_a_bumped_camera_without_markers_stops_reading_until_they_are_seen(layou
     t += 0.1
     back = [o for o in w.feed(shifted, t) if isinstance(o, CameraMovedSighting)]
     assert len(back) == 1 and back[0].recalibrated and w.calibrated
+
+
+def test_undecoded_camera_frames_settle_on_a_reduced_decode_and_read_at_full(renderer):
+    """MJPEG frames as the camera gives them (``hardware.camera.MjpegFrame``): the watcher settles on
+    the reduced grey decode and decodes in full only the frames it reads (issue #21: the shipped
+    resolution cannot reach the reader's; 4K can, if every frame is not decoded whole)."""
+    import cv2
+
+    from hardware.camera import MjpegFrame
+
+    def mjpeg(scene, seed):
+        return cv2.imencode(".jpg", renderer.render(scene, seed=seed), [cv2.IMWRITE_JPEG_QUALITY, 92])[1].tobytes()
+
+    data = {0: [mjpeg(TableScene({}), s) for s in (1, 2)], 1: [mjpeg(TableScene({"W": ["Jc", "Qc"]}), s) for s in (3, 4)]}
+    # 1000 px of low-res stream from these 2200 px frames: a 1/2-scale decode (4K to 1280: the same).
+    w = TableWatcher(renderer.layout, settle=SettleConfig(settle_s=0.3), lowres_width=1000)
+    t, plays, decoded = 0.0, [], []
+    for key, n in ((0, 4), (1, 10)):
+        for i in range(n):
+            t += 0.1
+            f = MjpegFrame(data[key][i % 2])
+            plays += [o for o in w.feed(f, t) if isinstance(o, PlayObservation)]
+            decoded.append(f._full is not None)
+    assert [(p.seat, p.cards, p.uncertain) for p in plays] == [("W", ["Jc", "Qc"], False)]
+    assert sum(decoded) <= 8, decoded  # the first (calibration, first look) and the few read
