@@ -20,7 +20,7 @@ from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from . import config as _config
-from .security import LoginLimiter, check_csrf, csrf_token
+from .security import LoginLimiter, check_csrf, csp_nonce, csrf_token, security_headers
 from .tables import TableEntry, WebState, attach_table, detach_table, web_state
 
 __all__ = ["TableEntry", "attach_table", "create_app", "detach_table", "web_state"]
@@ -65,15 +65,10 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, config_file: str
 
     @app.context_processor
     def _template_globals() -> dict[str, Any]:
-        return {"t": tr, "csrf_token": csrf_token, "lang": current_lang(), "i18n": strings_for_js()}
+        return {"t": tr, "csrf_token": csrf_token, "csp_nonce": csp_nonce, "lang": current_lang(),
+                "i18n": strings_for_js()}
 
-    @app.after_request
-    def _headers(resp: Any) -> Any:
-        resp.headers.setdefault("X-Content-Type-Options", "nosniff")
-        if not request.path.startswith("/feed/"):
-            # The overlay is meant to be embedded by broadcast software; the panel never is.
-            resp.headers.setdefault("X-Frame-Options", "DENY")
-        return resp
+    app.after_request(security_headers)  # CSP, Referrer-Policy, nosniff, framing
 
     @app.errorhandler(HTTPException)
     def _http_error(exc: HTTPException) -> Any:

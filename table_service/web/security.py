@@ -14,10 +14,45 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from typing import Any
 
-from flask import abort, request, session
+from flask import abort, g, request, session
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+#: Content-Security-Policy of every page. Scripts and styles come from this server only; the two
+#: inline ``<script>`` blocks (the i18n table) carry the request's nonce. No inline event handlers
+#: (``onclick=``), no inline styles, no plugins, no ``<base>``, forms post only here. ``data:``
+#: images are the camera crops. The broadcast overlay may be framed by any origin (OBS, vMix);
+#: every other page by none. The public feed also takes inline styles: OBS's "custom CSS" of a
+#: browser source is injected as a style element, and a public page holds nothing to steal.
+CSP = ("default-src 'self'; script-src 'self' 'nonce-{nonce}'; style-src {styles}; img-src 'self' data:; "
+       "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+       "frame-ancestors {frames}")
+#: Never send the panel's URLs (table ids, event numbers) to another site.
+REFERRER_POLICY = "same-origin"
+
+
+def csp_nonce() -> str:
+    """This request's script nonce (templates: ``<script nonce="{{ csp_nonce() }}">``)."""
+    nonce = g.get("csp_nonce")
+    if nonce is None:
+        nonce = g.csp_nonce = secrets.token_urlsafe(18)
+    return nonce
+
+
+def security_headers(resp: Any) -> Any:
+    """``after_request`` hook: CSP, Referrer-Policy, nosniff, and no framing but for the feed."""
+    feed = request.path.startswith("/feed/")
+    resp.headers.setdefault("Content-Security-Policy",
+                            CSP.format(nonce=csp_nonce(), frames="*" if feed else "'none'",
+                                       styles="'self' 'unsafe-inline'" if feed else "'self'"))
+    resp.headers.setdefault("Referrer-Policy", REFERRER_POLICY)
+    resp.headers.setdefault("X-Content-Type-Options", "nosniff")
+    if not feed:
+        # The overlay is meant to be embedded by broadcast software; the panel never is.
+        resp.headers.setdefault("X-Frame-Options", "DENY")
+    return resp
 CSRF_FIELD = "csrf_token"
 CSRF_HEADER = "X-CSRF-Token"
 

@@ -54,7 +54,9 @@ def browser():
 
 
 def new_page(browser, w: int, h: int):
-    ctx = browser.new_context(viewport={"width": w, "height": h}, locale="zh-CN")
+    # bypass_csp: wait_for_function evaluates its string with eval, which the page's CSP refuses
+    # (the policy itself is tested in test_api_security_headers.py).
+    ctx = browser.new_context(viewport={"width": w, "height": h}, locale="zh-CN", bypass_csp=True)
     pg = ctx.new_page()
     pg.set_default_timeout(10_000)
     errors: list[str] = []

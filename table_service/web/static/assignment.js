@@ -5,13 +5,11 @@
   var app = document.getElementById("app");
   if (!box || !app) return;
   var table = app.dataset.table;
-  // Own look, so the panel's stylesheet (another room) needs no change.
-  var css = document.createElement("style");
-  css.textContent = ".assign-card{margin:.5em 0;padding:.6em .9em;border:2px solid #1f6f3a;border-radius:.5em;" +
-    "background:#eef7f0;display:flex;flex-wrap:wrap;gap:.3em 1.2em;align-items:center}" +
-    ".assign-card b{flex-basis:100%}.assign-card button{min-height:2.8em;padding:0 1.4em;font-size:1.05em;" +
-    "background:#1f6f3a;color:#fff;border:0;border-radius:.4em;cursor:pointer}" +
-    ".assign-card .muted{color:#666}.assign-started{color:#1f6f3a;font-weight:bold}.assign-ack{flex-basis:100%}";
+  // Own look, so the panel's stylesheet (another room) needs no change. A linked file, not an
+  // inline style element: the Content-Security-Policy allows styles from this server only.
+  var css = document.createElement("link");
+  css.rel = "stylesheet";
+  css.href = "/static/assignment.css";
   document.head.appendChild(css);
   var url = "/api/tables/" + encodeURIComponent(table) + "/assignment";
   function esc(s) { return String(s == null ? "" : s).replace(/[&<>"']/g, function (c) {

@@ -27,6 +27,14 @@
     if (conn) conn.textContent = GT.t(conn.classList.contains("on") ? "live" : "reconnecting");
     if (GT.rerender) GT.rerender();
   };
+  /* Buttons declare what they do with data-action (the Content-Security-Policy allows no inline
+     onclick handlers). */
+  document.addEventListener("click", function (e) {
+    const el = e.target.closest && e.target.closest("[data-action]");
+    if (!el) return;
+    if (el.dataset.action === "toggle-lang") GT.toggleLang();
+    else if (el.dataset.action === "print") window.print();
+  });
   /* A status word or pattern name: translated when known, shown as is otherwise. */
   GT.w = function (value) {
     if (value === null || value === undefined) return "—";
