@@ -105,6 +105,14 @@ def _int_arg(name: str, default: int, lo: int, hi: int) -> int:
     return value
 
 
+@bp.get("/openapi.json")
+def openapi() -> Any:
+    """The OpenAPI document of this app (public: it describes, it holds no table data)."""
+    from .openapi import build_openapi
+
+    return jsonify(build_openapi(current_app))
+
+
 @bp.get("/tables")
 @require_role("viewer")
 def tables() -> Any:

@@ -1,0 +1,291 @@
+"""The OpenAPI 3.1 document of the table service's HTTP interface, built from the app itself.
+
+Paths and methods come from the Flask URL map; what each operation takes and answers comes from
+:data:`OPERATIONS` below, and the body of a referee action from the engine's own event schema
+(:data:`table_service.engine.events.DATA_SCHEMAS`). :func:`build_openapi` refuses a route that
+:data:`OPERATIONS` does not describe, and a test checks the reverse, so the document cannot drift
+from the code. Served at ``GET /api/openapi.json``; a copy lives in ``docs/openapi.json``
+(``python -m table_service.web.openapi > docs/openapi.json``; a test keeps it equal).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from typing import Any
+
+from table_service.engine.events import DATA_SCHEMAS, EVENT_TYPES, Spec
+
+#: Routes the document leaves out: static files (not an API).
+UNDOCUMENTED_ENDPOINTS = frozenset({"static"})
+
+_ERROR = {"$ref": "#/components/schemas/Error"}
+_JSON_OBJ = {"type": "object"}
+_HTML = {"text/html": {"schema": {"type": "string"}}}
+_SSE = {"text/event-stream": {"schema": {"type": "string"}}}
+
+
+def _err(description: str) -> dict[str, Any]:
+    # JSON under /api/ and /feed/ (and for a client that asks for JSON); an HTML page for a browser.
+    return {"description": description, "content": {"application/json": {"schema": _ERROR}, **_HTML}}
+
+
+def _ok(schema: dict[str, Any], description: str = "OK") -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+def _page(description: str) -> dict[str, Any]:
+    return {"description": description, "content": dict(_HTML)}
+
+
+# Error answers every operation may give. A page (HTML) route answers errors as an HTML page too.
+_COMMON = {"404": _err("没有该桌 / unknown table or resource"), "405": _err("wrong method"),
+           "413": _err("body larger than MAX_CONTENT_LENGTH")}
+_LOGIN = {"401": _err("请先登录 / login required"), "403": _err("权限不足 / role too low")}
+_POST = {"400": _err("malformed request, off-schema data or missing CSRF token")}
+
+_INT_Q = {"type": "string", "pattern": "^[0-9]+$"}
+
+
+def _q(name: str, description: str, schema: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"name": name, "in": "query", "required": False, "description": description,
+            "schema": schema or _INT_Q}
+
+
+_TABLES = _ok({"type": "object", "required": ["tables"], "properties": {"tables": {"type": "array", "items": _JSON_OBJ}}})
+_ACCEPTED = _ok({"type": "object", "required": ["accepted"], "properties": {
+    "accepted": {"type": "boolean"}, "seq": {"type": ["integer", "null"]}, "event": _JSON_OBJ}},
+    "in the log and applied")
+_REJECTED = {"description": "the engine refused it (kept in the log as rejected)", "content": {"application/json": {
+    "schema": {"type": "object", "required": ["accepted", "error"], "properties": {
+        "accepted": {"const": False}, "seq": {"type": ["integer", "null"]}, "error": {"type": "string"}}}}}}
+
+#: ``(METHOD, flask rule)`` -> the OpenAPI operation (without the path parameters, added from the rule).
+OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
+    ("GET", "/"): {"summary": "裁判台首页 / panel home (tables)", "tags": ["pages"],
+                   "responses": {"200": _page("the page"), "302": {"description": "to the login page"}}},
+    ("GET", "/favicon.ico"): {"summary": "favicon", "tags": ["pages"],
+                              "responses": {"200": {"description": "the icon", "content": {"image/svg+xml": {}}}}},
+    ("GET", "/tables/<table_id>"): {"summary": "一桌的裁判台 / the referee panel of a table", "tags": ["pages"],
+                                    "responses": {"200": _page("the page"), "302": {"description": "to login"},
+                                                  "403": _page("role too low"), "404": _page("unknown table")}},
+    ("GET", "/tables/<table_id>/scoresheet"): {"summary": "记分表 / score sheet", "tags": ["pages"], "responses": {
+        "200": _page("the page"), "302": {"description": "to login"}, "403": _page("role too low"),
+        "404": _page("unknown table")}},
+    ("GET", "/auth/login"): {"summary": "登录页 / login form", "tags": ["auth"], "responses": {"200": _page("the form")}},
+    ("POST", "/auth/login"): {
+        "summary": "登录 / log in (form post with the CSRF token)", "tags": ["auth"],
+        "requestBody": {"content": {"application/x-www-form-urlencoded": {"schema": {
+            "type": "object", "properties": {"username": {"type": "string"}, "password": {"type": "string"},
+                                             "csrf_token": {"type": "string"}, "next": {"type": "string"}}}}}},
+        "responses": {"200": _ok({"type": "object", "properties": {"user": {"type": "string"}, "role": {
+            "type": "string"}, "csrf_token": {"type": "string"}}}, "logged in (JSON client)"),
+            "302": {"description": "logged in: to the panel"}, "400": _err("missing CSRF token"),
+            "401": _err("wrong user or password (the form again, for a browser)"),
+            "429": _err("too many failed logins (Retry-After)")}},
+    ("POST", "/auth/logout"): {"summary": "注销 / log out (ends the session on the server)", "tags": ["auth"],
+                               "responses": {"302": {"description": "to the login page"},
+                                             "400": _err("missing CSRF token")}},
+    ("GET", "/auth/whoami"): {"summary": "当前用户与 CSRF 令牌 / who is logged in, and the CSRF token",
+                              "tags": ["auth"], "responses": {"200": _ok({"type": "object", "required": ["csrf_token"],
+                                                                          "properties": {
+                                                                              "user": {"type": ["string", "null"]},
+                                                                              "role": {"type": ["string", "null"]},
+                                                                              "csrf_token": {"type": "string"}}})}},
+    ("GET", "/api/openapi.json"): {"summary": "本文档 / this document", "tags": ["api"],
+                                   "responses": {"200": _ok(_JSON_OBJ)}},
+    ("GET", "/api/tables"): {"summary": "本服务的桌 / the tables served", "tags": ["api"], "login": "viewer",
+                             "responses": {"200": _TABLES}},
+    ("GET", "/api/tables/<table_id>/state"): {"summary": "裁判视图 / the referee view of the table",
+                                              "tags": ["api"], "login": "viewer", "responses": {"200": _ok(_JSON_OBJ)}},
+    ("GET", "/api/tables/<table_id>/events"): {
+        "summary": "已接受的事件 / accepted events after a seq", "tags": ["api"], "login": "viewer",
+        "parameters": [_q("after", "seq to start after (0–2^62)"), _q("limit", "at most this many (1–5000)")],
+        "responses": {"200": _ok({"type": "object", "required": ["events", "more"], "properties": {
+            "events": {"type": "array", "items": _JSON_OBJ}, "more": {"type": "boolean"}}}),
+            "400": _err("bad query parameter")}},
+    ("GET", "/api/tables/<table_id>/events/<int:seq>/crop"): {
+        "summary": "摄像头证据图 / the camera picture of an event", "tags": ["api"], "login": "viewer",
+        "responses": {"200": {"description": "the image", "content": {"image/jpeg": {}, "image/png": {}, "image/webp": {}}}}},
+    ("GET", "/api/tables/<table_id>/clock"): {"summary": "桌钟 / the table clock", "tags": ["api"], "login": "viewer",
+                                              "responses": {"200": _ok(_JSON_OBJ)}},
+    ("GET", "/api/tables/<table_id>/stream"): {
+        "summary": "裁判台实时流 / the panel's live stream (SSE)", "tags": ["api"], "login": "viewer", "stream": True,
+        "parameters": [_q("last_event_id", "resume after this seq (also the Last-Event-ID header)",
+                          {"type": "string"})],
+        "responses": {"200": {"description": "Server-Sent Events", "content": _SSE}}},
+    ("POST", "/api/tables/<table_id>/actions"): {
+        "summary": "裁判操作 / submit a referee action as an engine event", "tags": ["api"], "login": "referee",
+        "csrf": True, "requestBody": {"required": True, "content": {"application/json": {
+            "schema": {"$ref": "#/components/schemas/Action"}}}},
+        "responses": {"200": _ACCEPTED, "422": _REJECTED, "503": _REJECTED}},
+    ("POST", "/api/tables/<table_id>/feed/release"): {
+        "summary": "公开一副牌 / release a duplicate deal to the public feed (chief)", "tags": ["api"],
+        "login": "chief", "csrf": True, "requestBody": {"required": True, "content": {"application/json": {"schema": {
+            "type": "object", "required": ["round", "deal"], "properties": {
+                "round": {"type": "integer", "minimum": 0}, "deal": {"type": "integer", "minimum": 1}}}}}},
+        "responses": {"200": _ok({"type": "object", "properties": {"released": _JSON_OBJ, "seq": {"type": "integer"}}}),
+                      "422": _REJECTED, "503": _REJECTED}},
+    ("GET", "/api/tables/<table_id>/assignment"): {"summary": "赛事中心的编排 / the hub's assignment", "tags": ["api"],
+                                                   "login": "viewer", "responses": {"200": _ok(_JSON_OBJ)}},
+    ("POST", "/api/tables/<table_id>/assignment/start"): {
+        "summary": "按编排开始一轮 / start the round the hub assigned", "tags": ["api"], "login": "referee",
+        "csrf": True, "responses": {"200": _ok(_JSON_OBJ), "409": _err("no assignment, or the engine refused it")}},
+    ("GET", "/feed/"): {"summary": "有直播的桌 / tables with a public feed", "tags": ["feed"], "responses": {
+        "200": _TABLES}},
+    ("GET", "/feed/<table_id>/state.json"): {"summary": "公开状态（延迟后）/ the public state as of now − delay",
+                                             "tags": ["feed"], "responses": {"200": _ok(_JSON_OBJ)}},
+    ("GET", "/feed/<table_id>/events.json"): {
+        "summary": "公开事件 / public events already due", "tags": ["feed"],
+        "parameters": [_q("after", "seq to start after"), _q("limit", "at most this many (1–5000)")],
+        "responses": {"200": _ok({"type": "object", "required": ["events"], "properties": {
+            "events": {"type": "array", "items": _JSON_OBJ}}}), "400": _err("bad query parameter")}},
+    ("GET", "/feed/<table_id>/clock.json"): {"summary": "公开时钟 / the public clock", "tags": ["feed"],
+                                             "responses": {"200": _ok(_JSON_OBJ)}},
+    ("GET", "/feed/<table_id>/stream"): {
+        "summary": "公开实时流 / the public live stream (SSE, delayed)", "tags": ["feed"], "stream": True,
+        "parameters": [_q("last_event_id", "resume after this seq (also the Last-Event-ID header)",
+                          {"type": "string"})],
+        "responses": {"200": {"description": "Server-Sent Events", "content": _SSE},
+                      "503": _err("too many feed streams open")}},
+    ("GET", "/feed/<table_id>/overlay"): {"summary": "直播叠加层 / the broadcast overlay page (OBS)", "tags": ["feed"],
+                                          "responses": {"200": _page("the page")}},
+}
+
+_RULE_PARAM = re.compile(r"<(?:(\w+):)?(\w+)>")
+
+
+def spec_schema(spec: Spec) -> dict[str, Any]:
+    """The JSON Schema of one field spec of the engine's event schema."""
+    k = spec.kind
+    out: dict[str, Any]
+    if k == "str":
+        out = {"type": "string", "maxLength": spec.max_len}
+        if spec.choices is not None:
+            out = {"type": "string", "enum": list(spec.choices)}
+    elif k in ("int", "num"):
+        out = {"type": "integer" if k == "int" else "number"}
+        if spec.lo is not None:
+            out["minimum"] = spec.lo if k == "num" else int(spec.lo)
+        if spec.hi is not None:
+            out["maximum"] = spec.hi if k == "num" else int(spec.hi)
+    elif k == "bool":
+        out = {"type": "boolean"}
+    elif k == "cards":
+        out = {"anyOf": [{"type": "array", "minItems": spec.min_len, "maxItems": spec.max_len,
+                          "items": {"type": "string", "minLength": 1, "maxLength": 8}},
+                         {"type": "string", "maxLength": spec.max_len * 9}]}
+    elif k == "list":
+        assert spec.item is not None
+        out = {"type": "array", "minItems": spec.min_len, "maxItems": spec.max_len, "items": spec_schema(spec.item)}
+    elif k == "map":
+        assert spec.item is not None and spec.keys is not None
+        out = {"type": "object", "properties": {key: spec_schema(spec.item) for key in spec.keys},
+               "additionalProperties": False}
+    elif k == "obj":
+        fields = spec.fields or {}
+        out = {"type": "object", "properties": {n: spec_schema(f) for n, f in fields.items()},
+               "required": [n for n, f in fields.items() if f.required], "additionalProperties": False}
+    else:  # free-form JSON, bounded by the engine's size and depth checks
+        out = {"description": f"any JSON up to {spec.max_len} bytes"}
+    if spec.alt is not None:
+        out = {"anyOf": [out, spec_schema(spec.alt)]}
+    return out
+
+
+def data_schema(etype: str) -> dict[str, Any]:
+    """The JSON Schema of ``data`` of one event type."""
+    return spec_schema(Spec("obj", fields=DATA_SCHEMAS[etype]))
+
+
+def action_schema() -> dict[str, Any]:
+    """The body of ``POST /api/tables/{table_id}/actions``: one variant per type the panel may submit."""
+    from .api import ACTION_ROLES
+
+    variants = [{"type": "object", "title": etype, "additionalProperties": False, "required": ["type"],
+                 "properties": {"type": {"const": etype}, "data": data_schema(etype)}}
+                for etype in EVENT_TYPES if etype in ACTION_ROLES]
+    return {"oneOf": variants}
+
+
+def _path_of(rule: str) -> tuple[str, list[dict[str, Any]]]:
+    params = []
+    for conv, name in _RULE_PARAM.findall(rule):
+        schema = {"type": "integer", "minimum": 0} if conv == "int" else {"type": "string"}
+        params.append({"name": name, "in": "path", "required": True, "schema": schema})
+    return _RULE_PARAM.sub(lambda m: "{" + m.group(2) + "}", rule), params
+
+
+def build_openapi(app: Any) -> dict[str, Any]:
+    """The OpenAPI document of ``app``'s routes.
+
+    :raises KeyError: naming a route that :data:`OPERATIONS` does not describe.
+    """
+    paths: dict[str, dict[str, Any]] = {}
+    missing = []
+    for rule in sorted(app.url_map.iter_rules(), key=lambda r: r.rule):
+        if rule.endpoint in UNDOCUMENTED_ENDPOINTS:
+            continue
+        path, params = _path_of(rule.rule)
+        for method in sorted((rule.methods or set()) - {"HEAD", "OPTIONS"}):
+            op = OPERATIONS.get((method, rule.rule))
+            if op is None:
+                missing.append(f"{method} {rule.rule}")
+                continue
+            out = {k: v for k, v in op.items() if k not in ("login", "csrf", "stream")}
+            out["operationId"] = f"{rule.endpoint}.{method.lower()}"
+            responses = {**_COMMON, **(_POST if method == "POST" else {}), **out["responses"]}
+            security: list[dict[str, list[str]]] = []
+            if op.get("login"):
+                responses = {**_LOGIN, **responses}
+                security.append({"session": []})
+                out["description"] = f"需要角色 / needs role: {op['login']}"
+            if op.get("csrf") or method == "POST":
+                security = [{**s, "csrf": []} for s in security] or [{"csrf": []}]
+            if security:
+                out["security"] = security
+            out["responses"] = dict(sorted(responses.items()))
+            if op.get("stream"):
+                out["x-stream"] = True
+            all_params = params + list(op.get("parameters", []))
+            if all_params:
+                out["parameters"] = all_params
+            paths.setdefault(path, {})[method.lower()] = out
+    if missing:
+        raise KeyError(f"routes missing from table_service.web.openapi.OPERATIONS: {', '.join(missing)}")
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "guandan-table referee panel and broadcast feed / 掼蛋裁判台与直播接口",
+                 "version": "1", "description": "See docs/api.md for the prose; docs/events.md for event data."},
+        "paths": paths,
+        "components": {
+            "schemas": {
+                "Error": {"type": "object", "required": ["error"], "properties": {
+                    "error": {"type": "string"}, "status": {"type": "integer"}}},
+                "Action": action_schema(),
+            },
+            "securitySchemes": {
+                "session": {"type": "apiKey", "in": "cookie", "name": "guandan_session",
+                            "description": "登录后的会话 / the session of POST /auth/login; ends at logout"},
+                "csrf": {"type": "apiKey", "in": "header", "name": "X-CSRF-Token",
+                         "description": "the session's CSRF token (GET /auth/whoami)"},
+            },
+        },
+    }
+
+
+def main() -> int:
+    """Print the document of a default app (for ``docs/openapi.json``)."""
+    import tempfile
+
+    from . import create_app
+
+    with tempfile.TemporaryDirectory() as tmp:
+        app = create_app({"USERS_DB": f"{tmp}/users.sqlite3", "SECRET_KEY": "docs"})
+        sys.stdout.write(json.dumps(build_openapi(app), ensure_ascii=False, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
