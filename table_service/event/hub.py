@@ -189,8 +189,10 @@ class HubService:
             if verdict == "accept" and any(p[:2] == (line.get("round"), table) for p in pending):
                 verdict, reason = "refuse", "同一桌本轮已有成绩 / the table already has a result for this round"
         if verdict == "duplicate":
+            # Acknowledged again as accepted: a table that sends its result twice (reconnect, QoS 1
+            # redelivery) must not see its retained "accepted" turn into something else.
             self.duplicates += 1
-            return {"result_id": rid, "status": "duplicate"}
+            return {"result_id": rid, "status": "accepted", "duplicate": True}
         if verdict == "refuse":
             key = (table, rid or payload[:64].decode("utf-8", "replace"))
             if any((r["table"], r.get("result_id") or "") == key for r in self.core.refusals) or any(
