@@ -240,9 +240,9 @@ def test_mjpeg_frame_decodes_only_as_far_as_used() -> None:
     assert jpeg_size(data) == (3840, 2160) and jpeg_size(b"not a jpeg") is None
     f = MjpegFrame(data)
     g = f.grey(1280)
-    assert g.shape == (720, 1280) and f._full is None  # no full decode for the settle stream
-    c = f.colour(960)
-    assert c.shape == (540, 960, 3) and f._full is None
+    assert g.shape == (540, 960) and f._full is None  # a 1/4-scale decode for the settle stream
+    c = f.colour(1920)
+    assert c.shape == (1080, 1920, 3) and f._full is None
     full = full_frame(f)
     assert full.shape == img.shape and abs(int(full[1000, 1500, 1]) - 200) < 8
     assert full_frame(img) is img
