@@ -57,11 +57,20 @@ def cmd_board(args: argparse.Namespace) -> int:
     """Write the ChArUco board to print for :func:`cmd_calibrate`."""
     from .calibration import charuco_board
 
+    if not (2 <= args.squares_x <= 40 and 2 <= args.squares_y <= 40):
+        raise ValueError(f"格数须为 2–40 / --squares-x and --squares-y must be 2-40, got {args.squares_x}×{args.squares_y}")
+    if not (0 < args.marker_mm < args.square_mm <= 200):
+        raise ValueError("须 0 < --marker-mm < --square-mm ≤ 200 / need 0 < marker-mm < square-mm <= 200")
+    out = Path(args.out)
+    if out.is_dir() or not out.parent.is_dir():
+        raise ValueError(f"输出路径无效（文件夹不存在或是文件夹）/ cannot write {out}: its folder does not exist "
+                         "or it is a folder")
     board = charuco_board((args.squares_x, args.squares_y), args.square_mm, args.marker_mm)
     ppm = 10.0
     img = board.generateImage((int(args.squares_x * args.square_mm * ppm), int(args.squares_y * args.square_mm * ppm)),
                               marginSize=int(10 * ppm))
-    cv2.imwrite(str(args.out), img)
+    if not cv2.imwrite(str(out), img):
+        raise ValueError(f"无法写入图片 / could not write the image {out} (use .png or .jpg)")
     print(f"标定板已写入 / board written to {args.out} (print at {ppm * 25.4:.0f} dpi)")
     return 0
 
