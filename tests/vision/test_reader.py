@@ -19,8 +19,11 @@ SHIFT = int(os.environ.get("VISION_SEED_SHIFT", "0"))
 #: Pooled success bounds of the tests below, with margin (per play, over 20 seed shifts on
 #: 2026-12-01: see docs/performance.md, "tests that do not depend on their seed").  The property
 #: that must hold on every seed is "never silently wrong"; these only catch a reader that broke.
+#: Shifts 0, 50,000, 90,000 and 1,000-5,000 (shipped MLP): right 38-40 of 40, certain and right 30-34
+#: of 40 at 3 px/mm and 8-12 of 16 at 2 px/mm, lone court cards 30 of 30, never silently wrong.
 RIGHT_MIN = 0.75
 CERTAIN_MIN = 0.5
+CERTAIN_2PPM_MIN = 0.3
 
 PLAYS = [
     ["5h"],
@@ -81,7 +84,7 @@ def test_reads_at_2_px_per_mm():
             r = read_play(zr.image, px_per_mm=2.0)
             _check(r, cards)
             correct += r.cards == cards and not r.uncertain
-    assert correct >= CERTAIN_MIN * 2 * len(PLAYS), f"only {correct}/16 read certain and right"
+    assert correct >= CERTAIN_2PPM_MIN * 2 * len(PLAYS), f"only {correct}/16 read certain and right"
 
 
 def test_clean_ten_card_row_reads_left_to_right(enrolled_anglo):
