@@ -313,7 +313,10 @@ class Enrollment:
             with np.load(path, allow_pickle=False) as z:
                 data = {k: z[k] for k in z.files}
         except (OSError, ValueError, EOFError) as exc:
-            raise ValueError(f"无法读取登记文件 / cannot read enrolment file {path}: {exc}") from exc
+            # numpy's own text would suggest allow_pickle for a file that is not ours: an enrolment
+            # file must never be loaded with pickle, so say what it is instead.
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not a .npz enrolment file"
+            raise ValueError(f"无法读取登记文件 / cannot read enrolment file {path}: {why}") from None
         if "format" not in data or str(data["format"]) != ENROLLMENT_FORMAT:
             raise ValueError(f"不是登记文件 / not an enrolment file (format {ENROLLMENT_FORMAT}): {path}")
         try:
