@@ -21,6 +21,9 @@ def _add_scoring(p: argparse.ArgumentParser) -> None:
                    help="比赛分方案 / match-point scheme (default: the preset's, 2-1-0)")
     p.add_argument("--bye-points", type=int, default=None, help="轮空得分 / match points for a bye")
     p.add_argument("--seed", default="0", help="抽签种子 / seed of the lots that break full ties (default 0)")
+    p.add_argument("--duplicate", default=None, choices=("levels", "level_points"),
+                   help="复式：每场两室（A/B，换方向）合并比较 / duplicate team matches: rooms A and B compared "
+                        "together by total levels or total level-difference points")
 
 
 def scoring_from_args(args: argparse.Namespace) -> Any:
@@ -31,11 +34,13 @@ def scoring_from_args(args: argparse.Namespace) -> Any:
         rs = get_ruleset(args.preset)
     except (KeyError, ValueError) as exc:
         raise EventInputError(f"未知规则预设 / unknown preset {args.preset!r}: {exc}") from None
-    opts: dict[str, int] = {}
+    opts: dict[str, Any] = {}
     if args.match_points:
         opts.update(MATCH_POINT_SCHEMES[args.match_points])
     if args.bye_points is not None:
         opts["bye"] = args.bye_points
+    if args.duplicate:
+        opts["duplicate"] = args.duplicate
     return ScoringOptions.from_ruleset(rs, **opts)
 
 
@@ -76,7 +81,7 @@ def run_standings(args: argparse.Namespace) -> int:
     from table_service.event.model import load_results, load_teams
     from table_service.event.standings import compute_standings
 
-    results = load_results(args.results)
+    results = load_results(args.results, duplicate=bool(args.duplicate))
     teams = load_teams(args.teams) if args.teams else []
     if teams:
         unknown = {t for r in results for t in (r.ns, r.ew) if t is not None} - set(teams)
@@ -104,7 +109,7 @@ def run_pair(args: argparse.Namespace) -> int:
     from table_service.event.draw import make_draw
     from table_service.event.model import load_results, load_teams
 
-    results = load_results(args.results)
+    results = load_results(args.results, duplicate=bool(args.duplicate))
     teams = load_teams(args.teams)
     draw = make_draw(args.method, teams, results, scoring_from_args(args), seed=args.seed)
     if args.json:

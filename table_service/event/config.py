@@ -31,6 +31,9 @@ Example (``examples/event.toml``)::
     id = "1"
     panel = "http://10.0.0.11:8080/"
 
+Duplicate (复式) events: ``duplicate = "levels"`` (or ``"level_points"``) in ``[event]``; teams
+of four players (the first two play room A, the last two room B); two tables a match.
+
 Every unknown key is an error naming it (a typo must not silently fall back to a default).
 """
 
@@ -49,7 +52,7 @@ SEGMENT_RE = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
 
 _SECTIONS: dict[str, set[str]] = {
     "event": {"id", "name", "rounds", "draw", "ruleset", "format", "match_points", "bye_points", "seed",
-              "bye_level_points"},
+              "bye_level_points", "duplicate"},
     "ruleset_options": set(),
     "mqtt": {"host", "port", "username", "password", "keepalive"},
     "hub": {"host", "port", "data"},
@@ -111,7 +114,13 @@ def validate(raw: dict[str, Any]) -> dict[str, Any]:
         ruleset = get_ruleset(ruleset_name, **rs_opts)
     except (KeyError, ValueError) as exc:
         raise EventInputError(f"EVENT.toml 规则无效 / bad ruleset: {exc}") from None
-    scoring_opts: dict[str, int] = dict(MATCH_POINT_SCHEMES[scheme])
+    scoring_opts: dict[str, Any] = dict(MATCH_POINT_SCHEMES[scheme])
+    dup = ev.get("duplicate", False)
+    if dup not in (False, "levels", "level_points"):
+        raise EventInputError(f"EVENT.toml [event]: duplicate 须为 false、\"levels\" 或 \"level_points\" / duplicate must be "
+                              f"false, \"levels\" or \"level_points\", got {dup!r}")
+    if dup:
+        scoring_opts["duplicate"] = dup
     for key, opt in (("bye_points", "bye"), ("bye_level_points", "bye_level_points")):
         if key in ev:
             scoring_opts[opt] = _need(ev, key, int, "event")
@@ -151,6 +160,8 @@ def validate(raw: dict[str, Any]) -> dict[str, Any]:
         if (not isinstance(players, list) or len(players) not in (2, 4)
                 or not all(isinstance(p, str) and p.strip() for p in players)):
             raise EventInputError(f"EVENT.toml [{where}]: players 须为 2 或 4 个名字 / players must be 2 or 4 names")
+        if dup and len(players) != 4:
+            raise EventInputError(f"EVENT.toml [{where}]: 复式每队须 4 名选手 / duplicate play needs 4 players a team")
         teams.append({"id": tid, "name": str(t.get("name", tid)), "players": [p.strip() for p in players]})
     tables: list[dict[str, Any]] = []
     for i, t in enumerate(raw.get("tables", []) or [], 1):
@@ -164,9 +175,10 @@ def validate(raw: dict[str, Any]) -> dict[str, Any]:
         tables.append({"id": tid, "panel": t.get("panel")})
     if len({t["id"] for t in tables}) != len(tables):
         raise EventInputError("EVENT.toml: 桌号重复 / duplicate table ids in [[tables]]")
-    if tables and len(tables) < len(teams) // 2:
-        raise EventInputError(f"EVENT.toml: {len(teams)} 队需要 {len(teams) // 2} 张桌，只列了 {len(tables)} / "
-                              f"{len(teams)} teams need {len(teams) // 2} tables, [[tables]] lists {len(tables)}")
+    need = (len(teams) // 2) * (2 if dup else 1)
+    if tables and len(tables) < need:
+        raise EventInputError(f"EVENT.toml: {len(teams)} 队需要 {need} 张桌，只列了 {len(tables)} / "
+                              f"{len(teams)} teams need {need} tables, [[tables]] lists {len(tables)}")
     return {
         "event": {"id": eid, "name": str(ev.get("name", eid)), "rounds": rounds, "draw": draw,
                   "ruleset": ruleset_name, "ruleset_options": dict(rs_opts), "format": dict(fmt),

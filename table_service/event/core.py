@@ -135,9 +135,11 @@ class HubCore:
                          seed=self.cfg["event"]["seed"], round_no=nxt, recorded_lots=self.lots)
         phys = [t["id"] for t in self.cfg["tables"]]
         tables = []
-        for t, ns, ew in draw.tables:
-            tid = phys[int(t) - 1] if phys else t
-            tables.append({"table": tid, "ns": ns, "ew": ew})
+        for i, (t, ns, ew) in enumerate(draw.tables):
+            entry: dict[str, Any] = {"table": phys[i] if phys else t, "ns": ns, "ew": ew}
+            if t[-1:] in ("A", "B") and draw.info.get("duplicate"):
+                entry.update(room=t[-1], match=int(t[:-1]))
+            tables.append(entry)
         info = {k: v for k, v in draw.info.items() if k != "regions"}
         return "round_drawn", {"round": nxt, "method": draw.method, "tables": tables, "bye": draw.bye, "info": info}
 
@@ -146,14 +148,16 @@ class HubCore:
         assert self.cfg is not None
         ev = self.cfg["event"]
         ns, ew = self.team(t["ns"]), self.team(t["ew"])
-        players = {"N": ns["players"][0], "S": ns["players"][1], "E": ew["players"][0], "W": ew["players"][1]}
+        k = 2 if t.get("room") == "B" else 0  # duplicate: each team's second pair plays room B
+        players = {"N": ns["players"][k], "S": ns["players"][k + 1], "E": ew["players"][k], "W": ew["players"][k + 1]}
         phys = next((x for x in self.cfg["tables"] if x["id"] == t["table"]), None)
         return {"event": ev["id"], "event_name": ev["name"], "round": rnd, "table": t["table"],
                 "teams": {"NS": ns["id"], "EW": ew["id"]},
                 "team_names": {"NS": ns["name"], "EW": ew["name"]},
                 "players": players,
                 "ruleset": {"preset": ev["ruleset"], "options": ev.get("ruleset_options", {})},
-                "format": ev["format"], "panel": phys.get("panel") if phys else None}
+                "format": ev["format"], "panel": phys.get("panel") if phys else None,
+                **({"room": t["room"], "board": f"R{rnd}-M{t['match']}"} if t.get("room") else {})}
 
     def check_team_edit(self, team: str, name: str, players: Sequence[str], role: str | None
                         ) -> tuple[str, dict[str, Any]]:

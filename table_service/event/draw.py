@@ -264,12 +264,24 @@ def swiss(teams: Sequence[str], results: Sequence[Result] = (), opts: ScoringOpt
     return Draw(round=rnd, tables=_number(pairs, hist), bye=bye, method="swiss", info=info)
 
 
+def duplicate_rooms(draw: Draw) -> Draw:
+    """Duplicate (复式) play: each team match at two tables, ``<n>A`` (room A, as drawn) and
+    ``<n>B`` (room B, sides swapped; the same deals are replayed there)."""
+    tables: list[tuple[str, str, str]] = []
+    for t, ns, ew in draw.tables:
+        tables += [(f"{t}A", ns, ew), (f"{t}B", ew, ns)]
+    return Draw(round=draw.round, tables=tables, bye=draw.bye, method=draw.method, info={**draw.info, "duplicate": True})
+
+
 def make_draw(method: str, teams: Sequence[str], results: Sequence[Result] = (),
               opts: ScoringOptions | None = None, *, seed: int | str = 0, round_no: int | None = None,
               recorded_lots: Mapping[tuple[str, ...], Sequence[str]] | None = None) -> Draw:
-    """Dispatch by method name (``swiss`` or ``round-robin``)."""
+    """Dispatch by method name (``swiss`` or ``round-robin``); duplicate events get two rooms a match."""
+    dup = bool(opts and opts.duplicate)
     if method == "swiss":
-        return swiss(teams, results, opts, seed=seed, round_no=round_no, recorded_lots=recorded_lots)
+        d = swiss(teams, results, opts, seed=seed, round_no=round_no, recorded_lots=recorded_lots)
+        return duplicate_rooms(d) if dup else d
     if method in ("round-robin", "round_robin"):
-        return round_robin(teams, results, round_no=round_no)
+        d = round_robin(teams, results, round_no=round_no)
+        return duplicate_rooms(d) if dup else d
     raise EventInputError(f"未知编排方法 / unknown draw method {method!r} (swiss or round-robin)")

@@ -290,7 +290,8 @@ class HubService:
     def import_results(self, text: str, actor: str, role: str) -> int:
         """RESULTS lines entered by hand in bulk; byes are the draw's and are skipped. All or
         nothing: every line is checked before the first is logged."""
-        lines = [r.to_dict() for r in parse_results_text(text, "import") if r.ew is not None]
+        dup = bool((self.core.cfg or {}).get("event", {}).get("scoring", {}).get("duplicate"))
+        lines = [r.to_dict() for r in parse_results_text(text, "import", duplicate=dup) if r.ew is not None]
         with self.lock:
             for i, line in enumerate(lines, 1):
                 verdict, reason = self.core.classify_result(line, f"check-{i}")

@@ -162,21 +162,28 @@ def parse_result(obj: Any, where: str = "") -> Result:
                   forfeit=forfeit, ns_score=ns_score, ew_score=ew_score)
 
 
-def check_results(results: Iterable[Result]) -> list[Result]:
-    """Check the results together: a team plays at most once per round, a table at most once
-    per round. Returns them sorted by round then table.
+def check_results(results: Iterable[Result], *, duplicate: bool = False) -> list[Result]:
+    """Check the results together: a team plays at most once per round (in duplicate play: at
+    the two tables of one team match, sides swapped), a table at most once per round. Returns
+    them sorted by round then table.
 
     :raises EventInputError: naming the round and the team or table."""
-    seen_team: set[tuple[int, str]] = set()
+    seen_team: dict[tuple[int, str], Result] = {}
     seen_table: set[tuple[int, str]] = set()
+    twice: set[tuple[int, str]] = set()
     out = sorted(results, key=lambda r: (r.round, r.ew is None, _table_key(r.table)))
     for r in out:
         for team in (r.ns, r.ew):
             if team is None:
                 continue
-            if (r.round, team) in seen_team:
-                raise EventInputError(f"第 {r.round} 轮 {team!r} 出现两次 / team {team!r} appears twice in round {r.round}")
-            seen_team.add((r.round, team))
+            prev = seen_team.get((r.round, team))
+            if prev is not None and not (duplicate and _other_room(prev, r) and (r.round, team) not in twice):
+                raise EventInputError(f"第 {r.round} 轮 {team!r} 出现两次 / team {team!r} appears twice in round {r.round}"
+                                      + (" (复式须为同一对手、换方向 / duplicate: same opponent, sides swapped)"
+                                         if duplicate else ""))
+            if prev is not None:
+                twice.add((r.round, team))
+            seen_team[(r.round, team)] = r
         if r.ew is not None:
             if (r.round, r.table) in seen_table:
                 raise EventInputError(f"第 {r.round} 轮 {r.table} 号桌出现两次 / table {r.table!r} appears twice "
@@ -185,11 +192,16 @@ def check_results(results: Iterable[Result]) -> list[Result]:
     return out
 
 
+def _other_room(a: Result, b: Result) -> bool:
+    """``b`` is the other room of ``a``'s duplicate match: same teams, sides swapped."""
+    return a is not b and a.ew is not None and (b.ns, b.ew) == (a.ew, a.ns)
+
+
 def _table_key(table: str) -> tuple[int, str]:
     return (int(table), "") if table.isdigit() else (1 << 30, table)
 
 
-def parse_results_text(text: str, name: str = "RESULTS") -> list[Result]:
+def parse_results_text(text: str, name: str = "RESULTS", *, duplicate: bool = False) -> list[Result]:
     """Every non-blank line of a RESULTS file, checked (see the module doc)."""
     out = []
     for i, line in enumerate(text.splitlines(), 1):
@@ -201,7 +213,7 @@ def parse_results_text(text: str, name: str = "RESULTS") -> list[Result]:
         except json.JSONDecodeError as exc:
             raise EventInputError(f"{where}不是 JSON / not JSON ({exc.msg})") from None
         out.append(parse_result(obj, where))
-    return check_results(out)
+    return check_results(out, duplicate=duplicate)
 
 
 def read_text(path: str | Path, what: str) -> str:
@@ -214,9 +226,9 @@ def read_text(path: str | Path, what: str) -> str:
         raise EventInputError(f"无法读取 {what} 文件 / cannot read {what} file {path}: {exc}") from None
 
 
-def load_results(path: str | Path) -> list[Result]:
+def load_results(path: str | Path, *, duplicate: bool = False) -> list[Result]:
     """A RESULTS.jsonl file (``-`` is not special: pass a real path)."""
-    return parse_results_text(read_text(path, "RESULTS"), str(path))
+    return parse_results_text(read_text(path, "RESULTS"), str(path), duplicate=duplicate)
 
 
 def parse_teams_text(text: str, name: str = "TEAMS") -> list[str]:

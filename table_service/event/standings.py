@@ -18,8 +18,9 @@ is always reused (a later re-seed never reshuffles a published tie).
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from table_service.event.model import EventInputError, Result
 from table_service.rules.ruleset import Ruleset, get_ruleset
@@ -39,6 +40,10 @@ class ScoringOptions:
     bye_levels: int = 0
     tiebreak: tuple[str, ...] = ("match_points", "progressive_points", "rounds_won",
                                  "level_difference_points", "levels_gained")
+    duplicate: str | None = None
+    """Duplicate (复式) team matches: ``None`` (every table is a match), ``"levels"`` (a team match
+    is won on the levels gained at its two tables together) or ``"level_points"`` (on the two
+    tables' 级差分 together)."""
 
     @classmethod
     def from_ruleset(cls, ruleset: Ruleset | None = None, **event_options: int) -> ScoringOptions:
@@ -50,19 +55,24 @@ class ScoringOptions:
                    forfeit=rs.match_points_forfeit, bye=rs.match_points_bye, tiebreak=keys)
         return base.with_options(**event_options)
 
-    def with_options(self, **opts: int) -> ScoringOptions:
+    def with_options(self, **opts: Any) -> ScoringOptions:
         from dataclasses import fields, replace
 
         known = {f.name for f in fields(self)}
         bad = set(opts) - known
         if bad:
             raise EventInputError(f"未知计分选项 / unknown scoring option(s) {sorted(bad)} (known: {sorted(known)})")
+        if opts.get("duplicate") not in DUPLICATE_COMPARE:
+            raise EventInputError(f"复式比较方式须为 levels 或 level_points / duplicate must be levels or level_points, "
+                                  f"got {opts.get('duplicate')!r}")
         return replace(self, **opts)
 
     def points(self, outcome: str) -> int:
         return {"win": self.win, "draw": self.draw, "loss": self.loss, "forfeit": self.forfeit,
                 "bye": self.bye}[outcome]
 
+
+DUPLICATE_COMPARE = (None, "levels", "level_points")
 
 #: Preset match-point schemes an event may pick (``match_points = "3-2-1-0"``).
 MATCH_POINT_SCHEMES: dict[str, dict[str, int]] = {
@@ -125,6 +135,69 @@ def draw_lots(group: Sequence[str], seed: int | str) -> list[str]:
     return names
 
 
+Game = tuple[int, str, "str | None", str, int, int, int]
+"""``(round, team, opponent, outcome, level points, levels gained, opponent's levels)``."""
+
+
+def _table_games(r: Result) -> Iterator[Game]:
+    o_ns, o_ew = r.outcome()
+    lp_ns, lp_ew = r.level_points()
+    assert r.ew is not None
+    yield (r.round, r.ns, r.ew, o_ns, lp_ns, r.ns_levels, r.ew_levels)
+    yield (r.round, r.ew, r.ns, o_ew, lp_ew, r.ew_levels, r.ns_levels)
+
+
+def duplicate_matches(results: Iterable[Result]) -> dict[tuple[int, frozenset[str]], list[Result]]:
+    """The tables of each duplicate team match (room A and room B), keyed by round and teams."""
+    out: dict[tuple[int, frozenset[str]], list[Result]] = {}
+    for r in results:
+        if r.ew is not None:
+            out.setdefault((r.round, frozenset((r.ns, r.ew))), []).append(r)
+    return out
+
+
+def _match_games(tables: list[Result], compare: str) -> Iterator[Game]:
+    """One game per team for a duplicate match: its two tables compared together. A forfeit at
+    either table loses the match for the side that forfeited."""
+    a, b = tables
+    x, y = a.ns, a.ew
+    lv = {x: 0, y: 0}
+    lp = {x: 0, y: 0}
+    forfeited: set[str] = set()
+    for r in tables:
+        assert r.ew is not None
+        lv[r.ns] += r.ns_levels
+        lv[r.ew] += r.ew_levels
+        p_ns, p_ew = r.level_points()
+        lp[r.ns] += p_ns
+        lp[r.ew] += p_ew
+        if r.forfeit:
+            forfeited.add(r.ns if r.forfeit == "ns" else r.ew)
+    if len(forfeited) == 1:
+        loser = next(iter(forfeited))
+        outcome = {loser: "forfeit", (y if loser == x else x): "win"}
+    elif len(forfeited) == 2:
+        outcome = {x: "forfeit", y: "forfeit"}
+    else:
+        vx, vy = (lv[x], lv[y]) if compare == "levels" else (lp[x], lp[y])
+        outcome = {x: "win", y: "loss"} if vx > vy else {x: "loss", y: "win"} if vx < vy else {x: "draw", y: "draw"}
+    for team, other in ((x, y), (y, x)):
+        yield (a.round, team, other, outcome[team], lp[team], lv[team], lv[other])
+
+
+def games(results: Iterable[Result], opts: ScoringOptions) -> Iterator[Game]:
+    """Each team's game of each round. In duplicate mode a match counts once both rooms are in."""
+    results = list(results)
+    if not opts.duplicate:
+        for r in results:
+            if r.ew is not None:
+                yield from _table_games(r)
+        return
+    for tables in duplicate_matches(results).values():
+        if len(tables) == 2:
+            yield from _match_games(tables, opts.duplicate)
+
+
 def tally(results: Iterable[Result], teams: Iterable[str] = (), opts: ScoringOptions | None = None
           ) -> dict[str, TeamLine]:
     """Every team's columns (unranked). Teams without a result so far get zeros."""
@@ -140,18 +213,14 @@ def tally(results: Iterable[Result], teams: Iterable[str] = (), opts: ScoringOpt
             ln.rounds_won += 1
             ln.level_points += opts.bye_level_points
             ln.levels_gained += opts.bye_levels
-            continue
-        o_ns, o_ew = r.outcome()
-        lp_ns, lp_ew = r.level_points()
-        for team, other, outcome, lp, lv, olv in ((r.ns, r.ew, o_ns, lp_ns, r.ns_levels, r.ew_levels),
-                                                  (r.ew, r.ns, o_ew, lp_ew, r.ew_levels, r.ns_levels)):
-            ln = lines.setdefault(team, TeamLine(team))
-            ln.per_round[r.round] = opts.points(outcome)
-            ln.opponents[r.round] = other
-            ln.rounds_won += outcome == "win"
-            ln.level_points += lp
-            ln.levels_gained += lv
-            ln.net_levels += lv - olv
+    for rnd, team, other, outcome, lp, lv, olv in games(results, opts):
+        ln = lines.setdefault(team, TeamLine(team))
+        ln.per_round[rnd] = opts.points(outcome)
+        ln.opponents[rnd] = other
+        ln.rounds_won += outcome == "win"
+        ln.level_points += lp
+        ln.levels_gained += lv
+        ln.net_levels += lv - olv
     for ln in lines.values():
         ln.progressive = progressive_points([ln.per_round.get(k, 0) for k in range(1, rounds + 1)])
     return lines

@@ -31,9 +31,12 @@ def started(state: dict[str, Any], a: dict[str, Any]) -> bool:
 
 def set_up_data(a: dict[str, Any]) -> dict[str, Any]:
     """The ``round_set_up`` data an assignment stands for (also used by the event demo's bots)."""
-    return {"players": dict(a["players"]), "teams": dict(a["teams"]), "round": int(a["round"]),
+    data = {"players": dict(a["players"]), "teams": dict(a["teams"]), "round": int(a["round"]),
             "ruleset": {"preset": a["ruleset"]["preset"], "options": dict(a["ruleset"].get("options") or {})},
             "format": dict(a["format"])}
+    if a.get("board"):  # duplicate: both rooms of a match play the same deals
+        data["board"] = str(a["board"])
+    return data
 
 
 @bp.get("/tables/<table_id>/assignment")

@@ -61,3 +61,54 @@ def columns(results: list[dict[str, Any]], teams: list[str]) -> dict[str, dict[s
         col[t]["match_points"] = running[-1] if running else 0
         col[t]["progressive"] = sum(running[1:])
     return col
+
+
+def duplicate_columns(results: list[dict[str, Any]], teams: list[str], compare: str) -> dict[str, dict[str, int]]:
+    """Duplicate play: the two rooms of a match summed per team, then compared (by total levels or
+    total 级差分); a forfeit at either table loses the match for the side that forfeited."""
+    rounds = max((r["round"] for r in results), default=0)
+    per: dict[str, dict[int, int]] = {t: {} for t in teams}
+    col = {t: {"rounds_won": 0, "level_points": 0, "levels_gained": 0} for t in teams}
+    matches: dict[tuple[int, frozenset[str]], list[dict[str, Any]]] = {}
+    for r in results:
+        matches.setdefault((r["round"], frozenset((r["ns"], r["ew"]))), []).append(r)
+    for (rnd, pair), tables in matches.items():
+        if len(tables) != 2:
+            continue
+        lv = dict.fromkeys(pair, 0)
+        ldp = dict.fromkeys(pair, 0)
+        gone = set()
+        for r in tables:
+            a, b = r["ns"], r["ew"]
+            lv[a] += r["ns_levels"]
+            lv[b] += r["ew_levels"]
+            if r.get("forfeit"):
+                loser = a if r["forfeit"] == "ns" else b
+                gone.add(loser)
+                ldp[b if loser == a else a] += 17
+            else:
+                d = min(13, abs(r["ns_levels"] - r["ew_levels"]))
+                ldp[a] += 13 + d if r["ns_levels"] >= r["ew_levels"] else 13 - d
+                ldp[b] += 13 + d if r["ew_levels"] > r["ns_levels"] else 13 - d
+        x, y = sorted(pair)
+        for t in pair:
+            col[t]["levels_gained"] += lv[t]
+            col[t]["level_points"] += ldp[t]
+        if gone:
+            for t in pair:
+                won = t not in gone
+                per[t][rnd] = WIN if won else 0
+                col[t]["rounds_won"] += won
+            continue
+        key = lv if compare == "levels" else ldp
+        if key[x] == key[y]:
+            per[x][rnd] = per[y][rnd] = DRAW
+        else:
+            w, lo = (x, y) if key[x] > key[y] else (y, x)
+            per[w][rnd], per[lo][rnd] = WIN, LOSS
+            col[w]["rounds_won"] += 1
+    for t in teams:
+        running = [sum(per[t].get(k, 0) for k in range(1, j + 1)) for j in range(1, rounds + 1)]
+        col[t]["match_points"] = running[-1] if running else 0
+        col[t]["progressive"] = sum(running[1:])
+    return col
