@@ -5,10 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import math
+import os
 import signal
 import sys
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 from table_service.bots import MISTAKE_KINDS
@@ -16,9 +19,38 @@ from table_service.bots import MISTAKE_KINDS
 
 def _positive(value: str) -> float:
     v = float(value)
-    if not v > 0:
-        raise argparse.ArgumentTypeError(f"须为正数 / must be positive: {value}")
+    if not (v > 0 and math.isfinite(v)) or v > 1000:
+        raise argparse.ArgumentTypeError(f"须为 0–1000 的正数 / must be a positive number up to 1000: {value}")
     return v
+
+
+def _check_data_folder(data: str | None, design: str, speed: float) -> None:
+    """Refuse, in one line, what would otherwise fail half-way: a --data that is a file or cannot
+    be written, an unknown --design, and a folder started at another --speed (its countdowns
+    would be scaled by the other speed)."""
+    from vision.artwork import ARTWORK_DIR
+
+    if not design or "/" in design or not (ARTWORK_DIR / f"{design}.svgz").is_file():
+        known = sorted(p.name[: -len(".svgz")] for p in ARTWORK_DIR.glob("*.svgz"))[:12]
+        raise ValueError(f"未知牌面设计 / unknown card design {design!r}: no {ARTWORK_DIR}/{design}.svgz "
+                         f"(e.g. {', '.join(known) or 'apt install gnome-cards-data'})")
+    if data is None:
+        return
+    folder = Path(data)
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"--data 须为文件夹 / --data must be a folder: {folder} is a file")
+    probe = folder if folder.exists() else next((p for p in folder.parents if p.exists()), Path("."))
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise ValueError(f"数据文件夹只读 / the data folder {probe} is read-only: the demo must record its table")
+    clock = folder / "clock.json"
+    if clock.is_file():
+        try:
+            old = float(json.loads(clock.read_text(encoding="utf-8"))["speed"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return  # the clock's own loader reports a damaged file
+        if abs(old - speed) > 1e-9:
+            raise ValueError(f"该文件夹以 --speed {old:g} 开始 / {folder} was started at --speed {old:g}: restart it "
+                             f"with --speed {old:g}, or use a new --data folder")
 
 
 def _rate(value: str) -> float:
@@ -106,6 +138,7 @@ def run_demo(args: argparse.Namespace) -> int:
                          "(not with --headless)")
     if not 0 <= args.port <= 65535:
         raise ValueError(f"端口无效 / invalid port {args.port}")
+    _check_data_folder(args.data, args.design, args.speed)
     seed = args.seed if args.seed is not None else int(time.time()) % 100000
     # A real table cannot run faster than its camera: at high speed the bots think less.
     think = (1.0, 3.0) if args.speed <= 4 else (0.6, 1.8)
