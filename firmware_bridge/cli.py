@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 import threading
+from pathlib import Path
 
 from .firmware.wire import PROTOCOL_VERSION, SEATS
 
@@ -72,6 +73,15 @@ def run_emulate_screen(args: argparse.Namespace) -> int:
 
     if args.heartbeat_ms < 50:
         raise ValueError(f"心跳间隔太短 / --heartbeat-ms must be at least 50, got {args.heartbeat_ms}")
+    if not 0 <= args.protocol_version <= 255:
+        # One byte on the wire: a larger one killed the firmware thread while the command said "running".
+        raise ValueError(f"协议版本须为 0–255 / --protocol-version must be 0-255 (one byte), got {args.protocol_version}")
+    if args.port is not None:
+        link = Path(args.port)
+        if not link.parent.is_dir():
+            raise ValueError(f"端口所在文件夹不存在 / the folder of --port {link} does not exist")
+        if link.is_dir():
+            raise ValueError(f"--port 是文件夹 / --port {link} is a folder: give the path of a link to create")
     emu = ScreenEmulator(args.port, controller_id=args.controller_id, protocol_version=args.protocol_version,
                          heartbeat_ms=args.heartbeat_ms)
     emu.start()
