@@ -9,6 +9,7 @@ the broker keeps it retained.
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import logging
 import threading
@@ -125,10 +126,12 @@ class HubService:
         now = self.clock_ms()
         with self.lock:
             applied: list[dict[str, Any]] = []
+            # (round, table, id) and (round, table) of results logged in this batch, not yet applied
+            pending: set[tuple[Any, ...]] = set()
             with self.store.transaction():
                 for table, name, payload, _retained in messages:
                     if name == "result":
-                        ack = self._table_result(table, payload, now, applied)
+                        ack = self._table_result(table, payload, now, applied, pending)
                         if ack is not None:
                             acks.append((table, ack))
                     elif name == "status":
@@ -168,16 +171,16 @@ class HubService:
         if data.get("panel"):
             live.panel = str(data["panel"])
 
-    def _table_result(self, table: str, payload: bytes, now: int, applied: list[dict[str, Any]]
-                      ) -> dict[str, Any] | None:
+    def _table_result(self, table: str, payload: bytes, now: int, applied: list[dict[str, Any]],
+                      pending: set[tuple[Any, ...]] | None = None) -> dict[str, Any] | None:
         """Accept, drop as duplicate, or refuse (logged, shown to the chief referee)."""
         msg = self._loads(payload)
         if msg is None and not payload:
             return None  # a cleared retained message
         rid = str(msg.get("result_id")) if isinstance(msg, dict) and msg.get("result_id") else None
         line = msg.get("result") if isinstance(msg, dict) else None
-        pending = {(e["data"]["result"]["round"], e["data"]["result"]["table"], e["data"]["result_id"])
-                   for e in applied if e["type"] == "result_recorded"}
+        if pending is None:
+            pending = set()
         if rid is None or not isinstance(line, dict):
             verdict, reason = "refuse", "成绩消息无效 / malformed result message"
         elif str(line.get("table")) != table:
@@ -186,7 +189,7 @@ class HubService:
             verdict, reason = "duplicate", None
         else:
             verdict, reason = self.core.classify_result(line, rid)
-            if verdict == "accept" and any(p[:2] == (line.get("round"), table) for p in pending):
+            if verdict == "accept" and (line.get("round"), table) in pending:
                 verdict, reason = "refuse", "同一桌本轮已有成绩 / the table already has a result for this round"
         if verdict == "duplicate":
             # Acknowledged again as accepted: a table that sends its result twice (reconnect, QoS 1
@@ -212,6 +215,7 @@ class HubService:
                                                    "table_seq": msg.get("table_seq"), "received_ms": now},
                                t_ms=now, actor=f"table:{table}", role=None)
         applied.append(ev)
+        pending.update({(clean["round"], table, rid), (clean["round"], table)})
         sent = msg.get("wall_ms")
         if isinstance(sent, int):
             self.lags_ms.append(max(0, self.clock_ms() - sent))
@@ -337,14 +341,21 @@ class HubService:
                     "config_note": self.config_note}
 
     def standings_json(self) -> dict[str, Any]:
+        """The standings with team names; computed once per change of the log (every board on
+        the hall's screens polls it)."""
         with self.lock:
+            cached = getattr(self, "_standings_cache", None)
+            if cached is not None and cached[0] == self.core.last_seq:
+                return copy.deepcopy(cached[1])
             st = self.core.standings()
             out = st.to_json()
             names = {t["id"]: t["name"] for t in (self.core.cfg or {}).get("teams", [])}
             for row in out["standings"]:
                 row["name"] = names.get(row["team"], row["team"])
-            return {**out, "rounds": st.rounds, "lots": st.lots,
-                    "published_rounds": sorted(self.core.results_published)}
+            result = {**out, "rounds": st.rounds, "lots": st.lots,
+                      "published_rounds": sorted(self.core.results_published)}
+            self._standings_cache = (self.core.last_seq, result)
+            return copy.deepcopy(result)
 
 
 def run_hub_command(args: argparse.Namespace) -> int:

@@ -108,12 +108,22 @@ def print_results(rnd: int) -> Any:
         d = h.core.draws.get(rnd)
         if d is None or not d["published"]:
             abort(404, description=f"第 {rnd} 轮没有公布的编排 / round {rnd} has no published draw")
+        from table_service.event.config import scoring_of
+        from table_service.event.model import parse_result
+        from table_service.event.standings import compute_standings
+
         rows = []
         for t in d["tables"]:
             tr = h.core.results.get((rnd, t["table"]))
             rows.append({**t, "result": tr.line if tr else None, "source": tr.source if tr else None,
-                         "t_ms": tr.t_ms if tr else None, "history": tr.history if tr else []})
-        st = h.standings_json()
+                         "t_ms": tr.t_ms if tr else None, "history": tr.history if tr else [],
+                         "ldp": parse_result(tr.line).level_points() if tr else None})
+        # The standings after this round (a sheet printed later still shows that round's table).
+        st = compute_standings(h.core.result_objects(upto=rnd), h.core.teams, scoring_of(h.core.cfg),
+                               seed=h.core.cfg["event"]["seed"], recorded_lots=h.core.lots).to_json()
+        names = {t["id"]: t["name"] for t in h.core.cfg["teams"]}
+        for row in st["standings"]:
+            row["name"] = names.get(row["team"], row["team"])
         return render_template("hub_print_results.html", ev=h.core.cfg["event"], rnd=rnd, rows=rows, draw=d,
                                standings=st["standings"], published=h.core.results_published.get(rnd))
 

@@ -1,0 +1,50 @@
+"""The table side of the protocol: the result line built from a real table log (a round played by
+bots through a real TableRunner), forfeit and penalty-loss forms, and the overview summary."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+from table_service.engine.bots import BotTable
+from table_service.event.model import parse_result
+from table_service.mqtt_bridge import table_result, table_summary
+from table_service.runner import TableRunner
+
+
+def test_signed_round_becomes_a_results_line(tmp_path: Path) -> None:
+    with TableRunner(tmp_path / "t.sqlite3") as runner:
+        setup = {"players": {"N": "n", "S": "s", "E": "e", "W": "w"}, "teams": {"NS": "T1", "EW": "T2"},
+                 "round": 4, "ruleset": {"preset": "jiangsu-2013", "options": {}}, "format": {"kind": "deals", "deals": 1}}
+        assert runner.submit({"type": "round_set_up", "source": "panel", "role": "referee", "data": setup}).accepted
+        bots = BotTable(3, step_ms=(5, 20))
+        bots.state = copy.deepcopy(runner.raw_state())
+        while runner.state()["result"] is None:
+            for ev in bots.deal():
+                res = runner.submit({"type": ev["type"], "source": ev["source"], "role": ev.get("role"),
+                                     "data": ev["data"]})
+                assert res.accepted, res.error
+        assert table_result(runner.state(), "7") is None  # not signed yet
+        summary = table_summary(runner.state(), "7", "http://pi7:8080")
+        assert summary["finished"] and summary["round"] == 4 and summary["panel"] == "http://pi7:8080"
+        for side in ("NS", "EW"):
+            runner.submit({"type": "score_sheet_signed", "source": "panel", "role": "referee", "data": {"side": side}})
+        msg = table_result(runner.state(), "7")
+        assert msg is not None
+        line = parse_result(msg["result"]).to_dict()
+        gained = runner.state()["result"]["gained"]
+        assert line == {"round": 4, "table": "7", "ns": "T1", "ew": "T2", "ns_levels": gained["NS"],
+                        "ew_levels": gained["EW"]}
+        assert msg["result_id"] == f"r4-s{runner.state()['result']['seq']}"
+
+
+def test_forfeit_and_penalty_loss_forms() -> None:
+    base = {"round": {"no": 2, "teams": {"NS": "A", "EW": "B"}}, "signatures": {"NS": True, "EW": True}}
+    forfeit = {**base, "result": {"reason": "forfeit", "winner": "EW", "gained": {"NS": 0, "EW": 0},
+                                  "level_points": {"NS": 0, "EW": 17}, "seq": 9}}
+    line = table_result(forfeit, "3")["result"]  # type: ignore[index]
+    assert line["forfeit"] == "ns" and parse_result(line).level_points() == (0, 17)
+    loss = {**base, "result": {"reason": "loss", "winner": "NS", "gained": {"NS": 3, "EW": 5},
+                               "level_points": {"NS": 17, "EW": 9}, "seq": 12}}
+    line = table_result(loss, "3")["result"]  # type: ignore[index]
+    assert (line["ns_score"], line["ew_score"]) == (17, 9) and parse_result(line).outcome() == ("win", "loss")
