@@ -173,6 +173,30 @@ class HubCore:
             raise EventInputError("队名或选手名无效（1–64 字）/ team and player names are 1-64 characters")
         return "team_edited", {"team": team, "name": name.strip(), "players": players}
 
+    def check_event_edit(self, name: str, ruleset: str, fmt: dict[str, Any], role: str | None
+                         ) -> tuple[str, dict[str, Any]]:
+        """The event's name, ruleset preset or round format changed at the hub: they go into the
+        assignments published from now on. Scoring (match points, byes, duplicate comparison)
+        is not editable here: it would re-rank rounds already published."""
+        self._role(role, "chief", "修改赛事设置")
+        from table_service.rules.ruleset import get_ruleset
+
+        try:
+            get_ruleset(ruleset, **(self.cfg or {}).get("event", {}).get("ruleset_options", {}))
+        except (KeyError, ValueError) as exc:
+            raise EventInputError(f"规则无效 / bad ruleset: {exc}") from None
+        kind = fmt.get("kind")
+        if kind == "deals" and not (isinstance(fmt.get("deals"), int) and 1 <= fmt["deals"] <= 99):
+            raise EventInputError("副数须为 1–99 / deals must be 1-99")
+        if kind == "time" and not (isinstance(fmt.get("minutes"), int) and 1 <= fmt["minutes"] <= 600):
+            raise EventInputError("分钟须为 1–600 / minutes must be 1-600")
+        if kind not in ("deals", "time", "past_a"):
+            raise EventInputError("赛制须为 deals、time 或 past_a / format must be deals, time or past_a")
+        if not name.strip() or len(name) > 120:
+            raise EventInputError("赛事名称无效 / invalid event name")
+        fmt = {k: v for k, v in fmt.items() if k in ("kind", "deals", "minutes") and v is not None}
+        return "event_edited", {"name": name.strip(), "ruleset": ruleset, "format": fmt}
+
     def check_publish(self, rnd: int, role: str | None) -> tuple[str, dict[str, Any]]:
         self._role(role, "referee", "公布编排")
         d = self.draws.get(rnd)
@@ -291,6 +315,9 @@ class HubCore:
         if et == "event_loaded":
             self.loaded_cfg = d["config"]
             self.cfg = copy.deepcopy(d["config"])
+        elif et == "event_edited":
+            assert self.cfg is not None
+            self.cfg["event"].update(d)
         elif et == "team_edited":
             assert self.cfg is not None
             t = self.team(d["team"])

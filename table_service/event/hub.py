@@ -233,6 +233,11 @@ class HubService:
             etype, data = self.core.check_team_edit(team, name, players, role)
             return self._commit(etype, data, actor=actor, role=role)
 
+    def edit_event(self, name: str, ruleset: str, fmt: dict[str, Any], actor: str, role: str) -> dict[str, Any]:
+        with self.lock:
+            etype, data = self.core.check_event_edit(name, ruleset, fmt, role)
+            return self._commit(etype, data, actor=actor, role=role)
+
     def publish_draw(self, rnd: int, actor: str, role: str) -> dict[str, Any]:
         with self.lock:
             etype, data = self.core.check_publish(rnd, role)

@@ -147,8 +147,15 @@ def admin() -> Any:
                "appeals": list(core.appeals), "refusals": [r for r in core.refusals if not r["acknowledged"]],
                "complete_unpublished": [r for r in core.published_rounds if core.round_complete(r)
                                         and r not in core.results_published],
-               "can_draw": _can_draw(core), "teams": core.cfg["teams"], "rounds": core.published_rounds}
+               "can_draw": _can_draw(core), "teams": core.cfg["teams"], "rounds": core.published_rounds,
+               "presets": _presets(), "event": core.cfg["event"]}
     return render_template("hub_admin.html", **ctx)
+
+
+def _presets() -> list[str]:
+    from table_service.rules.ruleset import PRESETS
+
+    return sorted(PRESETS)
 
 
 def _can_draw(core: Any) -> str | None:
@@ -197,7 +204,7 @@ def _line(rnd: int, table: str) -> dict[str, Any]:
 
 
 ACTIONS = ("draw", "publish", "hand_result", "correct", "publish_results", "appeal", "decide", "acknowledge",
-           "import", "edit_team")
+           "import", "edit_team", "edit_event")
 
 
 @bp.post("/action/<name>")
@@ -240,6 +247,15 @@ def action(name: str) -> Any:
             seq = _int("refusal", 1)
             h.acknowledge_refusal(seq, who, role)
             msg = f"拒收 #{seq} 已处理 / refusal #{seq} cleared"
+        elif name == "edit_event":
+            kind = request.form.get("kind", "")
+            fmt: dict[str, Any] = {"kind": kind}
+            if kind == "deals":
+                fmt["deals"] = _int("deals", 1, 99)
+            elif kind == "time":
+                fmt["minutes"] = _int("minutes", 1, 600)
+            h.edit_event(request.form.get("name", ""), request.form.get("ruleset", ""), fmt, who, role)
+            msg = "赛事设置已修改，自下一次公布编排起生效 / event settings changed (from the next published draw)"
         elif name == "edit_team":
             team = request.form.get("team", "")
             players = [p for p in request.form.get("players", "").replace("，", ",").split(",")]

@@ -120,3 +120,23 @@ def test_team_edit_applies_from_the_next_published_draw(hub_app: Any, tmp_path: 
     again_hub = HubService(cfg, tmp_path / "hub", connect=False)
     assert again_hub.core.team("T1")["players"] == ["甲", "乙"]
     again_hub.stop()
+
+
+def test_event_settings_need_the_chief_and_reach_the_next_assignments(hub_app: Any) -> None:
+    app, hub = hub_app
+    r = app.test_client()
+    rtok = login(r, "rita")
+    assert 'id="event-form"' not in r.get("/hub/admin").get_data(as_text=True)
+    bad = r.post("/hub/action/edit_event", data={"csrf_token": rtok, "name": "x", "ruleset": "huaian-2017",
+                                                 "kind": "deals", "deals": "4"}, headers={"Accept": "application/json"})
+    assert bad.status_code == 400 and "chief" in bad.get_json()["error"]
+    c = app.test_client()
+    tok = login(c, "chen")
+    assert 'id="event-form"' in c.get("/hub/admin").get_data(as_text=True)
+    c.post("/hub/action/edit_event", data={"csrf_token": tok, "name": "网页赛（改）", "ruleset": "huaian-2017",
+                                            "kind": "time", "minutes": "75"})
+    hub.draw_next("x", "chief")
+    ev = hub.publish_draw(1, "x", "chief")
+    a = next(iter(ev["data"]["assignments"].values()))
+    assert a["ruleset"]["preset"] == "huaian-2017" and a["format"] == {"kind": "time", "minutes": 75}
+    assert a["event_name"] == "网页赛（改）"
