@@ -22,6 +22,7 @@ from .wire import (
     HELLO_REQUEST,
     PROTOCOL_VERSION,
     RELIABLE_TYPES,
+    TYPE_NAMES,
     Decoder,
     FrameError,
     HelloInfo,
@@ -259,7 +260,9 @@ class Endpoint:
         self._on_ack(frame.ack, 0)
         if frame.type == HEARTBEAT:
             return
-        if frame.type in RELIABLE_TYPES:
+        if frame.type in RELIABLE_TYPES or (self.controller and frame.type not in TYPE_NAMES):
+            # A type this firmware does not know is delivered like a command, so the controller
+            # answers it with an ``unknown_type`` error instead of dropping it without a word.
             self._on_reliable(frame)
         else:
             self.counters["bad_payloads"] += 1
