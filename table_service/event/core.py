@@ -9,7 +9,7 @@ Hub event types (documented in ``docs/hub-protocol.md``):
 ``event_loaded`` · ``round_drawn`` (a draft, may be redrawn) · ``round_published`` (final: never
 changed again) · ``result_recorded`` · ``result_refused`` · ``refusal_acknowledged`` ·
 ``result_corrected`` · ``results_published`` · ``appeal_filed`` · ``appeal_decided`` ·
-``lots_drawn``.
+``lots_drawn`` · ``team_edited`` · ``event_edited``.
 
 Deadlines (rules file, "Corrections and appeals"): an entry error may be corrected within
 10 minutes of the result; once the round's results are published, within 20 minutes of that;
