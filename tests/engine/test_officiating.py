@@ -467,3 +467,19 @@ def test_a_play_stamped_after_the_deadline_keeps_the_ticks_time_over() -> None:
     t.play("N", "4s", t=deadline + 1_500)  # put down late: the flag stands
     (flag,) = t.flags("time_over")
     assert flag["status"] == "open" and t.deal["trick"]["plays"][-1]["overtime_ms"] == 1_500
+
+
+def test_a_reading_question_confirmed_as_is_takes_the_strongest() -> None:
+    t = Table(ruleset={"preset": "jiangsu", "options": {"unstated_reading": "ask"}})
+    t.first_deal("E")
+    t.play("E", "5c 6c 7c 8c 2h")
+    (q,) = t.deal["questions"]
+    t.do("play_confirmed", {"ref": q["seq"]}, role="referee")
+    play = t.deal["trick"]["plays"][0]
+    assert t.deal["questions"] == [] and (play["kind"], play["rank"]) == ("straight_flush", "9")
+
+
+@pytest.mark.parametrize("option", ["equal_tributes", "return_smallest_by", "unstated_reading"])
+def test_a_word_option_outside_its_choices_is_refused(option: str) -> None:
+    with pytest.raises(ValueError, match=f"bad option {option}='sideways'"):
+        get_ruleset(**{option: "sideways"})
