@@ -213,9 +213,11 @@ class EventDemo:
                    stop: threading.Event | None = None) -> None:
         """Draw, publish, wait for every result, publish results — round after round."""
         who = self.login[0]
+        core = self.hub.core
         for rnd in range(1, self.rounds + 1):
-            self.hub.draw_next(who, "chief")
-            self.hub.publish_draw(rnd, who, "chief")
+            if not (rnd in core.draws and core.draws[rnd]["published"]):  # a resumed demo skips what is done
+                self.hub.draw_next(who, "chief")
+                self.hub.publish_draw(rnd, who, "chief")
             deadline = time.monotonic() + timeout_s
             while not self.hub.core.round_complete(rnd):
                 if time.monotonic() > deadline or (stop is not None and stop.is_set()):
@@ -223,7 +225,8 @@ class EventDemo:
                     raise RuntimeError(f"第 {rnd} 轮未完成 / round {rnd} did not complete in time; table errors: "
                                        f"{errors[:3]}")
                 time.sleep(0.05)
-            self.hub.publish_results(rnd, who, "chief")
+            if rnd not in core.results_published:
+                self.hub.publish_results(rnd, who, "chief")
             if pause_s and rnd < self.rounds and stop is not None and stop.wait(pause_s):
                 return
 

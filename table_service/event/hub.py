@@ -42,6 +42,11 @@ class TableLive:
     panel: str | None = None
 
 
+def _event_part(cfg: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The part of EVENT.toml that is the event (not where its broker and pages run)."""
+    return None if cfg is None else {k: v for k, v in cfg.items() if k not in ("mqtt", "hub")}
+
+
 class HubService:
     """One event's hub. ``connect=False`` runs without MQTT (hand entry only, tests of the core)."""
 
@@ -56,9 +61,9 @@ class HubService:
         self.core = HubCore().replay(self.store.events())
         self.mqtt: HubMqtt | None = None
         self.config_note: str | None = None
-        if self.core.cfg is None or (self.core.loaded_cfg != cfg and not self.core.draws):
+        if self.core.cfg is None or (_event_part(self.core.loaded_cfg) != _event_part(cfg) and not self.core.draws):
             self._commit("event_loaded", {"config": cfg}, actor="EVENT.toml", role="chief")
-        elif self.core.loaded_cfg != cfg:
+        elif _event_part(self.core.loaded_cfg) != _event_part(cfg):
             self.config_note = ("EVENT.toml 已改动，但已有编排：沿用日志中的配置 / EVENT.toml changed after the first "
                                 "draw: the logged configuration stays in force")
             log.warning(self.config_note)
@@ -68,7 +73,7 @@ class HubService:
         self.lags_ms: deque[int] = deque(maxlen=100_000)
         self.duplicates = 0
         if connect:
-            m = self.core.cfg["mqtt"]
+            m = cfg["mqtt"]  # where the broker is today (deployment, not event state: from the file)
             self.mqtt = HubMqtt(self.event_id, self.handle_batch, host=m["host"], port=m["port"],
                                 username=m.get("username"), password=m.get("password"),
                                 keepalive=m.get("keepalive", 15), on_connected=self._republish)
