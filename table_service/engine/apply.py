@@ -220,7 +220,9 @@ def _refold_deal(state: State, ev: dict[str, Any], fx: Effects) -> dict[int, str
         o = overrides.get(str(e["seq"]), e["data"])
         if o is None:
             continue
-        e2 = e if o is e["data"] else {**e, "data": o}
+        # ``_referee``: the data is a referee's override (confirm, correct, declare), which the
+        # handlers may trust where they would not trust a device (a third copy confirmed).
+        e2 = e if o is e["data"] else {**e, "data": o, "_referee": True}
         try:
             _dispatch(new, e2, scratch)
         except EventRejected as exc:

@@ -244,7 +244,8 @@ def on_cards_played(state: State, ev: dict[str, Any], fx: Effects) -> None:
     if declared is not None and not isinstance(declared, dict):
         raise EventRejected("牌型声明无效 / reading must be an object {kind, rank}")
     beyond = _beyond_the_decks(deal, seat, cards)
-    third_copy = bool(beyond) and ev["source"] == "camera" and not (data.get("confirmed") or data.get("corrected"))
+    ruled = bool(ev.get("_referee")) and bool(data.get("confirmed") or data.get("corrected"))
+    third_copy = bool(beyond) and ev["source"] == "camera" and not ruled
     if (data.get("uncertain") and ev["source"] == "camera") or third_copy:
         question = {
             "seq": ev["seq"],
@@ -276,7 +277,7 @@ def on_cards_played(state: State, ev: dict[str, Any], fx: Effects) -> None:
     if (
         reading is not None
         and not declared
-        and not data.get("confirmed")
+        and not (ev.get("_referee") and data.get("confirmed"))
         and state["round"]["_rules"].unstated_reading == "ask"
     ):
         left = _readings_left(cards, level, top if in_turn else None)

@@ -483,3 +483,12 @@ def test_a_reading_question_confirmed_as_is_takes_the_strongest() -> None:
 def test_a_word_option_outside_its_choices_is_refused(option: str) -> None:
     with pytest.raises(ValueError, match=f"bad option {option}='sideways'"):
         get_ruleset(**{option: "sideways"})
+
+
+def test_a_device_cannot_confirm_its_own_third_copy() -> None:
+    t = Table()
+    t.first_deal("E")
+    t.play("E", "7s 7s")
+    t.play("N", "7s", data={"confirmed": True})  # only the referee's play_confirmed confirms
+    (q,) = t.deal["questions"]
+    assert q["reason"] == "third_copy" and t.flags("card_seen_third_time") == []
