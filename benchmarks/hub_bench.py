@@ -137,7 +137,7 @@ def main() -> int:
     toml.write_text(f'[event]\nid = "bench"\nrounds = 5\ndraw = "swiss"\n[mqtt]\nport = {broker.port}\n'
                     + "".join(f'[[teams]]\nid = "{t["id"]}"\n' for t in teams), encoding="utf-8")
     hub = subprocess.Popen([sys.executable, "-m", "table_service", "hub", "--event", str(toml), "--data", str(data),
-                            "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                            "--port", "0"], stdout=(tmp / "hub.log").open("wb"), stderr=subprocess.STDOUT)
     try:
         time.sleep(3.0)
         ids = [t["table"] for t in draw]

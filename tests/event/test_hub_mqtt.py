@@ -90,8 +90,9 @@ def _count_results(db: Path) -> int:
 
 def _start_hub_process(event_toml: Path, data: Path) -> subprocess.Popen[bytes]:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.Popen([sys.executable, "-m", "table_service", "hub", "--event", str(event_toml), "--data",
-                             str(data), "--port", "0"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    with (data.parent / "hub-process.log").open("ab") as log:  # a file, never a pipe nobody reads
+        return subprocess.Popen([sys.executable, "-m", "table_service", "hub", "--event", str(event_toml), "--data",
+                                 str(data), "--port", "0"], env=env, stdout=log, stderr=subprocess.STDOUT)
 
 
 def test_hub_killed_and_restarted_mid_round_loses_nothing(tmp_path: Path, broker: Any) -> None:
