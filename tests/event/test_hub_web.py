@@ -140,3 +140,18 @@ def test_event_settings_need_the_chief_and_reach_the_next_assignments(hub_app: A
     a = next(iter(ev["data"]["assignments"].values()))
     assert a["ruleset"]["preset"] == "huaian-2017" and a["format"] == {"kind": "time", "minutes": 75}
     assert a["event_name"] == "网页赛（改）"
+
+
+def test_result_sheet_shows_where_each_result_came_from(hub_app: Any) -> None:
+    app, hub = hub_app
+    hub.draw_next("x", "chief")
+    hub.publish_draw(1, "x", "chief")
+    t = hub.core.draws[1]["tables"][0]
+    line = {"round": 1, "table": t["table"], "ns": t["ns"], "ew": t["ew"], "ns_levels": 6, "ew_levels": 2}
+    hub.hand_result(line, "rita", "referee")
+    hub.correct(1, t["table"], {**line, "ns_levels": 4}, "抄错 / copied wrong", "chen", "chief")
+    c = app.test_client()
+    login(c, "vera")
+    sheet = c.get("/hub/print/results/1").get_data(as_text=True)
+    assert "更正 / correction" in sheet and "手工/hand" in sheet and "抄错 / copied wrong" in sheet
+    assert "15 : 11" in sheet  # 级差分 of 4 : 2
