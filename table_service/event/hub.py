@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import hashlib
 import json
 import logging
 import threading
@@ -170,8 +171,14 @@ class HubService:
         if not isinstance(data, dict):
             return
         live = self.live.setdefault(table, TableLive(table))
-        old = live.summary.get("last_seq") or 0
-        if (data.get("last_seq") or 0) >= old or data.get("round") != live.summary.get("round"):
+        old = live.summary
+
+        def order(d: dict[str, Any]) -> tuple[int, int]:
+            return (int(d.get("round") or 0), int(d.get("last_seq") or 0))
+
+        # Newer by (round, seq) wins; a message a minute newer wins anyway (a Pi replaced mid-round
+        # starts its seqs again).
+        if not old or order(data) >= order(old) or int(data.get("wall_ms") or 0) > int(old.get("wall_ms") or 0) + 60_000:
             live.summary = data
         if data.get("panel"):
             live.panel = str(data["panel"])
@@ -183,6 +190,7 @@ class HubService:
         if msg is None and not payload:
             return None  # a cleared retained message
         rid = str(msg.get("result_id")) if isinstance(msg, dict) and msg.get("result_id") else None
+        refusal_id = rid or "malformed:" + hashlib.sha1(payload).hexdigest()[:16]
         line = msg.get("result") if isinstance(msg, dict) else None
         if pending is None:
             pending = set()
@@ -202,14 +210,14 @@ class HubService:
             self.duplicates += 1
             return {"result_id": rid, "status": "accepted", "duplicate": True}
         if verdict == "refuse":
-            key = (table, rid or payload[:64].decode("utf-8", "replace"))
+            key = (table, refusal_id)
             if any((r["table"], r.get("result_id") or "") == key for r in self.core.refusals) or any(
                     (e["data"]["table"], e["data"].get("result_id") or "") == key for e in applied
                     if e["type"] == "result_refused"):
                 self.duplicates += 1
                 return {"result_id": rid, "status": "refused", "reason": reason}
             applied.append(self.store.append("result_refused", {
-                "table": table, "result_id": rid, "reason": reason, "result": line if isinstance(line, dict) else None,
+                "table": table, "result_id": refusal_id, "reason": reason, "result": line if isinstance(line, dict) else None,
                 "received_ms": now}, t_ms=now, actor=f"table:{table}", role=None))
             log.warning("hub: result from table %s refused: %s", table, reason)
             return {"result_id": rid, "status": "refused", "reason": reason}
