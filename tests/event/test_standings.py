@@ -149,3 +149,24 @@ def test_standings_match_a_brute_force(n: int, rounds: int, seed: int) -> None:
         assert len({keys[i] for i in idx}) == 1
     tied_groups = {k for k in keys if keys.count(k) > 1}
     assert len(tied_groups) == len(lots)
+
+
+def test_a_preset_that_ranks_by_head_to_head() -> None:
+    from table_service.rules.ruleset import get_ruleset
+
+    rs = get_ruleset("jiangsu-2013", tiebreak=["match_points", "head_to_head", "net_level_difference"])
+    opts = ScoringOptions.from_ruleset(rs)
+    assert opts.tiebreak == ("match_points", "head_to_head", "net_level_difference")
+    text = "\n".join([
+        '{"round":1,"table":"1","ns":"A","ew":"B","ns_levels":3,"ew_levels":2}',
+        '{"round":1,"table":"2","ns":"C","ew":"D","ns_levels":13,"ew_levels":0}',
+        '{"round":2,"table":"1","ns":"B","ew":"C","ns_levels":13,"ew_levels":0}',
+        '{"round":2,"table":"2","ns":"D","ew":"A","ns_levels":13,"ew_levels":0}',
+        '{"round":3,"table":"1","ns":"C","ew":"A","ns_levels":13,"ew_levels":0}',
+        '{"round":3,"table":"2","ns":"B","ew":"D","ns_levels":1,"ew_levels":0}',
+    ])
+    res = parse_results_text(text)
+    # B and C: 4 MP each, progressive 6 each, 2 rounds won each, 52 级差分 each; C gained more
+    # levels (26 v 16) so the rules file ranks C first — but B beat C, so head-to-head puts B first.
+    assert [r.team for r in compute_standings(res).rows] == ["C", "B", "D", "A"]
+    assert [r.team for r in compute_standings(res, opts=opts).rows] == ["B", "C", "D", "A"]
