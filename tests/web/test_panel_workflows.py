@@ -49,7 +49,11 @@ def page(browser):
 
 def shot(page, name: str) -> None:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    y = page.evaluate("window.scrollY")
     page.screenshot(path=str(ARTIFACTS / f"panel-{name}.png"), full_page=True)
+    # A full-page shot resizes the viewport and moves the scroll position for a moment: put it
+    # back and let the page lay out, else the next click lands where a button was during the shot.
+    page.evaluate("y => new Promise(r => { window.scrollTo(0, y); requestAnimationFrame(() => requestAnimationFrame(r)); })", y)
 
 
 def open_table(page, base: str, user: str, password: str) -> None:
@@ -62,7 +66,9 @@ def open_table(page, base: str, user: str, password: str) -> None:
 
 
 def toast_ok(page) -> None:
-    page.wait_for_selector(".toast.show")
+    """The engine's verdict came back as a green toast (then cleared for the next step). Generous:
+    on a loaded 2-core machine a round trip with Chromium can take seconds."""
+    page.wait_for_selector(".toast.show", timeout=25_000)
     cls = page.get_attribute("#toast", "class")
     assert "ok" in cls, page.inner_text("#toast")
     page.evaluate("document.getElementById('toast').className = 'toast'")

@@ -192,7 +192,7 @@
     open.onclick = function () {
       const f = document.getElementById("f-setup");
       if (prev && prev.players) GT.SEATS.forEach(function (s) { f.elements["players." + s].value = prev.players[s] || ""; });
-      f.scrollIntoView({ behavior: "smooth" });
+      f.scrollIntoView({ block: "start" });
       f.elements["players.E"].focus();
     };
     box.appendChild(open);

@@ -154,7 +154,7 @@
     });
     (p.records || []).forEach(function (r) {
       const row = el("div", "penalty-row penalty-" + r.level,
-        side_(r) + " · " + GT.t(r.level) + (r.given && r.given !== r.level ? " (" + GT.t(r.given) + " →)" : "") +
+        side_(r) + " · " + (r.given && r.given !== r.level ? GT.t(r.given) + " → " : "") + GT.t(r.level) +
         " · " + GT.bi(r.article || "") + (r.deal ? " · " + GT.tf("deal_no", { n: r.deal }) : "") + (r.auto ? " · " + GT.t("auto") : ""));
       pen.appendChild(row);
     });
@@ -194,7 +194,7 @@
     a.onclick = function (e) {
       e.preventDefault();
       const row = document.querySelector('#deal-log .play[data-seq="' + n + '"]');
-      if (row) { row.scrollIntoView({ behavior: "smooth", block: "center" }); row.classList.add("blink"); setTimeout(function () { row.classList.remove("blink"); }, 2000); }
+      if (row) { row.scrollIntoView({ block: "center" }); row.classList.add("blink"); setTimeout(function () { row.classList.remove("blink"); }, 2000); }
     };
     return a;
   }
@@ -275,7 +275,12 @@
     card.appendChild(head);
     card.appendChild(el("div", "flag-rule", GT.t("rule") + ": " + GT.rule(f)));
     if (f.status === "open") card.appendChild(evidenceEl(f));
-    if (canRule && (f.status === "open" || f.status === "confirmed")) {
+    const given = ((state.penalties && state.penalties.records) || []).filter(function (r) { return r.flag === f.id; });
+    given.forEach(function (r) {
+      card.appendChild(el("div", "flag-penalty penalty-" + r.level, GT.t("penalty") + ": " +
+        (r.given && r.given !== r.level ? GT.t(r.given) + " → " : "") + GT.t(r.level)));
+    });
+    if (canRule && (f.status === "open" || (f.status === "confirmed" && !given.length))) {
       const bar = el("div", "buttons");
       if (f.status === "open") {
         const b1 = el("button", "confirm", GT.t("confirm"));
@@ -300,8 +305,14 @@
     return card;
   }
 
-  /* Flags grouped by deal, this deal first; older deals fold away unless a flag there is open. */
+  /* Flags grouped by deal, this deal first; older deals fold away unless a flag there is open.
+     Redrawn only when they change, so a button is never replaced under the referee's finger. */
+  let shownFlags = "";
   function renderFlags() {
+    const key = JSON.stringify([window.LANG, state.deal && state.deal.no, state.flags || [],
+      ((state.penalties && state.penalties.records) || []).map(function (r) { return [r.flag, r.level]; })]);
+    if (key === shownFlags) return;
+    shownFlags = key;
     const box = el("div");
     const flags = (state.flags || []).slice().reverse();
     const open = flags.filter(function (f) { return f.status === "open"; });
@@ -340,7 +351,7 @@
     if (f.seat) { form.elements.seat.value = f.seat; form.elements.side.value = SIDE[f.seat]; }
     form.elements.article.value = GT.bi(f.article) || f.rule;
     if (isChief) form.elements.level.value = "foul";
-    form.scrollIntoView({ behavior: "smooth" });
+    form.scrollIntoView({ block: "start" });
   }
 
   /* --- camera questions: the picture, why the reader doubts, the likely readings as buttons */
@@ -555,7 +566,7 @@
     renderQuestions();
     GT.hooks.forEach(function (fn) { try { fn(state); } catch (e) { console.error(e); } });
   }
-  GT.rerender = function () { shownQuestions = ""; render(); };
+  GT.rerender = function () { shownQuestions = ""; shownFlags = ""; render(); };
 
   function tickTimers() {
     if (!state || !state.deal || !state.deal.timers) return;
