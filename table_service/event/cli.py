@@ -63,6 +63,10 @@ def register(subparsers: Any) -> None:
     q.add_argument("--json", action="store_true", help="JSON 输出 / print JSON")
     _add_scoring(q)
     q.set_defaults(func=run_pair)
+    x = sub.add_parser("export", help="从赛事中心日志导出成绩 / RESULTS.jsonl from a hub's event log")
+    x.add_argument("data", help="赛事中心数据目录 / the hub's data folder (holds hub-events.sqlite3)")
+    x.add_argument("--standings", action="store_true", help="改为输出排名 JSON / print the standings JSON instead")
+    x.set_defaults(func=run_export)
     p.set_defaults(func=lambda _a: (p.print_help(), 2)[1])
 
     h = subparsers.add_parser("hub", help="赛事中心服务 / the event hub (MQTT + pages + event log)",
@@ -119,6 +123,31 @@ def run_pair(args: argparse.Namespace) -> int:
     for t, ns, ew in draw.tables:
         print(f"  {t:>4}  南北/NS {ns}  vs  东西/EW {ew}")
     print(f"  轮空 / bye: {draw.bye if draw.bye else '无 / none'}")
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    """Read a hub's log (never written to) and print its results or standings."""
+    from pathlib import Path
+
+    from table_service.event.core import HubCore
+    from table_service.event.model import results_to_jsonl
+    from table_service.event.store import HubStore
+
+    db = Path(args.data) / "hub-events.sqlite3"
+    if not db.exists():
+        raise EventInputError(f"找不到赛事日志 / no hub event log at {db}")
+    store = HubStore(db)
+    try:
+        core = HubCore().replay(store.events())
+    finally:
+        store.close()
+    if core.cfg is None:
+        raise EventInputError(f"赛事日志为空 / the hub log is empty: {db}")
+    if args.standings:
+        print(json.dumps(core.standings().to_json(), ensure_ascii=False))
+    else:
+        print(results_to_jsonl(core.result_objects()), end="")
     return 0
 
 

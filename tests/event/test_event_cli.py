@@ -76,3 +76,28 @@ def test_missing_file_and_unknown_team(tmp_path: Path, files: tuple[Path, Path],
     teams.write_text("A\nB\n", encoding="utf-8")
     assert main(["event", "pair", str(files[0]), "--teams", str(teams)]) == 2
     assert "not in the teams list" in capsys.readouterr().err
+
+
+def test_export_from_a_hub_log_matches_the_cli_standings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from table_service.event.config import validate
+    from table_service.event.hub import HubService
+
+    hub = HubService(validate({"event": {"id": "x", "rounds": 2}, "teams": [{"id": f"T{i}"} for i in range(5)]}),
+                     tmp_path / "hub", connect=False)
+    for rnd in (1, 2):
+        hub.draw_next("o", "chief")
+        hub.publish_draw(rnd, "o", "chief")
+        for i, t in enumerate(hub.core.draws[rnd]["tables"]):
+            hub.hand_result({"round": rnd, "table": t["table"], "ns": t["ns"], "ew": t["ew"], "ns_levels": i + rnd,
+                             "ew_levels": 2 * i}, "o", "chief")
+    hub_standings = hub.standings_json()["standings"]
+    hub.stop()
+    assert main(["event", "export", str(tmp_path / "hub")]) == 0
+    results = tmp_path / "R.jsonl"
+    results.write_text(capsys.readouterr().out, encoding="utf-8")
+    assert len(results.read_text().splitlines()) == 6  # 2 tables + a bye, twice
+    assert main(["event", "standings", str(results), "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out)["standings"]
+    assert cli == [{k: v for k, v in r.items() if k != "name"} for r in hub_standings]
+    assert main(["event", "export", str(tmp_path / "nothing")]) == 2
+    assert "no hub event log" in capsys.readouterr().err
