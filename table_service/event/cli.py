@@ -137,11 +137,16 @@ def run_export(args: argparse.Namespace) -> int:
     db = Path(args.data) / "hub-events.sqlite3"
     if not db.exists():
         raise EventInputError(f"找不到赛事日志 / no hub event log at {db}")
-    store = HubStore(db)
+    import sqlite3
+
     try:
-        core = HubCore().replay(store.events())
-    finally:
-        store.close()
+        store = HubStore(db, readonly=True)
+        try:
+            core = HubCore().replay(store.events())
+        finally:
+            store.close()
+    except sqlite3.DatabaseError as exc:
+        raise EventInputError(f"不是赛事日志 / not a hub event log: {db} ({exc})") from None
     if core.cfg is None:
         raise EventInputError(f"赛事日志为空 / the hub log is empty: {db}")
     if args.standings:
