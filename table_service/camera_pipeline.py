@@ -40,6 +40,11 @@ NOT_READING_S = 10.0
 #: Why a moved camera stopped reading (it reads again once the markers are fitted afresh).
 MOVED_TEXT = "摄像头被移动，找不到桌角标记 / camera moved: table corner markers not found"
 
+#: Real seconds past ``[service] camera_grace_s`` that a clock tick still waits for a camera that
+#: has not read the frames up to the deadline (it is lagging: the Pi is behind, not the player).
+#: As long as "not reading": after that the camera counts offline and holds nothing.
+LAG_GRACE_S = NOT_READING_S
+
 #: Health states (``camera`` in the panel state, see docs/api.md).
 HEALTH_TEXT: dict[str, str] = {
     "reading": "摄像头读牌中 / camera reading",
@@ -105,6 +110,11 @@ class CameraPipeline:
         self._slot: tuple[float, Any, float, float] | None = None
         self._grab_done = False
         self._grab_error: BaseException | None = None
+        #: Wall instant the newest frame read was taken, and per seat the first busy frame's: how
+        #: long the camera has watched a zone's activity, whatever its lag (see :meth:`holds`).
+        self._seen_wall = 0.0  # after the frame's plays are submitted, as seen_ms
+        self._cur_wall = 0.0  # the frame being read
+        self._busy_since_wall: dict[str, float] = {}
 
     @classmethod
     def from_config(cls, config: ServiceConfig, devices: Any, on_status: Callable[[Any], None],
@@ -269,19 +279,38 @@ class CameraPipeline:
             out[seat] = (float(c[0]), float(c[1]))
         return out
 
-    def holds(self, seat: str, deadline_ms: int) -> str | None:
+    def holds(self, seat: str, deadline_ms: int, *, lag_only: bool = False) -> str | None:
         """Why a tick at ``seat``'s ``deadline_ms`` should wait for this camera, or None.
 
         (a) frames taken up to the deadline are not all processed yet (a play put down before
         it may be among them); (b) ``seat``'s zone became busy by the deadline and its play
         is still being put down or read. A pipeline that has stopped holds nothing.
+
+        ``lag_only`` (past the service's grace): only (a), the machine being behind, still
+        holds, and only while the camera reads (lagging, not "not reading"): a hand held over
+        the zone, (b), cannot stop the clock for longer than the grace.
         """
         if self._thread is None or not self._thread.is_alive() or self._stop.is_set():
             return None
         seen = self.seen_ms
         if seen is None or seen < deadline_ms:
+            if lag_only and self.health()["state"] not in ("reading", "lagging"):
+                return None
             return "摄像头画面尚未处理到时限 / camera has not processed frames up to the deadline"
         since = self.busy_since_ms.get(seat)
+        if lag_only:
+            # A play put down by the deadline is still settling in frames the camera has read:
+            # hold while those frames were taken within twice the settle time of its start (the
+            # watcher needs settle_s of stillness after the hand withdraws). Measured between
+            # capture instants, so however late the camera reads, it is waited for, and a hand
+            # held over the zone is not.
+            since_wall = self._busy_since_wall.get(seat)
+            settle_s = float(getattr(getattr(self.watcher, "settle_cfg", None), "settle_s", 0.8))
+            if (since is not None and since <= deadline_ms and since_wall is not None
+                    and self._seen_wall - since_wall <= 2.0 * settle_s
+                    and self.health()["state"] in ("reading", "lagging")):
+                return "摄像头仍在看这手牌落定 / the camera is still watching the play settle"
+            return None
         if since is not None and since <= deadline_ms:
             return "正在出牌 / a play is being placed"
         return None
@@ -335,8 +364,14 @@ class CameraPipeline:
         for seat in SEATS:
             if seat in read or not busy(seat):
                 self.busy_since_ms.pop(seat, None)
+                self._busy_since_wall.pop(seat, None)
             else:
-                self.busy_since_ms.setdefault(seat, taken)
+                # Reading latest-first, the frames between the last one read and this one were
+                # dropped: the play went down somewhere in between, and the player gets the
+                # earliest instant (the machine's slowness must not cost them time).
+                placed = taken if not self.drop_stale or self.seen_ms is None else min(taken, self.seen_ms + 1)
+                self.busy_since_ms.setdefault(seat, placed)
+                self._busy_since_wall.setdefault(seat, self._cur_wall)
 
     def _run(self) -> None:
         try:
@@ -345,6 +380,7 @@ class CameraPipeline:
                     return
                 t0 = time.perf_counter()
                 taken = self.taken_ms(t, frame_wall, frame_mono)
+                self._cur_wall = _taken_wall(self, t, frame_wall, frame_mono)
                 try:
                     observations = self.watcher.feed(frame, t, lowres=self._lowres(frame))
                 except ValueError as exc:  # a corrupt frame: counted, skipped, never fatal
@@ -388,7 +424,7 @@ class CameraPipeline:
                 self._track_busy(taken, read)
                 self.seen_ms = taken if self.seen_ms is None else max(self.seen_ms, taken)
                 self._read_ms = self.seen_ms
-                self._read_wall = _taken_wall(self, t, frame_wall, frame_mono)
+                self._read_wall = self._seen_wall = self._cur_wall
                 self.busy_s += time.perf_counter() - t0
             if not self._stop.is_set():
                 self._offline_why = "摄像头画面中断 / camera stream ended"

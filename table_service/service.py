@@ -35,6 +35,7 @@ from typing import Any
 
 from table_service.camera_pipeline import (  # noqa: F401  (re-exported: the camera path's own module)
     BAD_FRAMES_OFFLINE,
+    LAG_GRACE_S,
     CameraPipeline,
     _monotonic_stamps,
     _Status,
@@ -450,7 +451,11 @@ class TableService:
 
     def _tick_loop(self) -> None:
         grace = float(self.config.service.get("camera_grace_s", DEFAULT_CAMERA_GRACE_S))
-        run_ticker(lambda: self.runner, self.clock, self._stop, witness=self.camera_witness, grace_s=grace)
+        # Past the grace the tick still waits for a camera that is behind (frames up to the
+        # deadline not read yet), for at most LAG_GRACE_S more: the machine's delay must not put
+        # a player over time (issue #18 item 9). Beyond that the camera is "not reading" (offline).
+        run_ticker(lambda: self.runner, self.clock, self._stop, witness=self.camera_witness,
+                   grace_s=grace + LAG_GRACE_S)
 
     def camera_witness(self, state: dict[str, Any], seat: str, deadline_ms: int) -> str | None:
         """Why a tick at ``seat``'s deadline should wait for the camera, or None.
@@ -465,12 +470,16 @@ class TableService:
         cam = self.camera
         if cam is None or (state.get("devices") or {}).get("camera") != "online":
             return None
+        grace_ms = self.clock.table_s(float(self.config.service.get("camera_grace_s", DEFAULT_CAMERA_GRACE_S))) * 1000
+        past_grace = self.clock.now_ms() - deadline_ms >= grace_ms
+        hold = getattr(cam, "holds", None)
+        if past_grace:  # only a camera still behind the deadline holds now (see _tick_loop)
+            return hold(seat, deadline_ms, lag_only=True) if hold is not None else None
         # (c) the camera saw the play in time but could not read it for sure: the referee is
         # being asked what it is, not when it was made.
         for q in (state.get("deal") or {}).get("questions") or ():
             if q.get("seat") == seat and int(q.get("t_ms") or 0) <= deadline_ms:
                 return "出牌待裁判确认 / a play seen in time awaits the referee"
-        hold = getattr(cam, "holds", None)
         return hold(seat, deadline_ms) if hold is not None else None
 
     # ------------------------------------------------------------------------ round set-up

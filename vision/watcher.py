@@ -163,6 +163,7 @@ class TableWatcher:
         self._maps: dict[tuple[str, float, tuple[int, int]], tuple[np.ndarray, np.ndarray]] = {}
         #: Seat -> the zone's low-res image when it was last known empty (see :meth:`_looks_empty`).
         self._empty: dict[str, np.ndarray] = {}
+        self._first: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # see _first_look
         #: Seconds (frame time) between re-checks of the corner markers on a still table (0: never).
         self.recheck_s = recheck_s
         self._last_check: float | None = None
@@ -311,6 +312,7 @@ class TableWatcher:
         self.calibration, self._low_cal = None, None
         self._maps.clear()
         self._empty.clear()
+        self._first.clear()
         for settler in self.settlers.values():
             settler.prev = None  # start from the new view: no false "settled" from the shift
         self._frames.clear()
@@ -321,25 +323,37 @@ class TableWatcher:
         return [CameraMovedSighting(shift_mm, ok, t)]
 
     def _first_look(self, seat: str, low_zone: np.ndarray) -> None:
-        """At the first frame, a zone in which the reader finds no card is the zone's empty look.
+        """Keep each zone's look at the first frame, with its full-resolution cut: if the reader
+        finds no card in it (asked only when a settled zone looks like it again), that is the
+        zone's empty look.
 
         Why: a glare spot on the felt looks like paper to the reader, which then says "cards
         present but no index found" of a zone just cleared (38 of 280 cleared zones at 4K in the
         issue's check). A table starts with empty zones, and a zone that looks as it did then
-        is empty, whatever the reader would make of its glare."""
-        frame = _full(self._frames[-1][1])
-        r = read_play(self._cut(frame, seat, self.read_ppm), self.read_ppm, self.enrollment)
-        if not r.cards:
-            self._empty[seat] = _smooth(low_zone)
+        is empty, whatever the reader would make of its glare. The read is put off until it is
+        needed so that the first frame costs no more than any other."""
+        self._first[seat] = (_smooth(low_zone), self._cut(_full(self._frames[-1][1]), seat, self.read_ppm))
 
-    def _looks_empty(self, seat: str, low_zone: np.ndarray) -> bool:
-        """Does the zone look as it did when last known empty (the settler's own change test)?"""
-        ref = self._empty.get(seat)
-        if ref is None or ref.shape != low_zone.shape:
+    def _same(self, ref: np.ndarray, low_zone: np.ndarray) -> bool:
+        """Does the zone look as ``ref`` (the settler's own change test)?"""
+        if ref.shape != low_zone.shape:
             return False
         cfg = self.settle_cfg
         changed = cv2.absdiff(_smooth(low_zone), ref) > cfg.pixel_threshold
         return float(np.count_nonzero(changed)) <= cfg.change_fraction * changed.size
+
+    def _looks_empty(self, seat: str, low_zone: np.ndarray) -> bool:
+        """Does the zone look as it did when last known empty?"""
+        ref = self._empty.get(seat)
+        if ref is None and seat in self._first:
+            first, crop = self._first[seat]
+            if not self._same(first, low_zone):
+                return False
+            del self._first[seat]  # its one read decides: empty then, or never asked again
+            if read_play(crop, self.read_ppm, self.enrollment).cards:
+                return False
+            self._empty[seat] = ref = first
+        return ref is not None and self._same(ref, low_zone)
 
     def _read(self, seat: str, still_since: float, t: float, low_zone: np.ndarray | None = None) -> PlayObservation:
         if low_zone is not None and self._looks_empty(seat, low_zone):
