@@ -289,9 +289,8 @@ def test_a_whole_short_round_from_the_panel(page, app, runner, serve_app, h):
     st = runner.state()
     assert st["round"]["status"] == "over" and st["result"] is not None
     page.wait_for_selector('#next-step .steps[data-step="over"]')
-    for side in ("EW", "NS"):
-        page.select_option("#f-sign [name=side]", side)
-        page.click("#f-sign button[type=submit]")
+    for _side in ("EW", "NS"):  # one tap each in the next-step box
+        page.click("#next-step .step-sign >> nth=0")
         toast_ok(page)
     assert runner.state()["signatures"] == {"EW": True, "NS": True}
     assert {e["source"] for e in runner.events()} == {"panel"}

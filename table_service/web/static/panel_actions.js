@@ -181,6 +181,13 @@
   function startRoundStep(box, st) {
     const prev = lastRound(st);
     box.appendChild(el("p", "muted", GT.t(st.round ? "round_over" : "no_round")));
+    if (st.result && st.signatures) {
+      const row = el("div", "step-row");
+      ["EW", "NS"].forEach(function (side) {
+        if (!st.signatures[side]) row.appendChild(tapButton("step-sign", GT.t("sign") + " · " + side, "score_sheet_signed", { side: side }));
+      });
+      if (row.children.length) box.appendChild(row);
+    }
     if (prev && prev.players) {
       const data = { players: prev.players, ruleset: (prev.ruleset && prev.ruleset.name) || "jiangsu-2013",
         format: prev.format || { kind: "past_a" } };
@@ -200,7 +207,8 @@
 
   function stepKey(st) {
     const rnd = st.round, deal = st.deal;
-    const parts = [window.LANG, rnd ? rnd.no + ":" + rnd.status : "none", st.first_cut ? st.first_cut.recut : "-"];
+    const parts = [window.LANG, rnd ? rnd.no + ":" + rnd.status : "none", st.first_cut ? st.first_cut.recut : "-",
+      JSON.stringify(st.signatures || {})];
     if (deal) {
       parts.push(deal.no, deal.phase, deal.turn, (deal.tributes || []).length, (deal.returns || []).length,
         Object.keys(deal.report_due || {}).join(""), (deal.finish_order || []).join(""));
