@@ -7,6 +7,7 @@ configuration and data folder, and stops it at the end.
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
@@ -53,8 +54,11 @@ class PrivateBroker:
 
     def start(self) -> PrivateBroker:
         conf = self.folder / "mosquitto.conf"
+        # Started as root, mosquitto drops to the "mosquitto" user and then cannot save its
+        # persistence file in our folder; a private broker stays the user that started it.
+        user = "user root\n" if os.geteuid() == 0 else ""
         conf.write_text(f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence true\n"
-                        f"persistence_location {self.folder}/\nmax_queued_messages 100000\n")
+                        f"persistence_location {self.folder}/\nmax_queued_messages 100000\n{user}")
         with (self.folder / "mosquitto.log").open("a") as log:
             self.proc = subprocess.Popen([mosquitto_exe(), "-c", str(conf)], stdout=log, stderr=subprocess.STDOUT)
         if not wait_port(self.port):
