@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from hardware.config import DEVICE_KINDS, SEATS, TableConfig, load_config
-from hardware.errors import ConfigError, HardwareError
+from hardware.config import DEVICE_KINDS, SEATS, TableConfig
+from hardware.errors import HardwareError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -74,10 +74,21 @@ def describe(cfg: TableConfig) -> str:
     return "\n".join(lines)
 
 
+def _load_table_toml(path: str, *, check_devices: bool) -> TableConfig:
+    """The whole ``table.toml`` checked by the one schema ``guandan-table run`` uses too: the
+    hardware part here, ``[service] [web] [mqtt] [vision]`` by :mod:`table_service.service_config`.
+
+    :raises ValueError: every problem, each naming its section and key.
+    """
+    from table_service.service_config import load_service_config
+
+    return load_service_config(path, check_devices=check_devices).hardware
+
+
 def cmd_config_check(args: argparse.Namespace) -> int:
     try:
-        cfg = load_config(args.path, check_devices=not args.offline)
-    except ConfigError as exc:
+        cfg = _load_table_toml(args.path, check_devices=not args.offline)
+    except ValueError as exc:
         print(f"配置无效 / config invalid: {exc}", file=sys.stderr)
         return 1
     print(describe(cfg))
@@ -91,8 +102,8 @@ def cmd_selftest(args: argparse.Namespace) -> int:
     try:
         # Missing devices (camera unplugged, no serial port) are what the self-test is for: they
         # show up as failures in its table instead of stopping it here.
-        cfg = load_config(args.config, check_devices=False)
-    except ConfigError as exc:
+        cfg = _load_table_toml(args.config, check_devices=False)
+    except ValueError as exc:
         print(f"配置无效 / config invalid: {exc}", file=sys.stderr)
         return 1
     pin_factory = None

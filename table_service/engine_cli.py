@@ -31,8 +31,16 @@ def read_events(path: Path, *, include_rejected: bool = False) -> list[dict[str,
     """
     if not path.exists():
         raise ValueError(f"文件不存在 / no such file: {path}")
-    with path.open("rb") as fh:
-        head = fh.read(16)
+    if path.is_dir():
+        raise ValueError(f"这是文件夹，请给出数据库或导出文件 / {path} is a folder: give a table database "
+                         "or an export file")
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(16)
+    except OSError as exc:
+        raise ValueError(f"无法读取 / cannot read {path}: {exc.strerror or exc}") from None
+    if not head:
+        raise ValueError(f"空文件，不是比赛记录 / {path} is empty: not a table database nor a match export")
     if head == SQLITE_HEADER:
         uri_store = EventStore(path, readonly=True)
         try:
@@ -47,6 +55,8 @@ def read_events(path: Path, *, include_rejected: bool = False) -> list[dict[str,
 
 def _read_export(path: Path, include_rejected: bool) -> list[dict[str, Any]]:
     events: list[dict[str, Any]] = []
+    declared: Any = None
+    lines = 0  # event lines present, rejected ones included (the header counts what was written)
     with path.open(encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, 1):
             if not line.strip():
@@ -60,18 +70,26 @@ def _read_export(path: Path, include_rejected: bool) -> list[dict[str, Any]]:
             if lineno == 1:
                 if not isinstance(obj, dict) or obj.get("format") != EXPORT_FORMAT:
                     raise ValueError(f"不是比赛记录 / {path} is neither a table database nor a match export")
+                declared = obj.get("events")
                 continue
             if not isinstance(obj, dict) or "type" not in obj:
                 raise ValueError(f"导出文件第{lineno}行不是事件 / {path}:{lineno}: not an event")
+            lines += 1
             if "rejected" in obj and not include_rejected:
                 continue
             events.append(obj)
+    if isinstance(declared, int) and not isinstance(declared, bool) and declared != lines:
+        raise ValueError(f"导出文件不完整 / {path} is cut short or padded: its header says {declared} events, "
+                         f"{lines} are present")
     return events
 
 
 def export(path: Path, out: TextIO, *, include_rejected: bool = False) -> int:
     """Write the match record of ``path`` to ``out``; returns the number of events."""
-    events = read_events(path, include_rejected=include_rejected)
+    return _write_export(path, read_events(path, include_rejected=include_rejected), out)
+
+
+def _write_export(path: Path, events: list[dict[str, Any]], out: TextIO) -> int:
     out.write(json.dumps({"format": EXPORT_FORMAT, "version": EXPORT_VERSION, "source": path.name, "events": len(events)}, ensure_ascii=False) + "\n")
     for ev in events:
         out.write(json.dumps(ev, ensure_ascii=False, sort_keys=True) + "\n")
@@ -161,8 +179,16 @@ def _cmd_export(args: argparse.Namespace) -> int:
         out_path = Path(args.output)
         if out_path.resolve() == path.resolve():
             raise ValueError(f"不能覆盖数据库 / refusing to overwrite the database {path}")
-        with out_path.open("w", encoding="utf-8") as fh:
-            n = export(path, fh, include_rejected=args.all)
+        if out_path.is_dir():
+            raise ValueError(f"输出是文件夹 / the output {out_path} is a folder: give a file name")
+        if not out_path.parent.is_dir():
+            raise ValueError(f"输出文件夹不存在 / the folder of the output {out_path} does not exist")
+        events = read_events(path, include_rejected=args.all)  # read fully before creating the output
+        try:
+            with out_path.open("w", encoding="utf-8") as fh:
+                n = _write_export(path, events, fh)
+        except OSError as exc:
+            raise ValueError(f"无法写入 / cannot write {out_path}: {exc.strerror or exc}") from None
         print(f"已导出 {n} 个事件 / exported {n} events to {out_path}", file=sys.stderr)
     else:
         export(path, sys.stdout, include_rejected=args.all)

@@ -7,6 +7,7 @@ that reading a config never imports the engine, the camera or the web panel.
 
 from __future__ import annotations
 
+import math
 import os
 import tomllib
 from dataclasses import dataclass, field
@@ -19,13 +20,58 @@ DEFAULT_CAMERA_GRACE_S = 3.0
 
 
 
-#: Service sections of table.toml (the rest belongs to ``hardware.config``).
-SERVICE_SECTIONS: dict[str, tuple[str, ...]] = {
-    "service": ("ruleset", "format", "deals", "minutes", "speed", "tick_s", "db", "camera_grace_s"),
-    "web": ("enabled", "host", "port", "feed_delay_s", "duplicate", "users_db", "secret_key"),
-    "mqtt": ("enabled", "host", "port", "event", "username", "password", "keepalive"),
-    "vision": ("enabled", "layout", "calibration", "fps", "px_per_mm", "enrollment"),
+#: Service sections of table.toml (the rest belongs to ``hardware.config``): section -> key ->
+#: (kind, low, high). Kinds: ``str``, ``bool``, ``int`` and ``num`` (never a bool: TOML ``true``
+#: is not a port), ``ruleset`` (a preset name), ``format``. One table, checked the same way by
+#: ``guandan-table run``, ``config check`` and ``selftest``.
+SERVICE_SCHEMA: dict[str, dict[str, tuple[str, float | None, float | None]]] = {
+    "service": {"ruleset": ("ruleset", None, None), "format": ("format", None, None), "deals": ("int", 1, 10_000),
+                "minutes": ("int", 1, 100_000), "speed": ("num", 0.01, 1000), "tick_s": ("num", 0.01, 60),
+                "db": ("str", None, None), "camera_grace_s": ("num", 0, 60)},
+    "web": {"enabled": ("bool", None, None), "host": ("str", None, None), "port": ("int", 0, 65535),
+            "feed_delay_s": ("num", 0, 3600), "duplicate": ("bool", None, None), "users_db": ("str", None, None),
+            "secret_key": ("str", None, None)},
+    "mqtt": {"enabled": ("bool", None, None), "host": ("str", None, None), "port": ("int", 1, 65535),
+             "event": ("str", None, None), "username": ("str", None, None), "password": ("str", None, None),
+             "keepalive": ("int", 1, 3600)},
+    "vision": {"enabled": ("bool", None, None), "layout": ("str", None, None), "calibration": ("str", None, None),
+               "fps": ("num", 0.1, 120), "px_per_mm": ("num", 0.1, 100), "enrollment": ("str", None, None)},
 }
+SERVICE_SECTIONS: dict[str, tuple[str, ...]] = {sec: tuple(keys) for sec, keys in SERVICE_SCHEMA.items()}
+
+_KIND_WORDS = {"str": "文本 / text", "bool": "true 或 false / true or false", "int": "整数 / an integer",
+               "num": "数字 / a number"}
+
+
+def _check_setting(section: str, key: str, value: Any) -> str | None:
+    """What is wrong with ``[section] key = value``, naming the setting; None when it is fine."""
+    kind, lo, hi = SERVICE_SCHEMA[section][key]
+    name = f"[{section}].{key} = {value!r}"
+    if kind == "ruleset":
+        from table_service.engine.ruleset import ALIASES
+        from table_service.rules.ruleset import PRESETS
+
+        known = sorted({*PRESETS, *ALIASES})
+        if not isinstance(value, str) or ALIASES.get(value, value) not in PRESETS:
+            return f"{name}: 未知规则 / unknown ruleset (known: {', '.join(known)})"
+        return None
+    if kind == "format":
+        if value not in ("past_a", "deals", "time"):
+            return f"{name}: 应为 / must be past_a, deals or time"
+        return None
+    if kind == "bool":
+        ok = isinstance(value, bool)
+    elif kind == "str":
+        ok = isinstance(value, str)
+    elif kind == "int":
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    else:
+        ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    if not ok:
+        return f"{name}: 须为{_KIND_WORDS[kind]} / must be {_KIND_WORDS[kind].split(' / ')[1]}"
+    if kind in ("int", "num") and ((lo is not None and value < lo) or (hi is not None and value > hi)):
+        return f"{name}: 须在 {lo:g}–{hi:g} 之间 / must be within {lo:g}-{hi:g}"
+    return None
 
 
 @dataclass
@@ -75,20 +121,16 @@ def parse_service_config(data: dict[str, Any], *, base_dir: str | os.PathLike[st
         for key in unknown:
             problems.append(f"[{section}] 未知配置项 / unknown key {key!r} (known: {', '.join(keys)})")
         own[section] = {k: v for k, v in raw.items() if k in keys}
+        for key, value in own[section].items():
+            problem = _check_setting(section, key, value)
+            if problem:
+                problems.append(problem)
     svc = own["service"]
     fmt = svc.get("format", "past_a")
-    if fmt not in ("past_a", "deals", "time"):
-        problems.append(f"[service].format = {fmt!r}: 应为 / must be past_a, deals or time")
-    if fmt == "deals" and not (isinstance(svc.get("deals"), int) and svc["deals"] > 0):
+    if fmt == "deals" and "deals" not in svc:
         problems.append("[service].format = 'deals' 需要 deals = N / needs deals = N (N ≥ 1)")
-    if fmt == "time" and not (isinstance(svc.get("minutes"), int) and svc["minutes"] > 0):
+    if fmt == "time" and "minutes" not in svc:
         problems.append("[service].format = 'time' 需要 minutes = N / needs minutes = N")
-    grace = svc.get("camera_grace_s", DEFAULT_CAMERA_GRACE_S)
-    if isinstance(grace, bool) or not isinstance(grace, int | float) or not 0 <= grace <= 60:
-        problems.append(f"[service].camera_grace_s = {grace!r}: 应为 0–60 秒 / must be 0-60 seconds")
-    port = own["web"].get("port", 8080)
-    if not isinstance(port, int) or not 0 <= port <= 65535:
-        problems.append(f"[web].port = {port!r}: 须为 0–65535 / must be 0-65535")
     if problems:
         raise ValueError("; ".join(problems))
     base = Path(base_dir)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -53,8 +54,17 @@ class StoreCorruptError(StoreError):
     """The database file is damaged or not one of ours; it is left untouched."""
 
 
+class StoreReadOnlyError(StoreError):
+    """The database, or the folder it lives in, cannot be written: the table could record nothing."""
+
+
 class SeqConflictError(StoreError):
     """An append with a ``seq`` that is already in the log."""
+
+
+def _is_readonly_error(exc: BaseException) -> bool:
+    text = str(exc).lower()
+    return "readonly" in text or "read-only" in text or "unable to open database file" in text
 
 
 def _check_header(path: Path) -> None:
@@ -81,29 +91,70 @@ class EventStore:
         self.path = Path(path)
         self.readonly = readonly
         self._lock = threading.Lock()
+        if self.path.is_dir():
+            raise StoreError(f"这是文件夹，不是事件库 / {self.path} is a folder, not an event store")
         if readonly and not self.path.exists():
             raise StoreError(f"文件不存在 / no such event store: {self.path}")
+        if readonly and self.path.with_name(self.path.name + "-wal").exists() \
+                and not os.access(self.path.parent, os.W_OK | os.X_OK):
+            raise StoreReadOnlyError(
+                f"事件库有未合并的 -wal 且文件夹只读 / {self.path} has a -wal beside it (the table was killed) in "
+                "a read-only folder: its last events can only be read from a writable copy of the folder")
         if not readonly:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreReadOnlyError(f"无法创建数据文件夹 / cannot create the data folder {self.path.parent}: "
+                                         f"{exc.strerror or exc}") from None
+            self._check_writable()
         _check_header(self.path)
         try:
             if readonly:
-                uri = self.path.resolve().as_uri() + "?mode=ro"
-                self._conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+                self._conn = sqlite3.connect(self._readonly_uri(), uri=True, isolation_level=None,
+                                             check_same_thread=False)
             else:
                 self._conn = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
         except sqlite3.Error as exc:
             raise StoreCorruptError(f"无法打开事件库 / cannot open event store {self.path}: {exc}") from None
         try:
             self._open()
+            if not readonly:
+                # Prove that a write can be made now: a store that opens but cannot write (a read-only
+                # folder with a -wal left by a kill) would otherwise answer every action with an error.
+                self._conn.execute("BEGIN IMMEDIATE")
+                self._conn.execute("ROLLBACK")
         except sqlite3.DatabaseError as exc:
             self._conn.close()
+            if _is_readonly_error(exc):
+                raise self._readonly_error() from None
             raise StoreCorruptError(
                 f"事件库损坏，拒绝启动 / event store {self.path} is damaged ({exc}); it has been left as it is"
             ) from None
         except StoreError:
             self._conn.close()
             raise
+
+    def _readonly_error(self) -> StoreReadOnlyError:
+        return StoreReadOnlyError(
+            f"事件库或其文件夹只读，无法记录 / the event store {self.path} or its folder is read-only, so the "
+            "table could record nothing; make it writable (or copy the folder elsewhere) and start again")
+
+    def _check_writable(self) -> None:
+        """Refuse before opening when the file or its folder cannot be written (SQLite needs to
+        create ``-wal``/``-shm`` beside the file)."""
+        folder_ok = os.access(self.path.parent, os.W_OK | os.X_OK)
+        file_ok = not self.path.exists() or os.access(self.path, os.W_OK)
+        if not (folder_ok and file_ok):
+            raise self._readonly_error()
+
+    def _readonly_uri(self) -> str:
+        """The URI a reader opens. A cleanly closed database (no ``-wal`` beside it) is opened
+        ``immutable``, so reading creates no ``-wal``/``-shm`` files next to someone's log (and
+        works in a read-only folder); a database with a ``-wal`` (a table running now, or one
+        killed) is opened ``mode=ro`` so the log's last events are read too."""
+        uri = self.path.resolve().as_uri()
+        wal = self.path.with_name(self.path.name + "-wal")
+        return uri + ("?mode=ro" if wal.exists() else "?mode=ro&immutable=1")
 
     def _open(self) -> None:
         conn = self._conn
@@ -113,9 +164,14 @@ class EventStore:
                 f"事件库版本过新 / event store {self.path} has schema {version}, newer than this program's "
                 f"{SCHEMA_VERSION}; upgrade the program"
             )
-        check = conn.execute("PRAGMA quick_check").fetchone()[0]
-        if check != "ok":
-            raise StoreCorruptError(f"事件库损坏 / event store {self.path} failed its integrity check: {check}")
+        rows = [str(r[0]) for r in conn.execute("PRAGMA quick_check(100)").fetchall()]
+        if rows != ["ok"]:
+            # SQLite lists every problem (a damaged file gives dozens of lines): one line is enough.
+            problems = [ln for row in rows for ln in row.splitlines() if ln.strip() and not ln.startswith("***")]
+            first = problems[0][:120] if problems else "?"
+            more = f"{len(problems)}{'+' if len(problems) >= 100 else ''} problem(s)"
+            raise StoreCorruptError(f"事件库损坏 / event store {self.path} is damaged: its integrity check found "
+                                    f"{more}, first: {first}; it has been left as it is")
         if version == 0:
             tables = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
             if tables:

@@ -1,0 +1,267 @@
+"""The bad-input corpus (issue 19, "make it stay fixed"): every bad input the probe found, and its
+kind, run against the command line. Each answer must be one clear line naming the problem (argparse
+may add its usage line), a non-zero exit, no traceback, and every input file byte-identical
+afterwards (no ``-wal``/``-shm`` left beside a database that was only read).
+
+Commands run in-process through ``table_service.cli.main`` (fast); a few run as real processes
+(``.venv/bin/guandan-table``) to prove the installed entry point behaves the same, and the
+read-only-folder cases run as an unprivileged user (root ignores file permissions).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from table_service.cli import main
+from table_service.store import EventStore
+
+REPO = Path(__file__).resolve().parents[1]
+EXE = REPO / ".venv" / "bin" / "guandan-table"
+SEATS = '[seats]\nE = "e"\nS = "s"\nW = "w"\nN = "n"\n[devices]\ndefault = "sim"\n'
+
+
+def _event_log(path: Path, n: int = 3) -> Path:
+    with EventStore(path) as store:
+        store.append({"type": "round_set_up", "source": "panel", "role": "referee", "t_ms": 1,
+                      "data": {"players": {"E": "a", "S": "b", "W": "c", "N": "d"}}})
+        for i in range(n - 1):
+            store.append({"type": "passed", "source": "screen", "t_ms": 2 + i, "data": {"seat": "E"}},
+                         status="rejected", error="x")
+    return path
+
+
+def _export(tmp: Path) -> Path:
+    db = _event_log(tmp / "T.sqlite3")
+    out = tmp / "T.jsonl"
+    assert main(["export", str(db), "-o", str(out)]) == 0
+    (tmp / "T.sqlite3").unlink()
+    return out
+
+
+def _truncated_export(tmp: Path) -> Path:
+    db = _event_log(tmp / "T.sqlite3", 1)
+    with EventStore(db) as store:
+        for i in range(5):
+            store.append({"type": "clock_ticked", "source": "clock", "t_ms": 10 + i, "data": {}})
+    full = tmp / "full.jsonl"
+    assert main(["export", str(db), "-o", str(full)]) == 0
+    cut = tmp / "cut.jsonl"
+    cut.write_text("".join(full.read_text(encoding="utf-8").splitlines(keepends=True)[:3]), encoding="utf-8")
+    return cut
+
+
+def _damaged_db(tmp: Path) -> Path:
+    db = _event_log(tmp / "D.sqlite3")
+    conn = sqlite3.connect(db)
+    conn.execute("PRAGMA journal_mode=DELETE")
+    conn.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", [(f"k{i}", "v" * 400) for i in range(60)])
+    conn.commit()
+    conn.close()
+    raw = bytearray(db.read_bytes())
+    for off in range(4096 + 100, len(raw), 4096):  # scribble over every page but the first
+        raw[off:off + 64] = b"\xa5" * 64
+    db.write_bytes(bytes(raw))
+    return db
+
+
+def _toml(tmp: Path, body: str) -> Path:
+    p = tmp / "table.toml"
+    p.write_text(f'table_id = "T1"\ndata_dir = "{tmp / "data"}"\n{SEATS}{body}', encoding="utf-8")
+    return p
+
+
+@dataclass
+class Case:
+    name: str
+    kind: str  # what class of fault: crash (traceback), changed-input, silent, unclear
+    argv: Callable[[Path], list[str]]
+    needle: str  # the problem the one line must name
+
+
+CASES: list[Case] = [
+    Case("replay-dir", "crash", lambda t: ["replay", str(t)], "folder"),
+    Case("export-dir", "crash", lambda t: ["export", str(t)], "folder"),
+    Case("export-to-missing-folder", "crash",
+         lambda t: ["export", str(_event_log(t / "T.sqlite3")), "-o", str(t / "missing" / "x.jsonl")], "does not exist"),
+    Case("export-to-a-folder", "crash",
+         lambda t: ["export", str(_event_log(t / "T.sqlite3")), "-o", str(t)], "folder"),
+    Case("replay-empty-file", "silent", lambda t: ["replay", str(_touch(t / "empty.jsonl"))], "empty"),
+    Case("replay-truncated-export", "silent", lambda t: ["replay", str(_truncated_export(t))], "cut short"),
+    Case("replay-damaged-db", "unclear", lambda t: ["replay", str(_damaged_db(t))], "damaged"),
+    Case("replay-garbage", "unclear", lambda t: ["replay", str(_write(t / "g.bin", b"\x00\xff" * 500))],
+         "neither a table database"),
+    Case("user-add-into-event-log", "changed-input",
+         lambda t: ["user", "add", "li", "--db", str(_event_log(t / "T.sqlite3")), "--password-stdin"],
+         "not a users database"),
+    Case("user-list-garbage", "crash", lambda t: ["user", "list", "--db", str(_write(t / "u.db", b"junk" * 300))],
+         "users database"),
+    Case("user-list-directory", "crash", lambda t: ["user", "list", "--db", str(t)], "folder"),
+    Case("config-web-port-true", "silent", lambda t: ["config", "check", "--offline", str(_toml(t, "[web]\nport = true\n"))],
+         "[web].port"),
+    Case("config-ruleset-nosuch", "silent",
+         lambda t: ["config", "check", "--offline", str(_toml(t, '[service]\nruleset = "nosuch"\n'))], "unknown ruleset"),
+    Case("config-speed-text", "unclear",
+         lambda t: ["config", "check", "--offline", str(_toml(t, '[service]\nspeed = "fast"\n'))], "[service].speed"),
+    Case("config-feed-delay-text", "unclear",
+         lambda t: ["config", "check", "--offline", str(_toml(t, '[web]\nfeed_delay_s = "abc"\n'))], "[web].feed_delay_s"),
+    Case("selftest-web-port-true", "silent",
+         lambda t: ["selftest", "--config", str(_toml(t, "[web]\nport = true\n"))], "[web].port"),
+    Case("vision-board-negative", "crash", lambda t: ["vision", "board", "--squares-x", "-3", "--out", str(t / "b.png")],
+         "squares"),
+    Case("vision-board-missing-folder", "silent",
+         lambda t: ["vision", "board", "--out", str(t / "missing" / "b.png")], "does not exist"),
+    Case("demo-speed-inf", "crash", lambda t: ["demo", "--speed", "inf", "--deals", "1", "--headless"], "positive"),
+    Case("demo-data-file", "crash",
+         lambda t: ["demo", "--data", str(_write(t / "f", b"x")), "--deals", "1", "--headless"], "is a file"),
+    Case("demo-design-nosuch", "unclear",
+         lambda t: ["demo", "--design", "nosuch", "--deals", "1", "--headless", "--data", str(t / "d")], "'nosuch'"),
+    Case("demo-other-speed", "silent",
+         lambda t: ["demo", "--data", str(_clock(t / "d", 4)), "--speed", "8", "--deals", "1", "--headless"],
+         "--speed 4"),
+    Case("emulate-protocol-999", "crash", lambda t: ["emulate-screen", "--protocol-version", "999", "--duration", "1"],
+         "0-255"),
+    Case("emulate-port-missing", "crash",
+         lambda t: ["emulate-screen", "--port", str(t / "missing" / "tty"), "--duration", "1"], "does not exist"),
+]
+
+
+def _touch(p: Path) -> Path:
+    p.write_bytes(b"")
+    return p
+
+
+def _write(p: Path, data: bytes) -> Path:
+    p.write_bytes(data)
+    return p
+
+
+def _clock(folder: Path, speed: float) -> Path:
+    folder.mkdir()
+    (folder / "clock.json").write_text(json.dumps({"speed": speed, "origin_wall": 1.0, "origin_table": 1.0}))
+    return folder
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def _check_answer(rc: int, err: str, needle: str) -> None:
+    assert rc not in (0, None), "a bad input must end with a non-zero exit"
+    assert "Traceback" not in err, err
+    lines = [ln for ln in err.splitlines() if ln.strip() and not ln.startswith(("usage:", "  "))]
+    assert len(lines) == 1, f"not one clear line: {err!r}"
+    assert needle in lines[0], f"{needle!r} not named in {lines[0]!r}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_cli_bad_input(case: Case, tmp_path: Path, capsys, monkeypatch) -> None:
+    import io
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO("a-long-password\n"))
+    argv = case.argv(tmp_path)
+    capsys.readouterr()
+    before = _snapshot(tmp_path)
+    try:
+        rc = main(argv)
+    except SystemExit as exc:  # argparse's own refusal (exit 2 with a usage line)
+        rc = exc.code
+    err = capsys.readouterr().err
+    _check_answer(rc, err, case.needle)
+    assert _snapshot(tmp_path) == before, f"{case.name} changed its input files ({case.kind})"
+
+
+def test_reading_a_database_leaves_nothing_beside_it(tmp_path: Path, capsys) -> None:
+    db = _event_log(tmp_path / "T.sqlite3")
+    before = _snapshot(tmp_path)
+    assert main(["export", str(db)]) == 0
+    main(["replay", str(db)])
+    capsys.readouterr()
+    assert _snapshot(tmp_path) == before  # no -wal, no -shm, the file unchanged
+
+
+def test_deploy_table_toml_passes_config_check(capsys) -> None:
+    # One schema for table.toml: what `run` accepts, `config check` accepts (issue 18 item 10).
+    assert main(["config", "check", "--offline", str(REPO / "deploy" / "table.toml")]) == 0, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["replay", "/nonexistent/x.sqlite3"], ["user", "list", "--db", "/"]])
+def test_the_installed_command_answers_in_one_line(argv) -> None:
+    proc = subprocess.run([str(EXE), *argv], capture_output=True, text=True, timeout=60)
+    _check_answer(proc.returncode, proc.stderr, "")
+
+
+# --------------------------------------------------------------------- read-only data folder
+
+
+def _as_nobody(argv: list[str]) -> list[str]:
+    """``argv`` run as an unprivileged user when the tests run as root (root ignores permissions)."""
+    if os.geteuid() != 0:
+        return argv
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("running as root without util-linux setpriv: cannot drop privileges")
+    return [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", *argv]
+
+
+@pytest.fixture
+def open_folder():
+    """A folder an unprivileged user can read (tmp_path is root's own)."""
+    path = Path(tempfile.mkdtemp(prefix="guandan-ro-"))
+    path.chmod(0o755)
+    yield path
+    for p in path.rglob("*"):
+        if p.is_dir():
+            p.chmod(0o755)
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def _killed_table(data: Path) -> Path:
+    """An event log with -wal/-shm left beside it, as a kill -9 leaves them."""
+    code = ("import os, sys\nfrom table_service.store import EventStore\n"
+            f"s = EventStore({str(data / 'T1.sqlite3')!r})\n"
+            "s.append({'type': 'clock_ticked', 'source': 'clock', 't_ms': 1, 'data': {}})\nos._exit(0)\n")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+    assert (data / "T1.sqlite3-wal").exists()
+    return data / "T1.sqlite3"
+
+
+@pytest.mark.parametrize("killed", [True, False], ids=["wal-left-by-a-kill", "cleanly-closed"])
+def test_run_refuses_a_read_only_data_folder(open_folder: Path, killed: bool) -> None:
+    data = open_folder / "data"
+    data.mkdir()
+    if killed:
+        _killed_table(data)
+    else:
+        _event_log(data / "T1.sqlite3")
+    cfg = open_folder / "table.toml"
+    cfg.write_text(f'table_id = "T1"\ndata_dir = "{data}"\n{SEATS}[web]\nport = 0\n', encoding="utf-8")
+    cfg.chmod(0o644)
+    for p in data.iterdir():
+        p.chmod(0o644)
+    data.chmod(0o555)
+    before = _snapshot(data)
+    proc = subprocess.run(_as_nobody([str(EXE), "run", "--config", str(cfg), "--no-web"]), capture_output=True,
+                          text=True, timeout=60)
+    _check_answer(proc.returncode, proc.stderr, "read-only")
+    assert "damaged" not in proc.stderr
+    assert _snapshot(data) == before
+
+
+def test_demo_on_a_read_only_folder_says_so(open_folder: Path) -> None:
+    data = open_folder / "demo"
+    data.mkdir(mode=0o555)
+    data.chmod(0o555)
+    proc = subprocess.run(_as_nobody([str(EXE), "demo", "--data", str(data), "--deals", "1", "--headless"]),
+                          capture_output=True, text=True, timeout=60)
+    _check_answer(proc.returncode, proc.stderr, "read-only")
