@@ -1,0 +1,134 @@
+"""Every layer of defence refuses on its own (issue 19, "each gate tested on its own").
+
+Before, removing the role check from ``require_role`` or the API's chief-only list failed no test,
+because the engine's check behind them still refused. Here each gate is driven with the layers
+behind it out of the way: a route with nothing but the decorator; the API proved to refuse before
+the engine ever sees the event (nothing in the log, not even a rejected row); the engine's own
+check driven without the API; the host's duplicate-button guard fed a real duplicate.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from table_service.web import api, users
+from table_service.web.auth import require_role
+
+
+def _rows(runner) -> int:
+    """Every event the runner logged, rejected ones included (a gate that refused leaves none)."""
+    import sqlite3
+
+    conn = sqlite3.connect(f"file:{runner.db_path}?mode=ro", uri=True)
+    try:
+        return conn.execute("SELECT COUNT(*) FROM events").fetchone()[0]
+    finally:
+        conn.close()
+
+
+# ------------------------------------------------------------------ require_role, alone
+
+
+@pytest.fixture
+def gated_app(make_app):
+    """An app with one extra route guarded by nothing but ``require_role`` (no engine behind it)."""
+    app = make_app()
+    for role in users.ROLES:
+        def view(role=role):
+            return {"ok": role}
+
+        app.add_url_rule(f"/api/gate/{role}", f"gate_{role}", require_role(role)(view))
+    return app
+
+
+@pytest.mark.parametrize("user", ["vera", "rita", "chen"])
+@pytest.mark.parametrize("need", ["viewer", "referee", "chief"])
+def test_require_role_alone_refuses_a_lower_role(gated_app, h, user, need):
+    client = gated_app.test_client()
+    h.login(client, user)
+    resp = client.get(f"/api/gate/{need}")
+    has = users.ROLES.index(h.USERS[user]) >= users.ROLES.index(need)
+    assert resp.status_code == (200 if has else 403), (user, need)
+    if not has:
+        assert need in resp.get_json()["error"]
+
+
+def test_require_role_alone_refuses_no_login(gated_app):
+    resp = gated_app.test_client().get("/api/gate/viewer")
+    assert resp.status_code == 401
+
+
+def test_require_role_refuses_an_unknown_role_when_decorating():
+    with pytest.raises(users.UserError):
+        require_role("king")
+
+
+# ------------------------------------------------------------------ the API's chief-only list, alone
+
+
+@pytest.mark.parametrize(("etype", "data"), [
+    ("penalty_given", {"side": "EW", "level": "foul", "article": "x", "next_leader": "N"}),
+    ("penalty_given", {"side": "EW", "level": "loss", "article": "x"}),
+    ("late_arrival_recorded", {"side": "NS", "minutes": 6}),
+])
+def test_chief_only_actions_are_refused_by_the_api_before_the_engine(client, h, runner, etype, data):
+    h.setup_deal(runner)
+    h.login(client, "rita")
+    before = _rows(runner)
+    resp = h.post_json(client, "/api/tables/1/actions", {"type": etype, "data": data})
+    assert resp.status_code == 403 and "chief" in resp.get_json()["error"]
+    assert _rows(runner) == before, "the API let it through to the engine: its own gate did not refuse"
+
+
+def test_required_role_is_chief_for_every_foul_loss_and_odd_level():
+    for level, need in [("warning", "referee"), ("violation", "referee"), ("foul", "chief"), ("loss", "chief"),
+                        (["foul"], "chief"), ({"x": 1}, "chief"), (None, "chief")]:
+        assert api.required_role("penalty_given", {"level": level}) == need, level
+    assert api.required_role("late_arrival_recorded", {"minutes": 5}) == "referee"
+    assert api.required_role("late_arrival_recorded", {"minutes": 5.5}) == "chief"
+
+
+# ------------------------------------------------------------------ a viewer posts table events
+
+
+@pytest.mark.parametrize(("etype", "data"), [
+    ("cards_played", {"seat": "N", "cards": ["9c"]}),
+    ("passed", {"seat": "N"}),
+    ("report_pressed", {"seat": "N"}),
+    ("flag_dismissed", {"flag": "F1"}),
+])
+def test_a_viewer_cannot_post_plays_or_passes(client, h, runner, etype, data):
+    h.setup_deal(runner)
+    h.login(client, "vera")
+    before = _rows(runner)
+    resp = h.post_json(client, "/api/tables/1/actions", {"type": etype, "data": data})
+    assert resp.status_code == 403
+    assert _rows(runner) == before
+
+
+def test_the_engine_alone_refuses_a_viewer_referee_action(runner, h):
+    # The last layer, without the web in front: a viewer's ruling reaches the runner and is refused.
+    h.setup_deal(runner)
+    res = runner.submit({"type": "penalty_given", "source": "panel", "role": "viewer",
+                         "data": {"side": "EW", "level": "warning", "article": "x"}})
+    assert not res.accepted and "referee role required" in res.error
+    res = runner.submit({"type": "penalty_given", "source": "panel", "role": "referee",
+                         "data": {"side": "EW", "level": "foul", "article": "x", "next_leader": "N"}})
+    assert not res.accepted and "chief" in res.error
+
+
+# ------------------------------------------------------------------ the host's duplicate-button guard
+
+
+def test_the_screen_drops_a_button_event_it_already_delivered():
+    from firmware_bridge.firmware.wire import BUTTON, pack_button
+    from firmware_bridge.link import Message
+    from firmware_bridge.screen import ScreenController
+
+    got = []
+    screen = ScreenController("socket://127.0.0.1:1", on_button=got.append)  # never opened: driven directly
+    for event_no in (1, 2, 2, 1, 3, 3):
+        screen._on_message(Message(BUTTON, pack_button(event_no, 1000 + event_no, 1, 0, True)))
+    assert [e.event_no for e in got] == [1, 2, 3]
+    assert screen.duplicates_dropped == 3
+    assert screen.events_lost == 0
