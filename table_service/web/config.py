@@ -9,6 +9,7 @@ live, undelayed broadcast.
 
 from __future__ import annotations
 
+import math
 import os
 import secrets
 import tomllib
@@ -78,8 +79,13 @@ def _coerce(key: str, value: Any) -> Any:
             if text in {"0", "false", "no", "off"}:
                 return False
             raise ValueError(value)
+        if (key in _FLOAT_KEYS or key in _INT_KEYS) and isinstance(value, bool):
+            raise ValueError(value)  # TOML true is not a number (int(True) would be 1)
         if key in _FLOAT_KEYS:
-            return float(value)
+            number = float(value)
+            if not math.isfinite(number):
+                raise ValueError(value)
+            return number
         if key in _INT_KEYS:
             if isinstance(value, float) and not value.is_integer():
                 raise ValueError(value)
@@ -101,6 +107,8 @@ def validate(config: Mapping[str, Any]) -> None:
     if not 0 <= int(config.get("FEED_MAX_STREAMS", 0)) < int(config.get("SERVER_THREADS", 1)):
         raise ConfigError("FEED_MAX_STREAMS 须小于 SERVER_THREADS / FEED_MAX_STREAMS must be below SERVER_THREADS, "
                           "so that referees always find a free worker")
+    if not 1024 <= int(config.get("MAX_CONTENT_LENGTH", 65536)) <= 64 * 1024 * 1024:
+        raise ConfigError("MAX_CONTENT_LENGTH 须在 1 KiB–64 MiB / must be 1 KiB-64 MiB")
     if config.get("DEFAULT_LANG") not in {"zh", "en"}:
         raise ConfigError("DEFAULT_LANG 须为 zh 或 en / must be 'zh' or 'en'")
 
