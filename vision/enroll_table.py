@@ -89,10 +89,11 @@ def _name(zone: np.ndarray) -> tuple[str | None, float, list[str]]:
     """(name or None, confidence, likely readings) of the one card in ``zone``.
 
     A card carries its index twice, top-left and (turned) bottom-right: the zone is read both
-    ways up. It is named without a question when one way reads it certain at :data:`SURE`, or
-    both ways read the same single card and at least one of them is certain (two corners that
-    agree). Any disagreement is a question. On anglo at 2 px/mm this asked 4 of 54 cards
-    instead of 14 with one reading, none named wrong (benchmarks/enroll_table_bench.py).
+    ways up. It is named without a question only when both ways read the same single card and
+    at least one of them is certain at :data:`SURE` (two corners that agree). Anything else is a
+    question: one way alone, certain at 0.98, named a tango_nuevo card wrong
+    (benchmarks/enroll_table_bench.py, seed 4242), and a wrong name taught to the deck's model is
+    a silent misread later.
     """
     readings = [read_play(z, TABLE_PPM) for z in (zone, np.ascontiguousarray(zone[::-1, ::-1]))]
     singles = [(r.cards[0], float(r.confidence[0]) if r.confidence else 0.0, bool(r.uncertain))
@@ -101,12 +102,8 @@ def _name(zone: np.ndarray) -> tuple[str | None, float, list[str]]:
                                                              for a in (r.alternatives or []) if a in ALL_CARDS]))
     names = {c for c, _, _ in singles}
     conf = max((p for _, p, _ in singles), default=0.0)
-    if len(names) == 1 and singles:
-        name = singles[0][0]
-        if any(not unc and p >= SURE for _, p, unc in singles):
-            return name, conf, likely
-        if len(singles) == 2 and any(not unc for _, _, unc in singles):
-            return name, conf, likely
+    if len(names) == 1 and len(singles) == 2 and any(not unc and p >= SURE for _, p, unc in singles):
+        return singles[0][0], conf, likely
     return None, conf, likely
 
 

@@ -19,6 +19,7 @@ import pytest
 import vision.reader as reader_mod
 from vision.artwork import ARTWORK_DIR, FACE_PX_PER_MM, load_deck
 from vision.cards import ALL_CARDS
+from vision.deck_model import MIN_FIT_FACES
 from vision.models.font_decks import font_deck
 from vision.reader import enroll, face_anchor
 
@@ -54,7 +55,10 @@ def _check_enrolment(deck) -> None:
         assert card in why and "/" in why  # "在 Qh 上找不到角标 / no index found on the face of Qh"
     learnt = [c for c in ALL_CARDS if c not in bad]
     assert [ALL_CARDS[k] for k in np.flatnonzero(e.present)] == learnt
-    assert e.classifier is not None, f"{deck.design}: no per-deck model for {len(learnt)} faces"
+    # The deck's own model needs all but two of the 52 non-joker faces (a model fitted on fewer read
+    # missing faces as other cards); with fewer it keeps the shipped one.
+    non_jokers = sum(c not in ("SJ", "BJ") for c in learnt)
+    assert (e.classifier is not None) == (non_jokers >= MIN_FIT_FACES), (deck.design, non_jokers)
 
 
 def test_a_face_with_no_findable_index_is_reported_and_the_rest_enrol(quick_fit):
@@ -68,6 +72,13 @@ def test_a_deck_without_jokers_gets_its_own_model(quick_fit):
     e = enroll(_faces(deck, [c for c in ALL_CARDS if c not in ("SJ", "BJ")]), px_per_mm=3.0)
     assert not e.skipped and int(e.present.sum()) == 52
     assert e.classifier is not None
+
+
+def test_a_few_faces_enrol_without_a_model_of_their_own(quick_fit):
+    """A model fitted on a subset reads the missing faces as other cards, silently (measured:
+    12 % of plays on a deck enrolled from 23 faces); a subset keeps the shipped model."""
+    e = enroll(_faces(load_deck("anglo"), ALL_CARDS[:30]), px_per_mm=3.0)
+    assert not e.skipped and int(e.present.sum()) == 30 and e.classifier is None
 
 
 def test_an_unusable_image_is_reported_not_raised(quick_fit):

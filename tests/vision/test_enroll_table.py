@@ -13,6 +13,7 @@ import pytest
 
 import vision.reader as reader_mod
 from vision.cards import ALL_CARDS
+from vision.deck_model import MIN_FIT_FACES
 from vision.enroll_table import FoundCard, enrol_from_frames
 from vision.synth import LooseCard, TableRenderer, TableScene
 
@@ -50,8 +51,8 @@ def test_every_card_is_found_and_never_named_wrong(frames, layout):
     assert len(res.cards) == 54
     named = [c for c in res.cards if c.name is not None]
     assert all(c.name == _truth(c.centre_mm) for c in named), [(c.name, _truth(c.centre_mm)) for c in named]
-    # Most are named without a question (anglo at 2 px/mm: 51 of 54 when measured).
-    assert res.questions == 54 - len(named) == len(asked) and len(named) >= 40
+    # Most are named without a question (anglo at 2 px/mm: 43 of 54 when measured).
+    assert res.questions == 54 - len(named) == len(asked) and len(named) >= 35
 
 
 def test_two_decks_of_one_design_enrol_as_one_and_answers_name_the_rest(frames, layout):
@@ -79,7 +80,9 @@ def test_cli_enrols_from_frames(frames, tmp_path, capsys, monkeypatch):
     text = capsys.readouterr().out
     assert "found 54 cards" in text and "deck enrolled" in text
     e = Enrollment.load(out)
-    assert int(e.present.sum()) >= 40 and e.classifier is not None
+    learnt = [c for c, k in zip(ALL_CARDS, e.present, strict=True) if k]
+    assert len(learnt) >= 40  # the rest are read zero-shot
+    assert (e.classifier is not None) == (sum(c not in ("SJ", "BJ") for c in learnt) >= MIN_FIT_FACES)
     assert json.dumps(e.size_mm)  # a card size was measured from the table
 
 
