@@ -99,6 +99,9 @@ class CameraPipeline:
         self.drop_stale: bool | None = None
         #: Frames the grabber replaced before they were read (stale frames dropped).
         self.dropped = 0
+        #: Where an enrolment made at the panel is saved (the service sets ``[vision] enrollment``
+        #: or a file in its data folder).
+        self.enrollment_path: str | None = None
         #: Health listener: called with :meth:`health` when its ``state`` changes.
         self.on_health: Callable[[dict[str, Any]], None] | None = None
         self._started_wall: float | None = None
@@ -135,6 +138,15 @@ class CameraPipeline:
         self._thread.start()
         watchdog = threading.Thread(target=self._watch_health, name=f"{self.name}-health", daemon=True)
         watchdog.start()
+
+    def latest_frame(self) -> Any:
+        """The newest frame the camera has delivered, as a BGR array (None before the first):
+        what the panel's enrolment from the table looks at."""
+        frame = self._last_frame
+        if frame is None:
+            return None
+        full = getattr(frame, "full", None)
+        return full() if callable(full) else frame
 
     # ------------------------------------------------------------------------ health
 

@@ -168,7 +168,12 @@ def enrol_from_frames(frames: Sequence[np.ndarray] | Iterable[np.ndarray], ask: 
             c.name = check_card(answer)
         else:
             unnamed += 1
-    # Two decks of one design enrol as one: of each card's copies, the one read most surely.
+    return TableEnrolment(cards, faces_of(cards), questions, unnamed, time.perf_counter() - t0)
+
+
+def faces_of(cards: Iterable[FoundCard]) -> dict[str, np.ndarray]:
+    """One face per named card for :func:`vision.reader.enroll`. Two decks of one design enrol as
+    one: of a card's copies, the one the reader named itself and most surely."""
     best: dict[str, FoundCard] = {}
     for c in cards:
         if c.name is None:
@@ -176,5 +181,4 @@ def enrol_from_frames(frames: Sequence[np.ndarray] | Iterable[np.ndarray], ask: 
         old = best.get(c.name)
         if old is None or (not c.asked and (old.asked or c.confidence > old.confidence)):
             best[c.name] = c
-    faces = {name: c.face for name, c in best.items()}
-    return TableEnrolment(cards, faces, questions, unnamed, time.perf_counter() - t0)
+    return {name: c.face for name, c in best.items()}

@@ -1,0 +1,181 @@
+"""The panel's "enrol the deck from the table" (issue #21 §2): the referee lays the deck face up in
+rows, presses the button; the table's camera frame is searched for cards (``vision.enroll_table``),
+the cards the reader is unsure of come back as questions with their picture, and "finish" enrols
+the named faces into the running watcher (and saves them for the next start).
+
+The web knows a table by its runner; the service hangs its camera pipeline on it
+(``runner.camera_pipeline``). A table without one answers 409.
+
+    POST /api/tables/<t>/enroll/start        referee  {}            -> 202 (a frame is taken, cards found)
+    GET  /api/tables/<t>/enroll              viewer                 -> {"status", "found", "named", "questions": [...]}
+    GET  /api/tables/<t>/enroll/card/<i>.png viewer                 -> the card's picture
+    POST /api/tables/<t>/enroll/answer       referee  {"id", "card"} ("card": null skips it)
+    POST /api/tables/<t>/enroll/finish       referee  {}            -> 202 (enrolment runs; status "done" when saved)
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+from flask import Blueprint, Response, abort, jsonify, request
+
+from .auth import require_role
+from .tables import get_table
+
+log = logging.getLogger(__name__)
+
+bp = Blueprint("enroll", __name__, url_prefix="/api/tables")
+
+
+@dataclass
+class _Session:
+    """One enrolment at one table: the cards found, the answers given, where it stands."""
+
+    status: str = "finding"  # finding | asking | enrolling | done | failed
+    cards: list[Any] = field(default_factory=list)
+    error: str | None = None
+    result: dict[str, Any] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+_sessions: dict[str, _Session] = {}
+
+
+def _pipeline(table_id: str) -> Any:
+    pipe = getattr(get_table(table_id).runner, "camera_pipeline", None)
+    if pipe is None or not callable(getattr(pipe, "latest_frame", None)):
+        abort(409, description="此桌没有摄像头 / this table has no camera to enrol from")
+    return pipe
+
+
+def _session(table_id: str) -> _Session:
+    get_table(table_id)
+    s = _sessions.get(table_id)
+    if s is None:
+        abort(404, description="没有进行中的登记 / no enrolment started at this table")
+    return s
+
+
+def _find(table_id: str, s: _Session, pipe: Any) -> None:
+    from vision.enroll_table import find_cards
+
+    try:
+        frame = pipe.latest_frame()
+        if frame is None:
+            raise ValueError("摄像头还没有画面 / no camera frame yet")
+        watcher = pipe.watcher
+        cards = find_cards(frame, getattr(watcher, "layout", None), getattr(watcher, "lens", None))
+        if not cards:
+            raise ValueError("桌上没有找到牌 / no card found on the table: lay the deck face up in rows")
+        with s.lock:
+            s.cards, s.status = cards, "asking"
+    except Exception as exc:  # shown to the referee; the table goes on
+        log.warning("enrolment from the table failed: %s", exc)
+        with s.lock:
+            s.status, s.error = "failed", str(exc)
+
+
+def _view(s: _Session) -> dict[str, Any]:
+    with s.lock:
+        return {"status": s.status, "error": s.error, "found": len(s.cards),
+                "named": sum(c.name is not None for c in s.cards),
+                "questions": [{"id": i, "likely": c.likely, "answered": c.asked}
+                              for i, c in enumerate(s.cards) if c.name is None or c.asked],
+                "result": s.result}
+
+
+@bp.post("/<table_id>/enroll/start")
+@require_role("referee")
+def start(table_id: str) -> Any:
+    """Take the camera's newest frame and look for the cards laid out (in the background)."""
+    pipe = _pipeline(table_id)
+    old = _sessions.get(table_id)
+    if old is not None and old.status in ("finding", "enrolling"):
+        abort(409, description="登记进行中 / an enrolment is already running")
+    s = _sessions[table_id] = _Session()
+    threading.Thread(target=_find, args=(table_id, s, pipe), name=f"enrol-{table_id}", daemon=True).start()
+    return jsonify(_view(s)), 202
+
+
+@bp.get("/<table_id>/enroll")
+@require_role("viewer")
+def status(table_id: str) -> Any:
+    return jsonify(_view(_session(table_id)))
+
+
+@bp.get("/<table_id>/enroll/card/<int:card_id>.png")
+@require_role("viewer")
+def picture(table_id: str, card_id: int) -> Any:
+    s = _session(table_id)
+    with s.lock:
+        if not 0 <= card_id < len(s.cards):
+            abort(404, description=f"没有这张牌 / no card {card_id}")
+        ok, png = cv2.imencode(".png", s.cards[card_id].zone)
+    if not ok:
+        abort(500, description="图像编码失败 / cannot encode the picture")
+    return Response(png.tobytes(), mimetype="image/png", headers={"Cache-Control": "private, max-age=600"})
+
+
+@bp.post("/<table_id>/enroll/answer")
+@require_role("referee")
+def answer(table_id: str) -> Any:
+    """``{"id": n, "card": "Qh"}`` names card ``n``; ``"card": null`` leaves it to the zero-shot reader."""
+    from vision.cards import check_card
+
+    s = _session(table_id)
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict) or not isinstance(body.get("id"), int):
+        abort(400, description='需要 {"id": 数字, "card": 牌名} / expected {"id": int, "card": name or null}')
+    card = body.get("card")
+    try:
+        name = None if card is None else check_card(str(card))
+    except ValueError as exc:
+        abort(400, description=str(exc))
+    with s.lock:
+        if s.status != "asking" or not 0 <= body["id"] < len(s.cards):
+            abort(409, description="此时不能回答 / nothing to answer now")
+        c = s.cards[body["id"]]
+        c.name, c.asked = name, True
+    return jsonify(_view(s))
+
+
+def _enrol(table_id: str, s: _Session, pipe: Any, out: Path) -> None:
+    from vision.enroll_table import TABLE_PPM, faces_of
+    from vision.reader import enroll
+
+    try:
+        faces = faces_of(s.cards)
+        if not faces:
+            raise ValueError("没有可登记的牌面 / no named card to enrol")
+        e = enroll(faces, px_per_mm=TABLE_PPM)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        e.save(out)
+        pipe.watcher.enrollment = e  # read with it from the next play on
+        with s.lock:
+            s.status = "done"
+            s.result = {"faces": len(faces), "own_model": e.classifier is not None, "file": str(out),
+                        "skipped": e.skipped}
+    except Exception as exc:
+        log.warning("enrolment failed: %s", exc)
+        with s.lock:
+            s.status, s.error = "failed", str(exc)
+
+
+@bp.post("/<table_id>/enroll/finish")
+@require_role("referee")
+def finish(table_id: str) -> Any:
+    """Enrol the named faces (in the background: the deck's model takes about a minute)."""
+    s = _session(table_id)
+    pipe = _pipeline(table_id)
+    with s.lock:
+        if s.status != "asking":
+            abort(409, description="此时不能完成登记 / nothing to enrol now")
+        s.status = "enrolling"
+    out = Path(getattr(pipe, "enrollment_path", None) or "deck-enrollment.npz")
+    threading.Thread(target=_enrol, args=(table_id, s, pipe, out), name=f"enrol-fit-{table_id}", daemon=True).start()
+    return jsonify(_view(s)), 202
