@@ -252,8 +252,13 @@ class TableService:
                 self.camera.on_sighting = self.sighting
             self.camera.start(self.observe)
             if callable(getattr(self.camera, "health", None)):
-                # The panel's ``camera`` health (docs/api.md), read by the web's state endpoint.
+                # The panel's ``camera`` health (docs/api.md), read by the web's state endpoint,
+                # and the pipeline itself for enrolling a deck from the table (web/enroll.py).
                 self.runner.camera_health = self.camera.health  # type: ignore[attr-defined]
+                self.runner.camera_pipeline = self.camera  # type: ignore[attr-defined]
+                if getattr(self.camera, "enrollment_path", False) is None:
+                    self.camera.enrollment_path = (self.config.vision.get("enrollment")
+                                                   or str(self.config.data_dir / "deck-enrollment.npz"))
         else:
             self._device_status("camera", "offline", "没有摄像头 / no camera configured")
         if self.want_web:
