@@ -1,0 +1,78 @@
+"""The panel's enrolment from the table (issue #21 §2): start takes the camera's frame of the deck
+laid out in rows, unclear cards come back as picture questions, finish enrols into the running
+watcher and saves the file. Frames rendered from real artwork (``vision.synth``)."""
+
+from __future__ import annotations
+
+import functools
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import vision.reader as reader_mod
+from vision.cards import ALL_CARDS
+from vision.geometry import default_layout
+from vision.synth import CameraView, LooseCard, TableRenderer, TableScene
+from vision.watcher import TableWatcher
+
+
+class FakePipeline:
+    """The parts of ``CameraPipeline`` the panel uses, over a rendered frame (the camera is the test's)."""
+
+    def __init__(self, frame: np.ndarray, out: Path) -> None:
+        self.frame = frame
+        self.watcher = TableWatcher(default_layout())
+        self.enrollment_path = str(out)
+
+    def latest_frame(self) -> np.ndarray:
+        return self.frame
+
+
+@pytest.fixture(scope="module")
+def laid_out() -> np.ndarray:
+    layout = default_layout()
+    r = TableRenderer(layout, "anglo", CameraView(size=(2200, 1900), px_per_mm=2.0, tilt_px=25, rotation_deg=1.0,
+                                                  seed=3), seed=11)
+    loose = [LooseCard(c, 130 + 80 * (i % 9), 120 + 115 * (i // 9), 0.0) for i, c in enumerate(ALL_CARDS)]
+    return r.render(TableScene({}, (), loose), seed=1)
+
+
+def _wait(client: Any, url: str, states: tuple[str, ...], timeout: float = 120.0) -> dict[str, Any]:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        view = client.get(url).get_json()
+        if view["status"] in states:
+            return view
+        time.sleep(0.2)
+    raise AssertionError(f"enrolment never reached {states}: {view}")
+
+
+def test_enrol_from_the_table_at_the_panel(client, runner, h, laid_out, tmp_path, monkeypatch):
+    monkeypatch.setattr(reader_mod, "fit_deck_models",
+                        functools.partial(reader_mod.fit_deck_models, rows=24, val_rows=4))
+    base = "/api/tables/1/enroll"
+    h.login(client, "rita")
+    assert h.post_json(client, f"{base}/start", {}).status_code == 409  # no camera at this table
+    runner.camera_pipeline = pipe = FakePipeline(laid_out, tmp_path / "deck.npz")
+    h.login(client, "vera")
+    assert h.post_json(client, f"{base}/start", {}).status_code == 403  # a viewer may not
+    h.login(client, "rita")
+    assert h.post_json(client, f"{base}/start", {}).status_code == 202
+    view = _wait(client, base, ("asking", "failed"))
+    assert view["status"] == "asking" and view["found"] == 54, view
+    assert view["named"] + len(view["questions"]) == 54 and view["named"] >= 35
+    q = view["questions"][0]
+    pic = client.get(f"{base}/card/{q['id']}.png")
+    assert pic.status_code == 200 and pic.mimetype == "image/png" and pic.data[:4] == b"\x89PNG"
+    assert h.post_json(client, f"{base}/answer", {"id": q["id"], "card": "nonsense"}).status_code == 400
+    for q in view["questions"]:  # the referee takes the likeliest reading, or leaves the card
+        res = h.post_json(client, f"{base}/answer", {"id": q["id"], "card": (q["likely"] or [None])[0]})
+        assert res.status_code == 200
+    assert h.post_json(client, f"{base}/finish", {}).status_code == 202
+    done = _wait(client, base, ("done", "failed"))
+    assert done["status"] == "done", done
+    assert done["result"]["faces"] >= 40 and Path(done["result"]["file"]).exists()
+    assert pipe.watcher.enrollment is not None  # the running watcher reads with it now
