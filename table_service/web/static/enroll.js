@@ -1,0 +1,127 @@
+/* Enrol the deck from the table (issue #21): a referee's button in the status bar. The deck lies
+   face up in rows; the camera's frame is searched (POST .../enroll/start), the cards the reader is
+   unsure of are shown with their picture ("这是哪张牌？/ which card is this?") and the likely
+   readings as buttons, then "finish" enrols them into the running watcher. API: docs/api.md,
+   table_service/web/enroll.py. */
+(function () {
+  "use strict";
+  const app = document.getElementById("app");
+  if (!app || !["referee", "chief"].includes(app.dataset.role)) return;
+  const table = app.dataset.table;
+  const base = "/api/tables/" + encodeURIComponent(table) + "/enroll";
+  const bar = document.querySelector(".statusbar");
+  if (!bar) return;
+
+  function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+  function post(url, body) {
+    const csrf = document.querySelector('meta[name="csrf-token"]');
+    return fetch(url, {
+      method: "POST", credentials: "same-origin",
+      headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRF-Token": csrf ? csrf.content : "" },
+      body: JSON.stringify(body || {}),
+    }).then(function (r) { return r.json().catch(function () { return {}; }).then(function (j) { return { ok: r.ok, json: j }; }); });
+  }
+
+  const button = el("button", "enroll-button", "登记牌组 / Enrol deck");
+  button.type = "button";
+  button.id = "enroll-open";
+  bar.appendChild(button);
+
+  const box = el("section", "box enroll-box");
+  box.id = "enroll-box";
+  box.hidden = true;
+  const head = el("h2", "", "从桌面登记牌组 / Enrol the deck from the table");
+  const hint = el("p", "muted", "把整副牌正面朝上成行摆在桌上，然后开始 / Lay the whole deck face up in rows on the table, then start.");
+  const status = el("p", "enroll-status");
+  status.id = "enroll-status";
+  const questions = el("div", "enroll-questions");
+  questions.id = "enroll-questions";
+  const start = el("button", "", "开始 / Start");
+  start.type = "button";
+  start.id = "enroll-start";
+  const finish = el("button", "", "完成登记 / Finish");
+  finish.type = "button";
+  finish.id = "enroll-finish";
+  finish.hidden = true;
+  const close = el("button", "", "关闭 / Close");
+  close.type = "button";
+  box.append(head, hint, status, questions, start, finish, close);
+  (document.querySelector(".side") || document.body).prepend(box);
+
+  let timer = null;
+  function poll() {
+    fetch(base, { credentials: "same-origin", headers: { Accept: "application/json" } })
+      .then(function (r) { return r.json(); })
+      .then(render)
+      .catch(function () { status.textContent = "连接失败 / connection failed"; });
+  }
+  function render(v) {
+    if (!v || !v.status) { status.textContent = (v && v.error) || ""; return; }
+    const open = v.questions.filter(function (q) { return !q.answered; });
+    status.textContent = {
+      finding: "正在找牌… / finding the cards…",
+      asking: "找到 " + v.found + " 张，自动识别 " + v.named + " 张，待确认 " + open.length + " 张 / found " + v.found +
+        ", named " + v.named + ", " + open.length + " to confirm",
+      enrolling: "正在登记（约一分钟）… / enrolling (about a minute)…",
+      done: "登记完成 / enrolled: " + (v.result.faces || 0) + " faces",
+      failed: "失败 / failed: " + (v.error || ""),
+    }[v.status] || v.status;
+    finish.hidden = v.status !== "asking";
+    if (v.status === "finding" || v.status === "enrolling") {
+      timer = setTimeout(poll, 700);
+    }
+    if (v.status !== "asking") { questions.replaceChildren(); return; }
+    questions.replaceChildren();
+    open.forEach(function (q) {
+      const card = el("div", "enroll-question");
+      card.dataset.id = q.id;
+      const img = el("img");
+      img.src = base + "/card/" + q.id + ".png";
+      img.alt = "card " + q.id;
+      img.width = 120;
+      card.append(el("div", "", "这是哪张牌？/ Which card is this?"), img);
+      q.likely.forEach(function (name) {
+        const b = el("button", "enroll-likely", name);
+        b.type = "button";
+        b.addEventListener("click", function () { answer(q.id, name); });
+        card.appendChild(b);
+      });
+      const input = el("input");
+      input.placeholder = "Qh, Td, SJ…";
+      input.size = 5;
+      const ok = el("button", "", "确定 / OK");
+      ok.type = "button";
+      ok.addEventListener("click", function () { answer(q.id, input.value.trim() || null); });
+      const skip = el("button", "", "跳过 / Skip");
+      skip.type = "button";
+      skip.addEventListener("click", function () { answer(q.id, null); });
+      card.append(input, ok, skip);
+      questions.appendChild(card);
+    });
+  }
+  function answer(id, card) {
+    post(base + "/answer", { id: id, card: card }).then(function (r) {
+      if (!r.ok) { status.textContent = r.json.error || "无效 / invalid"; return; }
+      render(r.json);
+    });
+  }
+  button.addEventListener("click", function () { box.hidden = false; poll(); });
+  close.addEventListener("click", function () { box.hidden = true; if (timer) clearTimeout(timer); });
+  start.addEventListener("click", function () {
+    post(base + "/start", {}).then(function (r) {
+      if (!r.ok) { status.textContent = r.json.error || "失败 / failed"; return; }
+      render(r.json);
+    });
+  });
+  finish.addEventListener("click", function () {
+    post(base + "/finish", {}).then(function (r) {
+      if (!r.ok) { status.textContent = r.json.error || "失败 / failed"; return; }
+      render(r.json);
+    });
+  });
+})();
