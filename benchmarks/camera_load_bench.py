@@ -77,13 +77,14 @@ class MjpegCamera(SyntheticSource):
         return self._t0 + t
 
 
-def run(seconds: float, size: tuple[int, int], busy: bool, fps: float = 15.0, raw: bool = False) -> dict[str, float]:
+def run(seconds: float, size: tuple[int, int], busy: bool, fps: float = 15.0, raw: bool = False,
+        scene_s: float = 2.0) -> dict[str, float]:
     layout = default_layout()
     px_per_mm = min(size[0] / 1100.0, size[1] / 1000.0)  # the 900 mm table and a margin
     r = TableRenderer(layout, "anglo", CameraView(size=size, px_per_mm=px_per_mm, tilt_px=10), seed=3)
     jpegs = [cv2.imencode(".jpg", r.render(TableScene(s), seed=k), [cv2.IMWRITE_JPEG_QUALITY, 85])[1].tobytes()
              for k, s in enumerate(SCENES)]
-    source = MjpegCamera(jpegs, per_scene=int(2 * fps), fps=fps, raw=raw)
+    source = MjpegCamera(jpegs, per_scene=int(scene_s * fps), fps=fps, raw=raw)
     pipe = CameraPipeline(source, make_watcher({}))
     reads: list[float] = []
     plays: list[tuple[str, list[str]]] = []
@@ -172,6 +173,8 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=30.0, help="wall seconds per run")
     ap.add_argument("--size", default="1920x1080", help="camera frame WxH (the shipped setting: 1920x1080)")
     ap.add_argument("--busy", action="store_true", help="only the run with the other core busy")
+    ap.add_argument("--scene-s", type=float, default=2.0,
+                    help="seconds between table changes (a play or a clearing; a real game: ~5-20)")
     ap.add_argument("--decode-all", action="store_true",
                     help="decode every frame whole (as before: the default for streams under 2560 px)")
     ap.add_argument("--warp", action="store_true", help="only the zone-cut cost with a lens, before/after, at 4K")
@@ -184,11 +187,11 @@ def main() -> int:
         return 0
     w, h = (int(v) for v in args.size.lower().split("x"))
     cv2.setNumThreads(1)
-    print(f"# camera_load_bench {w}x{h} 15 fps, {args.seconds:.0f} s per run, {platform.node()} "
+    print(f"# camera_load_bench {w}x{h} 15 fps, a change every {args.scene_s:g} s, {args.seconds:.0f} s per run, {platform.node()} "
           f"({os.cpu_count()} cores), python {platform.python_version()}")
     raw = w >= 2560 and not args.decode_all  # as CaptureDeviceSource decides
     for busy in ([True] if args.busy else [False, True]):
-        res = run(args.seconds, (w, h), busy, raw=raw)
+        res = run(args.seconds, (w, h), busy, raw=raw, scene_s=args.scene_s)
         print(f"other core {'busy' if busy else 'idle'}{', undecoded MJPEG' if raw else ''}: " + ", ".join(
             f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}" for k, v in res.items()))
     return 0
