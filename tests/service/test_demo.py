@@ -356,3 +356,16 @@ def test_demo_with_panel_uses_the_documented_delay_and_reports_on_ctrl_c(tmp_pat
         reader.join(2)
     out = "".join(lines)
     assert "演示结束 / demo finished" in out and "识别准确率 / recognition accuracy" in out, out
+
+
+def test_camera_questions_carry_the_picture_and_the_reasons(demo_run: dict[str, Any]) -> None:
+    """A doubtful read goes to the referee with the zone as the camera saw it (served as the
+    question's image; the demo once answered ``404 event #106 has no camera image``) and why."""
+    asked = [e for e in demo_run["events"] if e["type"] == "cards_played" and e["data"].get("uncertain")
+             and e["data"].get("cards")]
+    assert asked, "the demo asked the referee nothing"
+    for e in asked:
+        assert str(e["data"].get("crop", "")).startswith("data:image/jpeg;base64,"), e["seq"]
+        assert e["data"].get("reasons"), e["seq"]
+        for cands in e["data"].get("candidates", []):
+            assert len(cands) == len(e["data"]["cards"])
