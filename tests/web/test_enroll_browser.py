@@ -1,0 +1,88 @@
+"""Real browser (Playwright, Debian Chromium, the real cheroot server): the panel's 登记牌组 / Enrol
+deck button over a rendered frame of a deck laid out in rows; a question answered from its
+picture by a tap, then finish. Screenshots go to test-artifacts/web/."""
+
+from __future__ import annotations
+
+import functools
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import vision.reader as reader_mod
+from vision.cards import ALL_CARDS
+from vision.geometry import default_layout
+from vision.synth import CameraView, LooseCard, TableRenderer, TableScene
+from vision.watcher import TableWatcher
+
+pytestmark = pytest.mark.browser
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "web"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+class FakePipeline:
+    """What the panel's enrolment uses of ``CameraPipeline``: the newest frame, the watcher, a file."""
+
+    def __init__(self, frame: np.ndarray, out: Path) -> None:
+        self.frame, self.watcher, self.enrollment_path = frame, TableWatcher(default_layout()), str(out)
+
+    def latest_frame(self) -> np.ndarray:
+        return self.frame
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright import sync_api
+
+    if not Path("/usr/bin/chromium").exists():
+        (pytest.fail if os.environ.get("CI") else pytest.skip)(
+            "Debian chromium not installed (bash scripts/install.sh --test)")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def test_enrol_deck_button(browser, app, runner, serve_app, h, tmp_path, monkeypatch):
+    monkeypatch.setattr(reader_mod, "fit_deck_models",
+                        functools.partial(reader_mod.fit_deck_models, rows=24, val_rows=4))
+    r = TableRenderer(default_layout(), "anglo", CameraView(size=(2200, 1900), px_per_mm=2.0, tilt_px=25,
+                                                            rotation_deg=1.0, seed=3), seed=11)
+    loose = [LooseCard(c, 130 + 80 * (i % 9), 120 + 115 * (i // 9), 0.0) for i, c in enumerate(ALL_CARDS)]
+    runner.camera_pipeline = pipe = FakePipeline(r.render(TableScene({}, (), loose), seed=1), tmp_path / "d.npz")
+    srv = serve_app(app)
+    ctx = browser.new_context(viewport={"width": 1280, "height": 1000}, locale="zh-CN", bypass_csp=True)
+    page = ctx.new_page()
+    page.set_default_timeout(60_000)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        page.goto(f"{srv.url}/auth/login")
+        page.fill("#username", "rita")
+        page.fill("#password", h.PASSWORD)
+        page.click("#login-submit")
+        page.click("a.table-link")
+        page.click("#enroll-open")
+        page.click("#enroll-start")
+        page.wait_for_selector(".enroll-question img")
+        page.wait_for_function("document.querySelector('.enroll-question img')?.naturalWidth > 100")
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "enroll-question.png"), full_page=True)
+        before = page.locator(".enroll-question").count()
+        first = page.locator(".enroll-question").first
+        if first.locator("button.enroll-likely").count():
+            first.locator("button.enroll-likely").first.click()
+        else:
+            first.locator("text=跳过 / Skip").click()
+        page.wait_for_function(f"document.querySelectorAll('.enroll-question').length === {before - 1}")
+        page.click("#enroll-finish")
+        page.wait_for_function("document.getElementById('enroll-status').textContent.includes('登记完成')")
+        page.screenshot(path=str(ARTIFACTS / "enroll-done.png"), full_page=True)
+        assert pipe.watcher.enrollment is not None
+    finally:
+        ctx.close()
+    assert errors == [], errors
