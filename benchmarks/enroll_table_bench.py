@@ -30,7 +30,8 @@ from vision.geometry import default_layout
 from vision.reader import enroll, read_play
 from vision.synth import CameraView, LooseCard, TableRenderer, TableScene, render_zone
 
-COLS, X0, DX, Y0, DY = 9, 150.0, 75.0, 130.0, 110.0
+#: Six rows of nine, a finger's gap between cards (65 mm wide cards turned 4° need ~15 mm).
+COLS, X0, DX, Y0, DY = 9, 130.0, 80.0, 120.0, 115.0
 
 
 def truth(c: FoundCard) -> str:
