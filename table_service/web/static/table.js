@@ -101,6 +101,8 @@
     const box = el("div");
     if (deal && deal.trick) (deal.trick.plays || []).forEach(function (p) { box.appendChild(playRow(p, deal.level)); });
     fill("trick-plays", box);
+    const tp = document.getElementById("trick-plays");
+    if (tp) tp.scrollTop = tp.scrollHeight;  // the newest play in view
   }
 
   function tributeRow(label, t, level) {
