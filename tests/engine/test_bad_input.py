@@ -95,3 +95,78 @@ def test_event_time_never_goes_back() -> None:
     now = t.state["t_ms"]
     t.do("device_status_changed", {"device": "screen", "status": "online"}, source="system", t=now - 5000)
     assert t.state["t_ms"] == now  # a late-arriving event does not wind the clock back
+
+
+# ----------------------------------------------------------------- the data schema, as a property
+# Whatever ``data`` a submitter sends, the schema either refuses it with EventRejected, or the
+# engine then applies it or refuses it with EventRejected: never a TypeError, KeyError or
+# RecursionError (which the runner would log as an "internal engine error").
+
+import contextlib  # noqa: E402
+import os  # noqa: E402
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from table_service.engine.events import DATA_SCHEMAS, EVENT_TYPES, Spec, check_data  # noqa: E402
+
+_JSON = st.recursive(st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats() | st.text(max_size=12),
+                     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+                     max_leaves=12)
+_CARDS = st.sampled_from(["3h", "Td", "As", "SJ", "BJ", "2h", "7c", "Qd", "10h", "大王", "x", ""])
+
+
+def _valid(spec: Spec) -> st.SearchStrategy:
+    """Values that pass ``spec`` (and, through ``alt``, its alternative)."""
+    k = spec.kind
+    if k == "str":
+        base = st.sampled_from(spec.choices) if spec.choices else st.text(max_size=min(spec.max_len, 10))
+    elif k == "int":
+        base = st.integers(int(spec.lo or 0), int(min(spec.hi or 2**62, 2**62)))
+    elif k == "num":
+        base = st.floats(spec.lo, spec.hi, allow_nan=False)
+    elif k == "bool":
+        base = st.booleans()
+    elif k == "cards":
+        base = st.lists(_CARDS.filter(bool), min_size=spec.min_len, max_size=min(spec.max_len, 6))
+    elif k == "list":
+        base = st.lists(_valid(spec.item), min_size=spec.min_len, max_size=min(spec.max_len, 4))
+    elif k == "map":
+        base = st.dictionaries(st.sampled_from(spec.keys), _valid(spec.item))
+    elif k == "obj":
+        base = _obj(spec.fields or {})
+    else:
+        base = _JSON
+    return base | _valid(spec.alt) if spec.alt is not None else base
+
+
+def _obj(fields: dict[str, Spec]) -> st.SearchStrategy:
+    required = {n: _valid(f) for n, f in fields.items() if f.required}
+    optional = {n: _valid(f) for n, f in fields.items() if not f.required}
+    return st.fixed_dictionaries(required, optional=optional)
+
+
+def _mid_deal() -> Table:
+    t = Table()
+    t.first_deal("E")
+    t.play("E", "3h")
+    return t
+
+
+@settings(max_examples=int(os.environ.get("SCHEMA_EXAMPLES", 300)), deadline=None, suppress_health_check=list(HealthCheck))
+@given(etype=st.sampled_from(EVENT_TYPES), data=st.data())
+def test_schema_valid_data_never_crashes_the_engine(etype, data):
+    payload = data.draw(_obj(DATA_SCHEMAS[etype]) | st.dictionaries(st.text(max_size=8), _JSON, max_size=4))
+    try:
+        check_data(etype, payload)
+    except EventRejected:
+        return
+    t = _mid_deal()
+    role = data.draw(st.sampled_from(["referee", "chief"]))
+    source = "camera" if etype in ("zone_obstructed", "card_exposed", "cards_played") else "panel"
+    if etype in ("device_status_changed",):
+        source = "system"
+    if etype == "clock_ticked":
+        source = "clock"
+    with contextlib.suppress(EventRejected):
+        apply(t.state, t.event(etype, payload, role=role, source=source))
