@@ -136,6 +136,82 @@
   });
   GT.initPickers(document);
 
+  /* --- tap a play in the record: correct it, void it, or declare its pattern */
+  const dialog = document.getElementById("play-dialog");
+  function closeDialog() { dialog.hidden = true; dialog.replaceChildren(); }
+  GT.closeDialog = closeDialog;
+  GT.openPlayDialog = function (p) {
+    const st = GT.state();
+    const level = st.deal && st.deal.level;
+    const box = el("div", "dialog-box");
+    box.dataset.seq = p.seq;
+    const head = el("h3", "", "#" + p.seq + " · " + GT.seat(p.seat) + " ");
+    if (p.pass) head.appendChild(el("span", "pass", GT.t("pass"))); else head.appendChild(GT.cardsEl(p.cards, level));
+    box.appendChild(head);
+    const pic = el("div", "q-picture");
+    box.appendChild(pic);
+    GT.eventDetail(p.seq).then(function (ev) {
+      const d = (ev && ev.data) || {};
+      if (typeof d.crop === "string" && d.crop.indexOf("data:image/") === 0) {
+        const img = el("img", "crop"); img.src = d.crop; img.alt = "#" + p.seq; pic.replaceChildren(img);
+      }
+    });
+    if (!p.pass) {
+      const f1 = el("form", "dlg-correct");
+      f1.appendChild(el("h4", "", GT.t("correct_this")));
+      const inp = el("input", "correct-cards");
+      inp.name = "cards";
+      inp.value = (p.cards || []).join(" ");
+      f1.appendChild(inp);
+      const picker = el("div", "picker");
+      picker.dataset.for = "cards";
+      f1.appendChild(picker);
+      const ok = el("button", "confirm", GT.t("correct_to"));
+      ok.type = "submit";
+      f1.appendChild(ok);
+      f1.onsubmit = async function (e) {
+        e.preventDefault();
+        const r = await GT.act("play_corrected", { ref: p.seq, cards: GT.splitCards(inp.value) });
+        if (r.ok && r.json.accepted) closeDialog();
+      };
+      box.appendChild(f1);
+      const f3 = el("form", "dlg-reading");
+      f3.appendChild(el("h4", "", GT.t("declare_this")));
+      const kind = el("select");
+      ["straight", "three_pairs", "two_triples", "full_house", "bomb", "straight_flush", "pair", "triple", "single"].forEach(function (k) {
+        const o = el("option", "", GT.kind(k)); o.value = k; kind.appendChild(o);
+      });
+      const rank = el("input"); rank.size = 3; rank.placeholder = GT.t("rank");
+      const ok3 = el("button", "", GT.t("submit")); ok3.type = "submit";
+      f3.appendChild(kind); f3.appendChild(rank); f3.appendChild(ok3);
+      f3.onsubmit = async function (e) {
+        e.preventDefault();
+        const r = await GT.act("reading_declared", { ref: p.seq, kind: kind.value, rank: rank.value.trim() });
+        if (r.ok && r.json.accepted) closeDialog();
+      };
+      box.appendChild(f3);
+    }
+    const f2 = el("form", "dlg-void");
+    f2.appendChild(el("h4", "", GT.t("void_this")));
+    const reason = el("input"); reason.name = "reason"; reason.required = true; reason.placeholder = GT.t("reason");
+    const ok2 = el("button", "danger", GT.t("void_event")); ok2.type = "submit";
+    f2.appendChild(reason); f2.appendChild(ok2);
+    f2.onsubmit = async function (e) {
+      e.preventDefault();
+      const r = await GT.act("event_voided", { ref: p.seq, reason: reason.value.trim() });
+      if (r.ok && r.json.accepted) closeDialog();
+    };
+    box.appendChild(f2);
+    const cancel = el("button", "dlg-cancel", GT.t("cancel"));
+    cancel.onclick = closeDialog;
+    box.appendChild(cancel);
+    dialog.replaceChildren(box);
+    dialog.hidden = false;
+    GT.initPickers(box);
+  };
+  dialog.addEventListener("click", function (e) { if (e.target === dialog) closeDialog(); });
+  document.addEventListener("keydown", function (e) { if (e.key === "Escape" && !dialog.hidden) closeDialog(); });
+
   /* --- the next step: what the table needs now, one tap each */
   function lastRound(st) {
     if (st.round) return st.round;
