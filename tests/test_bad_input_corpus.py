@@ -211,7 +211,11 @@ def _as_nobody(argv: list[str]) -> list[str]:
     setpriv = shutil.which("setpriv")
     if setpriv is None:
         pytest.skip("running as root without util-linux setpriv: cannot drop privileges")
-    return [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", *argv]
+    drop = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
+    probe = subprocess.run([*drop, str(EXE), "--help"], capture_output=True, timeout=60)
+    if probe.returncode != 0:  # e.g. the checkout or its Python under a 0700 home folder
+        pytest.skip(f"an unprivileged user cannot run {EXE}: {probe.stderr.decode(errors='replace')[:120]}")
+    return [*drop, *argv]
 
 
 @pytest.fixture
