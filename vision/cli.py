@@ -122,10 +122,10 @@ def _prompt(picture_dir: Path) -> object:
 def _camera_frames(config_path: str, count: int) -> list[np.ndarray]:
     """``count`` frames from the table's camera (``[camera]`` of the config), one per deck laid out."""
     from hardware.camera import open_source
-    from hardware.config import load_config
+    from table_service.service_config import load_service_config  # the CLI layer: the whole table.toml
 
-    cfg = load_config(config_path)
-    source = open_source(cfg.camera)
+    cfg = load_service_config(config_path)
+    source = open_source(cfg.hardware.camera)
     if source is None:
         raise ValueError("配置中没有摄像头 / the config has no camera ([camera] source = \"none\")")
     frames = []

@@ -93,3 +93,24 @@ def test_cli_enroll_needs_one_source(tmp_path, capsys):
     assert "--frames" in capsys.readouterr().err
     assert main(["vision", "enroll", "--frames", *[str(tmp_path / f"{k}.png") for k in range(4)]]) != 0
     assert "at most 3 frames" in capsys.readouterr().err
+
+
+def test_cli_enrols_from_the_camera(frames, tmp_path, capsys, monkeypatch):
+    """``vision enroll --camera --config table.toml``: the frame comes from ``[camera]`` (here a folder
+    source holding the overhead picture), after the operator presses Enter."""
+    from table_service.cli import main
+
+    monkeypatch.setattr(reader_mod, "fit_deck_models",
+                        functools.partial(reader_mod.fit_deck_models, rows=24, val_rows=4))
+    (tmp_path / "cam").mkdir()
+    cv2.imwrite(str(tmp_path / "cam" / "f0.png"), frames[0])
+    toml = tmp_path / "table.toml"
+    toml.write_text(f'table_id = "T1"\ndata_dir = "{tmp_path / "data"}"\n'
+                    '[seats]\nE = "e"\nS = "s"\nW = "w"\nN = "n"\n[devices]\ndefault = "sim"\n'
+                    f'[camera]\nsource = "folder"\npath = "{tmp_path / "cam"}"\n', encoding="utf-8")
+    prompts: list[str] = []
+    monkeypatch.setattr("builtins.input", lambda prompt="": prompts.append(prompt) or "")
+    out = tmp_path / "deck.npz"
+    assert main(["vision", "enroll", "--camera", "--config", str(toml), "--no-questions", "--out", str(out)]) == 0
+    assert len(prompts) == 1 and "lay deck 1" in prompts[0]
+    assert "found 54 cards" in capsys.readouterr().out and out.exists()
