@@ -215,3 +215,44 @@ def test_cli_config_check(capsys, write_toml) -> None:
     assert cli_main(["config", "check", str(bad)]) == 1
     err = capsys.readouterr().err
     assert "did you mean 'report_button'" in err and "config invalid" in err
+
+
+# One schema for table.toml (issue 18 item 10): `run` (service_config), `config check` and
+# `selftest` accept and refuse exactly the same files.
+SERVICE_VARIANTS = [
+    ("", True),
+    ('[service]\nruleset = "jiangsu"\nformat = "deals"\ndeals = 4\n', True),
+    ('[web]\nhost = "0.0.0.0"\nport = 8080\nfeed_delay_s = 60\n', True),
+    ('[mqtt]\nenabled = true\nhost = "hub.local"\nport = 1883\nevent = "x"\n', True),
+    ("[vision]\nfps = 5\n", True),
+    ("[web]\nport = true\n", False),
+    ("[web]\nport = 70000\n", False),
+    ('[web]\nfeed_delay_s = "abc"\n', False),
+    ('[service]\nspeed = "fast"\n', False),
+    ('[service]\nruleset = "nosuch"\n', False),
+    ('[service]\nformat = "deals"\n', False),
+    ("[mqtt]\nport = 1.5\n", False),
+    ("[vision]\nfps = nan\n", False),
+    ("[web]\nsecret = 1\n", False),
+    ("[service]\ncamera_grace_s = 61\n", False),
+]
+
+
+@pytest.mark.parametrize(("extra", "ok"), SERVICE_VARIANTS)
+def test_run_config_check_and_selftest_share_one_schema(write_toml, capsys, extra, ok) -> None:
+    from table_service.service_config import load_service_config
+
+    path = write_toml(MINIMAL + '[devices]\ndefault = "sim"\n' + extra)
+    try:
+        load_service_config(path, check_devices=False)
+        run_ok = True
+    except ValueError:
+        run_ok = False
+    check_ok = cli_main(["config", "check", "--offline", str(path)]) == 0
+    err = capsys.readouterr().err
+    assert (run_ok, check_ok) == (ok, ok), err
+    if not ok:
+        section = extra.split("]")[0].lstrip("[")
+        assert f"[{section}]" in err and "Traceback" not in err
+        selftest = cli_main(["selftest", "--config", str(path)])
+        assert selftest == 1 and "config invalid" in capsys.readouterr().err
