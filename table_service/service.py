@@ -283,10 +283,14 @@ class TableService:
         web = self.config.web
         settings: dict[str, Any] = {
             "USERS_DB": web.get("users_db") or str(self.config.data_dir / "web-users.sqlite3"),
-            "FEED_DELAY_S": float(web.get("feed_delay_s", 0.0)),
-            "FEED_DUPLICATE": bool(web.get("duplicate", False)),
             "FEED_CLOCK": self.clock.now_ms,
         }
+        # Only what table.toml says: otherwise the documented GUANDAN_WEB_FEED_DELAY_S /
+        # GUANDAN_WEB_FEED_DUPLICATE apply (a default here used to override them with 0 / false).
+        if "feed_delay_s" in web:
+            settings["FEED_DELAY_S"] = float(web["feed_delay_s"])
+        if "duplicate" in web:
+            settings["FEED_DUPLICATE"] = bool(web["duplicate"])
         if web.get("secret_key"):
             settings["SECRET_KEY"] = web["secret_key"]
         self.app = create_app(settings)
