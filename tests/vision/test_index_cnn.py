@@ -59,3 +59,21 @@ def test_shipped_cnn_is_small_and_loads():
     m = IndexCNN()
     assert 0.3 <= m.temperature <= 5.0
     assert m.probs(np.zeros((1, PATCH_W * PATCH_H + 3), np.float32)).shape == (1, 28)
+
+
+@pytest.mark.skipif(not CNN_PATH.exists(), reason="no trained CNN shipped")
+def test_the_shipped_cnn_reads_a_clean_row_as_the_zero_shot_model():
+    """Wired in as the zero-shot classifier, the CNN reads a clean ten-card row of a design it was
+    trained on left to right (accuracy on designs it never saw is benchmarks/vision_lodo.py's)."""
+    from vision import reader
+    from vision.synth import Realism, render_zone
+
+    cards = ["3s", "4h", "5d", "6c", "7s", "8h", "9d", "Tc", "Js", "Qh"]
+    zr = render_zone(cards, "anglo", 3.0, seed=5, realism=Realism.clean())
+    reader.set_zero_shot_model(IndexCNN())
+    try:
+        r = reader.read_play(zr.image)
+    finally:
+        reader.set_zero_shot_model(None)
+    assert r.cards == cards or r.uncertain, (r.cards, r.reasons)
+    assert r.cards == cards, (r.cards, r.reasons)
