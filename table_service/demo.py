@@ -270,7 +270,9 @@ class Demo:
                 f"  裁判面板 / referee panel: {self.service.url}/",
                 f"  登录 / login: {self.login[0]}  密码 / password: {self.login[1]}",
                 f"  直播叠加页 / overlay: {self.service.url}/feed/{table}/overlay  (English: ?lang=en)",
-                f"  直播延时 / broadcast delay: {self.feed_delay_s:g} s",
+                f"  直播延时 / broadcast delay: {self.feed_delay_s:g} s"
+                + (f" (牌桌时间，实际 {self.feed_delay_s / self.options.speed:.3g} 秒 / table time, "
+                   f"{self.feed_delay_s / self.options.speed:.3g} s real)" if self.options.speed != 1.0 else ""),
                 f"  公开数据流 / public feed: {self.service.url}/feed/{table}/stream "
                 f"({self.service.url}/feed/{table}/state.json)",
             ]
