@@ -46,7 +46,10 @@ def page(browser):
 
 def shot(page, name):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    y = page.evaluate("window.scrollY")
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+    # A full-page shot moves the scroll position for a moment: put it back before the next click.
+    page.evaluate("y => new Promise(r => { window.scrollTo(0, y); requestAnimationFrame(() => requestAnimationFrame(r)); })", y)
 
 
 def login(page, base, name, password):
