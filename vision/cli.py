@@ -148,7 +148,7 @@ def cmd_enroll_table(args: argparse.Namespace) -> int:
     import tempfile
 
     from .calibration import LensCalibration
-    from .enroll_table import TABLE_PPM, enrol_from_frames
+    from .enroll_table import TABLE_PPM, enrol_from_frames, self_check
     from .geometry import TableLayout, default_layout
     from .reader import enroll
 
@@ -171,6 +171,12 @@ def cmd_enroll_table(args: argparse.Namespace) -> int:
     if not res.faces:
         raise ValueError("没有可登记的牌面 / no face named: nothing to enrol")
     e = enroll(res.faces, px_per_mm=TABLE_PPM)
+    check = self_check(res.cards, e)
+    print(f"  自检 / self-check on the cards found: {check.right} right, {check.unsure} unsure, {check.wrong} wrong"
+          + (f" ({', '.join(check.wrong_cards)})" if check.wrong_cards else ""))
+    if not check.ok and not args.force:
+        raise ValueError(f"登记后读错 {check.wrong} 张自己的牌，未保存 / the enrolment misreads {check.wrong} of its own "
+                         "cards: not saved (it would misread plays silently; --force saves it anyway)")
     _save_and_report(e, len(res.faces), Path(args.out))
     return 0
 
@@ -288,6 +294,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="摆放几次（同款牌两副=2）/ how many layouts to photograph with --camera (two decks of one design: 2)")
     e.add_argument("--layout", default=None, help="桌面布局 JSON / table layout JSON (default: the standard 900 mm table)")
     e.add_argument("--calibration", default=None, help="镜头标定文件 / lens calibration from `vision calibrate`")
+    e.add_argument("--force", action="store_true",
+                   help="自检读错也保存 / save even if the enrolment misreads cards it was made from")
     e.add_argument("--no-questions", action="store_true",
                    help="不提问，未识别的牌按通用模型读 / ask nothing; unclear cards are read zero-shot")
     e.add_argument("--px-per-mm", type=float, default=3.0, help="scale of the face photos")

@@ -182,3 +182,38 @@ def faces_of(cards: Iterable[FoundCard]) -> dict[str, np.ndarray]:
         if old is None or (not c.asked and (old.asked or c.confidence > old.confidence)):
             best[c.name] = c
     return {name: c.face for name, c in best.items()}
+
+
+@dataclass
+class SelfCheck:
+    """The enrolment read against the cards it was made from (each zone as found on the table)."""
+
+    right: int
+    wrong: int  # read certain as another card: an enrolment that does this is not used
+    unsure: int
+    wrong_cards: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.wrong == 0
+
+
+def self_check(cards: Iterable[FoundCard], enrollment: object) -> SelfCheck:
+    """Read every named card's zone with ``enrollment``. Why: an enrolment from overhead faces the
+    zero-shot reader could not name (tango_nuevo at 2 px/mm) read 8 % of plays silently wrong
+    (benchmarks/enroll_table_bench.py, seed 4242); one that misreads even the cards it was made
+    from is refused before it reads a game."""
+    right = wrong = unsure = 0
+    bad: list[str] = []
+    for c in cards:
+        if c.name is None:
+            continue
+        r = read_play(c.zone, TABLE_PPM, enrollment=enrollment)  # type: ignore[arg-type]
+        if r.uncertain:
+            unsure += 1
+        elif r.cards == [c.name]:
+            right += 1
+        else:
+            wrong += 1
+            bad.append(f"{c.name}->{'/'.join(r.cards) or '-'}")
+    return SelfCheck(right, wrong, unsure, bad)

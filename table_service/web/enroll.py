@@ -145,7 +145,7 @@ def answer(table_id: str) -> Any:
 
 
 def _enrol(table_id: str, s: _Session, pipe: Any, out: Path) -> None:
-    from vision.enroll_table import TABLE_PPM, faces_of
+    from vision.enroll_table import TABLE_PPM, faces_of, self_check
     from vision.reader import enroll
 
     try:
@@ -153,6 +153,10 @@ def _enrol(table_id: str, s: _Session, pipe: Any, out: Path) -> None:
         if not faces:
             raise ValueError("没有可登记的牌面 / no named card to enrol")
         e = enroll(faces, px_per_mm=TABLE_PPM)
+        check = self_check(s.cards, e)
+        if not check.ok:
+            raise ValueError(f"登记后读错 {check.wrong} 张自己的牌，未启用 / the enrolment misreads {check.wrong} of "
+                             f"its own cards ({', '.join(check.wrong_cards)}): not used")
         out.parent.mkdir(parents=True, exist_ok=True)
         e.save(out)
         pipe.watcher.enrollment = e  # read with it from the next play on

@@ -76,9 +76,10 @@ def test_cli_enrols_from_frames(frames, tmp_path, capsys, monkeypatch):
                         functools.partial(reader_mod.fit_deck_models, rows=24, val_rows=4))
     cv2.imwrite(str(tmp_path / "a.png"), frames[0])
     out = tmp_path / "deck.npz"
-    assert main(["vision", "enroll", "--frames", str(tmp_path / "a.png"), "--out", str(out)]) == 0
+    # --force: saved even if its self-check finds a misread (the test's short fit may make one).
+    assert main(["vision", "enroll", "--frames", str(tmp_path / "a.png"), "--out", str(out), "--force"]) == 0
     text = capsys.readouterr().out
-    assert "found 54 cards" in text and "deck enrolled" in text
+    assert "found 54 cards" in text and "self-check" in text and "deck enrolled" in text
     e = Enrollment.load(out)
     learnt = [c for c, k in zip(ALL_CARDS, e.present, strict=True) if k]
     assert len(learnt) >= 40  # the rest are read zero-shot
@@ -111,6 +112,20 @@ def test_cli_enrols_from_the_camera(frames, tmp_path, capsys, monkeypatch):
     prompts: list[str] = []
     monkeypatch.setattr("builtins.input", lambda prompt="": prompts.append(prompt) or "")
     out = tmp_path / "deck.npz"
-    assert main(["vision", "enroll", "--camera", "--config", str(toml), "--no-questions", "--out", str(out)]) == 0
+    assert main(["vision", "enroll", "--camera", "--config", str(toml), "--no-questions", "--out", str(out),
+                 "--force"]) == 0
     assert len(prompts) == 1 and "lay deck 1" in prompts[0]
     assert "found 54 cards" in capsys.readouterr().out and out.exists()
+
+
+def test_self_check_counts_the_cards_an_enrolment_misreads(frames, layout):
+    """The guard that keeps a bad enrolment from reading a game: every named card's zone is read
+    with it; a card read certain as another is a misread (here: two names swapped by mistake)."""
+    from vision.enroll_table import find_cards, self_check
+
+    cards = [c for c in find_cards(frames[0], layout) if c.name is not None]
+    good = self_check(cards, None)
+    assert good.ok and good.right >= 30
+    cards[0].name, cards[1].name = cards[1].name, cards[0].name
+    bad = self_check(cards, None)
+    assert bad.wrong == 2 and not bad.ok and len(bad.wrong_cards) == 2
