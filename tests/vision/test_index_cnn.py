@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.index_cnn import CNN_PATH, PATCH_H, PATCH_W, IndexCNN, _conv3x3_relu, _pool2
+from vision.index_cnn import CNN_PATH, PATCH_H, PATCH_W, IndexCNN, _conv3x3_relu, _conv3x3_relu_fast, _pool2
 
 
 def test_conv_and_pool_match_a_direct_loop():
@@ -21,6 +21,10 @@ def test_conv_and_pool_match_a_direct_loop():
         for j in range(5):
             ref[:, i, j] = np.einsum("nyxc,yxck->nk", xp[:, i:i + 3, j:j + 3], w) + b
     np.testing.assert_allclose(out, np.maximum(ref, 0), rtol=1e-5, atol=1e-5)
+    for c in (1, 3):  # the fast path (filter2D for one channel, shifted products for more) agrees
+        xc = np.ascontiguousarray(x[..., :c])
+        wc = w[:, :, :c].reshape(9 * c, 4)
+        np.testing.assert_allclose(_conv3x3_relu_fast(xc, wc, b), _conv3x3_relu(xc, wc, b), rtol=1e-5, atol=1e-5)
     pooled = _pool2(out)
     assert pooled.shape == (2, 3, 2, 4)
     np.testing.assert_allclose(pooled[:, 1, 1], out[:, 2:4, 2:4].max(axis=(1, 2)))
