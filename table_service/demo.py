@@ -147,6 +147,7 @@ class Demo:
         self.table: BotTable | None = None
         self.camera: SceneCamera | None = None
         self.pipeline: Any = None
+        self.clock: Any = None
         self.login: tuple[str, str] | None = None
         self.display_log: list[tuple[float, str, str]] = []
         self._started = False
@@ -158,11 +159,11 @@ class Demo:
         from hardware.table import TableDevices
         from table_service.service import (
             CameraPipeline,
-            TableClock,
             TableService,
             make_watcher,
             parse_service_config,
         )
+        from table_service.table_clock import ActorClock
         from vision.geometry import default_layout
         from vision.synth import CameraView, TableRenderer
 
@@ -178,7 +179,10 @@ class Demo:
                 raise ValueError(f"--mqtt 应为 主机:端口 / --mqtt must be HOST:PORT, got {self.mqtt!r}")
             cfg_data["mqtt"] = {"enabled": True, "host": host, "port": int(port), "event": "demo"}
         cfg = parse_service_config(cfg_data, base_dir=self.data_dir)
-        clock = TableClock(opt.speed, self.data_dir / "clock.json")
+        # The players are simulated: the clock waits for them, not they for the machine
+        # (ActorClock's docstring says why).
+        clock = ActorClock(opt.speed, self.data_dir / "clock.json")
+        self.clock = clock
         self.devices = TableDevices(cfg.hardware, pin_factory=MockFactory(pin_class=MockPWMPin))
         self.devices.open(wait=True)
         # Tidy players: the synthetic rows lie in the inner part of each play zone (the watcher
@@ -318,4 +322,7 @@ class Demo:
         out["rejected_events"] = len(self.service.submit_errors)
         out["frames"] = self.pipeline.frames if self.pipeline else 0
         out["renders"] = self.camera.renders if self.camera else 0
+        out["clock_held_s"] = round(float(getattr(self.clock, "held_real_s", 0.0)), 2)
+        out["clock_holds"] = int(getattr(self.clock, "holds", 0))
+        out["speed"] = self.options.speed
         return out

@@ -56,9 +56,12 @@ class Actuator(Protocol):
 @dataclass(order=True)
 class _Job:
     due: float
+    """Table ms at which the job is due (the simulated moment its actor chose)."""
     n: int
     key: tuple = field(compare=False)
     fn: Callable[[], None] = field(compare=False)
+    hold: int | None = field(default=None, compare=False)
+    """The clock's hold at ``due`` (an :class:`~table_service.table_clock.ActorClock`), or None."""
 
 
 class BotTable:
@@ -68,7 +71,13 @@ class BotTable:
         referee only (round set-up, drawing finished, answers, rulings).
     :param state: returns the engine's state view.
     :param subscribe: the runner's ``subscribe``.
-    :param clock: the service's :class:`~table_service.service.TableClock`.
+    :param clock: the service's :class:`~table_service.service.TableClock`. With an
+        :class:`~table_service.table_clock.ActorClock` (the demo's) every job holds the clock at
+        its due time, and an action's hold lasts until the engine has applied it and the driver
+        has scheduled what follows: the machine's lag (this thread woken late, the camera's
+        render-settle-read, a button through the pty) then never counts as a player's time, so
+        the only late turns are the injected slow ones. The hold is bounded: an action the
+        engine has not seen within ``stuck_real_s`` is entered by the referee (and counted).
     """
 
     def __init__(self, submit: Callable[..., Any], state: Callable[[], dict[str, Any]],
@@ -108,6 +117,9 @@ class BotTable:
         self.rounds_started = 0
         self.errors: list[str] = []
         self.referee_entered: list[dict[str, Any]] = []
+        self._hold_fn: Callable[[float | None], int] | None = getattr(clock, "hold", None)
+        self._release_fn: Callable[[int | None], None] | None = getattr(clock, "release", None)
+        self._to_release: list[int] = []
         self._unsub = subscribe(self._on_event)
 
     # ---------------------------------------------------------------------------- running
@@ -140,9 +152,11 @@ class BotTable:
         try:
             while not self._stop.is_set():
                 with self._cond:
-                    timeout = 0.5
+                    timeout = 0.0 if self._to_release else 0.2
                     if self._jobs:
-                        timeout = max(0.0, min(timeout, self._jobs[0].due - time.monotonic()))
+                        ahead = (self._jobs[0].due - self.clock.now_ms()) / 1000.0
+                        # A due job waiting for the action in flight is woken by its event.
+                        timeout = min(timeout, max(0.0, self.clock.real_s(ahead)) if ahead > 0 else 0.05)
                     if not self._events and timeout > 0:
                         self._cond.wait(timeout)
                     events = list(self._events)
@@ -151,6 +165,9 @@ class BotTable:
                     self._on_applied(ev)
                 self._check_stuck()
                 self._step(self._state_fn())
+                # Only now, with what follows scheduled (and holding the clock at its own time),
+                # does the clock go on from the moment the finished action was made.
+                self._release_held()
                 self._run_due()
         except Exception as exc:  # the demo must say why it stopped, not hang silently
             log.exception("bot table stopped")
@@ -158,30 +175,68 @@ class BotTable:
             self.done.set()
 
     def _schedule(self, key: tuple, delay_table_s: float, fn: Callable[[], None]) -> None:
+        """Run ``fn`` ``delay_table_s`` table seconds from now (at least ``min_gap_real_s`` real
+        seconds, so a very high speed keeps actions ordered), holding the clock there."""
         if key in self._job_keys:
             return
-        due = time.monotonic() + max(self.opt.min_gap_real_s, self.clock.real_s(delay_table_s))
+        delay = max(self.clock.table_s(self.opt.min_gap_real_s), delay_table_s)
+        due = int(self.clock.now_ms() + delay * 1000.0)  # whole ms, as the clock reads
+        hold = self._hold_fn(due) if self._hold_fn is not None else None
         self._job_keys.add(key)
-        heapq.heappush(self._jobs, _Job(due, next(self._n), key, fn))
+        heapq.heappush(self._jobs, _Job(due, next(self._n), key, fn, hold))
+
+    def _release(self, token: int | None) -> None:
+        if token is not None and self._release_fn is not None:
+            self._release_fn(token)
+
+    def _release_later(self, token: int | None) -> None:
+        """Release ``token`` once the driver has stepped on the state that follows."""
+        if token is not None:
+            self._to_release.append(token)
+            with self._cond:
+                self._cond.notify_all()
+
+    def _release_held(self) -> None:
+        todo, self._to_release = self._to_release, []
+        for token in todo:
+            self._release(token)
+
+    def _drop_inflight(self) -> None:
+        """Forget the action in flight (its hold goes with it)."""
+        f, self._inflight = self._inflight, None
+        if f is not None:
+            self._release_later(f.get("hold"))
 
     def _cancel(self, pred: Callable[[tuple], bool]) -> None:
         keep = [j for j in self._jobs if not pred(j.key)]
+        for j in self._jobs:
+            if pred(j.key):
+                self._release(j.hold)
         self._job_keys = {j.key for j in keep}
         self._jobs = keep
         heapq.heapify(self._jobs)
 
     def _run_due(self) -> None:
-        now = time.monotonic()
+        now = self.clock.now_ms()
+        waiting: list[_Job] = []
         while self._jobs and self._jobs[0].due <= now and not self._stop.is_set():
             job = heapq.heappop(self._jobs)
-            self._job_keys.discard(job.key)
-            # Bot actions wait for the previous physical action to be seen by the engine.
+            # Bot actions wait for the previous physical action to be seen by the engine (the
+            # clock, held by that action, waits with them); the referee's jobs do not.
             if job.key[0] == "bot" and self._inflight is not None:
-                job.due = now + 0.02
-                self._job_keys.add(job.key)
-                heapq.heappush(self._jobs, job)
-                return
+                waiting.append(job)
+                continue
+            self._job_keys.discard(job.key)
+            before = self._inflight
             job.fn()
+            if self._inflight is not None and self._inflight is not before and self._inflight.get("hold") is None:
+                # A physical action is on its way: the clock stays at its moment until the
+                # engine has applied it (see _after_action).
+                self._inflight["hold"] = job.hold
+            else:
+                self._release_later(job.hold)
+        for job in waiting:
+            heapq.heappush(self._jobs, job)
 
     def _think(self) -> float:
         lo, hi = self.opt.think_s
@@ -212,25 +267,32 @@ class BotTable:
             return
         if ev["type"] in inflight["types"] and data.get("seat") == inflight["seat"]:
             if ev["type"] == "cards_played" and data.get("uncertain") and ev.get("source") == "camera":
+                # The play is on the record (its time included); what it is goes to the referee,
+                # whose answer is a job of its own: the clock goes on.
                 inflight["question"] = ev["seq"]
+                self._release_later(inflight.pop("hold", None))
                 return
             self._after_action(inflight, ev["seq"])
         elif ev["type"] in ("play_confirmed", "play_corrected") and inflight.get("question") == data.get("ref"):
             self._after_action(inflight, inflight["question"])
         elif ev["type"] == "referee_called" and data.get("seat") == inflight["seat"] and inflight["kind"] in (
                 "tribute", "return", "play") and ev.get("source") == "camera":
-            # The camera could not read the cards: the referee looks and enters them.
+            # The camera could not read the cards: the referee looks and enters them (a job
+            # holding the clock at its own time; this action's hold ends here).
+            self._release_later(inflight.pop("hold", None))
             self._schedule(("ref", "enter", inflight["seat"], ev["seq"]), self._referee_delay(),
                            lambda f=inflight: self._referee_enters(f, "unreadable"))
 
     def _after_action(self, inflight: dict[str, Any], seq: int) -> None:
         self._inflight = None
+        self._release_later(inflight.get("hold"))
         self.truth.entries[inflight["truth"]]["seq"] = seq
         if inflight.get("report"):
             seat = inflight["seat"]
             self.truth.record("report", seat=seat, deal=inflight["deal"], after_seq=seq)
             self._inflight = {"seat": seat, "types": {"report_pressed"}, "kind": "report", "deal": inflight["deal"],
-                              "since": time.monotonic(), "truth": len(self.truth.entries) - 1}
+                              "since": time.monotonic(), "truth": len(self.truth.entries) - 1,
+                              "hold": self._hold_fn(None) if self._hold_fn is not None else None}
             self.actuator.press(seat, "report")
 
     def _check_stuck(self) -> None:
@@ -264,7 +326,7 @@ class BotTable:
         if res is not None and getattr(res, "accepted", False):
             self._after_action(f, res.seq)
         else:
-            self._inflight = None
+            self._drop_inflight()
 
     # ---------------------------------------------------------------------------- the step
 
@@ -357,7 +419,7 @@ class BotTable:
         hands = self.dealer.deal(n)
         self._deal_counter += 1
         self.actuator.clear()
-        self._inflight = None
+        self._drop_inflight()
         self._turn_token = None
         self._tricks_seen = 0
         res = self._ref("drawing_finished", data)

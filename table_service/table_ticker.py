@@ -41,6 +41,8 @@ def next_tick_ms(state: dict[str, Any], now_ms: int) -> int | None:
     return min(due) if due else None
 
 
+#: The shortest sleep before a tick not yet due (real seconds).
+MIN_WAIT_S = 0.005
 #: How often a held tick looks again whether the camera has caught up (real seconds).
 HOLD_POLL_S = 0.02
 
@@ -92,7 +94,11 @@ def run_ticker(get_runner: Callable[[], Any], clock: TableClock, stop: threading
             due = now if due is not None else None
             owed = due is not None
         # Wake at the due time, but look again at least every real 0.2 s: a play changes the timers.
+        # A clock standing still (the demo's ActorClock) can leave a tick a few table ms away for a
+        # while: the floor keeps this loop from spinning on it.
         wait = 0.2 if due is None else min(0.2, max(0.0, clock.real_s((due - now) / 1000.0)))
+        if due is not None and due > now:
+            wait = max(wait, MIN_WAIT_S)
         if wait > 0 and stop.wait(wait):
             return
         now = clock.now_ms()
