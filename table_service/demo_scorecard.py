@@ -150,11 +150,16 @@ def format_summary(s: dict[str, Any]) -> str:
     if un.get("unexpected"):
         lines.append(f"  无失误对应的标记 / flags no mistake explains ({len(un['unexpected'])}): {un['unexpected'][:8]}")
         if any(" time_over " in u for u in un["unexpected"]):
-            lines.append("    多出的超时：该座位确实在时限后才出牌或过牌，但并未注入“慢”失误——本机在此倍速下机器人与摄像头跟不上20秒时限"
-                         "（按时放下、识别较晚的牌会撤回标记）；请用较低的 --speed / extra time-over flags: the seat really "
-                         "acted after its clock although no slow turn was injected — at this speed the bots and the camera "
-                         "lag behind the 20 s clock on this machine (a play put down in time and read late withdraws its "
-                         "flag); run at a lower --speed")
+            lines.append("    多出的超时：演示时钟会等待机器人（本机的延迟不算玩家的时间），所以多出的超时来自时钟没有等待的动作："
+                         "摄像头漏看后由裁判补录、面板上的人工操作，或重启时已过的时间（见上面每个标记的“动作晚到”秒数）"
+                         " / extra time-over flags: the demo's clock waits for its bots (the machine's lag is no "
+                         "player's time), so an extra one comes from an action the clock did not wait for: one the "
+                         "camera missed and the referee entered, a person's action at the panel, or time that passed "
+                         "while the demo was down (each flag above says how late its action came)")
+    if s.get("clock_holds"):
+        lines.append(f"  时钟等待本机 / the clock waited for this machine: {s.get('clock_held_s', 0):g} s real over "
+                     f"{s['clock_holds']} actions (×{s.get('speed', 1):g}: 玩家的时间不含本机延迟 / the players' time "
+                     "excludes the machine's lag)")
     if s.get("referee_entered"):
         lines.append(f"  裁判手工录入 / entered by the referee: {s['referee_entered']}")
     if s.get("errors"):

@@ -41,4 +41,13 @@ def test_totals_that_agree_by_chance_are_no() -> None:
         "unexpected": ["F5 time_over S deal 1 (lead, 88.0 s over; its passed (gpio) came 90.0 s after the deadline)"],
     }
     text = format_summary({**s, "deals": 1})
-    assert "否 / no" in text and "F5 time_over S deal 1" in text and "--speed" in text
+    assert "否 / no" in text and "F5 time_over S deal 1" in text
+    # ... and why a time-over no slow turn explains can still happen although the clock waits
+    assert "the clock did not wait for" in text and "came 90.0 s after the deadline" in text
+
+
+def test_the_summary_says_how_long_the_clock_waited_for_the_machine() -> None:
+    s = compare_with_log(_truth(), [], [])
+    text = format_summary({**s, "deals": 2, "clock_held_s": 25.2, "clock_holds": 233, "speed": 50.0})
+    assert "是 / yes" in text
+    assert "the clock waited for this machine: 25.2 s real over 233 actions (×50" in text
