@@ -301,7 +301,10 @@ class BotTable:
             return
         if time.monotonic() - f["since"] < self.opt.stuck_real_s:
             return
-        self.errors.append(f"{f['kind']} by {f['seat']} not seen by the engine within {self.opt.stuck_real_s} s")
+        deal = self._state_fn().get("deal") or {}
+        self.errors.append(f"{f['kind']} by {f['seat']} not seen by the engine within {self.opt.stuck_real_s} s "
+                           f"(zone {self.actuator.zone(f['seat'])}, phase {deal.get('phase')}, "
+                           f"cards {f.get('cards')})")
         self._referee_enters(f, "not_seen")
 
     def _referee_enters(self, f: dict[str, Any], why: str) -> None:
