@@ -61,7 +61,7 @@ def compare_with_log(truth: TruthLog, events: list[dict[str, Any]], flags: list[
     mistakes = Counter(m["mistake"] for m in truth.mistakes)
     raised = Counter(f["rule"] for f in flags if f.get("status") != "withdrawn")
     expected = Counter({MISTAKE_FLAGS[k]: n for k, n in mistakes.items()})
-    unmatched = match_flags(truth.mistakes, flags, events)
+    unmatched = match_flags(truth.mistakes, flags, events, truth.entries)
     return {
         "plays": len(truth.plays),
         "read_right": read_right,
@@ -79,13 +79,16 @@ def compare_with_log(truth: TruthLog, events: list[dict[str, Any]], flags: list[
 
 
 def match_flags(mistakes: list[dict[str, Any]], flags: list[dict[str, Any]],
-                events: list[dict[str, Any]] | None = None) -> dict[str, list[str]]:
+                events: list[dict[str, Any]] | None = None,
+                entries: list[dict[str, Any]] | None = None) -> dict[str, list[str]]:
     """Pair each injected mistake with a flag of its rule for the same seat in the same deal.
 
     ``missed``: mistakes that raised no such flag; ``unexpected``: flags (not withdrawn, not
     neutral) that no mistake explains, each described with its evidence so the summary can say
     why the scorecard is "no" (e.g. a ``time_over`` whose play the camera read after the deadline
-    on a machine too slow for the chosen speed)."""
+    on a machine too slow for the chosen speed); a missed mistake says, where ``entries`` (the
+    bots' truth) has the action it was made with, how that action reached the engine (read by
+    the camera, asked and answered, or entered by the referee), so a "no" names its cause."""
     pool = [f for f in flags if f.get("status") != "withdrawn" and f["rule"] not in NEUTRAL_FLAGS]
     used: set[str] = set()
     missed: list[str] = []
@@ -97,7 +100,8 @@ def match_flags(mistakes: list[dict[str, Any]], flags: list[dict[str, Any]],
             None,
         )
         if hit is None:
-            missed.append(f"{m['mistake']} {m.get('seat')} deal {m.get('deal')}: no {rule} flag")
+            missed.append(f"{m['mistake']} {m.get('seat')} deal {m.get('deal')}: no {rule} flag"
+                          + _how_it_came(m, entries or [], events or []))
         else:
             used.add(hit["id"])
     unexpected = [_describe(f, events or []) for f in pool if f["id"] not in used]
@@ -105,6 +109,23 @@ def match_flags(mistakes: list[dict[str, Any]], flags: list[dict[str, Any]],
 
 
 _ACTIONS = frozenset({"cards_played", "passed", "tribute_given", "return_given"})
+
+
+def _how_it_came(m: dict[str, Any], entries: list[dict[str, Any]], events: list[dict[str, Any]]) -> str:
+    """How the action a mistake was made with reached the engine (`` (…)``, or "" unknown)."""
+    act = next((e for e in entries if e.get("n", -1) > m.get("n", -1) and e.get("seat") == m.get("seat")
+                and e.get("what") in ("play", "pass")), None)
+    if act is None or act.get("seq") is None:
+        return " (its action never reached the engine)" if act is not None else ""
+    ev = next((e for e in events if e.get("seq") == act["seq"]), None)
+    if ev is None:
+        return ""
+    how = f"{ev['type']} #{ev['seq']} ({ev.get('source')}"
+    if (ev.get("data") or {}).get("uncertain"):
+        answer = next((e for e in events if e.get("type") in ("play_confirmed", "play_corrected")
+                       and (e.get("data") or {}).get("ref") == ev["seq"]), None)
+        how += f", asked; {answer['type'] if answer else 'not answered'}"
+    return f" (its {how}))"
 
 
 def _describe(f: dict[str, Any], events: list[dict[str, Any]]) -> str:

@@ -51,3 +51,16 @@ def test_the_summary_says_how_long_the_clock_waited_for_the_machine() -> None:
     text = format_summary({**s, "deals": 2, "clock_held_s": 25.2, "clock_holds": 233, "speed": 50.0})
     assert "是 / yes" in text
     assert "the clock waited for this machine: 25.2 s real over 233 actions (×50" in text
+
+
+def test_a_missed_mistake_says_how_its_action_reached_the_engine() -> None:
+    truth = TruthLog()
+    truth.record("mistake", mistake="non_beating", seat="S", deal=1, cards=["4c"])
+    truth.record("play", seat="S", deal=1, cards=["4c"])["seq"] = 7
+    events = [{"seq": 7, "t_ms": 1, "type": "cards_played", "source": "camera",
+               "data": {"seat": "S", "cards": ["4c"], "uncertain": True}},
+              {"seq": 8, "t_ms": 2, "type": "play_corrected", "source": "panel", "data": {"ref": 7, "cards": ["4c"]}}]
+    s = compare_with_log(truth, events, [])
+    assert s["flag_match"] is False
+    assert s["unmatched"]["missed"] == [
+        "non_beating S deal 1: no does_not_beat flag (its cards_played #7 (camera, asked; play_corrected))"]
