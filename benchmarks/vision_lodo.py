@@ -10,7 +10,9 @@ that design with a classifier trained WITHOUT it:
   :data:`vision.models.index_data.FOLDS` (leave-one-GROUP-out: look-alike designs are held out
   together; training one model per design would take a day on this CPU);
 * ``--mlp``: the shipped MLP (trained on the five :data:`vision.artwork.TRAINING_DESIGNS`; those
-  five are marked "seen" and left out of the headline).
+  five are marked "seen" and left out of the headline);
+* ``--models DIR --with-mlp``: each fold's CNN times the shipped MLP (product of experts; the
+  MLP's five designs are "seen").
 
 Plays: 1-10 random cards (each at most twice) rendered by :func:`vision.synth.render_zone` with
 the default realism (overlap 12-25 mm, rotation ±6°, gradients, glare, cast, blur, noise, JPEG,
@@ -49,20 +51,21 @@ def _fold_of(design: str) -> int:
     raise ValueError(f"未知图案 / design not in any fold: {design}")
 
 
-def run_design(args: tuple[str, int, int, str | None]) -> dict:
+def run_design(args: tuple[str, int, int, str | None, bool]) -> dict:
     """Read ``plays`` rendered plays of ``design`` with the model that never saw it."""
     import cv2
 
     from vision import reader
     from vision.artwork import TRAINING_DESIGNS
-    from vision.index_cnn import IndexCNN
+    from vision.index_cnn import IndexCNN, ProductOfExperts
     from vision.synth import render_zone
 
-    design, plays, seed, models = args
+    design, plays, seed, models, with_mlp = args
     cv2.setNumThreads(1)
     if models is not None:
-        reader.set_zero_shot_model(IndexCNN(Path(models) / f"fold{_fold_of(design)}.npz"))
-        seen = False
+        cnn = IndexCNN(Path(models) / f"fold{_fold_of(design)}.npz")
+        reader.set_zero_shot_model(ProductOfExperts(cnn, reader.get_model()) if with_mlp else cnn)
+        seen = with_mlp and design in TRAINING_DESIGNS
     else:
         reader.set_zero_shot_model(reader.get_model())
         seen = design in TRAINING_DESIGNS
@@ -70,6 +73,7 @@ def run_design(args: tuple[str, int, int, str | None]) -> dict:
     cards_n = cards_ok = exact = silent = uncertain = 0
     ms10: list[float] = []
     errors = []
+    reasons: dict[str, int] = {}
     with reader.one_blas_thread():
         for _ in range(plays):
             cards = random_play(rng)
@@ -86,13 +90,16 @@ def run_design(args: tuple[str, int, int, str | None]) -> dict:
             ok = r.cards == cards
             exact += ok
             uncertain += r.uncertain
+            for why in set(r.reasons):
+                key = why.split(" / ")[-1].split(":")[0].split(" 0.")[0]
+                reasons[key] = reasons.get(key, 0) + 1
             if not ok and not r.uncertain:
                 silent += 1
                 errors.append({"truth": cards, "read": r.cards, "ppm": ppm})
     return {"design": design, "seen": seen, "plays": plays, "cards": cards_n,
             "per_card": cards_ok / max(cards_n, 1), "exact": exact / plays, "silent": silent / plays,
             "uncertain": uncertain / plays, "ms10": float(np.mean(ms10)) if ms10 else None,
-            "silent_errors": errors[:5]}
+            "silent_errors": errors[:5], "reasons": dict(sorted(reasons.items(), key=lambda kv: -kv[1])[:6])}
 
 
 def main() -> None:
@@ -102,6 +109,7 @@ def main() -> None:
     g = ap.add_mutually_exclusive_group(required=True)
     g.add_argument("--models", type=Path, help="folder of fold<k>.npz CNNs (each trained without fold k)")
     g.add_argument("--mlp", action="store_true", help="the shipped MLP")
+    ap.add_argument("--with-mlp", action="store_true", help="with --models: each fold's CNN times the shipped MLP")
     ap.add_argument("--plays", type=int, default=60, help="plays per design")
     ap.add_argument("--seed", type=int, default=None, help="default: a fresh random seed (printed)")
     ap.add_argument("--designs", nargs="*", default=list(FRENCH_DESIGNS))
@@ -111,7 +119,7 @@ def main() -> None:
     seed = a.seed if a.seed is not None else secrets.randbelow(1 << 31)
     print(f"seed {seed}", flush=True)
     t0 = time.time()
-    jobs = [(d, a.plays, seed + k, None if a.mlp else str(a.models)) for k, d in enumerate(a.designs)]
+    jobs = [(d, a.plays, seed + k, None if a.mlp else str(a.models), a.with_mlp) for k, d in enumerate(a.designs)]
     with ProcessPoolExecutor(a.workers) as ex:
         rows = list(ex.map(run_design, jobs))
     rows.sort(key=lambda r: (r["seen"], r["per_card"], -r["uncertain"]))

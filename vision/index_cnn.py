@@ -147,6 +147,23 @@ class IndexCNN:
         return e / e.sum(axis=1, keepdims=True)
 
 
+class ProductOfExperts:
+    """Two (or more) classifiers over the same features and classes, combined as a product of
+    their probabilities (renormalised): they must agree to be sure, and one expert's confident
+    mistake is tempered by the other's doubt."""
+
+    def __init__(self, *models: object) -> None:
+        self.models = models
+
+    def probs(self, x: np.ndarray) -> np.ndarray:
+        out = None
+        for m in self.models:
+            p = np.asarray(m.probs(x), np.float64)  # type: ignore[attr-defined]
+            out = p if out is None else out * p
+        assert out is not None
+        return out / np.maximum(out.sum(axis=1, keepdims=True), 1e-300)
+
+
 _cnn: IndexCNN | None = None
 
 
