@@ -9,7 +9,7 @@ whose rank-glyph anchor lies within 1.6 mm, blob at least 75 % of the glyph's he
 * design: any gnome-cards-data design of :data:`FRENCH_DESIGNS` (all the French-suited,
   two-colour decks that slice as a 13 x 5 sheet), each also **re-printed**
   (:func:`vision.synth.reprint`: card stock colour, ink strength, print blur) half of the time;
-* synthetic font decks (:mod:`vision.models.font_decks`: DejaVu, Liberation and WenQuanYi
+* synthetic font decks (:mod:`vision.models.font_decks`: the DejaVu and Liberation
   fonts, index sizes 4.5-14 mm, placements, pip styles, outlines, paper tints, borders);
 * the scene: :func:`vision.synth.render_zone` realism (overlap 12-25 mm, rotation, lighting
   gradients, glare, colour cast, blur, noise, JPEG, rectification error) at 2.0-3.5 px/mm.
