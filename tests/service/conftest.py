@@ -4,39 +4,22 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from table_service.event.broker import free_port, wait_port
 from table_service.runner import TableRunner
-
-
-def free_port() -> int:
-    """A free TCP port on the loopback interface."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_port(port: int, timeout: float = 10.0) -> bool:
-    """True once something listens on ``127.0.0.1:port``."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return True
-        except OSError:
-            time.sleep(0.05)
-    return False
 
 
 @pytest.fixture
 def mosquitto(tmp_path: Path) -> Iterator[int]:
-    """A real Mosquitto broker on a free loopback port; yields the port."""
+    """A real Mosquitto broker on a free loopback port; yields the port.
+
+    Not the product's ``PrivateBroker`` (table_service/event/broker.py): that one always keeps
+    persistence on, for the event demo's restarts; these tests want a broker that forgets."""
     exe = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
     if not Path(exe).exists():
         # In CI a missing broker is a broken install step, never a quiet skip.
