@@ -1,1 +1,67 @@
-"""Shared pytest fixtures. Area-specific fixtures live in the area's own conftest or test module."""
+"""Shared pytest fixtures. Area-specific fixtures live in the area's own conftest or test module.
+
+The browser fixtures live here because five browser test modules in two areas (web, event) drive
+the same headless Chromium: one launch recipe means one place to change a flag or the binary."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Debian's Chromium, headless, driven by Playwright; one launch per test module."""
+    from playwright import sync_api  # a test dependency: its absence is an install error, not a skip
+
+    if not Path(CHROMIUM).exists():
+        # In CI a missing browser is a broken install step, never a quiet skip.
+        (pytest.fail if os.environ.get("CI") else pytest.skip)(
+            "Debian chromium not installed (bash scripts/install.sh --test)")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def open_page(browser: Any) -> Iterator[Callable[..., tuple[Any, list[str]]]]:
+    """``open_page(width, height, *, bypass_csp=True, timeout_ms=10_000) -> (page, errors)``: a page in
+    a fresh zh-CN context; ``errors`` collects uncaught JavaScript errors for the test to assert on.
+    Every context opened is closed at teardown.
+
+    bypass_csp: ``wait_for_function`` evaluates its string with eval, which the page's CSP refuses
+    (the policy itself is tested in test_api_security_headers.py); a test that needs no eval can
+    keep the CSP on."""
+    contexts: list[Any] = []
+
+    def _open(width: int = 1280, height: int = 1000, *, bypass_csp: bool = True,
+              timeout_ms: int = 10_000) -> tuple[Any, list[str]]:
+        ctx = browser.new_context(viewport={"width": width, "height": height}, locale="zh-CN",
+                                  bypass_csp=bypass_csp)
+        contexts.append(ctx)
+        pg = ctx.new_page()
+        pg.set_default_timeout(timeout_ms)
+        errors: list[str] = []
+        pg.on("pageerror", lambda exc: errors.append(str(exc)))
+        return pg, errors
+
+    yield _open
+    for ctx in contexts:
+        ctx.close()
+
+
+@pytest.fixture
+def page(open_page: Callable[..., tuple[Any, list[str]]]) -> Iterator[Any]:
+    """A 1280×1000 page (CSP bypassed); the test fails if the page threw a JavaScript error."""
+    pg, errors = open_page()
+    yield pg
+    assert errors == [], f"JavaScript errors: {errors}"

@@ -4,7 +4,7 @@ board render without JavaScript errors. Screenshots go to test-artifacts/event/.
 
 from __future__ import annotations
 
-import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,22 +25,11 @@ PASSWORD = "correct-horse-9"
 
 
 @pytest.fixture
-def page() -> Any:
-    from playwright import sync_api
-
-    if not Path("/usr/bin/chromium").exists():
-        (pytest.fail if os.environ.get("CI") else pytest.skip)("Debian chromium not installed")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
-                              args=["--no-sandbox", "--disable-gpu", "--no-first-run"])
-        ctx = b.new_context(viewport={"width": 1280, "height": 900}, locale="zh-CN")
-        pg = ctx.new_page()
-        pg.set_default_timeout(10_000)
-        errors: list[str] = []
-        pg.on("pageerror", lambda exc: errors.append(str(exc)))
-        yield pg
-        b.close()
-        assert errors == [], f"JavaScript errors: {errors}"
+def page(open_page: Any) -> Iterator[Any]:
+    """The shared page (tests/conftest.py) at 1280×900 with the page's CSP left on: nothing here evals."""
+    pg, errors = open_page(1280, 900, bypass_csp=False)
+    yield pg
+    assert errors == [], f"JavaScript errors: {errors}"
 
 
 def shot(page: Any, name: str) -> None:

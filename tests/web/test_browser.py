@@ -4,7 +4,6 @@ warning, see it on the score sheet; the overlay renders a trick. Screenshots go 
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -12,36 +11,6 @@ import pytest
 pytestmark = pytest.mark.browser
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "web"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright import sync_api  # a test dependency: its absence is an install error, not a skip
-
-    if not Path("/usr/bin/chromium").exists():
-        # In CI a missing browser is a broken install step, never a quiet skip.
-        (pytest.fail if os.environ.get("CI") else pytest.skip)(
-            "Debian chromium not installed (bash scripts/install.sh --test)")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page(browser):
-    # bypass_csp: wait_for_function evaluates its string with eval, which the page's CSP refuses
-    # (the policy itself is tested in test_api_security_headers.py).
-    ctx = browser.new_context(viewport={"width": 1280, "height": 1000}, locale="zh-CN", bypass_csp=True)
-    pg = ctx.new_page()
-    pg.set_default_timeout(10_000)
-    errors: list[str] = []
-    pg.on("pageerror", lambda exc: errors.append(str(exc)))
-    yield pg
-    ctx.close()
-    assert errors == [], f"JavaScript errors: {errors}"
 
 
 def shot(page, name):

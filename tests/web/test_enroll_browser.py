@@ -5,7 +5,6 @@ picture by a tap, then finish. Screenshots go to test-artifacts/web/."""
 from __future__ import annotations
 
 import functools
-import os
 from pathlib import Path
 
 import numpy as np
@@ -20,8 +19,6 @@ from vision.watcher import TableWatcher
 pytestmark = pytest.mark.browser
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "web"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
 class FakePipeline:
@@ -34,20 +31,7 @@ class FakePipeline:
         return self.frame
 
 
-@pytest.fixture(scope="module")
-def browser():
-    from playwright import sync_api
-
-    if not Path("/usr/bin/chromium").exists():
-        (pytest.fail if os.environ.get("CI") else pytest.skip)(
-            "Debian chromium not installed (bash scripts/install.sh --test)")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-def test_enrol_deck_button(browser, app, runner, serve_app, h, tmp_path, monkeypatch):
+def test_enrol_deck_button(app, runner, serve_app, h, tmp_path, monkeypatch, open_page):
     monkeypatch.setattr(reader_mod, "fit_deck_models",
                         functools.partial(reader_mod.fit_deck_models, rows=24, val_rows=4))
     r = TableRenderer(default_layout(), "anglo", CameraView(size=(2200, 1900), px_per_mm=2.0, tilt_px=25,
@@ -55,45 +39,38 @@ def test_enrol_deck_button(browser, app, runner, serve_app, h, tmp_path, monkeyp
     loose = [LooseCard(c, 130 + 80 * (i % 9), 120 + 115 * (i // 9), 0.0) for i, c in enumerate(ALL_CARDS)]
     runner.camera_pipeline = pipe = FakePipeline(r.render(TableScene({}, (), loose), seed=1), tmp_path / "d.npz")
     srv = serve_app(app)
-    ctx = browser.new_context(viewport={"width": 1280, "height": 1000}, locale="zh-CN", bypass_csp=True)
-    page = ctx.new_page()
-    page.set_default_timeout(60_000)
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    try:
-        page.goto(f"{srv.url}/auth/login")
-        page.fill("#username", "rita")
-        page.fill("#password", h.PASSWORD)
-        page.click("#login-submit")
-        page.click("a.table-link")
-        page.click("#enroll-open")
-        page.click("#enroll-start")
-        page.wait_for_selector(".enroll-question img")
-        page.wait_for_function("document.querySelector('.enroll-question img')?.naturalWidth > 100")
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(ARTIFACTS / "enroll-question.png"), full_page=True)
-        from table_service.web import enroll as enroll_bp
+    page, errors = open_page(timeout_ms=60_000)
+    page.goto(f"{srv.url}/auth/login")
+    page.fill("#username", "rita")
+    page.fill("#password", h.PASSWORD)
+    page.click("#login-submit")
+    page.click("a.table-link")
+    page.click("#enroll-open")
+    page.click("#enroll-start")
+    page.wait_for_selector(".enroll-question img")
+    page.wait_for_function("document.querySelector('.enroll-question img')?.naturalWidth > 100")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "enroll-question.png"), full_page=True)
+    from table_service.web import enroll as enroll_bp
 
-        cards = enroll_bp._sessions["1"].cards
-        while page.locator(".enroll-question").count():
-            before = page.locator(".enroll-question").count()
-            q = page.locator(".enroll-question").first
-            x, y = cards[int(q.get_attribute("data-id"))].centre_mm
-            truth = ALL_CARDS[round((y - 120) / 115) * 9 + round((x - 130) / 80)]
-            likely = q.locator(f'button.enroll-likely:text-is("{truth}")')
-            if likely.count():  # one tap on the reading offered
-                likely.first.click()
-            else:  # or typed
-                q.locator("input").fill(truth)
-                q.locator("text=确定 / OK").click()
-            page.wait_for_function(f"document.querySelectorAll('.enroll-question').length === {before - 1}")
-        page.click("#enroll-finish")
-        # Used (登记完成), or refused by its self-check with why (失败 … misreads): both are shown.
-        page.wait_for_function("(t => t.includes('登记完成') || t.includes('misreads'))"
-                               "(document.getElementById('enroll-status').textContent)")
-        page.screenshot(path=str(ARTIFACTS / "enroll-done.png"), full_page=True)
-        done = "登记完成" in page.inner_text("#enroll-status")
-        assert (pipe.watcher.enrollment is not None) == done
-    finally:
-        ctx.close()
+    cards = enroll_bp._sessions["1"].cards
+    while page.locator(".enroll-question").count():
+        before = page.locator(".enroll-question").count()
+        q = page.locator(".enroll-question").first
+        x, y = cards[int(q.get_attribute("data-id"))].centre_mm
+        truth = ALL_CARDS[round((y - 120) / 115) * 9 + round((x - 130) / 80)]
+        likely = q.locator(f'button.enroll-likely:text-is("{truth}")')
+        if likely.count():  # one tap on the reading offered
+            likely.first.click()
+        else:  # or typed
+            q.locator("input").fill(truth)
+            q.locator("text=确定 / OK").click()
+        page.wait_for_function(f"document.querySelectorAll('.enroll-question').length === {before - 1}")
+    page.click("#enroll-finish")
+    # Used (登记完成), or refused by its self-check with why (失败 … misreads): both are shown.
+    page.wait_for_function("(t => t.includes('登记完成') || t.includes('misreads'))"
+                           "(document.getElementById('enroll-status').textContent)")
+    page.screenshot(path=str(ARTIFACTS / "enroll-done.png"), full_page=True)
+    done = "登记完成" in page.inner_text("#enroll-status")
+    assert (pipe.watcher.enrollment is not None) == done
     assert errors == [], errors

@@ -6,7 +6,6 @@ Screenshots (bare, and over a felt-green "video" for review) go to test-artifact
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
@@ -15,8 +14,6 @@ import pytest
 pytestmark = pytest.mark.browser
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "web"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 CJK = re.compile(r"[\u4e00-\u9fff]")
 PLAYERS_EN = {"E": "Zhang Wei", "S": "Li Na", "W": "Wang Qiang", "N": "Zhao Min"}
 
@@ -40,30 +37,6 @@ OUTSIDE_SAFE = """() => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def browser():
-    from playwright import sync_api
-
-    if not Path("/usr/bin/chromium").exists():
-        (pytest.fail if os.environ.get("CI") else pytest.skip)(
-            "Debian chromium not installed (bash scripts/install.sh --test)")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-def new_page(browser, w: int, h: int):
-    # bypass_csp: wait_for_function evaluates its string with eval, which the page's CSP refuses
-    # (the policy itself is tested in test_api_security_headers.py).
-    ctx = browser.new_context(viewport={"width": w, "height": h}, locale="zh-CN", bypass_csp=True)
-    pg = ctx.new_page()
-    pg.set_default_timeout(10_000)
-    errors: list[str] = []
-    pg.on("pageerror", lambda exc: errors.append(str(exc)))
-    return ctx, pg, errors
-
-
 def shots(page, name: str) -> None:
     """The overlay as it is (transparent), and composited over a felt table for review."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -85,68 +58,62 @@ def setup_round(runner, players) -> None:
 
 
 @pytest.mark.parametrize("size", [(1920, 1080), (1280, 720)], ids=["1080p", "720p"])
-def test_overlay_broadcast_graphics(browser, make_app, runner, serve_app, h, size):
+def test_overlay_broadcast_graphics(make_app, runner, serve_app, h, open_page, size):
     w, hgt = size
     app = make_app(TABLES={"1": runner}, FEED_DELAY_S=1.0)
     setup_round(runner, h.PLAYERS)
     srv = serve_app(app)
-    ctx, page, errors = new_page(browser, w, hgt)
-    try:
-        page.goto(f"{srv.url}/feed/1/overlay?popup_s=2.5")
-        page.wait_for_selector('#ov[data-connected="1"]')
-        page.wait_for_selector("#ov-seat-N .plate-inner.turn")
-        assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgba(0, 0, 0, 0)"
-        assert "1" in page.inner_text("#ov-delay")  # "延时 1 秒"
-        assert "赵敏" in page.inner_text("#ov-seat-N") and "江苏" in page.inner_text("#ov-bug")
-        # The first lead's clock runs on the plate.
-        page.wait_for_function("Number(document.querySelector('#ov-clock-N .clock-num').textContent) > 30")
+    page, errors = open_page(w, hgt)
+    page.goto(f"{srv.url}/feed/1/overlay?popup_s=2.5")
+    page.wait_for_selector('#ov[data-connected="1"]')
+    page.wait_for_selector("#ov-seat-N .plate-inner.turn")
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgba(0, 0, 0, 0)"
+    assert "1" in page.inner_text("#ov-delay")  # "延时 1 秒"
+    assert "赵敏" in page.inner_text("#ov-seat-N") and "江苏" in page.inner_text("#ov-bug")
+    # The first lead's clock runs on the plate.
+    page.wait_for_function("Number(document.querySelector('#ov-clock-N .clock-num').textContent) > 30")
 
-        for i, cards in enumerate(TRICK):
-            h.play(runner, ORDER[i % 4], cards)
-        page.wait_for_selector('#ov-trick .tplay.newest [data-card="7c"]', timeout=15_000)
-        rail = page.evaluate("""() => { const r = document.getElementById('ov-trick');
-            return {shown: Number(r.dataset.shown), inner: r.firstChild.offsetWidth, width: r.clientWidth,
-                    earlier: r.querySelector('.earlier')?.textContent || ''}; }""")
-        assert 1 <= rail["shown"] <= 5 and rail["inner"] <= rail["width"], rail
-        assert re.search(r"\d", rail["earlier"]), rail  # "前 9 手": the plays left out are counted
-        assert page.locator("#ov-trick .tplay.newest span.card").count() == 8
+    for i, cards in enumerate(TRICK):
+        h.play(runner, ORDER[i % 4], cards)
+    page.wait_for_selector('#ov-trick .tplay.newest [data-card="7c"]', timeout=15_000)
+    rail = page.evaluate("""() => { const r = document.getElementById('ov-trick');
+        return {shown: Number(r.dataset.shown), inner: r.firstChild.offsetWidth, width: r.clientWidth,
+                earlier: r.querySelector('.earlier')?.textContent || ''}; }""")
+    assert 1 <= rail["shown"] <= 5 and rail["inner"] <= rail["width"], rail
+    assert re.search(r"\d", rail["earlier"]), rail  # "前 9 手": the plays left out are counted
+    assert page.locator("#ov-trick .tplay.newest span.card").count() == 8
 
-        # A confirmed flag and a ruling pop up, then go away by themselves.
-        bad = h.play(runner, "S", ["9d"])  # out of turn: N's turn after the bomb? no: W's
-        flag = f"F{bad.seq}"
-        assert runner.submit({"type": "flag_confirmed", "source": "panel", "role": "referee",
-                              "data": {"flag": flag}}).accepted
-        assert runner.submit({"type": "penalty_given", "source": "panel", "role": "referee",
-                              "data": {"side": "NS", "seat": "S", "level": "warning", "article": "越序出牌 / out of turn",
-                                       "flag": flag}}).accepted
-        page.wait_for_selector("#ov-pops .pop-penalty.in", timeout=15_000)
-        assert page.locator("#ov-pops .pop-flag").count() == 1
-        page.wait_for_timeout(500)  # the slide-in has finished
-        outside = page.evaluate(OUTSIDE_SAFE)
-        assert outside == [], outside
-        shots(page, f"{w}")
-        page.wait_for_function("document.querySelectorAll('#ov-pops .pop').length === 0", timeout=6_000)
-        assert page.evaluate(OUTSIDE_SAFE) == []
-        assert errors == [], errors
-    finally:
-        ctx.close()
+    # A confirmed flag and a ruling pop up, then go away by themselves.
+    bad = h.play(runner, "S", ["9d"])  # out of turn: N's turn after the bomb? no: W's
+    flag = f"F{bad.seq}"
+    assert runner.submit({"type": "flag_confirmed", "source": "panel", "role": "referee",
+                          "data": {"flag": flag}}).accepted
+    assert runner.submit({"type": "penalty_given", "source": "panel", "role": "referee",
+                          "data": {"side": "NS", "seat": "S", "level": "warning", "article": "越序出牌 / out of turn",
+                                   "flag": flag}}).accepted
+    page.wait_for_selector("#ov-pops .pop-penalty.in", timeout=15_000)
+    assert page.locator("#ov-pops .pop-flag").count() == 1
+    page.wait_for_timeout(500)  # the slide-in has finished
+    outside = page.evaluate(OUTSIDE_SAFE)
+    assert outside == [], outside
+    shots(page, f"{w}")
+    page.wait_for_function("document.querySelectorAll('#ov-pops .pop').length === 0", timeout=6_000)
+    assert page.evaluate(OUTSIDE_SAFE) == []
+    assert errors == [], errors
 
 
-def test_overlay_in_english_is_english_only(browser, make_app, runner, serve_app):
+def test_overlay_in_english_is_english_only(make_app, runner, serve_app, open_page):
     app = make_app(TABLES={"1": runner})
     setup_round(runner, PLAYERS_EN)
     srv = serve_app(app)
-    ctx, page, errors = new_page(browser, 1920, 1080)
-    try:
-        page.goto(f"{srv.url}/feed/1/overlay?lang=en")
-        page.wait_for_selector("#ov-seat-N .plate-inner.turn")
-        runner.submit({"type": "cards_played", "source": "camera", "data": {"seat": "N", "cards": ["3s", "3h"]}})
-        runner.submit({"type": "passed", "source": "screen", "data": {"seat": "W"}})
-        page.wait_for_selector("#ov-trick .tplay.newest .pass")
-        text = page.inner_text("#ov")
-        assert not CJK.search(text), text
-        assert "Jiangsu" in text and "TABLE 1" in text and "Pass" in text and "pair" in text
-        shots(page, "en")
-        assert errors == []
-    finally:
-        ctx.close()
+    page, errors = open_page(1920, 1080)
+    page.goto(f"{srv.url}/feed/1/overlay?lang=en")
+    page.wait_for_selector("#ov-seat-N .plate-inner.turn")
+    runner.submit({"type": "cards_played", "source": "camera", "data": {"seat": "N", "cards": ["3s", "3h"]}})
+    runner.submit({"type": "passed", "source": "screen", "data": {"seat": "W"}})
+    page.wait_for_selector("#ov-trick .tplay.newest .pass")
+    text = page.inner_text("#ov")
+    assert not CJK.search(text), text
+    assert "Jiangsu" in text and "TABLE 1" in text and "Pass" in text and "pair" in text
+    shots(page, "en")
+    assert errors == []

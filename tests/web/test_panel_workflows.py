@@ -5,7 +5,6 @@ and the countdown after a reload mid-countdown. Screenshots go to test-artifacts
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from pathlib import Path
@@ -15,36 +14,7 @@ import pytest
 pytestmark = pytest.mark.browser
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "web"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 CJK = re.compile(r"[\u4e00-\u9fff]")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright import sync_api
-
-    if not Path("/usr/bin/chromium").exists():
-        (pytest.fail if os.environ.get("CI") else pytest.skip)(
-            "Debian chromium not installed (bash scripts/install.sh --test)")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page(browser):
-    # bypass_csp: wait_for_function evaluates its string with eval, which the page's CSP refuses
-    # (the policy itself is tested in test_api_security_headers.py).
-    ctx = browser.new_context(viewport={"width": 1280, "height": 1000}, locale="zh-CN", bypass_csp=True)
-    pg = ctx.new_page()
-    pg.set_default_timeout(10_000)
-    errors: list[str] = []
-    pg.on("pageerror", lambda exc: errors.append(str(exc)))
-    yield pg
-    ctx.close()
-    assert errors == [], f"JavaScript errors: {errors}"
 
 
 def shot(page, name: str) -> None:
