@@ -7,6 +7,7 @@ controllable one where a test needs exact times (the feed delay), the wall clock
 from __future__ import annotations
 
 import shutil
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -157,6 +158,15 @@ class Helpers:
     @staticmethod
     def post_json(client: Any, url: str, body: Any) -> Any:
         return post_json(client, url, body)
+
+    @staticmethod
+    def logged_rows(runner: Any) -> int:
+        """Every event the runner logged, rejected ones included: a refusal at a gate leaves the count."""
+        conn = sqlite3.connect(f"file:{runner.db_path}?mode=ro", uri=True)
+        try:
+            return conn.execute("SELECT COUNT(*) FROM events").fetchone()[0]
+        finally:
+            conn.close()
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ a 4xx JSON error naming the problem (or, for a stream, a snapshot), and the tabl
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,19 +48,11 @@ CASES = [
 ]
 
 
-def _rows(runner) -> int:
-    conn = sqlite3.connect(f"file:{runner.db_path}?mode=ro", uri=True)
-    try:
-        return conn.execute("SELECT COUNT(*) FROM events").fetchone()[0]
-    finally:
-        conn.close()
-
-
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_http_bad_input(client, h, runner, case: HttpCase):
     h.setup_deal(runner)
     h.login(client, "chen")
-    before = _rows(runner)
+    before = h.logged_rows(runner)
     headers = {"X-CSRF-Token": h.csrf_of(client), **(case.headers or {})}
     if case.method == "GET":
         resp = client.get(case.path, headers=headers)
@@ -73,7 +64,7 @@ def test_http_bad_input(client, h, runner, case: HttpCase):
     body = resp.get_json()
     assert isinstance(body, dict) and body.get("error"), case.name
     assert case.needle in body["error"], (case.name, body["error"])
-    assert _rows(runner) == before, f"{case.name}: something reached the log ({case.kind})"
+    assert h.logged_rows(runner) == before, f"{case.name}: something reached the log ({case.kind})"
 
 
 @pytest.mark.parametrize("raw", ["²", "5" * 5000])

@@ -14,18 +14,6 @@ import pytest
 from table_service.web import api, users
 from table_service.web.auth import require_role
 
-
-def _rows(runner) -> int:
-    """Every event the runner logged, rejected ones included (a gate that refused leaves none)."""
-    import sqlite3
-
-    conn = sqlite3.connect(f"file:{runner.db_path}?mode=ro", uri=True)
-    try:
-        return conn.execute("SELECT COUNT(*) FROM events").fetchone()[0]
-    finally:
-        conn.close()
-
-
 # ------------------------------------------------------------------ require_role, alone
 
 
@@ -74,10 +62,10 @@ def test_require_role_refuses_an_unknown_role_when_decorating():
 def test_chief_only_actions_are_refused_by_the_api_before_the_engine(client, h, runner, etype, data):
     h.setup_deal(runner)
     h.login(client, "rita")
-    before = _rows(runner)
+    before = h.logged_rows(runner)
     resp = h.post_json(client, "/api/tables/1/actions", {"type": etype, "data": data})
     assert resp.status_code == 403 and "chief" in resp.get_json()["error"]
-    assert _rows(runner) == before, "the API let it through to the engine: its own gate did not refuse"
+    assert h.logged_rows(runner) == before, "the API let it through to the engine: its own gate did not refuse"
 
 
 def test_required_role_is_chief_for_every_foul_loss_and_odd_level():
@@ -100,10 +88,10 @@ def test_required_role_is_chief_for_every_foul_loss_and_odd_level():
 def test_a_viewer_cannot_post_plays_or_passes(client, h, runner, etype, data):
     h.setup_deal(runner)
     h.login(client, "vera")
-    before = _rows(runner)
+    before = h.logged_rows(runner)
     resp = h.post_json(client, "/api/tables/1/actions", {"type": etype, "data": data})
     assert resp.status_code == 403
-    assert _rows(runner) == before
+    assert h.logged_rows(runner) == before
 
 
 def test_the_engine_alone_refuses_a_viewer_referee_action(runner, h):
