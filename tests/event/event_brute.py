@@ -20,6 +20,27 @@ def matchings(items: list[str]) -> Iterator[list[tuple[str, str]]]:
             yield [(first, other), *m]
 
 
+def _decide(per: dict[str, dict[int, int]], col: dict[str, dict[str, int]], rnd: int,
+            a: tuple[str, int], b: tuple[str, int]) -> None:
+    """One match of round ``rnd`` decided by the (team, score) pairs: a draw, or a win and a loss."""
+    if a[1] == b[1]:
+        per[a[0]][rnd] = per[b[0]][rnd] = DRAW
+    else:
+        w, lo = (a[0], b[0]) if a[1] > b[1] else (b[0], a[0])
+        per[w][rnd], per[lo][rnd] = WIN, LOSS
+        col[w]["rounds_won"] += 1
+
+
+def _with_running_totals(col: dict[str, dict[str, int]], per: dict[str, dict[int, int]], teams: list[str],
+                         rounds: int) -> dict[str, dict[str, int]]:
+    """Match points summed over the rounds, and progressive points: the running totals after round 1."""
+    for t in teams:
+        running = [sum(per[t].get(k, 0) for k in range(1, j + 1)) for j in range(1, rounds + 1)]
+        col[t]["match_points"] = running[-1] if running else 0
+        col[t]["progressive"] = sum(running[1:])
+    return col
+
+
 def columns(results: list[dict[str, Any]], teams: list[str]) -> dict[str, dict[str, int]]:
     """Match points, progressive points (round 1 cut), rounds won, 级差分, levels, from JSON lines."""
     rounds = max((r["round"] for r in results), default=0)
@@ -50,17 +71,8 @@ def columns(results: list[dict[str, Any]], teams: list[str]) -> dict[str, dict[s
             pa, pb = (13 + d, 13 - d) if la >= lb else (13 - d, 13 + d)
         col[a]["level_points"] += pa
         col[b]["level_points"] += pb
-        if sa == sb:
-            per[a][r["round"]] = per[b][r["round"]] = DRAW
-        else:
-            w, lo = (a, b) if sa > sb else (b, a)
-            per[w][r["round"]], per[lo][r["round"]] = WIN, LOSS
-            col[w]["rounds_won"] += 1
-    for t in teams:
-        running = [sum(per[t].get(k, 0) for k in range(1, j + 1)) for j in range(1, rounds + 1)]
-        col[t]["match_points"] = running[-1] if running else 0
-        col[t]["progressive"] = sum(running[1:])
-    return col
+        _decide(per, col, r["round"], (a, sa), (b, sb))
+    return _with_running_totals(col, per, teams, rounds)
 
 
 def duplicate_columns(results: list[dict[str, Any]], teams: list[str], compare: str) -> dict[str, dict[str, int]]:
@@ -101,14 +113,5 @@ def duplicate_columns(results: list[dict[str, Any]], teams: list[str], compare: 
                 col[t]["rounds_won"] += won
             continue
         key = lv if compare == "levels" else ldp
-        if key[x] == key[y]:
-            per[x][rnd] = per[y][rnd] = DRAW
-        else:
-            w, lo = (x, y) if key[x] > key[y] else (y, x)
-            per[w][rnd], per[lo][rnd] = WIN, LOSS
-            col[w]["rounds_won"] += 1
-    for t in teams:
-        running = [sum(per[t].get(k, 0) for k in range(1, j + 1)) for j in range(1, rounds + 1)]
-        col[t]["match_points"] = running[-1] if running else 0
-        col[t]["progressive"] = sum(running[1:])
-    return col
+        _decide(per, col, rnd, (x, key[x]), (y, key[y]))
+    return _with_running_totals(col, per, teams, rounds)

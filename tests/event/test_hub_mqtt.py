@@ -46,17 +46,27 @@ def tables(tmp: Path, port: int, n: int) -> list[BotEventTable]:
     return [BotEventTable(str(i), tmp / "tables", port=port, event_id="ev", seed=i, auto=False) for i in range(1, n + 1)]
 
 
+def publish_round_one(hub: HubService) -> None:
+    """The hub on the broker, round 1 drawn and published (retained) by the chief."""
+    assert hub.wait_connected(10)
+    hub.draw_next("o", "chief")
+    hub.publish_draw(1, "o", "chief")
+
+
+def bring_up(ts: list[BotEventTable]) -> None:
+    """The tables' Pis come up and each finds its retained assignment."""
+    for t in ts:
+        t.start()
+    wait_for(lambda: all(t.bridge.assignment for t in ts), what="assignments")
+
+
 def test_table_offline_during_its_result_then_back(tmp_path: Path, broker: Any) -> None:
     hub = HubService(cfg_for(broker.port, 2), tmp_path / "hub").start()
     ts = tables(tmp_path, broker.port, 2)
     try:
-        assert hub.wait_connected(10)
-        hub.draw_next("o", "chief")
-        hub.publish_draw(1, "o", "chief")
+        publish_round_one(hub)
         # The tables' Pis come up after the draw: the retained assignment is waiting for them.
-        for t in ts:
-            t.start()
-        wait_for(lambda: all(t.bridge.assignment for t in ts), what="assignments")
+        bring_up(ts)
         wait_for(lambda: all(hub.live.get(t.table_id) and hub.live[t.table_id].online for t in ts), what="online")
         t1 = ts[0]
         t1.bridge.stop()  # network gone before the round ends
@@ -105,17 +115,13 @@ def test_hub_killed_and_restarted_mid_round_loses_nothing(tmp_path: Path, broker
     data = tmp_path / "hubdata"
     # Draw and publish in-process, then hand the same log to the hub process.
     hub = HubService(cfg, data).start()
-    assert hub.wait_connected(10)
-    hub.draw_next("o", "chief")
-    hub.publish_draw(1, "o", "chief")
+    publish_round_one(hub)
     hub.stop()
     ts = tables(tmp_path, broker.port, n)
     proc = _start_hub_process(event_toml, data)
     db = data / "hub-events.sqlite3"
     try:
-        for t in ts:
-            t.start()
-        wait_for(lambda: all(t.bridge.assignment for t in ts), what="assignments")
+        bring_up(ts)
         ts[0].play_assigned()
         ts[1].play_assigned()
         wait_for(lambda: _count_results(db) == 2, what="two results logged")
@@ -153,12 +159,8 @@ def test_broker_restart_mid_round(tmp_path: Path, broker: Any) -> None:
     hub = HubService(cfg_for(broker.port, 2), tmp_path / "hub").start()
     ts = tables(tmp_path, broker.port, 2)
     try:
-        assert hub.wait_connected(10)
-        hub.draw_next("o", "chief")
-        hub.publish_draw(1, "o", "chief")
-        for t in ts:
-            t.start()
-        wait_for(lambda: all(t.bridge.assignment for t in ts), what="assignments")
+        publish_round_one(hub)
+        bring_up(ts)
         ts[0].play_assigned()
         wait_for(lambda: (1, "1") in hub.core.results, what="first result")
         broker.stop()
@@ -197,9 +199,7 @@ def test_duplicates_out_of_order_and_undrawn_results(tmp_path: Path, broker: Any
     hub = HubService(cfg_for(broker.port, 2), tmp_path / "hub").start()
     raw = Raw(broker.port)
     try:
-        assert hub.wait_connected(10)
-        hub.draw_next("o", "chief")
-        hub.publish_draw(1, "o", "chief")
+        publish_round_one(hub)
         t = hub.core.draws[1]["tables"][0]
         line = {"round": 1, "table": t["table"], "ns": t["ns"], "ew": t["ew"], "ns_levels": 7, "ew_levels": 2}
         # A result for round 2 arrives before round 2 exists (out of order): refused and shown.
