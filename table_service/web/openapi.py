@@ -132,6 +132,28 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
     ("POST", "/api/tables/<table_id>/assignment/start"): {
         "summary": "按编排开始一轮 / start the round the hub assigned", "tags": ["api"], "login": "referee",
         "csrf": True, "responses": {"200": _ok(_JSON_OBJ), "409": _err("no assignment, or the engine refused it")}},
+    ("POST", "/api/tables/<table_id>/enroll/start"): {
+        "summary": "从桌面登记牌组：开始 / enrol a deck from the table: look at the laid-out cards",
+        "tags": ["api"], "login": "referee", "csrf": True,
+        "responses": {"202": _ok(_JSON_OBJ, "started"), "409": _err("no camera, or an enrolment is running")}},
+    ("GET", "/api/tables/<table_id>/enroll"): {
+        "summary": "登记进度与待答的牌 / the enrolment's progress and the cards to name", "tags": ["api"],
+        "login": "viewer", "responses": {"200": _ok(_JSON_OBJ), "404": _err("no enrolment started")}},
+    ("GET", "/api/tables/<table_id>/enroll/card/<int:card_id>.png"): {
+        "summary": "待答牌的图像 / the picture of a card to name", "tags": ["api"], "login": "viewer",
+        "responses": {"200": {"description": "the image", "content": {"image/png": {}}},
+                      "404": _err("no enrolment, or no such card")}},
+    ("POST", "/api/tables/<table_id>/enroll/answer"): {
+        "summary": "说出一张牌 / name one card (null: leave it to the zero-shot reader)", "tags": ["api"],
+        "login": "referee", "csrf": True, "requestBody": {"required": True, "content": {"application/json": {
+            "schema": {"type": "object", "required": ["id"], "properties": {
+                "id": {"type": "integer", "minimum": 0}, "card": {"type": ["string", "null"]}}}}}},
+        "responses": {"200": _ok(_JSON_OBJ), "400": _err("bad body or card name"),
+                      "404": _err("no enrolment started"), "409": _err("nothing to answer now")}},
+    ("POST", "/api/tables/<table_id>/enroll/finish"): {
+        "summary": "完成登记 / fit and check the enrolment", "tags": ["api"], "login": "referee", "csrf": True,
+        "responses": {"202": _ok(_JSON_OBJ, "fitting"), "404": _err("no enrolment started"),
+                      "409": _err("nothing to enrol now")}},
     ("GET", "/feed/"): {"summary": "有直播的桌 / tables with a public feed", "tags": ["feed"], "responses": {
         "200": _TABLES}},
     ("GET", "/feed/<table_id>/state.json"): {"summary": "公开状态（延迟后）/ the public state as of now − delay",
