@@ -13,7 +13,8 @@ from table_service.bots import Dealer, make_bots
 from table_service.demo import BotTable, DemoOptions, compare_with_log
 from table_service.rules import beats, classify, full_deck, parse_cards
 from table_service.runner import TableRunner
-from table_service.service import BUTTON_EVENTS, TableClock, camera_event, run_ticker
+from table_service.service import BUTTON_EVENTS, camera_event, run_ticker
+from table_service.table_clock import ActorClock
 
 
 class DirectActuator:
@@ -44,7 +45,9 @@ class DirectActuator:
 
 
 def run_table(tmp_path: Path, *, deals: int, mistakes: float, seed: int, speed: float = 100.0) -> tuple[BotTable, TableRunner]:
-    clock = TableClock(speed)
+    # The demo's clock: it waits for the simulated players, so a busy machine's lag is no bot's
+    # lateness and the only late turns are the injected slow ones (table_clock.ActorClock).
+    clock = ActorClock(speed)
     runner = TableRunner(tmp_path / "bots.sqlite3", clock=clock.now_ms).start()
     stop = threading.Event()
     threading.Thread(target=run_ticker, args=(lambda: runner, clock, stop), daemon=True).start()
