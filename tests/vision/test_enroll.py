@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 import pytest
 
+import vision.enrollment as enrollment_mod
 import vision.reader as reader_mod
 from vision.artwork import ARTWORK_DIR, FACE_PX_PER_MM, load_deck
 from vision.cards import ALL_CARDS
@@ -31,8 +32,8 @@ TOUCHING_SEED = 7
 @pytest.fixture()
 def quick_fit(monkeypatch):
     """``enroll`` with the per-deck model fitted on 24 rendered rows instead of 192."""
-    monkeypatch.setattr(reader_mod, "fit_deck_models",
-                        functools.partial(reader_mod.fit_deck_models, rows=24, val_rows=4))
+    monkeypatch.setattr(enrollment_mod, "fit_deck_models",
+                        functools.partial(enrollment_mod.fit_deck_models, rows=24, val_rows=4))
 
 
 def _faces(deck, cards=ALL_CARDS, scale: float = 0.5) -> dict[str, np.ndarray]:

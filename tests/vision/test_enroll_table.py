@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-import vision.reader as reader_mod
+import vision.enrollment as enrollment_mod
 from vision.cards import ALL_CARDS
 from vision.deck_model import MIN_FIT_FACES
 from vision.enroll_table import FoundCard, enrol_from_frames
@@ -72,8 +72,8 @@ def test_cli_enrols_from_frames(frames, tmp_path, capsys, monkeypatch):
     from table_service.cli import main
     from vision.reader import Enrollment
 
-    monkeypatch.setattr(reader_mod, "fit_deck_models",
-                        functools.partial(reader_mod.fit_deck_models, rows=24, val_rows=4))
+    monkeypatch.setattr(enrollment_mod, "fit_deck_models",
+                        functools.partial(enrollment_mod.fit_deck_models, rows=24, val_rows=4))
     cv2.imwrite(str(tmp_path / "a.png"), frames[0])
     out = tmp_path / "deck.npz"
     # --force: saved even if its self-check finds a misread (the test's short fit may make one).
@@ -101,8 +101,8 @@ def test_cli_enrols_from_the_camera(frames, tmp_path, capsys, monkeypatch):
     source holding the overhead picture), after the operator presses Enter."""
     from table_service.cli import main
 
-    monkeypatch.setattr(reader_mod, "fit_deck_models",
-                        functools.partial(reader_mod.fit_deck_models, rows=24, val_rows=4))
+    monkeypatch.setattr(enrollment_mod, "fit_deck_models",
+                        functools.partial(enrollment_mod.fit_deck_models, rows=24, val_rows=4))
     (tmp_path / "cam").mkdir()
     cv2.imwrite(str(tmp_path / "cam" / "f0.png"), frames[0])
     toml = tmp_path / "table.toml"

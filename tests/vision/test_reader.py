@@ -7,7 +7,7 @@ import os
 import numpy as np
 import pytest
 
-from vision import PlayReading, enroll, read_play
+from vision import PlayReading, corner_match, enroll, read_play
 from vision.artwork import TRAINING_DESIGNS, load_deck
 from vision.cards import ALL_CARDS
 from vision.synth import Realism, render_zone
@@ -565,7 +565,7 @@ def test_a_corner_that_shows_another_card_outvotes_a_sure_classifier(monkeypatch
     grey = enrolled_anglo.corners.grey.copy()
     qh, qd = CARD_INDEX["Qh"], CARD_INDEX["Qd"]
     grey[[qh, qd]] = grey[[qd, qh]]
-    swapped = replace(enrolled_anglo, corners=reader.CornerTemplates(grey, enrolled_anglo.corners.offset,
+    swapped = replace(enrolled_anglo, corners=corner_match.CornerTemplates(grey, enrolled_anglo.corners.offset,
                                                                      enrolled_anglo.corners.ppm,
                                                                      enrolled_anglo.corners.glyph))
     r = read_play(zr.image, enrollment=swapped)
@@ -599,7 +599,7 @@ def test_a_corner_unlike_the_card_read_puts_it_in_doubt(monkeypatch, enrolled_an
     grey, offset = c.grey.copy(), c.offset.copy()
     for k in (CARD_INDEX["9c"], CARD_INDEX["9s"]):
         grey[k], offset[k] = c.grey[CARD_INDEX["Qs"]], c.offset[CARD_INDEX["Qs"]]
-    unlike = replace(enrolled_anglo, corners=reader.CornerTemplates(grey, offset, c.ppm, c.glyph))
+    unlike = replace(enrolled_anglo, corners=corner_match.CornerTemplates(grey, offset, c.ppm, c.glyph))
     r = read_play(zr.image, enrollment=unlike)
     # Either the 9♣ stays, in doubt, or the corner compared with every face reads another card
     # the classifier had ruled out, in doubt too.

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-import vision.reader as reader_mod
+import vision.enrollment as enrollment_mod
 from vision.cards import ALL_CARDS
 from vision.geometry import default_layout
 from vision.synth import CameraView, LooseCard, TableRenderer, TableScene
@@ -51,8 +51,8 @@ def _wait(client: Any, url: str, states: tuple[str, ...], timeout: float = 120.0
 
 
 def test_enrol_from_the_table_at_the_panel(client, runner, h, laid_out, tmp_path, monkeypatch):
-    monkeypatch.setattr(reader_mod, "fit_deck_models",
-                        functools.partial(reader_mod.fit_deck_models, rows=64, val_rows=8))
+    monkeypatch.setattr(enrollment_mod, "fit_deck_models",
+                        functools.partial(enrollment_mod.fit_deck_models, rows=64, val_rows=8))
     base = "/api/tables/1/enroll"
     h.login(client, "rita")
     assert h.post_json(client, f"{base}/start", {}).status_code == 409  # no camera at this table
