@@ -132,6 +132,8 @@
      the engine's deadline, not a countdown restarted at the last event's time. Re-read every 10 s
      (and on reconnect) so a sleeping tablet or a drifting clock cannot carry an error for long. */
   GT.clock = { nowMs: null, at: 0, speed: 1, url: null };
+  /* Called after each clock reading: a page redraws its countdowns at once, not at its next tick. */
+  GT.clockListeners = [];
   GT.syncClock = async function (url) {
     if (url) GT.clock.url = url;
     if (!GT.clock.url) return;
@@ -145,6 +147,7 @@
       GT.clock = { nowMs: j.now_ms, at: (t0 + t1) / 2, speed: j.speed > 0 ? j.speed : 1, url: GT.clock.url, delay: j.delay_s,
         period: GT.clock.period };
       document.documentElement.dataset.clockSynced = "1";
+      GT.clockListeners.forEach(function (fn) { try { fn(); } catch (e) { console.error(e); } });
       if (j.camera && typeof j.camera === "object" && GT.onCamera) GT.onCamera(j.camera);
     } catch (e) { /* offline: keep the last reading */ }
   };
@@ -158,9 +161,13 @@
     if (!state || state.t_ms === null || state.t_ms === undefined) return null;
     return state.t_ms + (performance.now() - (GT.receivedAt || performance.now())) * GT.clock.speed;
   };
-  /* Seconds left of a timer {deadline_ms} (negative: overtime), or null. */
+  /* Seconds left of a timer {deadline_ms} (negative: overtime), or null. Null until the server's
+     clock has been read once: the last event's time is only a lower bound of "now", so a countdown
+     from it over-reads (a page loaded mid-countdown would show the full 40 s), and a referee rules
+     on this number. */
   GT.secondsLeft = function (timer, state) {
     if (!timer || timer.deadline_ms === undefined || timer.deadline_ms === null) return null;
+    if (GT.clock.nowMs === null) return null;
     const now = GT.tableNow(state);
     return now === null ? null : (timer.deadline_ms - now) / 1000;
   };

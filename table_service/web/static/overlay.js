@@ -123,6 +123,7 @@
     node.lastChild.firstChild.style.width = (ck.frac * 100).toFixed(1) + "%";
   }
   setInterval(function () { SEATS.forEach(tickClock); }, 200);
+  GT.clockListeners.push(function () { SEATS.forEach(tickClock); });
 
   /* --- the current trick: the last plays, newest emphasised, never more than fits */
   function ruledSeqs() {

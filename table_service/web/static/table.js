@@ -504,6 +504,7 @@
     });
   }
   setInterval(tickTimers, 100);
+  GT.clockListeners.push(tickTimers);
 
   GT.splitCards = function (text) {
     return String(text || "").split(/[\s,，]+/).filter(Boolean);
