@@ -105,13 +105,16 @@ class Demo:
     :param headless: no web panel.
     :param port: the panel's port (0: any free port).
     :param camera_size: synthetic frame size; the table spans about ``px_per_mm`` px per mm.
+    :param table_id, next_round: the event demo's camera table (its id at the hub, and its
+        rounds from the hub's assignment: see ``BotTable``).
     """
 
     def __init__(self, options: DemoOptions, data_dir: str | None = None, *, headless: bool = False,
                  port: int = 8080, host: str = "127.0.0.1", design: str = "anglo",
                  camera_size: tuple[int, int] = (2400, 1800), px_per_mm: float = 2.0, fps: float = 15.0,
                  realtime: bool | None = None, out: Callable[[str], None] = print,
-                 mqtt: str | None = None, feed_delay_s: float | None = None) -> None:
+                 mqtt: str | None = None, feed_delay_s: float | None = None, table_id: str = "DEMO",
+                 next_round: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None) -> None:
         import json
         import tempfile
         from pathlib import Path
@@ -140,6 +143,7 @@ class Demo:
         self.realtime = (options.speed == 1.0) if realtime is None else realtime
         self.out = out
         self.mqtt = mqtt
+        self.table_id, self.next_round = table_id, next_round
         self.feed_delay_s = resolve_feed_delay(feed_delay_s)
         self.service: Any = None
         self.emulator: Any = None
@@ -173,6 +177,7 @@ class Demo:
         cfg_data = demo_table_toml(str(self.data_dir), self.emulator.port, web_port=self.port, speed=opt.speed,
                                    feed_delay_s=self.feed_delay_s)
         cfg_data["web"]["host"] = self.host
+        cfg_data["table_id"] = self.table_id
         if self.mqtt:
             host, _, port = self.mqtt.rpartition(":")
             if not host or not port.isdigit():
@@ -209,7 +214,7 @@ class Demo:
         actuator = SceneActuator(self.camera, self.devices, self.emulator)
         runner = self.service.runner
         self.table = BotTable(self.service.submit, runner.state, runner.subscribe, actuator, clock, opt,
-                              events=runner.events)
+                              events=runner.events, next_round=self.next_round)
         self.table.start()
         self._started = True
         self.resumed = self._resume_report(runner.state(), clock)

@@ -78,12 +78,17 @@ class BotTable:
         render-settle-read, a button through the pty) then never counts as a player's time, so
         the only late turns are the injected slow ones. The hold is bounded: an action the
         engine has not seen within ``stuck_real_s`` is entered by the referee (and counted).
+    :param next_round: where a new round's ``round_set_up`` data comes from, given the state
+        (the event demo's camera table: the hub's assignment); ``None`` from it means "not yet"
+        (asked again shortly). Without it the referee sets up the bots' own rounds.
     """
 
     def __init__(self, submit: Callable[..., Any], state: Callable[[], dict[str, Any]],
                  subscribe: Callable[[Callable[[dict, dict], None]], Callable[[], None]],
                  actuator: Actuator, clock: Any, options: DemoOptions,
-                 events: Callable[[], list[dict[str, Any]]] | None = None) -> None:
+                 events: Callable[[], list[dict[str, Any]]] | None = None,
+                 next_round: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None) -> None:
+        self._next_round = next_round
         self._submit = submit
         self._events_fn = events
         self._state_fn = state
@@ -386,6 +391,12 @@ class BotTable:
     def _new_round(self) -> None:
         st = self._state_fn()
         if st.get("round") is not None and st["round"].get("status") != "over":
+            return
+        if self._next_round is not None:
+            data = self._next_round(st)
+            if data is not None:
+                self.rounds_started += 1
+                self._ref("round_set_up", data)
             return
         fmt: dict[str, Any]
         if self.opt.deals is not None:
