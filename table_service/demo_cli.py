@@ -92,7 +92,8 @@ def register(subparsers: Any) -> None:
                     "displays, and the referee panel serves on localhost.",
     )
     p.add_argument("--seed", type=int, default=None, help="随机种子 / random seed (default: random)")
-    p.add_argument("--speed", type=_positive, default=1.0, help="时间倍速 / time factor (default 1: real time)")
+    p.add_argument("--speed", type=_positive, default=None,
+                   help="时间倍速 / time factor (default 1: real time; the event demo's camera table: 10)")
     p.add_argument("--deals", type=_deals, default=None, help="打 N 副后结束 / stop after N deals (default: play on)")
     p.add_argument("--mistakes", type=_rate, default=0.03,
                    help="机器人失误率 / chance that a bot's turn goes wrong (default 0.03)")
@@ -118,6 +119,10 @@ def register(subparsers: Any) -> None:
     p.add_argument("--json", action="store_true", help="总结以 JSON 输出 / print the summary as JSON")
     p.add_argument("--tables", type=int, default=1,
                    help="N>1：整场赛事（私有 MQTT、赛事中心、N 桌机器人）/ N>1: a whole event (see event_demo)")
+    p.add_argument("--camera-tables", type=int, default=1, metavar="K",
+                   help="赛事演示中走摄像头全流程的桌数（0 关闭）/ event demo: how many tables (from table 1) "
+                        "play through the full camera path, the rest feed events directly (default 1; 0: none)")
+    p.add_argument("--rounds", type=int, default=3, help="赛事演示的轮数 / event demo: rounds, 2-9 (default 3)")
     p.add_argument("--verbose", "-v", action="store_true", help="详细日志 / verbose log")
     p.set_defaults(func=run_demo)
 
@@ -127,7 +132,7 @@ def run_demo(args: argparse.Namespace) -> int:
         from table_service.event_demo import run_event_demo_cli
 
         return run_event_demo_cli(args)
-    from table_service.demo import Demo, DemoOptions, format_summary
+    from table_service.demo import Demo, format_summary
 
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -138,15 +143,10 @@ def run_demo(args: argparse.Namespace) -> int:
                          "(not with --headless)")
     if not 0 <= args.port <= 65535:
         raise ValueError(f"端口无效 / invalid port {args.port}")
-    _check_data_folder(args.data, args.design, args.speed)
+    speed = args.speed if args.speed is not None else 1.0
+    _check_data_folder(args.data, args.design, speed)
     seed = args.seed if args.seed is not None else int(time.time()) % 100000
-    # A real table cannot run faster than its camera: at high speed the bots think less.
-    think = (1.0, 3.0) if args.speed <= 4 else (0.6, 1.8)
-    pause = args.referee_pause
-    if pause is None:
-        pause = 0.0 if args.headless else DEFAULT_REFEREE_PAUSE_S
-    opts = DemoOptions(seed=seed, speed=args.speed, deals=args.deals, mistakes=args.mistakes,
-                       mistake_kinds=MISTAKE_KINDS, think_s=think, referee_pause_s=pause, referee=args.referee)
+    opts = demo_options(args, seed, speed, args.deals)
     demo = Demo(opts, args.data, headless=args.headless, port=args.port, host=args.host, design=args.design,
                 mqtt=args.mqtt, feed_delay_s=args.feed_delay)
     stop = threading.Event()
@@ -180,6 +180,21 @@ def run_demo(args: argparse.Namespace) -> int:
         return 130
     finally:
         demo.stop()
+
+
+def demo_options(args: argparse.Namespace, seed: int, speed: float, deals: int | None) -> Any:
+    """The simulated table's :class:`~table_service.demo_options.DemoOptions` from the command
+    line: the one-table demo's, and the event demo's camera tables' (one place, so both tables
+    are the same table)."""
+    from table_service.demo_options import DemoOptions
+
+    # A real table cannot run faster than its camera: at high speed the bots think less.
+    think = (1.0, 3.0) if speed <= 4 else (0.6, 1.8)
+    pause = args.referee_pause
+    if pause is None:
+        pause = 0.0 if args.headless else DEFAULT_REFEREE_PAUSE_S
+    return DemoOptions(seed=seed, speed=speed, deals=deals, mistakes=args.mistakes, mistake_kinds=MISTAKE_KINDS,
+                       think_s=think, referee_pause_s=pause, referee=args.referee)
 
 
 def _print_summary(demo: Any, as_json: bool, fmt: Any) -> dict[str, Any] | None:
