@@ -93,18 +93,24 @@ def _err(where: str, zh: str, en: str) -> EventInputError:
     return EventInputError(f"{where}{zh} / {en}")
 
 
+def _show(value: Any) -> str:
+    """``repr`` of a bad value, cut to 40 characters: the error stays one short line."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
 def _team(value: Any, field: str, where: str) -> str:
     if isinstance(value, int) and not isinstance(value, bool):
         value = str(value)
     if not isinstance(value, str) or not value.strip() or len(value) > 64 or any(c in value for c in "\r\n\t"):
-        raise _err(where, f"队名无效 {field}={value!r}", f"invalid team id in {field!r} (1-64 characters)")
+        raise _err(where, f"队名无效 {field}={_show(value)}", f"invalid team id in {field!r} (1-64 characters)")
     return value.strip()
 
 
 def _int(value: Any, field: str, where: str, lo: int, hi: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise _err(where, f"{field} 须为 {lo}–{hi} 的整数，得到 {value!r}",
-                   f"{field} must be an integer {lo}-{hi}, got {value!r}")
+        raise _err(where, f"{field} 须为 {lo}–{hi} 的整数，得到 {_show(value)}",
+                   f"{field} must be an integer {lo}-{hi}, got {_show(value)}")
     return value
 
 
@@ -133,13 +139,14 @@ def parse_result(obj: Any, where: str = "") -> Result:
     if isinstance(table, int) and not isinstance(table, bool):
         table = str(table)
     if not isinstance(table, str) or not table.strip() or len(table) > 64:
-        raise _err(where, f"桌号无效 {table!r}", f"invalid table {table!r}")
+        raise _err(where, f"桌号无效 {_show(table)}", f"invalid table {_show(table)}")
     ns, ew = _team(obj["ns"], "ns", where), _team(obj["ew"], "ew", where)
     if ns == ew:
         raise _err(where, f"同一队不能自己对阵 {ns!r}", f"a team cannot play itself ({ns!r})")
     forfeit = obj.get("forfeit")
     if forfeit not in (None, "ns", "ew"):
-        raise _err(where, f"forfeit 须为 ns 或 ew，得到 {forfeit!r}", f"forfeit must be 'ns' or 'ew', got {forfeit!r}")
+        raise _err(where, f"forfeit 须为 ns 或 ew，得到 {_show(forfeit)}",
+                   f"forfeit must be 'ns' or 'ew', got {_show(forfeit)}")
     need_levels = forfeit is None
     levels = []
     for key in ("ns_levels", "ew_levels"):
@@ -198,7 +205,18 @@ def _other_room(a: Result, b: Result) -> bool:
 
 
 def _table_key(table: str) -> tuple[int, str]:
-    return (int(table), "") if table.isdigit() else (1 << 30, table)
+    # ASCII digits only: "²".isdigit() is true, and int("²") raises
+    return (int(table), "") if table.isascii() and table.isdigit() else (1 << 30, table)
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A key given twice is refused: ``json.loads`` would keep the last one silently."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"字段重复 {key!r} / field {key!r} given twice")
+        out[key] = value
+    return out
 
 
 def parse_results_text(text: str, name: str = "RESULTS", *, duplicate: bool = False) -> list[Result]:
@@ -209,9 +227,11 @@ def parse_results_text(text: str, name: str = "RESULTS", *, duplicate: bool = Fa
             continue
         where = f"{name} 第 {i} 行 line {i}: "
         try:
-            obj = json.loads(line)
+            obj = json.loads(line, object_pairs_hook=_no_duplicate_keys)
         except json.JSONDecodeError as exc:
             raise EventInputError(f"{where}不是 JSON / not JSON ({exc.msg})") from None
+        except (ValueError, RecursionError) as exc:  # a 5,000-digit number, 100,000 "[", a key twice
+            raise EventInputError(f"{where}不是可用的 JSON / unusable JSON ({str(exc)[:80]})") from None
         out.append(parse_result(obj, where))
     return check_results(out, duplicate=duplicate)
 
