@@ -9,6 +9,9 @@ as they go on the hall's big screen.
 
 from __future__ import annotations
 
+import functools
+import re
+from collections.abc import Callable
 from typing import Any
 
 from flask import (
@@ -24,11 +27,49 @@ from flask import (
     request,
     url_for,
 )
+from werkzeug.exceptions import HTTPException
 
 from table_service.event.model import EventInputError
+from table_service.event.openapi_hub import HUB_INFO, HUB_OPERATIONS, MAX_NAME, MAX_TEXT
 from table_service.web.auth import require_role
 
 bp = Blueprint("hub", __name__, url_prefix="/hub")
+
+
+def _json_route() -> bool:
+    """The hub's JSON routes (and any client that asks for JSON) get JSON errors, never a page."""
+    return request.path.startswith("/hub/api/") or request.accept_mimetypes.best == "application/json"
+
+
+def hub_role(role: str) -> Callable[[Any], Any]:
+    """:func:`require_role`, but a logged-out script polling ``/hub/api/…`` gets 401 JSON rather
+    than a redirect to the login page (the table app only does that for ``/api/``)."""
+
+    def decorate(view: Any) -> Any:
+        guarded = require_role(role)(view)
+
+        @functools.wraps(view)
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            if g.user is None and _json_route():
+                abort(401, description="请先登录 / login required")
+            return guarded(*args, **kwargs)
+
+        return wrapped
+
+    return decorate
+
+
+@bp.errorhandler(HTTPException)
+def _http_error(exc: HTTPException) -> Any:
+    """Errors of the hub's routes: JSON ``{"error", "status"}`` for its JSON routes, the error page
+    otherwise (as the table app's own handler)."""
+    code = exc.code or 500
+    message = exc.description or exc.name
+    if _json_route():
+        resp = jsonify(error=message, status=code)
+        resp.status_code = code
+        return resp
+    return render_template("error.html", code=code, message=message), code
 
 
 def hub() -> Any:
@@ -40,13 +81,13 @@ def hub() -> Any:
 
 
 @bp.get("/")
-@require_role("viewer")
+@hub_role("viewer")
 def overview() -> Any:
     return render_template("hub_overview.html", ov=hub().overview())
 
 
 @bp.get("/api/overview")
-@require_role("viewer")
+@hub_role("viewer")
 def api_overview() -> Any:
     return jsonify(hub().overview())
 
@@ -62,8 +103,8 @@ def board() -> Any:
 def overlay() -> Any:
     """Broadcast scoreboard overlay (public, transparent): ``?top=N`` teams."""
     top = request.args.get("top", "8")
-    return render_template("hub_overlay.html", ev=hub().core.cfg["event"],
-                           top=int(top) if top.isdigit() and 0 < int(top) <= 64 else 8)
+    n = int(top) if re.fullmatch(r"[0-9]{1,2}", top) else 0  # ASCII digits only: int("²") fails
+    return render_template("hub_overlay.html", ev=hub().core.cfg["event"], top=n if 0 < n <= 64 else 8)
 
 
 @bp.get("/api/board")
@@ -82,14 +123,14 @@ def api_standings() -> Any:
 
 
 @bp.get("/results.jsonl")
-@require_role("viewer")
+@hub_role("viewer")
 def export_results() -> Any:
     return Response(hub().export_results(), mimetype="application/x-ndjson",
                     headers={"Content-Disposition": "attachment; filename=RESULTS.jsonl"})
 
 
 @bp.get("/print/draw/<int:rnd>")
-@require_role("viewer")
+@hub_role("viewer")
 def print_draw(rnd: int) -> Any:
     h = hub()
     with h.lock:
@@ -101,7 +142,7 @@ def print_draw(rnd: int) -> Any:
 
 
 @bp.get("/print/results/<int:rnd>")
-@require_role("viewer")
+@hub_role("viewer")
 def print_results(rnd: int) -> Any:
     h = hub()
     with h.lock:
@@ -129,7 +170,7 @@ def print_results(rnd: int) -> Any:
 
 
 @bp.get("/admin")
-@require_role("referee")
+@hub_role("referee")
 def admin() -> Any:
     h = hub()
     with h.lock:
@@ -167,20 +208,30 @@ def _can_draw(core: Any) -> str | None:
 
 
 def _int(name: str, lo: int = 0, hi: int = 10**9) -> int:
+    """A whole number from the form: ASCII digits only (``int()`` would also take "１２", "1_0"
+    and raise on "²"), within ``lo``–``hi``."""
     raw = request.form.get(name, "")
-    try:
-        v = int(raw)
-    except ValueError:
-        raise EventInputError(f"{name} 须为整数 / {name} must be a whole number (got {raw!r})") from None
+    if not re.fullmatch(r"[0-9]{1,10}", raw):
+        shown = raw if len(raw) <= 20 else raw[:20] + "…"
+        raise EventInputError(f"{name} 须为整数 / {name} must be a whole number (got {shown!r})")
+    v = int(raw)
     if not lo <= v <= hi:
         raise EventInputError(f"{name} 须在 {lo}–{hi} / {name} must be {lo}-{hi}")
     return v
 
 
+def _text(name: str, max_len: int) -> str:
+    """A text field, refused (not cut) when longer than ``max_len`` characters."""
+    raw = request.form.get(name, "")
+    if len(raw) > max_len:
+        raise EventInputError(f"{name} 过长（最多 {max_len} 字）/ {name} is longer than {max_len} characters")
+    return raw
+
+
 def _slot() -> tuple[int, str]:
     raw = request.form.get("slot", "")
     rnd, _, table = raw.partition("|")
-    if not rnd.isdigit() or not table:
+    if not re.fullmatch(r"[0-9]{1,3}", rnd) or not table or len(table) > 64:
         raise EventInputError("请选择轮次与桌号 / choose a round and table")
     return int(rnd), table
 
@@ -192,6 +243,8 @@ def _line(rnd: int, table: str) -> dict[str, Any]:
         raise EventInputError(f"第 {rnd} 轮没有 {table} 号桌 / no table {table} in round {rnd}")
     line: dict[str, Any] = {"round": rnd, "table": table, "ns": t["ns"], "ew": t["ew"]}
     forfeit = request.form.get("forfeit") or None
+    if forfeit not in (None, "ns", "ew"):
+        raise EventInputError("弃权方须为 ns 或 ew / forfeit must be ns or ew")
     if forfeit:
         line["forfeit"] = forfeit
     line["ns_levels"] = _int("ns_levels", 0, 13) if request.form.get("ns_levels") else 0
@@ -203,67 +256,96 @@ def _line(rnd: int, table: str) -> dict[str, Any]:
     return line
 
 
-ACTIONS = ("draw", "publish", "hand_result", "correct", "publish_results", "appeal", "decide", "acknowledge",
-           "import", "edit_team", "edit_event")
+# ------------------------------------------------------------------ the organiser's actions
+# One function per action, each behind its own URL (``POST /hub/action/<name>``), so the OpenAPI
+# document describes each form exactly. Each returns the message shown when it is done; the
+# hub's refusal is an :class:`EventInputError`.
 
 
-@bp.post("/action/<name>")
-@require_role("referee")
+def _do_draw(h: Any, who: str, role: str) -> str:
+    ev = h.draw_next(who, role)
+    return f"第 {ev['data']['round']} 轮已编排（草案）/ round {ev['data']['round']} drawn (draft)"
+
+
+def _do_publish(h: Any, who: str, role: str) -> str:
+    rnd = _int("round", 1)
+    h.publish_draw(rnd, who, role)
+    return f"第 {rnd} 轮编排已公布并下发各桌 / round {rnd} published and sent to the tables"
+
+
+def _do_hand_result(h: Any, who: str, role: str) -> str:
+    rnd, table = _slot()
+    h.hand_result(_line(rnd, table), who, role)
+    return f"已录入第 {rnd} 轮 {table} 号桌成绩 / result of table {table}, round {rnd} entered"
+
+
+def _do_correct(h: Any, who: str, role: str) -> str:
+    rnd, table = _slot()
+    ev = h.correct(rnd, table, _line(rnd, table), _text("reason", MAX_TEXT), who, role)
+    late = "（逾期，裁判长更正）/ (late: chief referee)" if ev["data"]["late"] else ""
+    return f"已更正第 {rnd} 轮 {table} 号桌 / table {table}, round {rnd} corrected {late}"
+
+
+def _do_publish_results(h: Any, who: str, role: str) -> str:
+    rnd = _int("round", 1)
+    h.publish_results(rnd, who, role)
+    return f"第 {rnd} 轮成绩已公布 / round {rnd} results published"
+
+
+def _do_appeal(h: Any, who: str, role: str) -> str:
+    rnd, table = _slot()
+    ev = h.file_appeal(rnd, table, _text("team", 64), _text("text", MAX_TEXT), who, role)
+    return f"申诉 #{ev['data']['id']} 已登记 / appeal #{ev['data']['id']} filed"
+
+
+def _do_decide(h: Any, who: str, role: str) -> str:
+    aid = _int("appeal", 1)
+    h.decide_appeal(aid, _text("decision", 20), _text("note", MAX_TEXT), who, role)
+    return f"申诉 #{aid} 已裁决 / appeal #{aid} decided"
+
+
+def _do_acknowledge(h: Any, who: str, role: str) -> str:
+    seq = _int("refusal", 1)
+    h.acknowledge_refusal(seq, who, role)
+    return f"拒收 #{seq} 已处理 / refusal #{seq} cleared"
+
+
+def _do_edit_event(h: Any, who: str, role: str) -> str:
+    kind = _text("kind", 20)
+    fmt: dict[str, Any] = {"kind": kind}
+    if kind == "deals":
+        fmt["deals"] = _int("deals", 1, 99)
+    elif kind == "time":
+        fmt["minutes"] = _int("minutes", 1, 600)
+    h.edit_event(_text("name", MAX_NAME), _text("ruleset", 64), fmt, who, role)
+    return "赛事设置已修改，自下一次公布编排起生效 / event settings changed (from the next published draw)"
+
+
+def _do_edit_team(h: Any, who: str, role: str) -> str:
+    team = _text("team", 64)
+    players = _text("players", 4 * 65).replace("，", ",").split(",")
+    h.edit_team(team, _text("name", 64), players, who, role)
+    return f"队伍 {team} 已修改，自下一次公布编排起生效 / team {team} changed (from the next published draw)"
+
+
+def _do_import(h: Any, who: str, role: str) -> str:
+    n = h.import_results(request.form.get("lines", ""), who, role)
+    return f"已导入 {n} 条成绩 / {n} result(s) imported"
+
+
+ACTIONS: dict[str, Callable[[Any, str, str], str]] = {
+    "draw": _do_draw, "publish": _do_publish, "hand_result": _do_hand_result, "correct": _do_correct,
+    "publish_results": _do_publish_results, "appeal": _do_appeal, "decide": _do_decide,
+    "acknowledge": _do_acknowledge, "import": _do_import, "edit_team": _do_edit_team, "edit_event": _do_edit_event}
+
+
+@hub_role("referee")
 def action(name: str) -> Any:
-    """Every organiser action; the hub's verdict comes back as a message on the admin page."""
-    if name not in ACTIONS:
-        abort(404)
+    """Every organiser action; the hub's verdict comes back as a message on the admin page (or
+    as JSON ``{"ok", "message"|"error"}`` to a client that asks for JSON)."""
     h, who, role = hub(), g.user.name, g.user.role
     try:
-        if name == "draw":
-            ev = h.draw_next(who, role)
-            msg = f"第 {ev['data']['round']} 轮已编排（草案）/ round {ev['data']['round']} drawn (draft)"
-        elif name == "publish":
-            rnd = _int("round", 1)
-            h.publish_draw(rnd, who, role)
-            msg = f"第 {rnd} 轮编排已公布并下发各桌 / round {rnd} published and sent to the tables"
-        elif name == "hand_result":
-            rnd, table = _slot()
-            h.hand_result(_line(rnd, table), who, role)
-            msg = f"已录入第 {rnd} 轮 {table} 号桌成绩 / result of table {table}, round {rnd} entered"
-        elif name == "correct":
-            rnd, table = _slot()
-            ev = h.correct(rnd, table, _line(rnd, table), request.form.get("reason", ""), who, role)
-            late = "（逾期，裁判长更正）/ (late: chief referee)" if ev["data"]["late"] else ""
-            msg = f"已更正第 {rnd} 轮 {table} 号桌 / table {table}, round {rnd} corrected {late}"
-        elif name == "publish_results":
-            rnd = _int("round", 1)
-            h.publish_results(rnd, who, role)
-            msg = f"第 {rnd} 轮成绩已公布 / round {rnd} results published"
-        elif name == "appeal":
-            rnd, table = _slot()
-            ev = h.file_appeal(rnd, table, request.form.get("team", ""), request.form.get("text", ""), who, role)
-            msg = f"申诉 #{ev['data']['id']} 已登记 / appeal #{ev['data']['id']} filed"
-        elif name == "decide":
-            aid = _int("appeal", 1)
-            h.decide_appeal(aid, request.form.get("decision", ""), request.form.get("note", ""), who, role)
-            msg = f"申诉 #{aid} 已裁决 / appeal #{aid} decided"
-        elif name == "acknowledge":
-            seq = _int("refusal", 1)
-            h.acknowledge_refusal(seq, who, role)
-            msg = f"拒收 #{seq} 已处理 / refusal #{seq} cleared"
-        elif name == "edit_event":
-            kind = request.form.get("kind", "")
-            fmt: dict[str, Any] = {"kind": kind}
-            if kind == "deals":
-                fmt["deals"] = _int("deals", 1, 99)
-            elif kind == "time":
-                fmt["minutes"] = _int("minutes", 1, 600)
-            h.edit_event(request.form.get("name", ""), request.form.get("ruleset", ""), fmt, who, role)
-            msg = "赛事设置已修改，自下一次公布编排起生效 / event settings changed (from the next published draw)"
-        elif name == "edit_team":
-            team = request.form.get("team", "")
-            players = [p for p in request.form.get("players", "").replace("，", ",").split(",")]
-            h.edit_team(team, request.form.get("name", ""), players, who, role)
-            msg = f"队伍 {team} 已修改，自下一次公布编排起生效 / team {team} changed (from the next published draw)"
-        else:
-            n = h.import_results(request.form.get("lines", ""), who, role)
-            msg = f"已导入 {n} 条成绩 / {n} result(s) imported"
+        msg = ACTIONS[name](h, who, role)
     except EventInputError as exc:
         if request.accept_mimetypes.best == "application/json":
             return jsonify(ok=False, error=str(exc)), 400
@@ -275,6 +357,11 @@ def action(name: str) -> Any:
     return redirect(url_for("hub.admin"))
 
 
+for _name in ACTIONS:  # one URL per action; url_for("hub.action", name=…) picks its rule
+    bp.add_url_rule(f"/action/{_name}", endpoint="action", view_func=action, methods=["POST"],
+                    defaults={"name": _name})
+
+
 def create_hub_app(hub_service: Any, *, users_db: str, secret_key: str | None = None) -> Any:
     """The table panel's app (login, roles, CSRF) with the hub blueprint and ``hub_service``."""
     from table_service.web import create_app
@@ -284,6 +371,8 @@ def create_hub_app(hub_service: Any, *, users_db: str, secret_key: str | None = 
         settings["SECRET_KEY"] = secret_key
     app = create_app(settings)
     app.extensions["guandan_hub"] = hub_service
+    app.extensions["guandan_openapi"] = HUB_OPERATIONS  # the hub's routes in /api/openapi.json
+    app.extensions["guandan_openapi_info"] = HUB_INFO
     app.register_blueprint(bp)
 
     @app.template_filter("hhmm")

@@ -247,6 +247,8 @@ def build_openapi(app: Any, *, strict: bool = True) -> dict[str, Any]:
         still gets its document, those routes marked ``x-undescribed``.
     :raises KeyError: naming a route that :data:`OPERATIONS` does not describe (strict only).
     """
+    # An app built on create_app with more blueprints (the event hub's) brings its own entries.
+    operations = {**OPERATIONS, **app.extensions.get("guandan_openapi", {})}
     paths: dict[str, dict[str, Any]] = {}
     missing = []
     for rule in sorted(app.url_map.iter_rules(), key=lambda r: r.rule):
@@ -254,7 +256,7 @@ def build_openapi(app: Any, *, strict: bool = True) -> dict[str, Any]:
             continue
         path, params = _path_of(rule.rule)
         for method in sorted((rule.methods or set()) - {"HEAD", "OPTIONS"}):
-            op = OPERATIONS.get((method, rule.rule))
+            op = operations.get((method, rule.rule))
             if op is None:
                 missing.append(f"{method} {rule.rule}")
                 if strict:
@@ -262,13 +264,16 @@ def build_openapi(app: Any, *, strict: bool = True) -> dict[str, Any]:
                 op = {"summary": rule.endpoint, "x-undescribed": True,
                       "responses": {"default": {"description": "not described in table_service.web.openapi"}}}
             out = {k: v for k, v in op.items() if k not in ("login", "csrf", "stream")}
-            out["operationId"] = f"{rule.endpoint}.{method.lower()}"
+            # One view behind several rules (``defaults`` name which): one id per rule.
+            variant = "".join(f"_{v}" for v in (rule.defaults or {}).values())
+            out["operationId"] = f"{rule.endpoint}{variant}.{method.lower()}"
             responses = {**_COMMON, **(_POST if method == "POST" else {}), **out["responses"]}
             security: list[dict[str, list[str]]] = []
             if op.get("login"):
                 responses = {**_LOGIN, **responses}
                 security.append({"session": []})
-                out["description"] = f"需要角色 / needs role: {op['login']}"
+                out["description"] = f"需要角色 / needs role: {op['login']}" + (
+                    f"; {op['description']}" if op.get("description") else "")
             if op.get("csrf") or method == "POST":
                 security = [{**s, "csrf": []} for s in security] or [{"csrf": []}]
             if security:
@@ -285,7 +290,8 @@ def build_openapi(app: Any, *, strict: bool = True) -> dict[str, Any]:
     return {
         "openapi": "3.1.0",
         "info": {"title": "guandan-table referee panel and broadcast feed / 掼蛋裁判台与直播接口",
-                 "version": "1", "description": "See docs/api.md for the prose; docs/events.md for event data."},
+                 "version": "1", "description": "See docs/api.md for the prose; docs/events.md for event data.",
+                 **app.extensions.get("guandan_openapi_info", {})},
         "paths": paths,
         "components": {
             "schemas": {

@@ -1,0 +1,200 @@
+"""The event hub's routes in the OpenAPI document (the table app's are in :mod:`table_service.web.openapi`).
+
+:func:`table_service.event.web.create_hub_app` puts :data:`HUB_OPERATIONS` into the app's
+``extensions["guandan_openapi"]``; :func:`~table_service.web.openapi.build_openapi` merges them
+with the table app's, so the hub's served ``/api/openapi.json`` describes every route it has and
+the strict build (the tests) refuses a hub route added without its entry here. A copy lives in
+``docs/openapi-hub.json`` (``python -m table_service.event.openapi_hub > docs/openapi-hub.json``;
+a test keeps it equal).
+
+Every organiser action is its own path (``POST /hub/action/draw`` …), so each form's fields are
+described exactly. A form post answers a redirect to the admin page with the verdict flashed on it
+(a browser), or JSON ``{"ok", "message"}`` / ``{"ok": false, "error"}`` when the client asks for
+``application/json``. Errors name the problem, Chinese first then English.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from table_service.web.openapi import _err, _ok, _page
+
+#: Longest free text a form field takes (appeal text, correction reason, decision note).
+MAX_TEXT = 500
+#: Longest name (team, player, event) or short field.
+MAX_NAME = 120
+
+_STR_OR_NULL = {"type": ["string", "null"]}
+_INT_OR_NULL = {"type": ["integer", "null"]}
+_OBJ = {"type": "object"}
+_DIGITS = {"type": "string", "pattern": "^[0-9]{1,9}$"}
+_LEVELS = {"type": "string", "pattern": "^([0-9]|1[0-3])?$", "description": "升级数 / levels gained 0–13"}
+_SCORE = {"type": "string", "pattern": "^([0-9]|1[0-9]|2[0-6])?$", "description": "判负定分 / fixed score 0–26"}
+_SLOT = {"type": "string", "pattern": "^[0-9]{1,3}\\|[A-Za-z0-9_.\\-]{1,64}$",
+         "description": "轮次|桌号 / ROUND|TABLE of a published round (the form's choice)"}
+_CSRF = {"type": "string", "description": "the session's CSRF token (or the X-CSRF-Token header)"}
+
+_RESULT_LINE = {"type": "object", "required": ["round"], "properties": {
+    "round": {"type": "integer"}, "table": {"type": "string"}, "ns": {"type": "string"}, "ew": {"type": "string"},
+    "bye": {"type": "string"}, "ns_levels": {"type": "integer", "minimum": 0, "maximum": 13},
+    "ew_levels": {"type": "integer", "minimum": 0, "maximum": 13}, "forfeit": {"enum": ["ns", "ew"]},
+    "ns_score": {"type": "integer"}, "ew_score": {"type": "integer"}}}
+_STANDING_ROW = {"type": "object", "required": ["rank", "team", "match_points", "progressive", "rounds_won",
+                                                "level_points", "levels_gained"], "properties": {
+    "rank": {"type": "integer"}, "team": {"type": "string"}, "name": {"type": "string"},
+    "match_points": {"type": "integer"}, "progressive": {"type": "integer"}, "rounds_won": {"type": "integer"},
+    "level_points": {"type": "integer"}, "levels_gained": {"type": "integer"}}}
+STANDINGS = {"type": "object", "required": ["standings", "rounds", "lots", "published_rounds"], "properties": {
+    "standings": {"type": "array", "items": _STANDING_ROW}, "rounds": {"type": "array"},
+    "lots": {"type": "array", "items": {"type": "object", "properties": {
+        "teams": {"type": "array", "items": {"type": "string"}},
+        "order": {"type": "array", "items": {"type": "string"}}}}},
+    "published_rounds": {"type": "array", "items": {"type": "integer"}}}}
+_TABLE_ROW = {"type": "object", "required": ["table", "ns", "ew", "online", "finished", "result"], "properties": {
+    "table": {"type": "string"}, "ns": {"type": "string"}, "ew": {"type": "string"},
+    "online": {"type": ["boolean", "null"]}, "round": _INT_OR_NULL, "deal": _INT_OR_NULL,
+    "levels": {"description": "the table's levels as its summary says (any JSON)"}, "finished": {"type": "boolean"},
+    "panel": _STR_OR_NULL, "result": {"anyOf": [_RESULT_LINE, {"type": "null"}]},
+    "source": {"enum": ["table", "hand", "correction", None]}, "result_ms": _INT_OR_NULL}}
+OVERVIEW = {"type": "object", "required": ["event", "round", "rounds", "bye", "tables", "refusals", "appeals",
+                                           "draft", "connected", "config_note"], "properties": {
+    "event": {"type": ["object", "null"]}, "round": {"type": "integer", "minimum": 0},
+    "rounds": _INT_OR_NULL, "bye": _STR_OR_NULL, "tables": {"type": "array", "items": _TABLE_ROW},
+    "refusals": {"type": "array", "items": _OBJ}, "appeals": {"type": "array", "items": _OBJ},
+    "draft": {"type": ["object", "null"]}, "connected": {"type": "boolean"}, "config_note": _STR_OR_NULL}}
+BOARD = {"type": "object", "required": ["standings", "round", "rounds", "tables", "bye", "event"], "properties": {
+    "standings": STANDINGS, "round": {"type": "integer", "minimum": 0}, "rounds": _INT_OR_NULL,
+    "tables": {"type": "array", "items": {"type": "object", "additionalProperties": False, "properties": {
+        k: v for k, v in _TABLE_ROW["properties"].items()
+        if k in ("table", "ns", "ew", "online", "deal", "levels", "finished", "result")}}},
+    "bye": _STR_OR_NULL, "event": _STR_OR_NULL}}
+
+_ACTION_OK = _ok({"type": "object", "required": ["ok", "message"], "properties": {
+    "ok": {"const": True}, "message": {"type": "string"}}}, "done (a client that asked for JSON)")
+_ACTION_REFUSED = {"description": "refused: the hub's reason, Chinese first then English (JSON client); or a "
+                                  "missing/invalid CSRF token",
+                   "content": {"application/json": {"schema": {"type": "object", "required": ["error"], "properties": {
+                       "ok": {"const": False}, "error": {"type": "string"}, "status": {"type": "integer"}}}},
+                       "text/html": {"schema": {"type": "string"}}}}
+_TO_ADMIN = {"description": "a browser's form post: back to /hub/admin with the verdict (done or refused) shown"}
+_TO_LOGIN = {"302": {"description": "not logged in (a browser): to the login page"}}
+
+
+def _form(fields: dict[str, dict[str, Any]], required: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A form body: the listed fields (strings, as a browser sends them) and the CSRF token."""
+    schema = {"type": "object", "properties": {**fields, "csrf_token": _CSRF}, "additionalProperties": False}
+    if required:
+        schema["required"] = list(required)
+    return {"required": True, "content": {"application/x-www-form-urlencoded": {"schema": schema}}}
+
+
+def _action(summary: str, fields: dict[str, dict[str, Any]], required: tuple[str, ...] = (),
+            chief: bool = False) -> dict[str, Any]:
+    who = "裁判长 / chief referee only (a referee is refused with 400)" if chief else "裁判 / referee or chief"
+    return {"summary": summary, "tags": ["hub-actions"], "login": "referee", "csrf": True,
+            "x-hub-role": "chief" if chief else "referee", "description": who,
+            "requestBody": _form(fields, required),
+            "responses": {"200": _ACTION_OK, "302": _TO_ADMIN, "400": _ACTION_REFUSED}}
+
+
+def _text(max_len: int, description: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {"type": "string", "maxLength": max_len}
+    if description:
+        out["description"] = description
+    return out
+
+
+_RESULT_FIELDS = {"slot": _SLOT, "ns_levels": _LEVELS, "ew_levels": _LEVELS,
+                  "forfeit": {"type": "string", "enum": ["", "ns", "ew"], "description": "弃权方 / the side that forfeits"},
+                  "ns_score": _SCORE, "ew_score": _SCORE}
+
+#: ``(METHOD, flask rule)`` -> the OpenAPI operation, as in :data:`table_service.web.openapi.OPERATIONS`.
+HUB_OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
+    ("GET", "/hub/"): {"summary": "裁判长总览 / the chief referee's overview of every table", "tags": ["hub"],
+                       "login": "viewer", "responses": {"200": _page("the page"), **_TO_LOGIN}},
+    ("GET", "/hub/api/overview"): {"summary": "总览数据 / the overview as JSON (polled every 2 s)", "tags": ["hub"],
+                                   "login": "viewer", "responses": {"200": _ok(OVERVIEW)}},
+    ("GET", "/hub/board"): {"summary": "成绩大屏 / the results board for the hall's screen (public)",
+                            "tags": ["hub"], "responses": {"200": _page("the page")}},
+    ("GET", "/hub/overlay"): {
+        "summary": "直播记分叠加层 / broadcast scoreboard overlay (public)", "tags": ["hub"],
+        "parameters": [{"name": "top", "in": "query", "required": False, "schema": {"type": "string"},
+                        "description": "前 N 名 / show the top N teams (1–64; anything else: 8)"}],
+        "responses": {"200": _page("the page")}},
+    ("GET", "/hub/api/board"): {"summary": "大屏数据 / standings and the current round's tables (public)",
+                                "tags": ["hub"], "responses": {"200": _ok(BOARD)}},
+    ("GET", "/hub/api/standings"): {"summary": "排名 / standings with every tie-break column (public)",
+                                    "tags": ["hub"], "responses": {"200": _ok(STANDINGS)}},
+    ("GET", "/hub/results.jsonl"): {
+        "summary": "导出成绩 / every published round's results as RESULTS.jsonl", "tags": ["hub"], "login": "viewer",
+        "responses": {"200": {"description": "RESULTS lines (docs/hub-protocol.md)",
+                              "content": {"application/x-ndjson": {"schema": {"type": "string"}}}}, **_TO_LOGIN}},
+    ("GET", "/hub/print/draw/<int:rnd>"): {
+        "summary": "打印编排表 / printable draw of a round", "tags": ["hub"], "login": "viewer",
+        "responses": {"200": _page("the sheet"), "404": _err("第 N 轮尚未编排 / round N has not been drawn"),
+                      **_TO_LOGIN}},
+    ("GET", "/hub/print/results/<int:rnd>"): {
+        "summary": "打印成绩表 / printable results of a round, with the standings after it", "tags": ["hub"],
+        "login": "viewer", "responses": {"200": _page("the sheet"),
+                                         "404": _err("第 N 轮没有公布的编排 / round N has no published draw"),
+                                         **_TO_LOGIN}},
+    ("GET", "/hub/admin"): {"summary": "组织者操作页 / the organiser's forms", "tags": ["hub"], "login": "referee",
+                            "responses": {"200": _page("the page"), **_TO_LOGIN}},
+    ("POST", "/hub/action/draw"): _action("编排下一轮（草案）/ draw the next round (a draft)", {}),
+    ("POST", "/hub/action/publish"): _action("公布编排并下发各桌 / publish a draft draw and send it to the tables",
+                                             {"round": _DIGITS}, ("round",)),
+    ("POST", "/hub/action/hand_result"): _action("手工录入成绩 / enter a table's result by hand", _RESULT_FIELDS,
+                                                 ("slot",)),
+    ("POST", "/hub/action/correct"): _action(
+        "更正成绩 / correct a result (past the 10/20-minute deadline: chief only)",
+        {**_RESULT_FIELDS, "reason": _text(MAX_TEXT, "更正原因 / why")}, ("slot", "reason")),
+    ("POST", "/hub/action/publish_results"): _action("公布一轮成绩 / publish a complete round's results",
+                                                     {"round": _DIGITS}, ("round",)),
+    ("POST", "/hub/action/appeal"): _action(
+        "登记申诉 / file an appeal (past 30 minutes: chief only)",
+        {"slot": _SLOT, "team": _text(64, "申诉队 / the appealing team"), "text": _text(MAX_TEXT, "书面理由 / text")},
+        ("slot", "team", "text")),
+    ("POST", "/hub/action/decide"): _action(
+        "裁决申诉 / decide an appeal (final)",
+        {"appeal": _DIGITS, "decision": {"type": "string", "enum": ["upheld", "dismissed"]},
+         "note": _text(MAX_TEXT)}, ("appeal", "decision"), chief=True),
+    ("POST", "/hub/action/acknowledge"): _action("处理拒收的成绩 / clear a refused result from the list",
+                                                 {"refusal": _DIGITS}, ("refusal",), chief=True),
+    ("POST", "/hub/action/import"): _action(
+        "导入成绩 / import RESULTS lines (all or nothing)",
+        {"lines": {"type": "string", "description": "RESULTS.jsonl text (docs/hub-protocol.md)"}}, ("lines",)),
+    ("POST", "/hub/action/edit_team"): _action(
+        "修改队伍 / change a team's name or players (from the next published draw)",
+        {"team": _text(64), "name": _text(64), "players": _text(4 * 65, "2 或 4 个名字，逗号分隔 / 2 or 4 names, "
+                                                                          "comma-separated")},
+        ("team", "name", "players")),
+    ("POST", "/hub/action/edit_event"): _action(
+        "修改赛事设置 / change the event's name, ruleset or format (from the next published draw)",
+        {"name": _text(MAX_NAME), "ruleset": _text(64, "规则预设 / ruleset preset"),
+         "kind": {"type": "string", "enum": ["deals", "time", "past_a"]}, "deals": _DIGITS, "minutes": _DIGITS},
+        ("name", "ruleset", "kind"), chief=True),
+}
+
+#: The document's title for the hub app.
+HUB_INFO = {"title": "guandan-table event hub, referee panel and feed / 掼蛋赛事中心、裁判台与直播接口",
+            "description": "The hub's routes (/hub/…) and the table app's it is built on. See docs/hub-protocol.md "
+                           "and docs/api.md."}
+
+
+def main() -> int:
+    """Print the document of a hub app (for ``docs/openapi-hub.json``)."""
+    import tempfile
+
+    from table_service.event.web import create_hub_app
+    from table_service.web.openapi import build_openapi
+
+    with tempfile.TemporaryDirectory() as tmp:
+        app = create_hub_app(None, users_db=f"{tmp}/users.sqlite3", secret_key="docs")
+        sys.stdout.write(json.dumps(build_openapi(app), ensure_ascii=False, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
