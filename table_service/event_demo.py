@@ -3,11 +3,14 @@
 A private Mosquitto on a free port (started and stopped here), the event hub with its pages, and
 N bot tables. Each table is a real :class:`~table_service.runner.TableRunner` (its own SQLite
 log) behind a real :class:`~table_service.mqtt_bridge.MqttBridge`; it receives its assignment
-over MQTT, starts the round from it exactly as the panel's one-tap button does, four bots play
-by feeding events straight to the runner (no camera, to keep the CPU low: the one-table demo is
-the camera path), both sides sign, and the bridge sends the result back. The hub draws, publishes,
-collects and ranks ≥ 2 rounds. The tables' panels are served too, so the chief referee's
-overview links into each table.
+over MQTT, starts the round from it exactly as the panel's one-tap button does, plays, both
+sides sign, and the bridge sends the result back. The first ``camera_tables`` tables (one by
+default) are the one-table demo's table on the full camera path
+(:class:`~table_service.demo_camera_table.CameraEventTable`: bots lay cards in a scene rendered
+from real card artwork, the vision reader reads them, the demo referee answers its questions);
+on the others four bots feed events straight to the runner, which keeps the CPU low. The hub
+draws, publishes, collects and ranks ≥ 2 rounds. The tables' panels are served too, so the
+chief referee's overview links into each table.
 """
 
 from __future__ import annotations
@@ -26,8 +29,15 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 
+#: The camera table's time factor unless the command line says: a deal takes about half a minute
+#: of a 2-core machine (the camera's render-and-read is the cost), the bot tables a second.
+CAMERA_TABLE_SPEED = 10.0
+
+
 class BotEventTable:
-    """One table of the event demo (see the module doc)."""
+    """One table of the event demo whose bots feed events straight to the runner (see the module doc)."""
+
+    camera = False
 
     def __init__(self, table_id: str, data_dir: Path, *, port: int, event_id: str, seed: int,
                  panel_url: str | None = None, step_s: float = 0.0, auto: bool = True) -> None:
@@ -143,16 +153,26 @@ class EventDemo:
     """Broker, hub, tables, pages; :meth:`run_rounds` drives the organiser's side."""
 
     def __init__(self, n_tables: int, *, rounds: int = 3, seed: int = 1, data: str | Path | None = None,
-                 web: bool = True, host: str = "127.0.0.1", port: int = 8090, step_s: float = 0.0) -> None:
+                 web: bool = True, host: str = "127.0.0.1", port: int = 8090, step_s: float = 0.0,
+                 camera_tables: int = 1, camera_options: Any = None, design: str = "anglo") -> None:
         if n_tables < 1:
             raise ValueError("至少一桌 / at least one table")
+        if not 0 <= camera_tables <= n_tables:
+            raise ValueError(f"摄像头桌数须在 0 到 {n_tables} 之间 / --camera-tables must be 0-{n_tables}, "
+                             f"got {camera_tables}")
+        self.camera_tables, self.design = camera_tables, design
+        if camera_options is None:
+            from table_service.demo_options import DemoOptions
+
+            camera_options = DemoOptions(speed=CAMERA_TABLE_SPEED, think_s=(0.6, 1.8))
+        self.camera_options = camera_options
         self._tmp = None if data else tempfile.TemporaryDirectory(prefix="guandan-event-")
         self.data = Path(data) if data else Path(self._tmp.name)  # type: ignore[union-attr]
         self.n, self.rounds, self.seed, self.web, self.host, self.port = n_tables, rounds, seed, web, host, port
         self.step_s = step_s
         self.broker: Any = None
         self.hub: Any = None
-        self.tables: list[BotEventTable] = []
+        self.tables: list[Any] = []  # BotEventTable | CameraEventTable
         self.handles: list[Any] = []
         self.login = ("demo-chief", secrets.token_urlsafe(12))
         self.hub_url = self.tables_url = None
@@ -177,8 +197,18 @@ class EventDemo:
         if not self.hub.wait_connected(10):
             raise RuntimeError("赛事中心连不上 MQTT / the hub could not connect to the broker")
         for i in range(1, self.n + 1):
-            t = BotEventTable(str(i), self.data / "tables", port=self.broker.port, event_id="demo",
-                              seed=self.seed * 100 + i, panel_url=self.tables_url, step_s=self.step_s)
+            t: Any
+            if i <= self.camera_tables:
+                from dataclasses import replace
+
+                from table_service.demo_camera_table import CameraEventTable
+
+                t = CameraEventTable(str(i), self.data / "tables" / f"camera-{i}", port=self.broker.port,
+                                     options=replace(self.camera_options, seed=self.seed * 100 + i),
+                                     design=self.design)
+            else:
+                t = BotEventTable(str(i), self.data / "tables", port=self.broker.port, event_id="demo",
+                                  seed=self.seed * 100 + i, panel_url=self.tables_url, step_s=self.step_s)
             self.tables.append(t.start())
             if tables_handle is not None:
                 from table_service.web import attach_table
@@ -209,9 +239,14 @@ class EventDemo:
         finally:
             conn.close()
 
-    def run_rounds(self, *, timeout_s: float = 120.0, pause_s: float = 0.0,
+    def run_rounds(self, *, timeout_s: float | None = None, pause_s: float = 0.0,
                    stop: threading.Event | None = None) -> None:
-        """Draw, publish, wait for every result, publish results — round after round."""
+        """Draw, publish, wait for every result, publish results — round after round.
+
+        ``timeout_s`` a round (default: 120 s, 900 s with a camera table, whose deal is read
+        play by play)."""
+        if timeout_s is None:
+            timeout_s = 900.0 if self.camera_tables else 120.0
         who = self.login[0]
         core = self.hub.core
         for rnd in range(1, self.rounds + 1):
@@ -236,12 +271,18 @@ class EventDemo:
         return {"tables": self.n, "teams": 2 * self.n, "rounds": self.rounds,
                 "results": len(self.hub.core.results), "from_table_log": sources.count("table"),
                 "refused": len(self.hub.core.refusals), "standings": st["standings"], "lots": st["lots"],
-                "errors": [e for t in self.tables for e in t.errors], "data": str(self.data)}
+                "errors": [e for t in self.tables for e in t.errors], "data": str(self.data),
+                "camera": [t.summary() for t in self.tables if t.camera]}
 
     def banner(self) -> str:
         lines = ["掼蛋赛事演示 / guandan-table event demo",
                  f"  {self.n} 桌 {2 * self.n} 队 {self.rounds} 轮 / tables, teams, rounds; MQTT 127.0.0.1:{self.broker.port}",
                  f"  数据目录 / data folder: {self.data}"]
+        if self.camera_tables:
+            o = self.camera_options
+            lines.append(f"  摄像头全流程 / full camera path: 第 1–{self.camera_tables} 桌 / table(s) 1-{self.camera_tables}, "
+                         f"×{o.speed:g}, 演示裁判 / demo referee {o.referee}"
+                         + (f" (等待 / pauses {o.referee_pause_s:g} s)" if o.referee == "auto" else ""))
         if self.hub_url:
             lines += [f"  裁判长总览 / chief referee's overview: {self.hub_url}/hub/",
                       f"  成绩公告 / results board: {self.hub_url}/hub/board",
@@ -268,7 +309,10 @@ def format_summary(s: dict[str, Any]) -> str:
     head = (f"{s['tables']} 桌 {s['teams']} 队 {s['rounds']} 轮，{s['results']} 个成绩（{s['from_table_log']} 个来自桌面记录），"
             f"拒收 {s['refused']} / {s['results']} results ({s['from_table_log']} from the tables' logs), "
             f"{s['refused']} refused")
-    return head + "\n" + format_standings(s["standings"])
+    from table_service.demo_camera_table import format_camera_summary
+
+    lines = [head] + [format_camera_summary(c) for c in s.get("camera") or []]
+    return "\n".join(lines) + "\n" + format_standings(s["standings"])
 
 
 def run_event_demo_cli(args: argparse.Namespace) -> int:
@@ -278,11 +322,22 @@ def run_event_demo_cli(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from table_service.demo_cli import _check_data_folder, demo_options
+
     seed = args.seed if args.seed is not None else int(time.time()) % 100000
-    rounds = max(2, min(9, int(getattr(args, "rounds", None) or 3)))
+    rounds = int(getattr(args, "rounds", None) or 3)
+    if not 2 <= rounds <= 9:
+        raise ValueError(f"轮数须在 2 到 9 之间 / --rounds must be 2-9, got {rounds}")
+    if args.headless and args.referee == "human":
+        raise ValueError("--referee human 需要面板（不能与 --headless 同用）/ --referee human needs the panel "
+                         "(not with --headless)")
+    speed = args.speed if args.speed is not None else CAMERA_TABLE_SPEED
+    _check_data_folder(None, args.design, speed)  # the card design of the camera tables
     demo = EventDemo(args.tables, rounds=rounds, seed=seed, data=args.data, web=not args.headless,
                      host=args.host, port=args.port if args.port != 8080 else 8090,
-                     step_s=0.0 if args.headless else 0.02)
+                     step_s=0.0 if args.headless else 0.02,
+                     camera_tables=int(getattr(args, "camera_tables", 1)),
+                     camera_options=demo_options(args, seed, speed, None), design=args.design)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     print("启动中 / starting …", flush=True)
