@@ -47,7 +47,7 @@ _STANDING_ROW = {"type": "object", "required": ["rank", "team", "match_points", 
     "match_points": {"type": "integer"}, "progressive": {"type": "integer"}, "rounds_won": {"type": "integer"},
     "level_points": {"type": "integer"}, "levels_gained": {"type": "integer"}}}
 STANDINGS = {"type": "object", "required": ["standings", "rounds", "lots", "published_rounds"], "properties": {
-    "standings": {"type": "array", "items": _STANDING_ROW}, "rounds": {"type": "array"},
+    "standings": {"type": "array", "items": _STANDING_ROW}, "rounds": {"type": "integer", "minimum": 0},
     "lots": {"type": "array", "items": {"type": "object", "properties": {
         "teams": {"type": "array", "items": {"type": "string"}},
         "order": {"type": "array", "items": {"type": "string"}}}}},
