@@ -113,7 +113,8 @@ def test_camera_table_plays_through_the_camera_and_reports_to_the_hub(tmp_path: 
     opts = DemoOptions(speed=20.0, think_s=(0.6, 1.8), mistakes=0.0)
     # Seed 3: the camera table renders with seed 301, whose felt lets the watcher find two corner
     # markers (on ~40 % of render seeds it finds only one and never calibrates: a vision issue).
-    demo = EventDemo(2, rounds=2, seed=3, data=tmp_path / "demo", web=False, camera_tables=1, camera_options=opts)
+    demo = EventDemo(2, rounds=2, seed=3, data=tmp_path / "demo", web=True, port=0, camera_tables=1,
+                     camera_options=opts)
     try:
         demo.start()
         demo.run_rounds(timeout_s=240)
@@ -121,7 +122,13 @@ def test_camera_table_plays_through_the_camera_and_reports_to_the_hub(tmp_path: 
         assert s["errors"] == [] and s["refused"] == 0
         assert s["results"] == 4 and s["from_table_log"] == 4
         c = _camera_table_reached_the_hub(demo, 2)
-        assert demo.tables[0].runner.state()["last_seq"] > 0 and c["frames"] > 0 and c["renders"] > 0
+        assert c["frames"] > 0 and c["renders"] > 0
+        # Its panel is in the event's tables app (one login): the assignment and the camera's health.
+        panel = demo.handles[0].app.test_client()
+        login(panel, *demo.login)
+        a = panel.get("/api/tables/1/assignment").get_json()
+        assert a["hub"] and a["assignment"]["round"] == 2 and a["started"] is True
+        assert panel.get("/api/tables/1/state").get_json()["camera"]["state"] in ("reading", "lagging", "not_reading")
     finally:
         demo.stop()
 
