@@ -15,11 +15,27 @@ from typing import Any
 from table_service.event.model import EventInputError
 
 
+def _int_in(lo: int, hi: int, what: str) -> Any:
+    """An argparse type: a whole number ``lo``–``hi`` (argparse then says which option, in one line)."""
+
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{what}须为整数 / must be a whole number, got {text[:40]!r}") from None
+        if not lo <= v <= hi:
+            raise argparse.ArgumentTypeError(f"{what}须为 {lo}–{hi} / must be {lo}-{hi}, got {v}")
+        return v
+
+    return parse
+
+
 def _add_scoring(p: argparse.ArgumentParser) -> None:
     p.add_argument("--preset", default="jiangsu-2013", help="规则预设 / ruleset preset (default jiangsu-2013)")
     p.add_argument("--match-points", default=None, choices=("2-1-0", "3-2-1-0"),
                    help="比赛分方案 / match-point scheme (default: the preset's, 2-1-0)")
-    p.add_argument("--bye-points", type=int, default=None, help="轮空得分 / match points for a bye")
+    p.add_argument("--bye-points", type=_int_in(0, 3, "轮空得分"), default=None,
+                   help="轮空得分 / match points for a bye (0-3, at most a win's)")
     p.add_argument("--seed", default="0", help="抽签种子 / seed of the lots that break full ties (default 0)")
     p.add_argument("--duplicate", default=None, choices=("levels", "level_points"),
                    help="复式：每场两室（A/B，换方向）合并比较 / duplicate team matches: rooms A and B compared "
@@ -38,6 +54,9 @@ def scoring_from_args(args: argparse.Namespace) -> Any:
     if args.match_points:
         opts.update(MATCH_POINT_SCHEMES[args.match_points])
     if args.bye_points is not None:
+        win = opts.get("win", rs.match_points_win)
+        if args.bye_points > win:
+            raise EventInputError(f"轮空得分不能超过胜一轮 / --bye-points must be 0-{win} (a win is worth {win})")
         opts["bye"] = args.bye_points
     if args.duplicate:
         opts["duplicate"] = args.duplicate
@@ -75,7 +94,8 @@ def register(subparsers: Any) -> None:
                                           "chief referee's pages.")
     h.add_argument("--event", required=True, help="EVENT.toml")
     h.add_argument("--data", default=None, help="数据目录 / data folder (default: beside EVENT.toml)")
-    h.add_argument("--port", type=int, default=None, help="网页端口 / web port (default: EVENT.toml [hub] port)")
+    h.add_argument("--port", type=_int_in(0, 65535, "端口"), default=None,
+                   help="网页端口 / web port (default: EVENT.toml [hub] port)")
     h.add_argument("--host", default=None, help="网页地址 / web address")
     h.add_argument("--verbose", "-v", action="store_true", help="详细日志 / verbose log")
     h.set_defaults(func=run_hub)
@@ -134,6 +154,8 @@ def run_export(args: argparse.Namespace) -> int:
     from table_service.event.model import results_to_jsonl
     from table_service.event.store import HubStore
 
+    if Path(args.data).exists() and not Path(args.data).is_dir():
+        raise EventInputError(f"须为赛事中心数据目录，不是文件 / expected the hub's data folder, not a file: {args.data}")
     db = Path(args.data) / "hub-events.sqlite3"
     if not db.exists():
         raise EventInputError(f"找不到赛事日志 / no hub event log at {db}")
@@ -157,6 +179,11 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_hub(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from table_service.event.hub import run_hub_command
+
+    if args.data and Path(args.data).exists() and not Path(args.data).is_dir():
+        raise EventInputError(f"--data 是文件，不是目录 / --data is a file, not a folder: {args.data}")
 
     return run_hub_command(args)

@@ -74,8 +74,43 @@ def _need(d: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str
         raise EventInputError(f"EVENT.toml [{where}]: 缺少 {key} / missing {key!r}")
     v = d[key]
     if not isinstance(v, kind) or isinstance(v, bool) and kind is not bool:
-        raise EventInputError(f"EVENT.toml [{where}]: {key} 类型错误 / {key!r} has the wrong type ({v!r})")
+        raise EventInputError(f"EVENT.toml [{where}]: {key} 类型错误 / {key!r} has the wrong type ({v!r:.60})")
     return v
+
+
+def _opt(d: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str, default: Any,
+         lo: int | None = None, hi: int | None = None, max_len: int = 200) -> Any:
+    """An optional key of the right type (a bool is not an int), within ``lo``–``hi`` or
+    ``max_len`` characters; ``default`` when absent."""
+    if key not in d:
+        return default
+    v = _need(d, key, kind, where)
+    if isinstance(v, int) and not isinstance(v, bool) and lo is not None and hi is not None and not lo <= v <= hi:
+        raise EventInputError(f"EVENT.toml [{where}]: {key} 须为 {lo}–{hi} / {key!r} must be {lo}-{hi}, got {v!r}")
+    if isinstance(v, str) and len(v) > max_len:
+        raise EventInputError(f"EVENT.toml [{where}]: {key} 过长 / {key!r} is longer than {max_len} characters")
+    return v
+
+
+#: What ``format`` takes for each kind, and the range of each number.
+_FORMATS: dict[str, dict[str, tuple[int, int]]] = {"deals": {"deals": (1, 99)}, "time": {"minutes": (1, 600)},
+                                                   "past_a": {}}
+
+
+def _format(fmt: Any) -> dict[str, Any]:
+    """``format = {kind = "deals", deals = 8}`` (or ``time`` with ``minutes``, or ``past_a``),
+    every number present and in range: the tables play what this says."""
+    if not isinstance(fmt, dict) or fmt.get("kind") not in _FORMATS:
+        raise EventInputError(f"EVENT.toml [event]: format 无效 / format must be {{kind = deals|past_a|time, …}}, "
+                              f"got {fmt!r}"[:200])
+    need = _FORMATS[fmt["kind"]]
+    _unknown("event.format", set(fmt), {"kind", *need})
+    for key, (lo, hi) in need.items():
+        _opt(fmt, key, int, "event.format", None, lo, hi)
+        if key not in fmt:
+            raise EventInputError(f"EVENT.toml [event.format]: kind = \"{fmt['kind']}\" 需要 {key} / needs {key} "
+                                  f"({lo}-{hi})")
+    return dict(fmt)
 
 
 def validate(raw: dict[str, Any]) -> dict[str, Any]:
@@ -100,11 +135,9 @@ def validate(raw: dict[str, Any]) -> dict[str, Any]:
     if scheme not in MATCH_POINT_SCHEMES:
         raise EventInputError(f"EVENT.toml [event]: match_points 须为 {'/'.join(MATCH_POINT_SCHEMES)} / "
                               f"match_points must be one of {list(MATCH_POINT_SCHEMES)}, got {scheme!r}")
-    fmt = ev.get("format", {"kind": "deals", "deals": 8})
-    if not isinstance(fmt, dict) or fmt.get("kind") not in ("deals", "past_a", "time"):
-        raise EventInputError(f"EVENT.toml [event]: format 无效 / format must be {{kind = deals|past_a|time, …}}, "
-                              f"got {fmt!r}")
-    ruleset_name = str(ev.get("ruleset", "jiangsu-2013"))
+    fmt = _format(ev.get("format", {"kind": "deals", "deals": 8}))
+    name = _opt(ev, "name", str, "event", eid, max_len=120)
+    ruleset_name = _opt(ev, "ruleset", str, "event", "jiangsu-2013", max_len=64)
     rs_opts = raw.get("ruleset_options", {})
     if not isinstance(rs_opts, dict):
         raise EventInputError("EVENT.toml [ruleset_options] 须为表 / must be a table")
@@ -121,13 +154,15 @@ def validate(raw: dict[str, Any]) -> dict[str, Any]:
                               f"false, \"levels\" or \"level_points\", got {dup!r}")
     if dup:
         scoring_opts["duplicate"] = dup
-    for key, opt in (("bye_points", "bye"), ("bye_level_points", "bye_level_points")):
+    for key, opt, hi in (("bye_points", "bye", MATCH_POINT_SCHEMES[scheme]["win"]),
+                         ("bye_level_points", "bye_level_points", 26)):
         if key in ev:
-            scoring_opts[opt] = _need(ev, key, int, "event")
+            scoring_opts[opt] = _opt(ev, key, int, "event", None, 0, hi)
     ScoringOptions.from_ruleset(ruleset, **scoring_opts)  # checks the combination
     seed = ev.get("seed", 0)
-    if not isinstance(seed, int | str) or isinstance(seed, bool):
-        raise EventInputError(f"EVENT.toml [event]: seed 须为整数或字符串 / seed must be an integer or string: {seed!r}")
+    if not isinstance(seed, int | str) or isinstance(seed, bool) or len(str(seed)) > 64:
+        raise EventInputError(f"EVENT.toml [event]: seed 须为整数或字符串 / seed must be an integer or string (at most "
+                              f"64 characters): {seed!r}"[:200])
 
     mqtt = raw.get("mqtt", {})
     hub = raw.get("hub", {})
@@ -135,10 +170,15 @@ def validate(raw: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(section, dict):
             raise EventInputError(f"EVENT.toml [{name}] 须为表 / must be a table")
         _unknown(name, set(section), _SECTIONS[name])
-    for name, section, default in (("mqtt", mqtt, 1883), ("hub", hub, 8090)):
+    for where, section, default in (("mqtt", mqtt, 1883), ("hub", hub, 8090)):
         port = section.get("port", default)
         if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
-            raise EventInputError(f"EVENT.toml [{name}]: port 无效 / invalid port {port!r}")
+            raise EventInputError(f"EVENT.toml [{where}]: port 无效 / invalid port {port!r}")
+        _opt(section, "host", str, where, None, max_len=255)
+    for key in ("username", "password"):
+        _opt(mqtt, key, str, "mqtt", None, max_len=255)
+    keepalive = _opt(mqtt, "keepalive", int, "mqtt", 15, 5, 3600)
+    _opt(hub, "data", str, "hub", None, max_len=1000)
 
     teams_raw = raw.get("teams")
     if not isinstance(teams_raw, list) or len(teams_raw) < 2:
@@ -162,9 +202,15 @@ def validate(raw: dict[str, Any]) -> dict[str, Any]:
             raise EventInputError(f"EVENT.toml [{where}]: players 须为 2 或 4 个名字 / players must be 2 or 4 names")
         if dup and len(players) != 4:
             raise EventInputError(f"EVENT.toml [{where}]: 复式每队须 4 名选手 / duplicate play needs 4 players a team")
-        teams.append({"id": tid, "name": str(t.get("name", tid)), "players": [p.strip() for p in players]})
+        if any(len(p) > 64 for p in players):
+            raise EventInputError(f"EVENT.toml [{where}]: 选手名过长 / a player's name is longer than 64 characters")
+        tname = _opt(t, "name", str, where, tid, max_len=64)
+        teams.append({"id": tid, "name": tname, "players": [p.strip() for p in players]})
     tables: list[dict[str, Any]] = []
-    for i, t in enumerate(raw.get("tables", []) or [], 1):
+    tables_raw = raw.get("tables", [])
+    if not isinstance(tables_raw, list):
+        raise EventInputError("EVENT.toml: tables 须写成 [[tables]] / tables must be [[tables]] entries")
+    for i, t in enumerate(tables_raw, 1):
         where = f"tables #{i}"
         if not isinstance(t, dict):
             raise EventInputError(f"EVENT.toml [{where}] 须为表 / must be a table")
@@ -172,7 +218,7 @@ def validate(raw: dict[str, Any]) -> dict[str, Any]:
         tid = str(_need(t, "id", (str, int), where))
         if not SEGMENT_RE.match(tid):
             raise EventInputError(f"EVENT.toml [{where}]: 桌号无效 {tid!r} / invalid table id")
-        tables.append({"id": tid, "panel": t.get("panel")})
+        tables.append({"id": tid, "panel": _opt(t, "panel", str, where, None, max_len=500)})
     if len({t["id"] for t in tables}) != len(tables):
         raise EventInputError("EVENT.toml: 桌号重复 / duplicate table ids in [[tables]]")
     need = (len(teams) // 2) * (2 if dup else 1)
@@ -180,12 +226,12 @@ def validate(raw: dict[str, Any]) -> dict[str, Any]:
         raise EventInputError(f"EVENT.toml: {len(teams)} 队需要 {need} 张桌，只列了 {len(tables)} / "
                               f"{len(teams)} teams need {need} tables, [[tables]] lists {len(tables)}")
     return {
-        "event": {"id": eid, "name": str(ev.get("name", eid)), "rounds": rounds, "draw": draw,
-                  "ruleset": ruleset_name, "ruleset_options": dict(rs_opts), "format": dict(fmt),
+        "event": {"id": eid, "name": name, "rounds": rounds, "draw": draw,
+                  "ruleset": ruleset_name, "ruleset_options": dict(rs_opts), "format": fmt,
                   "match_points": scheme, "scoring": scoring_opts, "seed": seed},
         "mqtt": {"host": str(mqtt.get("host", "127.0.0.1")), "port": int(mqtt.get("port", 1883)),
                  "username": mqtt.get("username"), "password": mqtt.get("password"),
-                 "keepalive": int(mqtt.get("keepalive", 15))},
+                 "keepalive": keepalive},
         "hub": {"host": str(hub.get("host", "127.0.0.1")), "port": int(hub.get("port", 8090)),
                 "data": hub.get("data")},
         "teams": teams,

@@ -102,8 +102,8 @@ def _show(value: Any) -> str:
 def _team(value: Any, field: str, where: str) -> str:
     if isinstance(value, int) and not isinstance(value, bool):
         value = str(value)
-    if not isinstance(value, str) or not value.strip() or len(value) > 64 or any(c in value for c in "\r\n\t"):
-        raise _err(where, f"队名无效 {field}={_show(value)}", f"invalid team id in {field!r} (1-64 characters)")
+    if not isinstance(value, str) or not value.strip() or len(value) > 64 or not value.isprintable():
+        raise _err(where, f"队名无效 {field}={_show(value)}", f"invalid team id in {field!r} (1-64 printable characters)")
     return value.strip()
 
 

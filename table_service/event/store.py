@@ -40,7 +40,11 @@ class HubStore:
         self.path = Path(path)
         self._lock = threading.RLock()
         if readonly:  # a reader beside a running hub (export): never writes, not even the schema
-            self._db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+            # A cleanly closed log (no -wal beside it) is opened immutable, so reading leaves no
+            # -wal/-shm behind; a running or killed hub's log (a -wal) is read mode=ro, last events too.
+            wal = self.path.with_name(self.path.name + "-wal").exists()
+            uri = self.path.resolve().as_uri() + ("?mode=ro" if wal else "?mode=ro&immutable=1")
+            self._db = sqlite3.connect(uri, uri=True, check_same_thread=False)
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:

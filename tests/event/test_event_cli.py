@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -101,3 +103,191 @@ def test_export_from_a_hub_log_matches_the_cli_standings(tmp_path: Path, capsys:
     assert cli == [{k: v for k, v in r.items() if k != "name"} for r in hub_standings]
     assert main(["event", "export", str(tmp_path / "nothing")]) == 2
     assert "no hub event log" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ the bad-input corpus (issue 19)
+# Every `event` sub-command and `hub` with bad input: one clear line naming the problem (argparse
+# may add its usage line), a non-zero exit, no traceback, every input file byte-identical.
+
+GOOD = '{"round": 1, "table": "1", "ns": "A", "ew": "B", "ns_levels": 3, "ew_levels": 1}\n'
+EVENT = '[event]\nid = "x"\nrounds = 3\n{event}\n{more}\n[[teams]]\nid = "A"\n[[teams]]\nid = "B"\n'
+
+
+def _event_toml(tmp: Path, event: str = "", more: str = "") -> str:
+    p = tmp / "EVENT.toml"
+    p.write_text(EVENT.format(event=event, more=more), encoding="utf-8")
+    return str(p)
+
+
+def _w(p: Path, data: str | bytes) -> str:
+    if isinstance(data, bytes):
+        p.write_bytes(data)
+    else:
+        p.write_text(data, encoding="utf-8")
+    return str(p)
+
+
+def _standings(line: str) -> Any:
+    return lambda t: ["event", "standings", _w(t / "R.jsonl", line)]
+
+
+def _pair_teams(teams: str | bytes | None) -> Any:
+    def argv(t: Path) -> list[str]:
+        path = str(t) if teams is None else _w(t / "TEAMS.txt", teams)
+        return ["event", "pair", _w(t / "R.jsonl", ""), "--teams", path]
+    return argv
+
+
+def _hub_garbage(t: Path) -> list[str]:
+    (t / "hubd").mkdir()
+    _w(t / "hubd" / "hub-events.sqlite3", b"junk" * 300)
+    return ["hub", "--event", _event_toml(t), "--data", str(t / "hubd"), "--port", "0"]
+
+
+def _hub(event: str = "", more: str = "", *extra: str) -> Any:
+    return lambda t: ["hub", "--event", _event_toml(t, event, more), "--port", "0", *extra]
+
+
+CORPUS: list[tuple[str, Any, str]] = [
+    # RESULTS lines
+    ("results-bad-json", _standings("{bad\n"), "not JSON"),
+    ("results-not-an-object", _standings('"x"\n'), "JSON object"),
+    ("results-deep-nesting", _standings("[" * 100_000 + "\n"), "unusable JSON"),
+    ("results-5000-digits", _standings('{"round": ' + "1" * 5000 + "}\n"), "unusable JSON"),
+    ("results-key-twice", _standings(GOOD.replace('"round": 1,', '"round": 1, "round": 2,')), "given twice"),
+    ("results-round-as-text", _standings(GOOD.replace('"round": 1', '"round": "1"')), "round must be an integer"),
+    ("results-levels-14", _standings(GOOD.replace('"ns_levels": 3', '"ns_levels": 14')), "ns_levels must be an integer 0-13"),
+    ("results-levels-negative", _standings(GOOD.replace('"ew_levels": 1', '"ew_levels": -1')), "ew_levels must be"),
+    ("results-levels-float", _standings(GOOD.replace('"ew_levels": 1', '"ew_levels": 1.0')), "ew_levels must be"),
+    ("results-levels-bool", _standings(GOOD.replace('"ew_levels": 1', '"ew_levels": true')), "ew_levels must be"),
+    ("results-forfeit-both", _standings(GOOD.replace('"ns_levels"', '"forfeit": "both", "ns_levels"')),
+     "forfeit must be 'ns' or 'ew'"),
+    ("results-team-list", _standings(GOOD.replace('"ns": "A"', '"ns": ["A"]')), "invalid team id in 'ns'"),
+    ("results-team-control-char", _standings(GOOD.replace('"ns": "A"', '"ns": "A\\u0000"')), "invalid team id"),
+    ("results-unknown-field", _standings(GOOD.replace('"ns": "A"', '"ns": "A", "nss": 1')), "unknown field"),
+    ("results-missing-field", _standings('{"round": 1, "table": "1", "ns": "A"}\n'), "missing field 'ew'"),
+    ("results-plays-itself", _standings(GOOD.replace('"ew": "B"', '"ew": "A"')), "cannot play itself"),
+    ("results-table-twice", _standings(GOOD + GOOD.replace('"A"', '"C"').replace('"B"', '"D"')),
+     "table '1' appears twice in round 1"),
+    ("results-team-twice", _standings(GOOD + GOOD.replace('"table": "1"', '"table": "2"').replace('"B"', '"D"')),
+     "team 'A' appears twice"),
+    ("results-odd-digit-table", _standings(GOOD.replace('"table": "1"', '"table": "²"') +
+                                           GOOD.replace('"A"', '"C"').replace('"B"', '"D"').replace('"1"', '"3"')),
+     ""),  # accepted: '²' is a table name like any other (it crashed the sort before)
+    ("results-binary", lambda t: ["event", "standings", _w(t / "R.jsonl", b"\xff\xfe\x00junk")], "cannot read RESULTS"),
+    ("results-directory", lambda t: ["event", "standings", str(t)], "cannot read RESULTS"),
+    ("results-missing", lambda t: ["event", "standings", str(t / "nope.jsonl")], "not found"),
+    ("results-unknown-team", lambda t: ["event", "pair", _w(t / "R.jsonl", GOOD.replace('"B"', '"Z"')),
+                                        "--teams", _w(t / "TEAMS.txt", "A\nB\nC\n")], "not in the teams list"),
+    # TEAMS
+    ("teams-missing", lambda t: ["event", "pair", _w(t / "R.jsonl", ""), "--teams", str(t / "no.txt")], "not found"),
+    ("teams-directory", _pair_teams(None), "cannot read TEAMS"),
+    ("teams-garbage", _pair_teams(b"\x00\xff\xfe" * 50), "cannot read TEAMS"),
+    ("teams-one", _pair_teams("A\n"), "at least two teams"),
+    ("teams-duplicate", _pair_teams("A\nB\nA\n"), "duplicate team 'A'"),
+    ("teams-control-char", _pair_teams("A\nB\x00C\nD\n"), "invalid team id"),
+    ("teams-too-long", _pair_teams("A\n" + "x" * 65 + "\n"), "1-64 printable characters"),
+    # options
+    ("option-preset", lambda t: ["event", "standings", _w(t / "R.jsonl", GOOD), "--preset", "nosuch"], "unknown preset"),
+    ("option-bye-negative", lambda t: ["event", "standings", _w(t / "R.jsonl", GOOD), "--bye-points", "-5"], "0-3"),
+    ("option-bye-huge", lambda t: ["event", "standings", _w(t / "R.jsonl", GOOD), "--bye-points", "9" * 30], "0-3"),
+    ("option-bye-over-a-win", lambda t: ["event", "standings", _w(t / "R.jsonl", GOOD), "--bye-points", "3"], "0-2"),
+    # export
+    ("export-missing", lambda t: ["event", "export", str(t / "nothing")], "no hub event log"),
+    ("export-a-file", lambda t: ["event", "export", _w(t / "f.txt", "x")], "not a file"),
+    ("export-garbage", lambda t: ["event", "export", str(Path(_hub_garbage(t)[4]))], "not a hub event log"),
+    # hub and EVENT.toml
+    ("hub-event-missing", lambda t: ["hub", "--event", str(t / "nope.toml")], "event file not found"),
+    ("hub-event-directory", lambda t: ["hub", "--event", str(t)], "cannot read event file"),
+    ("hub-event-not-toml", lambda t: ["hub", "--event", _w(t / "E.toml", "[event\n")], "not valid TOML"),
+    ("hub-event-binary", lambda t: ["hub", "--event", _w(t / "E.toml", b"\xff\xfe")], "cannot read event file"),
+    ("hub-typo-key", _hub("rouns = 4"), "unknown key 'rouns' (did you mean 'rounds'?)"),
+    ("hub-typo-section", _hub("", "[hubb]\nport = 1"), "unknown key 'hubb'"),
+    ("hub-rounds-text", lambda t: ["hub", "--event", _w(t / "E.toml", EVENT.replace("rounds = 3", 'rounds = "3"')
+                                                        .format(event="", more=""))], "'rounds' has the wrong type"),
+    ("hub-name-number", _hub("name = 5"), "'name' has the wrong type"),
+    ("hub-ruleset-number", _hub("ruleset = 5"), "'ruleset' has the wrong type"),
+    ("hub-ruleset-unknown", _hub('ruleset = "nosuch"'), "unknown ruleset preset"),
+    ("hub-ruleset-option-unknown", _hub("", "[ruleset_options]\nnosuch = 1"), "unknown ruleset option"),
+    ("hub-format-deals-text", _hub('format = {kind = "deals", deals = "x"}'), "'deals' has the wrong type"),
+    ("hub-format-deals-missing", _hub('format = {kind = "deals"}'), "needs deals"),
+    ("hub-format-minutes-negative", _hub('format = {kind = "time", minutes = -5}'), "'minutes' must be 1-600"),
+    ("hub-format-unknown-key", _hub('format = {kind = "past_a", deals = 3}'), "unknown key 'deals'"),
+    ("hub-format-kind", _hub('format = {kind = "fast"}'), "format must be"),
+    ("hub-bye-points-huge", _hub("bye_points = 99999999999"), "'bye_points' must be 0-2"),
+    ("hub-bye-level-points-negative", _hub("bye_level_points = -3"), "'bye_level_points' must be 0-26"),
+    ("hub-seed-float", _hub("seed = 1.5"), "seed must be an integer or string"),
+    ("hub-duplicate-true", _hub("duplicate = true"), "duplicate must be"),
+    ("hub-draw-unknown", _hub('draw = "random"'), "draw must be one of"),
+    ("hub-port-bool", _hub("", "[hub]\nport = true"), "invalid port"),
+    ("hub-mqtt-host-number", _hub("", "[mqtt]\nhost = 5"), "'host' has the wrong type"),
+    ("hub-mqtt-keepalive-text", _hub("", '[mqtt]\nkeepalive = "x"'), "'keepalive' has the wrong type"),
+    ("hub-mqtt-username-number", _hub("", "[mqtt]\nusername = 5"), "'username' has the wrong type"),
+    ("hub-data-number", _hub("", "[hub]\ndata = 5"), "'data' has the wrong type"),
+    ("hub-tables-not-entries", lambda t: ["hub", "--event", _w(t / "E.toml", "tables = 5\n" + EVENT.format(
+        event="", more=""))], "tables must be [[tables]]"),
+    ("hub-table-panel-number", _hub("", ""), ""),  # placeholder replaced below
+    ("hub-teams-one", lambda t: ["hub", "--event", _w(t / "E.toml", '[event]\nid = "x"\nrounds = 3\n[[teams]]\nid = "A"\n')],
+     "at least two [[teams]]"),
+    ("hub-team-name-list", lambda t: ["hub", "--event", _w(t / "E.toml", EVENT.format(event="", more="").replace(
+        'id = "B"', 'id = "B"\nname = [1]'))], "'name' has the wrong type"),
+    ("hub-team-players-3", lambda t: ["hub", "--event", _w(t / "E.toml", EVENT.format(event="", more="").replace(
+        'id = "B"', 'id = "B"\nplayers = ["a", "b", "c"]'))], "players must be 2 or 4 names"),
+    ("hub-port-option-negative", _hub("", "", "--port", "-1"), "0-65535"),
+    ("hub-port-option-huge", _hub("", "", "--port", "70000"), "0-65535"),
+    ("hub-data-a-file", lambda t: ["hub", "--event", _event_toml(t), "--data", _w(t / "f.txt", "x"), "--port", "0"],
+     "--data is a file"),
+    ("hub-data-garbage-log", _hub_garbage, "not a hub event log"),
+]
+CORPUS[[c[0] for c in CORPUS].index("hub-table-panel-number")] = (
+    "hub-table-panel-number", lambda t: ["hub", "--event", _w(t / "E.toml", EVENT.format(event="", more="") +
+                                                             '[[tables]]\nid = "1"\npanel = 5\n')],
+    "'panel' has the wrong type")
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("name,argv,needle", CORPUS, ids=[c[0] for c in CORPUS])
+def test_event_and_hub_bad_input(name: str, argv: Any, needle: str, tmp_path: Path,
+                                 capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    import table_service.event.web as hub_web
+
+    def never(*_a: Any, **_k: Any) -> Any:  # a case that gets this far was accepted: fail, do not serve
+        raise AssertionError(f"{name}: the hub accepted its input and started serving")
+
+    monkeypatch.setattr(hub_web, "serve_hub", never)
+    args = argv(tmp_path)
+    before = _snapshot(tmp_path)
+    capsys.readouterr()
+    try:
+        rc = main(args)
+    except SystemExit as exc:  # argparse's own refusal (exit 2 with a usage line)
+        rc = exc.code
+    err = capsys.readouterr().err
+    assert _snapshot(tmp_path) == before, f"{name} changed its input files"
+    if not needle:  # a case that is valid input: it must just work
+        assert rc == 0, err
+        return
+    assert rc not in (0, None), "a bad input must end with a non-zero exit"
+    assert "Traceback" not in err and "internal error" not in err, err
+    lines = [ln for ln in err.splitlines() if ln.strip() and not ln.startswith(("usage:", "  "))]
+    assert len(lines) == 1, f"not one clear line: {err!r}"
+    assert needle in lines[0], f"{needle!r} not named in {lines[0]!r}"
+    assert re.search(r"[\u4e00-\u9fff]", lines[0].split(" / ")[0]), f"Chinese first: {lines[0]!r}"
+    assert not (tmp_path / "hub-x").exists(), "a refused EVENT.toml created the hub's data folder"
+
+
+def test_export_leaves_the_hub_folder_byte_identical(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from table_service.event.config import validate
+    from table_service.event.hub import HubService
+
+    hub = HubService(validate({"event": {"id": "x", "rounds": 1}, "teams": [{"id": "A"}, {"id": "B"}]}),
+                     tmp_path / "hub", connect=False)
+    hub.draw_next("o", "chief")
+    hub.stop()
+    before = _snapshot(tmp_path)
+    assert main(["event", "export", str(tmp_path / "hub"), "--standings"]) == 0
+    assert json.loads(capsys.readouterr().out)["standings"]
+    assert _snapshot(tmp_path) == before  # no -wal, no -shm, nothing rewritten
