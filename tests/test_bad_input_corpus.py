@@ -133,6 +133,12 @@ CASES: list[Case] = [
          "0-255"),
     Case("emulate-port-missing", "crash",
          lambda t: ["emulate-screen", "--port", str(t / "missing" / "tty"), "--duration", "1"], "does not exist"),
+    # The event commands (their full corpus, and `hub`'s: tests/event/test_event_cli.py).
+    Case("event-standings-deep-json", "crash",
+         lambda t: ["event", "standings", str(_write(t / "R.jsonl", b"[" * 100_000))], "unusable JSON"),
+    Case("event-pair-teams-directory", "crash",
+         lambda t: ["event", "pair", str(_write(t / "R.jsonl", b"")), "--teams", str(t)], "cannot read TEAMS"),
+    Case("event-export-a-file", "unclear", lambda t: ["event", "export", str(_write(t / "f", b"x"))], "not a file"),
 ]
 
 
