@@ -72,7 +72,9 @@ def check_csrf() -> None:
         return  # a request that matches no route gets its 404/405, which changes nothing
     expected = session.get("csrf")
     sent = request.headers.get(CSRF_HEADER) or request.form.get(CSRF_FIELD)
-    if not expected or not sent or not hmac.compare_digest(str(expected), str(sent)):
+    # Compared as UTF-8 bytes: compare_digest raises TypeError on a str with non-ASCII characters
+    # (a token of "é" in a form or header answered 500 before the login check).
+    if not expected or not sent or not hmac.compare_digest(str(expected).encode(), str(sent).encode()):
         abort(400, description="CSRF 令牌缺失或无效，请刷新页面 / missing or invalid CSRF token, reload the page")
 
 
