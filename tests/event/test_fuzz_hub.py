@@ -175,6 +175,7 @@ def _steer(data: st.DataObject, case: Any, hub: HubService) -> None:
 def _fuzz(live_hub: dict[str, Any], examples: int) -> None:
     import schemathesis
     from schemathesis.checks import not_a_server_error
+    from schemathesis.generation import GenerationMode
     from schemathesis.specs.openapi.checks import (
         content_type_conformance,
         response_schema_conformance,
@@ -186,6 +187,8 @@ def _fuzz(live_hub: dict[str, Any], examples: int) -> None:
     ops = [r.ok() for r in schema.get_all_operations()]
     ops = [op for op in ops if op.path.startswith("/hub/")]
     assert len(ops) == len(HUB_OPERATIONS)
+    # Negative cases need something to break: a parameter or a body.
+    negatable = [op for op in ops if op.path_parameters or op.query or op.body]
     checks = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
     seen: dict[int, int] = {}
     who_list = ["chen", "chen", "chen", "rita", "vera", "nobody"]
@@ -194,7 +197,9 @@ def _fuzz(live_hub: dict[str, Any], examples: int) -> None:
     @given(data=st.data())
     def run(data: st.DataObject) -> None:
         op = data.draw(st.sampled_from(ops))
-        case = data.draw(op.as_strategy())
+        # One case in three breaks the document on purpose (wrong types, missing or extra fields).
+        negative = op in negatable and data.draw(st.integers(0, 2)) == 0
+        case = data.draw(op.as_strategy(GenerationMode.NEGATIVE if negative else GenerationMode.POSITIVE))
         _steer(data, case, hub)
         sess, token = sessions[data.draw(st.sampled_from(who_list))]
         headers = {"X-CSRF-Token": token}

@@ -246,3 +246,14 @@ def test_a_body_over_the_limit_is_refused_in_both_languages(hub_app: Any) -> Non
     tok = login(c, "rita")
     r = c.post("/hub/action/import", data={"lines": "x" * 70_000, "csrf_token": tok}, headers=JSON)
     assert r.status_code == 413 and r.get_json()["error"].startswith("请求内容过大")
+
+
+@pytest.mark.parametrize("where", ["form", "header"])
+def test_a_non_ascii_csrf_token_is_refused_not_a_crash(hub_app: Any, where: str) -> None:
+    app, _hub = hub_app
+    c = app.test_client()
+    login(c, "rita")
+    kwargs: dict[str, Any] = {"data": {"csrf_token": "é²"}} if where == "form" else {
+        "data": {}, "headers": {"X-CSRF-Token": "é"}}
+    r = c.post("/hub/action/draw", **kwargs)
+    assert r.status_code == 400
