@@ -49,13 +49,18 @@ class HubStore:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
+            # Look before writing anything: switching another program's database to WAL would
+            # rewrite its header and leave -wal/-shm beside it.
+            tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            if tables and "hub_events" not in tables:
+                self._db.close()
+                raise HubStoreError(f"不是赛事日志（含其他表 {sorted(tables)[:5]}）/ not a hub event log: {self.path}")
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
-            tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         except sqlite3.DatabaseError as exc:
+            if getattr(self, "_db", None) is not None:
+                self._db.close()
             raise HubStoreError(f"不是赛事日志 / not a hub event log: {self.path} ({exc})") from None
-        if tables and "hub_events" not in tables:
-            raise HubStoreError(f"不是赛事日志（含其他表 {sorted(tables)}）/ not a hub event log: {self.path}")
         self._db.executescript(SCHEMA)
         self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 

@@ -144,6 +144,18 @@ def _hub_garbage(t: Path) -> list[str]:
     return ["hub", "--event", _event_toml(t), "--data", str(t / "hubd"), "--port", "0"]
 
 
+def _hub_other_db(t: Path) -> list[str]:
+    """A hub data folder whose hub-events.sqlite3 is another program's database (journal DELETE)."""
+    import sqlite3
+
+    (t / "hubd").mkdir()
+    conn = sqlite3.connect(t / "hubd" / "hub-events.sqlite3")
+    conn.execute("CREATE TABLE users (name TEXT)")
+    conn.commit()
+    conn.close()
+    return ["hub", "--event", _event_toml(t), "--data", str(t / "hubd"), "--port", "0"]
+
+
 def _hub(event: str = "", more: str = "", *extra: str) -> Any:
     return lambda t: ["hub", "--event", _event_toml(t, event, more), "--port", "0", *extra]
 
@@ -238,6 +250,10 @@ CORPUS: list[tuple[str, Any, str]] = [
     ("hub-data-a-file", lambda t: ["hub", "--event", _event_toml(t), "--data", _w(t / "f.txt", "x"), "--port", "0"],
      "--data is a file"),
     ("hub-data-garbage-log", _hub_garbage, "not a hub event log"),
+    ("hub-data-another-database", _hub_other_db, "not a hub event log"),
+    ("hub-log-is-a-folder", lambda t: ((t / "hubd" / "hub-events.sqlite3").mkdir(parents=True), [
+        "hub", "--event", _event_toml(t), "--data", str(t / "hubd"), "--port", "0"])[1], "not a hub event log"),
+    ("export-another-database", lambda t: ["event", "export", str(Path(_hub_other_db(t)[4]))], "not a hub event log"),
 ]
 CORPUS[[c[0] for c in CORPUS].index("hub-table-panel-number")] = (
     "hub-table-panel-number", lambda t: ["hub", "--event", _w(t / "E.toml", EVENT.format(event="", more="") +
