@@ -255,7 +255,9 @@ class EventDemo:
                 self.hub.publish_draw(rnd, who, "chief")
             deadline = time.monotonic() + timeout_s
             while not self.hub.core.round_complete(rnd):
-                if time.monotonic() > deadline or (stop is not None and stop.is_set()):
+                if stop is not None and stop.is_set():
+                    return  # stopped on purpose (SIGTERM): what was played stays in the logs
+                if time.monotonic() > deadline:
                     errors = [e for t in self.tables for e in t.errors]
                     raise RuntimeError(f"第 {rnd} 轮未完成 / round {rnd} did not complete in time; table errors: "
                                        f"{errors[:3]}")
@@ -349,9 +351,11 @@ def run_event_demo_cli(args: argparse.Namespace) -> int:
                              f"{exc}") from exc
         print(demo.banner(), flush=True)
         demo.run_rounds(pause_s=0.0 if args.headless else 10.0, stop=stop)
+        if stop.is_set():
+            print("已停止 / stopped", file=sys.stderr, flush=True)
         summary = demo.summary()
         print(json.dumps(summary, ensure_ascii=False) if args.json else format_summary(summary), flush=True)
-        if not args.headless:
+        if not args.headless and not stop.is_set():
             print("比赛结束，页面仍在服务，Ctrl-C 退出 / event over; pages still served, Ctrl-C to quit", flush=True)
             while not stop.wait(0.5):
                 pass
