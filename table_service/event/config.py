@@ -113,6 +113,33 @@ def _format(fmt: Any) -> dict[str, Any]:
     return dict(fmt)
 
 
+def _check_ruleset_options(preset: Any, opts: dict[str, Any]) -> None:
+    """Each ``[ruleset_options]`` value has the type of the preset's own (a bool a bool, a number a
+    whole number 0–10000, a text at most 64 characters, ``tiebreak`` a list of names): the ruleset
+    itself takes any value, and a table would fail on it mid-round."""
+    from dataclasses import fields
+
+    known = {f.name for f in fields(preset)} - {"name"}
+    _unknown("ruleset_options", set(opts), known)
+    for key, value in opts.items():
+        default = getattr(preset, key)
+        where = f"EVENT.toml [ruleset_options]: {key}"
+        if isinstance(default, bool):
+            ok = isinstance(value, bool)
+            want = "true/false"
+        elif isinstance(default, int) or default is None:
+            ok = isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 10_000
+            want = "a whole number 0-10000"
+        elif isinstance(default, str):
+            ok = isinstance(value, str) and len(value) <= 64
+            want = "a text"
+        else:
+            ok = isinstance(value, list) and all(isinstance(v, str) and len(v) <= 64 for v in value)
+            want = "a list of names"
+        if not ok:
+            raise EventInputError(f"{where} 类型错误 / {key!r} must be {want}, got {value!r:.60}")
+
+
 def validate(raw: dict[str, Any]) -> dict[str, Any]:
     """Check a parsed EVENT.toml and return it normalised (defaults filled, JSON-ready): the
     form the hub logs in its first event."""
@@ -144,9 +171,10 @@ def validate(raw: dict[str, Any]) -> dict[str, Any]:
     from table_service.rules.ruleset import get_ruleset
 
     try:
+        _check_ruleset_options(get_ruleset(ruleset_name), rs_opts)
         ruleset = get_ruleset(ruleset_name, **rs_opts)
-    except (KeyError, ValueError) as exc:
-        raise EventInputError(f"EVENT.toml 规则无效 / bad ruleset: {exc}") from None
+    except (KeyError, ValueError, TypeError) as exc:
+        raise EventInputError(f"EVENT.toml 规则无效 / bad ruleset: {exc}"[:300]) from None
     scoring_opts: dict[str, Any] = dict(MATCH_POINT_SCHEMES[scheme])
     dup = ev.get("duplicate", False)
     if dup not in (False, "levels", "level_points"):
