@@ -135,6 +135,7 @@ def run_pair(args: argparse.Namespace) -> int:
 
     results = load_results(args.results, duplicate=bool(args.duplicate))
     teams = load_teams(args.teams)
+    _check_rounds_complete(results, teams)
     draw = make_draw(args.method, teams, results, scoring_from_args(args), seed=args.seed)
     if args.json:
         print(json.dumps(draw.to_json(), ensure_ascii=False))
@@ -144,6 +145,29 @@ def run_pair(args: argparse.Namespace) -> int:
         print(f"  {t:>4}  南北/NS {ns}  vs  东西/EW {ew}")
     print(f"  轮空 / bye: {draw.bye if draw.bye else '无 / none'}")
     return 0
+
+
+def _check_rounds_complete(results: list[Any], teams: list[str]) -> None:
+    """The next draw follows complete rounds only (the hub refuses the same): rounds 1…n each
+    present, and every team of TEAMS in the last one (a table or a bye). A file cut short or a
+    typo in a round number would otherwise give a draw from the wrong history."""
+    rounds = sorted({r.round for r in results})
+    missing = sorted(set(range(1, rounds[-1] + 1)) - set(rounds)) if rounds else []
+    if missing:
+        raise EventInputError(f"成绩缺第 {missing[0]} 轮 / RESULTS has no line for round {missing[0]} "
+                              f"(rounds {', '.join(map(str, rounds[:10]))} are there)")
+    if rounds:
+        last = rounds[-1]
+        seen = {t for r in results if r.round == last for t in (r.ns, r.ew) if t is not None}
+        absent = [t for t in teams if t not in seen]
+        unknown = sorted(seen - set(teams))
+        if unknown:
+            raise EventInputError(f"第 {last} 轮成绩中的队 {unknown[0]!r} 不在队名单中 / team {unknown[0]!r} of round "
+                                  f"{last} is not in the teams list")
+        if absent:
+            raise EventInputError(f"第 {last} 轮不完整：缺 {', '.join(absent[:5])} 的成绩或轮空 / round {last} is "
+                                  f"incomplete: no result or bye for {', '.join(absent[:5])}"
+                                  + (f" (+{len(absent) - 5} more)" if len(absent) > 5 else ""))
 
 
 def run_export(args: argparse.Namespace) -> int:

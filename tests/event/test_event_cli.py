@@ -191,6 +191,11 @@ CORPUS: list[tuple[str, Any, str]] = [
     ("results-missing", lambda t: ["event", "standings", str(t / "nope.jsonl")], "not found"),
     ("results-unknown-team", lambda t: ["event", "pair", _w(t / "R.jsonl", GOOD.replace('"B"', '"Z"')),
                                         "--teams", _w(t / "TEAMS.txt", "A\nB\nC\n")], "not in the teams list"),
+    ("pair-round-missing", lambda t: ["event", "pair", _w(t / "R.jsonl", GOOD.replace('"round": 1', '"round": 2')),
+                                      "--teams", _w(t / "TEAMS.txt", "A\nB\n")], "no line for round 1"),
+    ("pair-round-incomplete", lambda t: ["event", "pair", _w(t / "R.jsonl", GOOD),
+                                         "--teams", _w(t / "TEAMS.txt", "A\nB\nC\nD\n")],
+     "round 1 is incomplete: no result or bye for C, D"),
     # TEAMS
     ("teams-missing", lambda t: ["event", "pair", _w(t / "R.jsonl", ""), "--teams", str(t / "no.txt")], "not found"),
     ("teams-directory", _pair_teams(None), "cannot read TEAMS"),
