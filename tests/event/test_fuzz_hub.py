@@ -106,12 +106,16 @@ def _session(url: str, name: str | None) -> tuple[requests.Session, str]:
 
 
 @pytest.fixture
-def live_hub(tmp_path: Path, broker: Any) -> Iterator[dict[str, Any]]:
+def live_hub(request: pytest.FixtureRequest, tmp_path: Path, broker: Any) -> Iterator[dict[str, Any]]:
     """A hub on a real broker with round 1 published, results, an appeal, a refusal and a live table,
-    served by cheroot; a session per role."""
-    cfg = validate({"event": {"id": "fz", "name": "模糊测试赛", "rounds": 3, "seed": 7},
+    served by cheroot; a session per role. ``duplicate`` (indirect parameter): a duplicate (复式)
+    event, teams of four, two tables a match."""
+    duplicate = bool(getattr(request, "param", False))
+    cfg = validate({"event": {"id": "fz", "name": "模糊测试赛", "rounds": 3, "seed": 7,
+                              **({"duplicate": "levels"} if duplicate else {})},
                     "mqtt": {"port": broker.port},
-                    "teams": [{"id": f"T{i}", "players": [f"p{i}a", f"p{i}b"]} for i in range(1, 8)]})
+                    "teams": [{"id": f"T{i}", "players": [f"p{i}{k}" for k in "abcd"[:4 if duplicate else 2]]}
+                              for i in range(1, 8)]})
     hub = HubService(cfg, tmp_path / "hub").start()
     handle = None
     try:
@@ -225,5 +229,6 @@ def test_fuzz_hub_short(live_hub: dict[str, Any]) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("live_hub", [False, True], ids=["plain", "duplicate"], indirect=True)
 def test_fuzz_hub_long(live_hub: dict[str, Any]) -> None:
     _fuzz(live_hub, 4_000)
