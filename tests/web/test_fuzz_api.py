@@ -67,6 +67,7 @@ def fuzz_target(app, runner, serve_app, h):
 
 def _fuzz(fuzz_target, examples: int) -> None:
     from schemathesis.checks import not_a_server_error
+    from schemathesis.generation import GenerationMode
     from schemathesis.specs.openapi.checks import (
         content_type_conformance,
         response_schema_conformance,
@@ -82,7 +83,9 @@ def _fuzz(fuzz_target, examples: int) -> None:
     @given(data=st.data())
     def run(data: st.DataObject) -> None:
         op = data.draw(st.sampled_from(ops))
-        case = data.draw(op.as_strategy())
+        # One case in three off the document on purpose (a non-ASCII CSRF token answered 500).
+        negative = bool(op.path_parameters or op.query or op.body) and data.draw(st.integers(0, 2)) == 0
+        case = data.draw(op.as_strategy(GenerationMode.NEGATIVE if negative else GenerationMode.POSITIVE))
         if "table_id" in (case.path_parameters or {}) and data.draw(st.booleans()):
             case.path_parameters["table_id"] = "1"  # reach the real table half of the time
         response = case.call(base_url=srv.url, session=sess, headers={"X-CSRF-Token": token},
