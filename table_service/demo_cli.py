@@ -82,6 +82,23 @@ def _deals(value: str) -> int:
     return v
 
 
+#: The most tables the event demo runs on one machine: each is a bot table, a SQLite log and an
+#: MQTT client in this process (100,000 took every core and ~40 GB before its first round).
+#: A real event's 500 tables are measured by benchmarks/hub_bench.py instead.
+MAX_DEMO_TABLES = 64
+
+
+def _tables(value: str) -> int:
+    try:
+        v = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"桌数须为整数 / the number of tables must be a whole number: {value!r}") from None
+    if not 1 <= v <= MAX_DEMO_TABLES:
+        raise argparse.ArgumentTypeError(
+            f"桌数须在 1 到 {MAX_DEMO_TABLES} 之间 / --tables must be 1-{MAX_DEMO_TABLES} on one machine: {value}")
+    return v
+
+
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "demo",
@@ -117,7 +134,7 @@ def register(subparsers: Any) -> None:
                    help="直播延时（牌桌秒）/ broadcast delay of the public feed and overlay in table seconds "
                         "(default: GUANDAN_WEB_FEED_DELAY_S, else 10)")
     p.add_argument("--json", action="store_true", help="总结以 JSON 输出 / print the summary as JSON")
-    p.add_argument("--tables", type=int, default=1,
+    p.add_argument("--tables", type=_tables, default=1,
                    help="N>1：整场赛事（私有 MQTT、赛事中心、N 桌机器人）/ N>1: a whole event (see event_demo)")
     p.add_argument("--camera-tables", type=int, default=1, metavar="K",
                    help="赛事演示中走摄像头全流程的桌数（0 关闭）/ event demo: how many tables (from table 1) "

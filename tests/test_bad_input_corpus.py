@@ -124,6 +124,8 @@ CASES: list[Case] = [
     Case("demo-speed-inf", "crash", lambda t: ["demo", "--speed", "inf", "--deals", "1", "--headless"], "positive"),
     Case("demo-data-file", "crash",
          lambda t: ["demo", "--data", str(_write(t / "f", b"x")), "--deals", "1", "--headless"], "is a file"),
+    Case("demo-tables-zero", "silent", lambda t: ["demo", "--tables", "0", "--headless", "--deals", "1"], "1-64"),
+    Case("demo-tables-huge", "crash", lambda t: ["demo", "--tables", "100000", "--headless"], "1-64"),
     Case("demo-design-nosuch", "unclear",
          lambda t: ["demo", "--design", "nosuch", "--deals", "1", "--headless", "--data", str(t / "d")], "'nosuch'"),
     Case("demo-other-speed", "silent",

@@ -111,8 +111,6 @@ def _camera_table_reached_the_hub(demo: EventDemo, rounds: int) -> dict[str, Any
 def test_camera_table_plays_through_the_camera_and_reports_to_the_hub(tmp_path: Path) -> None:
     """Two tables, two rounds of one deal: table 1 on the camera path (×20), table 2 on bots."""
     opts = DemoOptions(speed=20.0, think_s=(0.6, 1.8), mistakes=0.0)
-    # Seed 3: the camera table renders with seed 301, whose felt lets the watcher find two corner
-    # markers (on ~40 % of render seeds it finds only one and never calibrates: a vision issue).
     demo = EventDemo(2, rounds=2, seed=3, data=tmp_path / "demo", web=True, port=0, camera_tables=1,
                      camera_options=opts)
     try:
