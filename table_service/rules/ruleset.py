@@ -33,6 +33,12 @@ CHOICES: dict[str, tuple[str, ...]] = {
 }
 
 
+#: Ranks an option may name (``return_max_rank``, ``start_level``).
+_RANKS: tuple[str, ...] = ("2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A")
+#: Largest whole-number option (a clock of a day is a typo, not a rule).
+_MAX_INT_OPTION = 86_400
+
+
 @dataclass(frozen=True)
 class Ruleset:
     """Every option on which the rule texts differ. Times are seconds."""
@@ -126,6 +132,7 @@ class Ruleset:
     late_foul_min: int = 10
 
     def __post_init__(self) -> None:
+        self._check_types()
         if self.double_down_leader not in ("payer_to_first", "first_next"):
             raise ValueError(
                 f"规则选项错误 / bad option double_down_leader={self.double_down_leader!r} "
@@ -147,6 +154,39 @@ class Ruleset:
         if self.tries_at_a is not None and self.tries_at_a < 1:
             raise ValueError(f"规则选项错误 / tries_at_a must be ≥ 1 or None, got {self.tries_at_a!r}")
 
+    def _check_types(self) -> None:
+        """Every option has the type its annotation says, within a range a table can honour.
+
+        Rulesets come from EVENT.toml, table.toml and round set-up events: a clock of ``"x"`` or
+        ``-5`` seconds, or a flag of ``"no"`` (a true string), would otherwise reach the engine and
+        fail there, mid-deal, or silently mean the opposite of what the organiser typed.
+        """
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            kind = str(f.type)
+            if kind == "bool":
+                ok = isinstance(value, bool)
+                want = "true or false"
+            elif kind in ("int", "int | None"):
+                ok = (value is None and kind != "int") or (
+                    isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= _MAX_INT_OPTION)
+                want = f"a whole number 0-{_MAX_INT_OPTION}" + (" or none" if kind != "int" else "")
+            elif kind == "str":
+                ok = isinstance(value, str)
+                want = "text"
+            else:  # tiebreak: a sequence of names, checked below
+                ok = isinstance(value, tuple) and all(isinstance(k, str) for k in value)
+                want = "a list of tie-break names"
+            if not ok:
+                raise ValueError(f"规则选项类型错误 / bad option {f.name}={value!r} (expected {want})")
+        for key in ("return_max_rank", "start_level"):
+            if getattr(self, key) not in _RANKS:
+                raise ValueError(f"规则选项错误 / bad option {key}={getattr(self, key)!r} (expected one of {' '.join(_RANKS)})")
+        for key in ("clock_tribute_s", "clock_return_s", "clock_first_lead_s", "clock_lead_s", "clock_follow_s",
+                    "warnings_per_violation", "violations_per_foul", "fouls_per_loss"):
+            if getattr(self, key) < 1:
+                raise ValueError(f"规则选项错误 / bad option {key}={getattr(self, key)!r} (must be at least 1)")
+
     def replace(self, **changes: Any) -> Ruleset:
         """A copy with ``changes`` applied; unknown option names are an error naming them."""
         known = {f.name for f in dataclasses.fields(self)}
@@ -155,7 +195,7 @@ class Ruleset:
                 close = difflib.get_close_matches(key, known, n=1)
                 hint = f" (did you mean {close[0]!r}?)" if close else ""
                 raise ValueError(f"未知规则选项 / unknown ruleset option {key!r}{hint}")
-        if "tiebreak" in changes:
+        if isinstance(changes.get("tiebreak"), list):
             changes["tiebreak"] = tuple(changes["tiebreak"])
         return dataclasses.replace(self, **changes)
 

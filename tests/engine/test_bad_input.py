@@ -75,7 +75,12 @@ def test_round_set_up_checks(table: Table) -> None:
     assert "all four seats" in rej({"players": {"E": "a"}})
     assert "unknown ruleset preset 'beijing'" in rej({"players": players, "ruleset": "beijing"})
     assert "unknown ruleset option 'clock_follow_ms'" in rej({"players": players, "ruleset": {"preset": "jiangsu", "options": {"clock_follow_ms": 3}}})
-    assert "must be like" in rej({"players": players, "ruleset": {"preset": "jiangsu", "options": {"clock_follow_s": "x"}}})
+    assert "clock_follow_s='x' (expected a whole number" in rej(
+        {"players": players, "ruleset": {"preset": "jiangsu", "options": {"clock_follow_s": "x"}}})
+    # None where a number belongs (the engine's own check once let it through) and a negative clock
+    assert "clock_follow_s=None" in rej({"players": players, "ruleset": {"preset": "jiangsu", "options": {"clock_follow_s": None}}})
+    assert "clock_lead_s=-5" in rej({"players": players, "ruleset": {"preset": "jiangsu", "options": {"clock_lead_s": -5}}})
+    assert "auto_time_warning='no'" in rej({"players": players, "ruleset": {"preset": "jiangsu", "options": {"auto_time_warning": "no"}}})
     assert "format" in rej({"players": players, "format": {"kind": "deals", "deals": 0}})
     assert "format" in rej({"players": players, "format": {"kind": "forever"}})
     assert "levels" in rej({"players": players, "levels": {"EW": "Z", "NS": "2"}})
