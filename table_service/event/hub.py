@@ -388,6 +388,9 @@ def run_hub_command(args: argparse.Namespace) -> int:
     cfg = load_event(args.event)
     base = Path(args.event).resolve().parent
     data = Path(args.data) if args.data else base / (cfg["hub"].get("data") or f"hub-{cfg['event']['id']}")
+    if data.exists() and not data.is_dir():
+        raise ValueError(f"赛事中心数据目录是文件 / the hub's data folder {data} is a file "
+                         f"([hub] data in {args.event}, or --data): give a folder")
     hub = HubService(cfg, data).start()
     host = args.host or cfg["hub"]["host"]
     port = cfg["hub"]["port"] if args.port is None else args.port

@@ -223,6 +223,8 @@ CORPUS: list[tuple[str, Any, str]] = [
     ("hub-rounds-text", lambda t: ["hub", "--event", _w(t / "E.toml", EVENT.replace("rounds = 3", 'rounds = "3"')
                                                         .format(event="", more=""))], "'rounds' has the wrong type"),
     ("hub-name-number", _hub("name = 5"), "'name' has the wrong type"),
+    ("hub-data-a-file", lambda t: ["hub", "--event", _event_toml(t, "", '[hub]\ndata = "f.bin"'), "--port", "0"]
+     if _w(t / "f.bin", b"x") else [], "data folder"),
     ("hub-ruleset-number", _hub("ruleset = 5"), "'ruleset' has the wrong type"),
     ("hub-ruleset-unknown", _hub('ruleset = "nosuch"'), "unknown ruleset preset"),
     ("hub-ruleset-option-unknown", _hub("", "[ruleset_options]\nnosuch = 1"), "unknown key 'nosuch'"),
