@@ -154,7 +154,8 @@ class EventDemo:
 
     def __init__(self, n_tables: int, *, rounds: int = 3, seed: int = 1, data: str | Path | None = None,
                  web: bool = True, host: str = "127.0.0.1", port: int = 8090, step_s: float = 0.0,
-                 camera_tables: int = 1, camera_options: Any = None, design: str = "anglo") -> None:
+                 camera_tables: int = 1, camera_options: Any = None, design: str = "anglo",
+                 deals: int = 1) -> None:
         if n_tables < 1:
             raise ValueError("至少一桌 / at least one table")
         if not 0 <= camera_tables <= n_tables:
@@ -170,6 +171,7 @@ class EventDemo:
         self.data = Path(data) if data else Path(self._tmp.name)  # type: ignore[union-attr]
         self.n, self.rounds, self.seed, self.web, self.host, self.port = n_tables, rounds, seed, web, host, port
         self.step_s = step_s
+        self.deals = deals  # deals per round (the event's format: a round of N deals)
         self.broker: Any = None
         self.hub: Any = None
         self.tables: list[Any] = []  # BotEventTable | CameraEventTable
@@ -192,7 +194,8 @@ class EventDemo:
             self.handles.append(tables_handle)
             self.tables_url = tables_handle.url
             self._add_login(app.config["USERS_DB"])
-        cfg = demo_config(self.n, self.rounds, self.broker.port, seed=self.seed, panel_base=self.tables_url)
+        cfg = demo_config(self.n, self.rounds, self.broker.port, seed=self.seed, deals=self.deals,
+                          panel_base=self.tables_url)
         self.hub = HubService(cfg, self.data / "hub").start()
         if not self.hub.wait_connected(10):
             raise RuntimeError("赛事中心连不上 MQTT / the hub could not connect to the broker")
@@ -339,7 +342,8 @@ def run_event_demo_cli(args: argparse.Namespace) -> int:
                      host=args.host, port=args.port if args.port != 8080 else 8090,
                      step_s=0.0 if args.headless else 0.02,
                      camera_tables=int(getattr(args, "camera_tables", 1)),
-                     camera_options=demo_options(args, seed, speed, None), design=args.design)
+                     camera_options=demo_options(args, seed, speed, None), design=args.design,
+                     deals=args.deals or 1)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     print("启动中 / starting …", flush=True)

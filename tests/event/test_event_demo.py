@@ -108,6 +108,34 @@ def _camera_table_reached_the_hub(demo: EventDemo, rounds: int) -> dict[str, Any
     return c
 
 
+def test_rounds_of_several_deals(tmp_path: Path) -> None:
+    # `demo --tables 2 --deals 2`: each round is two deals (the event's format), at every table.
+    demo = EventDemo(2, rounds=2, seed=5, data=tmp_path / "demo", web=False, port=0, camera_tables=0, deals=2)
+    try:
+        demo.start()
+        demo.run_rounds(timeout_s=120)
+        s = demo.summary()
+        assert s["errors"] == [] and s["results"] == 4 and s["from_table_log"] == 4
+        for t in demo.tables:
+            events = t.runner.events()
+            set_ups = [e for e in events if e["type"] == "round_set_up"]
+            assert [e["data"]["format"] for e in set_ups] == [{"kind": "deals", "deals": 2}] * 2
+            st = t.runner.state()  # earlier rounds in "rounds", the last one still on the table
+            rounds = [*st["rounds"], {"score_sheet": st["score_sheet"], "result": st["result"]}]
+            assert len(rounds) == 2
+            for rnd in rounds:
+                sheet, result = rnd["score_sheet"], rnd["result"]
+                assert len(sheet) == result["deals"]
+                # Two deals, or a third when the two left the sides level (a tie plays one more deal).
+                gained = {"NS": 0, "EW": 0}
+                for d in sheet[:2]:
+                    if d["gain"]:
+                        gained[d["gain"]["side"]] += d["gain"]["levels"]
+                assert len(sheet) == 2 or (len(sheet) > 2 and gained["NS"] == gained["EW"]), (sheet, gained)
+    finally:
+        demo.stop()
+
+
 def test_camera_table_plays_through_the_camera_and_reports_to_the_hub(tmp_path: Path) -> None:
     """Two tables, two rounds of one deal: table 1 on the camera path (×20), table 2 on bots."""
     opts = DemoOptions(speed=20.0, think_s=(0.6, 1.8), mistakes=0.0)
