@@ -111,7 +111,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--seed", type=int, default=None, help="随机种子 / random seed (default: random)")
     p.add_argument("--speed", type=_positive, default=None,
                    help="时间倍速 / time factor (default 1: real time; the event demo's camera table: 10)")
-    p.add_argument("--deals", type=_deals, default=None, help="打 N 副后结束 / stop after N deals (default: play on)")
+    p.add_argument("--deals", type=_deals, default=None, help="打 N 副后结束；赛事演示中为每轮副数 / stop after N deals (default: play on); "
+                        "with --tables: deals per round (default 1)")
     p.add_argument("--mistakes", type=_rate, default=0.03,
                    help="机器人失误率 / chance that a bot's turn goes wrong (default 0.03)")
     p.add_argument("--headless", action="store_true",
