@@ -36,11 +36,13 @@ import contextlib
 import json
 import logging
 import re
+import socket
 import threading
 import time
 import weakref
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import quote
 
 import paho.mqtt.client as mqtt
 
@@ -369,11 +371,39 @@ class MqttBridge:
         return len(events)
 
 
+def announced_panel_url(host: str, port: int, table_id: str, *, broker: str) -> str:
+    """The panel address this table announces to the hub (``status.panel``) when ``table.toml``
+    names none (``[mqtt] panel_url``): the chief referee's overview links every table with one tap,
+    and an organiser with 500 tables should not have to type 500 addresses.
+
+    A panel served on every interface (``0.0.0.0``) is announced at the address this machine uses
+    to reach the broker — the one the hall's network routes — found by a UDP ``connect``, which
+    sends nothing; the host name if even that fails.
+    """
+    addr = host
+    if host in ("", "0.0.0.0", "::"):
+        addr = _address_towards(broker) or socket.gethostname()
+    shown = f"[{addr}]" if ":" in addr else addr
+    return f"http://{shown}:{int(port)}/tables/{quote(str(table_id), safe='')}"
+
+
+def _address_towards(host: str) -> str | None:
+    """This machine's address on the route to ``host`` (no packet is sent), or None."""
+    try:
+        infos = socket.getaddrinfo(host, 1883, type=socket.SOCK_DGRAM)
+        family, _, _, _, sockaddr = infos[0]
+        with socket.socket(family, socket.SOCK_DGRAM) as s:
+            s.connect(sockaddr)
+            return str(s.getsockname()[0])
+    except (OSError, IndexError, UnicodeError):
+        return None
+
+
 def bridge_from_config(runner: Any, cfg: dict[str, Any], *, table_id: str, clock: Callable[[], float] | None = None,
                        feed: Any = None, delay_s: float = 0.0) -> MqttBridge:
     """Build a bridge from the ``[mqtt]`` table of the service config.
 
-    Keys: ``host``, ``port``, ``event``, ``username``, ``password``, ``keepalive``.
+    Keys: ``host``, ``port``, ``event``, ``username``, ``password``, ``keepalive``, ``panel_url``.
 
     :raises ValueError: an unknown key (a typo must not silently drop the hub connection).
     """

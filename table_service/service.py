@@ -264,14 +264,18 @@ class TableService:
         if self.want_web:
             self._start_web()
         if self.want_mqtt:
-            from table_service.mqtt_bridge import bridge_from_config
+            from table_service.mqtt_bridge import announced_panel_url, bridge_from_config
 
             feed = None
             if self.app is not None:
                 from table_service.web import web_state
 
                 feed = web_state(self.app).tables[self.config.table_id].feed
-            self.mqtt = bridge_from_config(self.runner, self.config.mqtt, table_id=self.config.table_id,
+            mqtt_cfg = dict(self.config.mqtt)
+            if not mqtt_cfg.get("panel_url") and self.server is not None:
+                mqtt_cfg["panel_url"] = announced_panel_url(self.server.host, self.server.port, self.config.table_id,
+                                                            broker=str(mqtt_cfg.get("host", "127.0.0.1")))
+            self.mqtt = bridge_from_config(self.runner, mqtt_cfg, table_id=self.config.table_id,
                                            clock=self.clock.now_ms, feed=feed,
                                            delay_s=float(self.config.web.get("feed_delay_s", 0.0))).start()
         return self

@@ -33,7 +33,7 @@ SERVICE_SCHEMA: dict[str, dict[str, tuple[str, float | None, float | None]]] = {
             "secret_key": ("str", None, None)},
     "mqtt": {"enabled": ("bool", None, None), "host": ("str", None, None), "port": ("int", 1, 65535),
              "event": ("str", None, None), "username": ("str", None, None), "password": ("str", None, None),
-             "keepalive": ("int", 1, 3600)},
+             "keepalive": ("int", 1, 3600), "panel_url": ("url", None, None)},
     "vision": {"enabled": ("bool", None, None), "layout": ("str", None, None), "calibration": ("str", None, None),
                "fps": ("num", 0.1, 120), "px_per_mm": ("num", 0.1, 100), "enrollment": ("str", None, None)},
 }
@@ -58,6 +58,11 @@ def _check_setting(section: str, key: str, value: Any) -> str | None:
     if kind == "format":
         if value not in ("past_a", "deals", "time"):
             return f"{name}: 应为 / must be past_a, deals or time"
+        return None
+    if kind == "url":
+        if not isinstance(value, str) or not value.startswith(("http://", "https://")) or len(value) > 500 \
+                or any(c.isspace() for c in value):
+            return f"{name}: 须为 http(s):// 网址 / must be an http:// or https:// address without spaces"
         return None
     if kind == "bool":
         ok = isinstance(value, bool)
