@@ -194,10 +194,10 @@ def validate(raw: dict[str, Any]) -> dict[str, Any]:
 
     mqtt = raw.get("mqtt", {})
     hub = raw.get("hub", {})
-    for name, section in (("mqtt", mqtt), ("hub", hub)):
+    for sec_name, section in (("mqtt", mqtt), ("hub", hub)):
         if not isinstance(section, dict):
-            raise EventInputError(f"EVENT.toml [{name}] 须为表 / must be a table")
-        _unknown(name, set(section), _SECTIONS[name])
+            raise EventInputError(f"EVENT.toml [{sec_name}] 须为表 / must be a table")
+        _unknown(sec_name, set(section), _SECTIONS[sec_name])
     for where, section, default in (("mqtt", mqtt, 1883), ("hub", hub, 8090)):
         port = section.get("port", default)
         if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:

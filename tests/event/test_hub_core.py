@@ -153,3 +153,20 @@ def test_config_errors_are_one_clear_line() -> None:
         validate({"event": {"id": "x", "rounds": 2}, "teams": [{"id": "A"}, {"id": "A"}]})
     with pytest.raises(EventInputError, match="invalid id"):
         validate({"event": {"id": "a/b", "rounds": 2}, "teams": [{"id": "A"}, {"id": "B"}]})
+
+
+def test_config_keeps_what_event_toml_says() -> None:
+    # Every value comes through as written (the event's name once came out as "hub": a loop over
+    # the [mqtt]/[hub] sections reused its variable).
+    cfg = validate({"event": {"id": "js", "name": "江苏公开赛 / Jiangsu Open", "rounds": 7, "draw": "swiss",
+                              "format": {"kind": "deals", "deals": 6}, "match_points": "3-2-1-0", "seed": 9},
+                    "mqtt": {"port": 1884, "keepalive": 30}, "hub": {"port": 8095},
+                    "teams": [{"id": "A", "name": "甲队 / A", "players": ["a1", "a2"]}, {"id": "B", "players": ["b1", "b2"]}],
+                    "tables": [{"id": "1", "panel": "http://10.0.0.1:8080/tables/1"}]})
+    ev = cfg["event"]
+    assert (ev["id"], ev["name"], ev["rounds"], ev["draw"], ev["seed"]) == ("js", "江苏公开赛 / Jiangsu Open", 7, "swiss", 9)
+    assert ev["format"] == {"kind": "deals", "deals": 6} and ev["match_points"] == "3-2-1-0"
+    assert cfg["mqtt"]["port"] == 1884 and cfg["mqtt"]["keepalive"] == 30 and cfg["hub"]["port"] == 8095
+    assert [(t["id"], t["name"], t["players"]) for t in cfg["teams"]] == [("A", "甲队 / A", ["a1", "a2"]),
+                                                                        ("B", "B", ["b1", "b2"])]
+    assert cfg["tables"][0]["panel"] == "http://10.0.0.1:8080/tables/1"
