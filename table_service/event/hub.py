@@ -336,12 +336,14 @@ class HubService:
             rnd = core.current_round()
             draw = core.draws.get(rnd) if rnd else None
             cfg_panels = {t["id"]: t.get("panel") for t in (core.cfg or {}).get("tables", [])}
+            names = {t["id"]: t["name"] for t in (core.cfg or {}).get("teams", [])}
             rows = []
             for t in (draw or {}).get("tables", []):
                 live = self.live.get(t["table"], TableLive(t["table"]))
                 res = core.results.get((rnd, t["table"]))
                 s = live.summary if live.summary.get("round") in (rnd, None) else {}
                 rows.append({"table": t["table"], "ns": t["ns"], "ew": t["ew"], "online": live.online,
+                             "ns_name": names.get(t["ns"], t["ns"]), "ew_name": names.get(t["ew"], t["ew"]),
                              "round": s.get("round"), "deal": s.get("deal"), "levels": s.get("levels"),
                              "open_flags": s.get("open_flags", 0), "doubts": s.get("doubts", 0),
                              "clocks_over": s.get("clocks_over", 0), "penalties": s.get("penalties"),

@@ -54,6 +54,8 @@ STANDINGS = {"type": "object", "required": ["standings", "rounds", "lots", "publ
     "published_rounds": {"type": "array", "items": {"type": "integer"}}}}
 _TABLE_ROW = {"type": "object", "required": ["table", "ns", "ew", "online", "finished", "result"], "properties": {
     "table": {"type": "string"}, "ns": {"type": "string"}, "ew": {"type": "string"},
+    "ns_name": {"type": "string", "description": "the team's name (overview)"},
+    "ew_name": {"type": "string", "description": "the team's name (overview)"},
     "online": {"type": ["boolean", "null"]}, "round": _INT_OR_NULL, "deal": _INT_OR_NULL,
     "levels": {"description": "the table's levels as its summary says (any JSON)"}, "finished": {"type": "boolean"},
     "panel": _STR_OR_NULL, "result": {"anyOf": [_RESULT_LINE, {"type": "null"}]},

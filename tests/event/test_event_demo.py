@@ -54,8 +54,11 @@ def test_eight_teams_three_rounds_end_to_end(tmp_path: Path) -> None:
         ov = hub.get("/hub/api/overview").get_json()
         assert ov["round"] == 3 and len(ov["tables"]) == 4 and ov["connected"]
         assert all(t["online"] and t["panel"].startswith(demo.tables_url) for t in ov["tables"])
+        # The chief referee reads team names, not ids; the event's own name heads the page.
+        assert all("家队 / Team" in t["ns_name"] and "家队 / Team" in t["ew_name"] for t in ov["tables"])
+        assert ov["event"]["name"] == "掼蛋演示赛 / Guandan demo event"
         page = hub.get("/hub/").get_data(as_text=True)
-        assert "裁判长总览" in page and "Overview" in page
+        assert "裁判长总览" in page and "Overview" in page and "掼蛋演示赛" in page
         for url in ("/hub/admin", "/hub/print/draw/2", "/hub/print/results/3", "/hub/board"):
             assert hub.get(url).status_code == 200, url
         sheet = hub.get("/hub/print/results/3").get_data(as_text=True)

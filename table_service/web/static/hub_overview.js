@@ -35,7 +35,8 @@
     if (p) bits.push("罚 / penalties " + p);
     return '<a class="' + cls + '" data-table="' + esc(t.table) + '" href="' + esc(panelUrl(t)) + '"' +
       (t.panel ? ' target="_blank" rel="noopener"' : "") + ">" +
-      "<b>" + esc(t.table) + '</b> <span class="teams">' + esc(t.ns) + " – " + esc(t.ew) + "</span>" +
+      "<b>" + esc(t.table) + '</b> <span class="teams" title="' + esc(t.ns) + " – " + esc(t.ew) + '">' +
+      esc(t.ns_name || t.ns) + " – " + esc(t.ew_name || t.ew) + "</span>" +
       '<span class="st">' + esc(st) + "</span>" + (lv ? '<span class="lv">' + esc(lv) + "</span>" : "") +
       (bits.length ? '<span class="bits">' + esc(bits.join(" · ")) + "</span>" : "") + "</a>";
   }
