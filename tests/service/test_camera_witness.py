@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 
+import table_service.camera_pipeline as cp
+import table_service.service as service_module
 from table_service.demo import SceneCamera
 from table_service.service import (
     CameraPipeline,
@@ -28,11 +30,22 @@ from table_service.service import (
     sighting_event,
     witnessed_t_ms,
 )
+from table_service.table_clock import ActorClock
 
 SPEED = 40.0  # 40 s to lead = 1 s real
 
 
-def wait_for(pred: Any, timeout: float = 10.0, what: str = "condition") -> Any:
+@pytest.fixture(autouse=True)
+def camera_not_reading_after_minutes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A loaded 2-core CI machine has left this slowed camera 10 s without a read (the product's
+    "not reading" threshold, after which the camera counts offline and holds nothing, so a play
+    put down in time was flagged). That threshold is tests/service/test_camera_health.py's
+    subject; here the camera must stay a witness however slow the machine is."""
+    monkeypatch.setattr(cp, "NOT_READING_S", 600.0)
+    monkeypatch.setattr(service_module, "LAG_GRACE_S", 600.0)
+
+
+def wait_for(pred: Any, timeout: float = 60.0, what: str = "condition") -> Any:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         got = pred()
@@ -79,7 +92,15 @@ def renderer() -> Any:
 
 
 class Table:
-    """A service with sim devices and the slow synthetic camera, its round started."""
+    """A service with sim devices and the slow synthetic camera, its round started.
+
+    The table runs on the demo's :class:`ActorClock`, which runs freely like the production
+    clock except where a test places a hold: the clock stands still from the round's start until
+    the test's player acts (:meth:`lay_at`, :meth:`run_clock`), so the player acts at exactly
+    the table time the test means whatever the machine's load (at x40 a thread descheduled for
+    25 ms used to put a play "1 s before the deadline" after it). The camera's lag is never held:
+    it is real time, on the free-running clock, as on a real table.
+    """
 
     def __init__(self, tmp_path: Path, renderer: Any, *, delay_s: float, grace_s: float = 3.0,
                  read_s: float = 0.0) -> None:
@@ -89,7 +110,8 @@ class Table:
             "devices": {"default": "sim"}, "camera": {"source": "none"},
             "web": {"enabled": False}, "service": {"camera_grace_s": grace_s},
         })
-        self.clock = TableClock(SPEED, tmp_path / "clock.json")
+        self.clock = ActorClock(SPEED, tmp_path / "clock.json")
+        self._freeze: int | None = None
         # read_s: every frame's read takes that long (a loaded machine); the camera then films
         # in real time and the pipeline reads the newest frame, as on a real table.
         self.camera = SceneCamera(renderer, fps=15.0, realtime=read_s > 0, seed=5)
@@ -115,7 +137,8 @@ class Table:
         svc._device_status("camera", "online")
         wait_for(lambda: svc.runner.state()["devices"]["camera"] == "online", what="camera online")
         # The first frame renders the table from artwork: seconds on a loaded 2-core machine.
-        wait_for(lambda: self.pipeline.seen_ms is not None, timeout=60, what="first frame processed")
+        wait_for(lambda: self.pipeline.seen_ms is not None, timeout=300, what="first frame processed")
+        self._freeze = self.clock.hold()  # stands still until the test's player acts
         for ev in (svc.round_event(), {"type": "first_cut_recorded", "source": "panel", "data": {"card": "7s"}},
                    {"type": "drawing_finished", "source": "panel", "data": {}}):
             assert svc.submit(ev).accepted, ev
@@ -125,16 +148,29 @@ class Table:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.run_clock()
         self.svc.stop()
+
+    def run_clock(self) -> None:
+        """Let the clock run freely from where it stands (the round's start)."""
+        self.clock.release(self._freeze)
+        self._freeze = None
 
     def lay_at(self, table_ms: int, cards: list[str]) -> int:
         """Put ``cards`` in the turn seat's zone at table time ``table_ms``; returns when it happened."""
-        wait_for(lambda: self.clock.now_ms() >= table_ms - 30, timeout=30, what="the moment to play")
-        while self.clock.now_ms() < table_ms:
-            time.sleep(0.001)
+        token = self.clock.hold(table_ms)  # placed while the clock stands: ahead of it
+        self.run_clock()
+        wait_for(lambda: self.clock.now_ms() >= table_ms, what="the moment to play")
         at = self.clock.now_ms()
         self.camera.set_zones({self.turn: list(cards)})
+        self.clock.release(token)
         return at
+
+    def ceiling(self, table_ms: int) -> int:
+        """Stop the clock at ``table_ms`` (before it gets there) until released: a bound on the
+        table time an assertion may see, which a loaded machine cannot push past."""
+        assert self.clock.now_ms() < table_ms
+        return self.clock.hold(table_ms)
 
     def time_over(self) -> list[dict[str, Any]]:
         return [f for f in self.svc.runner.state()["flags"] if f["rule"] == "time_over"]
@@ -148,8 +184,11 @@ def test_play_put_down_before_the_deadline_but_read_after_it_is_in_time(tmp_path
     # Each frame reaches the watcher 0.1 s late: the read comes ~1 s real (~40 table s) after
     # the cards went down, 1 table second before the deadline.
     with Table(tmp_path, renderer, delay_s=0.1) as tb:
+        # The clock stops 60 table s past the deadline (1.5 s real, inside the 3 s grace): on a
+        # loaded machine the read may come later than that, and it must still be in time.
+        ceiling = tb.ceiling(tb.deadline + 60_000)
         placed = tb.lay_at(tb.deadline - 1000, ["9h"])
-        ev = wait_for(tb.camera_play, timeout=15, what="the camera's read of the play")
+        ev = wait_for(tb.camera_play, what="the camera's read of the play")
         if ev["data"].get("uncertain"):  # a question: the referee looks and confirms at once
             assert tb.svc.submit({"type": "play_confirmed", "source": "panel", "role": "referee",
                                   "data": {"ref": ev["seq"]}}).accepted
@@ -170,6 +209,7 @@ def test_play_put_down_before_the_deadline_but_read_after_it_is_in_time(tmp_path
         assert mine == [], (mine, tb.svc.runner.events())
         plays = tb.svc.runner.state()["deal"]["trick"]["plays"]
         assert [p["overtime_ms"] for p in plays] == [0], plays
+        tb.clock.release(ceiling)
 
 
 def test_a_camera_lagging_past_the_grace_does_not_put_the_player_over_time(tmp_path: Path, renderer: Any) -> None:
@@ -197,9 +237,9 @@ def test_a_camera_lagging_past_the_grace_does_not_put_the_player_over_time(tmp_p
 def test_play_put_down_after_the_deadline_is_over_time(tmp_path: Path, renderer: Any) -> None:
     with Table(tmp_path, renderer, delay_s=0.1) as tb:
         tb.lay_at(tb.deadline + 3000, ["9h"])
-        flag = wait_for(tb.time_over, timeout=15, what="time_over flag")[0]
+        flag = wait_for(tb.time_over, what="time_over flag")[0]
         assert flag["seat"] == tb.turn
-        ev = wait_for(tb.camera_play, timeout=15, what="the camera's read of the play")
+        ev = wait_for(tb.camera_play, what="the camera's read of the play")
         assert ev["t_ms"] > tb.deadline
         assert len(tb.time_over()) == 1
 
@@ -208,15 +248,20 @@ def test_a_hand_held_over_the_zone_holds_the_tick_no_longer_than_the_grace(tmp_p
     grace_s = 0.5  # real seconds = 20 table seconds at x40
     with Table(tmp_path, renderer, delay_s=0.02, grace_s=grace_s) as tb:
         tb.source.hover = tb.turn  # a hand reaches in before the deadline and stays, moving
-        since = wait_for(lambda: tb.pipeline.busy_since_ms.get(tb.turn), timeout=5, what="zone busy")
+        since = wait_for(lambda: tb.pipeline.busy_since_ms.get(tb.turn), what="zone busy")
         assert since <= tb.deadline
-        flag = wait_for(tb.time_over, timeout=10, what="time_over flag after the grace")[0]
+        grace_ms = grace_s * SPEED * 1000
+        # No longer than the grace (plus a poll): the clock stands still there, so a machine that
+        # is slow to tick cannot carry the flag past it; a tick held for the hand never comes.
+        ceiling = tb.ceiling(tb.deadline + int(grace_ms) + 4000)
+        tb.run_clock()
+        flag = wait_for(tb.time_over, what="time_over flag after the grace")[0]
         assert flag["seat"] == tb.turn
         assert tb.pipeline.busy_since_ms.get(tb.turn) is not None, "the hand was still there"
         over = flag["t_ms"] - tb.deadline
-        grace_ms = grace_s * SPEED * 1000
         # Held (a tick would have gone at +1 ms), but no longer than the grace (plus a poll).
         assert grace_ms <= over <= grace_ms + 4000, over
+        tb.clock.release(ceiling)
 
 
 def test_held_for_asks_only_about_unflagged_timers_within_the_grace() -> None:
@@ -259,15 +304,19 @@ def test_camera_grace_must_be_a_sane_number(tmp_path: Path) -> None:
 def test_no_hold_while_the_camera_is_offline(tmp_path: Path, renderer: Any) -> None:
     with Table(tmp_path, renderer, delay_s=0.02, grace_s=10.0) as tb:
         tb.source.hover = tb.turn
-        wait_for(lambda: tb.pipeline.busy_since_ms.get(tb.turn), timeout=5, what="zone busy")
+        wait_for(lambda: tb.pipeline.busy_since_ms.get(tb.turn), what="zone busy")
         st = tb.svc.runner.state()
         assert tb.svc.camera_witness(st, tb.turn, tb.deadline) is not None
         tb.svc._device_status("camera", "offline", "test")
         wait_for(lambda: tb.svc.runner.state()["devices"]["camera"] == "offline", what="camera offline")
         assert tb.svc.camera_witness(tb.svc.runner.state(), tb.turn, tb.deadline) is None
-        flag = wait_for(tb.time_over, timeout=10, what="time_over at the deadline")[0]
+        # The clock stands 20 table s past the deadline: a tick held for the zone never comes.
+        ceiling = tb.ceiling(tb.deadline + 20_000)
+        tb.run_clock()
+        flag = wait_for(tb.time_over, what="time_over at the deadline")[0]
         # A tick at the deadline (not after the 400 table seconds of grace the zone would get).
-        assert flag["t_ms"] - tb.deadline < 20000
+        assert flag["t_ms"] - tb.deadline <= 20000
+        tb.clock.release(ceiling)
 
 
 
