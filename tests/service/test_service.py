@@ -263,5 +263,5 @@ def test_run_command_starts_the_service_and_stops_on_sigterm(tmp_path: Path) -> 
     bad = tmp_path / "bad.toml"
     bad.write_text(toml.read_text() + "[service]\nformat = \"bogus\"\n")
     res = subprocess.run([sys.executable, "-m", "table_service", "run", "--config", str(bad)], cwd=REPO,
-                         capture_output=True, text=True, timeout=60)
+                         capture_output=True, text=True, timeout=300)
     assert res.returncode == 2 and "format" in res.stderr
