@@ -34,17 +34,20 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture
 def open_page(browser: Any) -> Iterator[Callable[..., tuple[Any, list[str]]]]:
-    """``open_page(width, height, *, bypass_csp=True, timeout_ms=10_000) -> (page, errors)``: a page in
+    """``open_page(width, height, *, bypass_csp=True, timeout_ms=60_000) -> (page, errors)``: a page in
     a fresh zh-CN context; ``errors`` collects uncaught JavaScript errors for the test to assert on.
     Every context opened is closed at teardown.
 
     bypass_csp: ``wait_for_function`` evaluates its string with eval, which the page's CSP refuses
     (the policy itself is tested in test_api_security_headers.py); a test that needs no eval can
-    keep the CSP on."""
+    keep the CSP on.
+
+    timeout_ms: how long a wait for a selector or a function may take before the test fails; it
+    only bounds a hang (a loaded 2-core CI machine can take seconds to render a page)."""
     contexts: list[Any] = []
 
     def _open(width: int = 1280, height: int = 1000, *, bypass_csp: bool = True,
-              timeout_ms: int = 10_000) -> tuple[Any, list[str]]:
+              timeout_ms: int = 60_000) -> tuple[Any, list[str]]:
         ctx = browser.new_context(viewport={"width": width, "height": height}, locale="zh-CN",
                                   bypass_csp=bypass_csp)
         contexts.append(ctx)

@@ -39,8 +39,11 @@ class FakeClockMs:
             return self.now
 
 
-def wait_for(cond: Callable[[], Any], timeout: float = 5.0, interval: float = 0.01) -> Any:
-    """Poll ``cond`` until it returns a truthy value; fail the test after ``timeout`` s."""
+def wait_for(cond: Callable[[], Any], timeout: float = 60.0, interval: float = 0.01) -> Any:
+    """Poll ``cond`` until it returns a truthy value; fail the test after ``timeout`` s.
+
+    The default deadline is generous on purpose: it only bounds a hang. A true condition returns
+    at once; a loaded 2-core CI machine can take seconds where a free one takes milliseconds."""
     deadline = time.monotonic() + timeout
     while True:
         value = cond()
@@ -140,7 +143,7 @@ class Helpers:
     FakeClockMs = FakeClockMs
 
     @staticmethod
-    def wait_for(cond: Callable[[], Any], timeout: float = 5.0, interval: float = 0.01) -> Any:
+    def wait_for(cond: Callable[[], Any], timeout: float = 60.0, interval: float = 0.01) -> Any:
         return wait_for(cond, timeout, interval)
 
     @staticmethod
