@@ -356,7 +356,7 @@ def test_feed_stream_respects_real_delay(make_app, runner, serve_app, h):
         assert sse.get().event == "snapshot"
         h.setup_deal(runner)
         h.play(runner, "N", ["3s"])
-        got = [sse.get(timeout=5.0) for _ in range(4)]
+        got = [sse.get(timeout=60.0) for _ in range(4)]
     sent = {e["seq"]: e["t_ms"] for e in runner.events()}
     assert [int(m.id) for m in got] == [1, 2, 3, 4]
     for m in got:
@@ -371,7 +371,7 @@ def test_feed_pump_thread_publishes_without_requests(make_app, runner, h):
     first_seen: dict[str, float] = {}
 
     def watch() -> None:
-        deadline = time.monotonic() + 8
+        deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             got = feed.broadcaster.wait(0, 1.0)
             if got and got[0]:
@@ -381,7 +381,7 @@ def test_feed_pump_thread_publishes_without_requests(make_app, runner, h):
     t = threading.Thread(target=watch)
     t.start()
     h.setup_deal(runner)
-    t.join(10)
+    t.join(70)
     assert "ms" in first_seen, "the pump never published"
     assert first_seen["ms"] >= runner.events()[0]["t_ms"] + 300
 
