@@ -189,7 +189,10 @@ def test_reload_mid_countdown_shows_the_engines_deadline(page, app, runner, serv
     page.wait_for_selector("#timer-N[data-left]")
     deadline = runner.state()["deal"]["timers"]["N"]["deadline_ms"]
     before = (deadline - time.time() * 1000) / 1000
-    shown = page.evaluate("document.getElementById('timer-N').textContent")
+    # Redraw the countdown now (what the panel's 100 ms ticker does) and read it in the same
+    # turn: a ticker run late on a loaded machine leaves a text older than `before`.
+    shown = page.evaluate("(() => { GT.clockListeners.forEach(fn => fn());"
+                          " return document.getElementById('timer-N').textContent; })()")
     after = (deadline - time.time() * 1000) / 1000
     value = float(re.search(r"[\d.]+", shown).group(0))
     # The engine's seconds left at the moment the text was read lie between `after` and `before`.
