@@ -109,10 +109,25 @@ def board() -> Any:
 
 @bp.get("/overlay")
 def overlay() -> Any:
-    """Broadcast scoreboard overlay (public, transparent): ``?top=N`` teams."""
+    """Broadcast scoreboard overlay (public, transparent): ``?top=N`` teams, ``?lang=en`` for
+    English (Chinese otherwise: one language per view, never the panel's cookie, since a browser
+    source on the producer's machine shares the panel's cookies). The column after match points
+    is the event's own next tie-break key, so a preset that ranks differently shows its column."""
+    from table_service.event.config import scoring_of
+
     top = request.args.get("top", "8")
     n = int(top) if re.fullmatch(r"[0-9]{1,2}", top) else 0  # ASCII digits only: int("²") fails
-    return render_template("hub_overlay.html", ev=hub().core.cfg["event"], top=n if 0 < n <= 64 else 8)
+    h = hub()
+    # The first key after match points that the standings JSON carries (head-to-head has no column).
+    tiebreak = next((_TIEBREAK_JSON[k] for k in scoring_of(h.core.cfg).tiebreak if k in _TIEBREAK_JSON),
+                    "progressive")
+    return render_template("hub_overlay.html", ev=h.core.cfg["event"], top=n if 0 < n <= 64 else 8,
+                           lang="en" if request.args.get("lang") == "en" else "zh", tiebreak=tiebreak)
+
+
+#: A ruleset's tie-break key -> the standings JSON column that holds it.
+_TIEBREAK_JSON = {"progressive_points": "progressive", "rounds_won": "rounds_won",
+                  "level_difference_points": "level_points", "levels_gained": "levels_gained"}
 
 
 @bp.get("/api/board")

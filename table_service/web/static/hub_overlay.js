@@ -1,19 +1,150 @@
-// Broadcast scoreboard overlay: the top of the standings on a transparent page (OBS browser source).
+/* Broadcast standings overlay (OBS browser source) for the event hub: the table overlay's
+   1920×1080 transparent stage and look, with a standings side panel inside the title-safe area:
+   the event and round, the round's tables done, then the top N teams (rank, name, match points,
+   the event's next tie-break column). One language per view (?lang=en, else Chinese); names that
+   carry both ("南京队 / Nanjing") show their half. Rows are updated in place (no flicker); more
+   than a page of teams pages itself; a long name shrinks to fit. A "delayed" mark shows only while
+   the data on screen is older than it should be (the hub has not answered for a while).
+   Test knobs: ?poll_s=N (default 5), ?page_s=N (default 8). */
 (function () {
   "use strict";
-  var strip = document.getElementById("ov-strip");
-  var top = parseInt(strip.dataset.top, 10) || 8;
-  function esc(s) { return String(s == null ? "" : s).replace(/[&<>"']/g, function (c) {
-    return {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]; }); }
-  function load() {
-    fetch("/hub/api/board", {headers: {Accept: "application/json"}}).then(function (r) { return r.json(); })
-      .then(function (d) {
-        document.getElementById("ov-round").textContent = "第 " + (d.round || "-") + " 轮 · R" + (d.round || "-");
-        document.getElementById("ov-list").innerHTML = d.standings.standings.slice(0, top).map(function (r) {
-          return '<li><span class="r">' + r.rank + '</span><span class="n">' + esc(r.name || r.team) +
-            '</span><span class="p">' + r.match_points + "</span></li>";
-        }).join("");
-      }).catch(function () {}).then(function () { setTimeout(load, 5000); });
+  var root = document.getElementById("hov");
+  var stage = document.getElementById("stage");
+  var panel = document.getElementById("ov-strip");
+  var list = document.getElementById("ov-list");
+  var STAGE_W = 1920, STAGE_H = 1080;
+  var PER_PAGE = 16;                 // rows that fit the title-safe height at 1080 (see hub.css)
+  var NAME_MIN_PX = 15;              // a name shrinks down to this, then ellipsis
+  var params = new URLSearchParams(location.search);
+  var POLL_MS = Math.max(0.2, Number(params.get("poll_s")) || 5) * 1000;
+  var PAGE_MS = Math.max(0.5, Number(params.get("page_s")) || 8) * 1000;
+  var LANG = root.dataset.lang === "en" ? "en" : "zh";
+  var TOP = parseInt(root.dataset.top, 10) || 8;
+  var TB = root.dataset.tiebreak || "progressive";
+  var WORDS = {
+    zh: {rank: "名次", team: "队伍", mp: "比赛分", progressive: "累进分", rounds_won: "胜轮",
+         level_points: "级差分", levels_gained: "升级", round: "第 {r} / {n} 轮", pre: "赛前",
+         standings: "排名", tables: "{n} 桌 · 已完成 {m}", delayed: "数据延迟 {n} 秒", page: "第 {p}/{n} 页"},
+    en: {rank: "#", team: "TEAM", mp: "MP", progressive: "PROG", rounds_won: "WON",
+         level_points: "LDP", levels_gained: "LVLS", round: "ROUND {r} OF {n}", pre: "PRE-EVENT",
+         standings: "STANDINGS", tables: "{n} TABLES · {m} DONE", delayed: "DATA DELAYED {n}s", page: "PAGE {p}/{n}"}
+  }[LANG];
+  var CJK = /[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]/;
+  var data = null, page = 0, lastOk = 0;
+
+  /* --- stage: designed at 1920×1080, scaled to the browser source (as overlay.js) */
+  function fit() {
+    var s = Math.min(window.innerWidth / STAGE_W, window.innerHeight / STAGE_H);
+    stage.style.transform = "scale(" + s + ")";
+    stage.style.left = Math.max(0, (window.innerWidth - STAGE_W * s) / 2) + "px";
+    stage.style.top = Math.max(0, (window.innerHeight - STAGE_H * s) / 2) + "px";
+    root.dataset.scale = s.toFixed(4);
   }
+  window.addEventListener("resize", fit);
+  fit();
+
+  function tf(key, vars) {
+    var s = WORDS[key];
+    Object.keys(vars).forEach(function (k) { s = s.split("{" + k + "}").join(String(vars[k])); });
+    return s;
+  }
+  /* "中文 / English": the view's half. A name with no English half stays as it is in Chinese;
+     in English it falls back to the team id rather than putting CJK on an English programme. */
+  function bi(text, fallback) {
+    var s = String(text == null ? "" : text), i = s.indexOf(" / ");
+    if (i >= 0) return (LANG === "zh" ? s.slice(0, i) : s.slice(i + 3)).trim();
+    if (LANG === "en" && CJK.test(s)) return fallback !== undefined ? String(fallback) : "";
+    return s;
+  }
+  /* Only touch the DOM when the text changes: an unchanged poll repaints nothing. */
+  function setText(node, text) {
+    if (node.textContent !== text) { node.textContent = text; return true; }
+    return false;
+  }
+  /* A long name shrinks (to NAME_MIN_PX) until it fits its cell; CSS ellipsis past that. */
+  function fitName(node) {
+    node.style.fontSize = "";
+    var px = parseFloat(getComputedStyle(node).fontSize);
+    while (node.scrollWidth > node.clientWidth && px > NAME_MIN_PX) {
+      px -= 1;
+      node.style.fontSize = px + "px";
+    }
+  }
+
+  setText(document.getElementById("hov-h-rank"), WORDS.rank);
+  setText(document.getElementById("hov-h-name"), WORDS.team);
+  setText(document.getElementById("hov-h-mp"), WORDS.mp);
+  setText(document.getElementById("hov-h-tb"), WORDS[TB] || TB);
+
+  function rowEl(i) {
+    var li = list.children[i];
+    if (li) return li;
+    li = document.createElement("li");
+    li.className = "hov-row";
+    ["c-rank", "c-name", "c-mp", "c-tb"].forEach(function (c) {
+      var s = document.createElement("span");
+      s.className = c;
+      li.appendChild(s);
+    });
+    list.appendChild(li);
+    return li;
+  }
+
+  function render() {
+    if (!data) return;
+    panel.hidden = false;            // shown before the rows: a hidden cell has no width to fit a name to
+    var rows = ((data.standings || {}).standings || []).slice(0, TOP);
+    var pages = Math.max(1, Math.ceil(rows.length / PER_PAGE));
+    page = page % pages;
+    var shown = rows.slice(page * PER_PAGE, (page + 1) * PER_PAGE);
+    setText(document.getElementById("hov-event"), bi(data.event || root.dataset.event, WORDS.standings));
+    setText(document.getElementById("ov-round"), data.round
+      ? tf("round", {r: data.round, n: data.rounds || "—"}) + " · " + WORDS.standings : WORDS.pre + " · " + WORDS.standings);
+    var tables = data.tables || [];
+    setText(document.getElementById("hov-ctx"), tables.length
+      ? tf("tables", {n: tables.length, m: tables.filter(function (t) { return t.result; }).length}) : "");
+    shown.forEach(function (r, i) {
+      var li = rowEl(i), cells = li.children;
+      li.classList.toggle("lead", r.rank === 1);
+      setText(cells[0], String(r.rank));
+      if (setText(cells[1], bi(r.name || r.team, r.team))) fitName(cells[1]);
+      setText(cells[2], String(r.match_points));
+      setText(cells[3], String(r[TB] === undefined ? "" : r[TB]));
+      li.dataset.team = r.team;
+    });
+    while (list.children.length > shown.length) list.removeChild(list.lastChild);
+    setText(document.getElementById("hov-page"), pages > 1 ? tf("page", {p: page + 1, n: pages}) : "");
+    root.dataset.page = String(page + 1);
+    root.dataset.pages = String(pages);
+    markDelay();
+  }
+
+  /* Delayed only when it is: the hub's own delay (if its data says so) or no fresh answer for
+     three polls. */
+  function markDelay() {
+    var mark = document.getElementById("hov-delay");
+    var stale = lastOk ? (Date.now() - lastOk) / 1000 : 0;
+    var own = data && Number(data.delay_s) > 0 ? Number(data.delay_s) : 0;
+    var n = stale > 3 * POLL_MS / 1000 ? Math.round(stale) : own;
+    if (n > 0) {
+      if (!mark.firstChild) { var dot = document.createElement("i"); dot.className = "dot"; mark.appendChild(dot);
+        mark.appendChild(document.createElement("span")); }
+      setText(mark.lastChild, tf("delayed", {n: n}));
+      mark.hidden = false;
+    } else {
+      mark.hidden = true;
+    }
+    root.dataset.delayed = n > 0 ? "1" : "0";
+  }
+
+  function load() {
+    fetch(root.dataset.src, {headers: {Accept: "application/json"}, cache: "no-store"})
+      .then(function (r) { if (!r.ok) throw new Error("HTTP " + r.status); return r.json(); })
+      .then(function (d) { data = d; lastOk = Date.now(); render(); root.dataset.polls = String((Number(root.dataset.polls) || 0) + 1); })
+      .catch(function () { markDelay(); })
+      .then(function () { setTimeout(load, POLL_MS); });
+  }
+  setInterval(function () { page += 1; render(); }, PAGE_MS);
+  setInterval(markDelay, 1000);
   load();
 })();

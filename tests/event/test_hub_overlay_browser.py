@@ -1,0 +1,165 @@
+"""The hub's standings overlay as a producer puts it on air: a real browser (Playwright, Debian's
+Chromium) at 1920×1080 and 1280×720 against the real hub and its JSON. The panel stays inside the
+90 % title-safe area with the top 16 teams named by 20 CJK characters, more teams page themselves,
+?lang=en is English only, the background is transparent, polls update the rows in place, and the
+"delayed" mark shows only while the hub stops answering. Screenshots (bare, and over a felt-green
+"video" for review) go to test-artifacts/event/hub-overlay-*."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from table_service.event.config import validate
+from table_service.event.hub import HubService
+from table_service.event.web import serve_hub
+
+pytestmark = pytest.mark.browser
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "event"
+CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
+#: 20 CJK characters each (the longest a caption writer would type), and a long English half.
+ZH_NAMES = ["江苏省南京市玄武区第一掼蛋俱乐部代表队", "江苏省苏州市姑苏区第二掼蛋俱乐部代表队",
+            "江苏省无锡市梁溪区第三掼蛋俱乐部代表队", "江苏省常州市天宁区第四掼蛋俱乐部代表队"]
+N_TEAMS = 40
+
+#: Every visible element of the overlay inside the title-safe area (90 % of the frame)?
+OUTSIDE_SAFE = """() => {
+  const W = window.innerWidth, H = window.innerHeight, tol = 1;
+  const box = [W * 0.05 - tol, H * 0.05 - tol, W * 0.95 + tol, H * 0.95 + tol];
+  const out = [];
+  document.querySelectorAll('#hov, #hov *').forEach(e => {
+    const r = e.getBoundingClientRect();
+    if (!r.width || !r.height || getComputedStyle(e).visibility === 'hidden') return;
+    if (r.left < box[0] || r.top < box[1] || r.right > box[2] || r.bottom > box[3])
+      out.push((e.id || e.className) + ' ' + [r.left, r.top, r.right, r.bottom].map(Math.round).join(','));
+  });
+  return out;
+}"""
+
+#: Any element whose content is wider or taller than its box (a clipped name, a spilling panel)?
+OVERFLOWING = """() => [...document.querySelectorAll('#hov *')].filter(e => e.offsetParent !== null
+  && (e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1) && e.clientWidth > 0)
+  .map(e => (e.id || e.className) + ' ' + e.scrollWidth + '>' + e.clientWidth + ' ' + e.scrollHeight + '>' + e.clientHeight)"""
+
+
+def team_name(i: int) -> str:
+    zh = ZH_NAMES[i % len(ZH_NAMES)][:-1] + f"{i:02d}"[-2:].translate(str.maketrans("0123456789", "〇一二三四五六七八九"))
+    return f"{zh} / Jiangsu Guandan Club Delegation No. {i}"
+
+
+@pytest.fixture(scope="module")
+def hub_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A hub with 40 long-named teams, round 1 drawn, played and published: real standings."""
+    tmp = tmp_path_factory.mktemp("hub-overlay")
+    cfg = validate({"event": {"id": "ov", "name": "江苏省掼蛋公开赛 / Jiangsu Guandan Open", "rounds": 5},
+                    "teams": [{"id": f"T{i}", "name": team_name(i)} for i in range(1, N_TEAMS + 1)]})
+    hub = HubService(cfg, tmp / "hub", connect=False)
+    hub.draw_next("org", "chief")
+    hub.publish_draw(1, "org", "chief")
+    for k, t in enumerate(hub.core.draws[1]["tables"]):
+        hub.hand_result({"round": 1, "table": t["table"], "ns": t["ns"], "ew": t["ew"],
+                         "ns_levels": 3 + k % 10, "ew_levels": 13 - k % 10 if k % 3 else 2}, "org", "referee")
+    hub.publish_results(1, "org", "chief")
+    users_db = str(tmp / "users.sqlite3")
+    web = serve_hub(hub, port=0, users_db=users_db)
+    try:
+        yield web.url
+    finally:
+        web.stop()
+        hub.stop()
+
+
+def shots(page: Any, name: str) -> None:
+    """The overlay as it is (transparent), and composited over a felt table for review."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"hub-overlay-{name}.png"), omit_background=True)
+    page.evaluate("document.documentElement.classList.add('felt-review')")
+    page.add_style_tag(content="html.felt-review { background: radial-gradient(#2e7d4f, #123d26) !important; }")
+    page.screenshot(path=str(ARTIFACTS / f"hub-overlay-{name}-on-felt.png"))
+    page.evaluate("document.documentElement.classList.remove('felt-review')")
+
+
+def check_on_air(page: Any) -> None:
+    """Inside the title-safe area, nothing overflowing, every name shown whole."""
+    outside = page.evaluate(OUTSIDE_SAFE)
+    assert outside == [], outside
+    over = page.evaluate(OVERFLOWING)
+    assert over == [], over
+
+
+@pytest.mark.parametrize("size", [(1920, 1080), (1280, 720)], ids=["1080p", "720p"])
+def test_top16_inside_title_safe_with_long_names(hub_url: str, open_page: Any, size: tuple[int, int]) -> None:
+    w, hgt = size
+    page, errors = open_page(w, hgt)
+    page.goto(f"{hub_url}/hub/overlay?top=16")
+    page.wait_for_function("document.querySelectorAll('#ov-list li').length === 16")
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgba(0, 0, 0, 0)"
+    assert page.evaluate("getComputedStyle(document.documentElement).backgroundColor") == "rgba(0, 0, 0, 0)"
+    text = page.inner_text("#hov")
+    assert "江苏省掼蛋公开赛" in text and "第 1 / 5 轮" in text and "比赛分" in text and "累进分" in text
+    assert "Jiangsu" not in text and "Club" not in text  # one language per view
+    rows = page.eval_on_selector_all("#ov-list li", "ls => ls.map(l => [...l.children].map(c => c.textContent))")
+    assert [r[0] for r in rows][:1] == ["1"] and all(len(r[1]) == 20 for r in rows), rows
+    assert all(r[2].isdigit() and re.fullmatch(r"-?\d+", r[3]) for r in rows), rows
+    assert page.is_hidden("#hov-delay")  # the hub answers: nothing is delayed
+    assert "20 桌 · 已完成 20" in text
+    check_on_air(page)
+    shots(page, f"{w}")
+    assert errors == [], errors
+
+
+def test_more_than_a_page_pages_itself(hub_url: str, open_page: Any) -> None:
+    page, errors = open_page(1280, 720)
+    page.goto(f"{hub_url}/hub/overlay?top=40&page_s=0.8")
+    page.wait_for_function("document.getElementById('hov').dataset.pages === '3'")
+    first = page.inner_text("#ov-list li:first-child .c-rank")
+    page.wait_for_function("document.getElementById('hov').dataset.page === '2'")
+    assert page.inner_text("#ov-list li:first-child .c-rank") != first
+    assert page.locator("#ov-list li").count() == 16 and "第 2/3 页" in page.inner_text("#hov-page")
+    check_on_air(page)
+    page.wait_for_function("document.getElementById('hov').dataset.page === '3'")
+    assert page.locator("#ov-list li").count() == N_TEAMS - 32  # the last page holds the rest
+    check_on_air(page)
+    assert errors == [], errors
+
+
+def test_english_is_english_only(hub_url: str, open_page: Any) -> None:
+    page, errors = open_page(1920, 1080)
+    page.goto(f"{hub_url}/hub/overlay?top=16&lang=en")
+    page.wait_for_function("document.querySelectorAll('#ov-list li').length === 16")
+    text = page.inner_text("#hov")
+    assert not CJK.search(text), text
+    assert "Jiangsu Guandan Open" in text and "ROUND 1 OF 5" in text and "PROG" in text and "Club" in text
+    check_on_air(page)
+    shots(page, "en")
+    assert errors == [], errors
+
+
+def test_polls_update_in_place_and_mark_only_real_delay(hub_url: str, open_page: Any) -> None:
+    page, errors = open_page(1920, 1080)
+    page.goto(f"{hub_url}/hub/overlay?top=8&poll_s=0.3")
+    page.wait_for_selector("#ov-list li")
+    page.evaluate("window.firstRow = document.querySelector('#ov-list li'); window.firstName ="
+                  " document.querySelector('#ov-list .c-name')")
+    polls = int(page.get_attribute("#hov", "data-polls") or 0)
+    page.wait_for_function(f"Number(document.getElementById('hov').dataset.polls) >= {polls + 3}")
+    # The same row elements, repainted in place: no rebuilt list blinking on every poll.
+    assert page.evaluate("document.querySelector('#ov-list li') === window.firstRow")
+    assert page.evaluate("document.querySelector('#ov-list .c-name') === window.firstName")
+    assert page.is_hidden("#hov-delay")
+    # The hub stops answering: the data on screen is now old, and the overlay says so ...
+    page.route("**/hub/api/board", lambda route: route.abort())
+    page.wait_for_selector("#hov-delay", state="visible", timeout=5_000)
+    assert "DELAYED" not in page.inner_text("#hov-delay") and "数据延迟" in page.inner_text("#hov-delay")
+    assert page.locator("#ov-list li").count() == 8  # the last standings stay on air
+    check_on_air(page)
+    shots(page, "delayed")
+    # ... and stops saying so once it answers again.
+    page.unroute("**/hub/api/board")
+    page.wait_for_selector("#hov-delay", state="hidden", timeout=5_000)
+    assert errors == [], errors
