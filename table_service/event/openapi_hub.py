@@ -123,7 +123,9 @@ HUB_OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
     ("GET", "/hub/overlay"): {
         "summary": "直播记分叠加层 / broadcast scoreboard overlay (public)", "tags": ["hub"],
         "parameters": [{"name": "top", "in": "query", "required": False, "schema": {"type": "string"},
-                        "description": "前 N 名 / show the top N teams (1–64; anything else: 8)"}],
+                        "description": "前 N 名 / show the top N teams (1–64; anything else: 8)"},
+                       {"name": "lang", "in": "query", "required": False, "schema": {"type": "string"},
+                        "description": "en 为英文，其他为中文 / en for English, anything else Chinese"}],
         "responses": {"200": _page("the page")}},
     ("GET", "/hub/api/board"): {"summary": "大屏数据 / standings and the current round's tables (public)",
                                 "tags": ["hub"], "responses": {"200": _ok(BOARD)}},
