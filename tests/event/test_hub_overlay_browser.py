@@ -59,12 +59,13 @@ def hub_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     cfg = validate({"event": {"id": "ov", "name": "江苏省掼蛋公开赛 / Jiangsu Guandan Open", "rounds": 5},
                     "teams": [{"id": f"T{i}", "name": team_name(i)} for i in range(1, N_TEAMS + 1)]})
     hub = HubService(cfg, tmp / "hub", connect=False)
-    hub.draw_next("org", "chief")
-    hub.publish_draw(1, "org", "chief")
-    for k, t in enumerate(hub.core.draws[1]["tables"]):
-        hub.hand_result({"round": 1, "table": t["table"], "ns": t["ns"], "ew": t["ew"],
-                         "ns_levels": 3 + k % 10, "ew_levels": 13 - k % 10 if k % 3 else 2}, "org", "referee")
-    hub.publish_results(1, "org", "chief")
+    for rnd in (1, 2):
+        hub.draw_next("org", "chief")
+        hub.publish_draw(rnd, "org", "chief")
+        for k, t in enumerate(hub.core.draws[rnd]["tables"]):
+            hub.hand_result({"round": rnd, "table": t["table"], "ns": t["ns"], "ew": t["ew"],
+                             "ns_levels": 3 + (k + rnd) % 10, "ew_levels": 2 + (3 * k) % 11}, "org", "referee")
+        hub.publish_results(rnd, "org", "chief")
     users_db = str(tmp / "users.sqlite3")
     web = serve_hub(hub, port=0, users_db=users_db)
     try:
@@ -101,7 +102,7 @@ def test_top16_inside_title_safe_with_long_names(hub_url: str, open_page: Any, s
     assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgba(0, 0, 0, 0)"
     assert page.evaluate("getComputedStyle(document.documentElement).backgroundColor") == "rgba(0, 0, 0, 0)"
     text = page.inner_text("#hov")
-    assert "江苏省掼蛋公开赛" in text and "第 1 / 5 轮" in text and "比赛分" in text and "累进分" in text
+    assert "江苏省掼蛋公开赛" in text and "第 2 / 5 轮" in text and "比赛分" in text and "累进分" in text
     assert "Jiangsu" not in text and "Club" not in text  # one language per view
     rows = page.eval_on_selector_all("#ov-list li", "ls => ls.map(l => [...l.children].map(c => c.textContent))")
     assert [r[0] for r in rows][:1] == ["1"] and all(len(r[1]) == 20 for r in rows), rows
@@ -134,9 +135,14 @@ def test_english_is_english_only(hub_url: str, open_page: Any) -> None:
     page.wait_for_function("document.querySelectorAll('#ov-list li').length === 16")
     text = page.inner_text("#hov")
     assert not CJK.search(text), text
-    assert "Jiangsu Guandan Open" in text and "ROUND 1 OF 5" in text and "PROG" in text and "Club" in text
+    assert "Jiangsu Guandan Open" in text and "ROUND 2 OF 5" in text and "PROG" in text and "Club" in text
     check_on_air(page)
     shots(page, "en")
+    # Chinese unless the URL says otherwise: a producer's English panel cookie does not leak in.
+    page.context.add_cookies([{"name": "lang", "value": "en", "url": hub_url}])
+    page.goto(f"{hub_url}/hub/overlay?top=4")
+    page.wait_for_selector("#ov-list li")
+    assert "比赛分" in page.inner_text("#hov") and "Club" not in page.inner_text("#hov")
     assert errors == [], errors
 
 
