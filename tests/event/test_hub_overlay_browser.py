@@ -169,3 +169,20 @@ def test_polls_update_in_place_and_mark_only_real_delay(hub_url: str, open_page:
     page.unroute("**/hub/api/board")
     page.wait_for_selector("#hov-delay", state="hidden", timeout=5_000)
     assert errors == [], errors
+
+
+def test_results_board_shares_the_look(hub_url: str, open_page: Any) -> None:
+    """The hall's board: the overlay's palette on an opaque page, the leader marked, a page of 16."""
+    page, errors = open_page(1920, 1080)
+    page.goto(f"{hub_url}/hub/board")
+    page.wait_for_function("document.querySelectorAll('#b-standings tbody tr').length === 16")
+    assert page.evaluate("getComputedStyle(document.body).backgroundImage").startswith("radial-gradient")
+    assert page.locator("#b-standings tr.lead").count() == 1
+    gold = page.evaluate("getComputedStyle(document.querySelector('#b-standings tr.lead td')).backgroundColor")
+    assert gold == "rgb(255, 193, 7)", gold  # overlay.css's --gold
+    # One line a team, so a page of 16 long names fits the hall's 1080 screen.
+    bottom = page.evaluate("document.getElementById('b-standings').getBoundingClientRect().bottom")
+    assert bottom <= 1080, bottom
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "hub-board-1920.png"))
+    assert errors == [], errors

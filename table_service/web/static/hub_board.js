@@ -11,7 +11,7 @@
     document.getElementById("b-round").textContent = "第 " + (data.round || "-") + " / " + data.rounds + " 轮 round";
     document.getElementById("b-page").textContent = pages > 1 ? (page + 1) + "/" + pages : "";
     document.querySelector("#b-standings tbody").innerHTML = rows.slice(page * PAGE, (page + 1) * PAGE).map(function (r) {
-      return "<tr><td>" + r.rank + "</td><td>" + esc(r.name || r.team) + "</td><td>" + r.match_points + "</td><td>" +
+      return '<tr class="' + (r.rank === 1 ? "lead" : "") + '"><td>' + r.rank + "</td><td title=\"" + esc(r.name || r.team) + "\">" + esc(r.name || r.team) + "</td><td>" + r.match_points + "</td><td>" +
         r.progressive + "</td><td>" + r.rounds_won + "</td><td>" + r.level_points + "</td><td>" + r.levels_gained + "</td></tr>";
     }).join("");
     var lots = data.standings.lots || [];
