@@ -16,9 +16,7 @@ import pytest
 
 from table_service.event.config import validate
 from table_service.event.hub import HubService
-from table_service.event.web import serve_hub
-
-pytestmark = pytest.mark.browser
+from table_service.event.web import create_hub_app, serve_hub
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "event"
 CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
@@ -93,6 +91,7 @@ def check_on_air(page: Any) -> None:
     assert over == [], over
 
 
+@pytest.mark.browser
 @pytest.mark.parametrize("size", [(1920, 1080), (1280, 720)], ids=["1080p", "720p"])
 def test_top16_inside_title_safe_with_long_names(hub_url: str, open_page: Any, size: tuple[int, int]) -> None:
     w, hgt = size
@@ -114,6 +113,7 @@ def test_top16_inside_title_safe_with_long_names(hub_url: str, open_page: Any, s
     assert errors == [], errors
 
 
+@pytest.mark.browser
 def test_more_than_a_page_pages_itself(hub_url: str, open_page: Any) -> None:
     page, errors = open_page(1280, 720)
     page.goto(f"{hub_url}/hub/overlay?top=40&page_s=0.8")
@@ -129,6 +129,7 @@ def test_more_than_a_page_pages_itself(hub_url: str, open_page: Any) -> None:
     assert errors == [], errors
 
 
+@pytest.mark.browser
 def test_english_is_english_only(hub_url: str, open_page: Any) -> None:
     page, errors = open_page(1920, 1080)
     page.goto(f"{hub_url}/hub/overlay?top=16&lang=en")
@@ -146,6 +147,7 @@ def test_english_is_english_only(hub_url: str, open_page: Any) -> None:
     assert errors == [], errors
 
 
+@pytest.mark.browser
 def test_polls_update_in_place_and_mark_only_real_delay(hub_url: str, open_page: Any) -> None:
     page, errors = open_page(1920, 1080)
     page.goto(f"{hub_url}/hub/overlay?top=8&poll_s=0.3")
@@ -171,6 +173,7 @@ def test_polls_update_in_place_and_mark_only_real_delay(hub_url: str, open_page:
     assert errors == [], errors
 
 
+@pytest.mark.browser
 def test_results_board_shares_the_look(hub_url: str, open_page: Any) -> None:
     """The hall's board: the overlay's palette on an opaque page, the leader marked, a page of 16."""
     page, errors = open_page(1920, 1080)
@@ -186,3 +189,22 @@ def test_results_board_shares_the_look(hub_url: str, open_page: Any) -> None:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "hub-board-1920.png"))
     assert errors == [], errors
+
+
+@pytest.mark.parametrize(("tiebreak", "column"), [
+    (None, "progressive"),
+    (["match_points", "rounds_won", "progressive_points"], "rounds_won"),
+    (["match_points", "head_to_head", "level_difference_points"], "level_points"),
+])
+def test_second_column_is_the_events_next_tie_break(tmp_path: Path, tiebreak: list[str] | None,
+                                                     column: str) -> None:
+    """The column after match points is the one this event ranks by next (head-to-head has none)."""
+    raw: dict[str, Any] = {"event": {"id": "tb", "name": "赛", "rounds": 2}, "teams": [{"id": "A"}, {"id": "B"}]}
+    if tiebreak:
+        raw["ruleset_options"] = {"tiebreak": tiebreak}
+    hub = HubService(validate(raw), tmp_path / "hub", connect=False)
+    try:
+        html = create_hub_app(hub, users_db=str(tmp_path / "u.sqlite3")).test_client().get("/hub/overlay").text
+        assert f'data-tiebreak="{column}"' in html and 'data-lang="zh"' in html
+    finally:
+        hub.stop()
