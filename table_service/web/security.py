@@ -41,9 +41,15 @@ def csp_nonce() -> str:
     return nonce
 
 
+#: Public, read-only pages made to be embedded by broadcast software or the hall's screen
+#: system: the table's feed and overlay, and the hub's scoreboard overlay and results board.
+EMBEDDABLE_PAGES = ("/hub/overlay", "/hub/board")
+
+
 def security_headers(resp: Any) -> Any:
-    """``after_request`` hook: CSP, Referrer-Policy, nosniff, and no framing but for the feed."""
-    feed = request.path.startswith("/feed/")
+    """``after_request`` hook: CSP, Referrer-Policy, nosniff, and no framing but for the public
+    broadcast pages (:data:`EMBEDDABLE_PAGES` and the feed)."""
+    feed = request.path.startswith("/feed/") or request.path in EMBEDDABLE_PAGES
     resp.headers.setdefault("Content-Security-Policy",
                             CSP.format(nonce=csp_nonce(), frames="*" if feed else "'none'",
                                        styles="'self' 'unsafe-inline'" if feed else "'self'"))

@@ -257,3 +257,20 @@ def test_a_non_ascii_csrf_token_is_refused_not_a_crash(hub_app: Any, where: str)
         "data": {}, "headers": {"X-CSRF-Token": "é"}}
     r = c.post("/hub/action/draw", **kwargs)
     assert r.status_code == 400
+
+
+def test_only_the_public_broadcast_pages_may_be_framed(hub_app: Any) -> None:
+    hub_app, _hub = hub_app
+    # OBS, vMix or the hall's screen system embed the overlay and the board; the organiser's and
+    # chief referee's pages are never framed (clickjacking of their one-tap actions).
+    c = hub_app.test_client()
+    for url in ("/hub/overlay", "/hub/board"):
+        resp = c.get(url)
+        assert resp.status_code == 200
+        assert "frame-ancestors *" in resp.headers["Content-Security-Policy"] and "X-Frame-Options" not in resp.headers
+    login(c, "chen")
+    for url in ("/hub/", "/hub/admin", "/hub/api/overview"):
+        resp = c.get(url)
+        assert resp.status_code == 200, url
+        assert "frame-ancestors 'none'" in resp.headers["Content-Security-Policy"]
+        assert resp.headers["X-Frame-Options"] == "DENY"
