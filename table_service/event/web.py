@@ -134,7 +134,8 @@ _TIEBREAK_JSON = {"progressive_points": "progressive", "rounds_won": "rounds_won
 def api_board() -> Any:
     h = hub()
     ov = h.overview()
-    public_tables = [{k: t[k] for k in ("table", "ns", "ew", "online", "deal", "levels", "finished", "result")}
+    public_tables = [{k: t[k] for k in ("table", "ns", "ew", "ns_name", "ew_name", "online", "deal", "levels",
+                                        "finished", "result")}
                      for t in ov["tables"]]
     return jsonify(standings=h.standings_json(), round=ov["round"], rounds=ov["rounds"], tables=public_tables,
                    bye=ov["bye"], event=ov["event"]["name"] if ov["event"] else None)

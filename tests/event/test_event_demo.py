@@ -49,6 +49,7 @@ def test_eight_teams_three_rounds_end_to_end(tmp_path: Path) -> None:
         hub = demo.handles[-1].app.test_client()
         board = hub.get("/hub/api/board").get_json()  # public: the hall's screen
         assert [r["team"] for r in board["standings"]["standings"]] == [r["team"] for r in s["standings"]]
+        assert all("家队 / Team" in t["ns_name"] and "家队 / Team" in t["ew_name"] for t in board["tables"])
         assert hub.get("/hub/").status_code == 302  # the overview needs a login
         login(hub, *demo.login)
         ov = hub.get("/hub/api/overview").get_json()

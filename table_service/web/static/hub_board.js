@@ -21,8 +21,9 @@
     document.querySelector("#b-tables tbody").innerHTML = t.slice(tpage * PAGE, (tpage + 1) * PAGE).map(function (x) {
       var st = x.result ? x.result.ns_levels + " : " + x.result.ew_levels
         : (x.levels ? "NS " + x.levels.NS + " · EW " + x.levels.EW + (x.deal ? " · #" + x.deal : "") : "");
-      return '<tr class="' + (x.result ? "done" : "") + '"><td>' + esc(x.table) + "</td><td>" + esc(x.ns) +
-        "</td><td>" + esc(x.ew) + "</td><td>" + esc(st) + "</td></tr>";
+      return '<tr class="' + (x.result ? "done" : "") + '"><td>' + esc(x.table) + '</td><td title="' + esc(x.ns) + '">' +
+        esc(x.ns_name || x.ns) + '</td><td title="' + esc(x.ew) + '">' + esc(x.ew_name || x.ew) + "</td><td>" +
+        esc(st) + "</td></tr>";
     }).join("");
   }
   function load() {
