@@ -45,7 +45,10 @@ def demo_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
                 continue
             left = (timer["deadline_ms"] - demo.service.clock.now_ms()) / 1000.0
             shown = {s: demo.emulator.read_display(s) for s in "ESWN"}
-            samples.append({"turn": turn, "left": left, "shown": shown})
+            # the clock again after the displays were read: on a loaded machine the reads take
+            # long enough at x10 for the time left to move by seconds
+            left_after = (timer["deadline_ms"] - demo.service.clock.now_ms()) / 1000.0
+            samples.append({"turn": turn, "left": left, "left_after": left_after, "shown": shown})
 
     demo.start()
     sampler = threading.Thread(target=sample, daemon=True)
@@ -131,7 +134,7 @@ def test_the_emulated_displays_showed_the_right_seats_countdown(demo_run: dict[s
     for s in samples:
         text = s["shown"][s["turn"]].strip()
         others_blank = all(not re.fullmatch(r"\d+", s["shown"][o].strip() or "x") for o in "ESWN" if o != s["turn"])
-        if text.isdigit() and abs(int(text) - s["left"]) <= 2.5 and others_blank:
+        if text.isdigit() and s["left_after"] - 2.5 <= int(text) <= s["left"] + 2.5 and others_blank:
             good += 1
     assert good / len(samples) >= 0.85, (good, len(samples), samples[:5])
     seats_counting = {seat for _t, seat, text in demo_run["display_log"] if text.strip().isdigit()}
@@ -215,10 +218,10 @@ def test_restart_mid_deal_goes_on_from_the_same_state_and_timers(tmp_path: Path)
     finally:
         second.send_signal(signal.SIGINT)
         try:
-            second.wait(15)
+            second.wait(120)
         except subprocess.TimeoutExpired:
             second.kill()
-        reader.join(2)
+        reader.join(30)
     # The log before the restart is untouched, and the deal went on: no new deal, no new round.
     assert after[: len(before)] == before
     new = [e for e in after if e["seq"] > last]
@@ -338,7 +341,7 @@ def test_demo_with_panel_uses_the_documented_delay_and_reports_on_ctrl_c(tmp_pat
     reader = threading.Thread(target=lambda: lines.extend(iter(proc.stdout.readline, "")), daemon=True)
     reader.start()
     try:
-        _wait(lambda: any("Ctrl-C" in x for x in lines), 60, "the banner")
+        _wait(lambda: any("Ctrl-C" in x for x in lines), 300, "the banner")
         out = "".join(lines)
         assert "直播延时 / broadcast delay: 20 s" in out, out
         assert "演示裁判 / demo referee: auto" in out and "8 s" in out, out
@@ -351,10 +354,10 @@ def test_demo_with_panel_uses_the_documented_delay_and_reports_on_ctrl_c(tmp_pat
     finally:
         proc.send_signal(signal.SIGINT)
         try:
-            proc.wait(20)
+            proc.wait(120)  # only bounds a hang: the closing report may take a while under load
         except subprocess.TimeoutExpired:
             proc.kill()
-        reader.join(2)
+        reader.join(30)
     out = "".join(lines)
     assert "演示结束 / demo finished" in out and "识别准确率 / recognition accuracy" in out, out
 
