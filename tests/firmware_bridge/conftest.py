@@ -31,7 +31,7 @@ class Recorder:
             self.statuses.append(st)
             self.cond.notify_all()
 
-    def wait(self, pred: Callable[[], bool], timeout: float = 10.0) -> bool:
+    def wait(self, pred: Callable[[], bool], timeout: float = 60.0) -> bool:
         with self.cond:
             return self.cond.wait_for(pred, timeout)
 
@@ -44,8 +44,9 @@ class Recorder:
             return next((s for s in reversed(self.statuses) if s.kind == kind), None)
 
 
-def wait_until(pred: Callable[[], bool], timeout: float = 10.0, interval: float = 0.005) -> bool:
-    """Poll a condition (for state that has no callback, e.g. what the emulated display shows)."""
+def wait_until(pred: Callable[[], bool], timeout: float = 60.0, interval: float = 0.005) -> bool:
+    """Poll a condition (for state that has no callback, e.g. what the emulated display shows).
+    The deadline only bounds a hang: a loaded 2-core CI machine may take seconds."""
     deadline = time.monotonic() + timeout
     while not pred():
         if time.monotonic() > deadline:
