@@ -165,9 +165,9 @@ def test_panel_resumes_after_the_connection_drops(page, app, runner, h):
     srv.stop()
     page.wait_for_selector('#app[data-connected="0"]')
     missed = h.play(runner, "N", ["8d"])
-    srv2 = h.wait_for(lambda: _try_serve(serve, app, port), timeout=10.0)
+    srv2 = h.wait_for(lambda: _try_serve(serve, app, port), timeout=60.0)
     try:
-        page.wait_for_selector(f'#app[data-connected="1"][data-last-seq="{missed.seq}"]', timeout=15_000)
+        page.wait_for_selector(f'#app[data-connected="1"][data-last-seq="{missed.seq}"]', timeout=60_000)
         page.wait_for_selector('#trick-plays [data-card="8d"]')
         # It resumed (an update after id 3), it did not need a snapshot.
         assert page.get_attribute("#app", "data-last-event") == str(missed.seq)
