@@ -205,7 +205,7 @@ def test_deploy_table_toml_passes_config_check(capsys) -> None:
 
 @pytest.mark.parametrize("argv", [["replay", "/nonexistent/x.sqlite3"], ["user", "list", "--db", "/"]])
 def test_the_installed_command_answers_in_one_line(argv) -> None:
-    proc = subprocess.run([str(EXE), *argv], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run([str(EXE), *argv], capture_output=True, text=True, timeout=300)
     _check_answer(proc.returncode, proc.stderr, "")
 
 
@@ -220,7 +220,7 @@ def _as_nobody(argv: list[str]) -> list[str]:
     if setpriv is None:
         pytest.skip("running as root without util-linux setpriv: cannot drop privileges")
     drop = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
-    probe = subprocess.run([*drop, str(EXE), "--help"], capture_output=True, timeout=60)
+    probe = subprocess.run([*drop, str(EXE), "--help"], capture_output=True, timeout=300)
     if probe.returncode != 0:  # e.g. the checkout or its Python under a 0700 home folder
         pytest.skip(f"an unprivileged user cannot run {EXE}: {probe.stderr.decode(errors='replace')[:120]}")
     return [*drop, *argv]
@@ -243,7 +243,7 @@ def _killed_table(data: Path) -> Path:
     code = ("import os, sys\nfrom table_service.store import EventStore\n"
             f"s = EventStore({str(data / 'T1.sqlite3')!r})\n"
             "s.append({'type': 'clock_ticked', 'source': 'clock', 't_ms': 1, 'data': {}})\nos._exit(0)\n")
-    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=300)
     assert (data / "T1.sqlite3-wal").exists()
     return data / "T1.sqlite3"
 
@@ -264,7 +264,7 @@ def test_run_refuses_a_read_only_data_folder(open_folder: Path, killed: bool) ->
     data.chmod(0o555)
     before = _snapshot(data)
     proc = subprocess.run(_as_nobody([str(EXE), "run", "--config", str(cfg), "--no-web"]), capture_output=True,
-                          text=True, timeout=60)
+                          text=True, timeout=300)
     _check_answer(proc.returncode, proc.stderr, "read-only")
     assert "damaged" not in proc.stderr
     assert _snapshot(data) == before
@@ -275,5 +275,5 @@ def test_demo_on_a_read_only_folder_says_so(open_folder: Path) -> None:
     data.mkdir(mode=0o555)
     data.chmod(0o555)
     proc = subprocess.run(_as_nobody([str(EXE), "demo", "--data", str(data), "--deals", "1", "--headless"]),
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=300)
     _check_answer(proc.returncode, proc.stderr, "read-only")

@@ -79,6 +79,6 @@ def test_bad_files_are_named(tmp_path: Path, capsys: pytest.CaptureFixture[str])
 
 
 def test_command_line_entry_point(db: Path) -> None:
-    proc = subprocess.run([sys.executable, "-m", "table_service", "replay", str(db)], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    proc = subprocess.run([sys.executable, "-m", "table_service", "replay", str(db)], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert "第1副 / deal 1" in proc.stdout

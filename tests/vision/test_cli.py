@@ -82,7 +82,7 @@ def test_read_command_error_is_one_clean_line(tmp_path):
         if content is not None:
             path.write_bytes(content)
         p = subprocess.run([sys.executable, "-m", "table_service", "vision", "read", str(path)],
-                           capture_output=True, text=True, timeout=60)
+                           capture_output=True, text=True, timeout=300)
         assert p.returncode != 0
         lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
         assert len(lines) == 1 and "cannot read image" in lines[0] and "WARN" not in p.stderr, p.stderr
