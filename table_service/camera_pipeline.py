@@ -45,12 +45,6 @@ MOVED_TEXT = "摄像头被移动，找不到桌角标记 / camera moved: table c
 #: As long as "not reading": after that the camera counts offline and holds nothing.
 LAG_GRACE_S = NOT_READING_S
 
-#: Frames read after a zone's first busy one that a lagging camera is still waited for, however
-#: far apart their capture instants: the watcher reads a play at the earliest in the second still
-#: frame after the hand has gone (busy, still, still). A machine so slow that it reads only every
-#: few seconds must not close the settle window before the watcher could see the play settle.
-SETTLE_READS = 2
-
 #: Health states (``camera`` in the panel state, see docs/api.md).
 HEALTH_TEXT: dict[str, str] = {
     "reading": "摄像头读牌中 / camera reading",
@@ -124,7 +118,6 @@ class CameraPipeline:
         self._seen_wall = 0.0  # after the frame's plays are submitted, as seen_ms
         self._cur_wall = 0.0  # the frame being read
         self._busy_since_wall: dict[str, float] = {}
-        self._busy_reads: dict[str, int] = {}  # frames read since that first busy frame
 
     @classmethod
     def from_config(cls, config: ServiceConfig, devices: Any, on_status: Callable[[Any], None],
@@ -138,7 +131,6 @@ class CameraPipeline:
         self._observe = observe
         self.seen_ms = None
         self.busy_since_ms = {}
-        self._busy_reads = {}
         self._started_wall = time.time()
         if self.drop_stale is None:
             self.drop_stale = _is_live(self.source)
@@ -323,15 +315,11 @@ class CameraPipeline:
             # hold while those frames were taken within twice the settle time of its start (the
             # watcher needs settle_s of stillness after the hand withdraws). Measured between
             # capture instants, so however late the camera reads, it is waited for, and a hand
-            # held over the zone is not. A camera reading so sparsely that two frames read lie
-            # further apart than that is still waited for until it has read SETTLE_READS frames
-            # past the first busy one (a loaded CI machine, reading every 12 s, flagged a play
-            # put down in time one frame before the frame it was read in).
+            # held over the zone is not.
             since_wall = self._busy_since_wall.get(seat)
             settle_s = float(getattr(getattr(self.watcher, "settle_cfg", None), "settle_s", 0.8))
             if (since is not None and since <= deadline_ms and since_wall is not None
-                    and (self._seen_wall - since_wall <= 2.0 * settle_s
-                         or self._busy_reads.get(seat, 0) <= SETTLE_READS)
+                    and self._seen_wall - since_wall <= 2.0 * settle_s
                     and self.health()["state"] in ("reading", "lagging")):
                 return "摄像头仍在看这手牌落定 / the camera is still watching the play settle"
             return None
@@ -389,7 +377,6 @@ class CameraPipeline:
             if seat in read or not busy(seat):
                 self.busy_since_ms.pop(seat, None)
                 self._busy_since_wall.pop(seat, None)
-                self._busy_reads.pop(seat, None)
             else:
                 # Reading latest-first, the frames between the last one read and this one were
                 # dropped: the play went down somewhere in between, and the player gets the
@@ -397,7 +384,6 @@ class CameraPipeline:
                 placed = taken if not self.drop_stale or self.seen_ms is None else min(taken, self.seen_ms + 1)
                 self.busy_since_ms.setdefault(seat, placed)
                 self._busy_since_wall.setdefault(seat, self._cur_wall)
-                self._busy_reads[seat] = self._busy_reads.get(seat, -1) + 1
 
     def _run(self) -> None:
         try:
