@@ -12,7 +12,6 @@
   var stage = document.getElementById("stage");
   var panel = document.getElementById("ov-strip");
   var list = document.getElementById("ov-list");
-  var STAGE_W = 1920, STAGE_H = 1080;
   var PER_PAGE = 16;                 // rows that fit the title-safe height at 1080 (see hub.css)
   var NAME_MIN_PX = 15;              // a name shrinks down to this, then ellipsis
   var params = new URLSearchParams(location.search);
@@ -32,16 +31,8 @@
   var CJK = /[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]/;
   var data = null, page = 0, lastOk = 0;
 
-  /* --- stage: designed at 1920×1080, scaled to the browser source (as overlay.js) */
-  function fit() {
-    var s = Math.min(window.innerWidth / STAGE_W, window.innerHeight / STAGE_H);
-    stage.style.transform = "scale(" + s + ")";
-    stage.style.left = Math.max(0, (window.innerWidth - STAGE_W * s) / 2) + "px";
-    stage.style.top = Math.max(0, (window.innerHeight - STAGE_H * s) / 2) + "px";
-    root.dataset.scale = s.toFixed(4);
-  }
-  window.addEventListener("resize", fit);
-  fit();
+  /* --- stage: designed at 1920×1080, scaled to the browser source (broadcast_stage.js) */
+  GTStage.fit(stage, root);
 
   function tf(key, vars) {
     var s = WORDS[key];

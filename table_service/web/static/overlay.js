@@ -10,7 +10,6 @@
   const el = GT.el;
   const SEATS = ["E", "S", "W", "N"];
   const SIDE = { E: "EW", W: "EW", S: "NS", N: "NS" };
-  const STAGE_W = 1920, STAGE_H = 1080;
   const MAX_TRICK = 5;       // plays shown in the trick rail (older ones counted)
   const MAX_POPS = 3;
   const params = new URLSearchParams(location.search);
@@ -19,16 +18,8 @@
   let first = true;
   const seenFlags = new Set(), seenPens = new Set();
 
-  /* --- stage: designed at 1920×1080, scaled to whatever size the browser source has */
-  function fit() {
-    const s = Math.min(window.innerWidth / STAGE_W, window.innerHeight / STAGE_H);
-    stage.style.transform = "scale(" + s + ")";
-    stage.style.left = Math.max(0, (window.innerWidth - STAGE_W * s) / 2) + "px";
-    stage.style.top = Math.max(0, (window.innerHeight - STAGE_H * s) / 2) + "px";
-    root.dataset.scale = s.toFixed(4);
-  }
-  window.addEventListener("resize", fit);
-  fit();
+  /* --- stage: designed at 1920×1080, scaled to the browser source (broadcast_stage.js) */
+  GTStage.fit(stage, root);
 
   function teamName(side) {
     const t = state.teams && state.teams[side];
