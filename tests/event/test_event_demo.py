@@ -142,7 +142,7 @@ def test_rounds_of_several_deals(tmp_path: Path) -> None:
 
 def test_camera_table_plays_through_the_camera_and_reports_to_the_hub(tmp_path: Path) -> None:
     """Two tables, two rounds of one deal: table 1 on the camera path (×20), table 2 on bots."""
-    opts = DemoOptions(speed=20.0, think_s=(0.6, 1.8), mistakes=0.0)
+    opts = DemoOptions(speed=20.0, think_s=(0.6, 1.8), mistakes=0.0, stuck_real_s=60.0)
     demo = EventDemo(2, rounds=2, seed=3, data=tmp_path / "demo", web=True, port=0, camera_tables=1,
                      camera_options=opts)
     try:
