@@ -149,7 +149,9 @@ def test_camera_table_plays_through_the_camera_and_reports_to_the_hub(tmp_path: 
         demo.start()
         demo.run_rounds(timeout_s=240)
         s = demo.summary()
-        assert s["errors"] == [] and s["refused"] == 0
+        # A card the camera never saw, entered by the referee, is the only error allowed (counted
+        # against the camera below); see tests/service/test_demo.py.
+        assert [e for e in s["errors"] if "not seen by the engine" not in e] == [] and s["refused"] == 0
         assert s["results"] == 4 and s["from_table_log"] == 4
         c = _camera_table_reached_the_hub(demo, 2)
         assert c["frames"] > 0 and c["renders"] > 0
