@@ -392,3 +392,34 @@ def test_camera_questions_carry_the_picture_and_the_reasons(demo_run: dict[str, 
         assert e["data"].get("reasons"), e["seq"]
         for cands in e["data"].get("candidates", []):
             assert len(cands) == len(e["data"]["cards"])
+
+
+def test_a_bot_action_behind_an_open_question_does_not_stop_the_clock(tmp_path: Path) -> None:
+    # The action in flight is a camera question, answered by the referee later in table time. A
+    # bot job due before that answer waits for it; if it kept its hold, the clock would stand at
+    # the job's moment, short of the answer, for ever (the demo hung so at an uncertain read).
+    from table_service.table_clock import ActorClock
+
+    table, runner, _submitted = _bot_table(tmp_path)
+    try:
+        clock = ActorClock(50.0)
+        table.clock, table._hold_fn, table._release_fn = clock, clock.hold, clock.release
+        q = runner.state()["deal"]["questions"][0]
+        table._inflight = {"seat": "N", "types": {"cards_played"}, "kind": "play", "deal": 1, "question": q["seq"],
+                           "since": time.monotonic(), "truth": 0}
+        ran: list[str] = []
+        table._schedule(("bot", "next", 1), 1.0, lambda: ran.append("bot"))
+        table._schedule(("ref", "q", q["seq"]), 5.0, lambda: ran.append("referee"))
+        due_bot, due_ref = sorted(j.due for j in table._jobs)
+        deadline = time.monotonic() + 20  # 5 table seconds are 0.1 s at x50; 20 s bounds a hang
+        while clock.now_ms() < due_ref and time.monotonic() < deadline:
+            table._run_due()  # the driver's loop, as often as it runs
+            time.sleep(0.01)
+        assert clock.now_ms() >= due_ref, "the clock stood still short of the referee's answer"
+        table._run_due()
+        assert ran == ["referee"]  # the bot job still waits for the answer
+        table._inflight = None  # the answer came: the waiting job runs at once
+        table._run_due()
+        assert ran == ["referee", "bot"]
+    finally:
+        runner.stop()
