@@ -54,6 +54,10 @@ HEALTH_TEXT: dict[str, str] = {
 }
 
 
+#: Doubted plays remembered for their answer (a deal asks far fewer).
+ASKED_KEPT = 64
+
+
 class CameraPipeline:
     """Frames from a ``hardware.camera`` source through the vision watcher into observations.
 
@@ -118,6 +122,32 @@ class CameraPipeline:
         self._seen_wall = 0.0  # after the frame's plays are submitted, as seen_ms
         self._cur_wall = 0.0  # the frame being read
         self._busy_since_wall: dict[str, float] = {}
+        #: Event seq of each doubted play still unanswered -> (cards read, crop embeddings): the
+        #: referee's answer to it is what the reader learns from (see :meth:`learn_from`).
+        self._asked: dict[int, tuple[list[str], Any]] = {}
+
+    def _remember_question(self, ob: Any, res: Any) -> None:
+        if not ob.uncertain or getattr(ob, "embeddings", None) is None or not getattr(res, "accepted", False):
+            return
+        self._asked[int(res.seq)] = (list(ob.cards), ob.embeddings)
+        while len(self._asked) > ASKED_KEPT:
+            del self._asked[next(iter(self._asked))]
+
+    def learn_from(self, ev: dict[str, Any]) -> bool:
+        """The referee confirmed or corrected a doubted camera play: teach the reader its answer.
+
+        Called for every applied event (the service subscribes it); True when something was learned.
+        """
+        if ev.get("type") not in ("play_confirmed", "play_corrected"):
+            return False
+        ref = (ev.get("data") or {}).get("ref")
+        if not isinstance(ref, int) or ref not in self._asked:
+            return False
+        cards, emb = self._asked.pop(ref)
+        if ev["type"] == "play_corrected":
+            cards = list(ev["data"].get("cards") or [])
+        learn = getattr(self.watcher, "learn_answer", None)
+        return bool(learn(emb, cards)) if callable(learn) else False
 
     @classmethod
     def from_config(cls, config: ServiceConfig, devices: Any, on_status: Callable[[Any], None],
@@ -419,11 +449,12 @@ class CameraPipeline:
                         # An empty zone is a cleared one; an empty *uncertain* read is cards the
                         # reader could not make out, which the referee must look at.
                         if ob.cards or ob.uncertain:
-                            self._observe(ob.seat, list(ob.cards), list(ob.confidence or []) or None,
+                            res = self._observe(ob.seat, list(ob.cards), list(ob.confidence or []) or None,
                                           bool(ob.uncertain), frame_t=getattr(ob, "t", t), frame_wall=frame_wall,
                                           placed_ms=self.busy_since_ms.get(ob.seat),
                                           # a doubtful read carries its picture, reasons, candidates
                                           extra=question_extra(ob))
+                            self._remember_question(ob, res)
                     else:  # exposed card / hand over a zone / camera moved
                         if getattr(ob, "kind", None) == "camera_moved":
                             self._camera_moved(ob)
@@ -487,14 +518,14 @@ def make_watcher(vision_cfg: dict[str, Any], *, possible: Callable[[str], Any] |
 
     Keys: ``layout`` (table layout JSON; default the standard 900 mm table), ``calibration`` (lens
     calibration file from ``guandan-table vision calibrate``), ``px_per_mm`` (reading scale),
-    ``enrollment`` (the deck in use, from ``guandan-table vision enroll``: on unseen decks it
-    raises per-card accuracy from ~80 % to ~97 %, see docs/performance.md).
+    ``enrollment`` (the deck in use, from ``guandan-table vision enroll``, see docs/performance.md),
+    ``learn`` (default true: the reader learns the deck from its sure reads and the referee's answers).
 
     :raises ValueError: a layout, calibration or enrolment file that cannot be read.
     """
     from vision.calibration import LensCalibration
+    from vision.cardnet.deckfile import Enrollment
     from vision.geometry import TableLayout, default_layout
-    from vision.reader import Enrollment
     from vision.settle import SettleConfig
     from vision.watcher import TableWatcher
 
@@ -503,7 +534,8 @@ def make_watcher(vision_cfg: dict[str, Any], *, possible: Callable[[str], Any] |
     enrollment = Enrollment.load(vision_cfg["enrollment"]) if vision_cfg.get("enrollment") else None
     settle = SettleConfig(settle_s=settle_s) if settle_s is not None else None
     return TableWatcher(layout, lens=lens, read_px_per_mm=float(vision_cfg.get("px_per_mm", 3.0)),
-                        settle=settle, enrollment=enrollment, possible=possible, read_frames=read_frames)
+                        settle=settle, enrollment=enrollment, possible=possible, read_frames=read_frames,
+                        learn=bool(vision_cfg.get("learn", True)))
 
 
 def possible_cards(state: dict[str, Any]) -> list[str] | None:

@@ -259,6 +259,9 @@ class TableService:
                 if getattr(self.camera, "enrollment_path", False) is None:
                     self.camera.enrollment_path = (self.config.vision.get("enrollment")
                                                    or str(self.config.data_dir / "deck-enrollment.npz"))
+            if callable(getattr(self.camera, "learn_from", None)):
+                # The referee's answers to the camera's questions teach the reader this deck.
+                self._unsubs.append(self.runner.subscribe_effects(self._teach_camera))
         else:
             self._device_status("camera", "offline", "没有摄像头 / no camera configured")
         if self.want_web:
@@ -386,6 +389,11 @@ class TableService:
         except Exception:
             info = None
         return str((info or {}).get("boot_id", "?"))
+
+    def _teach_camera(self, _fx: Any, ev: dict[str, Any]) -> None:
+        """An answer to a camera question is learned off the engine thread (a refit takes ~0.2 s)."""
+        if ev.get("type") in ("play_confirmed", "play_corrected"):
+            threading.Thread(target=self.camera.learn_from, args=(ev,), name="camera-learn", daemon=True).start()
 
     def observe(self, seat: str, cards: list[str], confidence: list[float] | None = None, uncertain: bool = False,
                 *, frame_t: float | None = None, frame_wall: float | None = None,

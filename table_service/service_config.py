@@ -35,7 +35,8 @@ SERVICE_SCHEMA: dict[str, dict[str, tuple[str, float | None, float | None]]] = {
              "event": ("str", None, None), "username": ("str", None, None), "password": ("str", None, None),
              "keepalive": ("int", 1, 3600), "panel_url": ("url", None, None)},
     "vision": {"enabled": ("bool", None, None), "layout": ("str", None, None), "calibration": ("str", None, None),
-               "fps": ("num", 0.1, 120), "px_per_mm": ("num", 0.1, 100), "enrollment": ("str", None, None)},
+               "fps": ("num", 0.1, 120), "px_per_mm": ("num", 0.1, 100), "enrollment": ("str", None, None),
+               "learn": ("bool", None, None)},
 }
 SERVICE_SECTIONS: dict[str, tuple[str, ...]] = {sec: tuple(keys) for sec, keys in SERVICE_SCHEMA.items()}
 

@@ -12,6 +12,8 @@ Also: :class:`vision.watcher.TableWatcher` (frames -> observations) and :mod:`vi
 ``vision`` imports nothing from ``table_service``.
 """
 
-from .reader import Enrollment, PlayReading, enroll, read_play
+from .cardnet.deckfile import Enrollment
+from .cardnet.enrol import enroll
+from .cardnet.read import PlayReading, read_play
 
 __all__ = ["Enrollment", "PlayReading", "enroll", "read_play"]

@@ -26,13 +26,13 @@ from .cards import ALL_CARDS, sheet_cell
 
 ARTWORK_DIR = Path(os.environ.get("GUANDAN_CARDS_DIR", "/usr/share/aisleriot/cards"))
 
-#: Designs we develop and train on (the issue's list) …
-DEVELOPMENT_DESIGNS: tuple[str, ...] = (
-    "anglo", "anglo_modern", "neoclassical", "plastic", "simplistic", "tango", "paris",
+#: gnome-cards-data designs that are not French-suited (Swiss suits): a Guandan table never sees them.
+NOT_FRENCH: tuple[str, ...] = ("swiss-xvii",)
+#: Never trained on (their colour variants count as the design): the card reader's calibration
+#: (tigullio, plastic) and the benchmark's unseen decks (neoclassical, tango and their variants).
+HELD_OUT_DESIGNS: tuple[str, ...] = (
+    "neoclassical", "neoclassical_4_color", "tango", "tango_nuevo", "tigullio", "plastic",
 )
-#: … of which these two are held out: never used for training or tuning, only for the benchmark.
-HELD_OUT_DESIGNS: tuple[str, ...] = ("neoclassical", "tango")
-TRAINING_DESIGNS: tuple[str, ...] = tuple(d for d in DEVELOPMENT_DESIGNS if d not in HELD_OUT_DESIGNS)
 
 #: Sheet render width in pixels: 400 px per card column, about 7 px/mm on a 57 mm card.
 SHEET_WIDTH_PX = 5200
@@ -43,6 +43,16 @@ CARD_HEIGHT_MM = 88.0
 
 _lock = threading.Lock()
 _decks: dict[str, Deck] = {}
+
+
+def installed_designs() -> list[str]:
+    """Every French-suited gnome-cards-data design installed here."""
+    return sorted(n for n in (p.name[: -len(".svgz")] for p in ARTWORK_DIR.glob("*.svgz")) if n not in NOT_FRENCH)
+
+
+def training_designs() -> list[str]:
+    """The installed designs the card reader may be trained on."""
+    return [d for d in installed_designs() if d not in HELD_OUT_DESIGNS]
 
 
 def cache_dir() -> Path:

@@ -11,8 +11,8 @@ import cv2
 import numpy as np
 
 if TYPE_CHECKING:
+    from .cardnet.deckfile import Enrollment
     from .enroll_table import FoundCard
-    from .reader import Enrollment
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff"}
 
@@ -148,9 +148,9 @@ def cmd_enroll_table(args: argparse.Namespace) -> int:
     import tempfile
 
     from .calibration import LensCalibration
+    from .cardnet.enrol import enroll
     from .enroll_table import TABLE_PPM, enrol_from_frames, self_check
     from .geometry import TableLayout, default_layout
-    from .reader import enroll
 
     if args.frames and len(args.frames) > 3:
         raise ValueError("最多三张画面 / at most 3 frames (one per deck laid out)")
@@ -185,8 +185,8 @@ def cmd_enroll(args: argparse.Namespace) -> int:
     """Enrol the deck in use from a folder of its 54 faces, one image per card named by it
     (``Ah.png``, ``Td.jpg``, ``SJ.png``, ``BJ.png``), each photographed flat and cropped to the card;
     or, with ``--frames`` / ``--camera``, from the deck laid face up on the table."""
+    from .cardnet.enrol import enroll
     from .cards import ALL_CARDS
-    from .reader import enroll
 
     if args.frames or args.camera:
         if args.faces:
@@ -222,10 +222,7 @@ def _save_and_report(e: Enrollment, n_faces: int, out: Path) -> None:
     """Save an enrolment and say what it holds, including each face it could not learn and why."""
     out.parent.mkdir(parents=True, exist_ok=True)
     e.save(out)
-    learnt = int(e.present.sum())
-    kind = "本副牌专用 / fitted to this deck" if e.classifier is not None else "通用 / shipped model only"
-    w, h = e.size_mm
-    print(f"登记完成 / deck enrolled: {learnt} of {n_faces} faces ({kind}), card {w:.1f} x {h:.1f} mm -> {out}")
+    print(f"登记完成 / deck enrolled: {len(e.cards)} of {n_faces} faces -> {out}")
     for card, why in sorted(e.skipped.items()):
         print(f"  未登记 / not enrolled {card}: {why} (该牌按通用模型读 / read zero-shot)")
 
@@ -233,7 +230,7 @@ def _save_and_report(e: Enrollment, n_faces: int, out: Path) -> None:
 def cmd_read(args: argparse.Namespace) -> int:
     """Read one rectified zone image (for checking a camera set-up by hand)."""
     from . import read_play
-    from .reader import Enrollment
+    from .cardnet.deckfile import Enrollment
 
     e = Enrollment.load(args.enrollment) if args.enrollment else None
     r = read_play(_read_image(Path(args.image)), px_per_mm=args.px_per_mm, enrollment=e)

@@ -24,9 +24,10 @@ import cv2
 import numpy as np
 
 from .calibration import LensCalibration, calibrate_table
+from .cardnet.read import read_play
 from .cards import ALL_CARDS, check_card
 from .geometry import TableLayout, default_layout
-from .reader import read_play
+from .paper import card_mask
 
 #: Scale the table is put top-down at for finding and cutting the cards (px/mm): the reader's
 #: own working scale, so a face is read as a play would be.
@@ -113,8 +114,6 @@ def find_cards(frame: np.ndarray, layout: TableLayout | None = None, lens: LensC
 
     :raises ValueError: the table's corner markers are not in the frame.
     """
-    from .candidates import card_mask
-
     layout = layout or default_layout()
     if lens is not None:
         frame = lens.undistort(frame)  # once per enrolment frame, not per live frame

@@ -28,8 +28,12 @@ import cv2
 import numpy as np
 
 from .calibration import LensCalibration, TableCalibration, calibrate_table, detect_markers, remap
+from .cardnet.deckfile import Enrollment
+from .cardnet.head import Head
+from .cardnet.online import PlayLearner
+from .cardnet.read import PlayReading, default_head, read_play
 from .geometry import SEATS, TableLayout, default_layout
-from .reader import Enrollment, PlayReading, card_mask, read_play
+from .paper import card_mask
 from .settle import SettleConfig, ZoneSettler
 
 
@@ -48,6 +52,8 @@ class PlayObservation:
     crop: np.ndarray | None = field(default=None, repr=False)
     #: The reader's second choice per card (or None): the panel offers them as one-tap answers.
     alternatives: list[str | None] = field(default_factory=list)
+    #: Each card's crop embedding: what the referee's answer to a doubted play teaches the reader.
+    embeddings: np.ndarray | None = field(default=None, repr=False)
 
     def to_json(self) -> dict:
         return {"type": "play", "seat": self.seat, "cards": self.cards,
@@ -123,7 +129,8 @@ def vote(readings: list[PlayReading]) -> tuple[PlayReading, int]:
     if n < len(readings):
         uncertain = True
         reasons.append(f"各帧读数不一致 / frames disagree ({n} of {len(readings)})")
-    return PlayReading(list(best), conf, uncertain, reasons, list(agree[0].alternatives)), n
+    return PlayReading(list(best), conf, uncertain, reasons, list(agree[0].alternatives), agree[0].joint,
+                       agree[0].embeddings), n
 
 
 def _full(frame: object) -> np.ndarray:
@@ -144,7 +151,8 @@ class TableWatcher:
                  lens: LensCalibration | None = None, read_px_per_mm: float = 3.0, lowres_width: int = 1280,
                  settle: SettleConfig | None = None, enrollment: Enrollment | None = None,
                  possible: Callable[[str], Iterable[str] | None] | None = None, read_frames: int = 3,
-                 exposed_every: int = 5, exposed_min_s: float = 1.0, recheck_s: float = 5.0) -> None:
+                 exposed_every: int = 5, exposed_min_s: float = 1.0, recheck_s: float = 5.0,
+                 learn: bool = True) -> None:
         self.layout = layout or default_layout()
         self.calibration = calibration
         self.lens = lens
@@ -152,6 +160,9 @@ class TableWatcher:
         self.lowres_width = lowres_width
         self.settle_cfg = settle or SettleConfig()
         self.enrollment = enrollment
+        #: Learn the deck while playing (:mod:`vision.cardnet.online`): from sure reads and answers.
+        self.learn = learn
+        self._learner: PlayLearner | None = None
         self.possible = possible
         self.read_frames = read_frames
         self.exposed_every = exposed_every
@@ -177,6 +188,29 @@ class TableWatcher:
         #: Time ``t`` of the last frame :meth:`feed` finished (None before the first one): what
         #: the watcher has seen up to, so a caller can tell how far behind the camera it is.
         self.last_frame_t: float | None = None
+
+    def reading_head(self) -> Head:
+        """The head reads are made with: the enrolment's (or the shipped one), as learned so far.
+
+        A new enrolment (the panel's) starts the learning over from its head.
+        """
+        base = self.enrollment.head if self.enrollment is not None else default_head()
+        if not self.learn:
+            return base
+        if self._learner is None or self._learner.start is not base:
+            self._learner = PlayLearner(base)
+        return self._learner.head
+
+    @property
+    def learner(self) -> PlayLearner | None:
+        """What the table has learned of its deck so far (None: learning is off or nothing read yet)."""
+        return self._learner
+
+    def learn_answer(self, embeddings: np.ndarray | None, cards: list[str]) -> bool:
+        """The referee's answer to a doubted play: taught to the learner (False: nothing learned)."""
+        if self._learner is None:
+            return False
+        return self._learner.learn_answer(embeddings, cards)
 
     @property
     def calibrated(self) -> bool:
@@ -350,7 +384,7 @@ class TableWatcher:
             if not self._same(first, low_zone):
                 return False
             del self._first[seat]  # its one read decides: empty then, or never asked again
-            if read_play(crop, self.read_ppm, self.enrollment).cards:
+            if read_play(crop, self.read_ppm, self.reading_head()).cards:
                 return False
             self._empty[seat] = ref = first
         return ref is not None and self._same(ref, low_zone)
@@ -366,11 +400,15 @@ class TableWatcher:
         crops.sort(key=sharpness, reverse=True)
         crops = crops[: self.read_frames]
         possible = self.possible(seat) if self.possible is not None else None
-        readings = [read_play(c, self.read_ppm, self.enrollment, possible=possible) for c in crops]
+        head = self.reading_head()
+        readings = [read_play(c, self.read_ppm, head, possible=possible) for c in crops]
         r, n = vote(readings)
+        if self._learner is not None and not r.uncertain:
+            self._learner.learn_read(r.embeddings, r.cards, r.confidence, r.uncertain)
         if low_zone is not None and not r.cards and not r.uncertain:
             self._empty[seat] = _smooth(low_zone)  # the empty look follows the light
-        obs = PlayObservation(seat, r.cards, r.confidence, r.uncertain, t, r.reasons, n, crops[0], r.alternatives)
+        obs = PlayObservation(seat, r.cards, r.confidence, r.uncertain, t, r.reasons, n, crops[0], r.alternatives,
+                              r.embeddings)
         self.last_readings[seat] = obs
         return obs
 

@@ -145,8 +145,8 @@ def answer(table_id: str) -> Any:
 
 
 def _enrol(table_id: str, s: _Session, pipe: Any, out: Path) -> None:
+    from vision.cardnet.enrol import enroll
     from vision.enroll_table import TABLE_PPM, faces_of, self_check
-    from vision.reader import enroll
 
     try:
         faces = faces_of(s.cards)
@@ -162,7 +162,7 @@ def _enrol(table_id: str, s: _Session, pipe: Any, out: Path) -> None:
         pipe.watcher.enrollment = e  # read with it from the next play on
         with s.lock:
             s.status = "done"
-            s.result = {"faces": len(faces), "own_model": e.classifier is not None, "file": str(out),
+            s.result = {"faces": len(faces), "enrolled": len(e.cards), "file": str(out),
                         "skipped": e.skipped}
     except Exception as exc:
         log.warning("enrolment failed: %s", exc)

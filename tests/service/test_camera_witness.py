@@ -358,15 +358,15 @@ def test_vision_enrollment_in_the_config_reaches_the_watcher(tmp_path: Path) -> 
     """``[vision] enrollment`` (from ``guandan-table vision enroll``) is loaded at start and read with;
     a file that is not an enrolment is an error naming it."""
     from vision.artwork import load_deck
-    from vision.reader import enroll
+    from vision.cardnet.enrol import enroll
 
     deck = load_deck("anglo")
-    enroll({"Ah": deck.bgr("Ah")}, px_per_mm=6.0).save(tmp_path / "deck.npz")  # one face: no per-deck fit, fast
+    enroll({"Ah": deck.bgr("Ah")}, px_per_mm=6.0, rows=4).save(tmp_path / "deck.npz")  # one face, a short fit
     cfg = parse_service_config({"table_id": "T7", "data_dir": str(tmp_path / "data"), "seats": {"E": "e", "S": "s", "W": "w", "N": "n"},
                                 "devices": {"default": "sim"}, "camera": {"source": "none"},
                                 "vision": {"enrollment": str(tmp_path / "deck.npz")}})
     watcher = make_watcher(cfg.vision)
-    assert watcher.enrollment is not None and watcher.enrollment.present.sum() == 1
+    assert watcher.enrollment is not None and watcher.enrollment.cards == ("Ah",)
     (tmp_path / "bad.npz").write_text("x")
     with pytest.raises(ValueError, match="bad.npz"):
         make_watcher({"enrollment": str(tmp_path / "bad.npz")})

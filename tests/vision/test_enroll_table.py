@@ -4,16 +4,12 @@ asked, two decks of one design enrolled as one."""
 
 from __future__ import annotations
 
-import functools
-import json
-
 import cv2
 import numpy as np
 import pytest
 
-import vision.enrollment as enrollment_mod
+import vision.cardnet.enrol as enrol_mod
 from vision.cards import ALL_CARDS
-from vision.deck_model import MIN_FIT_FACES
 from vision.enroll_table import FoundCard, enrol_from_frames
 from vision.synth import LooseCard, TableRenderer, TableScene
 
@@ -70,10 +66,9 @@ def test_cli_enrols_from_frames(frames, tmp_path, capsys, monkeypatch):
     """``guandan-table vision enroll --frames a.png`` (not a terminal: nothing asked, the unclear
     cards are left to the zero-shot reader and said so)."""
     from table_service.cli import main
-    from vision.reader import Enrollment
+    from vision.cardnet.deckfile import Enrollment
 
-    monkeypatch.setattr(enrollment_mod, "fit_deck_models",
-                        functools.partial(enrollment_mod.fit_deck_models, rows=24, val_rows=4))
+    monkeypatch.setattr(enrol_mod, "ENROL_ROWS", 24)
     cv2.imwrite(str(tmp_path / "a.png"), frames[0])
     out = tmp_path / "deck.npz"
     # --force: saved even if its self-check finds a misread (the test's short fit may make one).
@@ -81,10 +76,7 @@ def test_cli_enrols_from_frames(frames, tmp_path, capsys, monkeypatch):
     text = capsys.readouterr().out
     assert "found 54 cards" in text and "self-check" in text and "deck enrolled" in text
     e = Enrollment.load(out)
-    learnt = [c for c, k in zip(ALL_CARDS, e.present, strict=True) if k]
-    assert len(learnt) >= 40  # the rest are read zero-shot
-    assert (e.classifier is not None) == (sum(c not in ("SJ", "BJ") for c in learnt) >= MIN_FIT_FACES)
-    assert json.dumps(e.size_mm)  # a card size was measured from the table
+    assert len(e.cards) >= 40 and set(e.cards) <= set(ALL_CARDS)  # the rest are read zero-shot
 
 
 def test_cli_enroll_needs_one_source(tmp_path, capsys):
@@ -101,8 +93,7 @@ def test_cli_enrols_from_the_camera(frames, tmp_path, capsys, monkeypatch):
     source holding the overhead picture), after the operator presses Enter."""
     from table_service.cli import main
 
-    monkeypatch.setattr(enrollment_mod, "fit_deck_models",
-                        functools.partial(enrollment_mod.fit_deck_models, rows=24, val_rows=4))
+    monkeypatch.setattr(enrol_mod, "ENROL_ROWS", 24)
     (tmp_path / "cam").mkdir()
     cv2.imwrite(str(tmp_path / "cam" / "f0.png"), frames[0])
     toml = tmp_path / "table.toml"

@@ -105,7 +105,7 @@ def test_a_cleared_zone_under_glare_reads_empty(renderer):
     """Issue #21: an empty zone under a glare spot must read empty, not "cards present but no
     index found". The glare is there from the start (the lamp), a play comes and is cleared."""
     from vision.calibration import calibrate_table
-    from vision.reader import read_play
+    from vision.cardnet.read import read_play
 
     empty = renderer.render(TableScene({}), seed=1)
     cal = calibrate_table(empty, renderer.layout)

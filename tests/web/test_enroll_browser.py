@@ -4,13 +4,12 @@ picture by a tap, then finish. Screenshots go to test-artifacts/web/."""
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-import vision.enrollment as enrollment_mod
+import vision.cardnet.enrol as enrol_mod
 from vision.cards import ALL_CARDS
 from vision.geometry import default_layout
 from vision.synth import CameraView, LooseCard, TableRenderer, TableScene
@@ -32,8 +31,7 @@ class FakePipeline:
 
 
 def test_enrol_deck_button(app, runner, serve_app, h, tmp_path, monkeypatch, open_page):
-    monkeypatch.setattr(enrollment_mod, "fit_deck_models",
-                        functools.partial(enrollment_mod.fit_deck_models, rows=24, val_rows=4))
+    monkeypatch.setattr(enrol_mod, "ENROL_ROWS", 24)
     r = TableRenderer(default_layout(), "anglo", CameraView(size=(2200, 1900), px_per_mm=2.0, tilt_px=25,
                                                             rotation_deg=1.0, seed=3), seed=11)
     loose = [LooseCard(c, 130 + 80 * (i % 9), 120 + 115 * (i // 9), 0.0) for i, c in enumerate(ALL_CARDS)]

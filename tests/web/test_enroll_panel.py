@@ -4,7 +4,6 @@ watcher and saves the file. Frames rendered from real artwork (``vision.synth``)
 
 from __future__ import annotations
 
-import functools
 import time
 from pathlib import Path
 from typing import Any
@@ -12,7 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-import vision.enrollment as enrollment_mod
+import vision.cardnet.enrol as enrol_mod
 from vision.cards import ALL_CARDS
 from vision.geometry import default_layout
 from vision.synth import CameraView, LooseCard, TableRenderer, TableScene
@@ -51,8 +50,7 @@ def _wait(client: Any, url: str, states: tuple[str, ...], timeout: float = 120.0
 
 
 def test_enrol_from_the_table_at_the_panel(client, runner, h, laid_out, tmp_path, monkeypatch):
-    monkeypatch.setattr(enrollment_mod, "fit_deck_models",
-                        functools.partial(enrollment_mod.fit_deck_models, rows=64, val_rows=8))
+    monkeypatch.setattr(enrol_mod, "ENROL_ROWS", 40)
     base = "/api/tables/1/enroll"
     h.login(client, "rita")
     assert h.post_json(client, f"{base}/start", {}).status_code == 409  # no camera at this table

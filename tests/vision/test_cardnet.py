@@ -1,0 +1,217 @@
+"""The card-first reader: reading rendered zones, doubt, enrolment, learning during play, bad input.
+
+Accuracy itself is the benchmark's (benchmarks/cardnet_bench.py); these tests bound behaviour
+loosely enough to hold on any render seed (``VISION_SEED_SHIFT=50000 pytest ...``) and tightly
+enough to catch a reader that broke.  The property that must hold on every seed: a wrong reading
+is never certain.
+"""
+
+from __future__ import annotations
+
+import os
+
+import cv2
+import numpy as np
+import pytest
+
+from vision import PlayReading, enroll, read_play
+from vision.artwork import HELD_OUT_DESIGNS, load_deck
+from vision.cardnet.deckfile import Enrollment
+from vision.cardnet.head import Head
+from vision.cardnet.online import PlayLearner
+from vision.cardnet.read import default_head
+from vision.cards import ALL_CARDS
+from vision.synth import Realism, render_zone
+
+SHIFT = int(os.environ.get("VISION_SEED_SHIFT", "0"))
+
+PLAYS = [
+    ["5h"],
+    ["Qs", "Qd"],
+    ["9c", "9c", "9h"],
+    ["3d", "3s", "3c", "Kh", "Kd"],
+    ["4h", "5h", "6h", "7h", "8h"],
+    ["Ts", "Th", "Js", "Jh", "Qc", "Qd"],
+    ["SJ", "SJ", "BJ", "BJ"],
+    ["2s", "2h", "2d", "2c", "2s", "2h", "2d", "2c", "As", "Ah"],
+]
+
+
+def _never_silently_wrong(r: PlayReading, cards: list[str]) -> None:
+    assert len(r.confidence) == len(r.cards) == len(r.alternatives)
+    assert all(0.0 <= c <= 1.0 for c in r.confidence)
+    assert r.cards == cards or r.uncertain, (r.cards, cards, r.reasons)
+
+
+def _faces(design: str) -> dict[str, np.ndarray]:
+    deck = load_deck(design)
+    return {c: cv2.resize(deck.bgr(c), None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA) for c in ALL_CARDS}
+
+
+@pytest.fixture(scope="module")
+def enrolled_tango():
+    """A held-out design enrolled from its 54 faces (a quick enrolment: 80 rendered rows)."""
+    return enroll(_faces("tango"), px_per_mm=3.0, rows=80)
+
+
+@pytest.mark.parametrize("ppm", [2.0, 3.0, 4.0])
+def test_reads_a_design_it_was_trained_on(ppm):
+    """anglo (the demo's deck), 8 plays at each scale: never silently wrong, nearly all right."""
+    right = 0
+    for k, cards in enumerate(PLAYS):
+        r = read_play(render_zone(cards, "anglo", ppm, seed=SHIFT + 100 + k).image, px_per_mm=ppm)
+        _never_silently_wrong(r, cards)
+        right += r.cards == cards and not r.uncertain
+    assert right >= 6, f"only {right}/8 read certain and right at {ppm} px/mm"
+
+
+@pytest.mark.parametrize("design", ["neoclassical", "tango"])
+def test_reads_designs_it_never_saw(design):
+    """Zero-shot on held-out designs: never silently wrong; most cards found and read."""
+    assert design in HELD_OUT_DESIGNS
+    right = 0
+    for k, cards in enumerate(PLAYS):
+        r = read_play(render_zone(cards, design, 3.0, seed=SHIFT + 200 + k).image, px_per_mm=3.0)
+        _never_silently_wrong(r, cards)
+        right += r.cards == cards
+    assert right >= 4, f"only {right}/8 plays of {design} read right"
+
+
+@pytest.mark.parametrize("card", ["SJ", "BJ", "Kh", "Qs", "Jd", "5c"])
+def test_a_lone_card_is_never_read_as_nothing(card):
+    """Tribute and singles: one card, court or joker, is a card, never an empty zone."""
+    for ppm in (2.0, 3.0):
+        r = read_play(render_zone([card], "paris", ppm, seed=SHIFT + 31).image, px_per_mm=ppm)
+        assert r.cards or r.uncertain, (card, ppm)
+        _never_silently_wrong(r, [card])
+
+
+@pytest.mark.parametrize("design", ["simplistic", "plastic"])
+def test_empty_zone_reads_nothing(design):
+    r = read_play(render_zone([], design, 3.0, seed=SHIFT + 7).image)
+    assert r.cards == [] and r.confidence == [] and not r.uncertain
+
+
+def test_a_gap_wider_than_any_fan_is_a_doubt():
+    """Two cards 45 mm apart: a third may lie hidden between them."""
+    real = Realism(overlap_mm=(45.0, 48.0))
+    r = read_play(render_zone(["7s", "8s", "9s"], "anglo", 3.0, seed=SHIFT + 3, realism=real).image)
+    assert r.uncertain and any("mm" in why for why in r.reasons), r.reasons
+
+
+def test_possible_cards_narrow_and_impossible_is_never_certain():
+    cards = ["7h", "7d"]
+    zr = render_zone(cards, "anglo", 3.0, seed=SHIFT + 9, realism=Realism.clean())
+    r = read_play(zr.image, possible=list(ALL_CARDS) * 2)
+    assert r.cards == cards and not r.uncertain
+    left = [c for c in ALL_CARDS if c != "7h"] * 2
+    r2 = read_play(zr.image, possible=left)
+    assert r2.uncertain and r2.cards[0] != "7h"
+    r3 = read_play(render_zone(["9s", "9s"], "anglo", 3.0, seed=SHIFT + 10, realism=Realism.clean()).image,
+                   possible=["9s"] + [c for c in ALL_CARDS if c != "9s"])
+    assert r3.uncertain
+
+
+def test_enrolment_reads_its_deck_and_round_trips(tmp_path, enrolled_tango):
+    e = enrolled_tango
+    assert set(e.cards) == set(ALL_CARDS) and not e.skipped
+    right = 0
+    for k, cards in enumerate(PLAYS):
+        r = read_play(render_zone(cards, "tango", 3.0, seed=SHIFT + 300 + k).image, 3.0, enrollment=e)
+        _never_silently_wrong(r, cards)
+        right += r.cards == cards and not r.uncertain
+    assert right >= 6, f"enrolled tango: only {right}/8 certain and right"
+    path = tmp_path / "deck.npz"
+    e.save(path)
+    back = Enrollment.load(path)
+    assert back.cards == e.cards
+    np.testing.assert_array_equal(back.head.w, e.head.w)
+    assert back.head.temperature == e.head.temperature
+
+
+def test_enrolment_of_some_faces_reports_the_rest():
+    faces = {c: f for c, f in _faces("anglo").items() if c in ("As", "Kd", "5c")}
+    faces["Qh"] = np.zeros((10, 10, 3), np.uint8)  # not a card-shaped picture
+    e = enroll(faces, rows=10)
+    assert set(e.cards) == {"As", "Kd", "5c"} and set(e.skipped) == {"Qh"}
+
+
+@pytest.mark.parametrize("faces, match", [
+    ({}, "dict"),
+    ("faces", "dict"),
+    ({"Zz": np.zeros((88, 60, 3), np.uint8)}, "unknown card"),
+    ({"As": np.zeros((5, 5), np.uint8)}, "no face"),
+])
+def test_enroll_bad_input(faces, match):
+    with pytest.raises(ValueError, match=match):
+        enroll(faces, rows=5)
+
+
+def test_enrolment_file_bad_input(tmp_path):
+    bad = tmp_path / "x.npz"
+    bad.write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match="enrolment file"):
+        Enrollment.load(bad)
+    old = tmp_path / "old.npz"
+    np.savez(old, format=np.array("guandan-table-enrollment-1"))
+    with pytest.raises(ValueError, match="enrol the deck again"):
+        Enrollment.load(old)
+    damaged = tmp_path / "damaged.npz"
+    np.savez(damaged, format=np.array("guandan-table-enrollment-2"), head=np.frombuffer(b"junk", np.uint8))
+    with pytest.raises(ValueError, match="damaged"):
+        Enrollment.load(damaged)
+
+
+@pytest.mark.parametrize("bad, match", [
+    ("zone", "numpy"),
+    (np.zeros((0, 0, 3), np.uint8), "empty"),
+    (np.zeros((300, 600), np.uint8), "colour"),
+    (np.zeros((300, 600, 2), np.uint8), "shape"),
+    (np.zeros((30, 60, 3), np.uint8), "too small"),
+])
+def test_bad_input_is_a_clear_error(bad, match):
+    with pytest.raises(ValueError, match=match):
+        read_play(bad, 3.0)
+
+
+@pytest.mark.parametrize("ppm", [0, -1, float("nan"), True, "3"])
+def test_bad_scale_is_a_clear_error(ppm):
+    with pytest.raises(ValueError, match="px_per_mm"):
+        read_play(np.zeros((300, 600, 3), np.uint8), ppm)
+
+
+def test_noise_and_odd_dtypes_do_not_crash():
+    rng = np.random.default_rng(SHIFT)
+    for img in (rng.integers(0, 256, (450, 960, 3), dtype=np.uint8), np.full((450, 960, 3), 255, np.uint8),
+                rng.random((450, 960, 3)).astype(np.float32), np.zeros((450, 960, 4), np.uint16)):
+        r = read_play(img, 3.0)
+        assert isinstance(r, PlayReading)
+    with pytest.raises(ValueError, match="Enrollment"):
+        read_play(np.zeros((450, 960, 3), np.uint8), 3.0, enrollment="deck")  # type: ignore[arg-type]
+
+
+def test_head_bytes_round_trip_and_refuse_junk():
+    h = default_head()
+    assert Head.from_bytes(h.to_bytes()).temperature == h.temperature
+    for junk in (b"", b"junk", h.to_bytes()[:50]):
+        with pytest.raises(ValueError, match="head"):
+            Head.from_bytes(junk)
+    with pytest.raises(ValueError, match="shape"):
+        Head(h.w[:, :3], h.b)
+
+
+def test_the_referees_answers_teach_the_head():
+    """Crops the shipped head reads as one card, answered by the referee as another, read as the
+    answer afterwards: the table learns its deck from the questions it asked."""
+    zr = render_zone(["Kh", "Qs", "4d"], "anglo", 3.0, seed=SHIFT + 41, realism=Realism.clean())
+    first = read_play(zr.image, 3.0)
+    assert first.embeddings is not None and len(first.embeddings) == 3
+    learner = PlayLearner(default_head())
+    # Pretend the referee said these are three other cards, a dozen times over.
+    for _ in range(12):
+        learner.learn_answer(first.embeddings, ["2c", "3c", "5c"])
+    assert learner.answers == 36
+    again = read_play(zr.image, 3.0, enrollment=learner.head)
+    assert again.cards == ["2c", "3c", "5c"]
+    # A reading with a different count teaches nothing.
+    assert not learner.learn_answer(first.embeddings, ["2c"])

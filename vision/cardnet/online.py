@@ -1,0 +1,81 @@
+"""A head that learns the deck while the table plays: the reads it was sure of, and the referee's answers.
+
+No peer does this, and it is what makes an unenrolled deck cheap: every question the referee
+answers labels exactly the crops the head was unsure of, so the same doubt is rarer in the next
+deal.  Sure reads add the deck's ordinary cards.  The head is refitted from the one it started
+from (shipped or enrolled) on everything learned so far, a few times a deal, in well under a
+second; the starting head's knowledge is kept by :func:`vision.cardnet.head.fit_head`'s pull
+towards it, so a card never seen at this table still reads as before.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+
+import numpy as np
+
+from vision.cards import CARD_INDEX, check_card
+
+from .head import Head, fit_head
+
+#: A card read at least this sure (and in a play that was not asked) is taken as a label.
+SURE_LABEL = 0.995
+#: Pull of the learned head towards the one it started from: a table sees only the cards played,
+#: and a card it never saw must still read as the start head reads it.
+L2_TO_START = 0.01
+#: Refit after this many new labels.
+REFIT_EVERY = 24
+#: Keep at most this many labels (the newest): a long event must not grow the table's memory,
+#: and a refit stays well under a second on a Raspberry Pi core.
+MAX_LABELS = 2000
+
+
+class PlayLearner:
+    """Thread-safe: the camera thread reads with :attr:`head`, the service thread teaches it."""
+
+    def __init__(self, start: Head) -> None:
+        self.start = start
+        self.head = start
+        self._emb: list[np.ndarray] = []
+        self._lab: list[int] = []
+        self._new = 0
+        self._lock = threading.Lock()
+        #: How many labels came from the referee and from sure reads (for the panel and the benchmark).
+        self.answers = 0
+        self.sure = 0
+
+    def learn_read(self, embeddings: np.ndarray | None, cards: Sequence[str], confidence: Sequence[float],
+                   uncertain: bool) -> None:
+        """A reading the table took without asking: its surest cards become labels."""
+        if uncertain or embeddings is None or len(embeddings) != len(cards):
+            return
+        keep = [i for i, p in enumerate(confidence) if p >= SURE_LABEL]
+        if keep:
+            self._add(embeddings[keep], [cards[i] for i in keep], sure=True)
+
+    def learn_answer(self, embeddings: np.ndarray | None, cards: Sequence[str]) -> bool:
+        """The referee said what a doubted play was; learned when the reading found as many cards."""
+        if embeddings is None or len(embeddings) != len(cards) or not len(cards):
+            return False
+        for c in cards:
+            check_card(c)
+        self._add(embeddings, list(cards), sure=False)
+        return True
+
+    def _add(self, emb: np.ndarray, cards: list[str], *, sure: bool) -> None:
+        with self._lock:
+            self._emb.extend(np.asarray(emb, np.float32))
+            self._lab.extend(CARD_INDEX[c] for c in cards)
+            if sure:
+                self.sure += len(cards)
+            else:
+                self.answers += len(cards)
+            del self._emb[:-MAX_LABELS], self._lab[:-MAX_LABELS]
+            self._new += len(cards)
+            if self._new < REFIT_EVERY:
+                return
+            self._new = 0
+            x, y = np.stack(self._emb), np.array(self._lab)
+        # In the caller's thread: a refit is ~0.2 s here for 2,000 labels, a few times a deal.
+        self.head = fit_head(x, y, self.start, epochs=20, l2_to_start=L2_TO_START, origin=f"{self.start.origin}+play")

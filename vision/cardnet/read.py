@@ -1,0 +1,196 @@
+"""Reading one play zone card-first: find each card's corner, read the card from a crop there, doubt once.
+
+1. :func:`vision.cardnet.detector.detect` gives candidate top-left corners (and how much of the
+   zone is covered by cards).
+2. Each candidate's canonical crop goes through the embedding network and a :class:`Head`
+   (shipped, enrolled for the deck, or learned during play) to 54 faces + "no card corner".
+3. **One bar.**  The play's joint probability — every kept card's own probability times, for every
+   strong candidate dropped as "no corner", the probability that it is none — is compared with
+   :data:`PLAY_BAR`, chosen on designs the networks never saw (``docs/performance.md``).  The
+   probabilities are calibrated there too (a temperature), so 0.97 means 97 %.
+4. **Geometry the networks cannot see:** a gap between two corners wider than any fan a player
+   lays, cards covering the zone where no corner was found, or a reading the caller says is no
+   longer possible (``possible``), put the play in doubt whatever the probabilities say.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from vision.cards import ALL_CARDS, check_card
+
+from . import nets
+from .crops import crops_at
+from .deckfile import Enrollment
+from .detector import Corner, detect
+from .head import Head, shipped_head
+from .prep import crops_to_input
+from .spec import NONE_CLASS
+
+#: A play is certain when its joint probability is at least this (see the module docstring).
+PLAY_BAR = 0.9
+#: A candidate counts as a card when its probability of being no card corner is under one half.
+NONE_MAX = 0.5
+#: Candidates the detector itself doubted this much are not evidence against a play.
+STRONG_CANDIDATE = 0.3
+#: No fan a player lays leaves more than this between two neighbouring corners (overlap of a
+#: 52–65 mm card leaves 10–30 mm): a wider gap may hide a card.
+MAX_STEP_MM = 40.0
+#: Cards covering at least this much of a zone are never "nothing" (a card is ~5,000 mm²).
+CARDS_PRESENT_MM2 = 1500.0
+#: The row's cover reaching further left of its first corner than this means a card was missed.
+LEFT_SPILL_MM = 12.0
+
+
+@dataclass
+class PlayReading:
+    """What :func:`read_play` saw: cards left to right, confidence per card, and doubt."""
+
+    cards: list[str] = field(default_factory=list)
+    confidence: list[float] = field(default_factory=list)
+    uncertain: bool = False
+    #: Why the reading is uncertain (empty when certain), for the referee panel.
+    reasons: list[str] = field(default_factory=list)
+    #: Second choice per card (or None), to offer the referee a quick correction.
+    alternatives: list[str | None] = field(default_factory=list)
+    #: The joint probability the bar was applied to.
+    joint: float = 1.0
+    #: Each card's crop embedding (for the head that learns during play); not serialised.
+    embeddings: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    def to_json(self) -> dict:
+        return {"cards": list(self.cards), "confidence": [round(c, 4) for c in self.confidence],
+                "uncertain": self.uncertain, "reasons": list(self.reasons)}
+
+
+def as_bgr(img: object, px_per_mm: float) -> np.ndarray:
+    """Validate the caller's image; every bad input is a clear ValueError."""
+    if not isinstance(img, np.ndarray):
+        raise ValueError(f"图像必须是 numpy 数组 / zone image must be a numpy array, got {type(img).__name__}")
+    if img.size == 0:
+        raise ValueError("图像为空 / zone image is empty")
+    if img.ndim == 2 or (img.ndim == 3 and img.shape[2] == 1):
+        raise ValueError("需要彩色 BGR 图像（花色靠颜色区分）/ a colour BGR image is needed "
+                         "(grey-scale cannot tell hearts from spades)")
+    if img.ndim != 3 or img.shape[2] not in (3, 4):
+        raise ValueError(f"图像形状无效 / bad zone image shape {img.shape}, expected HxWx3 BGR")
+    if isinstance(px_per_mm, bool) or not (isinstance(px_per_mm, int | float) and math.isfinite(px_per_mm)
+                                           and 0.5 <= px_per_mm <= 20):
+        raise ValueError(f"px_per_mm 无效 / px_per_mm out of range: {px_per_mm!r}")
+    h, w = img.shape[:2]
+    if min(h, w) / px_per_mm < 40.0:
+        raise ValueError(f"区域太小 / zone image too small: {w}x{h} px is under 40 mm at {px_per_mm} px/mm")
+    if max(h, w) / px_per_mm > 2000.0:
+        raise ValueError(f"区域太大 / zone image too large for {px_per_mm} px/mm: {w}x{h}")
+    if img.shape[2] == 4:
+        img = img[:, :, :3]
+    if img.dtype != np.uint8:
+        if np.issubdtype(img.dtype, np.floating) and np.nanmax(img) <= 1.0:
+            img = img * 255.0
+        img = np.clip(np.nan_to_num(img), 0, 255).astype(np.uint8)
+    return np.ascontiguousarray(img)
+
+
+_shipped: Head | None = None
+
+
+def default_head() -> Head:
+    """The head shipped with the package (calibrated on left-out designs)."""
+    global _shipped
+    if _shipped is None:
+        _shipped = shipped_head(nets.HEAD_PATH)
+    return _shipped
+
+
+def embed(zone_bgr: np.ndarray, corners: list[tuple[float, float]], px_per_mm: float) -> np.ndarray:
+    """(N, EMBED_DIM) embeddings of the canonical crops at ``corners``."""
+    crops = crops_at(zone_bgr, corners, px_per_mm)
+    if not len(crops):
+        from .spec import EMBED_DIM
+
+        return np.zeros((0, EMBED_DIM), np.float32)
+    return nets.embedder(crops_to_input(crops))
+
+
+def read_play(zone_bgr: np.ndarray, px_per_mm: float = 3.0, enrollment: Enrollment | Head | None = None,
+              possible: Iterable[str] | None = None) -> PlayReading:
+    """Read the cards lying in one rectified, upright play zone, left to right, with doubt.
+
+    ``enrollment``: the deck's enrolment (or a head learned during play), else the shipped head.
+    ``possible``: the cards that may still appear (a multiset); a reading outside it is never certain.
+    """
+    bgr = as_bgr(zone_bgr, px_per_mm)
+    poss = Counter(check_card(c) for c in possible) if possible is not None else None
+    if enrollment is not None and not isinstance(enrollment, Enrollment | Head):
+        raise ValueError(f"登记无效 / enrollment must be an Enrollment or a Head, got {type(enrollment).__name__}")
+    head = enrollment.head if isinstance(enrollment, Enrollment) else enrollment or default_head()
+    det = detect(bgr, px_per_mm)
+    reasons: list[str] = []
+    if not det.corners:
+        if det.cover_mm2 >= CARDS_PRESENT_MM2:
+            return PlayReading([], [], True, ["牌区有牌但找不到牌角 / cards present but no card corner found"], [], 0.0)
+        return PlayReading()
+    emb = embed(bgr, [(c.x, c.y) for c in det.corners], px_per_mm)
+    probs = head.probs(emb)
+    p_none = probs[:, NONE_CLASS]
+    keep = [k for k in range(len(det.corners)) if p_none[k] < NONE_MAX]
+    joint = 1.0
+    for k in range(len(det.corners)):
+        if k not in keep and det.corners[k].score >= STRONG_CANDIDATE:
+            joint *= float(p_none[k])
+    keep.sort(key=lambda k: det.corners[k].x)
+    kept: list[Corner] = [det.corners[k] for k in keep]
+    if not keep:
+        if det.cover_mm2 >= CARDS_PRESENT_MM2:
+            return PlayReading([], [], True, ["牌区有牌但读不到牌 / cards present but none read"], [], 0.0)
+        return PlayReading([], [], joint < PLAY_BAR, [] if joint >= PLAY_BAR else
+                           ["不确定是否有牌 / unsure whether a card lies here"], [], joint)
+    card_p = probs[keep, :NONE_CLASS].astype(np.float64)
+    cards, confs, alts = _choose(card_p, poss, reasons)
+    joint *= float(np.prod(confs))
+    _geometry_doubts(kept, det, px_per_mm, reasons)
+    low = [f"{c} {p:.0%}" for c, p in zip(cards, confs, strict=True) if p < PLAY_BAR]
+    if joint < PLAY_BAR:
+        reasons.append("识别把握不足 / low confidence" + (f": {', '.join(low)}" if low else f" ({joint:.0%})"))
+    return PlayReading(cards, [float(c) for c in confs], bool(reasons), reasons, alts, joint, emb[keep])
+
+
+def _choose(card_p: np.ndarray, poss: Counter | None, reasons: list[str]) -> tuple[list[str], list[float], list[str | None]]:
+    """Each card's best reading (within ``poss`` when given), its probability and the runner-up."""
+    n = len(card_p)
+    order = np.argsort(-card_p, axis=1)
+    cards = [ALL_CARDS[int(order[i, 0])] for i in range(n)]
+    confs = [float(card_p[i, order[i, 0]]) for i in range(n)]
+    alts: list[str | None] = [ALL_CARDS[int(order[i, 1])] for i in range(n)]
+    if poss is not None:
+        left = Counter(poss)
+        impossible = False
+        # The surest cards claim their copies first.
+        for i in sorted(range(n), key=lambda i: -confs[i]):
+            if left[cards[i]] > 0:
+                left[cards[i]] -= 1
+                continue
+            impossible = True
+            allowed = [j for j in order[i] if left[ALL_CARDS[int(j)]] > 0]
+            if allowed:
+                alts[i] = cards[i]
+                cards[i] = ALL_CARDS[int(allowed[0])]
+                confs[i] = float(card_p[i, allowed[0]])
+                left[cards[i]] -= 1
+        if impossible:
+            reasons.append("读到的牌已不可能出现 / the reading is not possible with the cards still unplayed")
+    return cards, confs, alts
+
+
+def _geometry_doubts(kept: list[Corner], det: object, px_per_mm: float, reasons: list[str]) -> None:
+    xs_mm = [c.x / px_per_mm for c in kept]
+    gaps = np.diff(xs_mm)
+    if len(gaps) and float(gaps.max()) > MAX_STEP_MM:
+        reasons.append(f"牌间距过大，可能有牌被遮 / a gap of {float(gaps.max()):.0f} mm may hide a card")
+
+

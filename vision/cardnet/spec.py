@@ -1,0 +1,34 @@
+"""The fixed geometry shared by the card-first reader and its training recipe (one source).
+
+Why fixed millimetres: a zone arrives at whatever px/mm the camera gives (2–4.5 px/mm), but a
+card's index is a physical thing (7–10 mm tall, 3–6 mm from the corner).  Both networks see
+the table at one scale, so a model trained at one camera height reads at any other.
+"""
+
+from __future__ import annotations
+
+from vision.cards import ALL_CARDS
+
+#: The corner detector sees the zone at this scale (px per mm).
+DET_PPM = 1.5
+#: Its heatmap has one cell per DET_STRIDE input pixels (2.67 mm at DET_PPM).
+DET_STRIDE = 4
+#: Two corners closer than this are one card (the tightest fan a player lays is ~10 mm).
+MIN_CORNER_GAP_MM = 7.0
+
+#: The classifier's crop: this many mm right and down from a point CROP_MARGIN_MM up and left of
+#: the corner, sampled at CROP_PPM: the rank and the whole suit pip under it on every design here
+#: (28 mm cut tango's diamond in half, and its diamonds read as hearts).
+CROP_PPM = 2.5
+CROP_MARGIN_MM = 1.5
+CROP_W_MM = 20.0
+CROP_H_MM = 36.0
+CROP_W = int(round(CROP_W_MM * CROP_PPM))
+CROP_H = int(round(CROP_H_MM * CROP_PPM))
+
+#: Classes of the classifier: the 54 faces, then "no card corner here".
+CLASSES: tuple[str, ...] = (*ALL_CARDS, "none")
+NONE_CLASS = len(ALL_CARDS)
+N_CLASSES = len(CLASSES)
+#: Size of the embedding before the last layer (what enrolment and the online head fit on).
+EMBED_DIM = 96

@@ -1,0 +1,58 @@
+"""The two networks of the card-first reader, as torch modules (training only; run time is ONNX).
+
+Sizes are chosen for a Raspberry Pi core, not for a benchmark: the detector is ~0.35 GFLOP on a
+320 x 150 mm zone, the classifier ~30 MFLOP a crop.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from vision.cardnet.spec import EMBED_DIM, N_CLASSES
+
+
+def _cbr(cin: int, cout: int, stride: int = 1, dil: int = 1) -> nn.Sequential:
+    return nn.Sequential(nn.Conv2d(cin, cout, 3, stride, padding=dil, dilation=dil, bias=False),
+                         nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+
+
+class CornerNet(nn.Module):
+    """Heatmap of card top-left corners at stride 4, the corner's offset inside its cell, card cover.
+
+    Output channels: 0 corner logit, 1–2 offset (x, y) in cells, 3 card-cover logit.  Dilations
+    1-2-4-8 give a receptive field of ~90 mm: enough to tell a card's corner from a pip's.
+    """
+
+    def __init__(self, width: int = 24) -> None:
+        super().__init__()
+        self.body = nn.Sequential(
+            _cbr(3, 16, 2), _cbr(16, width, 2),
+            _cbr(width, width, 1, 1), _cbr(width, width, 1, 2), _cbr(width, width, 1, 4), _cbr(width, width, 1, 8),
+        )
+        self.head = nn.Conv2d(width, 4, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.body(x))
+
+
+class CardNet(nn.Module):
+    """One crop at a corner -> 54 faces + "none"; ``embed`` is what enrolment fits a head on."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.body = nn.Sequential(
+            _cbr(3, 16), nn.MaxPool2d(2),
+            _cbr(16, 32), nn.MaxPool2d(2),
+            _cbr(32, 64), nn.MaxPool2d(2),
+            _cbr(64, 96), _cbr(96, 96, 2),
+            nn.Flatten(),
+        )
+        self.embed = nn.Sequential(nn.LazyLinear(EMBED_DIM), nn.ReLU(inplace=True))
+        self.out = nn.Linear(EMBED_DIM, N_CLASSES)
+
+    def features(self, x: torch.Tensor) -> torch.Tensor:
+        return self.embed(self.body(x))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.out(self.features(x))

@@ -1,0 +1,241 @@
+"""Train the card-first reader's two networks and export them to ONNX (``python -m vision.training.train``).
+
+Recipe (runs on a 2-core CPU in ~20 minutes; a GPU only makes it faster):
+
+1. ``python -m vision.training.make_data --out DATA`` renders the training zones;
+   ``--held-out --out CAL`` renders the held-out designs.
+2. ``python -m vision.training.train detector DATA`` and ``... classifier DATA`` train and
+   write ``vision/models/cardnet_{detector,classifier}.onnx`` and the classifier's last layer.
+3. ``python -m vision.training.calibrate CAL`` fits the temperature on the held-out designs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import pickle
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from vision.cardnet.prep import crops_to_input, zone_to_input
+from vision.cardnet.spec import CROP_H, CROP_W, DET_STRIDE, N_CLASSES
+
+from .nets import CardNet, CornerNet
+
+MODELS = Path(__file__).resolve().parent.parent / "models"
+
+
+def load_shards(folder: str | Path) -> dict[str, list]:
+    out: dict[str, list] = {"det_x": [], "det_y": [], "det_m": [], "cls_x": [], "cls_y": [], "cls_design": []}
+    for p in sorted(Path(folder).glob("shard-*.pkl")):
+        with open(p, "rb") as f:
+            d = pickle.load(f)
+        for k in out:
+            if k in ("cls_x", "cls_y"):
+                out[k].append(d[k])
+            else:
+                out[k] += list(d[k])
+    return out
+
+
+# --------------------------------------------------------------------------- detector
+
+
+def _targets(img_hw: tuple[int, int], corners: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Heatmap (gaussian, sigma 0.8 cells), offsets and their weight, cover — all at stride 4."""
+    h, w = img_hw[0] // DET_STRIDE, img_hw[1] // DET_STRIDE
+    heat = np.zeros((h, w), np.float32)
+    off = np.zeros((2, h, w), np.float32)
+    offw = np.zeros((h, w), np.float32)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    for x, y in corners:
+        cx, cy = x / DET_STRIDE, y / DET_STRIDE
+        if not (-1 <= cx < w + 1 and -1 <= cy < h + 1):
+            continue
+        g = np.exp(-((xx + 0.5 - cx) ** 2 + (yy + 0.5 - cy) ** 2) / (2 * 0.8**2))
+        np.maximum(heat, g, out=heat)
+        j, i = int(np.floor(cx)), int(np.floor(cy))
+        if 0 <= i < h and 0 <= j < w:
+            heat[i, j] = 1.0
+            off[:, i, j] = (cx - j, cy - i)
+            offw[i, j] = 1.0
+    cover = mask[: h * DET_STRIDE, : w * DET_STRIDE].reshape(h, DET_STRIDE, w, DET_STRIDE).mean(axis=(1, 3))
+    return heat, off, offw, cover.astype(np.float32)
+
+
+def _det_batch(data: dict, idx: np.ndarray, rng: np.random.Generator, ch: int, cw: int):
+    xs, hs, os_, ows, cs = [], [], [], [], []
+    for k in idx:
+        img, corners, mask = data["det_x"][k], data["det_y"][k], data["det_m"][k]
+        h, w = img.shape[:2]
+        if len(corners) and rng.random() < 0.8:
+            c = corners[rng.integers(len(corners))]
+            x0 = int(np.clip(c[0] - rng.uniform(0.2, 0.8) * cw, 0, max(w - cw, 0)))
+            y0 = int(np.clip(c[1] - rng.uniform(0.1, 0.6) * ch, 0, max(h - ch, 0)))
+        else:
+            x0, y0 = int(rng.integers(0, max(w - cw, 0) + 1)), int(rng.integers(0, max(h - ch, 0) + 1))
+        x0 -= x0 % DET_STRIDE
+        y0 -= y0 % DET_STRIDE
+        crop = img[y0:y0 + ch, x0:x0 + cw]
+        m = mask[y0:y0 + ch, x0:x0 + cw]
+        if crop.shape[0] < ch or crop.shape[1] < cw:
+            crop = np.pad(crop, ((0, ch - crop.shape[0]), (0, cw - crop.shape[1]), (0, 0)), mode="edge")
+            m = np.pad(m, ((0, ch - m.shape[0]), (0, cw - m.shape[1])))
+        # Colour and level jitter: felt and light of venues nobody rendered.
+        crop = np.clip(crop.astype(np.float32) * rng.uniform(0.7, 1.2, 3) + rng.uniform(-20, 20), 0, 255).astype(np.uint8)
+        heat, off, offw, cover = _targets((ch, cw), corners - (x0, y0), m)
+        xs.append(zone_to_input(crop)[0])
+        hs.append(heat)
+        os_.append(off)
+        ows.append(offw)
+        cs.append(cover)
+    t = torch.from_numpy
+    return t(np.stack(xs)), t(np.stack(hs)), t(np.stack(os_)), t(np.stack(ows)), t(np.stack(cs))
+
+
+def focal_loss(logit: torch.Tensor, heat: torch.Tensor) -> torch.Tensor:
+    """CenterNet's penalty-reduced focal loss (few positives among thousands of cells)."""
+    p = torch.sigmoid(logit).clamp(1e-4, 1 - 1e-4)
+    pos = heat.eq(1).float()
+    neg = 1 - pos
+    pos_loss = torch.log(p) * (1 - p) ** 2 * pos
+    neg_loss = torch.log(1 - p) * p**2 * (1 - heat) ** 4 * neg
+    n = pos.sum().clamp(min=1)
+    return -(pos_loss.sum() + neg_loss.sum()) / n
+
+
+def train_detector(data: dict, epochs: int, out: Path, seed: int = 0, batch: int = 16,
+                   crop: tuple[int, int] = (160, 256)) -> None:
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    net = CornerNet()
+    n = len(data["det_x"])
+    steps = epochs * (n // batch)
+    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.15)
+    net.train()
+    t0 = time.time()
+    step = 0
+    for ep in range(epochs):
+        perm = rng.permutation(n)
+        tot = 0.0
+        for b in range(n // batch):
+            x, heat, off, offw, cover = _det_batch(data, perm[b * batch:(b + 1) * batch], rng, *crop)
+            y = net(x)
+            loss = (focal_loss(y[:, 0], heat)
+                    + (F.l1_loss(torch.sigmoid(y[:, 1:3]), off, reduction="none").sum(1) * offw).sum() / offw.sum().clamp(min=1)
+                    + 0.5 * F.binary_cross_entropy_with_logits(y[:, 3], cover))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            step += 1
+            tot += float(loss)
+        print(f"detector epoch {ep + 1}/{epochs} loss {tot / max(n // batch, 1):.4f} {time.time() - t0:.0f} s", flush=True)
+    net.eval()
+    export(net, out, (1, 3, 228, 480), {"x": {2: "h", 3: "w"}})
+
+
+class _Sigmoid01(torch.nn.Module):
+    """The exported detector gives probabilities and offsets in cells, not logits."""
+
+    def __init__(self, net: torch.nn.Module) -> None:
+        super().__init__()
+        self.net = net
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.sigmoid(self.net(x))
+
+
+# --------------------------------------------------------------------------- classifier
+
+
+def train_classifier(data: dict, epochs: int, out: Path, seed: int = 0, batch: int = 128) -> CardNet:
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    x_all = np.concatenate(data["cls_x"])
+    y_all = np.concatenate(data["cls_y"]).astype(np.int64)
+    net = CardNet()
+    net(torch.zeros(1, 3, CROP_H, CROP_W))
+    n = len(y_all)
+    steps = epochs * (n // batch)
+    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=5e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.15)
+    net.train()
+    t0 = time.time()
+    for ep in range(epochs):
+        perm = rng.permutation(n)
+        tot, right = 0.0, 0
+        for b in range(n // batch):
+            idx = perm[b * batch:(b + 1) * batch]
+            xb = x_all[idx].astype(np.float32)
+            # Light, cast and sensor noise per crop, on top of what the renderer drew.
+            xb = xb * rng.uniform(0.75, 1.2, (len(idx), 1, 1, 3)) + rng.normal(0, 3, xb.shape)
+            x = torch.from_numpy(crops_to_input(np.clip(xb, 0, 255)))
+            y = torch.from_numpy(y_all[idx])
+            logit = net(x)
+            loss = F.cross_entropy(logit, y, label_smoothing=0.02)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            tot += float(loss)
+            right += int((logit.argmax(1) == y).sum())
+        print(f"classifier epoch {ep + 1}/{epochs} loss {tot / max(n // batch, 1):.4f} "
+              f"train acc {right / max((n // batch) * batch, 1):.4f} {time.time() - t0:.0f} s", flush=True)
+    net.eval()
+    export_classifier(net, out)
+    return net
+
+
+class _Embed(torch.nn.Module):
+    def __init__(self, net: CardNet) -> None:
+        super().__init__()
+        self.net = net
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.net.features(x)
+
+
+def export_classifier(net: CardNet, out: Path) -> None:
+    """The backbone to ONNX (crop -> embedding); the last layer to an .npz (enrolment refits it)."""
+    export(_Embed(net), out / "cardnet_embed.onnx", (1, 3, CROP_H, CROP_W), {"x": {0: "n"}})
+    np.savez(out / "cardnet_head.npz", w=net.out.weight.detach().numpy().T.astype(np.float32),
+             b=net.out.bias.detach().numpy().astype(np.float32), temperature=np.float32(1.0),
+             n_classes=np.int32(N_CLASSES))
+
+
+def export(net: torch.nn.Module, path: Path, shape: tuple[int, ...], dynamic: dict) -> None:
+    import warnings
+
+    if path.name.startswith("cardnet_detector") or "detector" in str(path):
+        net = _Sigmoid01(net)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        torch.onnx.export(net, torch.zeros(*shape), str(path), input_names=["x"], output_names=["y"],
+                          dynamic_axes=dynamic, dynamo=False, opset_version=13)
+    print("wrote", path, flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("what", choices=["detector", "classifier"])
+    ap.add_argument("data")
+    ap.add_argument("--epochs", type=int, default=12)
+    ap.add_argument("--out", default=str(MODELS))
+    ap.add_argument("--threads", type=int, default=2)
+    a = ap.parse_args()
+    torch.set_num_threads(a.threads)
+    data = load_shards(a.data)
+    out = Path(a.out)
+    if a.what == "detector":
+        train_detector(data, a.epochs, out / "cardnet_detector.onnx")
+    else:
+        train_classifier(data, a.epochs, out)
+
+
+if __name__ == "__main__":
+    main()
