@@ -43,8 +43,8 @@ def test_enroll_command_saves_an_enrolment_that_read_uses(tmp_path, capsys, monk
 
     monkeypatch.setattr(enrol_mod, "ENROL_ROWS", 60)  # a short fit: the test checks the path, not the fit
     from vision.artwork import load_deck
-    from vision.cards import ALL_CARDS
     from vision.cardnet.deckfile import Enrollment
+    from vision.cards import ALL_CARDS
 
     deck = load_deck("plastic")
     faces = tmp_path / "faces"

@@ -1,5 +1,5 @@
-"""The synthetic font decks the index classifier trains on: whole, deterministic, and labelled
-where the reader looks (the rank glyph at the top-left, the right colour)."""
+"""The synthetic font decks the card reader trains on: whole, deterministic, with the index where
+the reader looks (top-left, in the card's colour); and the training samples made from them."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from vision.artwork import FACE_PX_PER_MM
+from vision.cardnet.spec import CROP_H, CROP_W, NONE_CLASS
 from vision.cards import ALL_CARDS, is_red
 from vision.models.font_decks import font_deck, index_fonts
-from vision.models.train_index import deck_anchors, font_deck_samples
-from vision.reader import BG_CLASS, FEATURE_DIM, N_CLASSES
+from vision.training.data import classifier_samples, detector_input, render_sample
 
 
 @pytest.fixture(scope="module")
@@ -40,23 +40,26 @@ def test_deck_is_whole_and_deterministic(deck):
 
 
 def test_index_sits_top_left_in_its_colour(deck):
-    anchors = deck_anchors(deck)
-    assert set(anchors) == set(ALL_CARDS)
-    for card, (x, y, gh) in anchors.items():
-        assert 1.0 <= x <= 6.0 and 1.5 <= y <= 7.0, card  # the style draws the index at 1.5–5 / 2–6 mm
-        assert 2.0 <= gh <= 11.0, card
-        face = deck.bgr(card)
-        p = FACE_PX_PER_MM
-        glyph = face[int(y * p):int((y + gh) * p), int(x * p):int((x + 4) * p)].astype(int)
-        dark = glyph.sum(axis=2) < 400
-        reddish = (glyph[:, :, 2] - np.maximum(glyph[:, :, 0], glyph[:, :, 1]) > 60) & dark
-        assert dark.any(), card
+    """The rank glyph lies in the reader's crop (within 12 mm of the corner) and is red on red cards."""
+    p = FACE_PX_PER_MM
+    for card in ALL_CARDS:
+        corner = deck.bgr(card)[int(1 * p):int(12 * p), int(1 * p):int(12 * p)].astype(int)
+        dark = corner.sum(axis=2) < 400
+        reddish = (corner[:, :, 2] - np.maximum(corner[:, :, 0], corner[:, :, 1]) > 60) & dark
+        assert dark.sum() > 20, card
         assert (reddish.sum() > 0.5 * dark.sum()) == is_red(card), card
 
 
-def test_training_samples_are_labelled():
-    x, y = font_deck_samples(3, rows=3)
-    assert x.shape[1] == FEATURE_DIM and len(x) == len(y)
-    assert ((y >= 0) & (y < N_CLASSES)).all()
-    # Rows of 5–10 cards: most indices are found and labelled, and background blobs exist too.
-    assert int((y != BG_CLASS).sum()) >= 12 and int((y == BG_CLASS).sum()) > 0
+def test_training_samples_are_labelled(deck):
+    """A rendered zone gives its corners (on the cards, left to right) and crops labelled with
+    their card at those corners, "none" elsewhere."""
+    rng = np.random.default_rng(4)
+    z = render_sample(deck, rng, n_cards=6)
+    assert z.corners_px.shape == (6, 2) and len(z.cards) == 6
+    assert np.all(np.diff(z.corners_px[:, 0]) > 0)  # a fan laid left to right
+    small = detector_input(z.image, z.px_per_mm)
+    assert abs(small.shape[1] / z.image.shape[1] * z.px_per_mm - 1.5) < 0.05
+    crops, labels = classifier_samples(z, rng)
+    assert all(c.shape == (CROP_H, CROP_W, 3) for c in crops)
+    assert [ALL_CARDS[k] for k in labels[:6]] == z.cards
+    assert NONE_CLASS in labels[6:] and all(k == NONE_CLASS for k in labels[6:])

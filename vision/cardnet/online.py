@@ -26,9 +26,10 @@ SURE_LABEL = 0.995
 L2_TO_START = 0.01
 #: Refit after this many new labels.
 REFIT_EVERY = 24
-#: Keep at most this many labels (the newest): a long event must not grow the table's memory,
-#: and a refit stays well under a second on a Raspberry Pi core.
+#: Keep at most this many labels (the newest): a long event must not grow the table's memory.
 MAX_LABELS = 2000
+#: Optimisation steps of one refit (fixed cost: ~0.5 s here, a few seconds on a Pi, off the camera's thread).
+REFIT_STEPS = 250
 
 
 class PlayLearner:
@@ -41,6 +42,7 @@ class PlayLearner:
         self._lab: list[int] = []
         self._new = 0
         self._lock = threading.Lock()
+        self._fitting: threading.Thread | None = None
         #: How many labels came from the referee and from sure reads (for the panel and the benchmark).
         self.answers = 0
         self.sure = 0
@@ -75,7 +77,27 @@ class PlayLearner:
             self._new += len(cards)
             if self._new < REFIT_EVERY:
                 return
+            if self._fitting is not None and self._fitting.is_alive():
+                return  # the refit running now is followed by another when it ends (see _refit)
             self._new = 0
-            x, y = np.stack(self._emb), np.array(self._lab)
-        # In the caller's thread: a refit is ~0.2 s here for 2,000 labels, a few times a deal.
-        self.head = fit_head(x, y, self.start, epochs=20, l2_to_start=L2_TO_START, origin=f"{self.start.origin}+play")
+            self._fitting = threading.Thread(target=self._refit, name="cardnet-learn", daemon=True)
+            self._fitting.start()
+
+    def _refit(self) -> None:
+        """In its own thread: a refit takes seconds on a Pi, and the camera must keep reading."""
+        while True:
+            with self._lock:
+                x, y = np.stack(self._emb), np.array(self._lab)
+            head = fit_head(x, y, self.start, steps=REFIT_STEPS, l2_to_start=L2_TO_START,
+                            origin=f"{self.start.origin}+play")
+            with self._lock:
+                self.head = head
+                if self._new < REFIT_EVERY:
+                    return
+                self._new = 0
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Until the refit under way (if any) has ended: for tests and benchmarks."""
+        t = self._fitting
+        if t is not None:
+            t.join(timeout)

@@ -30,7 +30,7 @@ from .deckfile import Enrollment
 from .detector import Corner, detect
 from .head import Head, shipped_head
 from .prep import crops_to_input
-from .spec import NONE_CLASS
+from .spec import FEATURE_DIM, NONE_CLASS
 
 #: A play is certain when its joint probability is at least this (see the module docstring).
 PLAY_BAR = 0.9
@@ -108,12 +108,10 @@ def default_head() -> Head:
 
 
 def embed(zone_bgr: np.ndarray, corners: list[tuple[float, float]], px_per_mm: float) -> np.ndarray:
-    """(N, EMBED_DIM) embeddings of the canonical crops at ``corners``."""
+    """(N, FEATURE_DIM) features of the canonical crops at ``corners`` (what a head reads)."""
     crops = crops_at(zone_bgr, corners, px_per_mm)
     if not len(crops):
-        from .spec import EMBED_DIM
-
-        return np.zeros((0, EMBED_DIM), np.float32)
+        return np.zeros((0, FEATURE_DIM), np.float32)
     return nets.embedder(crops_to_input(crops))
 
 

@@ -30,5 +30,8 @@ CROP_H = int(round(CROP_H_MM * CROP_PPM))
 CLASSES: tuple[str, ...] = (*ALL_CARDS, "none")
 NONE_CLASS = len(ALL_CARDS)
 N_CLASSES = len(CLASSES)
-#: Size of the embedding before the last layer (what enrolment and the online head fit on).
-EMBED_DIM = 96
+#: The convolutional features of a crop (96 channels x 6 x 3 cells, where the index and the pip lie):
+#: what the exported network gives and what the head reads.
+FEATURE_DIM = 1728
+#: Hidden layer of the head (features -> hidden -> 55 classes).
+HIDDEN_DIM = 96

@@ -42,9 +42,9 @@ def play_size(rng: np.random.Generator) -> int:
     return int(rng.integers(7, 11))
 
 
-def random_cards(rng: np.random.Generator, n: int) -> list[str]:
-    """``n`` cards, each at most twice (two decks), in a random order."""
-    pool = list(ALL_CARDS) * 2
+def random_cards(rng: np.random.Generator, n: int, faces: Sequence[str] = ALL_CARDS) -> list[str]:
+    """``n`` cards of ``faces``, each at most twice (two decks), in a random order."""
+    pool = list(faces) * 2
     idx = rng.choice(len(pool), size=n, replace=False)
     return [pool[i] for i in idx]
 
@@ -67,7 +67,7 @@ def render_sample(deck: Deck, rng: np.random.Generator, ppm_range: tuple[float, 
                   realism: Realism = TRAIN_REALISM, n_cards: int | None = None) -> ZoneSample:
     ppm = float(rng.uniform(*ppm_range))
     n = n_cards if n_cards is not None else play_size(rng)
-    cards = random_cards(rng, n)
+    cards = random_cards(rng, n, list(deck.faces))
     r = render_zone(cards, deck, px_per_mm=ppm, seed=rng, realism=realism)
     corners = np.array([r.to_image(p.to_scene(np.array([[0.0, 0.0]])))[0] for p in r.placements])
     angles = np.array([math.degrees(math.atan2(p.matrix[1, 0], p.matrix[0, 0])) for p in r.placements])

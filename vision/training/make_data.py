@@ -28,8 +28,13 @@ from .data import (
 )
 
 
-def _pool(designs: list[str], n_font: int, seed: int) -> list[Deck]:
+def _pool(designs: list[str], n_font: int, seed: int, svg: str | None) -> list[Deck]:
     rng = np.random.default_rng(seed)
+    if svg:
+        from .svg_decks import svg_decks
+
+        base = svg_decks(Path(svg))
+        return base + [reprint(d, rng) for d in base for _ in range(2)]
     base = deck_pool(designs, n_font, font_seed0=1000 + 100 * seed if n_font else 1000)
     out = list(base)
     for d in base[: len(designs)]:
@@ -37,11 +42,11 @@ def _pool(designs: list[str], n_font: int, seed: int) -> list[Deck]:
     return out
 
 
-def _work(args: tuple[int, int, list[str], int, str]) -> str:
-    seed, n_zones, designs, n_font, out_dir = args
+def _work(args: tuple[int, int, list[str], int, str, str | None]) -> str:
+    seed, n_zones, designs, n_font, out_dir, svg = args
     t0 = time.time()
     rng = np.random.default_rng(seed)
-    decks = _pool(designs, n_font, seed)
+    decks = _pool(designs, n_font, seed, svg)
     det_x, det_y, det_m, cls_x, cls_y, cls_d = [], [], [], [], [], []
     for _ in range(n_zones):
         deck = decks[rng.integers(len(decks))]
@@ -74,12 +79,14 @@ def main() -> None:
     ap.add_argument("--fonts", type=int, default=4, help="synthetic font decks per shard")
     ap.add_argument("--held-out", action="store_true", help="render the held-out designs instead (calibration)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--svg-decks", default=None, metavar="DIR",
+                    help="render only the per-card SVG decks under DIR (the npm packages, see vision.training.svg_decks)")
     a = ap.parse_args()
     Path(a.out).mkdir(parents=True, exist_ok=True)
     designs = [d for d in HELD_OUT_DESIGNS] if a.held_out else training_designs()
     n_font = 0 if a.held_out else a.fonts
     per = a.zones // a.shards
-    jobs = [(a.seed + k, per, designs, n_font, a.out) for k in range(a.shards)]
+    jobs = [(a.seed + k, per, designs, n_font, a.out, a.svg_decks) for k in range(a.shards)]
     with Pool(a.workers) as p:
         for line in p.imap_unordered(_work, jobs):
             print(line, flush=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from vision.cardnet.spec import EMBED_DIM, N_CLASSES
+from vision.cardnet.spec import FEATURE_DIM, HIDDEN_DIM, N_CLASSES
 
 
 def _cbr(cin: int, cout: int, stride: int = 1, dil: int = 1) -> nn.Sequential:
@@ -37,7 +37,11 @@ class CornerNet(nn.Module):
 
 
 class CardNet(nn.Module):
-    """One crop at a corner -> 54 faces + "none"; ``embed`` is what enrolment fits a head on."""
+    """One crop at a corner -> 54 faces + "none".
+
+    Exported in two parts: ``body`` (the convolutions, to ONNX) and the head (``embed`` + ``out``,
+    a two-layer perceptron, to an .npz) that enrolment and play fine-tune in numpy.
+    """
 
     def __init__(self) -> None:
         super().__init__()
@@ -48,11 +52,8 @@ class CardNet(nn.Module):
             _cbr(64, 96), _cbr(96, 96, 2),
             nn.Flatten(),
         )
-        self.embed = nn.Sequential(nn.LazyLinear(EMBED_DIM), nn.ReLU(inplace=True))
-        self.out = nn.Linear(EMBED_DIM, N_CLASSES)
-
-    def features(self, x: torch.Tensor) -> torch.Tensor:
-        return self.embed(self.body(x))
+        self.embed = nn.Sequential(nn.Linear(FEATURE_DIM, HIDDEN_DIM), nn.ReLU(inplace=True))
+        self.out = nn.Linear(HIDDEN_DIM, N_CLASSES)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.out(self.features(x))
+        return self.out(self.embed(self.body(x)))

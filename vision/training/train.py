@@ -133,7 +133,7 @@ def train_detector(data: dict, epochs: int, out: Path, seed: int = 0, batch: int
             opt.step()
             sched.step()
             step += 1
-            tot += float(loss)
+            tot += loss.item()
         print(f"detector epoch {ep + 1}/{epochs} loss {tot / max(n // batch, 1):.4f} {time.time() - t0:.0f} s", flush=True)
     net.eval()
     export(net, out, (1, 3, 228, 480), {"x": {2: "h", 3: "w"}})
@@ -159,7 +159,6 @@ def train_classifier(data: dict, epochs: int, out: Path, seed: int = 0, batch: i
     x_all = np.concatenate(data["cls_x"])
     y_all = np.concatenate(data["cls_y"]).astype(np.int64)
     net = CardNet()
-    net(torch.zeros(1, 3, CROP_H, CROP_W))
     n = len(y_all)
     steps = epochs * (n // batch)
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=5e-4)
@@ -182,7 +181,7 @@ def train_classifier(data: dict, epochs: int, out: Path, seed: int = 0, batch: i
             loss.backward()
             opt.step()
             sched.step()
-            tot += float(loss)
+            tot += loss.item()
             right += int((logit.argmax(1) == y).sum())
         print(f"classifier epoch {ep + 1}/{epochs} loss {tot / max(n // batch, 1):.4f} "
               f"train acc {right / max((n // batch) * batch, 1):.4f} {time.time() - t0:.0f} s", flush=True)
@@ -191,21 +190,16 @@ def train_classifier(data: dict, epochs: int, out: Path, seed: int = 0, batch: i
     return net
 
 
-class _Embed(torch.nn.Module):
-    def __init__(self, net: CardNet) -> None:
-        super().__init__()
-        self.net = net
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.net.features(x)
-
-
 def export_classifier(net: CardNet, out: Path) -> None:
-    """The backbone to ONNX (crop -> embedding); the last layer to an .npz (enrolment refits it)."""
-    export(_Embed(net), out / "cardnet_embed.onnx", (1, 3, CROP_H, CROP_W), {"x": {0: "n"}})
-    np.savez(out / "cardnet_head.npz", w=net.out.weight.detach().numpy().T.astype(np.float32),
-             b=net.out.bias.detach().numpy().astype(np.float32), temperature=np.float32(1.0),
-             n_classes=np.int32(N_CLASSES))
+    """The convolutions to ONNX (crop -> features); the two-layer head to an .npz (enrolment and
+    play fine-tune it); the whole state dict beside them, to retrain from."""
+    export(net.body, out / "cardnet_embed.onnx", (1, 3, CROP_H, CROP_W), {"x": {0: "n"}})
+    lin1, lin2 = net.embed[0], net.out
+    np.savez(out / "cardnet_head.npz",
+             w1=lin1.weight.detach().numpy().T.astype(np.float32), b1=lin1.bias.detach().numpy().astype(np.float32),
+             w2=lin2.weight.detach().numpy().T.astype(np.float32), b2=lin2.bias.detach().numpy().astype(np.float32),
+             temperature=np.float32(1.0), n_classes=np.int32(N_CLASSES))
+    torch.save(net.state_dict(), out / "cardnet_classifier.pt")
 
 
 def export(net: torch.nn.Module, path: Path, shape: tuple[int, ...], dynamic: dict) -> None:
@@ -223,13 +217,17 @@ def export(net: torch.nn.Module, path: Path, shape: tuple[int, ...], dynamic: di
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("what", choices=["detector", "classifier"])
-    ap.add_argument("data")
+    ap.add_argument("data", nargs="+", help="folders of shards (make_data --out)")
     ap.add_argument("--epochs", type=int, default=12)
     ap.add_argument("--out", default=str(MODELS))
     ap.add_argument("--threads", type=int, default=2)
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
-    data = load_shards(a.data)
+    data = load_shards(a.data[0])
+    for extra in a.data[1:]:
+        more = load_shards(extra)
+        for k in data:
+            data[k] += more[k]
     out = Path(a.out)
     if a.what == "detector":
         train_detector(data, a.epochs, out / "cardnet_detector.onnx")

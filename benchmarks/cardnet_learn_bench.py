@@ -1,0 +1,64 @@
+"""A table on a deck nobody enrolled, learning it while it plays: plays asked, deal by deal.
+
+    nice .venv/bin/python benchmarks/cardnet_learn_bench.py --design tango --deals 6 --seed 3
+
+Each deal is ``--plays`` plays (1-10 cards, a quarter lone cards, as :mod:`vision.training.data`
+draws them) of a design never trained on, rendered at 2-4 px/mm with play's realism, read as the
+table reads them: with :meth:`vision.watcher.TableWatcher.reading_head`'s learner.  A play read
+without a question teaches the learner its sure cards; a play asked is answered by the referee
+(the truth) and that answer is taught when the reading found as many cards.  Printed per deal:
+plays asked, plays silently wrong, and labels learned so far.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+
+def main() -> None:
+    import cv2
+
+    from vision.cardnet.online import PlayLearner
+    from vision.cardnet.read import default_head, read_play
+    from vision.synth import Realism, render_zone
+    from vision.training.data import play_size, random_cards
+
+    cv2.setNumThreads(1)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--design", default="tango")
+    ap.add_argument("--deals", type=int, default=6)
+    ap.add_argument("--plays", type=int, default=40, help="plays per deal")
+    ap.add_argument("--seed", type=int, default=3)
+    a = ap.parse_args()
+    rng = np.random.default_rng(a.seed)
+    learner = PlayLearner(default_head())
+    t0 = time.time()
+    print(f"design {a.design}, {a.plays} plays a deal, seed {a.seed}")
+    for deal in range(1, a.deals + 1):
+        asked = silent = 0
+        for _ in range(a.plays):
+            truth = random_cards(rng, play_size(rng))
+            ppm = float(rng.choice([2.0, 3.0, 4.0]))
+            z = render_zone(truth, a.design, px_per_mm=ppm, seed=int(rng.integers(1 << 31)), realism=Realism())
+            r = read_play(z.image, ppm, learner.head)
+            if r.uncertain:
+                asked += 1
+                learner.learn_answer(r.embeddings, truth)
+            else:
+                silent += r.cards != truth
+                learner.learn_read(r.embeddings, r.cards, r.confidence, r.uncertain)
+        learner.wait()
+        print(f"deal {deal}: asked {asked / a.plays:6.1%}  silent-wrong {silent / a.plays:5.1%}  "
+              f"labels: {learner.answers} from answers, {learner.sure} from sure reads", flush=True)
+    print(f"{time.time() - t0:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
