@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from table_service.engine.apply import apply, fold
-from table_service.engine.self_play import BotTable
+from table_service.engine.self_play import SelfPlayTable
 from table_service.engine.state import initial_state, state_to_json
 from table_service.table.runner import TableRunner
 
@@ -46,7 +46,7 @@ def main() -> int:
     ap.add_argument("--dir", default=None, help="folder for the benchmark database (default: a temp dir)")
     args = ap.parse_args()
 
-    bots = BotTable(2026, tick_every_ms=15_000)
+    bots = SelfPlayTable(2026, tick_every_ms=15_000)
     events = list(bots.run_deals(args.deals))
     n = len(events)
     kinds = {}

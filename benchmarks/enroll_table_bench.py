@@ -27,7 +27,8 @@ import numpy as np
 from vision.cards import ALL_CARDS
 from vision.enroll_table import FoundCard, enrol_from_frames
 from vision.geometry import default_layout
-from vision.reader import enroll, read_play
+from vision.cardnet.enrol import enroll
+from vision.cardnet.read import read_play
 from vision.synth import CameraView, LooseCard, TableRenderer, TableScene, render_zone
 
 #: Six rows of nine, a finger's gap between cards (65 mm wide cards turned 4° need ~15 mm).

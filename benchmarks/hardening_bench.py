@@ -30,7 +30,8 @@ def main() -> int:
 
     from table_service.engine.events import check_data
     from table_service.table.runner import TableRunner
-    from table_service.web import create_app, users
+    from table_service.web import users
+    from table_service.web.app import create_app
     from table_service.web.server import serve
     from table_service.web.sseclient import SSEClient
     from table_service.web.tables import web_state

@@ -12,6 +12,7 @@ import sys
 import threading
 from pathlib import Path
 
+from .emulator import ScreenEmulator
 from .firmware.wire import PROTOCOL_VERSION, SEATS
 
 
@@ -69,8 +70,6 @@ def _command(emu, line: str) -> bool:
 
 def run_emulate_screen(args: argparse.Namespace) -> int:
     """Start the emulator, print the port, serve until interrupted."""
-    from .emulator import ScreenEmulator
-
     if args.heartbeat_ms < 50:
         raise ValueError(f"心跳间隔太短 / --heartbeat-ms must be at least 50, got {args.heartbeat_ms}")
     if not 0 <= args.protocol_version <= 255:

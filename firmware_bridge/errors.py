@@ -5,11 +5,6 @@ Messages are Chinese first, then English, because they reach the referee panel.
 
 from __future__ import annotations
 
-from .firmware.wire import FrameError
-
-__all__ = ["FirmwareBridgeError", "FrameError", "LinkClosedError", "LinkError", "QueryTimeoutError",
-           "VersionMismatchError"]
-
 
 class FirmwareBridgeError(Exception):
     """Base of every error raised by this package (``FrameError`` aside, which is a ValueError

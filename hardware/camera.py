@@ -23,7 +23,7 @@ import os
 import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -561,17 +561,14 @@ def marker_board(width: int = 1280, height: int = 960, *, marker_px: int | None 
     return frame
 
 
-def find_corner_markers(frame: np.ndarray) -> dict[int, np.ndarray]:
+def find_corner_markers(frame: np.ndarray,
+                        detect: Callable[[np.ndarray], Mapping[int, Any]] | None = None) -> dict[int, np.ndarray]:
     """ArUco markers of DICT_4X4_50 in ``frame``: ``{id: 4x2 corner array}``.
 
-    Uses vision's calibration detector when the ``vision`` package provides one (so the self-test
-    checks exactly what calibration will see), else OpenCV's ``ArucoDetector`` directly.
+    ``detect`` is the detector of the layer above when it has one (the table service passes
+    vision's calibration detector, so the self-test checks exactly what calibration will see);
+    without it, OpenCV's ``ArucoDetector`` directly. Hardware does not import vision.
     """
-    try:
-        calib = importlib.import_module("vision.calibration")
-        detect = getattr(calib, "detect_markers", None)
-    except ImportError:
-        detect = None
     if detect is not None:
         found = detect(frame)
         return {int(k): np.asarray(v, np.float32).reshape(-1, 2) for k, v in dict(found).items()}

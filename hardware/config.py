@@ -38,10 +38,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from firmware_bridge.firmware.wire import SEATS
 from hardware.errors import ConfigError
 
-#: Seats in the project's notation; every table has all four.
-SEATS: tuple[str, ...] = ("E", "S", "W", "N")
 #: Buttons each seat has (the names carried by button events).
 BUTTONS: tuple[str, ...] = ("report", "pass", "referee")
 #: Lamps each seat has.

@@ -17,13 +17,13 @@ import sys
 import threading
 import time
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import Any, TextIO
 
+from firmware_bridge.firmware.wire import SEATS
 from hardware.backends.sim import SimButton
 from hardware.camera import CORNER_MARKER_IDS, find_corner_markers
-from hardware.config import SEATS
 from hardware.table import TableDevices
 
 STEPS: tuple[str, ...] = ("lamps", "displays", "buzzer", "buttons", "camera")
@@ -122,13 +122,17 @@ class SelfTest:
     :param auto_press: press sim buttons and buttons on gpiozero mock pins automatically (nobody
         can press those by hand); ignored when ``prompt`` is given.
     :param out: where progress and the table are printed (default ``sys.stdout``; ``None``: silent).
+    :param marker_detector: ``detect(frame) -> {id: corners}`` for the camera step, from the layer
+        above (the table service passes vision's calibration detector); default: OpenCV's own.
     """
 
     def __init__(self, table: TableDevices, *, steps: Iterable[str] = STEPS, lamp_s: float = 0.5,
                  countdown_from: int = 3, displays_together: bool = False, button_timeout_s: float = 15.0,
                  camera_timeout_s: float = 10.0, prompt: Prompt | None = None, auto_press: bool = True,
-                 out: TextIO | None | object = _STDOUT) -> None:
+                 out: TextIO | None | object = _STDOUT,
+                 marker_detector: Callable[[Any], Mapping[int, Any]] | None = None) -> None:
         self.table = table
+        self.marker_detector = marker_detector
         self.steps = tuple(steps)
         unknown = set(self.steps) - set(STEPS)
         if unknown:
@@ -338,7 +342,7 @@ class SelfTest:
                                 f"{self.camera_timeout_s:g} s 内无画面 / no frame within {self.camera_timeout_s:g} s: {why}")]
         _ts, frame = got
         try:
-            found = find_corner_markers(frame)
+            found = find_corner_markers(frame, self.marker_detector)
         except Exception as exc:
             return [CheckResult("camera", item, False, f"标记检测失败 / marker detection failed: {exc}")]
         size = f"{frame.shape[1]}x{frame.shape[0]}"

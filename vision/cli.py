@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -119,27 +120,13 @@ def _prompt(picture_dir: Path) -> object:
     return ask
 
 
-def _camera_frames(config_path: str, count: int) -> list[np.ndarray]:
-    """``count`` frames from the table's camera (``[camera]`` of the config), one per deck laid out."""
-    from hardware.camera import open_source
-    from table_service.table.config import load_service_config  # the CLI layer: the whole table.toml
-
-    cfg = load_service_config(config_path)
-    source = open_source(cfg.hardware.camera)
-    if source is None:
-        raise ValueError("配置中没有摄像头 / the config has no camera ([camera] source = \"none\")")
-    frames = []
-    try:
-        for k in range(count):
-            input(f"请把第 {k + 1} 副牌正面朝上成行摆好，按回车拍照 / lay deck {k + 1} face up in rows, "
-                  "then press Enter: ")
-            got = source.read(timeout=10.0)
-            if got is None:
-                raise ValueError("摄像头没有画面 / no frame from the camera within 10 s")
-            frames.append(got[1])
-    finally:
-        source.close()
-    return frames
+def _frames_from_camera(args: argparse.Namespace) -> list[np.ndarray]:
+    """The frames of ``--camera``, taken by the reader the layer above passed to :func:`register`
+    (it reads the whole table.toml and opens the table's camera; vision knows neither)."""
+    take = getattr(args, "camera_frames", None)
+    if take is None:
+        raise ValueError("--camera 需要桌面服务 / --camera needs the table service: run `guandan-table vision enroll --camera`")
+    return take(args.config, args.decks)
 
 
 def cmd_enroll_table(args: argparse.Namespace) -> int:
@@ -155,7 +142,7 @@ def cmd_enroll_table(args: argparse.Namespace) -> int:
     if args.frames and len(args.frames) > 3:
         raise ValueError("最多三张画面 / at most 3 frames (one per deck laid out)")
     frames = ([_read_image(Path(f)) for f in args.frames] if args.frames
-              else _camera_frames(args.config, args.decks))
+              else _frames_from_camera(args))
     layout = TableLayout.load(args.layout) if args.layout else default_layout()
     lens = LensCalibration.load(args.calibration) if args.calibration else None
     interactive = sys.stdin.isatty() and not args.no_questions
@@ -238,7 +225,10 @@ def cmd_read(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction,
+             camera_frames: Callable[[str, int], list[np.ndarray]] | None = None) -> None:
+    """Add ``vision …``; ``camera_frames(config_path, count)`` takes ``enroll --camera``'s frames
+    (given by the command line of the table service, which owns table.toml and the camera)."""
     p = subparsers.add_parser("vision", help="摄像头标定与读牌 / camera calibration and card reading")
     sub = p.add_subparsers(dest="vision_command", metavar="ACTION")
     sub.required = True
@@ -298,4 +288,4 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     e.add_argument("--px-per-mm", type=float, default=3.0, help="scale of the face photos")
     e.add_argument("--out", default="data/deck-enrollment.npz", help="where to save the enrolment")
     e.add_argument("--allow-missing", action="store_true", help="enrol even if some faces are missing")
-    e.set_defaults(func=cmd_enroll)
+    e.set_defaults(func=cmd_enroll, camera_frames=camera_frames)

@@ -8,7 +8,7 @@ deck of the same design is a second frame):
 3. each is named by the zero-shot reader on its own (one card on felt, as a play of one),
 4. only the cards the reader is unsure of are asked ("这是哪张牌？/ which card is this?", with
    the picture: an interactive prompt on the CLI, the panel's enrolment page),
-5. the faces go to :func:`vision.reader.enroll`; two copies of one card (two decks of one
+5. the faces go to :func:`vision.cardnet.enrol.enroll`; two copies of one card (two decks of one
    design) enrol as one face, the clearer one.
 
 The photo-per-card path (``guandan-table vision enroll FACES/``) stays as it was.
@@ -64,7 +64,7 @@ class TableEnrolment:
     """What enrolling from the table did (the figures the issue asks for are in here)."""
 
     cards: list[FoundCard]
-    faces: dict[str, np.ndarray]  # one face per card name, for :func:`vision.reader.enroll`
+    faces: dict[str, np.ndarray]  # one face per card name, for :func:`vision.cardnet.enrol.enroll`
     questions: int
     unnamed: int  # asked and left without a name (skipped by the operator)
     seconds: float
@@ -171,7 +171,7 @@ def enrol_from_frames(frames: Sequence[np.ndarray] | Iterable[np.ndarray], ask: 
 
 
 def faces_of(cards: Iterable[FoundCard]) -> dict[str, np.ndarray]:
-    """One face per named card for :func:`vision.reader.enroll`. Two decks of one design enrol as
+    """One face per named card for :func:`vision.cardnet.enrol.enroll`. Two decks of one design enrol as
     one: of a card's copies, the one the reader named itself and most surely."""
     best: dict[str, FoundCard] = {}
     for c in cards:

@@ -6,6 +6,6 @@ from .controller import Config, Controller
 
 def main(config=None):
     """Run the controller on the real board forever."""
-    from .hal_pico import PicoHal
+    from .hal_pico import PicoHal  # lazy: MicroPython's machine module, on the Pico only
 
     Controller(PicoHal(), config or Config()).run()

@@ -13,31 +13,16 @@ their ``event_no`` and ``controller_ms``, when the link is back.
 
 from __future__ import annotations
 
-import importlib
 import logging
 import math
 import threading
 from typing import Any
 
-from hardware.devices import (
-    ButtonCallback,
-    ButtonInput,
-    Buzzer,
-    CountdownDisplay,
-    Lamp,
-    make_event,
-)
-from hardware.errors import DeviceError
+from firmware_bridge.firmware import seg7
+from firmware_bridge.screen import ScreenController
+from hardware.devices import ButtonCallback, ButtonInput, Buzzer, CountdownDisplay, Lamp, make_event
 
 log = logging.getLogger(__name__)
-
-
-def _controller_class() -> Any:
-    try:
-        module = importlib.import_module("firmware_bridge.screen")
-    except ImportError as exc:
-        raise DeviceError(f"firmware_bridge.screen 不可用 / firmware_bridge.screen is not available: {exc}") from exc
-    return module.ScreenController
 
 
 class ScreenLink:
@@ -62,8 +47,7 @@ class ScreenLink:
         self._stop = threading.Event()
         self._owns = controller is None
         if controller is None:
-            cls = _controller_class()
-            controller = cls(url, on_button=self._screen_button, **controller_kwargs)
+            controller = ScreenController(url, on_button=self._screen_button, **controller_kwargs)
         self.controller = controller
         self._opened = False
 
@@ -152,13 +136,7 @@ def _whole_seconds(value: float) -> int:
 def _showable(text: str) -> str:
     """Upper-case, four characters, glyphs the controller lacks as blanks — as a TM1637 on GPIO shows
     them — so the same ``show_text`` works on every backend instead of raising on one."""
-    try:
-        from firmware_bridge.firmware import seg7
-
-        ok = seg7.can_show
-    except ImportError:  # pragma: no cover - firmware_bridge ships seg7
-        return str(text).upper()[:4]
-    return "".join(ch if ok(ch) else " " for ch in str(text).upper()[:4]).rstrip()
+    return "".join(ch if seg7.can_show(ch) else " " for ch in str(text).upper()[:4]).rstrip()
 
 
 class ScreenLamp(Lamp):

@@ -11,7 +11,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 
 #: Modules that contribute sub-commands, in the order they appear in ``--help``.
@@ -23,8 +25,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "table_service.web.cli",
     "table_service.event.cli",
     "firmware_bridge.cli",
-    "hardware.cli",
-    "vision.cli",
+    "table_service.cli.hardware",
+    "table_service.cli.vision",
 )
 
 
@@ -48,8 +50,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _honour_ctrl_c() -> None:
+    """Make Ctrl-C (SIGINT) stop the command with its closing report, whatever the parent did.
+
+    A process started in the background of a non-interactive shell (``cmd &`` in a script, a CI
+    step, a test runner started so) inherits SIGINT *ignored*, and Python then installs no
+    KeyboardInterrupt handler: the demo, ``run`` or ``hub`` ignored Ctrl-C (or ``kill -INT``) and
+    never printed its report. Every long command here promises "Ctrl-C to stop", so it takes
+    SIGINT back. Only the main thread may set a handler (an in-process caller on another thread
+    keeps its own).
+    """
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit status."""
+    _honour_ctrl_c()
     parser = build_parser()
     args = parser.parse_args(argv)
     func = getattr(args, "func", None)

@@ -15,6 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from table_service.demo.bots import MISTAKE_KINDS
+from table_service.demo.event_demo import CAMERA_TABLE_SPEED, EventDemo
+from table_service.demo.event_demo import format_summary as format_event_summary
+from table_service.demo.options import DemoOptions
+from table_service.demo.scorecard import format_summary
+from table_service.demo.table_demo import Demo
 
 
 def _positive(value: str) -> float:
@@ -28,7 +33,7 @@ def _check_data_folder(data: str | None, design: str, speed: float) -> None:
     """Refuse, in one line, what would otherwise fail half-way: a --data that is a file or cannot
     be written, an unknown --design, and a folder started at another --speed (its countdowns
     would be scaled by the other speed)."""
-    from vision.artwork import ARTWORK_DIR
+    from vision.artwork import ARTWORK_DIR  # lazy: vision loads OpenCV (cv2)
 
     if not design or "/" in design or not (ARTWORK_DIR / f"{design}.svgz").is_file():
         known = sorted(p.name[: -len(".svgz")] for p in ARTWORK_DIR.glob("*.svgz"))[:12]
@@ -147,12 +152,7 @@ def register(subparsers: Any) -> None:
 
 def run_demo(args: argparse.Namespace) -> int:
     if args.tables > 1:
-        from table_service.demo.event_demo import run_event_demo_cli
-
         return run_event_demo_cli(args)
-    from table_service.demo.scorecard import format_summary
-    from table_service.demo.table_demo import Demo
-
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if args.headless and args.deals is None:
@@ -205,8 +205,6 @@ def demo_options(args: argparse.Namespace, seed: int, speed: float, deals: int |
     """The simulated table's :class:`~table_service.demo.options.DemoOptions` from the command
     line: the one-table demo's, and the event demo's camera tables' (one place, so both tables
     are the same table)."""
-    from table_service.demo.options import DemoOptions
-
     # A real table cannot run faster than its camera: at high speed the bots think less.
     think = (1.0, 3.0) if speed <= 4 else (0.6, 1.8)
     pause = args.referee_pause
@@ -227,3 +225,49 @@ def _print_summary(demo: Any, as_json: bool, fmt: Any) -> dict[str, Any] | None:
         return None
     print(json.dumps(summary, ensure_ascii=False) if as_json else fmt(summary), flush=True)
     return summary
+
+
+def run_event_demo_cli(args: argparse.Namespace) -> int:
+    """The ``--tables N`` branch of ``guandan-table demo``."""
+    logging.basicConfig(level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    seed = args.seed if args.seed is not None else int(time.time()) % 100000
+    rounds = int(getattr(args, "rounds", None) or 3)
+    if not 2 <= rounds <= 9:
+        raise ValueError(f"轮数须在 2 到 9 之间 / --rounds must be 2-9, got {rounds}")
+    if args.headless and args.referee == "human":
+        raise ValueError("--referee human 需要面板（不能与 --headless 同用）/ --referee human needs the panel "
+                         "(not with --headless)")
+    speed = args.speed if args.speed is not None else CAMERA_TABLE_SPEED
+    _check_data_folder(None, args.design, speed)  # the card design of the camera tables
+    demo = EventDemo(args.tables, rounds=rounds, seed=seed, data=args.data, web=not args.headless,
+                     host=args.host, port=args.port if args.port != 8080 else 8090,
+                     step_s=0.0 if args.headless else 0.02,
+                     camera_tables=int(getattr(args, "camera_tables", 1)),
+                     camera_options=demo_options(args, seed, speed, None), design=args.design,
+                     deals=args.deals or 1)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    print("启动中 / starting …", flush=True)
+    try:
+        try:
+            demo.start()
+        except OSError as exc:
+            raise ValueError(f"无法启动（端口被占用？可用 --port 换一个）/ cannot start (port in use? try --port): "
+                             f"{exc}") from exc
+        print(demo.banner(), flush=True)
+        demo.run_rounds(pause_s=0.0 if args.headless else 10.0, stop=stop)
+        if stop.is_set():
+            print("已停止 / stopped", file=sys.stderr, flush=True)
+        summary = demo.summary()
+        print(json.dumps(summary, ensure_ascii=False) if args.json else format_event_summary(summary), flush=True)
+        if not args.headless and not stop.is_set():
+            print("比赛结束，页面仍在服务，Ctrl-C 退出 / event over; pages still served, Ctrl-C to quit", flush=True)
+            while not stop.wait(0.5):
+                pass
+        return 0 if not summary["errors"] else 1
+    except KeyboardInterrupt:
+        print("\n已停止 / stopped", file=sys.stderr)
+        return 130
+    finally:
+        demo.stop()

@@ -10,6 +10,9 @@ import sys
 import threading
 from typing import Any
 
+from table_service.table.config import load_service_config
+from table_service.table.service import TableService
+
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
@@ -25,9 +28,6 @@ def register(subparsers: Any) -> None:
 
 
 def run_service(args: argparse.Namespace) -> int:
-    from table_service.table.config import load_service_config
-    from table_service.table.service import TableService
-
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     config = load_service_config(args.config)

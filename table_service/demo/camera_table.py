@@ -6,7 +6,7 @@ bots laying cards in a synthetic scene filmed from real card artwork, the same v
 emulated screen controller, mock GPIO, ActorClock and demo referee — with two differences
 that make it a table of the event: its MQTT bridge (the service's own, from ``[mqtt]``) talks
 to the event's broker, and its rounds are not the bots' own but the hub's assignment, set up as
-the panel's one-tap button does (:func:`~table_service.web.assignment.set_up_data`); when a
+the panel's one-tap button does (:func:`~table_service.views.assignment.set_up_data`); when a
 round ends the referee has both sides sign, and the bridge sends the result to the hub.
 """
 
@@ -19,6 +19,7 @@ from typing import Any
 
 from table_service.demo.options import DemoOptions
 from table_service.demo.table_demo import Demo
+from table_service.views.assignment import set_up_data, started
 
 log = logging.getLogger(__name__)
 
@@ -90,8 +91,6 @@ class CameraEventTable:
 
     def _next_round(self, st: dict[str, Any]) -> dict[str, Any] | None:
         """The bot driver asks between rounds: sign a finished round, then the hub's next one."""
-        from table_service.web.assignment import set_up_data, started
-
         if st.get("result") is not None and st.get("round"):
             signed = st.get("signatures") or {}
             for side in ("NS", "EW"):

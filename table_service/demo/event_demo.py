@@ -15,9 +15,7 @@ chief referee's overview links into each table.
 
 from __future__ import annotations
 
-import argparse
 import copy
-import json
 import logging
 import secrets
 import tempfile
@@ -25,6 +23,22 @@ import threading
 import time
 from pathlib import Path
 from typing import Any
+
+from table_service.demo.camera_table import CameraEventTable, format_camera_summary
+from table_service.demo.options import DemoOptions
+from table_service.engine.self_play import SelfPlayTable
+from table_service.event.broker import PrivateBroker
+from table_service.event.cli import format_standings
+from table_service.event.config import validate
+from table_service.event.hub import HubService
+from table_service.event.web import serve_hub
+from table_service.table.mqtt_bridge import MqttBridge
+from table_service.table.runner import TableRunner
+from table_service.views.assignment import set_up_data, started
+from table_service.web import users
+from table_service.web.app import create_app
+from table_service.web.server import serve
+from table_service.web.tables import attach_table
 
 log = logging.getLogger(__name__)
 
@@ -41,9 +55,6 @@ class BotEventTable:
 
     def __init__(self, table_id: str, data_dir: Path, *, port: int, event_id: str, seed: int,
                  panel_url: str | None = None, step_s: float = 0.0, auto: bool = True) -> None:
-        from table_service.table.mqtt_bridge import MqttBridge
-        from table_service.table.runner import TableRunner
-
         self.table_id = table_id
         self.seed = seed
         self.step_s = step_s
@@ -69,8 +80,6 @@ class BotEventTable:
 
     def reconnect(self) -> None:
         """The Pi's network is back: a fresh bridge (same client id) on the same runner."""
-        from table_service.table.mqtt_bridge import MqttBridge
-
         self.bridge = MqttBridge(self.runner, port=self.port, event_id=self.event_id, table_id=self.table_id,
                                  panel_url=self.panel_url, client_id=f"guandan-{self.event_id}-{self.table_id}")
         self.bridge.assignment_listeners.append(lambda _a: self._wake.set())
@@ -78,8 +87,6 @@ class BotEventTable:
 
     def play_assigned(self) -> None:
         """Play the round of the assignment this table holds (manual mode)."""
-        from table_service.web.assignment import set_up_data
-
         assert self.bridge.assignment is not None, "no assignment"
         self.play_round(set_up_data(self.bridge.assignment))
 
@@ -103,7 +110,6 @@ class BotEventTable:
             a = self.bridge.assignment
             if not a:
                 continue
-            from table_service.web.assignment import set_up_data, started
 
             if started(self.runner.state(), a):
                 continue
@@ -115,10 +121,8 @@ class BotEventTable:
 
     def play_round(self, setup: dict[str, Any]) -> None:
         """Set up from the assignment, let the bots play to the round's end, sign both sides."""
-        from table_service.engine.self_play import BotTable
-
         self._submit("round_set_up", setup)
-        bots = BotTable(self.seed * 1000 + int(setup["round"]), step_ms=(5, 20))
+        bots = SelfPlayTable(self.seed * 1000 + int(setup["round"]), step_ms=(5, 20))
         bots.state = copy.deepcopy(self.runner.raw_state())
         guard = 0
         while self.runner.state()["result"] is None and not self._stop.is_set():
@@ -137,8 +141,6 @@ class BotEventTable:
 def demo_config(n_tables: int, rounds: int, port: int, *, seed: int, deals: int = 1,
                 panel_base: str | None = None) -> dict[str, Any]:
     """The EVENT.toml the demo would write: 2·N teams of two, N tables."""
-    from table_service.event.config import validate
-
     surnames = "赵钱孙李周吴郑王冯陈褚卫蒋沈韩杨朱秦尤许何吕施张孔曹严华金魏陶姜"
     teams = [{"id": f"T{i:02d}", "name": f"{surnames[(i - 1) % len(surnames)]}家队 / Team {i}",
               "players": [f"P{i:02d}a", f"P{i:02d}b"]} for i in range(1, 2 * n_tables + 1)]
@@ -163,8 +165,6 @@ class EventDemo:
                              f"got {camera_tables}")
         self.camera_tables, self.design = camera_tables, design
         if camera_options is None:
-            from table_service.demo.options import DemoOptions
-
             camera_options = DemoOptions(speed=CAMERA_TABLE_SPEED, think_s=(0.6, 1.8))
         self.camera_options = camera_options
         self._tmp = None if data else tempfile.TemporaryDirectory(prefix="guandan-event-")
@@ -180,15 +180,9 @@ class EventDemo:
         self.hub_url = self.tables_url = None
 
     def start(self) -> EventDemo:
-        from table_service.event.broker import PrivateBroker
-        from table_service.event.hub import HubService
-
         self.broker = PrivateBroker(self.data / "broker").start()
         tables_handle = None
         if self.web:
-            from table_service.web import create_app
-            from table_service.web.server import serve
-
             app = create_app({"USERS_DB": str(self.data / "table-users.sqlite3")})
             tables_handle = serve(app, self.host, 0 if self.port == 0 else self.port + 1)
             self.handles.append(tables_handle)
@@ -204,7 +198,6 @@ class EventDemo:
             if i <= self.camera_tables:
                 from dataclasses import replace
 
-                from table_service.demo.camera_table import CameraEventTable
 
                 t = CameraEventTable(str(i), self.data / "tables" / f"camera-{i}", port=self.broker.port,
                                      options=replace(self.camera_options, seed=self.seed * 100 + i),
@@ -214,14 +207,10 @@ class EventDemo:
                                   seed=self.seed * 100 + i, panel_url=self.tables_url, step_s=self.step_s)
             self.tables.append(t.start())
             if tables_handle is not None:
-                from table_service.web.tables import attach_table
-
-                attach_table(tables_handle.app, str(i), t.runner)
+                attach_table(tables_handle.app, str(i), t.runner, hub_link=t.bridge)
         for t in self.tables:
             t.bridge.wait_connected(10)
         if self.web:
-            from table_service.event.web import serve_hub
-
             users_db = str(self.data / "hub-users.sqlite3")
             handle = serve_hub(self.hub, host=self.host, port=self.port, users_db=users_db)
             self.handles.append(handle)
@@ -232,7 +221,6 @@ class EventDemo:
     def _add_login(self, users_db: str) -> None:
         import contextlib
 
-        from table_service.web import users
 
         conn = users.connect(users_db)
         try:
@@ -309,63 +297,9 @@ class EventDemo:
 
 
 def format_summary(s: dict[str, Any]) -> str:
-    from table_service.event.cli import format_standings
-
     head = (f"{s['tables']} 桌 {s['teams']} 队 {s['rounds']} 轮，{s['results']} 个成绩（{s['from_table_log']} 个来自桌面记录），"
             f"拒收 {s['refused']} / {s['results']} results ({s['from_table_log']} from the tables' logs), "
             f"{s['refused']} refused")
-    from table_service.demo.camera_table import format_camera_summary
 
     lines = [head] + [format_camera_summary(c) for c in s.get("camera") or []]
     return "\n".join(lines) + "\n" + format_standings(s["standings"])
-
-
-def run_event_demo_cli(args: argparse.Namespace) -> int:
-    """The ``--tables N`` branch of ``guandan-table demo``."""
-    import signal
-    import sys
-
-    logging.basicConfig(level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    from table_service.cli.demo import _check_data_folder, demo_options
-
-    seed = args.seed if args.seed is not None else int(time.time()) % 100000
-    rounds = int(getattr(args, "rounds", None) or 3)
-    if not 2 <= rounds <= 9:
-        raise ValueError(f"轮数须在 2 到 9 之间 / --rounds must be 2-9, got {rounds}")
-    if args.headless and args.referee == "human":
-        raise ValueError("--referee human 需要面板（不能与 --headless 同用）/ --referee human needs the panel "
-                         "(not with --headless)")
-    speed = args.speed if args.speed is not None else CAMERA_TABLE_SPEED
-    _check_data_folder(None, args.design, speed)  # the card design of the camera tables
-    demo = EventDemo(args.tables, rounds=rounds, seed=seed, data=args.data, web=not args.headless,
-                     host=args.host, port=args.port if args.port != 8080 else 8090,
-                     step_s=0.0 if args.headless else 0.02,
-                     camera_tables=int(getattr(args, "camera_tables", 1)),
-                     camera_options=demo_options(args, seed, speed, None), design=args.design,
-                     deals=args.deals or 1)
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    print("启动中 / starting …", flush=True)
-    try:
-        try:
-            demo.start()
-        except OSError as exc:
-            raise ValueError(f"无法启动（端口被占用？可用 --port 换一个）/ cannot start (port in use? try --port): "
-                             f"{exc}") from exc
-        print(demo.banner(), flush=True)
-        demo.run_rounds(pause_s=0.0 if args.headless else 10.0, stop=stop)
-        if stop.is_set():
-            print("已停止 / stopped", file=sys.stderr, flush=True)
-        summary = demo.summary()
-        print(json.dumps(summary, ensure_ascii=False) if args.json else format_summary(summary), flush=True)
-        if not args.headless and not stop.is_set():
-            print("比赛结束，页面仍在服务，Ctrl-C 退出 / event over; pages still served, Ctrl-C to quit", flush=True)
-            while not stop.wait(0.5):
-                pass
-        return 0 if not summary["errors"] else 1
-    except KeyboardInterrupt:
-        print("\n已停止 / stopped", file=sys.stderr)
-        return 130
-    finally:
-        demo.stop()

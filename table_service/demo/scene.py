@@ -117,7 +117,7 @@ class SceneCamera:
         """
         import cv2
 
-        from vision.synth import TableScene
+        from vision.synth import TableScene  # lazy: vision loads OpenCV (cv2)
 
         np = self._np
         t0 = time.perf_counter()
@@ -126,7 +126,7 @@ class SceneCamera:
         if self._light is None:
             from dataclasses import replace
 
-            from vision.synth import apply_lighting
+            from vision.synth import apply_lighting  # lazy: vision loads OpenCV (cv2)
 
             rng = np.random.default_rng(self.seed + 5)
             light = apply_lighting(np.ones(top.shape, np.float32), rng, replace(r.realism, glare_prob=0.0))

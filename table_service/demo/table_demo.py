@@ -22,10 +22,17 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from firmware_bridge.emulator import ScreenEmulator
 from table_service.demo.bot_table import BotTable
 from table_service.demo.options import BOT_NAMES, DemoOptions
 from table_service.demo.scene import SceneActuator, SceneCamera
 from table_service.demo.scorecard import compare_with_log
+from table_service.rules.seats import SEATS
+from table_service.table.camera_pipeline import CameraPipeline, make_watcher
+from table_service.table.clock import ActorClock
+from table_service.table.config import parse_service_config
+from table_service.table.service import TableService
+from table_service.web import users
 
 DEMO_STATE_FILE = "demo.json"
 #: The demo's broadcast delay (table seconds) unless ``--feed-delay`` or ``GUANDAN_WEB_FEED_DELAY_S``
@@ -140,14 +147,9 @@ class Demo:
     def start(self) -> Demo:
         from gpiozero.pins.mock import MockFactory, MockPWMPin
 
-        from firmware_bridge.emulator import ScreenEmulator
-        from hardware.table import TableDevices
-        from table_service.table.camera_pipeline import CameraPipeline, make_watcher
-        from table_service.table.clock import ActorClock
-        from table_service.table.config import parse_service_config
-        from table_service.table.service import TableService
-        from vision.geometry import default_layout
-        from vision.synth import CameraView, TableRenderer
+        from hardware.table import TableDevices  # lazy: hardware's camera loads OpenCV (cv2)
+        from vision.geometry import default_layout  # lazy: vision loads OpenCV (cv2)
+        from vision.synth import CameraView, TableRenderer  # lazy: vision loads OpenCV (cv2)
 
         opt = self.options
         self.emulator = ScreenEmulator(seed=opt.seed).start()
@@ -217,7 +219,7 @@ class Demo:
         # Sample the displays as the firmware applies commands (tests check the countdowns).
         if self.emulator is None or len(self.display_log) > 200000:
             return
-        for seat in ("E", "S", "W", "N"):
+        for seat in SEATS:
             text = self.emulator.read_display(seat)
             if not self.display_log or self.display_log[-1][1:] != (seat, text):
                 self.display_log.append((time.time(), seat, text))
@@ -225,7 +227,6 @@ class Demo:
     def _make_login(self) -> tuple[str, str]:
         import secrets
 
-        from table_service.web import users
 
         app = self.service.app
         conn = users.connect(app.config["USERS_DB"])

@@ -27,7 +27,7 @@ from table_service.engine.events import (
 from table_service.engine.flags import close_flag, find_flag, raise_flag
 from table_service.engine.state import State, copy_state, initial_state
 from table_service.engine.timers import overdue
-from table_service.rules.seats import side_of
+from table_service.rules.seats import SEATS, side_of
 
 Effects = list[dict[str, Any]]
 Handler = Callable[[State, dict[str, Any], Effects], None]
@@ -338,7 +338,7 @@ def device_effects(state: State) -> Effects:
     fx: Effects = []
     deal = state.get("deal")
     live = deal is not None and deal["phase"] != "over"
-    for seat in ("E", "S", "W", "N"):
+    for seat in SEATS:
         on = live and deal["turn"] == seat
         fx.append({"kind": "lamp", "seat": seat, "lamp": "turn", "mode": "on" if on else "off"})
         rep = live and seat in deal["reports"]

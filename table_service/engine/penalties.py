@@ -1,6 +1,7 @@
-"""The penalty ladder, counted per side per round, and who may give what.
+"""Penalties given: who may give what, and what each does to the round (the ladder is
+:mod:`table_service.engine.ladder`).
 
-2 warnings → violation, 2 violations → foul, 2 fouls → loss. Warnings and violations are the
+Warnings and violations are the
 table referee's; fouls and losses the chief referee's alone, and so is anything that escalates
 into one: the engine refuses the action otherwise, naming the reason.
 """
@@ -12,40 +13,15 @@ from typing import Any
 from table_service.engine.errors import EventRejected
 from table_service.engine.events import PENALTY_LEVELS, field, seat_field, side_field
 from table_service.engine.flags import find_flag, raise_flag
+from table_service.engine.ladder import LEVEL_NAMES, escalate
 from table_service.engine.lifecycle import end_round, finish_deal
 from table_service.engine.play import arrive_turn
+from table_service.engine.roles import CHIEF_PENALTIES, is_late_for_chief
 from table_service.engine.state import State
-from table_service.rules.ruleset import Ruleset
 from table_service.rules.scoring import FORFEIT_SCORE
 from table_service.rules.seats import side_of
 
 Effects = list[dict[str, Any]]
-
-LEVEL_NAMES = {"warning": "警告 / warning", "violation": "违例 / violation", "foul": "犯规 / foul", "loss": "判负 / loss"}
-
-
-def escalate(ladder: dict[str, int], level: str, rules: Ruleset | None = None) -> tuple[str, dict[str, int]]:
-    """The level a penalty of ``level`` amounts to on this ladder, and the ladder after it
-    (steps from the ruleset: 2 warnings per violation, 2 violations per foul, 2 fouls per loss)."""
-    rules = rules or Ruleset()
-    lad = dict(ladder)
-    if level == "warning":
-        lad["warnings"] += 1
-        if lad["warnings"] < rules.warnings_per_violation:
-            return "warning", lad
-        lad["warnings"] = 0
-        level = "violation"
-    if level == "violation":
-        lad["violations"] += 1
-        if lad["violations"] < rules.violations_per_foul:
-            return "violation", lad
-        lad["violations"] = 0
-        level = "foul"
-    if level == "foul":
-        lad["fouls"] += 1
-        return ("foul" if lad["fouls"] < rules.fouls_per_loss else "loss"), lad
-    return "loss", lad
-
 
 def give_penalty(
     state: State,
@@ -67,7 +43,7 @@ def give_penalty(
         foul during a deal without ``next_leader``, or ``lose_turn`` without the offender's seat.
     """
     final, ladder = escalate(state["penalties"][side], level, state["round"]["_rules"])
-    if final in ("foul", "loss") and ev["role"] != "chief":
+    if final in CHIEF_PENALTIES and ev["role"] != "chief":
         if auto:
             evidence = {"side": side, "level": level, "would_be": final, "article": article}
             if flag is not None:
@@ -110,17 +86,6 @@ def give_penalty(
     elif lose_turn and in_deal and deal["phase"] == "play":
         _lose_turn(state, ev, seat, fx)
     return record
-
-
-def recount_ladder(state: State, side: str) -> None:
-    """Count ``side``'s ladder again from its penalty records of the round that stand (a record
-    marked ``withdrawn`` no longer counts), in order, by the level each was given as."""
-    ladder = {"warnings": 0, "violations": 0, "fouls": 0}
-    rules = state["round"]["_rules"]
-    for r in state["penalties"]["records"]:
-        if r["side"] == side and not r.get("withdrawn") and r["given"] in PENALTY_LEVELS:
-            _, ladder = escalate(ladder, r["given"], rules)
-    state["penalties"][side] = ladder
 
 
 def _lose_turn(state: State, ev: dict[str, Any], seat: str, fx: Effects) -> None:
@@ -170,7 +135,7 @@ def on_late_arrival(state: State, ev: dict[str, Any], fx: Effects) -> None:
         raise EventRejected(f"迟到分钟无效 / late_arrival_recorded: minutes must be ≥ 0, got {minutes!r}")
     article = f"迟到 {minutes} 分钟 / late arrival, {minutes} min"
     rules = state["round"]["_rules"]
-    if minutes <= rules.late_warning_min:
+    if not is_late_for_chief(minutes, rules):
         give_penalty(state, ev, fx, side=side, level="warning", article=article)
         return
     if ev["role"] != "chief":

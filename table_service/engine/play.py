@@ -15,7 +15,7 @@ from typing import Any
 from table_service.engine.errors import EventRejected
 from table_service.engine.events import card_field, cards_field, field, seat_field
 from table_service.engine.flags import raise_flag
-from table_service.engine.lifecycle import prove_return_wrong
+from table_service.engine.lifecycle import finish_deal, prove_return_wrong
 from table_service.engine.state import HAND_SIZE, State, leader_after_trick, next_active
 from table_service.engine.timers import set_turn, stop_and_check
 from table_service.rules.cards import parse_cards
@@ -357,8 +357,6 @@ def _maybe_end(state: State, ev: dict[str, Any], fx: Effects) -> bool:
     deal = state["deal"]
     order = deal["finish_order"]
     if len(order) >= 3 or (len(order) == 2 and side_of(order[0]) == side_of(order[1])):
-        from table_service.engine.lifecycle import finish_deal
-
         finish_deal(state, ev, fx, ended_by="play")
         return True
     return False

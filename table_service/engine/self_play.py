@@ -1,4 +1,4 @@
-"""A seeded table of four rule-following bots that produces a real event stream.
+"""Self-play: a seeded table of four rule-following bots that produces a real event stream.
 
 Used by the engine's tests (1,000 random legal deals, replay identity, card conservation) and by
 its benchmark. The bots hold real hands; the events they produce carry only what the table
@@ -20,7 +20,7 @@ from table_service.rules.legal import legal_plays
 from table_service.rules.seats import SEATS
 
 
-class BotTable:
+class SelfPlayTable:
     """Four bots and an engine state; :meth:`run_round` yields every event it applies.
 
     :param seed: makes the deals and the choices reproducible.

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from table_service.engine.flags import raise_flag
+from table_service.engine.ladder import recount_ladder
 from table_service.engine.state import State
 
 #: Timer phase -> ``Ruleset`` option with its length in seconds.
@@ -75,8 +76,6 @@ def withdraw_time_over(state: State, ev: dict[str, Any], flag_id: str, fx: list[
     withdrawn (whatever the referee had done with it: its evidence is gone), with the automatic
     penalties that cite it and the ``penalty_escalation`` flags they raised; the side's ladder is
     counted again without them."""
-    from table_service.engine.penalties import recount_ladder  # penalties imports play, play timers
-
     withdrawn = {flag_id}
     for i, f in enumerate(state["flags"]):
         cites = f["rule"] == "penalty_escalation" and f["evidence"].get("flag") == flag_id

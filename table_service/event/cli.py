@@ -12,7 +12,13 @@ import argparse
 import json
 from typing import Any
 
-from table_service.event.model import EventInputError
+from table_service.event.core import HubCore
+from table_service.event.draw import make_draw
+from table_service.event.hub import run_hub_command
+from table_service.event.model import EventInputError, load_results, load_teams, results_to_jsonl
+from table_service.event.standings import MATCH_POINT_SCHEMES, ScoringOptions, compute_standings
+from table_service.event.store import HubStore
+from table_service.rules.ruleset import get_ruleset
 
 
 def _int_in(lo: int, hi: int, what: str) -> Any:
@@ -43,9 +49,6 @@ def _add_scoring(p: argparse.ArgumentParser) -> None:
 
 
 def scoring_from_args(args: argparse.Namespace) -> Any:
-    from table_service.event.standings import MATCH_POINT_SCHEMES, ScoringOptions
-    from table_service.rules.ruleset import get_ruleset
-
     try:
         rs = get_ruleset(args.preset)
     except (KeyError, ValueError) as exc:
@@ -102,9 +105,6 @@ def register(subparsers: Any) -> None:
 
 
 def run_standings(args: argparse.Namespace) -> int:
-    from table_service.event.model import load_results, load_teams
-    from table_service.event.standings import compute_standings
-
     results = load_results(args.results, duplicate=bool(args.duplicate))
     teams = load_teams(args.teams) if args.teams else []
     if teams:
@@ -130,9 +130,6 @@ def format_standings(rows: list[dict[str, Any]]) -> str:
 
 
 def run_pair(args: argparse.Namespace) -> int:
-    from table_service.event.draw import make_draw
-    from table_service.event.model import load_results, load_teams
-
     results = load_results(args.results, duplicate=bool(args.duplicate))
     teams = load_teams(args.teams)
     _check_rounds_complete(results, teams)
@@ -174,9 +171,6 @@ def run_export(args: argparse.Namespace) -> int:
     """Read a hub's log (never written to) and print its results or standings."""
     from pathlib import Path
 
-    from table_service.event.core import HubCore
-    from table_service.event.model import results_to_jsonl
-    from table_service.event.store import HubStore
 
     if Path(args.data).exists() and not Path(args.data).is_dir():
         raise EventInputError(f"须为赛事中心数据目录，不是文件 / expected the hub's data folder, not a file: {args.data}")
@@ -205,7 +199,6 @@ def run_export(args: argparse.Namespace) -> int:
 def run_hub(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from table_service.event.hub import run_hub_command
 
     if args.data and Path(args.data).exists() and not Path(args.data).is_dir():
         raise EventInputError(f"--data 是文件，不是目录 / --data is a file, not a folder: {args.data}")

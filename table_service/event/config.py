@@ -42,11 +42,13 @@ from __future__ import annotations
 import difflib
 import re
 import tomllib
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from table_service.event.model import EventInputError
+from table_service.event.model import MAX_ID, MAX_NAME, EventInputError
 from table_service.event.standings import MATCH_POINT_SCHEMES, ScoringOptions
+from table_service.rules.ruleset import get_ruleset
 
 SEGMENT_RE = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
 
@@ -114,30 +116,16 @@ def _format(fmt: Any) -> dict[str, Any]:
 
 
 def _check_ruleset_options(preset: Any, opts: dict[str, Any]) -> None:
-    """Each ``[ruleset_options]`` value has the type of the preset's own (a bool a bool, a number a
-    whole number 0–10000, a text at most 64 characters, ``tiebreak`` a list of names): the ruleset
-    itself takes any value, and a table would fail on it mid-round."""
-    from dataclasses import fields
-
+    """Each ``[ruleset_options]`` key is an option of the ruleset, and each value one the ruleset
+    takes: the types and bounds are the ``Ruleset``'s own (one set for the engine, table.toml and
+    EVENT.toml), worded here with the file and section, so a table never fails on it mid-round."""
     known = {f.name for f in fields(preset)} - {"name"}
     _unknown("ruleset_options", set(opts), known)
     for key, value in opts.items():
-        default = getattr(preset, key)
-        where = f"EVENT.toml [ruleset_options]: {key}"
-        if isinstance(default, bool):
-            ok = isinstance(value, bool)
-            want = "true/false"
-        elif isinstance(default, int) or default is None:
-            ok = isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 10_000
-            want = "a whole number 0-10000"
-        elif isinstance(default, str):
-            ok = isinstance(value, str) and len(value) <= 64
-            want = "a text"
-        else:
-            ok = isinstance(value, list) and all(isinstance(v, str) and len(v) <= 64 for v in value)
-            want = "a list of names"
-        if not ok:
-            raise EventInputError(f"{where} 类型错误 / {key!r} must be {want}, got {value!r:.60}")
+        try:
+            preset.replace(**{key: value})
+        except (ValueError, TypeError) as exc:
+            raise EventInputError(f"EVENT.toml [ruleset_options]: {key}: {exc}"[:300]) from None
 
 
 def validate(raw: dict[str, Any]) -> dict[str, Any]:
@@ -163,12 +151,11 @@ def validate(raw: dict[str, Any]) -> dict[str, Any]:
         raise EventInputError(f"EVENT.toml [event]: match_points 须为 {'/'.join(MATCH_POINT_SCHEMES)} / "
                               f"match_points must be one of {list(MATCH_POINT_SCHEMES)}, got {scheme!r}")
     fmt = _format(ev.get("format", {"kind": "deals", "deals": 8}))
-    name = _opt(ev, "name", str, "event", eid, max_len=120)
-    ruleset_name = _opt(ev, "ruleset", str, "event", "jiangsu-2013", max_len=64)
+    name = _opt(ev, "name", str, "event", eid, max_len=MAX_NAME)
+    ruleset_name = _opt(ev, "ruleset", str, "event", "jiangsu-2013", max_len=MAX_ID)
     rs_opts = raw.get("ruleset_options", {})
     if not isinstance(rs_opts, dict):
         raise EventInputError("EVENT.toml [ruleset_options] 须为表 / must be a table")
-    from table_service.rules.ruleset import get_ruleset
 
     try:
         _check_ruleset_options(get_ruleset(ruleset_name), rs_opts)
@@ -230,9 +217,9 @@ def validate(raw: dict[str, Any]) -> dict[str, Any]:
             raise EventInputError(f"EVENT.toml [{where}]: players 须为 2 或 4 个名字 / players must be 2 or 4 names")
         if dup and len(players) != 4:
             raise EventInputError(f"EVENT.toml [{where}]: 复式每队须 4 名选手 / duplicate play needs 4 players a team")
-        if any(len(p) > 64 for p in players):
+        if any(len(p) > MAX_ID for p in players):
             raise EventInputError(f"EVENT.toml [{where}]: 选手名过长 / a player's name is longer than 64 characters")
-        tname = _opt(t, "name", str, where, tid, max_len=64)
+        tname = _opt(t, "name", str, where, tid, max_len=MAX_ID)
         teams.append({"id": tid, "name": tname, "players": [p.strip() for p in players]})
     tables: list[dict[str, Any]] = []
     tables_raw = raw.get("tables", [])
@@ -283,8 +270,6 @@ def load_event(path: str | Path) -> dict[str, Any]:
 
 def scoring_of(cfg: dict[str, Any]) -> ScoringOptions:
     """The scoring options an (already validated) config describes."""
-    from table_service.rules.ruleset import get_ruleset
-
     ev = cfg["event"]
     rs = get_ruleset(ev["ruleset"], **ev.get("ruleset_options", {}))
     return ScoringOptions.from_ruleset(rs, **ev["scoring"])

@@ -28,6 +28,7 @@ from table_service.event.config import draw_method, scoring_of
 from table_service.event.draw import make_draw
 from table_service.event.model import EventInputError, Result, parse_result
 from table_service.event.standings import Standings, compute_standings
+from table_service.rules.ruleset import get_ruleset
 
 ENTRY_WINDOW_MS = 10 * 60_000
 PUBLISHED_WINDOW_MS = 20 * 60_000
@@ -179,7 +180,6 @@ class HubCore:
         assignments published from now on. Scoring (match points, byes, duplicate comparison)
         is not editable here: it would re-rank rounds already published."""
         self._role(role, "chief", "修改赛事设置")
-        from table_service.rules.ruleset import get_ruleset
 
         try:
             get_ruleset(ruleset, **(self.cfg or {}).get("event", {}).get("ruleset_options", {}))

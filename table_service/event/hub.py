@@ -21,9 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from table_service.event.core import HubCore
-from table_service.event.model import EventInputError, parse_results_text, results_to_jsonl
+from table_service.event.config import load_event
+from table_service.event.core import HubCore, _can
+from table_service.event.model import EventInputError, parse_result, parse_results_text, results_to_jsonl
 from table_service.event.mqtt import HubMqtt, Message
+from table_service.event.store import HubStore
+from table_service.event.web import serve_hub
 
 log = logging.getLogger(__name__)
 
@@ -53,8 +56,6 @@ class HubService:
 
     def __init__(self, cfg: dict[str, Any], data_dir: str | Path, *, clock_ms: Callable[[], int] | None = None,
                  connect: bool = True) -> None:
-        from table_service.event.store import HubStore
-
         self.clock_ms = clock_ms or (lambda: int(time.time() * 1000))
         self.data_dir = Path(data_dir)
         self.store = HubStore(self.data_dir / "hub-events.sqlite3")
@@ -221,7 +222,6 @@ class HubService:
                 "received_ms": now}, t_ms=now, actor=f"table:{table}", role=None))
             log.warning("hub: result from table %s refused: %s", table, reason)
             return {"result_id": rid, "status": "refused", "reason": reason}
-        from table_service.event.model import parse_result
 
         clean = parse_result(line).to_dict()
         ev = self.store.append("result_recorded", {"result": clean, "source": "table", "result_id": rid,
@@ -258,9 +258,6 @@ class HubService:
 
     def hand_result(self, line: dict[str, Any], actor: str, role: str) -> dict[str, Any]:
         """A result entered at the hub (a table without a Pi, or a failed one)."""
-        from table_service.event.core import _can
-        from table_service.event.model import parse_result
-
         if not _can(role, "referee"):
             raise EventInputError("录入成绩需要裁判权限 / entering a result requires role referee")
         with self.lock:
@@ -300,8 +297,6 @@ class HubService:
             return self._commit(etype, data, actor=actor, role=role)
 
     def acknowledge_refusal(self, seq: int, actor: str, role: str) -> dict[str, Any]:
-        from table_service.event.core import _can
-
         if not _can(role, "chief"):
             raise EventInputError("须裁判长处理 / only the chief referee clears a refused result")
         with self.lock:
@@ -382,8 +377,6 @@ def run_hub_command(args: argparse.Namespace) -> int:
     """``guandan-table hub --event EVENT.toml``: serve until Ctrl-C / SIGTERM."""
     import signal
 
-    from table_service.event.config import load_event
-    from table_service.event.web import serve_hub
 
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")

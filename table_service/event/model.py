@@ -18,6 +18,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+#: The hub's form limits (its pages, its OpenAPI description and EVENT.toml read these):
+#: the longest free text a form field takes (appeal text, correction reason, decision note),
+MAX_TEXT = 500
+#: the longest event name,
+MAX_NAME = 120
+#: the longest id or short name (team id and name, table id, player, ruleset preset).
+MAX_ID = 64
+
 MAX_LEVELS = 13
 MAX_SCORE = 26
 FORFEIT_SCORE = 17
@@ -102,7 +110,7 @@ def _show(value: Any) -> str:
 def _team(value: Any, field: str, where: str) -> str:
     if isinstance(value, int) and not isinstance(value, bool):
         value = str(value)
-    if not isinstance(value, str) or not value.strip() or len(value) > 64 or not value.isprintable():
+    if not isinstance(value, str) or not value.strip() or len(value) > MAX_ID or not value.isprintable():
         raise _err(where, f"队名无效 {field}={_show(value)}", f"invalid team id in {field!r} (1-64 printable characters)")
     return value.strip()
 
@@ -138,7 +146,7 @@ def parse_result(obj: Any, where: str = "") -> Result:
     table = obj["table"]
     if isinstance(table, int) and not isinstance(table, bool):
         table = str(table)
-    if not isinstance(table, str) or not table.strip() or len(table) > 64:
+    if not isinstance(table, str) or not table.strip() or len(table) > MAX_ID:
         raise _err(where, f"桌号无效 {_show(table)}", f"invalid table {_show(table)}")
     ns, ew = _team(obj["ns"], "ns", where), _team(obj["ew"], "ew", where)
     if ns == ew:

@@ -4,7 +4,7 @@
 ``extensions["guandan_openapi"]``; :func:`~table_service.web.openapi.build_openapi` merges them
 with the table app's, so the hub's served ``/api/openapi.json`` describes every route it has and
 the strict build (the tests) refuses a hub route added without its entry here. A copy lives in
-``docs/openapi-hub.json`` (``python -m table_service.event.openapi_hub > docs/openapi-hub.json``;
+``docs/openapi-hub.json`` (``python -m table_service.cli.openapi --hub > docs/openapi-hub.json``;
 a test keeps it equal).
 
 Every organiser action is its own path (``POST /hub/action/draw`` …), so each form's fields are
@@ -15,16 +15,10 @@ described exactly. A form post answers a redirect to the admin page with the ver
 
 from __future__ import annotations
 
-import json
-import sys
 from typing import Any
 
+from table_service.event.model import MAX_ID, MAX_NAME, MAX_TEXT
 from table_service.web.openapi import _err, _ok, _page
-
-#: Longest free text a form field takes (appeal text, correction reason, decision note).
-MAX_TEXT = 500
-#: Longest name (team, player, event) or short field.
-MAX_NAME = 120
 
 _STR_OR_NULL = {"type": ["string", "null"]}
 _INT_OR_NULL = {"type": ["integer", "null"]}
@@ -158,7 +152,7 @@ HUB_OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
                                                      {"round": _DIGITS}, ("round",)),
     ("POST", "/hub/action/appeal"): _action(
         "登记申诉 / file an appeal (past 30 minutes: chief only)",
-        {"slot": _SLOT, "team": _text(64, "申诉队 / the appealing team"), "text": _text(MAX_TEXT, "书面理由 / text")},
+        {"slot": _SLOT, "team": _text(MAX_ID, "申诉队 / the appealing team"), "text": _text(MAX_TEXT, "书面理由 / text")},
         ("slot", "team", "text")),
     ("POST", "/hub/action/decide"): _action(
         "裁决申诉 / decide an appeal (final)",
@@ -171,12 +165,12 @@ HUB_OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         {"lines": {"type": "string", "description": "RESULTS.jsonl text (docs/hub-protocol.md)"}}, ("lines",)),
     ("POST", "/hub/action/edit_team"): _action(
         "修改队伍 / change a team's name or players (from the next published draw)",
-        {"team": _text(64), "name": _text(64), "players": _text(4 * 65, "2 或 4 个名字，逗号分隔 / 2 or 4 names, "
+        {"team": _text(MAX_ID), "name": _text(MAX_ID), "players": _text(4 * (MAX_ID + 1), "2 或 4 个名字，逗号分隔 / 2 or 4 names, "
                                                                           "comma-separated")},
         ("team", "name", "players")),
     ("POST", "/hub/action/edit_event"): _action(
         "修改赛事设置 / change the event's name, ruleset or format (from the next published draw)",
-        {"name": _text(MAX_NAME), "ruleset": _text(64, "规则预设 / ruleset preset"),
+        {"name": _text(MAX_NAME), "ruleset": _text(MAX_ID, "规则预设 / ruleset preset"),
          "kind": {"type": "string", "enum": ["deals", "time", "past_a"]}, "deals": _DIGITS, "minutes": _DIGITS},
         ("name", "ruleset", "kind"), chief=True),
 }
@@ -185,20 +179,3 @@ HUB_OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
 HUB_INFO = {"title": "guandan-table event hub, referee panel and feed / 掼蛋赛事中心、裁判台与直播接口",
             "description": "The hub's routes (/hub/…) and the table app's it is built on. See docs/hub-protocol.md "
                            "and docs/api.md."}
-
-
-def main() -> int:
-    """Print the document of a hub app (for ``docs/openapi-hub.json``)."""
-    import tempfile
-
-    from table_service.event.web import create_hub_app
-    from table_service.web.openapi import build_openapi
-
-    with tempfile.TemporaryDirectory() as tmp:
-        app = create_hub_app(None, users_db=f"{tmp}/users.sqlite3", secret_key="docs")
-        sys.stdout.write(json.dumps(build_openapi(app), ensure_ascii=False, indent=1) + "\n")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -23,23 +23,23 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from table_service.event.model import EventInputError, Result
-from table_service.rules.ruleset import Ruleset, get_ruleset
+from table_service.rules.ruleset import DEFAULT_TIEBREAK, Ruleset, get_ruleset
 
 
 @dataclass(frozen=True)
 class ScoringOptions:
     """What a round is worth. Built from the ruleset plus the event's options."""
 
-    win: int = 2
-    draw: int = 1
-    loss: int = 0
-    forfeit: int = 0
-    bye: int = 2
+    # The ruleset's defaults, not copies of them: a preset or default changed there changes these.
+    win: int = Ruleset.match_points_win
+    draw: int = Ruleset.match_points_draw
+    loss: int = Ruleset.match_points_loss
+    forfeit: int = Ruleset.match_points_forfeit
+    bye: int = Ruleset.match_points_bye
     bye_level_points: int = 13
     """级差分 credited for a bye (the rules file is silent; 13 = a drawn table)."""
     bye_levels: int = 0
-    tiebreak: tuple[str, ...] = ("match_points", "progressive_points", "rounds_won",
-                                 "level_difference_points", "levels_gained")
+    tiebreak: tuple[str, ...] = DEFAULT_TIEBREAK
     duplicate: str | None = None
     """Duplicate (复式) team matches: ``None`` (every table is a match), ``"levels"`` (a team match
     is won on the levels gained at its two tables together) or ``"level_points"`` (on the two

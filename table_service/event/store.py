@@ -1,6 +1,7 @@
 """The hub's own event log in SQLite, with the table store's discipline.
 
-WAL journal and ``synchronous=FULL``: when :meth:`HubStore.append` returns, the event is on disk
+Opened as the table's log is (:mod:`table_service.store.sqlite`: WAL journal and
+``synchronous=FULL``): when :meth:`HubStore.append` returns, the event is on disk
 and survives ``kill -9`` or a power cut; the hub applies an event to its in-memory state only
 after that. Starting again replays the log, so the standings after a restart are the standings
 before it. The log is append-only: a correction is a new event, never an edit.
@@ -15,6 +16,8 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from table_service.store import sqlite
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS hub_events (
@@ -40,29 +43,24 @@ class HubStore:
         self.path = Path(path)
         self._lock = threading.RLock()
         if readonly:  # a reader beside a running hub (export): never writes, not even the schema
-            # A cleanly closed log (no -wal beside it) is opened immutable, so reading leaves no
-            # -wal/-shm behind; a running or killed hub's log (a -wal) is read mode=ro, last events too.
-            wal = self.path.with_name(self.path.name + "-wal").exists()
-            uri = self.path.resolve().as_uri() + ("?mode=ro" if wal else "?mode=ro&immutable=1")
-            self._db = sqlite3.connect(uri, uri=True, check_same_thread=False)
+            self._db = sqlite.connect(self.path, readonly=True)
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
+            self._db = sqlite.connect(self.path)
             # Look before writing anything: switching another program's database to WAL would
             # rewrite its header and leave -wal/-shm beside it.
             tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             if tables and "hub_events" not in tables:
                 self._db.close()
                 raise HubStoreError(f"不是赛事日志（含其他表 {sorted(tables)[:5]}）/ not a hub event log: {self.path}")
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
+            sqlite.make_durable(self._db)
         except sqlite3.DatabaseError as exc:
             if getattr(self, "_db", None) is not None:
                 self._db.close()
             raise HubStoreError(f"不是赛事日志 / not a hub event log: {self.path} ({exc})") from None
         self._db.executescript(SCHEMA)
-        self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        sqlite.set_user_version(self._db, SCHEMA_VERSION)
 
     def append(self, etype: str, data: dict[str, Any], *, t_ms: int, actor: str | None = None,
                role: str | None = None) -> dict[str, Any]:

@@ -29,9 +29,14 @@ from flask import (
 )
 from werkzeug.exceptions import HTTPException
 
-from table_service.event.model import EventInputError
-from table_service.event.openapi_hub import HUB_INFO, HUB_OPERATIONS, MAX_NAME, MAX_TEXT
+from table_service.event.config import scoring_of
+from table_service.event.model import MAX_ID, MAX_NAME, MAX_TEXT, EventInputError, parse_result
+from table_service.event.openapi_hub import HUB_INFO, HUB_OPERATIONS
+from table_service.event.standings import compute_standings
+from table_service.rules.ruleset import PRESETS
+from table_service.web.app import create_app
 from table_service.web.auth import require_role
+from table_service.web.server import serve
 
 bp = Blueprint("hub", __name__, url_prefix="/hub")
 
@@ -113,8 +118,6 @@ def overlay() -> Any:
     English (Chinese otherwise: one language per view, never the panel's cookie, since a browser
     source on the producer's machine shares the panel's cookies). The column after match points
     is the event's own next tie-break key, so a preset that ranks differently shows its column."""
-    from table_service.event.config import scoring_of
-
     top = request.args.get("top", "8")
     n = int(top) if re.fullmatch(r"[0-9]{1,2}", top) else 0  # ASCII digits only: int("²") fails
     h = hub()
@@ -173,9 +176,6 @@ def print_results(rnd: int) -> Any:
         d = h.core.draws.get(rnd)
         if d is None or not d["published"]:
             abort(404, description=f"第 {rnd} 轮没有公布的编排 / round {rnd} has no published draw")
-        from table_service.event.config import scoring_of
-        from table_service.event.model import parse_result
-        from table_service.event.standings import compute_standings
 
         rows = []
         for t in d["tables"]:
@@ -218,8 +218,6 @@ def admin() -> Any:
 
 
 def _presets() -> list[str]:
-    from table_service.rules.ruleset import PRESETS
-
     return sorted(PRESETS)
 
 
@@ -255,7 +253,7 @@ def _text(name: str, max_len: int) -> str:
 def _slot() -> tuple[int, str]:
     raw = request.form.get("slot", "")
     rnd, _, table = raw.partition("|")
-    if not re.fullmatch(r"[0-9]{1,3}", rnd) or not table or len(table) > 64:
+    if not re.fullmatch(r"[0-9]{1,3}", rnd) or not table or len(table) > MAX_ID:
         raise EventInputError("请选择轮次与桌号 / choose a round and table")
     return int(rnd), table
 
@@ -318,7 +316,7 @@ def _do_publish_results(h: Any, who: str, role: str) -> str:
 
 def _do_appeal(h: Any, who: str, role: str) -> str:
     rnd, table = _slot()
-    ev = h.file_appeal(rnd, table, _text("team", 64), _text("text", MAX_TEXT), who, role)
+    ev = h.file_appeal(rnd, table, _text("team", MAX_ID), _text("text", MAX_TEXT), who, role)
     return f"申诉 #{ev['data']['id']} 已登记 / appeal #{ev['data']['id']} filed"
 
 
@@ -341,14 +339,14 @@ def _do_edit_event(h: Any, who: str, role: str) -> str:
         fmt["deals"] = _int("deals", 1, 99)
     elif kind == "time":
         fmt["minutes"] = _int("minutes", 1, 600)
-    h.edit_event(_text("name", MAX_NAME), _text("ruleset", 64), fmt, who, role)
+    h.edit_event(_text("name", MAX_NAME), _text("ruleset", MAX_ID), fmt, who, role)
     return "赛事设置已修改，自下一次公布编排起生效 / event settings changed (from the next published draw)"
 
 
 def _do_edit_team(h: Any, who: str, role: str) -> str:
-    team = _text("team", 64)
-    players = _text("players", 4 * 65).replace("，", ",").split(",")
-    h.edit_team(team, _text("name", 64), players, who, role)
+    team = _text("team", MAX_ID)
+    players = _text("players", 4 * (MAX_ID + 1)).replace("，", ",").split(",")
+    h.edit_team(team, _text("name", MAX_ID), players, who, role)
     return f"队伍 {team} 已修改，自下一次公布编排起生效 / team {team} changed (from the next published draw)"
 
 
@@ -388,8 +386,6 @@ for _name in ACTIONS:  # one URL per action; url_for("hub.action", name=…) pic
 
 def create_hub_app(hub_service: Any, *, users_db: str, secret_key: str | None = None) -> Any:
     """The table panel's app (login, roles, CSRF) with the hub blueprint and ``hub_service``."""
-    from table_service.web import create_app
-
     settings: dict[str, Any] = {"USERS_DB": users_db}
     if secret_key:
         settings["SECRET_KEY"] = secret_key
@@ -411,6 +407,4 @@ def create_hub_app(hub_service: Any, *, users_db: str, secret_key: str | None = 
 def serve_hub(hub_service: Any, *, host: str = "127.0.0.1", port: int = 8090, users_db: str,
               secret_key: str | None = None) -> Any:
     """Serve the hub's pages (cheroot, background thread); returns the server handle."""
-    from table_service.web.server import serve
-
     return serve(create_hub_app(hub_service, users_db=users_db, secret_key=secret_key), host, port)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 TIEBREAK_KEYS: tuple[str, ...] = (
@@ -21,6 +21,12 @@ TIEBREAK_KEYS: tuple[str, ...] = (
     "levels_gained",
     "head_to_head",
     "net_level_difference",
+)
+
+#: The ranking order unless an event's ruleset says otherwise (the one default: the hub's
+#: ``ScoringOptions`` starts from it too).
+DEFAULT_TIEBREAK: tuple[str, ...] = (
+    "match_points", "progressive_points", "rounds_won", "level_difference_points", "levels_gained",
 )
 
 #: Values of ``Ruleset.report_missing_penalty``.
@@ -120,9 +126,7 @@ class Ruleset:
     match_points_loss: int = 0
     match_points_forfeit: int = 0
     match_points_bye: int = 2
-    tiebreak: tuple[str, ...] = field(
-        default=("match_points", "progressive_points", "rounds_won", "level_difference_points", "levels_gained")
-    )
+    tiebreak: tuple[str, ...] = DEFAULT_TIEBREAK
 
     # --- penalties
     warnings_per_violation: int = 2

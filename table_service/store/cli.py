@@ -18,6 +18,7 @@ from table_service.engine.apply import fold
 from table_service.engine.errors import EventRejected
 from table_service.engine.scoring import describe_result
 from table_service.engine.state import state_to_json
+from table_service.rules.seats import SEATS
 from table_service.store.event_log import SQLITE_HEADER, EventStore
 
 EXPORT_FORMAT = "guandan-table-match"
@@ -128,7 +129,7 @@ def _describe_deal(rec: dict[str, Any], sheet: dict[str, Any] | None, out: TextI
 
 def _describe_round(rnd: dict[str, Any], sheet: list[dict[str, Any]], records: list[dict[str, Any]],
                     flags: list[dict[str, Any]], penalties: dict[str, Any], result: dict[str, Any] | None, out: TextIO) -> None:
-    players = " ".join(f"{_seat(s)} {rnd['players'][s]}" for s in ("E", "S", "W", "N"))
+    players = " ".join(f"{_seat(s)} {rnd['players'][s]}" for s in SEATS)
     fmt = rnd["format"]
     fmt_s = {"past_a": "打过A / to past A", "deals": f"{fmt.get('deals')}副 / {fmt.get('deals')} deals",
              "time": f"限时{fmt.get('minutes')}分钟 / {fmt.get('minutes')} min"}[fmt["kind"]]
@@ -163,7 +164,7 @@ def describe(events: list[dict[str, Any]], out: TextIO) -> dict[str, Any]:
         _describe_round(view["round"], view["score_sheet"], view["deal_records"], view["flags"], view["penalties"], view["result"], out)
         deal = view["deal"]
         if deal is not None and deal["phase"] != "over":
-            counts = " ".join(f"{s}:{deal['counts'][s]}" for s in ("E", "S", "W", "N"))
+            counts = " ".join(f"{s}:{deal['counts'][s]}" for s in SEATS)
             out.write(f"\n进行中 / in progress: 第{deal['no']}副 / deal {deal['no']}, {deal['phase']}, 轮到 / turn {deal['turn']}, 剩余 / cards {counts}\n")
     out.write(f"\n共 {len(events)} 个事件 / {len(events)} events\n")
     return view

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from table_service.engine.errors import EngineError
+from table_service.store import sqlite
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 
@@ -109,11 +110,7 @@ class EventStore:
             self._check_writable()
         _check_header(self.path)
         try:
-            if readonly:
-                self._conn = sqlite3.connect(self._readonly_uri(), uri=True, isolation_level=None,
-                                             check_same_thread=False)
-            else:
-                self._conn = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
+            self._conn = sqlite.connect(self.path, readonly=readonly)
         except sqlite3.Error as exc:
             raise StoreCorruptError(f"无法打开事件库 / cannot open event store {self.path}: {exc}") from None
         try:
@@ -147,18 +144,9 @@ class EventStore:
         if not (folder_ok and file_ok):
             raise self._readonly_error()
 
-    def _readonly_uri(self) -> str:
-        """The URI a reader opens. A cleanly closed database (no ``-wal`` beside it) is opened
-        ``immutable``, so reading creates no ``-wal``/``-shm`` files next to someone's log (and
-        works in a read-only folder); a database with a ``-wal`` (a table running now, or one
-        killed) is opened ``mode=ro`` so the log's last events are read too."""
-        uri = self.path.resolve().as_uri()
-        wal = self.path.with_name(self.path.name + "-wal")
-        return uri + ("?mode=ro" if wal.exists() else "?mode=ro&immutable=1")
-
     def _open(self) -> None:
         conn = self._conn
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        version = sqlite.user_version(conn)
         if version > SCHEMA_VERSION:
             raise StoreCorruptError(
                 f"事件库版本过新 / event store {self.path} has schema {version}, newer than this program's "
@@ -186,15 +174,14 @@ class EventStore:
                 raise StoreCorruptError(f"不是事件库 / {self.path} holds no event store (empty database)")
             self._decode_all()
             return
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=FULL")
+        sqlite.make_durable(conn)
         for target in range(version + 1, SCHEMA_VERSION + 1):
             conn.execute("BEGIN IMMEDIATE")
             try:
                 for stmt in (s.strip() for s in MIGRATIONS[target - 1].split(";")):
                     if stmt:
                         conn.execute(stmt)
-                conn.execute(f"PRAGMA user_version = {target}")
+                sqlite.set_user_version(conn, target)
                 conn.execute("COMMIT")
             except BaseException:
                 conn.execute("ROLLBACK")
@@ -279,7 +266,7 @@ class EventStore:
     def schema_version(self) -> int:
         """The database's schema version."""
         with self._lock:
-            return int(self._conn.execute("PRAGMA user_version").fetchone()[0])
+            return sqlite.user_version(self._conn)
 
     # ------------------------------------------------------------------ lifecycle
 

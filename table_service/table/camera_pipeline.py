@@ -13,19 +13,16 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from table_service.rules.cards import DECK_FACES
+from table_service.rules.seats import SEATS
+from table_service.table.clock import TableClock
+from table_service.table.config import ServiceConfig
 from table_service.table.question_evidence import question_extra
-
-if TYPE_CHECKING:  # only types: service imports this module
-    from table_service.table.clock import TableClock
-    from table_service.table.config import ServiceConfig
 
 log = logging.getLogger(__name__)
 
-#: Seats in table order (as ``table_service.table.service.SEATS``; kept here so this module imports
-#: nothing from the service).
-SEATS: tuple[str, ...] = ("E", "S", "W", "N")
 
 #: Consecutive unusable frames after which the camera counts as offline (the referee enters plays).
 BAD_FRAMES_OFFLINE = 15
@@ -386,7 +383,7 @@ class CameraPipeline:
         """A bumped camera (``vision.watcher.CameraMovedSighting``) is a device status: while the
         table's markers cannot be fitted, reading has stopped and the camera counts offline (the
         referee enters plays); once they are, it is online again with the zones recalibrated.
-        The flag for the referee is the service's (``sighting_event``)."""
+        The flag for the referee is the service's (``table.inputs.sighting_event``)."""
         if not ob.recalibrated:
             self._offline_why = MOVED_TEXT
             log.warning("camera moved by %.1f mm and the table markers are not found: reading stopped", ob.shift_mm)
@@ -500,10 +497,8 @@ def _is_live(source: Any) -> bool:
 
 def _monotonic_stamps(source: Any) -> bool:
     """Does ``source`` stamp frames with ``time.monotonic()`` at capture (a live device)?"""
-    try:
-        from hardware.camera import CaptureDeviceSource
-    except ImportError:  # pragma: no cover - hardware is part of this repository
-        return False
+    from hardware.camera import CaptureDeviceSource  # lazy: hardware's camera loads OpenCV (cv2)
+
     return isinstance(source, CaptureDeviceSource)
 
 
@@ -524,11 +519,11 @@ def make_watcher(vision_cfg: dict[str, Any], *, possible: Callable[[str], Any] |
 
     :raises ValueError: a layout, calibration or enrolment file that cannot be read.
     """
-    from vision.calibration import LensCalibration
-    from vision.cardnet.deckfile import Enrollment
-    from vision.geometry import TableLayout, default_layout
-    from vision.settle import SettleConfig
-    from vision.watcher import TableWatcher
+    from vision.calibration import LensCalibration  # lazy: vision loads OpenCV (cv2)
+    from vision.cardnet.deckfile import Enrollment  # lazy: vision loads OpenCV (cv2)
+    from vision.geometry import TableLayout, default_layout  # lazy: vision loads OpenCV (cv2)
+    from vision.settle import SettleConfig  # lazy: vision loads OpenCV (cv2)
+    from vision.watcher import TableWatcher  # lazy: vision loads OpenCV (cv2)
 
     layout = TableLayout.load(vision_cfg["layout"]) if vision_cfg.get("layout") else default_layout()
     lens = LensCalibration.load(vision_cfg["calibration"]) if vision_cfg.get("calibration") else None
@@ -545,7 +540,6 @@ def possible_cards(state: dict[str, Any]) -> list[str] | None:
     deal = state.get("deal")
     if not deal or deal.get("phase") == "over":
         return None
-    from table_service.rules.cards import DECK_FACES
 
     seen = deal.get("seen") or {}
     return [str(c) for c in DECK_FACES for _ in range(max(0, 2 - int(seen.get(str(c), 0))))]

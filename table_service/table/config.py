@@ -14,6 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hardware.config import parse_config
+from table_service.engine.ruleset import ALIASES
+from table_service.rules.ruleset import PRESETS
+
 #: Longest a clock tick at a deadline waits for the camera (real seconds; ``[service]
 #: camera_grace_s``). A read takes well under a second on the Pi; past this the tick goes anyway.
 DEFAULT_CAMERA_GRACE_S = 3.0
@@ -49,9 +53,6 @@ def _check_setting(section: str, key: str, value: Any) -> str | None:
     kind, lo, hi = SERVICE_SCHEMA[section][key]
     name = f"[{section}].{key} = {value!r}"
     if kind == "ruleset":
-        from table_service.engine.ruleset import ALIASES
-        from table_service.rules.ruleset import PRESETS
-
         known = sorted({*PRESETS, *ALIASES})
         if not isinstance(value, str) or ALIASES.get(value, value) not in PRESETS:
             return f"{name}: 未知规则 / unknown ruleset (known: {', '.join(known)})"
@@ -113,8 +114,6 @@ def parse_service_config(data: dict[str, Any], *, base_dir: str | os.PathLike[st
 
     :raises ValueError: unknown keys or bad values, naming the section and the key.
     """
-    from hardware.config import parse_config
-
     data = dict(data)
     own: dict[str, dict[str, Any]] = {}
     problems: list[str] = []

@@ -32,34 +32,21 @@ players, directions, ruleset; the panel shows it and starts the round with one t
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import re
 import socket
 import threading
 import time
-import weakref
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote
 
 import paho.mqtt.client as mqtt
 
+from table_service.views.feed import FeedView
+
 log = logging.getLogger(__name__)
-
-#: The bridge of each runner, so the panel's assignment blueprint finds it without the service
-#: having to pass it around (weak: a stopped table's runner is not kept alive by this map).
-_BRIDGES: weakref.WeakKeyDictionary[Any, MqttBridge] = weakref.WeakKeyDictionary()
-
-
-def bridge_for(runner: Any) -> MqttBridge | None:
-    """The MQTT bridge started for ``runner``, if any."""
-    try:
-        return _BRIDGES.get(runner)
-    except TypeError:
-        return None
-
 
 def table_result(state: dict[str, Any], table_id: str) -> dict[str, Any] | None:
     """The result message of a finished, signed round, in the hub's RESULTS form plus its id
@@ -142,8 +129,6 @@ class MqttBridge:
         self.host, self.port, self.qos, self.keepalive = host, int(port), int(qos), int(keepalive)
         self._own_feed = feed is None
         if feed is None:
-            from table_service.views.feed import FeedView
-
             feed = FeedView(runner, delay_s=delay_s, clock=clock)
         self.feed = feed
         self._lock = threading.Lock()
@@ -164,9 +149,6 @@ class MqttBridge:
         self._table_thread: threading.Thread | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self.assignment_listeners: list[Callable[[dict[str, Any]], None]] = []
-        # A runner that cannot be weakly referenced gets no panel card; the bridge still works.
-        with contextlib.suppress(TypeError):
-            _BRIDGES[runner] = self
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2,
                                   client_id=client_id or f"guandan-{self.event_id}-{self.table_id}",
                                   clean_session=True)

@@ -9,7 +9,8 @@ DESIGN.md's flow, as code::
                         displays, lamps, buzzer (DeviceDriver)  ◄────────────┤
                         referee panel SSE, public feed, MQTT    ◄────────────┘
 
-Everything but the engine thread only *submits* events. Effects come back from the engine thread
+Everything but the engine thread only *submits* events; what each input becomes as an event is
+:mod:`table_service.table.inputs`. Effects come back from the engine thread
 and are handed to a device worker thread at once, so a slow serial link never holds up the
 engine. Timer deadlines live in the engine's state (event time), so after a restart the service
 asks the runner for ``device_effects()`` and every countdown resumes at the same deadline.
@@ -33,136 +34,18 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from table_service.table.camera_pipeline import (
-    LAG_GRACE_S,
-    CameraPipeline,
-    possible_cards,
-)
+from table_service.table.camera_pipeline import LAG_GRACE_S, CameraPipeline, possible_cards
 from table_service.table.clock import TableClock
-from table_service.table.config import (
-    DEFAULT_CAMERA_GRACE_S,
-    ServiceConfig,
-)
+from table_service.table.config import DEFAULT_CAMERA_GRACE_S, ServiceConfig
 from table_service.table.driver import DeviceDriver
+from table_service.table.inputs import BUTTON_EVENTS, camera_event, sighting_event, witnessed_t_ms
 from table_service.table.runner import TableRunner
-from table_service.table.ticker import (
-    run_ticker,
-)
+from table_service.table.ticker import run_ticker
+from table_service.web.app import create_app
+from table_service.web.server import serve
+from table_service.web.tables import attach_table, web_state
 
 log = logging.getLogger(__name__)
-
-SEATS: tuple[str, ...] = ("E", "S", "W", "N")
-
-#: Button name -> engine event type.
-BUTTON_EVENTS: dict[str, str] = {"report": "report_pressed", "pass": "passed", "referee": "referee_called"}
-
-
-# ------------------------------------------------------------------------ camera -> events
-
-
-def camera_event(state: dict[str, Any], seat: str, cards: list[str], confidence: list[float] | None = None,
-                 uncertain: bool = False, *, source: str = "camera", extra: dict[str, Any] | None = None
-                 ) -> dict[str, Any] | None:
-    """The engine event for cards seen settled in ``seat``'s play zone, given the table's phase.
-
-    In the play phase it is ``cards_played`` (an uncertain read goes in as such: the engine opens
-    a question instead of a play). In the tribute phase a single card in a payer's zone is the
-    tribute, in the return phase a single card in a receiver's zone the return; an uncertain read
-    of those cannot be a question (the engine asks only about plays), so it calls the referee,
-    who enters the card at the panel. ``None`` when the cards mean nothing now (an empty zone,
-    cards between deals).
-    """
-    if not cards:
-        return None
-    deal = state.get("deal")
-    phase = deal.get("phase") if deal else None
-    data: dict[str, Any]
-    if phase in ("tribute", "return") and len(cards) == 1:
-        plan = deal.get("tribute_plan") or {}
-        if phase == "tribute":
-            due = seat in (plan.get("payers") or []) and not any(t.get("from") == seat for t in deal.get("tributes") or [])
-            etype, what = "tribute_given", "进贡 / tribute"
-        else:
-            due = any(t.get("to") == seat for t in deal.get("tributes") or []) and not any(
-                r.get("from") == seat for r in deal.get("returns") or [])
-            etype, what = "return_given", "还贡 / return"
-        if due:
-            if uncertain:
-                return {"type": "referee_called", "source": source,
-                        "data": {"seat": seat, "reason": f"{what} 牌识别不确定 / card read uncertain: {cards[0]}?"}}
-            return {"type": etype, "source": source, "data": {"seat": seat, "card": cards[0]}}
-    if phase != "play":
-        return None
-    data = {"seat": seat, "cards": list(cards)}
-    if confidence is not None:
-        data["confidence"] = [round(float(c), 4) for c in confidence]
-    if uncertain:
-        data["uncertain"] = True
-    if extra:
-        data.update(extra)
-    return {"type": "cards_played", "source": source, "data": data}
-
-
-def sighting_event(state: dict[str, Any], sighting: Any, zone_centres: dict[str, tuple[float, float]] | None = None
-                   ) -> dict[str, Any] | None:
-    """The engine event for one of the camera's other sightings, or None when it means nothing now.
-
-    * an exposed card (``vision.watcher.ExposedCardSighting``: a card-sized paper at rest outside
-      every play zone) -> ``card_exposed`` with ``position_mm`` and the ``seat`` whose play zone
-      centre is nearest (``zone_centres``, table mm); the watcher does not read the card. Only
-      while a deal is in progress (tribute, return or play), as the engine requires.
-    * a hand or object over a zone too long (``HandInZoneSighting``) -> ``zone_obstructed``
-      ``{seat, seconds}``, in the play phase only.
-    * a bumped camera (``CameraMovedSighting``) -> ``referee_called`` (a flag) saying by how much
-      and whether the zones followed; its device status is the camera pipeline's.
-    """
-    deal = state.get("deal")
-    phase = deal.get("phase") if deal else None
-    if getattr(sighting, "kind", None) == "camera_moved":  # vision.watcher.CameraMovedSighting
-        if state.get("round") is None:
-            return None
-        how = ("区域已重新标定 / zones recalibrated" if sighting.recalibrated
-               else "读牌已停止 / reading stopped")
-        return {"type": "referee_called", "source": "camera",
-                "data": {"reason": f"摄像头被移动 {sighting.shift_mm:.0f} 毫米 / camera moved "
-                                   f"{sighting.shift_mm:.0f} mm: {how}"}}
-    seat = getattr(sighting, "seat", None)
-    seconds = getattr(sighting, "seconds", None)
-    if seat is not None and seconds is not None:
-        if phase != "play" or not float(seconds) > 0:
-            return None
-        return {"type": "zone_obstructed", "source": "camera",
-                "data": {"seat": str(seat), "seconds": round(float(seconds), 1)}}
-    pos = getattr(sighting, "position_mm", None)
-    if pos is not None:
-        if phase not in ("tribute", "return", "play") or state.get("round") is None:
-            return None
-        x, y = float(pos[0]), float(pos[1])
-        data: dict[str, Any] = {"position_mm": [round(x, 1), round(y, 1)]}
-        if zone_centres:
-            data["seat"] = min(zone_centres, key=lambda s: (zone_centres[s][0] - x) ** 2 + (zone_centres[s][1] - y) ** 2)
-        return {"type": "card_exposed", "source": "camera", "data": data}
-    return None
-
-
-def witnessed_t_ms(state: dict[str, Any], seat: str, placed_ms: int | None, now_ms: int) -> int | None:
-    """The ``t_ms`` for a camera play of ``seat`` put down at ``placed_ms`` and read at ``now_ms``,
-    or None for "now" (the runner's own stamp).
-
-    Only a play put down by the seat's deadline and read after it is stamped back, and only to
-    the deadline itself: the engine then counts it in time (``overtime_ms`` 0), and the next
-    seat's clock, which starts at the play's time, loses no more than the read's lag past the
-    deadline (bounded by the tick's hold). A play read in time, or put down late, is left alone.
-    """
-    if placed_ms is None:
-        return None
-    timer = (((state.get("deal") or {}).get("timers")) or {}).get(seat)
-    if timer is None:
-        return None
-    deadline = int(timer["deadline_ms"])
-    if placed_ms <= deadline < now_ms:
-        return deadline
-    return None
 
 
 # ---------------------------------------------------------------------------- the service
@@ -217,7 +100,7 @@ class TableService:
         self._presses = {e["data"]["press"] for e in self.runner.events()
                          if isinstance(e.get("data"), dict) and isinstance(e["data"].get("press"), str)}
         if self.devices is None:
-            from hardware.table import TableDevices
+            from hardware.table import TableDevices  # lazy: hardware's camera loads OpenCV (cv2)
 
             self.devices = TableDevices(self.config.hardware, pin_factory=self._pin_factory,
                                         on_camera_status=self._on_camera_status)
@@ -257,13 +140,13 @@ class TableService:
         if self.want_web:
             self._start_web()
         if self.want_mqtt:
-            from table_service.table.mqtt_bridge import announced_panel_url, bridge_from_config
+            from table_service.table.mqtt_bridge import (  # lazy: paho-mqtt, only for a table with [mqtt]
+                announced_panel_url,
+                bridge_from_config,
+            )
 
-            feed = None
-            if self.app is not None:
-                from table_service.web.tables import web_state
-
-                feed = web_state(self.app).tables[self.config.table_id].feed
+            entry = web_state(self.app).tables[self.config.table_id] if self.app is not None else None
+            feed = entry.feed if entry is not None else None
             mqtt_cfg = dict(self.config.mqtt)
             if not mqtt_cfg.get("panel_url") and self.server is not None:
                 mqtt_cfg["panel_url"] = announced_panel_url(self.server.host, self.server.port, self.config.table_id,
@@ -271,13 +154,11 @@ class TableService:
             self.mqtt = bridge_from_config(self.runner, mqtt_cfg, table_id=self.config.table_id,
                                            clock=self.clock.now_ms, feed=feed,
                                            delay_s=float(self.config.web.get("feed_delay_s", 0.0))).start()
+            if entry is not None:
+                entry.hub_link = self.mqtt  # the panel's assignment card and one-tap start
         return self
 
     def _start_web(self) -> None:
-        from table_service.web import create_app
-        from table_service.web.server import serve
-        from table_service.web.tables import attach_table
-
         web = self.config.web
         settings: dict[str, Any] = {
             "USERS_DB": web.get("users_db") or str(self.config.data_dir / "web-users.sqlite3"),

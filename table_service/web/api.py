@@ -16,62 +16,16 @@ from flask import Blueprint, Response, abort, current_app, g, jsonify, request
 
 from table_service.engine.errors import EventRejected
 from table_service.engine.events import check_data
+from table_service.engine.roles import ACTION_ROLES, required_role, rules_in_force
 from table_service.views.fanout import parse_last_event_id
 
 from . import users
 from .auth import require_role
+from .openapi import build_openapi
+from .streams import client_gone, sse_response
 from .tables import get_table, web_state
 
 bp = Blueprint("api", __name__, url_prefix="/api")
-
-#: Event types the panel may submit, and the least role each needs. Referee rulings, and table
-#: events a referee enters by hand (camera offline, misread, deal set-up) — all as ``source: panel``.
-ACTION_ROLES: dict[str, str] = {
-    # rulings
-    "flag_confirmed": "referee",
-    "flag_dismissed": "referee",
-    "play_confirmed": "referee",
-    "play_corrected": "referee",
-    "reading_declared": "referee",
-    "event_voided": "referee",
-    "penalty_given": "referee",
-    "late_arrival_recorded": "referee",
-    "score_sheet_signed": "referee",
-    "round_ended": "referee",
-    "round_set_up": "referee",
-    # table events entered at the panel
-    "first_cut_recorded": "referee",
-    "drawing_finished": "referee",
-    "anti_tribute_declared": "referee",
-    "tribute_given": "referee",
-    "return_given": "referee",
-    "cards_played": "referee",
-    "passed": "referee",
-    "report_pressed": "referee",
-    "card_exposed": "referee",  # 暴露张 the referee saw (the camera reports its own)
-}
-
-CHIEF_PENALTIES = frozenset({"foul", "loss"})
-#: Late arrival beyond this many minutes is a foul or forfeit: the chief referee's call.
-LATE_WARNING_MINUTES = 5
-
-
-def required_role(etype: str, data: dict) -> str:
-    """The least role that may submit this action (chief for fouls, losses, long late arrivals).
-
-    Never raises on odd data (a list where the level belongs): an unknown level asks for the
-    chief, the most demanding role, and the schema check then names the bad field.
-    """
-    role = ACTION_ROLES[etype]
-    level = data.get("level")
-    if etype == "penalty_given" and not (isinstance(level, str) and level in ("warning", "violation")):
-        return "chief"
-    if etype == "late_arrival_recorded":
-        minutes = data.get("minutes")
-        if isinstance(minutes, int | float) and not isinstance(minutes, bool) and minutes > LATE_WARNING_MINUTES:
-            return "chief"
-    return role
-
 
 def _json_body() -> dict:
     """The request's JSON object, or a 400 naming the problem (never a 500: a body of 100,000
@@ -108,8 +62,6 @@ def _int_arg(name: str, default: int, lo: int, hi: int) -> int:
 @bp.get("/openapi.json")
 def openapi() -> Any:
     """The OpenAPI document of this app (public: it describes, it holds no table data)."""
-    from .openapi import build_openapi
-
     return jsonify(build_openapi(current_app, strict=False))
 
 
@@ -198,7 +150,7 @@ def submit_action(table_id: str) -> Any:
         check_data(etype, data)  # the engine's own schema table: the same check the runner makes
     except EventRejected as exc:
         abort(400, description=str(exc))
-    need = required_role(etype, data)
+    need = required_role(etype, data, rules_in_force(entry.runner.state()))
     if not g.user.can(need):
         abort(403, description=f"权限不足，需要 {users.ROLE_NAMES[need]} / this action requires role {need}")
     event = {"type": etype, "source": "panel", "role": g.user.role, "data": data}
@@ -245,22 +197,6 @@ def release_deal(table_id: str) -> Any:
                                 table_id, round_no, deal_no, g.user.name, result.seq)
         return jsonify(released={"round": round_no, "deal": deal_no}, seq=result.seq)
     return _rejection(result)
-
-
-def client_gone() -> Any:
-    """The server's "has this client closed its connection?" check, or None (test client, other
-    servers: the stream then notices at its next write)."""
-    from .server import CLIENT_GONE_KEY
-
-    return request.environ.get(CLIENT_GONE_KEY)
-
-
-def sse_response(stream: Any) -> Response:
-    """Wrap an SSE byte iterator as a streaming response that proxies will not buffer."""
-    resp = Response(stream, mimetype="text/event-stream")
-    resp.headers["Cache-Control"] = "no-cache"
-    resp.headers["X-Accel-Buffering"] = "no"
-    return resp
 
 
 @bp.get("/tables/<table_id>/stream")

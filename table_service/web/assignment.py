@@ -1,6 +1,6 @@
 """The hub's assignment on the table's referee panel: shown as a card, started with one tap.
 
-The table's MQTT bridge holds the retained assignment the hub published for this table (teams,
+The table's MQTT bridge (attached to the table as its ``hub_link``) holds the retained assignment the hub published for this table (teams,
 players, directions, ruleset, round format). ``GET`` shows it; ``POST …/start`` submits the
 ordinary ``round_set_up`` event with exactly those values, as the referee — so nobody types
 names at the table, and the round's set-up is in the table's own log like any other.
@@ -12,6 +12,8 @@ from typing import Any
 
 from flask import Blueprint, abort, g, jsonify
 
+from table_service.views.assignment import set_up_data, started
+
 from .auth import require_role
 from .tables import get_table
 
@@ -19,24 +21,8 @@ bp = Blueprint("assignment", __name__, url_prefix="/api")
 
 
 def _bridge(table_id: str) -> Any:
-    from table_service.table.mqtt_bridge import bridge_for
-
-    return bridge_for(get_table(table_id).runner)
-
-
-def started(state: dict[str, Any], a: dict[str, Any]) -> bool:
-    rnd = state.get("round") or {}
-    return rnd.get("no") == a.get("round") and rnd.get("teams") == a.get("teams")
-
-
-def set_up_data(a: dict[str, Any]) -> dict[str, Any]:
-    """The ``round_set_up`` data an assignment stands for (also used by the event demo's bots)."""
-    data = {"players": dict(a["players"]), "teams": dict(a["teams"]), "round": int(a["round"]),
-            "ruleset": {"preset": a["ruleset"]["preset"], "options": dict(a["ruleset"].get("options") or {})},
-            "format": dict(a["format"])}
-    if a.get("board"):  # duplicate: both rooms of a match play the same deals
-        data["board"] = str(a["board"])
-    return data
+    """The table's link to the hub, as its wiring attached it (None: this table has no hub)."""
+    return get_table(table_id).hub_link
 
 
 @bp.get("/tables/<table_id>/assignment")

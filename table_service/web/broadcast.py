@@ -13,7 +13,9 @@ from flask import Blueprint, Response, abort, current_app, jsonify, render_templ
 
 from table_service.views.fanout import parse_last_event_id
 
-from .api import _int_arg, client_gone, sse_response
+from .api import _int_arg
+from .panel import table_clock
+from .streams import client_gone, sse_response
 from .tables import get_table, web_state
 
 bp = Blueprint("feed", __name__, url_prefix="/feed")
@@ -77,8 +79,6 @@ def stream(table_id: str) -> Response:
 def clock(table_id: str) -> Any:
     """The public clock: ``now_ms`` is the table time the public state shows (now − delay), so the
     overlay counts a seat's countdown down as it ran then; ``speed`` is table ms per wall ms."""
-    from .panel import table_clock
-
     entry = get_table(table_id)
     _fn, speed = table_clock(entry)
     return jsonify(now_ms=int(entry.feed.cutoff_ms()), speed=speed, delay_s=entry.feed.delay_ms / 1000.0)

@@ -2,7 +2,7 @@
 
 Settings come, in increasing priority, from the defaults below, a TOML file (``GUANDAN_WEB_CONFIG``
 or the ``config_file`` argument), environment variables ``GUANDAN_WEB_<KEY>`` and finally the
-mapping a caller passes to :func:`table_service.web.create_app` (tests). A typo in a key name is an
+mapping a caller passes to :func:`table_service.web.app.create_app` (tests). A typo in a key name is an
 error, not a silently ignored setting: a referee who sets ``FEED_DELAY_SECOND = 600`` must not get a
 live, undelayed broadcast.
 """

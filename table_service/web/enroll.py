@@ -62,7 +62,7 @@ def _session(table_id: str) -> _Session:
 
 
 def _find(table_id: str, s: _Session, pipe: Any) -> None:
-    from vision.enroll_table import find_cards
+    from vision.enroll_table import find_cards  # lazy: vision loads OpenCV (cv2)
 
     try:
         frame = pipe.latest_frame()
@@ -125,7 +125,7 @@ def picture(table_id: str, card_id: int) -> Any:
 @require_role("referee")
 def answer(table_id: str) -> Any:
     """``{"id": n, "card": "Qh"}`` names card ``n``; ``"card": null`` leaves it to the zero-shot reader."""
-    from vision.cards import check_card
+    from vision.cards import check_card  # lazy: vision loads OpenCV (cv2)
 
     s = _session(table_id)
     body = request.get_json(silent=True)
@@ -145,8 +145,8 @@ def answer(table_id: str) -> Any:
 
 
 def _enrol(table_id: str, s: _Session, pipe: Any, out: Path) -> None:
-    from vision.cardnet.enrol import enroll
-    from vision.enroll_table import TABLE_PPM, faces_of, self_check
+    from vision.cardnet.enrol import enroll  # lazy: vision loads OpenCV (cv2)
+    from vision.enroll_table import TABLE_PPM, faces_of, self_check  # lazy: vision loads OpenCV (cv2)
 
     try:
         faces = faces_of(s.cards)

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from flask import current_app, has_request_context, request
 
+from table_service.engine.flags import ARTICLES
+from table_service.rules.patterns import KIND_NAMES_ZH
+
 STRINGS: dict[str, tuple[str, str]] = {
     "app_title": ("掼蛋裁判台", "Guandan referee panel"),
     "login": ("登录", "Log in"),
@@ -250,9 +253,6 @@ def split_pair(text: str) -> tuple[str, str]:
 def _add_words() -> None:
     """Status words, pattern names and rule names the pages show (keys ``st_<value>``,
     ``kind_<kind>`` and ``rule_<rule>``): both languages in the data, one shown per view."""
-    from table_service.engine.flags import ARTICLES
-    from table_service.rules.patterns import KIND_NAMES_ZH
-
     for kind, zh in KIND_NAMES_ZH.items():
         STRINGS[f"kind_{kind}"] = (zh, KIND_NAMES_EN.get(kind, kind.replace("_", " ")))
     for rule, article in ARTICLES.items():

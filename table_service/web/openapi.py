@@ -5,17 +5,16 @@ Paths and methods come from the Flask URL map; what each operation takes and ans
 (:data:`table_service.engine.events.DATA_SCHEMAS`). :func:`build_openapi` refuses a route that
 :data:`OPERATIONS` does not describe, and a test checks the reverse, so the document cannot drift
 from the code. Served at ``GET /api/openapi.json``; a copy lives in ``docs/openapi.json``
-(``python -m table_service.web.openapi > docs/openapi.json``; a test keeps it equal).
+(``python -m table_service.cli.openapi > docs/openapi.json``; a test keeps it equal).
 """
 
 from __future__ import annotations
 
-import json
 import re
-import sys
 from typing import Any
 
 from table_service.engine.events import DATA_SCHEMAS, EVENT_TYPES, Spec
+from table_service.engine.roles import ACTION_ROLES
 
 #: Routes the document leaves out: static files (not an API).
 UNDOCUMENTED_ENDPOINTS = frozenset({"static"})
@@ -223,8 +222,6 @@ def data_schema(etype: str) -> dict[str, Any]:
 
 def action_schema() -> dict[str, Any]:
     """The body of ``POST /api/tables/{table_id}/actions``: one variant per type the panel may submit."""
-    from .api import ACTION_ROLES
-
     variants = [{"type": "object", "title": etype, "additionalProperties": False, "required": ["type"],
                  "properties": {"type": {"const": etype}, "data": data_schema(etype)}}
                 for etype in EVENT_TYPES if etype in ACTION_ROLES]
@@ -307,19 +304,3 @@ def build_openapi(app: Any, *, strict: bool = True) -> dict[str, Any]:
             },
         },
     }
-
-
-def main() -> int:
-    """Print the document of a default app (for ``docs/openapi.json``)."""
-    import tempfile
-
-    from . import create_app
-
-    with tempfile.TemporaryDirectory() as tmp:
-        app = create_app({"USERS_DB": f"{tmp}/users.sqlite3", "SECRET_KEY": "docs"})
-        sys.stdout.write(json.dumps(build_openapi(app), ensure_ascii=False, indent=1) + "\n")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

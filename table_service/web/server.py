@@ -20,10 +20,9 @@ from typing import Any
 from cheroot import wsgi
 from flask import Flask
 
+from .app import create_app
+from .streams import CLIENT_GONE_KEY
 from .tables import attach_table, web_state
-
-#: WSGI environ key of a callable that tells whether the client closed its connection.
-CLIENT_GONE_KEY = "guandan.client_gone"
 
 
 def _peer_closed(sock: Any) -> bool:
@@ -117,8 +116,6 @@ def start(runners: Mapping[str, Any], *, host: str = "127.0.0.1", port: int = 80
     :raises ValueError: for a bad table id.
     :raises OSError: when the port cannot be bound.
     """
-    from . import create_app
-
     app = create_app(settings, config_file=config_file)
     for table_id, runner in runners.items():
         attach_table(app, table_id, runner)

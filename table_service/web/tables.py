@@ -30,6 +30,9 @@ class TableEntry:
     runner: Any
     hub: TableHub
     feed: FeedView
+    #: The table's link to the event hub (its MQTT bridge: ``assignment``, ``result_ack``,
+    #: ``is_connected``), set by whoever wires the table; None: no hub, no assignment card.
+    hub_link: Any = None
 
 
 @dataclass
@@ -67,8 +70,9 @@ def web_state(app: Flask | None = None) -> WebState:
     return (app or current_app).extensions["guandan"]
 
 
-def attach_table(app: Flask, table_id: str, runner: Any) -> TableEntry:
-    """Serve ``runner`` as table ``table_id`` on the panel, API and feed.
+def attach_table(app: Flask, table_id: str, runner: Any, *, hub_link: Any = None) -> TableEntry:
+    """Serve ``runner`` as table ``table_id`` on the panel, API and feed (``hub_link``: see
+    :attr:`TableEntry.hub_link`).
 
     :raises ValueError: for an id that is not 1-32 letters/digits/``_-``, or one already attached.
     """
@@ -89,7 +93,7 @@ def attach_table(app: Flask, table_id: str, runner: Any) -> TableEntry:
             clock=cfg.get("FEED_CLOCK"),
             buffer=int(cfg["SSE_BUFFER"]),
         )
-        entry = TableEntry(table_id, runner, hub, feed)
+        entry = TableEntry(table_id, runner, hub, feed, hub_link)
         state.tables[table_id] = entry
     return entry
 

@@ -12,10 +12,10 @@ import sys
 
 def main() -> int:
     db, seed, deals = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-    from table_service.engine.self_play import BotTable
+    from table_service.engine.self_play import SelfPlayTable
     from table_service.table.runner import TableRunner
 
-    stream = list(BotTable(seed).run_deals(deals))
+    stream = list(SelfPlayTable(seed).run_deals(deals))
     with TableRunner(db) as runner:
         done = len(runner.events())
         print(f"START {done}", flush=True)

@@ -11,7 +11,7 @@ import pytest
 
 from table_service.cli import main
 from table_service.engine.apply import fold
-from table_service.engine.self_play import BotTable
+from table_service.engine.self_play import SelfPlayTable
 from table_service.engine.state import state_to_json
 from table_service.store.cli import read_events
 from table_service.table.runner import TableRunner
@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
     path = tmp_path / "table.sqlite3"
-    bots = BotTable(11)
+    bots = SelfPlayTable(11)
     with TableRunner(path) as r:
         for ev in bots.run_deals(3):
             r.submit({k: v for k, v in ev.items() if k != "seq"})

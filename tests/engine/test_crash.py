@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from table_service.engine.apply import fold
-from table_service.engine.self_play import BotTable
+from table_service.engine.self_play import SelfPlayTable
 from table_service.engine.state import state_to_json
 from table_service.store.event_log import EventStore
 from table_service.table.runner import TableRunner
@@ -79,7 +79,7 @@ def _check(db: Path, stream: list[dict], acked: set[int]) -> int:
 
 def _run(tmp_path: Path, kills: int, seed: int, deals: int) -> None:
     db = tmp_path / "table.sqlite3"
-    stream = list(BotTable(SEED).run_deals(deals))
+    stream = list(SelfPlayTable(SEED).run_deals(deals))
     rng = random.Random(seed)
     acked: set[int] = set()
     killed = 0

@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 from table_service.engine.apply import apply, fold
 from table_service.engine.errors import EventRejected
 from table_service.engine.events import EVENT_TYPES
-from table_service.engine.self_play import BotTable
+from table_service.engine.self_play import SelfPlayTable
 from table_service.engine.state import state_to_json
 
-_bots = BotTable(99)
+_bots = SelfPlayTable(99)
 _EVENTS = list(_bots.run_deals(1)) + []
 # a second deal, stopped in the middle of its play (tribute and return done)
 _gen = _bots.deal()

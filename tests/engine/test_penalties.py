@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from engine_helpers import ONE_EACH, Table
 
-from table_service.engine.penalties import escalate
+from table_service.engine.ladder import escalate
 
 
 def _pen(t: Table, side: str, level: str, role: str = "referee", **data: object) -> list[dict]:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from table_service.engine.apply import fold
-from table_service.engine.self_play import BotTable
+from table_service.engine.self_play import SelfPlayTable
 from table_service.engine.state import state_to_json
 from table_service.store.event_log import EventStore, StoreCorruptError
 from table_service.table.runner import SubmitResult, TableRunner
@@ -75,7 +75,7 @@ def test_subscribers_run_on_the_engine_thread_after_commit(tmp_path: Path) -> No
 
 def test_restart_resumes_state_and_countdowns(tmp_path: Path) -> None:
     path = tmp_path / "t.sqlite3"
-    bots = BotTable(3)
+    bots = SelfPlayTable(3)
     stream = list(bots.run_deals(2))
     with TableRunner(path) as r:
         for ev in stream:
@@ -139,3 +139,31 @@ def test_submit_when_not_running(tmp_path: Path) -> None:
     r.stop()
     r.stop()
     assert "not running" in r.submit(SETUP).error
+
+
+def test_an_event_the_log_cannot_keep_does_not_take_effect(tmp_path: Path) -> None:
+    """The log is written before the state changes: when SQLite cannot write the row (here another
+    process holds the real file's write lock past the busy timeout, as a stuck backup would), the
+    submit is refused with the store's error, the state is the state before, and no subscriber
+    hears of it. Once the file is free the same event is accepted under the same number."""
+    import sqlite3
+
+    heard: list[int] = []
+    effects: list[list[dict]] = []
+    with TableRunner(tmp_path / "t.sqlite3") as r:
+        assert r.submit(SETUP).accepted
+        r.subscribe(lambda ev, _st: heard.append(ev["seq"]))
+        r.subscribe_effects(lambda fx, _ev: effects.append(fx))
+        before_state, before_events = r.state(), r.events()
+        other = sqlite3.connect(r.db_path, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")  # the write lock, held
+        event = {"type": "drawing_finished", "source": "panel", "role": "referee", "data": {"cut_card_holder": "S"}}
+        res = r.submit(event, timeout=120.0)  # SQLite's busy timeout (5 s) runs out first
+        assert not res.accepted and "locked" in (res.error or ""), res
+        assert r.state() == before_state and r.events() == before_events
+        assert heard == [] and effects == []
+        other.execute("ROLLBACK")
+        other.close()
+        again = r.submit(event, timeout=120.0)
+        assert again.accepted and again.seq == 2 and heard == [2], again
+        assert r.state()["deal"]["turn"] == "S"

@@ -15,7 +15,8 @@ from table_service.event.hub import HubService
 from table_service.event.web import serve_hub
 from table_service.table.mqtt_bridge import MqttBridge
 from table_service.table.runner import TableRunner
-from table_service.web import create_app, users
+from table_service.web import users
+from table_service.web.app import create_app
 from table_service.web.server import serve
 from table_service.web.tables import attach_table
 
@@ -58,7 +59,7 @@ def test_assignment_card_and_one_tap_start(tmp_path: Path, broker: Any, page: An
     runner = TableRunner(tmp_path / "t1.sqlite3").start()
     bridge = MqttBridge(runner, port=broker.port, event_id="bw", table_id="1").start()
     app = create_app({"USERS_DB": db})
-    attach_table(app, "1", runner)
+    attach_table(app, "1", runner, hub_link=bridge)
     panel = serve(app, "127.0.0.1", 0)
     hub_web = serve_hub(hub, port=0, users_db=db)
     try:

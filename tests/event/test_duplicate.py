@@ -92,7 +92,7 @@ def test_hub_duplicate_event_assigns_both_rooms(tmp_path: Path) -> None:
         assert ra["board"] == rb["board"] == "R1-M1" and (ra["room"], rb["room"]) == ("A", "B")
         assert (rb["teams"]["NS"], rb["teams"]["EW"]) == (ra["teams"]["EW"], ra["teams"]["NS"])
         assert ra["players"]["N"].endswith("a") and rb["players"]["N"].endswith("c")
-        from table_service.web.assignment import set_up_data
+        from table_service.views.assignment import set_up_data
 
         assert set_up_data(rb)["board"] == "R1-M1"
         for tid, asg in a.items():

@@ -68,7 +68,7 @@ def test_the_hub_serves_its_document_and_docs_openapi_hub_json_is_current(tmp_pa
     assert doc == build_openapi(app)
     assert "event hub" in doc["info"]["title"]
     assert json.loads(DOCS.read_text(encoding="utf-8")) == doc, \
-        "regenerate: .venv/bin/python -m table_service.event.openapi_hub > docs/openapi-hub.json"
+        "regenerate: .venv/bin/python -m table_service.cli.openapi --hub > docs/openapi-hub.json"
 
 
 # ------------------------------------------------------------------------------------------ fuzz

@@ -170,3 +170,53 @@ def test_a_preset_that_ranks_by_head_to_head() -> None:
     # levels (26 v 16) so the rules file ranks C first — but B beat C, so head-to-head puts B first.
     assert [r.team for r in compute_standings(res).rows] == ["C", "B", "D", "A"]
     assert [r.team for r in compute_standings(res, opts=opts).rows] == ["B", "C", "D", "A"]
+
+
+def test_the_hub_and_the_ruleset_share_one_tie_break_default() -> None:
+    """The hub's scoring starts from the ruleset's own defaults (one source, not two copies that
+    can disagree): the default options are the default ruleset's."""
+    from table_service.rules.ruleset import DEFAULT_TIEBREAK, Ruleset, get_ruleset
+
+    assert ScoringOptions().tiebreak == Ruleset().tiebreak == DEFAULT_TIEBREAK
+    assert ScoringOptions.from_ruleset(get_ruleset()) == ScoringOptions()
+    rs = Ruleset()
+    assert (ScoringOptions().win, ScoringOptions().draw, ScoringOptions().loss, ScoringOptions().forfeit,
+            ScoringOptions().bye) == (rs.match_points_win, rs.match_points_draw, rs.match_points_loss,
+                                      rs.match_points_forfeit, rs.match_points_bye)
+
+
+# X: a narrow win and a heavy loss (2 MP, 1 round won, 14 级差分); Y: two draws (2 MP, 0 rounds
+# won, 26 级差分). Equal match points and progressive points (2 each): the next key decides.
+_X_AND_Y = "\n".join([
+    '{"round":1,"table":"1","ns":"X","ew":"A","ns_levels":3,"ew_levels":2}',
+    '{"round":1,"table":"2","ns":"Y","ew":"B","ns_levels":5,"ew_levels":5}',
+    '{"round":2,"table":"1","ns":"X","ew":"B","ns_levels":0,"ew_levels":13}',
+    '{"round":2,"table":"2","ns":"Y","ew":"A","ns_levels":5,"ew_levels":5}',
+])
+
+
+def test_the_event_s_ruleset_orders_the_tie_break_through_the_hub_config() -> None:
+    """EVENT.toml's ``[ruleset_options] tiebreak`` reaches the hub's standings (validate →
+    scoring_of): 级差分 before rounds won puts Y above X; the default order puts X above Y."""
+    from table_service.event.config import scoring_of, validate
+
+    def cfg(options: dict[str, Any]) -> dict[str, Any]:
+        return validate({"event": {"id": "tb", "rounds": 2}, "ruleset_options": options,
+                         "teams": [{"id": t, "players": [f"{t}1", f"{t}2"]} for t in "XYAB"]})
+
+    res = parse_results_text(_X_AND_Y)
+    default = [r.team for r in compute_standings(res, opts=scoring_of(cfg({}))).rows]
+    assert default.index("X") < default.index("Y"), default
+    points_first = cfg({"tiebreak": ["match_points", "progressive_points", "level_difference_points", "rounds_won"]})
+    ranked = [r.team for r in compute_standings(res, opts=scoring_of(points_first)).rows]
+    assert ranked.index("Y") < ranked.index("X"), ranked
+
+
+def test_a_forfeit_under_three_two_one_zero_scores_the_forfeit_not_a_loss() -> None:
+    """Under 3-2-1-0 a loss is worth 1 and a forfeit 0 (2-1-0 cannot tell them apart)."""
+    opts = ScoringOptions().with_options(**MATCH_POINT_SCHEMES["3-2-1-0"])
+    res = parse_results_text('{"round":1,"table":"1","ns":"A","ew":"B","forfeit":"ns"}\n'
+                             '{"round":1,"table":"2","ns":"C","ew":"D","ns_levels":1,"ew_levels":4}\n')
+    rows = {r.team: r for r in compute_standings(res, opts=opts).rows}
+    assert (rows["A"].match_points, rows["B"].match_points) == (0, 3)
+    assert (rows["C"].match_points, rows["D"].match_points) == (1, 3)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
-from table_service.engine.self_play import BotTable
+from table_service.engine.self_play import SelfPlayTable
 from table_service.event.model import parse_result
 from table_service.table.mqtt_bridge import table_result, table_summary
 from table_service.table.runner import TableRunner
@@ -17,7 +17,7 @@ def test_signed_round_becomes_a_results_line(tmp_path: Path) -> None:
         setup = {"players": {"N": "n", "S": "s", "E": "e", "W": "w"}, "teams": {"NS": "T1", "EW": "T2"},
                  "round": 4, "ruleset": {"preset": "jiangsu-2013", "options": {}}, "format": {"kind": "deals", "deals": 1}}
         assert runner.submit({"type": "round_set_up", "source": "panel", "role": "referee", "data": setup}).accepted
-        bots = BotTable(3, step_ms=(5, 20))
+        bots = SelfPlayTable(3, step_ms=(5, 20))
         bots.state = copy.deepcopy(runner.raw_state())
         while runner.state()["result"] is None:
             for ev in bots.deal():

@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from firmware_bridge import VersionMismatchError
 from firmware_bridge.emulator import ScreenEmulator
+from firmware_bridge.errors import VersionMismatchError
 from firmware_bridge.firmware.wire import SET_COUNTDOWN, SET_LAMP, SHOW_TEXT
 from firmware_bridge.screen import ScreenButtonEvent, ScreenController
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -48,3 +50,22 @@ def runner(tmp_path: Path) -> Iterator[TableRunner]:
     """A started TableRunner on a fresh database."""
     with TableRunner(tmp_path / "table.sqlite3") as r:
         yield r
+
+
+def _wait_for(pred: Callable[[], Any], timeout: float = 60.0, what: str = "condition") -> Any:
+    """Poll ``pred`` until it holds and return what it returned. The deadline is generous on
+    purpose: it only bounds a hang (a loaded 2-core CI machine takes seconds where a free one
+    takes milliseconds); a true condition returns at once."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        got = pred()
+        if got:
+            return got
+        time.sleep(0.01)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+@pytest.fixture
+def wait_for() -> Callable[..., Any]:
+    """``wait_for(pred, timeout=60, what=...)``: the service tests' one way to wait for a condition."""
+    return _wait_for

@@ -16,8 +16,8 @@ from table_service.demo.scorecard import compare_with_log
 from table_service.rules.cards import full_deck, parse_cards
 from table_service.rules.patterns import beats, classify
 from table_service.table.clock import ActorClock
+from table_service.table.inputs import BUTTON_EVENTS, camera_event
 from table_service.table.runner import TableRunner
-from table_service.table.service import BUTTON_EVENTS, camera_event
 from table_service.table.ticker import run_ticker
 
 

@@ -55,23 +55,12 @@ class SlowWatcher:
         return []
 
 
-def wait_for(pred: Any, timeout: float = 60.0, what: str = "condition") -> Any:
-    """Poll ``pred`` until it holds; the deadline only bounds a hang (a loaded CI machine)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        got = pred()
-        if got:
-            return got
-        time.sleep(0.01)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 def _run(pipe: CameraPipeline, seconds: float) -> None:
     pipe.start(lambda *a, **k: None)
     time.sleep(seconds)
 
 
-def test_a_slow_reader_drops_stale_frames_and_stays_current():
+def test_a_slow_reader_drops_stale_frames_and_stays_current(wait_for: Any):
     source = LiveSource()
     watcher = SlowWatcher(read_s=0.2)  # three frames' worth per read at 15 fps
     pipe = CameraPipeline(source, watcher)
@@ -93,7 +82,7 @@ def test_a_slow_reader_drops_stale_frames_and_stays_current():
     assert fed[-1] > 1.8, fed[-5:]
 
 
-def test_a_recording_is_read_whole():
+def test_a_recording_is_read_whole(wait_for: Any):
     frames = [np.zeros((48, 64, 3), np.uint8)] * 20
     watcher = SlowWatcher(read_s=0.01)
     pipe = CameraPipeline(SyntheticSource.from_frames(frames), watcher)
@@ -105,7 +94,7 @@ def test_a_recording_is_read_whole():
     assert pipe.drop_stale is False and len(watcher.fed) == 20 and pipe.dropped == 0
 
 
-def test_a_stuck_reader_is_lagging_then_not_reading_then_back(monkeypatch):
+def test_a_stuck_reader_is_lagging_then_not_reading_then_back(wait_for: Any, monkeypatch):
     # Lagging from 0.5 s, not reading from 5 s: windows a loaded machine's stalls do not skip.
     monkeypatch.setattr(cp, "LAGGING_S", 0.5)
     monkeypatch.setattr(cp, "NOT_READING_S", 5.0)
@@ -134,7 +123,7 @@ def test_a_stuck_reader_is_lagging_then_not_reading_then_back(monkeypatch):
     assert healths[:3] == ["reading", "lagging", "not_reading"] and "reading" in healths[3:]
 
 
-def test_a_stream_that_ends_is_offline_with_why():
+def test_a_stream_that_ends_is_offline_with_why(wait_for: Any):
     pipe = CameraPipeline(SyntheticSource.from_frames([np.zeros((48, 64, 3), np.uint8)] * 3), SlowWatcher())
     try:
         pipe.start(lambda *a, **k: None)
@@ -151,7 +140,7 @@ def test_health_text_is_chinese_then_english(state):
     assert any("\u4e00" <= ch <= "\u9fff" for ch in zh) and en.isascii()
 
 
-def test_the_service_hands_the_health_to_the_panel_state(tmp_path):
+def test_the_service_hands_the_health_to_the_panel_state(wait_for: Any, tmp_path):
     from table_service.table.config import parse_service_config
     from table_service.table.service import TableService
 
@@ -181,8 +170,8 @@ class MovedWatcher(SlowWatcher):
         return [self.script.pop(0)] if self.script else []
 
 
-def test_a_moved_camera_is_a_device_status_and_a_flag():
-    from table_service.table.service import sighting_event
+def test_a_moved_camera_is_a_device_status_and_a_flag(wait_for: Any):
+    from table_service.table.inputs import sighting_event
     from vision.watcher import CameraMovedSighting
 
     lost, found = CameraMovedSighting(12.0, False, 1.0), CameraMovedSighting(0.0, True, 2.0)

@@ -189,17 +189,7 @@ def _read_events(db: Path) -> list[dict[str, Any]]:
             for r in rows]
 
 
-def _wait(pred: Any, timeout: float, what: str) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        got = pred()
-        if got:
-            return got
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-def test_restart_mid_deal_goes_on_from_the_same_state_and_timers(tmp_path: Path) -> None:
+def test_restart_mid_deal_goes_on_from_the_same_state_and_timers(wait_for: Any, tmp_path: Path) -> None:
     db = tmp_path / "DEMO.sqlite3"
     cmd = [sys.executable, "-m", "table_service", "demo", "--headless", "--deals", "2", "--speed", "4",
            "--seed", "5", "--mistakes", "0", "--data", str(tmp_path)]
@@ -211,7 +201,7 @@ def test_restart_mid_deal_goes_on_from_the_same_state_and_timers(tmp_path: Path)
             plays = [e for e in evs if e["type"] == "cards_played"]
             return evs if len(plays) >= 8 else None
 
-        _wait(mid_deal, 120, "eight plays of the first deal")
+        wait_for(mid_deal, 120, "eight plays of the first deal")
         first.send_signal(signal.SIGKILL)
         first.wait(10)
     finally:
@@ -235,7 +225,7 @@ def test_restart_mid_deal_goes_on_from_the_same_state_and_timers(tmp_path: Path)
             acts = [e for e in evs if e["seq"] > last and e["type"] in ("cards_played", "passed")]
             return evs if len(acts) >= 4 else None
 
-        after = _wait(moved_on, 120, "four more actions after the restart")
+        after = wait_for(moved_on, 120, "four more actions after the restart")
     finally:
         second.send_signal(signal.SIGINT)
         try:
@@ -348,7 +338,7 @@ def test_auto_referee_pauses_and_yields_to_the_panel(tmp_path: Path) -> None:
         runner.stop()
 
 
-def test_demo_with_panel_uses_the_documented_delay_and_reports_on_ctrl_c(tmp_path: Path) -> None:
+def test_demo_with_panel_uses_the_documented_delay_and_reports_on_ctrl_c(wait_for: Any, tmp_path: Path) -> None:
     """``GUANDAN_WEB_FEED_DELAY_S=20 guandan-table demo``: the feed is 20 s behind, the banner says
     so, and Ctrl-C prints the same closing report as ``--headless``."""
     import json
@@ -357,12 +347,15 @@ def test_demo_with_panel_uses_the_documented_delay_and_reports_on_ctrl_c(tmp_pat
     cmd = [sys.executable, "-m", "table_service", "demo", "--port", "0", "--speed", "4", "--seed", "3",
            "--data", str(tmp_path)]
     env = dict(os.environ, PYTHONUNBUFFERED="1", GUANDAN_WEB_FEED_DELAY_S="20")
-    proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    # Started as a background job of a script would be (SIGINT ignored, inherited): Ctrl-C must
+    # still reach the demo (tests/test_ctrl_c.py; the suite run so lost the report before).
+    proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
     lines: list[str] = []
     reader = threading.Thread(target=lambda: lines.extend(iter(proc.stdout.readline, "")), daemon=True)
     reader.start()
     try:
-        _wait(lambda: any("Ctrl-C" in x for x in lines), 300, "the banner")
+        wait_for(lambda: any("Ctrl-C" in x for x in lines), 300, "the banner")
         out = "".join(lines)
         assert "直播延时 / broadcast delay: 20 s" in out, out
         assert "演示裁判 / demo referee: auto" in out and "8 s" in out, out

@@ -16,23 +16,11 @@ import pytest
 from firmware_bridge.emulator import ScreenEmulator
 from table_service.table.clock import TableClock
 from table_service.table.config import load_service_config, parse_service_config
-from table_service.table.service import TableService, camera_event
+from table_service.table.inputs import camera_event
+from table_service.table.service import TableService
 from table_service.table.ticker import next_tick_ms
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-def wait_for(pred: Any, timeout: float = 60.0, what: str = "condition") -> Any:
-    """Poll ``pred`` until it holds. The deadline is generous on purpose: it only bounds a hang
-    (a loaded 2-core CI machine takes seconds where a free one takes ms); a true condition
-    returns at once."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        got = pred()
-        if got:
-            return got
-        time.sleep(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def sim_config(tmp_path: Path, **extra: Any) -> dict[str, Any]:
@@ -134,7 +122,7 @@ def test_config_errors_name_the_section_and_key(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------------- the service
 
 
-def test_buttons_become_events_and_effects_drive_the_devices(tmp_path: Path) -> None:
+def test_buttons_become_events_and_effects_drive_the_devices(wait_for: Any, tmp_path: Path) -> None:
     cfg = parse_service_config(sim_config(tmp_path))
     with TableService(cfg, clock=TableClock(1.0)) as svc:
         turn = start_round(svc)
@@ -163,7 +151,7 @@ def test_buttons_become_events_and_effects_drive_the_devices(tmp_path: Path) -> 
         assert any(fx["kind"] == "buzz" for fx in svc.driver.history)
 
 
-def test_a_replayed_screen_press_is_logged_once_even_across_a_restart(tmp_path: Path) -> None:
+def test_a_replayed_screen_press_is_logged_once_even_across_a_restart(wait_for: Any, tmp_path: Path) -> None:
     from hardware.devices import ButtonEvent
 
     cfg = parse_service_config(sim_config(tmp_path))
@@ -187,7 +175,7 @@ def test_a_replayed_screen_press_is_logged_once_even_across_a_restart(tmp_path: 
             "?:7", "?:8", "?:9"]
 
 
-def test_overtime_is_counted_and_flagged_by_the_ticks(tmp_path: Path) -> None:
+def test_overtime_is_counted_and_flagged_by_the_ticks(wait_for: Any, tmp_path: Path) -> None:
     clock = TableClock(20.0, tmp_path / "clock.json")
     cfg = parse_service_config(sim_config(tmp_path))
     with TableService(cfg, clock=clock) as svc:
@@ -199,7 +187,7 @@ def test_overtime_is_counted_and_flagged_by_the_ticks(tmp_path: Path) -> None:
                  what="overtime on the display")
 
 
-def test_restart_resumes_countdowns_at_their_deadlines(tmp_path: Path) -> None:
+def test_restart_resumes_countdowns_at_their_deadlines(wait_for: Any, tmp_path: Path) -> None:
     clock_file = tmp_path / "clock.json"
     cfg = parse_service_config(sim_config(tmp_path))
     with TableService(cfg, clock=TableClock(2.0, clock_file)) as svc:
@@ -215,7 +203,7 @@ def test_restart_resumes_countdowns_at_their_deadlines(tmp_path: Path) -> None:
         assert svc.devices.seats[turn].turn_lamp.mode == "on"
 
 
-def test_a_screen_controller_outage_is_an_event_and_play_goes_on(tmp_path: Path) -> None:
+def test_a_screen_controller_outage_is_an_event_and_play_goes_on(wait_for: Any, tmp_path: Path) -> None:
     with ScreenEmulator() as emu:
         cfg = parse_service_config(sim_config(tmp_path, devices={"default": "screen", "status_led": "sim"},
                                               screen={"port": emu.port, "connect_timeout_s": 5.0}))

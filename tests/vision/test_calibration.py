@@ -8,13 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.calibration import (
-    LensCalibration,
-    calibrate_lens,
-    calibrate_table,
-    charuco_board,
-    detect_markers,
-)
+from vision.calibration import LensCalibration, calibrate_lens, calibrate_table, charuco_board, detect_markers
 from vision.geometry import TableLayout
 from vision.synth import CameraView, Hand, TableRenderer, TableScene
 

@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from table_service.web import create_app, users
+from table_service.web import users
+from table_service.web.app import create_app
 
 PASSWORD = "correct-horse-9"
 USERS = {"vera": "viewer", "rita": "referee", "chen": "chief"}
@@ -97,11 +98,11 @@ def make_app(users_db: str) -> Iterator[Callable[..., Any]]:
 PLAYERS = {"E": "张伟", "S": "李娜", "W": "王强", "N": "赵敏"}
 
 
-def setup_deal(runner: Any) -> None:
+def setup_deal(runner: Any, ruleset: Any = "jiangsu") -> None:
     """Start a round and its first deal through the real runner: North leads (cut card 7s)."""
     for ev in (
         {"type": "round_set_up", "source": "panel", "role": "referee",
-         "data": {"players": PLAYERS, "ruleset": "jiangsu", "format": {"kind": "deals", "deals": 2}}},
+         "data": {"players": PLAYERS, "ruleset": ruleset, "format": {"kind": "deals", "deals": 2}}},
         {"type": "first_cut_recorded", "source": "panel", "data": {"card": "7s"}},
         {"type": "drawing_finished", "source": "panel", "data": {}},
     ):

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import pytest
 
-from table_service.web import api, users
+from table_service.engine.roles import required_role
+from table_service.rules.ruleset import Ruleset
+from table_service.web import users
 from table_service.web.auth import require_role
 
 # ------------------------------------------------------------------ require_role, alone
@@ -71,9 +73,9 @@ def test_chief_only_actions_are_refused_by_the_api_before_the_engine(client, h, 
 def test_required_role_is_chief_for_every_foul_loss_and_odd_level():
     for level, need in [("warning", "referee"), ("violation", "referee"), ("foul", "chief"), ("loss", "chief"),
                         (["foul"], "chief"), ({"x": 1}, "chief"), (None, "chief")]:
-        assert api.required_role("penalty_given", {"level": level}) == need, level
-    assert api.required_role("late_arrival_recorded", {"minutes": 5}) == "referee"
-    assert api.required_role("late_arrival_recorded", {"minutes": 5.5}) == "chief"
+        assert required_role("penalty_given", {"level": level}, Ruleset()) == need, level
+    assert required_role("late_arrival_recorded", {"minutes": 5}, Ruleset()) == "referee"
+    assert required_role("late_arrival_recorded", {"minutes": 5.5}, Ruleset()) == "chief"
 
 
 # ------------------------------------------------------------------ a viewer posts table events
@@ -91,6 +93,24 @@ def test_a_viewer_cannot_post_plays_or_passes(client, h, runner, etype, data):
     before = h.logged_rows(runner)
     resp = h.post_json(client, "/api/tables/1/actions", {"type": etype, "data": data})
     assert resp.status_code == 403
+    assert h.logged_rows(runner) == before
+
+
+@pytest.mark.parametrize("body", [
+    {"type": "no_such_action"},
+    {"type": "passed", "data": "not an object"},
+    {"type": "passed", "data": {"seat": "Q"}},
+    {"type": "passed", "data": {"seat": "N"}, "extra": 1},
+    ["not", "an", "object"],
+])
+def test_a_viewer_posting_a_malformed_action_is_refused_for_the_role_first(client, h, runner, body):
+    """The role gate comes before the body is read: a viewer learns nothing about what a valid
+    action looks like (403, never the 400 that names the problem), and nothing is logged."""
+    h.setup_deal(runner)
+    h.login(client, "vera")
+    before = h.logged_rows(runner)
+    resp = h.post_json(client, "/api/tables/1/actions", body)
+    assert resp.status_code == 403, resp.get_json()
     assert h.logged_rows(runner) == before
 
 
@@ -120,3 +140,20 @@ def test_the_screen_drops_a_button_event_it_already_delivered():
     assert [e.event_no for e in got] == [1, 2, 3]
     assert screen.duplicates_dropped == 3
     assert screen.events_lost == 0
+
+
+def test_the_panel_asks_the_role_the_round_s_ruleset_asks(client, h, runner):
+    """One source for who may record a late arrival: an event whose ruleset lets the table
+    referee warn up to 10 minutes gets a panel that lets a referee record 7 (the engine agrees),
+    and 11 minutes still needs the chief, at the panel as in the engine."""
+    h.setup_deal(runner, ruleset={"preset": "jiangsu-2013", "options": {"late_warning_min": 10}})
+    h.login(client, "rita")
+    resp = h.post_json(client, "/api/tables/1/actions",
+                       {"type": "late_arrival_recorded", "data": {"side": "NS", "minutes": 7}})
+    assert resp.status_code == 200, resp.get_json()
+    assert runner.state()["penalties"]["records"][-1]["level"] == "warning"
+    before = h.logged_rows(runner)
+    resp = h.post_json(client, "/api/tables/1/actions",
+                       {"type": "late_arrival_recorded", "data": {"side": "NS", "minutes": 11}})
+    assert resp.status_code == 403 and "chief" in resp.get_json()["error"]
+    assert h.logged_rows(runner) == before

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from table_service.web import config, create_app
+from table_service.web import config
+from table_service.web.app import create_app
 from table_service.web.config import ConfigError
 
 

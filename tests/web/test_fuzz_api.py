@@ -32,7 +32,7 @@ def test_the_document_is_served_and_docs_openapi_json_is_current(app, client):
     doc = client.get("/api/openapi.json").get_json()
     assert doc == build_openapi(app)
     assert json.loads(DOCS.read_text(encoding="utf-8")) == doc, \
-        "regenerate: .venv/bin/python -m table_service.web.openapi > docs/openapi.json"
+        "regenerate: .venv/bin/python -m table_service.cli.openapi > docs/openapi.json"
 
 
 def test_action_body_is_the_engine_schema(app):
@@ -113,7 +113,7 @@ def test_an_app_with_more_blueprints_still_serves_its_document(users_db):
     # undescribed instead of answering 500.
     from flask import Blueprint
 
-    from table_service.web import create_app
+    from table_service.web.app import create_app
 
     app = create_app({"USERS_DB": users_db, "SECRET_KEY": "t"})
     extra = Blueprint("extra", __name__)

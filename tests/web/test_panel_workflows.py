@@ -102,7 +102,7 @@ def test_a_round_from_the_panel_alone(page, app, runner, serve_app, h):
 
 def test_every_referee_event_has_a_form(page, app, runner, serve_app, h):
     """Each event type the API lets a referee enter has its form (or its buttons) on the panel."""
-    from table_service.web.api import ACTION_ROLES
+    from table_service.engine.roles import ACTION_ROLES
 
     srv = serve_app(app)
     open_table(page, srv.url, "chen", h.PASSWORD)

@@ -1,12 +1,19 @@
-"""``guandan-table config check`` and ``guandan-table selftest`` (registered by table_service.cli)."""
+"""``guandan-table config check`` and ``guandan-table selftest``: both read a whole table.toml (hardware and
+``[service] [web] [mqtt] [vision]``), so they live in the table service's command line, not in ``hardware``."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from hardware.config import DEVICE_KINDS, SEATS, TableConfig
+from firmware_bridge.firmware.wire import SEATS
+from hardware.backends.gpio import resolve_pin_factory
+from hardware.config import DEVICE_KINDS, TableConfig
 from hardware.errors import HardwareError
+from hardware.selftest import STEPS, SelfTest
+from hardware.table import TableDevices
+from table_service.table.config import load_service_config
+from vision.calibration import detect_markers
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -80,8 +87,6 @@ def _load_table_toml(path: str, *, check_devices: bool) -> TableConfig:
 
     :raises ValueError: every problem, each naming its section and key.
     """
-    from table_service.table.config import load_service_config
-
     return load_service_config(path, check_devices=check_devices).hardware
 
 
@@ -96,9 +101,6 @@ def cmd_config_check(args: argparse.Namespace) -> int:
 
 
 def cmd_selftest(args: argparse.Namespace) -> int:
-    from hardware.selftest import STEPS, SelfTest
-    from hardware.table import TableDevices
-
     try:
         # Missing devices (camera unplugged, no serial port) are what the self-test is for: they
         # show up as failures in its table instead of stopping it here.
@@ -108,8 +110,6 @@ def cmd_selftest(args: argparse.Namespace) -> int:
         return 1
     pin_factory = None
     if args.mock_gpio:
-        from hardware.backends.gpio import resolve_pin_factory
-
         pin_factory = resolve_pin_factory("mock")
     try:
         table = TableDevices(cfg, pin_factory=pin_factory)
@@ -120,6 +120,6 @@ def cmd_selftest(args: argparse.Namespace) -> int:
         test = SelfTest(table, steps=[s for s in STEPS if s not in args.skip], lamp_s=args.lamp_seconds,
                         countdown_from=args.countdown_from, displays_together=args.displays_together,
                         button_timeout_s=args.button_timeout,
-                        camera_timeout_s=args.camera_timeout)
+                        camera_timeout_s=args.camera_timeout, marker_detector=detect_markers)
         report = test.run()
     return 0 if report.ok else 1

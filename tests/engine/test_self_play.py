@@ -12,7 +12,7 @@ from collections import Counter
 import pytest
 
 from table_service.engine.apply import apply, fold
-from table_service.engine.self_play import BotTable
+from table_service.engine.self_play import SelfPlayTable
 from table_service.engine.state import initial_state, state_to_json
 from table_service.rules.cards import full_deck
 
@@ -20,7 +20,7 @@ DECK = Counter(str(c) for c in full_deck())
 
 
 def _run(seed: int, deals: int) -> None:
-    bots = BotTable(seed, tick_every_ms=15_000)
+    bots = SelfPlayTable(seed, tick_every_ms=15_000)
     events = []
     shadow = initial_state()  # the same events through the pure apply, event by event
     done = 0
@@ -66,7 +66,7 @@ def test_bot_deals_thousand(seed: int) -> None:
 def test_bot_rounds_reach_a_result() -> None:
     """Whole rounds to past A end with a winner past A and consistent level points."""
     for seed in range(3):
-        bots = BotTable(50 + seed)
+        bots = SelfPlayTable(50 + seed)
         events = list(bots.run_round({"kind": "past_a"}))
         result = bots.state["result"]
         assert result is not None and result["reason"] == "past_a"
@@ -80,7 +80,7 @@ def test_bot_rounds_reach_a_result() -> None:
 def test_apply_never_changes_its_input() -> None:
     """``apply`` is pure: the state passed in is the same afterwards, for every kind of event
     the bots produce and for a referee correction that re-folds the deal."""
-    bots = BotTable(5, tick_every_ms=15_000)
+    bots = SelfPlayTable(5, tick_every_ms=15_000)
     events = list(bots.run_deals(2))
     state = initial_state()
     for ev in events:

@@ -1,0 +1,49 @@
+"""The penalty ladder, counted per side per round: 2 warnings → violation, 2 violations → foul,
+2 fouls → loss (the steps come from the round's ``Ruleset``).
+
+Its own module because both the penalties and the timers count it (a time-over warning withdrawn
+when the late action's own stamp proves it in time is taken off the ladder again), and the timers
+sit below the penalties, which end deals and rounds.
+"""
+
+from __future__ import annotations
+
+from table_service.engine.events import PENALTY_LEVELS
+from table_service.engine.state import State
+from table_service.rules.ruleset import Ruleset
+
+LEVEL_NAMES = {"warning": "警告 / warning", "violation": "违例 / violation", "foul": "犯规 / foul", "loss": "判负 / loss"}
+
+
+def escalate(ladder: dict[str, int], level: str, rules: Ruleset | None = None) -> tuple[str, dict[str, int]]:
+    """The level a penalty of ``level`` amounts to on this ladder, and the ladder after it
+    (steps from the ruleset: 2 warnings per violation, 2 violations per foul, 2 fouls per loss)."""
+    rules = rules or Ruleset()
+    lad = dict(ladder)
+    if level == "warning":
+        lad["warnings"] += 1
+        if lad["warnings"] < rules.warnings_per_violation:
+            return "warning", lad
+        lad["warnings"] = 0
+        level = "violation"
+    if level == "violation":
+        lad["violations"] += 1
+        if lad["violations"] < rules.violations_per_foul:
+            return "violation", lad
+        lad["violations"] = 0
+        level = "foul"
+    if level == "foul":
+        lad["fouls"] += 1
+        return ("foul" if lad["fouls"] < rules.fouls_per_loss else "loss"), lad
+    return "loss", lad
+
+
+def recount_ladder(state: State, side: str) -> None:
+    """Count ``side``'s ladder again from its penalty records of the round that stand (a record
+    marked ``withdrawn`` no longer counts), in order, by the level each was given as."""
+    ladder = {"warnings": 0, "violations": 0, "fouls": 0}
+    rules = state["round"]["_rules"]
+    for r in state["penalties"]["records"]:
+        if r["side"] == side and not r.get("withdrawn") and r["given"] in PENALTY_LEVELS:
+            _, ladder = escalate(ladder, r["given"], rules)
+    state["penalties"][side] = ladder
