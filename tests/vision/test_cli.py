@@ -46,7 +46,7 @@ def test_enroll_command_saves_an_enrolment_that_read_uses(tmp_path, capsys, monk
     from vision.cardnet.deckfile import Enrollment
     from vision.cards import ALL_CARDS
 
-    deck = load_deck("plastic")
+    deck = load_deck("anglo")
     faces = tmp_path / "faces"
     faces.mkdir()
     for c in ALL_CARDS:
@@ -55,7 +55,7 @@ def test_enroll_command_saves_an_enrolment_that_read_uses(tmp_path, capsys, monk
     assert main(["vision", "enroll", str(faces), "--out", str(out)]) == 0
     e = Enrollment.load(out)
     assert set(e.cards) == set(ALL_CARDS)
-    zr = render_zone(["7d", "7s", "Kh"], "plastic", 3.0, seed=8, realism=Realism.clean())
+    zr = render_zone(["7d", "7s", "Kh"], "anglo", 3.0, seed=8, realism=Realism.clean())
     cv2.imwrite(str(tmp_path / "zone.png"), zr.image)
     capsys.readouterr()
     assert main(["vision", "read", str(tmp_path / "zone.png"), "--enrollment", str(out)]) == 0

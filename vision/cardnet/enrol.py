@@ -90,11 +90,17 @@ def _rendered_crops(deck: Deck, rows: int, rng: np.random.Generator) -> tuple[np
         corners = [tuple(r.to_image(p.to_scene(np.array([[0.0, 0.0]])))[0]) for p in r.placements]
         pts = [(x + rng.uniform(-1.5, 1.5) * ppm, y + rng.uniform(-1.5, 1.5) * ppm) for x, y in corners]
         labs = [CARD_INDEX[c] for c in cards]
-        # "No corner here" examples on this deck's own art: the head must keep telling them apart.
-        for _ in range(2):
-            c = corners[int(rng.integers(len(corners)))]
-            d, a = rng.uniform(5.0, 25.0) * ppm, rng.uniform(0, 2 * math.pi)
-            p = (c[0] + d * math.cos(a), c[1] + abs(d * math.sin(a)))
+        # "No corner here" examples on this deck's own art: near misses around a corner, and the
+        # bodies of the cards, above all the last card's, which lies whole in view (its top-right
+        # and its turned index are where an enrolled head first took art for a corner).
+        for k in range(4):
+            i = len(corners) - 1 if k % 2 == 0 else int(rng.integers(len(corners)))
+            c = corners[i]
+            if k < 2:
+                d, a = rng.uniform(5.0, 25.0) * ppm, rng.uniform(0, 2 * math.pi)
+                p = (c[0] + d * math.cos(a), c[1] + abs(d * math.sin(a)))
+            else:
+                p = (c[0] + rng.uniform(-5.0, deck.size_mm[0]) * ppm, c[1] + rng.uniform(-10.0, deck.size_mm[1]) * ppm)
             if min(math.hypot(p[0] - q[0], p[1] - q[1]) for q in corners) > 4.0 * ppm:
                 pts.append(p)
                 labs.append(NONE_CLASS)

@@ -16,6 +16,7 @@ MODELS = Path(__file__).resolve().parent.parent / "models"
 DETECTOR_PATH = MODELS / "cardnet_detector.onnx"
 EMBED_PATH = MODELS / "cardnet_embed.onnx"
 HEAD_PATH = MODELS / "cardnet_head.npz"
+CORNER_PATH = MODELS / "cardnet_corner.npz"
 
 _lock = threading.Lock()
 _nets: dict[str, cv2.dnn.Net] = {}

@@ -28,16 +28,12 @@ from . import nets
 from .crops import crops_at
 from .deckfile import Enrollment
 from .detector import Corner, detect
-from .head import Head, shipped_head
+from .head import CornerModel, Head, shipped_head
 from .prep import crops_to_input
 from .spec import FEATURE_DIM, NONE_CLASS
 
 #: A play is certain when its joint probability is at least this (see the module docstring).
-PLAY_BAR = 0.9
-#: A candidate counts as a card when its probability of being no card corner is under one half.
-NONE_MAX = 0.5
-#: Candidates the detector itself doubted this much are not evidence against a play.
-STRONG_CANDIDATE = 0.3
+PLAY_BAR = 0.95
 #: No fan a player lays leaves more than this between two neighbouring corners (overlap of a
 #: 52–65 mm card leaves 10–30 mm): a wider gap may hide a card.
 MAX_STEP_MM = 40.0
@@ -97,6 +93,15 @@ def as_bgr(img: object, px_per_mm: float) -> np.ndarray:
 
 
 _shipped: Head | None = None
+_corner: CornerModel | None = None
+
+
+def corner_model() -> CornerModel:
+    """How the detector's and the classifier's evidence combine (shipped, fitted on held-out designs)."""
+    global _corner
+    if _corner is None:
+        _corner = CornerModel.load(nets.CORNER_PATH)
+    return _corner
 
 
 def default_head() -> Head:
@@ -135,12 +140,12 @@ def read_play(zone_bgr: np.ndarray, px_per_mm: float = 3.0, enrollment: Enrollme
         return PlayReading()
     emb = embed(bgr, [(c.x, c.y) for c in det.corners], px_per_mm)
     probs = head.probs(emb)
-    p_none = probs[:, NONE_CLASS]
-    keep = [k for k in range(len(det.corners)) if p_none[k] < NONE_MAX]
+    p_card = corner_model().p_card(np.array([c.score for c in det.corners]), probs[:, NONE_CLASS])
+    keep = [k for k in range(len(det.corners)) if p_card[k] >= 0.5]
     joint = 1.0
     for k in range(len(det.corners)):
-        if k not in keep and det.corners[k].score >= STRONG_CANDIDATE:
-            joint *= float(p_none[k])
+        if k not in keep:
+            joint *= 1.0 - float(p_card[k])  # the chance it really is no card
     keep.sort(key=lambda k: det.corners[k].x)
     kept: list[Corner] = [det.corners[k] for k in keep]
     if not keep:
@@ -148,7 +153,9 @@ def read_play(zone_bgr: np.ndarray, px_per_mm: float = 3.0, enrollment: Enrollme
             return PlayReading([], [], True, ["牌区有牌但读不到牌 / cards present but none read"], [], 0.0)
         return PlayReading([], [], joint < PLAY_BAR, [] if joint >= PLAY_BAR else
                            ["不确定是否有牌 / unsure whether a card lies here"], [], joint)
-    card_p = probs[keep, :NONE_CLASS].astype(np.float64)
+    # Each kept card's face probabilities: P(a card here) x P(this face | a card).
+    faces_p = probs[keep, :NONE_CLASS].astype(np.float64)
+    card_p = faces_p / np.maximum(faces_p.sum(axis=1, keepdims=True), 1e-12) * p_card[keep, None]
     cards, confs, alts = _choose(card_p, poss, reasons)
     joint *= float(np.prod(confs))
     _geometry_doubts(kept, det, px_per_mm, reasons)

@@ -47,7 +47,42 @@ def main() -> None:
         data = {k: z[k] for k in z.files}
     data["temperature"] = np.float32(t)
     np.savez(nets.HEAD_PATH, **data)
+    _corner_model(a.designs, a.plays)
     _bar_curve(a.designs, a.plays)
+
+
+def _corner_model(designs: list[str], plays: int) -> None:
+    """Fit how the detector's score and the classifier's "none" combine, on every candidate of
+    rendered plays of the calibration designs (a candidate within 4 mm of a true corner is a card)."""
+    from vision.cardnet import read
+    from vision.cardnet.detector import detect
+    from vision.cardnet.head import fit_corner_model
+    from vision.cardnet.spec import NONE_CLASS
+    from vision.synth import Realism, render_zone
+
+    from .data import play_size, random_cards
+
+    rng = np.random.default_rng(777)
+    read._shipped = None
+    head = read.default_head()
+    s, pn, y = [], [], []
+    for design in designs:
+        for _ in range(plays):
+            truth = random_cards(rng, play_size(rng))
+            ppm = float(rng.uniform(1.9, 4.3))
+            z = render_zone(truth, design, px_per_mm=ppm, seed=int(rng.integers(1 << 31)), realism=Realism())
+            corners = np.array([z.to_image(p.to_scene(np.array([[0.0, 0.0]])))[0] for p in z.placements])
+            det = detect(z.image, ppm)
+            if not det.corners:
+                continue
+            probs = head.probs(read.embed(z.image, [(c.x, c.y) for c in det.corners], ppm))
+            for c, p in zip(det.corners, probs, strict=True):
+                s.append(c.score)
+                pn.append(p[NONE_CLASS])
+                y.append(np.hypot(corners[:, 0] - c.x, corners[:, 1] - c.y).min() < 4.0 * ppm)
+    model = fit_corner_model(np.array(s), np.array(pn), np.array(y))
+    model.save(nets.CORNER_PATH)
+    print(f"corner model from {len(y)} candidates ({int(np.sum(y))} true corners): {model}")
 
 
 def _bar_curve(designs: list[str], plays: int) -> None:
@@ -59,6 +94,7 @@ def _bar_curve(designs: list[str], plays: int) -> None:
     rng = np.random.default_rng(4242)
     rows = []
     read._shipped = None  # the new temperature
+    read._corner = None  # the new corner model
     for design in designs:
         for ppm in (2.0, 3.0, 4.0):
             for _ in range(plays // 3):
