@@ -1,7 +1,10 @@
-"""The card-first reader on designs it never saw, zero-shot and enrolled, beside the old reader.
+"""The card-first reader on designs it never saw, zero-shot and enrolled.
 
-    nice .venv/bin/python benchmarks/cardnet_bench.py --plays 60 --seed 7 --out /tmp/cardnet.json
-    nice .venv/bin/python benchmarks/cardnet_bench.py --old ...      # also the glyph-blob reader, same plays
+    nice .venv/bin/python benchmarks/cardnet_bench.py --plays 40 --seed 2026 --out /tmp/cardnet.json
+    nice .venv/bin/python benchmarks/cardnet_bench.py --timing      # CPU ms of one 10-card zone
+
+(The side-by-side run with the glyph-blob reader it replaced, ``--old``, was made at commit 1b05b6d,
+the last that held both: docs/performance.md.)
 
 Designs: :data:`vision.artwork.HELD_OUT_DESIGNS` (never trained on; ``--designs`` for others).
 Plays: 1-10 random cards (each at most twice; a quarter of plays are lone cards), rendered by
@@ -65,40 +68,29 @@ def _new_stats() -> dict:
                            "right_asked", "lone", "lone_empty", "lone_asked", "lone_silent")} | {"ms": [], "ms10": []}
 
 
-def run(args: tuple[str, int, int, bool]) -> dict:
+def run(args: tuple[str, int, int]) -> dict:
     import cv2
 
-    from vision import reader as old_reader
     from vision.cardnet.enrol import enrol_head
     from vision.cardnet.read import read_play
     from vision.synth import Realism, render_zone
 
     cv2.setNumThreads(1)
-    design, plays, seed, with_old = args
+    design, plays, seed = args
     rng = np.random.default_rng(seed)
     t = time.process_time()
     faces = photographed_faces(design, 3.0, seed)
     head, _ = enrol_head(faces, seed=seed, name=design)
     enrol_s = time.process_time() - t
-    old_enr = old_reader.enroll(faces, px_per_mm=3.0) if with_old else None
     out: dict = {"design": design, "enrol_cpu_s": enrol_s, "by": {}}
     for ppm in (2.0, 3.0, 4.0):
         modes = {"zero-shot": _new_stats(), "enrolled": _new_stats()}
-        if with_old:
-            modes |= {"old zero-shot": _new_stats(), "old enrolled": _new_stats()}
         for _ in range(plays):
             truth = _play(rng)
             z = render_zone(truth, design, px_per_mm=ppm, seed=int(rng.integers(1 << 31)), realism=Realism())
             for mode, st in modes.items():
                 t = time.process_time()
-                if mode == "zero-shot":
-                    r = read_play(z.image, ppm)
-                elif mode == "enrolled":
-                    r = read_play(z.image, ppm, head)
-                elif mode == "old zero-shot":
-                    r = old_reader.read_play(z.image, ppm)
-                else:
-                    r = old_reader.read_play(z.image, ppm, old_enr)
+                r = read_play(z.image, ppm, head if mode == "enrolled" else None)
                 _score(st, truth, r, (time.process_time() - t) * 1000)
         out["by"][str(ppm)] = modes
     return out
@@ -124,6 +116,26 @@ def fmt(st: dict) -> str:
             f"ms10 {np.median(st['ms10']) if st['ms10'] else float('nan'):5.1f}")
 
 
+def time_reads() -> None:
+    """CPU ms of one 10-card zone on one thread (cv2 and BLAS held to one), in this process alone."""
+    import cv2
+
+    from vision.cardnet.read import read_play
+    from vision.synth import render_zone
+
+    cv2.setNumThreads(1)
+    cards = ["3s", "4h", "5d", "6c", "7s", "8h", "9d", "Tc", "Js", "Qh"]
+    for ppm in (2.0, 3.0, 4.0):
+        z = render_zone(cards, "neoclassical", ppm, seed=1)
+        read_play(z.image, ppm)
+        cpu = []
+        for _ in range(20):
+            t = time.process_time()
+            read_play(z.image, ppm)
+            cpu.append((time.process_time() - t) * 1000)
+        print(f"10-card zone at {ppm} px/mm: {np.median(cpu):.1f} ms CPU (median of 20)")
+
+
 def main() -> None:
     from vision.artwork import HELD_OUT_DESIGNS
 
@@ -131,13 +143,16 @@ def main() -> None:
     ap.add_argument("--plays", type=int, default=60, help="plays per design and scale")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--designs", nargs="*", default=None)
-    ap.add_argument("--old", action="store_true", help="also read every play with the old glyph-blob reader")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--timing", action="store_true", help="only the CPU time of one 10-card zone")
     a = ap.parse_args()
+    if a.timing:
+        time_reads()
+        return
     designs = a.designs or list(HELD_OUT_DESIGNS)
     t0 = time.time()
-    jobs = [(d, a.plays, a.seed * 1000 + k, a.old) for k, d in enumerate(designs)]
+    jobs = [(d, a.plays, a.seed * 1000 + k) for k, d in enumerate(designs)]
     with ProcessPoolExecutor(a.workers) as ex:
         results = list(ex.map(run, jobs))
     table = summarise(results)

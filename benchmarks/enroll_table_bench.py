@@ -24,11 +24,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
 
+from vision.cardnet.enrol import enroll
+from vision.cardnet.read import read_play
 from vision.cards import ALL_CARDS
 from vision.enroll_table import FoundCard, enrol_from_frames
 from vision.geometry import default_layout
-from vision.cardnet.enrol import enroll
-from vision.cardnet.read import read_play
 from vision.synth import CameraView, LooseCard, TableRenderer, TableScene, render_zone
 
 #: Six rows of nine, a finger's gap between cards (65 mm wide cards turned 4° need ~15 mm).

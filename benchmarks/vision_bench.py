@@ -1,7 +1,7 @@
 """Accuracy and speed of the card reader on the two held-out designs, and settle-detection speed.
 
 Held out from the MLP and the enrolment path; NOT from the zero-shot index CNN, which is trained on
-every gnome-cards design: for reading decks never seen, see benchmarks/vision_lodo.py.
+every gnome-cards design: for reading decks never seen, see benchmarks/cardnet_bench.py.
 
     nice .venv/bin/python benchmarks/vision_bench.py --plays 2000            # full run (~4 min, 1 core)
     nice .venv/bin/python benchmarks/vision_bench.py --plays 200 --quick     # smoke run

@@ -10,6 +10,9 @@ Public API (kept exactly; used by checks outside the project)::
 Also: :class:`vision.watcher.TableWatcher` (frames -> observations) and :mod:`vision.synth`
 (scenes rendered from the real gnome-cards-data artwork).  See docs/architecture.md.
 ``vision`` imports nothing from ``table_service``.
+
+These four names are the package's one published entry point (the reader itself lives in
+:mod:`vision.cardnet`); the project's own code imports them from their modules.
 """
 
 from .cardnet.deckfile import Enrollment

@@ -17,19 +17,19 @@ import numpy as np
 
 from vision.cards import CARD_INDEX, check_card
 
-from .head import Head, fit_head
+from .head import Head, fit_head, fit_temperature
 
 #: A card read at least this sure (and in a play that was not asked) is taken as a label.
 SURE_LABEL = 0.995
 #: Pull of the learned head towards the one it started from: a table sees only the cards played,
 #: and a card it never saw must still read as the start head reads it.
-L2_TO_START = 0.01
+L2_TO_START = 0.003
 #: Refit after this many new labels.
 REFIT_EVERY = 24
 #: Keep at most this many labels (the newest): a long event must not grow the table's memory.
 MAX_LABELS = 2000
 #: Optimisation steps of one refit (fixed cost: ~0.5 s here, a few seconds on a Pi, off the camera's thread).
-REFIT_STEPS = 250
+REFIT_STEPS = 400
 
 
 class PlayLearner:
@@ -88,8 +88,14 @@ class PlayLearner:
         while True:
             with self._lock:
                 x, y = np.stack(self._emb), np.array(self._lab)
-            head = fit_head(x, y, self.start, steps=REFIT_STEPS, l2_to_start=L2_TO_START,
+            # Every fifth label is kept out of the fit to set the learned head's temperature: a
+            # head fitted on a table's own answers is surer of them than it should be.
+            val = np.arange(len(y)) % 5 == 4
+            head = fit_head(x[~val], y[~val], self.start, steps=REFIT_STEPS, l2_to_start=L2_TO_START,
                             origin=f"{self.start.origin}+play")
+            if val.sum() >= 10:
+                t = fit_temperature(head.with_temperature(1.0).logits(x[val]), y[val])
+                head = head.with_temperature(max(t, self.start.temperature))
             with self._lock:
                 self.head = head
                 if self._new < REFIT_EVERY:

@@ -18,9 +18,11 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 
 import numpy as np
+from threadpoolctl import ThreadpoolController
 
 from vision.cards import ALL_CARDS, check_card
 
@@ -120,6 +122,21 @@ def embed(zone_bgr: np.ndarray, corners: list[tuple[float, float]], px_per_mm: f
     return nets.embedder(crops_to_input(crops))
 
 
+_blas: ThreadpoolController | None = None
+
+
+def one_blas_thread() -> AbstractContextManager:
+    """Context in which numpy's BLAS runs on the calling thread only.
+
+    Why: the head's products are small (15 x 1728 x 96); a BLAS pool gains nothing there, and
+    when the other core is busy (the camera, the service) its threads wait for it.
+    """
+    global _blas
+    if _blas is None:
+        _blas = ThreadpoolController()
+    return _blas.limit(limits=1, user_api="blas")
+
+
 def read_play(zone_bgr: np.ndarray, px_per_mm: float = 3.0, enrollment: Enrollment | Head | None = None,
               possible: Iterable[str] | None = None) -> PlayReading:
     """Read the cards lying in one rectified, upright play zone, left to right, with doubt.
@@ -127,6 +144,12 @@ def read_play(zone_bgr: np.ndarray, px_per_mm: float = 3.0, enrollment: Enrollme
     ``enrollment``: the deck's enrolment (or a head learned during play), else the shipped head.
     ``possible``: the cards that may still appear (a multiset); a reading outside it is never certain.
     """
+    with one_blas_thread():
+        return _read_play(zone_bgr, px_per_mm, enrollment, possible)
+
+
+def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | Head | None,
+               possible: Iterable[str] | None) -> PlayReading:
     bgr = as_bgr(zone_bgr, px_per_mm)
     poss = Counter(check_card(c) for c in possible) if possible is not None else None
     if enrollment is not None and not isinstance(enrollment, Enrollment | Head):

@@ -1,12 +1,19 @@
 """Train the card-first reader's two networks and export them to ONNX (``python -m vision.training.train``).
 
-Recipe (runs on a 2-core CPU in ~20 minutes; a GPU only makes it faster):
+The recipe (runs on a 2-core CPU in about an hour; a GPU only makes it faster).  ``vision/models``
+holds what it produced on 2026-12-02 (docs/performance.md):
 
-1. ``python -m vision.training.make_data --out DATA`` renders the training zones;
-   ``--held-out --out CAL`` renders the held-out designs.
-2. ``python -m vision.training.train detector DATA`` and ``... classifier DATA`` train and
-   write ``vision/models/cardnet_{detector,classifier}.onnx`` and the classifier's last layer.
-3. ``python -m vision.training.calibrate CAL`` fits the temperature on the held-out designs.
+1. ``python -m vision.training.make_data --zones 3200 --shards 16 --out DATA`` renders the
+   training zones from every French-suited gnome-cards design except the held-out ones, each
+   re-printed, and synthetic font decks (``fonts-dejavu-core``, ``fonts-liberation``);
+   ``npm pack @heruka_urgyen/react-playing-cards @younestouati/playing-cards-standard-deck`` and
+   ``tar xzf`` each into SVG/, then ``make_data --svg-decks SVG --zones 1200 --shards 4 --out SVGDATA``;
+   ``make_data --held-out --zones 600 --shards 4 --out CAL`` renders the held-out designs.
+2. ``python -m vision.training.train detector DATA --epochs 12`` and
+   ``python -m vision.training.train classifier DATA SVGDATA --epochs 10`` write
+   ``cardnet_detector.onnx``, ``cardnet_embed.onnx`` and ``cardnet_head.npz`` (``--out``).
+3. ``python -m vision.training.calibrate CAL`` fits the temperature and the corner model on the
+   calibration designs and prints the play bar's curve.
 """
 
 from __future__ import annotations
