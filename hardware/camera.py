@@ -603,6 +603,12 @@ def open_source(camera: Any, *, on_status: StatusCallback | None = None) -> Fram
     src = camera.source
     if src == "none":
         return None
+    if src == "device" and getattr(camera, "backend", "opencv") == "picamera2":
+        from hardware.picamera2_camera import Picamera2Source
+
+        return Picamera2Source(camera.camera_num, size=(camera.width, camera.height) if camera.size_given else None,
+                               lores=camera.lores, fps=camera.fps, reconnect_s=camera.reconnect_s,
+                               on_status=on_status)
     if src == "device":
         return CaptureDeviceSource(camera.device, width=camera.width, height=camera.height, fps=camera.fps,
                                    exposure=camera.exposure, fourcc=camera.fourcc, reconnect_s=camera.reconnect_s,
