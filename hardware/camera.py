@@ -130,8 +130,10 @@ class MjpegFrame:
 
 
 def full_frame(frame: Any) -> np.ndarray:
-    """A frame as a BGR array, whether it came decoded or as an :class:`MjpegFrame`."""
-    return frame.full() if isinstance(frame, MjpegFrame) else frame
+    """A frame as a BGR array, whether it came decoded, as an :class:`MjpegFrame` or as a
+    two-speed frame (``hardware.picamera2_camera.TwoSpeedFrame``)."""
+    full = getattr(frame, "full", None)
+    return full() if callable(full) else frame
 
 
 @dataclass(frozen=True)
@@ -198,7 +200,8 @@ class FrameSource(ABC):
         """Yield ``(timestamp, frame)`` until the source ends or is closed."""
 
     def read(self, timeout: float = 5.0) -> TimedFrame | None:
-        """One frame, or ``None`` if none came within ``timeout`` seconds (the self-test's grab).
+        """One frame as a BGR array, or ``None`` if none came within ``timeout`` seconds (the
+        self-test's grab).
 
         Runs the iterator on a helper thread so a hung driver cannot hang the caller.
         """
@@ -207,8 +210,11 @@ class FrameSource(ABC):
 
         def grab() -> None:
             try:
-                for item in self.frames():
-                    box.append(item)
+                for t, frame in self.frames():
+                    # Decoded here, while the frame is still the camera's (a two-speed frame's
+                    # full picture is gone once the iterator closes): callers get a BGR array.
+                    full = getattr(frame, "full", None)
+                    box.append((t, full() if callable(full) else frame))
                     break
             except Exception as exc:
                 self._set_status(error=str(exc))

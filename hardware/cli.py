@@ -68,7 +68,12 @@ def describe(cfg: TableConfig) -> str:
         lines.append("  摄像头 / camera: none")
     else:
         what = cam.device if cam.source == "device" else (cam.path or cam.renderer or "marker board")
-        lines.append(f"  摄像头 / camera: {cam.source} {what} {cam.width}x{cam.height}@{cam.fps:g}")
+        if cam.backend == "picamera2":
+            size = f"{cam.width}x{cam.height}" if cam.size_given else "sensor full size"
+            lines.append(f"  摄像头 / camera: picamera2 camera {cam.camera_num} {size} + "
+                         f"{cam.lores[0]}x{cam.lores[1]} YUV@{cam.fps:g}")
+        else:
+            lines.append(f"  摄像头 / camera: {cam.source} {what} {cam.width}x{cam.height}@{cam.fps:g}")
     for w in cfg.warnings:
         lines.append(f"  警告 / warning: {w}")
     return "\n".join(lines)
@@ -86,13 +91,41 @@ def _load_table_toml(path: str, *, check_devices: bool) -> TableConfig:
 
 
 def cmd_config_check(args: argparse.Namespace) -> int:
+    from hardware.placement import config_report
+    from table_service.service_config import load_service_config
+
     try:
-        cfg = _load_table_toml(args.path, check_devices=not args.offline)
+        svc = load_service_config(args.path, check_devices=not args.offline)
+        # The camera's px/mm over the play zones, from its mounting (or the lens calibration).
+        lines, warnings = config_report(svc)
     except ValueError as exc:
         print(f"配置无效 / config invalid: {exc}", file=sys.stderr)
         return 1
-    print(describe(cfg))
+    print(describe(svc.hardware))
+    for line in lines:
+        print(f"  {line}")
+    for w in warnings:
+        print(f"  警告 / warning: {w}")
     return 0
+
+
+def _vision_files(svc: object) -> tuple[object, object]:
+    """``[vision]``'s table layout and lens calibration (None where not set), paths from the toml."""
+    from pathlib import Path
+
+    from vision.calibration import LensCalibration
+    from vision.geometry import TableLayout
+
+    vision = getattr(svc, "vision", None) or {}
+    base = getattr(svc, "path", None)
+
+    def where(value: str) -> Path:
+        p = Path(value)
+        return p if p.is_absolute() or base is None else Path(base).parent / p
+
+    layout = TableLayout.load(where(vision["layout"])) if vision.get("layout") else None
+    lens = LensCalibration.load(where(vision["calibration"])) if vision.get("calibration") else None
+    return layout, lens
 
 
 def cmd_selftest(args: argparse.Namespace) -> int:
@@ -102,7 +135,11 @@ def cmd_selftest(args: argparse.Namespace) -> int:
     try:
         # Missing devices (camera unplugged, no serial port) are what the self-test is for: they
         # show up as failures in its table instead of stopping it here.
-        cfg = _load_table_toml(args.config, check_devices=False)
+        from table_service.service_config import load_service_config
+
+        svc = load_service_config(args.config, check_devices=False)
+        cfg = svc.hardware
+        layout, lens = _vision_files(svc)
     except ValueError as exc:
         print(f"配置无效 / config invalid: {exc}", file=sys.stderr)
         return 1
@@ -120,6 +157,6 @@ def cmd_selftest(args: argparse.Namespace) -> int:
         test = SelfTest(table, steps=[s for s in STEPS if s not in args.skip], lamp_s=args.lamp_seconds,
                         countdown_from=args.countdown_from, displays_together=args.displays_together,
                         button_timeout_s=args.button_timeout,
-                        camera_timeout_s=args.camera_timeout)
+                        camera_timeout_s=args.camera_timeout, layout=layout, lens=lens)
         report = test.run()
     return 0 if report.ok else 1

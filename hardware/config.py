@@ -68,10 +68,13 @@ CAMERA_SOURCES: tuple[str, ...] = ("device", "file", "folder", "synthetic", "non
 #: How a ``device`` camera is read: OpenCV's capture (USB/V4L2) or libcamera's picamera2 (the Pi's
 #: camera modules, ``hardware.picamera2_camera``).
 CAMERA_BACKENDS: tuple[str, ...] = ("opencv", "picamera2")
-#: Horizontal field of view (degrees) and sensor width (px) of the lenses ``[camera] lens`` names:
-#: what ``config check`` turns a mount height into px/mm with (``hardware.placement``).
-LENSES: dict[str, tuple[float, int]] = {"cm3": (66.0, 4608), "cm3-wide": (102.0, 4608), "hq-6mm": (63.0, 4056),
-                                        "usb-4k": (70.0, 3840)}
+#: Horizontal field of view (degrees) and full frame (px) of the cameras ``[camera] lens`` names:
+#: what ``config check`` turns a mount height into px/mm with (``hardware.placement``). Camera
+#: Module 3 and its wide version (Raspberry Pi's datasheet: 66° and 102°), the HQ camera with the
+#: 6 mm C-mount lens, a typical 4K USB camera (about 70°: check the one bought, or give hfov_deg).
+LENSES: dict[str, tuple[float, tuple[int, int]]] = {
+    "cm3": (66.0, (4608, 2592)), "cm3-wide": (102.0, (4608, 2592)), "hq-6mm": (63.0, (4056, 3040)),
+    "usb-4k": (70.0, (3840, 2160))}
 #: URL schemes ``serial.serial_for_url`` understands (the port is then not a file to check).
 SERIAL_URL_SCHEMES: tuple[str, ...] = ("loop", "socket", "rfc2217", "spy", "alt", "hwgrep", "cp2110")
 #: BCM GPIO numbers on the 40-pin header.
@@ -501,7 +504,7 @@ def _parse_camera(c: _Checker, data: Mapping[str, Any], base: Path, check_device
         c.error(f"[camera].renderer = {renderer!r}: 格式应为 'module:callable' / must be 'module:callable'")
     exposure = c.typed(cam, "exposure", float, "[camera]")
     lores = (int(c.typed(cam, "lores_width", int, "[camera]", 640)), int(c.typed(cam, "lores_height", int, "[camera]", 360)))
-    if not (64 <= lores[0] <= width and 64 <= lores[1] <= height):
+    if backend == "picamera2" and not (64 <= lores[0] <= width and 64 <= lores[1] <= height):
         c.error(f"[camera] 小画面 {lores[0]}x{lores[1]} 应在 64 与主画面之间 / lores stream must be between 64 px "
                 f"and the main stream ({width}x{height})")
     mount = c.typed(cam, "mount_height_mm", float, "[camera]")

@@ -19,10 +19,12 @@ import time
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import Any, TextIO
 
 from hardware.camera import CORNER_MARKER_IDS, find_corner_markers
 from hardware.config import SEATS
+from hardware.placement import MIN_PX_PER_MM
+from hardware.placement import describe as describe_placement
 from hardware.sim import SimButton
 from hardware.table import TableDevices
 
@@ -127,8 +129,12 @@ class SelfTest:
     def __init__(self, table: TableDevices, *, steps: Iterable[str] = STEPS, lamp_s: float = 0.5,
                  countdown_from: int = 3, displays_together: bool = False, button_timeout_s: float = 15.0,
                  camera_timeout_s: float = 10.0, prompt: Prompt | None = None, auto_press: bool = True,
-                 out: TextIO | None | object = _STDOUT) -> None:
+                 out: TextIO | None | object = _STDOUT, layout: Any = None, lens: Any = None) -> None:
         self.table = table
+        #: The table layout and lens calibration of ``[vision]`` (the px/mm over the zones is
+        #: measured for them; None: the standard 900 mm table, no lens correction).
+        self.layout = layout
+        self.lens = lens
         self.steps = tuple(steps)
         unknown = set(self.steps) - set(STEPS)
         if unknown:
@@ -347,7 +353,37 @@ class SelfTest:
             return [CheckResult("camera", item, False,
                                 f"{size}; 缺少角标记 / missing corner markers {', '.join(map(str, missing))} "
                                 f"(found {sorted(found) or 'none'})")]
-        return [CheckResult("camera", item, True, f"{size}; 四角标记 0–3 均找到 / all four corner markers found")]
+        detail = f"{size}; 四角标记 0–3 均找到 / all four corner markers found"
+        info = getattr(source, "info", None)  # a picamera2 camera says what it is
+        if info:
+            modes = ", ".join(f"{m['size'][0]}x{m['size'][1]}@{m['fps']:g}" for m in info.get("modes", ())
+                              if m.get("size") and m.get("fps"))
+            self.say(f"  型号 / model {info.get('model')}; 模式 / modes {modes or '?'}; 小画面 / lores "
+                     f"{info['lores'][0]}x{info['lores'][1]}")
+            detail = f"{info.get('model')} {detail}"
+        try:
+            placement, warnings = self._placement(frame)
+        except ValueError as exc:
+            warnings, placement = [f"无法测量像素密度 / px/mm not measured: {exc}"], None
+        if placement is not None:
+            detail += f"; {placement.worst:.2f} px/mm"
+            self.say(f"  {describe_placement(placement)}")
+        for w in warnings:
+            self.say(f"  警告 / warning: {w}")
+        if placement is not None and placement.worst < MIN_PX_PER_MM:
+            detail += f" < {MIN_PX_PER_MM}: 读牌不可靠 / too few to read reliably"
+        return [CheckResult("camera", item, True, detail)]
+
+    def _placement(self, frame: Any) -> tuple[Any, list[str]]:
+        """px/mm over the play zones, measured from the corner markers of ``frame``."""
+        from hardware.placement import from_calibration, judge
+        from vision.calibration import calibrate_table
+        from vision.geometry import default_layout
+
+        layout = self.layout or default_layout()
+        img = self.lens.undistort(frame) if self.lens is not None else frame
+        placement = from_calibration(calibrate_table(img, layout), layout)
+        return placement, [w for w in judge(placement, layout) if "px/mm" in w]
 
 
 def run_selftest(table: TableDevices, **options: object) -> SelfTestReport:
