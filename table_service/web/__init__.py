@@ -52,7 +52,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, config_file: str
         limiter=LoginLimiter(int(app.config["LOGIN_MAX_FAILURES"]), float(app.config["LOGIN_WINDOW_S"]))
     )
 
-    from . import api, assignment, auth, broadcast, enroll, panel
+    from . import api, assignment, auth, broadcast, camera, enroll, panel
     from .i18n import current_lang, strings_for_js, tr
 
     app.before_request(check_csrf)
@@ -63,6 +63,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, config_file: str
     app.register_blueprint(broadcast.bp)
     app.register_blueprint(assignment.bp)
     app.register_blueprint(enroll.bp)
+    app.register_blueprint(camera.bp)
 
     @app.context_processor
     def _template_globals() -> dict[str, Any]:
