@@ -4,7 +4,7 @@ What is measured is what a table runs per camera (issue #21 §3, #18 item 9):
 
 * **capture**: each 15 fps frame arrives as the camera's MJPEG bytes and is decoded
   (``cv2.imdecode``, as ``cv2.VideoCapture`` does for an MJPG device) on the grabber thread of
-  :class:`table_service.camera_pipeline.CameraPipeline`;
+  :class:`table_service.table.camera_pipeline.CameraPipeline`;
 * **settle and reads**: the project's watcher (``make_watcher``, the service's settings) on the
   newest frame, stale frames dropped (``drop_stale``).
 
@@ -36,7 +36,7 @@ import cv2
 import numpy as np
 
 from hardware.camera import MjpegFrame, SyntheticSource
-from table_service.camera_pipeline import CameraPipeline, make_watcher
+from table_service.table.camera_pipeline import CameraPipeline, make_watcher
 from vision.geometry import default_layout
 from vision.synth import CameraView, TableRenderer, TableScene
 
@@ -128,10 +128,10 @@ def run_picamera2(seconds: float, size: tuple[int, int], busy: bool, fps: float 
                   lores: tuple[int, int] = (640, 360)) -> dict[str, float]:
     """The same table through the Pi camera module's path (issue #27): the fake Picamera2 (the
     library's interface; the ISP's scaling is done once per scene, as the Pi's CPU never does it)
-    paced at ``fps``, ``hardware.picamera2_camera.Picamera2Source`` with its small YUV stream for
+    paced at ``fps``, ``hardware.backends.picamera2_camera.Picamera2Source`` with its small YUV stream for
     settling and a full-resolution copy only for a settled zone's read, the same pipeline."""
-    from hardware.fake_picamera2 import fake_camera_class
-    from hardware.picamera2_camera import Picamera2Source
+    from hardware.backends.fake_picamera2 import fake_camera_class
+    from hardware.backends.picamera2_camera import Picamera2Source
 
     layout = default_layout()
     px_per_mm = min(size[0] / 1100.0, size[1] / 1000.0)

@@ -131,7 +131,7 @@ class MjpegFrame:
 
 def full_frame(frame: Any) -> np.ndarray:
     """A frame as a BGR array, whether it came decoded, as an :class:`MjpegFrame` or as a
-    two-speed frame (``hardware.picamera2_camera.TwoSpeedFrame``)."""
+    two-speed frame (``hardware.backends.picamera2_camera.TwoSpeedFrame``)."""
     full = getattr(frame, "full", None)
     return full() if callable(full) else frame
 
@@ -610,7 +610,7 @@ def open_source(camera: Any, *, on_status: StatusCallback | None = None) -> Fram
     if src == "none":
         return None
     if src == "device" and getattr(camera, "backend", "opencv") == "picamera2":
-        from hardware.picamera2_camera import Picamera2Source
+        from hardware.backends.picamera2_camera import Picamera2Source
 
         return Picamera2Source(camera.camera_num, size=(camera.width, camera.height) if camera.size_given else None,
                                lores=camera.lores, fps=camera.fps, reconnect_s=camera.reconnect_s,

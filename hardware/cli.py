@@ -81,18 +81,18 @@ def describe(cfg: TableConfig) -> str:
 
 def _load_table_toml(path: str, *, check_devices: bool) -> TableConfig:
     """The whole ``table.toml`` checked by the one schema ``guandan-table run`` uses too: the
-    hardware part here, ``[service] [web] [mqtt] [vision]`` by :mod:`table_service.service_config`.
+    hardware part here, ``[service] [web] [mqtt] [vision]`` by :mod:`table_service.table.config`.
 
     :raises ValueError: every problem, each naming its section and key.
     """
-    from table_service.service_config import load_service_config
+    from table_service.table.config import load_service_config
 
     return load_service_config(path, check_devices=check_devices).hardware
 
 
 def cmd_config_check(args: argparse.Namespace) -> int:
     from hardware.placement import config_report
-    from table_service.service_config import load_service_config
+    from table_service.table.config import load_service_config
 
     try:
         svc = load_service_config(args.path, check_devices=not args.offline)
@@ -135,7 +135,7 @@ def cmd_selftest(args: argparse.Namespace) -> int:
     try:
         # Missing devices (camera unplugged, no serial port) are what the self-test is for: they
         # show up as failures in its table instead of stopping it here.
-        from table_service.service_config import load_service_config
+        from table_service.table.config import load_service_config
 
         svc = load_service_config(args.config, check_devices=False)
         cfg = svc.hardware
@@ -145,7 +145,7 @@ def cmd_selftest(args: argparse.Namespace) -> int:
         return 1
     pin_factory = None
     if args.mock_gpio:
-        from hardware.gpio import resolve_pin_factory
+        from hardware.backends.gpio import resolve_pin_factory
 
         pin_factory = resolve_pin_factory("mock")
     try:

@@ -66,7 +66,7 @@ SCREEN_KINDS: frozenset[str] = frozenset(DEVICE_KINDS) - {"status_led"}
 
 CAMERA_SOURCES: tuple[str, ...] = ("device", "file", "folder", "synthetic", "none")
 #: How a ``device`` camera is read: OpenCV's capture (USB/V4L2) or libcamera's picamera2 (the Pi's
-#: camera modules, ``hardware.picamera2_camera``).
+#: camera modules, ``hardware.backends.picamera2_camera``).
 CAMERA_BACKENDS: tuple[str, ...] = ("opencv", "picamera2")
 #: Horizontal field of view (degrees) and full frame (px) of the cameras ``[camera] lens`` names:
 #: what ``config check`` turns a mount height into px/mm with (``hardware.placement``). Camera

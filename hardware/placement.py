@@ -126,7 +126,7 @@ def describe(placement: Placement) -> str:
 
 def config_report(config: Any) -> tuple[list[str], list[str]]:
     """``config check``'s lines and warnings about the camera's placement, for a service config
-    (``table_service.service_config.ServiceConfig``: ``[camera]`` and ``[vision]``)."""
+    (``table_service.table.config.ServiceConfig``: ``[camera]`` and ``[vision]``)."""
     from hardware.config import LENSES
     from vision.calibration import LensCalibration
     from vision.geometry import TableLayout, default_layout

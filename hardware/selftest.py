@@ -21,11 +21,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from hardware.backends.sim import SimButton
 from hardware.camera import CORNER_MARKER_IDS, find_corner_markers
 from hardware.config import SEATS
 from hardware.placement import MIN_PX_PER_MM
 from hardware.placement import describe as describe_placement
-from hardware.sim import SimButton
 from hardware.table import TableDevices
 
 STEPS: tuple[str, ...] = ("lamps", "displays", "buzzer", "buttons", "camera")

@@ -372,7 +372,7 @@ class TableWatcher:
                                   self._cut(_full(self._frames[-1][1]), seat, self.read_ppm), [])
             self.last_readings[seat] = obs
             return obs
-        # A two-speed camera (``hardware.picamera2_camera``) keeps only the newest readout's full
+        # A two-speed camera (``hardware.backends.picamera2_camera``) keeps only the newest readout's full
         # frame: the settle instant's, read alone; an MJPEG or decoded frame keeps its full frame.
         frames = [f for (ft, f) in self._frames if ft >= still_since and getattr(f, "has_full", True)]
         frames = frames or [self._frames[-1][1]]

@@ -3,7 +3,7 @@
 ``picamera2`` cannot be imported here (it needs libcamera, which only Raspberry Pi OS has), so
 its source is read with ``ast``: every method and property the fake offers must exist in the real
 ``Picamera2`` / ``CompletedRequest`` with the same kind, the same parameters in the same order and
-the same literal defaults; every call the backend (``hardware/picamera2_camera.py``) makes on the
+the same literal defaults; every call the backend (``hardware/backends/picamera2_camera.py``) makes on the
 camera or a request must fit the real signature; the stream formats and sensor keys it configures
 must be ones the library accepts. A picamera2 release that renames or drops something the table
 uses fails here, not at a venue.
@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-FAKE = ROOT / "hardware" / "fake_picamera2.py"
-BACKEND = ROOT / "hardware" / "picamera2_camera.py"
+FAKE = ROOT / "hardware" / "backends" / "fake_picamera2.py"
+BACKEND = ROOT / "hardware" / "backends" / "picamera2_camera.py"
 #: The fake's own test hooks (not part of picamera2's interface).
 HOOKS = {"reset_controls", "held"}
 
@@ -203,7 +203,7 @@ def test_fake_video_configuration_defaults_match(real):
             initial[node.args[1].id] = {k.value: ast.unparse(v) for k, v in zip(d.keys, d.values, strict=True)}
     assert initial["main"]["format"] == "'XBGR8888'" and initial["main"]["size"] == "(1280, 720)", initial
     assert initial["lores"]["size"] == "main['size']", initial
-    from hardware.fake_picamera2 import Picamera2
+    from hardware.backends.fake_picamera2 import Picamera2
 
     cam = Picamera2()
     cfg = cam.create_video_configuration(lores={})

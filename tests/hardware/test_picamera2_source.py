@@ -9,10 +9,10 @@ import cv2
 import numpy as np
 import pytest
 
+from hardware.backends.fake_picamera2 import fake_camera_class
+from hardware.backends.picamera2_camera import MAX_HELD, FrameGone, Picamera2Source, TwoSpeedFrame, drift
 from hardware.camera import open_source
 from hardware.config import load_config
-from hardware.fake_picamera2 import fake_camera_class
-from hardware.picamera2_camera import MAX_HELD, FrameGone, Picamera2Source, TwoSpeedFrame, drift
 
 BASE = 'table_id = "C"\n[seats]\nE = "a"\nS = "b"\nW = "c"\nN = "d"\n'
 

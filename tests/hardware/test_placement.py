@@ -8,10 +8,10 @@ import io
 import numpy as np
 import pytest
 
+from hardware.backends.fake_picamera2 import fake_camera_class
+from hardware.backends.picamera2_camera import Picamera2Source
 from hardware.cli import cmd_config_check
 from hardware.config import LENSES
-from hardware.fake_picamera2 import fake_camera_class
-from hardware.picamera2_camera import Picamera2Source
 from hardware.placement import MIN_PX_PER_MM, from_calibration, from_mount, judge
 from hardware.selftest import SelfTest
 from vision.calibration import LensCalibration, calibrate_table

@@ -5,7 +5,7 @@ a change afterwards raised as a flag, the panel's recalibrate unlocking and lock
 
 Real parts: the project's renderer (``vision.synth``) with real card artwork, the real watcher and
 reader, the service's ``CameraPipeline`` reading latest-first as on a live camera, the real
-``Picamera2Source``. Only libcamera is faked (``hardware.fake_picamera2``: the library's interface,
+``Picamera2Source``. Only libcamera is faked (``hardware.backends.fake_picamera2``: the library's interface,
 checked against its source by ``tests/hardware/test_picamera2_contract.py``), paced at 15 fps.
 """
 
@@ -19,10 +19,10 @@ from typing import Any
 import cv2
 import pytest
 
-import hardware.fake_picamera2 as fake
-from hardware.picamera2_camera import Picamera2Source
-from table_service.camera_pipeline import CameraPipeline, ControlsChangedSighting, make_watcher
-from table_service.service import sighting_event
+import hardware.backends.fake_picamera2 as fake
+from hardware.backends.picamera2_camera import Picamera2Source
+from table_service.table.camera_pipeline import CameraPipeline, ControlsChangedSighting, make_watcher
+from table_service.table.service import sighting_event
 from vision.geometry import default_layout
 from vision.synth import CameraView, Hand, TableRenderer, TableScene
 
