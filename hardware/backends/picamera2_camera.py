@@ -325,9 +325,7 @@ class Picamera2Source(FrameSource):
                 sensor_ns = md.get("SensorTimestamp")
                 if isinstance(sensor_ns, int) and 0.0 <= ts - sensor_ns / 1e9 < 1.0:
                     ts = sensor_ns / 1e9  # the sensor's own stamp, when it is on the monotonic clock
-                lores = np.array(request.make_array("lores"), copy=True)
-                if lores.shape[1] != self.lores[0]:  # rows padded to the ISP's stride
-                    lores = np.ascontiguousarray(lores[:, : self.lores[0]])
+                lores = packed_i420(request.make_array("lores"), *self.lores)
                 frame = TwoSpeedFrame(lores, tuple(self.info.get("size", self.size or (0, 0))), request,
                                       late=self.still)
                 self._held.append(frame)
@@ -341,6 +339,21 @@ class Picamera2Source(FrameSource):
                 self._held = deque(f for f in self._held if f.has_full)
         finally:
             self._close_cam()
+
+
+def packed_i420(buf: np.ndarray, width: int, height: int) -> np.ndarray:
+    """A YUV420 stream's array as picamera2 hands it (``(h*3/2, stride)``, rows padded to the ISP's
+    stride) as a packed I420 picture ``(h*3/2, width)`` that OpenCV converts: the Y rows are cut to
+    the width, and each chroma plane (``h/2`` rows of ``stride/2``) is cut to ``width/2``."""
+    stride = buf.shape[1]
+    if stride == width:
+        return np.array(buf, copy=True)
+    flat = np.ascontiguousarray(buf).reshape(-1)
+    y = flat[: height * stride].reshape(height, stride)[:, :width]
+    half = (height // 2) * (stride // 2)
+    u = flat[height * stride: height * stride + half].reshape(height // 2, stride // 2)[:, : width // 2]
+    v = flat[height * stride + half: height * stride + 2 * half].reshape(height // 2, stride // 2)[:, : width // 2]
+    return np.concatenate([y.ravel(), u.ravel(), v.ravel()]).reshape(height * 3 // 2, width)
 
 
 def drift(locked: dict[str, Any], md: dict[str, Any]) -> list[str]:

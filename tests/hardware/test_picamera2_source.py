@@ -10,7 +10,14 @@ import numpy as np
 import pytest
 
 from hardware.backends.fake_picamera2 import fake_camera_class
-from hardware.backends.picamera2_camera import MAX_HELD, FrameGone, Picamera2Source, TwoSpeedFrame, drift
+from hardware.backends.picamera2_camera import (
+    MAX_HELD,
+    FrameGone,
+    Picamera2Source,
+    TwoSpeedFrame,
+    drift,
+    packed_i420,
+)
 from hardware.camera import open_source
 from hardware.config import load_config
 
@@ -158,3 +165,19 @@ def test_config_picks_picamera2_and_says_how_to_install_it_off_a_pi(write_toml):
 def test_bad_camera_settings_are_named(write_toml, camera, message):
     with pytest.raises(ValueError, match=message):
         load_config(write_toml(BASE + "[camera]\n" + camera + "\n"), check_devices=False)
+
+
+def test_rows_padded_to_the_isp_stride_are_unpadded_plane_by_plane():
+    w, h, stride = 600, 340, 640  # a lores width the ISP pads to 64-byte rows
+    img = np.random.default_rng(1).integers(0, 255, (h, w, 3), np.uint8)
+    i420 = cv2.cvtColor(img, cv2.COLOR_BGR2YUV_I420)  # (h*3/2, w), packed
+    y, u, v = i420[:h], i420[h:].reshape(-1)[: h // 2 * w // 2], i420[h:].reshape(-1)[h // 2 * w // 2:]
+    pad = np.full((h * 3 // 2, stride), 7, np.uint8)
+    pad[:h, :w] = y
+    chroma = pad[h:].reshape(-1)
+    for k, plane in enumerate((u.reshape(h // 2, w // 2), v.reshape(h // 2, w // 2))):
+        rows = chroma[k * (h // 2) * (stride // 2):(k + 1) * (h // 2) * (stride // 2)].reshape(h // 2, stride // 2)
+        rows[:, : w // 2] = plane
+    pad[h:] = chroma.reshape(h // 2, stride)
+    assert np.array_equal(packed_i420(pad, w, h), i420)
+    assert np.array_equal(packed_i420(i420, w, h), i420)
