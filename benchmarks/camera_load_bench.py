@@ -124,6 +124,64 @@ def run(seconds: float, size: tuple[int, int], busy: bool, fps: float = 15.0, ra
             "plays_read": len(plays), "px_per_mm": px_per_mm}
 
 
+def run_picamera2(seconds: float, size: tuple[int, int], busy: bool, fps: float = 15.0, scene_s: float = 2.0,
+                  lores: tuple[int, int] = (640, 360)) -> dict[str, float]:
+    """The same table through the Pi camera module's path (issue #27): the fake Picamera2 (the
+    library's interface; the ISP's scaling is done once per scene, as the Pi's CPU never does it)
+    paced at ``fps``, ``hardware.backends.picamera2_camera.Picamera2Source`` with its small YUV stream for
+    settling and a full-resolution copy only for a settled zone's read, the same pipeline."""
+    from hardware.backends.fake_picamera2 import fake_camera_class
+    from hardware.backends.picamera2_camera import Picamera2Source
+
+    layout = default_layout()
+    px_per_mm = min(size[0] / 1100.0, size[1] / 1000.0)
+    r = TableRenderer(layout, "anglo", CameraView(size=size, px_per_mm=px_per_mm, tilt_px=10), seed=3)
+    frames = [r.render(TableScene(sc), seed=k) for k, sc in enumerate(SCENES)]
+    per_scene = int(scene_s * fps)
+    cls = fake_camera_class(lambda i: frames[(i // per_scene) % len(frames)], realtime=True)
+    source = Picamera2Source(0, size=size, lores=lores, fps=fps, picamera2_class=cls)
+    return _measure(source, seconds, busy, fps, px_per_mm)
+
+
+def _measure(source: Any, seconds: float, busy: bool, fps: float, px_per_mm: float) -> dict[str, float]:
+    """Run ``source`` through the service's pipeline for ``seconds``; what it cost."""
+    pipe = CameraPipeline(source, make_watcher({}))
+    reads: list[float] = []
+    plays: list[tuple[str, list[str]]] = []
+    orig_track = pipe._track_busy
+
+    def track(taken: int, read: set[str]) -> None:
+        reads.append(time.monotonic())
+        orig_track(taken, read)
+
+    pipe._track_busy = track  # type: ignore[method-assign]
+    stop = mp.Event()
+    hog = mp.Process(target=_busy, args=(stop,), daemon=True) if busy else None
+    if hog is not None:
+        hog.start()
+    lags: list[float] = []
+    cpu0, wall0 = os.times(), time.monotonic()
+    pipe.start(lambda seat, cards, *a, **k: plays.append((seat, cards)))
+    try:
+        while time.monotonic() - wall0 < seconds:
+            time.sleep(0.25)
+            lags.append(pipe.health()["lag_s"])
+    finally:
+        cpu1, wall1 = os.times(), time.monotonic()
+        pipe.stop()
+        stop.set()
+        if hog is not None:
+            hog.join(2)
+    wall = wall1 - wall0
+    cpu = (cpu1.user - cpu0.user) + (cpu1.system - cpu0.system)
+    gaps = np.diff(reads) if len(reads) > 1 else np.array([float("nan")])
+    return {"frames_read_per_s": len(reads) / wall, "dropped_per_s": pipe.dropped / wall,
+            "longest_stall_s": float(gaps.max()), "max_lag_s": max(lags) if lags else float("nan"),
+            "cpu_share_of_one_core": cpu / wall, "cpu_ms_per_frame_read": 1000.0 * cpu / max(len(reads), 1),
+            "cpu_share_at_15fps": cpu / max(len(reads), 1) * fps,
+            "plays_read": len(plays), "px_per_mm": px_per_mm}
+
+
 def warp_bench(size: tuple[int, int] = (3840, 2160), repeats: int = 20) -> dict[str, float]:
     """ms per frame to cut the four zones (settle at 1 px/mm from the 1280-wide grey stream, and one
     zone at 3 px/mm for a read) from a raw frame with a lens: before (undistort the whole frame,
@@ -178,7 +236,23 @@ def main() -> int:
     ap.add_argument("--decode-all", action="store_true",
                     help="decode every frame whole (as before: the default for streams under 2560 px)")
     ap.add_argument("--warp", action="store_true", help="only the zone-cut cost with a lens, before/after, at 4K")
+    ap.add_argument("--compare-picamera2", action="store_true",
+                    help="before/after of issue #27 in one run: the 4K USB camera (3840x2160 undecoded MJPEG) "
+                         "and Camera Module 3 through picamera2 (4608x2592 + a 640x360 YUV stream)")
     args = ap.parse_args()
+    if args.compare_picamera2:
+        cv2.setNumThreads(1)
+        print(f"# camera_load_bench --compare-picamera2, 15 fps, a change every {args.scene_s:g} s, "
+              f"{args.seconds:.0f} s per run, {platform.node()} ({os.cpu_count()} cores), python {platform.python_version()}")
+        for busy in ([True] if args.busy else [False, True]):
+            for name, fn in (("before: 4K USB, undecoded MJPEG 3840x2160",
+                              lambda b: run(args.seconds, (3840, 2160), b, raw=True, scene_s=args.scene_s)),
+                             ("after: picamera2 4608x2592 + 640x360 YUV",
+                              lambda b: run_picamera2(args.seconds, (4608, 2592), b, scene_s=args.scene_s))):
+                res = fn(busy)
+                print(f"{name}, other core {'busy' if busy else 'idle'}: " + ", ".join(
+                    f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}" for k, v in res.items()), flush=True)
+        return 0
     if args.warp:
         cv2.setNumThreads(1)
         res = warp_bench()

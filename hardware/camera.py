@@ -130,8 +130,10 @@ class MjpegFrame:
 
 
 def full_frame(frame: Any) -> np.ndarray:
-    """A frame as a BGR array, whether it came decoded or as an :class:`MjpegFrame`."""
-    return frame.full() if isinstance(frame, MjpegFrame) else frame
+    """A frame as a BGR array, whether it came decoded, as an :class:`MjpegFrame` or as a
+    two-speed frame (``hardware.backends.picamera2_camera.TwoSpeedFrame``)."""
+    full = getattr(frame, "full", None)
+    return full() if callable(full) else frame
 
 
 @dataclass(frozen=True)
@@ -198,7 +200,8 @@ class FrameSource(ABC):
         """Yield ``(timestamp, frame)`` until the source ends or is closed."""
 
     def read(self, timeout: float = 5.0) -> TimedFrame | None:
-        """One frame, or ``None`` if none came within ``timeout`` seconds (the self-test's grab).
+        """One frame as a BGR array, or ``None`` if none came within ``timeout`` seconds (the
+        self-test's grab).
 
         Runs the iterator on a helper thread so a hung driver cannot hang the caller.
         """
@@ -207,8 +210,11 @@ class FrameSource(ABC):
 
         def grab() -> None:
             try:
-                for item in self.frames():
-                    box.append(item)
+                for t, frame in self.frames():
+                    # Decoded here, while the frame is still the camera's (a two-speed frame's
+                    # full picture is gone once the iterator closes): callers get a BGR array.
+                    full = getattr(frame, "full", None)
+                    box.append((t, full() if callable(full) else frame))
                     break
             except Exception as exc:
                 self._set_status(error=str(exc))
@@ -585,7 +591,7 @@ def find_corner_markers(frame: np.ndarray,
 # From table.toml
 
 
-def _load_renderer(spec: str, width: int, height: int) -> RenderFn:
+def load_renderer(spec: str, width: int, height: int) -> RenderFn:
     """``"module:factory"`` → ``factory(width, height)`` → ``render(index, t)``."""
     mod_name, _, attr = spec.partition(":")
     try:
@@ -593,27 +599,3 @@ def _load_renderer(spec: str, width: int, height: int) -> RenderFn:
     except (ImportError, AttributeError) as exc:
         raise CameraError(f"找不到合成渲染器 / cannot load renderer {spec!r}: {exc}") from exc
     return factory(width, height)
-
-
-def open_source(camera: Any, *, on_status: StatusCallback | None = None) -> FrameSource | None:
-    """Build the frame source ``[camera]`` of ``table.toml`` describes (``None`` for ``none``)."""
-    src = camera.source
-    if src == "none":
-        return None
-    if src == "device":
-        return CaptureDeviceSource(camera.device, width=camera.width, height=camera.height, fps=camera.fps,
-                                   exposure=camera.exposure, fourcc=camera.fourcc, reconnect_s=camera.reconnect_s,
-                                   on_status=on_status)
-    if src == "file":
-        return VideoFileSource(camera.path, loop=camera.loop, realtime=camera.realtime, on_status=on_status)
-    if src == "folder":
-        return ImageFolderSource(camera.path, fps=camera.fps, loop=camera.loop, realtime=camera.realtime,
-                                 on_status=on_status)
-    if src == "synthetic":
-        if camera.renderer:
-            render = _load_renderer(camera.renderer, camera.width, camera.height)
-        else:
-            board = marker_board(camera.width, camera.height)
-            render = lambda _i, _t: board  # noqa: E731 - a still table
-        return SyntheticSource(render, fps=camera.fps, realtime=camera.realtime, on_status=on_status)
-    raise CameraError(f"unknown camera source {src!r}")

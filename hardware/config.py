@@ -64,6 +64,16 @@ BACKENDS: tuple[str, ...] = ("screen", "gpio", "sim", "none")
 SCREEN_KINDS: frozenset[str] = frozenset(DEVICE_KINDS) - {"status_led"}
 
 CAMERA_SOURCES: tuple[str, ...] = ("device", "file", "folder", "synthetic", "none")
+#: How a ``device`` camera is read: OpenCV's capture (USB/V4L2) or libcamera's picamera2 (the Pi's
+#: camera modules, ``hardware.backends.picamera2_camera``).
+CAMERA_BACKENDS: tuple[str, ...] = ("opencv", "picamera2")
+#: Horizontal field of view (degrees) and full frame (px) of the cameras ``[camera] lens`` names:
+#: what ``config check`` turns a mount height into px/mm with (``hardware.placement``). Camera
+#: Module 3 and its wide version (Raspberry Pi's datasheet: 66° and 102°), the HQ camera with the
+#: 6 mm C-mount lens, a typical 4K USB camera (about 70°: check the one bought, or give hfov_deg).
+LENSES: dict[str, tuple[float, tuple[int, int]]] = {
+    "cm3": (66.0, (4608, 2592)), "cm3-wide": (102.0, (4608, 2592)), "hq-6mm": (63.0, (4056, 3040)),
+    "usb-4k": (70.0, (3840, 2160))}
 #: URL schemes ``serial.serial_for_url`` understands (the port is then not a file to check).
 SERIAL_URL_SCHEMES: tuple[str, ...] = ("loop", "socket", "rfc2217", "spy", "alt", "hwgrep", "cp2110")
 #: BCM GPIO numbers on the 40-pin header.
@@ -132,6 +142,18 @@ class CameraConfig:
     #: ``"module:callable"`` producing frames for the synthetic source; ``None``: the built-in
     #: marker board (four corner ArUco markers), which is what the self-test looks for.
     renderer: str | None = None
+    #: ``opencv`` (``cv2.VideoCapture``) or ``picamera2`` (libcamera: Camera Module 3, HQ camera).
+    backend: str = "opencv"
+    #: picamera2: which camera, and the small stream's size (motion and settling run on it).
+    camera_num: int = 0
+    lores: tuple[int, int] = (640, 360)
+    #: picamera2: whether ``width``/``height`` were given (else the sensor's largest mode).
+    size_given: bool = True
+    #: Lens centre above the table top (mm) and the lens (``LENSES`` name or ``hfov_deg``): the
+    #: px/mm ``config check`` reports before any calibration.
+    mount_height_mm: float | None = None
+    lens: str | None = None
+    hfov_deg: float | None = None
 
 
 @dataclass(frozen=True)
@@ -427,10 +449,18 @@ def _parse_camera(c: _Checker, data: Mapping[str, Any], base: Path, check_device
     c.keys(
         cam,
         ("source", "device", "path", "width", "height", "fps", "exposure", "fourcc", "reconnect_s", "loop",
-         "realtime", "renderer"),
+         "realtime", "renderer", "backend", "camera_num", "lores_width", "lores_height", "mount_height_mm", "lens",
+         "hfov_deg"),
         "[camera]",
     )
-    source = c.typed(cam, "source", str, "[camera]", "none")
+    backend = c.typed(cam, "backend", str, "[camera]", "opencv")
+    if backend not in CAMERA_BACKENDS:
+        c.error(f"[camera].backend = {backend!r}: 未知 / unknown{_did_you_mean(backend, CAMERA_BACKENDS)}；"
+                f"可用 / allowed: {', '.join(CAMERA_BACKENDS)}")
+        backend = "opencv"
+    source = c.typed(cam, "source", str, "[camera]", "device" if backend == "picamera2" else "none")
+    if backend == "picamera2" and source != "device":
+        c.error(f"[camera].backend = 'picamera2' 只用于 source = 'device' / is for source = 'device' (not {source!r})")
     if source not in CAMERA_SOURCES:
         c.error(f"[camera].source = {source!r}: 未知 / unknown{_did_you_mean(source, CAMERA_SOURCES)}；"
                 f"可用 / allowed: {', '.join(CAMERA_SOURCES)}")
@@ -448,7 +478,9 @@ def _parse_camera(c: _Checker, data: Mapping[str, Any], base: Path, check_device
     device = c.typed(cam, "device", (str, int), "[camera]")
     raw_path = c.typed(cam, "path", str, "[camera]")
     path = (base / raw_path) if raw_path else None
-    if source == "device":
+    if source == "device" and backend == "picamera2":
+        pass  # libcamera numbers its cameras (camera_num); there is no /dev/video path to check
+    elif source == "device":
         if device is None:
             c.error("[camera].source = 'device' 需要 device（如 '/dev/video0' 或 0）/ needs device, "
                     "e.g. '/dev/video0' or 0")
@@ -470,7 +502,28 @@ def _parse_camera(c: _Checker, data: Mapping[str, Any], base: Path, check_device
     if renderer is not None and ":" not in renderer:
         c.error(f"[camera].renderer = {renderer!r}: 格式应为 'module:callable' / must be 'module:callable'")
     exposure = c.typed(cam, "exposure", float, "[camera]")
+    lores = (int(c.typed(cam, "lores_width", int, "[camera]", 640)), int(c.typed(cam, "lores_height", int, "[camera]", 360)))
+    if backend == "picamera2" and not (64 <= lores[0] <= width and 64 <= lores[1] <= height):
+        c.error(f"[camera] 小画面 {lores[0]}x{lores[1]} 应在 64 与主画面之间 / lores stream must be between 64 px "
+                f"and the main stream ({width}x{height})")
+    mount = c.typed(cam, "mount_height_mm", float, "[camera]")
+    if mount is not None and not 200 <= float(mount) <= 5000:
+        c.error(f"[camera].mount_height_mm = {mount}: 应在 200–5000 / must be in 200–5000 (lens above the table top)")
+    lens = c.typed(cam, "lens", str, "[camera]")
+    if lens is not None and lens not in LENSES:
+        c.error(f"[camera].lens = {lens!r}: 未知 / unknown{_did_you_mean(lens, tuple(LENSES))}；"
+                f"可用 / allowed: {', '.join(LENSES)} (或 hfov_deg / or give hfov_deg)")
+    hfov = c.typed(cam, "hfov_deg", float, "[camera]")
+    if hfov is not None and not 10 <= float(hfov) <= 170:
+        c.error(f"[camera].hfov_deg = {hfov}: 应在 10–170 / must be in 10–170")
     return CameraConfig(
+        backend=backend,
+        camera_num=int(c.typed(cam, "camera_num", int, "[camera]", 0)),
+        lores=lores,
+        size_given="width" in cam or "height" in cam,
+        mount_height_mm=None if mount is None else float(mount),
+        lens=lens,
+        hfov_deg=None if hfov is None else float(hfov),
         source=source,
         device=device,
         path=path,

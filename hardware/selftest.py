@@ -28,6 +28,20 @@ from hardware.table import TableDevices
 
 STEPS: tuple[str, ...] = ("lamps", "displays", "buzzer", "buttons", "camera")
 
+
+@dataclass(frozen=True)
+class PlacementReading:
+    """What the camera step says of the camera's placement (measured by the layer above)."""
+
+    worst: float  # px/mm on the worst play zone
+    description: str
+    warnings: list[str] = field(default_factory=list)
+    #: Appended to the camera step's detail, e.g. "< 2.5: too few to read reliably" (None: fine).
+    verdict: str | None = None
+
+
+PlacementMeter = Callable[[Any], PlacementReading]
+
 KIND_NAMES = {
     "report_lamp": "报牌灯 / report lamp",
     "turn_lamp": "出牌灯 / turn lamp",
@@ -130,9 +144,13 @@ class SelfTest:
                  countdown_from: int = 3, displays_together: bool = False, button_timeout_s: float = 15.0,
                  camera_timeout_s: float = 10.0, prompt: Prompt | None = None, auto_press: bool = True,
                  out: TextIO | None | object = _STDOUT,
-                 marker_detector: Callable[[Any], Mapping[int, Any]] | None = None) -> None:
+                 marker_detector: Callable[[Any], Mapping[int, Any]] | None = None,
+                 measure_placement: PlacementMeter | None = None) -> None:
         self.table = table
         self.marker_detector = marker_detector
+        #: px/mm over the play zones from a frame's corner markers, passed in by the table
+        #: service (it knows the table's layout and lens; hardware does not); None: not measured.
+        self.measure_placement = measure_placement
         self.steps = tuple(steps)
         unknown = set(self.steps) - set(STEPS)
         if unknown:
@@ -351,7 +369,25 @@ class SelfTest:
             return [CheckResult("camera", item, False,
                                 f"{size}; 缺少角标记 / missing corner markers {', '.join(map(str, missing))} "
                                 f"(found {sorted(found) or 'none'})")]
-        return [CheckResult("camera", item, True, f"{size}; 四角标记 0–3 均找到 / all four corner markers found")]
+        detail = f"{size}; 四角标记 0–3 均找到 / all four corner markers found"
+        info = getattr(source, "info", None)  # a picamera2 camera says what it is
+        if info:
+            modes = ", ".join(f"{m['size'][0]}x{m['size'][1]}@{m['fps']:g}" for m in info.get("modes", ())
+                              if m.get("size") and m.get("fps"))
+            self.say(f"  型号 / model {info.get('model')}; 模式 / modes {modes or '?'}; 小画面 / lores "
+                     f"{info['lores'][0]}x{info['lores'][1]}")
+            detail = f"{info.get('model')} {detail}"
+        if self.measure_placement is not None:
+            try:
+                m = self.measure_placement(frame)
+            except ValueError as exc:
+                self.say(f"  警告 / warning: 无法测量像素密度 / px/mm not measured: {exc}")
+            else:
+                detail += f"; {m.worst:.2f} px/mm" + (f" {m.verdict}" if m.verdict else "")
+                self.say(f"  {m.description}")
+                for w in m.warnings:
+                    self.say(f"  警告 / warning: {w}")
+        return [CheckResult("camera", item, True, detail)]
 
 
 def run_selftest(table: TableDevices, **options: object) -> SelfTestReport:

@@ -52,6 +52,7 @@ from hardware.devices import (
     NullLamp,
     Ticker,
 )
+from hardware.sources import open_source
 
 log = logging.getLogger(__name__)
 
@@ -372,7 +373,7 @@ class TableDevices:
     def open_camera(self) -> _camera.FrameSource | None:
         """The frame source of ``[camera]`` (built once; ``None`` when the table has none)."""
         if self.camera is None:
-            self.camera = _camera.open_source(self.config.camera, on_status=self._on_camera_status)
+            self.camera = open_source(self.config.camera, on_status=self._on_camera_status)
         return self.camera
 
     def status(self) -> dict[str, Any]:

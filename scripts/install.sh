@@ -2,12 +2,34 @@
 # Installs guandan-table into ./.venv on a fresh Debian/Raspberry Pi OS machine.
 #   bash scripts/install.sh          -> the service and the demo
 #   bash scripts/install.sh --test   -> plus what the test suite needs (Mosquitto, Chromium, card artwork)
+#   bash scripts/install.sh --dry-run [--test]  -> only print what would be installed, change nothing
 # Needs root (or sudo) for the system packages; everything Python goes into .venv.
+# On Raspberry Pi OS the camera modules' library (picamera2, over libcamera) comes from apt, not pip:
+# python3-picamera2 is installed and .venv is made with --system-site-packages so it can import it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+#: The picamera2 release whose source the fake camera is checked against (tests).
+PICAMERA2_SOURCE=0.3.38
 WITH_TEST=0
-[[ "${1:-}" == "--test" ]] && WITH_TEST=1
+DRY_RUN=0
+for arg in "$@"; do
+    case "$arg" in
+        --test) WITH_TEST=1 ;;
+        --dry-run) DRY_RUN=1 ;;
+        *) echo "install.sh: unknown option $arg (--test, --dry-run)" >&2; exit 2 ;;
+    esac
+done
+
+# Raspberry Pi OS: Raspbian (32-bit) says so in os-release; the 64-bit release says "debian" there
+# and is told by /etc/rpi-issue. (Paths overridable for the test of this script.)
+is_raspberry_pi_os() {
+    local osr="${OS_RELEASE_FILE:-/etc/os-release}" issue="${RPI_ISSUE_FILE:-/etc/rpi-issue}"
+    [[ -f "$issue" ]] && return 0
+    [[ -f "$osr" ]] && grep -qE '^ID=raspbian$|^ID="raspbian"$' "$osr"
+}
+RPI_OS=0
+is_raspberry_pi_os && RPI_OS=1
 
 SUDO=""
 if [[ "$(id -u)" != "0" ]]; then SUDO="sudo"; fi
@@ -21,6 +43,21 @@ if [[ $WITH_TEST == 1 ]]; then
     # fonts-dejavu-core, fonts-liberation: index fonts of the synthetic training decks (vision).
     APT_PKGS+=(chromium fonts-wqy-microhei fonts-dejavu-core fonts-liberation)
 fi
+VENV_ARGS=()
+if [[ $RPI_OS == 1 ]]; then
+    # picamera2 needs libcamera's Python bindings, which exist only as Raspberry Pi OS packages.
+    APT_PKGS+=(python3-picamera2)
+    VENV_ARGS+=(--system-site-packages)
+fi
+if [[ $DRY_RUN == 1 ]]; then
+    echo "raspberry_pi_os=$RPI_OS"
+    echo "apt: ${APT_PKGS[*]}"
+    echo "venv: python3 -m venv ${VENV_ARGS[*]} .venv"
+    if [[ $WITH_TEST == 1 && $RPI_OS == 0 ]]; then echo "pip: -e .[test]; --no-deps picamera2==$PICAMERA2_SOURCE"
+    elif [[ $WITH_TEST == 1 ]]; then echo "pip: -e .[test]"
+    else echo "pip: -e ."; fi
+    exit 0
+fi
 missing=()
 for p in "${APT_PKGS[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -31,10 +68,18 @@ if (( ${#missing[@]} )); then
 fi
 
 PY="${PYTHON:-python3}"
-[[ -x .venv/bin/python ]] || "$PY" -m venv .venv
+[[ -x .venv/bin/python ]] || "$PY" -m venv "${VENV_ARGS[@]}" .venv
+if [[ $RPI_OS == 1 ]] && grep -q '^include-system-site-packages = false' .venv/pyvenv.cfg; then
+    # A venv made before this script knew the Pi's camera: let it see apt's picamera2 too.
+    sed -i 's/^include-system-site-packages = false/include-system-site-packages = true/' .venv/pyvenv.cfg
+fi
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
 if [[ $WITH_TEST == 1 ]]; then
     .venv/bin/python -m pip install -q -e ".[test]"
+    # The picamera2 contract test reads the library's source (tests/hardware/test_picamera2_contract.py);
+    # off a Pi it cannot be installed with its dependencies (python-prctl needs libcap headers,
+    # libcamera does not exist), and is never imported here: the source alone, pinned.
+    [[ $RPI_OS == 1 ]] || .venv/bin/python -m pip install -q --no-deps "picamera2==$PICAMERA2_SOURCE"
 else
     .venv/bin/python -m pip install -q -e .
 fi

@@ -315,6 +315,22 @@ class TableWatcher:
                 out.extend(self._recheck(frame, low, t))
             return found_again + out
 
+    def recalibrate(self) -> None:
+        """Forget the table calibration: the next frame's markers fit it afresh (the panel's
+        recalibrate, after the camera's exposure and focus were let converge again)."""
+        with self._lock:
+            self._forget_view()
+
+    def _forget_view(self) -> None:
+        self.calibration, self._low_cal = None, None
+        self._maps.clear()
+        self._empty.clear()
+        self._first.clear()
+        for settler in self.settlers.values():
+            settler.prev = None  # start from the new view: no false "settled" from the shift
+        self._frames.clear()
+        self._n = 0  # the next frame takes a fresh first look at the zones
+
     def _recheck(self, frame: np.ndarray, low: np.ndarray, t: float) -> list[Observation]:
         """Are the corner markers still where the calibration says (issue #21: a bumped camera
         went unnoticed)? On the low-res grey frame, ~10 ms every ``recheck_s`` of a still table.
@@ -343,17 +359,12 @@ class TableWatcher:
             self._last_check = t - self.recheck_s * 0.8  # look again soon
             return []
         self._moved_checks = 0
-        self.calibration, self._low_cal = None, None
-        self._maps.clear()
-        self._empty.clear()
-        self._first.clear()
-        for settler in self.settlers.values():
-            settler.prev = None  # start from the new view: no false "settled" from the shift
-        self._frames.clear()
+        n = self._n
+        self._forget_view()
         ok = self._ensure_calibration(frame)
         self._lost = not ok
-        if ok:
-            self._n = 0  # the next frame takes a fresh first look at the zones
+        if not ok:
+            self._n = n
         return [CameraMovedSighting(shift_mm, ok, t)]
 
     def _first_look(self, seat: str, low_zone: np.ndarray) -> None:
@@ -395,7 +406,10 @@ class TableWatcher:
                                   self._cut(_full(self._frames[-1][1]), seat, self.read_ppm), [])
             self.last_readings[seat] = obs
             return obs
-        frames = [f for (ft, f) in self._frames if ft >= still_since] or [self._frames[-1][1]]
+        # A two-speed camera (``hardware.backends.picamera2_camera``) keeps only the newest readout's full
+        # frame: the settle instant's, read alone; an MJPEG or decoded frame keeps its full frame.
+        frames = [f for (ft, f) in self._frames if ft >= still_since and getattr(f, "has_full", True)]
+        frames = frames or [self._frames[-1][1]]
         crops = [self._cut(_full(f), seat, self.read_ppm) for f in frames]
         crops.sort(key=sharpness, reverse=True)
         crops = crops[: self.read_frames]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from firmware_bridge.firmware.wire import SEATS
 from hardware.backends.gpio import resolve_pin_factory
@@ -13,7 +14,10 @@ from hardware.errors import HardwareError
 from hardware.selftest import STEPS, SelfTest
 from hardware.table import TableDevices
 from table_service.table.config import load_service_config
-from vision.calibration import detect_markers
+from table_service.table.placement import config_report
+from table_service.table.placement import meter as placement_meter
+from vision.calibration import LensCalibration, detect_markers
+from vision.geometry import TableLayout
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -75,7 +79,12 @@ def describe(cfg: TableConfig) -> str:
         lines.append("  摄像头 / camera: none")
     else:
         what = cam.device if cam.source == "device" else (cam.path or cam.renderer or "marker board")
-        lines.append(f"  摄像头 / camera: {cam.source} {what} {cam.width}x{cam.height}@{cam.fps:g}")
+        if cam.backend == "picamera2":
+            size = f"{cam.width}x{cam.height}" if cam.size_given else "sensor full size"
+            lines.append(f"  摄像头 / camera: picamera2 camera {cam.camera_num} {size} + "
+                         f"{cam.lores[0]}x{cam.lores[1]} YUV@{cam.fps:g}")
+        else:
+            lines.append(f"  摄像头 / camera: {cam.source} {what} {cam.width}x{cam.height}@{cam.fps:g}")
     for w in cfg.warnings:
         lines.append(f"  警告 / warning: {w}")
     return "\n".join(lines)
@@ -91,20 +100,43 @@ def _load_table_toml(path: str, *, check_devices: bool) -> TableConfig:
 
 
 def cmd_config_check(args: argparse.Namespace) -> int:
+
     try:
-        cfg = _load_table_toml(args.path, check_devices=not args.offline)
+        svc = load_service_config(args.path, check_devices=not args.offline)
+        # The camera's px/mm over the play zones, from its mounting (or the lens calibration).
+        lines, warnings = config_report(svc)
     except ValueError as exc:
         print(f"配置无效 / config invalid: {exc}", file=sys.stderr)
         return 1
-    print(describe(cfg))
+    print(describe(svc.hardware))
+    for line in lines:
+        print(f"  {line}")
+    for w in warnings:
+        print(f"  警告 / warning: {w}")
     return 0
+
+
+def _vision_files(svc: object) -> tuple[object, object]:
+    """``[vision]``'s table layout and lens calibration (None where not set), paths from the toml."""
+    vision = getattr(svc, "vision", None) or {}
+    base = getattr(svc, "path", None)
+
+    def where(value: str) -> Path:
+        p = Path(value)
+        return p if p.is_absolute() or base is None else Path(base).parent / p
+
+    layout = TableLayout.load(where(vision["layout"])) if vision.get("layout") else None
+    lens = LensCalibration.load(where(vision["calibration"])) if vision.get("calibration") else None
+    return layout, lens
 
 
 def cmd_selftest(args: argparse.Namespace) -> int:
     try:
         # Missing devices (camera unplugged, no serial port) are what the self-test is for: they
         # show up as failures in its table instead of stopping it here.
-        cfg = _load_table_toml(args.config, check_devices=False)
+        svc = load_service_config(args.config, check_devices=False)
+        cfg = svc.hardware
+        layout, lens = _vision_files(svc)
     except ValueError as exc:
         print(f"配置无效 / config invalid: {exc}", file=sys.stderr)
         return 1
@@ -120,6 +152,7 @@ def cmd_selftest(args: argparse.Namespace) -> int:
         test = SelfTest(table, steps=[s for s in STEPS if s not in args.skip], lamp_s=args.lamp_seconds,
                         countdown_from=args.countdown_from, displays_together=args.displays_together,
                         button_timeout_s=args.button_timeout,
-                        camera_timeout_s=args.camera_timeout, marker_detector=detect_markers)
+                        camera_timeout_s=args.camera_timeout, marker_detector=detect_markers,
+                        measure_placement=placement_meter(layout, lens))
         report = test.run()
     return 0 if report.ok else 1

@@ -10,7 +10,7 @@ import argparse
 
 import numpy as np
 
-from hardware.camera import open_source
+from hardware.sources import open_source
 from table_service.table.config import load_service_config
 from vision.cli import register as register_vision
 

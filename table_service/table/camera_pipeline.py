@@ -35,6 +35,10 @@ LAGGING_S = 1.0
 #: said 在线 through 9 minutes of nothing read).
 NOT_READING_S = 10.0
 
+#: Frames fed after the camera's controls were freed (start, or the panel's recalibrate) before
+#: they are locked again: ~1 s at 15 fps for auto exposure, white balance and focus to converge.
+CONVERGE_FRAMES = 15
+
 #: Why a moved camera stopped reading (it reads again once the markers are fitted afresh).
 MOVED_TEXT = "摄像头被移动，找不到桌角标记 / camera moved: table corner markers not found"
 
@@ -123,6 +127,9 @@ class CameraPipeline:
         #: Event seq of each doubted play still unanswered -> (cards read, crop embeddings): the
         #: referee's answer to it is what the reader learns from (see :meth:`learn_from`).
         self._asked: dict[int, tuple[list[str], Any]] = {}
+        #: Frames fed since the camera's controls were last freed; the panel's recalibrate request.
+        self._free_frames = 0
+        self._recalibrate = threading.Event()
 
     def _remember_question(self, ob: Any, res: Any) -> None:
         if not ob.uncertain or getattr(ob, "embeddings", None) is None or not getattr(res, "accepted", False):
@@ -270,6 +277,7 @@ class CameraPipeline:
                 with self._cond:
                     if self._slot is not None:
                         self.dropped += 1
+                        _release(self._slot[1])  # a stale camera buffer goes straight back
                     self._slot = item
                     self._cond.notify()
                 if self._stop.is_set():
@@ -379,6 +387,43 @@ class CameraPipeline:
         self._last_frame, self._last_low = frame, low
         return low
 
+    def recalibrate(self) -> None:
+        """The panel's recalibrate: on the next frame the camera's exposure, gain, white balance and
+        focus run free again, the table markers are fitted afresh, and once the picture has
+        converged (:data:`CONVERGE_FRAMES`) and the table is calibrated they are locked again."""
+        log.info("camera recalibration requested: controls freed, table markers fitted afresh")
+        self._recalibrate.set()
+
+    @property
+    def controls_locked(self) -> bool | None:
+        """Are the camera's controls locked (None: a source that cannot lock them)?"""
+        locked = getattr(self.source, "controls_locked", None)
+        return None if locked is None else bool(locked)
+
+    def _controls(self, t: float) -> Any:
+        """Lock the source's controls once the table is calibrated and the picture has settled
+        (auto exposure jumping when a hand reaches in makes false motion and shifts colours, a
+        hunting focus blurs the reads); a change after the lock comes back as a sighting."""
+        lock = getattr(self.source, "lock_controls", None)
+        if lock is None:
+            return None
+        if self._recalibrate.is_set():
+            self._recalibrate.clear()
+            self.source.unlock_controls()
+            again = getattr(self.watcher, "recalibrate", None)
+            if callable(again):
+                again()
+            self._free_frames = 0
+            return None
+        self._free_frames += 1
+        if (not self.source.controls_locked and self._free_frames >= CONVERGE_FRAMES
+                and getattr(self.watcher, "calibrated", False)):
+            log.info("camera calibrated and converged: locking exposure, gain, white balance and focus")
+            lock()
+        take = getattr(self.source, "take_control_change", None)
+        text = take() if callable(take) else None
+        return ControlsChangedSighting(text, t) if text else None
+
     def _camera_moved(self, ob: Any) -> None:
         """A bumped camera (``vision.watcher.CameraMovedSighting``) is a device status: while the
         table's markers cannot be fitted, reading has stopped and the camera counts offline (the
@@ -423,6 +468,9 @@ class CameraPipeline:
                 self._cur_wall = _taken_wall(self, t, frame_wall, frame_mono)
                 try:
                     observations = self.watcher.feed(frame, t, lowres=self._lowres(frame))
+                    changed = self._controls(t)
+                    if changed is not None:
+                        observations = [*(observations or ()), changed]
                 except ValueError as exc:  # a corrupt frame: counted, skipped, never fatal
                     self.errors += 1
                     self._bad_run += 1
@@ -435,6 +483,7 @@ class CameraPipeline:
                     continue
                 finally:
                     self.frames += 1
+                    _release(frame)  # the full frame was taken if a zone settled; the buffer goes back
                 if self._bad_run >= BAD_FRAMES_OFFLINE:
                     self._offline_why = None
                     if self.on_status is not None:
@@ -489,6 +538,13 @@ def _taken_wall(pipe: CameraPipeline, t: float, received_wall: float, received_m
     return received_wall
 
 
+def _release(frame: Any) -> None:
+    """Give a two-speed frame's camera buffer back (``hardware.backends.picamera2_camera.TwoSpeedFrame``)."""
+    release = getattr(frame, "release", None)
+    if callable(release):
+        release()
+
+
 def _is_live(source: Any) -> bool:
     """Does ``source`` deliver frames on the wall clock (a device, a realtime renderer), so that a
     slow reader must skip to the newest frame? A recording or a test's frame list is read whole."""
@@ -497,9 +553,24 @@ def _is_live(source: Any) -> bool:
 
 def _monotonic_stamps(source: Any) -> bool:
     """Does ``source`` stamp frames with ``time.monotonic()`` at capture (a live device)?"""
+    if getattr(source, "monotonic_stamps", False) is True:  # hardware.backends.picamera2_camera.Picamera2Source
+        return True
     from hardware.camera import CaptureDeviceSource  # lazy: hardware's camera loads OpenCV (cv2)
 
     return isinstance(source, CaptureDeviceSource)
+
+
+@dataclass
+class ControlsChangedSighting:
+    """The camera's exposure, gain, white balance or focus moved after they were locked at
+    calibration (the source locked them again): a flag for the referee, as a bumped camera is."""
+
+    text: str
+    t: float
+    kind: str = "camera_controls_changed"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind, "text": self.text, "t": self.t}
 
 
 @dataclass

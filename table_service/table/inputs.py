@@ -67,6 +67,9 @@ def sighting_event(state: dict[str, Any], sighting: Any, zone_centres: dict[str,
       ``{seat, seconds}``, in the play phase only.
     * a bumped camera (``CameraMovedSighting``) -> ``referee_called`` (a flag) saying by how much
       and whether the zones followed; its device status is the camera pipeline's.
+    * the camera's exposure, gain, white balance or focus changed after they were locked at
+      calibration (``camera_pipeline.ControlsChangedSighting``) -> ``referee_called`` with what
+      changed (the camera has locked them again; the referee may recalibrate from the panel).
     """
     deal = state.get("deal")
     phase = deal.get("phase") if deal else None
@@ -78,6 +81,10 @@ def sighting_event(state: dict[str, Any], sighting: Any, zone_centres: dict[str,
         return {"type": "referee_called", "source": "camera",
                 "data": {"reason": f"摄像头被移动 {sighting.shift_mm:.0f} 毫米 / camera moved "
                                    f"{sighting.shift_mm:.0f} mm: {how}"}}
+    if getattr(sighting, "kind", None) == "camera_controls_changed":  # camera_pipeline.ControlsChangedSighting
+        if state.get("round") is None:
+            return None
+        return {"type": "referee_called", "source": "camera", "data": {"reason": str(sighting.text)}}
     seat = getattr(sighting, "seat", None)
     seconds = getattr(sighting, "seconds", None)
     if seat is not None and seconds is not None:

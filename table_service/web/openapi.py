@@ -153,6 +153,10 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "summary": "完成登记 / fit and check the enrolment", "tags": ["api"], "login": "referee", "csrf": True,
         "responses": {"202": _ok(_JSON_OBJ, "fitting"), "404": _err("no enrolment started"),
                       "409": _err("nothing to enrol now")}},
+    ("POST", "/api/tables/<table_id>/camera/recalibrate"): {
+        "summary": "重新标定摄像头 / recalibrate the camera: exposure and focus converge, markers fitted, "
+                   "controls locked again", "tags": ["api"], "login": "referee", "csrf": True,
+        "responses": {"202": _ok(_JSON_OBJ, "started"), "409": _err("no camera at this table")}},
     ("GET", "/feed/"): {"summary": "有直播的桌 / tables with a public feed", "tags": ["feed"], "responses": {
         "200": _TABLES}},
     ("GET", "/feed/<table_id>/state.json"): {"summary": "公开状态（延迟后）/ the public state as of now − delay",

@@ -21,10 +21,10 @@ from hardware.camera import (
     VideoFileSource,
     find_corner_markers,
     marker_board,
-    open_source,
 )
 from hardware.config import load_config
 from hardware.errors import CameraError
+from hardware.sources import open_source
 
 W, H, FPS, N = 64, 48, 10.0, 12
 

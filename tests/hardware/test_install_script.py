@@ -1,0 +1,48 @@
+"""scripts/install.sh on Raspberry Pi OS vs plain Debian, through its --dry-run (changes nothing)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "install.sh"
+
+
+def _plan(tmp_path: Path, os_release: str, rpi_issue: bool, *args: str) -> dict[str, str]:
+    osr = tmp_path / "os-release"
+    osr.write_text(os_release)
+    issue = tmp_path / "rpi-issue"
+    if rpi_issue:
+        issue.write_text("Raspberry Pi reference 2024-11-19\n")
+    env = {"PATH": "/usr/bin:/bin", "OS_RELEASE_FILE": str(osr), "RPI_ISSUE_FILE": str(issue)}
+    out = subprocess.run(["bash", str(SCRIPT), "--dry-run", *args], env=env, capture_output=True, text=True,
+                         timeout=60, check=True).stdout
+    return dict(line.split(": ", 1) if ": " in line else line.split("=", 1) for line in out.splitlines())
+
+
+DEBIAN = 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nID=debian\n'
+
+
+def test_raspberry_pi_os_64_bit_gets_apt_picamera2_and_system_site_packages(tmp_path):
+    plan = _plan(tmp_path, DEBIAN, True)  # the 64-bit release says debian; /etc/rpi-issue tells it
+    assert plan["raspberry_pi_os"] == "1"
+    assert "python3-picamera2" in plan["apt"].split()
+    assert "--system-site-packages" in plan["venv"]
+
+
+def test_raspbian_32_bit_is_told_by_os_release(tmp_path):
+    plan = _plan(tmp_path, 'ID=raspbian\nID_LIKE=debian\n', False, "--test")
+    assert "python3-picamera2" in plan["apt"].split() and "--system-site-packages" in plan["venv"]
+    assert "picamera2==" not in plan["pip"]  # on the Pi the apt package is the library itself
+
+
+def test_plain_debian_is_unchanged(tmp_path):
+    plan = _plan(tmp_path, DEBIAN, False, "--test")
+    assert plan["raspberry_pi_os"] == "0"
+    assert "python3-picamera2" not in plan["apt"] and "--system-site-packages" not in plan["venv"]
+    assert "--no-deps picamera2==" in plan["pip"]  # the source the contract test reads
+
+
+def test_unknown_option_is_refused(tmp_path):
+    r = subprocess.run(["bash", str(SCRIPT), "--dryrun"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "unknown option" in r.stderr

@@ -1,0 +1,31 @@
+"""The panel's "recalibrate camera" (issue #27): a referee's POST reaches the table's camera pipeline;
+a viewer may not; a table without a camera says so. The button is on the referee's page."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class Pipeline:
+    """The part of ``CameraPipeline`` the panel uses (the pipeline itself: tests/service/test_picamera2_path.py)."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def recalibrate(self) -> None:
+        self.asked += 1
+
+
+def test_recalibrate_reaches_the_camera_pipeline(client: Any, runner: Any, h: Any) -> None:
+    url = "/api/tables/1/camera/recalibrate"
+    h.login(client, "rita")
+    res = h.post_json(client, url, {})
+    assert res.status_code == 409 and "no camera" in res.get_json()["error"]
+    runner.camera_pipeline = pipe = Pipeline()
+    h.login(client, "vera")
+    assert h.post_json(client, url, {}).status_code == 403 and pipe.asked == 0  # a viewer may not
+    h.login(client, "rita")
+    res = h.post_json(client, url, {})
+    assert res.status_code == 202 and res.get_json() == {"started": True} and pipe.asked == 1
+    page = client.get("/tables/1").get_data(as_text=True)
+    assert "camera.js" in page
