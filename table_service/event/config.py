@@ -246,7 +246,11 @@ def validate(raw: dict[str, Any]) -> dict[str, Any]:
         tid = str(_need(t, "id", (str, int), where))
         if not SEGMENT_RE.match(tid):
             raise EventInputError(f"EVENT.toml [{where}]: 桌号无效 {tid!r} / invalid table id")
-        tables.append({"id": tid, "panel": _opt(t, "panel", str, where, None, max_len=500)})
+        panel = _opt(t, "panel", str, where, None, max_len=500)
+        if panel is not None and not re.match(r"^https?://[^\s/@]+(/[^\s]*)?$", panel):
+            raise EventInputError(f"EVENT.toml [{where}]: panel 须为 http(s):// 地址 / panel must be an http(s):// "
+                                  f"address without user:password@, got {panel!r}"[:300])
+        tables.append({"id": tid, "panel": panel})
     if len({t["id"] for t in tables}) != len(tables):
         raise EventInputError("EVENT.toml: 桌号重复 / duplicate table ids in [[tables]]")
     need = (len(teams) // 2) * (2 if dup else 1)
