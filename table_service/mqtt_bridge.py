@@ -155,7 +155,7 @@ class MqttBridge:
         self.published_events = 0
         self.published_states = 0
         self.runner = runner
-        self.panel_url = panel_url
+        self.panel_url = own_panel_url(panel_url, self.table_id)
         self.assignment: dict[str, Any] | None = None
         self.result_ack: dict[str, Any] | None = None
         self._table_changed = threading.Event()
@@ -385,6 +385,22 @@ def announced_panel_url(host: str, port: int, table_id: str, *, broker: str) -> 
         addr = _address_towards(broker) or socket.gethostname()
     shown = f"[{addr}]" if ":" in addr else addr
     return f"http://{shown}:{int(port)}/tables/{quote(str(table_id), safe='')}"
+
+
+def own_panel_url(url: str | None, table_id: str) -> str | None:
+    """The panel address as the hub accepts it: this table's own page (``…/tables/<table>``, see
+    :func:`~table_service.event.intake.check_panel`). A bare base (``http://pi7:8080`` or
+    ``…/``) gets the page added; any other path is kept and logged, and the hub will refuse it."""
+    if not url:
+        return None
+    from urllib.parse import urlsplit
+
+    path = urlsplit(url).path
+    if path in ("", "/"):
+        return url.rstrip("/") + "/tables/" + quote(str(table_id), safe="")
+    if path != "/tables/" + quote(str(table_id), safe=""):
+        log.warning("mqtt: panel_url %s is not this table's page /tables/%s: the hub will refuse it", url, table_id)
+    return url
 
 
 def _address_towards(host: str) -> str | None:

@@ -224,3 +224,30 @@ def test_fuzzed_messages_long_run(tmp_path: Path, data: st.DataObject) -> None:
         _fuzz_body(hub, data)
     finally:
         hub.stop()
+
+
+def test_the_overview_page_and_board_carry_no_forged_link_or_count(tmp_path: Path, hub: HubService) -> None:
+    from table_service.event.web import create_hub_app
+    from table_service.web import users
+
+    t = hub.core.draws[1]["tables"][0]["table"]
+    hub.handle_batch([(t, "status", json.dumps(status(t, panel="javascript:alert(1)")).encode(), True),
+                      (t, "summary", json.dumps(summary(t, open_flags=99.5, panel="javascript:alert(1)")).encode(),
+                       True)])
+    db = str(tmp_path / "users.sqlite3")
+    conn = users.connect(db)
+    users.add_user(conn, "chen", "correct-horse-9", "chief")
+    conn.close()
+    app = create_hub_app(hub, users_db=db)
+    c = app.test_client()
+    token = c.get("/auth/whoami").get_json()["csrf_token"]
+    c.post("/auth/login", data={"username": "chen", "password": "correct-horse-9", "csrf_token": token})
+    page = c.get("/hub/").get_data(as_text=True)
+    import re
+
+    # The reasons quote the bad values as text; no link or count carries them.
+    assert not re.search(r'href="javascript', page) and 'href="#"' in page
+    assert f'data-table="{t}" data-faults="2"' in page and "坏消息 / bad message" in page
+    board = c.get("/hub/api/board").get_json()
+    assert "javascript" not in json.dumps(board) and "99.5" not in json.dumps(board)
+    assert all("panel" not in row for row in board["tables"])
