@@ -40,8 +40,8 @@ class BotEventTable:
     camera = False
 
     def __init__(self, table_id: str, data_dir: Path, *, port: int, event_id: str, seed: int,
-                 panel_url: str | None = None, step_s: float = 0.0, auto: bool = True) -> None:
-        from table_service.mqtt_bridge import MqttBridge
+                 panel_url: str | None = None, step_s: float = 0.0, auto: bool = True,
+                 login: tuple[str, str] | None = None, ca_file: str | None = None, host: str = "127.0.0.1") -> None:
         from table_service.runner import TableRunner
 
         self.table_id = table_id
@@ -49,9 +49,9 @@ class BotEventTable:
         self.step_s = step_s
         self.auto = auto
         self.port, self.event_id, self.panel_url = port, event_id, panel_url
+        self.login, self.ca_file, self.host = login, ca_file, host
         self.runner = TableRunner(data_dir / f"table-{table_id}.sqlite3")
-        self.bridge = MqttBridge(self.runner, port=port, event_id=event_id, table_id=table_id, panel_url=panel_url,
-                                 client_id=f"guandan-{event_id}-{table_id}")
+        self.bridge = self._bridge()
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -69,12 +69,18 @@ class BotEventTable:
 
     def reconnect(self) -> None:
         """The Pi's network is back: a fresh bridge (same client id) on the same runner."""
-        from table_service.mqtt_bridge import MqttBridge
-
-        self.bridge = MqttBridge(self.runner, port=self.port, event_id=self.event_id, table_id=self.table_id,
-                                 panel_url=self.panel_url, client_id=f"guandan-{self.event_id}-{self.table_id}")
+        self.bridge = self._bridge()
         self.bridge.assignment_listeners.append(lambda _a: self._wake.set())
         self.bridge.start()
+
+    def _bridge(self) -> Any:
+        from table_service.mqtt_bridge import MqttBridge
+
+        user, password = self.login or (None, None)
+        return MqttBridge(self.runner, host=self.host, port=self.port, event_id=self.event_id,
+                          table_id=self.table_id, panel_url=self.panel_url,
+                          client_id=f"guandan-{self.event_id}-{self.table_id}", username=user, password=password,
+                          ca_file=self.ca_file)
 
     def play_assigned(self) -> None:
         """Play the round of the assignment this table holds (manual mode)."""
@@ -173,6 +179,7 @@ class EventDemo:
         self.step_s = step_s
         self.deals = deals  # deals per round (the event's format: a round of N deals)
         self.broker: Any = None
+        self.creds: Any = None  # what event provision wrote (table_service.event.provision.Provisioned)
         self.hub: Any = None
         self.tables: list[Any] = []  # BotEventTable | CameraEventTable
         self.handles: list[Any] = []
@@ -182,8 +189,13 @@ class EventDemo:
     def start(self) -> EventDemo:
         from table_service.event.broker import PrivateBroker
         from table_service.event.hub import HubService
+        from table_service.event.provision import provision
 
-        self.broker = PrivateBroker(self.data / "broker").start()
+        # The broker as a real event runs it (docs/security.md): a user and password for the hub
+        # and each table, the ACL, no anonymous clients, client ids bound to usernames.
+        self.creds = provision(demo_config(self.n, self.rounds, 1883, seed=self.seed, deals=self.deals),
+                               self.data / "mqtt", force=True)
+        self.broker = PrivateBroker(self.data / "broker", secure=self.creds).start()
         tables_handle = None
         if self.web:
             from table_service.web import create_app
@@ -196,6 +208,7 @@ class EventDemo:
             self._add_login(app.config["USERS_DB"])
         cfg = demo_config(self.n, self.rounds, self.broker.port, seed=self.seed, deals=self.deals,
                           panel_base=self.tables_url)
+        cfg["mqtt"].update(username=self.creds.hub.username, password=self.creds.hub.password)
         self.hub = HubService(cfg, self.data / "hub").start()
         if not self.hub.wait_connected(10):
             raise RuntimeError("赛事中心连不上 MQTT / the hub could not connect to the broker")
@@ -208,10 +221,11 @@ class EventDemo:
 
                 t = CameraEventTable(str(i), self.data / "tables" / f"camera-{i}", port=self.broker.port,
                                      options=replace(self.camera_options, seed=self.seed * 100 + i),
-                                     design=self.design)
+                                     design=self.design, login=self._login(str(i)))
             else:
                 t = BotEventTable(str(i), self.data / "tables", port=self.broker.port, event_id="demo",
-                                  seed=self.seed * 100 + i, panel_url=self.tables_url, step_s=self.step_s)
+                                  seed=self.seed * 100 + i, panel_url=self.tables_url, step_s=self.step_s,
+                                  login=self._login(str(i)))
             self.tables.append(t.start())
             if tables_handle is not None:
                 from table_service.web import attach_table
@@ -228,6 +242,10 @@ class EventDemo:
             self.hub_url = handle.url
             self._add_login(users_db)
         return self
+
+    def _login(self, table: str) -> tuple[str, str]:
+        c = self.creds.tables[table]
+        return (c.username, c.password)
 
     def _add_login(self, users_db: str) -> None:
         import contextlib

@@ -127,7 +127,8 @@ class MqttBridge:
         Unix epoch ms, as the service stamps events.
     :param feed: an existing :class:`~table_service.web.feed.FeedView` to share (the service
         passes the web app's, so both delay the same way); one is made when ``None``.
-    :param username, password: broker credentials, if it wants them.
+    :param username, password: broker credentials (the table's own, from ``event provision``).
+    :param ca_file: the event's CA certificate: connect with TLS and check the broker's certificate.
     :raises ValueError: an event or table id that cannot be a topic segment.
     """
 
@@ -135,7 +136,7 @@ class MqttBridge:
                  table_id: str = "T1", delay_s: float = 0.0, clock: Callable[[], float] | None = None,
                  feed: Any = None, username: str | None = None, password: str | None = None,
                  keepalive: int = 15, qos: int = 1, client_id: str | None = None,
-                 panel_url: str | None = None) -> None:
+                 panel_url: str | None = None, ca_file: str | None = None) -> None:
         self.event_id = _segment(event_id, "赛事编号 / event id")
         self.table_id = _segment(table_id, "桌号 / table id")
         self.prefix = f"guandan/{self.event_id}/{self.table_id}"
@@ -172,6 +173,8 @@ class MqttBridge:
                                   clean_session=True)
         if username is not None:
             self.client.username_pw_set(username, password)
+        if ca_file:  # TLS to the venue's broker, its certificate checked against the event's CA
+            self.client.tls_set(ca_certs=str(ca_file))
         self.client.will_set(self.topic("status"), self._status_payload("offline", will=True), qos=1, retain=True)
         self.client.reconnect_delay_set(min_delay=1, max_delay=30)
         self.client.max_queued_messages_set(10000)
@@ -419,15 +422,17 @@ def bridge_from_config(runner: Any, cfg: dict[str, Any], *, table_id: str, clock
                        feed: Any = None, delay_s: float = 0.0) -> MqttBridge:
     """Build a bridge from the ``[mqtt]`` table of the service config.
 
-    Keys: ``host``, ``port``, ``event``, ``username``, ``password``, ``keepalive``, ``panel_url``.
+    Keys: ``host``, ``port``, ``event``, ``username``, ``password``, ``keepalive``, ``panel_url``,
+    ``ca_file``.
 
     :raises ValueError: an unknown key (a typo must not silently drop the hub connection).
     """
-    known = {"host", "port", "event", "username", "password", "keepalive", "enabled", "panel_url"}
+    known = {"host", "port", "event", "username", "password", "keepalive", "enabled", "panel_url", "ca_file"}
     unknown = set(cfg) - known
     if unknown:
         raise ValueError(f"[mqtt] 未知配置项 / unknown key(s) {sorted(unknown)} (known: {sorted(known)})")
     return MqttBridge(runner, host=str(cfg.get("host", "127.0.0.1")), port=int(cfg.get("port", 1883)),
                       event_id=str(cfg.get("event", "event")), table_id=table_id, delay_s=delay_s, clock=clock,
                       feed=feed, username=cfg.get("username"), password=cfg.get("password"),
-                      keepalive=int(cfg.get("keepalive", 15)), panel_url=cfg.get("panel_url"))
+                      keepalive=int(cfg.get("keepalive", 15)), panel_url=cfg.get("panel_url"),
+                      ca_file=cfg.get("ca_file"))

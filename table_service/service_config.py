@@ -33,7 +33,7 @@ SERVICE_SCHEMA: dict[str, dict[str, tuple[str, float | None, float | None]]] = {
             "secret_key": ("str", None, None)},
     "mqtt": {"enabled": ("bool", None, None), "host": ("str", None, None), "port": ("int", 1, 65535),
              "event": ("str", None, None), "username": ("str", None, None), "password": ("str", None, None),
-             "keepalive": ("int", 1, 3600), "panel_url": ("url", None, None)},
+             "keepalive": ("int", 1, 3600), "panel_url": ("url", None, None), "ca_file": ("str", None, None)},
     "vision": {"enabled": ("bool", None, None), "layout": ("str", None, None), "calibration": ("str", None, None),
                "fps": ("num", 0.1, 120), "px_per_mm": ("num", 0.1, 100), "enrollment": ("str", None, None)},
 }
@@ -136,9 +136,29 @@ def parse_service_config(data: dict[str, Any], *, base_dir: str | os.PathLike[st
         problems.append("[service].format = 'deals' 需要 deals = N / needs deals = N (N ≥ 1)")
     if fmt == "time" and "minutes" not in svc:
         problems.append("[service].format = 'time' 需要 minutes = N / needs minutes = N")
+    mq = own["mqtt"]
+    if mq.get("enabled", bool(mq)):
+        # What the MQTT bridge would refuse at start-up is refused here, so that ``config check``,
+        # ``selftest`` and ``run`` accept exactly the same files (and ``run`` creates nothing first).
+        from table_service.event.intake import SEGMENT_RE
+
+        event = mq.get("event", "event")
+        if isinstance(event, str) and not SEGMENT_RE.match(event):
+            problems.append(f"[mqtt].event = {event!r}: 须为 1–64 个字母、数字、_ . - / must be 1-64 letters, digits, "
+                            "_ . - (an MQTT topic segment)")
+        table_id = data.get("table_id")
+        if table_id is not None and not SEGMENT_RE.match(str(table_id)):
+            problems.append(f"table_id = {table_id!r}: 接入赛事时须为 1–64 个字母、数字、_ . - / with [mqtt] it must be "
+                            "1-64 letters, digits, _ . - (an MQTT topic segment)")
     if problems:
         raise ValueError("; ".join(problems))
     base = Path(base_dir)
+    if isinstance(mq.get("ca_file"), str):
+        ca = Path(mq["ca_file"])
+        ca = ca if ca.is_absolute() else base / ca
+        if not ca.is_file():
+            raise ValueError(f"[mqtt].ca_file: 找不到文件 / file not found: {ca}")
+        mq["ca_file"] = str(ca)
     hw = parse_config(data, base_dir=base, check_devices=check_devices, path=path)
     for section in ("web",):
         if own[section].get("users_db"):

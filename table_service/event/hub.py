@@ -65,7 +65,9 @@ class HubService:
         self.mqtt: HubMqtt | None = None
         self.config_note: str | None = None
         if self.core.cfg is None or (_event_part(self.core.loaded_cfg) != _event_part(cfg) and not self.core.draws):
-            self._commit("event_loaded", {"config": cfg}, actor="EVENT.toml", role="chief")
+            # The broker's password is deployment, not event state: it stays out of the hub's log.
+            logged = {**cfg, "mqtt": {k: v for k, v in (cfg.get("mqtt") or {}).items() if k != "password"}}
+            self._commit("event_loaded", {"config": logged}, actor="EVENT.toml", role="chief")
         elif _event_part(self.core.loaded_cfg) != _event_part(cfg):
             self.config_note = ("EVENT.toml 已改动，但已有编排：沿用日志中的配置 / EVENT.toml changed after the first "
                                 "draw: the logged configuration stays in force")
@@ -79,7 +81,8 @@ class HubService:
             m = cfg["mqtt"]  # where the broker is today (deployment, not event state: from the file)
             self.mqtt = HubMqtt(self.event_id, self.handle_batch, host=m["host"], port=m["port"],
                                 username=m.get("username"), password=m.get("password"),
-                                keepalive=m.get("keepalive", 15), on_connected=self._republish)
+                                keepalive=m.get("keepalive", 15), on_connected=self._republish,
+                                ca_file=m.get("ca_file"))
 
     # ---------------------------------------------------------------- lifecycle
 
