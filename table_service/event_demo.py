@@ -289,10 +289,15 @@ class EventDemo:
                 return
 
     def summary(self) -> dict[str, Any]:
+        """``from_table_log``: the hub's results equal to the line in that table's own log
+        (:mod:`table_service.event.reconcile`); ``differ`` names every one that is not."""
+        from table_service.event.reconcile import compare
+
         st = self.hub.standings_json()
-        sources = [tr.source for tr in self.hub.core.results.values()]
+        with self.hub.lock:
+            check = compare(dict(self.hub.core.results), [(t.table_id, t.runner.state()) for t in self.tables])
         return {"tables": self.n, "teams": 2 * self.n, "rounds": self.rounds,
-                "results": len(self.hub.core.results), "from_table_log": sources.count("table"),
+                "results": len(self.hub.core.results), "from_table_log": check["agree"], "differ": check["differ"],
                 "refused": len(self.hub.core.refusals), "standings": st["standings"], "lots": st["lots"],
                 "errors": [e for t in self.tables for e in t.errors], "data": str(self.data),
                 "camera": [t.summary() for t in self.tables if t.camera]}
@@ -334,7 +339,14 @@ def format_summary(s: dict[str, Any]) -> str:
             f"{s['refused']} refused")
     from table_service.demo_camera_table import format_camera_summary
 
-    lines = [head] + [format_camera_summary(c) for c in s.get("camera") or []]
+    lines = [head]
+    differ = s.get("differ") or []
+    if differ:
+        lines.append(f"与桌面记录不符 {len(differ)} 个 / {len(differ)} result(s) differ from the tables' own logs:")
+        lines += ["  " + d["text"] for d in differ]
+    else:
+        lines.append("全部成绩与各桌记录一致 / every result equals the table's own log")
+    lines += [format_camera_summary(c) for c in s.get("camera") or []]
     return "\n".join(lines) + "\n" + format_standings(s["standings"])
 
 
