@@ -74,7 +74,7 @@ def describe(cfg: TableConfig) -> str:
     return "\n".join(lines)
 
 
-def _load_table_toml(path: str, *, check_devices: bool) -> TableConfig:
+def _load_table_toml(path: str, *, check_devices: bool, check_files: bool = True) -> TableConfig:
     """The whole ``table.toml`` checked by the one schema ``guandan-table run`` uses too: the
     hardware part here, ``[service] [web] [mqtt] [vision]`` by :mod:`table_service.service_config`.
 
@@ -82,12 +82,12 @@ def _load_table_toml(path: str, *, check_devices: bool) -> TableConfig:
     """
     from table_service.service_config import load_service_config
 
-    return load_service_config(path, check_devices=check_devices).hardware
+    return load_service_config(path, check_devices=check_devices, check_files=check_files).hardware
 
 
 def cmd_config_check(args: argparse.Namespace) -> int:
     try:
-        cfg = _load_table_toml(args.path, check_devices=not args.offline)
+        cfg = _load_table_toml(args.path, check_devices=not args.offline, check_files=not args.offline)
     except ValueError as exc:
         print(f"配置无效 / config invalid: {exc}", file=sys.stderr)
         return 1

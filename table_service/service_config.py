@@ -106,9 +106,13 @@ class ServiceConfig:
 
 
 def parse_service_config(data: dict[str, Any], *, base_dir: str | os.PathLike[str] = ".", check_devices: bool = True,
-                         path: str | os.PathLike[str] | None = None) -> ServiceConfig:
+                         path: str | os.PathLike[str] | None = None, check_files: bool = True) -> ServiceConfig:
     """Split ``table.toml`` into the hardware part (checked by ``hardware.config``) and the
     service sections ``[service] [web] [mqtt] [vision]`` (checked here).
+
+    ``check_files``: the files the service reads at start-up (``[mqtt] ca_file``, ``[vision]``
+    files with a camera) must exist; only ``config check --offline`` (a file written for another
+    machine) turns it off. ``run``, ``selftest`` and ``config check`` otherwise refuse the same files.
 
     :raises ValueError: unknown keys or bad values, naming the section and the key.
     """
@@ -156,7 +160,7 @@ def parse_service_config(data: dict[str, Any], *, base_dir: str | os.PathLike[st
     if isinstance(mq.get("ca_file"), str):
         ca = Path(mq["ca_file"])
         ca = ca if ca.is_absolute() else base / ca
-        if not ca.is_file():
+        if check_files and not ca.is_file():
             raise ValueError(f"[mqtt].ca_file: 找不到文件 / file not found: {ca}")
         mq["ca_file"] = str(ca)
     hw = parse_config(data, base_dir=base, check_devices=check_devices, path=path)
@@ -167,11 +171,20 @@ def parse_service_config(data: dict[str, Any], *, base_dir: str | os.PathLike[st
     if svc.get("db"):
         p = Path(svc["db"])
         svc["db"] = str(p if p.is_absolute() else base / p)
+    vis = own["vision"]
+    for key in ("layout", "calibration", "enrollment"):
+        if isinstance(vis.get(key), str):
+            p = Path(vis[key])
+            vis[key] = str(p if p.is_absolute() else base / p)
+            # The camera reads these at start-up: missing, ``run`` would stop after creating its log.
+            if check_files and hw.camera.source != "none" and not Path(vis[key]).is_file():
+                raise ValueError(f"[vision].{key}: 找不到文件 / file not found: {vis[key]}")
     return ServiceConfig(hardware=hw, service=svc, web=own["web"], mqtt=own["mqtt"], vision=own["vision"],
                          path=Path(path) if path else None)
 
 
-def load_service_config(path: str | os.PathLike[str], *, check_devices: bool = True) -> ServiceConfig:
+def load_service_config(path: str | os.PathLike[str], *, check_devices: bool = True,
+                        check_files: bool = True) -> ServiceConfig:
     """Read ``table.toml`` for the service.
 
     :raises ValueError: unreadable file, TOML syntax, or any config problem (hardware's
@@ -186,4 +199,5 @@ def load_service_config(path: str | os.PathLike[str], *, check_devices: bool = T
         raise ValueError(f"无法读取配置文件 / cannot read config file {p}: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"TOML 语法错误 / TOML syntax error in {p}: {exc}") from None
-    return parse_service_config(data, base_dir=p.parent, check_devices=check_devices, path=p)
+    return parse_service_config(data, base_dir=p.parent, check_devices=check_devices, path=p,
+                                check_files=check_files)
