@@ -4,7 +4,7 @@ What is measured is what a table runs per camera (issue #21 §3, #18 item 9):
 
 * **capture**: each 15 fps frame arrives as the camera's MJPEG bytes and is decoded
   (``cv2.imdecode``, as ``cv2.VideoCapture`` does for an MJPG device) on the grabber thread of
-  :class:`table_service.camera_pipeline.CameraPipeline`;
+  :class:`table_service.table.camera_pipeline.CameraPipeline`;
 * **settle and reads**: the project's watcher (``make_watcher``, the service's settings) on the
   newest frame, stale frames dropped (``drop_stale``).
 
@@ -36,7 +36,7 @@ import cv2
 import numpy as np
 
 from hardware.camera import MjpegFrame, SyntheticSource
-from table_service.camera_pipeline import CameraPipeline, make_watcher
+from table_service.table.camera_pipeline import CameraPipeline, make_watcher
 from vision.geometry import default_layout
 from vision.synth import CameraView, TableRenderer, TableScene
 

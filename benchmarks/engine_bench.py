@@ -23,9 +23,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from table_service.engine import apply, fold, initial_state, state_to_json
-from table_service.engine.bots import BotTable
-from table_service.runner import TableRunner
+from table_service.engine.apply import apply, fold
+from table_service.engine.self_play import BotTable
+from table_service.engine.state import initial_state, state_to_json
+from table_service.table.runner import TableRunner
 
 
 def _best(fn, repeat: int) -> float:

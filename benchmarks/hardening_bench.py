@@ -29,10 +29,11 @@ def main() -> int:
     args = ap.parse_args()
 
     from table_service.engine.events import check_data
-    from table_service.runner import TableRunner
-    from table_service.web import create_app, users, web_state
+    from table_service.table.runner import TableRunner
+    from table_service.web import create_app, users
     from table_service.web.server import serve
     from table_service.web.sseclient import SSEClient
+    from table_service.web.tables import web_state
 
     play = {"seat": "E", "cards": ["3h", "3d", "3s"], "confidence": [0.99, 0.98, 0.97]}
     n = 20_000

@@ -28,8 +28,9 @@ from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from hardware import TableDevices, load_config
-from hardware.tm1637 import TM1637, MockTM1637
+from hardware.backends.tm1637 import TM1637, MockTM1637
+from hardware.config import load_config
+from hardware.table import TableDevices
 
 BASE = """
 table_id = "BENCH"

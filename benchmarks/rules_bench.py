@@ -12,7 +12,9 @@ import random
 import statistics
 import time
 
-from table_service.rules import RANKS, card, classify, full_deck, legal_plays
+from table_service.rules.cards import RANKS, card, full_deck
+from table_service.rules.legal import legal_plays
+from table_service.rules.patterns import classify
 
 
 def hand_with_wilds(rng: random.Random, level: str, wilds: int) -> list:

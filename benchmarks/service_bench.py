@@ -1,6 +1,6 @@
 """End-to-end latency and CPU of the table service at 15 camera frames per second.
 
-Runs the simulated table (``table_service.demo``) with its synthetic camera in *real time* at
+Runs the simulated table (``table_service.demo.table_demo``) with its synthetic camera in *real time* at
 15 fps, the referee panel served by cheroot, and a logged-in panel client reading the live SSE
 stream over HTTP, then reports for every play the camera read:
 
@@ -36,7 +36,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from table_service.demo import Demo, DemoOptions
+from table_service.demo.options import DemoOptions
+from table_service.demo.table_demo import Demo
 
 
 def pct(values: list[float], q: float) -> float:

@@ -76,9 +76,10 @@ def pct(values: list[float], q: float) -> float:
 
 
 def setup(tmp: Path, delay: float = 0.0):
-    from table_service.runner import TableRunner
-    from table_service.web import attach_table, create_app, users
+    from table_service.table.runner import TableRunner
+    from table_service.web import create_app, users
     from table_service.web.server import serve
+    from table_service.web.tables import attach_table
 
     db = tmp / "users.sqlite3"
     conn = users.connect(db)

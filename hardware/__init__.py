@@ -2,7 +2,8 @@
 
 The service builds everything from ``table.toml``::
 
-    from hardware import TableDevices, load_config
+    from hardware.config import load_config
+    from hardware.table import TableDevices
 
     config = load_config("table.toml")               # ConfigError lists every problem
     with TableDevices(config) as table:               # GPIO claimed, screen link opened
@@ -14,67 +15,3 @@ The service builds everything from ``table.toml``::
 Backends per device kind (``screen``, ``gpio``, ``sim``, ``none``) are chosen in ``[devices]``.
 See docs/architecture.md (section "Table devices") and examples/*.toml.
 """
-
-from hardware.camera import (
-    CameraStatus,
-    CaptureDeviceSource,
-    FrameSource,
-    ImageFolderSource,
-    SyntheticSource,
-    VideoFileSource,
-    find_corner_markers,
-    marker_board,
-    open_source,
-)
-from hardware.config import (
-    BUTTONS,
-    DEVICE_KINDS,
-    SEAT_LAMPS,
-    SEATS,
-    CameraConfig,
-    GpioConfig,
-    ScreenConfig,
-    TableConfig,
-    load_config,
-    parse_config,
-)
-from hardware.devices import ButtonEvent, Buzzer, CountdownDisplay, Lamp
-from hardware.errors import CameraError, ConfigError, DeviceError, DisplayNotAcknowledged, HardwareError
-from hardware.selftest import SelfTest, SelfTestReport, run_selftest
-from hardware.table import SeatDevices, TableDevices
-
-__all__ = [
-    "BUTTONS",
-    "DEVICE_KINDS",
-    "SEATS",
-    "SEAT_LAMPS",
-    "ButtonEvent",
-    "Buzzer",
-    "CameraConfig",
-    "CameraError",
-    "CameraStatus",
-    "CaptureDeviceSource",
-    "ConfigError",
-    "CountdownDisplay",
-    "DeviceError",
-    "DisplayNotAcknowledged",
-    "FrameSource",
-    "GpioConfig",
-    "HardwareError",
-    "ImageFolderSource",
-    "Lamp",
-    "ScreenConfig",
-    "SeatDevices",
-    "SelfTest",
-    "SelfTestReport",
-    "SyntheticSource",
-    "TableConfig",
-    "TableDevices",
-    "VideoFileSource",
-    "find_corner_markers",
-    "load_config",
-    "marker_board",
-    "open_source",
-    "parse_config",
-    "run_selftest",
-]

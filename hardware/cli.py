@@ -76,11 +76,11 @@ def describe(cfg: TableConfig) -> str:
 
 def _load_table_toml(path: str, *, check_devices: bool, check_files: bool = True) -> TableConfig:
     """The whole ``table.toml`` checked by the one schema ``guandan-table run`` uses too: the
-    hardware part here, ``[service] [web] [mqtt] [vision]`` by :mod:`table_service.service_config`.
+    hardware part here, ``[service] [web] [mqtt] [vision]`` by :mod:`table_service.table.config`.
 
     :raises ValueError: every problem, each naming its section and key.
     """
-    from table_service.service_config import load_service_config
+    from table_service.table.config import load_service_config
 
     return load_service_config(path, check_devices=check_devices, check_files=check_files).hardware
 
@@ -108,7 +108,7 @@ def cmd_selftest(args: argparse.Namespace) -> int:
         return 1
     pin_factory = None
     if args.mock_gpio:
-        from hardware.gpio import resolve_pin_factory
+        from hardware.backends.gpio import resolve_pin_factory
 
         pin_factory = resolve_pin_factory("mock")
     try:

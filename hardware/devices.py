@@ -3,7 +3,7 @@
 The rest of the project talks to seats, not to pins or ports: a :class:`Lamp` is switched
 ``on``/``off``/``blink``, a :class:`CountdownDisplay` is told to count down from 20 s, a
 :class:`Buzzer` buzzes, and every button press of every backend arrives as one
-:class:`ButtonEvent`. Backends (``hardware.sim``, ``hardware.gpio``, ``hardware.screen``) subclass
+:class:`ButtonEvent`. Backends (``hardware.backends.sim``, ``hardware.backends.gpio``, ``hardware.backends.screen``) subclass
 these; :class:`~hardware.table.TableDevices` builds the mix ``table.toml`` asks for.
 
 Displays on the screen controller count down by themselves (the firmware ticks); displays the Pi

@@ -21,9 +21,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TextIO
 
+from hardware.backends.sim import SimButton
 from hardware.camera import CORNER_MARKER_IDS, find_corner_markers
 from hardware.config import SEATS
-from hardware.sim import SimButton
 from hardware.table import TableDevices
 
 STEPS: tuple[str, ...] = ("lamps", "displays", "buzzer", "buttons", "camera")

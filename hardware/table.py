@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hardware import camera as _camera
+from hardware.backends.sim import SimButton, SimBuzzer, SimDisplay, SimLamp
 from hardware.config import BUTTONS, SEATS, TableConfig
 from hardware.devices import (
     STATUS_MODES,
@@ -39,7 +40,6 @@ from hardware.devices import (
     NullLamp,
     Ticker,
 )
-from hardware.sim import SimButton, SimBuzzer, SimDisplay, SimLamp
 
 log = logging.getLogger(__name__)
 
@@ -118,12 +118,12 @@ class TableDevices:
             return pin_factory
         if pin_factory is not None:
             return pin_factory
-        from hardware.gpio import resolve_pin_factory
+        from hardware.backends.gpio import resolve_pin_factory
 
         return resolve_pin_factory(self.config.gpio.pin_factory)
 
     def _build_screen_link(self, controller: Any, kwargs: dict[str, Any]) -> None:
-        from hardware.screen import ScreenLink
+        from hardware.backends.screen import ScreenLink
 
         assert self.config.screen is not None
         screen_buttons = frozenset(
@@ -142,13 +142,13 @@ class TableDevices:
         if backend == "sim":
             return self._add(SimButton(seat, button, self._emit))
         if backend == "gpio":
-            from hardware.gpio import GpioButton
+            from hardware.backends.gpio import GpioButton
 
             g = self.config.gpio
             return self._add(GpioButton(seat, button, g.pins[(seat, kind)], self._emit, pull_up=g.button_pull_up,
                                         debounce_s=g.debounce_ms / 1000.0, pin_factory=self._pin_factory))
         if backend == "screen":
-            from hardware.screen import ScreenButton
+            from hardware.backends.screen import ScreenButton
 
             return self._add(ScreenButton(seat, button, self._emit, self.screen))
         return None
@@ -161,14 +161,14 @@ class TableDevices:
         if backend == "sim":
             dev = SimLamp(label)
         elif backend == "gpio":
-            from hardware.gpio import GpioLamp, GpioStatusLed
+            from hardware.backends.gpio import GpioLamp, GpioStatusLed
 
             g = self.config.gpio
             cls = GpioStatusLed if lamp == "status" else GpioLamp
             dev = cls(label, g.pins[(seat, kind)], active_high=g.lamp_active_high, blink_on_s=g.blink_on_s,
                       blink_off_s=g.blink_off_s, pin_factory=self._pin_factory)
         elif backend == "screen":
-            from hardware.screen import ScreenLamp
+            from hardware.backends.screen import ScreenLamp
 
             dev = ScreenLamp(label, self.screen, seat, lamp)
         else:
@@ -183,7 +183,7 @@ class TableDevices:
         if backend == "sim":
             return self._add(SimDisplay(label, self._ticker))
         if backend == "gpio":
-            from hardware.gpio import GpioDisplay
+            from hardware.backends.gpio import GpioDisplay
 
             pins = self.config.gpio.displays[seat]
             self._attach_mock_chip(seat, pins.clk, pins.dio)
@@ -195,7 +195,7 @@ class TableDevices:
                                          brightness=self.config.gpio.display_brightness, lock=lock,
                                          bit_delay=self._bit_delay, pin_factory=self._pin_factory))
         if backend == "screen":
-            from hardware.screen import ScreenDisplay
+            from hardware.backends.screen import ScreenDisplay
 
             return self._add(ScreenDisplay(label, self.screen, seat))
         return self._add(NullDisplay(label))
@@ -205,7 +205,7 @@ class TableDevices:
         if pin not in self._clocks:
             from gpiozero import DigitalOutputDevice
 
-            from hardware.gpio import _open
+            from hardware.backends.gpio import _open
 
             dev = _open("countdown clk", pin, lambda: DigitalOutputDevice(
                 pin, initial_value=True, pin_factory=self._pin_factory))
@@ -220,7 +220,7 @@ class TableDevices:
 
         factory = self._pin_factory if self._pin_factory is not None else GzDevice.pin_factory
         if isinstance(factory, MockFactory):
-            from hardware.tm1637 import MockTM1637
+            from hardware.backends.tm1637 import MockTM1637
 
             # A chip a test put there first (e.g. an absent display, ack=False) wins.
             existing = next((c for p in list(factory.pins.values()) for c in getattr(p, "chips", ())
@@ -232,12 +232,12 @@ class TableDevices:
         if backend == "sim":
             return self._add(SimBuzzer("buzzer"))
         if backend == "gpio":
-            from hardware.gpio import GpioBuzzer
+            from hardware.backends.gpio import GpioBuzzer
 
             return self._add(GpioBuzzer("buzzer", self.config.gpio.pins[(None, "buzzer")],
                                         pin_factory=self._pin_factory))
         if backend == "screen":
-            from hardware.screen import ScreenBuzzer
+            from hardware.backends.screen import ScreenBuzzer
 
             return self._add(ScreenBuzzer("buzzer", self.screen))
         return self._add(NullBuzzer("buzzer"))

@@ -3,7 +3,7 @@ kind, run against the command line. Each answer must be one clear line naming th
 may add its usage line), a non-zero exit, no traceback, and every input file byte-identical
 afterwards (no ``-wal``/``-shm`` left beside a database that was only read).
 
-Commands run in-process through ``table_service.cli.main`` (fast); a few run as real processes
+Commands run in-process through ``table_service.cli`` (fast); a few run as real processes
 (``.venv/bin/guandan-table``) to prove the installed entry point behaves the same, and the
 read-only-folder cases run as an unprivileged user (root ignores file permissions).
 """
@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from table_service.cli import main
-from table_service.store import EventStore
+from table_service.store.event_log import EventStore
 
 REPO = Path(__file__).resolve().parents[1]
 EXE = REPO / ".venv" / "bin" / "guandan-table"
@@ -240,7 +240,7 @@ def open_folder():
 
 def _killed_table(data: Path) -> Path:
     """An event log with -wal/-shm left beside it, as a kill -9 leaves them."""
-    code = ("import os, sys\nfrom table_service.store import EventStore\n"
+    code = ("import os, sys\nfrom table_service.store.event_log import EventStore\n"
             f"s = EventStore({str(data / 'T1.sqlite3')!r})\n"
             "s.append({'type': 'clock_ticked', 'source': 'clock', 't_ms': 1, 'data': {}})\nos._exit(0)\n")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=300)

@@ -1,4 +1,4 @@
-"""``guandan-table vision …`` sub-commands (collected by table_service/cli.py)."""
+"""``guandan-table vision …`` sub-commands (collected by table_service/cli/__init__.py)."""
 
 from __future__ import annotations
 
@@ -122,7 +122,7 @@ def _prompt(picture_dir: Path) -> object:
 def _camera_frames(config_path: str, count: int) -> list[np.ndarray]:
     """``count`` frames from the table's camera (``[camera]`` of the config), one per deck laid out."""
     from hardware.camera import open_source
-    from table_service.service_config import load_service_config  # the CLI layer: the whole table.toml
+    from table_service.table.config import load_service_config  # the CLI layer: the whole table.toml
 
     cfg = load_service_config(config_path)
     source = open_source(cfg.hardware.camera)

@@ -275,7 +275,7 @@ DATA_SCHEMAS: dict[str, dict[str, Spec]] = {
         "reading": _READING,
         "confirmed": Spec("bool"),
         "corrected": Spec("bool"),
-        # a doubtful camera read's evidence (table_service.question_evidence)
+        # a doubtful camera read's evidence (table_service.table.question_evidence)
         "crop": _s(1_100_000),
         "reasons": Spec("list", max_len=8, item=_s(MAX_TEXT)),
         "candidates": Spec("list", max_len=8, item=_cards(required=False)),

@@ -13,26 +13,21 @@ from table_service.engine.flags import raise_flag
 from table_service.engine.ruleset import resolve_ruleset
 from table_service.engine.state import HAND_SIZE, State, initial_state, new_deal
 from table_service.engine.timers import set_turn, start_timer, stop_all, stop_and_check, stop_timer
-from table_service.rules import (
-    Ruleset,
+from table_service.rules.cards import check_level, parse_cards
+from table_service.rules.levels import apply_deal, deal_outcome, level_position
+from table_service.rules.ruleset import Ruleset
+from table_service.rules.scoring import level_difference_points, match_points, penalty_loss_positions
+from table_service.rules.seats import SEATS, seats_from, seats_of, side_of
+from table_service.rules.tribute import (
     TributeDuty,
-    apply_deal,
-    check_level,
-    deal_outcome,
     leader_after_tribute,
-    level_difference_points,
-    level_position,
-    match_points,
     pair_tributes,
-    parse_cards,
-    penalty_loss_positions,
     return_over_limit,
+    smallness,
     tribute_duty,
     tribute_is_wild,
 )
-from table_service.rules import first_drawer as rules_first_drawer
-from table_service.rules.seats import SEATS, seats_from, seats_of, side_of
-from table_service.rules.tribute import smallness
+from table_service.rules.tribute import first_drawer as rules_first_drawer
 
 Effects = list[dict[str, Any]]
 

@@ -15,7 +15,8 @@ from table_service.engine.flags import find_flag, raise_flag
 from table_service.engine.lifecycle import end_round, finish_deal
 from table_service.engine.play import arrive_turn
 from table_service.engine.state import State
-from table_service.rules import FORFEIT_SCORE, Ruleset
+from table_service.rules.ruleset import Ruleset
+from table_service.rules.scoring import FORFEIT_SCORE
 from table_service.rules.seats import side_of
 
 Effects = list[dict[str, Any]]

@@ -18,18 +18,11 @@ from table_service.engine.flags import raise_flag
 from table_service.engine.lifecycle import prove_return_wrong
 from table_service.engine.state import HAND_SIZE, State, leader_after_trick, next_active
 from table_service.engine.timers import set_turn, stop_and_check
-from table_service.rules import (
-    Play,
-    beats,
-    classify,
-    consistent_with_order,
-    parse_cards,
-    reading_for,
-    strength,
-    tribute_proved_wrong,
-    tribute_settled,
-)
+from table_service.rules.cards import parse_cards
+from table_service.rules.patterns import Play, beats, classify, strength
+from table_service.rules.reading import consistent_with_order, reading_for
 from table_service.rules.seats import side_of
+from table_service.rules.tribute import tribute_proved_wrong, tribute_settled
 
 Effects = list[dict[str, Any]]
 

@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 from table_service.engine.errors import EventRejected
-from table_service.rules import DEFAULT_RULESET, Ruleset, get_ruleset
+from table_service.rules.ruleset import DEFAULT_RULESET, Ruleset, get_ruleset
 
 #: Short names accepted for the presets.
 ALIASES: dict[str, str] = {"jiangsu": "jiangsu-2013", "huaian": "huaian-2017", "national": "national-2022"}

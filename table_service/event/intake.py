@@ -169,7 +169,7 @@ def _same_table(data: dict[str, Any], table: str, what: str) -> None:
 
 def check_panel(url: Any, table: str) -> str | None:
     """The address of ``table``'s own panel page, or ``None``: ``http(s)://host[:port]/tables/<table>``
-    (what :func:`~table_service.mqtt_bridge.announced_panel_url` announces), nothing else — no other
+    (what :func:`~table_service.table.mqtt_bridge.announced_panel_url` announces), nothing else — no other
     scheme, no user:password@, no query or fragment, no other table's page."""
     if url is None:
         return None

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from table_service.mqtt_bridge import table_result
+from table_service.table.mqtt_bridge import table_result
 
 #: The fields of a RESULTS line that decide the standings.
 _FIELDS = ("round", "table", "ns", "ew", "ns_levels", "ew_levels", "forfeit", "ns_score", "ew_score")
@@ -21,7 +21,7 @@ _FIELDS = ("round", "table", "ns", "ew", "ns_levels", "ew_levels", "forfeit", "n
 
 def table_log_results(state: Mapping[str, Any], table_id: str) -> dict[int, dict[str, Any]]:
     """Every signed round in a table's state (archived rounds and the current one), as the
-    RESULTS line the table sends the hub (:func:`~table_service.mqtt_bridge.table_result`)."""
+    RESULTS line the table sends the hub (:func:`~table_service.table.mqtt_bridge.table_result`)."""
     out: dict[int, dict[str, Any]] = {}
     rounds = [dict(r) for r in state.get("rounds") or []] + [dict(state)]
     for r in rounds:

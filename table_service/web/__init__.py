@@ -1,7 +1,7 @@
 """Referee web panel and public broadcast feeds (Flask).
 
 ``create_app(test_config=None)`` builds the app; the service attaches its TableRunners with
-:func:`attach_table` and serves it with :func:`table_service.web.server.serve` (cheroot, on a
+:func:`table_service.web.tables.attach_table` and serves it with :func:`table_service.web.server.serve` (cheroot, on a
 background thread). Blueprints: ``auth`` (login), ``panel`` (HTML pages), ``api`` (JSON + the
 panel's SSE stream), ``feed`` (public, read-only, delayed).
 
@@ -21,9 +21,7 @@ from werkzeug.exceptions import HTTPException
 
 from . import config as _config
 from .security import LoginLimiter, check_csrf, csp_nonce, csrf_token, security_headers
-from .tables import TableEntry, WebState, attach_table, detach_table, web_state
-
-__all__ = ["TableEntry", "attach_table", "create_app", "detach_table", "web_state"]
+from .tables import WebState, attach_table
 
 log = logging.getLogger(__name__)
 

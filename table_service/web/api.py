@@ -16,10 +16,10 @@ from flask import Blueprint, Response, abort, current_app, g, jsonify, request
 
 from table_service.engine.errors import EventRejected
 from table_service.engine.events import check_data
+from table_service.views.fanout import parse_last_event_id
 
 from . import users
 from .auth import require_role
-from .hub import parse_last_event_id
 from .tables import get_table, web_state
 
 bp = Blueprint("api", __name__, url_prefix="/api")

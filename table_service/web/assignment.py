@@ -19,7 +19,7 @@ bp = Blueprint("assignment", __name__, url_prefix="/api")
 
 
 def _bridge(table_id: str) -> Any:
-    from table_service.mqtt_bridge import bridge_for
+    from table_service.table.mqtt_bridge import bridge_for
 
     return bridge_for(get_table(table_id).runner)
 

@@ -1,4 +1,4 @@
-"""The public broadcast feed: no login, read-only, delayed (see :mod:`table_service.web.feed`).
+"""The public broadcast feed: no login, read-only, delayed (see :mod:`table_service.views.feed`).
 
 ``/feed/<table>/state.json``, ``/feed/<table>/events.json``, ``/feed/<table>/stream`` (SSE),
 ``/feed/<table>/clock.json`` and ``/feed/<table>/overlay`` (an HTML page for an OBS browser source). Only GET exists here, so the
@@ -11,8 +11,9 @@ from typing import Any
 
 from flask import Blueprint, Response, abort, current_app, jsonify, render_template, request
 
+from table_service.views.fanout import parse_last_event_id
+
 from .api import _int_arg, client_gone, sse_response
-from .hub import parse_last_event_id
 from .tables import get_table, web_state
 
 bp = Blueprint("feed", __name__, url_prefix="/feed")

@@ -251,7 +251,7 @@ def _add_words() -> None:
     """Status words, pattern names and rule names the pages show (keys ``st_<value>``,
     ``kind_<kind>`` and ``rule_<rule>``): both languages in the data, one shown per view."""
     from table_service.engine.flags import ARTICLES
-    from table_service.rules import KIND_NAMES_ZH
+    from table_service.rules.patterns import KIND_NAMES_ZH
 
     for kind, zh in KIND_NAMES_ZH.items():
         STRINGS[f"kind_{kind}"] = (zh, KIND_NAMES_EN.get(kind, kind.replace("_", " ")))

@@ -14,8 +14,9 @@ from typing import Any
 
 from flask import Flask, abort, current_app
 
-from .feed import FeedView
-from .hub import TableHub
+from table_service.views.fanout import TableHub
+from table_service.views.feed import FeedView
+
 from .security import LoginLimiter
 
 _TABLE_ID_RE = re.compile(r"^[A-Za-z0-9_\-]{1,32}$")

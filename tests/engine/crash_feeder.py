@@ -12,8 +12,8 @@ import sys
 
 def main() -> int:
     db, seed, deals = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-    from table_service.engine.bots import BotTable
-    from table_service.runner import TableRunner
+    from table_service.engine.self_play import BotTable
+    from table_service.table.runner import TableRunner
 
     stream = list(BotTable(seed).run_deals(deals))
     with TableRunner(db) as runner:

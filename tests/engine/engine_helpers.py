@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 
-from table_service.engine import EventRejected, apply, fold, initial_state, state_to_json
+from table_service.engine.apply import apply, fold
+from table_service.engine.errors import EventRejected
+from table_service.engine.state import initial_state, state_to_json
 
 SINGLES = ["3s", "4s", "5s", "6s", "7s", "8s", "9s", "Ts", "Js", "Qs", "Ks"]
 

@@ -5,7 +5,10 @@ from __future__ import annotations
 import pytest
 from engine_helpers import Table
 
-from table_service.engine import EventRejected, apply, check_envelope, initial_state
+from table_service.engine.apply import apply
+from table_service.engine.errors import EventRejected
+from table_service.engine.events import check_envelope
+from table_service.engine.state import initial_state
 
 
 @pytest.mark.parametrize(

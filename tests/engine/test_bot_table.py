@@ -11,9 +11,10 @@ from collections import Counter
 
 import pytest
 
-from table_service.engine import apply, fold, initial_state, state_to_json
-from table_service.engine.bots import BotTable
-from table_service.rules import full_deck
+from table_service.engine.apply import apply, fold
+from table_service.engine.self_play import BotTable
+from table_service.engine.state import initial_state, state_to_json
+from table_service.rules.cards import full_deck
 
 DECK = Counter(str(c) for c in full_deck())
 

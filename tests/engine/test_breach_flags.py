@@ -8,7 +8,7 @@ from typing import Any
 
 from engine_helpers import ONE_EACH, Table
 
-from table_service.engine import ARTICLES
+from table_service.engine.flags import ARTICLES
 
 # ------------------------------------------------------------------------- report card once per deal
 

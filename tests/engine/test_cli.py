@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 
 from table_service.cli import main
-from table_service.engine import fold, state_to_json
-from table_service.engine.bots import BotTable
-from table_service.engine_cli import read_events
-from table_service.runner import TableRunner
+from table_service.engine.apply import fold
+from table_service.engine.self_play import BotTable
+from table_service.engine.state import state_to_json
+from table_service.store.cli import read_events
+from table_service.table.runner import TableRunner
 
 ROOT = Path(__file__).resolve().parents[2]
 

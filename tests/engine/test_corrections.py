@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from engine_helpers import Table
 
-from table_service.engine import state_to_json
+from table_service.engine.state import state_to_json
 
 
 def _started() -> Table:

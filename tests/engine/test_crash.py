@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from table_service.engine import fold, state_to_json
-from table_service.engine.bots import BotTable
-from table_service.runner import TableRunner
-from table_service.store import EventStore
+from table_service.engine.apply import fold
+from table_service.engine.self_play import BotTable
+from table_service.engine.state import state_to_json
+from table_service.store.event_log import EventStore
+from table_service.table.runner import TableRunner
 
 FEEDER = Path(__file__).with_name("crash_feeder.py")
 ROOT = Path(__file__).resolve().parents[2]

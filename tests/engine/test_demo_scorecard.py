@@ -3,8 +3,8 @@ deal): "yes" only when every mistake raised its flag and nothing else did, and a
 
 from __future__ import annotations
 
-from table_service.bots import TruthLog
-from table_service.demo_scorecard import compare_with_log, format_summary
+from table_service.demo.bots import TruthLog
+from table_service.demo.scorecard import compare_with_log, format_summary
 
 
 def _flag(fid: str, rule: str, seat: str, deal: int = 1, status: str = "confirmed", **evidence: object) -> dict:

@@ -7,7 +7,9 @@ from pathlib import Path
 
 from engine_helpers import Table
 
-from table_service.engine import ARTICLES, EVENT_TYPES, state_to_json
+from table_service.engine.events import EVENT_TYPES
+from table_service.engine.flags import ARTICLES
+from table_service.engine.state import state_to_json
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "events.md").read_text(encoding="utf-8")
 

@@ -115,7 +115,7 @@ def test_card_seen_twice_is_fine() -> None:
     t.pass_("W")
     t.play("S", "9s")  # the second copy
     assert t.rules_raised() == set()
-    from table_service.engine import state_to_json
+    from table_service.engine.state import state_to_json
 
     assert state_to_json(t.state)["deal"]["unseen"]["9s"] == 0  # both copies on the table
 

@@ -9,8 +9,11 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from table_service.engine import EVENT_TYPES, EventRejected, apply, fold, state_to_json
-from table_service.engine.bots import BotTable
+from table_service.engine.apply import apply, fold
+from table_service.engine.errors import EventRejected
+from table_service.engine.events import EVENT_TYPES
+from table_service.engine.self_play import BotTable
+from table_service.engine.state import state_to_json
 
 _bots = BotTable(99)
 _EVENTS = list(_bots.run_deals(1)) + []

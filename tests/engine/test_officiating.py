@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from engine_helpers import ONE_EACH, Table
 
-from table_service.rules import get_ruleset
+from table_service.rules.ruleset import get_ruleset
 
 
 def _tribute_deal(ruleset: object = "jiangsu") -> Table:
@@ -410,7 +410,8 @@ def test_anti_tribute_waivable_or_one_big_joker_raises_nothing() -> None:
 
 
 def test_smallest_return_counts_a_level_card_by_power_or_by_face() -> None:
-    from table_service.rules import card, return_candidates
+    from table_service.rules.cards import card
+    from table_service.rules.tribute import return_candidates
 
     hand = [card("J", "s"), card("Q", "d"), card("A", "c")]  # nothing ≤ 10; level J
     assert return_candidates(hand, "J", get_ruleset()) == [card("Q", "d")]  # Js ranks above A

@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 from engine_helpers import ONE_EACH, Table
 
-from table_service.engine import EventRejected, apply, fold, initial_state, state_to_json
-from table_service.runner import TableRunner
+from table_service.engine.apply import apply, fold
+from table_service.engine.errors import EventRejected
+from table_service.engine.state import initial_state, state_to_json
+from table_service.table.runner import TableRunner
 
 
 def _deal_one_over() -> Table:

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from table_service.engine import fold, state_to_json
-from table_service.engine.bots import BotTable
-from table_service.runner import SubmitResult, TableRunner
-from table_service.store import EventStore, StoreCorruptError
+from table_service.engine.apply import fold
+from table_service.engine.self_play import BotTable
+from table_service.engine.state import state_to_json
+from table_service.store.event_log import EventStore, StoreCorruptError
+from table_service.table.runner import SubmitResult, TableRunner
 
 SETUP = {"type": "round_set_up", "source": "panel", "role": "referee",
          "data": {"players": {s: s for s in "ESWN"}, "format": {"kind": "past_a"}}}

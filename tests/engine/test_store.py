@@ -7,7 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from table_service.store import SCHEMA_VERSION, EventStore, SeqConflictError, StoreCorruptError, StoreError
+from table_service.store.event_log import (
+    SCHEMA_VERSION,
+    EventStore,
+    SeqConflictError,
+    StoreCorruptError,
+    StoreError,
+)
 
 
 def _ev(seq: int | None = None, t: int = 1) -> dict:

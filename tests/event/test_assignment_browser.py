@@ -13,10 +13,11 @@ import pytest
 from table_service.event.config import validate
 from table_service.event.hub import HubService
 from table_service.event.web import serve_hub
-from table_service.mqtt_bridge import MqttBridge
-from table_service.runner import TableRunner
-from table_service.web import attach_table, create_app, users
+from table_service.table.mqtt_bridge import MqttBridge
+from table_service.table.runner import TableRunner
+from table_service.web import create_app, users
 from table_service.web.server import serve
+from table_service.web.tables import attach_table
 
 pytestmark = pytest.mark.browser
 

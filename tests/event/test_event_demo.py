@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from table_service.demo_options import DemoOptions
-from table_service.event_demo import EventDemo
+from table_service.demo.event_demo import EventDemo
+from table_service.demo.options import DemoOptions
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -20,10 +20,10 @@ import paho.mqtt.client as mqtt
 import pytest
 from event_helpers import Broker
 
+from table_service.demo.event_demo import BotEventTable
 from table_service.event.config import validate
 from table_service.event.hub import HubService
 from table_service.event.provision import Provisioned, provision
-from table_service.event_demo import BotEventTable
 
 HANG = 60.0
 
@@ -303,7 +303,7 @@ def test_provision_command_writes_secret_files_and_refuses_to_overwrite(tmp_path
     assert "--force" in capsys.readouterr().err
     assert tomllib.loads((out / "tables" / "1.toml").read_text())["mqtt"]["password"] == t1["password"]
     # The table's [mqtt] section is accepted by table.toml's checks as written (ca.crt beside it).
-    from table_service.service_config import parse_service_config
+    from table_service.table.config import parse_service_config
 
     (tmp_path / "ca.crt").write_bytes((out / "ca.crt").read_bytes())
     cfg = parse_service_config({"table_id": "1", "data_dir": str(tmp_path / "data"),

@@ -17,9 +17,9 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 
+from table_service.demo.event_demo import BotEventTable
 from table_service.event.config import validate
 from table_service.event.hub import HubService
-from table_service.event_demo import BotEventTable
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from table_service.event_demo import EventDemo, format_summary
+from table_service.demo.event_demo import EventDemo, format_summary
 
 
 def test_summary_names_a_result_that_differs_from_the_tables_log(tmp_path: Path) -> None:

@@ -6,10 +6,10 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
-from table_service.engine.bots import BotTable
+from table_service.engine.self_play import BotTable
 from table_service.event.model import parse_result
-from table_service.mqtt_bridge import table_result, table_summary
-from table_service.runner import TableRunner
+from table_service.table.mqtt_bridge import table_result, table_summary
+from table_service.table.runner import TableRunner
 
 
 def test_signed_round_becomes_a_results_line(tmp_path: Path) -> None:

@@ -304,7 +304,7 @@ def test_missing_port_is_a_clear_error_and_connects_when_it_appears(tmp_path, re
 
 def test_cli_emulate_screen_prints_a_port_that_works(tmp_path) -> None:
     port = str(tmp_path / "ttyCli")
-    proc = subprocess.Popen([sys.executable, "-m", "table_service.cli", "emulate-screen", "--port", port,
+    proc = subprocess.Popen([sys.executable, "-m", "table_service", "emulate-screen", "--port", port,
                              "--duration", "30"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         line = proc.stdout.readline().strip()

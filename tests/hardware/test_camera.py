@@ -13,18 +13,18 @@ import cv2
 import numpy as np
 import pytest
 
-from hardware import (
-    CameraError,
+from hardware.camera import (
     CameraStatus,
     CaptureDeviceSource,
     ImageFolderSource,
     SyntheticSource,
     VideoFileSource,
     find_corner_markers,
-    load_config,
     marker_board,
     open_source,
 )
+from hardware.config import load_config
+from hardware.errors import CameraError
 
 W, H, FPS, N = 64, 48, 10.0, 12
 

@@ -240,7 +240,7 @@ SERVICE_VARIANTS = [
 
 @pytest.mark.parametrize(("extra", "ok"), SERVICE_VARIANTS)
 def test_run_config_check_and_selftest_share_one_schema(write_toml, capsys, extra, ok) -> None:
-    from table_service.service_config import load_service_config
+    from table_service.table.config import load_service_config
 
     path = write_toml(MINIMAL + '[devices]\ndefault = "sim"\n' + extra)
     try:

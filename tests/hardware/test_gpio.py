@@ -11,8 +11,11 @@ from pathlib import Path
 import pytest
 from gpiozero import LED
 
-from hardware import ButtonEvent, DeviceError, TableDevices, load_config
-from hardware.tm1637 import MockTM1637, decode, encode
+from hardware.backends.tm1637 import MockTM1637, decode, encode
+from hardware.config import load_config
+from hardware.devices import ButtonEvent
+from hardware.errors import DeviceError
+from hardware.table import TableDevices
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -300,7 +303,7 @@ def test_pin_factory_keyword(write_toml) -> None:
 def test_status_led_without_pwm_blinks_for_pulse() -> None:
     from gpiozero.pins.mock import MockFactory
 
-    from hardware.gpio import GpioStatusLed
+    from hardware.backends.gpio import GpioStatusLed
 
     plain = MockFactory()  # pins without PWM
     led = GpioStatusLed("status_led", 18, blink_on_s=0.01, pin_factory=plain)

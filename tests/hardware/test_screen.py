@@ -11,7 +11,10 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from firmware_bridge.emulator import ScreenEmulator
-from hardware import ButtonEvent, SelfTest, TableDevices, load_config
+from hardware.config import load_config
+from hardware.devices import ButtonEvent
+from hardware.selftest import SelfTest
+from hardware.table import TableDevices
 
 SCREEN_TABLE = """
 table_id = "S1"

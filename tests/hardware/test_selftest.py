@@ -8,8 +8,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from hardware import SelfTest, TableDevices, load_config
-from hardware.tm1637 import MockTM1637
+from hardware.backends.tm1637 import MockTM1637
+from hardware.config import load_config
+from hardware.selftest import SelfTest
+from hardware.table import TableDevices
 from table_service.cli import main as cli_main
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from hardware import TableDevices, load_config
+from hardware.backends.sim import SimButton, SimDisplay, SimLamp
+from hardware.config import load_config
 from hardware.devices import NullDisplay, NullLamp, render_countdown
-from hardware.sim import SimButton, SimDisplay, SimLamp
+from hardware.table import TableDevices
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

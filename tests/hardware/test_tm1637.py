@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from gpiozero import DigitalOutputDevice
 
+from hardware.backends.tm1637 import FONT, TM1637, MockTM1637, decode, encode
 from hardware.errors import DisplayNotAcknowledged
-from hardware.tm1637 import FONT, TM1637, MockTM1637, decode, encode
 
 
 def test_encode_decode_roundtrip() -> None:

@@ -7,7 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from table_service.rules import Card, Play, beats, classify, parse_cards
+from table_service.rules.cards import Card, parse_cards
+from table_service.rules.patterns import Play, beats, classify
 
 
 def submultisets(cards: list[Card]) -> Iterator[tuple[Card, ...]]:

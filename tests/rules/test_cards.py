@@ -6,16 +6,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from table_service.rules import (
+from table_service.rules.cards import (
     DECK_FACES,
     Card,
-    InvalidCardError,
     card_name_zh,
     format_cards,
     full_deck,
     parse_card,
     parse_cards,
 )
+from table_service.rules.errors import InvalidCardError
 
 
 def test_every_face_round_trips():

@@ -8,7 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from table_service.rules import RANKS, SUITS, Card, beats, card, classify, legal_plays, parse_cards
+from table_service.rules.cards import RANKS, SUITS, Card, card, parse_cards
+from table_service.rules.legal import legal_plays
+from table_service.rules.patterns import beats, classify
 
 from .conftest import brute_force_legal
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from table_service.rules import InvalidCardError, Play, beats, classify, format_cards, parse_cards
+from table_service.rules.cards import format_cards, parse_cards
+from table_service.rules.errors import InvalidCardError
+from table_service.rules.patterns import Play, beats, classify
 
 
 def only(cards: str, level: str) -> tuple[str, str]:

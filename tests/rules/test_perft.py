@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from table_service.rules import KINDS, legal_plays, parse_cards
+from table_service.rules.cards import parse_cards
+from table_service.rules.legal import legal_plays
+from table_service.rules.patterns import KINDS
 
 DATA = Path(__file__).parent / "data" / "perft.txt"
 CASES = [line.split(" | ") for line in DATA.read_text().splitlines() if line and not line.startswith("#")]

@@ -6,7 +6,10 @@ from __future__ import annotations
 import pytest
 
 from table_service.cli import main
-from table_service.rules import ImpossibleCardsError, classify, legal_plays, parse_cards
+from table_service.rules.cards import parse_cards
+from table_service.rules.errors import ImpossibleCardsError
+from table_service.rules.legal import legal_plays
+from table_service.rules.patterns import classify
 
 
 def test_classify_refuses_a_third_copy() -> None:

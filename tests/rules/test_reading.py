@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from table_service.rules import classify, parse_cards, reading_for
+from table_service.rules.cards import parse_cards
+from table_service.rules.patterns import classify
+from table_service.rules.reading import reading_for
 
 
 def test_wild_position_decides_the_straight():

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from table_service.rules import beats, classify, parse_cards
+from table_service.rules.cards import parse_cards
+from table_service.rules.patterns import beats, classify
 
 from . import reference_rules as ref
 

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 from table_service.engine.flags import ARTICLES
-from table_service.rules import Ruleset
+from table_service.rules.ruleset import Ruleset
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")

@@ -5,29 +5,27 @@ from __future__ import annotations
 
 import pytest
 
-from table_service.rules import (
+from table_service.rules.cards import card, parse_cards
+from table_service.rules.levels import apply_deal, deal_is_over, deal_outcome
+from table_service.rules.ruleset import get_ruleset
+from table_service.rules.scoring import (
     FORFEIT_SCORE,
     RoundRecord,
     TeamRecord,
-    apply_deal,
-    card,
-    deal_is_over,
-    deal_outcome,
+    level_difference_points,
+    match_points,
+    penalty_loss_positions,
+    progressive_points,
+    rank_teams,
+)
+from table_service.rules.seats import next_seat, partner
+from table_service.rules.tribute import (
     first_drawer,
-    get_ruleset,
     is_anti_tribute,
     is_legal_return,
     is_legal_tribute,
     leader_after_tribute,
-    level_difference_points,
-    match_points,
-    next_seat,
     pair_tributes,
-    parse_cards,
-    partner,
-    penalty_loss_positions,
-    progressive_points,
-    rank_teams,
     return_candidates,
     return_over_limit,
     tribute_candidates,

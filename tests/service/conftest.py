@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from table_service.event.broker import free_port, wait_port
-from table_service.runner import TableRunner
+from table_service.table.runner import TableRunner
 
 
 @pytest.fixture

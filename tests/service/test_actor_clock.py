@@ -8,7 +8,7 @@ import json
 import time
 from pathlib import Path
 
-from table_service.table_clock import ActorClock, TableClock
+from table_service.table.clock import ActorClock, TableClock
 
 SPEED = 100.0  # 10 ms real = 1 table s
 

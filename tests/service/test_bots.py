@@ -9,12 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from table_service.bots import Dealer, make_bots
-from table_service.demo import BotTable, DemoOptions, compare_with_log
-from table_service.rules import beats, classify, full_deck, parse_cards
-from table_service.runner import TableRunner
-from table_service.service import BUTTON_EVENTS, camera_event, run_ticker
-from table_service.table_clock import ActorClock
+from table_service.demo.bot_table import BotTable
+from table_service.demo.bots import Dealer, make_bots
+from table_service.demo.options import DemoOptions
+from table_service.demo.scorecard import compare_with_log
+from table_service.rules.cards import full_deck, parse_cards
+from table_service.rules.patterns import beats, classify
+from table_service.table.clock import ActorClock
+from table_service.table.runner import TableRunner
+from table_service.table.service import BUTTON_EVENTS, camera_event
+from table_service.table.ticker import run_ticker
 
 
 class DirectActuator:
@@ -102,7 +106,7 @@ def test_bot_tribute_is_highest_not_wild_and_return_is_small() -> None:
     assert str(bot.tribute()) == "2d" or str(bot.tribute()) == "As"
     bot.receive(parse_cards("2h 4s 4d 9c Jd Ks As 2d"), "2")
     assert str(bot.tribute()) == "2d"  # level card above A; the heart 2 (wild) is excluded
-    from table_service.rules import get_ruleset
+    from table_service.rules.ruleset import get_ruleset
 
     assert str(bot.return_card(get_ruleset("jiangsu-2013"))) == "9c"  # ≤ 10, breaks no pair
 

@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-import table_service.camera_pipeline as cp
+import table_service.table.camera_pipeline as cp
 from hardware.camera import SyntheticSource
-from table_service.camera_pipeline import CameraPipeline
+from table_service.table.camera_pipeline import CameraPipeline
 
 
 class LiveSource(SyntheticSource):
@@ -152,7 +152,8 @@ def test_health_text_is_chinese_then_english(state):
 
 
 def test_the_service_hands_the_health_to_the_panel_state(tmp_path):
-    from table_service.service import TableService, parse_service_config
+    from table_service.table.config import parse_service_config
+    from table_service.table.service import TableService
 
     cfg = parse_service_config({
         "table_id": "T1", "data_dir": str(tmp_path / "data"), "seats": {"E": "e", "S": "s", "W": "w", "N": "n"},
@@ -181,7 +182,7 @@ class MovedWatcher(SlowWatcher):
 
 
 def test_a_moved_camera_is_a_device_status_and_a_flag():
-    from table_service.service import sighting_event
+    from table_service.table.service import sighting_event
     from vision.watcher import CameraMovedSighting
 
     lost, found = CameraMovedSighting(12.0, False, 1.0), CameraMovedSighting(0.0, True, 2.0)

@@ -17,20 +17,14 @@ from typing import Any
 
 import pytest
 
-import table_service.camera_pipeline as cp
-import table_service.service as service_module
-from table_service.demo import SceneCamera
-from table_service.service import (
-    CameraPipeline,
-    TableClock,
-    TableService,
-    held_for,
-    make_watcher,
-    parse_service_config,
-    sighting_event,
-    witnessed_t_ms,
-)
-from table_service.table_clock import ActorClock
+import table_service.table.camera_pipeline as cp
+import table_service.table.service as service_module
+from table_service.demo.scene import SceneCamera
+from table_service.table.camera_pipeline import CameraPipeline, make_watcher
+from table_service.table.clock import ActorClock, TableClock
+from table_service.table.config import parse_service_config
+from table_service.table.service import TableService, sighting_event, witnessed_t_ms
+from table_service.table.ticker import held_for
 
 SPEED = 40.0  # 40 s to lead = 1 s real
 

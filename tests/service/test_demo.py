@@ -18,8 +18,10 @@ from typing import Any
 
 import pytest
 
-from table_service.demo import Demo, DemoOptions
-from table_service.engine import fold, state_to_json
+from table_service.demo.options import DemoOptions
+from table_service.demo.table_demo import Demo
+from table_service.engine.apply import fold
+from table_service.engine.state import state_to_json
 
 REPO = Path(__file__).resolve().parents[2]
 SEED = 21
@@ -140,7 +142,7 @@ def test_flags_raised_exactly_for_the_injected_mistakes(demo_run: dict[str, Any]
     # Each mistake's flag names the seat that made it.
     flags = [f for f in demo_run["state"]["flags"] if f["rule"] not in ("referee_call", "penalty_escalation")]
     by_seat = Counter((f["rule"], f["seat"]) for f in flags)
-    from table_service.demo import MISTAKE_FLAGS
+    from table_service.demo.scorecard import MISTAKE_FLAGS
 
     expected = Counter((MISTAKE_FLAGS[m["mistake"]], m["seat"]) for m in demo_run["truth"].mistakes)
     assert by_seat == expected
@@ -274,7 +276,7 @@ def test_restart_mid_deal_goes_on_from_the_same_state_and_timers(tmp_path: Path)
 
 
 def test_feed_delay_comes_from_the_command_line_then_the_variable_then_a_visible_default() -> None:
-    from table_service.demo import DEMO_FEED_DELAY_S, resolve_feed_delay
+    from table_service.demo.table_demo import DEMO_FEED_DELAY_S, resolve_feed_delay
 
     assert DEMO_FEED_DELAY_S > 0
     assert resolve_feed_delay(None, {}) == DEMO_FEED_DELAY_S
@@ -288,9 +290,9 @@ def test_feed_delay_comes_from_the_command_line_then_the_variable_then_a_visible
 
 def _bot_table(tmp_path: Path, **opts: Any) -> tuple[Any, Any, list[dict[str, Any]]]:
     """A BotTable on a real runner with a deal in play and one open camera question (N's read)."""
-    from table_service.demo import BotTable
-    from table_service.runner import TableRunner
-    from table_service.service import TableClock
+    from table_service.demo.bot_table import BotTable
+    from table_service.table.clock import TableClock
+    from table_service.table.runner import TableRunner
 
     clock = TableClock(1.0)
     runner = TableRunner(tmp_path / "t.sqlite3", clock=clock.now_ms).start()
@@ -398,7 +400,7 @@ def test_a_bot_action_behind_an_open_question_does_not_stop_the_clock(tmp_path: 
     # The action in flight is a camera question, answered by the referee later in table time. A
     # bot job due before that answer waits for it; if it kept its hold, the clock would stand at
     # the job's moment, short of the answer, for ever (the demo hung so at an uncertain read).
-    from table_service.table_clock import ActorClock
+    from table_service.table.clock import ActorClock
 
     table, runner, _submitted = _bot_table(tmp_path)
     try:

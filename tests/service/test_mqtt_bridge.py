@@ -17,8 +17,8 @@ from typing import Any
 import paho.mqtt.client as mqtt
 import pytest
 
-from table_service.mqtt_bridge import MqttBridge
-from table_service.runner import TableRunner
+from table_service.table.mqtt_bridge import MqttBridge
+from table_service.table.runner import TableRunner
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -155,8 +155,8 @@ def test_bad_topic_segment_is_refused(runner: TableRunner) -> None:
 def test_last_will_marks_a_killed_table_offline(mosquitto: int, tmp_path: Path) -> None:
     script = textwrap.dedent(f"""
         import sys, time
-        from table_service.runner import TableRunner
-        from table_service.mqtt_bridge import MqttBridge
+        from table_service.table.runner import TableRunner
+        from table_service.table.mqtt_bridge import MqttBridge
         r = TableRunner({str(tmp_path / 'will.sqlite3')!r}).start()
         b = MqttBridge(r, port={mosquitto}, event_id="ev1", table_id="W1").start()
         assert b.wait_connected(60)

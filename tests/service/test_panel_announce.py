@@ -12,10 +12,10 @@ from typing import Any
 import paho.mqtt.client as mqtt
 import pytest
 
-from table_service.mqtt_bridge import announced_panel_url
-from table_service.service import TableService
-from table_service.service_config import parse_service_config
-from table_service.table_clock import TableClock
+from table_service.table.clock import TableClock
+from table_service.table.config import parse_service_config
+from table_service.table.mqtt_bridge import announced_panel_url
+from table_service.table.service import TableService
 
 
 def _config(tmp_path: Path, **extra: Any) -> dict[str, Any]:

@@ -14,14 +14,10 @@ from typing import Any
 import pytest
 
 from firmware_bridge.emulator import ScreenEmulator
-from table_service.service import (
-    TableClock,
-    TableService,
-    camera_event,
-    load_service_config,
-    next_tick_ms,
-    parse_service_config,
-)
+from table_service.table.clock import TableClock
+from table_service.table.config import load_service_config, parse_service_config
+from table_service.table.service import TableService, camera_event
+from table_service.table.ticker import next_tick_ms
 
 REPO = Path(__file__).resolve().parents[2]
 

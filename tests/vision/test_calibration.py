@@ -199,7 +199,7 @@ def test_markers_near_the_frame_edge_are_found(seed):
     puts its corner markers' quiet zones within a few px of the frame's edge. Every marker wholly
     in the frame must be found, and the table must calibrate from them: before the grey margin in
     ``detect_markers`` these renders gave marker 3 alone, and the demo's camera never calibrated."""
-    from table_service.demo_scene import SceneCamera
+    from table_service.demo.scene import SceneCamera
     from vision.geometry import default_layout
 
     layout = default_layout(zone_mm=(280.0, 130.0))

@@ -86,7 +86,7 @@ def make_app(users_db: str) -> Iterator[Callable[..., Any]]:
         return app
 
     yield build
-    from table_service.web import detach_table, web_state
+    from table_service.web.tables import detach_table, web_state
 
     for app in apps:
         web_state(app).begin_shutdown()
@@ -180,7 +180,7 @@ def h() -> type[Helpers]:
 @pytest.fixture
 def make_runner(tmp_path: Path) -> Iterator[Callable[..., Any]]:
     """Real TableRunners on temp SQLite files, stopped at the end of the test."""
-    from table_service.runner import TableRunner
+    from table_service.table.runner import TableRunner
 
     runners: list[Any] = []
 

@@ -266,7 +266,7 @@ def test_release_of_an_ended_deal_goes_to_the_log(make_app, runner, h):
     assert logged["seq"] == body["seq"] and logged["type"] == "deal_released"
     assert (logged["role"], logged["source"], logged["data"]) == ("chief", "panel", {"round": 1, "deal": 1})
     assert [(r["round"], r["deal"], r["seq"]) for r in runner.state()["released_deals"]] == [(1, 1, body["seq"])]
-    from table_service.web import web_state
+    from table_service.web.tables import web_state
 
     assert web_state(app).tables["1"].feed.released == {(1, 1)}
     again = h.post_json(client, "/api/tables/1/feed/release", {"round": 1, "deal": 1})

@@ -9,9 +9,9 @@ from urllib.parse import quote
 
 import pytest
 
-from table_service.web import web_state
-from table_service.web.hub import parse_last_event_id
+from table_service.views.fanout import parse_last_event_id
 from table_service.web.sseclient import SSEClient
+from table_service.web.tables import web_state
 
 BAD_IDS = ["²", "١٢", "5" * 5000, "-1", "1e3", " ", "0x10", "9" * 19]
 

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from table_service.cli import main
-from table_service.store import EventStore
+from table_service.store.event_log import EventStore
 from table_service.web import users
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import threading
 
-from table_service.web.hub import Broadcaster, parse_last_event_id, sse_message
+from table_service.views.fanout import Broadcaster, parse_last_event_id, sse_message
 
 
 def _ids(msgs):

@@ -14,10 +14,10 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from table_service.runner import TableRunner
-from table_service.web import web_state
-from table_service.web.feed import PUBLIC_EVENT_FIELDS, FeedView
+from table_service.table.runner import TableRunner
+from table_service.views.feed import PUBLIC_EVENT_FIELDS, FeedView
 from table_service.web.sseclient import SSEClient
+from table_service.web.tables import web_state
 
 
 def feed_app(make_app, make_runner, h, **cfg):
@@ -276,7 +276,8 @@ def test_duplicate_feed_never_shows_an_unreleased_deal(h, delay_s, steps):
     """Property (duplicate mode): at any moment the feed holds exactly the log's longest prefix whose
     events are due (``t_ms + delay <= now``) and whose deal, if any, the engine's log has released
     as of now; so nothing of an unreleased deal is ever public, and nothing early."""
-    from table_service.engine import apply, initial_state
+    from table_service.engine.apply import apply
+    from table_service.engine.state import initial_state
 
     clock = h.FakeClockMs()
     delay_ms = delay_s * 1000

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from table_service.engine import apply, initial_state, state_to_json
-from table_service.web.feed import deal_key, public_event, public_state
+from table_service.engine.apply import apply
+from table_service.engine.state import initial_state, state_to_json
+from table_service.views.feed import deal_key, public_event, public_state
 
 PLAYERS = {"E": "张", "S": "李", "W": "王", "N": "赵"}
 

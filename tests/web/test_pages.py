@@ -60,7 +60,7 @@ def test_unknown_table_page_is_404_html(client, h):
 def test_attach_table_validates_ids(make_app, runner):
     import pytest
 
-    from table_service.web import attach_table
+    from table_service.web.tables import attach_table
 
     app = make_app(TABLES={"1": runner})
     with pytest.raises(ValueError, match="already attached"):

@@ -7,7 +7,7 @@ import time
 
 import numpy as np
 
-from table_service.question_evidence import candidate_readings, question_extra, rivals_from_reasons
+from table_service.table.question_evidence import candidate_readings, question_extra, rivals_from_reasons
 
 
 def test_table_clock_is_the_runners_clock_now(client, h):
@@ -24,7 +24,7 @@ def test_table_clock_needs_a_login(client):
 
 
 def test_table_clock_runs_at_the_service_clocks_speed(make_app, runner, h):
-    from table_service.service import TableClock
+    from table_service.table.clock import TableClock
 
     clock = TableClock(10.0)
     app = make_app(TABLES={"1": runner}, FEED_CLOCK=clock.now_ms)

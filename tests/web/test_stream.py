@@ -104,7 +104,7 @@ def test_start_is_the_one_call_for_the_service(runner, users_db, h):
         assert json.loads(resp.read())["state"]["players"] == h.PLAYERS
     finally:
         handle.stop()
-        from table_service.web import detach_table
+        from table_service.web.tables import detach_table
 
         detach_table(handle.app, "7")
 

@@ -1,6 +1,6 @@
 """``guandan-table demo``: a whole simulated table, on any machine, with no hardware.
 
-Four :mod:`bots <table_service.bots>` sit at the table. They act only *physically*: a play is
+Four :mod:`bots <table_service.demo.bots>` sit at the table. They act only *physically*: a play is
 cards laid in the seat's play zone of a synthetic overhead scene, which the synthetic camera
 renders from real card artwork and the real vision pipeline reads; a pass, a report card or a call
 for the referee is a button pressed on the emulated screen controller (on a pseudo-terminal) or on
@@ -22,29 +22,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from table_service.demo_bot_table import Actuator, BotTable
-from table_service.demo_options import BOT_NAMES, DemoOptions
-from table_service.demo_scene import SceneActuator, SceneCamera
-from table_service.demo_scorecard import MISTAKE_FLAGS, NEUTRAL_FLAGS, compare_with_log, format_summary
-
-__all__ = [
-    "BOT_NAMES",
-    "DEMO_FEED_DELAY_S",
-    "DEMO_STATE_FILE",
-    "MISTAKE_FLAGS",
-    "NEUTRAL_FLAGS",
-    "Actuator",
-    "BotTable",
-    "Demo",
-    "DemoOptions",
-    "SceneActuator",
-    "SceneCamera",
-    "compare_with_log",
-    "demo_table_toml",
-    "format_summary",
-    "resolve_feed_delay",
-]
-
+from table_service.demo.bot_table import BotTable
+from table_service.demo.options import BOT_NAMES, DemoOptions
+from table_service.demo.scene import SceneActuator, SceneCamera
+from table_service.demo.scorecard import compare_with_log
 
 DEMO_STATE_FILE = "demo.json"
 #: The demo's broadcast delay (table seconds) unless ``--feed-delay`` or ``GUANDAN_WEB_FEED_DELAY_S``
@@ -163,13 +144,10 @@ class Demo:
 
         from firmware_bridge.emulator import ScreenEmulator
         from hardware.table import TableDevices
-        from table_service.service import (
-            CameraPipeline,
-            TableService,
-            make_watcher,
-            parse_service_config,
-        )
-        from table_service.table_clock import ActorClock
+        from table_service.table.camera_pipeline import CameraPipeline, make_watcher
+        from table_service.table.clock import ActorClock
+        from table_service.table.config import parse_service_config
+        from table_service.table.service import TableService
         from vision.geometry import default_layout
         from vision.synth import CameraView, TableRenderer
 

@@ -31,7 +31,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from .hub import Broadcaster
+from .fanout import Broadcaster
 
 log = logging.getLogger(__name__)
 
@@ -184,7 +184,8 @@ class FeedView:
     def __init__(self, runner: Any, *, delay_s: float = 0.0, duplicate: bool = False,
                  recent_plays: int = 8, clock: Callable[[], float] | None = None, buffer: int = 4096,
                  pump_thread: bool = True) -> None:
-        from table_service.engine import apply, initial_state
+        from table_service.engine.apply import apply
+        from table_service.engine.state import initial_state
 
         self._apply = apply
         self.delay_ms = float(delay_s) * 1000.0

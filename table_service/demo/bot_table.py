@@ -2,8 +2,8 @@
 
 :class:`BotTable` watches the engine's state and makes the bots act, the referee answer, and the
 dealer deal. What it touches goes through an :class:`Actuator`; the demo's is
-:class:`~table_service.demo_scene.SceneActuator`. Everything the bots really did is in
-:attr:`BotTable.truth`, which :func:`~table_service.demo_scorecard.compare_with_log` compares with
+:class:`~table_service.demo.scene.SceneActuator`. Everything the bots really did is in
+:attr:`BotTable.truth`, which :func:`~table_service.demo.scorecard.compare_with_log` compares with
 the engine's log.
 """
 
@@ -21,17 +21,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from table_service.bots import BotPlayer, Dealer, Decision, TruthLog, make_bots
-from table_service.demo_options import BOT_NAMES, DemoOptions
-from table_service.rules import (
-    PLAY_ORDER,
-    Play,
-    classify,
-    get_ruleset,
-    is_anti_tribute,
-    parse_cards,
-    partner,
-)
+from table_service.demo.bots import BotPlayer, Dealer, Decision, TruthLog, make_bots
+from table_service.demo.options import BOT_NAMES, DemoOptions
+from table_service.rules.cards import parse_cards
+from table_service.rules.patterns import Play, classify
+from table_service.rules.ruleset import get_ruleset
+from table_service.rules.seats import PLAY_ORDER, partner
+from table_service.rules.tribute import is_anti_tribute
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +57,7 @@ class _Job:
     key: tuple = field(compare=False)
     fn: Callable[[], None] = field(compare=False)
     hold: int | None = field(default=None, compare=False)
-    """The clock's hold at ``due`` (an :class:`~table_service.table_clock.ActorClock`), or None."""
+    """The clock's hold at ``due`` (an :class:`~table_service.table.clock.ActorClock`), or None."""
 
 
 class BotTable:
@@ -71,8 +67,8 @@ class BotTable:
         referee only (round set-up, drawing finished, answers, rulings).
     :param state: returns the engine's state view.
     :param subscribe: the runner's ``subscribe``.
-    :param clock: the service's :class:`~table_service.service.TableClock`. With an
-        :class:`~table_service.table_clock.ActorClock` (the demo's) every job holds the clock at
+    :param clock: the service's :class:`~table_service.table.service.TableClock`. With an
+        :class:`~table_service.table.clock.ActorClock` (the demo's) every job holds the clock at
         its due time, and an action's hold lasts until the engine has applied it and the driver
         has scheduled what follows: the machine's lag (this thread woken late, the camera's
         render-settle-read, a button through the pty) then never counts as a player's time, so

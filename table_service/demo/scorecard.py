@@ -1,7 +1,7 @@
 """The demo's scorecard: the engine's record compared with what the bots really did.
 
 :func:`compare_with_log` counts camera reads, referee questions and flags against the bots'
-:class:`~table_service.bots.TruthLog`; :func:`format_summary` prints it (the headless demo's
+:class:`~table_service.demo.bots.TruthLog`; :func:`format_summary` prints it (the headless demo's
 closing report, and the one printed when the demo is stopped).
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from table_service.bots import TruthLog
+from table_service.demo.bots import TruthLog
 
 #: Which flag rule each injected mistake should raise.
 MISTAKE_FLAGS: dict[str, str] = {

@@ -1,6 +1,6 @@
-"""Options of the simulated table (:mod:`table_service.demo`), shared by the bot driver and the demo.
+"""Options of the simulated table (:mod:`table_service.demo.table_demo`), shared by the bot driver and the demo.
 
-Kept apart so :mod:`table_service.demo_bot_table` and :mod:`table_service.demo` can both use
+Kept apart so :mod:`table_service.demo.bot_table` and :mod:`table_service.demo.table_demo` can both use
 them without importing each other.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from table_service.bots import MISTAKE_KINDS
+from table_service.demo.bots import MISTAKE_KINDS
 
 BOT_NAMES: dict[str, str] = {"E": "东 · 机器人", "S": "南 · 机器人", "W": "西 · 机器人", "N": "北 · 机器人"}
 

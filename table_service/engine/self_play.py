@@ -15,8 +15,8 @@ from typing import Any
 
 from table_service.engine.apply import apply_in_place
 from table_service.engine.state import State, initial_state
-from table_service.rules import Card, full_deck, legal_plays, parse_cards, power
-from table_service.rules.cards import NATURAL_VALUE
+from table_service.rules.cards import NATURAL_VALUE, Card, full_deck, parse_cards, power
+from table_service.rules.legal import legal_plays
 from table_service.rules.seats import SEATS
 
 

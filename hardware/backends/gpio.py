@@ -15,6 +15,7 @@ from gpiozero import LED, PWMLED, Button, Device
 from gpiozero import Buzzer as _GzBuzzer
 from gpiozero.exc import GPIOZeroError, PinPWMUnsupported
 
+from hardware.backends.tm1637 import TM1637
 from hardware.devices import (
     STATUS_MODES,
     ButtonCallback,
@@ -26,7 +27,6 @@ from hardware.devices import (
     make_event,
 )
 from hardware.errors import DeviceError
-from hardware.tm1637 import TM1637
 
 log = logging.getLogger(__name__)
 

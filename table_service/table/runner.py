@@ -26,10 +26,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from table_service.engine import EventRejected, apply, device_effects, fold, state_to_json
+from table_service.engine.apply import apply, device_effects, fold
+from table_service.engine.errors import EventRejected
 from table_service.engine.events import check_data
-from table_service.engine.state import State
-from table_service.store import EventStore
+from table_service.engine.state import State, state_to_json
+from table_service.store.event_log import EventStore
 
 log = logging.getLogger(__name__)
 

@@ -14,9 +14,11 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from table_service.engine import EventRejected, fold, state_to_json
+from table_service.engine.apply import fold
+from table_service.engine.errors import EventRejected
 from table_service.engine.scoring import describe_result
-from table_service.store import SQLITE_HEADER, EventStore
+from table_service.engine.state import state_to_json
+from table_service.store.event_log import SQLITE_HEADER, EventStore
 
 EXPORT_FORMAT = "guandan-table-match"
 EXPORT_VERSION = 1

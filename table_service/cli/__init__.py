@@ -1,8 +1,9 @@
-"""The ``guandan-table`` command.
+"""The ``guandan-table`` command: :func:`main` collects each area's sub-commands.
 
 Each area of the project owns its sub-commands in its own module, which exposes
-``register(subparsers)``; this file only collects them, so that adding a command
-never means editing another team's code.
+``register(subparsers)``; this module only collects them, so that adding a command
+never means editing another team's code. Top layer of ``table_service``: the commands here may
+import every layer below, and nothing imports them.
 """
 
 from __future__ import annotations
@@ -15,10 +16,10 @@ from collections.abc import Sequence
 
 #: Modules that contribute sub-commands, in the order they appear in ``--help``.
 COMMAND_MODULES: tuple[str, ...] = (
-    "table_service.demo_cli",
-    "table_service.service_cli",
+    "table_service.cli.demo",
+    "table_service.cli.run",
     "table_service.rules.cli",
-    "table_service.engine_cli",
+    "table_service.store.cli",
     "table_service.web.cli",
     "table_service.event.cli",
     "firmware_bridge.cli",

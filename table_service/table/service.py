@@ -33,29 +33,19 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from table_service.camera_pipeline import (  # noqa: F401  (re-exported: the camera path's own module)
-    BAD_FRAMES_OFFLINE,
+from table_service.table.camera_pipeline import (
     LAG_GRACE_S,
     CameraPipeline,
-    _monotonic_stamps,
-    _Status,
-    make_watcher,
     possible_cards,
 )
-from table_service.device_driver import DeviceDriver
-from table_service.runner import TableRunner
-from table_service.service_config import (  # noqa: F401  (re-exported: service.ServiceConfig etc.)
+from table_service.table.clock import TableClock
+from table_service.table.config import (
     DEFAULT_CAMERA_GRACE_S,
-    SERVICE_SECTIONS,
     ServiceConfig,
-    load_service_config,
-    parse_service_config,
 )
-from table_service.table_clock import TableClock
-from table_service.table_ticker import (  # noqa: F401  (re-exported)
-    HOLD_POLL_S,
-    held_for,
-    next_tick_ms,
+from table_service.table.driver import DeviceDriver
+from table_service.table.runner import TableRunner
+from table_service.table.ticker import (
     run_ticker,
 )
 
@@ -264,11 +254,11 @@ class TableService:
         if self.want_web:
             self._start_web()
         if self.want_mqtt:
-            from table_service.mqtt_bridge import announced_panel_url, bridge_from_config
+            from table_service.table.mqtt_bridge import announced_panel_url, bridge_from_config
 
             feed = None
             if self.app is not None:
-                from table_service.web import web_state
+                from table_service.web.tables import web_state
 
                 feed = web_state(self.app).tables[self.config.table_id].feed
             mqtt_cfg = dict(self.config.mqtt)
@@ -281,8 +271,9 @@ class TableService:
         return self
 
     def _start_web(self) -> None:
-        from table_service.web import attach_table, create_app
+        from table_service.web import create_app
         from table_service.web.server import serve
+        from table_service.web.tables import attach_table
 
         web = self.config.web
         settings: dict[str, Any] = {

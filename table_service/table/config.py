@@ -1,6 +1,6 @@
 """The service's part of ``table.toml``: ``[service] [web] [mqtt] [vision]`` on top of the hardware config.
 
-Kept apart from :mod:`table_service.service` so that the checks ``guandan-table run``,
+Kept apart from :mod:`table_service.table.service` so that the checks ``guandan-table run``,
 ``config check`` and ``selftest`` make are one piece of code a reader finds by its name, and so
 that reading a config never imports the engine, the camera or the web panel.
 """

@@ -3,7 +3,7 @@
 At a large event every table's Pi publishes its *public* state to one broker, where the hub
 (results board, broadcast graphics, the chief referee's overview) subscribes to
 ``guandan/<event>/+/state``. The bridge publishes exactly what the public broadcast feed shows,
-because it reads the web engineer's :class:`~table_service.web.feed.FeedView`: the same delay
+because it reads the web engineer's :class:`~table_service.views.feed.FeedView`: the same delay
 on the Pi, the same filter (no open flags, no uncertain reads, no confidences, nothing of a held
 duplicate deal). Reusing that view instead of filtering again here means there is one place
 that decides what is public.
@@ -125,7 +125,7 @@ class MqttBridge:
     :param delay_s: the public delay, as for the broadcast feed.
     :param clock: "now" in the runner's ``t_ms`` units (the demo's compressed clock); default
         Unix epoch ms, as the service stamps events.
-    :param feed: an existing :class:`~table_service.web.feed.FeedView` to share (the service
+    :param feed: an existing :class:`~table_service.views.feed.FeedView` to share (the service
         passes the web app's, so both delay the same way); one is made when ``None``.
     :param username, password: broker credentials (the table's own, from ``event provision``).
     :param ca_file: the event's CA certificate: connect with TLS and check the broker's certificate.
@@ -143,7 +143,7 @@ class MqttBridge:
         self.host, self.port, self.qos, self.keepalive = host, int(port), int(qos), int(keepalive)
         self._own_feed = feed is None
         if feed is None:
-            from table_service.web.feed import FeedView
+            from table_service.views.feed import FeedView
 
             feed = FeedView(runner, delay_s=delay_s, clock=clock)
         self.feed = feed

@@ -3,8 +3,8 @@
 :class:`Broadcaster` holds a ring buffer of encoded SSE messages and wakes every waiting stream
 through one condition variable, so 50 open panels cost one ``json.dumps`` and one ``notify_all`` per
 event, not 50. :class:`TableHub` is the broadcaster of the referee panel: it subscribes once to the
-:class:`~table_service.runner.TableRunner` and publishes each applied event with the new state.
-The public feed (:mod:`table_service.web.feed`) feeds its own broadcaster with delayed, filtered
+:class:`~table_service.table.runner.TableRunner` and publishes each applied event with the new state.
+The public feed (:mod:`table_service.views.feed`) feeds its own broadcaster with delayed, filtered
 events.
 
 Messages carry the engine's ``seq`` as the SSE ``id``. A browser that lost its connection reconnects

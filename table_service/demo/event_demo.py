@@ -1,12 +1,12 @@
 """``guandan-table demo --tables N``: a whole small event on one machine.
 
 A private Mosquitto on a free port (started and stopped here), the event hub with its pages, and
-N bot tables. Each table is a real :class:`~table_service.runner.TableRunner` (its own SQLite
-log) behind a real :class:`~table_service.mqtt_bridge.MqttBridge`; it receives its assignment
+N bot tables. Each table is a real :class:`~table_service.table.runner.TableRunner` (its own SQLite
+log) behind a real :class:`~table_service.table.mqtt_bridge.MqttBridge`; it receives its assignment
 over MQTT, starts the round from it exactly as the panel's one-tap button does, plays, both
 sides sign, and the bridge sends the result back. The first ``camera_tables`` tables (one by
 default) are the one-table demo's table on the full camera path
-(:class:`~table_service.demo_camera_table.CameraEventTable`: bots lay cards in a scene rendered
+(:class:`~table_service.demo.camera_table.CameraEventTable`: bots lay cards in a scene rendered
 from real card artwork, the vision reader reads them, the demo referee answers its questions);
 on the others four bots feed events straight to the runner, which keeps the CPU low. The hub
 draws, publishes, collects and ranks ≥ 2 rounds. The tables' panels are served too, so the
@@ -42,7 +42,7 @@ class BotEventTable:
     def __init__(self, table_id: str, data_dir: Path, *, port: int, event_id: str, seed: int,
                  panel_url: str | None = None, step_s: float = 0.0, auto: bool = True,
                  login: tuple[str, str] | None = None, ca_file: str | None = None, host: str = "127.0.0.1") -> None:
-        from table_service.runner import TableRunner
+        from table_service.table.runner import TableRunner
 
         self.table_id = table_id
         self.seed = seed
@@ -74,7 +74,7 @@ class BotEventTable:
         self.bridge.start()
 
     def _bridge(self) -> Any:
-        from table_service.mqtt_bridge import MqttBridge
+        from table_service.table.mqtt_bridge import MqttBridge
 
         user, password = self.login or (None, None)
         return MqttBridge(self.runner, host=self.host, port=self.port, event_id=self.event_id,
@@ -121,7 +121,7 @@ class BotEventTable:
 
     def play_round(self, setup: dict[str, Any]) -> None:
         """Set up from the assignment, let the bots play to the round's end, sign both sides."""
-        from table_service.engine.bots import BotTable
+        from table_service.engine.self_play import BotTable
 
         self._submit("round_set_up", setup)
         bots = BotTable(self.seed * 1000 + int(setup["round"]), step_ms=(5, 20))
@@ -169,7 +169,7 @@ class EventDemo:
                              f"got {camera_tables}")
         self.camera_tables, self.design = camera_tables, design
         if camera_options is None:
-            from table_service.demo_options import DemoOptions
+            from table_service.demo.options import DemoOptions
 
             camera_options = DemoOptions(speed=CAMERA_TABLE_SPEED, think_s=(0.6, 1.8))
         self.camera_options = camera_options
@@ -217,7 +217,7 @@ class EventDemo:
             if i <= self.camera_tables:
                 from dataclasses import replace
 
-                from table_service.demo_camera_table import CameraEventTable
+                from table_service.demo.camera_table import CameraEventTable
 
                 t = CameraEventTable(str(i), self.data / "tables" / f"camera-{i}", port=self.broker.port,
                                      options=replace(self.camera_options, seed=self.seed * 100 + i),
@@ -228,7 +228,7 @@ class EventDemo:
                                   login=self._login(str(i)))
             self.tables.append(t.start())
             if tables_handle is not None:
-                from table_service.web import attach_table
+                from table_service.web.tables import attach_table
 
                 attach_table(tables_handle.app, str(i), t.runner)
         for t in self.tables:
@@ -337,7 +337,7 @@ def format_summary(s: dict[str, Any]) -> str:
     head = (f"{s['tables']} 桌 {s['teams']} 队 {s['rounds']} 轮，{s['results']} 个成绩（{s['from_table_log']} 个来自桌面记录），"
             f"拒收 {s['refused']} / {s['results']} results ({s['from_table_log']} from the tables' logs), "
             f"{s['refused']} refused")
-    from table_service.demo_camera_table import format_camera_summary
+    from table_service.demo.camera_table import format_camera_summary
 
     lines = [head]
     differ = s.get("differ") or []
@@ -357,7 +357,7 @@ def run_event_demo_cli(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    from table_service.demo_cli import _check_data_folder, demo_options
+    from table_service.cli.demo import _check_data_folder, demo_options
 
     seed = args.seed if args.seed is not None else int(time.time()) % 100000
     rounds = int(getattr(args, "rounds", None) or 3)

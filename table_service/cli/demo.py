@@ -1,4 +1,4 @@
-"""``guandan-table demo``: the simulated table (see :mod:`table_service.demo`)."""
+"""``guandan-table demo``: the simulated table (see :mod:`table_service.demo.table_demo`)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from table_service.bots import MISTAKE_KINDS
+from table_service.demo.bots import MISTAKE_KINDS
 
 
 def _positive(value: str) -> float:
@@ -147,10 +147,11 @@ def register(subparsers: Any) -> None:
 
 def run_demo(args: argparse.Namespace) -> int:
     if args.tables > 1:
-        from table_service.event_demo import run_event_demo_cli
+        from table_service.demo.event_demo import run_event_demo_cli
 
         return run_event_demo_cli(args)
-    from table_service.demo import Demo, format_summary
+    from table_service.demo.scorecard import format_summary
+    from table_service.demo.table_demo import Demo
 
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -201,10 +202,10 @@ def run_demo(args: argparse.Namespace) -> int:
 
 
 def demo_options(args: argparse.Namespace, seed: int, speed: float, deals: int | None) -> Any:
-    """The simulated table's :class:`~table_service.demo_options.DemoOptions` from the command
+    """The simulated table's :class:`~table_service.demo.options.DemoOptions` from the command
     line: the one-table demo's, and the event demo's camera tables' (one place, so both tables
     are the same table)."""
-    from table_service.demo_options import DemoOptions
+    from table_service.demo.options import DemoOptions
 
     # A real table cannot run faster than its camera: at high speed the bots think less.
     think = (1.0, 3.0) if speed <= 4 else (0.6, 1.8)

@@ -12,7 +12,7 @@ import threading
 import time
 from typing import Any
 
-from table_service.table_clock import TableClock
+from table_service.table.clock import TableClock
 
 log = logging.getLogger(__name__)
 

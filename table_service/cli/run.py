@@ -1,5 +1,5 @@
 """``guandan-table run --config table.toml``: the production table service (see
-:mod:`table_service.service`)."""
+:mod:`table_service.table.service`)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,8 @@ def register(subparsers: Any) -> None:
 
 
 def run_service(args: argparse.Namespace) -> int:
-    from table_service.service import TableService, load_service_config
+    from table_service.table.config import load_service_config
+    from table_service.table.service import TableService
 
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)

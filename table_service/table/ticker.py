@@ -12,8 +12,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from table_service.service_config import DEFAULT_CAMERA_GRACE_S
-from table_service.table_clock import TableClock
+from table_service.table.clock import TableClock
+from table_service.table.config import DEFAULT_CAMERA_GRACE_S
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """The camera path of a table: frames from a ``hardware.camera`` source through the vision watcher.
 
-Moved out of ``table_service.service`` so a new engineer finds the camera's thread, its health and
+Moved out of ``table_service.table.service`` so a new engineer finds the camera's thread, its health and
 its witness of *when* a play was made in one place (issue #18 item 9). ``service`` re-exports the
 names for older imports.
 """
@@ -15,14 +15,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from table_service.question_evidence import question_extra
+from table_service.table.question_evidence import question_extra
 
 if TYPE_CHECKING:  # only types: service imports this module
-    from table_service.service import ServiceConfig, TableClock
+    from table_service.table.clock import TableClock
+    from table_service.table.config import ServiceConfig
 
 log = logging.getLogger(__name__)
 
-#: Seats in table order (as ``table_service.service.SEATS``; kept here so this module imports
+#: Seats in table order (as ``table_service.table.service.SEATS``; kept here so this module imports
 #: nothing from the service).
 SEATS: tuple[str, ...] = ("E", "S", "W", "N")
 
@@ -512,7 +513,7 @@ def possible_cards(state: dict[str, Any]) -> list[str] | None:
     deal = state.get("deal")
     if not deal or deal.get("phase") == "over":
         return None
-    from table_service.rules import DECK_FACES
+    from table_service.rules.cards import DECK_FACES
 
     seen = deal.get("seen") or {}
     return [str(c) for c in DECK_FACES for _ in range(max(0, 2 - int(seen.get(str(c), 0))))]

@@ -23,23 +23,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from table_service.rules import (
-    NATURAL_VALUE,
-    PLAY_ORDER,
-    SEQUENCE_KINDS,
-    Card,
-    Play,
-    Ruleset,
-    beats,
-    full_deck,
-    legal_plays,
-    partner,
-    power,
-    return_candidates,
-    sort_key,
-    strength,
-    tribute_candidates,
-)
+from table_service.rules.cards import NATURAL_VALUE, Card, full_deck, power, sort_key
+from table_service.rules.legal import legal_plays
+from table_service.rules.patterns import SEQUENCE_KINDS, Play, beats, strength
+from table_service.rules.ruleset import Ruleset
+from table_service.rules.seats import PLAY_ORDER, partner
+from table_service.rules.tribute import return_candidates, tribute_candidates
 
 #: The kinds of mistake a bot can make, each matching one automatic flag of the engine.
 MISTAKE_KINDS: tuple[str, ...] = ("out_of_turn", "missed_report", "slow", "non_beating")

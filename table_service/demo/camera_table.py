@@ -1,7 +1,7 @@
 """A table of the event demo on the full camera path: the one-table demo's table, driven by the hub.
 
 The event demo's other tables feed their bots' events straight to the engine (cheap, so many
-tables fit on one machine). This one is :class:`~table_service.demo.Demo` itself — the same
+tables fit on one machine). This one is :class:`~table_service.demo.table_demo.Demo` itself — the same
 bots laying cards in a synthetic scene filmed from real card artwork, the same vision reader,
 emulated screen controller, mock GPIO, ActorClock and demo referee — with two differences
 that make it a table of the event: its MQTT bridge (the service's own, from ``[mqtt]``) talks
@@ -17,8 +17,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from table_service.demo import Demo
-from table_service.demo_options import DemoOptions
+from table_service.demo.options import DemoOptions
+from table_service.demo.table_demo import Demo
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +42,7 @@ class CameraEventTable:
 
     Offers what the event demo asks of a table (``table_id``, ``runner``, ``bridge``,
     ``rounds_played``, ``errors``, ``start``/``stop``) like
-    :class:`~table_service.event_demo.BotEventTable`.
+    :class:`~table_service.demo.event_demo.BotEventTable`.
 
     :param options: the simulated table's options (``deals`` is ignored: the hub's rounds say how
         many deals are played).

@@ -1,0 +1,2 @@
+"""The table service on the Pi: engine thread, clock, device driver, camera path, MQTT bridge, wiring.
+"""
