@@ -33,7 +33,7 @@ from table_service.event.standings import Standings, compute_standings
 ENTRY_WINDOW_MS = 10 * 60_000
 PUBLISHED_WINDOW_MS = 20 * 60_000
 APPEAL_WINDOW_MS = 30 * 60_000
-ROLE_RANK = {"viewer": 0, "referee": 1, "chief": 2}
+ROLE_RANK = {"spectator": 0, "viewer": 1, "referee": 2, "chief": 3}
 MAX_REFUSALS_KEPT = 500
 
 
