@@ -310,3 +310,11 @@ def test_provision_command_writes_secret_files_and_refuses_to_overwrite(tmp_path
                                 "seats": {"E": "e", "S": "s", "W": "w", "N": "n"}, "devices": {"default": "sim"},
                                 "camera": {"source": "none"}, "mqtt": t1}, base_dir=tmp_path, check_devices=False)
     assert cfg.mqtt["ca_file"] == str(tmp_path / "ca.crt")
+
+
+def test_the_broker_password_stays_out_of_the_hubs_log(net: Net) -> None:
+    raw = (net.tmp / "hub" / "hub-events.sqlite3").read_bytes()
+    wal = net.tmp / "hub" / "hub-events.sqlite3-wal"
+    raw += wal.read_bytes() if wal.exists() else b""
+    assert net.creds.hub.password.encode() not in raw
+    assert net.hub.core.loaded_cfg is not None and net.hub.core.loaded_cfg["mqtt"]["username"] == net.creds.hub.username
