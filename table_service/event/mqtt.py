@@ -43,6 +43,8 @@ class HubMqtt:
         self._queue: queue.Queue[tuple[Message, int, int] | None] = queue.Queue()
         self._worker: threading.Thread | None = None
         self.received = 0
+        self.handled = 0
+        """Messages handled and acknowledged (``received`` less this is the intake's backlog)."""
         self.disconnects = 0
         self._stopping = False
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id or f"guandan-hub-{event_id}",
@@ -101,6 +103,7 @@ class HubMqtt:
         self.received += 1
         if len(parts) != 4 or parts[3] not in SUBSCRIBED:
             self.client.ack(msg.mid, msg.qos)
+            self.handled += 1
             return
         self._queue.put(((parts[2], parts[3], bytes(msg.payload), bool(msg.retain)), msg.mid, msg.qos))
 
@@ -131,6 +134,7 @@ class HubMqtt:
             for _m, mid, qos in items:
                 if qos > 0:
                     self.client.ack(mid, qos)
+            self.handled += len(items)
             if stop:
                 return
 

@@ -251,3 +251,76 @@ def test_the_overview_page_and_board_carry_no_forged_link_or_count(tmp_path: Pat
     board = c.get("/hub/api/board").get_json()
     assert "javascript" not in json.dumps(board) and "99.5" not in json.dumps(board)
     assert all("panel" not in row for row in board["tables"])
+
+
+# ------------------------------------------------------------------------ fuzz over the wire
+
+def _wire_fuzz(tmp_path: Path, broker: Any, examples: int) -> None:
+    """Fuzzed messages from table 1 over the real (provisioned) broker: after each batch the hub
+    has handled and acknowledged every message (no stall); at the end table 2's real result is
+    recorded (no loss) and every bad message was logged once."""
+    import paho.mqtt.client as mqtt
+    from test_hub_mqtt import cfg_for
+
+    hub = HubService(cfg_for(broker, 2), tmp_path / "hub").start()
+    c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="")
+    c.username_pw_set(*broker.login("ev", "1"))
+    c.connect("127.0.0.1", broker.port)
+    c.loop_start()
+    sent: list[tuple[str, bytes]] = []
+    try:
+        assert hub.wait_connected(60)
+        hub.draw_next("org", "chief")
+        hub.publish_draw(1, "org", "chief")
+        ts = {t["table"]: t for t in hub.core.draws[1]["tables"]}
+        assert hub.mqtt is not None
+        mq = hub.mqtt
+
+        @settings(max_examples=examples, deadline=None, suppress_health_check=list(HealthCheck))
+        @given(msgs=st.lists(table_message("1", ts["1"]), min_size=1, max_size=6))
+        def batch(msgs: list[tuple[str, bytes]]) -> None:
+            before = mq.handled
+            for name, payload in msgs:
+                c.publish(f"guandan/ev/1/{name}", payload, qos=1).wait_for_publish(60)
+            sent.extend(msgs)
+            deadline = time.monotonic() + 60
+            while mq.handled < before + len(msgs):
+                assert time.monotonic() < deadline, f"the intake stalled: {mq.handled - before} of {len(msgs)}"
+                time.sleep(0.02)
+
+        batch()
+        c2 = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="")
+        c2.username_pw_set(*broker.login("ev", "2"))
+        c2.connect("127.0.0.1", broker.port)
+        c2.loop_start()
+        c2.publish("guandan/ev/2/result", result_msg(ts["2"]), qos=1).wait_for_publish(60)
+        deadline = time.monotonic() + 60
+        while (1, "2") not in hub.core.results:
+            assert time.monotonic() < deadline, "table 2's result was lost behind the fuzzed messages"
+            time.sleep(0.02)
+        c2.loop_stop()
+        c2.disconnect()
+        bad = set()
+        for name, payload in sent:
+            if not payload:
+                continue
+            try:
+                check_message("1", name, payload)
+            except BadMessage:
+                bad.add((name, payload))
+        logged = [e for e in hub.store.events() if e["type"] == "message_refused"]
+        assert len(logged) == len(bad), "each distinct bad message is logged exactly once"
+        assert hub.overview()["faults"].get("1", 0) >= len(bad)
+    finally:
+        c.loop_stop()
+        c.disconnect()
+        hub.stop()
+
+
+def test_fuzzed_messages_over_the_broker_never_stall_the_intake(tmp_path: Path, broker: Any) -> None:
+    _wire_fuzz(tmp_path, broker, 25)
+
+
+@pytest.mark.slow
+def test_fuzzed_messages_over_the_broker_long_run(tmp_path: Path, broker: Any) -> None:
+    _wire_fuzz(tmp_path, broker, 500)
