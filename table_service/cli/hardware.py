@@ -90,19 +90,19 @@ def describe(cfg: TableConfig) -> str:
     return "\n".join(lines)
 
 
-def _load_table_toml(path: str, *, check_devices: bool) -> TableConfig:
+def _load_table_toml(path: str, *, check_devices: bool, check_files: bool = True) -> TableConfig:
     """The whole ``table.toml`` checked by the one schema ``guandan-table run`` uses too: the
     hardware part here, ``[service] [web] [mqtt] [vision]`` by :mod:`table_service.table.config`.
 
     :raises ValueError: every problem, each naming its section and key.
     """
-    return load_service_config(path, check_devices=check_devices).hardware
+    return load_service_config(path, check_devices=check_devices, check_files=check_files).hardware
 
 
 def cmd_config_check(args: argparse.Namespace) -> int:
 
     try:
-        svc = load_service_config(args.path, check_devices=not args.offline)
+        svc = load_service_config(args.path, check_devices=not args.offline, check_files=not args.offline)
         # The camera's px/mm over the play zones, from its mounting (or the lens calibration).
         lines, warnings = config_report(svc)
     except ValueError as exc:

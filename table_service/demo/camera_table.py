@@ -53,7 +53,7 @@ class CameraEventTable:
     camera = True
 
     def __init__(self, table_id: str, data_dir: Path, *, port: int, options: DemoOptions,
-                 design: str = "anglo") -> None:
+                 design: str = "anglo", login: tuple[str, str] | None = None) -> None:
         from dataclasses import replace
 
         self.table_id = table_id
@@ -62,7 +62,7 @@ class CameraEventTable:
         # Headless: the event demo serves this table's panel in its own tables app (one login).
         # No broadcast delay: the hub's overview shows the table as the other tables do.
         self.demo = Demo(replace(options, deals=None), str(data_dir), headless=True, port=0, design=design,
-                         mqtt=f"127.0.0.1:{port}", feed_delay_s=0.0, table_id=table_id,
+                         mqtt=f"127.0.0.1:{port}", feed_delay_s=0.0, table_id=table_id, mqtt_login=login,
                          next_round=self._next_round)
 
     # ------------------------------------------------------------------ what the event demo uses

@@ -21,6 +21,7 @@ import secrets
 import tempfile
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,8 @@ from table_service.event.broker import PrivateBroker
 from table_service.event.cli import format_standings
 from table_service.event.config import validate
 from table_service.event.hub import HubService
+from table_service.event.provision import provision
+from table_service.event.reconcile import compare
 from table_service.event.web import serve_hub
 from table_service.table.mqtt_bridge import MqttBridge
 from table_service.table.runner import TableRunner
@@ -54,15 +57,16 @@ class BotEventTable:
     camera = False
 
     def __init__(self, table_id: str, data_dir: Path, *, port: int, event_id: str, seed: int,
-                 panel_url: str | None = None, step_s: float = 0.0, auto: bool = True) -> None:
+                 panel_url: str | None = None, step_s: float = 0.0, auto: bool = True,
+                 login: tuple[str, str] | None = None, ca_file: str | None = None, host: str = "127.0.0.1") -> None:
         self.table_id = table_id
         self.seed = seed
         self.step_s = step_s
         self.auto = auto
         self.port, self.event_id, self.panel_url = port, event_id, panel_url
+        self.login, self.ca_file, self.host = login, ca_file, host
         self.runner = TableRunner(data_dir / f"table-{table_id}.sqlite3")
-        self.bridge = MqttBridge(self.runner, port=port, event_id=event_id, table_id=table_id, panel_url=panel_url,
-                                 client_id=f"guandan-{event_id}-{table_id}")
+        self.bridge = self._bridge()
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -80,10 +84,16 @@ class BotEventTable:
 
     def reconnect(self) -> None:
         """The Pi's network is back: a fresh bridge (same client id) on the same runner."""
-        self.bridge = MqttBridge(self.runner, port=self.port, event_id=self.event_id, table_id=self.table_id,
-                                 panel_url=self.panel_url, client_id=f"guandan-{self.event_id}-{self.table_id}")
+        self.bridge = self._bridge()
         self.bridge.assignment_listeners.append(lambda _a: self._wake.set())
         self.bridge.start()
+
+    def _bridge(self) -> Any:
+        user, password = self.login or (None, None)
+        return MqttBridge(self.runner, host=self.host, port=self.port, event_id=self.event_id,
+                          table_id=self.table_id, panel_url=self.panel_url,
+                          client_id=f"guandan-{self.event_id}-{self.table_id}", username=user, password=password,
+                          ca_file=self.ca_file)
 
     def play_assigned(self) -> None:
         """Play the round of the assignment this table holds (manual mode)."""
@@ -173,6 +183,7 @@ class EventDemo:
         self.step_s = step_s
         self.deals = deals  # deals per round (the event's format: a round of N deals)
         self.broker: Any = None
+        self.creds: Any = None  # what event provision wrote (table_service.event.provision.Provisioned)
         self.hub: Any = None
         self.tables: list[Any] = []  # BotEventTable | CameraEventTable
         self.handles: list[Any] = []
@@ -180,7 +191,11 @@ class EventDemo:
         self.hub_url = self.tables_url = None
 
     def start(self) -> EventDemo:
-        self.broker = PrivateBroker(self.data / "broker").start()
+        # The broker as a real event runs it (docs/security.md): a user and password for the hub
+        # and each table, the ACL, no anonymous clients, client ids bound to usernames.
+        self.creds = provision(demo_config(self.n, self.rounds, 1883, seed=self.seed, deals=self.deals),
+                               self.data / "mqtt", force=True)
+        self.broker = PrivateBroker(self.data / "broker", secure=self.creds).start()
         tables_handle = None
         if self.web:
             app = create_app({"USERS_DB": str(self.data / "table-users.sqlite3")})
@@ -190,21 +205,20 @@ class EventDemo:
             self._add_login(app.config["USERS_DB"])
         cfg = demo_config(self.n, self.rounds, self.broker.port, seed=self.seed, deals=self.deals,
                           panel_base=self.tables_url)
+        cfg["mqtt"].update(username=self.creds.hub.username, password=self.creds.hub.password)
         self.hub = HubService(cfg, self.data / "hub").start()
         if not self.hub.wait_connected(10):
             raise RuntimeError("赛事中心连不上 MQTT / the hub could not connect to the broker")
         for i in range(1, self.n + 1):
             t: Any
             if i <= self.camera_tables:
-                from dataclasses import replace
-
-
                 t = CameraEventTable(str(i), self.data / "tables" / f"camera-{i}", port=self.broker.port,
                                      options=replace(self.camera_options, seed=self.seed * 100 + i),
-                                     design=self.design)
+                                     design=self.design, login=self._login(str(i)))
             else:
                 t = BotEventTable(str(i), self.data / "tables", port=self.broker.port, event_id="demo",
-                                  seed=self.seed * 100 + i, panel_url=self.tables_url, step_s=self.step_s)
+                                  seed=self.seed * 100 + i, panel_url=self.tables_url, step_s=self.step_s,
+                                  login=self._login(str(i)))
             self.tables.append(t.start())
             if tables_handle is not None:
                 attach_table(tables_handle.app, str(i), t.runner, hub_link=t.bridge)
@@ -217,6 +231,10 @@ class EventDemo:
             self.hub_url = handle.url
             self._add_login(users_db)
         return self
+
+    def _login(self, table: str) -> tuple[str, str]:
+        c = self.creds.tables[table]
+        return (c.username, c.password)
 
     def _add_login(self, users_db: str) -> None:
         import contextlib
@@ -259,10 +277,13 @@ class EventDemo:
                 return
 
     def summary(self) -> dict[str, Any]:
+        """``from_table_log``: the hub's results equal to the line in that table's own log
+        (:mod:`table_service.event.reconcile`); ``differ`` names every one that is not."""
         st = self.hub.standings_json()
-        sources = [tr.source for tr in self.hub.core.results.values()]
+        with self.hub.lock:
+            check = compare(dict(self.hub.core.results), [(t.table_id, t.runner.state()) for t in self.tables])
         return {"tables": self.n, "teams": 2 * self.n, "rounds": self.rounds,
-                "results": len(self.hub.core.results), "from_table_log": sources.count("table"),
+                "results": len(self.hub.core.results), "from_table_log": check["agree"], "differ": check["differ"],
                 "refused": len(self.hub.core.refusals), "standings": st["standings"], "lots": st["lots"],
                 "errors": [e for t in self.tables for e in t.errors], "data": str(self.data),
                 "camera": [t.summary() for t in self.tables if t.camera]}
@@ -301,5 +322,12 @@ def format_summary(s: dict[str, Any]) -> str:
             f"拒收 {s['refused']} / {s['results']} results ({s['from_table_log']} from the tables' logs), "
             f"{s['refused']} refused")
 
-    lines = [head] + [format_camera_summary(c) for c in s.get("camera") or []]
+    lines = [head]
+    differ = s.get("differ") or []
+    if differ:
+        lines.append(f"与桌面记录不符 {len(differ)} 个 / {len(differ)} result(s) differ from the tables' own logs:")
+        lines += ["  " + d["text"] for d in differ]
+    else:
+        lines.append("全部成绩与各桌记录一致 / every result equals the table's own log")
+    lines += [format_camera_summary(c) for c in s.get("camera") or []]
     return "\n".join(lines) + "\n" + format_standings(s["standings"])

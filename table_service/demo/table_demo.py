@@ -102,6 +102,7 @@ class Demo:
                  camera_size: tuple[int, int] = (2400, 1800), px_per_mm: float = 2.0, fps: float = 15.0,
                  realtime: bool | None = None, out: Callable[[str], None] = print,
                  mqtt: str | None = None, feed_delay_s: float | None = None, table_id: str = "DEMO",
+                 mqtt_login: tuple[str, str] | None = None,
                  next_round: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None) -> None:
         import json
         import tempfile
@@ -131,6 +132,7 @@ class Demo:
         self.realtime = (options.speed == 1.0) if realtime is None else realtime
         self.out = out
         self.mqtt = mqtt
+        self.mqtt_login = mqtt_login
         self.table_id, self.next_round = table_id, next_round
         self.feed_delay_s = resolve_feed_delay(feed_delay_s)
         self.service: Any = None
@@ -163,6 +165,8 @@ class Demo:
             if not host or not port.isdigit():
                 raise ValueError(f"--mqtt 应为 主机:端口 / --mqtt must be HOST:PORT, got {self.mqtt!r}")
             cfg_data["mqtt"] = {"enabled": True, "host": host, "port": int(port), "event": "demo"}
+            if self.mqtt_login is not None:  # the event demo's broker knows each table by its own user
+                cfg_data["mqtt"]["username"], cfg_data["mqtt"]["password"] = self.mqtt_login
         cfg = parse_service_config(cfg_data, base_dir=self.data_dir)
         # The players are simulated: the clock waits for them, not they for the machine
         # (ActorClock's docstring says why).

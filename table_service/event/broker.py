@@ -2,7 +2,10 @@
 
 The demo must not touch a broker the machine may already run (port 1883, someone's retained
 messages), so it starts the Debian ``mosquitto`` binary on a free loopback port with its own
-configuration and data folder, and stops it at the end.
+configuration and data folder, and stops it at the end. Given what ``event provision`` wrote
+(:class:`~table_service.event.provision.Provisioned`), it runs as a real event's broker does:
+no anonymous clients, a password per participant, the ACL, client ids bound to usernames, and a
+TLS listener when the provision made certificates.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import socket
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 
 def free_port() -> int:
@@ -46,10 +50,12 @@ def mosquitto_exe() -> str:
 class PrivateBroker:
     """Mosquitto on a free port with its config, persistence and log in ``folder``."""
 
-    def __init__(self, folder: str | Path, port: int | None = None) -> None:
+    def __init__(self, folder: str | Path, port: int | None = None, *, secure: Any = None) -> None:
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
         self.port = port or free_port()
+        self.secure = secure
+        self.tls_port: int | None = free_port() if secure is not None and secure.tls_port else None
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> PrivateBroker:
@@ -57,11 +63,19 @@ class PrivateBroker:
         # Started as root, mosquitto drops to the "mosquitto" user and then cannot save its
         # persistence file in our folder; a private broker stays the user that started it.
         user = "user root\n" if os.geteuid() == 0 else ""
-        conf.write_text(f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence true\n"
-                        f"persistence_location {self.folder}/\nmax_queued_messages 100000\n{user}")
+        if self.secure is not None:
+            from table_service.event.provision import conf_text
+
+            sdir = Path(self.secure.folder) / "broker"
+            tls_dir = sdir / "tls" if self.tls_port else None
+            conf.write_text(conf_text(sdir, port=self.port, bind="127.0.0.1", tls_port=self.tls_port, tls_dir=tls_dir,
+                                      persistence=self.folder, run_as_root=os.geteuid() == 0))
+        else:
+            conf.write_text(f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence true\n"
+                            f"persistence_location {self.folder}/\nmax_queued_messages 100000\n{user}")
         with (self.folder / "mosquitto.log").open("a") as log:
             self.proc = subprocess.Popen([mosquitto_exe(), "-c", str(conf)], stdout=log, stderr=subprocess.STDOUT)
-        if not wait_port(self.port):
+        if not wait_port(self.port) or (self.tls_port and not wait_port(self.tls_port)):
             self.stop()
             raise RuntimeError(f"mosquitto 未能启动 / mosquitto did not start (port {self.port}); "
                                f"log: {self.folder / 'mosquitto.log'}")

@@ -89,6 +89,22 @@ def register(subparsers: Any) -> None:
     x.add_argument("data", help="赛事中心数据目录 / the hub's data folder (holds hub-events.sqlite3)")
     x.add_argument("--standings", action="store_true", help="改为输出排名 JSON / print the standings JSON instead")
     x.set_defaults(func=run_export)
+    v = sub.add_parser("provision", help="赛事 MQTT 的账号与权限 / the event broker's users, ACL and TLS",
+                       description="为 Mosquitto 写出密码文件、ACL、配置，并为赛事中心和每张桌写出 [mqtt] 凭据（docs/security.md）。"
+                                   " / Writes Mosquitto's password file, ACL and config, and an [mqtt] credential "
+                                   "for the hub and each table (docs/security.md).")
+    v.add_argument("--event", required=True, help="EVENT.toml")
+    v.add_argument("--out", default=None, help="输出目录 / output folder (default: mqtt-<event> beside EVENT.toml)")
+    v.add_argument("--host", default=None, help="各桌连接的代理地址 / the broker's address as tables reach it "
+                                                "(default: EVENT.toml [mqtt] host)")
+    v.add_argument("--port", type=_int_in(1, 65535, "端口"), default=None,
+                   help="明文监听端口 / plain listener port (default: EVENT.toml [mqtt] port)")
+    v.add_argument("--bind", default=None, help="代理监听地址 / address Mosquitto listens on (default: all)")
+    v.add_argument("--tls", action="append", default=None, metavar="HOST",
+                   help="启用 TLS，证书含此主机名或 IP（可重复）/ TLS listener, certificate for HOST (repeatable)")
+    v.add_argument("--tls-port", type=_int_in(1, 65535, "端口"), default=8883, help="TLS 端口 / TLS port (8883)")
+    v.add_argument("--force", action="store_true", help="覆盖已有凭据 / overwrite existing credentials")
+    v.set_defaults(func=run_provision)
     p.set_defaults(func=lambda _a: (p.print_help(), 2)[1])
 
     h = subparsers.add_parser("hub", help="赛事中心服务 / the event hub (MQTT + pages + event log)",
@@ -193,6 +209,26 @@ def run_export(args: argparse.Namespace) -> int:
         print(json.dumps(core.standings().to_json(), ensure_ascii=False))
     else:
         print(results_to_jsonl(core.result_objects()), end="")
+    return 0
+
+
+def run_provision(args: argparse.Namespace) -> int:
+    """``guandan-table event provision``: files for the broker, the hub and each table."""
+    from pathlib import Path
+
+    from table_service.event.config import load_event
+    from table_service.event.provision import provision
+
+    cfg = load_event(args.event)
+    out = Path(args.out) if args.out else Path(args.event).resolve().parent / f"mqtt-{cfg['event']['id']}"
+    done = provision(cfg, out, host=args.host, port=args.port, bind=args.bind, tls_hosts=args.tls,
+                     tls_port=args.tls_port, force=args.force)
+    print(f"已写出 / written: {out}\n"
+          f"  Mosquitto: {done.conf}  (mosquitto -c {done.conf})\n"
+          f"  赛事中心 / hub: {out / 'hub.toml'} → EVENT.toml [mqtt]\n"
+          f"  各桌 / tables ({len(done.tables)}): {out / 'tables'}/<id>.toml → table.toml [mqtt]"
+          + (f"\n  CA: {out / 'ca.crt'} → 与各桌、赛事中心的 toml 放在一起 / beside each table.toml and EVENT.toml"
+             if done.tls_port else ""))
     return 0
 
 

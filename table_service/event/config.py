@@ -13,9 +13,12 @@ Example (``examples/event.toml``)::
     bye_points = 2                # optional: match points of a bye
     seed = 2026                   # seed of the lots (recorded as events when drawn)
 
-    [mqtt]
+    [mqtt]                        # the hub's credential: hub.toml of `guandan-table event provision`
     host = "127.0.0.1"
     port = 1883
+    username = "js2026-hub"
+    password = "…"
+    ca_file = "ca.crt"            # optional: TLS, the broker's certificate checked against this CA
 
     [hub]
     host = "127.0.0.1"
@@ -49,14 +52,13 @@ from typing import Any
 from table_service.event.model import MAX_ID, MAX_NAME, EventInputError
 from table_service.event.standings import MATCH_POINT_SCHEMES, ScoringOptions
 from table_service.rules.ruleset import get_ruleset
-
-SEGMENT_RE = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
+from table_service.views.wire import SEGMENT_RE
 
 _SECTIONS: dict[str, set[str]] = {
     "event": {"id", "name", "rounds", "draw", "ruleset", "format", "match_points", "bye_points", "seed",
               "bye_level_points", "duplicate"},
     "ruleset_options": set(),
-    "mqtt": {"host", "port", "username", "password", "keepalive"},
+    "mqtt": {"host", "port", "username", "password", "keepalive", "ca_file"},
     "hub": {"host", "port", "data"},
     "teams": {"id", "name", "players"},
     "tables": {"id", "panel"},
@@ -190,7 +192,7 @@ def validate(raw: dict[str, Any]) -> dict[str, Any]:
         if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
             raise EventInputError(f"EVENT.toml [{where}]: port 无效 / invalid port {port!r}")
         _opt(section, "host", str, where, None, max_len=255)
-    for key in ("username", "password"):
+    for key in ("username", "password", "ca_file"):
         _opt(mqtt, key, str, "mqtt", None, max_len=255)
     keepalive = _opt(mqtt, "keepalive", int, "mqtt", 15, 5, 3600)
     _opt(hub, "data", str, "hub", None, max_len=1000)
@@ -233,7 +235,11 @@ def validate(raw: dict[str, Any]) -> dict[str, Any]:
         tid = str(_need(t, "id", (str, int), where))
         if not SEGMENT_RE.match(tid):
             raise EventInputError(f"EVENT.toml [{where}]: 桌号无效 {tid!r} / invalid table id")
-        tables.append({"id": tid, "panel": _opt(t, "panel", str, where, None, max_len=500)})
+        panel = _opt(t, "panel", str, where, None, max_len=500)
+        if panel is not None and not re.match(r"^https?://[^\s/@]+(/[^\s]*)?$", panel):
+            raise EventInputError(f"EVENT.toml [{where}]: panel 须为 http(s):// 地址 / panel must be an http(s):// "
+                                  f"address without user:password@, got {panel!r}"[:300])
+        tables.append({"id": tid, "panel": panel})
     if len({t["id"] for t in tables}) != len(tables):
         raise EventInputError("EVENT.toml: 桌号重复 / duplicate table ids in [[tables]]")
     need = (len(teams) // 2) * (2 if dup else 1)
@@ -246,7 +252,7 @@ def validate(raw: dict[str, Any]) -> dict[str, Any]:
                   "match_points": scheme, "scoring": scoring_opts, "seed": seed},
         "mqtt": {"host": str(mqtt.get("host", "127.0.0.1")), "port": int(mqtt.get("port", 1883)),
                  "username": mqtt.get("username"), "password": mqtt.get("password"),
-                 "keepalive": keepalive},
+                 "keepalive": keepalive, "ca_file": mqtt.get("ca_file")},
         "hub": {"host": str(hub.get("host", "127.0.0.1")), "port": int(hub.get("port", 8090)),
                 "data": hub.get("data")},
         "teams": teams,
@@ -265,7 +271,14 @@ def load_event(path: str | Path) -> dict[str, Any]:
         raise EventInputError(f"EVENT.toml 格式错误 / not valid TOML ({p}): {exc}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise EventInputError(f"无法读取赛事文件 / cannot read event file {p}: {exc}") from None
-    return validate(raw)
+    cfg = validate(raw)
+    ca = cfg["mqtt"]["ca_file"]
+    if ca is not None:  # relative to EVENT.toml, as provision writes it
+        ca_path = Path(ca) if Path(ca).is_absolute() else p.resolve().parent / ca
+        if not ca_path.is_file():
+            raise EventInputError(f"EVENT.toml [mqtt]: 找不到 ca_file / ca_file not found: {ca_path}")
+        cfg["mqtt"]["ca_file"] = str(ca_path)
+    return cfg
 
 
 def scoring_of(cfg: dict[str, Any]) -> ScoringOptions:

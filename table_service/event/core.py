@@ -7,7 +7,8 @@ of the log through ``apply`` rebuilds exactly the same state (so the same standi
 
 Hub event types (documented in ``docs/hub-protocol.md``):
 ``event_loaded`` · ``round_drawn`` (a draft, may be redrawn) · ``round_published`` (final: never
-changed again) · ``result_recorded`` · ``result_refused`` · ``refusal_acknowledged`` ·
+changed again) · ``result_recorded`` · ``result_refused`` · ``message_refused`` (a table message that is not well
+formed: that table's fault) · ``refusal_acknowledged`` ·
 ``result_corrected`` · ``results_published`` · ``appeal_filed`` · ``appeal_decided`` ·
 ``lots_drawn`` · ``team_edited`` · ``event_edited``.
 
@@ -33,7 +34,7 @@ from table_service.rules.ruleset import get_ruleset
 ENTRY_WINDOW_MS = 10 * 60_000
 PUBLISHED_WINDOW_MS = 20 * 60_000
 APPEAL_WINDOW_MS = 30 * 60_000
-ROLE_RANK = {"viewer": 0, "referee": 1, "chief": 2}
+ROLE_RANK = {"spectator": 0, "viewer": 1, "referee": 2, "chief": 3}
 MAX_REFUSALS_KEPT = 500
 
 
@@ -68,6 +69,11 @@ class HubCore:
     results_published: dict[int, int] = field(default_factory=dict)
     lots: dict[tuple[str, ...], list[str]] = field(default_factory=dict)
     appeals: list[dict[str, Any]] = field(default_factory=list)
+    faults: dict[str, int] = field(default_factory=dict)
+    """Per table: messages refused (``message_refused``) plus results refused (``result_refused``)."""
+    fault_digests: set[tuple[str, str]] = field(default_factory=set)
+    bad_messages: list[dict[str, Any]] = field(default_factory=list)
+    """The latest ``message_refused`` (at most ``MAX_REFUSALS_KEPT``), newest last."""
     last_seq: int = 0
 
     # ------------------------------------------------------------------ derived views
@@ -344,6 +350,12 @@ class HubCore:
         elif et == "result_refused":
             self.refusals.append({**d, "seq": ev["seq"], "t_ms": ev["t_ms"], "acknowledged": False})
             del self.refusals[:-MAX_REFUSALS_KEPT]
+            self.faults[d["table"]] = self.faults.get(d["table"], 0) + 1
+        elif et == "message_refused":
+            self.fault_digests.add((d["table"], d["digest"]))
+            self.bad_messages.append({**d, "seq": ev["seq"], "t_ms": ev["t_ms"]})
+            del self.bad_messages[:-MAX_REFUSALS_KEPT]
+            self.faults[d["table"]] = self.faults.get(d["table"], 0) + 1
         elif et == "refusal_acknowledged":
             for r in self.refusals:
                 if r["seq"] == d["seq"]:

@@ -13,6 +13,7 @@ import copy
 import hashlib
 import json
 import logging
+import sqlite3
 import threading
 import time
 from collections import deque
@@ -23,6 +24,7 @@ from typing import Any
 
 from table_service.event.config import load_event
 from table_service.event.core import HubCore, _can
+from table_service.event.intake import BadMessage, check_message, panel_link
 from table_service.event.model import EventInputError, parse_result, parse_results_text, results_to_jsonl
 from table_service.event.mqtt import HubMqtt, Message
 from table_service.event.store import HubStore
@@ -64,7 +66,9 @@ class HubService:
         self.mqtt: HubMqtt | None = None
         self.config_note: str | None = None
         if self.core.cfg is None or (_event_part(self.core.loaded_cfg) != _event_part(cfg) and not self.core.draws):
-            self._commit("event_loaded", {"config": cfg}, actor="EVENT.toml", role="chief")
+            # The broker's password is deployment, not event state: it stays out of the hub's log.
+            logged = {**cfg, "mqtt": {k: v for k, v in (cfg.get("mqtt") or {}).items() if k != "password"}}
+            self._commit("event_loaded", {"config": logged}, actor="EVENT.toml", role="chief")
         elif _event_part(self.core.loaded_cfg) != _event_part(cfg):
             self.config_note = ("EVENT.toml 已改动，但已有编排：沿用日志中的配置 / EVENT.toml changed after the first "
                                 "draw: the logged configuration stays in force")
@@ -78,7 +82,8 @@ class HubService:
             m = cfg["mqtt"]  # where the broker is today (deployment, not event state: from the file)
             self.mqtt = HubMqtt(self.event_id, self.handle_batch, host=m["host"], port=m["port"],
                                 username=m.get("username"), password=m.get("password"),
-                                keepalive=m.get("keepalive", 15), on_connected=self._republish)
+                                keepalive=m.get("keepalive", 15), on_connected=self._republish,
+                                ca_file=m.get("ca_file"))
 
     # ---------------------------------------------------------------- lifecycle
 
@@ -128,82 +133,101 @@ class HubService:
     # ---------------------------------------------------------------- table messages
 
     def handle_batch(self, messages: list[Message]) -> None:
-        """Results are logged in one transaction; status and summaries update the live view."""
+        """Results are logged in one transaction; status and summaries update the live view.
+
+        Every message is first checked field by field (:mod:`.intake`). One that fails is logged
+        once (``message_refused``, that table's fault on the overview) and acknowledged with the
+        rest: it is never delivered again and blocks nothing. Only a failure of the hub's own log
+        (SQLite) leaves the batch unacknowledged, to be delivered again."""
         acks: list[tuple[str, dict[str, Any]]] = []
         now = self.clock_ms()
         with self.lock:
+            tables = frozenset(t["id"] for t in (self.core.cfg or {}).get("tables", [])) or None
             applied: list[dict[str, Any]] = []
-            # (round, table, id) and (round, table) of results logged in this batch, not yet applied
+            # (round, table, id) and (round, table) of results logged in this batch, not yet
+            # applied; ("fault", table, digest) of bad messages logged in this batch
             pending: set[tuple[Any, ...]] = set()
             with self.store.transaction():
                 for table, name, payload, _retained in messages:
-                    if name == "result":
-                        ack = self._table_result(table, payload, now, applied, pending)
-                        if ack is not None:
-                            acks.append((table, ack))
-                    elif name == "status":
-                        self._status(table, payload)
-                    elif name == "summary":
-                        self._summary(table, payload)
+                    if not payload:
+                        continue  # a cleared retained message
+                    try:
+                        clean = check_message(table, name, payload, tables)
+                    except BadMessage as exc:
+                        self._bad_message(table, name, payload, str(exc), now, applied, pending)
+                        continue
+                    try:
+                        if name == "result":
+                            ack = self._table_result(table, clean, now, applied, pending)
+                            if ack is not None:
+                                acks.append((table, ack))
+                        elif name == "status":
+                            self._status(table, clean)
+                        else:
+                            self._summary(table, clean)
+                    except sqlite3.Error:
+                        raise  # the hub's own log failed: nothing is acknowledged, all comes again
+                    except Exception as exc:  # a hub bug on one message must not block the others
+                        log.exception("hub: message on %s/%s could not be handled", table, name)
+                        self._bad_message(table, name, payload, f"赛事中心无法处理 / the hub could not handle it "
+                                          f"({type(exc).__name__})", now, applied, pending)
             for ev in applied:
                 self.core.apply(ev)
         if self.mqtt is not None:
             for table, ack in acks:
                 self.mqtt.publish(table, "result_ack", _dumps(ack))
 
-    def _loads(self, payload: bytes) -> Any:
-        try:
-            return json.loads(payload.decode("utf-8")) if payload else None
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            return None
-
-    def _status(self, table: str, payload: bytes) -> None:
-        data = self._loads(payload)
-        if not isinstance(data, dict):
+    def _bad_message(self, table: str, name: str, payload: bytes, reason: str, now: int,
+                     applied: list[dict[str, Any]], pending: set[tuple[Any, ...]]) -> None:
+        """Log a bad message once (the same bytes again, e.g. a retained message redelivered on
+        every reconnect, are counted as a duplicate and not logged again)."""
+        digest = hashlib.sha256(name.encode("utf-8", "replace") + b"\0" + payload).hexdigest()[:16]
+        table = table[:64]
+        key = ("fault", table, digest)
+        if (table, digest) in self.core.fault_digests or key in pending:
+            self.duplicates += 1
             return
+        pending.add(key)
+        applied.append(self.store.append("message_refused", {
+            "table": table, "topic": name[:32], "reason": reason[:300], "digest": digest, "size": len(payload),
+            "received_ms": now}, t_ms=now, actor=f"table:{table}", role=None))
+        log.warning("hub: message on %s/%s refused: %s", table, name, reason)
+
+    def _status(self, table: str, data: dict[str, Any]) -> None:
         live = self.live.setdefault(table, TableLive(table))
-        live.online = data.get("status") == "online"
-        live.status_ms = data.get("wall_ms")
-        if data.get("panel"):
-            live.panel = str(data["panel"])
+        live.online = data["status"] == "online"
+        live.status_ms = data["wall_ms"]
+        if data["panel"]:
+            live.panel = data["panel"]
 
-    def _summary(self, table: str, payload: bytes) -> None:
-        data = self._loads(payload)
-        if not isinstance(data, dict):
-            return
+    def _summary(self, table: str, data: dict[str, Any]) -> None:
         live = self.live.setdefault(table, TableLive(table))
         old = live.summary
 
         def order(d: dict[str, Any]) -> tuple[int, int]:
-            return (int(d.get("round") or 0), int(d.get("last_seq") or 0))
+            return (d.get("round") or 0, d.get("last_seq") or 0)
 
         # Newer by (round, seq) wins; a message a minute newer wins anyway (a Pi replaced mid-round
         # starts its seqs again).
-        if not old or order(data) >= order(old) or int(data.get("wall_ms") or 0) > int(old.get("wall_ms") or 0) + 60_000:
+        if not old or order(data) >= order(old) or (data["wall_ms"] or 0) > (old.get("wall_ms") or 0) + 60_000:
             live.summary = data
-        if data.get("panel"):
-            live.panel = str(data["panel"])
+        if data["panel"]:
+            live.panel = data["panel"]
 
-    def _table_result(self, table: str, payload: bytes, now: int, applied: list[dict[str, Any]],
+    def _table_result(self, table: str, msg: dict[str, Any], now: int, applied: list[dict[str, Any]],
                       pending: set[tuple[Any, ...]] | None = None) -> dict[str, Any] | None:
-        """Accept, drop as duplicate, or refuse (logged, shown to the chief referee)."""
-        msg = self._loads(payload)
-        if msg is None and not payload:
-            return None  # a cleared retained message
-        rid = str(msg.get("result_id")) if isinstance(msg, dict) and msg.get("result_id") else None
-        refusal_id = rid or "malformed:" + hashlib.sha1(payload).hexdigest()[:16]
-        line = msg.get("result") if isinstance(msg, dict) else None
+        """Accept, drop as duplicate, or refuse (logged, shown to the chief referee) a result
+        message that :func:`~.intake.check_result` found well formed."""
+        rid = msg["result_id"]
+        refusal_id = rid
+        line = msg["result"]
         if pending is None:
             pending = set()
-        if rid is None or not isinstance(line, dict):
-            verdict, reason = "refuse", "成绩消息无效 / malformed result message"
-        elif str(line.get("table")) != table:
-            verdict, reason = "refuse", f"主题桌号 {table} 与成绩桌号 {line.get('table')!r} 不符 / topic table differs"
-        elif (line.get("round"), table, rid) in pending:
+        if (line["round"], table, rid) in pending:
             verdict, reason = "duplicate", None
         else:
             verdict, reason = self.core.classify_result(line, rid)
-            if verdict == "accept" and (line.get("round"), table) in pending:
+            if verdict == "accept" and (line["round"], table) in pending:
                 verdict, reason = "refuse", "同一桌本轮已有成绩 / the table already has a result for this round"
         if verdict == "duplicate":
             # Acknowledged again as accepted: a table that sends its result twice (reconnect, QoS 1
@@ -218,7 +242,7 @@ class HubService:
                 self.duplicates += 1
                 return {"result_id": rid, "status": "refused", "reason": reason}
             applied.append(self.store.append("result_refused", {
-                "table": table, "result_id": refusal_id, "reason": reason, "result": line if isinstance(line, dict) else None,
+                "table": table, "result_id": refusal_id, "reason": reason, "result": line,
                 "received_ms": now}, t_ms=now, actor=f"table:{table}", role=None))
             log.warning("hub: result from table %s refused: %s", table, reason)
             return {"result_id": rid, "status": "refused", "reason": reason}
@@ -342,13 +366,18 @@ class HubService:
                              "round": s.get("round"), "deal": s.get("deal"), "levels": s.get("levels"),
                              "open_flags": s.get("open_flags", 0), "doubts": s.get("doubts", 0),
                              "clocks_over": s.get("clocks_over", 0), "penalties": s.get("penalties"),
-                             "finished": bool(s.get("finished")), "panel": cfg_panels.get(t["table"]) or live.panel,
+                             "finished": bool(s.get("finished")),
+                             "panel": panel_link(t["table"], cfg_panels.get(t["table"]), live.panel),
+                             "faults": core.faults.get(t["table"], 0),
                              "result": res.line if res else None, "source": res.source if res else None,
                              "result_ms": res.t_ms if res else None})
             return {"event": core.cfg["event"] if core.cfg else None, "round": rnd,
                     "rounds": (core.cfg or {}).get("event", {}).get("rounds"),
                     "bye": (draw or {}).get("bye"), "tables": rows,
                     "refusals": [r for r in core.refusals if not r["acknowledged"]],
+                    "bad_messages": [{k: m[k] for k in ("seq", "table", "topic", "reason", "t_ms")}
+                                     for m in core.bad_messages[-20:]],
+                    "faults": dict(core.faults),
                     "appeals": [a for a in core.appeals if not a["decision"]],
                     "draft": next(({"round": r, **d} for r, d in sorted(core.draws.items()) if not d["published"]),
                                   None),

@@ -33,7 +33,8 @@ class HubMqtt:
 
     def __init__(self, event_id: str, handle_batch: Callable[[list[Message]], None], *, host: str = "127.0.0.1",
                  port: int = 1883, username: str | None = None, password: str | None = None, keepalive: int = 15,
-                 on_connected: Callable[[], None] | None = None, client_id: str | None = None) -> None:
+                 on_connected: Callable[[], None] | None = None, client_id: str | None = None,
+                 ca_file: str | None = None) -> None:
         self.event_id = event_id
         self.host, self.port, self.keepalive = host, int(port), int(keepalive)
         self.handle_batch = handle_batch
@@ -42,11 +43,16 @@ class HubMqtt:
         self._queue: queue.Queue[tuple[Message, int, int] | None] = queue.Queue()
         self._worker: threading.Thread | None = None
         self.received = 0
+        self.handled = 0
+        """Messages handled and acknowledged (``received`` less this is the intake's backlog)."""
+        self.disconnects = 0
         self._stopping = False
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id or f"guandan-hub-{event_id}",
                                   clean_session=False, manual_ack=True)
         if username is not None:
             self.client.username_pw_set(username, password)
+        if ca_file:
+            self.client.tls_set(ca_certs=str(ca_file))
         self.client.reconnect_delay_set(min_delay=1, max_delay=10)
         self.client.max_inflight_messages_set(200)
         self.client.max_queued_messages_set(0)
@@ -87,6 +93,7 @@ class HubMqtt:
                 log.exception("hub mqtt: on_connected failed")
 
     def _on_disconnect(self, *_a: Any) -> None:
+        self.disconnects += 1
         if self.connected.is_set() and not self._stopping:
             log.warning("hub mqtt: disconnected from %s:%s; retrying", self.host, self.port)
         self.connected.clear()
@@ -96,6 +103,7 @@ class HubMqtt:
         self.received += 1
         if len(parts) != 4 or parts[3] not in SUBSCRIBED:
             self.client.ack(msg.mid, msg.qos)
+            self.handled += 1
             return
         self._queue.put(((parts[2], parts[3], bytes(msg.payload), bool(msg.retain)), msg.mid, msg.qos))
 
@@ -126,6 +134,7 @@ class HubMqtt:
             for _m, mid, qos in items:
                 if qos > 0:
                     self.client.ack(mid, qos)
+            self.handled += len(items)
             if stop:
                 return
 

@@ -53,13 +53,18 @@ _TABLE_ROW = {"type": "object", "required": ["table", "ns", "ew", "online", "fin
     "online": {"type": ["boolean", "null"]}, "round": _INT_OR_NULL, "deal": _INT_OR_NULL,
     "levels": {"description": "the table's levels as its summary says (any JSON)"}, "finished": {"type": "boolean"},
     "panel": _STR_OR_NULL, "result": {"anyOf": [_RESULT_LINE, {"type": "null"}]},
-    "source": {"enum": ["table", "hand", "correction", None]}, "result_ms": _INT_OR_NULL}}
+    "source": {"enum": ["table", "hand", "correction", None]}, "result_ms": _INT_OR_NULL,
+    "faults": {"type": "integer", "minimum": 0, "description": "messages and results of this table the hub refused"}}}
 OVERVIEW = {"type": "object", "required": ["event", "round", "rounds", "bye", "tables", "refusals", "appeals",
                                            "draft", "connected", "config_note"], "properties": {
     "event": {"type": ["object", "null"]}, "round": {"type": "integer", "minimum": 0},
     "rounds": _INT_OR_NULL, "bye": _STR_OR_NULL, "tables": {"type": "array", "items": _TABLE_ROW},
     "refusals": {"type": "array", "items": _OBJ}, "appeals": {"type": "array", "items": _OBJ},
-    "draft": {"type": ["object", "null"]}, "connected": {"type": "boolean"}, "config_note": _STR_OR_NULL}}
+    "draft": {"type": ["object", "null"]}, "connected": {"type": "boolean"}, "config_note": _STR_OR_NULL,
+    "bad_messages": {"type": "array", "items": _OBJ, "description": "the latest 20 table messages refused as not "
+                     "well formed (docs/hub-protocol.md)"},
+    "faults": {"type": "object", "additionalProperties": {"type": "integer"}, "description": "refused messages and "
+               "results by table"}}}
 BOARD = {"type": "object", "required": ["standings", "round", "rounds", "tables", "bye", "event"], "properties": {
     "standings": STANDINGS, "round": {"type": "integer", "minimum": 0}, "rounds": _INT_OR_NULL,
     "tables": {"type": "array", "items": {"type": "object", "additionalProperties": False, "properties": {

@@ -17,6 +17,7 @@ from typing import Any
 from hardware.config import parse_config
 from table_service.engine.ruleset import ALIASES
 from table_service.rules.ruleset import PRESETS
+from table_service.views.wire import SEGMENT_RE
 
 #: Longest a clock tick at a deadline waits for the camera (real seconds; ``[service]
 #: camera_grace_s``). A read takes well under a second on the Pi; past this the tick goes anyway.
@@ -37,7 +38,7 @@ SERVICE_SCHEMA: dict[str, dict[str, tuple[str, float | None, float | None]]] = {
             "secret_key": ("str", None, None)},
     "mqtt": {"enabled": ("bool", None, None), "host": ("str", None, None), "port": ("int", 1, 65535),
              "event": ("str", None, None), "username": ("str", None, None), "password": ("str", None, None),
-             "keepalive": ("int", 1, 3600), "panel_url": ("url", None, None)},
+             "keepalive": ("int", 1, 3600), "panel_url": ("url", None, None), "ca_file": ("str", None, None)},
     "vision": {"enabled": ("bool", None, None), "layout": ("str", None, None), "calibration": ("str", None, None),
                "fps": ("num", 0.1, 120), "px_per_mm": ("num", 0.1, 100), "enrollment": ("str", None, None),
                "learn": ("bool", None, None)},
@@ -108,9 +109,13 @@ class ServiceConfig:
 
 
 def parse_service_config(data: dict[str, Any], *, base_dir: str | os.PathLike[str] = ".", check_devices: bool = True,
-                         path: str | os.PathLike[str] | None = None) -> ServiceConfig:
+                         path: str | os.PathLike[str] | None = None, check_files: bool = True) -> ServiceConfig:
     """Split ``table.toml`` into the hardware part (checked by ``hardware.config``) and the
     service sections ``[service] [web] [mqtt] [vision]`` (checked here).
+
+    ``check_files``: the files the service reads at start-up (``[mqtt] ca_file``, ``[vision]``
+    files with a camera) must exist; only ``config check --offline`` (a file written for another
+    machine) turns it off. ``run``, ``selftest`` and ``config check`` otherwise refuse the same files.
 
     :raises ValueError: unknown keys or bad values, naming the section and the key.
     """
@@ -136,9 +141,28 @@ def parse_service_config(data: dict[str, Any], *, base_dir: str | os.PathLike[st
         problems.append("[service].format = 'deals' 需要 deals = N / needs deals = N (N ≥ 1)")
     if fmt == "time" and "minutes" not in svc:
         problems.append("[service].format = 'time' 需要 minutes = N / needs minutes = N")
+    mq = own["mqtt"]
+    if mq.get("enabled", bool(mq)):
+        # What the MQTT bridge would refuse at start-up is refused here, so that ``config check``,
+        # ``selftest`` and ``run`` accept exactly the same files (and ``run`` creates nothing first).
+
+        event = mq.get("event", "event")
+        if isinstance(event, str) and not SEGMENT_RE.match(event):
+            problems.append(f"[mqtt].event = {event!r}: 须为 1–64 个字母、数字、_ . - / must be 1-64 letters, digits, "
+                            "_ . - (an MQTT topic segment)")
+        table_id = data.get("table_id")
+        if table_id is not None and not SEGMENT_RE.match(str(table_id)):
+            problems.append(f"table_id = {table_id!r}: 接入赛事时须为 1–64 个字母、数字、_ . - / with [mqtt] it must be "
+                            "1-64 letters, digits, _ . - (an MQTT topic segment)")
     if problems:
         raise ValueError("; ".join(problems))
     base = Path(base_dir)
+    if isinstance(mq.get("ca_file"), str):
+        ca = Path(mq["ca_file"])
+        ca = ca if ca.is_absolute() else base / ca
+        if check_files and not ca.is_file():
+            raise ValueError(f"[mqtt].ca_file: 找不到文件 / file not found: {ca}")
+        mq["ca_file"] = str(ca)
     hw = parse_config(data, base_dir=base, check_devices=check_devices, path=path)
     for section in ("web",):
         if own[section].get("users_db"):
@@ -147,11 +171,20 @@ def parse_service_config(data: dict[str, Any], *, base_dir: str | os.PathLike[st
     if svc.get("db"):
         p = Path(svc["db"])
         svc["db"] = str(p if p.is_absolute() else base / p)
+    vis = own["vision"]
+    for key in ("layout", "calibration", "enrollment"):
+        if isinstance(vis.get(key), str):
+            p = Path(vis[key])
+            vis[key] = str(p if p.is_absolute() else base / p)
+            # The camera reads these at start-up: missing, ``run`` would stop after creating its log.
+            if check_files and hw.camera.source != "none" and not Path(vis[key]).is_file():
+                raise ValueError(f"[vision].{key}: 找不到文件 / file not found: {vis[key]}")
     return ServiceConfig(hardware=hw, service=svc, web=own["web"], mqtt=own["mqtt"], vision=own["vision"],
                          path=Path(path) if path else None)
 
 
-def load_service_config(path: str | os.PathLike[str], *, check_devices: bool = True) -> ServiceConfig:
+def load_service_config(path: str | os.PathLike[str], *, check_devices: bool = True,
+                        check_files: bool = True) -> ServiceConfig:
     """Read ``table.toml`` for the service.
 
     :raises ValueError: unreadable file, TOML syntax, or any config problem (hardware's
@@ -166,4 +199,5 @@ def load_service_config(path: str | os.PathLike[str], *, check_devices: bool = T
         raise ValueError(f"无法读取配置文件 / cannot read config file {p}: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"TOML 语法错误 / TOML syntax error in {p}: {exc}") from None
-    return parse_service_config(data, base_dir=p.parent, check_devices=check_devices, path=p)
+    return parse_service_config(data, base_dir=p.parent, check_devices=check_devices, path=p,
+                                check_files=check_files)

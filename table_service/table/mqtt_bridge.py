@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import socket
 import threading
 import time
@@ -45,30 +44,9 @@ from urllib.parse import quote
 import paho.mqtt.client as mqtt
 
 from table_service.views.feed import FeedView
+from table_service.views.wire import SEGMENT_RE, table_result
 
 log = logging.getLogger(__name__)
-
-def table_result(state: dict[str, Any], table_id: str) -> dict[str, Any] | None:
-    """The result message of a finished, signed round, in the hub's RESULTS form plus its id
-    (``None`` while the round runs or a side has not signed)."""
-    rnd, res = state.get("round"), state.get("result")
-    sig = state.get("signatures") or {}
-    if not rnd or not res or not (sig.get("NS") and sig.get("EW")):
-        return None
-    teams = rnd.get("teams") or {}
-    gained = res.get("gained") or {}
-    line: dict[str, Any] = {"round": int(rnd.get("no") or 1), "table": table_id, "ns": teams.get("NS"),
-                            "ew": teams.get("EW"), "ns_levels": max(0, min(13, int(gained.get("NS", 0)))),
-                            "ew_levels": max(0, min(13, int(gained.get("EW", 0))))}
-    if res.get("reason") == "forfeit":
-        line["forfeit"] = "EW" if res.get("winner") == "NS" else "NS"
-        line["forfeit"] = line["forfeit"].lower()
-    elif res.get("reason") == "loss":
-        lp = res.get("level_points") or {}
-        line["ns_score"], line["ew_score"] = int(lp.get("NS", 0)), int(lp.get("EW", 0))
-    return {"result_id": f"r{line['round']}-s{res.get('seq')}", "result": line, "table_seq": res.get("seq"),
-            "reason": res.get("reason"), "wall_ms": int(time.time() * 1000)}
-
 
 def table_summary(state: dict[str, Any], table_id: str, panel: str | None) -> dict[str, Any]:
     """Counts for the chief referee's overview (no content of flags or questions)."""
@@ -86,14 +64,11 @@ def table_summary(state: dict[str, Any], table_id: str, panel: str | None) -> di
             "signed": state.get("signatures"), "finished": state.get("result") is not None,
             "panel": panel, "last_seq": state.get("last_seq"), "wall_ms": int(time.time() * 1000)}
 
-_SEGMENT_RE = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
-
-
 def _segment(value: str, what: str) -> str:
     """A topic segment: no wildcards, no separators (a table id with ``/`` or ``#`` would publish
     somewhere else or be refused by the broker)."""
     value = str(value)
-    if not _SEGMENT_RE.match(value):
+    if not SEGMENT_RE.match(value):
         raise ValueError(f"{what} 无效 / invalid {what} {value!r} for an MQTT topic (1-64 letters, digits, _ . -)")
     return value
 
@@ -114,7 +89,8 @@ class MqttBridge:
         Unix epoch ms, as the service stamps events.
     :param feed: an existing :class:`~table_service.views.feed.FeedView` to share (the service
         passes the web app's, so both delay the same way); one is made when ``None``.
-    :param username, password: broker credentials, if it wants them.
+    :param username, password: broker credentials (the table's own, from ``event provision``).
+    :param ca_file: the event's CA certificate: connect with TLS and check the broker's certificate.
     :raises ValueError: an event or table id that cannot be a topic segment.
     """
 
@@ -122,7 +98,7 @@ class MqttBridge:
                  table_id: str = "T1", delay_s: float = 0.0, clock: Callable[[], float] | None = None,
                  feed: Any = None, username: str | None = None, password: str | None = None,
                  keepalive: int = 15, qos: int = 1, client_id: str | None = None,
-                 panel_url: str | None = None) -> None:
+                 panel_url: str | None = None, ca_file: str | None = None) -> None:
         self.event_id = _segment(event_id, "赛事编号 / event id")
         self.table_id = _segment(table_id, "桌号 / table id")
         self.prefix = f"guandan/{self.event_id}/{self.table_id}"
@@ -140,7 +116,7 @@ class MqttBridge:
         self.published_events = 0
         self.published_states = 0
         self.runner = runner
-        self.panel_url = panel_url
+        self.panel_url = own_panel_url(panel_url, self.table_id)
         self.assignment: dict[str, Any] | None = None
         self.result_ack: dict[str, Any] | None = None
         self._table_changed = threading.Event()
@@ -154,6 +130,8 @@ class MqttBridge:
                                   clean_session=True)
         if username is not None:
             self.client.username_pw_set(username, password)
+        if ca_file:  # TLS to the venue's broker, its certificate checked against the event's CA
+            self.client.tls_set(ca_certs=str(ca_file))
         self.client.will_set(self.topic("status"), self._status_payload("offline", will=True), qos=1, retain=True)
         self.client.reconnect_delay_set(min_delay=1, max_delay=30)
         self.client.max_queued_messages_set(10000)
@@ -369,6 +347,22 @@ def announced_panel_url(host: str, port: int, table_id: str, *, broker: str) -> 
     return f"http://{shown}:{int(port)}/tables/{quote(str(table_id), safe='')}"
 
 
+def own_panel_url(url: str | None, table_id: str) -> str | None:
+    """The panel address as the hub accepts it: this table's own page (``…/tables/<table>``, see
+    :func:`~table_service.event.intake.check_panel`). A bare base (``http://pi7:8080`` or
+    ``…/``) gets the page added; any other path is kept and logged, and the hub will refuse it."""
+    if not url:
+        return None
+    from urllib.parse import urlsplit
+
+    path = urlsplit(url).path
+    if path in ("", "/"):
+        return url.rstrip("/") + "/tables/" + quote(str(table_id), safe="")
+    if path != "/tables/" + quote(str(table_id), safe=""):
+        log.warning("mqtt: panel_url %s is not this table's page /tables/%s: the hub will refuse it", url, table_id)
+    return url
+
+
 def _address_towards(host: str) -> str | None:
     """This machine's address on the route to ``host`` (no packet is sent), or None."""
     try:
@@ -385,15 +379,17 @@ def bridge_from_config(runner: Any, cfg: dict[str, Any], *, table_id: str, clock
                        feed: Any = None, delay_s: float = 0.0) -> MqttBridge:
     """Build a bridge from the ``[mqtt]`` table of the service config.
 
-    Keys: ``host``, ``port``, ``event``, ``username``, ``password``, ``keepalive``, ``panel_url``.
+    Keys: ``host``, ``port``, ``event``, ``username``, ``password``, ``keepalive``, ``panel_url``,
+    ``ca_file``.
 
     :raises ValueError: an unknown key (a typo must not silently drop the hub connection).
     """
-    known = {"host", "port", "event", "username", "password", "keepalive", "enabled", "panel_url"}
+    known = {"host", "port", "event", "username", "password", "keepalive", "enabled", "panel_url", "ca_file"}
     unknown = set(cfg) - known
     if unknown:
         raise ValueError(f"[mqtt] 未知配置项 / unknown key(s) {sorted(unknown)} (known: {sorted(known)})")
     return MqttBridge(runner, host=str(cfg.get("host", "127.0.0.1")), port=int(cfg.get("port", 1883)),
                       event_id=str(cfg.get("event", "event")), table_id=table_id, delay_s=delay_s, clock=clock,
                       feed=feed, username=cfg.get("username"), password=cfg.get("password"),
-                      keepalive=int(cfg.get("keepalive", 15)), panel_url=cfg.get("panel_url"))
+                      keepalive=int(cfg.get("keepalive", 15)), panel_url=cfg.get("panel_url"),
+                      ca_file=cfg.get("ca_file"))

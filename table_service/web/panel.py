@@ -39,10 +39,11 @@ def table_clock(entry: TableEntry) -> tuple[Callable[[], float], float]:
 
 
 @bp.get("/")
-@require_role("viewer")
+@require_role("spectator")
 def index() -> Any:
-    """List of tables."""
-    return render_template("index.html", tables=sorted(web_state().tables))
+    """List of tables; a spectator gets only the delayed broadcast pages (everything else on
+    this panel is live and needs ``viewer``)."""
+    return render_template("index.html", tables=sorted(web_state().tables), spectator=not g.user.can("viewer"))
 
 
 @bp.get("/favicon.ico")

@@ -1,7 +1,8 @@
 """Panel users and roles, kept in SQLite.
 
 Passwords are stored only as werkzeug hashes (scrypt/pbkdf2 with salt). Roles form a ladder:
-``viewer`` (watch), ``referee`` (table referee: flags, warnings, violations, corrections) and
+``spectator`` (the public, *delayed* broadcast view only: an account for a spectator that cannot
+defeat the broadcast delay), ``viewer`` (officials: the live referee view, read-only), ``referee`` (table referee: flags, warnings, violations, corrections) and
 ``chief`` (裁判长, chief referee: additionally fouls, losses, and releasing duplicate deals).
 """
 
@@ -18,8 +19,10 @@ from pathlib import Path
 from werkzeug.security import check_password_hash, generate_password_hash
 
 #: Roles from least to most powerful; a higher role may do everything a lower one may.
-ROLES: tuple[str, ...] = ("viewer", "referee", "chief")
-ROLE_NAMES: dict[str, str] = {"viewer": "观众 / viewer", "referee": "裁判 / referee", "chief": "裁判长 / chief referee"}
+ROLES: tuple[str, ...] = ("spectator", "viewer", "referee", "chief")
+ROLE_NAMES: dict[str, str] = {"spectator": "观众（延时直播）/ spectator (delayed broadcast only)",
+                              "viewer": "旁观官员（实时）/ viewer (officials: live view)",
+                              "referee": "裁判 / referee", "chief": "裁判长 / chief referee"}
 
 _NAME_RE = re.compile(r"^[\w.\-]{1,64}$", re.UNICODE)
 MIN_PASSWORD = 8
@@ -29,7 +32,7 @@ MIN_PASSWORD = 8
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS users (
     name TEXT PRIMARY KEY,
-    role TEXT NOT NULL CHECK (role IN ('viewer', 'referee', 'chief')),
+    role TEXT NOT NULL CHECK (role IN ('spectator', 'viewer', 'referee', 'chief')),
     password_hash TEXT NOT NULL,
     created_ms INTEGER NOT NULL
 );
@@ -76,7 +79,7 @@ def role_rank(role: str) -> int:
     try:
         return ROLES.index(role)
     except ValueError:
-        raise UserError(f"未知角色 {role!r}（可选 viewer/referee/chief）/ unknown role {role!r}") from None
+        raise UserError(f"未知角色 {role!r}（可选 {'/'.join(ROLES)}）/ unknown role {role!r}") from None
 
 
 def connect(path: str | Path, *, create: bool = True) -> sqlite3.Connection:
@@ -112,6 +115,7 @@ def connect(path: str | Path, *, create: bool = True) -> sqlite3.Connection:
             raise UserError(f"不是用户数据库 / {p} is not a users database (it holds {', '.join(foreign[:4])}); "
                             "nothing was written")
         conn.executescript(_SCHEMA)
+        _allow_spectator(conn)
     except sqlite3.Error as exc:
         conn.close()
         raise UserError(f"用户数据库损坏或不可写 / the users database {p} is damaged or not writable: {exc}") from None
@@ -119,6 +123,19 @@ def connect(path: str | Path, *, create: bool = True) -> sqlite3.Connection:
         conn.close()
         raise
     return conn
+
+
+def _allow_spectator(conn: sqlite3.Connection) -> None:
+    """A database made before the ``spectator`` role has a CHECK that refuses it: rebuild the
+    ``users`` table with the current one, every account kept (one transaction)."""
+    row = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'users'").fetchone()
+    if row is None or "'spectator'" in row[0]:
+        return
+    with conn:
+        conn.execute("ALTER TABLE users RENAME TO users_before_spectator")
+        conn.execute(_SCHEMA.split(";")[0])
+        conn.execute("INSERT INTO users SELECT name, role, password_hash, created_ms FROM users_before_spectator")
+        conn.execute("DROP TABLE users_before_spectator")
 
 
 def add_user(conn: sqlite3.Connection, name: str, password: str, role: str) -> User:

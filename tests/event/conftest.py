@@ -11,13 +11,14 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from event_helpers import Broker
+from event_helpers import SecureBroker
 
 
 @pytest.fixture
-def broker(tmp_path: Path) -> Iterator[Broker]:
-    """A real Mosquitto on a free loopback port, with persistence so a restart keeps sessions."""
-    b = Broker(tmp_path / "broker")
+def broker(tmp_path: Path) -> Iterator[SecureBroker]:
+    """A real Mosquitto on a free loopback port, with persistence so a restart keeps sessions, and
+    with the users and ACL ``event provision`` writes (no anonymous clients; see event_helpers)."""
+    b = SecureBroker(tmp_path / "broker")
     b.start()
     try:
         yield b

@@ -52,12 +52,14 @@ def test_assignment_card_and_one_tap_start(tmp_path: Path, broker: Any, page: An
     users.add_user(conn, "rita", PASSWORD, "referee")
     conn.close()
     cfg = validate({"event": {"id": "bw", "name": "浏览器赛", "rounds": 2, "format": {"kind": "deals", "deals": 2}},
-                    "mqtt": {"port": broker.port},
+                    "mqtt": broker.hub_mqtt("bw"),
                     "teams": [{"id": "T1", "name": "南京队", "players": ["张三", "李四"]},
                               {"id": "T2", "name": "常州队", "players": ["王五", "赵六"]}]})
     hub = HubService(cfg, tmp_path / "hub").start()
     runner = TableRunner(tmp_path / "t1.sqlite3").start()
-    bridge = MqttBridge(runner, port=broker.port, event_id="bw", table_id="1").start()
+    user, password = broker.login("bw", "1")
+    bridge = MqttBridge(runner, port=broker.port, event_id="bw", table_id="1", username=user,
+                        password=password).start()
     app = create_app({"USERS_DB": db})
     attach_table(app, "1", runner, hub_link=bridge)
     panel = serve(app, "127.0.0.1", 0)

@@ -74,10 +74,12 @@ def test_the_hub_serves_its_document_and_docs_openapi_hub_json_is_current(tmp_pa
 # ------------------------------------------------------------------------------------------ fuzz
 
 
-def _mqtt_send(port: int, messages: list[tuple[str, bytes]]) -> None:
-    """What tables say over the real broker: status, summary, and a result the hub must refuse."""
+def _mqtt_send(broker: Any, table: str, messages: list[tuple[str, bytes]]) -> None:
+    """What a table says over the real broker (with its own credential): status, summary, a result
+    the hub must refuse and a message that is not even well formed."""
     c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="fuzz-table")
-    c.connect("127.0.0.1", port)
+    c.username_pw_set(*broker.login("fz", table))
+    c.connect("127.0.0.1", broker.port)
     c.loop_start()
     try:
         for topic, payload in messages:
@@ -113,7 +115,7 @@ def live_hub(request: pytest.FixtureRequest, tmp_path: Path, broker: Any) -> Ite
     duplicate = bool(getattr(request, "param", False))
     cfg = validate({"event": {"id": "fz", "name": "模糊测试赛", "rounds": 3, "seed": 7,
                               **({"duplicate": "levels"} if duplicate else {})},
-                    "mqtt": {"port": broker.port},
+                    "mqtt": broker.hub_mqtt("fz"),
                     "teams": [{"id": f"T{i}", "players": [f"p{i}{k}" for k in "abcd"[:4 if duplicate else 2]]}
                               for i in range(1, 8)]})
     hub = HubService(cfg, tmp_path / "hub").start()
@@ -129,12 +131,16 @@ def live_hub(request: pytest.FixtureRequest, tmp_path: Path, broker: Any) -> Ite
         hub.file_appeal(1, tables[0]["table"], tables[0]["ew"], "对方越序 / out of turn", "o", "chief")
         last = tables[-1]["table"]
         topic = f"guandan/fz/{last}"
-        _mqtt_send(broker.port, [
+        t = tables[-1]
+        early = {"round": 2, "table": last, "ns": t["ns"], "ew": t["ew"], "ns_levels": 1, "ew_levels": 0}
+        _mqtt_send(broker, last, [
             (f"{topic}/status", json.dumps({"status": "online", "wall_ms": 1}).encode()),
             (f"{topic}/summary", json.dumps({"round": 1, "deal": 3, "levels": {"NS": "5", "EW": "8"},
                                              "open_flags": 1, "last_seq": 9}).encode()),
+            (f"{topic}/result", json.dumps({"result_id": "r2-s1", "result": early}).encode()),
             (f"{topic}/result", b"\xff not a result")])
-        _wait(lambda: hub.core.refusals and hub.live.get(last) and hub.live[last].summary, "table messages")
+        _wait(lambda: hub.core.refusals and hub.core.bad_messages and hub.live.get(last) and hub.live[last].summary,
+              "table messages")
         handle = serve_hub(hub, port=0, users_db=_users(tmp_path / "users.sqlite3"), secret_key="fuzz")
         sessions = {name: _session(handle.url, name) for name, _ in ROLES}
         sessions["nobody"] = _session(handle.url, None)

@@ -35,15 +35,16 @@ def wait_for(cond: Callable[[], Any], timeout: float = 20.0, what: str = "condit
         time.sleep(0.05)
 
 
-def cfg_for(port: int, n_tables: int, rounds: int = 2) -> dict[str, Any]:
+def cfg_for(broker: Any, n_tables: int, rounds: int = 2) -> dict[str, Any]:
     return validate({"event": {"id": "ev", "name": "故障测试", "rounds": rounds, "seed": 4,
                                "format": {"kind": "deals", "deals": 1}},
-                     "mqtt": {"port": port},
+                     "mqtt": broker.hub_mqtt("ev"),
                      "teams": [{"id": f"T{i}"} for i in range(1, 2 * n_tables + 1)]})
 
 
-def tables(tmp: Path, port: int, n: int) -> list[BotEventTable]:
-    return [BotEventTable(str(i), tmp / "tables", port=port, event_id="ev", seed=i, auto=False) for i in range(1, n + 1)]
+def tables(tmp: Path, broker: Any, n: int) -> list[BotEventTable]:
+    return [BotEventTable(str(i), tmp / "tables", port=broker.port, event_id="ev", seed=i, auto=False,
+                          login=broker.login("ev", str(i))) for i in range(1, n + 1)]
 
 
 def publish_round_one(hub: HubService) -> None:
@@ -61,8 +62,8 @@ def bring_up(ts: list[BotEventTable]) -> None:
 
 
 def test_table_offline_during_its_result_then_back(tmp_path: Path, broker: Any) -> None:
-    hub = HubService(cfg_for(broker.port, 2), tmp_path / "hub").start()
-    ts = tables(tmp_path, broker.port, 2)
+    hub = HubService(cfg_for(broker, 2), tmp_path / "hub").start()
+    ts = tables(tmp_path, broker, 2)
     try:
         publish_round_one(hub)
         # The tables' Pis come up after the draw: the retained assignment is waiting for them.
@@ -107,17 +108,19 @@ def _start_hub_process(event_toml: Path, data: Path) -> subprocess.Popen[bytes]:
 
 def test_hub_killed_and_restarted_mid_round_loses_nothing(tmp_path: Path, broker: Any) -> None:
     n = 4
-    cfg = cfg_for(broker.port, n)
+    cfg = cfg_for(broker, n)
     event_toml = tmp_path / "EVENT.toml"
+    hub_user, hub_pw = broker.hub_mqtt("ev")["username"], broker.hub_mqtt("ev")["password"]
     teams = "".join(f'[[teams]]\nid = "T{i}"\n' for i in range(1, 2 * n + 1))
     event_toml.write_text(f'[event]\nid = "ev"\nname = "故障测试"\nrounds = 2\nseed = 4\nformat = {{ kind = "deals", '
-                          f'deals = 1 }}\n[mqtt]\nport = {broker.port}\n{teams}', encoding="utf-8")
+                          f'deals = 1 }}\n[mqtt]\nport = {broker.port}\nusername = "{hub_user}"\npassword = "{hub_pw}"\n{teams}',
+                          encoding="utf-8")
     data = tmp_path / "hubdata"
     # Draw and publish in-process, then hand the same log to the hub process.
     hub = HubService(cfg, data).start()
     publish_round_one(hub)
     hub.stop()
-    ts = tables(tmp_path, broker.port, n)
+    ts = tables(tmp_path, broker, n)
     proc = _start_hub_process(event_toml, data)
     db = data / "hub-events.sqlite3"
     try:
@@ -156,8 +159,8 @@ def test_hub_killed_and_restarted_mid_round_loses_nothing(tmp_path: Path, broker
 
 
 def test_broker_restart_mid_round(tmp_path: Path, broker: Any) -> None:
-    hub = HubService(cfg_for(broker.port, 2), tmp_path / "hub").start()
-    ts = tables(tmp_path, broker.port, 2)
+    hub = HubService(cfg_for(broker, 2), tmp_path / "hub").start()
+    ts = tables(tmp_path, broker, 2)
     try:
         publish_round_one(hub)
         bring_up(ts)
@@ -180,11 +183,13 @@ def test_broker_restart_mid_round(tmp_path: Path, broker: Any) -> None:
 
 
 class Raw:
-    """A bare MQTT client that publishes what a (faulty) table might send."""
+    """A bare MQTT client that publishes what a (faulty) table might send, with that table's own
+    credential (the broker lets nobody else write its topics)."""
 
-    def __init__(self, port: int) -> None:
+    def __init__(self, broker: Any, table: str) -> None:
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="raw-test")
-        self.client.connect("127.0.0.1", port)
+        self.client.username_pw_set(*broker.login("ev", table))
+        self.client.connect("127.0.0.1", broker.port)
         self.client.loop_start()
 
     def send(self, table: str, name: str, obj: Any, retain: bool = False) -> None:
@@ -196,11 +201,12 @@ class Raw:
 
 
 def test_duplicates_out_of_order_and_undrawn_results(tmp_path: Path, broker: Any) -> None:
-    hub = HubService(cfg_for(broker.port, 2), tmp_path / "hub").start()
-    raw = Raw(broker.port)
+    hub = HubService(cfg_for(broker, 2), tmp_path / "hub").start()
+    raw9 = Raw(broker, "9")  # a table of the event (it has its credential) that is not drawn
     try:
         publish_round_one(hub)
         t = hub.core.draws[1]["tables"][0]
+        raw = Raw(broker, t["table"])
         line = {"round": 1, "table": t["table"], "ns": t["ns"], "ew": t["ew"], "ns_levels": 7, "ew_levels": 2}
         # A result for round 2 arrives before round 2 exists (out of order): refused and shown.
         early = {**line, "round": 2}
@@ -209,7 +215,7 @@ def test_duplicates_out_of_order_and_undrawn_results(tmp_path: Path, broker: Any
         for retain in (False, False, True):
             raw.send(t["table"], "result", {"result_id": "r1-s50", "result": line}, retain=retain)
         # A table that was not drawn at all.
-        raw.send("9", "result", {"result_id": "r1-s3", "result": {**line, "table": "9"}})
+        raw9.send("9", "result", {"result_id": "r1-s3", "result": {**line, "table": "9"}})
         # Overview summaries out of order: the newer one (by the table's seq) stays.
         raw.send(t["table"], "summary", {"table": t["table"], "round": 1, "deal": 3, "last_seq": 50})
         raw.send(t["table"], "summary", {"table": t["table"], "round": 1, "deal": 2, "last_seq": 40})
@@ -224,10 +230,11 @@ def test_duplicates_out_of_order_and_undrawn_results(tmp_path: Path, broker: Any
                  what="the newer summary")
         # The same refused message again is not logged twice.
         raw.send(t["table"], "result", {"result_id": "r2-s9", "result": early})
-        raw.send("9", "status", {"status": "online"})
+        raw9.send("9", "status", {"status": "online"})
         time.sleep(0.5)
         assert len(hub.core.refusals) == 2
         assert hub.live[t["table"]].summary["deal"] == 3  # the older summary did not replace it
-    finally:
         raw.close()
+    finally:
+        raw9.close()
         hub.stop()

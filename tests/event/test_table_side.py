@@ -8,8 +8,9 @@ from pathlib import Path
 
 from table_service.engine.self_play import SelfPlayTable
 from table_service.event.model import parse_result
-from table_service.table.mqtt_bridge import table_result, table_summary
+from table_service.table.mqtt_bridge import table_summary
 from table_service.table.runner import TableRunner
+from table_service.views.wire import table_result
 
 
 def test_signed_round_becomes_a_results_line(tmp_path: Path) -> None:

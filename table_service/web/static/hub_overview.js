@@ -16,25 +16,27 @@
     return out.join(" ");
   }
   function panelUrl(t) {
-    if (!t.panel) return "#";
-    return t.panel.slice(-1) === "/" ? t.panel + "tables/" + encodeURIComponent(t.table) : t.panel;
+    // The hub sends only http(s) links to the table's own page (intake.panel_link); checked again.
+    return t.panel && /^https?:\/\//.test(t.panel) ? t.panel : "#";
   }
+  function num(n) { return typeof n === "number" && isFinite(n) ? n : 0; }
   function card(t) {
     var cls = "tcard " + (t.online ? "online" : (t.online === false ? "offline" : "unknown"));
-    if (t.open_flags || t.doubts || t.clocks_over) cls += " alert";
+    if (num(t.open_flags) || num(t.doubts) || num(t.clocks_over) || num(t.faults)) cls += " alert";
     if (t.result) cls += " done";
     var st = t.result ? "完 / done " + t.result.ns_levels + ":" + t.result.ew_levels + " (" + t.source + ")"
       : (t.online ? "在线 / online" : (t.online === false ? "离线 / offline" : "未知 / unknown"));
     var lv = t.levels ? "级 / levels NS " + t.levels.NS + " · EW " + t.levels.EW : "";
     var bits = [];
-    if (t.deal) bits.push("第" + t.deal + "副 / deal " + t.deal);
-    if (t.open_flags) bits.push("⚑ " + t.open_flags + " 待裁决 / open flags");
-    if (t.doubts) bits.push("? " + t.doubts + " 识别存疑 / camera questions");
-    if (t.clocks_over) bits.push("⏱ " + t.clocks_over + " 超时 / clocks over");
+    if (num(t.deal)) bits.push("第" + num(t.deal) + "副 / deal " + num(t.deal));
+    if (num(t.open_flags)) bits.push("⚑ " + num(t.open_flags) + " 待裁决 / open flags");
+    if (num(t.doubts)) bits.push("? " + num(t.doubts) + " 识别存疑 / camera questions");
+    if (num(t.clocks_over)) bits.push("⏱ " + num(t.clocks_over) + " 超时 / clocks over");
+    if (num(t.faults)) bits.push("✗ " + num(t.faults) + " 坏消息 / bad messages");
     var p = pen(t.penalties);
     if (p) bits.push("罚 / penalties " + p);
-    return '<a class="' + cls + '" data-table="' + esc(t.table) + '" href="' + esc(panelUrl(t)) + '"' +
-      (t.panel ? ' target="_blank" rel="noopener"' : "") + ">" +
+    return '<a class="' + cls + '" data-table="' + esc(t.table) + '" data-faults="' + num(t.faults) + '" href="' +
+      esc(panelUrl(t)) + '"' + (panelUrl(t) !== "#" ? ' target="_blank" rel="noopener"' : "") + ">" +
       "<b>" + esc(t.table) + '</b> <span class="teams" title="' + esc(t.ns) + " – " + esc(t.ew) + '">' +
       esc(t.ns_name || t.ns) + " – " + esc(t.ew_name || t.ew) + "</span>" +
       '<span class="st">' + esc(st) + "</span>" + (lv ? '<span class="lv">' + esc(lv) + "</span>" : "") +
@@ -45,10 +47,13 @@
     document.getElementById("ov-mqtt").textContent = ov.connected ? "已连接 / connected" : "未连接 / not connected";
     grid.innerHTML = ov.tables.map(card).join("");
     var a = ov.refusals.map(function (r) {
-      return '<p class="alert refusal">拒收 / refused #' + r.seq + ": " + esc(r.table) + " 号桌 / table " +
+      return '<p class="alert refusal">拒收 / refused #' + num(r.seq) + ": " + esc(r.table) + " 号桌 / table " +
         esc(r.table) + " — " + esc(r.reason) + "</p>";
-    }).concat(ov.appeals.map(function (x) {
-      return '<p class="alert appeal">申诉 / appeal #' + x.id + ": 第 " + x.round + " 轮 " + esc(x.table) +
+    }).concat((ov.bad_messages || []).map(function (m) {
+      return '<p class="alert fault">坏消息 / bad message #' + num(m.seq) + ": " + esc(m.table) + " 号桌 / table " +
+        esc(m.table) + " (" + esc(m.topic) + ") — " + esc(m.reason) + "</p>";
+    })).concat(ov.appeals.map(function (x) {
+      return '<p class="alert appeal">申诉 / appeal #' + x.id + ": 第 " + num(x.round) + " 轮 " + esc(x.table) +
         " 号桌 " + esc(x.team) + (x.late ? "（逾期 / late）" : "") + "</p>";
     }));
     alerts.innerHTML = a.join("");

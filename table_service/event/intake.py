@@ -1,0 +1,283 @@
+"""Field-by-field checks of every message a table sends the hub, before it touches the hub's log.
+
+The hub reads three topics of each table (``guandan/<event>/<table>/{result,status,summary}``,
+documented in ``docs/hub-protocol.md``). Anything on them may be wrong: a table's bug, a broken
+Pi, a person on the venue network. So each payload is checked here — size, UTF-8, JSON without
+repeated keys or ``NaN``, an object, every known field of the right type and range, no unknown
+field, and the table inside the message equal to the table in the topic — and comes out as a
+*clean* dict holding only checked values (numbers as numbers, bounded strings, no nesting the
+overview does not show). A message that fails raises :class:`BadMessage` with one reason line;
+the hub logs it once as that table's fault, acknowledges it and carries on (see
+:meth:`~table_service.event.hub.HubService.handle_batch`): one bad message never blocks another.
+
+Semantic checks (is this round drawn, are these the drawn teams, is there a result already) stay
+in :meth:`~table_service.event.core.HubCore.classify_result`; this module only decides whether a
+message is well formed.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+from table_service.event.model import EventInputError, parse_result
+from table_service.views.wire import SEGMENT_RE
+
+#: The largest payload read at all (a summary is ~400 bytes, a result ~250).
+MAX_PAYLOAD = 16 * 1024
+#: Counts on the overview (open flags, questions, clocks over, penalty counters).
+MAX_COUNT = 10_000
+MAX_ROUND = 999
+MAX_SEQ = 2**53
+#: Wall-clock stamps in Unix ms, up to 2286-11-20 (a table's clock may be wrong, never a 30-digit number).
+MIN_WALL_MS, MAX_WALL_MS = 0, 9_999_999_999_999
+_RANKS = frozenset({"2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"})
+_SIDES = ("NS", "EW")
+
+
+class BadMessage(ValueError):
+    """A table message that is not well formed; ``str()`` is the reason, Chinese first."""
+
+
+def _bad(zh: str, en: str) -> BadMessage:
+    return BadMessage(f"{zh} / {en}")
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} 不是 JSON 数 / {name} is not a JSON number")
+
+
+def _no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"字段重复 {key!r} / field {key!r} given twice")
+        out[key] = value
+    return out
+
+
+def load_object(payload: bytes) -> dict[str, Any]:
+    """The payload as a JSON object, or :class:`BadMessage` saying why not."""
+    if len(payload) > MAX_PAYLOAD:
+        raise _bad(f"消息过大（{len(payload)} 字节）", f"message too large ({len(payload)} bytes, at most {MAX_PAYLOAD})")
+    try:
+        text = payload.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _bad("消息不是 UTF-8", "message is not UTF-8") from None
+    try:
+        data = json.loads(text, object_pairs_hook=_no_repeats, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise _bad("消息不是 JSON", f"message is not JSON ({exc.msg})") from None
+    except (ValueError, RecursionError) as exc:  # repeated key, NaN, 5,000-digit number, deep nesting
+        raise _bad("消息不是可用的 JSON", f"unusable JSON ({str(exc)[:80]})") from None
+    if not isinstance(data, dict):
+        raise _bad("消息须为 JSON 对象", f"message must be a JSON object, got {type(data).__name__}")
+    return data
+
+
+def _fields(data: dict[str, Any], known: frozenset[str], what: str) -> None:
+    unknown = set(data) - known
+    if unknown:
+        names = sorted(str(k)[:20] for k in unknown)[:5]
+        raise _bad(f"{what} 有未知字段 {names}", f"{what} has unknown field(s) {names}")
+
+
+def _int(data: dict[str, Any], key: str, lo: int, hi: int, *, optional: bool = True) -> int | None:
+    v = data.get(key)
+    if v is None and optional:
+        return None
+    if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+        raise _bad(f"{key} 须为 {lo}–{hi} 的整数，得到 {_show(v)}", f"{key} must be an integer {lo}-{hi}, got {_show(v)}")
+    return v
+
+
+def _str(data: dict[str, Any], key: str, max_len: int, *, optional: bool = True,
+         choices: frozenset[str] | tuple[str, ...] | None = None) -> str | None:
+    v = data.get(key)
+    if v is None and optional:
+        return None
+    if not isinstance(v, str) or not v or len(v) > max_len or not v.isprintable():
+        raise _bad(f"{key} 须为 1–{max_len} 个可打印字符，得到 {_show(v)}",
+                   f"{key} must be 1-{max_len} printable characters, got {_show(v)}")
+    if choices is not None and v not in choices:
+        raise _bad(f"{key} 须为 {sorted(choices)} 之一，得到 {_show(v)}", f"{key} must be one of {sorted(choices)}, "
+                   f"got {_show(v)}")
+    return v
+
+
+def _side_map(data: dict[str, Any], key: str, check: Any) -> dict[str, Any] | None:
+    """``{"NS": …, "EW": …}`` with both sides checked by ``check(value) -> clean``; ``None`` absent."""
+    v = data.get(key)
+    if v is None:
+        return None
+    if not isinstance(v, dict) or set(v) - set(_SIDES):
+        raise _bad(f"{key} 须为 {{NS, EW}} 对象，得到 {_show(v)}", f"{key} must be an object of NS and EW, got {_show(v)}")
+    out = {}
+    for side in _SIDES:
+        if side in v:
+            try:
+                out[side] = check(v[side])
+            except (TypeError, ValueError):
+                raise _bad(f"{key}.{side} 无效 {_show(v[side])}", f"invalid {key}.{side} {_show(v[side])}") from None
+    return out
+
+
+def _team_id(v: Any) -> str:
+    if not isinstance(v, str) or not v.strip() or len(v) > 64 or not v.isprintable():
+        raise ValueError(v)
+    return v
+
+
+def _rank(v: Any) -> str:
+    if not isinstance(v, str) or v not in _RANKS:
+        raise ValueError(v)
+    return v
+
+
+def _counters(v: Any) -> dict[str, int]:
+    if v is None:
+        return {}
+    if not isinstance(v, dict) or len(v) > 16:
+        raise ValueError(v)
+    out = {}
+    for k, n in v.items():
+        if not isinstance(k, str) or not SEGMENT_RE.match(k) or isinstance(n, bool) or not isinstance(n, int) \
+                or not 0 <= n <= MAX_COUNT:
+            raise ValueError(v)
+        out[k] = n
+    return out
+
+
+def _signed(v: Any) -> bool:
+    if v is None or isinstance(v, bool | str | int | dict):
+        return bool(v)
+    raise ValueError(v)
+
+
+def _same_table(data: dict[str, Any], table: str, what: str) -> None:
+    if "table" in data and data["table"] != table:
+        raise _bad(f"{what} 的桌号 {_show(data['table'])} 与主题桌号 {table} 不符",
+                   f"{what} names table {_show(data['table'])}, its topic table {table}")
+
+
+def check_panel(url: Any, table: str) -> str | None:
+    """The address of ``table``'s own panel page, or ``None``: ``http(s)://host[:port]/tables/<table>``
+    (what :func:`~table_service.table.mqtt_bridge.announced_panel_url` announces), nothing else — no other
+    scheme, no user:password@, no query or fragment, no other table's page."""
+    if url is None:
+        return None
+    if not isinstance(url, str) or len(url) > 500 or not url.isprintable() or any(c.isspace() for c in url):
+        raise _bad("panel 地址无效", f"panel address is not a URL: {_show(url)}")
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        raise _bad("panel 地址无效", f"panel address is not a URL: {_show(url)}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.username is not None \
+            or parts.password is not None or parts.query or parts.fragment or port == 0:
+        raise _bad("panel 须为 http(s)://主机[:端口]/tables/本桌", f"panel must be http(s)://host[:port]/tables/<this "
+                   f"table>, got {_show(url)}")
+    if parts.path != f"/tables/{quote(table, safe='')}":
+        raise _bad(f"panel 须指向本桌 {table} 的页面", f"panel must be this table's page /tables/{table}, got "
+                   f"{_show(parts.path)}")
+    return url
+
+
+def panel_link(table: str, organiser: str | None, announced: str | None) -> str | None:
+    """The overview's link to ``table``'s panel: the organiser's ``[[tables]] panel`` (EVENT.toml; a
+    base ending in ``/`` gets ``tables/<table>``), else what the table announced (already checked
+    by :func:`check_panel`); only ever ``http(s)``, else no link."""
+    if organiser:
+        url = organiser + f"tables/{quote(table, safe='')}" if organiser.endswith("/") else organiser
+        return url if urlsplit(url).scheme in ("http", "https") else None
+    if announced:
+        try:
+            return check_panel(announced, table)
+        except BadMessage:
+            return None
+    return None
+
+
+STATUS_KEYS = frozenset({"table", "event", "status", "reason", "wall_ms", "panel"})
+SUMMARY_KEYS = frozenset({"table", "round", "round_status", "teams", "deal", "levels", "open_flags", "doubts",
+                          "clocks_over", "penalties", "signed", "finished", "panel", "last_seq", "wall_ms"})
+RESULT_KEYS = frozenset({"result_id", "result", "table_seq", "reason", "wall_ms"})
+
+
+def check_status(table: str, data: dict[str, Any]) -> dict[str, Any]:
+    """``{"status": "online"|"offline", "wall_ms", "panel"}`` checked (see docs/hub-protocol.md)."""
+    _fields(data, STATUS_KEYS, "status")
+    _same_table(data, table, "status")
+    _str(data, "event", 64)
+    _str(data, "reason", 200)
+    return {"status": _str(data, "status", 16, optional=False, choices=("online", "offline")),
+            "wall_ms": _int(data, "wall_ms", MIN_WALL_MS, MAX_WALL_MS),
+            "panel": check_panel(data.get("panel"), table)}
+
+
+def check_summary(table: str, data: dict[str, Any]) -> dict[str, Any]:
+    """The overview's counts, every one an integer in range, every text bounded."""
+    _fields(data, SUMMARY_KEYS, "summary")
+    _same_table(data, table, "summary")
+    finished = data.get("finished", False)
+    if not isinstance(finished, bool):
+        raise _bad(f"finished 须为 true/false，得到 {_show(finished)}", f"finished must be true or false, got "
+                   f"{_show(finished)}")
+    return {"table": table, "round": _int(data, "round", 1, MAX_ROUND),
+            "round_status": _str(data, "round_status", 32),
+            "teams": _side_map(data, "teams", _team_id),
+            "deal": _int(data, "deal", 0, MAX_COUNT),
+            "levels": _side_map(data, "levels", _rank),
+            "open_flags": _int(data, "open_flags", 0, MAX_COUNT) or 0,
+            "doubts": _int(data, "doubts", 0, MAX_COUNT) or 0,
+            "clocks_over": _int(data, "clocks_over", 0, MAX_COUNT) or 0,
+            "penalties": _side_map(data, "penalties", _counters),
+            "signed": _side_map(data, "signed", _signed),
+            "finished": finished,
+            "panel": check_panel(data.get("panel"), table),
+            "last_seq": _int(data, "last_seq", 0, MAX_SEQ),
+            "wall_ms": _int(data, "wall_ms", MIN_WALL_MS, MAX_WALL_MS)}
+
+
+def check_result(table: str, data: dict[str, Any]) -> dict[str, Any]:
+    """A signed round's result: its id, the RESULTS line (every field, :func:`~.model.parse_result`)
+    for this topic's table, and the table's own sequence number."""
+    _fields(data, RESULT_KEYS, "result")
+    rid = _str(data, "result_id", 64, optional=False)
+    line = data.get("result")
+    try:
+        res = parse_result(line, "result: ")
+    except EventInputError as exc:
+        raise BadMessage(str(exc)) from None
+    if res.ew is None:
+        raise _bad("轮空不需要成绩", "a bye has no result to report")
+    if res.table != table:
+        raise _bad(f"主题桌号 {table} 与成绩桌号 {_show(res.table)} 不符", f"topic table {table} differs from the "
+                   f"result's table {_show(res.table)}")
+    _str(data, "reason", 32)
+    return {"result_id": rid, "result": res.to_dict(), "table_seq": _int(data, "table_seq", 0, MAX_SEQ),
+            "wall_ms": _int(data, "wall_ms", MIN_WALL_MS, MAX_WALL_MS)}
+
+
+CHECKS = {"status": check_status, "summary": check_summary, "result": check_result}
+
+
+def check_message(table: str, name: str, payload: bytes, tables: frozenset[str] | None = None) -> dict[str, Any]:
+    """One table message, checked: the topic's table (a topic segment; one of ``tables`` when the
+    event lists its tables), the topic name, then the payload field by field.
+
+    :raises BadMessage: with the reason, one line."""
+    if not SEGMENT_RE.match(table):
+        raise _bad(f"主题桌号无效 {_show(table)}", f"invalid table id in the topic: {_show(table)}")
+    if tables and table not in tables:
+        raise _bad(f"赛事没有 {table} 号桌", f"table {table} is not one of the event's [[tables]]")
+    check = CHECKS.get(name)
+    if check is None:
+        raise _bad(f"未知主题 {_show(name)}", f"unknown topic {_show(name)}")
+    return check(table, load_object(payload))

@@ -1,0 +1,241 @@
+"""``guandan-table event provision``: the event's broker with identities and access rules.
+
+An event's MQTT network must let only the hub and each table speak for themselves (issue 26):
+an anonymous client on the venue network once forged a table's result, handed a table a forged
+assignment and took the hub's session. This writes, from EVENT.toml, everything Mosquitto needs
+to refuse that:
+
+``broker/passwd``
+    one user per table (``<event>-table-<id>``), one for the hub (``<event>-hub``), one read-only
+    watcher (``<event>-watch``, for broadcast graphics), hashed by ``mosquitto_passwd -U``;
+``broker/acl``
+    a table writes only its own topics and reads only its own assignment and acknowledgement;
+    only the hub writes assignments and acknowledgements (``docs/security.md``);
+``broker/mosquitto.conf``
+    ``allow_anonymous false``, the two files above, and on every listener
+    ``use_username_as_clientid true``: a client's session is its user's, so no one takes the
+    hub's (or a table's) session by choosing its client id;
+``broker/tls/`` (with ``--tls HOST``)
+    a CA and a server certificate for the TLS listener (``openssl``); tables get ``ca.crt``;
+``tables/<id>.toml`` and ``hub.toml``
+    the ``[mqtt]`` section each one pastes into its ``table.toml`` / ``EVENT.toml``.
+
+Credentials are written with mode 0600 and never printed. Running again refuses to overwrite
+(a new password for a table that is already set up would lock it out) unless ``--force``.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from table_service.event.model import EventInputError
+
+#: The topics a table writes (``guandan/<event>/<table>/<name>``; docs/hub-protocol.md).
+TABLE_WRITES = ("state", "events", "status", "summary", "result")
+#: The topics only the hub writes, each table reading its own.
+HUB_WRITES = ("assignment", "result_ack")
+#: What the hub reads (every table), and what the read-only watcher reads (public only).
+HUB_READS = ("result", "status", "summary", "state", "events")
+WATCH_READS = ("state", "events", "status")
+
+
+@dataclass
+class Credential:
+    username: str
+    password: str
+
+
+@dataclass
+class Provisioned:
+    """What :func:`provision` wrote (paths) and for whom (usernames; passwords stay in the files)."""
+
+    folder: Path
+    event: str
+    hub: Credential
+    watch: Credential
+    tables: dict[str, Credential] = field(default_factory=dict)
+    port: int = 1883
+    tls_port: int | None = None
+
+    @property
+    def conf(self) -> Path:
+        return self.folder / "broker" / "mosquitto.conf"
+
+    @property
+    def ca_file(self) -> Path | None:
+        p = self.folder / "ca.crt"
+        return p if p.exists() else None
+
+
+def table_ids(cfg: dict[str, Any]) -> list[str]:
+    """The event's tables: ``[[tables]]`` when listed, else the ids the draw gives its tables
+    (round 1 of a fresh hub core: every round has as many)."""
+    if cfg.get("tables"):
+        return [t["id"] for t in cfg["tables"]]
+    from table_service.event.core import HubCore
+
+    core = HubCore().replay([{"seq": 1, "type": "event_loaded", "t_ms": 0, "actor": None, "role": None,
+                              "data": {"config": cfg}}])
+    _etype, data = core.check_draw("chief")
+    return [t["table"] for t in data["tables"]]
+
+
+def acl_text(event: str, hub: str, watch: str, tables: dict[str, str]) -> str:
+    """Mosquitto's ACL: ``tables`` maps table id → username. Nothing is allowed that is not listed."""
+    base = f"guandan/{event}"
+    lines = ["# guandan-table event provision: written from EVENT.toml; regenerate, do not edit.",
+             "# A table writes only its own topics and reads only its own assignment and acknowledgement;",
+             "# only the hub writes assignments and acknowledgements (docs/security.md).", "",
+             f"user {hub}"]
+    lines += [f"topic read {base}/+/{name}" for name in HUB_READS]
+    lines += [f"topic write {base}/+/{name}" for name in HUB_WRITES]
+    lines += ["", f"user {watch}"] + [f"topic read {base}/+/{name}" for name in WATCH_READS]
+    for table, user in tables.items():
+        lines += ["", f"user {user}"]
+        lines += [f"topic write {base}/{table}/{name}" for name in TABLE_WRITES]
+        lines += [f"topic read {base}/{table}/{name}" for name in HUB_WRITES]
+    return "\n".join(lines) + "\n"
+
+
+def conf_text(folder: Path, *, port: int, bind: str | None, tls_port: int | None, tls_dir: Path | None,
+              persistence: Path | None = None, run_as_root: bool = False) -> str:
+    """A complete ``mosquitto.conf``: no anonymous clients, passwords, ACL, client id = username."""
+    # With TLS the plain listener serves this machine only (the hub beside the broker); the
+    # venue's network gets the TLS one.
+    plain_bind = bind or ("127.0.0.1" if tls_port is not None else None)
+    listen = f"listener {port}" + (f" {plain_bind}" if plain_bind else "")
+    lines = ["# guandan-table event provision (docs/security.md)", "per_listener_settings false",
+             "allow_anonymous false", f"password_file {folder / 'passwd'}", f"acl_file {folder / 'acl'}",
+             "max_queued_messages 100000", "", listen, "use_username_as_clientid true"]
+    if tls_port is not None and tls_dir is not None:
+        lines += ["", f"listener {tls_port}" + (f" {bind}" if bind else ""), "use_username_as_clientid true",
+                  f"cafile {tls_dir / 'ca.crt'}", f"certfile {tls_dir / 'server.crt'}",
+                  f"keyfile {tls_dir / 'server.key'}", "tls_version tlsv1.2"]
+    if persistence is not None:
+        lines += ["", "persistence true", f"persistence_location {persistence}/"]
+    if run_as_root:
+        lines.append("user root")
+    return "\n".join(lines) + "\n"
+
+
+def _write_secret(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def _toml_str(value: str) -> str:
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def mqtt_section(event: str, cred: Credential, host: str, port: int, ca_file: str | None, *, hub: bool) -> str:
+    who = "EVENT.toml" if hub else "table.toml"
+    lines = [f"# [mqtt] for {who} — keep secret (mode 0600); written by guandan-table event provision", "[mqtt]",
+             f"host = {_toml_str(host)}", f"port = {port}"]
+    if not hub:
+        lines.append(f"event = {_toml_str(event)}")
+    lines += [f"username = {_toml_str(cred.username)}", f"password = {_toml_str(cred.password)}"]
+    if ca_file:
+        lines.append(f"ca_file = {_toml_str(ca_file)}")
+    return "\n".join(lines) + "\n"
+
+
+def _hash_passwords(passwd: Path) -> None:
+    exe = shutil.which("mosquitto_passwd") or "/usr/bin/mosquitto_passwd"
+    if not Path(exe).exists():
+        raise EventInputError("找不到 mosquitto_passwd（请运行 bash scripts/install.sh）/ mosquitto_passwd not found "
+                              "(run bash scripts/install.sh)")
+    done = subprocess.run([exe, "-U", str(passwd)], capture_output=True, text=True, timeout=120)
+    if done.returncode != 0:
+        raise EventInputError(f"mosquitto_passwd 失败 / mosquitto_passwd failed: {done.stderr.strip()[:200]}")
+
+
+def make_tls(tls_dir: Path, hosts: list[str], days: int = 400) -> None:
+    """A CA and a server certificate for ``hosts`` (names or IP addresses), with ``openssl``."""
+    import ipaddress
+
+    exe = shutil.which("openssl")
+    if exe is None:
+        raise EventInputError("找不到 openssl / openssl not found (apt install openssl)")
+    tls_dir.mkdir(parents=True, exist_ok=True)
+    sans = []
+    for h in hosts:
+        try:
+            ipaddress.ip_address(h)
+            sans.append(f"IP:{h}")
+        except ValueError:
+            sans.append(f"DNS:{h}")
+    ext = tls_dir / "server.ext"
+    ext.write_text(f"subjectAltName={','.join(sans)}\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,"
+                   "keyEncipherment\nextendedKeyUsage=serverAuth\n")
+
+    def run(*args: str) -> None:
+        done = subprocess.run([exe, *args], capture_output=True, text=True, timeout=120)
+        if done.returncode != 0:
+            raise EventInputError(f"openssl 失败 / openssl failed: {done.stderr.strip()[:300]}")
+
+    run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", str(days), "-subj", "/CN=guandan-table event CA",
+        "-keyout", str(tls_dir / "ca.key"), "-out", str(tls_dir / "ca.crt"))
+    run("req", "-newkey", "rsa:2048", "-nodes", "-subj", f"/CN={hosts[0]}", "-keyout", str(tls_dir / "server.key"),
+        "-out", str(tls_dir / "server.csr"))
+    run("x509", "-req", "-in", str(tls_dir / "server.csr"), "-CA", str(tls_dir / "ca.crt"), "-CAkey",
+        str(tls_dir / "ca.key"), "-CAcreateserial", "-days", str(days), "-extfile", str(ext),
+        "-out", str(tls_dir / "server.crt"))
+    for name in ("ca.key", "server.key"):
+        os.chmod(tls_dir / name, 0o600)
+    for name in ("server.csr", "server.ext", "ca.srl"):
+        (tls_dir / name).unlink(missing_ok=True)
+
+
+def provision(cfg: dict[str, Any], folder: str | Path, *, host: str | None = None, port: int | None = None,
+              bind: str | None = None, tls_hosts: list[str] | None = None, tls_port: int = 8883,
+              force: bool = False, persistence: Path | None = None) -> Provisioned:
+    """Write the broker's and every participant's files for the event ``cfg`` (validated EVENT.toml).
+
+    :param host: the broker's address as the tables reach it (default EVENT.toml ``[mqtt] host``).
+    :param port: the plain listener (default EVENT.toml ``[mqtt] port``).
+    :param bind: the address Mosquitto listens on (default: every interface; with TLS the plain
+        listener only on 127.0.0.1).
+    :param tls_hosts: names/addresses for the TLS listener's certificate; tables then connect with TLS.
+    :raises EventInputError: an existing provision (without ``force``), a missing tool."""
+    folder = Path(folder)
+    broker = folder / "broker"
+    if (broker / "passwd").exists() and not force:
+        raise EventInputError(f"{folder} 已有密码文件；重新生成会锁住已配置的桌，确需请加 --force / {folder} is already "
+                              "provisioned: new passwords would lock out tables already set up (use --force)")
+    event = cfg["event"]["id"]
+    host = host or cfg["mqtt"]["host"]
+    port = int(port if port is not None else cfg["mqtt"]["port"])
+    creds = Provisioned(folder=folder, event=event, port=port,
+                        hub=Credential(f"{event}-hub", secrets.token_urlsafe(24)),
+                        watch=Credential(f"{event}-watch", secrets.token_urlsafe(24)),
+                        tables={t: Credential(f"{event}-table-{t}", secrets.token_urlsafe(24)) for t in table_ids(cfg)},
+                        tls_port=tls_port if tls_hosts else None)
+    broker.mkdir(parents=True, exist_ok=True)
+    everyone = [creds.hub, creds.watch, *creds.tables.values()]
+    _write_secret(broker / "passwd", "".join(f"{c.username}:{c.password}\n" for c in everyone))
+    _hash_passwords(broker / "passwd")
+    (broker / "acl").write_text(acl_text(event, creds.hub.username, creds.watch.username,
+                                         {t: c.username for t, c in creds.tables.items()}), encoding="utf-8")
+    tls_dir = None
+    if tls_hosts:
+        tls_dir = broker / "tls"
+        make_tls(tls_dir, tls_hosts)
+        shutil.copyfile(tls_dir / "ca.crt", folder / "ca.crt")
+    (broker / "mosquitto.conf").write_text(conf_text(broker, port=port, bind=bind, tls_port=creds.tls_port,
+                                                     tls_dir=tls_dir, persistence=persistence,
+                                                     run_as_root=os.geteuid() == 0), encoding="utf-8")
+    use_port = creds.tls_port or port
+    ca = "ca.crt" if tls_hosts else None
+    _write_secret(folder / "hub.toml", mqtt_section(event, creds.hub, host, use_port, ca, hub=True))
+    _write_secret(folder / "watch.toml", mqtt_section(event, creds.watch, host, use_port, ca, hub=True))
+    for t, c in creds.tables.items():
+        _write_secret(folder / "tables" / f"{t}.toml", mqtt_section(event, c, host, use_port, ca, hub=False))
+    return creds

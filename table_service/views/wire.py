@@ -1,0 +1,38 @@
+"""What a table and its hub agree on over MQTT, below both (neither imports the other).
+
+The topic segment rule (event and table ids) and the RESULTS line a table signs and sends: the
+hub checks messages against the first and reconciles its results with the tables' own logs
+through the second, so each has one source.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+#: An event or table id as an MQTT topic segment: no wildcards, no separators (an id with ``/`` or
+#: ``#`` would publish somewhere else or be refused by the broker).
+SEGMENT_RE = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
+
+
+def table_result(state: dict[str, Any], table_id: str) -> dict[str, Any] | None:
+    """The result message of a finished, signed round, in the hub's RESULTS form plus its id
+    (``None`` while the round runs or a side has not signed)."""
+    rnd, res = state.get("round"), state.get("result")
+    sig = state.get("signatures") or {}
+    if not rnd or not res or not (sig.get("NS") and sig.get("EW")):
+        return None
+    teams = rnd.get("teams") or {}
+    gained = res.get("gained") or {}
+    line: dict[str, Any] = {"round": int(rnd.get("no") or 1), "table": table_id, "ns": teams.get("NS"),
+                            "ew": teams.get("EW"), "ns_levels": max(0, min(13, int(gained.get("NS", 0)))),
+                            "ew_levels": max(0, min(13, int(gained.get("EW", 0))))}
+    if res.get("reason") == "forfeit":
+        line["forfeit"] = "EW" if res.get("winner") == "NS" else "NS"
+        line["forfeit"] = line["forfeit"].lower()
+    elif res.get("reason") == "loss":
+        lp = res.get("level_points") or {}
+        line["ns_score"], line["ew_score"] = int(lp.get("NS", 0)), int(lp.get("EW", 0))
+    return {"result_id": f"r{line['round']}-s{res.get('seq')}", "result": line, "table_seq": res.get("seq"),
+            "reason": res.get("reason"), "wall_ms": int(time.time() * 1000)}

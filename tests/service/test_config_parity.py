@@ -1,0 +1,60 @@
+"""``config check``, ``selftest`` and ``run`` accept exactly the same table.toml, and ``run``
+refuses before it creates anything (issue 26: ``[mqtt] event = "a/b"`` passed the first two and
+was refused by ``run`` after it had created its event log)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from table_service.cli import main
+
+BASE = ('table_id = "{table}"\ndata_dir = "data"\n[seats]\nE = "e"\nS = "s"\nW = "w"\nN = "n"\n'
+        '[devices]\ndefault = "sim"\n[camera]\nsource = "{camera}"\n')
+
+BAD: dict[str, tuple[dict[str, Any], str]] = {
+    "event with a slash": ({"mqtt": 'event = "a/b"\nport = 1883\n'}, "[mqtt].event"),
+    "event with a wildcard": ({"mqtt": 'event = "ev#"\n'}, "[mqtt].event"),
+    "table id with a space": ({"table": "T 7", "mqtt": 'event = "ev"\n'}, "table_id"),
+    "missing CA file": ({"mqtt": 'event = "ev"\nca_file = "no-such-ca.crt"\n'}, "ca_file"),
+    "missing camera layout": ({"camera": "synthetic", "vision": 'layout = "no-such-layout.json"\n'}, "[vision].layout"),
+    "missing lens calibration": ({"camera": "synthetic", "vision": 'calibration = "nope.npz"\n'}, "calibration"),
+}
+
+
+def write(tmp: Path, table: str = "T7", camera: str = "none", **sections: str) -> Path:
+    text = BASE.format(table=table, camera=camera)
+    for name, body in sections.items():
+        text += f"[{name}]\n{body}"
+    p = tmp / "table.toml"
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_every_command_refuses_the_same_file_and_run_creates_nothing(tmp_path: Path, case: str,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    spec, needle = BAD[case]
+    path = write(tmp_path, **spec)
+    verdicts = {
+        "config check": main(["config", "check", str(path)]),
+        "selftest": main(["selftest", "--config", str(path), "--mock-gpio"]),
+        "run": main(["run", "--config", str(path), "--no-web"]),
+    }
+    assert all(v != 0 for v in verdicts.values()), verdicts
+    err = capsys.readouterr().err
+    assert err.count(needle) >= 3, err
+    assert not (tmp_path / "data").exists(), "run created its data folder before refusing the file"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["table.toml"]
+
+
+def test_the_fixed_files_are_accepted_by_config_check(tmp_path: Path) -> None:
+    (tmp_path / "ca.crt").write_text("not checked here: the broker's TLS is\n")
+    path = write(tmp_path, mqtt='event = "ev-2026.final"\nca_file = "ca.crt"\nusername = "ev-table-T7"\n')
+    assert main(["config", "check", str(path)]) == 0
+    # A file written for another machine: --offline skips the files that live there.
+    path = write(tmp_path, mqtt='event = "ev"\nca_file = "elsewhere/ca.crt"\n')
+    assert main(["config", "check", "--offline", str(path)]) == 0
+    assert main(["config", "check", str(path)]) == 1
