@@ -18,6 +18,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from table_service.event.provision import conf_text
+
 
 def free_port() -> int:
     """A free TCP port on the loopback interface."""
@@ -64,8 +66,6 @@ class PrivateBroker:
         # persistence file in our folder; a private broker stays the user that started it.
         user = "user root\n" if os.geteuid() == 0 else ""
         if self.secure is not None:
-            from table_service.event.provision import conf_text
-
             sdir = Path(self.secure.folder) / "broker"
             tls_dir = sdir / "tls" if self.tls_port else None
             conf.write_text(conf_text(sdir, port=self.port, bind="127.0.0.1", tls_port=self.tls_port, tls_dir=tls_dir,

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 from typing import Any
 
+from table_service.event.config import load_event
 from table_service.event.core import HubCore
 from table_service.event.draw import make_draw
 from table_service.event.hub import run_hub_command
 from table_service.event.model import EventInputError, load_results, load_teams, results_to_jsonl
+from table_service.event.provision import provision
 from table_service.event.standings import MATCH_POINT_SCHEMES, ScoringOptions, compute_standings
 from table_service.event.store import HubStore
 from table_service.rules.ruleset import get_ruleset
@@ -185,8 +188,6 @@ def _check_rounds_complete(results: list[Any], teams: list[str]) -> None:
 
 def run_export(args: argparse.Namespace) -> int:
     """Read a hub's log (never written to) and print its results or standings."""
-    from pathlib import Path
-
 
     if Path(args.data).exists() and not Path(args.data).is_dir():
         raise EventInputError(f"须为赛事中心数据目录，不是文件 / expected the hub's data folder, not a file: {args.data}")
@@ -214,11 +215,6 @@ def run_export(args: argparse.Namespace) -> int:
 
 def run_provision(args: argparse.Namespace) -> int:
     """``guandan-table event provision``: files for the broker, the hub and each table."""
-    from pathlib import Path
-
-    from table_service.event.config import load_event
-    from table_service.event.provision import provision
-
     cfg = load_event(args.event)
     out = Path(args.out) if args.out else Path(args.event).resolve().parent / f"mqtt-{cfg['event']['id']}"
     done = provision(cfg, out, host=args.host, port=args.port, bind=args.bind, tls_hosts=args.tls,
@@ -233,8 +229,6 @@ def run_provision(args: argparse.Namespace) -> int:
 
 
 def run_hub(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
 
     if args.data and Path(args.data).exists() and not Path(args.data).is_dir():
         raise EventInputError(f"--data 是文件，不是目录 / --data is a file, not a folder: {args.data}")

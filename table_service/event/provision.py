@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from table_service.event.core import HubCore
 from table_service.event.model import EventInputError
 
 #: The topics a table writes (``guandan/<event>/<table>/<name>``; docs/hub-protocol.md).
@@ -78,8 +79,6 @@ def table_ids(cfg: dict[str, Any]) -> list[str]:
     (round 1 of a fresh hub core: every round has as many)."""
     if cfg.get("tables"):
         return [t["id"] for t in cfg["tables"]]
-    from table_service.event.core import HubCore
-
     core = HubCore().replay([{"seq": 1, "type": "event_loaded", "t_ms": 0, "actor": None, "role": None,
                               "data": {"config": cfg}}])
     _etype, data = core.check_draw("chief")
