@@ -4,13 +4,15 @@
    zone is covered by cards).
 2. Each candidate's canonical crop goes through the embedding network and a :class:`Head`
    (shipped, enrolled for the deck, or learned during play) to 54 faces + "no card corner".
-3. **One bar.**  The play's joint probability — every kept card's own probability times, for every
-   strong candidate dropped as "no corner", the probability that it is none — is compared with
-   :data:`PLAY_BAR`, chosen on designs the networks never saw (``docs/performance.md``).  The
-   probabilities are calibrated there too (a temperature), so 0.97 means 97 %.
+3. **One bar.**  Each candidate is a card with the probability the corner model gives from the
+   detector's score and the head's "none" (:class:`vision.cardnet.head.CornerModel`).  The play's
+   joint probability — every kept card's own probability times, for every candidate dropped, the
+   probability that it is no card — is compared with :data:`PLAY_BAR`, chosen on designs the
+   networks never saw (``docs/performance.md``).  The probabilities are calibrated there too (a
+   temperature and the corner model), so 0.97 means 97 %.
 4. **Geometry the networks cannot see:** a gap between two corners wider than any fan a player
-   lays, cards covering the zone where no corner was found, or a reading the caller says is no
-   longer possible (``possible``), put the play in doubt whatever the probabilities say.
+   lays, cards covering the zone but no card read, or a reading the caller says is no longer
+   possible (``possible``), put the play in doubt whatever the probabilities say.
 """
 
 from __future__ import annotations
@@ -41,8 +43,6 @@ PLAY_BAR = 0.95
 MAX_STEP_MM = 40.0
 #: Cards covering at least this much of a zone are never "nothing" (a card is ~5,000 mm²).
 CARDS_PRESENT_MM2 = 1500.0
-#: The row's cover reaching further left of its first corner than this means a card was missed.
-LEFT_SPILL_MM = 12.0
 
 
 @dataclass
@@ -181,7 +181,7 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
     card_p = faces_p / np.maximum(faces_p.sum(axis=1, keepdims=True), 1e-12) * p_card[keep, None]
     cards, confs, alts = _choose(card_p, poss, reasons)
     joint *= float(np.prod(confs))
-    _geometry_doubts(kept, det, px_per_mm, reasons)
+    _geometry_doubts(kept, px_per_mm, reasons)
     low = [f"{c} {p:.0%}" for c, p in zip(cards, confs, strict=True) if p < PLAY_BAR]
     if joint < PLAY_BAR:
         reasons.append("识别把握不足 / low confidence" + (f": {', '.join(low)}" if low else f" ({joint:.0%})"))
@@ -215,7 +215,8 @@ def _choose(card_p: np.ndarray, poss: Counter | None, reasons: list[str]) -> tup
     return cards, confs, alts
 
 
-def _geometry_doubts(kept: list[Corner], det: object, px_per_mm: float, reasons: list[str]) -> None:
+def _geometry_doubts(kept: list[Corner], px_per_mm: float, reasons: list[str]) -> None:
+    """A gap between neighbouring corners wider than any fan: a card may lie hidden there."""
     xs_mm = [c.x / px_per_mm for c in kept]
     gaps = np.diff(xs_mm)
     if len(gaps) and float(gaps.max()) > MAX_STEP_MM:
