@@ -21,7 +21,7 @@ import json
 from typing import Any
 from urllib.parse import quote, urlsplit
 
-from table_service.event.model import EventInputError, parse_result
+from table_service.event.model import EventInputError, no_duplicate_keys, parse_result
 from table_service.views.wire import SEGMENT_RE
 
 #: The largest payload read at all (a summary is ~400 bytes, a result ~250).
@@ -53,15 +53,6 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} 不是 JSON 数 / {name} is not a JSON number")
 
 
-def _no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"字段重复 {key!r} / field {key!r} given twice")
-        out[key] = value
-    return out
-
-
 def load_object(payload: bytes) -> dict[str, Any]:
     """The payload as a JSON object, or :class:`BadMessage` saying why not."""
     if len(payload) > MAX_PAYLOAD:
@@ -71,7 +62,7 @@ def load_object(payload: bytes) -> dict[str, Any]:
     except UnicodeDecodeError:
         raise _bad("消息不是 UTF-8", "message is not UTF-8") from None
     try:
-        data = json.loads(text, object_pairs_hook=_no_repeats, parse_constant=_reject_constant)
+        data = json.loads(text, object_pairs_hook=no_duplicate_keys, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
         raise _bad("消息不是 JSON", f"message is not JSON ({exc.msg})") from None
     except (ValueError, RecursionError) as exc:  # repeated key, NaN, 5,000-digit number, deep nesting

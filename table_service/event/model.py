@@ -217,7 +217,7 @@ def _table_key(table: str) -> tuple[int, str]:
     return (int(table), "") if table.isascii() and table.isdigit() else (1 << 30, table)
 
 
-def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """A key given twice is refused: ``json.loads`` would keep the last one silently."""
     out: dict[str, Any] = {}
     for key, value in pairs:
@@ -235,7 +235,7 @@ def parse_results_text(text: str, name: str = "RESULTS", *, duplicate: bool = Fa
             continue
         where = f"{name} 第 {i} 行 line {i}: "
         try:
-            obj = json.loads(line, object_pairs_hook=_no_duplicate_keys)
+            obj = json.loads(line, object_pairs_hook=no_duplicate_keys)
         except json.JSONDecodeError as exc:
             raise EventInputError(f"{where}不是 JSON / not JSON ({exc.msg})") from None
         except (ValueError, RecursionError) as exc:  # a 5,000-digit number, 100,000 "[", a key twice
