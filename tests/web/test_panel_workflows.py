@@ -100,6 +100,32 @@ def test_a_round_from_the_panel_alone(page, app, runner, serve_app, h):
     shot(page, "round-started")
 
 
+def test_next_step_box_when_the_first_state_comes_before_the_panel_script(page, app, runner, serve_app, h):
+    """The stream starts in table.js; on a loaded machine its first state (the snapshot) can be
+    handled while the browser still waits for panel_actions.js. A fresh table sends no other state,
+    so the next-step box must be drawn from the state already shown when the script arrives."""
+    srv = serve_app(app)
+    page.goto(f"{srv.url}/auth/login")
+    page.fill("#username", "rita")
+    page.fill("#password", h.PASSWORD)
+    page.click("#login-submit")
+    held: list = []
+
+    def hold(route) -> None:  # panel_actions.js is held back until the snapshot has been shown
+        held.append(route)
+
+    page.route("**/static/panel_actions.js*", hold)
+    page.goto(f"{srv.url}/tables/1", wait_until="commit")
+    page.wait_for_selector('#app[data-last-seq="0"]', state="attached")
+    for _ in range(200):  # the request is routed as Playwright dispatches events (usually already)
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert held and page.query_selector("#next-step .steps") is None
+    held[0].continue_()
+    page.wait_for_selector('#next-step .steps[data-step="none"]', timeout=15_000)
+
+
 def test_every_referee_event_has_a_form(page, app, runner, serve_app, h):
     """Each event type the API lets a referee enter has its form (or its buttons) on the panel."""
     from table_service.engine.roles import ACTION_ROLES

@@ -298,7 +298,6 @@
     if (!host) return;
     const key = stepKey(st);
     if (key === shownKey) return;  // keep a half-picked play
-    shownKey = key;
     const box = el("div", "steps");
     const rnd = st.round, deal = st.deal;
     const status = rnd ? rnd.status : null;
@@ -339,6 +338,8 @@
       box.appendChild(el("p", "muted", GT.w(status)));
     }
     host.replaceChildren(box);
+    // Marked shown only once drawn: a render that failed half-way is tried again on the next state.
+    shownKey = key;
     GT.initPickers(host);
   }
 
@@ -353,7 +354,7 @@
     if (prev.teams) ["EW", "NS"].forEach(function (s) { if (!f.elements["teams." + s].value) f.elements["teams." + s].value = prev.teams[s] || ""; });
   }
 
-  GT.hooks.push(renderNextStep, prefillSetup);
+  GT.addHook(renderNextStep, prefillSetup);
   const rerender = GT.rerender;
   /* The chief-only penalty options carry two labels (the page renders them server-side). */
   function labelChiefOptions() {

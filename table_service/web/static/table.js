@@ -15,6 +15,18 @@
   GT.SEATS = SEATS;
   GT.hooks = GT.hooks || [];
   GT.state = function () { return state; };
+  /* A renderer of the other panel scripts (panel_actions.js: the next-step box), run on every
+     state from now on, and at once on the state already shown. The stream starts here, before the
+     page's later scripts have loaded, and its first state (the snapshot) may be handled while the
+     browser still waits for them: on a quiet table no other state follows, so a renderer that only
+     waited for the next one would never draw. */
+  GT.addHook = function () {
+    const fns = Array.prototype.slice.call(arguments);
+    fns.forEach(function (fn) {
+      GT.hooks.push(fn);
+      if (state) { try { fn(state); } catch (e) { console.error(e); } }
+    });
+  };
 
   function fill(id, node) {
     const box = document.getElementById(id);
