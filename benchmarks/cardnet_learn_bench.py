@@ -50,7 +50,7 @@ def main() -> None:
             r = read_play(z.image, ppm, learner.head)
             if r.uncertain:
                 asked += 1
-                learner.learn_answer(r.embeddings, truth)
+                learner.learn_answer(r.embeddings, truth, r.none_embeddings)
             else:
                 silent += r.cards != truth
                 learner.learn_read(r.embeddings, r.cards, r.confidence, r.uncertain)

@@ -54,6 +54,8 @@ class PlayObservation:
     alternatives: list[str | None] = field(default_factory=list)
     #: Each card's crop embedding: what the referee's answer to a doubted play teaches the reader.
     embeddings: np.ndarray | None = field(default=None, repr=False)
+    #: The embeddings of the spots the reader judged no card (taught as such by that answer).
+    none_embeddings: np.ndarray | None = field(default=None, repr=False)
 
     def to_json(self) -> dict:
         return {"type": "play", "seat": self.seat, "cards": self.cards,
@@ -130,7 +132,7 @@ def vote(readings: list[PlayReading]) -> tuple[PlayReading, int]:
         uncertain = True
         reasons.append(f"各帧读数不一致 / frames disagree ({n} of {len(readings)})")
     return PlayReading(list(best), conf, uncertain, reasons, list(agree[0].alternatives), agree[0].joint,
-                       agree[0].embeddings), n
+                       agree[0].embeddings, agree[0].none_embeddings), n
 
 
 def _full(frame: object) -> np.ndarray:
@@ -206,11 +208,12 @@ class TableWatcher:
         """What the table has learned of its deck so far (None: learning is off or nothing read yet)."""
         return self._learner
 
-    def learn_answer(self, embeddings: np.ndarray | None, cards: list[str]) -> bool:
+    def learn_answer(self, embeddings: np.ndarray | None, cards: list[str],
+                     none_embeddings: np.ndarray | None = None) -> bool:
         """The referee's answer to a doubted play: taught to the learner (False: nothing learned)."""
         if self._learner is None:
             return False
-        return self._learner.learn_answer(embeddings, cards)
+        return self._learner.learn_answer(embeddings, cards, none_embeddings)
 
     @property
     def calibrated(self) -> bool:
@@ -422,7 +425,7 @@ class TableWatcher:
         if low_zone is not None and not r.cards and not r.uncertain:
             self._empty[seat] = _smooth(low_zone)  # the empty look follows the light
         obs = PlayObservation(seat, r.cards, r.confidence, r.uncertain, t, r.reasons, n, crops[0], r.alternatives,
-                              r.embeddings)
+                              r.embeddings, r.none_embeddings)
         self.last_readings[seat] = obs
         return obs
 

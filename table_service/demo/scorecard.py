@@ -30,7 +30,8 @@ def compare_with_log(truth: TruthLog, events: list[dict[str, Any]], flags: list[
     * ``plays``: bot plays; ``read_right``: plays whose camera read was right as read (certain and
       equal to the truth); ``asked``: plays that became a referee question; ``wrong_certain``:
       plays read wrongly *without* doubt (silent errors: should be 0); ``missing``: plays the
-      engine has no camera event for.
+      engine has no camera event for; ``by_deal``: per deal, the camera's plays and how many were
+      asked (the reader learns the deck while it plays: the share asked should fall deal by deal).
     * ``flags``: flags raised per rule; ``mistakes``: mistakes injected per kind; ``flag_match``:
       whether every injected mistake raised its flag and no other (non-neutral) flag was raised —
       matched one by one (rule, seat and deal), not by totals, so one missed flag and one stray
@@ -40,6 +41,7 @@ def compare_with_log(truth: TruthLog, events: list[dict[str, Any]], flags: list[
     plays = [p for p in truth.plays if p.get("seq") is not None]
     read_right = asked = wrong_certain = 0
     cards_total = cards_right = 0
+    by_deal: dict[int, list[int]] = {}
     for p in plays:
         ev = by_seq.get(p["seq"])
         if ev is None or ev["type"] != "cards_played":
@@ -51,7 +53,10 @@ def compare_with_log(truth: TruthLog, events: list[dict[str, Any]], flags: list[
         cards_total += len(p["cards"])
         if len(seen) == len(p["cards"]):
             cards_right += sum(1 for a, b in zip(seen, p["cards"], strict=True) if a == b)
+        deal = by_deal.setdefault(int(p.get("deal") or 0), [0, 0])
+        deal[0] += 1
         if d.get("uncertain"):
+            deal[1] += 1
             asked += 1
         elif seen == p["cards"]:
             read_right += 1
@@ -68,6 +73,7 @@ def compare_with_log(truth: TruthLog, events: list[dict[str, Any]], flags: list[
         "asked": asked,
         "wrong_certain": wrong_certain,
         "missing": missing,
+        "by_deal": [{"deal": k, "plays": v[0], "asked": v[1]} for k, v in sorted(by_deal.items())],
         "card_accuracy": (cards_right / cards_total) if cards_total else None,
         "exact_read_rate": (read_right / len(plays)) if plays else None,
         "mistakes": dict(mistakes),
@@ -161,6 +167,9 @@ def format_summary(s: dict[str, Any]) -> str:
         f"未读到 / not seen: {s['missing']})",
         f"  识别准确率 / recognition accuracy: per card {acc:.2%}" if acc is not None else "  识别准确率 / recognition accuracy: -",
         f"  整手直接读对率 / exact plays read without asking: {rate:.2%}" if rate is not None else "",
+        "  每副询问率 / asked per deal: " + (", ".join(
+            f"{d['deal']}: {d['asked'] / d['plays']:.0%} ({d['asked']}/{d['plays']})" for d in s["by_deal"] if d["plays"])
+            or "-") if s.get("by_deal") is not None else "",
         f"  注入失误 / mistakes injected: {s['mistakes']}",
         f"  标记违规 / flags raised: {s['flags']}",
         f"  失误与标记相符 / flags match mistakes: {'是 / yes' if s['flag_match'] else '否 / no'}",

@@ -64,3 +64,18 @@ def test_a_missed_mistake_says_how_its_action_reached_the_engine() -> None:
     assert s["flag_match"] is False
     assert s["unmatched"]["missed"] == [
         "non_beating S deal 1: no does_not_beat flag (its cards_played #7 (camera, asked; play_corrected))"]
+
+
+def test_the_summary_says_how_many_camera_plays_were_asked_in_each_deal() -> None:
+    """The reader learns the deck while it plays: the organiser sees the share asked, deal by deal."""
+    truth = TruthLog()
+    events = []
+    for seq, (deal, asked) in enumerate([(1, True), (1, True), (1, False), (2, True), (2, False), (2, False)], 1):
+        truth.record("play", seat="S", deal=deal, cards=["4c"])["seq"] = seq
+        events.append({"seq": seq, "t_ms": seq, "type": "cards_played", "source": "camera",
+                       "data": {"seat": "S", "cards": ["4c"], "uncertain": asked}})
+    truth.record("play", seat="N", deal=2, cards=["5c"])["seq"] = 7  # entered by hand: not the camera's
+    events.append({"seq": 7, "t_ms": 7, "type": "cards_played", "source": "panel", "data": {"seat": "N", "cards": ["5c"]}})
+    s = compare_with_log(truth, events, [])
+    assert s["by_deal"] == [{"deal": 1, "plays": 3, "asked": 2}, {"deal": 2, "plays": 3, "asked": 1}]
+    assert "asked per deal: 1: 67% (2/3), 2: 33% (1/3)" in format_summary({**s, "deals": 2})

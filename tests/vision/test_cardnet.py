@@ -216,3 +216,69 @@ def test_the_referees_answers_teach_the_head():
     assert again.cards == ["2c", "3c", "5c"]
     # A reading with a different count teaches nothing.
     assert not learner.learn_answer(first.embeddings, ["2c"])
+
+
+def test_an_answer_teaches_the_spots_read_as_no_card():
+    """An answered play with as many cards as were read also says that every spot the reader
+    dropped is no card: those spots are taught as "none" (the deck's art stops raising doubt)."""
+    zr = render_zone(["Kh", "Qs", "Jd"], "tango", 3.0, seed=SHIFT + 43, realism=Realism.clean())
+    first = read_play(zr.image, 3.0)
+    assert first.none_embeddings is not None and first.embeddings is not None
+    nones = first.none_embeddings
+    if not len(nones):
+        pytest.skip("this render left no dropped candidate")
+    learner = PlayLearner(default_head())
+    for _ in range(8):
+        assert learner.learn_answer(first.embeddings, ["Kh", "Qs", "Jd"], nones)
+    learner.wait(300)
+    assert learner.answers == 8 * (3 + len(nones))
+    before = default_head().probs(nones)[:, -1]
+    after = learner.head.probs(nones)[:, -1]
+    assert after.mean() >= min(before.mean(), 0.99)
+
+
+def _corner_of_last_card(zr) -> tuple[float, float]:
+    return tuple(zr.to_image(zr.placements[-1].to_scene(np.array([[0.0, 0.0]])))[0])
+
+
+@pytest.mark.parametrize("dx_mm", [-6.0, 6.0])
+def test_a_corner_found_two_cells_off_is_read_where_it_lies(dx_mm):
+    """The detector's peak two cells (~6 mm) off a card's corner: the crop there is "no corner", so
+    the card would be missed; the second look reads around it and finds the card where it lies."""
+    from vision.cardnet import read as reader
+    from vision.cardnet.detector import Corner
+    from vision.cardnet.spec import NONE_CLASS
+
+    zr = render_zone(["Th", "Tc"], "anglo", 3.0, seed=SHIFT + 7, realism=Realism.clean())
+    x, y = _corner_of_last_card(zr)
+    corners = [Corner(x + dx_mm * 3.0, y, 0.6)]
+    head = default_head()
+    emb = reader.embed(zr.image, [(x + dx_mm * 3.0, y)], 3.0)
+    probs = head.probs(emb)
+    p_card = reader.corner_model().p_card(np.array([0.6]), probs[:, NONE_CLASS])
+    assert p_card[0] < 0.5  # read where the detector put it, the card would be dropped
+    reader._second_look(zr.image, 3.0, head, corners, emb, probs, p_card)
+    assert p_card[0] >= 0.5
+    assert abs(corners[0].x - x) <= 3.0 * 3.0 and abs(corners[0].y - y) <= 3.0 * 3.0
+    assert ALL_CARDS[int(probs[0, :NONE_CLASS].argmax())] == "Tc"
+
+
+def test_the_second_look_never_takes_a_card_already_read():
+    """A doubted candidate just right of a card read already is not moved onto that card's corner
+    (one card read twice would be a card too many)."""
+    from vision.cardnet import read as reader
+    from vision.cardnet.detector import Corner
+    from vision.cardnet.spec import NONE_CLASS
+
+    zr = render_zone(["5h"], "anglo", 3.0, seed=SHIFT + 8, realism=Realism.clean())
+    x, y = _corner_of_last_card(zr)
+    corners = [Corner(x, y, 0.9), Corner(x + 6.0 * 3.0, y, 0.6)]
+    head = default_head()
+    emb = reader.embed(zr.image, [(c.x, c.y) for c in corners], 3.0)
+    probs = head.probs(emb)
+    p_card = reader.corner_model().p_card(np.array([c.score for c in corners]), probs[:, NONE_CLASS])
+    assert p_card[0] >= 0.5 > p_card[1]
+    reader._second_look(zr.image, 3.0, head, corners, emb, probs, p_card)
+    assert p_card[1] < 0.5 and corners[1].x == x + 6.0 * 3.0
+    r = read_play(zr.image, 3.0)
+    assert r.cards == ["5h"] or r.uncertain

@@ -19,6 +19,7 @@ from vision.cards import CARD_INDEX, check_card
 from vision.synth import Realism, render_zone
 
 from .deckfile import Enrollment
+from .detector import detect
 from .head import Head, fit_head, fit_temperature
 from .read import as_bgr, default_head, embed
 from .spec import NONE_CLASS
@@ -103,6 +104,12 @@ def _rendered_crops(deck: Deck, rows: int, rng: np.random.Generator) -> tuple[np
                 p = (c[0] + rng.uniform(-5.0, deck.size_mm[0]) * ppm, c[1] + rng.uniform(-10.0, deck.size_mm[1]) * ppm)
             if min(math.hypot(p[0] - q[0], p[1] - q[1]) for q in corners) > 4.0 * ppm:
                 pts.append(p)
+                labs.append(NONE_CLASS)
+        # And every spot of this deck the detector itself takes for a corner and is none: the
+        # spots that, unlearned, leave a play in doubt at the table (a court's art, a wide "10").
+        for c in detect(r.image, ppm).corners:
+            if min(math.hypot(c.x - q[0], c.y - q[1]) for q in corners) > 4.0 * ppm:
+                pts.append((c.x, c.y))
                 labs.append(NONE_CLASS)
         embs.append(embed(r.image, pts, ppm))
         labels += labs

@@ -18,6 +18,7 @@ import numpy as np
 from vision.cards import CARD_INDEX, check_card
 
 from .head import Head, fit_head, fit_temperature
+from .spec import NONE_CLASS
 
 #: A card read at least this sure (and in a play that was not asked) is taken as a label.
 SURE_LABEL = 0.995
@@ -54,27 +55,36 @@ class PlayLearner:
             return
         keep = [i for i, p in enumerate(confidence) if p >= SURE_LABEL]
         if keep:
-            self._add(embeddings[keep], [cards[i] for i in keep], sure=True)
+            self._add(embeddings[keep], [CARD_INDEX[cards[i]] for i in keep], sure=True)
 
-    def learn_answer(self, embeddings: np.ndarray | None, cards: Sequence[str]) -> bool:
-        """The referee said what a doubted play was; learned when the reading found as many cards."""
+    def learn_answer(self, embeddings: np.ndarray | None, cards: Sequence[str],
+                     none_embeddings: np.ndarray | None = None) -> bool:
+        """The referee said what a doubted play was; learned when the reading found as many cards.
+
+        Then every candidate the reading dropped (``none_embeddings``) is known to be no card too:
+        the spot of this deck's art that made the reader doubt is taught as "no corner".
+        """
         if embeddings is None or len(embeddings) != len(cards) or not len(cards):
             return False
         for c in cards:
             check_card(c)
-        self._add(embeddings, list(cards), sure=False)
+        labels = [CARD_INDEX[c] for c in cards]
+        if none_embeddings is not None and len(none_embeddings):
+            embeddings = np.concatenate([embeddings, none_embeddings])
+            labels += [NONE_CLASS] * len(none_embeddings)
+        self._add(embeddings, labels, sure=False)
         return True
 
-    def _add(self, emb: np.ndarray, cards: list[str], *, sure: bool) -> None:
+    def _add(self, emb: np.ndarray, labels: list[int], *, sure: bool) -> None:
         with self._lock:
             self._emb.extend(np.asarray(emb, np.float32))
-            self._lab.extend(CARD_INDEX[c] for c in cards)
+            self._lab.extend(labels)
             if sure:
-                self.sure += len(cards)
+                self.sure += len(labels)
             else:
-                self.answers += len(cards)
+                self.answers += len(labels)
             del self._emb[:-MAX_LABELS], self._lab[:-MAX_LABELS]
-            self._new += len(cards)
+            self._new += len(labels)
             if self._new < REFIT_EVERY:
                 return
             if self._fitting is not None and self._fitting.is_alive():

@@ -78,12 +78,13 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--fonts", type=int, default=4, help="synthetic font decks per shard")
     ap.add_argument("--held-out", action="store_true", help="render the held-out designs instead (calibration)")
+    ap.add_argument("--fonts-only", action="store_true", help="render only synthetic font decks (no gnome design)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--svg-decks", default=None, metavar="DIR",
                     help="render only the per-card SVG decks under DIR (the npm packages, see vision.training.svg_decks)")
     a = ap.parse_args()
     Path(a.out).mkdir(parents=True, exist_ok=True)
-    designs = [d for d in HELD_OUT_DESIGNS] if a.held_out else training_designs()
+    designs = list(HELD_OUT_DESIGNS) if a.held_out else [] if a.fonts_only else training_designs()
     n_font = 0 if a.held_out else a.fonts
     per = a.zones // a.shards
     jobs = [(a.seed + k, per, designs, n_font, a.out, a.svg_decks) for k in range(a.shards)]

@@ -160,16 +160,20 @@ class _Sigmoid01(torch.nn.Module):
 # --------------------------------------------------------------------------- classifier
 
 
-def train_classifier(data: dict, epochs: int, out: Path, seed: int = 0, batch: int = 128) -> CardNet:
+def train_classifier(data: dict, epochs: int, out: Path, seed: int = 0, batch: int = 128,
+                     init: Path | None = None, lr: float = 3e-3) -> CardNet:
+    """Train (or, from ``init``'s state dict, go on training) the crop classifier and export it."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     x_all = np.concatenate(data["cls_x"])
     y_all = np.concatenate(data["cls_y"]).astype(np.int64)
     net = CardNet()
+    if init is not None:
+        net.load_state_dict(torch.load(init, weights_only=True))
     n = len(y_all)
     steps = epochs * (n // batch)
-    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=5e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.15)
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
     net.train()
     t0 = time.time()
     for ep in range(epochs):
@@ -228,6 +232,8 @@ def main() -> None:
     ap.add_argument("--epochs", type=int, default=12)
     ap.add_argument("--out", default=str(MODELS))
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--init", type=Path, default=None, help="classifier: go on from this state dict (.pt)")
+    ap.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (one-cycle)")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     data = load_shards(a.data[0])
@@ -239,7 +245,7 @@ def main() -> None:
     if a.what == "detector":
         train_detector(data, a.epochs, out / "cardnet_detector.onnx")
     else:
-        train_classifier(data, a.epochs, out)
+        train_classifier(data, a.epochs, out, init=a.init, lr=a.lr)
 
 
 if __name__ == "__main__":
