@@ -282,3 +282,22 @@ def test_the_second_look_never_takes_a_card_already_read():
     assert p_card[1] < 0.5 and corners[1].x == x + 6.0 * 3.0
     r = read_play(zr.image, 3.0)
     assert r.cards == ["5h"] or r.uncertain
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_card_whose_two_corners_disagree_is_doubted(seed):
+    """A lone card shows both corners. A 4♣ whose far corner shows the 9♥ (the bottom-right
+    quarter of the same render of a 9♥ pasted over it) is never taken silently as either."""
+    a = render_zone(["4c"], "anglo", 3.0, seed=SHIFT + seed, realism=Realism.clean())
+    b = render_zone(["9h"], "anglo", 3.0, seed=SHIFT + seed, realism=Realism.clean())
+    x, y = _corner_of_last_card(a)
+    assert (x, y) == pytest.approx(_corner_of_last_card(b))  # one placement, two faces
+    mixed = a.image.copy()
+    cx, cy = int(x + 30 * 3.0), int(y + 44 * 3.0)
+    mixed[cy:, cx:] = b.image[cy:, cx:]
+    r = read_play(mixed, 3.0)
+    assert r.uncertain
+    if r.cards == ["4c"]:
+        assert any("two corners" in why for why in r.reasons) and "9h" in r.alternatives
+    # The card as printed: its far corner agrees, so it gives no such doubt.
+    assert not any("two corners" in why for why in read_play(a.image, 3.0).reasons)

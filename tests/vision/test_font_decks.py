@@ -63,18 +63,3 @@ def test_training_samples_are_labelled(deck):
     assert all(c.shape == (CROP_H, CROP_W, 3) for c in crops)
     assert [ALL_CARDS[k] for k in labels[:6]] == z.cards
     assert NONE_CLASS in labels[6:] and all(k == NONE_CLASS for k in labels[6:])
-
-
-def test_pips_come_from_every_distinct_suit_drawing():
-    """Each font kept for pips draws all four suits, and no two kept fonts draw the same clubs and
-    spades (a family's weights count once, so one family's club does not dominate)."""
-    from vision.models.font_decks import PIP_CHAR, _glyph, pip_fonts
-
-    fonts = pip_fonts()
-    assert fonts
-    for f in fonts:
-        for ch in PIP_CHAR.values():
-            g = _glyph(ch, str(f), 40, (0, 0, 0), 0, (0, 0, 0), 1.0)
-            assert (g[:, :, 3] > 127).sum() > 100, (f.name, ch)
-    deck = font_deck(11)
-    assert deck.faces["5c"].shape == deck.faces["5s"].shape

@@ -14,6 +14,11 @@
    classifier calls "no corner" is often a real corner the detector placed a cell or two off
    (a wide "10" index on a design it never saw); crops a few millimetres around it are read, and
    the best one replaces it when the two nets then agree on a card.
+   **The far corner:** the last card of a fan (a lone card above all) shows its bottom-right
+   corner too, with the index turned half a turn.  The zone turned half a turn is read there as
+   well, and when the two corners name different faces the play is doubted.  (Agreement does not
+   make the card surer: both corners print the same glyph, and on unseen designs they were wrong
+   together.)
 4. **Geometry the networks cannot see:** a gap between two corners wider than any fan a player
    lays, cards covering the zone but no card read, or a reading the caller says is no longer
    possible (``possible``), put the play in doubt whatever the probabilities say.
@@ -50,6 +55,13 @@ CARDS_PRESENT_MM2 = 1500.0
 #: The second look (module docstring, step 3) is given to a dropped candidate whose detector score
 #: would make it a card had the classifier been this sure that a card's index is there.
 SECOND_LOOK_NONE = 1e-3
+#: Where the last card's far (bottom-right) corner lies from its top-left one, in mm: right by a
+#: card's width (56–65 mm) and down by its height (86–89 mm), give or take a tilt of 7°.
+FAR_CORNER_MM = ((45.0, 76.0), (70.0, 100.0))
+#: The far corner is looked for with this much of the card above-left of it (the detector sees a
+#: corner by the card's edges around it) and this much beyond it.
+FAR_CONTEXT_MM = 60.0
+FAR_BEYOND_MM = 15.0
 #: Where the second look reads, in mm from the candidate: the detector's cell is 2.7 mm, and a
 #: misplaced peak was seen up to two cells off, along the row more than across it.
 SECOND_LOOK_MM = ((-6.0, 0.0), (-3.0, 0.0), (3.0, 0.0), (6.0, 0.0), (0.0, -3.0), (0.0, 3.0))
@@ -197,12 +209,51 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
     card_p = faces_p / np.maximum(faces_p.sum(axis=1, keepdims=True), 1e-12) * p_card[keep, None]
     cards, confs, alts = _choose(card_p, poss, reasons)
     joint *= float(np.prod(confs))
+    if joint >= PLAY_BAR and not reasons:  # the far corner can only add a doubt: read it when it may
+        far = _far_corner(bgr, px_per_mm, head, kept[-1])
+        if far is not None and far != cards[-1]:
+            reasons.append(f"同一张牌两角读数不同 / the last card's two corners read differently: {cards[-1]} / {far}")
+            alts[-1] = far
     _geometry_doubts(kept, px_per_mm, reasons)
     low = [f"{c} {p:.0%}" for c, p in zip(cards, confs, strict=True) if p < PLAY_BAR]
     if joint < PLAY_BAR:
         reasons.append("识别把握不足 / low confidence" + (f": {', '.join(low)}" if low else f" ({joint:.0%})"))
     dropped = [k for k in range(len(corners)) if k not in keep]
     return PlayReading(cards, [float(c) for c in confs], bool(reasons), reasons, alts, joint, emb[keep], emb[dropped])
+
+
+def _far_corner(bgr: np.ndarray, px_per_mm: float, head: Head, last: Corner) -> str | None:
+    """The face the last card's far corner shows (None: that corner is not seen as a card's).
+
+    Only the part of the zone where that corner and the card's body above-left of it can lie is
+    turned half a turn, which puts the corner top-left, where the detector and the classifier
+    look; the rightmost card corner found there, a card's size away from ``last``, is its own.
+    """
+    (dx0, dx1), (dy0, dy1) = FAR_CORNER_MM
+    h, w = bgr.shape[:2]
+    x0 = int(max(0, last.x + (dx0 - FAR_CONTEXT_MM) * px_per_mm))
+    y0 = int(max(0, last.y + (dy0 - FAR_CONTEXT_MM) * px_per_mm))
+    x1 = int(min(w, last.x + (dx1 + FAR_BEYOND_MM) * px_per_mm))
+    y1 = int(min(h, last.y + (dy1 + FAR_BEYOND_MM) * px_per_mm))
+    if x1 - x0 < dx0 * px_per_mm or y1 - y0 < dy0 * px_per_mm:
+        return None
+    turned = np.ascontiguousarray(bgr[y0:y1, x0:x1][::-1, ::-1])
+    th, tw = turned.shape[:2]
+
+    def as_zone(c: Corner) -> tuple[float, float]:
+        return x0 + tw - 1 - c.x, y0 + th - 1 - c.y
+
+    found = [c for c in detect(turned, px_per_mm).corners
+             if dx0 <= (as_zone(c)[0] - last.x) / px_per_mm <= dx1 and dy0 <= (as_zone(c)[1] - last.y) / px_per_mm <= dy1]
+    if not found:
+        return None
+    probs = head.probs(embed(turned, [(c.x, c.y) for c in found], px_per_mm))
+    p_card = corner_model().p_card(np.array([c.score for c in found]), probs[:, NONE_CLASS])
+    cards = [k for k in range(len(found)) if p_card[k] >= 0.5]
+    if not cards:
+        return None
+    k = min(cards, key=lambda k: found[k].x)  # the rightmost in the zone as it lies
+    return ALL_CARDS[int(probs[k, :NONE_CLASS].argmax())]
 
 
 def _second_look(bgr: np.ndarray, px_per_mm: float, head: Head, corners: list[Corner], emb: np.ndarray,

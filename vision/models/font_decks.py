@@ -5,22 +5,18 @@ reads an unseen one badly (tango 23 %, neoclassical 85 % per card before this mo
 decks differ mainly in the index glyphs (font, weight, width, outline), the pip shapes, the
 paper tint and the printed border; the geometry (index at the top-left corner, pip under the
 rank, the same index turned 180° at the bottom-right) is fixed by convention.  So
-:func:`font_deck` draws a full 54-card deck with a random index font (any installed font with
-the digits and A, J, Q, K), random index size and position, pips from a random font that draws
-the four suits (each font's club and spade differ: lobes, stem, flare — the zero-shot errors
-were a club read as a spade), squeezed or stretched, outline, colours, border and body art, and
-the training script renders rows of it exactly as it renders the real designs.  Jokers get a
-stacked "JOKER" or a star, red for the big joker and black for the small one, as most decks do.
+:func:`font_deck` draws a full 54-card deck with a random font (the DejaVu and Liberation
+families: sans, serif, mono, condensed, bold, italic), random index size and position, pip
+style, outline, colours, border and body art, and the training script renders rows of it
+exactly as it renders the real designs.  Jokers get a stacked "JOKER" or a star, red for the
+big joker and black for the small one, as most decks do.
 
-Needs Pillow, fontTools and Debian's font packages (training only; the reader itself never
-imports this module): ``fonts-dejavu-core fonts-liberation`` at least, and for the shipped
-models also ``fonts-dejavu-extra fonts-urw-base35 fonts-freefont-ttf fonts-texgyre fonts-noto-core
-fonts-stix fonts-symbola fonts-opensymbol`` (``vision/training/train.py``).
+Needs Pillow and the ``fonts-dejavu-core`` / ``fonts-liberation`` packages (training only; the
+reader itself never imports this module).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 
@@ -30,72 +26,21 @@ import numpy as np
 from vision.artwork import CARD_HEIGHT_MM, FACE_PX_PER_MM, Deck
 from vision.cards import ALL_CARDS
 
-FONT_ROOT = Path("/usr/share/fonts")
+FONT_DIRS = (Path("/usr/share/fonts/truetype/dejavu"), Path("/usr/share/fonts/truetype/liberation"))
+#: Fonts with the four suit symbols (U+2660–2667), used for pips.
+PIP_FONTS = ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSerif.ttf", "DejaVuSansMono.ttf",
+             "DejaVuSerif-Bold.ttf", "DejaVuSansCondensed.ttf")
 PIP_CHAR = {"s": "\u2660", "h": "\u2665", "d": "\u2666", "c": "\u2663"}
 RANK_TEXT = {"T": "10"}
-STAR = "\u2605"
-#: What an index font must draw (ranks; the jokers' letters are in it too).
-INDEX_CHARS = "0123456789AJQKOER"
-#: Symbol, dingbat and CJK fonts draw no Latin index worth learning, even where their cmap maps it.
-NOT_INDEX = ("Math", "Symbol", "Symbola", "Dingbat", "D050000L", "OpenSymbol", "wqy", "Noto Sans Symbols",
-             "NotoSansSymbols", "STIXSiz", "STIXInt", "STIXNonUni", "STIXVar")
 PX = FACE_PX_PER_MM
-#: Two fonts whose suits overlap this much (intersection over union) draw the same pips.
-SAME_PIPS = 0.95
 
 
-def _fonts_with(chars: str) -> list[Path]:
-    """Installed TrueType/OpenType fonts whose character map holds every one of ``chars``."""
-    from fontTools.ttLib import TTFont  # training only
-
-    out = []
-    for p in sorted(FONT_ROOT.rglob("*")):
-        if p.suffix.lower() not in (".ttf", ".otf"):
-            continue
-        try:
-            with TTFont(p, lazy=True) as f:
-                cmap = f.getBestCmap() or {}
-        except Exception:  # a font fontTools cannot read is simply not used
-            continue
-        if all(ord(c) in cmap for c in chars):
-            out.append(p)
-    return out
-
-
-@lru_cache(maxsize=1)
-def index_fonts() -> tuple[Path, ...]:
-    """Every installed font that draws a Latin card index (symbol and CJK fonts aside)."""
-    out = tuple(p for p in _fonts_with(INDEX_CHARS) if not any(k in p.name for k in NOT_INDEX))
+def index_fonts() -> list[Path]:
+    """Every TrueType font of the DejaVu and Liberation families installed here (the math font aside)."""
+    out = sorted(p for d in FONT_DIRS if d.is_dir() for p in d.glob("*.ttf") if "Math" not in p.name)
     if not out:
         raise FileNotFoundError("找不到字体 / no fonts found (apt install fonts-dejavu-core fonts-liberation)")
     return out
-
-
-@lru_cache(maxsize=1)
-def pip_fonts() -> tuple[Path, ...]:
-    """One font for each distinct way the installed fonts draw the four suits.
-
-    Why distinct: a font family's many weights draw the same club (the URW fonts share one), and
-    choosing among files would make that one club most of the training set's clubs.
-    """
-    chars = "".join(PIP_CHAR.values())
-    shapes: list[tuple[Path, np.ndarray]] = []
-    for path in _fonts_with(chars):
-        if "Math" in path.name:
-            continue
-        mask = np.concatenate([cv2.resize(_glyph(c, str(path), 40, (0, 0, 0), 0, (0, 0, 0), 1.0)[:, :, 3],
-                                          (32, 40)).ravel() > 127 for c in chars])
-        if all((mask & m).sum() / max((mask | m).sum(), 1) < SAME_PIPS for _, m in shapes):
-            shapes.append((path, mask))
-    if not shapes:
-        raise FileNotFoundError("找不到花色字体 / no font draws the suits (apt install fonts-dejavu-core)")
-    return tuple(p for p, _ in shapes)
-
-
-@lru_cache(maxsize=1)
-def star_fonts() -> tuple[Path, ...]:
-    """Installed fonts that draw a black star (some jokers carry one instead of "JOKER")."""
-    return tuple(_fonts_with(STAR))
 
 
 @lru_cache(maxsize=256)
@@ -149,9 +94,9 @@ def _colour(rng: np.random.Generator, red: bool) -> tuple[int, int, int]:
 class _Style:
     """One deck's look, drawn once: every card of the deck shares it."""
 
-    def __init__(self, rng: np.random.Generator, fonts: Sequence[Path], pips: Sequence[Path]) -> None:
+    def __init__(self, rng: np.random.Generator, fonts: list[Path]) -> None:
         self.font = str(fonts[int(rng.integers(len(fonts)))])
-        self.pip_font = str(pips[int(rng.integers(len(pips)))])
+        self.pip_font = str(FONT_DIRS[0] / PIP_FONTS[int(rng.integers(len(PIP_FONTS)))])
         self.width_mm = float(rng.uniform(56.0, 65.0))
         self.rank_h = float(rng.uniform(4.5, 14.0))  # mm, glyph height (tango: 11–14)
         self.pip_h = self.rank_h * float(rng.uniform(0.55, 1.0))
@@ -174,12 +119,7 @@ class _Style:
         self.corner = float(rng.uniform(2.0, 4.5))
         self.red = _colour(rng, True)
         self.black = _colour(rng, False)
-        stars = star_fonts()
-        self.joker_star = bool(stars) and bool(rng.random() < 0.4)
-        # Drawn last, so that the draws above give a seed the same style they always did.
-        self.star_font = str(stars[int(rng.integers(len(stars)))]) if stars else ""
-        #: Pips narrower or wider than the font draws them (printers redraw suits freely).
-        self.pip_squeeze = float(rng.uniform(0.8, 1.25))
+        self.joker_star = bool(rng.random() < 0.4)
 
 
 def _draw_index(face: np.ndarray, card: str, st: _Style, rng: np.random.Generator) -> None:
@@ -189,7 +129,7 @@ def _draw_index(face: np.ndarray, card: str, st: _Style, rng: np.random.Generato
     fill = tuple(min(v + 90, 255) for v in col) if st.outline else col
     if card in ("SJ", "BJ"):
         if st.joker_star:
-            g = _glyph(STAR, st.star_font, st.rank_h * PX, fill, st.outline, stroke_col, 1.0)
+            g = _glyph("\u2605", st.pip_font, st.rank_h * PX, fill, st.outline, stroke_col, 1.0)
             _paste(face, g, st.x * PX, st.y * PX)
         else:
             y = st.y * PX
@@ -203,7 +143,7 @@ def _draw_index(face: np.ndarray, card: str, st: _Style, rng: np.random.Generato
     g = _glyph(text, st.font, st.rank_h * PX, fill, st.outline, stroke_col, squeeze)
     x, y = st.x * PX, st.y * PX
     _paste(face, g, x, y)
-    p = _glyph(PIP_CHAR[card[1]], st.pip_font, st.pip_h * PX, col, 0, col, st.pip_squeeze)
+    p = _glyph(PIP_CHAR[card[1]], st.pip_font, st.pip_h * PX, col, 0, col, 1.0)
     px = x + (g.shape[1] - p.shape[1]) / 2 if st.pip_centred else x
     _paste(face, p, px, y + g.shape[0] + st.gap * PX)
 
@@ -217,7 +157,7 @@ def _draw_body(face: np.ndarray, card: str, st: _Style, rng: np.random.Generator
     if card not in ("SJ", "BJ") and rank in "23456789TA":
         n = 1 if rank == "A" else (10 if rank == "T" else int(rank))
         size = (float(rng.uniform(9, 14)) if n > 1 else float(rng.uniform(18, 30))) * PX
-        pip = _glyph(PIP_CHAR[card[1]], st.pip_font, size, col, 0, col, st.pip_squeeze)
+        pip = _glyph(PIP_CHAR[card[1]], st.pip_font, size, col, 0, col, 1.0)
         if n <= 3:
             columns = [(0.5, n)]
         elif n == 9:
@@ -244,10 +184,10 @@ def _draw_body(face: np.ndarray, card: str, st: _Style, rng: np.random.Generator
         cv2.line(face, p0, p1, c, int(rng.integers(2, 10)))
 
 
-def font_deck(seed: int, fonts: Sequence[Path] | None = None) -> Deck:
-    """A whole 54-card deck in one random font style (deterministic for a seed and the fonts installed)."""
+def font_deck(seed: int, fonts: list[Path] | None = None) -> Deck:
+    """A whole 54-card deck in one random font style (deterministic for a seed)."""
     rng = np.random.default_rng(seed)
-    st = _Style(rng, fonts or index_fonts(), pip_fonts())
+    st = _Style(rng, fonts or index_fonts())
     w, h = int(round(st.width_mm * PX)), int(round(CARD_HEIGHT_MM * PX))
     alpha = np.zeros((h, w), np.uint8)
     r = int(st.corner * PX)
