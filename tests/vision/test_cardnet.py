@@ -207,11 +207,17 @@ def test_the_referees_answers_teach_the_head():
     first = read_play(zr.image, 3.0)
     assert first.embeddings is not None and len(first.embeddings) == 3
     learner = PlayLearner(default_head())
-    # Pretend the referee said these are three other cards, a dozen times over.
-    for _ in range(12):
+    # A few answers are not enough to trust a learned head (they make it sure of the wrong suit).
+    for _ in range(20):
         learner.learn_answer(first.embeddings, ["2c", "3c", "5c"])
     learner.wait(300)
-    assert learner.answers == 36
+    assert learner.head is learner.start
+    # Pretend the referee said these are three other cards, a hundred times over.
+    for _ in range(80):
+        learner.learn_answer(first.embeddings, ["2c", "3c", "5c"])
+    learner.wait(300)
+    assert learner.answers == 300
+    assert learner.head is not learner.start
     again = read_play(zr.image, 3.0, enrollment=learner.head)
     assert again.cards == ["2c", "3c", "5c"]
     # A reading with a different count teaches nothing.
@@ -228,10 +234,12 @@ def test_an_answer_teaches_the_spots_read_as_no_card():
     if not len(nones):
         pytest.skip("this render left no dropped candidate")
     learner = PlayLearner(default_head())
-    for _ in range(8):
+    reps = 300 // (3 + len(nones)) + 1
+    for _ in range(reps):
         assert learner.learn_answer(first.embeddings, ["Kh", "Qs", "Jd"], nones)
     learner.wait(300)
-    assert learner.answers == 8 * (3 + len(nones))
+    assert learner.answers == reps * (3 + len(nones))
+    assert learner.head is not learner.start
     before = default_head().probs(nones)[:, -1]
     after = learner.head.probs(nones)[:, -1]
     assert after.mean() >= min(before.mean(), 0.99)

@@ -29,6 +29,9 @@ L2_TO_START = 0.003
 REFIT_EVERY = 24
 #: Keep at most this many labels (the newest): a long event must not grow the table's memory.
 MAX_LABELS = 2000
+#: A learned head is used once this many labels are held out to judge it (about one deal's
+#: questions), and only when it reads them at least as well as the head it started from.
+VAL_MIN = 50
 #: Optimisation steps of one refit (fixed cost: ~0.5 s here, a few seconds on a Pi, off the camera's thread).
 REFIT_STEPS = 400
 
@@ -98,12 +101,17 @@ class PlayLearner:
         while True:
             with self._lock:
                 x, y = np.stack(self._emb), np.array(self._lab)
-            # Every fifth label is kept out of the fit to set the learned head's temperature: a
-            # head fitted on a table's own answers is surer of them than it should be.
+            # Every fifth label is kept out of the fit to judge the learned head and set its
+            # temperature: a head fitted on a table's own answers is surer of them than it should be.
             val = np.arange(len(y)) % 5 == 4
             head = fit_head(x[~val], y[~val], self.start, steps=REFIT_STEPS, l2_to_start=L2_TO_START,
                             origin=f"{self.start.origin}+play")
-            if val.sum() >= 10:
+            if val.sum() < VAL_MIN or _accuracy(head, x[val], y[val]) < _accuracy(self.start, x[val], y[val]):
+                # Too few held-out labels to trust it yet, or it reads them worse than the head it
+                # started from: a few answers make a head sure of the wrong suit (a club learned
+                # from one answer reads the next spade as a club, at 0.99).
+                head = self.head
+            else:
                 t = fit_temperature(head.with_temperature(1.0).logits(x[val]), y[val])
                 head = head.with_temperature(max(t, self.start.temperature))
             with self._lock:
@@ -117,3 +125,7 @@ class PlayLearner:
         t = self._fitting
         if t is not None:
             t.join(timeout)
+
+
+def _accuracy(head: Head, x: np.ndarray, y: np.ndarray) -> float:
+    return float((head.logits(x).argmax(axis=1) == y).mean())

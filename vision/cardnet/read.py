@@ -50,6 +50,9 @@ PLAY_BAR = 0.95
 #: No fan a player lays leaves more than this between two neighbouring corners (overlap of a
 #: 52–65 mm card leaves 10–30 mm): a wider gap may hide a card.
 MAX_STEP_MM = 40.0
+#: A player fans a play evenly: a gap this many times the play's other steps is nearer two steps
+#: than one (the midpoint of 1 and 2), and a card may be hidden or its corner missed there.
+DOUBLE_STEP = 1.5
 #: Cards covering at least this much of a zone are never "nothing" (a card is ~5,000 mm²).
 CARDS_PRESENT_MM2 = 1500.0
 #: The second look (module docstring, step 3) is given to a dropped candidate whose detector score
@@ -313,10 +316,17 @@ def _choose(card_p: np.ndarray, poss: Counter | None, reasons: list[str]) -> tup
 
 
 def _geometry_doubts(kept: list[Corner], px_per_mm: float, reasons: list[str]) -> None:
-    """A gap between neighbouring corners wider than any fan: a card may lie hidden there."""
+    """A gap between neighbouring corners wider than any fan, or nearer two of the play's own steps
+    than one: a card may lie hidden there (or its corner was missed)."""
     xs_mm = [c.x / px_per_mm for c in kept]
     gaps = np.diff(xs_mm)
-    if len(gaps) and float(gaps.max()) > MAX_STEP_MM:
-        reasons.append(f"牌间距过大，可能有牌被遮 / a gap of {float(gaps.max()):.0f} mm may hide a card")
-
-
+    if not len(gaps):
+        return
+    widest = int(gaps.argmax())
+    if float(gaps[widest]) > MAX_STEP_MM:
+        reasons.append(f"牌间距过大，可能有牌被遮 / a gap of {float(gaps[widest]):.0f} mm may hide a card")
+        return
+    others = np.delete(gaps, widest)
+    if len(others) and float(gaps[widest]) > DOUBLE_STEP * float(np.median(others)):
+        reasons.append(f"牌间距不均，可能漏看一张 / a gap of {float(gaps[widest]):.0f} mm, twice the fan's "
+                       f"{float(np.median(others)):.0f} mm steps, may hide a card")
