@@ -42,6 +42,7 @@ def compare_with_log(truth: TruthLog, events: list[dict[str, Any]], flags: list[
     read_right = asked = wrong_certain = 0
     cards_total = cards_right = 0
     by_deal: dict[int, list[int]] = {}
+    wrong: list[str] = []
     for p in plays:
         ev = by_seq.get(p["seq"])
         if ev is None or ev["type"] != "cards_played":
@@ -62,6 +63,7 @@ def compare_with_log(truth: TruthLog, events: list[dict[str, Any]], flags: list[
             read_right += 1
         else:
             wrong_certain += 1
+            wrong.append(f"#{p['seq']} {p.get('seat')} deal {p.get('deal')}: {' '.join(p['cards'])} read as {' '.join(seen) or '-'}")
     missing = len(truth.plays) - len(plays)
     mistakes = Counter(m["mistake"] for m in truth.mistakes)
     raised = Counter(f["rule"] for f in flags if f.get("status") != "withdrawn")
@@ -72,6 +74,7 @@ def compare_with_log(truth: TruthLog, events: list[dict[str, Any]], flags: list[
         "read_right": read_right,
         "asked": asked,
         "wrong_certain": wrong_certain,
+        "wrong_certain_plays": wrong,
         "missing": missing,
         "by_deal": [{"deal": k, "plays": v[0], "asked": v[1]} for k, v in sorted(by_deal.items())],
         "card_accuracy": (cards_right / cards_total) if cards_total else None,
@@ -167,6 +170,7 @@ def format_summary(s: dict[str, Any]) -> str:
         f"未读到 / not seen: {s['missing']})",
         f"  识别准确率 / recognition accuracy: per card {acc:.2%}" if acc is not None else "  识别准确率 / recognition accuracy: -",
         f"  整手直接读对率 / exact plays read without asking: {rate:.2%}" if rate is not None else "",
+        f"  无声读错的出牌 / plays read wrong without doubt: {s['wrong_certain_plays'][:8]}" if s.get("wrong_certain_plays") else "",
         "  每副询问率 / asked per deal: " + (", ".join(
             f"{d['deal']}: {d['asked'] / d['plays']:.0%} ({d['asked']}/{d['plays']})" for d in s["by_deal"] if d["plays"])
             or "-") if s.get("by_deal") is not None else "",

@@ -76,6 +76,9 @@ def test_the_summary_says_how_many_camera_plays_were_asked_in_each_deal() -> Non
                        "data": {"seat": "S", "cards": ["4c"], "uncertain": asked}})
     truth.record("play", seat="N", deal=2, cards=["5c"])["seq"] = 7  # entered by hand: not the camera's
     events.append({"seq": 7, "t_ms": 7, "type": "cards_played", "source": "panel", "data": {"seat": "N", "cards": ["5c"]}})
+    events[2]["data"]["cards"] = ["4s"]  # deal 1's third play, taken without a question, is wrong
     s = compare_with_log(truth, events, [])
     assert s["by_deal"] == [{"deal": 1, "plays": 3, "asked": 2}, {"deal": 2, "plays": 3, "asked": 1}]
-    assert "asked per deal: 1: 67% (2/3), 2: 33% (1/3)" in format_summary({**s, "deals": 2})
+    assert s["wrong_certain"] == 1 and s["wrong_certain_plays"] == ["#3 S deal 1: 4c read as 4s"]
+    text = format_summary({**s, "deals": 2})
+    assert "asked per deal: 1: 67% (2/3), 2: 33% (1/3)" in text and "#3 S deal 1: 4c read as 4s" in text

@@ -66,7 +66,8 @@ FAR_CORNER_MM = ((45.0, 76.0), (70.0, 100.0))
 FAR_CONTEXT_MM = 60.0
 FAR_BEYOND_MM = 15.0
 #: Where the second look reads, in mm from the candidate: the detector's cell is 2.7 mm, and a
-#: misplaced peak was seen up to two cells off, along the row more than across it.
+#: misplaced peak was seen up to two cells off along the row and a cell off across it (without
+#: the cross-row reads, a Q♠ under a 9♠ at 3 px/mm went unread on an unseen design).
 SECOND_LOOK_MM = ((-6.0, 0.0), (-3.0, 0.0), (3.0, 0.0), (6.0, 0.0), (0.0, -3.0), (0.0, 3.0))
 
 
