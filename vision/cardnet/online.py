@@ -112,6 +112,8 @@ class PlayLearner:
                 # from one answer reads the next spade as a club, at 0.99).
                 head = self.head
             else:
+                # Never surer than the start head: sure reads are taught back, so a head allowed
+                # a lower temperature came to read a 5♣ as 5♠ at 1.00, deal after deal.
                 t = fit_temperature(head.with_temperature(1.0).logits(x[val]), y[val])
                 head = head.with_temperature(max(t, self.start.temperature))
             with self._lock:
