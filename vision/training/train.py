@@ -14,6 +14,11 @@ holds what it produced on 2026-12-02 (docs/performance.md):
    ``cardnet_detector.onnx``, ``cardnet_embed.onnx`` and ``cardnet_head.npz`` (``--out``).
 3. ``python -m vision.training.calibrate CAL`` fits the temperature and the corner model on the
    calibration designs and prints the play bar's curve.
+
+To try more data without training from scratch: ``make_data --fonts-only`` renders font decks alone,
+and ``train classifier DATA... --init cardnet_classifier.pt --lr 3e-4 --epochs 2 --out DIR`` goes on
+from a saved classifier (the font experiment in docs/performance.md was run so; it was not shipped).
+Write to ``--out`` elsewhere than ``vision/models`` until the benchmark says the result is better.
 """
 
 from __future__ import annotations
