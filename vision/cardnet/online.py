@@ -108,8 +108,8 @@ class PlayLearner:
                             origin=f"{self.start.origin}+play")
             if val.sum() < VAL_MIN or _accuracy(head, x[val], y[val]) < _accuracy(self.start, x[val], y[val]):
                 # Too few held-out labels to trust it yet, or it reads them worse than the head it
-                # started from: a few answers make a head sure of the wrong suit (a club learned
-                # from one answer reads the next spade as a club, at 0.99).
+                # started from: a few answers made a head sure of the wrong suit (in the first
+                # deal, a 7♣ read as 7♠ at 0.98 and a 9♣ as 9♠ at 0.99).
                 head = self.head
             else:
                 # Never surer than the start head: sure reads are taught back, so a head allowed
