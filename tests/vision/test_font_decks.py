@@ -3,6 +3,7 @@ the reader looks (top-left, in the card's colour); and the training samples made
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -63,3 +64,55 @@ def test_training_samples_are_labelled(deck):
     assert all(c.shape == (CROP_H, CROP_W, 3) for c in crops)
     assert [ALL_CARDS[k] for k in labels[:6]] == z.cards
     assert NONE_CLASS in labels[6:] and all(k == NONE_CLASS for k in labels[6:])
+
+
+def test_varied_crops_keep_the_suit_colour_and_the_crop(deck):
+    """``vary_crops`` (training only) changes most crops, keeps their size, and never turns a red
+    index black or a black one red: the colour is half of a suit, so a variation must not move it."""
+    from vision.training.data import vary_crops
+
+    z = render_sample(deck, np.random.default_rng(3), ppm_range=(3.0, 3.0), n_cards=10)
+    crops, labels = classifier_samples(z, np.random.default_rng(4))
+    card = next(i for i, lab in enumerate(labels) if lab != NONE_CLASS and is_red(ALL_CARDS[lab]))
+    same = np.repeat(crops[card][None], 200, axis=0)
+    out = vary_crops(same, np.random.default_rng(0))
+    assert out.shape == same.shape and out.dtype == np.float32
+    assert out.min() >= 0 and out.max() <= 255
+    changed = np.abs(out - same.astype(np.float32)).max(axis=(1, 2, 3)) > 8
+    assert 0.5 < changed.mean() < 0.95  # most crops varied, some left as drawn
+    # The index's ink (the crop's most saturated tenth) stays red in every variation.
+    for img in out.astype(np.uint8):
+        hsv = cv2.cvtColor(img, cv2.COLOR_BGR2HSV)
+        ink = hsv[..., 1] >= np.quantile(hsv[..., 1], 0.9)
+        b, g, r = (img[..., k][ink].mean() for k in range(3))
+        assert r > g + 30 and r > b + 30
+    np.testing.assert_array_equal(out, vary_crops(same, np.random.default_rng(0)))
+
+
+def test_star_fonts_draw_a_star_not_a_missing_glyph_box():
+    """A joker's star drawn from a font without U+2605 is a box: the classifier would learn that
+    a box is a joker, which no real deck prints."""
+    from PIL import ImageFont
+
+    from vision.models.font_decks import FONT_DIRS, STAR_FONTS
+
+    for name in STAR_FONTS:
+        font = ImageFont.truetype(str(FONT_DIRS[0] / name), 60)
+        star = np.asarray(font.getmask("\u2605"))
+        missing = np.asarray(font.getmask("\uffff"))
+        assert star.shape != missing.shape or not np.array_equal(star, missing), name
+
+
+def test_some_decks_print_the_suit_across_the_card():
+    """One style in seven puts the suit at the top-right (tango_nuevo's way): the corner crop then
+    holds no suit, and the classifier must learn not to be sure of one there."""
+    from vision.models.font_decks import _Style
+
+    beside = [_Style(np.random.default_rng(s), index_fonts()).pip_beside for s in range(1000, 1100)]
+    assert 5 <= sum(beside) <= 30
+    d = font_deck(next(s for s, b in zip(range(1000, 1100), beside, strict=True) if b))
+    face = d.bgr("7c")
+    h, w = face.shape[:2]
+    ink = (face.astype(int).sum(axis=2) < 300)
+    right = ink[: h // 5, w * 2 // 3:]
+    assert right.mean() > 0.01  # the suit sits top-right

@@ -4,7 +4,8 @@ Why: the five training designs are five index fonts, and a classifier trained on
 reads an unseen one badly (tango 23 %, neoclassical 85 % per card before this module).  Real
 decks differ mainly in the index glyphs (font, weight, width, outline), the pip shapes, the
 paper tint and the printed border; the geometry (index at the top-left corner, pip under the
-rank, the same index turned 180° at the bottom-right) is fixed by convention.  So
+rank, the same index turned 180° at the bottom-right) is fixed by convention (a few decks print
+the suit at the top-right instead, and so does one deck in seven here).  So
 :func:`font_deck` draws a full 54-card deck with a random font (the DejaVu and Liberation
 families: sans, serif, mono, condensed, bold, italic), random index size and position, pip
 style, outline, colours, border and body art, and the training script renders rows of it
@@ -30,6 +31,8 @@ FONT_DIRS = (Path("/usr/share/fonts/truetype/dejavu"), Path("/usr/share/fonts/tr
 #: Fonts with the four suit symbols (U+2660–2667), used for pips.
 PIP_FONTS = ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSerif.ttf", "DejaVuSansMono.ttf",
              "DejaVuSerif-Bold.ttf", "DejaVuSansCondensed.ttf")
+#: Those of them that draw the joker's star (U+2605); the serif ones print a missing-glyph box.
+STAR_FONTS = ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSansMono.ttf", "DejaVuSansCondensed.ttf")
 PIP_CHAR = {"s": "\u2660", "h": "\u2665", "d": "\u2666", "c": "\u2663"}
 RANK_TEXT = {"T": "10"}
 PX = FACE_PX_PER_MM
@@ -120,6 +123,11 @@ class _Style:
         self.red = _colour(rng, True)
         self.black = _colour(rng, False)
         self.joker_star = bool(rng.random() < 0.4)
+        self.star_font = str(FONT_DIRS[0] / STAR_FONTS[int(rng.integers(len(STAR_FONTS)))])
+        # Some decks print the suit not under the rank but across the card, at the top-right
+        # (gnome's tango_nuevo): the corner then shows no suit, and the classifier must learn
+        # that it cannot know one there rather than guess it from the rank's colour.
+        self.pip_beside = bool(rng.random() < 0.15)
 
 
 def _draw_index(face: np.ndarray, card: str, st: _Style, rng: np.random.Generator) -> None:
@@ -129,7 +137,7 @@ def _draw_index(face: np.ndarray, card: str, st: _Style, rng: np.random.Generato
     fill = tuple(min(v + 90, 255) for v in col) if st.outline else col
     if card in ("SJ", "BJ"):
         if st.joker_star:
-            g = _glyph("\u2605", st.pip_font, st.rank_h * PX, fill, st.outline, stroke_col, 1.0)
+            g = _glyph("\u2605", st.star_font, st.rank_h * PX, fill, st.outline, stroke_col, 1.0)
             _paste(face, g, st.x * PX, st.y * PX)
         else:
             y = st.y * PX
@@ -144,6 +152,9 @@ def _draw_index(face: np.ndarray, card: str, st: _Style, rng: np.random.Generato
     x, y = st.x * PX, st.y * PX
     _paste(face, g, x, y)
     p = _glyph(PIP_CHAR[card[1]], st.pip_font, st.pip_h * PX, col, 0, col, 1.0)
+    if st.pip_beside:
+        _paste(face, p, face.shape[1] - x - p.shape[1], y)
+        return
     px = x + (g.shape[1] - p.shape[1]) / 2 if st.pip_centred else x
     _paste(face, p, px, y + g.shape[0] + st.gap * PX)
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from vision.artwork import Deck, load_deck
 from vision.cardnet.crops import crop_at
-from vision.cardnet.spec import DET_PPM, NONE_CLASS
+from vision.cardnet.spec import CROP_H, CROP_MARGIN_MM, CROP_PPM, CROP_W, DET_PPM, NONE_CLASS
 from vision.cards import ALL_CARDS, CARD_INDEX
 from vision.synth import Realism, render_zone, reprint
 
@@ -129,3 +129,40 @@ def varied(deck: Deck, rng: np.random.Generator) -> Deck:
     """Half the time the deck as another printer would print it (stock, ink, blur)."""
     return reprint(deck, rng) if rng.random() < 0.5 else deck
 
+
+def vary_crops(xb: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Each crop as another deck might print the same index: bigger or smaller, set further in or
+    out, bolder or thinner, softer, another red; ``xb`` (N, H, W, 3) uint8, returns float32.
+
+    Why: the rendered designs are few, and the network learned them whole (train accuracy 100 %)
+    while reading unseen decks at 65–99 %; the ways decks differ in their index are what it must
+    not lean on.  Each change is drawn per crop with probability ~1/3, so most crops stay as drawn.
+    """
+    out = np.empty(xb.shape, np.float32)
+    corner = CROP_MARGIN_MM * CROP_PPM  # the card's corner, in crop pixels
+    for i, img in enumerate(xb):
+        img = img.copy()
+        if rng.random() < 0.4:
+            # Index size differs by deck (7–10 mm tall): scale about the card's corner.
+            s = float(np.exp(rng.uniform(np.log(0.82), np.log(1.22))))
+            a = np.radians(rng.normal(0.0, 2.0))
+            c, si = np.cos(a) * s, np.sin(a) * s
+            tx, ty = rng.uniform(-1.5, 1.5, 2)
+            m = np.array([[c, -si, corner - c * corner + si * corner + tx],
+                          [si, c, corner - si * corner - c * corner + ty]], np.float32)
+            img = cv2.warpAffine(img, m, (CROP_W, CROP_H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        r = rng.random()
+        if r < 0.15:
+            img = cv2.erode(img, np.ones((2, 2), np.uint8))  # bolder ink
+        elif r < 0.3:
+            img = cv2.dilate(img, np.ones((2, 2), np.uint8))  # thinner ink
+        if rng.random() < 0.25:
+            img = cv2.GaussianBlur(img, (0, 0), float(rng.uniform(0.4, 1.0)))
+        if rng.random() < 0.3:
+            # Another printer's red or black: hue a little off, colour stronger or paler.
+            hsv = cv2.cvtColor(img, cv2.COLOR_BGR2HSV).astype(np.int16)
+            hsv[..., 0] = (hsv[..., 0] + int(rng.integers(-8, 9))) % 180
+            hsv[..., 1] = np.clip(hsv[..., 1] * rng.uniform(0.6, 1.3), 0, 255)
+            img = cv2.cvtColor(hsv.astype(np.uint8), cv2.COLOR_HSV2BGR)
+        out[i] = img
+    return out

@@ -10,8 +10,10 @@ holds what it produced on 2026-12-02 (docs/performance.md):
    ``tar xzf`` each into SVG/, then ``make_data --svg-decks SVG --zones 1200 --shards 4 --out SVGDATA``;
    ``make_data --held-out --zones 600 --shards 4 --out CAL`` renders the held-out designs.
 2. ``python -m vision.training.train detector DATA --epochs 12`` and
-   ``python -m vision.training.train classifier DATA SVGDATA --epochs 10`` write
+   ``python -m vision.training.train classifier DATA SVGDATA --epochs 10 --vary`` write
    ``cardnet_detector.onnx``, ``cardnet_embed.onnx`` and ``cardnet_head.npz`` (``--out``).
+   ``--vary`` prints each crop anew per step (:func:`vision.training.data.vary_crops`: index size,
+   ink weight, blur, hue); the shipped classifier (2026-12-02, later) was trained so.
 3. ``python -m vision.training.calibrate CAL`` fits the temperature and the corner model on the
    calibration designs and prints the play bar's curve.
 
@@ -35,6 +37,7 @@ import torch.nn.functional as F
 from vision.cardnet.prep import crops_to_input, zone_to_input
 from vision.cardnet.spec import CROP_H, CROP_W, DET_STRIDE, N_CLASSES
 
+from .data import vary_crops
 from .nets import CardNet, CornerNet
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
@@ -166,7 +169,7 @@ class _Sigmoid01(torch.nn.Module):
 
 
 def train_classifier(data: dict, epochs: int, out: Path, seed: int = 0, batch: int = 128,
-                     init: Path | None = None, lr: float = 3e-3) -> CardNet:
+                     init: Path | None = None, lr: float = 3e-3, vary: bool = False) -> CardNet:
     """Train (or, from ``init``'s state dict, go on training) the crop classifier and export it."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
@@ -186,7 +189,7 @@ def train_classifier(data: dict, epochs: int, out: Path, seed: int = 0, batch: i
         tot, right = 0.0, 0
         for b in range(n // batch):
             idx = perm[b * batch:(b + 1) * batch]
-            xb = x_all[idx].astype(np.float32)
+            xb = vary_crops(x_all[idx], rng) if vary else x_all[idx].astype(np.float32)
             # Light, cast and sensor noise per crop, on top of what the renderer drew.
             xb = xb * rng.uniform(0.75, 1.2, (len(idx), 1, 1, 3)) + rng.normal(0, 3, xb.shape)
             x = torch.from_numpy(crops_to_input(np.clip(xb, 0, 255)))
@@ -239,6 +242,7 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--init", type=Path, default=None, help="classifier: go on from this state dict (.pt)")
     ap.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (one-cycle)")
+    ap.add_argument("--vary", action="store_true", help="classifier: vary each crop as other decks print (vary_crops)")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     data = load_shards(a.data[0])
@@ -250,7 +254,7 @@ def main() -> None:
     if a.what == "detector":
         train_detector(data, a.epochs, out / "cardnet_detector.onnx")
     else:
-        train_classifier(data, a.epochs, out, init=a.init, lr=a.lr)
+        train_classifier(data, a.epochs, out, init=a.init, lr=a.lr, vary=a.vary)
 
 
 if __name__ == "__main__":
