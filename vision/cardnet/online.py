@@ -44,6 +44,8 @@ class PlayLearner:
         self.head = start
         self._emb: list[np.ndarray] = []
         self._lab: list[int] = []
+        #: Per label: True when the referee gave it, False when it is a sure read of the head's own.
+        self._told: list[bool] = []
         self._new = 0
         self._lock = threading.Lock()
         self._fitting: threading.Thread | None = None
@@ -82,11 +84,12 @@ class PlayLearner:
         with self._lock:
             self._emb.extend(np.asarray(emb, np.float32))
             self._lab.extend(labels)
+            self._told.extend([not sure] * len(labels))
             if sure:
                 self.sure += len(labels)
             else:
                 self.answers += len(labels)
-            del self._emb[:-MAX_LABELS], self._lab[:-MAX_LABELS]
+            del self._emb[:-MAX_LABELS], self._lab[:-MAX_LABELS], self._told[:-MAX_LABELS]
             self._new += len(labels)
             if self._new < REFIT_EVERY:
                 return
@@ -100,12 +103,16 @@ class PlayLearner:
         """In its own thread: a refit takes seconds on a Pi, and the camera must keep reading."""
         while True:
             with self._lock:
-                x, y = np.stack(self._emb), np.array(self._lab)
+                x, y, told = np.stack(self._emb), np.array(self._lab), np.array(self._told)
             # Every fifth label is kept out of the fit to judge the learned head and set its
             # temperature: a head fitted on a table's own answers is surer of them than it should be.
-            val = np.arange(len(y)) % 5 == 4
-            head = fit_head(x[~val], y[~val], self.start, steps=REFIT_STEPS, l2_to_start=L2_TO_START,
+            held = np.arange(len(y)) % 5 == 4
+            head = fit_head(x[~held], y[~held], self.start, steps=REFIT_STEPS, l2_to_start=L2_TO_START,
                             origin=f"{self.start.origin}+play")
+            # Judged and calibrated on the referee's answers only: a sure read is the head's own
+            # word, which any head that learned it agrees with (judged on them too, a head that
+            # had taught itself 2♣ as 2♠ was kept, and sure of it).
+            val = held & told
             if val.sum() < VAL_MIN or _accuracy(head, x[val], y[val]) < _accuracy(self.start, x[val], y[val]):
                 # Too few held-out labels to trust it yet, or it reads them worse than the head it
                 # started from: a few answers made a head sure of the wrong suit (in the first
@@ -131,3 +138,4 @@ class PlayLearner:
 
 def _accuracy(head: Head, x: np.ndarray, y: np.ndarray) -> float:
     return float((head.logits(x).argmax(axis=1) == y).mean())
+
