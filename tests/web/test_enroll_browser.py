@@ -12,7 +12,6 @@ import pytest
 import vision.cardnet.enrol as enrol_mod
 from vision.cards import ALL_CARDS
 from vision.geometry import default_layout
-from vision.synth import CameraView, LooseCard, TableRenderer, TableScene
 from vision.watcher import TableWatcher
 
 pytestmark = pytest.mark.browser
@@ -30,12 +29,9 @@ class FakePipeline:
         return self.frame
 
 
-def test_enrol_deck_button(app, runner, serve_app, h, tmp_path, monkeypatch, open_page):
+def test_enrol_deck_button(app, runner, serve_app, h, tmp_path, monkeypatch, open_page, laid_out_deck):
     monkeypatch.setattr(enrol_mod, "ENROL_ROWS", 24)
-    r = TableRenderer(default_layout(), "anglo", CameraView(size=(2200, 1900), px_per_mm=2.0, tilt_px=25,
-                                                            rotation_deg=1.0, seed=3), seed=11)
-    loose = [LooseCard(c, 130 + 80 * (i % 9), 120 + 115 * (i // 9), 0.0) for i, c in enumerate(ALL_CARDS)]
-    runner.camera_pipeline = pipe = FakePipeline(r.render(TableScene({}, (), loose), seed=1), tmp_path / "d.npz")
+    runner.camera_pipeline = pipe = FakePipeline(laid_out_deck, tmp_path / "d.npz")
     srv = serve_app(app)
     page, errors = open_page(timeout_ms=60_000)
     page.goto(f"{srv.url}/auth/login")

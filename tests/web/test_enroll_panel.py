@@ -9,12 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pytest
 
 import vision.cardnet.enrol as enrol_mod
 from vision.cards import ALL_CARDS
 from vision.geometry import default_layout
-from vision.synth import CameraView, LooseCard, TableRenderer, TableScene
 from vision.watcher import TableWatcher
 
 
@@ -30,15 +28,6 @@ class FakePipeline:
         return self.frame
 
 
-@pytest.fixture(scope="module")
-def laid_out() -> np.ndarray:
-    layout = default_layout()
-    r = TableRenderer(layout, "anglo", CameraView(size=(2200, 1900), px_per_mm=2.0, tilt_px=25, rotation_deg=1.0,
-                                                  seed=3), seed=11)
-    loose = [LooseCard(c, 130 + 80 * (i % 9), 120 + 115 * (i // 9), 0.0) for i, c in enumerate(ALL_CARDS)]
-    return r.render(TableScene({}, (), loose), seed=1)
-
-
 def _wait(client: Any, url: str, states: tuple[str, ...], timeout: float = 120.0) -> dict[str, Any]:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
@@ -49,12 +38,12 @@ def _wait(client: Any, url: str, states: tuple[str, ...], timeout: float = 120.0
     raise AssertionError(f"enrolment never reached {states}: {view}")
 
 
-def test_enrol_from_the_table_at_the_panel(client, runner, h, laid_out, tmp_path, monkeypatch):
+def test_enrol_from_the_table_at_the_panel(client, runner, h, laid_out_deck, tmp_path, monkeypatch):
     monkeypatch.setattr(enrol_mod, "ENROL_ROWS", 40)
     base = "/api/tables/1/enroll"
     h.login(client, "rita")
     assert h.post_json(client, f"{base}/start", {}).status_code == 409  # no camera at this table
-    runner.camera_pipeline = pipe = FakePipeline(laid_out, tmp_path / "deck.npz")
+    runner.camera_pipeline = pipe = FakePipeline(laid_out_deck, tmp_path / "deck.npz")
     h.login(client, "vera")
     assert h.post_json(client, f"{base}/start", {}).status_code == 403  # a viewer may not
     h.login(client, "rita")
