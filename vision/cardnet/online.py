@@ -110,8 +110,8 @@ class PlayLearner:
             head = fit_head(x[~held], y[~held], self.start, steps=REFIT_STEPS, l2_to_start=L2_TO_START,
                             origin=f"{self.start.origin}+play")
             # Judged and calibrated on the referee's answers only: a sure read is the head's own
-            # word, which any head that learned it agrees with (judged on them too, a head that
-            # had taught itself 2♣ as 2♠ was kept, and sure of it).
+            # word, which any head that learned it agrees with, so it would judge a head by what
+            # the head taught itself.
             val = held & told
             if val.sum() < VAL_MIN or _accuracy(head, x[val], y[val]) < _accuracy(self.start, x[val], y[val]):
                 # Too few held-out labels to trust it yet, or it reads them worse than the head it
@@ -138,4 +138,3 @@ class PlayLearner:
 
 def _accuracy(head: Head, x: np.ndarray, y: np.ndarray) -> float:
     return float((head.logits(x).argmax(axis=1) == y).mean())
-

@@ -8,9 +8,11 @@ holds what it produced on 2026-12-02 (docs/performance.md):
    re-printed, and synthetic font decks (``fonts-dejavu-core``, ``fonts-liberation``);
    ``npm pack @heruka_urgyen/react-playing-cards @younestouati/playing-cards-standard-deck`` and
    ``tar xzf`` each into SVG/, then ``make_data --svg-decks SVG --zones 1200 --shards 4 --out SVGDATA``;
+   ``make_data --fonts-only --fonts 8 --zones 1600 --shards 8 --seed 800 --out FONTDATA`` renders
+   64 more font decks (one in seven with the suit at the top-right);
    ``make_data --held-out --zones 600 --shards 4 --out CAL`` renders the held-out designs.
 2. ``python -m vision.training.train detector DATA --epochs 12`` and
-   ``python -m vision.training.train classifier DATA SVGDATA --epochs 10 --vary`` write
+   ``python -m vision.training.train classifier DATA SVGDATA FONTDATA --epochs 10 --vary`` write
    ``cardnet_detector.onnx``, ``cardnet_embed.onnx`` and ``cardnet_head.npz`` (``--out``).
    ``--vary`` prints each crop anew per step (:func:`vision.training.data.vary_crops`: index size,
    ink weight, blur, hue); the shipped classifier (2026-12-02, later) was trained so.
