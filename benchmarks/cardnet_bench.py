@@ -62,8 +62,9 @@ def _score(st: dict, truth: list[str], r, ms: float) -> None:
         st["ms10"].append(ms)
     st["ms"].append(ms)
     # For the bar's curve: the joint, whether anything but the joint doubted the play, and right or not.
-    low = "识别把握不足"
-    st["curve"].append((float(r.joint), any(not why.startswith(low) for why in r.reasons), exact))
+    from vision.cardnet.read import LOW_CONFIDENCE
+
+    st["curve"].append((float(r.joint), any(not why.startswith(LOW_CONFIDENCE) for why in r.reasons), exact))
 
 
 def _new_stats() -> dict:

@@ -132,6 +132,18 @@ def crop_data_url(cards: list[str]) -> str:
     return "data:image/jpeg;base64," + base64.b64encode(jpg.tobytes()).decode()
 
 
+def laid_out_at(i: int) -> tuple[float, float]:
+    """Where ``laid_out_deck`` lays card ``i`` of ALL_CARDS (its centre, table mm): nine a row."""
+    return 130.0 + 80.0 * (i % 9), 120.0 + 115.0 * (i // 9)
+
+
+def card_laid_at(x_mm: float, y_mm: float) -> str:
+    """The card ``laid_out_deck`` put nearest ``(x_mm, y_mm)``: how a test names a card from its place."""
+    from vision.cards import ALL_CARDS
+
+    return ALL_CARDS[round((y_mm - 120.0) / 115.0) * 9 + round((x_mm - 130.0) / 80.0)]
+
+
 class Helpers:
     """Test helpers handed out by the ``h`` fixture (conftest cannot be imported under importlib mode)."""
 
@@ -139,6 +151,7 @@ class Helpers:
     PLAYERS = PLAYERS
     setup_deal = staticmethod(setup_deal)
     crop_data_url = staticmethod(crop_data_url)
+    card_laid_at = staticmethod(card_laid_at)
     play = staticmethod(play)
     USERS = USERS
     FakeClockMs = FakeClockMs
@@ -248,12 +261,6 @@ def session_cookie(client: Any) -> str:
     cookie = client.get_cookie("guandan_session")
     assert cookie is not None, "log in first"
     return f"guandan_session={cookie.value}"
-
-
-#: Where the deck-on-the-table frames lay each card (table mm): nine a row, card ``i`` of ALL_CARDS
-#: at ``LAID_OUT_AT(i)``; a test names a card from its place.
-def laid_out_at(i: int) -> tuple[float, float]:
-    return 130.0 + 80.0 * (i % 9), 120.0 + 115.0 * (i // 9)
 
 
 @pytest.fixture(scope="session")

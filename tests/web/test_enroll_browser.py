@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 import vision.cardnet.enrol as enrol_mod
-from vision.cards import ALL_CARDS
 from vision.geometry import default_layout
 from vision.watcher import TableWatcher
 
@@ -52,7 +51,7 @@ def test_enrol_deck_button(app, runner, serve_app, h, tmp_path, monkeypatch, ope
         before = page.locator(".enroll-question").count()
         q = page.locator(".enroll-question").first
         x, y = cards[int(q.get_attribute("data-id"))].centre_mm
-        truth = ALL_CARDS[round((y - 120) / 115) * 9 + round((x - 130) / 80)]
+        truth = h.card_laid_at(x, y)
         likely = q.locator(f'button.enroll-likely:text-is("{truth}")')
         if likely.count():  # one tap on the reading offered
             likely.first.click()

@@ -11,7 +11,6 @@ from typing import Any
 import numpy as np
 
 import vision.cardnet.enrol as enrol_mod
-from vision.cards import ALL_CARDS
 from vision.geometry import default_layout
 from vision.watcher import TableWatcher
 
@@ -60,7 +59,7 @@ def test_enrol_from_the_table_at_the_panel(client, runner, h, laid_out_deck, tmp
     cards = enroll_bp._sessions["1"].cards
     for q in view["questions"]:  # the referee names each card from its picture (here: where it lies)
         x, y = cards[q["id"]].centre_mm
-        truth = ALL_CARDS[round((y - 120) / 115) * 9 + round((x - 130) / 80)]
+        truth = h.card_laid_at(x, y)
         res = h.post_json(client, f"{base}/answer", {"id": q["id"], "card": truth})
         assert res.status_code == 200
     assert h.post_json(client, f"{base}/finish", {}).status_code == 202

@@ -51,6 +51,9 @@ from .spec import FEATURE_DIM, MIN_CORNER_GAP_MM, NONE_CLASS
 #: the goal of 0.1 % (docs/performance.md has the curve).  Not the calibration designs' curve
 #: alone: tigullio and plastic are silent from 0.80 up and cannot tell 0.95 from 0.99.
 PLAY_BAR = 0.98
+#: How a reason given because the joint fell under the bar begins (the others are geometry, the far
+#: corner, or cards no longer possible): the benchmark tells them apart by it to draw the bar's curve.
+LOW_CONFIDENCE = "识别把握不足 / low confidence"
 #: No fan a player lays leaves more than this between two neighbouring corners (overlap of a
 #: 52–65 mm card leaves 10–30 mm): a wider gap may hide a card.
 MAX_STEP_MM = 40.0
@@ -225,7 +228,7 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
     _geometry_doubts(kept, px_per_mm, reasons)
     low = [f"{c} {p:.0%}" for c, p in zip(cards, confs, strict=True) if p < PLAY_BAR]
     if joint < PLAY_BAR:
-        reasons.append("识别把握不足 / low confidence" + (f": {', '.join(low)}" if low else f" ({joint:.0%})"))
+        reasons.append(LOW_CONFIDENCE + (f": {', '.join(low)}" if low else f" ({joint:.0%})"))
     dropped = [k for k in range(len(corners)) if k not in keep]
     return PlayReading(cards, [float(c) for c in confs], bool(reasons), reasons, alts, joint, emb[keep], emb[dropped])
 
