@@ -92,6 +92,18 @@ def test_empty_zone_reads_nothing(design):
     assert r.cards == [] and r.confidence == [] and not r.uncertain
 
 
+@pytest.mark.parametrize("design", ["anglo", "tigullio", "neoclassical"])
+def test_a_card_with_its_indices_rubbed_off_is_always_a_question(design):
+    """A worn card (the demo's ``--worn``) has nothing left to read: the play is never certain,
+    whichever cards lie beside it, on the deck the reader trained on and on decks it never saw."""
+    from vision.synth import rub_indices
+
+    deck = rub_indices(load_deck(design), ["7h", "Qd"])
+    for k, cards in enumerate((["7h"], ["Qd", "Qs"], ["5h", "6h", "7h", "8h", "9h"], ["3c", "Qd", "Qd"])):
+        r = read_play(render_zone(cards, deck, 3.0, seed=SHIFT + 400 + k).image, px_per_mm=3.0)
+        assert r.uncertain, (design, cards, r.cards, r.confidence)
+
+
 def test_a_gap_wider_than_any_fan_is_a_doubt():
     """Two cards 45 mm apart: a third may lie hidden between them."""
     real = Realism(overlap_mm=(45.0, 48.0))

@@ -80,3 +80,21 @@ def test_a_reprinted_deck_keeps_its_geometry_and_renders(anglo):
         assert abs(float(b[:, :, :3][ink].mean()) - float(a[:, :, :3][ink].mean())) < 80
     zr = render_zone(["7h", "Qs"], reprint(anglo, rng), 3.0, seed=1)
     assert zr.cards == ["7h", "Qs"] and zr.design == "anglo" and zr.image.ndim == 3
+
+
+def test_rubbed_indices_leave_the_rest_of_the_deck_and_the_outline(anglo):
+    """rub_indices paints only the two index corners of the named cards, inside the outline."""
+    from vision.synth import RUBBED_CORNER, rub_indices
+
+    worn = rub_indices(anglo, ["7h"])
+    assert all(worn.faces[c] is anglo.faces[c] for c in ALL_CARDS if c != "7h")
+    a, b = anglo.faces["7h"], worn.faces["7h"]
+    assert np.array_equal(a[:, :, 3], b[:, :, 3]) and not np.array_equal(a, b)
+    h, w = a.shape[:2]
+    changed = np.argwhere((a != b).any(axis=2))
+    in_corner = ((changed[:, 0] < h * RUBBED_CORNER[1]) & (changed[:, 1] < w * RUBBED_CORNER[0])) | (
+        (changed[:, 0] >= h * (1 - RUBBED_CORNER[1])) & (changed[:, 1] >= w * (1 - RUBBED_CORNER[0])))
+    assert in_corner.all()
+    assert np.array_equal(a[:3], b[:3]) and np.array_equal(a[:, :3], b[:, :3])  # the outline is untouched
+    with pytest.raises(ValueError, match="unknown card"):
+        rub_indices(anglo, ["7H"])

@@ -266,24 +266,13 @@ def session_cookie(client: Any) -> str:
 @pytest.fixture(scope="session")
 def laid_out_deck() -> Any:
     """A camera frame of the 54 anglo faces laid out in rows for enrolment, with the first card's
-    two indices smudged over: a card the reader cannot name whatever its skill, so the panel's
+    two indices rubbed off: a card the reader cannot name whatever its skill, so the panel's
     picture question is always there to answer (a good reader names every clean card)."""
-    import cv2
-    import numpy as np
-
-    from vision.artwork import load_deck
     from vision.cards import ALL_CARDS
     from vision.geometry import default_layout
     from vision.synth import CameraView, LooseCard, TableRenderer, TableScene
 
-    layout = default_layout()
     view = CameraView(size=(2200, 1900), px_per_mm=2.0, tilt_px=25, rotation_deg=1.0, seed=3)
     loose = [LooseCard(c, *laid_out_at(i), 0.0) for i, c in enumerate(ALL_CARDS)]
-    frame = TableRenderer(layout, "anglo", view, seed=11).render(TableScene({}, (), loose), seed=1)
-    w, h = load_deck("anglo").size_mm
-    cx, cy = laid_out_at(0)
-    to_px = view.homography(layout)
-    for x0, y0 in ((cx - w / 2, cy - h / 2), (cx + w / 2 - 16.0, cy + h / 2 - 32.0)):
-        box = np.array([[[x0, y0], [x0 + 16.0, y0], [x0 + 16.0, y0 + 32.0], [x0, y0 + 32.0]]], np.float32)
-        cv2.fillConvexPoly(frame, np.round(cv2.perspectiveTransform(box, to_px)[0]).astype(np.int32), (228, 230, 232))
-    return frame
+    renderer = TableRenderer(default_layout(), "anglo", view, seed=11, worn=ALL_CARDS[:1])
+    return renderer.render(TableScene({}, (), loose), seed=1)
