@@ -18,6 +18,7 @@ from table_service.engine.events import (
     DEVICE_STATUSES,
     DEVICES,
     VOIDABLE_TYPES,
+    card_field,
     cards_field,
     check_envelope,
     field,
@@ -75,7 +76,10 @@ def _on_device_status(state: State, ev: dict[str, Any], fx: Effects) -> None:
 
 def _on_referee_called(state: State, ev: dict[str, Any], fx: Effects) -> None:
     seat = seat_field(ev["data"], "seat", ev["type"], required=False)
-    raise_flag(state, ev, "referee_call", seat, {"reason": ev["data"].get("reason")}, fx)
+    evidence: dict[str, Any] = {"reason": ev["data"].get("reason")}
+    if ev["data"].get("card") is not None:  # the camera's reading of a card it doubted
+        evidence["card"] = card_field(ev["data"], "card", ev["type"])
+    raise_flag(state, ev, "referee_call", seat, evidence, fx)
 
 
 def _on_flag_confirmed(state: State, ev: dict[str, Any], fx: Effects) -> None:

@@ -282,7 +282,9 @@ DATA_SCHEMAS: dict[str, dict[str, Spec]] = {
     },
     "passed": {"seat": _SEAT, "press": _PRESS},
     "report_pressed": {"seat": _SEAT, "press": _PRESS},
-    "referee_called": {"seat": _OPT_SEAT, "reason": _TEXT, "press": _PRESS},
+    # ``card``, ``crop``: a doubtful camera read of a tribute or return card, the camera's best
+    # reading and its picture (table_service.table.inputs.camera_event), for a one-tap entry
+    "referee_called": {"seat": _OPT_SEAT, "reason": _TEXT, "press": _PRESS, "card": _s(8), "crop": _s(1_100_000)},
     "card_exposed": {"card": _s(8), "seat": _OPT_SEAT,
                      "position_mm": Spec("list", min_len=2, max_len=2, item=Spec("num", lo=-100_000, hi=100_000))},
     "zone_obstructed": {"seat": _SEAT, "seconds": Spec("num", required=True, lo=0, hi=86_400)},

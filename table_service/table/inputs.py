@@ -20,9 +20,10 @@ def camera_event(state: dict[str, Any], seat: str, cards: list[str], confidence:
     In the play phase it is ``cards_played`` (an uncertain read goes in as such: the engine opens
     a question instead of a play). In the tribute phase a single card in a payer's zone is the
     tribute, in the return phase a single card in a receiver's zone the return; an uncertain read
-    of those cannot be a question (the engine asks only about plays), so it calls the referee,
-    who enters the card at the panel. ``None`` when the cards mean nothing now (an empty zone,
-    cards between deals).
+    of those cannot be a question (the engine asks only about plays), so it calls the referee with
+    the camera's best reading (``card``) and its picture (``crop`` from ``extra``): the panel
+    enters the card as read with one tap, or the referee picks another. ``None`` when the cards
+    mean nothing now (an empty zone, cards between deals).
     """
     if not cards:
         return None
@@ -40,8 +41,11 @@ def camera_event(state: dict[str, Any], seat: str, cards: list[str], confidence:
             etype, what = "return_given", "还贡 / return"
         if due:
             if uncertain:
-                return {"type": "referee_called", "source": source,
-                        "data": {"seat": seat, "reason": f"{what} 牌识别不确定 / card read uncertain: {cards[0]}?"}}
+                called: dict[str, Any] = {"seat": seat, "card": cards[0],
+                                          "reason": f"{what} 牌识别不确定 / card read uncertain: {cards[0]}?"}
+                if extra and extra.get("crop"):
+                    called["crop"] = extra["crop"]
+                return {"type": "referee_called", "source": source, "data": called}
             return {"type": etype, "source": source, "data": {"seat": seat, "card": cards[0]}}
     if phase != "play":
         return None

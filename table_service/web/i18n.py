@@ -136,6 +136,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     "anti_tribute_declared": ("抗贡（亮出两张大王）", "Anti-tribute declared (both big jokers shown)"),
     "tribute_by": ("{s} 进贡", "Tribute by {s}"),
     "return_by": ("{s} 还贡", "Return by {s}"),
+    "enter_as_read": ("按摄像头读数录入：{c}", "Enter as the camera read it: {c}"),
+    "entered_as_read": ("已按摄像头读数录入", "entered as the camera read it"),
     "pass_for": ("{s} 过牌", "Pass for {s}"),
     "play_for": ("{s} 出牌", "Play for {s}"),
     "report_for": ("{s} 报牌", "Report card for {s}"),

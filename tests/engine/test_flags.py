@@ -352,6 +352,18 @@ def test_referee_call_lamp_and_buzzer() -> None:
     assert {"kind": "lamp", "seat": None, "lamp": "referee", "mode": "off"} in fx
 
 
+def test_a_camera_call_carries_its_reading_of_the_doubted_card() -> None:
+    """A doubtful tribute read calls the referee with the camera's best reading, canonical; a
+    reading that is no card is refused, the log unchanged."""
+    t = _started()
+    t.do("referee_called", {"seat": "S", "reason": "tribute read uncertain", "card": "BJ"}, source="camera")
+    (flag,) = t.flags("referee_call")
+    assert flag["seat"] == "S" and flag["evidence"] == {"reason": "tribute read uncertain", "card": "BJ"}
+    assert "must be one card" in t.reject("referee_called", {"seat": "S", "card": ["BJ"]}, source="camera")
+    assert "card" in t.reject("referee_called", {"seat": "S", "card": "1x"}, source="camera")
+    assert len(t.flags("referee_call")) == 1
+
+
 def test_flag_confirm_and_dismiss_need_an_open_flag_and_a_referee() -> None:
     t = _started()
     t.play("N", "9s")

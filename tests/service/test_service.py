@@ -86,7 +86,11 @@ def test_camera_reads_map_to_the_event_the_phase_calls_for() -> None:
     tribute = {"deal": {"phase": "tribute", "tribute_plan": {"payers": ["S"]}, "tributes": []}}
     assert camera_event(tribute, "S", ["BJ"]) == {"type": "tribute_given", "source": "camera",
                                                   "data": {"seat": "S", "card": "BJ"}}
-    assert camera_event(tribute, "S", ["BJ"], [0.5], True)["type"] == "referee_called"
+    called = camera_event(tribute, "S", ["BJ"], [0.5], True, extra={"crop": "data:image/jpeg;base64,AA==",
+                                                                   "reasons": ["low"]})
+    assert called["type"] == "referee_called"  # the camera's guess and picture, for a one-tap entry
+    assert called["data"]["card"] == "BJ" and called["data"]["crop"] == "data:image/jpeg;base64,AA=="
+    assert "reasons" not in called["data"]
     assert camera_event(tribute, "E", ["BJ"]) is None  # E owes nothing
     ret = {"deal": {"phase": "return", "tributes": [{"from": "S", "to": "E", "card": "BJ"}], "returns": []}}
     assert camera_event(ret, "E", ["4c"])["type"] == "return_given"

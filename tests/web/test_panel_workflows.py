@@ -296,3 +296,36 @@ def test_a_whole_short_round_from_the_panel(page, app, runner, serve_app, h):
     assert runner.state()["signatures"] == {"EW": True, "NS": True}
     assert {e["source"] for e in runner.events()} == {"panel"}
     shot(page, "round-over")
+
+
+def test_a_doubted_tribute_is_entered_as_read_with_one_tap(page, app, runner, serve_app, h):
+    """The camera doubted E's tribute card and called the referee with its reading and picture:
+    one tap on the call enters the tribute as read and closes the call."""
+    one_each = {"E": 1, "S": 1, "W": 1, "N": 1}
+    for ev in (
+        {"type": "round_set_up", "source": "panel", "role": "referee",
+         "data": {"players": h.PLAYERS, "format": {"kind": "deals", "deals": 3}}},
+        {"type": "first_cut_recorded", "source": "panel", "data": {"card": "7s"}},
+        {"type": "drawing_finished", "source": "panel", "data": {"counts": one_each}},
+    ):
+        assert runner.submit(ev).accepted
+    for seat, card in (("N", "3s"), ("W", "4s"), ("S", "5s")):
+        h.play(runner, seat, [card])
+    assert runner.submit({"type": "drawing_finished", "source": "panel", "data": {"counts": one_each}}).accepted
+    assert runner.state()["deal"]["phase"] == "tribute"  # E, last, owes N
+    call = runner.submit({"type": "referee_called", "source": "camera",
+                          "data": {"seat": "E", "card": "Kd", "reason": "进贡 牌识别不确定 / card read uncertain: Kd?",
+                                   "crop": h.crop_data_url(["Kd"])}})
+    assert call.accepted, call.error
+    srv = serve_app(app)
+    open_table(page, srv.url, "rita", h.PASSWORD)
+    flag = f"#flag-F{call.seq}"
+    page.wait_for_function(f"document.querySelector('{flag} img.crop')?.naturalWidth > 50")
+    assert "Kd" in page.inner_text(f"{flag} button.as-read")
+    shot(page, "tribute-as-read")
+    page.click(f"{flag} button.as-read")
+    page.wait_for_selector(f'{flag}[data-status="dismissed"]')
+    st = runner.state()
+    assert [(t["from"], t["card"]) for t in st["deal"]["tributes"]] == [("E", "Kd")]
+    assert st["deal"]["phase"] == "return"
+    assert page.query_selector(f"{flag} button.as-read") is None

@@ -277,6 +277,32 @@
     return data;
   }
 
+  /* A camera call about a tribute or return card it doubted: one tap enters the card as the camera
+     read it (the referee has the picture beside it) and closes the call; another card is picked in
+     the next step's box. Only while that card is still due. */
+  function asReadButton(f) {
+    const card = f.rule === "referee_call" && f.evidence && f.evidence.card;
+    const deal = state && state.deal;
+    if (!card || !f.seat || !deal || f.deal !== deal.no) return null;
+    let type = null;
+    if (deal.phase === "tribute") {
+      const due = ((deal.tribute_plan || {}).payers || []).indexOf(f.seat) >= 0 &&
+        !(deal.tributes || []).some(function (t) { return t.from === f.seat; });
+      if (due) type = "tribute_given";
+    } else if (deal.phase === "return") {
+      const due = (deal.tributes || []).some(function (t) { return t.to === f.seat; }) &&
+        !(deal.returns || []).some(function (r) { return r.from === f.seat; });
+      if (due) type = "return_given";
+    }
+    if (!type) return null;
+    const b = el("button", "confirm as-read", GT.tf("enter_as_read", { c: card }));
+    b.onclick = async function () {
+      const r = await act(type, { seat: f.seat, card: card });
+      if (r.ok && r.json.accepted) act("flag_dismissed", { flag: f.id, note: window.I18N.entered_as_read.join(" / ") });
+    };
+    return b;
+  }
+
   function flagCard(f) {
     const card = el("div", "flag " + f.status);
     card.id = "flag-" + f.id;
@@ -302,6 +328,8 @@
         const b2 = el("button", "dismiss", GT.t("dismiss"));
         b2.onclick = function () { act("flag_dismissed", { flag: f.id }); };
         bar.appendChild(b1); bar.appendChild(b2);
+        const asRead = asReadButton(f);
+        if (asRead) bar.insertBefore(asRead, b1);
       }
       const side = f.seat ? SIDE[f.seat] : null;
       if (side) {
