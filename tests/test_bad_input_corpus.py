@@ -128,8 +128,6 @@ CASES: list[Case] = [
     Case("demo-tables-huge", "crash", lambda t: ["demo", "--tables", "100000", "--headless"], "1-64"),
     Case("demo-design-nosuch", "unclear",
          lambda t: ["demo", "--design", "nosuch", "--deals", "1", "--headless", "--data", str(t / "d")], "'nosuch'"),
-    Case("demo-worn-not-a-card", "unclear",
-         lambda t: ["demo", "--worn", "7h,7H", "--deals", "1", "--headless", "--data", str(t / "d")], "'7H'"),
     Case("demo-other-speed", "silent",
          lambda t: ["demo", "--data", str(_clock(t / "d", 4)), "--speed", "8", "--deals", "1", "--headless"],
          "--speed 4"),

@@ -325,10 +325,12 @@ RUBBED_INSET_MM = 1.2
 
 def rub_indices(deck: Deck, cards: Sequence[str]) -> Deck:
     """The deck with the corner indices of ``cards`` rubbed off (an old deck, or a sticker over
-    the corner): what no reader can name, so the camera must ask the referee.
+    the corner): what no reader can name.
 
-    Why: the demo and the tests need a question to come for sure, whatever the reader's skill;
-    a good reader names every clean card of a clean deck.  The top-left and bottom-right
+    Why: the tests need a card the camera must ask about whatever the reader's skill (a good
+    reader names every clean card of a clean deck), and a damaged deck is a case to measure: laid
+    alone such a card is a question; at either end of a fan it can go unseen (docs/performance.md,
+    "cards with their indices gone").  The top-left and bottom-right
     corners (the indices of every design here), inside the card's outline, are painted with the
     face's own paper colour, the brightest quarter of its pixels.
     """

@@ -29,16 +29,6 @@ def _positive(value: str) -> float:
     return v
 
 
-def _worn(value: str) -> tuple[str, ...]:
-    """``--worn``: comma-separated cards (``7h,Qs,BJ``), each checked against the deck."""
-    from vision.cards import check_card  # lazy: vision loads OpenCV (cv2)
-
-    try:
-        return tuple(dict.fromkeys(check_card(c.strip()) for c in value.split(",") if c.strip()))
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"牌名无效 / not a card: {exc}") from exc
-
-
 def _check_data_folder(data: str | None, design: str, speed: float) -> None:
     """Refuse, in one line, what would otherwise fail half-way: a --data that is a file or cannot
     be written, an unknown --design, and a folder started at another --speed (its countdowns
@@ -137,9 +127,6 @@ def register(subparsers: Any) -> None:
     p.add_argument("--data", default=None,
                    help="数据目录（同一目录可继续）/ data folder (default: a temporary one; the same folder resumes)")
     p.add_argument("--design", default="anglo", help="牌面设计 / card design of the synthetic camera")
-    p.add_argument("--worn", type=_worn, default=(), metavar="CARDS",
-                   help="角标磨损的牌（逗号分隔，如 7h,Qs）：摄像头认不出，会请裁判确认 / cards whose corner "
-                        "indices are rubbed off (comma-separated, e.g. 7h,Qs): the camera asks the referee")
     p.add_argument("--mqtt", default=None, metavar="HOST:PORT",
                    help="把公开数据发到 MQTT 赛事中心 / publish the public feed to an MQTT hub")
     p.add_argument("--referee", choices=("auto", "human"), default="auto",
@@ -180,7 +167,7 @@ def run_demo(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else int(time.time()) % 100000
     opts = demo_options(args, seed, speed, args.deals)
     demo = Demo(opts, args.data, headless=args.headless, port=args.port, host=args.host, design=args.design,
-                worn=args.worn, mqtt=args.mqtt, feed_delay_s=args.feed_delay)
+                mqtt=args.mqtt, feed_delay_s=args.feed_delay)
     stop = threading.Event()
 
     def _terminate(_sig: int, _frame: Any) -> None:

@@ -92,15 +92,13 @@ class Demo:
         folder when ``None``. Starting again on the same folder continues the same match.
     :param headless: no web panel.
     :param port: the panel's port (0: any free port).
-    :param design, worn: the card design the synthetic camera films, and the cards of it whose
-        indices are rubbed off (the camera cannot name them and asks the referee).
     :param camera_size: synthetic frame size; the table spans about ``px_per_mm`` px per mm.
     :param table_id, next_round: the event demo's camera table (its id at the hub, and its
         rounds from the hub's assignment: see ``BotTable``).
     """
 
     def __init__(self, options: DemoOptions, data_dir: str | None = None, *, headless: bool = False,
-                 port: int = 8080, host: str = "127.0.0.1", design: str = "anglo", worn: tuple[str, ...] = (),
+                 port: int = 8080, host: str = "127.0.0.1", design: str = "anglo",
                  camera_size: tuple[int, int] = (2400, 1800), px_per_mm: float = 2.0, fps: float = 15.0,
                  realtime: bool | None = None, out: Callable[[str], None] = print,
                  mqtt: str | None = None, feed_delay_s: float | None = None, table_id: str = "DEMO",
@@ -130,7 +128,6 @@ class Demo:
         self.headless = headless
         self.port, self.host = port, host
         self.design = design
-        self.worn = worn
         self.camera_size, self.px_per_mm, self.fps = camera_size, px_per_mm, fps
         self.realtime = (options.speed == 1.0) if realtime is None else realtime
         self.out = out
@@ -181,7 +178,7 @@ class Demo:
         # watches the full zone, whose border band tells a hand reaching in from cards at rest).
         renderer = TableRenderer(default_layout(zone_mm=(280.0, 130.0)),
                                  camera=CameraView(size=self.camera_size, px_per_mm=self.px_per_mm),
-                                 design=self.design, seed=opt.seed, worn=self.worn)
+                                 design=self.design, seed=opt.seed)
         self.camera = SceneCamera(renderer, fps=self.fps, realtime=self.realtime, seed=opt.seed)
         holder: dict[str, Any] = {}
         watcher = make_watcher(cfg.vision, possible=lambda seat: holder["svc"].possible(seat),

@@ -226,6 +226,23 @@ def test_a_camera_lagging_past_the_grace_does_not_put_the_player_over_time(wait_
         assert mine == [], mine
 
 
+def test_a_doubtful_read_reaches_the_referee_with_its_picture_and_reasons(wait_for: Any, tmp_path: Path,
+                                                                         renderer: Any) -> None:
+    """A read the camera doubts goes to the referee as a question with the zone as the camera saw
+    it, why, and the readings to choose from (the demo once asked with no picture: ``404 event
+    #106 has no camera image``). Three 9♥ of a two-deck game: the third cannot be, whatever the
+    reader's skill, so the question is certain."""
+    with Table(tmp_path, renderer, wait_for=wait_for, delay_s=0.0) as tb:
+        tb.lay_at(tb.deadline - 10_000, ["9h", "9h", "9h"])
+        ev = wait_for(tb.camera_play, what="the camera's read of the play")
+        data = ev["data"]
+        assert data.get("uncertain") is True, data
+        assert str(data.get("crop", "")).startswith("data:image/jpeg;base64,")
+        assert any("not possible" in r for r in data.get("reasons", [])), data.get("reasons")
+        assert data.get("candidates") and all(len(c) == len(data["cards"]) for c in data["candidates"])
+        assert tb.svc.runner.state()["deal"]["questions"][0]["seq"] == ev["seq"]
+
+
 def test_play_put_down_after_the_deadline_is_over_time(wait_for: Any, tmp_path: Path, renderer: Any) -> None:
     with Table(tmp_path, renderer, wait_for=wait_for, delay_s=0.1) as tb:
         tb.lay_at(tb.deadline + 3000, ["9h"])

@@ -25,7 +25,6 @@ from table_service.engine.state import state_to_json
 
 REPO = Path(__file__).resolve().parents[2]
 SEED = 21
-WORN = ("7h", "9c", "Qd", "4s")
 
 
 @pytest.fixture(scope="module")
@@ -35,13 +34,13 @@ def demo_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     # stuck_real_s: an action the camera has not read within 60 real seconds counts as missed
     # (the demo's 12 s referee patience failed a CI run where a 4x oversubscribed machine read a
     # lone big joker late, not wrong: how fast the camera reads is a benchmark, not this test).
-    # A deck the reader never trained on (a held-out design), with four of its cards' indices
-    # rubbed off: those the camera cannot name, so the question path runs for sure (a CI run on a
-    # clean deck read all 184 plays right and asked nothing).
+    # A deck the reader never trained on (a held-out design). It may ask nothing in three deals
+    # (a CI run read all 184 plays right), so that a question carries its picture is
+    # test_camera_witness's, where the question is certain.
     demo = Demo(DemoOptions(seed=SEED, speed=10.0, deals=3, mistakes=0.03, think_s=(0.2, 0.6), referee_s=(0.5, 1.0),
                             stuck_real_s=60.0),
                 str(data),
-                headless=True, design="tigullio", worn=WORN)
+                headless=True, design="tigullio")
     samples: list[dict[str, Any]] = []
     stop = threading.Event()
 
@@ -378,19 +377,6 @@ def test_demo_with_panel_uses_the_documented_delay_and_reports_on_ctrl_c(wait_fo
         reader.join(30)
     out = "".join(lines)
     assert "演示结束 / demo finished" in out and "识别准确率 / recognition accuracy" in out, out
-
-
-def test_camera_questions_carry_the_picture_and_the_reasons(demo_run: dict[str, Any]) -> None:
-    """A doubtful read goes to the referee with the zone as the camera saw it (served as the
-    question's image; the demo once answered ``404 event #106 has no camera image``) and why."""
-    asked = [e for e in demo_run["events"] if e["type"] == "cards_played" and e["data"].get("uncertain")
-             and e["data"].get("cards")]
-    assert asked, "the demo asked the referee nothing"
-    for e in asked:
-        assert str(e["data"].get("crop", "")).startswith("data:image/jpeg;base64,"), e["seq"]
-        assert e["data"].get("reasons"), e["seq"]
-        for cands in e["data"].get("candidates", []):
-            assert len(cands) == len(e["data"]["cards"])
 
 
 def test_a_bot_action_behind_an_open_question_does_not_stop_the_clock(tmp_path: Path) -> None:
