@@ -1,9 +1,10 @@
 """Cards whose corner indices are gone (a worn deck, a sticker): asked, or silently misread?
 
     nice .venv/bin/python benchmarks/damaged_cards_bench.py --plays 24 --seed 5
+    nice .venv/bin/python benchmarks/damaged_cards_bench.py --plays 24 --seed 5 --at last
 
 For each design, ``--plays`` rows of 1-6 cards, one of them with both indices rubbed off
-(:func:`vision.synth.rub_indices`) at a random place in the row, rendered at 2-4 px/mm with
+(:func:`vision.synth.rub_indices`) at a random place in the row (``--at first`` / ``last``: there), rendered at 2-4 px/mm with
 play's realism; then ``--plays`` lone rubbed cards. Printed: rows asked, read right, and
 silently wrong (with the row), and where in the row the silent ones lay. No reader can name
 such a card; the property wanted is that it is never silent.
@@ -35,6 +36,7 @@ def main() -> None:
     ap.add_argument("--plays", type=int, default=24, help="rows (and lone cards) per design")
     ap.add_argument("--seed", type=int, default=5)
     ap.add_argument("--designs", nargs="*", default=list(DESIGNS))
+    ap.add_argument("--at", choices=("any", "first", "last"), default="any", help="where in the row the worn card lies")
     a = ap.parse_args()
     rng = np.random.default_rng(a.seed)
     totals = {"row": [0, 0, 0], "lone": [0, 0, 0]}  # asked, right, silent
@@ -47,6 +49,7 @@ def main() -> None:
                 n = 1 if kind == "lone" else int(rng.integers(2, 7))
                 cards = [ALL_CARDS[int(i)] for i in rng.integers(0, 54, n)]
                 worn_at = int(rng.integers(n))
+                worn_at = {"any": worn_at, "first": 0, "last": n - 1}[a.at]
                 ppm = float(rng.choice([2.0, 3.0, 4.0]))
                 faces = dict(clean.faces)
                 faces[cards[worn_at]] = deck.faces[cards[worn_at]]

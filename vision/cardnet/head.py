@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .spec import FEATURE_DIM, HIDDEN_DIM, N_CLASSES
+from .spec import FEATURE_DIM, HIDDEN_DIM, N_CLASSES, NONE_CLASS
 
 HEAD_FORMAT = "guandan-table/cardnet-head/1"
 
@@ -137,12 +137,20 @@ def shipped_head(path: Path) -> Head:
 
 
 def fit_head(feats: np.ndarray, labels: np.ndarray, start: Head, *, steps: int = 500, lr: float = 2e-3,
-             l2_to_start: float = 1e-3, origin: str = "enrolled", seed: int = 0) -> Head:
+             l2_to_start: float = 1e-3, origin: str = "enrolled", seed: int = 0, balance: bool = False) -> Head:
     """Fine-tune both layers of the head on ``feats``/``labels`` (cross-entropy, Adam), from ``start``.
 
     The pull towards ``start`` keeps classes with few examples where the shipped head had them,
     so a deck enrolled without its jokers still reads jokers as before.  ``steps`` mini-batches of
     up to 128, whatever the number of examples: the cost is fixed (~1 s here for 500).
+
+    ``balance``: fit against the deck's own prior (every face equally likely) rather than the
+    labels' (balanced softmax: each face's logit is offset in training by the log of how often it
+    is labelled, so the head keeps none of it).  Why: a table's labels are the referee's answers
+    to what the reader doubted, so a card may be answered eight times and its same-rank rival
+    three; a head fitted on them plainly learns that as a prior and settles the next doubt
+    between the two towards the card answered more often (each silent error of the learning
+    bench, 2026-12-02, went that way).  The "no card" class keeps its own frequency.
     """
     if len(feats) != len(labels) or len(feats) == 0:
         raise ValueError("没有可学习的样本 / nothing to learn from")
@@ -153,6 +161,10 @@ def fit_head(feats: np.ndarray, labels: np.ndarray, start: Head, *, steps: int =
     x = feats.astype(np.float32)
     y = labels.astype(np.int64)
     n = len(y)
+    adjust = np.zeros(N_CLASSES, np.float32)
+    if balance:
+        counts = np.bincount(y[y != NONE_CLASS], minlength=NONE_CLASS)[:NONE_CLASS].astype(np.float32)
+        adjust[:NONE_CLASS] = np.log((counts + 1.0) / (counts.mean() + 1.0))
     batch = min(128, n)
     t = 0
     while t < steps:
@@ -165,7 +177,7 @@ def fit_head(feats: np.ndarray, labels: np.ndarray, start: Head, *, steps: int =
             xb = x[idx]
             h_pre = xb @ w1 + b1
             h = np.maximum(h_pre, 0.0)
-            z = h @ w2 + b2
+            z = h @ w2 + b2 + adjust
             z -= z.max(axis=1, keepdims=True)
             p = np.exp(z)
             p /= p.sum(axis=1, keepdims=True)

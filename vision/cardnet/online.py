@@ -107,8 +107,10 @@ class PlayLearner:
             # Every fifth label is kept out of the fit to judge the learned head and set its
             # temperature: a head fitted on a table's own answers is surer of them than it should be.
             held = np.arange(len(y)) % 5 == 4
+            # Balanced: the labels are the referee's answers to what was doubted, not the deck
+            # (fit_head's docstring says why that matters).
             head = fit_head(x[~held], y[~held], self.start, steps=REFIT_STEPS, l2_to_start=L2_TO_START,
-                            origin=f"{self.start.origin}+play")
+                            origin=f"{self.start.origin}+play", balance=True)
             # Judged and calibrated on the referee's answers only: a sure read is the head's own
             # word, which any head that learned it agrees with, so it would judge a head by what
             # the head taught itself.

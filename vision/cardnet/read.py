@@ -18,7 +18,8 @@
    corner too, with the index turned half a turn.  The zone turned half a turn is read there as
    well, and when the two corners name different faces the play is doubted.  (Agreement does not
    make the card surer: both corners print the same glyph, and on unseen designs they were wrong
-   together.)
+   together.)  Nor is a far corner that is not there at all: a card lying over the last one read,
+   with no index to find (worn, covered, face down), would otherwise vanish from the play.
 4. **Geometry the networks cannot see:** a gap between two corners wider than any fan a player
    lays, cards covering the zone but no card read, or a reading the caller says is no longer
    possible (``possible``), put the play in doubt whatever the probabilities say.
@@ -68,6 +69,10 @@ SECOND_LOOK_NONE = 1e-3
 #: Where the last card's far (bottom-right) corner lies from its top-left one, in mm: right by a
 #: card's width (56–65 mm) and down by its height (86–89 mm), give or take a tilt of 7°.
 FAR_CORNER_MM = ((45.0, 76.0), (70.0, 100.0))
+#: The doubt when the last card's far corner is not found where it must lie. On clean plays it is
+#: found (the zero-shot benchmark asked no more with this doubt than without), and each fan that
+#: silently dropped a last card with its indices rubbed off had it unseen (docs/performance.md).
+FAR_CORNER_UNSEEN = "最后一张牌的另一角未见，可能还有牌 / the last card's far corner is not seen: a card may lie over it"
 #: The far corner is looked for with this much of the card above-left of it (the detector sees a
 #: corner by the card's edges around it) and this much beyond it.
 FAR_CONTEXT_MM = 60.0
@@ -221,8 +226,12 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
     cards, confs, alts = _choose(card_p, poss, reasons)
     joint *= float(np.prod(confs))
     if joint >= PLAY_BAR and not reasons:  # the far corner can only add a doubt: read it when it may
-        far = _far_corner(bgr, px_per_mm, head, kept[-1])
-        if far is not None and far != cards[-1]:
+        looked, far = _far_corner(bgr, px_per_mm, head, kept[-1])
+        if looked and far is None:
+            # The last card of a fan lies whole: a far corner not seen is a card lying over it
+            # whose corner no one can read (a worn index, a sticker, a card face down).
+            reasons.append(FAR_CORNER_UNSEEN)
+        elif far != cards[-1]:
             reasons.append(f"同一张牌两角读数不同 / the last card's two corners read differently: {cards[-1]} / {far}")
             alts[-1] = far
     _geometry_doubts(kept, px_per_mm, reasons)
@@ -233,8 +242,9 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
     return PlayReading(cards, [float(c) for c in confs], bool(reasons), reasons, alts, joint, emb[keep], emb[dropped])
 
 
-def _far_corner(bgr: np.ndarray, px_per_mm: float, head: Head, last: Corner) -> str | None:
-    """The face the last card's far corner shows (None: that corner is not seen as a card's).
+def _far_corner(bgr: np.ndarray, px_per_mm: float, head: Head, last: Corner) -> tuple[bool, str | None]:
+    """Whether the zone holds the place where the last card's far corner must lie, and the face
+    that corner shows there (None: no card's corner is seen there).
 
     Only the part of the zone where that corner and the card's body above-left of it can lie is
     turned half a turn, which puts the corner top-left, where the detector and the classifier
@@ -247,7 +257,7 @@ def _far_corner(bgr: np.ndarray, px_per_mm: float, head: Head, last: Corner) -> 
     x1 = int(min(w, last.x + (dx1 + FAR_BEYOND_MM) * px_per_mm))
     y1 = int(min(h, last.y + (dy1 + FAR_BEYOND_MM) * px_per_mm))
     if x1 - x0 < dx0 * px_per_mm or y1 - y0 < dy0 * px_per_mm:
-        return None
+        return False, None  # the zone ends before it: not seen is no sign of anything
     turned = np.ascontiguousarray(bgr[y0:y1, x0:x1][::-1, ::-1])
     th, tw = turned.shape[:2]
 
@@ -257,14 +267,14 @@ def _far_corner(bgr: np.ndarray, px_per_mm: float, head: Head, last: Corner) -> 
     found = [c for c in detect(turned, px_per_mm).corners
              if dx0 <= (as_zone(c)[0] - last.x) / px_per_mm <= dx1 and dy0 <= (as_zone(c)[1] - last.y) / px_per_mm <= dy1]
     if not found:
-        return None
+        return True, None
     probs = head.probs(embed(turned, [(c.x, c.y) for c in found], px_per_mm))
     p_card = corner_model().p_card(np.array([c.score for c in found]), probs[:, NONE_CLASS])
     cards = [k for k in range(len(found)) if p_card[k] >= 0.5]
     if not cards:
-        return None
+        return True, None
     k = min(cards, key=lambda k: found[k].x)  # the rightmost in the zone as it lies
-    return ALL_CARDS[int(probs[k, :NONE_CLASS].argmax())]
+    return True, ALL_CARDS[int(probs[k, :NONE_CLASS].argmax())]
 
 
 def _second_look(bgr: np.ndarray, px_per_mm: float, head: Head, corners: list[Corner], emb: np.ndarray,
