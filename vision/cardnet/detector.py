@@ -8,7 +8,7 @@ empty-looking reading of a zone with cards in it is a question, never a silent "
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -35,6 +35,9 @@ class Detection:
     corners: list[Corner]
     #: Area of the zone the detector sees covered by cards, in mm².
     cover_mm2: float
+    #: Where it sees cards: one cell per ``cell_px`` zone pixels (row, column from the top left).
+    cover: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), bool))
+    cell_px: float = 0.0
 
 
 def detect(zone_bgr: np.ndarray, px_per_mm: float) -> Detection:
@@ -56,5 +59,6 @@ def detect(zone_bgr: np.ndarray, px_per_mm: float) -> Detection:
         c = Corner(x_det / s, y_det / s, float(heat[i, j]))
         if all(np.hypot(c.x - o.x, c.y - o.y) >= MIN_CORNER_GAP_MM * px_per_mm for o in chosen):
             chosen.append(c)
-    cover_mm2 = float((cover > 0.5).sum()) * cell_mm * cell_mm
-    return Detection(chosen, cover_mm2)
+    covered = cover > 0.5
+    cover_mm2 = float(covered.sum()) * cell_mm * cell_mm
+    return Detection(chosen, cover_mm2, covered, DET_STRIDE / s)

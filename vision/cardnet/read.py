@@ -21,8 +21,9 @@
    together.)  Nor is a far corner that is not there at all: a card lying over the last one read,
    with no index to find (worn, covered, face down), would otherwise vanish from the play.
 4. **Geometry the networks cannot see:** a gap between two corners wider than any fan a player
-   lays, cards covering the zone but no card read, or a reading the caller says is no longer
-   possible (``possible``), put the play in doubt whatever the probabilities say.
+   lays, cards covering the zone but no card read, cards' paper left of the first card read (a
+   card under it with no index to find), or a reading the caller says is no longer possible
+   (``possible``), put the play in doubt whatever the probabilities say.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from vision.cards import ALL_CARDS, check_card
 from . import nets
 from .crops import crops_at
 from .deckfile import Enrollment
-from .detector import Corner, detect
+from .detector import Corner, Detection, detect
 from .head import CornerModel, Head, shipped_head
 from .prep import crops_to_input
 from .spec import FEATURE_DIM, MIN_CORNER_GAP_MM, NONE_CLASS
@@ -73,6 +74,15 @@ FAR_CORNER_MM = ((45.0, 76.0), (70.0, 100.0))
 #: found (the zero-shot benchmark asked no more with this doubt than without), and each fan that
 #: silently dropped a last card with its indices rubbed off had it unseen (docs/performance.md).
 FAR_CORNER_UNSEEN = "最后一张牌的另一角未见，可能还有牌 / the last card's far corner is not seen: a card may lie over it"
+#: The band level with the first card's corner where paper left of it is looked for: from this far
+#: above the corner to this far below, where a card tilted 7° keeps its left edge within 4 mm of its
+#: corner (on clean plays of seven designs the paper began at most 3 mm left of the first corner;
+#: where a rubbed first card was silently dropped, 11–24 mm: docs/performance.md).
+PAPER_ABOVE_MM = 2.0
+PAPER_BAND_MM = 30.0
+#: Where the paper is followed left from: this far inside the first card, right of its corner (a
+#: cover cell is 2.7 mm, so the corner's own cell may straddle the card's edge).
+PAPER_INSIDE_MM = 3.0
 #: The far corner is looked for with this much of the card above-left of it (the detector sees a
 #: corner by the card's edges around it) and this much beyond it.
 FAR_CONTEXT_MM = 60.0
@@ -235,11 +245,39 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
             reasons.append(f"同一张牌两角读数不同 / the last card's two corners read differently: {cards[-1]} / {far}")
             alts[-1] = far
     _geometry_doubts(kept, px_per_mm, reasons)
+    _paper_before_first(det, kept[0], px_per_mm, reasons)
     low = [f"{c} {p:.0%}" for c, p in zip(cards, confs, strict=True) if p < PLAY_BAR]
     if joint < PLAY_BAR:
         reasons.append(LOW_CONFIDENCE + (f": {', '.join(low)}" if low else f" ({joint:.0%})"))
     dropped = [k for k in range(len(corners)) if k not in keep]
     return PlayReading(cards, [float(c) for c in confs], bool(reasons), reasons, alts, joint, emb[keep], emb[dropped])
+
+
+def _paper_before_first(det: Detection, first: Corner, px_per_mm: float, reasons: list[str]) -> None:
+    """Cards' paper left of the first card read, level with its corner: a card lies under it whose
+    corner no one can read (worn, covered, face down), which would otherwise vanish from the play.
+
+    Only the top of the row is looked at (``PAPER_BAND_MM`` below the corner), where the first
+    card's own left edge stays within a few millimetres of its corner however it is tilted, and
+    only paper joined to the first card's (a glare the cover mistakes for paper lies apart); paper
+    further left than the closest two corners can be (``MIN_CORNER_GAP_MM``) is another card's.
+    """
+    if not det.cover.size or det.cell_px <= 0:
+        return
+    r0 = max(0, int((first.y - PAPER_ABOVE_MM * px_per_mm) // det.cell_px))
+    r1 = min(det.cover.shape[0], int((first.y + PAPER_BAND_MM * px_per_mm) // det.cell_px) + 1)
+    if r1 <= r0:
+        return
+    covered = det.cover[r0:r1].mean(axis=0) >= 0.5
+    col = min(int((first.x + PAPER_INSIDE_MM * px_per_mm) // det.cell_px), len(covered) - 1)
+    if col < 0 or not covered[col]:
+        return  # the cover does not see the first card itself: nothing to measure from
+    while col > 0 and covered[col - 1]:  # the paper joined to the first card's, not a far glare
+        col -= 1
+    before_mm = (first.x - col * det.cell_px) / px_per_mm
+    if before_mm > MIN_CORNER_GAP_MM:
+        reasons.append(f"第一张牌左侧还有牌面 {before_mm:.0f} 毫米，可能有牌未读到 / cards' paper {before_mm:.0f} mm "
+                       f"left of the first card read: a card may lie under it unread")
 
 
 def _far_corner(bgr: np.ndarray, px_per_mm: float, head: Head, last: Corner) -> tuple[bool, str | None]:
