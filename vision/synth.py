@@ -328,9 +328,8 @@ def rub_indices(deck: Deck, cards: Sequence[str]) -> Deck:
     the corner): what no reader can name.
 
     Why: the tests need a card the camera must ask about whatever the reader's skill (a good
-    reader names every clean card of a clean deck), and a damaged deck is a case to measure: laid
-    alone such a card is a question; at either end of a fan it can go unseen (docs/performance.md,
-    "cards with their indices gone").  The top-left and bottom-right
+    reader names every clean card of a clean deck), and a damaged deck is a case to measure
+    (``benchmarks/damaged_cards_bench.py``; docs/performance.md, "cards with their indices gone").  The top-left and bottom-right
     corners (the indices of every design here), inside the card's outline, are painted with the
     face's own paper colour, the brightest quarter of its pixels.
     """

@@ -96,8 +96,7 @@ def test_empty_zone_reads_nothing(design):
 def test_a_lone_card_with_its_indices_rubbed_off_is_always_a_question(design):
     """A lone card with nothing left to read (the enrolment tests' smudged card): a question, never
     a silent reading and never an empty zone, on the deck the reader trained on and on decks it
-    never saw.  (In a row it is not always so: at either end of a fan such a card can go unseen,
-    docs/performance.md.)"""
+    never saw.  (In a fan: the next test.)"""
     from vision.synth import rub_indices
 
     deck = rub_indices(load_deck(design), ["7h", "Qd", "BJ"])
