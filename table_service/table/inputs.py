@@ -22,31 +22,40 @@ def camera_event(state: dict[str, Any], seat: str, cards: list[str], confidence:
     tribute, in the return phase a single card in a receiver's zone the return; an uncertain read
     of those cannot be a question (the engine asks only about plays), so it calls the referee with
     the camera's best reading (``card``) and its picture (``crop`` from ``extra``): the panel
-    enters the card as read with one tap, or the referee picks another. ``None`` when the cards
-    mean nothing now (an empty zone, cards between deals).
+    enters the card as read with one tap, or the referee picks another. More than one card where
+    one is due calls the referee too (it used to mean nothing: no event at all).
+    ``None`` when the cards mean nothing now (an empty zone, a seat owing nothing, cards between
+    deals).
     """
     if not cards:
         return None
     deal = state.get("deal")
     phase = deal.get("phase") if deal else None
     data: dict[str, Any]
-    if phase in ("tribute", "return") and len(cards) == 1:
+    if phase in ("tribute", "return"):
         plan = deal.get("tribute_plan") or {}
         if phase == "tribute":
             due = seat in (plan.get("payers") or []) and not any(t.get("from") == seat for t in deal.get("tributes") or [])
-            etype, what = "tribute_given", "进贡 / tribute"
+            etype, zh, en = "tribute_given", "进贡", "tribute"
         else:
             due = any(t.get("to") == seat for t in deal.get("tributes") or []) and not any(
                 r.get("from") == seat for r in deal.get("returns") or [])
-            etype, what = "return_given", "还贡 / return"
-        if due:
-            if uncertain:
-                called: dict[str, Any] = {"seat": seat, "card": cards[0],
-                                          "reason": f"{what} 牌识别不确定 / card read uncertain: {cards[0]}?"}
-                if extra and extra.get("crop"):
-                    called["crop"] = extra["crop"]
-                return {"type": "referee_called", "source": source, "data": called}
+            etype, zh, en = "return_given", "还贡", "return"
+        if not due:
+            return None
+        if len(cards) == 1 and not uncertain:
             return {"type": etype, "source": source, "data": {"seat": seat, "card": cards[0]}}
+        # Doubted, or not one card where one is due: the referee looks (the camera's picture with
+        # it); a single card read in doubt comes with the reading, for the panel's one-tap entry.
+        if len(cards) == 1:
+            called: dict[str, Any] = {"seat": seat, "card": cards[0],
+                                      "reason": f"{zh}牌识别不确定 / {en} card read uncertain: {cards[0]}?"}
+        else:
+            called = {"seat": seat, "reason": f"{zh}区读到 {len(cards)} 张牌 / {len(cards)} cards read in the "
+                                              f"{en} zone: {' '.join(cards)}"}
+        if extra and extra.get("crop"):
+            called["crop"] = extra["crop"]
+        return {"type": "referee_called", "source": source, "data": called}
     if phase != "play":
         return None
     data = {"seat": seat, "cards": list(cards)}

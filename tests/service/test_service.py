@@ -91,6 +91,8 @@ def test_camera_reads_map_to_the_event_the_phase_calls_for() -> None:
     assert called["type"] == "referee_called"  # the camera's guess and picture, for a one-tap entry
     assert called["data"]["card"] == "BJ" and called["data"]["crop"] == "data:image/jpeg;base64,AA=="
     assert "reasons" not in called["data"]
+    two = camera_event(tribute, "S", ["BJ", "5c"], [0.9, 0.9], False)  # two cards where one is due
+    assert two["type"] == "referee_called" and "card" not in two["data"] and "2" in two["data"]["reason"]
     assert camera_event(tribute, "E", ["BJ"]) is None  # E owes nothing
     ret = {"deal": {"phase": "return", "tributes": [{"from": "S", "to": "E", "card": "BJ"}], "returns": []}}
     assert camera_event(ret, "E", ["4c"])["type"] == "return_given"
