@@ -241,7 +241,7 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
             # The last card of a fan lies whole: a far corner not seen is a card lying over it
             # whose corner no one can read (a worn index, a sticker, a card face down).
             reasons.append(FAR_CORNER_UNSEEN)
-        elif far != cards[-1]:
+        elif far is not None and far != cards[-1]:
             reasons.append(f"同一张牌两角读数不同 / the last card's two corners read differently: {cards[-1]} / {far}")
             alts[-1] = far
     _geometry_doubts(kept, px_per_mm, reasons)
