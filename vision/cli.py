@@ -212,6 +212,11 @@ def _save_and_report(e: Enrollment, n_faces: int, out: Path) -> None:
     print(f"登记完成 / deck enrolled: {len(e.cards)} of {n_faces} faces -> {out}")
     for card, why in sorted(e.skipped.items()):
         print(f"  未登记 / not enrolled {card}: {why} (该牌按通用模型读 / read zero-shot)")
+    if e.check is not None:
+        from .cardnet.fancheck import verdict
+
+        warn, text = verdict(e.check)
+        print(("  注意 / WARNING " if warn else "  ") + text)
 
 
 def cmd_read(args: argparse.Namespace) -> int:

@@ -600,6 +600,11 @@ def make_watcher(vision_cfg: dict[str, Any], *, possible: Callable[[str], Any] |
     layout = TableLayout.load(vision_cfg["layout"]) if vision_cfg.get("layout") else default_layout()
     lens = LensCalibration.load(vision_cfg["calibration"]) if vision_cfg.get("calibration") else None
     enrollment = Enrollment.load(vision_cfg["enrollment"]) if vision_cfg.get("enrollment") else None
+    if enrollment is not None:
+        from vision.cardnet.fancheck import verdict  # lazy: vision loads OpenCV (cv2)
+
+        warn, text = verdict(enrollment.check)
+        (log.warning if warn else log.info)("deck %s: %s", vision_cfg["enrollment"], text)
     settle = SettleConfig(settle_s=settle_s) if settle_s is not None else None
     return TableWatcher(layout, lens=lens, read_px_per_mm=float(vision_cfg.get("px_per_mm", 3.0)),
                         settle=settle, enrollment=enrollment, possible=possible, read_frames=read_frames,

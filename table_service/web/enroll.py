@@ -146,6 +146,7 @@ def answer(table_id: str) -> Any:
 
 def _enrol(table_id: str, s: _Session, pipe: Any, out: Path) -> None:
     from vision.cardnet.enrol import enroll  # lazy: vision loads OpenCV (cv2)
+    from vision.cardnet.fancheck import verdict  # lazy: vision loads OpenCV (cv2)
     from vision.enroll_table import TABLE_PPM, faces_of, self_check  # lazy: vision loads OpenCV (cv2)
 
     try:
@@ -162,8 +163,9 @@ def _enrol(table_id: str, s: _Session, pipe: Any, out: Path) -> None:
         pipe.watcher.enrollment = e  # read with it from the next play on
         with s.lock:
             s.status = "done"
+            warn, text = verdict(e.check)
             s.result = {"faces": len(faces), "enrolled": len(e.cards), "file": str(out),
-                        "skipped": e.skipped}
+                        "skipped": e.skipped, "check": e.check, "check_warn": warn, "check_text": text}
     except Exception as exc:
         log.warning("enrolment failed: %s", exc)
         with s.lock:

@@ -42,6 +42,7 @@ def test_enroll_command_saves_an_enrolment_that_read_uses(tmp_path, capsys, monk
     import vision.cardnet.enrol as enrol_mod
 
     monkeypatch.setattr(enrol_mod, "ENROL_ROWS", 60)  # a short fit: the test checks the path, not the fit
+    monkeypatch.setattr("vision.cardnet.fancheck.FAN_CHECK_PLAYS", 6)
     from vision.artwork import load_deck
     from vision.cardnet.deckfile import Enrollment
     from vision.cards import ALL_CARDS
@@ -53,8 +54,9 @@ def test_enroll_command_saves_an_enrolment_that_read_uses(tmp_path, capsys, monk
         cv2.imwrite(str(faces / f"{c}.png"), cv2.resize(deck.bgr(c), None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA))
     out = tmp_path / "deck.npz"
     assert main(["vision", "enroll", str(faces), "--out", str(out)]) == 0
+    assert "fan check: about" in capsys.readouterr().out  # what the organiser is told of the deck
     e = Enrollment.load(out)
-    assert set(e.cards) == set(ALL_CARDS)
+    assert set(e.cards) == set(ALL_CARDS) and e.check is not None and e.check["plays"] == 6
     zr = render_zone(["7d", "7s", "Kh"], "anglo", 3.0, seed=8, realism=Realism.clean())
     cv2.imwrite(str(tmp_path / "zone.png"), zr.image)
     capsys.readouterr()

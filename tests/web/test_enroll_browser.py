@@ -30,6 +30,7 @@ class FakePipeline:
 
 def test_enrol_deck_button(app, runner, serve_app, h, tmp_path, monkeypatch, open_page, laid_out_deck):
     monkeypatch.setattr(enrol_mod, "ENROL_ROWS", 24)
+    monkeypatch.setattr("vision.cardnet.fancheck.FAN_CHECK_PLAYS", 6)
     runner.camera_pipeline = pipe = FakePipeline(laid_out_deck, tmp_path / "d.npz")
     srv = serve_app(app)
     page, errors = open_page(timeout_ms=60_000)
@@ -65,5 +66,6 @@ def test_enrol_deck_button(app, runner, serve_app, h, tmp_path, monkeypatch, ope
                            "(document.getElementById('enroll-status').textContent)")
     page.screenshot(path=str(ARTIFACTS / "enroll-done.png"), full_page=True)
     done = "登记完成" in page.inner_text("#enroll-status")
+    assert not done or "fan check: about" in page.inner_text("#enroll-status")  # what the deck will cost the referee
     assert (pipe.watcher.enrollment is not None) == done
     assert errors == [], errors

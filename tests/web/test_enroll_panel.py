@@ -39,6 +39,7 @@ def _wait(client: Any, url: str, states: tuple[str, ...], timeout: float = 120.0
 
 def test_enrol_from_the_table_at_the_panel(client, runner, h, laid_out_deck, tmp_path, monkeypatch):
     monkeypatch.setattr(enrol_mod, "ENROL_ROWS", 40)
+    monkeypatch.setattr("vision.cardnet.fancheck.FAN_CHECK_PLAYS", 6)
     base = "/api/tables/1/enroll"
     h.login(client, "rita")
     assert h.post_json(client, f"{base}/start", {}).status_code == 409  # no camera at this table
@@ -69,6 +70,7 @@ def test_enrol_from_the_table_at_the_panel(client, runner, h, laid_out_deck, tmp
     # test's short fit both happen. Never used and unsaved, never refused silently.
     if done["status"] == "done":
         assert done["result"]["faces"] >= 40 and Path(done["result"]["file"]).exists()
+        assert done["result"]["check"]["plays"] == 6 and "fan check" in done["result"]["check_text"]
         assert pipe.watcher.enrollment is not None  # the running watcher reads with it now
     else:
         assert "misreads" in done["error"] and "not used" in done["error"], done

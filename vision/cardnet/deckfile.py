@@ -6,9 +6,11 @@ Its own small module (below :mod:`vision.cardnet.read`, which reads with it, and
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -29,6 +31,9 @@ class Enrollment:
     cards: tuple[str, ...] = ()
     #: Faces given to :func:`enroll` it could not learn, with why (card -> reason); read zero-shot.
     skipped: dict[str, str] = field(default_factory=dict)
+    #: How the reader did on plays rendered from the deck's faces (:mod:`vision.cardnet.fancheck`);
+    #: None where no check was made.
+    check: dict[str, Any] | None = None
 
     def save(self, path: str | Path) -> None:
         """Write the enrolment (the head's weights and temperature) beside and rename it into place:
@@ -36,7 +41,7 @@ class Enrollment:
         tmp = Path(f"{path}.tmp")
         with open(tmp, "wb") as fh:
             np.savez_compressed(fh, format=np.array(ENROLLMENT_FORMAT), head=np.frombuffer(self.head.to_bytes(), np.uint8),
-                                cards=np.array(" ".join(self.cards)))
+                                cards=np.array(" ".join(self.cards)), check=np.array(json.dumps(self.check)))
         os.replace(tmp, path)
 
     @classmethod
@@ -61,7 +66,10 @@ class Enrollment:
             cards = tuple(str(data["cards"]).split()) if "cards" in data else ()
             for c in cards:
                 check_card(c)
-            return cls(Head.from_bytes(data["head"].tobytes()), cards)
-        except ValueError as exc:
+            check = json.loads(str(data["check"])) if "check" in data else None
+            if check is not None and not isinstance(check, dict):
+                raise ValueError("fan check is not a JSON object")
+            return cls(Head.from_bytes(data["head"].tobytes()), cards, check=check)
+        except ValueError as exc:  # json.JSONDecodeError is a ValueError
             raise ValueError(f"登记文件不完整 / enrolment file incomplete or damaged: {path}: {exc}") from exc
 

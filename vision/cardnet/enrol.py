@@ -18,6 +18,7 @@ from vision.artwork import Deck
 from vision.cards import CARD_INDEX, check_card
 from vision.synth import Realism, render_zone
 
+from . import fancheck
 from .deckfile import Enrollment
 from .detector import detect
 from .head import Head, fit_head, fit_temperature
@@ -64,6 +65,12 @@ def enrol_head(faces: Mapping[str, np.ndarray], *, base: Head | None = None, row
     """The deck's own head, and the faces that could not be used (card -> why)."""
     skipped: dict[str, str] = {}
     deck = deck_from_faces(faces, skipped)
+    return fit_deck_head(deck, base=base, rows=rows, seed=seed, name=name), skipped
+
+
+def fit_deck_head(deck: Deck, *, base: Head | None = None, rows: int | None = None, seed: int = 0,
+                  name: str = "enrolled") -> Head:
+    """The head fitted to crops of ``deck`` rendered as a table shows them, calibrated on other rows."""
     base = base or default_head()
     rng = np.random.default_rng(seed)
     rows = rows if rows is not None else ENROL_ROWS  # read at call time: tests shorten it
@@ -76,7 +83,7 @@ def enrol_head(faces: Mapping[str, np.ndarray], *, base: Head | None = None, row
     head = head.with_temperature(max(t, base.temperature))
     if _accuracy(base, val_x, val_y) > _accuracy(head, val_x, val_y):
         head = base  # the shipped head already reads this deck better
-    return head, skipped
+    return head
 
 
 def _rendered_crops(deck: Deck, rows: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -121,16 +128,25 @@ def _accuracy(head: Head, x: np.ndarray, y: np.ndarray) -> float:
 
 
 def enroll(faces: Mapping[str, np.ndarray], px_per_mm: float = 3.0, *, rows: int | None = None,
-           seed: int = 0) -> Enrollment:
+           seed: int = 0, check_plays: int | None = None) -> Enrollment:
     """Learn the deck in use from its faces (54, 52 without jokers, or any subset), each photographed
     flat and upright, cropped to the card.
 
     A face it cannot use (an unreadable image, not card-shaped) is reported in
     :attr:`Enrollment.skipped`; that card is still read by the shipped head's knowledge.
+    ``check_plays`` plays rendered from the faces are then read with the new head
+    (:mod:`vision.cardnet.fancheck`, :attr:`Enrollment.check`): what the organiser is told of the
+    deck before the event; None: :data:`vision.cardnet.fancheck.FAN_CHECK_PLAYS`; 0 makes no check.
 
     :raises ValueError: not a mapping of card names, a name that is not a card, or no usable face.
     """
     if isinstance(px_per_mm, bool) or not isinstance(px_per_mm, int | float) or not 0.5 <= px_per_mm <= 50:
         raise ValueError(f"px_per_mm 无效 / px_per_mm out of range: {px_per_mm!r}")
-    head, skipped = enrol_head(faces, rows=rows, seed=seed)
-    return Enrollment(head, tuple(c for c in faces if c not in skipped), skipped)
+    check_plays = fancheck.FAN_CHECK_PLAYS if check_plays is None else check_plays  # read now: tests shorten it
+    if isinstance(check_plays, bool) or not isinstance(check_plays, int) or not 0 <= check_plays <= 10_000:
+        raise ValueError(f"check_plays 无效 / check_plays must be 0-10000, got {check_plays!r}")
+    skipped: dict[str, str] = {}
+    deck = deck_from_faces(faces, skipped)
+    head = fit_deck_head(deck, rows=rows, seed=seed)
+    check = fancheck.check_fans(deck, head, check_plays, seed=seed + 1) if check_plays else None
+    return Enrollment(head, tuple(c for c in faces if c not in skipped), skipped, check)

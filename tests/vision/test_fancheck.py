@@ -1,0 +1,79 @@
+"""The fan check made at enrolment: what the organiser is told of a deck before the event.
+
+The property that must hold on any deck: one whose corner prints no suit (gnome's tango_nuevo: the
+suit sits at the card's top-right, covered in a fan) is warned of, and the warning says why.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import cv2
+import numpy as np
+import pytest
+
+from vision import enroll
+from vision.artwork import load_deck
+from vision.cardnet.deckfile import Enrollment
+from vision.cardnet.fancheck import ASKED_WARN, verdict
+from vision.cards import ALL_CARDS
+
+SHIFT = int(os.environ.get("VISION_SEED_SHIFT", "0"))
+
+
+def _faces(design: str) -> dict[str, np.ndarray]:
+    deck = load_deck(design)
+    return {c: cv2.resize(deck.bgr(c), None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA) for c in ALL_CARDS}
+
+
+def test_a_deck_without_the_suit_in_its_corner_is_warned_of_before_the_event(tmp_path):
+    e = enroll(_faces("tango_nuevo"), px_per_mm=3.0, rows=40, check_plays=18, seed=SHIFT)
+    c = e.check
+    assert c is not None and c["plays"] == 18 and c["asked"] / c["plays"] > ASKED_WARN
+    assert c["silent"] == 0  # it asks; it does not guess
+    warn, text = verdict(c)
+    assert warn and "角标可能不印花色" in text and "corner may not print the suit" in text
+    assert text.index("扇形检查") < text.index(" / fan check")  # Chinese first
+    e.save(tmp_path / "d.npz")
+    assert Enrollment.load(tmp_path / "d.npz").check == c  # the table that loads it can say so too
+
+
+def test_a_short_fan_check_of_a_readable_deck_reads_it():
+    """tango enrolled: most plays certain (the benchmark's full check: docs/performance.md)."""
+    e = enroll(_faces("tango"), px_per_mm=3.0, rows=60, check_plays=12, seed=SHIFT)
+    c = e.check
+    assert c is not None and c["cards"] >= 12 and c["cards_right"] / c["cards"] >= 0.8
+    assert c["asked"] <= 6 and c["silent"] == 0
+
+
+@pytest.mark.parametrize("check, warn", [
+    (None, False),
+    ({"plays": 0}, False),
+    ({"plays": 90, "asked": 2, "silent": 0, "cards": 300, "cards_right": 300}, False),
+    ({"plays": 90, "asked": 30, "silent": 0, "cards": 300, "cards_right": 280,
+      "doubted_pairs": [["6c", "6s", 9]], "suit_only_doubts": 2, "doubts": 20}, True),
+])
+def test_verdict(check, warn):
+    w, text = verdict(check)
+    assert w is warn and " / " in text
+    assert ("角标可能不印花色" in text) is False  # rank doubts (2 of 20 suit-only) are no corner without a suit
+
+
+@pytest.mark.parametrize("bad", [-1, 10_001, 2.5, True, "90"])
+def test_bad_check_plays_is_a_clear_error(bad):
+    with pytest.raises(ValueError, match="check_plays"):
+        enroll({"As": load_deck("anglo").bgr("As")}, rows=2, check_plays=bad)
+
+
+def test_a_damaged_fan_check_in_a_deck_file_is_refused_clearly(tmp_path):
+    e = enroll({"As": load_deck("anglo").bgr("As")}, rows=2, check_plays=0)
+    e.save(tmp_path / "d.npz")
+    with np.load(tmp_path / "d.npz") as z:
+        data = {k: z[k] for k in z.files}
+    for bad in ("{not json", json.dumps([1, 2])):
+        data["check"] = np.array(bad)
+        np.savez_compressed(tmp_path / "bad.npz", **data)
+        with pytest.raises(ValueError, match="enrolment file incomplete or damaged"):
+            Enrollment.load(tmp_path / "bad.npz")
+    assert Enrollment.load(tmp_path / "d.npz").check is None
