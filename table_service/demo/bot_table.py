@@ -196,7 +196,9 @@ class BotTable(JobScheduler, DealerDuties, BotPlayers, DemoReferee):
         elif ev["type"] == "referee_called" and data.get("seat") == inflight["seat"] and inflight["kind"] in (
                 "tribute", "return", "play") and ev.get("source") == "camera":
             # The camera could not read the cards: the referee looks and enters them (a job
-            # holding the clock at its own time; this action's hold ends here).
+            # holding the clock at its own time; this action's hold ends here, and the bots'
+            # next actions wait for the entry without holding the clock short of it).
+            inflight["referee_call"] = ev["seq"]
             self._release_later(inflight.pop("hold", None))
             self._schedule(("ref", "enter", inflight["seat"], ev["seq"]), self._referee_delay(),
                            lambda f=inflight: self._referee_enters(f, "unreadable"))

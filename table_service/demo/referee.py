@@ -32,8 +32,8 @@ class DemoReferee:
 
     def _check_stuck(self) -> None:
         f = self._inflight
-        if f is None or f.get("question") is not None:
-            return
+        if f is None or f.get("question") is not None or f.get("referee_call") is not None:
+            return  # the referee is on it (a question to answer, or a call to enter the cards for)
         if time.monotonic() - f["since"] < self.opt.stuck_real_s:
             return
         deal = self._state_fn().get("deal") or {}

@@ -72,11 +72,13 @@ class JobScheduler:
             # Bot actions wait for the previous physical action to be seen by the engine (the
             # clock, held by that action, waits with them); the referee's jobs do not.
             if job.key[0] == "bot" and self._inflight is not None:
-                if self._inflight.get("question") is not None and job.hold is not None:
-                    # The action in flight is a question the referee answers in table time, later
-                    # than this job: holding the clock here would stop it short of the answer for
-                    # ever (the demo hung at an uncertain read in deal 3 of seed 21). The job runs
-                    # when the answer has come; the clock goes on meanwhile.
+                if (self._inflight.get("question") is not None or self._inflight.get("referee_call") is not None) \
+                        and job.hold is not None:
+                    # The action in flight is a question (or a call) the referee answers in table
+                    # time, later than this job: holding the clock here would stop it short of the
+                    # answer for ever (the demo hung at an uncertain read in deal 3 of seed 21; a
+                    # doubted tribute card waited out the 12 s patience). The job runs when the
+                    # answer has come; the clock goes on meanwhile.
                     self._release(job.hold)
                     job.hold = None
                 waiting.append(job)
