@@ -74,6 +74,8 @@ class HubCore:
     fault_digests: set[tuple[str, str]] = field(default_factory=set)
     bad_messages: list[dict[str, Any]] = field(default_factory=list)
     """The latest ``message_refused`` (at most ``MAX_REFUSALS_KEPT``), newest last."""
+    deck: dict[str, Any] | None = None
+    """The event's enrolled deck handed to every table (``deck_published``), or None (zero-shot)."""
     last_seq: int = 0
 
     # ------------------------------------------------------------------ derived views
@@ -212,6 +214,13 @@ class HubCore:
             raise EventInputError(f"第 {rnd} 轮编排已公布，不能更改 / the draw of round {rnd} is published and final")
         assignments = {t["table"]: self.assignment(rnd, t) for t in d["tables"]}
         return "round_published", {"round": rnd, "assignments": assignments}
+
+    def check_deck(self, sha256: str, size: int, file: str, meta: dict[str, Any], role: str | None
+                   ) -> tuple[str, dict[str, Any]]:
+        """The event's deck (a checked enrolment file, saved as ``file`` in the hub's folder): the
+        chief referee's, as the deck is the event's."""
+        self._role(role, "chief", "发布比赛用牌")
+        return "deck_published", {"sha256": sha256, "size": size, "file": file, "meta": meta}
 
     def classify_result(self, line: dict[str, Any], result_id: str) -> tuple[str, str | None]:
         """``("accept", None)``, ``("duplicate", None)`` or ``("refuse", reason)`` for a result
@@ -369,6 +378,8 @@ class HubCore:
             ap.update(decision=d["decision"], note=d["note"], decided_ms=ev["t_ms"], decided_by=ev["actor"])
         elif et == "lots_drawn":
             self.lots[tuple(d["teams"])] = list(d["order"])
+        elif et == "deck_published":
+            self.deck = {**d, "t_ms": ev["t_ms"], "by": ev["actor"]}
         else:
             raise ValueError(f"未知赛事事件 / unknown hub event type {et!r}")
 

@@ -13,6 +13,7 @@ import copy
 import hashlib
 import json
 import logging
+import os
 import sqlite3
 import threading
 import time
@@ -24,11 +25,13 @@ from typing import Any
 
 from table_service.event.config import load_event
 from table_service.event.core import HubCore, _can
+from table_service.event.deck import deck_meta
 from table_service.event.intake import BadMessage, check_message, panel_link
 from table_service.event.model import EventInputError, parse_result, parse_results_text, results_to_jsonl
 from table_service.event.mqtt import HubMqtt, Message
 from table_service.event.store import HubStore
 from table_service.event.web import serve_hub
+from table_service.views.deck_wire import deck_message, sha256_hex
 
 log = logging.getLogger(__name__)
 
@@ -117,18 +120,52 @@ class HubService:
         if ev["type"] == "round_published":
             for table, a in ev["data"]["assignments"].items():
                 self.mqtt.publish(table, "assignment", _dumps({**a, "hub_seq": ev["seq"]}))
+        elif ev["type"] == "deck_published":
+            self._publish_deck(ev["data"])
 
     def _republish(self) -> None:
         """On (re)connect: every table's assignment of the latest published round again (retained
         and idempotent, so a table that was down picks it up)."""
         with self.lock:
+            deck = self.core.deck
             rnd = self.core.current_round()
-            if not rnd:
-                return
-            assignments = dict(self.core.draws[rnd]["assignments"])
+            assignments = dict(self.core.draws[rnd]["assignments"]) if rnd else {}
+        if deck is not None:
+            self._publish_deck(deck)
         for table, a in assignments.items():
             assert self.mqtt is not None
             self.mqtt.publish(table, "assignment", _dumps(a))
+
+    # ---------------------------------------------------------------- the event's deck
+
+    def publish_deck(self, data: bytes, actor: str, role: str) -> dict[str, Any]:
+        """The organiser's enrolment file (``guandan-table vision enroll``, or a table's panel),
+        checked, kept in the hub's folder and handed to every table (docs/hub-protocol.md).
+
+        :raises EventInputError: not the chief referee, or not an enrolment file this version reads.
+        """
+        if not _can(role, "chief"):
+            raise EventInputError("发布比赛用牌需要裁判长权限 / publishing the event's deck requires role chief")
+        meta = deck_meta(data)
+        sha = sha256_hex(data)
+        name = f"deck-{sha[:16]}.npz"
+        path = self.data_dir / name
+        tmp = path.with_suffix(".tmp")
+        tmp.write_bytes(data)
+        os.replace(tmp, path)  # on disk before the log names it: a replay never names a missing file
+        with self.lock:
+            etype, ev_data = self.core.check_deck(sha, len(data), name, meta, role)
+            return self._commit(etype, ev_data, actor=actor, role=role)
+
+    def _publish_deck(self, deck: dict[str, Any]) -> None:
+        if self.mqtt is None:
+            return
+        try:
+            data = (self.data_dir / deck["file"]).read_bytes()
+        except OSError as exc:
+            log.error("hub: the event's deck file %s cannot be read (%s): not handed to the tables", deck["file"], exc)
+            return
+        self.mqtt.publish_deck(deck_message(data, deck.get("meta") or {}))
 
     # ---------------------------------------------------------------- table messages
 
@@ -368,6 +405,7 @@ class HubService:
                              "clocks_over": s.get("clocks_over", 0), "penalties": s.get("penalties"),
                              "finished": bool(s.get("finished")),
                              "panel": panel_link(t["table"], cfg_panels.get(t["table"]), live.panel),
+                             "deck": live.summary.get("deck"),
                              "faults": core.faults.get(t["table"], 0),
                              "result": res.line if res else None, "source": res.source if res else None,
                              "result_ms": res.t_ms if res else None})
@@ -382,6 +420,8 @@ class HubService:
                     "draft": next(({"round": r, **d} for r, d in sorted(core.draws.items()) if not d["published"]),
                                   None),
                     "connected": bool(self.mqtt and self.mqtt.connected.is_set()),
+                    "deck": ({k: core.deck[k] for k in ("sha256", "size", "meta", "t_ms", "by")}
+                             if core.deck else None),
                     "config_note": self.config_note}
 
     def standings_json(self) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 from table_service.event.model import EventInputError, no_duplicate_keys, parse_result
+from table_service.views.deck_wire import SHA256_RE
 from table_service.views.wire import SEGMENT_RE
 
 #: The largest payload read at all (a summary is ~400 bytes, a result ~250).
@@ -197,7 +198,8 @@ def panel_link(table: str, organiser: str | None, announced: str | None) -> str 
 
 STATUS_KEYS = frozenset({"table", "event", "status", "reason", "wall_ms", "panel"})
 SUMMARY_KEYS = frozenset({"table", "round", "round_status", "teams", "deal", "levels", "open_flags", "doubts",
-                          "clocks_over", "penalties", "signed", "finished", "panel", "last_seq", "wall_ms"})
+                          "clocks_over", "penalties", "signed", "finished", "panel", "deck", "last_seq",
+                          "wall_ms"})
 RESULT_KEYS = frozenset({"result_id", "result", "table_seq", "reason", "wall_ms"})
 
 
@@ -232,8 +234,18 @@ def check_summary(table: str, data: dict[str, Any]) -> dict[str, Any]:
             "signed": _side_map(data, "signed", _signed),
             "finished": finished,
             "panel": check_panel(data.get("panel"), table),
+            "deck": _deck_sha(data.get("deck")),
             "last_seq": _int(data, "last_seq", 0, MAX_SEQ),
             "wall_ms": _int(data, "wall_ms", MIN_WALL_MS, MAX_WALL_MS)}
+
+
+def _deck_sha(value: Any) -> str | None:
+    """The SHA-256 of the deck a table reads with (hex), or None (zero-shot, or no camera)."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not SHA256_RE.match(value):
+        raise _bad(f"deck 须为 SHA-256 十六进制，得到 {_show(value)}", f"deck must be a SHA-256 in hex, got {_show(value)}")
+    return value
 
 
 def check_result(table: str, data: dict[str, Any]) -> dict[str, Any]:

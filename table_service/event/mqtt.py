@@ -18,6 +18,8 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 
+from table_service.views.deck_wire import deck_topic
+
 log = logging.getLogger(__name__)
 
 #: Table → hub topics the hub reads (``guandan/<event>/<table>/<name>``).
@@ -140,3 +142,7 @@ class HubMqtt:
 
     def publish(self, table: str, name: str, payload: bytes, *, retain: bool = True) -> None:
         self.client.publish(self.topic(table, name), payload, qos=1, retain=retain)
+
+    def publish_deck(self, payload: bytes) -> None:
+        """The event's deck, retained on the event-wide topic (docs/hub-protocol.md)."""
+        self.client.publish(deck_topic(self.event_id), payload, qos=1, retain=True)

@@ -83,20 +83,22 @@ _TO_ADMIN = {"description": "a browser's form post: back to /hub/admin with the 
 _TO_LOGIN = {"302": {"description": "not logged in (a browser): to the login page"}}
 
 
-def _form(fields: dict[str, dict[str, Any]], required: tuple[str, ...] = ()) -> dict[str, Any]:
-    """A form body: the listed fields (strings, as a browser sends them) and the CSRF token."""
+def _form(fields: dict[str, dict[str, Any]], required: tuple[str, ...] = (), *, files: bool = False) -> dict[str, Any]:
+    """A form body: the listed fields (strings, as a browser sends them) and the CSRF token;
+    ``files``: a file upload (multipart)."""
     schema = {"type": "object", "properties": {**fields, "csrf_token": _CSRF}, "additionalProperties": False}
     if required:
         schema["required"] = list(required)
-    return {"required": True, "content": {"application/x-www-form-urlencoded": {"schema": schema}}}
+    kind = "multipart/form-data" if files else "application/x-www-form-urlencoded"
+    return {"required": True, "content": {kind: {"schema": schema}}}
 
 
 def _action(summary: str, fields: dict[str, dict[str, Any]], required: tuple[str, ...] = (),
-            chief: bool = False) -> dict[str, Any]:
+            chief: bool = False, files: bool = False) -> dict[str, Any]:
     who = "裁判长 / chief referee only (a referee is refused with 400)" if chief else "裁判 / referee or chief"
     return {"summary": summary, "tags": ["hub-actions"], "login": "referee", "csrf": True,
             "x-hub-role": "chief" if chief else "referee", "description": who,
-            "requestBody": _form(fields, required),
+            "requestBody": _form(fields, required, files=files),
             "responses": {"200": _ACTION_OK, "302": _TO_ADMIN, "400": _ACTION_REFUSED}}
 
 
@@ -178,6 +180,11 @@ HUB_OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         {"name": _text(MAX_NAME), "ruleset": _text(MAX_ID, "规则预设 / ruleset preset"),
          "kind": {"type": "string", "enum": ["deals", "time", "past_a"]}, "deals": _DIGITS, "minutes": _DIGITS},
         ("name", "ruleset", "kind"), chief=True),
+    ("POST", "/hub/action/deck"): _action(
+        "发布比赛用牌 / hand the event's enrolled deck to every table (docs/hub-protocol.md)",
+        {"deck": {"type": "string", "format": "binary",
+                  "description": "登记文件 / the enrolment file from `guandan-table vision enroll` (.npz, at most 4 MiB)"}},
+        ("deck",), chief=True, files=True),
 }
 
 #: The document's title for the hub app.

@@ -36,6 +36,7 @@ from typing import Any
 
 from table_service.event.core import HubCore
 from table_service.event.model import EventInputError
+from table_service.views.deck_wire import deck_topic
 
 #: The topics a table writes (``guandan/<event>/<table>/<name>``; docs/hub-protocol.md).
 TABLE_WRITES = ("state", "events", "status", "summary", "result")
@@ -89,16 +90,18 @@ def acl_text(event: str, hub: str, watch: str, tables: dict[str, str]) -> str:
     """Mosquitto's ACL: ``tables`` maps table id → username. Nothing is allowed that is not listed."""
     base = f"guandan/{event}"
     lines = ["# guandan-table event provision: written from EVENT.toml; regenerate, do not edit.",
-             "# A table writes only its own topics and reads only its own assignment and acknowledgement;",
-             "# only the hub writes assignments and acknowledgements (docs/security.md).", "",
+             "# A table writes only its own topics and reads only its own assignment and acknowledgement",
+             "# and the event's deck; only the hub writes those (docs/security.md).", "",
              f"user {hub}"]
     lines += [f"topic read {base}/+/{name}" for name in HUB_READS]
     lines += [f"topic write {base}/+/{name}" for name in HUB_WRITES]
+    lines += [f"topic write {deck_topic(event)}"]  # the event's deck, one message for every table
     lines += ["", f"user {watch}"] + [f"topic read {base}/+/{name}" for name in WATCH_READS]
     for table, user in tables.items():
         lines += ["", f"user {user}"]
         lines += [f"topic write {base}/{table}/{name}" for name in TABLE_WRITES]
         lines += [f"topic read {base}/{table}/{name}" for name in HUB_WRITES]
+        lines += [f"topic read {deck_topic(event)}"]
     return "\n".join(lines) + "\n"
 
 

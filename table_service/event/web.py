@@ -34,6 +34,7 @@ from table_service.event.model import MAX_ID, MAX_NAME, MAX_TEXT, EventInputErro
 from table_service.event.openapi_hub import HUB_INFO, HUB_OPERATIONS
 from table_service.event.standings import compute_standings
 from table_service.rules.ruleset import PRESETS
+from table_service.views.deck_wire import MAX_DECK_BYTES
 from table_service.web.app import create_app
 from table_service.web.auth import require_role
 from table_service.web.server import serve
@@ -214,6 +215,8 @@ def admin() -> Any:
                                         and r not in core.results_published],
                "can_draw": _can_draw(core), "teams": core.cfg["teams"], "rounds": core.published_rounds,
                "presets": _presets(), "event": core.cfg["event"]}
+        deck = ctx["ov"]["deck"]
+        ctx["deck_tables"] = sum(1 for t in ctx["ov"]["tables"] if deck and t.get("deck") == deck["sha256"])
     return render_template("hub_admin.html", **ctx)
 
 
@@ -355,10 +358,31 @@ def _do_import(h: Any, who: str, role: str) -> str:
     return f"已导入 {n} 条成绩 / {n} result(s) imported"
 
 
+def _do_deck(h: Any, who: str, role: str) -> str:
+    f = request.files.get("deck")
+    if f is None or not f.filename:
+        raise EventInputError("请选择登记文件（deck.npz）/ choose the enrolment file (deck.npz)")
+    ev = h.publish_deck(f.read(), who, role)
+    d, m = ev["data"], ev["data"]["meta"]
+    return (f"比赛用牌已发给各桌：登记 {m['cards']} 张牌面，{d['sha256'][:12]} / the event's deck goes to every table: "
+            f"{m['cards']} faces enrolled, {d['sha256'][:12]}. {m['verdict']}")
+
+
+#: The deck upload's body limit: the file and the form around it (the app's own limit is 64 KiB).
+DECK_UPLOAD_BYTES = MAX_DECK_BYTES + 64 * 1024
+
+
+def deck_upload_limit() -> None:
+    """``before_request``, ahead of the CSRF check that reads the form: the deck upload's own limit."""
+    if request.endpoint == "hub.action" and (request.view_args or {}).get("name") == "deck":
+        request.max_content_length = DECK_UPLOAD_BYTES
+
+
 ACTIONS: dict[str, Callable[[Any, str, str], str]] = {
     "draw": _do_draw, "publish": _do_publish, "hand_result": _do_hand_result, "correct": _do_correct,
     "publish_results": _do_publish_results, "appeal": _do_appeal, "decide": _do_decide,
-    "acknowledge": _do_acknowledge, "import": _do_import, "edit_team": _do_edit_team, "edit_event": _do_edit_event}
+    "acknowledge": _do_acknowledge, "import": _do_import, "edit_team": _do_edit_team, "edit_event": _do_edit_event,
+    "deck": _do_deck}
 
 
 @hub_role("referee")
@@ -394,6 +418,7 @@ def create_hub_app(hub_service: Any, *, users_db: str, secret_key: str | None = 
     app.extensions["guandan_openapi"] = HUB_OPERATIONS  # the hub's routes in /api/openapi.json
     app.extensions["guandan_openapi_info"] = HUB_INFO
     app.register_blueprint(bp)
+    app.before_request_funcs.setdefault(None, []).insert(0, deck_upload_limit)  # before the CSRF check
 
     @app.template_filter("hhmm")
     def _hhmm(ms: int | None) -> str:

@@ -26,8 +26,9 @@ Topics (``<prefix>`` is ``guandan/<event>/<table>``):
 
 Subscribed: ``<prefix>/assignment`` (the hub's retained assignment for the coming round: teams,
 players, directions, ruleset; the panel shows it and starts the round with one tap) and
-``<prefix>/result_ack`` (the hub's answer to the result). All hub messages are documented in
-``docs/hub-protocol.md``.
+``<prefix>/result_ack`` (the hub's answer to the result), and the event-wide ``guandan/<event>/deck``
+(the event's enrolled deck: handed to ``deck_listeners``; the summary then says which deck the
+table reads with). All hub messages are documented in ``docs/hub-protocol.md``.
 """
 
 from __future__ import annotations
@@ -43,13 +44,15 @@ from urllib.parse import quote
 
 import paho.mqtt.client as mqtt
 
+from table_service.views.deck_wire import deck_topic, read_deck_message
 from table_service.views.feed import FeedView
 from table_service.views.wire import SEGMENT_RE, table_result
 
 log = logging.getLogger(__name__)
 
-def table_summary(state: dict[str, Any], table_id: str, panel: str | None) -> dict[str, Any]:
-    """Counts for the chief referee's overview (no content of flags or questions)."""
+def table_summary(state: dict[str, Any], table_id: str, panel: str | None, deck: str | None = None) -> dict[str, Any]:
+    """Counts for the chief referee's overview (no content of flags or questions); ``deck``: the
+    SHA-256 of the enrolment the camera reads with, when the hub handed it one."""
     rnd, deal = state.get("round") or {}, state.get("deal") or {}
     now = state.get("t_ms") or 0
     flags = [f for f in state.get("flags") or [] if f.get("status") == "open"]
@@ -62,7 +65,7 @@ def table_summary(state: dict[str, Any], table_id: str, panel: str | None) -> di
             + sum(1 for t in timers if isinstance(t, dict) and now > int(t.get("deadline_ms") or now)),
             "penalties": {side: dict(pens.get(side) or {}) for side in ("NS", "EW")},
             "signed": state.get("signatures"), "finished": state.get("result") is not None,
-            "panel": panel, "last_seq": state.get("last_seq"), "wall_ms": int(time.time() * 1000)}
+            "panel": panel, "deck": deck, "last_seq": state.get("last_seq"), "wall_ms": int(time.time() * 1000)}
 
 def _segment(value: str, what: str) -> str:
     """A topic segment: no wildcards, no separators (a table id with ``/`` or ``#`` would publish
@@ -125,6 +128,10 @@ class MqttBridge:
         self._table_thread: threading.Thread | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self.assignment_listeners: list[Callable[[dict[str, Any]], None]] = []
+        #: Called with ``(file bytes, sha256, meta)`` of the event's deck; one that returns True has
+        #: taken it into use, and the summary then names it (:attr:`deck_sha`).
+        self.deck_listeners: list[Callable[[bytes, str, dict[str, Any]], bool]] = []
+        self.deck_sha: str | None = None
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2,
                                   client_id=client_id or f"guandan-{self.event_id}-{self.table_id}",
                                   clean_session=True)
@@ -139,6 +146,7 @@ class MqttBridge:
         self.client.on_disconnect = self._on_disconnect
         self.client.message_callback_add(self.topic("assignment"), self._on_assignment)
         self.client.message_callback_add(self.topic("result_ack"), self._on_result_ack)
+        self.client.message_callback_add(deck_topic(self.event_id), self._on_deck)
 
     # ---------------------------------------------------------------------------- topics
 
@@ -173,6 +181,26 @@ class MqttBridge:
             except Exception:  # a listener must not break the bridge
                 log.exception("mqtt: assignment listener failed")
 
+    def _on_deck(self, _c: Any, _u: Any, msg: mqtt.MQTTMessage) -> None:
+        """The event's deck (retained: a table that starts late gets it at once). A bad message is
+        logged and changes nothing; the same deck again (every reconnect) is not loaded again."""
+        if not msg.payload:
+            return  # nothing retained, or cleared: the table keeps what it reads with
+        try:
+            data, sha, meta = read_deck_message(bytes(msg.payload))
+        except ValueError as exc:
+            log.warning("mqtt: deck refused: %s", exc)
+            return
+        if sha == self.deck_sha:
+            return
+        for fn in list(self.deck_listeners):
+            try:
+                if fn(data, sha, meta):
+                    self.deck_sha = sha
+            except Exception:  # a listener must not break the bridge
+                log.exception("mqtt: deck listener failed")
+        self._table_changed.set()
+
     def _on_result_ack(self, _c: Any, _u: Any, msg: mqtt.MQTTMessage) -> None:
         try:
             self.result_ack = json.loads(msg.payload.decode("utf-8")) if msg.payload else None
@@ -197,7 +225,7 @@ class MqttBridge:
         if not self._connected.is_set():
             return False
         state = self.runner.state()
-        summary = table_summary(state, self.table_id, self.panel_url)
+        summary = table_summary(state, self.table_id, self.panel_url, self.deck_sha)
         # Sent when something the overview shows changed, not on every event (last_seq alone).
         key = {k: v for k, v in summary.items() if k not in ("wall_ms", "last_seq")}
         with self._lock:
@@ -275,7 +303,8 @@ class MqttBridge:
             return
         log.info("mqtt: connected to %s:%s as %s", self.host, self.port, self.prefix)
         client.publish(self.topic("status"), self._status_payload("online"), qos=1, retain=True)
-        client.subscribe([(self.topic("assignment"), 1), (self.topic("result_ack"), 1)])
+        client.subscribe([(self.topic("assignment"), 1), (self.topic("result_ack"), 1),
+                          (deck_topic(self.event_id), 1)])
         # A (re)connected hub must see the current table at once, whatever happened meanwhile.
         with self._lock:
             self._last_state_seq = None

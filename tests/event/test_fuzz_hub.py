@@ -57,7 +57,8 @@ def test_every_hub_route_is_documented_and_every_documented_operation_exists(tmp
     # Each organiser action has its own form, and its refusals are described.
     for (method, rule), entry in HUB_OPERATIONS.items():
         if rule.startswith("/hub/action/"):
-            body = entry["requestBody"]["content"]["application/x-www-form-urlencoded"]["schema"]
+            [body] = [c["schema"] for kind, c in entry["requestBody"]["content"].items()
+                      if kind in ("application/x-www-form-urlencoded", "multipart/form-data")]
             assert method == "POST" and "csrf_token" in body["properties"] and body["additionalProperties"] is False
             assert {"200", "302", "400"} <= set(doc["paths"][rule][method.lower()]["responses"])
 

@@ -274,3 +274,48 @@ def test_only_the_public_broadcast_pages_may_be_framed(hub_app: Any) -> None:
         assert resp.status_code == 200, url
         assert "frame-ancestors 'none'" in resp.headers["Content-Security-Policy"]
         assert resp.headers["X-Frame-Options"] == "DENY"
+
+
+def test_the_events_deck_is_uploaded_by_the_chief_with_a_tap(hub_app: Any, tmp_path: Path) -> None:
+    """The organiser page's file form: the chief's upload of an enrolment file (~0.7 MB, over the
+    app's 64 KiB body limit) is checked, logged and shown; a referee, a stray file and an oversized
+    body are refused with why, and nothing is logged for them."""
+    import io
+
+    from vision import enroll
+    from vision.artwork import load_deck
+
+    app, hub = hub_app
+    deck = load_deck("anglo")
+    enroll({"Ah": deck.bgr("Ah")}, px_per_mm=6.0, rows=4, check_plays=2).save(tmp_path / "deck.npz")
+    data = (tmp_path / "deck.npz").read_bytes()
+    assert len(data) > 64 * 1024
+    c = app.test_client()
+    tok = login(c, "rita")
+    page = c.get("/hub/admin").get_data(as_text=True)
+    assert 'id="deck-form"' in page and 'enctype="multipart/form-data"' in page and "未发布" in page
+
+    def upload(client: Any, token: str, blob: bytes, name: str = "deck.npz") -> Any:
+        return client.post("/hub/action/deck", data={"csrf_token": token, "deck": (io.BytesIO(blob), name)},
+                           content_type="multipart/form-data", headers={"Accept": "application/json"})
+
+    r = upload(c, tok, data)
+    assert r.status_code == 400 and "requires role chief" in r.get_json()["error"]
+    chief = app.test_client()
+    ctok = login(chief, "chen")
+    r = upload(chief, ctok, b"\x89PNG not a deck", "photo.png")
+    assert r.status_code == 400 and "enrolment file" in r.get_json()["error"]
+    r = upload(chief, ctok, b"x" * (5 * 1024 * 1024))
+    assert r.status_code == 413
+    r = chief.post("/hub/action/deck", data={"csrf_token": ctok}, headers={"Accept": "application/json"})
+    assert r.status_code == 400 and "choose the enrolment file" in r.get_json()["error"]
+    assert hub.core.deck is None
+    r = upload(chief, ctok, data)
+    assert r.status_code == 200 and "goes to every table" in r.get_json()["message"], r.get_data(as_text=True)
+    assert hub.core.deck is not None and hub.core.deck["by"] == "chen"
+    page = chief.get("/hub/admin").get_data(as_text=True)
+    assert hub.core.deck["sha256"][:12] in page and "fan check" in page and "0 / " in page
+    assert chief.get("/hub/api/overview").get_json()["deck"]["meta"]["cards"] == 1
+    # Only the deck's form takes a large body: every other action keeps the app's limit.
+    big = chief.post("/hub/action/import", data={"csrf_token": ctok, "lines": "x" * (100 * 1024)})
+    assert big.status_code == 413

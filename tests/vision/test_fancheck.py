@@ -77,3 +77,6 @@ def test_a_damaged_fan_check_in_a_deck_file_is_refused_clearly(tmp_path):
         with pytest.raises(ValueError, match="enrolment file incomplete or damaged"):
             Enrollment.load(tmp_path / "bad.npz")
     assert Enrollment.load(tmp_path / "d.npz").check is None
+    (tmp_path / "zip.npz").write_bytes(b"PK\x03\x04 a zip's first bytes and nothing after")
+    with pytest.raises(ValueError, match="cannot read enrolment file"):
+        Enrollment.load(tmp_path / "zip.npz")

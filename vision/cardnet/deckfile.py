@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -53,7 +54,7 @@ class Enrollment:
         try:
             with np.load(path, allow_pickle=False) as z:
                 data = {k: z[k] for k in z.files}
-        except (OSError, ValueError, EOFError) as exc:
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:  # a zip's header on other bytes
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not a .npz enrolment file"
             raise ValueError(f"无法读取登记文件 / cannot read enrolment file {path}: {why}") from None
         fmt = str(data.get("format", ""))

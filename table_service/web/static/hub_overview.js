@@ -20,7 +20,7 @@
     return t.panel && /^https?:\/\//.test(t.panel) ? t.panel : "#";
   }
   function num(n) { return typeof n === "number" && isFinite(n) ? n : 0; }
-  function card(t) {
+  function card(t, deck) {
     var cls = "tcard " + (t.online ? "online" : (t.online === false ? "offline" : "unknown"));
     if (num(t.open_flags) || num(t.doubts) || num(t.clocks_over) || num(t.faults)) cls += " alert";
     if (t.result) cls += " done";
@@ -33,6 +33,8 @@
     if (num(t.doubts)) bits.push("? " + num(t.doubts) + " 识别存疑 / camera questions");
     if (num(t.clocks_over)) bits.push("⏱ " + num(t.clocks_over) + " 超时 / clocks over");
     if (num(t.faults)) bits.push("✗ " + num(t.faults) + " 坏消息 / bad messages");
+    // The event's deck handed out but this table's camera not reading with it (no camera, an old file).
+    if (deck && t.online && t.deck !== deck) bits.push("🂠 未用比赛用牌 / not on the event's deck");
     var p = pen(t.penalties);
     if (p) bits.push("罚 / penalties " + p);
     return '<a class="' + cls + '" data-table="' + esc(t.table) + '" data-faults="' + num(t.faults) + '" href="' +
@@ -45,7 +47,8 @@
   function render(ov) {
     document.getElementById("ov-round").textContent = ov.round || "-";
     document.getElementById("ov-mqtt").textContent = ov.connected ? "已连接 / connected" : "未连接 / not connected";
-    grid.innerHTML = ov.tables.map(card).join("");
+    var deck = ov.deck ? ov.deck.sha256 : null;
+    grid.innerHTML = ov.tables.map(function (t) { return card(t, deck); }).join("");
     var a = ov.refusals.map(function (r) {
       return '<p class="alert refusal">拒收 / refused #' + num(r.seq) + ": " + esc(r.table) + " 号桌 / table " +
         esc(r.table) + " — " + esc(r.reason) + "</p>";

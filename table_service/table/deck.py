@@ -1,0 +1,43 @@
+"""The event's deck handed down by the hub, taken into use by this table's camera.
+
+Why here and not in the MQTT bridge: the bridge only carries bytes (it must not load OpenCV for a
+table without a camera); what the deck is for — the camera's reader — is the pipeline's.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+
+def take_deck(pipe: Any, data: bytes, sha: str) -> bool:
+    """Check the enrolment file ``data``, save it where this table keeps its deck and read with it
+    from the next play on. Returns False (and changes nothing) for a table without a camera or a
+    file that is not an enrolment this version reads.
+    """
+    path = getattr(pipe, "enrollment_path", None)
+    watcher = getattr(pipe, "watcher", None)
+    if not path or watcher is None:
+        log.info("deck %s from the hub: this table has no camera to read with it", sha[:12])
+        return False
+    from vision.cardnet.deckfile import Enrollment  # lazy: vision loads OpenCV (cv2)
+    from vision.cardnet.fancheck import verdict  # lazy: vision loads OpenCV (cv2)
+
+    tmp = Path(f"{path}.hub.tmp")
+    tmp.parent.mkdir(parents=True, exist_ok=True)
+    tmp.write_bytes(data)
+    try:
+        enrollment = Enrollment.load(tmp)
+    except ValueError as exc:
+        tmp.unlink(missing_ok=True)
+        log.warning("deck %s from the hub refused: %s", sha[:12], exc)
+        return False
+    os.replace(tmp, path)  # the file a restart reads is whole, old or new
+    watcher.enrollment = enrollment
+    warn, text = verdict(enrollment.check)
+    (log.warning if warn else log.info)("deck %s from the hub in use (%s): %s", sha[:12], path, text)
+    return True

@@ -1,0 +1,130 @@
+"""The event's deck: enrolled once, checked at the hub, handed over a real Mosquitto (with the event's
+users and ACL) to every table, taken into use by each table's camera, and shown to the organiser."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import paho.mqtt.client as mqtt
+import pytest
+
+from table_service.event.hub import HubService
+from table_service.event.model import EventInputError
+from table_service.table.deck import take_deck
+from table_service.views.deck_wire import deck_message, deck_topic, read_deck_message, sha256_hex
+
+from .test_hub_mqtt import cfg_for, tables, wait_for
+
+
+@pytest.fixture(scope="module")
+def deck_file(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    """A real enrolment file (two faces, a short fit, a short fan check)."""
+    from vision import enroll
+    from vision.artwork import load_deck
+
+    deck = load_deck("anglo")
+    path = tmp_path_factory.mktemp("deck") / "deck.npz"
+    enroll({c: deck.bgr(c) for c in ("Ah", "7c")}, px_per_mm=6.0, rows=4, check_plays=3).save(path)
+    return path.read_bytes()
+
+
+def _camera(tmp: Path) -> Any:
+    """What :func:`take_deck` needs of a camera pipeline: where the deck lives and the watcher."""
+    return SimpleNamespace(enrollment_path=str(tmp / "table-deck.npz"), watcher=SimpleNamespace(enrollment=None))
+
+
+def test_the_hub_hands_the_deck_to_every_table_and_sees_them_read_with_it(tmp_path: Path, broker: Any,
+                                                                            deck_file: bytes) -> None:
+    hub = HubService(cfg_for(broker, 2), tmp_path / "hub").start()
+    ts = tables(tmp_path, broker, 2)
+    cams = [_camera(tmp_path / f"t{t.table_id}") for t in ts]
+    for t, cam in zip(ts, cams, strict=True):
+        (tmp_path / f"t{t.table_id}").mkdir()
+        t.bridge.deck_listeners.append(lambda data, sha, _m, cam=cam: take_deck(cam, data, sha))
+    try:
+        assert hub.wait_connected(10)
+        hub.draw_next("o", "chief")
+        hub.publish_draw(1, "o", "chief")
+        with pytest.raises(EventInputError, match="requires role chief"):
+            hub.publish_deck(deck_file, "r", "referee")
+        with pytest.raises(EventInputError, match="enrolment file"):
+            hub.publish_deck(b"PK\x03\x04 not a deck", "o", "chief")
+        assert hub.core.deck is None  # refused: nothing logged, nothing sent
+        ev = hub.publish_deck(deck_file, "o", "chief")
+        sha = sha256_hex(deck_file)
+        assert ev["type"] == "deck_published" and ev["data"]["sha256"] == sha and ev["data"]["meta"]["cards"] == 2
+        for t in ts:  # the tables come up after it: the retained message waits for them
+            t.start()
+        wait_for(lambda: all(c.watcher.enrollment is not None for c in cams), what="decks taken into use")
+        for c in cams:
+            assert Path(c.enrollment_path).read_bytes() == deck_file  # kept for the table's restart
+            assert set(c.watcher.enrollment.cards) == {"Ah", "7c"}
+        ov = wait_for(lambda: (o := hub.overview()) and all(r["deck"] == sha for r in o["tables"]) and o,
+                      what="the overview shows each table reading with the deck")
+        assert ov["deck"]["sha256"] == sha and ov["deck"]["by"] == "o"
+    finally:
+        for t in ts:
+            t.stop()
+        hub.stop()
+    # The hub's log holds the deck: a restarted hub hands the same file on.
+    again = HubService(cfg_for(broker, 2), tmp_path / "hub", connect=False)
+    try:
+        assert again.core.deck is not None and again.core.deck["sha256"] == sha
+        assert (tmp_path / "hub" / again.core.deck["file"]).read_bytes() == deck_file
+    finally:
+        again.stop()
+
+
+def test_only_the_hub_may_hand_out_a_deck(tmp_path: Path, broker: Any, deck_file: bytes) -> None:
+    """A table's credential cannot publish the event's deck (the ACL drops it): no table reads it."""
+    seen: list[bytes] = []
+    c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="listener")
+    c.username_pw_set(*broker.login("ev", "2"))
+    c.on_message = lambda _c, _u, msg: seen.append(bytes(msg.payload))
+    c.connect("127.0.0.1", broker.port)
+    c.subscribe(deck_topic("ev"), 1)
+    c.loop_start()
+    rogue = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="rogue")
+    rogue.username_pw_set(*broker.login("ev", "1"))
+    rogue.connect("127.0.0.1", broker.port)
+    rogue.loop_start()
+    try:
+        rogue.publish(deck_topic("ev"), deck_message(deck_file, {}), qos=1, retain=True).wait_for_publish(5)
+        hub = HubService(cfg_for(broker, 2), tmp_path / "hub").start()
+        try:
+            assert hub.wait_connected(10)
+            hub.publish_deck(deck_file, "o", "chief")
+            wait_for(lambda: seen, what="the hub's deck")
+            assert len(seen) == 1 and json.loads(seen[0])["sha256"] == sha256_hex(deck_file)
+        finally:
+            hub.stop()
+    finally:
+        for cl in (c, rogue):
+            cl.loop_stop()
+            cl.disconnect()
+
+
+@pytest.mark.parametrize("payload, why", [
+    (b"\xff\xfe", "not JSON"),
+    (b"[]", "lacks file"),
+    (json.dumps({"sha256": "0" * 64, "file": "!!"}).encode(), "not base64"),
+    (json.dumps({"sha256": "0" * 64, "file": "aGVsbG8="}).encode(), "does not match"),
+    (json.dumps({"sha256": "0" * 64, "file": ""}).encode(), "size"),
+])
+def test_a_bad_deck_message_is_refused_with_why(payload: bytes, why: str) -> None:
+    with pytest.raises(ValueError, match=why):
+        read_deck_message(payload)
+
+
+def test_a_table_refuses_a_file_that_is_no_enrolment_and_keeps_its_deck(tmp_path: Path, deck_file: bytes) -> None:
+    cam = _camera(tmp_path)
+    assert take_deck(cam, deck_file, sha256_hex(deck_file)) is True
+    before = cam.watcher.enrollment
+    assert take_deck(cam, b"garbage", sha256_hex(b"garbage")) is False
+    assert cam.watcher.enrollment is before and Path(cam.enrollment_path).read_bytes() == deck_file
+    assert take_deck(SimpleNamespace(), deck_file, "x" * 64) is False  # a table without a camera
+    data, sha, meta = read_deck_message(deck_message(deck_file, {"cards": 2}))
+    assert data == deck_file and sha == sha256_hex(deck_file) and meta == {"cards": 2}
