@@ -1,0 +1,90 @@
+"""A table service on a real Mosquitto takes the event's deck the hub left retained: its camera reads
+with it, the file is kept for a restart, and the summary tells the hub which deck the table uses."""
+
+from __future__ import annotations
+
+import json
+import queue
+import time
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import paho.mqtt.client as mqtt
+
+from table_service.table.clock import TableClock
+from table_service.table.config import parse_service_config
+from table_service.table.service import TableService
+from table_service.views.deck_wire import deck_message, deck_topic, sha256_hex
+
+
+class _Camera:
+    """The camera pipeline's face to the service (the reading itself is not this test's)."""
+
+    clock = None
+    on_sighting = None
+    enrollment_path = None
+
+    def __init__(self) -> None:
+        self.watcher = SimpleNamespace(enrollment=None)
+
+    def start(self, _observe: Any) -> None:
+        pass
+
+    def stop(self) -> None:
+        pass
+
+    def health(self) -> dict[str, Any]:
+        return {"state": "reading", "lag_s": 0.0, "last_read_ms": None, "text": "摄像头读牌中 / camera reading"}
+
+
+def _retained(port: int, topic: str, payload: bytes) -> None:
+    c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+    c.connect("127.0.0.1", port)
+    c.loop_start()
+    try:
+        c.publish(topic, payload, qos=1, retain=True).wait_for_publish(5)
+    finally:
+        c.loop_stop()
+        c.disconnect()
+
+
+def _summary_with_deck(port: int, topic: str, timeout: float = 30.0) -> dict[str, Any]:
+    got: queue.Queue[dict[str, Any]] = queue.Queue()
+    c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+    c.on_connect = lambda cl, *_: cl.subscribe(topic, qos=1)
+    c.on_message = lambda _c, _u, msg: got.put(json.loads(msg.payload.decode("utf-8")))
+    c.connect("127.0.0.1", port)
+    c.loop_start()
+    try:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                s = got.get(timeout=0.5)
+            except queue.Empty:
+                continue
+            if s.get("deck"):
+                return s
+        raise AssertionError(f"no summary naming a deck on {topic} within {timeout} s")
+    finally:
+        c.loop_stop()
+        c.disconnect()
+
+
+def test_the_service_reads_with_the_deck_the_hub_left_retained(tmp_path: Path, mosquitto: int) -> None:
+    from vision import enroll
+    from vision.artwork import load_deck
+
+    enroll({"Kd": load_deck("anglo").bgr("Kd")}, px_per_mm=6.0, rows=4, check_plays=0).save(tmp_path / "d.npz")
+    data = (tmp_path / "d.npz").read_bytes()
+    _retained(mosquitto, deck_topic("ev"), deck_message(data, {"cards": 1}))
+    cfg = parse_service_config({
+        "table_id": "T-7", "data_dir": str(tmp_path / "data"), "seats": {"E": "e", "S": "s", "W": "w", "N": "n"},
+        "devices": {"default": "sim"}, "camera": {"source": "none"},
+        "mqtt": {"enabled": True, "host": "127.0.0.1", "port": mosquitto, "event": "ev"}})
+    cam = _Camera()
+    with TableService(cfg, clock=TableClock(1.0), camera=cam, web=False):
+        summary = _summary_with_deck(mosquitto, "guandan/ev/T-7/summary")
+        assert summary["deck"] == sha256_hex(data)
+        assert cam.watcher.enrollment is not None and cam.watcher.enrollment.cards == ("Kd",)
+        assert (tmp_path / "data" / "deck-enrollment.npz").read_bytes() == data
