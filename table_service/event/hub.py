@@ -144,17 +144,15 @@ class HubService:
 
         :raises EventInputError: not the chief referee, or not an enrolment file this version reads.
         """
-        if not _can(role, "chief"):
-            raise EventInputError("发布比赛用牌需要裁判长权限 / publishing the event's deck requires role chief")
         meta = deck_meta(data)
         sha = sha256_hex(data)
         name = f"deck-{sha[:16]}.npz"
-        path = self.data_dir / name
-        tmp = path.with_suffix(".tmp")
-        tmp.write_bytes(data)
-        os.replace(tmp, path)  # on disk before the log names it: a replay never names a missing file
         with self.lock:
-            etype, ev_data = self.core.check_deck(sha, len(data), name, meta, role)
+            etype, ev_data = self.core.check_deck(sha, len(data), name, meta, role)  # the role: the core's rule
+            path = self.data_dir / name
+            tmp = path.with_suffix(".tmp")
+            tmp.write_bytes(data)
+            os.replace(tmp, path)  # on disk before the log names it: a replay never names a missing file
             return self._commit(etype, ev_data, actor=actor, role=role)
 
     def _publish_deck(self, deck: dict[str, Any]) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import queue
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,9 @@ def _config(tmp_path: Path, **extra: Any) -> dict[str, Any]:
     return cfg
 
 
-def _status(port: int, topic: str, timeout: float = 30.0) -> dict[str, Any]:
+def first_message(port: int, topic: str, want: Callable[[dict[str, Any]], bool], timeout: float = 30.0
+                  ) -> dict[str, Any]:
+    """The first JSON message on ``topic`` (retained ones included) that ``want`` accepts."""
     got: queue.Queue[dict[str, Any]] = queue.Queue()
     client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
     client.on_connect = lambda c, *_: c.subscribe(topic, qos=1)
@@ -42,12 +45,16 @@ def _status(port: int, topic: str, timeout: float = 30.0) -> dict[str, Any]:
                 msg = got.get(timeout=0.5)
             except queue.Empty:
                 continue
-            if msg.get("status") == "online":
+            if want(msg):
                 return msg
-        raise AssertionError(f"no online status on {topic} within {timeout} s")
+        raise AssertionError(f"no such message on {topic} within {timeout} s")
     finally:
         client.loop_stop()
         client.disconnect()
+
+
+def _status(port: int, topic: str) -> dict[str, Any]:
+    return first_message(port, topic, lambda m: m.get("status") == "online")
 
 
 def test_address_of_a_panel_on_every_interface_is_the_one_towards_the_broker() -> None:

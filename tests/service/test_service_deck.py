@@ -3,9 +3,6 @@ with it, the file is kept for a restart, and the summary tells the hub which dec
 
 from __future__ import annotations
 
-import json
-import queue
-import time
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -16,6 +13,8 @@ from table_service.table.clock import TableClock
 from table_service.table.config import parse_service_config
 from table_service.table.service import TableService
 from table_service.views.deck_wire import deck_message, deck_topic, sha256_hex
+
+from .test_panel_announce import first_message
 
 
 class _Camera:
@@ -49,28 +48,6 @@ def _retained(port: int, topic: str, payload: bytes) -> None:
         c.disconnect()
 
 
-def _summary_with_deck(port: int, topic: str, timeout: float = 30.0) -> dict[str, Any]:
-    got: queue.Queue[dict[str, Any]] = queue.Queue()
-    c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
-    c.on_connect = lambda cl, *_: cl.subscribe(topic, qos=1)
-    c.on_message = lambda _c, _u, msg: got.put(json.loads(msg.payload.decode("utf-8")))
-    c.connect("127.0.0.1", port)
-    c.loop_start()
-    try:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                s = got.get(timeout=0.5)
-            except queue.Empty:
-                continue
-            if s.get("deck"):
-                return s
-        raise AssertionError(f"no summary naming a deck on {topic} within {timeout} s")
-    finally:
-        c.loop_stop()
-        c.disconnect()
-
-
 def test_the_service_reads_with_the_deck_the_hub_left_retained(tmp_path: Path, mosquitto: int) -> None:
     from vision import enroll
     from vision.artwork import load_deck
@@ -84,7 +61,7 @@ def test_the_service_reads_with_the_deck_the_hub_left_retained(tmp_path: Path, m
         "mqtt": {"enabled": True, "host": "127.0.0.1", "port": mosquitto, "event": "ev"}})
     cam = _Camera()
     with TableService(cfg, clock=TableClock(1.0), camera=cam, web=False):
-        summary = _summary_with_deck(mosquitto, "guandan/ev/T-7/summary")
+        summary = first_message(mosquitto, "guandan/ev/T-7/summary", lambda m: bool(m.get("deck")))
         assert summary["deck"] == sha256_hex(data)
         assert cam.watcher.enrollment is not None and cam.watcher.enrollment.cards == ("Kd",)
         assert (tmp_path / "data" / "deck-enrollment.npz").read_bytes() == data
