@@ -1,4 +1,5 @@
-"""The event's deck handed down by the hub, taken into use by this table's camera.
+"""The event's deck handed down by the hub, or kept from before a restart, taken into use by this
+table's camera.
 
 Why here and not in the MQTT bridge: the bridge only carries bytes (it must not load OpenCV for a
 table without a camera); what the deck is for — the camera's reader — is the pipeline's.
@@ -40,4 +41,27 @@ def take_deck(pipe: Any, data: bytes, sha: str) -> bool:
     watcher.enrollment = enrollment
     warn, text = verdict(enrollment.check)
     (log.warning if warn else log.info)("deck %s from the hub in use (%s): %s", sha[:12], path, text)
+    return True
+
+
+def load_saved_deck(pipe: Any) -> bool:
+    """Read with the deck this table saved before it stopped (enrolled at the panel or handed down by
+    the hub), when its config names none: a Pi that reboots mid-event must not fall back to reading
+    zero-shot without a word. An unreadable file is logged and left; the camera reads zero-shot.
+    """
+    path = getattr(pipe, "enrollment_path", None)
+    watcher = getattr(pipe, "watcher", None)
+    if not path or watcher is None or getattr(watcher, "enrollment", None) is not None or not Path(path).is_file():
+        return False
+    from vision.cardnet.deckfile import Enrollment  # lazy: vision loads OpenCV (cv2)
+    from vision.cardnet.fancheck import verdict  # lazy: vision loads OpenCV (cv2)
+
+    try:
+        enrollment = Enrollment.load(path)
+    except ValueError as exc:
+        log.warning("saved deck %s not used, reading without it: %s", path, exc)
+        return False
+    watcher.enrollment = enrollment
+    warn, text = verdict(enrollment.check)
+    (log.warning if warn else log.info)("saved deck %s in use: %s", path, text)
     return True

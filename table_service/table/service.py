@@ -37,7 +37,7 @@ from typing import Any
 from table_service.table.camera_pipeline import LAG_GRACE_S, CameraPipeline, possible_cards
 from table_service.table.clock import TableClock
 from table_service.table.config import DEFAULT_CAMERA_GRACE_S, ServiceConfig
-from table_service.table.deck import take_deck
+from table_service.table.deck import load_saved_deck, take_deck
 from table_service.table.driver import DeviceDriver
 from table_service.table.inputs import BUTTON_EVENTS, camera_event, sighting_event, witnessed_t_ms
 from table_service.table.runner import TableRunner
@@ -133,6 +133,7 @@ class TableService:
                 if getattr(self.camera, "enrollment_path", False) is None:
                     self.camera.enrollment_path = (self.config.vision.get("enrollment")
                                                    or str(self.config.data_dir / "deck-enrollment.npz"))
+                load_saved_deck(self.camera)
             if callable(getattr(self.camera, "learn_from", None)):
                 # The referee's answers to the camera's questions teach the reader this deck.
                 self._unsubs.append(self.runner.subscribe_effects(self._teach_camera))

@@ -65,3 +65,49 @@ def test_the_service_reads_with_the_deck_the_hub_left_retained(tmp_path: Path, m
         assert summary["deck"] == sha256_hex(data)
         assert cam.watcher.enrollment is not None and cam.watcher.enrollment.cards == ("Kd",)
         assert (tmp_path / "data" / "deck-enrollment.npz").read_bytes() == data
+
+
+def _service_config(tmp_path: Path, vision: dict[str, Any] | None = None) -> Any:
+    return parse_service_config({
+        "table_id": "T-8", "data_dir": str(tmp_path / "data"), "seats": {"E": "e", "S": "s", "W": "w", "N": "n"},
+        "devices": {"default": "sim"}, "camera": {"source": "none"}, **({"vision": vision} if vision else {})})
+
+
+def test_a_restarted_table_reads_with_the_deck_it_saved(tmp_path: Path) -> None:
+    """A deck enrolled at the panel (saved where the table keeps its deck) is read again after a
+    restart, though ``table.toml`` names no enrolment file."""
+    from vision import enroll
+    from vision.artwork import load_deck
+
+    (tmp_path / "data").mkdir()
+    enroll({"Qs": load_deck("anglo").bgr("Qs")}, px_per_mm=6.0, rows=4, check_plays=0).save(
+        tmp_path / "data" / "deck-enrollment.npz")
+    cam = _Camera()
+    with TableService(_service_config(tmp_path), clock=TableClock(1.0), camera=cam, web=False):
+        assert cam.enrollment_path == str(tmp_path / "data" / "deck-enrollment.npz")
+        assert cam.watcher.enrollment is not None and cam.watcher.enrollment.cards == ("Qs",)
+
+
+def test_an_unreadable_saved_deck_leaves_the_table_reading_zero_shot(tmp_path: Path, caplog: Any) -> None:
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "deck-enrollment.npz").write_bytes(b"PK\x03\x04 not a zip")
+    cam = _Camera()
+    with TableService(_service_config(tmp_path), clock=TableClock(1.0), camera=cam, web=False):
+        assert cam.watcher.enrollment is None
+    assert "saved deck" in caplog.text and "not used" in caplog.text
+
+
+def test_a_deck_named_in_the_config_is_not_replaced_by_the_saved_one(tmp_path: Path) -> None:
+    """The config's file was loaded with the watcher; the saved default file is then left alone."""
+    from vision import enroll
+    from vision.artwork import load_deck
+
+    (tmp_path / "data").mkdir()
+    named = tmp_path / "named.npz"
+    enroll({"Qs": load_deck("anglo").bgr("Qs")}, px_per_mm=6.0, rows=4, check_plays=0).save(
+        tmp_path / "data" / "deck-enrollment.npz")
+    cam = _Camera()
+    cam.watcher.enrollment = chosen = SimpleNamespace(cards=("Kd",))
+    with TableService(_service_config(tmp_path, {"enrollment": str(named)}), clock=TableClock(1.0), camera=cam, web=False):
+        assert cam.enrollment_path == str(named)
+        assert cam.watcher.enrollment is chosen
