@@ -208,6 +208,39 @@ class TableWatcher:
         """What the table has learned of its deck so far (None: learning is off or nothing read yet)."""
         return self._learner
 
+    def deck_status(self) -> dict[str, object]:
+        """Which deck the reader reads with, for the referee's panel: after a restart, a hub's
+        deck or a panel enrolment the referee must see at a glance whether the camera knows the
+        deck (few questions) or is learning it (many at first), without opening a log.
+
+        ``enrolled``, ``cards`` (faces enrolled), ``warn`` (the fan check warned), ``check`` (its
+        verdict), ``answers`` / ``sure`` (labels learned this session), ``tuned`` (a head learned at
+        this table reads now), ``text`` (Chinese / English).
+        """
+        from .cardnet.fancheck import verdict  # the verdict's words live with the check
+
+        learner = self._learner
+        answers = learner.answers if learner is not None else 0
+        sure = learner.sure if learner is not None else 0
+        tuned = learner is not None and learner.head is not learner.start
+        out: dict[str, object] = {"enrolled": self.enrollment is not None, "answers": answers, "sure": sure,
+                                  "tuned": tuned, "learn": self.learn}
+        if self.enrollment is not None:
+            warn, check = verdict(self.enrollment.check)
+            out |= {"cards": len(self.enrollment.cards), "warn": warn, "check": check}
+            zh, en = f"已登记牌组（{len(self.enrollment.cards)} 张）", f"deck enrolled ({len(self.enrollment.cards)} faces)"
+            if warn:
+                zh, en = zh + "，扇形检查有警告", en + ", fan check warned"
+        else:
+            out |= {"cards": 0, "warn": False, "check": None}
+            zh, en = "未登记牌组", "deck not enrolled"
+            if self.learn:
+                zh, en = zh + f"，边打边学（已学裁判答复 {answers} 张）", en + f": learning ({answers} answers)"
+        if tuned:
+            zh, en = zh + "，已按本副牌调整", en + ", tuned to this deck"
+        out["text"] = f"{zh} / {en}"
+        return out
+
     def learn_answer(self, embeddings: np.ndarray | None, cards: list[str],
                      none_embeddings: np.ndarray | None = None) -> bool:
         """The referee's answer to a doubted play: taught to the learner (False: nothing learned)."""

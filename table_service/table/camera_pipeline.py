@@ -213,8 +213,12 @@ class CameraPipeline:
         text = HEALTH_TEXT[state].format(lag=lag)
         if state == "offline" and self._offline_why:
             text = self._offline_why
-        return {"state": state, "lag_s": round(lag, 2), "last_read_ms": self._read_ms, "dropped": self.dropped,
-                "text": text}
+        out = {"state": state, "lag_s": round(lag, 2), "last_read_ms": self._read_ms, "dropped": self.dropped,
+               "text": text}
+        deck_status = getattr(self.watcher, "deck_status", None)
+        if callable(deck_status):
+            out["deck"] = deck_status()
+        return out
 
     def _watch_health(self) -> None:
         """Tell :attr:`on_health` (and the service, through ``on_status``) when the health state

@@ -368,3 +368,30 @@ def test_a_card_whose_two_corners_disagree_is_doubted(seed):
         assert any("two corners" in why for why in r.reasons) and "9h" in r.alternatives
     # The card as printed: its far corner agrees, so it gives no such doubt.
     assert not any("two corners" in why for why in read_play(a.image, 3.0).reasons)
+
+
+def test_the_watcher_says_which_deck_it_reads_with():
+    """What the panel shows beside the camera's health: learning a deck nobody enrolled, then
+    tuned to it by the referee's answers, then an enrolled deck (which starts the learning over)."""
+    from vision.geometry import default_layout
+    from vision.watcher import TableWatcher
+
+    watcher = TableWatcher(default_layout())
+    status = watcher.deck_status()
+    assert not status["enrolled"] and status["answers"] == 0 and not status["tuned"]
+    assert status["text"].startswith("未登记牌组，边打边学")
+    zr = render_zone(["Kh", "Qs", "4d"], "anglo", 3.0, seed=SHIFT + 41, realism=Realism.clean())
+    first = read_play(zr.image, 3.0, watcher.reading_head())
+    for _ in range(100):
+        watcher.learn_answer(first.embeddings, ["2c", "3c", "5c"])
+    watcher.learner.wait(300)
+    status = watcher.deck_status()
+    assert status["answers"] == 300 and status["tuned"] and "已按本副牌调整" in status["text"]
+    own = default_head().with_temperature(default_head().temperature)  # a head of its own, as an enrolment has
+    watcher.enrollment = Enrollment(own, ("Kh",), check={"plays": 90, "asked": 1, "cards": 300,
+                                                                    "cards_right": 300, "silent": 0})
+    watcher.reading_head()
+    status = watcher.deck_status()
+    assert status["enrolled"] and status["cards"] == 1 and not status["warn"] and not status["tuned"]
+    assert status["text"] == "已登记牌组（1 张） / deck enrolled (1 faces)"
+    assert "扇形检查" in status["check"]

@@ -259,6 +259,34 @@ def test_camera_health_is_shown_as_it_changes(page, app, runner, serve_app, h):
     shot(page, "camera-not-reading")
 
 
+def test_the_deck_the_camera_reads_with_is_on_the_panel(page, app, runner, serve_app, h):
+    """After a restart or the hub's deck the referee sees whether the camera knows the deck, and
+    reads the fan check's verdict with a tap."""
+    from vision import enroll
+    from vision.artwork import load_deck
+    from vision.geometry import default_layout
+    from vision.watcher import TableWatcher
+
+    watcher = TableWatcher(default_layout())
+    runner.camera_health = lambda: {"state": "reading", "lag_s": 0.1, "last_read_ms": None, "dropped": 0,
+                                    "text": "摄像头读牌中 / camera reading", "deck": watcher.deck_status()}
+    h.setup_deal(runner)
+    srv = serve_app(app)
+    open_table(page, srv.url, "vera", h.PASSWORD)
+    page.wait_for_selector("#camera-deck:not([hidden])")
+    assert page.inner_text("#camera-deck").startswith("未登记牌组，边打边学")
+    e = enroll({"Kd": load_deck("anglo").bgr("Kd")}, px_per_mm=6.0, rows=4, check_plays=0)
+    e.check = {"plays": 90, "asked": 30, "cards": 300, "cards_right": 250, "silent": 0, "doubts": 40,
+               "suit_only_doubts": 35, "doubted_pairs": [["7s", "7c", 12]]}
+    watcher.enrollment = e
+    page.wait_for_selector("#camera-deck.warn", timeout=8_000)
+    assert page.inner_text("#camera-deck") == "已登记牌组（1 张），扇形检查有警告"
+    told: list[str] = []
+    page.once("dialog", lambda d: (told.append(d.message), d.dismiss()))
+    page.click("#camera-deck")
+    assert told and "约 33% 需裁判确认" in told[0] and "7s/7c" in told[0]
+
+
 def test_a_whole_short_round_from_the_panel(page, app, runner, serve_app, h):
     """A one-deal round with one card a hand (a short deal, so the test stays quick): every step
     from the panel, to the result and both signatures."""

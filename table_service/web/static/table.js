@@ -498,6 +498,17 @@
     box.className = "cam cam-" + kind;
     box.dataset.state = kind;
     box.textContent = text;
+    /* Which deck the camera reads with (enrolled, or learning it): after a restart or the hub's
+       deck the referee sees it here, and the fan check's verdict on a tap (title). */
+    const deckBox = document.getElementById("camera-deck");
+    if (!deckBox) return;
+    const deck = cam && typeof cam === "object" ? cam.deck : null;
+    deckBox.hidden = !deck;
+    if (!deck) return;
+    deckBox.className = "cam-deck" + (deck.warn ? " warn" : deck.enrolled ? " enrolled" : "");
+    deckBox.textContent = GT.bi(deck.text || "");
+    deckBox.title = deck.check ? GT.bi(deck.check) : "";
+    deckBox.onclick = deck.check ? function () { window.alert(GT.bi(deck.check)); } : null;
   }
 
   function renderHeader() {
