@@ -76,6 +76,9 @@ class HubCore:
     """The latest ``message_refused`` (at most ``MAX_REFUSALS_KEPT``), newest last."""
     deck: dict[str, Any] | None = None
     """The event's enrolled deck handed to every table (``deck_published``), or None (zero-shot)."""
+    deck_withdrawn: str | None = None
+    """SHA-256 of the deck last withdrawn (``deck_withdrawn``) while none is published: the hub
+    keeps saying so to the tables, which drop the file they saved of it."""
     last_seq: int = 0
 
     # ------------------------------------------------------------------ derived views
@@ -221,6 +224,14 @@ class HubCore:
         chief referee's, as the deck is the event's."""
         self._role(role, "chief", "发布比赛用牌")
         return "deck_published", {"sha256": sha256, "size": size, "file": file, "meta": meta}
+
+    def check_withdraw_deck(self, role: str | None) -> tuple[str, dict[str, Any]]:
+        """Withdraw the event's deck (a wrong file, or the event changed decks): the tables read
+        unenrolled, learning the deck in play, until another is handed out. The chief referee's."""
+        self._role(role, "chief", "撤回比赛用牌")
+        if self.deck is None:
+            raise EventInputError("没有已发布的比赛用牌可撤回 / no event deck to withdraw")
+        return "deck_withdrawn", {"sha256": self.deck["sha256"]}
 
     def classify_result(self, line: dict[str, Any], result_id: str) -> tuple[str, str | None]:
         """``("accept", None)``, ``("duplicate", None)`` or ``("refuse", reason)`` for a result
@@ -380,6 +391,9 @@ class HubCore:
             self.lots[tuple(d["teams"])] = list(d["order"])
         elif et == "deck_published":
             self.deck = {**d, "t_ms": ev["t_ms"], "by": ev["actor"]}
+            self.deck_withdrawn = None
+        elif et == "deck_withdrawn":
+            self.deck, self.deck_withdrawn = None, d["sha256"]
         else:
             raise ValueError(f"未知赛事事件 / unknown hub event type {et!r}")
 

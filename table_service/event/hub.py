@@ -31,7 +31,7 @@ from table_service.event.model import EventInputError, parse_result, parse_resul
 from table_service.event.mqtt import HubMqtt, Message
 from table_service.event.store import HubStore
 from table_service.event.web import serve_hub
-from table_service.views.deck_wire import deck_message, sha256_hex
+from table_service.views.deck_wire import deck_message, sha256_hex, withdrawal_message
 
 log = logging.getLogger(__name__)
 
@@ -122,16 +122,20 @@ class HubService:
                 self.mqtt.publish(table, "assignment", _dumps({**a, "hub_seq": ev["seq"]}))
         elif ev["type"] == "deck_published":
             self._publish_deck(ev["data"])
+        elif ev["type"] == "deck_withdrawn":
+            self.mqtt.publish_deck(withdrawal_message(ev["data"]["sha256"]))
 
     def _republish(self) -> None:
         """On (re)connect: every table's assignment of the latest published round again (retained
         and idempotent, so a table that was down picks it up)."""
         with self.lock:
-            deck = self.core.deck
+            deck, withdrawn = self.core.deck, self.core.deck_withdrawn
             rnd = self.core.current_round()
             assignments = dict(self.core.draws[rnd]["assignments"]) if rnd else {}
         if deck is not None:
             self._publish_deck(deck)
+        elif withdrawn is not None:
+            self.mqtt.publish_deck(withdrawal_message(withdrawn))
         for table, a in assignments.items():
             assert self.mqtt is not None
             self.mqtt.publish(table, "assignment", _dumps(a))
@@ -153,6 +157,16 @@ class HubService:
             tmp = path.with_suffix(".tmp")
             tmp.write_bytes(data)
             os.replace(tmp, path)  # on disk before the log names it: a replay never names a missing file
+            return self._commit(etype, ev_data, actor=actor, role=role)
+
+    def withdraw_deck(self, actor: str, role: str) -> dict[str, Any]:
+        """Withdraw the event's deck: logged, then the tables are told (a retained withdrawal) and
+        each drops the file it saved of it (docs/hub-protocol.md). The file stays in the hub's folder.
+
+        :raises EventInputError: not the chief referee, or no deck handed out.
+        """
+        with self.lock:
+            etype, ev_data = self.core.check_withdraw_deck(role)
             return self._commit(etype, ev_data, actor=actor, role=role)
 
     def _publish_deck(self, deck: dict[str, Any]) -> None:
@@ -420,6 +434,7 @@ class HubService:
                     "connected": bool(self.mqtt and self.mqtt.connected.is_set()),
                     "deck": ({k: core.deck[k] for k in ("sha256", "size", "meta", "t_ms", "by")}
                              if core.deck else None),
+                    "deck_withdrawn": core.deck_withdrawn,
                     "config_note": self.config_note}
 
     def standings_json(self) -> dict[str, Any]:

@@ -185,6 +185,9 @@ HUB_OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         {"deck": {"type": "string", "format": "binary",
                   "description": "登记文件 / the enrolment file from `guandan-table vision enroll` (.npz, at most 4 MiB)"}},
         ("deck",), chief=True, files=True),
+    ("POST", "/hub/action/withdraw_deck"): _action(
+        "撤回比赛用牌 / withdraw the event's deck: the tables drop it and read unenrolled (docs/hub-protocol.md)",
+        {}, chief=True),
 }
 
 #: The document's title for the hub app.

@@ -368,6 +368,12 @@ def _do_deck(h: Any, who: str, role: str) -> str:
             f"{m['cards']} faces enrolled, {d['sha256'][:12]}. {m['verdict']}")
 
 
+def _do_withdraw_deck(h: Any, who: str, role: str) -> str:
+    ev = h.withdraw_deck(who, role)
+    return (f"比赛用牌 {ev['data']['sha256'][:12]} 已撤回：各桌不登记读牌、边打边学 / the event's deck "
+            f"{ev['data']['sha256'][:12]} is withdrawn: the tables read unenrolled and learn the deck in play")
+
+
 #: The deck upload's body limit: the file and the form around it (the app's own limit is 64 KiB).
 DECK_UPLOAD_BYTES = MAX_DECK_BYTES + 64 * 1024
 
@@ -382,7 +388,7 @@ ACTIONS: dict[str, Callable[[Any, str, str], str]] = {
     "draw": _do_draw, "publish": _do_publish, "hand_result": _do_hand_result, "correct": _do_correct,
     "publish_results": _do_publish_results, "appeal": _do_appeal, "decide": _do_decide,
     "acknowledge": _do_acknowledge, "import": _do_import, "edit_team": _do_edit_team, "edit_event": _do_edit_event,
-    "deck": _do_deck}
+    "deck": _do_deck, "withdraw_deck": _do_withdraw_deck}
 
 
 @hub_role("referee")

@@ -1,5 +1,5 @@
-"""The event's deck handed down by the hub, or kept from before a restart, taken into use by this
-table's camera.
+"""The event's deck handed down by the hub (or withdrawn by it), or kept from before a restart, taken
+into use by this table's camera.
 
 Why here and not in the MQTT bridge: the bridge only carries bytes (it must not load OpenCV for a
 table without a camera); what the deck is for — the camera's reader — is the pipeline's.
@@ -7,6 +7,7 @@ table without a camera); what the deck is for — the camera's reader — is the
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 from pathlib import Path
@@ -64,4 +65,24 @@ def load_saved_deck(pipe: Any) -> bool:
     watcher.enrollment = enrollment
     warn, text = verdict(enrollment.check)
     (log.warning if warn else log.info)("saved deck %s in use: %s", path, text)
+    return True
+
+
+def drop_deck(pipe: Any, sha: str) -> bool:
+    """The hub withdrew the event's deck ``sha``: if the file this table reads with is that deck,
+    delete it and read unenrolled (learning the deck in play). A deck of the table's own (enrolled
+    at its panel after the hub's) is another file and is kept. Returns True when dropped."""
+    path = getattr(pipe, "enrollment_path", None)
+    watcher = getattr(pipe, "watcher", None)
+    if not path or watcher is None:
+        return False
+    try:
+        ours = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return False  # no saved deck: nothing of the hub's to drop
+    if ours != sha:
+        return False
+    Path(path).unlink(missing_ok=True)  # first: a restart must not read the withdrawn deck again
+    watcher.enrollment = None
+    log.warning("deck %s withdrawn by the hub: reading unenrolled (%s removed)", sha[:12], path)
     return True

@@ -44,7 +44,7 @@ from urllib.parse import quote
 
 import paho.mqtt.client as mqtt
 
-from table_service.views.deck_wire import deck_topic, read_deck_message
+from table_service.views.deck_wire import deck_topic, read_deck_message, read_withdrawal
 from table_service.views.feed import FeedView
 from table_service.views.wire import SEGMENT_RE, table_result
 
@@ -131,6 +131,9 @@ class MqttBridge:
         #: Called with ``(file bytes, sha256, meta)`` of the event's deck; one that returns True has
         #: taken it into use, and the summary then names it (:attr:`deck_sha`).
         self.deck_listeners: list[Callable[[bytes, str, dict[str, Any]], bool]] = []
+        #: Called with the SHA-256 of a deck the hub withdrew (retained: a table that comes up later
+        #: hears it too); the listener drops the table's copy if it is that deck.
+        self.deck_withdrawn_listeners: list[Callable[[str], Any]] = []
         self.deck_sha: str | None = None
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2,
                                   client_id=client_id or f"guandan-{self.event_id}-{self.table_id}",
@@ -186,6 +189,17 @@ class MqttBridge:
         logged and changes nothing; the same deck again (every reconnect) is not loaded again."""
         if not msg.payload:
             return  # nothing retained, or cleared: the table keeps what it reads with
+        withdrawn = read_withdrawal(bytes(msg.payload))
+        if withdrawn is not None:
+            for fn in list(self.deck_withdrawn_listeners):
+                try:
+                    fn(withdrawn)
+                except Exception:  # a listener must not break the bridge
+                    log.exception("mqtt: deck withdrawal listener failed")
+            if self.deck_sha == withdrawn:
+                self.deck_sha = None
+            self._table_changed.set()
+            return
         try:
             data, sha, meta = read_deck_message(bytes(msg.payload))
         except ValueError as exc:

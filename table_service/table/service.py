@@ -37,7 +37,7 @@ from typing import Any
 from table_service.table.camera_pipeline import LAG_GRACE_S, CameraPipeline, possible_cards
 from table_service.table.clock import TableClock
 from table_service.table.config import DEFAULT_CAMERA_GRACE_S, ServiceConfig
-from table_service.table.deck import load_saved_deck, take_deck
+from table_service.table.deck import drop_deck, load_saved_deck, take_deck
 from table_service.table.driver import DeviceDriver
 from table_service.table.inputs import BUTTON_EVENTS, camera_event, sighting_event, witnessed_t_ms
 from table_service.table.runner import TableRunner
@@ -158,6 +158,7 @@ class TableService:
                                            delay_s=float(self.config.web.get("feed_delay_s", 0.0)))
             if self.camera is not None:  # the event's deck, enrolled once and handed down by the hub
                 self.mqtt.deck_listeners.append(lambda data, sha, _meta: take_deck(self.camera, data, sha))
+                self.mqtt.deck_withdrawn_listeners.append(lambda sha: drop_deck(self.camera, sha))
             self.mqtt.start()  # after the listener: the retained deck comes with the connection
             if entry is not None:
                 entry.hub_link = self.mqtt  # the panel's assignment card and one-tap start

@@ -41,6 +41,28 @@ def deck_message(data: bytes, meta: dict[str, Any]) -> bytes:
                        "file": base64.b64encode(data).decode("ascii")}, separators=(",", ":")).encode("utf-8")
 
 
+def withdrawal_message(sha: str) -> bytes:
+    """The retained message that replaces a withdrawn deck: its digest, so a table that comes up
+    later still knows the deck it saved from the hub is no longer the event's (an empty retained
+    message would say nothing to it)."""
+    if not SHA256_RE.match(sha):
+        raise ValueError(f"不是 SHA-256 / not a SHA-256: {sha!r}")
+    return json.dumps({"withdrawn": sha}, separators=(",", ":")).encode("utf-8")
+
+
+def read_withdrawal(payload: bytes) -> str | None:
+    """The withdrawn deck's SHA-256 if ``payload`` is a withdrawal, else None (a deck message, or
+    one :func:`read_deck_message` refuses with why)."""
+    if len(payload) > 256:
+        return None
+    try:
+        msg = json.loads(payload.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    sha = msg.get("withdrawn") if isinstance(msg, dict) else None
+    return sha if isinstance(sha, str) and SHA256_RE.match(sha) else None
+
+
 def read_deck_message(payload: bytes) -> tuple[bytes, str, dict[str, Any]]:
     """``(file bytes, sha256, meta)`` of a deck message.
 

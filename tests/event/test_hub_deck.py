@@ -13,8 +13,15 @@ import pytest
 
 from table_service.event.hub import HubService
 from table_service.event.model import EventInputError
-from table_service.table.deck import take_deck
-from table_service.views.deck_wire import deck_message, deck_topic, read_deck_message, sha256_hex
+from table_service.table.deck import drop_deck, take_deck
+from table_service.views.deck_wire import (
+    deck_message,
+    deck_topic,
+    read_deck_message,
+    read_withdrawal,
+    sha256_hex,
+    withdrawal_message,
+)
 
 from .test_hub_mqtt import cfg_for, tables, wait_for
 
@@ -128,3 +135,74 @@ def test_a_table_refuses_a_file_that_is_no_enrolment_and_keeps_its_deck(tmp_path
     assert take_deck(SimpleNamespace(), deck_file, "x" * 64) is False  # a table without a camera
     data, sha, meta = read_deck_message(deck_message(deck_file, {"cards": 2}))
     assert data == deck_file and sha == sha256_hex(deck_file) and meta == {"cards": 2}
+
+
+def _listen(t: Any, cam: Any) -> None:
+    t.bridge.deck_listeners.append(lambda data, sha, _m, cam=cam: take_deck(cam, data, sha))
+    t.bridge.deck_withdrawn_listeners.append(lambda sha, cam=cam: drop_deck(cam, sha))
+
+
+def test_the_chief_withdraws_the_deck_and_every_table_drops_it(tmp_path: Path, broker: Any, deck_file: bytes) -> None:
+    """Withdrawn: each table that reads with the hub's deck deletes its copy and reads unenrolled; a
+    table that enrolled its own deck at its panel keeps it; a table that was down hears the retained
+    withdrawal when it comes up; a restarted hub still says so."""
+    hub = HubService(cfg_for(broker, 3), tmp_path / "hub").start()
+    ts = tables(tmp_path, broker, 3)
+    cams = [_camera(tmp_path / f"t{t.table_id}") for t in ts]
+    for t, cam in zip(ts, cams, strict=True):
+        (tmp_path / f"t{t.table_id}").mkdir()
+        _listen(t, cam)
+    sha = sha256_hex(deck_file)
+    try:
+        assert hub.wait_connected(10)
+        hub.draw_next("o", "chief")
+        hub.publish_draw(1, "o", "chief")
+        with pytest.raises(EventInputError, match="no event deck"):
+            hub.withdraw_deck("o", "chief")
+        hub.publish_deck(deck_file, "o", "chief")
+        for t in ts:
+            t.start()
+        wait_for(lambda: all(c.watcher.enrollment is not None for c in cams), what="decks taken into use")
+        def decks() -> dict[str, Any]:
+            return {r["table"]: r["deck"] for r in hub.overview()["tables"]}
+
+        wait_for(lambda: decks() == {"1": sha, "2": sha, "3": sha}, what="summaries name the deck")
+        ts[2].stop()  # table 3 is down while the deck is withdrawn; its copy of the hub's deck stays on disk
+        own = b"the table's own deck, enrolled at its panel"
+        Path(cams[1].enrollment_path).write_bytes(own)  # table 2 enrolled its own since
+        with pytest.raises(EventInputError, match="requires role chief"):
+            hub.withdraw_deck("r", "referee")
+        ev = hub.withdraw_deck("o", "chief")
+        assert ev["type"] == "deck_withdrawn" and ev["data"]["sha256"] == sha
+        wait_for(lambda: cams[0].watcher.enrollment is None, what="table 1 drops the deck")
+        assert not Path(cams[0].enrollment_path).exists()  # a restart does not read it again
+        wait_for(lambda: decks()["1"] is None, what="table 1's summary names no deck")
+        assert cams[1].watcher.enrollment is not None and Path(cams[1].enrollment_path).read_bytes() == own
+        ov = hub.overview()
+        assert ov["deck"] is None and ov["deck_withdrawn"] == sha
+        assert Path(cams[2].enrollment_path).read_bytes() == deck_file
+        late = tables(tmp_path, broker, 3)[2]  # table 3's Pi comes back up
+        _listen(late, cams[2])
+        late.start()
+        ts[2] = late
+        wait_for(lambda: not Path(cams[2].enrollment_path).exists(), what="the late table drops its copy")
+        assert cams[2].watcher.enrollment is None
+    finally:
+        for t in ts:
+            t.stop()
+        hub.stop()
+    again = HubService(cfg_for(broker, 3), tmp_path / "hub", connect=False)
+    try:
+        assert again.core.deck is None and again.core.deck_withdrawn == sha
+    finally:
+        again.stop()
+
+
+def test_a_withdrawal_message_names_one_deck() -> None:
+    sha = "ab" * 32
+    assert read_withdrawal(withdrawal_message(sha)) == sha
+    for other in (deck_message(b"x", {}), b"", b"\xff", b'{"withdrawn": "not a digest"}', b'{"withdrawn": 3}', b"[]"):
+        assert read_withdrawal(other) is None
+    with pytest.raises(ValueError, match="SHA-256"):
+        withdrawal_message("../etc")
+    assert drop_deck(SimpleNamespace(), sha) is False  # a table without a camera

@@ -319,3 +319,15 @@ def test_the_events_deck_is_uploaded_by_the_chief_with_a_tap(hub_app: Any, tmp_p
     # Only the deck's form takes a large body: every other action keeps the app's limit.
     big = chief.post("/hub/action/import", data={"csrf_token": ctok, "lines": "x" * (100 * 1024)})
     assert big.status_code == 413
+    # Withdrawn with one tap (the page asks first): a referee is refused, the chief's is logged.
+    assert 'id="deck-withdraw-form"' in page and "data-confirm" in page and "hub_admin.js" in page
+    sha = hub.core.deck["sha256"]
+    r = c.post("/hub/action/withdraw_deck", data={"csrf_token": tok}, headers={"Accept": "application/json"})
+    assert r.status_code == 400 and "requires role chief" in r.get_json()["error"] and hub.core.deck is not None
+    r = chief.post("/hub/action/withdraw_deck", data={"csrf_token": ctok}, headers={"Accept": "application/json"})
+    assert r.status_code == 200 and "withdrawn" in r.get_json()["message"]
+    assert hub.core.deck is None and chief.get("/hub/api/overview").get_json()["deck_withdrawn"] == sha
+    page = chief.get("/hub/admin").get_data(as_text=True)
+    assert "已撤回" in page and sha[:12] in page and 'id="deck-withdraw-form"' not in page
+    r = chief.post("/hub/action/withdraw_deck", data={"csrf_token": ctok}, headers={"Accept": "application/json"})
+    assert r.status_code == 400 and "no event deck" in r.get_json()["error"]
