@@ -65,6 +65,7 @@ def compare_with_log(truth: TruthLog, events: list[dict[str, Any]], flags: list[
             wrong_certain += 1
             wrong.append(f"#{p['seq']} {p.get('seat')} deal {p.get('deal')}: {' '.join(p['cards'])} read as {' '.join(seen) or '-'}")
     missing = len(truth.plays) - len(plays)
+    transfers = _transfer_reads(truth, by_seq)
     mistakes = Counter(m["mistake"] for m in truth.mistakes)
     raised = Counter(f["rule"] for f in flags if f.get("status") != "withdrawn")
     expected = Counter({MISTAKE_FLAGS[k]: n for k, n in mistakes.items()})
@@ -77,6 +78,7 @@ def compare_with_log(truth: TruthLog, events: list[dict[str, Any]], flags: list[
         "wrong_certain_plays": wrong,
         "missing": missing,
         "by_deal": [{"deal": k, "plays": v[0], "asked": v[1]} for k, v in sorted(by_deal.items())],
+        "transfers": transfers,
         "card_accuracy": (cards_right / cards_total) if cards_total else None,
         "exact_read_rate": (read_right / len(plays)) if plays else None,
         "mistakes": dict(mistakes),
@@ -85,6 +87,27 @@ def compare_with_log(truth: TruthLog, events: list[dict[str, Any]], flags: list[
         "flag_match": not unmatched["missed"] and not unmatched["unexpected"],
         "unmatched": unmatched,
     }
+
+
+def _transfer_reads(truth: TruthLog, by_seq: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    """The tribute and return cards: a lone card the camera reads (``read``), one it read wrong
+    without doubt (``wrong_certain``: a wrong tribute card raises a wrong flag later, so it must be
+    counted with the plays' silent errors), and those the referee entered (a doubted card is a call)."""
+    read = wrong_n = entered = 0
+    wrong: list[str] = []
+    for t in truth.of_kind("tribute") + truth.of_kind("return"):
+        ev = by_seq.get(t.get("seq")) if t.get("seq") is not None else None
+        if ev is None or ev["type"] not in ("tribute_given", "return_given"):
+            continue
+        if ev.get("source") != "camera":
+            entered += 1
+            continue
+        read += 1
+        seen = (ev.get("data") or {}).get("card")
+        if [seen] != list(t["cards"]):
+            wrong_n += 1
+            wrong.append(f"#{ev['seq']} {t.get('what')} {t.get('seat')} deal {t.get('deal')}: {t['cards'][0]} read as {seen}")
+    return {"read": read, "wrong_certain": wrong_n, "wrong": wrong, "entered": entered}
 
 
 def match_flags(mistakes: list[dict[str, Any]], flags: list[dict[str, Any]],
@@ -171,6 +194,9 @@ def format_summary(s: dict[str, Any]) -> str:
         f"  识别准确率 / recognition accuracy: per card {acc:.2%}" if acc is not None else "  识别准确率 / recognition accuracy: -",
         f"  整手直接读对率 / exact plays read without asking: {rate:.2%}" if rate is not None else "",
         f"  无声读错的出牌 / plays read wrong without doubt: {s['wrong_certain_plays'][:8]}" if s.get("wrong_certain_plays") else "",
+        (f"  进贡/还贡牌 / tribute and return cards: 摄像头读 / read by the camera {tr['read']}, 无声读错 / wrong "
+         f"without doubt {tr['wrong_certain']}, 裁判录入 / entered by the referee {tr['entered']}"
+         + (f" {tr['wrong'][:4]}" if tr["wrong"] else "")) if (tr := s.get("transfers")) else "",
         "  每副询问率 / asked per deal: " + (", ".join(
             f"{d['deal']}: {d['asked'] / d['plays']:.0%} ({d['asked']}/{d['plays']})" for d in s["by_deal"] if d["plays"])
             or "-") if s.get("by_deal") is not None else "",

@@ -82,3 +82,20 @@ def test_the_summary_says_how_many_camera_plays_were_asked_in_each_deal() -> Non
     assert s["wrong_certain"] == 1 and s["wrong_certain_plays"] == ["#3 S deal 1: 4c read as 4s"]
     text = format_summary({**s, "deals": 2})
     assert "asked per deal: 1: 67% (2/3), 2: 33% (1/3)" in text and "#3 S deal 1: 4c read as 4s" in text
+
+
+def test_a_tribute_card_read_wrong_without_doubt_is_counted() -> None:
+    """A tribute or return card the camera read wrong and sure raises a wrong flag later: the
+    scorecard counts it beside the plays' silent errors, and the referee's entries apart."""
+    truth = TruthLog()
+    truth.record("tribute", seat="S", deal=2, cards=["Kh"])["seq"] = 11
+    truth.record("return", seat="E", deal=2, cards=["3c"])["seq"] = 12
+    truth.record("tribute", seat="W", deal=3, cards=["Ah"])["seq"] = 20
+    events = [{"seq": 11, "t_ms": 1, "type": "tribute_given", "source": "camera", "data": {"seat": "S", "card": "8h"}},
+              {"seq": 12, "t_ms": 2, "type": "return_given", "source": "camera", "data": {"seat": "E", "card": "3c"}},
+              {"seq": 20, "t_ms": 3, "type": "tribute_given", "source": "panel", "data": {"seat": "W", "card": "Ah"}}]
+    s = compare_with_log(truth, events, [])
+    assert s["transfers"] == {"read": 2, "wrong_certain": 1, "entered": 1,
+                              "wrong": ["#11 tribute S deal 2: Kh read as 8h"]}
+    text = format_summary({**s, "deals": 3})
+    assert "tribute and return cards: 摄像头读 / read by the camera 2" in text and "Kh read as 8h" in text

@@ -9,7 +9,14 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from vision.cardnet.spec import FEATURE_DIM, HIDDEN_DIM, N_CLASSES
+from vision.cardnet.spec import FEATURE_DIM, HIDDEN_DIM, N_CLASSES, NONE_CLASS
+from vision.cards import ALL_CARDS, RANKS, SUITS
+
+#: The factorised labels of the training-only heads: a face's rank (13, the two jokers, none) and its
+#: suit (4, joker, none). Class id -> rank id / suit id.
+RANK_OF = tuple([RANKS.index(c[0]) if c[1] in SUITS else 13 + ("SJ", "BJ").index(c) for c in ALL_CARDS] + [15])
+SUIT_OF = tuple([SUITS.index(c[1]) if c[1] in SUITS else 4 for c in ALL_CARDS] + [5])
+assert len(RANK_OF) == len(SUIT_OF) == N_CLASSES and RANK_OF[NONE_CLASS] == 15
 
 
 def _cbr(cin: int, cout: int, stride: int = 1, dil: int = 1) -> nn.Sequential:
@@ -43,7 +50,7 @@ class CardNet(nn.Module):
     a two-layer perceptron, to an .npz) that enrolment and play fine-tune in numpy.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, factorised: bool = False) -> None:
         super().__init__()
         self.body = nn.Sequential(
             _cbr(3, 16), nn.MaxPool2d(2),
@@ -54,6 +61,17 @@ class CardNet(nn.Module):
         )
         self.embed = nn.Sequential(nn.Linear(FEATURE_DIM, HIDDEN_DIM), nn.ReLU(inplace=True))
         self.out = nn.Linear(HIDDEN_DIM, N_CLASSES)
+        #: Training only (never exported): rank and suit read apart from the same hidden layer, so it
+        #: learns a deck's "5" and its "♣" as two things an unseen deck may combine in its own style.
+        self.rank = nn.Linear(HIDDEN_DIM, 16) if factorised else None
+        self.suit = nn.Linear(HIDDEN_DIM, 6) if factorised else None
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.out(self.embed(self.body(x)))
+
+    def forward_all(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor | None]:
+        """The face logits and, when factorised, the rank and suit logits."""
+        h = self.embed(self.body(x))
+        if self.rank is None or self.suit is None:
+            return self.out(h), None, None
+        return self.out(h), self.rank(h), self.suit(h)

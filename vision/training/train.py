@@ -40,7 +40,7 @@ from vision.cardnet.prep import crops_to_input, zone_to_input
 from vision.cardnet.spec import CROP_H, CROP_W, DET_STRIDE, N_CLASSES
 
 from .data import vary_crops
-from .nets import CardNet, CornerNet
+from .nets import RANK_OF, SUIT_OF, CardNet, CornerNet
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 
@@ -171,15 +171,21 @@ class _Sigmoid01(torch.nn.Module):
 
 
 def train_classifier(data: dict, epochs: int, out: Path, seed: int = 0, batch: int = 128,
-                     init: Path | None = None, lr: float = 3e-3, vary: bool = False) -> CardNet:
-    """Train (or, from ``init``'s state dict, go on training) the crop classifier and export it."""
+                     init: Path | None = None, lr: float = 3e-3, vary: bool = False,
+                     factorised: bool = False) -> CardNet:
+    """Train (or, from ``init``'s state dict, go on training) the crop classifier and export it.
+
+    ``factorised``: two more heads read the rank and the suit apart (loss weight 0.5 each; not
+    exported), so the hidden layer holds them as two features rather than 54 glyph pictures.
+    """
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     x_all = np.concatenate(data["cls_x"])
     y_all = np.concatenate(data["cls_y"]).astype(np.int64)
-    net = CardNet()
+    net = CardNet(factorised=factorised)
     if init is not None:
-        net.load_state_dict(torch.load(init, weights_only=True))
+        net.load_state_dict(torch.load(init, weights_only=True), strict=not factorised)
+    rank_of, suit_of = torch.tensor(RANK_OF), torch.tensor(SUIT_OF)
     n = len(y_all)
     steps = epochs * (n // batch)
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
@@ -196,8 +202,10 @@ def train_classifier(data: dict, epochs: int, out: Path, seed: int = 0, batch: i
             xb = xb * rng.uniform(0.75, 1.2, (len(idx), 1, 1, 3)) + rng.normal(0, 3, xb.shape)
             x = torch.from_numpy(crops_to_input(np.clip(xb, 0, 255)))
             y = torch.from_numpy(y_all[idx])
-            logit = net(x)
+            logit, rank, suit = net.forward_all(x)
             loss = F.cross_entropy(logit, y, label_smoothing=0.02)
+            if rank is not None and suit is not None:
+                loss = loss + 0.5 * (F.cross_entropy(rank, rank_of[y]) + F.cross_entropy(suit, suit_of[y]))
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -245,6 +253,7 @@ def main() -> None:
     ap.add_argument("--init", type=Path, default=None, help="classifier: go on from this state dict (.pt)")
     ap.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (one-cycle)")
     ap.add_argument("--vary", action="store_true", help="classifier: vary each crop as other decks print (vary_crops)")
+    ap.add_argument("--factorised", action="store_true", help="classifier: also learn rank and suit apart (training-only heads)")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     data = load_shards(a.data[0])
@@ -256,7 +265,7 @@ def main() -> None:
     if a.what == "detector":
         train_detector(data, a.epochs, out / "cardnet_detector.onnx")
     else:
-        train_classifier(data, a.epochs, out, init=a.init, lr=a.lr, vary=a.vary)
+        train_classifier(data, a.epochs, out, init=a.init, lr=a.lr, vary=a.vary, factorised=a.factorised)
 
 
 if __name__ == "__main__":
