@@ -38,6 +38,21 @@ def deck_file(tmp_path_factory: pytest.TempPathFactory) -> bytes:
     return path.read_bytes()
 
 
+def _stop(ts: list[Any], hub: HubService) -> None:
+    for t in ts:
+        t.stop()
+    hub.stop()
+
+
+def _core_after_restart(broker: Any, n_tables: int, folder: Path) -> Any:
+    """The hub's state as a restarted hub reads it back from its log."""
+    again = HubService(cfg_for(broker, n_tables), folder, connect=False)
+    try:
+        return again.core
+    finally:
+        again.stop()
+
+
 def _camera(tmp: Path) -> Any:
     """What :func:`take_deck` needs of a camera pipeline: where the deck lives and the watcher."""
     return SimpleNamespace(enrollment_path=str(tmp / "table-deck.npz"), watcher=SimpleNamespace(enrollment=None))
@@ -73,16 +88,11 @@ def test_the_hub_hands_the_deck_to_every_table_and_sees_them_read_with_it(tmp_pa
                       what="the overview shows each table reading with the deck")
         assert ov["deck"]["sha256"] == sha and ov["deck"]["by"] == "o"
     finally:
-        for t in ts:
-            t.stop()
-        hub.stop()
+        _stop(ts, hub)
     # The hub's log holds the deck: a restarted hub hands the same file on.
-    again = HubService(cfg_for(broker, 2), tmp_path / "hub", connect=False)
-    try:
-        assert again.core.deck is not None and again.core.deck["sha256"] == sha
-        assert (tmp_path / "hub" / again.core.deck["file"]).read_bytes() == deck_file
-    finally:
-        again.stop()
+    core = _core_after_restart(broker, 2, tmp_path / "hub")
+    assert core.deck is not None and core.deck["sha256"] == sha
+    assert (tmp_path / "hub" / core.deck["file"]).read_bytes() == deck_file
 
 
 def test_only_the_hub_may_hand_out_a_deck(tmp_path: Path, broker: Any, deck_file: bytes) -> None:
@@ -188,14 +198,9 @@ def test_the_chief_withdraws_the_deck_and_every_table_drops_it(tmp_path: Path, b
         wait_for(lambda: not Path(cams[2].enrollment_path).exists(), what="the late table drops its copy")
         assert cams[2].watcher.enrollment is None
     finally:
-        for t in ts:
-            t.stop()
-        hub.stop()
-    again = HubService(cfg_for(broker, 3), tmp_path / "hub", connect=False)
-    try:
-        assert again.core.deck is None and again.core.deck_withdrawn == sha
-    finally:
-        again.stop()
+        _stop(ts, hub)
+    core = _core_after_restart(broker, 3, tmp_path / "hub")
+    assert core.deck is None and core.deck_withdrawn == sha
 
 
 def test_a_withdrawal_message_names_one_deck() -> None:
