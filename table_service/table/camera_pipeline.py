@@ -186,7 +186,7 @@ class CameraPipeline:
 
     # ------------------------------------------------------------------------ health
 
-    def health(self, now_wall: float | None = None) -> dict[str, Any]:
+    def health(self, now_wall: float | None = None, with_deck: bool = True) -> dict[str, Any]:
         """What the camera is doing, for the panel (issue #18 item 9).
 
         ``state``: ``reading`` (frames are read as they come), ``lagging`` (the newest frame read
@@ -216,7 +216,7 @@ class CameraPipeline:
         out = {"state": state, "lag_s": round(lag, 2), "last_read_ms": self._read_ms, "dropped": self.dropped,
                "text": text}
         deck_status = getattr(self.watcher, "deck_status", None)
-        if callable(deck_status):
+        if with_deck and callable(deck_status):
             out["deck"] = deck_status()
         return out
 
@@ -230,7 +230,7 @@ class CameraPipeline:
                 return
 
     def _check_health(self) -> None:
-        h = self.health()
+        h = self.health(with_deck=False)  # four times a second: the deck's words are the panel's, on request
         old, self._health_state = self._health_state, h["state"]
         if h["state"] == old:
             return

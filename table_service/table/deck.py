@@ -27,7 +27,6 @@ def take_deck(pipe: Any, data: bytes, sha: str) -> bool:
         log.info("deck %s from the hub: this table has no camera to read with it", sha[:12])
         return False
     from vision.cardnet.deckfile import Enrollment  # lazy: vision loads OpenCV (cv2)
-    from vision.cardnet.fancheck import verdict  # lazy: vision loads OpenCV (cv2)
 
     tmp = Path(f"{path}.hub.tmp")
     tmp.parent.mkdir(parents=True, exist_ok=True)
@@ -39,10 +38,17 @@ def take_deck(pipe: Any, data: bytes, sha: str) -> bool:
         log.warning("deck %s from the hub refused: %s", sha[:12], exc)
         return False
     os.replace(tmp, path)  # the file a restart reads is whole, old or new
+    _read_with(watcher, enrollment, f"deck {sha[:12]} from the hub in use ({path})")
+    return True
+
+
+def _read_with(watcher: Any, enrollment: Any, what: str) -> None:
+    """The camera reads with ``enrollment`` from the next play on; the log says what the fan check said."""
+    from vision.cardnet.fancheck import verdict  # lazy: vision loads OpenCV (cv2)
+
     watcher.enrollment = enrollment
     warn, text = verdict(enrollment.check)
-    (log.warning if warn else log.info)("deck %s from the hub in use (%s): %s", sha[:12], path, text)
-    return True
+    (log.warning if warn else log.info)("%s: %s", what, text)
 
 
 def load_saved_deck(pipe: Any) -> bool:
@@ -55,16 +61,13 @@ def load_saved_deck(pipe: Any) -> bool:
     if not path or watcher is None or getattr(watcher, "enrollment", None) is not None or not Path(path).is_file():
         return False
     from vision.cardnet.deckfile import Enrollment  # lazy: vision loads OpenCV (cv2)
-    from vision.cardnet.fancheck import verdict  # lazy: vision loads OpenCV (cv2)
 
     try:
         enrollment = Enrollment.load(path)
     except ValueError as exc:
         log.warning("saved deck %s not used, reading without it: %s", path, exc)
         return False
-    watcher.enrollment = enrollment
-    warn, text = verdict(enrollment.check)
-    (log.warning if warn else log.info)("saved deck %s in use: %s", path, text)
+    _read_with(watcher, enrollment, f"saved deck {path} in use")
     return True
 
 

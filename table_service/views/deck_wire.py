@@ -23,6 +23,8 @@ DECK_NAME = "deck"
 MAX_DECK_BYTES = 4 * 1024 * 1024
 #: A SHA-256 as hex, as the summary carries it.
 SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
+#: A withdrawal is ``{"withdrawn": "<sha256>"}``: anything longer is not one.
+MAX_WITHDRAWAL_BYTES = 256
 
 
 def deck_topic(event_id: str) -> str:
@@ -53,7 +55,7 @@ def withdrawal_message(sha: str) -> bytes:
 def read_withdrawal(payload: bytes) -> str | None:
     """The withdrawn deck's SHA-256 if ``payload`` is a withdrawal, else None (a deck message, or
     one :func:`read_deck_message` refuses with why)."""
-    if len(payload) > 256:
+    if len(payload) > MAX_WITHDRAWAL_BYTES:
         return None
     try:
         msg = json.loads(payload.decode("utf-8"))
