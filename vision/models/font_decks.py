@@ -9,7 +9,7 @@ the suit at the top-right instead, and so does one deck in seven here).  So
 :func:`font_deck` draws a full 54-card deck with a random font (the DejaVu and Liberation
 families: sans, serif, mono, condensed, bold, italic), random index size and position, pip
 style, outline, colours, border and body art, and the training script renders rows of it
-exactly as it renders the real designs.  Jokers get a stacked "JOKER" or a star, red for the
+exactly as it renders the real designs.  Jokers get a stacked "JOKER" (or "Joker") or a star, red for the
 big joker and black for the small one, as most decks do.
 
 Needs Pillow and the ``fonts-dejavu-core`` / ``fonts-liberation`` packages (training only; the
@@ -123,6 +123,10 @@ class _Style:
         self.red = _colour(rng, True)
         self.black = _colour(rng, False)
         self.joker_star = bool(rng.random() < 0.4)
+        # The stacked word is printed "JOKER" or "Joker" (a capital J over small letters, as many
+        # shop decks do): a J over a small o must read as a joker, not as the jack it starts like.
+        self.joker_word = "JOKER" if rng.random() < 0.5 else "Joker"
+        self.joker_first = float(rng.uniform(1.0, 1.7))  # the first letter's size over the others'
         self.star_font = str(FONT_DIRS[0] / STAR_FONTS[int(rng.integers(len(STAR_FONTS)))])
         # Some decks print the suit not under the rank but across the card, at the top-right
         # (gnome's tango_nuevo): the corner then shows no suit, and the classifier must learn
@@ -141,8 +145,9 @@ def _draw_index(face: np.ndarray, card: str, st: _Style, rng: np.random.Generato
             _paste(face, g, st.x * PX, st.y * PX)
         else:
             y = st.y * PX
-            for ch in "JOKER":
-                g = _glyph(ch, st.font, st.rank_h * 0.6 * PX, fill, st.outline, stroke_col, 1.0)
+            for i, ch in enumerate(st.joker_word):
+                size = st.rank_h * 0.6 * (st.joker_first if i == 0 else 1.0)
+                g = _glyph(ch, st.font, size * PX, fill, st.outline, stroke_col, 1.0)
                 _paste(face, g, st.x * PX, y)
                 y += g.shape[0] + st.gap * PX * 0.6
         return

@@ -6,9 +6,10 @@ The issue names three npm packages; two ship one SVG file per card:
   (rank ``A 2-9 T J Q K``, suit letter; four designs: two index fonts, two or four suit colours);
 * ``@younestouati/playing-cards-standard-deck``: ``cards/12s.svg`` (rank 1-13, suit letter).
 
-(``@letele/playing-cards`` ships its cards inside JavaScript only.)  Fetch them with
-``npm pack PACKAGE && tar xzf PACKAGE.tgz`` into one folder and point ``--svg-decks`` at it.
-Jokers are left out: these decks have one joker (or none), so it cannot be told small from big.
+``@letele/playing-cards`` ships Adrian Kennard's deck inside JavaScript only: ``letele_svgs.mjs`` (node)
+writes it out as per-card files, both jokers included (``BJ.svg`` red, ``SJ.svg`` black).  Fetch the
+packages with ``npm pack PACKAGE && tar xzf PACKAGE.tgz`` into one folder and point ``--svg-decks`` at it.
+The other two decks' jokers are left out: they have one joker (or none), so it cannot be told small from big.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ _NUM_RANK = {str(i + 1): r for i, r in enumerate(["A", "2", "3", "4", "5", "6", 
 
 def _card_of(stem: str) -> str | None:
     s = stem.upper()
+    if s in ("BJ", "SJ"):
+        return s
     if len(s) >= 2 and s[-1] in _SUITS:
         rank = s[:-1]
         rank = _NUM_RANK.get(rank, rank)

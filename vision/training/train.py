@@ -6,8 +6,10 @@ holds what it produced on 2026-12-02 (docs/performance.md):
 1. ``python -m vision.training.make_data --zones 3200 --shards 16 --out DATA`` renders the
    training zones from every French-suited gnome-cards design except the held-out ones, each
    re-printed, and synthetic font decks (``fonts-dejavu-core``, ``fonts-liberation``);
-   ``npm pack @heruka_urgyen/react-playing-cards @younestouati/playing-cards-standard-deck`` and
-   ``tar xzf`` each into SVG/, then ``make_data --svg-decks SVG --zones 1200 --shards 4 --out SVGDATA``;
+   ``npm pack @heruka_urgyen/react-playing-cards @younestouati/playing-cards-standard-deck
+   @letele/playing-cards`` and ``tar xzf`` each into SVG/, ``node vision/training/letele_svgs.mjs
+   SVG/…/letele…/package/dist/index.esm.js SVG/letele/cards`` (that deck ships as JavaScript), then
+   ``make_data --svg-decks SVG --zones 1500 --shards 5 --out SVGDATA``;
    ``make_data --fonts-only --fonts 8 --zones 1600 --shards 8 --seed 800 --out FONTDATA`` renders
    64 more font decks (one in seven with the suit at the top-right);
    ``make_data --held-out --zones 600 --shards 4 --out CAL`` renders the held-out designs.
