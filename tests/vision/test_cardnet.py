@@ -17,7 +17,7 @@ import pytest
 from vision import PlayReading, enroll, read_play
 from vision.artwork import HELD_OUT_DESIGNS, load_deck
 from vision.cardnet.deckfile import Enrollment
-from vision.cardnet.head import Head
+from vision.cardnet.head import Head, fit_corner_model
 from vision.cardnet.online import PlayLearner
 from vision.cardnet.read import default_head
 from vision.cards import ALL_CARDS
@@ -234,6 +234,19 @@ def test_head_bytes_round_trip_and_refuse_junk():
             Head.from_bytes(junk)
     with pytest.raises(ValueError, match="shape"):
         Head(h.w1[:, :3], h.b1, h.w2, h.b2)
+
+
+def test_the_corner_model_stays_unsure_where_its_calibration_was_easy():
+    """Candidates the two nets separate perfectly must not fit a hard threshold: a spot halfway
+    between a sure corner and sure felt is a doubt, not 0 or 1."""
+    rng = np.random.default_rng(5 + SHIFT)
+    card = rng.random(2000) < 0.6
+    score = np.where(card, rng.uniform(0.5, 0.999, 2000), rng.uniform(0.001, 0.45, 2000))
+    p_none = np.where(card, rng.uniform(0.0, 0.5, 2000), rng.uniform(0.5, 1.0, 2000))
+    model = fit_corner_model(score, p_none, card)
+    assert 0.0 < model.a < 10.0 and 0.0 < model.b < 10.0, model
+    p = model.p_card(np.array([0.99, 0.01, 0.5]), np.array([0.01, 0.99, 0.5]))
+    assert p[0] > 0.99 and p[1] < 0.01 and 0.05 < p[2] < 0.95, p
 
 
 def test_the_referees_answers_teach_the_head():

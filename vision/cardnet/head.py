@@ -97,7 +97,7 @@ class CornerModel:
 
     def p_card(self, score: np.ndarray, p_none: np.ndarray) -> np.ndarray:
         z = self.a * _logit(score) + self.b * _logit(1.0 - p_none) + self.c
-        return 1.0 / (1.0 + np.exp(-z))
+        return 1.0 / (1.0 + np.exp(-np.clip(z, -60.0, 60.0)))
 
     @classmethod
     def load(cls, path: Path) -> CornerModel:
@@ -115,15 +115,22 @@ def _logit(p: np.ndarray) -> np.ndarray:
     return np.log(p / (1 - p))
 
 
+#: Ridge on the corner model's two slopes.  Why not "a little": when the calibration candidates
+#: are perfectly separated (a sharp classifier on easy designs) an unpenalised fit runs its slopes
+#: to millions, a hard threshold that is never unsure on the next deck.
+CORNER_RIDGE = 1.0
+
+
 def fit_corner_model(score: np.ndarray, p_none: np.ndarray, is_card: np.ndarray) -> CornerModel:
-    """Logistic regression of ``is_card`` on the two logits (Newton's method, a little ridge)."""
+    """Logistic regression of ``is_card`` on the two logits (Newton's method, ridge on the slopes)."""
     x = np.stack([_logit(score), _logit(1.0 - p_none), np.ones(len(score))], axis=1)
     y = is_card.astype(np.float64)
     w = np.array([1.0, 1.0, 0.0])
-    for _ in range(50):
-        p = 1.0 / (1.0 + np.exp(-(x @ w)))
-        g = x.T @ (p - y) + 1e-3 * w
-        h = (x * (p * (1 - p))[:, None]).T @ x + 1e-3 * np.eye(3)
+    ridge = np.diag([CORNER_RIDGE, CORNER_RIDGE, 1e-6])
+    for _ in range(100):
+        p = 1.0 / (1.0 + np.exp(-np.clip(x @ w, -60.0, 60.0)))
+        g = x.T @ (p - y) + ridge @ w
+        h = (x * (p * (1 - p))[:, None]).T @ x + ridge
         step = np.linalg.solve(h, g)
         w -= step
         if np.abs(step).max() < 1e-8:
