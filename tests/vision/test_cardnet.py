@@ -247,6 +247,13 @@ def test_the_corner_model_stays_unsure_where_its_calibration_was_easy():
     assert 0.0 < model.a < 10.0 and 0.0 < model.b < 10.0, model
     p = model.p_card(np.array([0.99, 0.01, 0.5]), np.array([0.01, 0.99, 0.5]))
     assert p[0] > 0.99 and p[1] < 0.01 and 0.05 < p[2] < 0.95, p
+    # A sharp classifier: the detector's corners and half the felt's spots classified "card" at the
+    # clipped logit; the fit must still converge to a finite model that ranks corners above felt.
+    score = np.where(card, 1.0, rng.uniform(0.0, 0.3, 2000))
+    p_none = np.where(card, 0.0, np.where(rng.random(2000) < 0.5, 0.0, 1.0))
+    model = fit_corner_model(score, p_none, card)
+    assert all(abs(v) < 100.0 for v in (model.a, model.b, model.c)), model
+    assert model.p_card(np.array([1.0]), np.array([0.0]))[0] > 0.9 > 0.1 > model.p_card(np.array([0.2]), np.array([0.0]))[0]
 
 
 def test_the_referees_answers_teach_the_head():

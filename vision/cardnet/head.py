@@ -122,18 +122,31 @@ CORNER_RIDGE = 1.0
 
 
 def fit_corner_model(score: np.ndarray, p_none: np.ndarray, is_card: np.ndarray) -> CornerModel:
-    """Logistic regression of ``is_card`` on the two logits (Newton's method, ridge on the slopes)."""
+    """Logistic regression of ``is_card`` on the two logits: Newton's method from zero with a
+    backtracking line search, ridge on the slopes.
+
+    Why the line search: a sharp classifier puts most candidates at the clipped logits, where a
+    full Newton step from anywhere but the optimum saturates every probability and the next step
+    divides by a vanishing curvature (an intercept of 1e9 seen)."""
     x = np.stack([_logit(score), _logit(1.0 - p_none), np.ones(len(score))], axis=1)
     y = is_card.astype(np.float64)
-    w = np.array([1.0, 1.0, 0.0])
     ridge = np.diag([CORNER_RIDGE, CORNER_RIDGE, 1e-6])
+
+    def loss(w: np.ndarray) -> float:
+        z = x @ w
+        return float(np.sum(np.logaddexp(0.0, z) - y * z) + 0.5 * w @ ridge @ w)
+
+    w = np.zeros(3)
     for _ in range(100):
         p = 1.0 / (1.0 + np.exp(-np.clip(x @ w, -60.0, 60.0)))
         g = x.T @ (p - y) + ridge @ w
         h = (x * (p * (1 - p))[:, None]).T @ x + ridge
         step = np.linalg.solve(h, g)
-        w -= step
-        if np.abs(step).max() < 1e-8:
+        t, before = 1.0, loss(w)
+        while t > 1e-6 and loss(w - t * step) > before - 1e-4 * t * float(g @ step):
+            t *= 0.5
+        w -= t * step
+        if np.abs(t * step).max() < 1e-8:
             break
     return CornerModel(float(w[0]), float(w[1]), float(w[2]))
 
