@@ -51,6 +51,8 @@ def _score(st: dict, truth: list[str], r, ms: float) -> None:
     st["exact"] += exact
     st["asked"] += r.uncertain
     st["silent"] += (not exact) and not r.uncertain
+    if not exact and not r.uncertain:
+        st["silent_plays"].append((truth, list(r.cards), [round(float(c), 3) for c in r.confidence]))
     st["right_not_asked"] += exact and not r.uncertain
     st["right_asked"] += exact and r.uncertain
     if len(truth) == 1:
@@ -69,7 +71,8 @@ def _score(st: dict, truth: list[str], r, ms: float) -> None:
 
 def _new_stats() -> dict:
     return {k: 0 for k in ("plays", "cards", "cards_ok", "exact", "asked", "silent", "right_not_asked",
-                           "right_asked", "lone", "lone_empty", "lone_asked", "lone_silent")} | {"ms": [], "ms10": [], "curve": []}
+                           "right_asked", "lone", "lone_empty", "lone_asked", "lone_silent")} | {"ms": [], "ms10": [], "curve": [],
+                                                                  "silent_plays": []}
 
 
 def run(args: tuple[str, int, int]) -> dict:
@@ -168,6 +171,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--timing", action="store_true", help="only the CPU time of one 10-card zone")
+    ap.add_argument("--show-silent", action="store_true", help="print each silently wrong play")
     a = ap.parse_args()
     if a.timing:
         time_reads()
@@ -186,6 +190,8 @@ def main() -> None:
             if m != mode:
                 continue
             print(f"  {d:22s} {ppm} px/mm  {fmt(st)}")
+            for truth, read, conf in st["silent_plays"] if a.show_silent else ():
+                print(f"      silent: {' '.join(truth)} read as {' '.join(read)} at {conf}")
             for k, v in st.items():
                 pooled[k] = pooled[k] + v
         print(f"  {'POOLED':22s}          {fmt(pooled)}")

@@ -66,27 +66,33 @@ def test_training_samples_are_labelled(deck):
     assert NONE_CLASS in labels[6:] and all(k == NONE_CLASS for k in labels[6:])
 
 
-def test_varied_crops_keep_the_suit_colour_and_the_crop(deck):
-    """``vary_crops`` (training only) changes most crops, keeps their size, and never turns a red
-    index black or a black one red: the colour is half of a suit, so a variation must not move it."""
+def test_varied_crops_keep_the_crop_and_mostly_the_suit_colour(deck):
+    """``vary_crops`` (training only) changes most crops and keeps their size; most keep a red index
+    red and a black one black, and about one in seven prints all its ink in one other colour, black
+    ink included: four-colour decks disagree on which suit is blue (gnome's prints spades blue), so
+    a suit must be told by its shape, and blue ink must not mean a red suit."""
     from vision.training.data import vary_crops
 
     z = render_sample(deck, np.random.default_rng(3), ppm_range=(3.0, 3.0), n_cards=10)
     crops, labels = classifier_samples(z, np.random.default_rng(4))
-    card = next(i for i, lab in enumerate(labels) if lab != NONE_CLASS and is_red(ALL_CARDS[lab]))
-    same = np.repeat(crops[card][None], 200, axis=0)
-    out = vary_crops(same, np.random.default_rng(0))
-    assert out.shape == same.shape and out.dtype == np.float32
-    assert out.min() >= 0 and out.max() <= 255
-    changed = np.abs(out - same.astype(np.float32)).max(axis=(1, 2, 3)) > 8
-    assert 0.5 < changed.mean() < 0.95  # most crops varied, some left as drawn
-    # The index's ink (the crop's most saturated tenth) stays red in every variation.
-    for img in out.astype(np.uint8):
-        hsv = cv2.cvtColor(img, cv2.COLOR_BGR2HSV)
-        ink = hsv[..., 1] >= np.quantile(hsv[..., 1], 0.9)
-        b, g, r = (img[..., k][ink].mean() for k in range(3))
-        assert r > g + 30 and r > b + 30
-    np.testing.assert_array_equal(out, vary_crops(same, np.random.default_rng(0)))
+    cards = [(i, is_red(ALL_CARDS[lab])) for i, lab in enumerate(labels) if lab != NONE_CLASS]
+    for red in (True, False):
+        card = next(i for i, r in cards if r == red)
+        same = np.repeat(crops[card][None], 300, axis=0)
+        out = vary_crops(same, np.random.default_rng(0))
+        assert out.shape == same.shape and out.dtype == np.float32
+        assert out.min() >= 0 and out.max() <= 255
+        changed = np.abs(out - same.astype(np.float32)).max(axis=(1, 2, 3)) > 8
+        assert 0.5 < changed.mean() < 0.95  # most crops varied, some left as drawn
+        kept = []
+        for img in out.astype(np.uint8):
+            hsv = cv2.cvtColor(img, cv2.COLOR_BGR2HSV)
+            # The index's ink: the crop's most saturated tenth (red) or darkest tenth (black).
+            ink = hsv[..., 1] >= np.quantile(hsv[..., 1], 0.9) if red else hsv[..., 2] <= np.quantile(hsv[..., 2], 0.1)
+            b, g, r = (img[..., k][ink].mean() for k in range(3))
+            kept.append(r > g + 30 and r > b + 30 if red else max(b, g, r) - min(b, g, r) < 40)
+        assert 0.6 < np.mean(kept) < 0.97, np.mean(kept)
+        np.testing.assert_array_equal(out, vary_crops(same, np.random.default_rng(0)))
 
 
 def test_star_fonts_draw_a_star_not_a_missing_glyph_box():

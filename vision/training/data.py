@@ -132,7 +132,7 @@ def varied(deck: Deck, rng: np.random.Generator) -> Deck:
 
 def vary_crops(xb: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Each crop as another deck might print the same index: bigger or smaller, set further in or
-    out, bolder or thinner, softer, another red; ``xb`` (N, H, W, 3) uint8, returns float32.
+    out, bolder or thinner, softer, another red, another colour altogether; ``xb`` (N, H, W, 3) uint8, returns float32.
 
     Why: the rendered designs are few, and the network learned them whole (train accuracy 100 %)
     while reading unseen decks at 65–99 %; the ways decks differ in their index are what it must
@@ -164,5 +164,16 @@ def vary_crops(xb: np.ndarray, rng: np.random.Generator) -> np.ndarray:
             hsv[..., 0] = (hsv[..., 0] + int(rng.integers(-8, 9))) % 180
             hsv[..., 1] = np.clip(hsv[..., 1] * rng.uniform(0.6, 1.3), 0, 255)
             img = cv2.cvtColor(hsv.astype(np.uint8), cv2.COLOR_HSV2BGR)
+        if rng.random() < 0.15:
+            # A deck printing its suits in other colours: four-colour decks disagree (gnome's prints
+            # spades blue, others diamonds), so the suit is its shape, never its ink's colour.  All
+            # ink, black or red, takes one colour drawn anew (a hue turn would leave black black
+            # and teach that blue ink is a red suit).
+            f = img.astype(np.float32)
+            paper = np.percentile(f.max(axis=2), 90)
+            ink = np.clip(1.0 - f.min(axis=2, keepdims=True) / max(paper, 1.0), 0.0, 1.0)
+            colour = rng.uniform(0.0, 200.0, 3).astype(np.float32)
+            img = np.clip(f * (1.0 - ink) + ink * colour * (f.mean(axis=2, keepdims=True) / max(paper, 1.0) + 0.5),
+                          0, 255).astype(np.uint8)
         out[i] = img
     return out

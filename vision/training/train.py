@@ -17,7 +17,10 @@ holds what it produced on 2026-12-02 (docs/performance.md):
    ``python -m vision.training.train classifier DATA SVGDATA FONTDATA --epochs 10 --vary`` write
    ``cardnet_detector.onnx``, ``cardnet_embed.onnx`` and ``cardnet_head.npz`` (``--out``).
    ``--vary`` prints each crop anew per step (:func:`vision.training.data.vary_crops`: index size,
-   ink weight, blur, hue); the shipped classifier (2026-12-02, later) was trained so.
+   ink weight, blur, hue, and since 2026-12-03 all ink in one random colour for 15 % of crops);
+   the shipped classifier (2026-12-02, later) was trained so, before @letele, the JOKER/Joker
+   font decks and the ink recolour (the candidates trained with them, 2026-12-03, read more cards
+   right but were not shipped: docs/performance.md).
 3. ``python -m vision.training.calibrate CAL`` fits the temperature and the corner model on the
    calibration designs and prints the play bar's curve.
 
