@@ -162,6 +162,13 @@ def _soak(emulator: ScreenEmulator, screen: ScreenController, recorder: Recorder
           f"{emulator.controller.endpoint.counters['retransmits']}")
 
 
+def test_presses_with_noise_and_replugs(emulator: ScreenEmulator, screen: ScreenController,
+                                        recorder: Recorder) -> None:
+    """The soak's short run (every press once, through noise and a replug); the full one is slow."""
+    _soak(emulator, screen, recorder, presses=2_000, cycles=2)
+
+
+@pytest.mark.slow
 def test_ten_thousand_presses_with_noise_and_replugs(emulator: ScreenEmulator, screen: ScreenController,
                                                      recorder: Recorder) -> None:
     _soak(emulator, screen, recorder, presses=10_000, cycles=3)

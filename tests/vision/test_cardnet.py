@@ -51,7 +51,7 @@ def _faces(design: str) -> dict[str, np.ndarray]:
 @pytest.fixture(scope="module")
 def enrolled_tango():
     """A held-out design enrolled from its 54 faces (a quick enrolment: 80 rendered rows)."""
-    return enroll(_faces("tango"), px_per_mm=3.0, rows=80, check_plays=30)
+    return enroll(_faces("tango"), px_per_mm=3.0, rows=80, check_plays=12)
 
 
 @pytest.mark.parametrize("ppm", [2.0, 3.0, 4.0])
@@ -163,6 +163,14 @@ def test_enrolment_reads_its_deck_and_round_trips(tmp_path, enrolled_tango):
     assert back.cards == e.cards and back.check == e.check
     np.testing.assert_array_equal(back.head.w1, e.head.w1)
     assert back.head.temperature == e.head.temperature
+
+
+def test_a_short_fan_check_of_a_readable_deck_reads_it(enrolled_tango):
+    """tango enrolled: most checked plays certain and none silently wrong (the benchmark's full
+    check: docs/performance.md; a deck without its suit in the corner: test_fancheck.py)."""
+    c = enrolled_tango.check
+    assert c is not None and c["plays"] == 12 and c["cards"] >= 12 and c["cards_right"] / c["cards"] >= 0.8
+    assert c["asked"] <= 6 and c["silent"] == 0
 
 
 def test_enrolment_of_some_faces_reports_the_rest():

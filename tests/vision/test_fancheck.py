@@ -39,14 +39,6 @@ def test_a_deck_without_the_suit_in_its_corner_is_warned_of_before_the_event(tmp
     assert Enrollment.load(tmp_path / "d.npz").check == c  # the table that loads it can say so too
 
 
-def test_a_short_fan_check_of_a_readable_deck_reads_it():
-    """tango enrolled: most plays certain (the benchmark's full check: docs/performance.md)."""
-    e = enroll(_faces("tango"), px_per_mm=3.0, rows=60, check_plays=12, seed=SHIFT)
-    c = e.check
-    assert c is not None and c["cards"] >= 12 and c["cards_right"] / c["cards"] >= 0.8
-    assert c["asked"] <= 6 and c["silent"] == 0
-
-
 @pytest.mark.parametrize("check, warn", [
     (None, False),
     ({"plays": 0}, False),
