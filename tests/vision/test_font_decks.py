@@ -122,3 +122,45 @@ def test_some_decks_print_the_suit_across_the_card():
     ink = (face.astype(int).sum(axis=2) < 300)
     right = ink[: h // 5, w * 2 // 3:]
     assert right.mean() > 0.01  # the suit sits top-right
+
+
+def test_drawn_pips_are_the_four_suits_in_many_shapes():
+    """Drawn pips (most font decks' suits) are exactly as tall as asked, in the asked colour, and
+    shaped as their suit: a heart widest above its middle and pointed below, a spade the other way
+    up, a diamond widest at its middle; and two decks' shapes of one suit differ."""
+    from vision.models.font_decks import PipShape, drawn_pip
+
+    def width_profile(a: np.ndarray) -> np.ndarray:
+        return (a > 128).sum(axis=1) / a.shape[1]
+
+    shapes = [PipShape.random(np.random.default_rng(s)) for s in range(12)]
+    for sh in shapes:
+        pips = {s: drawn_pip(s, sh, 48, (200, 10, 20)) for s in "shdc"}
+        for s, g in pips.items():
+            assert g.shape[0] == 48 and g.shape[2] == 4 and 20 <= g.shape[1] <= 60, (s, g.shape)
+            ink = g[:, :, 3] > 128
+            assert 0.3 < ink.mean() < 0.85, (s, ink.mean())
+            assert np.all(g[ink][:, :3] == (200, 10, 20))
+        heart, spade, diamond = (width_profile(pips[s][:, :, 3]) for s in "hsd")
+        assert heart[:16].max() > 0.8 and heart[-4:].max() < 0.35  # lobes above, a point below
+        assert spade[:4].max() < 0.35 and spade[24:40].max() > 0.8  # a point above, lobes below
+        assert diamond[20:28].max() > 0.85 and diamond[:3].max() < 0.3 and diamond[-3:].max() < 0.3
+        club = pips["c"][:, :, 3] > 128
+        # A club's three leaves: its middle row is wide, its stem (near the foot, above it) narrow.
+        assert width_profile(club.astype(np.uint8) * 255)[30:40].min() < 0.45
+    a, b = (cv2.resize(drawn_pip("c", sh, 48, (0, 0, 0))[:, :, 3], (40, 48)) for sh in shapes[:2])
+    assert np.abs(a.astype(int) - b.astype(int)).mean() > 5
+
+
+def test_index_fonts_draw_every_index_glyph():
+    """A font is an index font only when it draws each rank and the joker's word: a font without
+    a glyph would print its missing-glyph box, and the net would learn boxes as ranks."""
+    from vision.models.font_decks import INDEX_CHARS, _families, draws
+
+    fonts = index_fonts()
+    dejavu = next(f for f in fonts if f.name == "DejaVuSans.ttf")
+    assert draws(dejavu, INDEX_CHARS) and not draws(dejavu, "A\U000f0000")
+    families = _families(tuple(fonts))
+    assert sorted(p for fam in families for p in fam) == sorted(fonts)
+    # Styles of one typeface are one family: "DejaVu Sans" Book and Bold drawn as often as Lato.
+    assert any({"DejaVuSans.ttf", "DejaVuSans-Bold.ttf"} <= {p.name for p in fam} for fam in families)
