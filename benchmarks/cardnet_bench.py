@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
+from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -50,6 +52,8 @@ def _score(st: dict, truth: list[str], r, ms: float) -> None:
     exact = r.cards == truth
     st["exact"] += exact
     st["asked"] += r.uncertain
+    for kind in {reason_kind(why) for why in r.reasons}:
+        st["why"][kind] += 1
     st["silent"] += (not exact) and not r.uncertain
     if not exact and not r.uncertain:
         st["silent_plays"].append((truth, list(r.cards), [round(float(c), 3) for c in r.confidence]))
@@ -72,7 +76,12 @@ def _score(st: dict, truth: list[str], r, ms: float) -> None:
 def _new_stats() -> dict:
     return {k: 0 for k in ("plays", "cards", "cards_ok", "exact", "asked", "silent", "right_not_asked",
                            "right_asked", "lone", "lone_empty", "lone_asked", "lone_silent")} | {"ms": [], "ms10": [], "curve": [],
-                                                                  "silent_plays": []}
+                                                                  "silent_plays": [], "why": Counter()}
+
+
+def reason_kind(why: str) -> str:
+    """A doubt's kind: its English half, numbers, and what follows a colon or a bracket, left out."""
+    return re.sub(r"\d+(\.\d+)?", "#", why.split(" / ", 1)[-1].split(":")[0].split(" (")[0]).strip()
 
 
 def run(args: tuple[str, int, int]) -> dict:
@@ -196,6 +205,8 @@ def main() -> None:
                 pooled[k] = pooled[k] + v
         print(f"  {'POOLED':22s}          {fmt(pooled)}")
         print("  the bar's curve (pooled): " + curve(pooled["curve"]))
+        print("  plays asked, by doubt (pooled; a play may have several): "
+              + "; ".join(f"{k} {v}" for k, v in pooled["why"].most_common()))
     for r in results:
         print(f"enrolment {r['design']}: {r['enrol_cpu_s']:.0f} s CPU")
     print(f"seed {a.seed}, {a.plays} plays per design and scale, {time.time() - t0:.0f} s wall")
