@@ -42,6 +42,7 @@ def test_enroll_command_saves_an_enrolment_that_read_uses(tmp_path, capsys, monk
     import vision.cardnet.enrol as enrol_mod
 
     monkeypatch.setattr(enrol_mod, "ENROL_ROWS", 24)  # a short fit: the test checks the path, not the fit
+    monkeypatch.setattr(enrol_mod, "ENROL_STEPS", 500)
     monkeypatch.setattr("vision.cardnet.fancheck.FAN_CHECK_PLAYS", 6)
     from vision.artwork import load_deck
     from vision.cardnet.deckfile import Enrollment

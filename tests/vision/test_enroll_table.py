@@ -69,6 +69,8 @@ def test_cli_enrols_from_frames(frames, tmp_path, capsys, monkeypatch):
     from vision.cardnet.deckfile import Enrollment
 
     monkeypatch.setattr(enrol_mod, "ENROL_ROWS", 24)
+
+    monkeypatch.setattr(enrol_mod, "ENROL_STEPS", 500)
     monkeypatch.setattr("vision.cardnet.fancheck.FAN_CHECK_PLAYS", 6)
     cv2.imwrite(str(tmp_path / "a.png"), frames[0])
     out = tmp_path / "deck.npz"
@@ -95,6 +97,8 @@ def test_cli_enrols_from_the_camera(frames, tmp_path, capsys, monkeypatch):
     from table_service.cli import main
 
     monkeypatch.setattr(enrol_mod, "ENROL_ROWS", 24)
+
+    monkeypatch.setattr(enrol_mod, "ENROL_STEPS", 500)
     monkeypatch.setattr("vision.cardnet.fancheck.FAN_CHECK_PLAYS", 6)
     (tmp_path / "cam").mkdir()
     cv2.imwrite(str(tmp_path / "cam" / "f0.png"), frames[0])

@@ -30,6 +30,7 @@ class FakePipeline:
 
 def test_enrol_deck_button(app, runner, serve_app, h, tmp_path, monkeypatch, open_page, laid_out_deck):
     monkeypatch.setattr(enrol_mod, "ENROL_ROWS", 24)
+    monkeypatch.setattr(enrol_mod, "ENROL_STEPS", 500)
     monkeypatch.setattr("vision.cardnet.fancheck.FAN_CHECK_PLAYS", 6)
     runner.camera_pipeline = pipe = FakePipeline(laid_out_deck, tmp_path / "d.npz")
     srv = serve_app(app)

@@ -39,6 +39,7 @@ def _wait(client: Any, url: str, states: tuple[str, ...], timeout: float = 120.0
 
 def test_enrol_from_the_table_at_the_panel(client, runner, h, laid_out_deck, tmp_path, monkeypatch):
     monkeypatch.setattr(enrol_mod, "ENROL_ROWS", 24)
+    monkeypatch.setattr(enrol_mod, "ENROL_STEPS", 500)
     monkeypatch.setattr("vision.cardnet.fancheck.FAN_CHECK_PLAYS", 6)
     base = "/api/tables/1/enroll"
     h.login(client, "rita")

@@ -24,6 +24,10 @@ holds what it produced on 2026-12-02 (docs/performance.md):
 3. ``python -m vision.training.calibrate CAL`` fits the temperature and the corner model on the
    calibration designs and prints the play bar's curve.
 
+Font decks draw from every installed typeface (``vision.models.font_decks``): for the candidates
+of 2026-12-03 (later) ``apt-get install`` the font packages docs/performance.md lists (340 fonts
+in 81 families) before ``make_data --fonts-only --fonts 32 --zones 3200 --shards 8 --seed 900``.
+
 To try more data without training from scratch: ``make_data --fonts-only`` renders font decks alone,
 and ``train classifier DATA... --init cardnet_classifier.pt --lr 3e-4 --epochs 2 --out DIR`` goes on
 from a saved classifier (the font experiment in docs/performance.md was run so; it was not shipped).
