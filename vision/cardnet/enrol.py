@@ -31,7 +31,7 @@ ENROL_REALISM = Realism(overlap_mm=(10.0, 30.0), rotation_deg=7.0, rectify_px=4.
 CARD_HEIGHT_MM = 88.0
 #: Rows rendered per enrolment (each 1–10 cards): ~2,000 labelled crops.
 ENROL_ROWS = 260
-#: Optimisation steps of the enrolment's fit (~4 s here).  500 left plastic's clubs at 0.92–0.97
+#: Optimisation steps of the enrolment's fit (~4 s here).  500 left plastic's clubs at 0.92–0.97 (candidate F)
 #: where 1,500 reads them sure: a deck's own crops are worth the full fit.
 ENROL_STEPS = 1500
 
@@ -84,7 +84,7 @@ def fit_deck_head(deck: Deck, *, base: Head | None = None, rows: int | None = No
     # designs (the enrolment's rows are cleaner than a table: the faces are the deck's own).
     # Calibrated as it is used: the reader asks which face a card is among the faces (whether a
     # card lies there at all is the corner model's question), so the "none" crops, near misses
-    # that hold half an index, must not soften every face (they took plastic's head from 0.62 to 0.78).
+    # that hold half an index, must not soften every face (on candidate F: plastic 0.78, on faces 0.62).
     faces = val_y != NONE_CLASS
     t = fit_temperature(head.with_temperature(1.0).logits(val_x[faces])[:, :NONE_CLASS], val_y[faces])
     head = head.with_temperature(max(t, base.temperature))
