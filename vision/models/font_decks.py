@@ -14,8 +14,8 @@ script renders rows of it exactly as it renders the real designs.  Jokers get a 
 (or "Joker") or a star, red for the big joker and black for the small one, as most decks do.
 
 Needs Pillow and fonts (training only; the reader itself never imports this module): at least
-``fonts-dejavu-core`` and ``fonts-liberation``; the shipped classifier's recipe installs the font
-packages listed in :mod:`vision.training.train` (hundreds of typefaces).
+``fonts-dejavu-core`` and ``fonts-liberation``; the candidates of 2026-12-03 (later) were trained
+with the font packages docs/performance.md lists (340 fonts; the shipped classifier predates them).
 """
 
 from __future__ import annotations
