@@ -39,6 +39,11 @@ def _peer_closed(sock: Any) -> bool:
         return True
 
 
+#: A body left unread by an early answer is read off the socket up to this size (so the connection
+#: stays open, as HTTP/1.1 asks); beyond it the connection is closed instead.
+DRAIN_BYTES = 64 * 1024
+
+
 class _Gateway(wsgi.Gateway_10):
     """cheroot's WSGI 1.0 gateway, plus :data:`CLIENT_GONE_KEY` in the environ.
 
@@ -46,6 +51,21 @@ class _Gateway(wsgi.Gateway_10):
     (the next event or keep-alive, up to ``SSE_HEARTBEAT_S`` later), holding a worker thread and,
     on the public feed, one of the capped stream slots all that time.
     """
+
+    def start_response(self, status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+        """Close the connection after this answer when the request's body was left unread.
+
+        Why: an answer given before the body is read (a refusal, a 404) leaves it on the socket.
+        cheroot drains a body of known length, but all of it, into memory, however large the
+        client claims it is; and a chunked body it does not drain at all, so its next bytes are
+        parsed as the next request on the connection and answered with cheroot's own plain-text
+        "400 Malformed Request-Line" (found by the hub's fuzz run). Closing loses nothing: the
+        answer is sent first, and a client opens a new connection for its next request."""
+        rfile = self.req.rfile
+        unread = (not getattr(rfile, "closed", True)) if self.req.chunked_read else getattr(rfile, "remaining", 0) > DRAIN_BYTES
+        if unread:
+            self.req.close_connection = True
+        return super().start_response(status, headers, exc_info)
 
     def get_environ(self) -> dict[str, Any]:
         env = super().get_environ()

@@ -1,0 +1,69 @@
+"""A request body the app answers without reading never spills into the next request on the
+connection (the real cheroot server, raw sockets): found by the hub's fuzz run as cheroot's own
+plain-text "400 Malformed Request-Line" answered to an ordinary request."""
+
+from __future__ import annotations
+
+import re
+import socket
+from typing import Any
+
+from table_service.web.server import DRAIN_BYTES
+
+
+def _exchange(handle: Any, first: bytes, second: bytes | None) -> bytes:
+    """Send ``first`` (and ``second`` once the first answer has begun) on one connection; all it
+    answers until the server closes or goes quiet."""
+    with socket.create_connection((handle.host, handle.port), timeout=5) as s:
+        s.sendall(first)
+        got = s.recv(65536)
+        if second is not None:
+            try:
+                s.sendall(second)
+            except OSError:  # already closed: nothing of the second request was taken
+                return got
+        s.settimeout(1.0)
+        try:
+            while chunk := s.recv(65536):
+                got += chunk
+        except (TimeoutError, ConnectionResetError):
+            pass
+        return got
+
+
+def _statuses(raw: bytes) -> list[str]:
+    return [m.decode() for m in re.findall(rb"HTTP/1\.1 (\d{3}) ", raw)]  # an answer's body ends without a newline
+
+
+def test_an_unread_chunked_body_closes_the_connection_instead_of_becoming_the_next_request(
+        make_app: Any, serve_app: Any) -> None:
+    handle = serve_app(make_app())
+    refused = (b"POST /nowhere HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n"
+               b"Content-Type: application/x-www-form-urlencoded\r\n\r\n5\r\nhello\r\n0\r\n\r\n")
+    raw = _exchange(handle, refused, b"GET /auth/whoami HTTP/1.1\r\nHost: t\r\n\r\n")
+    assert _statuses(raw) == ["404"], raw[:300]
+    assert b"Connection: close" in raw and b"Malformed" not in raw
+
+
+def test_a_read_chunked_body_keeps_the_connection(make_app: Any, serve_app: Any) -> None:
+    handle = serve_app(make_app())
+    login = (b"POST /auth/login HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n"
+             b"Content-Type: application/x-www-form-urlencoded\r\n\r\n5\r\na=b&c\r\n0\r\n\r\n")
+    raw = _exchange(handle, login, b"GET /auth/whoami HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+    assert _statuses(raw) == ["400", "200"], raw[:300]  # no CSRF token; then the next request, answered
+
+
+def test_a_small_unread_body_is_drained_and_a_huge_one_is_not_waited_for(make_app: Any, serve_app: Any) -> None:
+    handle = serve_app(make_app())
+    body = b"x" * 100
+    small = (b"POST /nowhere HTTP/1.1\r\nHost: t\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+             b"Content-Length: 100\r\n\r\n" + body)
+    raw = _exchange(handle, small, b"GET /auth/whoami HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+    assert _statuses(raw) == ["404", "200"], raw[:300]
+    # A client that claims a gigabyte and sends a little: answered at once, and the connection
+    # closed rather than read to the end (cheroot would read the rest into memory).
+    huge = (b"POST /nowhere HTTP/1.1\r\nHost: t\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+            b"Content-Length: %d\r\n\r\n" % (2**30) + b"x" * 1000)
+    assert DRAIN_BYTES < 2**30
+    raw = _exchange(handle, huge, None)
+    assert _statuses(raw) in (["404"], ["413"]) and b"Connection: close" in raw, raw[:300]
