@@ -288,6 +288,25 @@ def test_the_referees_answers_teach_the_head():
     assert not learner.learn_answer(first.embeddings, ["2c"])
 
 
+def test_the_spots_taught_as_no_card_do_not_soften_the_faces():
+    """A learned head's temperature is fitted on the answers that are cards, over the faces: the
+    reader asks it which face a card is; whether a card lies there is the corner model's question.
+    Here every answer also teaches spots that look like the cards as "no card" (a deck's art beside
+    its index): the head cannot tell them from the cards, and before, that made every face unsure."""
+    zr = render_zone(["Kh", "Qs", "4d"], "anglo", 3.0, seed=SHIFT + 41, realism=Realism.clean())
+    first = read_play(zr.image, 3.0)
+    assert first.embeddings is not None and len(first.embeddings) == 3
+    look_alike = first.embeddings * 0.97
+    learner = PlayLearner(default_head())
+    for _ in range(60):
+        learner.learn_answer(first.embeddings, ["Kh", "Qs", "4d"], look_alike)
+    learner.wait(300)
+    assert learner.head is not learner.start
+    assert learner.head.temperature == learner.start.temperature
+    faces = learner.head.probs(first.embeddings)[:, :-1]
+    assert (faces.max(axis=1) / faces.sum(axis=1) > 0.99).all(), faces.max(axis=1)
+
+
 def test_a_balanced_fit_learns_the_crops_not_how_often_each_card_was_answered():
     """The referee answered one look-alike crop as 6♣ eight times and as 6♠ three: a plain fit
     reads the next such crop as 6♣, a balanced one (as the table learns) keeps the two even;
