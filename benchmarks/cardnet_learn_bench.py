@@ -7,7 +7,7 @@ draws them) of a design never trained on, rendered at 2-4 px/mm with play's real
 table reads them: with :meth:`vision.watcher.TableWatcher.reading_head`'s learner.  A play read
 without a question teaches the learner its sure cards; a play asked is answered by the referee
 (the truth) and that answer is taught when the reading found as many cards.  Printed per deal:
-plays asked, plays silently wrong, and labels learned so far.
+plays asked, plays silently wrong, labels learned so far, and the head in use (its temperature).
 """
 
 from __future__ import annotations
@@ -36,6 +36,9 @@ def main() -> None:
     ap.add_argument("--deals", type=int, default=6)
     ap.add_argument("--plays", type=int, default=40, help="plays per deal")
     ap.add_argument("--seed", type=int, default=3)
+    ap.add_argument("--sync", action="store_true",
+                    help="wait for each refit before the next play: a run repeats exactly (the table refits "
+                         "in a thread, so two plain runs of a seed differ), for comparing two versions")
     a = ap.parse_args()
     rng = np.random.default_rng(a.seed)
     learner = PlayLearner(default_head())
@@ -54,9 +57,13 @@ def main() -> None:
             else:
                 silent += r.cards != truth
                 learner.learn_read(r.embeddings, r.cards, r.confidence, r.uncertain)
+            if a.sync:
+                learner.wait()
         learner.wait()
         print(f"deal {deal}: asked {asked / a.plays:6.1%}  silent-wrong {silent / a.plays:5.1%}  "
-              f"labels: {learner.answers} from answers, {learner.sure} from sure reads", flush=True)
+              f"labels: {learner.answers} from answers, {learner.sure} from sure reads  "
+              f"head: {'learned' if learner.head is not learner.start else 'start'}, T {learner.head.temperature:.3f}",
+              flush=True)
     print(f"{time.time() - t0:.0f} s")
 
 
