@@ -125,8 +125,8 @@ class PlayLearner:
                 # a lower temperature came to read a 5♣ as 5♠ at 1.00, deal after deal.
                 # Fitted as it is used, as the enrolment's is: on the answers that are cards, over
                 # the faces (whether a card lies there is the corner model's question). The spots
-                # taught as "none" had softened every face: plastic, seed 3, T 0.90 and 9 of 40
-                # plays asked in the 4th deal, all read right; fitted on faces 0.71 and 3 of 40.
+                # taught as "none" had softened every face: plastic, seed 3, T 0.90 and 8 of 40
+                # plays asked in the 4th deal (`--sync`); fitted on faces 0.76 and 3 of 40.
                 faces = val & (y != NONE_CLASS)
                 t = fit_temperature(head.with_temperature(1.0).logits(x[faces])[:, :NONE_CLASS], y[faces]) \
                     if faces.any() else self.start.temperature
