@@ -25,7 +25,7 @@ from table_service.engine.state import state_to_json
 
 REPO = Path(__file__).resolve().parents[2]
 SEED = 21
-#: Two deals: the second opens with tribute (or anti-tribute), and ~120 plays are enough to judge the
+#: Two deals: the second opens with tribute (or anti-tribute), and their plays (at least 60) judge the
 #: camera (three cost ~30 s more of the suite for nothing these tests check).
 DEALS = 2
 
