@@ -39,11 +39,6 @@ def _peer_closed(sock: Any) -> bool:
         return True
 
 
-#: A body left unread by an early answer is read off the socket up to this size (so the connection
-#: stays open, as HTTP/1.1 asks); beyond it the connection is closed instead.
-DRAIN_BYTES = 64 * 1024
-
-
 class _Gateway(wsgi.Gateway_10):
     """cheroot's WSGI 1.0 gateway, plus :data:`CLIENT_GONE_KEY` in the environ.
 
@@ -60,9 +55,11 @@ class _Gateway(wsgi.Gateway_10):
         client claims it is; and a chunked body it does not drain at all, so its next bytes are
         parsed as the next request on the connection and answered with cheroot's own plain-text
         "400 Malformed Request-Line" (found by the hub's fuzz run). Closing loses nothing: the
-        answer is sent first, and a client opens a new connection for its next request."""
+        answer is sent first, and a client opens a new connection for its next request. A body no
+        larger than the app accepts (``MAX_CONTENT_LENGTH``) is still drained, as HTTP/1.1 asks."""
         rfile = self.req.rfile
-        unread = (not getattr(rfile, "closed", True)) if self.req.chunked_read else getattr(rfile, "remaining", 0) > DRAIN_BYTES
+        accepted = int(self.req.server.wsgi_app.config.get("MAX_CONTENT_LENGTH") or 0)
+        unread = (not getattr(rfile, "closed", True)) if self.req.chunked_read else getattr(rfile, "remaining", 0) > accepted
         if unread:
             self.req.close_connection = True
         return super().start_response(status, headers, exc_info)
