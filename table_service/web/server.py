@@ -54,7 +54,7 @@ class _Gateway(wsgi.Gateway_10):
         cheroot drains a body of known length, but all of it, into memory, however large the
         client claims it is; and a chunked body it does not drain at all, so its next bytes are
         parsed as the next request on the connection and answered with cheroot's own plain-text
-        "400 Malformed Request-Line" (found by the hub's fuzz run). Closing loses nothing: the
+        "400 Malformed Request-Line" (what the hub's fuzz run once met). Closing loses nothing: the
         answer is sent first, and a client opens a new connection for its next request. A body no
         larger than the app accepts (``MAX_CONTENT_LENGTH``) is still drained, as HTTP/1.1 asks."""
         rfile = self.req.rfile

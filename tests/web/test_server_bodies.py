@@ -1,6 +1,6 @@
 """A request body the app answers without reading never spills into the next request on the
-connection (the real cheroot server, raw sockets): found by the hub's fuzz run as cheroot's own
-plain-text "400 Malformed Request-Line" answered to an ordinary request."""
+connection (the real cheroot server, raw sockets): it came back as cheroot's own
+plain-text "400 Malformed Request-Line" to the next request (the hub's fuzz run met that answer once)."""
 
 from __future__ import annotations
 
