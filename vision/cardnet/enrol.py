@@ -21,7 +21,7 @@ from vision.synth import Realism, render_zone
 from . import fancheck
 from .deckfile import Enrollment
 from .detector import detect
-from .head import Head, fit_head, fit_temperature
+from .head import Head, fit_face_temperature, fit_head
 from .read import as_bgr, default_head, embed
 from .spec import NONE_CLASS
 
@@ -80,14 +80,9 @@ def fit_deck_head(deck: Deck, *, base: Head | None = None, rows: int | None = No
     fit_x, fit_y = _rendered_crops(deck, rows, rng)
     val_x, val_y = _rendered_crops(deck, max(rows // 4, 2), rng)
     head = fit_head(fit_x, fit_y, base, origin=name, seed=seed, steps=ENROL_STEPS)  # read now: tests shorten it
-    # Calibrated on rows it was not fitted on; never surer than the shipped head was on unseen
-    # designs (the enrolment's rows are cleaner than a table: the faces are the deck's own).
-    # Calibrated as it is used: the reader asks which face a card is among the faces (whether a
-    # card lies there at all is the corner model's question), so the "none" crops, near misses
-    # that hold half an index, must not soften every face (on candidate F: plastic 0.78, on faces 0.62).
-    faces = val_y != NONE_CLASS
-    t = fit_temperature(head.with_temperature(1.0).logits(val_x[faces])[:, :NONE_CLASS], val_y[faces])
-    head = head.with_temperature(max(t, base.temperature))
+    # Calibrated on rows it was not fitted on, over the faces; never surer than the shipped head
+    # was on unseen designs (the enrolment's rows are cleaner than a table: the faces are the deck's own).
+    head = head.with_temperature(fit_face_temperature(head, val_x, val_y, base.temperature))
     if _accuracy(base, val_x, val_y) > _accuracy(head, val_x, val_y):
         head = base  # the shipped head already reads this deck better
     return head

@@ -17,7 +17,7 @@ import numpy as np
 
 from vision.cards import CARD_INDEX, check_card
 
-from .head import Head, fit_head, fit_temperature
+from .head import Head, fit_face_temperature, fit_head
 from .spec import NONE_CLASS
 
 #: A card read at least this sure (and in a play that was not asked) is taken as a label.
@@ -122,15 +122,10 @@ class PlayLearner:
                 head = self.head
             else:
                 # Never surer than the start head: sure reads are taught back, so a head allowed
-                # a lower temperature came to read a 5♣ as 5♠ at 1.00, deal after deal.
-                # Fitted as it is used, as the enrolment's is: on the answers that are cards, over
-                # the faces (whether a card lies there is the corner model's question). The spots
-                # taught as "none" had softened every face: plastic, seed 3, T 0.90 and 8 of 40
-                # plays asked in the 4th deal (`--sync`); fitted on faces 0.76 and 3 of 40.
-                faces = val & (y != NONE_CLASS)
-                t = fit_temperature(head.with_temperature(1.0).logits(x[faces])[:, :NONE_CLASS], y[faces]) \
-                    if faces.any() else self.start.temperature
-                head = head.with_temperature(max(t, self.start.temperature))
+                # a lower temperature came to read a 5♣ as 5♠ at 1.00, deal after deal. Fitted on
+                # the faces, as the enrolment's is (with every answer, plastic seed 3 asked 8 of 40
+                # plays in the 4th deal, `--sync`; on faces 3 of 40).
+                head = head.with_temperature(fit_face_temperature(head, x[val], y[val], self.start.temperature))
             with self._lock:
                 self.head = head
                 if self._new < REFIT_EVERY:
