@@ -12,6 +12,14 @@ from typing import Any
 
 import pytest
 
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # One worker per core (pyproject's addopts): a worker's numpy and OpenCV must not each start a
+    # thread per core too. OpenBLAS's spinning threads, two workers' worth on two cores, made the
+    # head fits 3-5x slower (a 6 s test took 28 s). Read when the libraries load, which is after
+    # this file: no test module is imported before the root conftest.
+    for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "OPENCV_FOR_THREADS_NUM"):
+        os.environ.setdefault(_var, "1")
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]

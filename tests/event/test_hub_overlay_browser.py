@@ -113,18 +113,26 @@ def test_top16_inside_title_safe_with_long_names(hub_url: str, open_page: Any, s
     assert errors == [], errors
 
 
+def _when_on_page(page: Any, n: int) -> dict[str, Any]:
+    """What page ``n`` shows, read in one step once it shows: pages turn every 0.8 s, and on a
+    loaded machine a second read can already be of the next page."""
+    return page.wait_for_function(f"""(() => {{
+        if (document.getElementById('hov').dataset.page !== '{n}') return null;
+        const first = document.querySelector('#ov-list li:first-child .c-rank');
+        return {{first: first && first.textContent, rows: document.querySelectorAll('#ov-list li').length,
+                 label: document.getElementById('hov-page').innerText}};
+    }})()""").json_value()
+
+
 @pytest.mark.browser
 def test_more_than_a_page_pages_itself(hub_url: str, open_page: Any) -> None:
     page, errors = open_page(1280, 720)
     page.goto(f"{hub_url}/hub/overlay?top=40&page_s=0.8")
     page.wait_for_function("document.getElementById('hov').dataset.pages === '3'")
-    first = page.inner_text("#ov-list li:first-child .c-rank")
-    page.wait_for_function("document.getElementById('hov').dataset.page === '2'")
-    assert page.inner_text("#ov-list li:first-child .c-rank") != first
-    assert page.locator("#ov-list li").count() == 16 and "第 2/3 页" in page.inner_text("#hov-page")
-    check_on_air(page)
-    page.wait_for_function("document.getElementById('hov').dataset.page === '3'")
-    assert page.locator("#ov-list li").count() == N_TEAMS - 32  # the last page holds the rest
+    one, two, three = (_when_on_page(page, n) for n in (1, 2, 3))
+    assert one["first"] == "1" and two["first"] != one["first"]
+    assert one["rows"] == two["rows"] == 16 and "第 2/3 页" in two["label"]
+    assert three["rows"] == N_TEAMS - 32  # the last page holds the rest
     check_on_air(page)
     assert errors == [], errors
 
