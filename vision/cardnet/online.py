@@ -111,9 +111,9 @@ class PlayLearner:
             # (fit_head's docstring says why that matters).
             head = fit_head(x[~held], y[~held], self.start, steps=REFIT_STEPS, l2_to_start=L2_TO_START,
                             origin=f"{self.start.origin}+play", balance=True)
-            # Judged and calibrated on the referee's answers only: a sure read is the head's own
-            # word, which any head that learned it agrees with, so it would judge a head by what
-            # the head taught itself.
+            # Judged on the referee's answers only: a sure read is the head's own word, which any
+            # head that learned it agrees with, so it would judge a head by what the head taught
+            # itself.
             val = held & told
             if val.sum() < VAL_MIN or _accuracy(head, x[val], y[val]) < _accuracy(self.start, x[val], y[val]):
                 # Too few held-out labels to trust it yet, or it reads them worse than the head it
@@ -121,11 +121,15 @@ class PlayLearner:
                 # deal, a 7♣ read as 7♠ at 0.98 and a 9♣ as 9♠ at 0.99).
                 head = self.head
             else:
-                # Never surer than the start head: sure reads are taught back, so a head allowed
-                # a lower temperature came to read a 5♣ as 5♠ at 1.00, deal after deal. Fitted on
-                # the faces, as the enrolment's is (with every answer, plastic seed 3 asked 8 of 40
-                # plays in the 4th deal, `--sync`; on faces 3 of 40).
-                head = head.with_temperature(fit_face_temperature(head, x[val], y[val], self.start.temperature))
+                # Calibrated on every held-out label, answers and sure reads: the crops the head
+                # will read are both kinds, and the answers alone are the hardest of them (tango
+                # seed 4, `--sync`: on answers alone the temperature rose to 0.995 and the 4th deal
+                # asked 14 of 40 plays; on both, 0.913 and 6). Never surer than the start head:
+                # sure reads are taught back, so a head allowed a lower temperature came to read a
+                # 5♣ as 5♠ at 1.00, deal after deal. Fitted on the faces, as the enrolment's is
+                # (with every answer, plastic seed 3 asked 8 of 40 plays in the 4th deal; on
+                # faces 3 of 40).
+                head = head.with_temperature(fit_face_temperature(head, x[held], y[held], self.start.temperature))
             with self._lock:
                 self.head = head
                 if self._new < REFIT_EVERY:
