@@ -130,6 +130,21 @@ def _check_ruleset_options(preset: Any, opts: dict[str, Any]) -> None:
             raise EventInputError(f"EVENT.toml [ruleset_options]: {key}: {exc}"[:300]) from None
 
 
+def team_players(players: Any, duplicate: bool) -> list[str]:
+    """A team's players as the event needs them, stripped: 2 or 4 names of 1-64 characters, and 4
+    in a duplicate event (each team's second pair plays room B). One rule for EVENT.toml and for
+    the hub's team edit: a duplicate team edited down to 2 players could not be seated in room B,
+    and publishing the next draw failed (the long hub fuzz found it)."""
+    if (not isinstance(players, list) or len(players) not in (2, 4)
+            or not all(isinstance(p, str) and p.strip() for p in players)):
+        raise EventInputError("players 须为 2 或 4 个名字 / players must be 2 or 4 names")
+    if duplicate and len(players) != 4:
+        raise EventInputError("复式每队须 4 名选手 / duplicate play needs 4 players a team")
+    if any(len(p.strip()) > MAX_ID for p in players):
+        raise EventInputError("选手名过长 / a player's name is longer than 64 characters")
+    return [p.strip() for p in players]
+
+
 def validate(raw: dict[str, Any]) -> dict[str, Any]:
     """Check a parsed EVENT.toml and return it normalised (defaults filled, JSON-ready): the
     form the hub logs in its first event."""
@@ -213,16 +228,12 @@ def validate(raw: dict[str, Any]) -> dict[str, Any]:
         if tid in seen:
             raise EventInputError(f"EVENT.toml [{where}]: 队号重复 {tid!r} / duplicate team id {tid!r}")
         seen.add(tid)
-        players = t.get("players", [f"{tid}-1", f"{tid}-2"])
-        if (not isinstance(players, list) or len(players) not in (2, 4)
-                or not all(isinstance(p, str) and p.strip() for p in players)):
-            raise EventInputError(f"EVENT.toml [{where}]: players 须为 2 或 4 个名字 / players must be 2 or 4 names")
-        if dup and len(players) != 4:
-            raise EventInputError(f"EVENT.toml [{where}]: 复式每队须 4 名选手 / duplicate play needs 4 players a team")
-        if any(len(p) > MAX_ID for p in players):
-            raise EventInputError(f"EVENT.toml [{where}]: 选手名过长 / a player's name is longer than 64 characters")
+        try:
+            players = team_players(t.get("players", [f"{tid}-1", f"{tid}-2"]), bool(dup))
+        except EventInputError as exc:
+            raise EventInputError(f"EVENT.toml [{where}]: {exc}") from None
         tname = _opt(t, "name", str, where, tid, max_len=MAX_ID)
-        teams.append({"id": tid, "name": tname, "players": [p.strip() for p in players]})
+        teams.append({"id": tid, "name": tname, "players": players})
     tables: list[dict[str, Any]] = []
     tables_raw = raw.get("tables", [])
     if not isinstance(tables_raw, list):

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from table_service.event.config import draw_method, scoring_of
+from table_service.event.config import draw_method, scoring_of, team_players
 from table_service.event.draw import make_draw
 from table_service.event.model import EventInputError, Result, parse_result
 from table_service.event.standings import Standings, compute_standings
@@ -161,6 +161,10 @@ class HubCore:
         ev = self.cfg["event"]
         ns, ew = self.team(t["ns"]), self.team(t["ew"])
         k = 2 if t.get("room") == "B" else 0  # duplicate: each team's second pair plays room B
+        for team in (ns, ew):
+            if len(team["players"]) < k + 2:  # an event log from before team_players held for edits
+                raise EventInputError(f"{team['name']} 队没有第二对选手，不能坐 B 室：请把选手改为 4 人 / "
+                                      f"team {team['name']} has no second pair for room B: edit its players to 4")
         players = {"N": ns["players"][k], "S": ns["players"][k + 1], "E": ew["players"][k], "W": ew["players"][k + 1]}
         phys = next((x for x in self.cfg["tables"] if x["id"] == t["table"]), None)
         return {"event": ev["id"], "event_name": ev["name"], "round": rnd, "table": t["table"],
@@ -178,11 +182,11 @@ class HubCore:
         self._role(role, "referee", "修改队伍")
         if team not in self.teams:
             raise EventInputError(f"没有队伍 {team!r} / no team {team!r}")
-        players = [p.strip() for p in players if p.strip()]
-        if len(players) not in (2, 4):
-            raise EventInputError("选手须为 2 或 4 人 / a team has 2 or 4 players")
-        if not name.strip() or len(name) > 64 or any(len(p) > 64 for p in players):
-            raise EventInputError("队名或选手名无效（1–64 字）/ team and player names are 1-64 characters")
+        assert self.cfg is not None
+        players = team_players([p for p in players if p.strip()],
+                               bool(self.cfg["event"]["scoring"].get("duplicate")))
+        if not name.strip() or len(name) > 64:
+            raise EventInputError("队名无效（1–64 字）/ a team's name is 1-64 characters")
         return "team_edited", {"team": team, "name": name.strip(), "players": players}
 
     def check_event_edit(self, name: str, ruleset: str, fmt: dict[str, Any], role: str | None

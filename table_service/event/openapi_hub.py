@@ -172,7 +172,8 @@ HUB_OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         {"lines": {"type": "string", "description": "RESULTS.jsonl text (docs/hub-protocol.md)"}}, ("lines",)),
     ("POST", "/hub/action/edit_team"): _action(
         "修改队伍 / change a team's name or players (from the next published draw)",
-        {"team": _text(MAX_ID), "name": _text(MAX_ID), "players": _text(4 * (MAX_ID + 1), "2 或 4 个名字，逗号分隔 / 2 or 4 names, "
+        {"team": _text(MAX_ID), "name": _text(MAX_ID), "players": _text(4 * (MAX_ID + 1), "2 或 4 个名字（复式 4 个），逗号分隔 / "
+                                                                          "2 or 4 names (4 in a duplicate event), "
                                                                           "comma-separated")},
         ("team", "name", "players")),
     ("POST", "/hub/action/edit_event"): _action(

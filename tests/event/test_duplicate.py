@@ -106,3 +106,23 @@ def test_hub_duplicate_event_assigns_both_rooms(tmp_path: Path) -> None:
         assert len(pairs) == 4
     finally:
         hub.stop()
+
+
+def test_a_duplicate_team_keeps_its_second_pair(tmp_path: Path) -> None:
+    """Room B seats each team's second pair: a duplicate team cannot be edited down to two players
+    (the long hub fuzz did it, and publishing the next draw answered 500). An event log written
+    before that rule held is refused at publishing with the team named, not a server error."""
+    cfg = validate({"event": {"id": "d", "rounds": 2, "duplicate": "levels"},
+                    "teams": [{"id": f"T{i}", "players": [f"{i}a", f"{i}b", f"{i}c", f"{i}d"]} for i in range(4)]})
+    hub = HubService(cfg, tmp_path, connect=False)
+    try:
+        hub.draw_next("o", "chief")
+        with pytest.raises(EventInputError, match="4 players"):
+            hub.edit_team("T1", "一队", ["x", "y"], "o", "chief")
+        hub.edit_team("T1", "一队", ["w", "x", "y", "z"], "o", "chief")  # four names are fine
+        hub.core.apply({"type": "team_edited", "seq": hub.core.last_seq + 1,
+                        "data": {"team": "T2", "name": "二队", "players": ["p", "q"]}})
+        with pytest.raises(EventInputError, match="二队 has no second pair for room B"):
+            hub.publish_draw(1, "o", "chief")
+    finally:
+        hub.stop()
