@@ -15,6 +15,10 @@ Per design, scale and mode: per-card accuracy (aligned by position when the coun
 longest common subsequence), plays read exactly, silent-wrong plays (wrong and not asked), plays
 asked, P(right | not asked) and P(right | asked), lone-card figures, and CPU ms per 10-card zone.
 Enrolled: the deck's head fitted from its 54 faces photographed flat (enrolment time reported).
+``--leave-out N``: the enrolment is given all but N faces (chosen by the seed, as a table's enrolment
+misses a card or a deck comes without jokers); a third mode, "enrolled, unknown as own", reads with
+the same head as if it had been fitted on every face (what the reader did before
+:attr:`vision.cardnet.head.Head.known`), and the plays holding a left-out card are counted apart.
 """
 
 from __future__ import annotations
@@ -41,7 +45,12 @@ def _play(rng: np.random.Generator) -> list[str]:
     return random_cards(rng, play_size(rng))
 
 
-def _score(st: dict, truth: list[str], r, ms: float) -> None:
+def _score(st: dict, truth: list[str], r, ms: float, left_out: frozenset[str] = frozenset()) -> None:
+    if left_out & set(truth):
+        exact = r.cards == truth
+        st["left_out_plays"] += 1
+        st["left_out_asked"] += r.uncertain
+        st["left_out_silent"] += (not exact) and not r.uncertain
     st["plays"] += 1
     st["cards"] += len(truth)
     if len(r.cards) == len(truth):
@@ -75,7 +84,8 @@ def _score(st: dict, truth: list[str], r, ms: float) -> None:
 
 def _new_stats() -> dict:
     return {k: 0 for k in ("plays", "cards", "cards_ok", "exact", "asked", "silent", "right_not_asked",
-                           "right_asked", "lone", "lone_empty", "lone_asked", "lone_silent")} | {"ms": [], "ms10": [], "curve": [],
+                           "right_asked", "lone", "lone_empty", "lone_asked", "lone_silent",
+                           "left_out_plays", "left_out_asked", "left_out_silent")} | {"ms": [], "ms10": [], "curve": [],
                                                                   "silent_plays": [], "why": Counter()}
 
 
@@ -92,22 +102,24 @@ def run(args: tuple[str, int, int]) -> dict:
     from vision.synth import Realism, render_zone
 
     cv2.setNumThreads(1)
-    design, plays, seed = args
+    design, plays, seed, leave_out = args
     rng = np.random.default_rng(seed)
     t = time.process_time()
     faces = photographed_faces(design, 3.0, seed)
-    head, _ = enrol_head(faces, seed=seed, name=design)
+    gone = frozenset(str(c) for c in rng.choice(sorted(faces), leave_out, replace=False)) if leave_out else frozenset()
+    head, _ = enrol_head({c: f for c, f in faces.items() if c not in gone}, seed=seed, name=design)
     enrol_s = time.process_time() - t
-    out: dict = {"design": design, "enrol_cpu_s": enrol_s, "by": {}}
+    out: dict = {"design": design, "enrol_cpu_s": enrol_s, "left_out": sorted(gone), "by": {}}
+    heads = {"zero-shot": None, "enrolled": head} | ({"enrolled, unknown as own": head.knowing(None)} if gone else {})
     for ppm in (2.0, 3.0, 4.0):
-        modes = {"zero-shot": _new_stats(), "enrolled": _new_stats()}
+        modes = {mode: _new_stats() for mode in heads}
         for _ in range(plays):
             truth = _play(rng)
             z = render_zone(truth, design, px_per_mm=ppm, seed=int(rng.integers(1 << 31)), realism=Realism())
             for mode, st in modes.items():
                 t = time.process_time()
-                r = read_play(z.image, ppm, head if mode == "enrolled" else None)
-                _score(st, truth, r, (time.process_time() - t) * 1000)
+                r = read_play(z.image, ppm, heads[mode])
+                _score(st, truth, r, (time.process_time() - t) * 1000, gone)
         out["by"][str(ppm)] = modes
     return out
 
@@ -129,7 +141,9 @@ def fmt(st: dict) -> str:
             f"silent {st['silent'] / p:6.2%}  asked {st['asked'] / p:6.2%}  "
             f"P(ok|not asked) {st['right_not_asked'] / max(na, 1):7.2%}  P(ok|asked) {st['right_asked'] / max(st['asked'], 1):6.2%}  "
             f"lone {st['lone']:3d} empty {st['lone_empty']} asked {st['lone_asked']} silent {st['lone_silent']}  "
-            f"ms10 {np.median(st['ms10']) if st['ms10'] else float('nan'):5.1f}")
+            f"ms10 {np.median(st['ms10']) if st['ms10'] else float('nan'):5.1f}"
+            + (f"  with a left-out card: {st['left_out_plays']} plays, asked {st['left_out_asked']}, "
+               f"silent {st['left_out_silent']}" if st["left_out_plays"] else ""))
 
 
 #: Bars the curve is printed for (``PLAY_BAR`` is chosen from it: docs/performance.md).
@@ -181,13 +195,16 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--timing", action="store_true", help="only the CPU time of one 10-card zone")
     ap.add_argument("--show-silent", action="store_true", help="print each silently wrong play")
+    ap.add_argument("--leave-out", type=int, default=0, help="faces left out of each enrolment (0-50)")
     a = ap.parse_args()
     if a.timing:
         time_reads()
         return
     designs = a.designs or list(HELD_OUT_DESIGNS)
     t0 = time.time()
-    jobs = [(d, a.plays, a.seed * 1000 + k) for k, d in enumerate(designs)]
+    if not 0 <= a.leave_out <= 50:
+        ap.error("--leave-out must be 0-50")
+    jobs = [(d, a.plays, a.seed * 1000 + k, a.leave_out) for k, d in enumerate(designs)]
     with ProcessPoolExecutor(a.workers) as ex:
         results = list(ex.map(run, jobs))
     table = summarise(results)
@@ -208,7 +225,8 @@ def main() -> None:
         print("  plays asked, by doubt (pooled; a play may have several): "
               + "; ".join(f"{k} {v}" for k, v in pooled["why"].most_common()))
     for r in results:
-        print(f"enrolment {r['design']}: {r['enrol_cpu_s']:.0f} s CPU")
+        print(f"enrolment {r['design']}: {r['enrol_cpu_s']:.0f} s CPU"
+              + (f", without {' '.join(r['left_out'])}" if r["left_out"] else ""))
     print(f"seed {a.seed}, {a.plays} plays per design and scale, {time.time() - t0:.0f} s wall")
     if a.out:
         a.out.write_text(json.dumps({"seed": a.seed, "plays": a.plays, "results": results}, default=float))

@@ -180,6 +180,44 @@ def test_enrolment_of_some_faces_reports_the_rest():
     assert set(e.cards) == {"As", "Kd", "5c"} and set(e.skipped) == {"Qh"}
 
 
+def test_a_face_left_out_of_the_enrolment_is_read_as_the_shipped_head_reads_it(tmp_path):
+    """A table's enrolment missed T♠ (it lay against a marker), and the deck's head, never shown a
+    T♠, read one as T♦ at 0.996 (benchmarks/enroll_table_bench.py, seed 4242): how like a face it
+    never saw a crop is, only the shipped head can say. Read with the enrolment, the faces left out
+    keep the shipped head's probabilities; the enrolled faces share the rest; the file keeps which."""
+    from vision.cardnet.read import embed, face_probs
+
+    gone = ("Ts", "6c", "SJ", "BJ")
+    e = enroll({c: f for c, f in _faces("anglo").items() if c not in gone}, rows=10, check_plays=0, seed=SHIFT)
+    assert e.head.known is not None and [c for c in ALL_CARDS if not e.head.known[CARD_INDEX[c]]] == list(gone)
+    e.save(tmp_path / "deck.npz")
+    back = Enrollment.load(tmp_path / "deck.npz")
+    np.testing.assert_array_equal(back.head.known, e.head.known)
+    # A file written before heads kept their known faces: its cards list says which.
+    Enrollment(back.head.knowing(None), back.cards).save(tmp_path / "old.npz")
+    np.testing.assert_array_equal(Enrollment.load(tmp_path / "old.npz").head.known, e.head.known)
+    z = render_zone(["Ts", "Td", "6c", "6s", "SJ"], "anglo", 3.0, seed=SHIFT + 61, realism=Realism.clean())
+    emb = embed(z.image, [tuple(z.to_image(p.to_scene(np.array([[0.0, 0.0]])))[0]) for p in z.placements], 3.0)
+    mine, shipped = face_probs(back.head, emb), default_head().probs(emb)
+    unknown = [CARD_INDEX[c] for c in gone]
+    shipped_faces = shipped[:, :-1] / shipped[:, :-1].sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(mine[:, unknown], shipped_faces[:, unknown] * (1 - mine[:, -1:]), rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(mine.sum(axis=1), 1.0, rtol=1e-5)
+    # Without the rule (the same head taken as knowing every face) the left-out faces are its own guess.
+    plain = back.head.knowing(None).probs(emb)
+    assert not np.allclose(plain[:, unknown], mine[:, unknown], atol=1e-3)
+
+
+def test_a_head_knows_at_least_one_face():
+    h = default_head()
+    with pytest.raises(ValueError, match="known faces"):
+        h.knowing(np.zeros(len(ALL_CARDS), bool))
+    with pytest.raises(ValueError, match="known faces"):
+        Head(h.w1, h.b1, h.w2, h.b2, known=np.ones(3, bool))
+    assert h.knowing(np.ones(len(ALL_CARDS), bool)).known is None
+    assert Head.from_bytes(h.to_bytes()).known is None
+
+
 @pytest.mark.parametrize("faces, match", [
     ({}, "dict"),
     ("faces", "dict"),

@@ -71,6 +71,8 @@ def test_enrol_from_the_table_at_the_panel(client, runner, h, laid_out_deck, tmp
     # test's short fit both happen. Never used and unsaved, never refused silently.
     if done["status"] == "done":
         assert done["result"]["faces"] >= 40 and Path(done["result"]["file"]).exists()
+        # Each card without a face (not found, or left unnamed) is named: it is read zero-shot.
+        assert len(done["result"]["not_enrolled"]) == 54 - done["result"]["enrolled"]
         assert done["result"]["check"]["plays"] == 6 and "fan check" in done["result"]["check_text"]
         assert pipe.watcher.enrollment is not None  # the running watcher reads with it now
     else:

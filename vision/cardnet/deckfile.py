@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.cards import check_card
+from vision.cards import ALL_CARDS, check_card
 
 from .head import Head
 
@@ -70,7 +70,11 @@ class Enrollment:
             check = json.loads(str(data["check"])) if "check" in data else None
             if check is not None and not isinstance(check, dict):
                 raise ValueError("fan check is not a JSON object")
-            return cls(Head.from_bytes(data["head"].tobytes()), cards, check=check)
+            head = Head.from_bytes(data["head"].tobytes())
+            if head.known is None and cards:
+                # A file written before heads kept their known faces: its cards are the faces it was fitted on.
+                head = head.knowing(np.array([c in cards for c in ALL_CARDS]))
+            return cls(head, cards, check=check)
         except ValueError as exc:  # json.JSONDecodeError is a ValueError
             raise ValueError(f"登记文件不完整 / enrolment file incomplete or damaged: {path}: {exc}") from exc
 

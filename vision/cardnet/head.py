@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import io
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +31,12 @@ class Head:
     temperature: float = 1.0
     #: What this head was fitted on (``shipped``, or the deck's name), shown to the referee.
     origin: str = "shipped"
+    #: The faces this head was fitted on (54 booleans, in ``ALL_CARDS`` order); None: all of them.
+    #: A deck enrolled without some faces (a card the table did not find, a deck without jokers) has
+    #: never seen those faces, and reads a crop of one as its look-alike, sure of it (a T♠ left out
+    #: of a table's enrolment read as T♦ at 0.996): the reader keeps the shipped head's word on them
+    #: (:func:`keep_unknown_faces`).
+    known: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         shapes = (self.w1.shape, self.b1.shape, self.w2.shape, self.b2.shape)
@@ -40,6 +46,9 @@ class Head:
         if not all(np.isfinite(a).all() for a in (self.w1, self.b1, self.w2, self.b2)) \
                 or not 0.05 <= self.temperature <= 20:
             raise ValueError("识牌模型数值无效 / head holds non-finite weights or a temperature out of 0.05–20")
+        if self.known is not None and (self.known.shape != (NONE_CLASS,) or self.known.dtype != np.bool_
+                                       or not self.known.any()):
+            raise ValueError(f"识牌模型的已登记牌面无效 / head's known faces must be {NONE_CLASS} booleans, not all false")
 
     def hidden(self, feats: np.ndarray) -> np.ndarray:
         return np.maximum(feats @ self.w1 + self.b1, 0.0)
@@ -54,12 +63,21 @@ class Head:
         return e / e.sum(axis=1, keepdims=True)
 
     def with_temperature(self, t: float) -> Head:
-        return Head(self.w1, self.b1, self.w2, self.b2, float(t), self.origin)
+        return replace(self, temperature=float(t))
+
+    def knowing(self, known: np.ndarray | None) -> Head:
+        """This head, fitted on the faces ``known`` only (None, or all true: every face)."""
+        if known is not None:
+            known = np.asarray(known, np.bool_)
+            if known.all():
+                known = None
+        return replace(self, known=known)
 
     def to_bytes(self) -> bytes:
         buf = io.BytesIO()
+        extra = {} if self.known is None else {"known": self.known}
         np.savez(buf, format=np.array(HEAD_FORMAT), w1=self.w1, b1=self.b1, w2=self.w2, b2=self.b2,
-                 temperature=np.float64(self.temperature), origin=np.array(self.origin))
+                 temperature=np.float64(self.temperature), origin=np.array(self.origin), **extra)
         return buf.getvalue()
 
     @classmethod
@@ -68,8 +86,10 @@ class Head:
             with np.load(io.BytesIO(data), allow_pickle=False) as z:
                 if str(z["format"]) != HEAD_FORMAT:
                     raise ValueError(f"format {z['format']!r}")
+                # "known" is optional: a file written before it was kept, or of a whole deck, knows every face.
+                known = z["known"].astype(np.bool_) if "known" in z.files else None
                 return cls(*(z[k].astype(np.float32) for k in ("w1", "b1", "w2", "b2")), float(z["temperature"]),
-                           str(z["origin"]))
+                           str(z["origin"]), known)
         except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as e:
             raise ValueError(f"不是识牌模型文件 / not a card-reader head file: {e}") from e
 
@@ -216,7 +236,7 @@ def fit_head(feats: np.ndarray, labels: np.ndarray, start: Head, *, steps: int =
                 v *= 0.999
                 v += 0.001 * g * g
                 par -= lr * (m / (1 - 0.9**t)) / (np.sqrt(v / (1 - 0.999**t)) + 1e-8)
-    return Head(*params, start.temperature, origin)
+    return Head(*params, start.temperature, origin, start.known)
 
 
 def fit_temperature(logits: np.ndarray, labels: np.ndarray) -> float:
@@ -235,6 +255,26 @@ def fit_temperature(logits: np.ndarray, labels: np.ndarray) -> float:
     return float(best)
 
 
+
+
+def keep_unknown_faces(probs: np.ndarray, base: np.ndarray, known: np.ndarray) -> np.ndarray:
+    """``probs`` (a head fitted on the faces ``known`` only) with the faces it never saw read by
+    ``base`` (the shipped head), both (N, 55).
+
+    The base's probability that the crop is a face outside ``known`` is kept as the base gives it,
+    face by face; the rest is shared among the known faces as ``probs`` shares it: the fitted head
+    knows its own faces apart, but only the base knows how like an unseen face a crop is. "No card"
+    stays the fitted head's.
+    """
+    faces = probs[:, :NONE_CLASS] / np.maximum(probs[:, :NONE_CLASS].sum(axis=1, keepdims=True), 1e-12)
+    other = base[:, :NONE_CLASS] / np.maximum(base[:, :NONE_CLASS].sum(axis=1, keepdims=True), 1e-12)
+    unknown = (other * ~known).sum(axis=1, keepdims=True)
+    mine = faces * known
+    mine = mine / np.maximum(mine.sum(axis=1, keepdims=True), 1e-12)
+    out = np.empty_like(probs)
+    out[:, :NONE_CLASS] = (other * ~known + (1.0 - unknown) * mine) * (1.0 - probs[:, NONE_CLASS:])
+    out[:, NONE_CLASS] = probs[:, NONE_CLASS]
+    return out
 
 
 def fit_face_temperature(head: Head, feats: np.ndarray, labels: np.ndarray, floor: float) -> float:

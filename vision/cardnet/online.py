@@ -5,7 +5,9 @@ answers labels exactly the crops the head was unsure of, so the same doubt is ra
 deal.  Sure reads add the deck's ordinary cards.  The head is refitted from the one it started
 from (shipped or enrolled) on everything learned so far, a few times a deal, in well under a
 second; the starting head's knowledge is kept by :func:`vision.cardnet.head.fit_head`'s pull
-towards it, so a card never seen at this table still reads as before.
+towards it, so a card never seen at this table reads much as before (faces never labelled, nine
+synced runs: 83 % right against the start head's 91 %; a weaker pull answered fewer questions and
+was sometimes surely wrong: docs/performance.md).
 """
 
 from __future__ import annotations

@@ -43,7 +43,7 @@ from . import nets
 from .crops import crops_at
 from .deckfile import Enrollment
 from .detector import Corner, Detection, detect
-from .head import CornerModel, Head, shipped_head
+from .head import CornerModel, Head, keep_unknown_faces, shipped_head
 from .prep import crops_to_input
 from .spec import FEATURE_DIM, MIN_CORNER_GAP_MM, NONE_CLASS
 
@@ -174,6 +174,15 @@ def embed(zone_bgr: np.ndarray, corners: list[tuple[float, float]], px_per_mm: f
     return nets.embedder(crops_to_input(crops))
 
 
+def face_probs(head: Head, emb: np.ndarray) -> np.ndarray:
+    """(N, 55) probabilities of ``head`` for the crops ``emb``; the faces it was not fitted on
+    (:attr:`Head.known`) are read by the shipped head, as they would be without the enrolment."""
+    probs = head.probs(emb)
+    if head.known is None or not len(emb):
+        return probs
+    return keep_unknown_faces(probs, default_head().probs(emb), head.known)
+
+
 _blas: ThreadpoolController | None = None
 
 
@@ -215,7 +224,7 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
         return PlayReading()
     corners = list(det.corners)
     emb = embed(bgr, [(c.x, c.y) for c in corners], px_per_mm)
-    probs = head.probs(emb)
+    probs = face_probs(head, emb)
     p_card = corner_model().p_card(np.array([c.score for c in corners]), probs[:, NONE_CLASS])
     _second_look(bgr, px_per_mm, head, corners, emb, probs, p_card)
     keep = [k for k in range(len(corners)) if p_card[k] >= 0.5]
@@ -306,7 +315,7 @@ def _far_corner(bgr: np.ndarray, px_per_mm: float, head: Head, last: Corner) -> 
              if dx0 <= (as_zone(c)[0] - last.x) / px_per_mm <= dx1 and dy0 <= (as_zone(c)[1] - last.y) / px_per_mm <= dy1]
     if not found:
         return True, None
-    probs = head.probs(embed(turned, [(c.x, c.y) for c in found], px_per_mm))
+    probs = face_probs(head, embed(turned, [(c.x, c.y) for c in found], px_per_mm))
     p_card = corner_model().p_card(np.array([c.score for c in found]), probs[:, NONE_CLASS])
     cards = [k for k in range(len(found)) if p_card[k] >= 0.5]
     if not cards:
@@ -330,7 +339,7 @@ def _second_look(bgr: np.ndarray, px_per_mm: float, head: Head, corners: list[Co
     step = np.array(SECOND_LOOK_MM) * px_per_mm
     pts = [(corners[k].x + dx, corners[k].y + dy) for k in doubted for dx, dy in step]
     e2 = embed(bgr, pts, px_per_mm)
-    p2 = head.probs(e2)
+    p2 = face_probs(head, e2)
     pc2 = model.p_card(np.repeat(scores[doubted], len(step)), p2[:, NONE_CLASS]).reshape(len(doubted), len(step))
     gap = MIN_CORNER_GAP_MM * px_per_mm
     for i, k in enumerate(doubted):

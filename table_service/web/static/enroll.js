@@ -69,6 +69,8 @@
         ", named " + v.named + ", " + open.length + " to confirm",
       enrolling: "正在登记（约一分钟）… / enrolling (about a minute)…",
       done: "登记完成 / enrolled: " + (v.result.faces || 0) + " faces" +
+        (v.result.not_enrolled && v.result.not_enrolled.length
+          ? "（未登记 " + v.result.not_enrolled.join(" ") + "，按通用模型读 / not enrolled, read zero-shot）" : "") +
         (v.result.check_text ? (v.result.check_warn ? " — ⚠ " : " — ") + v.result.check_text : ""),
       failed: "失败 / failed: " + (v.error || ""),
     }[v.status] || v.status;
