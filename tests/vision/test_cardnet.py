@@ -326,6 +326,24 @@ def test_the_referees_answers_teach_the_head():
     assert not learner.learn_answer(first.embeddings, ["2c"])
 
 
+def test_a_face_the_enrolment_lacked_is_learned_once_the_referee_names_it():
+    """Started from a deck enrolled without 2♣ and 5♣: answered 2♣ at the table, the learned head
+    knows 2♣ as the table's own; 5♣, never answered, stays the shipped head's to read."""
+    zr = render_zone(["Kh", "Qs", "4d"], "anglo", 3.0, seed=SHIFT + 41, realism=Realism.clean())
+    e = read_play(zr.image, 3.0).embeddings
+    assert e is not None and len(e) == 3
+    known = np.ones(len(ALL_CARDS), bool)
+    known[[CARD_INDEX["2c"], CARD_INDEX["5c"]]] = False
+    learner = PlayLearner(default_head().knowing(known))
+    for _ in range(100):
+        learner.learn_answer(e, ["2c", "Qs", "4d"])
+    learner.wait(300)
+    assert learner.head is not learner.start
+    assert learner.head.known is not None
+    assert learner.head.known[CARD_INDEX["2c"]] and not learner.head.known[CARD_INDEX["5c"]]
+    assert read_play(zr.image, 3.0, enrollment=learner.head).cards == ["2c", "Qs", "4d"]
+
+
 def test_the_spots_taught_as_no_card_do_not_soften_the_faces():
     """A learned head's temperature is fitted on the answers that are cards, over the faces: the
     reader asks it which face a card is; whether a card lies there is the corner model's question.

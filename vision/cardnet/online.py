@@ -113,6 +113,12 @@ class PlayLearner:
             # (fit_head's docstring says why that matters).
             head = fit_head(x[~held], y[~held], self.start, steps=REFIT_STEPS, l2_to_start=L2_TO_START,
                             origin=f"{self.start.origin}+play", balance=True)
+            if self.start.known is not None:
+                # A deck enrolled without some faces: a face the referee has named here is the
+                # table's own now (Head.known: the others stay the shipped head's to read).
+                answered = np.zeros(NONE_CLASS, bool)
+                answered[y[~held & told & (y != NONE_CLASS)]] = True
+                head = head.knowing(self.start.known | answered)
             # Judged on the referee's answers only: a sure read is the head's own word, which any
             # head that learned it agrees with, so it would judge a head by what the head taught
             # itself.
