@@ -78,6 +78,9 @@ def test_the_hub_hands_the_deck_to_every_table_and_sees_them_read_with_it(tmp_pa
         ev = hub.publish_deck(deck_file, "o", "chief")
         sha = sha256_hex(deck_file)
         assert ev["type"] == "deck_published" and ev["data"]["sha256"] == sha and ev["data"]["meta"]["cards"] == 2
+        # The organiser is told which cards have no face in the file (read zero-shot at every table).
+        not_enrolled = ev["data"]["meta"]["not_enrolled"]
+        assert len(not_enrolled) == 52 and "Ah" not in not_enrolled and "7c" not in not_enrolled
         for t in ts:  # the tables come up after it: the retained message waits for them
             t.start()
         wait_for(lambda: all(c.watcher.enrollment is not None for c in cams), what="decks taken into use")
