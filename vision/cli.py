@@ -207,14 +207,12 @@ def cmd_enroll(args: argparse.Namespace) -> int:
 
 def _save_and_report(e: Enrollment, n_faces: int, out: Path) -> None:
     """Save an enrolment and say what it holds, including each face it could not learn and why."""
-    from .cards import ALL_CARDS
-
     out.parent.mkdir(parents=True, exist_ok=True)
     e.save(out)
     print(f"登记完成 / deck enrolled: {len(e.cards)} of {n_faces} faces -> {out}")
     for card, why in sorted(e.skipped.items()):
         print(f"  未登记 / not enrolled {card}: {why} (该牌按通用模型读 / read zero-shot)")
-    absent = [c for c in ALL_CARDS if c not in e.cards and c not in e.skipped]
+    absent = [c for c in e.not_enrolled if c not in e.skipped]
     if absent:
         print(f"  没有牌面的牌 / no face given or found for {len(absent)}: {' '.join(absent)} "
               "(按通用模型读 / read zero-shot)")

@@ -36,9 +36,7 @@ def deck_meta(data: bytes) -> dict[str, Any]:
             e = Enrollment.load(path)
         except ValueError as exc:
             raise EventInputError(str(exc).replace(str(path), "the uploaded file")) from None
-    from vision.cards import ALL_CARDS  # lazy: vision loads OpenCV (cv2)
-
     warn, text = verdict(e.check)
     # The cards without a face in the file are read zero-shot at every table: the organiser is told which.
     return {"cards": len(e.cards), "origin": e.head.origin, "warn": warn, "verdict": text,
-            "not_enrolled": [c for c in ALL_CARDS if c not in e.cards]}
+            "not_enrolled": e.not_enrolled}

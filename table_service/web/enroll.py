@@ -147,7 +147,6 @@ def answer(table_id: str) -> Any:
 def _enrol(table_id: str, s: _Session, pipe: Any, out: Path) -> None:
     from vision.cardnet.enrol import enroll  # lazy: vision loads OpenCV (cv2)
     from vision.cardnet.fancheck import verdict  # lazy: vision loads OpenCV (cv2)
-    from vision.cards import ALL_CARDS  # lazy: vision loads OpenCV (cv2)
     from vision.enroll_table import TABLE_PPM, faces_of, self_check  # lazy: vision loads OpenCV (cv2)
 
     try:
@@ -166,7 +165,7 @@ def _enrol(table_id: str, s: _Session, pipe: Any, out: Path) -> None:
             s.status = "done"
             warn, text = verdict(e.check)
             s.result = {"faces": len(faces), "enrolled": len(e.cards), "file": str(out),
-                        "not_enrolled": [c for c in ALL_CARDS if c not in e.cards],
+                        "not_enrolled": e.not_enrolled,
                         "skipped": e.skipped, "check": e.check, "check_warn": warn, "check_text": text}
     except Exception as exc:
         log.warning("enrolment failed: %s", exc)

@@ -36,6 +36,11 @@ class Enrollment:
     #: None where no check was made.
     check: dict[str, Any] | None = None
 
+    @property
+    def not_enrolled(self) -> list[str]:
+        """The cards without a face in this enrolment (read as the shipped head reads them)."""
+        return [c for c in ALL_CARDS if c not in self.cards]
+
     def save(self, path: str | Path) -> None:
         """Write the enrolment (the head's weights and temperature) beside and rename it into place:
         a crash mid-write never leaves half a file that the service would refuse at its next start."""
@@ -73,7 +78,7 @@ class Enrollment:
             head = Head.from_bytes(data["head"].tobytes())
             if head.known is None and cards:
                 # A file written before heads kept their known faces: its cards are the faces it was fitted on.
-                head = head.knowing(np.array([c in cards for c in ALL_CARDS]))
+                head = head.knowing_cards(cards)
             return cls(head, cards, check=check)
         except ValueError as exc:  # json.JSONDecodeError is a ValueError
             raise ValueError(f"登记文件不完整 / enrolment file incomplete or damaged: {path}: {exc}") from exc

@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 
 from vision.artwork import Deck
-from vision.cards import ALL_CARDS, CARD_INDEX, check_card
+from vision.cards import CARD_INDEX, check_card
 from vision.synth import Realism, render_zone
 
 from . import fancheck
@@ -81,7 +81,7 @@ def fit_deck_head(deck: Deck, *, base: Head | None = None, rows: int | None = No
     val_x, val_y = _rendered_crops(deck, max(rows // 4, 2), rng)
     head = fit_head(fit_x, fit_y, base, origin=name, seed=seed, steps=ENROL_STEPS)  # read now: tests shorten it
     # The faces it never saw stay the shipped head's to read (Head.known says why).
-    head = head.knowing(np.array([c in deck.faces for c in ALL_CARDS]))
+    head = head.knowing_cards(deck.faces.keys())
     # Calibrated on rows it was not fitted on, over the faces; never surer than the shipped head
     # was on unseen designs (the enrolment's rows are cleaner than a table: the faces are the deck's own).
     head = head.with_temperature(fit_face_temperature(head, val_x, val_y, base.temperature))

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import io
 import zipfile
+from collections.abc import Collection
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
+
+from vision.cards import ALL_CARDS
 
 from .spec import FEATURE_DIM, HIDDEN_DIM, N_CLASSES, NONE_CLASS
 
@@ -64,6 +67,10 @@ class Head:
 
     def with_temperature(self, t: float) -> Head:
         return replace(self, temperature=float(t))
+
+    def knowing_cards(self, cards: Collection[str]) -> Head:
+        """This head, fitted on the faces of ``cards`` only."""
+        return self.knowing(np.array([c in cards for c in ALL_CARDS]))
 
     def knowing(self, known: np.ndarray | None) -> Head:
         """This head, fitted on the faces ``known`` only (None, or all true: every face)."""
