@@ -87,7 +87,8 @@ def main() -> int:
         missing = sorted(set(ALL_CARDS) - {truth(c) for c in res.cards})
         print(f"{design}: found {len(res.cards)}/54, named by the reader {len(auto)}, asked {res.questions}, "
               f"named wrong {wrong}, find+name {res.seconds:.1f} s, enrol fit {fit_s:.1f} s, skipped {sorted(e.skipped)}"
-              + (f", not found {' '.join(missing)}" if missing else ""))
+              + (f", not found {' '.join(missing)}" if missing else "")
+              + (f", {len(res.joined)} places where cards touch" if res.joined else ""))
         for label, enr in (("zero-shot", None), ("enrolled", e)):
             pc, sw, un, ms = reading(design, enr, args.plays, args.seed + 1000)
             print(f"  {label:9s}: per card {pc:.2f} %, silent-wrong plays {sw:.2f} %, uncertain plays {un:.1f} %, "

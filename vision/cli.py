@@ -136,7 +136,7 @@ def cmd_enroll_table(args: argparse.Namespace) -> int:
 
     from .calibration import LensCalibration
     from .cardnet.enrol import enroll
-    from .enroll_table import TABLE_PPM, enrol_from_frames, self_check
+    from .enroll_table import TABLE_PPM, enrol_from_frames, joined_text, self_check
     from .geometry import TableLayout, default_layout
 
     if args.frames and len(args.frames) > 3:
@@ -151,6 +151,8 @@ def cmd_enroll_table(args: argparse.Namespace) -> int:
     named = sum(c.name is not None and not c.asked for c in res.cards)
     print(f"桌上找到 {len(res.cards)} 张牌，自动识别 {named} 张，提问 {res.questions} 张 / found {len(res.cards)} "
           f"cards, {named} named by the reader, {res.questions} asked ({res.seconds:.1f} s)")
+    if res.joined:
+        print(f"  {joined_text(res.joined)}")
     unclear = [c for c in res.cards if c.name is None]
     if unclear:
         print(f"  未识别 / not named: {len(unclear)} (这些牌按通用模型读 / read zero-shot)"

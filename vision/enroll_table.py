@@ -33,7 +33,8 @@ from .paper import card_mask
 #: own working scale, so a face is read as a play would be.
 TABLE_PPM = 3.0
 #: A card's paper blob: area within these bounds (mm²). Poker cards are 57–65 x 88–90 mm
-#: (5,000–5,900 mm²); a smaller blob is a scrap, a larger one cards touching (asked about whole).
+#: (5,000–5,900 mm²); a smaller blob is a scrap, a larger one cards touching or overlapping, none of
+#: which can be cut out whole: the operator is told where (:attr:`TableFind.joined`) to part them.
 CARD_AREA_MM2 = (3500.0, 7500.0)
 #: Felt left around a cut card so the reader sees a card on the table, as in a play zone.
 MARGIN_MM = 12.0
@@ -63,6 +64,16 @@ class FoundCard:
 
 
 @dataclass
+class TableFind:
+    """What one overhead frame showed: the cards cut out, and where paper larger than a card lies."""
+
+    cards: list[FoundCard]
+    #: Centres (table mm) of paper larger than a card: cards touching or overlapping.  Why told: a
+    #: card left out of an enrolment is read zero-shot all event, and nobody would know it was there.
+    joined: list[tuple[float, float]] = field(default_factory=list)
+
+
+@dataclass
 class TableEnrolment:
     """What enrolling from the table did (the figures the issue asks for are in here)."""
 
@@ -71,6 +82,8 @@ class TableEnrolment:
     questions: int
     unnamed: int  # asked and left without a name (skipped by the operator)
     seconds: float
+    #: (frame, centre in table mm) of each place where cards touch or overlap (:attr:`TableFind.joined`).
+    joined: list[tuple[int, tuple[float, float]]] = field(default_factory=list)
 
 
 def _upright(top: np.ndarray, rect: tuple, margin_px: float) -> tuple[np.ndarray, np.ndarray]:
@@ -112,8 +125,9 @@ def _name(zone: np.ndarray) -> tuple[str | None, float, list[str]]:
 
 
 def find_cards(frame: np.ndarray, layout: TableLayout | None = None, lens: LensCalibration | None = None,
-               frame_no: int = 0) -> list[FoundCard]:
-    """Every card lying on the table in ``frame``, cut out upright and named where the reader is sure.
+               frame_no: int = 0) -> TableFind:
+    """Every card lying on the table in ``frame``, cut out upright and named where the reader is sure,
+    and where cards touch or overlap (none of them cut out).
 
     :raises ValueError: the table's corner markers are not in the frame.
     """
@@ -137,12 +151,18 @@ def find_cards(frame: np.ndarray, layout: TableLayout | None = None, lens: LensC
     parts = cv2.erode(mask, np.ones((k, k), np.uint8))
     contours, _ = cv2.findContours(parts, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     out: list[FoundCard] = []
+    joined: list[tuple[float, float]] = []
     area_lo, area_hi = (a * TABLE_PPM * TABLE_PPM for a in CARD_AREA_MM2)
     for contour in contours:
         # The convex hull, not the paper pixels: a dark pip or court figure that reaches the
         # card's edge (tango_nuevo's big pips) leaves a notch in the paper, not in the card.
         hull = cv2.convexHull(contour)
-        if not area_lo <= cv2.contourArea(hull) <= area_hi:
+        area = cv2.contourArea(hull)
+        if area > area_hi:
+            (cx, cy), _, _ = cv2.minAreaRect(hull)
+            joined.append((float(cx / TABLE_PPM), float(cy / TABLE_PPM)))
+            continue
+        if area < area_lo:
             continue
         (cx, cy), (w, h), angle = cv2.minAreaRect(hull)
         rect = ((cx, cy), (w + k - 1, h + k - 1), angle)  # undo the erosion
@@ -152,7 +172,7 @@ def find_cards(frame: np.ndarray, layout: TableLayout | None = None, lens: LensC
                              name, conf, likely))
     # Rows as the operator laid them: top to bottom, left to right.
     out.sort(key=lambda c: (round(c.centre_mm[1] / 50.0), c.centre_mm[0]))
-    return out
+    return TableFind(out, sorted(joined, key=lambda p: (p[1], p[0])))
 
 
 def enrol_from_frames(frames: Sequence[np.ndarray] | Iterable[np.ndarray], ask: Ask | None = None,
@@ -164,10 +184,14 @@ def enrol_from_frames(frames: Sequence[np.ndarray] | Iterable[np.ndarray], ask: 
     """
     t0 = time.perf_counter()
     cards: list[FoundCard] = []
+    joined: list[tuple[int, tuple[float, float]]] = []
     for k, frame in enumerate(frames):
-        cards.extend(find_cards(frame, layout, lens, frame_no=k))
+        found = find_cards(frame, layout, lens, frame_no=k)
+        cards.extend(found.cards)
+        joined.extend((k, p) for p in found.joined)
     if not cards:
-        raise ValueError("桌上没有找到牌 / no card found on the table: lay the deck face up in rows")
+        raise ValueError("桌上没有找到牌 / no card found on the table: lay the deck face up in rows"
+                         + (f" ({joined_text(joined)})" if joined else ""))
     questions = unnamed = 0
     for c in cards:
         if c.name is not None or ask is None:
@@ -179,7 +203,18 @@ def enrol_from_frames(frames: Sequence[np.ndarray] | Iterable[np.ndarray], ask: 
             c.name = check_card(answer)
         else:
             unnamed += 1
-    return TableEnrolment(cards, faces_of(cards), questions, unnamed, time.perf_counter() - t0)
+    return TableEnrolment(cards, faces_of(cards), questions, unnamed, time.perf_counter() - t0, joined)
+
+
+def joined_text(joined: Sequence[tuple[int, tuple[float, float]]]) -> str:
+    """What the operator is told of the places where cards touch: each from the table corner the
+    camera sees top-left (frames numbered from 1 where more than the first holds one)."""
+    many = any(f for f, _ in joined)
+    where = "; ".join((f"画面 {f + 1} / frame {f + 1}: " if many else "") + f"右 {x:.0f} 毫米、下 {y:.0f} 毫米 / "
+                      f"{x:.0f} mm right, {y:.0f} mm down" for f, (x, y) in joined)
+    return (f"{len(joined)} 处牌相碰或叠放，这些牌未登记，请分开后重拍（从摄像头所见的左上桌角量起）/ {len(joined)} "
+            f"place{'s' if len(joined) > 1 else ''} where cards touch or overlap, not enrolled: part them and take "
+            f"the frame again (from the table corner the camera sees top-left): {where}")
 
 
 def faces_of(cards: Iterable[FoundCard]) -> dict[str, np.ndarray]:

@@ -38,6 +38,8 @@ class _Session:
 
     status: str = "finding"  # finding | asking | enrolling | done | failed
     cards: list[Any] = field(default_factory=list)
+    #: What the operator is told of cards touching or overlapping (none of them enrolled), or "".
+    joined: str = ""
     error: str | None = None
     result: dict[str, Any] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -62,18 +64,20 @@ def _session(table_id: str) -> _Session:
 
 
 def _find(table_id: str, s: _Session, pipe: Any) -> None:
-    from vision.enroll_table import find_cards  # lazy: vision loads OpenCV (cv2)
+    from vision.enroll_table import find_cards, joined_text  # lazy: vision loads OpenCV (cv2)
 
     try:
         frame = pipe.latest_frame()
         if frame is None:
             raise ValueError("摄像头还没有画面 / no camera frame yet")
         watcher = pipe.watcher
-        cards = find_cards(frame, getattr(watcher, "layout", None), getattr(watcher, "lens", None))
-        if not cards:
-            raise ValueError("桌上没有找到牌 / no card found on the table: lay the deck face up in rows")
+        found = find_cards(frame, getattr(watcher, "layout", None), getattr(watcher, "lens", None))
+        joined = joined_text([(0, p) for p in found.joined]) if found.joined else ""
+        if not found.cards:
+            raise ValueError("桌上没有找到牌 / no card found on the table: lay the deck face up in rows"
+                             + (f" ({joined})" if joined else ""))
         with s.lock:
-            s.cards, s.status = cards, "asking"
+            s.cards, s.joined, s.status = found.cards, joined, "asking"
     except Exception as exc:  # shown to the referee; the table goes on
         log.warning("enrolment from the table failed: %s", exc)
         with s.lock:
@@ -82,7 +86,7 @@ def _find(table_id: str, s: _Session, pipe: Any) -> None:
 
 def _view(s: _Session) -> dict[str, Any]:
     with s.lock:
-        return {"status": s.status, "error": s.error, "found": len(s.cards),
+        return {"status": s.status, "error": s.error, "found": len(s.cards), "joined": s.joined,
                 "named": sum(c.name is not None for c in s.cards),
                 "questions": [{"id": i, "likely": c.likely, "answered": c.asked}
                               for i, c in enumerate(s.cards) if c.name is None or c.asked],

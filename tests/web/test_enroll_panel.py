@@ -50,7 +50,7 @@ def test_enrol_from_the_table_at_the_panel(client, runner, h, laid_out_deck, tmp
     h.login(client, "rita")
     assert h.post_json(client, f"{base}/start", {}).status_code == 202
     view = _wait(client, base, ("asking", "failed"))
-    assert view["status"] == "asking" and view["found"] == 54, view
+    assert view["status"] == "asking" and view["found"] == 54 and view["joined"] == "", view
     assert view["named"] + len(view["questions"]) == 54 and view["named"] >= 35
     q = view["questions"][0]
     pic = client.get(f"{base}/card/{q['id']}.png")

@@ -66,7 +66,7 @@
     status.textContent = {
       finding: "正在找牌… / finding the cards…",
       asking: "找到 " + v.found + " 张，自动识别 " + v.named + " 张，待确认 " + open.length + " 张 / found " + v.found +
-        ", named " + v.named + ", " + open.length + " to confirm",
+        ", named " + v.named + ", " + open.length + " to confirm" + (v.joined ? " — ⚠ " + v.joined : ""),
       enrolling: "正在登记（约一分钟）… / enrolling (about a minute)…",
       done: "登记完成 / enrolled: " + (v.result.faces || 0) + " faces" +
         (v.result.not_enrolled && v.result.not_enrolled.length
@@ -74,7 +74,8 @@
         (v.result.check_text ? (v.result.check_warn ? " — ⚠ " : " — ") + v.result.check_text : ""),
       failed: "失败 / failed: " + (v.error || ""),
     }[v.status] || v.status;
-    status.classList.toggle("warn", v.status === "done" && !!(v.result && v.result.check_warn));
+    status.classList.toggle("warn", (v.status === "done" && !!(v.result && v.result.check_warn)) ||
+      (v.status === "asking" && !!v.joined));
     finish.hidden = v.status !== "asking";
     if (v.status === "finding" || v.status === "enrolling") {
       timer = setTimeout(poll, 700);
