@@ -39,16 +39,21 @@ def main() -> None:
     ap.add_argument("--sync", action="store_true",
                     help="wait for each refit before the next play: a run repeats exactly (the table refits "
                          "in a thread, so two plain runs of a seed differ), for comparing two versions")
+    ap.add_argument("--ppm", type=float, default=None,
+                    help="the table camera's px/mm, the same for every play as at a real table (default: each "
+                         "play at 2, 3 or 4 px/mm, drawn: one head learns three cameras at once)")
     a = ap.parse_args()
     rng = np.random.default_rng(a.seed)
     learner = PlayLearner(default_head())
     t0 = time.time()
-    print(f"design {a.design}, {a.plays} plays a deal, seed {a.seed}")
+    print(f"design {a.design}, {a.plays} plays a deal, seed {a.seed}, "
+          f"{'2-4 px/mm drawn per play' if a.ppm is None else f'{a.ppm} px/mm'}")
     for deal in range(1, a.deals + 1):
         asked = silent = 0
         for _ in range(a.plays):
             truth = random_cards(rng, play_size(rng))
-            ppm = float(rng.choice([2.0, 3.0, 4.0]))
+            ppm = float(rng.choice([2.0, 3.0, 4.0]))  # drawn either way: the same plays with --ppm
+            ppm = ppm if a.ppm is None else a.ppm
             z = render_zone(truth, a.design, px_per_mm=ppm, seed=int(rng.integers(1 << 31)), realism=Realism())
             r = read_play(z.image, ppm, learner.head)
             if r.uncertain:

@@ -86,6 +86,23 @@ def test_a_lone_card_is_never_read_as_nothing(card):
         _never_silently_wrong(r, [card])
 
 
+def test_the_crop_network_reads_alike_on_either_opencv_engine():
+    """The crop network runs on OpenCV's classic engine (faster here: vision.cardnet.nets); what it
+    gives a card's crop must be what the default engine gives, or the engine would change readings."""
+    from vision.cardnet import nets
+    from vision.cardnet.crops import crops_at
+    from vision.cardnet.prep import crops_to_input
+
+    z = render_zone(["Qh", "7s", "Tc"], "tigullio", px_per_mm=3.0, seed=3)
+    corners = [tuple(z.to_image(p.to_scene(np.array([[0.0, 0.0]])))[0]) for p in z.placements]
+    x = crops_to_input(crops_at(z.image, corners, 3.0))
+    shipped = nets.embedder(x)
+    other = nets.Runner(nets.EMBED_PATH, cv2.dnn.ENGINE_AUTO)(x)
+    assert nets.embedder.engine != cv2.dnn.ENGINE_AUTO and shipped.shape == other.shape == (3, 1728)
+    assert np.allclose(shipped, other, rtol=1e-4, atol=1e-4)
+    assert (default_head().logits(shipped).argmax(axis=1) == [CARD_INDEX[c] for c in ("Qh", "7s", "Tc")]).all()
+
+
 @pytest.mark.parametrize("design", ["simplistic", "plastic"])
 def test_empty_zone_reads_nothing(design):
     r = read_play(render_zone([], design, 3.0, seed=SHIFT + 7).image)
