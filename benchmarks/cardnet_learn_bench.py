@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 def main() -> None:
     import cv2
 
+    from vision.cardnet.enrol import seen_face_crops
     from vision.cardnet.online import PlayLearner
     from vision.cardnet.read import default_head, read_play
     from vision.synth import Realism, render_zone
@@ -42,9 +43,11 @@ def main() -> None:
     ap.add_argument("--ppm", type=float, default=None,
                     help="the table camera's px/mm, the same for every play as at a real table (default: each "
                          "play at 2, 3 or 4 px/mm, drawn: one head learns three cameras at once)")
+    ap.add_argument("--no-faces", action="store_true",
+                    help="learn from the labels alone, not also from zones rendered from the lone cards seen whole")
     a = ap.parse_args()
     rng = np.random.default_rng(a.seed)
-    learner = PlayLearner(default_head())
+    learner = PlayLearner(default_head(), render=None if a.no_faces else seen_face_crops)
     t0 = time.time()
     print(f"design {a.design}, {a.plays} plays a deal, seed {a.seed}, "
           f"{'2-4 px/mm drawn per play' if a.ppm is None else f'{a.ppm} px/mm'}")
@@ -58,15 +61,18 @@ def main() -> None:
             r = read_play(z.image, ppm, learner.head)
             if r.uncertain:
                 asked += 1
-                learner.learn_answer(r.embeddings, truth, r.none_embeddings)
+                learner.learn_answer(r.embeddings, truth, r.none_embeddings, r.face)
             else:
                 silent += r.cards != truth
-                learner.learn_read(r.embeddings, r.cards, r.confidence, r.uncertain)
+                if r.cards != truth:
+                    print(f"  silent: {' '.join(truth)} read as {' '.join(r.cards)} at "
+                          f"{[round(float(c), 3) for c in r.confidence]}", flush=True)
+                learner.learn_read(r.embeddings, r.cards, r.confidence, r.uncertain, r.face)
             if a.sync:
                 learner.wait()
         learner.wait()
         print(f"deal {deal}: asked {asked / a.plays:6.1%}  silent-wrong {silent / a.plays:5.1%}  "
-              f"labels: {learner.answers} from answers, {learner.sure} from sure reads  "
+              f"labels: {learner.answers} from answers, {learner.sure} from sure reads, faces seen {len(learner.faces)}  "
               f"head: {'learned' if learner.head is not learner.start else 'start'}, T {learner.head.temperature:.3f}",
               flush=True)
     print(f"{time.time() - t0:.0f} s")

@@ -29,6 +29,7 @@ import numpy as np
 
 from .calibration import LensCalibration, TableCalibration, calibrate_table, detect_markers, remap
 from .cardnet.deckfile import Enrollment
+from .cardnet.enrol import seen_face_crops
 from .cardnet.head import Head
 from .cardnet.online import PlayLearner
 from .cardnet.read import PlayReading, default_head, read_play
@@ -56,6 +57,9 @@ class PlayObservation:
     embeddings: np.ndarray | None = field(default=None, repr=False)
     #: The embeddings of the spots the reader judged no card (taught as such by that answer).
     none_embeddings: np.ndarray | None = field(default=None, repr=False)
+    #: A lone card's whole face (:attr:`vision.cardnet.read.PlayReading.face`): named by the answer,
+    #: a face of the deck the table learns from.
+    face: np.ndarray | None = field(default=None, repr=False)
 
     def to_json(self) -> dict:
         return {"type": "play", "seat": self.seat, "cards": self.cards,
@@ -194,13 +198,15 @@ class TableWatcher:
     def reading_head(self) -> Head:
         """The head reads are made with: the enrolment's (or the shipped one), as learned so far.
 
-        A new enrolment (the panel's) starts the learning over from its head.
+        A new enrolment (the panel's) starts the learning over from its head.  The faces of lone
+        cards are learned from (zones rendered from them) unless an enrolment has every face already.
         """
         base = self.enrollment.head if self.enrollment is not None else default_head()
         if not self.learn:
             return base
         if self._learner is None or self._learner.start is not base:
-            self._learner = PlayLearner(base)
+            whole = self.enrollment is not None and not self.enrollment.not_enrolled
+            self._learner = PlayLearner(base, render=None if whole else seen_face_crops)
         return self._learner.head
 
     @property
@@ -214,7 +220,8 @@ class TableWatcher:
         deck (few questions) or is learning it (many at first), without opening a log.
 
         ``enrolled``, ``cards`` (faces enrolled), ``warn`` (the fan check warned), ``check`` (its
-        verdict), ``answers`` / ``sure`` (labels learned this session), ``tuned`` (a head learned at
+        verdict), ``answers`` / ``sure`` (labels learned this session), ``faces`` (cards seen whole,
+        played alone, that the head learns the deck's own faces from), ``tuned`` (a head learned at
         this table reads now), ``text`` (Chinese / English).
         """
         from .cardnet.fancheck import verdict  # the verdict's words live with the check
@@ -222,9 +229,10 @@ class TableWatcher:
         learner = self._learner
         answers = learner.answers if learner is not None else 0
         sure = learner.sure if learner is not None else 0
+        faces = len(learner.faces) if learner is not None else 0
         tuned = learner is not None and learner.head is not learner.start
         out: dict[str, object] = {"enrolled": self.enrollment is not None, "answers": answers, "sure": sure,
-                                  "tuned": tuned, "learn": self.learn}
+                                  "faces": faces, "tuned": tuned, "learn": self.learn}
         if self.enrollment is not None:
             warn, check = verdict(self.enrollment.check)
             out |= {"cards": len(self.enrollment.cards), "warn": warn, "check": check}
@@ -235,18 +243,19 @@ class TableWatcher:
             out |= {"cards": 0, "warn": False, "check": None}
             zh, en = "未登记牌组", "deck not enrolled"
             if self.learn:
-                zh, en = zh + f"，边打边学（已学裁判答复 {answers} 张）", en + f": learning ({answers} answers)"
+                zh, en = (zh + f"，边打边学（已学裁判答复 {answers} 张，整牌 {faces} 张）",
+                          en + f": learning ({answers} answers, {faces} faces seen whole)")
         if tuned:
             zh, en = zh + "，已按本副牌调整", en + ", tuned to this deck"
         out["text"] = f"{zh} / {en}"
         return out
 
     def learn_answer(self, embeddings: np.ndarray | None, cards: list[str],
-                     none_embeddings: np.ndarray | None = None) -> bool:
+                     none_embeddings: np.ndarray | None = None, face: np.ndarray | None = None) -> bool:
         """The referee's answer to a doubted play: taught to the learner (False: nothing learned)."""
         if self._learner is None:
             return False
-        return self._learner.learn_answer(embeddings, cards, none_embeddings)
+        return self._learner.learn_answer(embeddings, cards, none_embeddings, face)
 
     @property
     def calibrated(self) -> bool:
@@ -454,11 +463,11 @@ class TableWatcher:
         readings = [read_play(c, self.read_ppm, head, possible=possible) for c in crops]
         r, n = vote(readings)
         if self._learner is not None and not r.uncertain:
-            self._learner.learn_read(r.embeddings, r.cards, r.confidence, r.uncertain)
+            self._learner.learn_read(r.embeddings, r.cards, r.confidence, r.uncertain, r.face)
         if low_zone is not None and not r.cards and not r.uncertain:
             self._empty[seat] = _smooth(low_zone)  # the empty look follows the light
         obs = PlayObservation(seat, r.cards, r.confidence, r.uncertain, t, r.reasons, n, crops[0], r.alternatives,
-                              r.embeddings, r.none_embeddings)
+                              r.embeddings, r.none_embeddings, r.face)
         self.last_readings[seat] = obs
         return obs
 

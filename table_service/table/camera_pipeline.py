@@ -125,9 +125,9 @@ class CameraPipeline:
         self._cur_wall = 0.0  # the frame being read
         self._busy_since_wall: dict[str, float] = {}
         #: Event seq of each doubted play still unanswered -> (cards read, crop embeddings of the
-        #: cards, of the spots read as no card): the referee's answer to it is what the reader
-        #: learns from (see :meth:`learn_from`).
-        self._asked: dict[int, tuple[list[str], Any, Any]] = {}
+        #: cards, of the spots read as no card, a lone card's face): the referee's answer to it is
+        #: what the reader learns from (see :meth:`learn_from`).
+        self._asked: dict[int, tuple[list[str], Any, Any, Any]] = {}
         #: Frames fed since the camera's controls were last freed; the panel's recalibrate request.
         self._free_frames = 0
         self._recalibrate = threading.Event()
@@ -135,7 +135,8 @@ class CameraPipeline:
     def _remember_question(self, ob: Any, res: Any) -> None:
         if not ob.uncertain or getattr(ob, "embeddings", None) is None or not getattr(res, "accepted", False):
             return
-        self._asked[int(res.seq)] = (list(ob.cards), ob.embeddings, getattr(ob, "none_embeddings", None))
+        self._asked[int(res.seq)] = (list(ob.cards), ob.embeddings, getattr(ob, "none_embeddings", None),
+                                     getattr(ob, "face", None))
         while len(self._asked) > ASKED_KEPT:
             del self._asked[next(iter(self._asked))]
 
@@ -149,11 +150,11 @@ class CameraPipeline:
         ref = (ev.get("data") or {}).get("ref")
         if not isinstance(ref, int) or ref not in self._asked:
             return False
-        cards, emb, none_emb = self._asked.pop(ref)
+        cards, emb, none_emb, face = self._asked.pop(ref)
         if ev["type"] == "play_corrected":
             cards = list(ev["data"].get("cards") or [])
         learn = getattr(self.watcher, "learn_answer", None)
-        return bool(learn(emb, cards, none_emb)) if callable(learn) else False
+        return bool(learn(emb, cards, none_emb, face)) if callable(learn) else False
 
     @classmethod
     def from_config(cls, config: ServiceConfig, devices: Any, on_status: Callable[[Any], None],

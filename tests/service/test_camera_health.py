@@ -190,3 +190,26 @@ def test_a_moved_camera_is_a_device_status_and_a_flag(wait_for: Any):
     ev = sighting_event({"round": {"no": 1}}, lost)
     assert ev is not None and ev["type"] == "referee_called" and "camera moved 12 mm" in ev["data"]["reason"]
     assert sighting_event({"round": None}, lost) is None
+
+
+def test_a_lone_cards_face_goes_with_its_question_to_the_learner() -> None:
+    """A doubted lone card's face (what the table learns its deck from) is kept with the question
+    and taught with the referee's answer, corrected or confirmed; an answer to nothing teaches nothing."""
+    from types import SimpleNamespace
+
+    taught: list[tuple[list[str], Any]] = []
+
+    class Learning:
+        def learn_answer(self, emb: Any, cards: list[str], none_emb: Any = None, face: Any = None) -> bool:
+            taught.append((cards, face))
+            return True
+
+    pipe = CameraPipeline(LiveSource(), Learning())
+    face = np.full((90, 60, 3), 200, np.uint8)
+    ob = SimpleNamespace(uncertain=True, cards=["9c"], embeddings=np.zeros((1, 4), np.float32),
+                         none_embeddings=None, face=face)
+    pipe._remember_question(ob, SimpleNamespace(accepted=True, seq=7))
+    assert not pipe.learn_from({"type": "play_corrected", "data": {"ref": 8, "cards": ["9s"]}})
+    assert pipe.learn_from({"type": "play_corrected", "data": {"ref": 7, "cards": ["9s"]}})
+    assert taught == [(["9s"], face)]
+    assert not pipe.learn_from({"type": "play_confirmed", "data": {"ref": 7}})  # answered once

@@ -540,3 +540,70 @@ def test_the_watcher_says_which_deck_it_reads_with():
     assert status["enrolled"] and status["cards"] == 1 and not status["warn"] and not status["tuned"]
     assert status["text"] == "已登记牌组（1 张） / deck enrolled (1 faces)"
     assert "扇形检查" in status["check"]
+
+
+def _similarity(a: np.ndarray, b: np.ndarray) -> float:
+    ga, gb = (cv2.cvtColor(x, cv2.COLOR_BGR2GRAY).astype(np.float64) for x in (a, b))
+    ga, gb = ga - ga.mean(), gb - gb.mean()
+    return float((ga * gb).sum() / np.sqrt((ga * ga).sum() * (gb * gb).sum()))
+
+
+@pytest.mark.parametrize("design, card, ppm", [("tango_nuevo", "7c", 2.0), ("tango_nuevo", "Qh", 3.0), ("tango", "BJ", 4.0)])
+def test_a_lone_card_is_cut_out_whole_and_upright(design, card, ppm):
+    """What a table learns its deck from as it plays: a card played alone lies whole, and its face is
+    cut out as printed (upright: tango_nuevo's cards are not the same turned half round), the card's
+    size at the zone's scale."""
+    deck = load_deck(design)
+    z = render_zone([card], deck, ppm, seed=SHIFT + 3, realism=Realism())
+    face = read_play(z.image, ppm).face
+    assert face is not None
+    w, h = deck.size_mm
+    assert face.shape[0] == pytest.approx(h * ppm, rel=0.06) and face.shape[1] == pytest.approx(w * ppm, rel=0.06)
+    printed = cv2.resize(deck.bgr(card), (face.shape[1], face.shape[0]), interpolation=cv2.INTER_AREA)
+    turned = np.ascontiguousarray(printed[::-1, ::-1])
+    assert _similarity(face, printed) > 0.6
+    if _similarity(printed, turned) < 0.5:  # a face that is not its own half turn
+        assert _similarity(face, printed) > _similarity(face, turned) + 0.3
+
+
+def test_a_fan_or_a_card_cut_by_the_zone_gives_no_face():
+    fan = render_zone(["7c", "8d", "9s"], "tango", 3.0, seed=SHIFT + 4, realism=Realism())
+    assert read_play(fan.image, 3.0).face is None
+    lone = render_zone(["7c"], "tango", 3.0, seed=SHIFT + 4, realism=Realism.clean())
+    from vision.cardnet.faces import lone_face
+
+    x, y = _corner_of_last_card(lone)
+    assert lone_face(lone.image, 3.0, (x, y)) is not None
+    assert lone_face(lone.image[:, : int(x + 30 * 3.0)], 3.0, (x, y)) is None  # the zone ends across it
+    assert lone_face(lone.image, 3.0, (x + 40 * 3.0, y)) is None  # not the card the reader read
+
+
+def test_faces_seen_whole_are_rendered_and_learned_from(monkeypatch):
+    """A lone card named (by the referee, or read sure) gives the learner a face of the deck; once
+    enough faces are new, zones are rendered from them (each row holding a new face) and the head
+    is refitted on their crops with its labels. An uncertain reading's face teaches nothing."""
+    from vision.cardnet import online
+    from vision.cardnet.enrol import seen_face_crops
+
+    monkeypatch.setattr(online, "REFIT_EVERY", 1)
+    calls: list[tuple[list[str], list[str], int]] = []
+
+    def render(faces, new, rows, rng):
+        calls.append((sorted(faces), sorted(new), rows))
+        return seen_face_crops(faces, new, rows, rng)
+
+    learner = PlayLearner(default_head(), render=render)
+    cards = ["2c", "5h", "9s", "Qd", "Kc", "7h", "Ts"]
+    for k, card in enumerate(cards):
+        r = read_play(render_zone([card], "tango", 3.0, seed=SHIFT + 50 + k, realism=Realism.clean()).image, 3.0)
+        assert len(r.cards) == 1 and r.face is not None
+        if k == len(cards) - 1:
+            learner.learn_read(r.embeddings, r.cards, [0.5], False, r.face)  # not sure: no face
+        else:
+            assert learner.learn_answer(r.embeddings, [card], r.none_embeddings, r.face)
+        learner.wait(120)
+    assert sorted(learner.faces) == sorted(cards[:-1]) == sorted(learner.rendered)
+    assert calls == [(sorted(cards[:-1]), sorted(cards[:-1]), online.ROWS_PER_FACE * 6)]
+    assert learner.learn_answer(r.embeddings, ["Ts"], None, r.face[:, :, 0])  # not a colour face: no face
+    learner.wait(120)
+    assert "Ts" not in learner.faces and len(calls) == 1

@@ -9,7 +9,7 @@ overlap, tilt, light, glare, blur, noise, JPEG — and the head is refitted on t
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import cv2
 import numpy as np
@@ -90,13 +90,29 @@ def fit_deck_head(deck: Deck, *, base: Head | None = None, rows: int | None = No
     return head
 
 
-def _rendered_crops(deck: Deck, rows: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """Embeddings and labels of crops from ``rows`` fanned rows of ``deck`` rendered as a table shows them."""
+def seen_face_crops(faces: Mapping[str, np.ndarray], new: Sequence[str], rows: int,
+                    rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Embeddings and labels of ``rows`` rows rendered from the faces a table has seen whole, each row
+    holding one of the ``new`` faces (the ones not rendered before): what
+    :class:`vision.cardnet.online.PlayLearner` learns the deck from besides its labels (the watcher
+    passes this in; the learner sits below the renderer)."""
+    deck = deck_from_faces(faces, {})
+    return _rendered_crops(deck, rows, rng, must=[c for c in new if c in deck.faces])
+
+
+def _rendered_crops(deck: Deck, rows: int, rng: np.random.Generator,
+                    must: Sequence[str] = ()) -> tuple[np.ndarray, np.ndarray]:
+    """Embeddings and labels of crops from ``rows`` fanned rows of ``deck`` rendered as a table shows
+    them; with ``must``, each row holds one of those faces."""
     names = list(deck.faces)
     embs, labels = [], []
-    for _ in range(rows):
+    for k in range(rows):
         n = int(rng.choice([1, 1, 2, 3, 4, 5, 6, 8, 10]))
         cards = [names[i] for i in rng.choice(len(names), size=min(n, len(names)), replace=False)]
+        if must:
+            first = must[k % len(must)]
+            cards = [c for c in cards if c != first][: max(len(cards) - 1, 0)]
+            cards.insert(int(rng.integers(len(cards) + 1)), first)
         ppm = float(rng.uniform(1.9, 4.3))
         r = render_zone(cards, deck, px_per_mm=ppm, seed=rng, realism=ENROL_REALISM)
         corners = [tuple(r.to_image(p.to_scene(np.array([[0.0, 0.0]])))[0]) for p in r.placements]

@@ -12,8 +12,9 @@ was sometimes surely wrong: docs/performance.md).
 
 from __future__ import annotations
 
+import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -36,14 +37,42 @@ MAX_LABELS = 2000
 VAL_MIN = 50
 #: Optimisation steps of one refit (fixed cost: ~0.5 s here, a few seconds on a Pi, off the camera's thread).
 REFIT_STEPS = 400
+#: Zones are rendered from the faces seen whole once this many faces are new since the last render:
+#: rendering costs about 0.15 s of CPU a row here (0.5 s on a Pi), off the camera's thread.
+FACES_RENDER_EVERY = 6
+#: Rows rendered for each new face (each row holds it among faces seen before): the whole deck seen
+#: comes to 270 rows, what an enrolment renders (``vision.cardnet.enrol.ENROL_ROWS``).
+ROWS_PER_FACE = 5
+#: Steps of the fit on the rendered zones and the labels, as an enrolment's (``enrol.ENROL_STEPS``):
+#: ~2 s here, once per six new faces.
+FACES_FIT_STEPS = 1500
+
+log = logging.getLogger(__name__)
+
+#: ``render(faces, new, rows, rng) -> (embeddings, labels)``: crops of zones rendered from the faces
+#: seen whole, each row holding one of ``new`` (:func:`vision.cardnet.enrol.seen_face_crops`).
+Render = Callable[[Mapping[str, np.ndarray], Sequence[str], int, np.random.Generator], tuple[np.ndarray, np.ndarray]]
 
 
 class PlayLearner:
     """Thread-safe: the camera thread reads with :attr:`head`, the service thread teaches it."""
 
-    def __init__(self, start: Head) -> None:
+    def __init__(self, start: Head, render: Render | None = None) -> None:
         self.start = start
         self.head = start
+        #: Renders zones from the faces seen whole (None: only the labels are learned).
+        self.render = render
+        #: One face per card seen whole (a lone card, named sure or by the referee), and the rendered
+        #: crops of the faces rendered so far.
+        self.faces: dict[str, np.ndarray] = {}
+        #: The faces whose zones have been rendered and learned from.
+        self.rendered: set[str] = set()
+        self._rx: list[np.ndarray] = []
+        self._ry: list[np.ndarray] = []
+        self._rng = np.random.default_rng(0)
+        #: What refits start from and are pulled towards: the start head, then the deck as the faces
+        #: seen whole show it (refitted each time new faces are rendered).
+        self._base = start
         self._emb: list[np.ndarray] = []
         self._lab: list[int] = []
         #: Per label: True when the referee gave it, False when it is a sure read of the head's own.
@@ -56,31 +85,44 @@ class PlayLearner:
         self.sure = 0
 
     def learn_read(self, embeddings: np.ndarray | None, cards: Sequence[str], confidence: Sequence[float],
-                   uncertain: bool) -> None:
-        """A reading the table took without asking: its surest cards become labels."""
+                   uncertain: bool, face: np.ndarray | None = None) -> None:
+        """A reading the table took without asking: its surest cards become labels, and a lone card's
+        ``face`` (:attr:`vision.cardnet.read.PlayReading.face`) a face of the deck."""
         if uncertain or embeddings is None or len(embeddings) != len(cards):
             return
         keep = [i for i, p in enumerate(confidence) if p >= SURE_LABEL]
+        if len(cards) == 1 and keep:
+            self._add_face(cards[0], face)
         if keep:
             self._add(embeddings[keep], [CARD_INDEX[cards[i]] for i in keep], sure=True)
 
     def learn_answer(self, embeddings: np.ndarray | None, cards: Sequence[str],
-                     none_embeddings: np.ndarray | None = None) -> bool:
+                     none_embeddings: np.ndarray | None = None, face: np.ndarray | None = None) -> bool:
         """The referee said what a doubted play was; learned when the reading found as many cards.
 
         Then every candidate the reading dropped (``none_embeddings``) is known to be no card too:
-        the spot of this deck's art that made the reader doubt is taught as "no corner".
+        the spot of this deck's art that made the reader doubt is taught as "no corner".  A lone
+        card's ``face`` becomes a face of the deck.
         """
         if embeddings is None or len(embeddings) != len(cards) or not len(cards):
             return False
         for c in cards:
             check_card(c)
+        if len(cards) == 1:
+            self._add_face(cards[0], face)
         labels = [CARD_INDEX[c] for c in cards]
         if none_embeddings is not None and len(none_embeddings):
             embeddings = np.concatenate([embeddings, none_embeddings])
             labels += [NONE_CLASS] * len(none_embeddings)
         self._add(embeddings, labels, sure=False)
         return True
+
+    def _add_face(self, card: str, face: np.ndarray | None) -> None:
+        """Keep the first face seen of each card (the renderer takes the deck from them)."""
+        if self.render is None or face is None or not isinstance(face, np.ndarray) or face.ndim != 3:
+            return
+        with self._lock:
+            self.faces.setdefault(card, face)
 
     def _add(self, emb: np.ndarray, labels: list[int], *, sure: bool) -> None:
         with self._lock:
@@ -104,20 +146,34 @@ class PlayLearner:
     def _refit(self) -> None:
         """In its own thread: a refit takes seconds on a Pi, and the camera must keep reading."""
         while True:
+            rendered = self._render_new_faces()
             with self._lock:
                 x, y, told = np.stack(self._emb), np.array(self._lab), np.array(self._told)
+                rx = np.concatenate(self._rx) if self._rx else np.zeros((0, x.shape[1]), np.float32)
+                ry = np.concatenate(self._ry) if self._ry else np.zeros(0, int)
             # Every fifth label is kept out of the fit to judge the learned head and set its
             # temperature: a head fitted on a table's own answers is surer of them than it should be.
             held = np.arange(len(y)) % 5 == 4
+            if rendered:
+                # The deck as the faces seen show it: fitted as an enrolment is (its steps, its
+                # rendered zones), with the labels so far, from the start head. Refits start from
+                # it and are pulled towards it until the next faces are rendered. The rendered crops
+                # are fitted on, never judged on (the faces are this table's, the zones the renderer's).
+                base = fit_head(np.concatenate([x[~held], rx]), np.concatenate([y[~held], ry]), self.start,
+                                steps=FACES_FIT_STEPS, l2_to_start=L2_TO_START, origin=self.start.origin,
+                                balance=True)
+                with self._lock:
+                    self._base = base
             # Balanced: the labels are the referee's answers to what was doubted, not the deck
             # (fit_head's docstring says why that matters).
-            head = fit_head(x[~held], y[~held], self.start, steps=REFIT_STEPS, l2_to_start=L2_TO_START,
+            head = fit_head(x[~held], y[~held], self._base, steps=REFIT_STEPS, l2_to_start=L2_TO_START,
                             origin=f"{self.start.origin}+play", balance=True)
             if self.start.known is not None:
                 # A deck enrolled without some faces: a face the referee has named here is the
                 # table's own now (Head.known: the others stay the shipped head's to read).
                 answered = np.zeros(NONE_CLASS, bool)
                 answered[y[~held & told & (y != NONE_CLASS)]] = True
+                answered[ry[ry != NONE_CLASS]] = True
                 head = head.knowing(self.start.known | answered)
             # Judged on the referee's answers only: a sure read is the head's own word, which any
             # head that learned it agrees with, so it would judge a head by what the head taught
@@ -143,6 +199,26 @@ class PlayLearner:
                 if self._new < REFIT_EVERY:
                     return
                 self._new = 0
+
+    def _render_new_faces(self) -> bool:
+        """In the refit's thread: zones rendered from the faces seen whole, once enough are new
+        (True: crops were added)."""
+        with self._lock:
+            new = [c for c in self.faces if c not in self.rendered]
+            if self.render is None or len(new) < FACES_RENDER_EVERY:
+                return False
+            faces = dict(self.faces)
+        try:
+            rx, ry = self.render(faces, new, ROWS_PER_FACE * len(new), self._rng)
+        except ValueError as exc:  # faces that are not card-shaped: learned from the labels alone
+            log.warning("rendering the deck from the faces seen failed: %s", exc)
+            rx, ry = np.zeros((0, 0), np.float32), np.zeros(0, int)
+        with self._lock:
+            self.rendered.update(new)
+            if len(ry):
+                self._rx.append(np.asarray(rx, np.float32))
+                self._ry.append(np.asarray(ry))
+        return bool(len(ry))
 
     def wait(self, timeout: float | None = None) -> None:
         """Until the refit under way (if any) has ended: for tests and benchmarks."""

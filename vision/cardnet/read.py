@@ -43,6 +43,7 @@ from . import nets
 from .crops import crops_at
 from .deckfile import Enrollment
 from .detector import Corner, Detection, detect
+from .faces import lone_face
 from .head import CornerModel, Head, keep_unknown_faces, shipped_head
 from .prep import crops_to_input
 from .spec import FEATURE_DIM, MIN_CORNER_GAP_MM, NONE_CLASS
@@ -112,6 +113,9 @@ class PlayReading:
     #: many cards as were read, they are known to be no card (what learning during play needs
     #: to stop doubting this deck's art); not serialised.
     none_embeddings: np.ndarray | None = field(default=None, repr=False, compare=False)
+    #: A lone card's whole face, upright (:func:`vision.cardnet.faces.lone_face`): once the card is
+    #: named (sure, or by the referee), what the table enrols its deck from as it plays; not serialised.
+    face: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def to_json(self) -> dict:
         return {"cards": list(self.cards), "confidence": [round(c, 4) for c in self.confidence],
@@ -259,7 +263,9 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
     if joint < PLAY_BAR:
         reasons.append(LOW_CONFIDENCE + (f": {', '.join(low)}" if low else f" ({joint:.0%})"))
     dropped = [k for k in range(len(corners)) if k not in keep]
-    return PlayReading(cards, [float(c) for c in confs], bool(reasons), reasons, alts, joint, emb[keep], emb[dropped])
+    face = lone_face(bgr, px_per_mm, (kept[0].x, kept[0].y)) if len(kept) == 1 else None
+    return PlayReading(cards, [float(c) for c in confs], bool(reasons), reasons, alts, joint, emb[keep], emb[dropped],
+                       face)
 
 
 def _paper_before_first(det: Detection, first: Corner, px_per_mm: float, reasons: list[str]) -> None:
