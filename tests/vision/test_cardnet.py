@@ -581,7 +581,8 @@ def test_a_fan_or_a_card_cut_by_the_zone_gives_no_face():
 def test_faces_seen_whole_are_rendered_and_learned_from(monkeypatch):
     """A lone card named (by the referee, or read sure) gives the learner a face of the deck; once
     enough faces are new, zones are rendered from them (each row holding a new face) and the head
-    is refitted on their crops with its labels. An uncertain reading's face teaches nothing."""
+    is refitted on their crops with its labels. A face is rendered only with its twin (Q♠ with Q♣:
+    one alone made the head read the other as it, sure). An uncertain reading's face teaches nothing."""
     from vision.cardnet import online
     from vision.cardnet.enrol import seen_face_crops
 
@@ -593,7 +594,7 @@ def test_faces_seen_whole_are_rendered_and_learned_from(monkeypatch):
         return seen_face_crops(faces, new, rows, rng)
 
     learner = PlayLearner(default_head(), render=render)
-    cards = ["2c", "5h", "9s", "Qd", "Kc", "7h", "Ts"]
+    cards = ["2c", "2s", "5h", "Kc", "5d", "Qd", "Qh", "Ts"]
     for k, card in enumerate(cards):
         r = read_play(render_zone([card], "tango", 3.0, seed=SHIFT + 50 + k, realism=Realism.clean()).image, 3.0)
         assert len(r.cards) == 1 and r.face is not None
@@ -602,8 +603,37 @@ def test_faces_seen_whole_are_rendered_and_learned_from(monkeypatch):
         else:
             assert learner.learn_answer(r.embeddings, [card], r.none_embeddings, r.face)
         learner.wait(120)
-    assert sorted(learner.faces) == sorted(cards[:-1]) == sorted(learner.rendered)
-    assert calls == [(sorted(cards[:-1]), sorted(cards[:-1]), online.ROWS_PER_FACE * 6)]
+    paired = sorted(set(cards[:-1]) - {"Kc"})  # K♠ not seen: K♣ waits for it
+    assert sorted(learner.faces) == sorted(cards[:-1]) and sorted(learner.rendered) == paired
+    assert calls == [(paired, paired, online.ROWS_PER_FACE * 6)]
     assert learner.learn_answer(r.embeddings, ["Ts"], None, r.face[:, :, 0])  # not a colour face: no face
     learner.wait(120)
     assert "Ts" not in learner.faces and len(calls) == 1
+
+
+def test_each_face_has_one_twin_of_its_rank_and_colour():
+    from vision.cardnet.online import twin
+
+    assert [twin(c) for c in ("Qc", "Qs", "5h", "5d", "SJ", "BJ")] == ["Qs", "Qc", "5d", "5h", "BJ", "SJ"]
+    assert all(twin(twin(c)) == c != twin(c) for c in ALL_CARDS)
+
+
+def test_a_renderer_that_fails_leaves_the_learning_going(monkeypatch):
+    """Faces the renderer cannot use are learned from no more; the labels still are."""
+    from vision.cardnet import online
+
+    monkeypatch.setattr(online, "REFIT_EVERY", 1)
+    monkeypatch.setattr(online, "FACES_RENDER_EVERY", 1)
+    monkeypatch.setattr(online, "twin", lambda card: card)  # every face its own twin here
+
+    def broken(faces, new, rows, rng):
+        raise RuntimeError("renderer out of order")
+
+    learner = PlayLearner(default_head(), render=broken)
+    r = read_play(render_zone(["Qd"], "tango", 3.0, seed=SHIFT + 60, realism=Realism.clean()).image, 3.0)
+    assert learner.learn_answer(r.embeddings, ["Qd"], r.none_embeddings, r.face)
+    learner.wait(120)
+    assert learner.rendered == {"Qd"}  # tried once, not again at every refit
+    assert learner.learn_answer(r.embeddings, ["Qd"], r.none_embeddings, r.face)
+    learner.wait(120)
+    assert learner.answers >= 2 and learner.rendered == {"Qd"}

@@ -1,13 +1,17 @@
-"""A head that learns the deck while the table plays: the reads it was sure of, and the referee's answers.
+"""A head that learns the deck while the table plays: the reads it was sure of, the referee's answers,
+and the faces of the cards it saw whole.
 
 No peer does this, and it is what makes an unenrolled deck cheap: every question the referee
 answers labels exactly the crops the head was unsure of, so the same doubt is rarer in the next
-deal.  Sure reads add the deck's ordinary cards.  The head is refitted from the one it started
-from (shipped or enrolled) on everything learned so far, a few times a deal, in well under a
-second; the starting head's knowledge is kept by :func:`vision.cardnet.head.fit_head`'s pull
-towards it, so a card never seen at this table reads much as before (faces never labelled, nine
-synced runs: 83 % right against the start head's 91 %; a weaker pull answered fewer questions and
-was sometimes surely wrong: docs/performance.md).
+deal.  Sure reads add the deck's ordinary cards.  A card played alone lies whole, and its face,
+once named, is what an enrolment is made from: zones rendered from the faces seen (by a renderer
+passed in) are fitted as an enrolment fits them, with the labels, and the next refits start from
+that head (the learning bench's 4th deal: 32 plays of 360 asked without the faces, 13 with them).
+The head is refitted from the one it started from (shipped or enrolled) on everything learned so
+far, a few times a deal, in well under a second; the starting head's knowledge is kept by
+:func:`vision.cardnet.head.fit_head`'s pull towards it, so a card never seen at this table reads
+much as before (faces never labelled, nine synced runs: 83 % right against the start head's 91 %;
+a weaker pull answered fewer questions and was sometimes surely wrong: docs/performance.md).
 """
 
 from __future__ import annotations
@@ -52,6 +56,17 @@ log = logging.getLogger(__name__)
 #: ``render(faces, new, rows, rng) -> (embeddings, labels)``: crops of zones rendered from the faces
 #: seen whole, each row holding one of ``new`` (:func:`vision.cardnet.enrol.seen_face_crops`).
 Render = Callable[[Mapping[str, np.ndarray], Sequence[str], int, np.random.Generator], tuple[np.ndarray, np.ndarray]]
+
+
+_TWIN_SUIT = {"c": "s", "s": "c", "h": "d", "d": "h"}
+
+
+def twin(card: str) -> str:
+    """The face most like ``card`` in print: the same rank in the other suit of its colour (♣/♠,
+    ♥/♦), or the other joker."""
+    if card in ("SJ", "BJ"):
+        return "BJ" if card == "SJ" else "SJ"
+    return card[0] + _TWIN_SUIT[card[1]]
 
 
 class PlayLearner:
@@ -204,14 +219,17 @@ class PlayLearner:
         """In the refit's thread: zones rendered from the faces seen whole, once enough are new
         (True: crops were added)."""
         with self._lock:
-            new = [c for c in self.faces if c not in self.rendered]
+            # A face is rendered only with its twin (the same rank in the other suit of its colour,
+            # or the other joker): rendered alone, Q♠ seen whole and Q♣ not, the head learned Q♠
+            # in every light and read two Q♣ as Q♠, sure (docs/performance.md).
+            faces = {c: f for c, f in self.faces.items() if twin(c) in self.faces}
+            new = [c for c in faces if c not in self.rendered]
             if self.render is None or len(new) < FACES_RENDER_EVERY:
                 return False
-            faces = dict(self.faces)
         try:
             rx, ry = self.render(faces, new, ROWS_PER_FACE * len(new), self._rng)
-        except ValueError as exc:  # faces that are not card-shaped: learned from the labels alone
-            log.warning("rendering the deck from the faces seen failed: %s", exc)
+        except Exception as exc:  # a face the renderer cannot use must not stop the learning
+            log.warning("rendering the deck from the faces seen failed (learning from the labels alone): %s", exc)
             rx, ry = np.zeros((0, 0), np.float32), np.zeros(0, int)
         with self._lock:
             self.rendered.update(new)
