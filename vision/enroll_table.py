@@ -27,15 +27,15 @@ from .calibration import LensCalibration, calibrate_table
 from .cardnet.read import read_play
 from .cards import ALL_CARDS, check_card
 from .geometry import TableLayout, default_layout
-from .paper import card_mask
+from .paper import CARD_MM2, card_mask
 
 #: Scale the table is put top-down at for finding and cutting the cards (px/mm): the reader's
 #: own working scale, so a face is read as a play would be.
 TABLE_PPM = 3.0
-#: A card's paper blob: area within these bounds (mm²). Poker cards are 57–65 x 88–90 mm
-#: (5,000–5,900 mm²); a smaller blob is a scrap, a larger one cards touching or overlapping, none of
-#: which can be cut out whole: the operator is told where (:attr:`TableFind.joined`) to part them.
-CARD_AREA_MM2 = (3500.0, 7500.0)
+#: A card's paper blob: area within these bounds (mm²), the card's (:data:`vision.paper.CARD_MM2`) with room for
+#: a blurred edge or a corner lost to glare; a smaller blob is a scrap, a larger one cards touching or
+#: overlapping, none of which can be cut out whole: the operator is told where (:attr:`TableFind.joined`) to part them.
+CARD_AREA_MM2 = (0.7 * CARD_MM2[0], 1.27 * CARD_MM2[1])
 #: Felt left around a cut card so the reader sees a card on the table, as in a play zone.
 MARGIN_MM = 12.0
 #: A marker's white border, as a share of its side, cleared with it when cards are looked for: a

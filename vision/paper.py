@@ -10,6 +10,10 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+#: A playing card's paper, in mm²: poker and bridge cards are 57–65 x 88–90 mm.  The one source for
+#: what a card-sized blob is (each user widens it by what its view may add or hide).
+CARD_MM2 = (5000.0, 5900.0)
+
 
 def card_mask(bgr: np.ndarray, ppm: float = 3.0) -> tuple[np.ndarray, np.ndarray, float]:
     """Mask of cards against the table: (filled mask, search mask, contrast of paper over table).

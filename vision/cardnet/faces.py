@@ -12,11 +12,11 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.paper import card_mask
+from vision.paper import CARD_MM2, card_mask
 
-#: A card's paper, in mm²: poker and bridge cards are 57–65 x 88–90 mm (5,000–5,900 mm²); less is
-#: a card partly covered or cut by the zone's edge, more is two cards or a hand.
-FACE_AREA_MM2 = (4300.0, 6600.0)
+#: A whole card's paper, in mm²: the card's (:data:`vision.paper.CARD_MM2`) give or take the blur of a
+#: zone's edge; less is a card partly covered or cut by the zone's edge, more is two cards or a hand.
+FACE_AREA_MM2 = (0.86 * CARD_MM2[0], 1.12 * CARD_MM2[1])
 #: The detected corner must lie this near a corner of the paper's box (mm): else the paper is not
 #: the card the reader read (a hand holding it, a glare joined to it).
 CORNER_FIT_MM = 6.0
