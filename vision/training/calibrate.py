@@ -20,7 +20,7 @@ from vision.cardnet import nets
 from vision.cardnet.head import fit_temperature, shipped_head
 from vision.cardnet.prep import crops_to_input
 
-from .train import load_shards
+from .make_data import load_shards
 
 #: The calibration designs (held out of training; the benchmark's headline designs are the others).
 CALIBRATION_DESIGNS = ("tigullio", "plastic")

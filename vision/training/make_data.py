@@ -8,6 +8,7 @@ their corners, and classifier crops with their labels.
 from __future__ import annotations
 
 import argparse
+import os
 import pickle
 import time
 from multiprocessing import Pool
@@ -42,32 +43,57 @@ def _pool(designs: list[str], n_font: int, seed: int, svg: str | None) -> list[D
     return out
 
 
-def _work(args: tuple[int, int, list[str], int, str, str | None]) -> str:
-    seed, n_zones, designs, n_font, out_dir, svg = args
+def _work(args: tuple[int, int, list[str], int, str, str | None, float | None, bool]) -> str:
+    seed, n_zones, designs, n_font, out_dir, svg, seconds, detector = args
+    cv2.setNumThreads(1)  # one process a core: OpenCV's own threads would only fight the others
     t0 = time.time()
     rng = np.random.default_rng(seed)
     decks = _pool(designs, n_font, seed, svg)
+    t_pool = time.time() - t0
+    t_render = time.time()
     det_x, det_y, det_m, cls_x, cls_y, cls_d = [], [], [], [], [], []
+    n_done = 0
     for _ in range(n_zones):
+        if seconds is not None and time.time() - t_render > seconds and n_done:
+            break
+        n_done += 1
         deck = decks[rng.integers(len(decks))]
         z = render_sample(deck, rng, realism=REALISM)
-        s = detector_input(z.image, z.px_per_mm)
-        scale = s.shape[1] / z.image.shape[1]
-        det_x.append(s)
-        det_y.append(z.corners_px * scale)
-        mask = np.zeros(s.shape[:2], np.uint8)
-        for poly in z.outlines_px:
-            cv2.fillPoly(mask, [np.round(poly * scale).astype(np.int32)], 1)
-        det_m.append(mask)
+        if detector:
+            s = detector_input(z.image, z.px_per_mm)
+            scale = s.shape[1] / z.image.shape[1]
+            det_x.append(s)
+            det_y.append(z.corners_px * scale)
+            mask = np.zeros(s.shape[:2], np.uint8)
+            for poly in z.outlines_px:
+                cv2.fillPoly(mask, [np.round(poly * scale).astype(np.int32)], 1)
+            det_m.append(mask)
         c, lab = classifier_samples(z, rng)
         cls_x += c
         cls_y += lab
         cls_d += [deck.design] * len(lab)
+    shard = {"det_x": det_x, "det_y": det_y, "det_m": det_m, "cls_x": np.stack(cls_x), "cls_y": np.array(cls_y),
+             "cls_design": cls_d}
     path = Path(out_dir) / f"shard-{seed}.pkl"
-    with open(path, "wb") as f:
-        pickle.dump({"det_x": det_x, "det_y": det_y, "det_m": det_m, "cls_x": np.stack(cls_x), "cls_y": np.array(cls_y),
-                     "cls_design": cls_d}, f, protocol=5)
-    return f"{path} {n_zones} zones {len(cls_y)} crops in {time.time() - t0:.0f} s"
+    part = path.with_suffix(".part")  # a shard is whole or absent: load_shards reads shard-*.pkl only
+    with open(part, "wb") as f:
+        pickle.dump(shard, f, protocol=5)
+    os.replace(part, path)
+    return f"{path} {n_done} zones {len(cls_y)} crops in {time.time() - t0:.0f} s ({len(decks)} decks in {t_pool:.0f} s)"
+
+
+def load_shards(folder: str | Path) -> dict[str, list]:
+    """Every shard under ``folder`` as one set: crops and labels as lists of arrays, the rest as lists."""
+    out: dict[str, list] = {"det_x": [], "det_y": [], "det_m": [], "cls_x": [], "cls_y": [], "cls_design": []}
+    for p in sorted(Path(folder).glob("shard-*.pkl")):
+        with open(p, "rb") as f:
+            d = pickle.load(f)
+        for k in out:
+            if k in ("cls_x", "cls_y"):
+                out[k].append(d[k])
+            else:
+                out[k] += list(d[k])
+    return out
 
 
 def main() -> None:
@@ -82,12 +108,22 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--svg-decks", default=None, metavar="DIR",
                     help="render only the per-card SVG decks under DIR (the npm packages, see vision.training.svg_decks)")
+    ap.add_argument("--designs", nargs="+", default=None, metavar="DESIGN",
+                    help="the gnome-cards designs to render (default: every installed training design; where only "
+                         "their sheets are cached, as on a lent machine, name them); held-out designs are refused")
+    ap.add_argument("--seconds", type=float, default=None,
+                    help="each shard renders zones for this many seconds once its decks are built (--zones: the upper bound)")
+    ap.add_argument("--classifier-only", action="store_true", help="keep only the classifier's crops (no detector input)")
     a = ap.parse_args()
     Path(a.out).mkdir(parents=True, exist_ok=True)
-    designs = list(HELD_OUT_DESIGNS) if a.held_out else [] if a.fonts_only else training_designs()
+    if a.designs and not a.held_out and set(a.designs) & set(HELD_OUT_DESIGNS):
+        ap.error(f"held-out designs are never trained on: {sorted(set(a.designs) & set(HELD_OUT_DESIGNS))}")
+    designs = (list(HELD_OUT_DESIGNS) if a.held_out else [] if a.fonts_only
+               else a.designs if a.designs else training_designs())
     n_font = 0 if a.held_out else a.fonts
     per = a.zones // a.shards
-    jobs = [(a.seed + k, per, designs, n_font, a.out, a.svg_decks) for k in range(a.shards)]
+    jobs = [(a.seed + k, per, designs, n_font, a.out, a.svg_decks, a.seconds, not a.classifier_only)
+            for k in range(a.shards)]
     with Pool(a.workers) as p:
         for line in p.imap_unordered(_work, jobs):
             print(line, flush=True)

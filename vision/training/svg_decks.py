@@ -10,6 +10,10 @@ The issue names three npm packages; two ship one SVG file per card:
 writes it out as per-card files, both jokers included (``BJ.svg`` red, ``SJ.svg`` black).  Fetch the
 packages with ``npm pack PACKAGE && tar xzf PACKAGE.tgz`` into one folder and point ``--svg-decks`` at it.
 The other two decks' jokers are left out: they have one joker (or none), so it cannot be told small from big.
+
+A machine without ``rsvg-convert`` (a lent GPU machine) reads the same decks from per-card raster
+files (``KD.webp``/``.png`` with alpha, one folder a deck, named as the deck): :func:`save_rasters`
+writes them where the SVG files render.
 """
 
 from __future__ import annotations
@@ -54,6 +58,10 @@ def _render(svg: Path, height_px: int, tmp: Path) -> np.ndarray | None:
     return img[ys.min():ys.max() + 1, xs.min():xs.max() + 1] if len(xs) else None
 
 
+#: Per-card raster files :func:`save_rasters` writes and :func:`deck_from_rasters` reads.
+RASTER_SUFFIXES = (".webp", ".png")
+
+
 def deck_from_svgs(folder: Path, name: str) -> Deck | None:
     """A deck from one folder of per-card SVG files (None: fewer than 40 cards found)."""
     h = int(round(CARD_HEIGHT_MM * FACE_PX_PER_MM))
@@ -66,18 +74,47 @@ def deck_from_svgs(folder: Path, name: str) -> Deck | None:
             img = _render(svg, h, Path(tmp))
             if img is not None:
                 faces[card] = img
+    return _deck(faces, name)
+
+
+def deck_from_rasters(folder: Path) -> Deck | None:
+    """A deck from one folder of per-card BGRA rasters, named as the folder (None: fewer than 40)."""
+    faces: dict[str, np.ndarray] = {}
+    for f in sorted(p for p in folder.iterdir() if p.suffix in RASTER_SUFFIXES):
+        card = _card_of(f.stem)
+        img = cv2.imread(str(f), cv2.IMREAD_UNCHANGED) if card else None
+        if card and img is not None and img.ndim == 3 and img.shape[2] == 4:
+            faces[card] = img
+    return _deck(faces, folder.name)
+
+
+def save_rasters(decks: list[Deck], root: Path) -> None:
+    """Each deck's faces as lossless WebP files under ``root/<deck>/`` (read by :func:`deck_from_rasters`)."""
+    for d in decks:
+        folder = Path(root) / d.design
+        folder.mkdir(parents=True, exist_ok=True)
+        for card, face in d.faces.items():
+            cv2.imwrite(str(folder / f"{card}.webp"), face, [cv2.IMWRITE_WEBP_QUALITY, 101])
+
+
+def _deck(faces: dict[str, np.ndarray], name: str) -> Deck | None:
     if len(faces) < 40:
         return None
+    h = int(round(CARD_HEIGHT_MM * FACE_PX_PER_MM))
     w = int(round(float(np.median([f.shape[1] * h / f.shape[0] for f in faces.values()]))))
     out = {c: cv2.resize(f, (w, h), interpolation=cv2.INTER_AREA) for c, f in faces.items()}
     return Deck(name, out, (w / FACE_PX_PER_MM, float(CARD_HEIGHT_MM)))
 
 
 def svg_decks(root: Path) -> list[Deck]:
-    """Every per-card SVG deck under ``root`` (each folder holding at least 40 cards)."""
+    """Every per-card deck under ``root``: folders of SVG files, or of rasters (each at least 40 cards)."""
     decks = []
     for folder in sorted({p.parent for p in Path(root).rglob("*.svg")}):
         d = deck_from_svgs(folder, f"svg-{folder.parent.name}-{folder.name}")
+        if d is not None:
+            decks.append(d)
+    for folder in sorted({p.parent for ext in RASTER_SUFFIXES for p in Path(root).rglob("*" + ext)}):
+        d = deck_from_rasters(folder)
         if d is not None:
             decks.append(d)
     return decks

@@ -37,7 +37,7 @@ Write to ``--out`` elsewhere than ``vision/models`` until the benchmark says the
 from __future__ import annotations
 
 import argparse
-import pickle
+import math
 import time
 from pathlib import Path
 
@@ -49,22 +49,10 @@ from vision.cardnet.prep import crops_to_input, zone_to_input
 from vision.cardnet.spec import CROP_H, CROP_W, DET_STRIDE, N_CLASSES
 
 from .data import vary_crops
+from .make_data import load_shards
 from .nets import RANK_OF, SUIT_OF, CardNet, CornerNet
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
-
-
-def load_shards(folder: str | Path) -> dict[str, list]:
-    out: dict[str, list] = {"det_x": [], "det_y": [], "det_m": [], "cls_x": [], "cls_y": [], "cls_design": []}
-    for p in sorted(Path(folder).glob("shard-*.pkl")):
-        with open(p, "rb") as f:
-            d = pickle.load(f)
-        for k in out:
-            if k in ("cls_x", "cls_y"):
-                out[k].append(d[k])
-            else:
-                out[k] += list(d[k])
-    return out
 
 
 # --------------------------------------------------------------------------- detector
@@ -179,13 +167,48 @@ class _Sigmoid01(torch.nn.Module):
 # --------------------------------------------------------------------------- classifier
 
 
+def _classifier_input(x: np.ndarray, rng: np.random.Generator, vary: bool) -> np.ndarray:
+    """One batch of uint8 crops as the network's input, printed anew (``vary``) and lit anew."""
+    xb = vary_crops(x, rng) if vary else x.astype(np.float32)
+    # Light, cast and sensor noise per crop, on top of what the renderer drew.
+    xb = xb * rng.uniform(0.75, 1.2, (len(x), 1, 1, 3)) + rng.normal(0, 3, xb.shape)
+    return crops_to_input(np.clip(xb, 0, 255))
+
+
+class _Batches(torch.utils.data.Dataset):
+    """Batch ``k`` of an epoch's permutation, prepared in a loader worker (the crops' printing and
+    lighting are numpy and OpenCV work: on a GPU machine they, not the network, set the pace)."""
+
+    def __init__(self, x: np.ndarray, y: np.ndarray, perm: np.ndarray, batch: int, seed: int, vary: bool) -> None:
+        self.x, self.y, self.perm, self.batch, self.seed, self.vary = x, y, perm, batch, seed, vary
+
+    def __len__(self) -> int:
+        return len(self.perm) // self.batch
+
+    def __getitem__(self, k: int) -> tuple[torch.Tensor, torch.Tensor]:
+        idx = np.sort(self.perm[k * self.batch:(k + 1) * self.batch])
+        rng = np.random.default_rng((self.seed, k))
+        return torch.from_numpy(_classifier_input(self.x[idx], rng, self.vary)), torch.from_numpy(self.y[idx])
+
+
+def _lr_at(frac: float, peak: float, warm: float = 0.15) -> float:
+    """One cycle over the run's progress ``frac`` (steps or seconds): a linear warm-up, a cosine down."""
+    if frac < warm:
+        return peak * (0.04 + 0.96 * frac / warm)
+    return peak * (0.5 * (1 + math.cos(math.pi * min((frac - warm) / (1 - warm), 1.0))) + 1e-3)
+
+
 def train_classifier(data: dict, epochs: int, out: Path, seed: int = 0, batch: int = 128,
                      init: Path | None = None, lr: float = 3e-3, vary: bool = False,
-                     factorised: bool = False) -> CardNet:
+                     factorised: bool = False, device: str = "cpu", workers: int = 0,
+                     minutes: float | None = None) -> CardNet:
     """Train (or, from ``init``'s state dict, go on training) the crop classifier and export it.
 
     ``factorised``: two more heads read the rank and the suit apart (loss weight 0.5 each; not
     exported), so the hidden layer holds them as two features rather than 54 glyph pictures.
+    ``minutes``: the learning rate's cycle runs over wall time and training stops when it is spent
+    (a lent machine's minutes are counted; ``epochs`` is then only an upper bound); the networks are
+    exported after every epoch, so a run cut short still leaves its last whole epoch.
     """
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
@@ -194,23 +217,28 @@ def train_classifier(data: dict, epochs: int, out: Path, seed: int = 0, batch: i
     net = CardNet(factorised=factorised)
     if init is not None:
         net.load_state_dict(torch.load(init, weights_only=True), strict=not factorised)
-    rank_of, suit_of = torch.tensor(RANK_OF), torch.tensor(SUIT_OF)
+    net.to(device)
+    rank_of, suit_of = torch.tensor(RANK_OF, device=device), torch.tensor(SUIT_OF, device=device)
     n = len(y_all)
     steps = epochs * (n // batch)
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
-    net.train()
     t0 = time.time()
+    step = 0
+    print(f"classifier: {n} crops, batch {batch}, on {device}, {workers} loader workers", flush=True)
     for ep in range(epochs):
-        perm = rng.permutation(n)
-        tot, right = 0.0, 0
-        for b in range(n // batch):
-            idx = perm[b * batch:(b + 1) * batch]
-            xb = vary_crops(x_all[idx], rng) if vary else x_all[idx].astype(np.float32)
-            # Light, cast and sensor noise per crop, on top of what the renderer drew.
-            xb = xb * rng.uniform(0.75, 1.2, (len(idx), 1, 1, 3)) + rng.normal(0, 3, xb.shape)
-            x = torch.from_numpy(crops_to_input(np.clip(xb, 0, 255)))
-            y = torch.from_numpy(y_all[idx])
+        net.train()
+        loader = torch.utils.data.DataLoader(_Batches(x_all, y_all, rng.permutation(n), batch, seed * 1000 + ep, vary),
+                                             batch_size=None, shuffle=False, num_workers=workers,
+                                             pin_memory=device != "cpu", prefetch_factor=4 if workers else None)
+        tot, right, seen, done = 0.0, 0, 0, False
+        for xb, yb in loader:
+            frac = (time.time() - t0) / (60 * minutes) if minutes else step / steps
+            if frac >= 1.0:
+                done = True
+                break
+            for g in opt.param_groups:
+                g["lr"] = _lr_at(frac, lr)
+            x, y = xb.to(device, non_blocking=True), yb.to(device, non_blocking=True)
             logit, rank, suit = net.forward_all(x)
             loss = F.cross_entropy(logit, y, label_smoothing=0.02)
             if rank is not None and suit is not None:
@@ -218,12 +246,20 @@ def train_classifier(data: dict, epochs: int, out: Path, seed: int = 0, batch: i
             opt.zero_grad()
             loss.backward()
             opt.step()
-            sched.step()
+            step += 1
             tot += loss.item()
             right += int((logit.argmax(1) == y).sum())
-        print(f"classifier epoch {ep + 1}/{epochs} loss {tot / max(n // batch, 1):.4f} "
-              f"train acc {right / max((n // batch) * batch, 1):.4f} {time.time() - t0:.0f} s", flush=True)
+            seen += len(y)
+        print(f"classifier epoch {ep + 1}/{epochs} loss {tot / max(seen // batch, 1):.4f} "
+              f"train acc {right / max(seen, 1):.4f} {time.time() - t0:.0f} s", flush=True)
+        if done:
+            break
+        if minutes or ep + 1 == epochs:
+            net.eval()
+            export_classifier(net.to("cpu"), out)
+            net.to(device)
     net.eval()
+    net.to("cpu")
     export_classifier(net, out)
     return net
 
@@ -263,6 +299,11 @@ def main() -> None:
     ap.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (one-cycle)")
     ap.add_argument("--vary", action="store_true", help="classifier: vary each crop as other decks print (vary_crops)")
     ap.add_argument("--factorised", action="store_true", help="classifier: also learn rank and suit apart (training-only heads)")
+    ap.add_argument("--device", default="cpu", help="classifier: torch device (cuda where a GPU is lent)")
+    ap.add_argument("--workers", type=int, default=0, help="classifier: loader processes printing the crops")
+    ap.add_argument("--batch", type=int, default=128, help="classifier: crops a step")
+    ap.add_argument("--minutes", type=float, default=None,
+                    help="classifier: train for this wall time (the learning rate's cycle follows it)")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     data = load_shards(a.data[0])
@@ -274,7 +315,8 @@ def main() -> None:
     if a.what == "detector":
         train_detector(data, a.epochs, out / "cardnet_detector.onnx")
     else:
-        train_classifier(data, a.epochs, out, init=a.init, lr=a.lr, vary=a.vary, factorised=a.factorised)
+        train_classifier(data, a.epochs, out, init=a.init, lr=a.lr, vary=a.vary, factorised=a.factorised,
+                         device=a.device, workers=a.workers, batch=a.batch, minutes=a.minutes)
 
 
 if __name__ == "__main__":
