@@ -319,6 +319,28 @@ def test_the_corner_model_stays_unsure_where_its_calibration_was_easy():
     assert model.p_card(np.array([1.0]), np.array([0.0]))[0] > 0.9 > 0.1 > model.p_card(np.array([0.2]), np.array([0.0]))[0]
 
 
+def test_the_corner_models_ridge_is_chosen_by_the_design_left_out():
+    """Two calibration "designs" drawn from one sharp, noisy truth: the ridge that predicts the
+    design left out best is a small one (a ridge of 1 was measured to double the left-out loss),
+    a smaller ridge fits sharper slopes, and one design alone keeps the safe default."""
+    from vision.cardnet.head import CORNER_RIDGE, CORNER_RIDGES, choose_corner_ridge, corner_log_loss
+
+    rng = np.random.default_rng(11 + SHIFT)
+    n = 3000
+    score = rng.uniform(0.02, 0.98, n)
+    p_none = rng.uniform(0.02, 0.98, n)
+    z = 5.0 * np.log(score / (1 - score)) + 1.5 * np.log((1 - p_none) / p_none) - 1.0
+    card = rng.random(n) < 1.0 / (1.0 + np.exp(-z))
+    group = np.where(np.arange(n) < n // 2, "a", "b")
+    ridge, losses = choose_corner_ridge(score, p_none, card, group)
+    assert len(losses) == len(CORNER_RIDGES) and ridge == CORNER_RIDGES[int(np.argmin(losses))]
+    assert ridge < 1.0 and losses[CORNER_RIDGES.index(1.0)] > min(losses)
+    sharp, soft = fit_corner_model(score, p_none, card, min(CORNER_RIDGES)), fit_corner_model(score, p_none, card, 3.0)
+    assert sharp.a > soft.a > 0 and sharp.b > soft.b > 0
+    assert corner_log_loss(sharp, score, p_none, card) < corner_log_loss(soft, score, p_none, card)
+    assert choose_corner_ridge(score, p_none, card, np.full(n, "a")) == (CORNER_RIDGE, [])
+
+
 def test_the_referees_answers_teach_the_head():
     """Crops the shipped head reads as one card, answered by the referee as another, read as the
     answer afterwards: the table learns its deck from the questions it asked."""

@@ -146,9 +146,36 @@ def _logit(p: np.ndarray) -> np.ndarray:
 #: are perfectly separated (a sharp classifier on easy designs) an unpenalised fit runs its slopes
 #: to millions, a hard threshold that is never unsure on the next deck.
 CORNER_RIDGE = 1.0
+#: The ridges the calibration chooses among, by how well a fit on one calibration design predicts
+#: the other (:mod:`vision.training.calibrate`).  The smallest keeps the safeguard above.  Measured
+#: on 2026-12-04: for one classifier a ridge of 1 left the held-out log-loss twice what 0.01 gives;
+#: for another the loss fell the other way, to the largest ridge (docs/performance.md).
+CORNER_RIDGES = (10.0, 3.0, 1.0, 0.3, 0.1, 0.03, 0.01)
 
 
-def fit_corner_model(score: np.ndarray, p_none: np.ndarray, is_card: np.ndarray) -> CornerModel:
+def corner_log_loss(model: CornerModel, score: np.ndarray, p_none: np.ndarray, is_card: np.ndarray) -> float:
+    """Mean negative log-likelihood of ``is_card`` under ``model`` (how the ridge is chosen)."""
+    p = np.clip(model.p_card(score, p_none), 1e-12, 1.0 - 1e-12)
+    return float(-np.mean(np.where(is_card, np.log(p), np.log(1.0 - p))))
+
+
+def choose_corner_ridge(score: np.ndarray, p_none: np.ndarray, is_card: np.ndarray,
+                        group: np.ndarray) -> tuple[float, list[float]]:
+    """The ridge of :data:`CORNER_RIDGES` whose fit on all groups but one best predicts the one left
+    out (mean log-loss over the groups: the calibration designs), and each ridge's loss."""
+    groups = sorted(set(group.tolist()))
+    if len(groups) < 2:
+        return CORNER_RIDGE, []
+    losses = []
+    for r in CORNER_RIDGES:
+        held = [corner_log_loss(fit_corner_model(score[group != g], p_none[group != g], is_card[group != g], r),
+                                score[group == g], p_none[group == g], is_card[group == g]) for g in groups]
+        losses.append(float(np.mean(held)))
+    return CORNER_RIDGES[int(np.argmin(losses))], losses
+
+
+def fit_corner_model(score: np.ndarray, p_none: np.ndarray, is_card: np.ndarray,
+                     ridge: float = CORNER_RIDGE) -> CornerModel:
     """Logistic regression of ``is_card`` on the two logits: Newton's method from zero with a
     backtracking line search, ridge on the slopes.
 
@@ -157,7 +184,7 @@ def fit_corner_model(score: np.ndarray, p_none: np.ndarray, is_card: np.ndarray)
     divides by a vanishing curvature (an intercept of 1e9 seen)."""
     x = np.stack([_logit(score), _logit(1.0 - p_none), np.ones(len(score))], axis=1)
     y = is_card.astype(np.float64)
-    ridge = np.diag([CORNER_RIDGE, CORNER_RIDGE, 1e-6])
+    ridge = np.diag([ridge, ridge, 1e-6])
 
     def loss(w: np.ndarray) -> float:
         z = x @ w

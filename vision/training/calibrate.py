@@ -53,10 +53,13 @@ def main() -> None:
 
 def _corner_model(designs: list[str], plays: int) -> None:
     """Fit how the detector's score and the classifier's "none" combine, on every candidate of
-    rendered plays of the calibration designs (a candidate within 4 mm of a true corner is a card)."""
+    rendered plays of the calibration designs (a candidate within 4 mm of a true corner is a card).
+
+    The ridge is the one of ``CORNER_RIDGES`` under which a fit on each calibration design best
+    predicts the others' candidates (mean log-loss): the next deck is another design too."""
     from vision.cardnet import read
     from vision.cardnet.detector import detect
-    from vision.cardnet.head import fit_corner_model
+    from vision.cardnet.head import CORNER_RIDGES, choose_corner_ridge, fit_corner_model
     from vision.cardnet.spec import NONE_CLASS
     from vision.synth import Realism, render_zone
 
@@ -65,7 +68,7 @@ def _corner_model(designs: list[str], plays: int) -> None:
     rng = np.random.default_rng(777)
     read._shipped = None
     head = read.default_head()
-    s, pn, y = [], [], []
+    s, pn, y, of = [], [], [], []
     for design in designs:
         for _ in range(plays):
             truth = random_cards(rng, play_size(rng))
@@ -80,9 +83,14 @@ def _corner_model(designs: list[str], plays: int) -> None:
                 s.append(c.score)
                 pn.append(p[NONE_CLASS])
                 y.append(np.hypot(corners[:, 0] - c.x, corners[:, 1] - c.y).min() < 4.0 * ppm)
-    model = fit_corner_model(np.array(s), np.array(pn), np.array(y))
+                of.append(design)
+    s_, pn_, y_, of_ = np.array(s), np.array(pn), np.array(y), np.array(of)
+    ridge, losses = choose_corner_ridge(s_, pn_, y_, of_)
+    for r, loss in zip(CORNER_RIDGES, losses, strict=False):
+        print(f"corner model, ridge {r:g}: log-loss on the design left out {loss:.4f}")
+    model = fit_corner_model(s_, pn_, y_, ridge)
     model.save(nets.CORNER_PATH)
-    print(f"corner model from {len(y)} candidates ({int(np.sum(y))} true corners): {model}")
+    print(f"corner model from {len(y_)} candidates ({int(np.sum(y_))} true corners), ridge {ridge:g}: {model}")
 
 
 def _bar_curve(designs: list[str], plays: int) -> None:

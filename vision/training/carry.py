@@ -37,7 +37,7 @@ def _sheet_path(design: str) -> Path:
     return cache_dir() / f"sheet-{design}-{SHEET_WIDTH_PX}.png"
 
 
-def pack(out: Path, designs: list[str], svg_root: Path | None, scale: float, seed: int = 0) -> None:
+def pack(out: Path, designs: list[str], svg_root: Path | None, scale: float, fonts: bool = True, seed: int = 0) -> None:
     """Write the sheets, fonts and npm decks under ``out`` (see the module's docstring)."""
     from vision.models.font_decks import FONT_DIRS, STAR_FONTS, _families, index_fonts
 
@@ -50,14 +50,16 @@ def pack(out: Path, designs: list[str], svg_root: Path | None, scale: float, see
         sheet = cv2.imread(str(_sheet_path(d)), cv2.IMREAD_UNCHANGED)
         small = cv2.resize(sheet, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
         cv2.imwrite(str(out / SHEETS / f"{d}.webp"), small, [cv2.IMWRITE_WEBP_QUALITY, 101])
-    rng = random.Random(seed)
-    chosen = {FONT_DIRS[0] / name for name in STAR_FONTS}
-    for family in _families(tuple(index_fonts())):
-        by_size = sorted(family, key=lambda p: p.stat().st_size)
-        chosen |= {by_size[0], *rng.sample(by_size[1:], min(1, len(by_size) - 1))}
-    with tarfile.open(out / FONTS, "w:xz") as tar:
-        for p in sorted(chosen):
-            tar.add(p, arcname=str(p).lstrip("/"))
+    chosen: set[Path] = set()
+    if fonts:
+        rng = random.Random(seed)
+        chosen = {FONT_DIRS[0] / name for name in STAR_FONTS}
+        for family in _families(tuple(index_fonts())):
+            by_size = sorted(family, key=lambda p: p.stat().st_size)
+            chosen |= {by_size[0], *rng.sample(by_size[1:], min(1, len(by_size) - 1))}
+        with tarfile.open(out / FONTS, "w:xz") as tar:
+            for p in sorted(chosen):
+                tar.add(p, arcname=str(p).lstrip("/"))
     n_decks = 0
     if svg_root is not None:
         from .svg_decks import save_rasters, svg_decks

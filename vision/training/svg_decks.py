@@ -83,8 +83,9 @@ def deck_from_rasters(folder: Path) -> Deck | None:
     for f in sorted(p for p in folder.iterdir() if p.suffix in RASTER_SUFFIXES):
         card = _card_of(f.stem)
         img = cv2.imread(str(f), cv2.IMREAD_UNCHANGED) if card else None
-        if card and img is not None and img.ndim == 3 and img.shape[2] == 4:
-            faces[card] = img
+        if card and img is not None and img.ndim == 3 and img.shape[2] in (3, 4):
+            # A face with no transparent pixel is stored without alpha (WebP drops an opaque one).
+            faces[card] = img if img.shape[2] == 4 else cv2.cvtColor(img, cv2.COLOR_BGR2BGRA)
     return _deck(faces, folder.name)
 
 

@@ -28,6 +28,21 @@ Font decks draw from every installed typeface (``vision.models.font_decks``): fo
 of 2026-12-03 (later) ``apt-get install`` the font packages docs/performance.md lists (340 fonts
 in 81 families) before ``make_data --fonts-only --fonts 32 --zones 3200 --shards 8 --seed 900``.
 
+On a lent GPU machine (no rsvg-convert, no fonts, at most 64 MiB carried; 16 cores): here,
+``python -m vision.training.carry pack .train --svg-decks SVG`` (the training sheets scaled to 0.7 as
+WebP, two fonts a family, the npm decks as rasters: ~45 MB); there, ``carry unpack .train`` and three
+``make_data --classifier-only --seconds S`` at once (gnome designs with 4 font decks a shard, the npm
+decks, 40 font decks a shard; 15 shards, one a core), then ``train classifier ... --vary --device cuda
+--workers 15 --batch 256 --minutes M`` (the learning rate's cycle follows the clock; each epoch is
+exported). The crops' printing in the loader workers, not the GPU, sets the pace: ~10,000 crops/s.
+
+``vision/training/candidates/cardnet_g2_2026-12-04.pt`` is the classifier such a run gave on an H200
+(218,132 crops rendered there in 200 s, 8 epochs in 3 min, then ``--init`` it, ``--lr 1.5e-3``, 11
+epochs in 4.3 min). It reads unseen designs better zero-shot (98.5 against 97.3 % a card, 35 against
+40 % of plays asked) but a table learning an unenrolled deck with it asked 17.5 % of the 4th deal's
+plays against 5.6 %, so it is not shipped (docs/performance.md, 2026-12-04, evening). It is kept to go
+on from (``--init``): a CPU session cannot afford its 19 epochs.
+
 To try more data without training from scratch: ``make_data --fonts-only`` renders font decks alone,
 and ``train classifier DATA... --init cardnet_classifier.pt --lr 3e-4 --epochs 2 --out DIR`` goes on
 from a saved classifier (the font experiment in docs/performance.md was run so; it was not shipped).
