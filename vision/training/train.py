@@ -35,6 +35,7 @@ WebP, two fonts a family, the npm decks as rasters: ~45 MB); there, ``carry unpa
 decks, 40 font decks a shard; 15 shards, one a core), then ``train classifier ... --vary --device cuda
 --workers 15 --batch 256 --minutes M`` (the learning rate's cycle follows the clock; each epoch is
 exported). The crops' printing in the loader workers, not the GPU, sets the pace: ~10,000 crops/s.
+``vision/training/lent_machine.sh`` is that run as one script (what made the candidate below).
 
 ``vision/training/candidates/cardnet_g2_2026-12-04.pt`` is the classifier such a run gave on an H200
 (218,132 crops rendered there in 200 s, 8 epochs in 3 min, then ``--init`` it, ``--lr 1.5e-3``, 11
