@@ -268,9 +268,9 @@ def train_classifier(data: dict, epochs: int, out: Path, seed: int = 0, batch: i
             seen += len(y)
         print(f"classifier epoch {ep + 1}/{epochs} loss {tot / max(seen // batch, 1):.4f} "
               f"train acc {right / max(seen, 1):.4f} {time.time() - t0:.0f} s", flush=True)
-        if done:
+        if done or ep + 1 == epochs:
             break
-        if minutes or ep + 1 == epochs:
+        if minutes:  # a lent machine may be taken back: each whole epoch is kept
             net.eval()
             export_classifier(net.to("cpu"), out)
             net.to(device)
