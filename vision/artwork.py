@@ -55,6 +55,11 @@ def training_designs() -> list[str]:
     return [d for d in installed_designs() if d not in HELD_OUT_DESIGNS]
 
 
+def held_out_among(designs: list[str]) -> list[str]:
+    """The designs of ``designs`` that are held out (never trained on): what the recipe refuses."""
+    return sorted(set(designs) & set(HELD_OUT_DESIGNS))
+
+
 def cache_dir() -> Path:
     """Where rendered artwork is cached (git-ignored: outside the repository by default)."""
     base = os.environ.get("GUANDAN_TABLE_CACHE")
@@ -87,9 +92,15 @@ def _svg_path(design: str) -> Path:
     return path
 
 
+def sheet_path(design: str) -> Path:
+    """Where the design's rendered sheet is cached (:func:`load_deck` slices it; the training
+    recipe carries it to a machine that cannot render it, ``vision.training.carry``)."""
+    return cache_dir() / f"sheet-{design}-{SHEET_WIDTH_PX}.png"
+
+
 def _render_sheet(design: str) -> Path:
     """Render the whole sheet to a cached PNG and return its path."""
-    out = cache_dir() / f"sheet-{design}-{SHEET_WIDTH_PX}.png"
+    out = sheet_path(design)
     if out.exists():
         return out
     exe = shutil.which("rsvg-convert")

@@ -155,12 +155,12 @@ def test_drawn_pips_are_the_four_suits_in_many_shapes():
 def test_index_fonts_draw_every_index_glyph():
     """A font is an index font only when it draws each rank and the joker's word: a font without
     a glyph would print its missing-glyph box, and the net would learn boxes as ranks."""
-    from vision.models.font_decks import INDEX_CHARS, _families, draws
+    from vision.models.font_decks import INDEX_CHARS, draws, font_families
 
     fonts = index_fonts()
     dejavu = next(f for f in fonts if f.name == "DejaVuSans.ttf")
     assert draws(dejavu, INDEX_CHARS) and not draws(dejavu, "A\U000f0000")
-    families = _families(tuple(fonts))
+    families = font_families(tuple(fonts))
     assert sorted(p for fam in families for p in fam) == sorted(fonts)
     # Styles of one typeface are one family: "DejaVu Sans" Book and Bold drawn as often as Lato.
     assert any({"DejaVuSans.ttf", "DejaVuSans-Bold.ttf"} <= {p.name for p in fam} for fam in families)

@@ -90,7 +90,7 @@ def pip_fonts() -> list[Path]:
 
 
 @lru_cache(maxsize=4)
-def _families(fonts: tuple[Path, ...]) -> tuple[tuple[Path, ...], ...]:
+def font_families(fonts: tuple[Path, ...]) -> tuple[tuple[Path, ...], ...]:
     """``fonts`` grouped by family (optical sizes together: "LM Roman 10" and "LM Roman 12" are one),
     so a family of seventy files is drawn as often as a family of one."""
     import re
@@ -274,7 +274,7 @@ class _Style:
     """One deck's look, drawn once: every card of the deck shares it."""
 
     def __init__(self, rng: np.random.Generator, fonts: list[Path]) -> None:
-        families = _families(tuple(fonts))
+        families = font_families(tuple(fonts))
         family = families[int(rng.integers(len(families)))]
         self.font = str(family[int(rng.integers(len(family)))])
         pips = pip_fonts()

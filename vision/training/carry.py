@@ -26,35 +26,31 @@ from pathlib import Path
 
 import cv2
 
-from vision.artwork import HELD_OUT_DESIGNS, SHEET_WIDTH_PX, cache_dir, load_deck, training_designs
+from vision.artwork import SHEET_WIDTH_PX, held_out_among, load_deck, sheet_path, training_designs
 
 SHEETS = "sheets"
 FONTS = "fonts.tar.xz"
 DECKS = "decks"
 
 
-def _sheet_path(design: str) -> Path:
-    return cache_dir() / f"sheet-{design}-{SHEET_WIDTH_PX}.png"
-
-
 def pack(out: Path, designs: list[str], svg_root: Path | None, scale: float, fonts: bool = True, seed: int = 0) -> None:
     """Write the sheets, fonts and npm decks under ``out`` (see the module's docstring)."""
-    from vision.models.font_decks import FONT_DIRS, STAR_FONTS, _families, index_fonts
+    from vision.models.font_decks import FONT_DIRS, STAR_FONTS, font_families, index_fonts
 
-    bad = sorted(set(designs) & set(HELD_OUT_DESIGNS))
+    bad = held_out_among(designs)
     if bad:
         raise ValueError(f"held-out designs are never trained on: {bad}")
     (out / SHEETS).mkdir(parents=True, exist_ok=True)
     for d in designs:
         load_deck(d)  # renders and caches the sheet
-        sheet = cv2.imread(str(_sheet_path(d)), cv2.IMREAD_UNCHANGED)
+        sheet = cv2.imread(str(sheet_path(d)), cv2.IMREAD_UNCHANGED)
         small = cv2.resize(sheet, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
         cv2.imwrite(str(out / SHEETS / f"{d}.webp"), small, [cv2.IMWRITE_WEBP_QUALITY, 101])
     chosen: set[Path] = set()
     if fonts:
         rng = random.Random(seed)
         chosen = {FONT_DIRS[0] / name for name in STAR_FONTS}
-        for family in _families(tuple(index_fonts())):
+        for family in font_families(tuple(index_fonts())):
             by_size = sorted(family, key=lambda p: p.stat().st_size)
             chosen |= {by_size[0], *rng.sample(by_size[1:], min(1, len(by_size) - 1))}
         with tarfile.open(out / FONTS, "w:xz") as tar:
@@ -79,7 +75,7 @@ def unpack(src: Path, font_root: Path = Path("/")) -> list[str]:
             raise ValueError(f"unreadable sheet: {f}")
         h = int(round(small.shape[0] * SHEET_WIDTH_PX / small.shape[1]))
         sheet = cv2.resize(small, (SHEET_WIDTH_PX, h), interpolation=cv2.INTER_CUBIC)
-        cv2.imwrite(str(_sheet_path(f.stem)), sheet, [cv2.IMWRITE_PNG_COMPRESSION, 1])
+        cv2.imwrite(str(sheet_path(f.stem)), sheet, [cv2.IMWRITE_PNG_COMPRESSION, 1])
         designs.append(f.stem)
     if (src / FONTS).exists():
         with tarfile.open(src / FONTS) as tar:

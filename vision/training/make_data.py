@@ -17,7 +17,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.artwork import HELD_OUT_DESIGNS, Deck, training_designs
+from vision.artwork import HELD_OUT_DESIGNS, Deck, held_out_among, training_designs
 from vision.synth import reprint
 
 from .data import TRAIN_REALISM as REALISM
@@ -116,8 +116,8 @@ def main() -> None:
     ap.add_argument("--classifier-only", action="store_true", help="keep only the classifier's crops (no detector input)")
     a = ap.parse_args()
     Path(a.out).mkdir(parents=True, exist_ok=True)
-    if a.designs and not a.held_out and set(a.designs) & set(HELD_OUT_DESIGNS):
-        ap.error(f"held-out designs are never trained on: {sorted(set(a.designs) & set(HELD_OUT_DESIGNS))}")
+    if a.designs and not a.held_out and held_out_among(a.designs):
+        ap.error(f"held-out designs are never trained on: {held_out_among(a.designs)}")
     designs = (list(HELD_OUT_DESIGNS) if a.held_out else [] if a.fonts_only
                else a.designs if a.designs else training_designs())
     n_font = 0 if a.held_out else a.fonts
