@@ -46,7 +46,9 @@ REFIT_STEPS = 400
 #: rendering costs about 0.15 s of CPU a row here (0.5 s on a Pi), off the camera's thread.
 FACES_RENDER_EVERY = 6
 #: Rows rendered for each new face (each row holds it among faces seen before): the whole deck seen
-#: comes to 270 rows, what an enrolment renders (``vision.cardnet.enrol.ENROL_ROWS``).
+#: comes to 270 rows.  Fifteen (810, about what an enrolment renders, ``vision.cardnet.enrol.ENROL_ROWS``)
+#: asked more in the 4th deal of the learning bench (plastic seeds 3–6: 15 plays of 160 against 9), at
+#: three times the CPU (docs/performance.md, 2026-12-04, night).
 ROWS_PER_FACE = 5
 #: Steps of the fit on the rendered zones and the labels, as an enrolment's (``enrol.ENROL_STEPS``):
 #: ~2 s here, once per six new faces.

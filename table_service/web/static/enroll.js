@@ -67,7 +67,7 @@
       finding: "正在找牌… / finding the cards…",
       asking: "找到 " + v.found + " 张，自动识别 " + v.named + " 张，待确认 " + open.length + " 张 / found " + v.found +
         ", named " + v.named + ", " + open.length + " to confirm" + (v.joined ? " — ⚠ " + v.joined : ""),
-      enrolling: "正在登记（约一分钟）… / enrolling (about a minute)…",
+      enrolling: "正在登记（需几分钟，可继续比赛）… / enrolling (a few minutes; play may go on)…",
       done: "登记完成 / enrolled: " + (v.result.faces || 0) + " faces" +
         (v.result.not_enrolled && v.result.not_enrolled.length
           ? "（未登记 " + v.result.not_enrolled.join(" ") + "，按通用模型读 / not enrolled, read zero-shot）" : "") +
