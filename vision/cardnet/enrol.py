@@ -3,7 +3,7 @@
 From the faces (photographed flat, or found on the table by :mod:`vision.enroll_table`), zones
 of *that* deck are rendered exactly as the training zones were — fanned rows at 1.9–4.3 px/mm,
 overlap, tilt, light, glare, blur, noise, JPEG — and the head is refitted on the crops' embeddings
-(:func:`vision.cardnet.head.fit_head`).  About a minute on one core; the result is one small file.
+(:func:`vision.cardnet.head.fit_head`).  About 1.5 minutes of one core here; the result is one small file.
 """
 
 from __future__ import annotations
@@ -29,12 +29,12 @@ from .spec import NONE_CLASS
 ENROL_REALISM = Realism(overlap_mm=(10.0, 30.0), rotation_deg=7.0, rectify_px=4.0)
 #: Physical height of a playing card: photographed faces are scaled to it.
 CARD_HEIGHT_MM = 88.0
-#: Rows rendered per enrolment (each 1–10 cards): ~10,000 labelled crops, 3,800 of them cards, 80–111 s
-#: of CPU here (a Pi 4 or 5: 3–7 min, within the 10 minutes an enrolment may take).  The fit runs a
-#: fixed number of steps, so more rows are fewer passes over each crop (18 at 800 rows, 56 at 260).
-#: Over six benchmark seeds 260 rows asked 2.50 % of enrolled plays (6.00 % on the worst seed) and
-#: 800 asked 1.72 % (2.83 %); 1,600 were no better on the two seeds tried (docs/performance.md,
-#: 2026-12-04, night).
+#: Rows fitted on per enrolment (each 1–10 cards; a quarter as many more are rendered to calibrate):
+#: ~10,000 labelled crops, 3,800 of them cards; with the rest, 80–111 s of CPU here (a Pi 4 or 5:
+#: 3–7 min, within the 10 minutes an enrolment may take).  The fit runs a fixed number of steps, so
+#: more rows are fewer passes over each crop (18 at 800 rows, 56 at 260).  Over six benchmark seeds
+#: 260 rows asked 2.50 % of enrolled plays (6.00 % on the worst seed) and 800 asked 1.72 % (2.83 %);
+#: 1,600 were no better on the two seeds tried (docs/performance.md, 2026-12-04, night).
 ENROL_ROWS = 800
 #: Optimisation steps of the enrolment's fit (~4 s here).  500 left plastic's clubs at 0.92–0.97 (candidate F)
 #: where 1,500 reads them sure: a deck's own crops are worth the full fit.
