@@ -180,7 +180,7 @@ def _enrol(table_id: str, s: _Session, pipe: Any, out: Path) -> None:
 @bp.post("/<table_id>/enroll/finish")
 @require_role("referee")
 def finish(table_id: str) -> Any:
-    """Enrol the named faces (in the background: the deck's model takes 1.5–2 min of CPU here, 3–7 on a Pi)."""
+    """Enrol the named faces (in the background: minutes on a Pi, as ``vision.cardnet.enrol.ENROL_ROWS`` says)."""
     s = _session(table_id)
     pipe = _pipeline(table_id)
     with s.lock:

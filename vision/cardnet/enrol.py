@@ -34,7 +34,7 @@ CARD_HEIGHT_MM = 88.0
 #: 3–7 min, within the 10 minutes an enrolment may take).  The fit runs a fixed number of steps, so
 #: more rows are fewer passes over each crop (18 at 800 rows, 56 at 260).  Over six benchmark seeds
 #: 260 rows asked 2.50 % of enrolled plays (6.00 % on the worst seed) and 800 asked 1.72 % (2.83 %);
-#: 1,600 were no better on the two seeds tried (docs/performance.md, 2026-12-04, night).
+#: 1,600 asked 36 plays on the two seeds tried, against 27 at 800 (docs/performance.md, 2026-12-04, night).
 ENROL_ROWS = 800
 #: Optimisation steps of the enrolment's fit (~4 s here).  500 left plastic's clubs at 0.92–0.97 (candidate F)
 #: where 1,500 reads them sure: a deck's own crops are worth the full fit.
