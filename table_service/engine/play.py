@@ -21,7 +21,7 @@ from table_service.engine.timers import set_turn, stop_and_check
 from table_service.rules.cards import parse_cards
 from table_service.rules.patterns import Play, beats, classify, strength
 from table_service.rules.reading import consistent_with_order, reading_for
-from table_service.rules.seats import side_of
+from table_service.rules.seats import seats_from, side_of
 from table_service.rules.tribute import tribute_proved_wrong, tribute_settled
 
 Effects = list[dict[str, Any]]
@@ -389,7 +389,7 @@ def arrive_turn(state: State, ev: dict[str, Any], seat: str | None, fx: Effects)
             if trick["top"] is None:
                 # The offender was to lead: the non-offending side leads instead.
                 trick["plays"].append({"seq": ev["seq"], "seat": seat, "pass": True, "skipped": True, "t_ms": state["t_ms"]})
-                seat = next_active(deal, seat)
+                seat = _next_opponent(deal, seat)
                 trick["leader"] = seat
                 deal["leader"] = seat
                 continue
@@ -403,6 +403,16 @@ def arrive_turn(state: State, ev: dict[str, Any], seat: str | None, fx: Effects)
         set_turn(state, seat, fx)
         return
     set_turn(state, seat, fx)
+
+
+def _next_opponent(deal: dict[str, Any], seat: str) -> str | None:
+    """The first seat after ``seat`` in play order that is on the other side and still playing.
+
+    Why not :func:`next_active`: when the offender's 下家 has finished, the next seat still playing
+    is the offender's own partner, and the rule gives the lead to the non-offending side.
+    """
+    side = side_of(seat)
+    return next((s for s in seats_from(seat)[1:] if side_of(s) != side and s not in deal["finish_order"]), None)
 
 
 def _active(deal: dict[str, Any]) -> list[str]:

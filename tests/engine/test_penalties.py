@@ -158,3 +158,19 @@ def test_penalties_are_counted_per_round() -> None:
     _pen(t, "EW", "warning")
     assert t.state["penalties"]["records"][-1]["level"] == "warning"  # not a second warning
     assert t.state["rounds"][0]["penalties"]["EW"]["warnings"] == 1
+
+
+def test_violation_lose_turn_when_leading_skips_a_finished_opponent_not_to_the_partner(table: Table) -> None:
+    """The lead goes to the non-offending side even when the offender's 下家 has finished (the next
+    seat still playing is then the offender's own partner)."""
+    table.first_deal("E", counts={"E": 3, "N": 1, "W": 3, "S": 3})
+    table.play("E", "3s")
+    table.play("N", "4s")  # N's last card: N has finished
+    table.play("W", "5s")
+    table.pass_("S")
+    table.play("E", "6s")
+    table.pass_("W")
+    table.pass_("S")
+    assert table.deal["turn"] == "E" and "N" in table.deal["finish_order"]
+    _pen(table, "EW", "violation", seat="E", lose_turn=True)
+    assert table.deal["turn"] == "S" and table.deal["trick"]["leader"] == "S"
