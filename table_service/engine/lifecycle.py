@@ -502,11 +502,16 @@ def end_round(
         mp = {s: match_points("draw", rules) for s in ("EW", "NS")}
     else:
         loser = scoring_other(winner)
-        pos_w = level_position(state["levels"][winner], passed_a=past_a == winner)
-        pos_l = level_position(state["levels"][loser])
         if penalty_loss:
-            pos_w, pos_l = penalty_loss_positions(pos_w, pos_l)
-        pw, pl = level_difference_points(pos_w, pos_l)
+            # 判负 is scored from the levels the sides stand at: the offender's level + 4.
+            pos_w, pos_l = penalty_loss_positions(level_position(state["levels"][winner], passed_a=past_a == winner),
+                                                  level_position(state["levels"][loser]))
+            pw, pl = level_difference_points(pos_w, pos_l)
+        else:
+            # d is the difference of the levels gained: what decides the round's winner, and what the hub
+            # scores the table's result line by (event.model.Result.level_points). Both sides start a
+            # competition round at 2, where it is the difference of the levels reached.
+            pw, pl = level_difference_points(gained[winner], gained[loser])
         lp = {winner: pw, loser: pl}
         mp = {winner: match_points("win", rules), loser: match_points("loss", rules)}
     state["result"] = {

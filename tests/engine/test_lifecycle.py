@@ -7,6 +7,8 @@ import pytest
 from engine_helpers import ONE_EACH, Table
 
 from table_service.engine.lifecycle import first_drawer
+from table_service.event.model import parse_result
+from table_service.views.wire import table_result
 
 
 @pytest.mark.parametrize(("cut", "drawer"), [("As", "S"), ("2c", "E"), ("3d", "N"), ("4s", "W"), ("5s", "S"), ("7h", "N"), ("Kd", "S"), ("Qc", "W")])
@@ -242,6 +244,23 @@ def test_format_n_deals_ends_with_level_points() -> None:
     assert t.state["signatures"] == {"EW": True, "NS": True}
     assert "already signed" in t.reject("score_sheet_signed", {"side": "NS"}, role="referee")
     assert t.replay_matches()
+
+
+def test_a_round_started_at_unequal_levels_scores_the_levels_gained_as_the_hub_does() -> None:
+    """级差 d is the difference of the levels gained (what decides the winner): the table's own result
+    and the hub's reading of the table's signed result line give the same score."""
+    t = Table(fmt={"kind": "deals", "deals": 1}, levels={"EW": "K", "NS": "2"})
+    t.first_deal("N", ONE_EACH)
+    t.finish_in_order(["N", "S", "E", "W"])  # NS 1st and 2nd: +3 -> 5; EW stay at K
+    res = t.state["result"]
+    assert res["winner"] == "NS" and res["gained"] == {"NS": 3, "EW": 0}
+    assert res["level_points"] == {"NS": 16, "EW": 10}
+    t.do("score_sheet_signed", {"side": "EW"}, role="referee")
+    t.do("score_sheet_signed", {"side": "NS"}, role="referee")
+    assert t.replay_matches()
+    t.state["round"]["teams"] = {"NS": "A", "EW": "B"}  # the hub's draw names them
+    line = table_result(t.state, "1")["result"]
+    assert parse_result(line).level_points() == (16, 10)
 
 
 def test_tie_plays_one_more_deal() -> None:
