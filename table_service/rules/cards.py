@@ -184,7 +184,10 @@ def full_deck() -> list[Card]:
 
 
 def check_level(level: str) -> str:
-    """Validate a level (a rank 2…A)."""
+    """Validate a level (a rank 2…A; ``10`` and lower case as cards accept them)."""
+    if not isinstance(level, str):
+        raise ValueError(f"无此级数 / no such level: {level!r} (expected 2…9, T, J, Q, K, A)")
+    level = level.strip().upper()
     if level == "10":
         level = "T"
     if level not in RANKS:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from table_service.rules.cards import RANKS
+from table_service.rules.cards import RANKS, check_level
 from table_service.rules.ruleset import Ruleset
 from table_service.rules.seats import SEATS, SIDES, partner, side_of
 
@@ -13,8 +13,14 @@ STEPS_BY_PARTNER_PLACE: dict[int, int] = {2: 3, 3: 2, 4: 1}
 
 
 def advance(level: str, steps: int) -> str:
-    """``level`` raised by ``steps``, never past A."""
-    return RANKS[min(RANKS.index(level) + steps, len(RANKS) - 1)]
+    """``level`` raised by ``steps``, never past A.
+
+    :raises ValueError: not a level, or ``steps`` not a whole number of levels up (levels never go down by
+        a deal: only the A rule sends a side back, to its start level).
+    """
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
+        raise ValueError(f"升级数无效 / levels go up by 0 or more whole steps, got {steps!r}")
+    return RANKS[min(RANKS.index(check_level(level)) + steps, len(RANKS) - 1)]
 
 
 @dataclass(frozen=True)
@@ -87,7 +93,11 @@ def apply_deal(
     played at A. Otherwise it stays at A; with ``ruleset.tries_at_a`` set, a side that fails
     that many deals at A goes back to 2.
     """
-    new = dict(levels)
+    missing = [s for s in SIDES if s not in levels]
+    if missing:
+        raise ValueError(f"缺少一方的级数 / levels must give both sides {', '.join(SIDES)}; missing {', '.join(missing)}")
+    new = {s: check_level(levels[s]) for s in SIDES}
+    check_level(deal_level)
     fails = {s: 0 for s in SIDES} | dict(a_failures or {})
     notes: list[str] = []
     win = outcome.winner_side

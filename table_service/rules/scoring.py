@@ -20,7 +20,13 @@ def level_difference_points(winner_pos: int, loser_pos: int) -> tuple[int, int]:
 
 def penalty_loss_positions(winner_pos: int, offender_pos: int) -> tuple[int, int]:
     """A round lost by penalty (判负) is scored as the offender's level + 4, the offender taken
-    down to J if needed; a larger gap already on the table stands."""
+    down to J if needed; a larger gap already on the table stands.
+
+    :raises ValueError: a position off the 13-level scale (2 … A = 14, past A = 15).
+    """
+    for pos in (winner_pos, offender_pos):
+        if isinstance(pos, bool) or not isinstance(pos, int) or not 2 <= pos <= 15:
+            raise ValueError(f"级位无效 / a level position is 2 (level 2) … 14 (A), 15 past A; got {pos!r}")
     if winner_pos - offender_pos > 4:
         return (winner_pos, offender_pos)
     off = min(offender_pos, J_POSITION)

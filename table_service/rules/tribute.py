@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from table_service.rules.cards import NATURAL_VALUE, Card, power, sort_key
+from table_service.rules.cards import NATURAL_VALUE, Card, parse_card, power, sort_key
 from table_service.rules.ruleset import Ruleset
 from table_service.rules.seats import SEATS, next_seat, partner, previous_seat, seats_from, side_of
 
@@ -154,6 +154,8 @@ def pair_tributes(tributes: dict[str, Card], first: str, level: str, equal: str 
     ``payer_clockwise``, each payer gives to the receiver on its clockwise side (the seat that
     plays before it); ``first_clockwise``, 上游 takes from the payer on its own clockwise side
     (the seat that plays before 上游)."""
+    if len(tributes) not in (1, 2):
+        raise ValueError(f"进贡须一人或两人 / a tribute is paid by one or two seats, got {len(tributes)}")
     if len(tributes) == 1:
         (payer,) = tributes
         return {payer: first}
@@ -186,12 +188,16 @@ def leader_after_tribute(
 CUT_COUNT: dict[str, int] = {r: NATURAL_VALUE[r] for r in NATURAL_VALUE} | {"A": 1}
 
 
-def first_drawer(cut: Card) -> str:
+def first_drawer(cut: Card | str) -> str:
     """First deal: South cuts and turns a card; counting counter-clockwise from South (South is
     one) by its rank gives the first drawer. A joker or the heart 2 is cut again.
 
-    :raises ValueError: for a card that must be re-cut.
+    :raises ValueError: for a card that must be re-cut, or not a card.
     """
+    if isinstance(cut, str):
+        cut = parse_card(cut)
+    if not isinstance(cut, Card):
+        raise ValueError(f"切出的须是一张牌 / the cut must be a card, got {cut!r}")
     if cut.is_joker or (cut.rank == "2" and cut.suit == "h"):
         raise ValueError(f"须重新切牌 / re-cut: {cut} cannot choose the first drawer")
     return seats_from("S")[(CUT_COUNT[cut.rank] - 1) % 4]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from table_service.rules.cards import card, parse_cards
-from table_service.rules.levels import apply_deal, deal_is_over, deal_outcome
+from table_service.rules.levels import advance, apply_deal, deal_is_over, deal_outcome
 from table_service.rules.ruleset import get_ruleset
 from table_service.rules.scoring import (
     FORFEIT_SCORE,
@@ -209,3 +209,22 @@ def test_presets_and_overrides():
         get_ruleset("beijing")
     rs = get_ruleset("huaian-2017", tries_at_a=3)
     assert type(rs).from_dict(rs.to_dict()) == rs
+
+
+@pytest.mark.parametrize(("call", "needle"), [
+    (lambda: advance("5", -10), "0 or more whole steps"),
+    (lambda: advance("X", 1), "no such level"),
+    (lambda: apply_deal({"EW": "2"}, "2", deal_outcome(["E", "W", "N", "S"]), JS), "missing NS"),
+    (lambda: apply_deal({"EW": "Z", "NS": "2"}, "2", deal_outcome(["E", "W", "N", "S"]), JS), "no such level"),
+    (lambda: pair_tributes({}, "E", "2"), "one or two seats"),
+    (lambda: first_drawer(3), "must be a card"),
+    (lambda: penalty_loss_positions(20, -3), "level position"),
+])
+def test_bad_input_to_the_rules_is_refused_in_words(call, needle: str) -> None:
+    with pytest.raises(ValueError, match=needle):
+        call()
+
+
+def test_a_level_and_a_cut_may_be_written_as_cards_are() -> None:
+    assert advance("a", 0) == "A" and advance("10", 1) == "J"
+    assert first_drawer("As") == first_drawer(card("A", "s"))
