@@ -209,6 +209,11 @@ class EventStore:
         if status not in ("accepted", "rejected"):
             raise ValueError(f"status must be accepted or rejected, got {status!r}")
         data = json.dumps(event.get("data", {}), ensure_ascii=False, sort_keys=True, default=str)
+        if not _utf8(data):
+            # Half a UTF-16 pair ("\ud800", which JSON may escape) is no text SQLite can hold; escaped,
+            # the record still reads back as it came, and nothing accepted is lost.
+            data = json.dumps(event.get("data", {}), ensure_ascii=True, sort_keys=True, default=str)
+        error = None if error is None else _text(error)
         with self._lock:
             conn = self._conn
             conn.execute("BEGIN IMMEDIATE")
@@ -218,8 +223,8 @@ class EventStore:
                     seq = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM events").fetchone()[0]
                 conn.execute(
                     "INSERT INTO events (seq, t_ms, type, source, role, data, status, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (seq, int(event.get("t_ms") or 0), str(event.get("type")), str(event.get("source")),
-                     event.get("role"), data, status, error),
+                    (seq, int(event.get("t_ms") or 0), _text(str(event.get("type"))), _text(str(event.get("source"))),
+                     None if event.get("role") is None else _text(str(event.get("role"))), data, status, error),
                 )
                 conn.execute("COMMIT")
             except sqlite3.IntegrityError:
@@ -283,3 +288,16 @@ class EventStore:
 
     def __repr__(self) -> str:
         return f"EventStore({str(self.path)!r})"
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _text(text: str) -> str:
+    """``text`` as SQLite can hold it: a lone UTF-16 surrogate written as its escape."""
+    return text if _utf8(text) else text.encode("utf-8", "backslashreplace").decode("utf-8")

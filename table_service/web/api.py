@@ -43,17 +43,48 @@ def _json_body() -> dict:
     if not isinstance(body, dict):
         abort(400, description="请求体须为 JSON 对象 / the request body must be a JSON object "
                                "(Content-Type: application/json)")
+    if not _encodable(body):
+        # JSON may escape half a UTF-16 pair ("\ud800"): no UTF-8 text holds it, so the event log could not.
+        abort(400, description="JSON 含无效字符（半个代理对）/ the JSON holds a lone UTF-16 surrogate, which is no character")
     return body
+
+
+def _encodable(value: object) -> bool:
+    """Whether every string in ``value`` (keys too) is text UTF-8 can hold."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError:
+                return False
+        elif isinstance(v, dict):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return True
+
+
+def _whole(body: dict, key: str, lo: int, hi: int) -> int:
+    """``body[key]`` as an integer within ``lo``–``hi`` (a JSON integer, or the ASCII digits a form's
+    number field sends), or a 400 naming it: never a float, a boolean or ``"٣"`` quietly turned into one."""
+    v = body.get(key)
+    if isinstance(v, str) and v.isascii() and v.isdigit() and len(v) <= 6:
+        v = int(v)
+    if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+        abort(400, description=f"{key} 须为 {lo}–{hi} 的整数 / '{key}' must be an integer {lo}–{hi}, got {str(v)[:40]!r}")
+    return v
 
 
 def _int_arg(name: str, default: int, lo: int, hi: int) -> int:
     raw = request.args.get(name)
     if raw is None:
         return default
-    try:
-        value = int(raw)
-    except ValueError:
+    if not (raw.isascii() and raw.lstrip("-").isdigit() and len(raw) <= 20):  # int() would take " 1", "1_0", "٣"
         abort(400, description=f"参数 {name} 须为整数 / query parameter {name!r} must be an integer")
+    value = int(raw)
     if not lo <= value <= hi:
         abort(400, description=f"参数 {name} 须在 {lo}–{hi} 之间 / {name!r} must be within {lo}-{hi}")
     return value
@@ -182,13 +213,11 @@ def release_deal(table_id: str) -> Any:
     """
     entry = get_table(table_id)
     body = _json_body()
-    try:
-        round_no = int(body["round"])
-        deal_no = int(body["deal"])
-    except (KeyError, TypeError, ValueError):
-        abort(400, description="须给出整数 round 与 deal / give integer 'round' and 'deal'")
-    if round_no < 0 or deal_no < 1:
-        abort(400, description="round ≥ 0，deal ≥ 1 / round must be >= 0 and deal >= 1")
+    extra = sorted(set(body) - {"round", "deal"})
+    if extra:
+        abort(400, description=f"未知字段 / unknown field(s): {', '.join(extra)[:80]} (expected round, deal)")
+    round_no = _whole(body, "round", 0, 10_000)
+    deal_no = _whole(body, "deal", 1, 10_000)
     event = {"type": "deal_released", "source": "panel", "role": g.user.role,
              "data": {"round": round_no, "deal": deal_no}}
     result = entry.runner.submit(event, wait=True, timeout=5.0)

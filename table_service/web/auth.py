@@ -86,8 +86,11 @@ def require_role(role: str) -> Callable[[F], F]:
 
 
 def _safe_next(target: str | None) -> str:
-    """Only same-site relative paths are followed after login (no open redirect)."""
-    if target:
+    """Only same-site relative paths are followed after login (no open redirect).
+
+    A control character (a CR/LF would split the Location header) or a backslash (browsers read
+    ``/\\host`` as ``//host``) is never followed either."""
+    if target and target.isprintable() and "\\" not in target:
         parts = urlsplit(target)
         if not parts.scheme and not parts.netloc and target.startswith("/") and not target.startswith("//"):
             return target

@@ -133,7 +133,7 @@ def answer(table_id: str) -> Any:
 
     s = _session(table_id)
     body = request.get_json(silent=True)
-    if not isinstance(body, dict) or not isinstance(body.get("id"), int):
+    if not isinstance(body, dict) or isinstance(body.get("id"), bool) or not isinstance(body.get("id"), int):
         abort(400, description='需要 {"id": 数字, "card": 牌名} / expected {"id": int, "card": name or null}')
     card = body.get("card")
     try:

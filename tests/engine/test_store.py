@@ -145,3 +145,16 @@ def test_read_only_open_never_writes(tmp_path: Path) -> None:
             store.append(_ev())
     assert path.read_bytes() == before  # not migrated, journal mode unchanged
     assert sorted(p.name for p in tmp_path.iterdir()) == ["old.sqlite3"]
+
+
+def test_half_a_surrogate_pair_is_stored_and_read_back_as_it_came(tmp_path: Path) -> None:
+    """JSON may escape half a UTF-16 pair, which no UTF-8 text holds: the store keeps it escaped,
+    so an event carrying one is never lost (before: UnicodeEncodeError, and the runner failed)."""
+    ev = {"t_ms": 1, "type": "round_ended", "source": "panel", "role": "referee", "data": {"reason": "x\ud800y"}}
+    with EventStore(tmp_path / "t.sqlite3") as store:
+        seq = store.append(ev)
+        store.append(ev, status="rejected", error="bad \udfff")
+        (back,) = store.events()
+        assert back["seq"] == seq and back["data"] == {"reason": "x\ud800y"}
+        (rej,) = store.rejected()
+        assert "dfff" in rej["rejected"]

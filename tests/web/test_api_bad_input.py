@@ -50,7 +50,7 @@ def test_malformed_action_is_400_naming_the_field(client, h, runner, body, needl
     resp = h.post_json(client, URL, body)
     assert resp.status_code == 400, resp.get_data(as_text=True)
     assert needle in resp.get_json()["error"]
-    assert len(runner.events()) == before
+    assert h.logged_rows(runner) == before
 
 
 @pytest.mark.parametrize("body", ["[" * 100_000, "[" * 5_000 + "]" * 5_000, '{"type":' * 20_000])
@@ -127,3 +127,38 @@ def test_schema_limits():
         check_data("penalty_given", {"side": "EW", "level": "violation", "article": "x", "lose_turn": 1})
     with pytest.raises(EventRejected, match="missing 'kind'"):
         check_data("round_set_up", {"players": {}, "format": {"deals": 3}})
+
+
+def test_release_takes_whole_numbers_only(make_app, runner, h):
+    """Infinity, fractions, booleans, other scripts' digits and unknown fields are a 400 that names the
+    field, and nothing reaches the table's log (before: a 500, or a rejected event logged)."""
+    app = make_app(TABLES={"1": runner}, FEED_DUPLICATE=True)
+    client = app.test_client()
+    h.login(client, "chen")
+    before = h.logged_rows(runner)
+    release = "/api/tables/1/feed/release"
+    for raw in ('{"round":1,"deal":Infinity}', '{"round":1,"deal":1e400}', '{"round":1.9,"deal":1.2}',
+                '{"round":true,"deal":true}', '{"round":"\\u0663","deal":1}', '{"round":" 1","deal":1}',
+                '{"round":1,"deal":1,"extra":2}'):
+        resp = client.post(release, data=raw, content_type="application/json",
+                           headers={"X-CSRF-Token": h.csrf_of(client)})
+        assert resp.status_code == 400, raw
+        assert "round" in resp.get_json()["error"] or "deal" in resp.get_json()["error"], raw
+    assert h.logged_rows(runner) == before
+
+
+def test_a_lone_surrogate_is_a_400_not_a_failed_runner(make_app, runner, h):
+    app = make_app(TABLES={"1": runner})
+    client = app.test_client()
+    h.login(client, "rita")
+    resp = client.post("/api/tables/1/actions", data='{"type":"round_ended","data":{"reason":"\\ud800"}}',
+                       content_type="application/json", headers={"X-CSRF-Token": h.csrf_of(client)})
+    assert resp.status_code == 400 and "surrogate" in resp.get_json()["error"]
+
+
+def test_query_integers_are_ascii_digits(make_app, runner, h):
+    client = make_app(TABLES={"1": runner}).test_client()
+    h.login(client, "rita")
+    for bad in ("\u0663", "1_0", " 1", "1.0"):
+        assert client.get("/api/tables/1/events", query_string={"after": bad}).status_code == 400, bad
+    assert client.get("/api/tables/1/events", query_string={"after": "0"}).status_code == 200

@@ -125,3 +125,15 @@ def test_removed_user_loses_session_at_once(make_app, users_db, h):
     users.remove_user(conn, "rita")
     conn.close()
     assert client.get("/api/tables").status_code == 401
+
+
+def test_a_next_with_a_line_break_or_backslash_is_not_followed(make_app, h):
+    """A CR/LF in ``next`` would split the Location header (a 500 after a good login); a backslash is
+    read by browsers as a slash (``/\\evil`` is ``//evil``). Both go to the panel instead."""
+    client = make_app().test_client()
+    for nxt in ("/%0d%0aSet-Cookie:x=1", "/\\evil.example/x"):
+        resp = client.post(f"/auth/login?next={nxt}",
+                           data={"username": "rita", "password": h.PASSWORD, "csrf_token": h.csrf_of(client)})
+        assert resp.status_code == 302, nxt
+        assert "evil" not in resp.headers["Location"] and "Set-Cookie" not in resp.headers["Location"]
+        client.post("/auth/logout", data={"csrf_token": h.csrf_of(client)})
