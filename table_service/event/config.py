@@ -93,6 +93,9 @@ def _opt(d: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str,
         raise EventInputError(f"EVENT.toml [{where}]: {key} 须为 {lo}–{hi} / {key!r} must be {lo}-{hi}, got {v!r}")
     if isinstance(v, str) and len(v) > max_len:
         raise EventInputError(f"EVENT.toml [{where}]: {key} 过长 / {key!r} is longer than {max_len} characters")
+    if isinstance(v, str) and not v.isprintable():
+        # It would reach every table's assignment and the printed draw as it is.
+        raise EventInputError(f"EVENT.toml [{where}]: {key} 含控制字符 / {key!r} holds a control character: {v!r}"[:200])
     return v
 
 
@@ -142,6 +145,8 @@ def team_players(players: Any, duplicate: bool) -> list[str]:
         raise EventInputError("复式每队须 4 名选手 / duplicate play needs 4 players a team")
     if any(len(p.strip()) > MAX_ID for p in players):
         raise EventInputError("选手名过长 / a player's name is longer than 64 characters")
+    if not all(p.strip().isprintable() for p in players):
+        raise EventInputError("选手名含控制字符 / a player's name holds a control character")
     return [p.strip() for p in players]
 
 

@@ -185,8 +185,8 @@ class HubCore:
         assert self.cfg is not None
         players = team_players([p for p in players if p.strip()],
                                bool(self.cfg["event"]["scoring"].get("duplicate")))
-        if not name.strip() or len(name) > 64:
-            raise EventInputError("队名无效（1–64 字）/ a team's name is 1-64 characters")
+        if not name.strip() or len(name) > 64 or not name.strip().isprintable():
+            raise EventInputError("队名无效（1–64 个可打印字符）/ a team's name is 1-64 printable characters")
         return "team_edited", {"team": team, "name": name.strip(), "players": players}
 
     def check_event_edit(self, name: str, ruleset: str, fmt: dict[str, Any], role: str | None
@@ -207,8 +207,8 @@ class HubCore:
             raise EventInputError("分钟须为 1–600 / minutes must be 1-600")
         if kind not in ("deals", "time", "past_a"):
             raise EventInputError("赛制须为 deals、time 或 past_a / format must be deals, time or past_a")
-        if not name.strip() or len(name) > 120:
-            raise EventInputError("赛事名称无效 / invalid event name")
+        if not name.strip() or len(name) > 120 or not name.strip().isprintable():
+            raise EventInputError("赛事名称无效（1–120 个可打印字符）/ an event's name is 1-120 printable characters")
         fmt = {k: v for k, v in fmt.items() if k in ("kind", "deals", "minutes") and v is not None}
         return "event_edited", {"name": name.strip(), "ruleset": ruleset, "format": fmt}
 

@@ -146,8 +146,8 @@ def parse_result(obj: Any, where: str = "") -> Result:
     table = obj["table"]
     if isinstance(table, int) and not isinstance(table, bool):
         table = str(table)
-    if not isinstance(table, str) or not table.strip() or len(table) > MAX_ID:
-        raise _err(where, f"桌号无效 {_show(table)}", f"invalid table {_show(table)}")
+    if not isinstance(table, str) or not table.strip() or len(table) > MAX_ID or not table.isprintable():
+        raise _err(where, f"桌号无效 {_show(table)}", f"invalid table {_show(table)} (1-64 printable characters)")
     ns, ew = _team(obj["ns"], "ns", where), _team(obj["ew"], "ew", where)
     if ns == ew:
         raise _err(where, f"同一队不能自己对阵 {ns!r}", f"a team cannot play itself ({ns!r})")

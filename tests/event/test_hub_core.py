@@ -170,3 +170,13 @@ def test_config_keeps_what_event_toml_says() -> None:
     assert [(t["id"], t["name"], t["players"]) for t in cfg["teams"]] == [("A", "甲队 / A", ["a1", "a2"]),
                                                                         ("B", "B", ["b1", "b2"])]
     assert cfg["tables"][0]["panel"] == "http://10.0.0.1:8080/tables/1"
+
+
+def test_event_toml_names_with_control_characters_are_refused() -> None:
+    """An event's, a team's or a player's name reaches every table's assignment and the printed draw."""
+    with pytest.raises(EventInputError, match="control character"):
+        event_cfg(name="赛\x00\n\x1b[31m")
+    for team in ({"id": "T1", "name": "一队\x07", "players": ["a", "b"]}, {"id": "T1", "players": ["a\x00", "b"]}):
+        with pytest.raises(EventInputError, match="control character"):
+            validate({"event": {"id": "t1", "rounds": 1, "seed": 3},
+                      "teams": [team, {"id": "T2", "players": ["c", "d"]}]})

@@ -114,6 +114,11 @@ def test_team_edit_applies_from_the_next_published_draw(hub_app: Any, tmp_path: 
     r = c.post("/hub/action/edit_team", data={"csrf_token": tok, "team": "T1", "name": "x", "players": "solo"},
                headers={"Accept": "application/json"})
     assert r.status_code == 400 and "2 or 4" in r.get_json()["error"]
+    for name, players in (("名\x00\n", "甲,乙"), ("一队", "甲\x00,乙\x07")):  # they would reach every assignment
+        r = c.post("/hub/action/edit_team", data={"csrf_token": tok, "team": "T1", "name": name, "players": players},
+                   headers={"Accept": "application/json"})
+        err = r.get_json()["error"]
+        assert r.status_code == 400 and ("control character" in err or "printable" in err), err
     # The edit is an event: a restart replays it, and an unchanged EVENT.toml does not undo it.
     cfg = hub.core.loaded_cfg
     hub.stop()

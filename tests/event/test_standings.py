@@ -87,6 +87,8 @@ def test_three_two_one_zero_scheme() -> None:
     ('{"round":1,"table":"1","ns":"A","ew":"B","ns_levels":1,"ew_levels":2,"forfeit":"x"}', "forfeit"),
     ('{"round":1,"table":"1","ns":"A","ew":"B","ns_levels":1,"ew_levels":2,"ns_score":3}', "together"),
     ('{"round":1,"table":"1","ns":"A","ew":"B","ns_levels":1,"ew_levels":2,"colour":1}', "unknown"),
+    ('{"round":1,"table":"\\ud800","ns":"A","ew":"B","ns_levels":1,"ew_levels":2}', "invalid table"),
+    ('{"round":1,"table":"1\\n","ns":"A","ew":"B","ns_levels":1,"ew_levels":2}', "invalid table"),
     ('[1,2]', "JSON object"),
     ('{"round":1,', "not JSON"),
 ])
