@@ -66,6 +66,8 @@ def cmd_board(args: argparse.Namespace) -> int:
     if out.is_dir() or not out.parent.is_dir():
         raise ValueError(f"输出路径无效（文件夹不存在或是文件夹）/ cannot write {out}: its folder does not exist "
                          "or it is a folder")
+    if not cv2.haveImageWriter(str(out)):
+        raise ValueError(f"无法写成此格式 / cannot write an image named {out.name}: use .png or .jpg")
     board = charuco_board((args.squares_x, args.squares_y), args.square_mm, args.marker_mm)
     ppm = 10.0
     img = board.generateImage((int(args.squares_x * args.square_mm * ppm), int(args.squares_y * args.square_mm * ppm)),

@@ -91,6 +91,14 @@ class TableLayout:
     @classmethod
     def from_json(cls, data: dict) -> TableLayout:
         """Build from config; a typo gives a clear error instead of a wrong table."""
+        if not isinstance(data, dict) or not isinstance(data.get("zones", {}), dict):
+            raise ValueError("桌面布局须为 JSON 对象，zones 为对象 / the table layout must be a JSON object "
+                             "whose 'zones' is an object")
+        unknown = sorted(set(data) - {"table_mm", "marker_mm", "marker_inset_mm", "zones"})
+        bad_seats = sorted(set(data.get("zones", {})) - set(SEATS))
+        if unknown or bad_seats:
+            raise ValueError(f"桌面布局有未知项 / the table layout has unknown keys {unknown} or seats {bad_seats} "
+                             f"(keys: table_mm, marker_mm, marker_inset_mm, zones; seats: {', '.join(SEATS)})")
         try:
             zones = {s: Zone(s, tuple(map(float, z["centre_mm"])), tuple(map(float, z["size_mm"])))
                      for s, z in data.get("zones", {}).items()}
@@ -101,7 +109,14 @@ class TableLayout:
 
     @classmethod
     def load(cls, path: str | Path) -> TableLayout:
-        return cls.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+            raise ValueError(f"桌面布局文件不是 JSON / the table layout {path} is not JSON: {str(exc)[:120]}") from None
+        try:
+            return cls.from_json(data)
+        except ValueError as exc:
+            raise ValueError(f"{path}: {exc}") from None
 
 
 def default_layout(table_mm: float = 900.0, zone_mm: tuple[float, float] = (320.0, 150.0),

@@ -82,6 +82,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:
         print(f"错误 / error: {exc}", file=sys.stderr)
         return 2
+    except RecursionError:  # a JSON input of 100,000 "[" is the input's fault, not the program's
+        print("错误 / error: 输入嵌套过深，无法读取 / an input is nested too deeply to read", file=sys.stderr)
+        return 2
     except OSError as exc:  # a file or device problem the command did not word itself
         where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
         print(f"错误 / error: 文件或设备错误 / file or device error{where}: {exc.strerror or exc}", file=sys.stderr)

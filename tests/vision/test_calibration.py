@@ -78,6 +78,12 @@ def test_layout_config_round_trip_and_typo(layout, tmp_path):
         TableLayout.from_json({"zones": {"S": {"centre_mm": [1, 2]}}})
     with pytest.raises(ValueError, match="seat"):
         TableLayout.from_json({"zones": {"X": {"centre_mm": [1, 2], "size_mm": [300, 150]}}})
+    for bad in ([], {"zones": 5}, {"x": 1}):  # before: AttributeError, or {"x": 1} taken as the default table
+        with pytest.raises(ValueError, match="layout"):
+            TableLayout.from_json(bad)
+    p.write_text("[" * 100_000)
+    with pytest.raises(ValueError, match="not JSON"):
+        TableLayout.load(p)
 
 
 def _board_views(n: int = 8) -> list[np.ndarray]:

@@ -29,6 +29,19 @@ def test_board_and_read_commands(tmp_path, capsys):
     assert out["cards"] == ["Jc", "Qc"]
 
 
+def test_board_to_a_name_no_image_writer_takes_is_a_clear_error(tmp_path, capsys):
+    for name in ("b.txt", "bnoext"):
+        assert main(["vision", "board", "--out", str(tmp_path / name)]) == 2
+        assert "use .png or .jpg" in capsys.readouterr().err
+        assert not (tmp_path / name).exists()
+
+
+def test_a_json_nested_too_deep_is_an_input_error_not_an_internal_one(tmp_path, capsys):
+    (tmp_path / "deep.jsonl").write_text("[" * 100_000)
+    assert main(["replay", str(tmp_path / "deep.jsonl")]) == 2
+    assert "nested too deeply" in capsys.readouterr().err
+
+
 def test_read_command_bad_file_is_a_clear_error(tmp_path, capsys):
     (tmp_path / "x.png").write_text("not an image")
     rc = main(["vision", "read", str(tmp_path / "x.png")])
