@@ -89,8 +89,17 @@ class HubStore:
         with self._lock:
             rows = self._db.execute("SELECT seq, t_ms, type, actor, role, data FROM hub_events WHERE seq > ? "
                                     "ORDER BY seq", (after,)).fetchall()
-        return [{"seq": s, "t_ms": t, "type": ty, "actor": a, "role": r, "data": json.loads(d)}
-                for s, t, ty, a, r, d in rows]
+        out = []
+        for s, t, ty, a, r, d in rows:
+            try:
+                data = json.loads(d)
+            except (TypeError, ValueError, RecursionError):
+                data = None
+            if not isinstance(data, dict) or not isinstance(ty, str) or not isinstance(t, int):
+                # A truncated or hand-edited file: say where, rather than fail somewhere later.
+                raise HubStoreError(f"赛事日志已损坏（第 {s} 条）/ the hub event log {self.path} is damaged at seq {s}")
+            out.append({"seq": s, "t_ms": t, "type": ty, "actor": a, "role": r, "data": data})
+        return out
 
     def close(self) -> None:
         with self._lock:

@@ -320,3 +320,22 @@ def test_export_leaves_the_hub_folder_byte_identical(tmp_path: Path, capsys: pyt
     assert main(["event", "export", str(tmp_path / "hub"), "--standings"]) == 0
     assert json.loads(capsys.readouterr().out)["standings"]
     assert _snapshot(tmp_path) == before  # no -wal, no -shm, nothing rewritten
+
+
+def test_export_of_a_damaged_hub_log_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A hub log cut short (a disk filled, a copy stopped) is an input error naming the file, never an
+    internal error (before: TypeError on a row whose data was gone)."""
+    from table_service.event.config import validate
+    from table_service.event.hub import HubService
+
+    hub = HubService(validate({"event": {"id": "x", "rounds": 3}, "teams": [{"id": t} for t in "ABCDEF"]}),
+                     tmp_path / "hub", connect=False)
+    for _ in range(3):
+        hub.draw_next("o", "chief")
+    hub.stop()
+    log = tmp_path / "hub" / "hub-events.sqlite3"
+    for size in (5_000, 9_000, 100):
+        log.write_bytes(log.read_bytes()[:size])
+        rc = main(["event", "export", str(tmp_path / "hub")])
+        err = capsys.readouterr().err
+        assert rc == 2 and "hub-events.sqlite3" in err, (size, err)
