@@ -104,6 +104,16 @@ def _tables(value: str) -> int:
     return v
 
 
+def _seed(value: str) -> int:
+    try:
+        v = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"种子须为整数 / the seed must be a whole number: {value!r}") from None
+    if not 0 <= v < 2**32:
+        raise argparse.ArgumentTypeError(f"种子须为 0–4294967295 / the seed must be 0-4294967295: {value}")
+    return v
+
+
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "demo",
@@ -113,7 +123,7 @@ def register(subparsers: Any) -> None:
                     "real vision pipeline, the emulated screen controller and mock GPIO carry the buttons and "
                     "displays, and the referee panel serves on localhost.",
     )
-    p.add_argument("--seed", type=int, default=None, help="随机种子 / random seed (default: random)")
+    p.add_argument("--seed", type=_seed, default=None, help="随机种子 / random seed (default: random)")
     p.add_argument("--speed", type=_positive, default=None,
                    help="时间倍速 / time factor (default 1: real time; the event demo's camera table: 10)")
     p.add_argument("--deals", type=_deals, default=None, help="打 N 副后结束；赛事演示中为每轮副数 / stop after N deals (default: play on); "

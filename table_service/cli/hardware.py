@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from firmware_bridge.firmware.wire import SEATS
 from hardware.backends.gpio import resolve_pin_factory
@@ -18,6 +20,20 @@ from table_service.table.placement import config_report
 from table_service.table.placement import meter as placement_meter
 from vision.calibration import LensCalibration, detect_markers
 from vision.geometry import TableLayout
+
+
+def _between(lo: float, hi: float, kind: type = float) -> Callable[[str], Any]:
+    """An argparse type: a finite ``kind`` within ``lo``–``hi`` (a negative wait would fail every button
+    and blame the hardware; nan or a billion-second countdown never ends)."""
+    def parse(text: str) -> Any:
+        try:
+            v = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"须为数 / must be a number, got {text[:40]!r}") from None
+        if not (lo <= v <= hi):  # nan fails this too
+            raise argparse.ArgumentTypeError(f"须在 {lo}–{hi} 之间 / must be within {lo}-{hi}, got {text[:40]}")
+        return v
+    return parse
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -39,12 +55,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     st.add_argument("--config", required=True, help="table.toml")
     st.add_argument("--skip", action="append", default=[], choices=("lamps", "displays", "buzzer", "buttons", "camera"),
                     help="跳过某步 / skip a step (repeatable)")
-    st.add_argument("--button-timeout", type=float, default=15.0, metavar="S",
+    st.add_argument("--button-timeout", type=_between(0.1, 600.0), default=15.0, metavar="S",
                     help="每个按钮的等待秒数 / seconds to wait for each button (15)")
-    st.add_argument("--camera-timeout", type=float, default=10.0, metavar="S",
+    st.add_argument("--camera-timeout", type=_between(0.1, 600.0), default=10.0, metavar="S",
                     help="等待摄像头画面的秒数 / seconds to wait for a camera frame (10)")
-    st.add_argument("--countdown-from", type=int, default=3, metavar="N", help="倒计时起点 / count down from N (3)")
-    st.add_argument("--lamp-seconds", type=float, default=0.5, metavar="S", help="每盏灯亮多久 / seconds per lamp")
+    st.add_argument("--countdown-from", type=_between(1, 99, int), default=3, metavar="N", help="倒计时起点 / count down from N (3)")
+    st.add_argument("--lamp-seconds", type=_between(0.0, 60.0), default=0.5, metavar="S", help="每盏灯亮多久 / seconds per lamp")
     st.add_argument("--displays-together", action="store_true", help="所有显示同时倒数 / count all displays at once")
     st.add_argument("--mock-gpio", action="store_true",
                     help="GPIO 设备用模拟引脚（无硬件演练）/ run GPIO devices on gpiozero mock pins (dry run)")

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import pytest
 
 from hardware.backends.tm1637 import MockTM1637
 from hardware.config import load_config
@@ -122,3 +123,12 @@ def test_cli_selftest_mock_gpio_reports_missing_camera(capsys) -> None:
     lines = [ln for ln in out.splitlines() if ln.startswith("摄像头 / camera")]
     assert lines and "失败 FAIL" in lines[0] and "/dev/video0" in lines[0]
     assert "23 passed, 1 failed, 4 skipped" in out
+
+
+@pytest.mark.parametrize("opt", [["--button-timeout", "-1"], ["--button-timeout", "nan"], ["--camera-timeout", "nan"],
+                                 ["--lamp-seconds", "-1"], ["--countdown-from", "-3"], ["--countdown-from", "999999999"]])
+def test_selftest_numbers_are_checked_before_any_device_is_touched(opt: list[str], capsys) -> None:
+    """A negative wait failed every button and blamed the hardware; nan or a huge countdown never ended."""
+    with pytest.raises(SystemExit) as exc:
+        cli_main(["selftest", "--config", str(EXAMPLES / "table-sim.toml"), *opt])
+    assert exc.value.code == 2 and "must be" in capsys.readouterr().err
