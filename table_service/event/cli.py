@@ -9,7 +9,9 @@ hub imports and exports, and print either a table for people or the JSON documen
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +24,28 @@ from table_service.event.provision import provision
 from table_service.event.standings import MATCH_POINT_SCHEMES, ScoringOptions, compute_standings
 from table_service.event.store import HubStore
 from table_service.rules.ruleset import get_ruleset
+
+
+def _address(text: str) -> str:
+    """An argparse type: an IP address (what Mosquitto's ``listener`` takes; a name it cannot load)."""
+    try:
+        return str(ipaddress.ip_address(text.strip()))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"须为 IP 地址 / must be an IP address, got {text[:60]!r}") from None
+
+
+_HOST_RE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*")
+
+
+def _host(text: str) -> str:
+    """An argparse type: a host name or an IP address (it goes into a certificate and every table's config)."""
+    t = text.strip()
+    try:
+        return str(ipaddress.ip_address(t))
+    except ValueError:
+        if len(t) <= 253 and _HOST_RE.fullmatch(t):
+            return t
+    raise argparse.ArgumentTypeError(f"须为主机名或 IP 地址 / must be a host name or an IP address, got {text[:60]!r}")
 
 
 def _int_in(lo: int, hi: int, what: str) -> Any:
@@ -98,12 +122,13 @@ def register(subparsers: Any) -> None:
                                    "for the hub and each table (docs/security.md).")
     v.add_argument("--event", required=True, help="EVENT.toml")
     v.add_argument("--out", default=None, help="输出目录 / output folder (default: mqtt-<event> beside EVENT.toml)")
-    v.add_argument("--host", default=None, help="各桌连接的代理地址 / the broker's address as tables reach it "
+    v.add_argument("--host", type=_host, default=None, help="各桌连接的代理地址 / the broker's address as tables reach it "
                                                 "(default: EVENT.toml [mqtt] host)")
     v.add_argument("--port", type=_int_in(1, 65535, "端口"), default=None,
                    help="明文监听端口 / plain listener port (default: EVENT.toml [mqtt] port)")
-    v.add_argument("--bind", default=None, help="代理监听地址 / address Mosquitto listens on (default: all)")
-    v.add_argument("--tls", action="append", default=None, metavar="HOST",
+    v.add_argument("--bind", type=_address, default=None,
+                   help="代理监听地址 / address Mosquitto listens on (default: all)")
+    v.add_argument("--tls", type=_host, action="append", default=None, metavar="HOST",
                    help="启用 TLS，证书含此主机名或 IP（可重复）/ TLS listener, certificate for HOST (repeatable)")
     v.add_argument("--tls-port", type=_int_in(1, 65535, "端口"), default=8883, help="TLS 端口 / TLS port (8883)")
     v.add_argument("--force", action="store_true", help="覆盖已有凭据 / overwrite existing credentials")

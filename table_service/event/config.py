@@ -207,11 +207,14 @@ def validate(raw: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(section, dict):
             raise EventInputError(f"EVENT.toml [{sec_name}] 须为表 / must be a table")
         _unknown(sec_name, set(section), _SECTIONS[sec_name])
-    for where, section, default in (("mqtt", mqtt, 1883), ("hub", hub, 8090)):
+    # The broker's port is one to connect to (1-65535); the hub's own may be 0, "any free port".
+    for where, section, default, lowest in (("mqtt", mqtt, 1883, 1), ("hub", hub, 8090, 0)):
         port = section.get("port", default)
-        if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
-            raise EventInputError(f"EVENT.toml [{where}]: port 无效 / invalid port {port!r}")
-        _opt(section, "host", str, where, None, max_len=255)
+        if isinstance(port, bool) or not isinstance(port, int) or not lowest <= port <= 65535:
+            raise EventInputError(f"EVENT.toml [{where}]: port 无效 / invalid port {port!r} ({lowest}-65535)")
+        host = _opt(section, "host", str, where, None, max_len=255)
+        if host is not None and (not host.strip() or any(c.isspace() for c in host)):
+            raise EventInputError(f"EVENT.toml [{where}]: host 无效 / invalid host {host!r} (a name or an address, no spaces)")
     for key in ("username", "password", "ca_file"):
         _opt(mqtt, key, str, "mqtt", None, max_len=255)
     keepalive = _opt(mqtt, "keepalive", int, "mqtt", 15, 5, 3600)

@@ -318,3 +318,30 @@ def test_the_broker_password_stays_out_of_the_hubs_log(net: Net) -> None:
     raw += wal.read_bytes() if wal.exists() else b""
     assert net.creds.hub.password.encode() not in raw
     assert net.hub.core.loaded_cfg is not None and net.hub.core.loaded_cfg["mqtt"]["username"] == net.creds.hub.username
+
+
+@pytest.mark.parametrize("opt", [["--bind", "not an ip"], ["--tls", "a b/c"], ["--tls", ""], ["--host", "x y"]])
+def test_provision_refuses_an_address_mosquitto_or_a_certificate_cannot_take(
+        tmp_path: Path, opt: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """Before, --bind "not an ip" wrote a mosquitto.conf Mosquitto cannot load, and a bad --tls name left
+    a half-written folder that refused the retry; now nothing is written."""
+    from table_service.cli import main
+
+    ev = tmp_path / "EVENT.toml"
+    ev.write_text('[event]\nid = "cup"\nrounds = 1\n[[teams]]\nid = "A"\n[[teams]]\nid = "B"\n', encoding="utf-8")
+    with pytest.raises(SystemExit) as exc:
+        main(["event", "provision", "--event", str(ev), *opt])
+    assert exc.value.code == 2 and "must be" in capsys.readouterr().err
+    assert not (tmp_path / "mqtt-cup").exists()
+
+
+@pytest.mark.parametrize(("section", "needle"), [('[mqtt]\nport = 0', "invalid port"), ('[mqtt]\nhost = ""', "invalid host"),
+                                                 ('[hub]\nhost = "a b"', "invalid host")])
+def test_event_toml_refuses_a_broker_no_client_can_reach(section: str, needle: str) -> None:
+    import tomllib
+
+    from table_service.event.model import EventInputError
+
+    raw = tomllib.loads('[event]\nid = "x"\nrounds = 1\n' + section + '\n[[teams]]\nid = "A"\n[[teams]]\nid = "B"\n')
+    with pytest.raises(EventInputError, match=needle):
+        validate(raw)
