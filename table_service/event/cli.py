@@ -12,6 +12,7 @@ import argparse
 import ipaddress
 import json
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,12 @@ from table_service.event.draw import make_draw
 from table_service.event.hub import run_hub_command
 from table_service.event.model import EventInputError, load_results, load_teams, results_to_jsonl
 from table_service.event.provision import provision
-from table_service.event.standings import MATCH_POINT_SCHEMES, ScoringOptions, compute_standings
+from table_service.event.standings import (
+    MATCH_POINT_SCHEMES,
+    ScoringOptions,
+    compute_standings,
+    duplicate_matches,
+)
 from table_service.event.store import HubStore
 from table_service.rules.ruleset import get_ruleset
 
@@ -155,6 +161,8 @@ def run_standings(args: argparse.Namespace) -> int:
         unknown = {t for r in results for t in (r.ns, r.ew) if t is not None} - set(teams)
         if unknown:
             raise EventInputError(f"成绩中的队不在队名单中 / team(s) not in the teams list: {sorted(unknown)}")
+    if args.duplicate:
+        _warn_single_rooms(results)
     st = compute_standings(results, teams, scoring_from_args(args), seed=args.seed)
     if args.json:
         print(json.dumps(st.to_json(), ensure_ascii=False))
@@ -163,6 +171,21 @@ def run_standings(args: argparse.Namespace) -> int:
     for lot in st.lots:
         print(f"抽签 / lots: {' = '.join(lot['teams'])} -> {' > '.join(lot['order'])}")
     return 0
+
+
+def _warn_single_rooms(results: list[Any]) -> None:
+    """A duplicate match counts once both rooms are in: say which have one room only (on stderr), and
+    refuse a file where none has two (ordinary results read as duplicate ones ranked nobody)."""
+    matches = duplicate_matches(results)
+    single = sorted((rnd, sorted(teams)) for (rnd, teams), tables in matches.items() if len(tables) != 2)
+    if matches and len(single) == len(matches):
+        raise EventInputError("没有一场复式比赛两室成绩齐全：这些是复式成绩吗？/ no duplicate match has both rooms' "
+                              "results: are these duplicate results? (without --duplicate each table is a match)")
+    for rnd, (a, b) in single[:10]:
+        print(f"注意 / note: 第 {rnd} 轮 {a}–{b} 只有一室成绩，未计入 / round {rnd} {a} v {b} has one room's "
+              "result only: not counted yet", file=sys.stderr)
+    if len(single) > 10:
+        print(f"注意 / note: 另有 {len(single) - 10} 场 / and {len(single) - 10} more", file=sys.stderr)
 
 
 def format_standings(rows: list[dict[str, Any]]) -> str:

@@ -339,3 +339,19 @@ def test_export_of_a_damaged_hub_log_says_so(tmp_path: Path, capsys: pytest.Capt
         rc = main(["event", "export", str(tmp_path / "hub")])
         err = capsys.readouterr().err
         assert rc == 2 and "hub-events.sqlite3" in err, (size, err)
+
+
+def test_standings_as_duplicate_name_the_matches_with_one_room(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Ordinary results read with --duplicate ranked nobody and said nothing; now a file with no match in
+    both rooms is refused, and a match with one room is named (it counts once the other room is in)."""
+    r = tmp_path / "R.jsonl"
+    lines = ['{"round":1,"table":"1","ns":"A","ew":"B","ns_levels":3,"ew_levels":1}',
+             '{"round":1,"table":"2","ns":"C","ew":"D","ns_levels":3,"ew_levels":1}']
+    r.write_text("\n".join(lines) + "\n")
+    assert main(["event", "standings", str(r), "--duplicate", "levels"]) == 2
+    assert "are these duplicate results" in capsys.readouterr().err
+    r.write_text("\n".join([*lines, '{"round":1,"table":"1B","ns":"B","ew":"A","ns_levels":0,"ew_levels":2}']) + "\n")
+    assert main(["event", "standings", str(r), "--duplicate", "levels", "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert [row["team"] for row in json.loads(out)["standings"]] == ["A", "B"]
+    assert "C v D has one room" in err
