@@ -136,6 +136,10 @@ def load_file(path: str | os.PathLike[str]) -> dict[str, Any]:
         raise ConfigError(f"找不到配置文件 / config file not found: {p}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"配置文件格式错误 / invalid TOML in {p}: {exc}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"配置文件不是 UTF-8 文本 / the config file {p} is not UTF-8 text (is it the right file?)") from None
+    except IsADirectoryError:
+        raise ConfigError(f"配置文件是文件夹 / the config file {p} is a folder") from None
     if "web" in data:
         section = data["web"]
         if not isinstance(section, dict):

@@ -60,3 +60,15 @@ def test_duplicate_user(tmp_path, monkeypatch, capsys):
 def test_bad_role_rejected_by_argparse(tmp_path):
     with pytest.raises(SystemExit):
         main(["user", "add", "li", "--role", "king", "--db", str(tmp_path / "u.db")])
+
+
+@pytest.mark.parametrize("cmd", [["list"], ["remove", "rita"], ["passwd", "rita", "--password-stdin"]])
+def test_commands_that_only_read_or_remove_leave_an_empty_file_as_it_is(tmp_path, monkeypatch, capsys, cmd):
+    """SQLite takes an empty file for a new database: ``user list`` turned a 0-byte file into a users
+    database and said "no users"."""
+    empty = tmp_path / "e.txt"
+    empty.write_bytes(b"")
+    monkeypatch.setattr(sys, "stdin", io.StringIO("correct-horse-9\n"))
+    assert main(["user", *cmd, "--db", str(empty)]) == 2
+    assert "empty file" in capsys.readouterr().err
+    assert empty.read_bytes() == b""
