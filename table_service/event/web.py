@@ -35,7 +35,7 @@ from table_service.event.openapi_hub import HUB_INFO, HUB_OPERATIONS
 from table_service.event.standings import compute_standings
 from table_service.rules.ruleset import PRESETS
 from table_service.views.deck_wire import MAX_DECK_BYTES
-from table_service.web.app import create_app
+from table_service.web.app import create_app, plain_message
 from table_service.web.auth import require_role
 from table_service.web.server import serve
 
@@ -65,20 +65,12 @@ def hub_role(role: str) -> Callable[[Any], Any]:
     return decorate
 
 
-#: The hub's words for werkzeug's own (English-only) errors.
-_PLAIN = {400: "请求无效 / bad request", 404: "没有该页面或资源 / no such page or resource",
-          405: "不支持该方法 / method not allowed",
-          413: "请求内容过大（最多 {kib} KiB）/ request body too large (at most {kib} KiB)"}
-
-
 @bp.errorhandler(HTTPException)
 def _http_error(exc: HTTPException) -> Any:
     """Errors of the hub's routes: JSON ``{"error", "status"}`` for its JSON routes, the error page
     otherwise (as the table app's own handler)."""
     code = exc.code or 500
-    message = exc.description or exc.name
-    if message == type(exc).description and code in _PLAIN:  # werkzeug's English default
-        message = _PLAIN[code].format(kib=int(current_app.config.get("MAX_CONTENT_LENGTH") or 0) // 1024)
+    message = plain_message(exc)
     if _json_route():
         resp = jsonify(error=message, status=code)
         resp.status_code = code

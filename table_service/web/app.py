@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 
-from flask import Flask, jsonify, render_template, request
+from flask import Flask, current_app, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from . import api, assignment, auth, broadcast, camera, enroll, panel
@@ -69,7 +69,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, config_file: str
     @app.errorhandler(HTTPException)
     def _http_error(exc: HTTPException) -> Any:
         code = exc.code or 500
-        message = exc.description or exc.name
+        message = plain_message(exc)
         if request.path.startswith(("/api/", "/feed/")) or request.accept_mimetypes.best == "application/json":
             resp = jsonify(error=message, status=code)
             resp.status_code = code
@@ -82,3 +82,19 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, config_file: str
     for table_id, runner in dict(tables).items():
         attach_table(app, table_id, runner)
     return app
+
+
+#: Our words for werkzeug's own (English-only) errors: a route not found, a method not allowed, a
+#: body too large (``{kib}``: the app's limit), said when the code gave no message of its own.
+PLAIN_ERRORS = {400: "请求无效 / bad request", 404: "没有该页面或资源 / no such page or resource",
+                405: "不支持该方法 / method not allowed",
+                413: "请求内容过大（最多 {kib} KiB）/ request body too large (at most {kib} KiB)"}
+
+
+def plain_message(exc: HTTPException) -> str:
+    """The message of ``exc`` for a person: its own, or ours in place of werkzeug's English default."""
+    code = exc.code or 500
+    message = exc.description or exc.name
+    if message == type(exc).description and code in PLAIN_ERRORS:
+        message = PLAIN_ERRORS[code].format(kib=int(current_app.config.get("MAX_CONTENT_LENGTH") or 0) // 1024)
+    return message

@@ -162,3 +162,13 @@ def test_query_integers_are_ascii_digits(make_app, runner, h):
     for bad in ("\u0663", "1_0", " 1", "1.0"):
         assert client.get("/api/tables/1/events", query_string={"after": bad}).status_code == 400, bad
     assert client.get("/api/tables/1/events", query_string={"after": "0"}).status_code == 200
+
+
+def test_routing_errors_are_in_chinese_first(make_app, runner, h):
+    """A route not found or a method not allowed is werkzeug's, in English alone, unless we word it."""
+    client = make_app(TABLES={"1": runner}).test_client()
+    h.login(client, "rita")
+    resp = client.put("/api/tables/1/actions", json={})
+    assert resp.status_code == 405 and resp.get_json()["error"].startswith("不支持该方法")
+    resp = client.get("/api/no/such/thing")
+    assert resp.status_code == 404 and resp.get_json()["error"].startswith("没有该页面")
