@@ -30,6 +30,7 @@ Layout (every section but ``seats`` is optional)::
 from __future__ import annotations
 
 import difflib
+import importlib.util
 import os
 import re
 import tomllib
@@ -501,6 +502,9 @@ def _parse_camera(c: _Checker, data: Mapping[str, Any], base: Path, check_device
     renderer = c.typed(cam, "renderer", str, "[camera]")
     if renderer is not None and ":" not in renderer:
         c.error(f"[camera].renderer = {renderer!r}: 格式应为 'module:callable' / must be 'module:callable'")
+    elif renderer is not None and check_devices and not _module_exists(renderer.partition(":")[0]):
+        # Found without importing it (nothing of the renderer runs at a config check).
+        c.error(f"[camera].renderer = {renderer!r}: 找不到模块 / no module {renderer.partition(':')[0]!r} is installed")
     exposure = c.typed(cam, "exposure", float, "[camera]")
     lores = (int(c.typed(cam, "lores_width", int, "[camera]", 640)), int(c.typed(cam, "lores_height", int, "[camera]", 360)))
     if backend == "picamera2" and not (64 <= lores[0] <= width and 64 <= lores[1] <= height):
@@ -613,3 +617,11 @@ def load_config(path: str | os.PathLike[str], *, check_devices: bool = True) -> 
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"TOML 语法错误 / TOML syntax error: {exc}", str(p)) from None
     return parse_config(data, base_dir=p.resolve().parent, check_devices=check_devices, path=p)
+
+
+def _module_exists(name: str) -> bool:
+    """Whether ``name`` is an importable module, found without running it."""
+    try:
+        return bool(name) and importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):  # a parent package missing, or an empty or relative name
+        return False

@@ -79,6 +79,8 @@ def _check_setting(section: str, key: str, value: Any) -> str | None:
         return f"{name}: 须为{_KIND_WORDS[kind]} / must be {_KIND_WORDS[kind].split(' / ')[1]}"
     if kind in ("int", "num") and ((lo is not None and value < lo) or (hi is not None and value > hi)):
         return f"{name}: 须在 {lo:g}–{hi:g} 之间 / must be within {lo:g}-{hi:g}"
+    if key == "host" and (not value.strip() or any(c.isspace() for c in value) or len(value) > 255):
+        return f"{name}: 须为主机名或地址 / must be a host name or an address, without spaces"
     return None
 
 
@@ -177,10 +179,26 @@ def parse_service_config(data: dict[str, Any], *, base_dir: str | os.PathLike[st
             p = Path(vis[key])
             vis[key] = str(p if p.is_absolute() else base / p)
             # The camera reads these at start-up: missing, ``run`` would stop after creating its log.
-            if check_files and hw.camera.source != "none" and not Path(vis[key]).is_file():
-                raise ValueError(f"[vision].{key}: 找不到文件 / file not found: {vis[key]}")
+            if check_files and hw.camera.source != "none":
+                if not Path(vis[key]).is_file():
+                    raise ValueError(f"[vision].{key}: 找不到文件 / file not found: {vis[key]}")
+                _check_vision_file(key, Path(vis[key]))
     return ServiceConfig(hardware=hw, service=svc, web=own["web"], mqtt=own["mqtt"], vision=own["vision"],
                          path=Path(path) if path else None)
+
+
+def _check_vision_file(key: str, path: Path) -> None:
+    """Read a ``[vision]`` file as the camera will at start-up: a file that is there but unusable is
+    refused by ``config check`` too, not by ``run`` after it has created its log."""
+    from vision.calibration import LensCalibration
+    from vision.cardnet.deckfile import Enrollment
+    from vision.geometry import TableLayout
+
+    load = {"layout": TableLayout.load, "calibration": LensCalibration.load, "enrollment": Enrollment.load}[key]
+    try:
+        load(path)
+    except (ValueError, OSError, RecursionError) as exc:
+        raise ValueError(f"[vision].{key}: {str(exc)[:200]}") from None
 
 
 def load_service_config(path: str | os.PathLike[str], *, check_devices: bool = True,

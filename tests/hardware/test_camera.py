@@ -23,7 +23,7 @@ from hardware.camera import (
     marker_board,
 )
 from hardware.config import load_config
-from hardware.errors import CameraError
+from hardware.errors import CameraError, ConfigError
 from hardware.sources import open_source
 
 W, H, FPS, N = 64, 48, 10.0, 12
@@ -223,7 +223,9 @@ def test_open_source_from_config(write_toml, tmp_path: Path, video: Path) -> Non
     assert frame.shape == (240, 320, 3) and sorted(find_corner_markers(frame)) == [0, 1, 2, 3]
     cfg = load_config(write_toml(base + f'[camera]\nsource = "device"\ndevice = "{video}"\n'))
     assert isinstance(open_source(cfg.camera), CaptureDeviceSource)
-    cfg = load_config(write_toml(base + '[camera]\nsource = "synthetic"\nrenderer = "nowhere.mod:make"\n'))
+    with pytest.raises(ConfigError, match="no module 'nowhere.mod'"):  # refused by the config check itself
+        load_config(write_toml(base + '[camera]\nsource = "synthetic"\nrenderer = "nowhere.mod:make"\n'))
+    cfg = load_config(write_toml(base + '[camera]\nsource = "synthetic"\nrenderer = "os:no_such_factory"\n'))
     with pytest.raises(CameraError, match="cannot load renderer"):
         open_source(cfg.camera)
 

@@ -21,7 +21,33 @@ BAD: dict[str, tuple[dict[str, Any], str]] = {
     "missing CA file": ({"mqtt": 'event = "ev"\nca_file = "no-such-ca.crt"\n'}, "ca_file"),
     "missing camera layout": ({"camera": "synthetic", "vision": 'layout = "no-such-layout.json"\n'}, "[vision].layout"),
     "missing lens calibration": ({"camera": "synthetic", "vision": 'calibration = "nope.npz"\n'}, "calibration"),
+    "empty broker host": ({"mqtt": 'event = "ev"\nhost = ""\n'}, "[mqtt].host"),
+    "empty web host": ({"web": 'host = ""\n'}, "[web].host"),
+    "renderer not installed": ({"camera": 'synthetic"\nrenderer = "nosuchmod:f'}, "nosuchmod"),
 }
+
+#: Files that are there but unusable: read by ``config check`` as the camera reads them at start-up.
+UNUSABLE: dict[str, tuple[str, str, str]] = {
+    "layout not JSON": ("layout", "layout.json", "{not json"),
+    "layout a list": ("layout", "layout.json", "[]"),
+    "calibration without a matrix": ("calibration", "lens.json", '{"dist_coeffs": []}'),
+    "enrolment not a deck file": ("enrollment", "deck.npz", "hello"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(UNUSABLE))
+def test_an_unusable_vision_file_is_refused_by_every_command(tmp_path: Path, case: str,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    key, name, body = UNUSABLE[case]
+    (tmp_path / name).write_text(body, encoding="utf-8")
+    path = write(tmp_path, camera="synthetic", vision=f'{key} = "{name}"\n')
+    verdicts = {
+        "config check": main(["config", "check", str(path)]),
+        "run": main(["run", "--config", str(path), "--no-web"]),
+    }
+    assert all(v != 0 for v in verdicts.values()), verdicts
+    assert capsys.readouterr().err.count(f"[vision].{key}") >= 2
+    assert not (tmp_path / "data").exists(), "run created its data folder before refusing the file"
 
 
 def write(tmp: Path, table: str = "T7", camera: str = "none", **sections: str) -> Path:
