@@ -221,6 +221,21 @@ def provision(cfg: dict[str, Any], folder: str | Path, *, host: str | None = Non
                         tables={t: Credential(f"{event}-table-{t}", secrets.token_urlsafe(24)) for t in table_ids(cfg)},
                         tls_port=tls_port if tls_hosts else None)
     broker.mkdir(parents=True, exist_ok=True)
+    try:
+        _write_all(folder, creds, host, port, bind, tls_hosts, persistence)
+    except BaseException:
+        # A failure half-way (openssl refusing a certificate) must not leave a password file that
+        # makes the retry refuse "already provisioned".
+        (broker / "passwd").unlink(missing_ok=True)
+        raise
+    return creds
+
+
+def _write_all(folder: Path, creds: Provisioned, host: str, port: int, bind: str | None,
+               tls_hosts: list[str] | None, persistence: Path | None) -> None:
+    """Every file of :func:`provision`, the password file first."""
+    broker = folder / "broker"
+    event = creds.event
     everyone = [creds.hub, creds.watch, *creds.tables.values()]
     _write_secret(broker / "passwd", "".join(f"{c.username}:{c.password}\n" for c in everyone))
     _hash_passwords(broker / "passwd")
@@ -240,4 +255,3 @@ def provision(cfg: dict[str, Any], folder: str | Path, *, host: str | None = Non
     _write_secret(folder / "watch.toml", mqtt_section(event, creds.watch, host, use_port, ca, hub=True))
     for t, c in creds.tables.items():
         _write_secret(folder / "tables" / f"{t}.toml", mqtt_section(event, c, host, use_port, ca, hub=False))
-    return creds

@@ -345,3 +345,22 @@ def test_event_toml_refuses_a_broker_no_client_can_reach(section: str, needle: s
     raw = tomllib.loads('[event]\nid = "x"\nrounds = 1\n' + section + '\n[[teams]]\nid = "A"\n[[teams]]\nid = "B"\n')
     with pytest.raises(EventInputError, match=needle):
         validate(raw)
+
+
+def test_a_provision_that_fails_half_way_can_be_run_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """openssl failing on the certificate left a password file, and the retry was refused as
+    "already provisioned"."""
+    import table_service.event.provision as prov
+    from table_service.event.model import EventInputError
+
+    cfg = validate({"event": {"id": "cup", "rounds": 1}, "teams": [{"id": "A"}, {"id": "B"}]})
+
+    def no_openssl(*_a: Any, **_k: Any) -> None:
+        raise EventInputError("openssl failed")
+
+    monkeypatch.setattr(prov, "make_tls", no_openssl)
+    with pytest.raises(EventInputError, match="openssl failed"):
+        provision(cfg, tmp_path / "pv", tls_hosts=["hub.local"])
+    assert not (tmp_path / "pv" / "broker" / "passwd").exists()
+    monkeypatch.undo()
+    assert provision(cfg, tmp_path / "pv").tables  # no --force needed
