@@ -191,8 +191,8 @@ def _check_vision_file(key: str, path: Path) -> None:
     """Read a ``[vision]`` file as the camera will at start-up: a file that is there but unusable is
     refused by ``config check`` too, not by ``run`` after it has created its log."""
     from vision.calibration import LensCalibration  # lazy: OpenCV, only for a table with a camera
-    from vision.cardnet.deckfile import Enrollment  # lazy: as above
-    from vision.geometry import TableLayout  # lazy: as above
+    from vision.cardnet.deckfile import Enrollment  # lazy: only for a table with a camera
+    from vision.geometry import TableLayout  # lazy: only for a table with a camera
 
     load = {"layout": TableLayout.load, "calibration": LensCalibration.load, "enrollment": Enrollment.load}[key]
     try:
