@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -128,10 +129,19 @@ _TIEBREAK_JSON = {"progressive_points": "progressive", "rounds_won": "rounds_won
 
 @bp.get("/api/board")
 def api_board() -> Any:
+    """The public board: standings, the round's tables and each table's signed result.
+
+    Nothing live goes public here: a table's levels and deal as it plays come from its undelayed
+    summary (for the chief referee's overview, behind a login), while broadcasts are delayed. In
+    duplicate play (复式) a table's result waits until the other room has played the same deals:
+    room B's players can see the hall's screen.
+    """
     h = hub()
     ov = h.overview()
-    public_tables = [{k: t[k] for k in ("table", "ns", "ew", "ns_name", "ew_name", "online", "deal", "levels",
-                                        "finished", "result")}
+    signed = Counter(frozenset((t["ns"], t["ew"])) for t in ov["tables"] if t["result"])
+    both_rooms = 2 if scoring_of(h.core.cfg).duplicate else 1
+    public_tables = [{**{k: t[k] for k in ("table", "ns", "ew", "ns_name", "ew_name", "online")},
+                      "result": t["result"] if signed[frozenset((t["ns"], t["ew"]))] >= both_rooms else None}
                      for t in ov["tables"]]
     return jsonify(standings=h.standings_json(), round=ov["round"], rounds=ov["rounds"], tables=public_tables,
                    bye=ov["bye"], event=ov["event"]["name"] if ov["event"] else None)

@@ -126,3 +126,34 @@ def test_a_duplicate_team_keeps_its_second_pair(tmp_path: Path) -> None:
             hub.publish_draw(1, "o", "chief")
     finally:
         hub.stop()
+
+
+def test_the_public_board_holds_a_room_s_result_until_the_other_room_has_played(tmp_path: Path) -> None:
+    """Room B's players can see the hall's screen: room A's result waits for room B's; and no table's
+    live levels or deal are public (they come undelayed from the table's summary)."""
+    from table_service.event.web import create_hub_app
+
+    cfg = validate({"event": {"id": "d", "rounds": 1, "duplicate": "levels"},
+                    "teams": [{"id": f"T{i}", "players": [f"{i}a", f"{i}b", f"{i}c", f"{i}d"]} for i in range(4)]})
+    hub = HubService(cfg, tmp_path / "hub", connect=False)
+    try:
+        hub.draw_next("o", "chief")
+        a = hub.publish_draw(1, "o", "chief")["data"]["assignments"]
+        # What the table's MQTT summary carries once checked (the hub's handler hands it on so).
+        hub._summary("1A", {"round": 1, "deal": 3, "levels": {"NS": "9", "EW": "4"}, "finished": False,
+                            "last_seq": 40, "wall_ms": 1, "panel": None})
+        c = create_hub_app(hub, users_db=str(tmp_path / "u.sqlite3")).test_client()
+
+        def board() -> dict[str, Any]:
+            return {t["table"]: t for t in c.get("/hub/api/board").get_json()["tables"]}
+
+        assert all("levels" not in t and "deal" not in t for t in board().values())
+        line = {"round": 1, "table": "1A", "ns": a["1A"]["teams"]["NS"], "ew": a["1A"]["teams"]["EW"],
+                "ns_levels": 5, "ew_levels": 2}
+        hub.hand_result(line, "o", "chief")
+        assert board()["1A"]["result"] is None  # room B has not played these deals
+        hub.hand_result({**line, "table": "1B", "ns": line["ew"], "ew": line["ns"]}, "o", "chief")
+        assert board()["1A"]["result"]["ns_levels"] == 5 and board()["1B"]["result"] is not None
+        assert board()["2A"]["result"] is None
+    finally:
+        hub.stop()

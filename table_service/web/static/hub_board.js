@@ -1,4 +1,4 @@
-// Results board for the hall's big screen: standings and live tables, paging every 8 s.
+// Results board for the hall's big screen: standings and the round's tables, paging every 8 s.
 (function () {
   "use strict";
   var PAGE = 16, page = 0, data = null;
@@ -19,8 +19,8 @@
       return l.order.join(" > "); }).join("; ") : "";
     var t = data.tables, tp = Math.max(1, Math.ceil(t.length / PAGE)), tpage = page % tp;
     document.querySelector("#b-tables tbody").innerHTML = t.slice(tpage * PAGE, (tpage + 1) * PAGE).map(function (x) {
-      var st = x.result ? x.result.ns_levels + " : " + x.result.ew_levels
-        : (x.levels ? "NS " + x.levels.NS + " · EW " + x.levels.EW + (x.deal ? " · #" + x.deal : "") : "");
+      // Live levels are not public (broadcasts are delayed): a table shows its result once signed.
+      var st = x.result ? x.result.ns_levels + " : " + x.result.ew_levels : "进行中 / playing";
       return '<tr class="' + (x.result ? "done" : "") + '"><td>' + esc(x.table) + '</td><td title="' + esc(x.ns) + '">' +
         esc(x.ns_name || x.ns) + '</td><td title="' + esc(x.ew) + '">' + esc(x.ew_name || x.ew) + "</td><td>" +
         esc(st) + "</td></tr>";
