@@ -69,7 +69,7 @@ BOARD = {"type": "object", "required": ["standings", "round", "rounds", "tables"
     "standings": STANDINGS, "round": {"type": "integer", "minimum": 0}, "rounds": _INT_OR_NULL,
     "tables": {"type": "array", "items": {"type": "object", "additionalProperties": False, "properties": {
         k: v for k, v in _TABLE_ROW["properties"].items()
-        if k in ("table", "ns", "ew", "ns_name", "ew_name", "online", "deal", "levels", "finished", "result")}}},
+        if k in ("table", "ns", "ew", "ns_name", "ew_name", "online", "result")}}},
     "bye": _STR_OR_NULL, "event": _STR_OR_NULL}}
 
 _ACTION_OK = _ok({"type": "object", "required": ["ok", "message"], "properties": {
