@@ -84,6 +84,14 @@ def on_round_set_up(state: State, ev: dict[str, Any], fx: Effects) -> None:
         levels = {side: check_level(str(levels_in[side])) for side in ("EW", "NS")}
     except (KeyError, TypeError, ValueError) as exc:
         raise EventRejected(f"级数无效 / round_set_up: levels must be {{EW: 2…A, NS: 2…A}} ({exc})") from None
+    no = data.get("round", len(state["rounds"]) + (2 if state["round"] is not None else 1))
+    if isinstance(no, bool) or not isinstance(no, int) or not 1 <= no <= 999:
+        raise EventRejected(f"轮次无效 / round_set_up: 'round' must be a whole number 1-999, got {no!r}")
+    played = [a["round"]["no"] for a in state["rounds"]] + ([state["round"]["no"]] if state["round"] else [])
+    if no in played:
+        # A deal is known by its round and number (duplicate play releases it so): a round played
+        # twice under one number would let its deals go public under the first one's releases.
+        raise EventRejected(f"本桌已打过第 {no} 轮 / round_set_up: this table has played round {no} already")
     if state["round"] is not None:
         archived = {k: state[k] for k in ("result", "score_sheet", "penalties", "flags", "deal_records", "levels", "signatures")}
         archived["round"] = state["round"]
@@ -96,7 +104,7 @@ def on_round_set_up(state: State, ev: dict[str, Any], fx: Effects) -> None:
     state["_deal_log"] = []
     state["_overrides"] = {}
     state["round"] = {
-        "no": data.get("round", len(state["rounds"]) + 1),
+        "no": no,
         "players": dict(players),
         "teams": dict(teams),
         "ruleset": rules.to_dict(),
@@ -150,7 +158,10 @@ def on_drawing_finished(state: State, ev: dict[str, Any], fx: Effects) -> None:
     ):
         raise EventRejected(f"牌数无效 / drawing_finished: counts must give 0…108 for E S W N, got {counts_in!r}")
     plan = state["next_deal"]
-    no = len(state["score_sheet"]) + 1
+    # Every deal started gets its own number, an abandoned one too (a round that ends on a tie while a
+    # deal is played plays one more): in duplicate play the feed releases a deal by its number, and
+    # the extra deal must not take the abandoned one's, released already.
+    no = rnd["deals_started"] + 1
     if plan is None:
         holder = seat_field(data, "cut_card_holder", ev["type"], required=False)
         cut = state["first_cut"]

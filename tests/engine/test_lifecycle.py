@@ -280,6 +280,40 @@ def test_tie_plays_one_more_deal() -> None:
     assert t.replay_matches()
 
 
+def test_the_deal_after_an_abandoned_one_takes_a_new_number() -> None:
+    """A round ended on a tie while deal 3 is played plays one more deal: it is deal 4, not a second
+    deal 3 (in duplicate play deal 3's release would otherwise publish it)."""
+    t = Table(fmt={"kind": "deals", "deals": 3})
+    t.first_deal("E", ONE_EACH)
+    t.finish_in_order(["E", "N", "W", "S"])  # EW +2
+    t.next_deal(ONE_EACH)
+    t.do("tribute_given", {"seat": "S", "card": "Kd"})
+    t.do("return_given", {"seat": "E", "card": "3c"})
+    t.finish_in_order(["S", "E", "N", "W"])  # NS +2: level
+    t.next_deal(ONE_EACH)
+    t.do("tribute_given", {"seat": "W", "card": "Kd"})
+    t.do("return_given", {"seat": "S", "card": "3c"})
+    t.do("round_ended", {"reason": "time"}, role="referee")
+    assert t.deal["no"] == 3 and t.deal["ended_by"] == "abandoned" and t.state["round"]["extra_deal"] is True
+    t.do("deal_released", {"round": 1, "deal": 3}, role="chief")
+    t.next_deal(ONE_EACH)
+    assert t.deal["no"] == 4 and t.deal["phase"] != "over"
+    assert "has not ended" in t.reject("deal_released", {"round": 1, "deal": 4}, role="chief")
+    assert t.replay_matches()
+
+
+def test_a_round_number_is_played_once_at_a_table() -> None:
+    t = Table(fmt={"kind": "deals", "deals": 1})
+    t.first_deal("E", ONE_EACH)
+    t.finish_in_order(["E", "W", "N", "S"])
+    players = t.state["round"]["players"]
+    assert "played round 1 already" in t.reject("round_set_up", {"players": players, "round": 1}, role="referee")
+    for bad in (0, "2", True, 1000):
+        assert "'round' must be" in t.reject("round_set_up", {"players": players, "round": bad}, role="referee")
+    t.do("round_set_up", {"players": players, "round": 2}, role="referee")
+    assert t.state["round"]["no"] == 2
+
+
 def test_time_limit_round_ends_after_the_running_deal() -> None:
     t = Table(fmt={"kind": "time", "minutes": 1})
     t.first_deal("E", ONE_EACH)
