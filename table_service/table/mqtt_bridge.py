@@ -88,6 +88,8 @@ class MqttBridge:
     :param event_id: the tournament's id (topic segment).
     :param table_id: this table's id (topic segment).
     :param delay_s: the public delay, as for the broadcast feed.
+    :param duplicate: hold each deal until the chief referee releases it, as the broadcast feed does in
+        duplicate play (the bridge's own feed only: a shared ``feed`` is already set).
     :param clock: "now" in the runner's ``t_ms`` units (the demo's compressed clock); default
         Unix epoch ms, as the service stamps events.
     :param feed: an existing :class:`~table_service.views.feed.FeedView` to share (the service
@@ -101,14 +103,14 @@ class MqttBridge:
                  table_id: str = "T1", delay_s: float = 0.0, clock: Callable[[], float] | None = None,
                  feed: Any = None, username: str | None = None, password: str | None = None,
                  keepalive: int = 15, qos: int = 1, client_id: str | None = None,
-                 panel_url: str | None = None, ca_file: str | None = None) -> None:
+                 panel_url: str | None = None, ca_file: str | None = None, duplicate: bool = False) -> None:
         self.event_id = _segment(event_id, "赛事编号 / event id")
         self.table_id = _segment(table_id, "桌号 / table id")
         self.prefix = f"guandan/{self.event_id}/{self.table_id}"
         self.host, self.port, self.qos, self.keepalive = host, int(port), int(qos), int(keepalive)
         self._own_feed = feed is None
         if feed is None:
-            feed = FeedView(runner, delay_s=delay_s, clock=clock)
+            feed = FeedView(runner, delay_s=delay_s, clock=clock, duplicate=duplicate)
         self.feed = feed
         self._lock = threading.Lock()
         self._connected = threading.Event()
@@ -419,7 +421,7 @@ def _address_towards(host: str) -> str | None:
 
 
 def bridge_from_config(runner: Any, cfg: dict[str, Any], *, table_id: str, clock: Callable[[], float] | None = None,
-                       feed: Any = None, delay_s: float = 0.0) -> MqttBridge:
+                       feed: Any = None, delay_s: float = 0.0, duplicate: bool = False) -> MqttBridge:
     """Build a bridge from the ``[mqtt]`` table of the service config.
 
     Keys: ``host``, ``port``, ``event``, ``username``, ``password``, ``keepalive``, ``panel_url``,
@@ -435,4 +437,4 @@ def bridge_from_config(runner: Any, cfg: dict[str, Any], *, table_id: str, clock
                       event_id=str(cfg.get("event", "event")), table_id=table_id, delay_s=delay_s, clock=clock,
                       feed=feed, username=cfg.get("username"), password=cfg.get("password"),
                       keepalive=int(cfg.get("keepalive", 15)), panel_url=cfg.get("panel_url"),
-                      ca_file=cfg.get("ca_file"))
+                      ca_file=cfg.get("ca_file"), duplicate=duplicate)

@@ -43,6 +43,7 @@ from table_service.table.inputs import BUTTON_EVENTS, camera_event, sighting_eve
 from table_service.table.runner import TableRunner
 from table_service.table.ticker import run_ticker
 from table_service.web.app import create_app
+from table_service.web.config import build as build_web_settings
 from table_service.web.server import serve
 from table_service.web.tables import attach_table, web_state
 
@@ -153,9 +154,13 @@ class TableService:
             if not mqtt_cfg.get("panel_url") and self.server is not None:
                 mqtt_cfg["panel_url"] = announced_panel_url(self.server.host, self.server.port, self.config.table_id,
                                                             broker=str(mqtt_cfg.get("host", "127.0.0.1")))
+            # Without the panel the bridge makes its own feed: delayed and held exactly as the panel's
+            # would be (the same settings, environment included), never a live one.
+            public = build_web_settings(self._web_settings())
             self.mqtt = bridge_from_config(self.runner, mqtt_cfg, table_id=self.config.table_id,
                                            clock=self.clock.now_ms, feed=feed,
-                                           delay_s=float(self.config.web.get("feed_delay_s", 0.0)))
+                                           delay_s=float(public["FEED_DELAY_S"]),
+                                           duplicate=bool(public["FEED_DUPLICATE"]))
             if self.camera is not None:  # the event's deck, enrolled once and handed down by the hub
                 self.mqtt.deck_listeners.append(lambda data, sha, _meta: take_deck(self.camera, data, sha))
                 self.mqtt.deck_withdrawn_listeners.append(lambda sha: drop_deck(self.camera, sha))
@@ -164,21 +169,26 @@ class TableService:
                 entry.hub_link = self.mqtt  # the panel's assignment card and one-tap start
         return self
 
-    def _start_web(self) -> None:
+    def _web_settings(self) -> dict[str, Any]:
+        """The web app's settings from table.toml's ``[web]``: only what it says, so that otherwise the
+        documented GUANDAN_WEB_FEED_DELAY_S / GUANDAN_WEB_FEED_DUPLICATE apply (a default here used to
+        override them with 0 / false)."""
         web = self.config.web
         settings: dict[str, Any] = {
             "USERS_DB": web.get("users_db") or str(self.config.data_dir / "web-users.sqlite3"),
             "FEED_CLOCK": self.clock.now_ms,
         }
-        # Only what table.toml says: otherwise the documented GUANDAN_WEB_FEED_DELAY_S /
-        # GUANDAN_WEB_FEED_DUPLICATE apply (a default here used to override them with 0 / false).
         if "feed_delay_s" in web:
             settings["FEED_DELAY_S"] = float(web["feed_delay_s"])
         if "duplicate" in web:
             settings["FEED_DUPLICATE"] = bool(web["duplicate"])
         if web.get("secret_key"):
             settings["SECRET_KEY"] = web["secret_key"]
-        self.app = create_app(settings)
+        return settings
+
+    def _start_web(self) -> None:
+        web = self.config.web
+        self.app = create_app(self._web_settings())
         attach_table(self.app, self.config.table_id, self.runner)
         self.server = serve(self.app, str(web.get("host", "127.0.0.1")), int(web.get("port", 8080)))
 

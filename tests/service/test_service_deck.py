@@ -8,6 +8,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import paho.mqtt.client as mqtt
+import pytest
 
 from table_service.table.clock import TableClock
 from table_service.table.config import parse_service_config
@@ -111,3 +112,16 @@ def test_a_deck_named_in_the_config_is_not_replaced_by_the_saved_one(tmp_path: P
     with TableService(_service_config(tmp_path, {"enrollment": str(named)}), clock=TableClock(1.0), camera=cam, web=False):
         assert cam.enrollment_path == str(named)
         assert cam.watcher.enrollment is chosen
+
+
+def test_without_the_panel_the_bridge_s_feed_is_delayed_and_held_as_the_panel_s(
+        tmp_path: Path, mosquitto: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With [web] enabled = false the MQTT bridge makes its own public feed: it used to ignore
+    [web] duplicate and the documented GUANDAN_WEB_FEED_DELAY_S, and would publish every deal."""
+    monkeypatch.setenv("GUANDAN_WEB_FEED_DELAY_S", "45")
+    cfg = parse_service_config({
+        "table_id": "T-9", "data_dir": str(tmp_path / "data"), "seats": {"E": "e", "S": "s", "W": "w", "N": "n"},
+        "devices": {"default": "sim"}, "camera": {"source": "none"}, "web": {"enabled": False, "duplicate": True},
+        "mqtt": {"enabled": True, "host": "127.0.0.1", "port": mosquitto, "event": "ev"}})
+    with TableService(cfg, clock=TableClock(1.0), web=False) as svc:
+        assert svc.mqtt.feed.duplicate is True and svc.mqtt.feed.delay_ms == 45_000
