@@ -74,8 +74,11 @@ def public_event(event: dict, state_json: dict) -> dict | None:
     if fields is None:
         return None
     data = event.get("data") or {}
-    if etype == "cards_played" and data.get("uncertain"):
-        return None  # a question to the referee, not (yet) a play
+    if etype == "cards_played" and (data.get("uncertain") or any(
+            q.get("seq") == event.get("seq") for q in (state_json.get("deal") or {}).get("questions") or ())):
+        # A question to the referee, not (yet) a play: the camera's doubt, or a read the engine
+        # doubts (a third copy of a face, a play with readings nobody stated).
+        return None
     out = {k: data[k] for k in fields if k in data}
     if etype == "flag_confirmed":
         flag = next((f for f in state_json.get("flags", []) if f.get("id") == data.get("flag")), None)

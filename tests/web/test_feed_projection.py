@@ -69,3 +69,18 @@ def test_public_events_filter():
     assert "evidence" not in repr(pubs[6])
     assert pubs[7] is None  # clock ticks are not listed
     assert public_state(steps[6][1])["flags"][0]["id"] == "F6"
+
+
+def test_a_read_the_engine_doubts_is_not_a_public_play():
+    """A camera read the engine turns into a question without the camera's own doubt (a third copy
+    of a face) was listed as a play in the public events; the public trick already left it out."""
+    steps = run([
+        *SETUP,
+        {"type": "cards_played", "source": "camera", "data": {"seat": "N", "cards": ["3s"], "confidence": [0.99]}},
+        {"type": "cards_played", "source": "camera", "data": {"seat": "W", "cards": ["3s"], "confidence": [0.99]}},
+        {"type": "cards_played", "source": "camera", "data": {"seat": "S", "cards": ["3s"], "confidence": [0.99]}},
+    ])
+    (_, st) = steps[-1]
+    assert [q.get("reason") for q in st["deal"]["questions"]] == ["third_copy"]
+    pubs = [public_event(ev, st) for ev, st in steps]
+    assert pubs[-1] is None and pubs[-2]["data"] == {"seat": "W", "cards": ["3s"]}
