@@ -195,6 +195,13 @@ def on_drawing_finished(state: State, ev: dict[str, Any], fx: Effects) -> None:
 
 def _start_play(state: State, ev: dict[str, Any], leader: str, fx: Effects, *, first_lead: bool = True) -> None:
     deal = state["deal"]
+    if leader in deal["skip_turn"]:
+        # A violation during the tribute cost the leader its turn: the non-offending side leads
+        # (everyone still holds cards, so the leader's 下家).
+        deal["skip_turn"].remove(leader)
+        deal["trick"]["plays"].append({"seq": ev["seq"], "seat": leader, "pass": True, "skipped": True,
+                                       "t_ms": state["t_ms"]})
+        leader = seats_from(leader)[1]
     deal["phase"] = "play"
     state["round"]["status"] = "play"
     deal["trick"]["leader"] = leader

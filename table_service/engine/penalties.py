@@ -85,6 +85,8 @@ def give_penalty(
         finish_deal(state, ev, fx, ended_by="foul", foul={"side": side, "next_leader": next_leader})
     elif lose_turn and in_deal and deal["phase"] == "play":
         _lose_turn(state, ev, seat, fx)
+    elif lose_turn and in_deal and deal["phase"] in ("tribute", "return"):
+        deal["skip_turn"].append(seat)  # the first lead comes after the return: lost then if it is theirs
     return record
 
 

@@ -174,3 +174,16 @@ def test_violation_lose_turn_when_leading_skips_a_finished_opponent_not_to_the_p
     assert table.deal["turn"] == "E" and "N" in table.deal["finish_order"]
     _pen(table, "EW", "violation", seat="E", lose_turn=True)
     assert table.deal["turn"] == "S" and table.deal["trick"]["leader"] == "S"
+
+
+def test_a_turn_lost_during_the_tribute_is_the_first_lead_when_it_is_theirs(table: Table) -> None:
+    """A lose-turn violation given while tribute is paid was recorded and never applied: the payer
+    still led after the return. The first lead is the non-offending side's (the payer's 下家)."""
+    table.first_deal("E", ONE_EACH)
+    table.finish_in_order(["E", "N", "W", "S"])  # EW +2; S is 下游 and pays, then leads
+    table.next_deal(ONE_EACH)
+    _pen(table, "NS", "violation", seat="S", lose_turn=True)
+    table.do("tribute_given", {"seat": "S", "card": "Kd"})
+    table.do("return_given", {"seat": "E", "card": "3c"})
+    assert table.deal["turn"] == "E" and table.deal["trick"]["leader"] == "E" and table.deal["skip_turn"] == []
+    assert table.replay_matches()
