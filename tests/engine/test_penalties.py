@@ -187,3 +187,18 @@ def test_a_turn_lost_during_the_tribute_is_the_first_lead_when_it_is_theirs(tabl
     table.do("return_given", {"seat": "E", "card": "3c"})
     assert table.deal["turn"] == "E" and table.deal["trick"]["leader"] == "E" and table.deal["skip_turn"] == []
     assert table.replay_matches()
+
+
+@pytest.mark.parametrize("ruling", ["flag_confirmed", "flag_dismissed"])
+def test_after_the_ruling_on_a_wrong_play_the_player_s_clock_runs_again(table: Table, ruling: str) -> None:
+    """A play that does not beat keeps the turn and stops the clock for the referee; nothing started
+    it again, so the player could take two minutes unflagged."""
+    table.first_deal("E")
+    table.play("E", "9s")
+    table.play("N", "3s")  # does not beat
+    assert table.deal["turn"] == "N" and "N" not in table.deal["timers"]
+    table.do(ruling, {"flag": table.flags("does_not_beat")[0]["id"]}, role="referee")
+    assert "N" in table.deal["timers"]
+    table.do("clock_ticked", {}, source="clock", dt=120_000)
+    assert table.flags("time_over")
+    assert table.replay_matches()
