@@ -25,7 +25,7 @@ from table_service.engine.events import (
     int_field,
     seat_field,
 )
-from table_service.engine.flags import close_flag, find_flag, raise_flag
+from table_service.engine.flags import close_flag, find_flag, raise_flag, resolve_flag
 from table_service.engine.state import State, copy_state, initial_state
 from table_service.engine.timers import overdue, set_turn
 from table_service.rules.seats import SEATS, side_of
@@ -84,14 +84,16 @@ def _on_referee_called(state: State, ev: dict[str, Any], fx: Effects) -> None:
 
 def _on_flag_confirmed(state: State, ev: dict[str, Any], fx: Effects) -> None:
     """The referee upholds a flag; what the ruleset attaches to it follows (a missed report card)."""
-    flag_id = field(ev["data"], "flag", ev["type"])
+    field(ev["data"], "flag", ev["type"])
+    flag_id = resolve_flag(state, ev["data"])
     close_flag(state, flag_id, "confirmed", ev, fx)
     penalties.on_flag_upheld(state, ev, fx, state["flags"][find_flag(state, flag_id)])
     _rearm_turn_clock(state, fx)
 
 
 def _on_flag_dismissed(state: State, ev: dict[str, Any], fx: Effects) -> None:
-    close_flag(state, field(ev["data"], "flag", ev["type"]), "dismissed", ev, fx)
+    field(ev["data"], "flag", ev["type"])
+    close_flag(state, resolve_flag(state, ev["data"]), "dismissed", ev, fx)
     _rearm_turn_clock(state, fx)
 
 

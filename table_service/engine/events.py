@@ -242,6 +242,10 @@ _SIDE = _s(choices=SIDES, required=True)
 _CARD = _s(8, required=True)
 _TEXT = _s(MAX_TEXT)
 _FLAG_ID = Spec("str", max_len=32, alt=_i())
+#: Which flag a ruling meant, stamped by the table's runner as the ruling is logged (the raising
+#: event's seq, the flag's rule and seat): an id is a flag's place among its event's flags, and a
+#: correction that re-folds the deal can add or drop an earlier one (flags.resolve_flag).
+_FLAG_OF = Spec("obj", fields={"seq": _i(required=True), "rule": _s(40, required=True), "seat": _OPT_SEAT})
 _REF = _i(1, required=True)
 _PRESS = _s(64)  # "<screen controller boot id>:<event_no>": one press is logged once (the service)
 _RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "T", "10", "J", "Q", "K", "A")
@@ -291,8 +295,8 @@ DATA_SCHEMAS: dict[str, dict[str, Spec]] = {
     "clock_ticked": {},
     "device_status_changed": {"device": _s(choices=DEVICES, required=True),
                               "status": _s(choices=DEVICE_STATUSES, required=True), "detail": _TEXT},
-    "flag_confirmed": {"flag": Spec("str", required=True, max_len=32, alt=_i()), "note": _TEXT},
-    "flag_dismissed": {"flag": Spec("str", required=True, max_len=32, alt=_i()), "note": _TEXT},
+    "flag_confirmed": {"flag": Spec("str", required=True, max_len=32, alt=_i()), "flag_of": _FLAG_OF, "note": _TEXT},
+    "flag_dismissed": {"flag": Spec("str", required=True, max_len=32, alt=_i()), "flag_of": _FLAG_OF, "note": _TEXT},
     "play_confirmed": {"ref": _REF},
     "play_corrected": {"ref": _REF, "cards": _cards()},
     "reading_declared": {"ref": _REF, "kind": _s(32, required=True),
@@ -304,6 +308,7 @@ DATA_SCHEMAS: dict[str, dict[str, Spec]] = {
         "article": _s(MAX_TEXT, required=True),
         "seat": _OPT_SEAT,
         "flag": _FLAG_ID,
+        "flag_of": _FLAG_OF,
         "lose_turn": Spec("bool"),
         "next_leader": _OPT_SEAT,
         "note": _TEXT,

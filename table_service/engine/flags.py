@@ -77,6 +77,37 @@ def find_flag(state: State, flag_id: Any) -> int:
     raise EventRejected(f"无此标记 / no such flag: {flag_id!r}")
 
 
+def resolve_flag(state: State, data: dict[str, Any]) -> Any:
+    """The id of the flag a ruling's ``data`` means: the flag its ``flag_of`` names (raising event,
+    rule, seat) where one is there, else ``data["flag"]`` as given.
+
+    Why: an id is a flag's place among the flags its event raised (``F4``, ``F4.1``). A correction
+    re-folds the deal, and can add or drop an earlier flag of the same event (a pair where a single
+    was read makes the next player's pass also a missed report card), so the ruling must follow the
+    flag it was given on, not its old place.
+    """
+    of = data.get("flag_of")
+    if isinstance(of, dict):
+        for f in state["flags"]:
+            if f["seq"] == of.get("seq") and f["rule"] == of.get("rule") and f.get("seat") == of.get("seat"):
+                return f["id"]
+    return data.get("flag")
+
+
+def stamp_flag_of(state: State, event: dict[str, Any]) -> dict[str, Any]:
+    """``event`` with ``data.flag_of`` naming the flag its ``data.flag`` is in ``state`` (a ruling about
+    to be logged), or as it is (no such flag, or not a ruling on a flag)."""
+    data = event.get("data")
+    if event.get("type") not in ("flag_confirmed", "flag_dismissed", "penalty_given") or not isinstance(data, dict) \
+            or "flag_of" in data or data.get("flag") is None:
+        return event
+    flag = next((f for f in state["flags"] if f["id"] == data["flag"]), None)
+    if flag is None:
+        return event
+    of = {"seq": flag["seq"], "rule": flag["rule"]} | ({"seat": flag["seat"]} if flag.get("seat") else {})
+    return {**event, "data": {**data, "flag_of": of}}
+
+
 def close_flag(state: State, flag_id: Any, status: str, ev: dict[str, Any], fx: list[dict[str, Any]]) -> None:
     """Close an open flag as ``confirmed`` or ``dismissed`` (the list element is replaced)."""
     i = find_flag(state, flag_id)

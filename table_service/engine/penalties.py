@@ -12,7 +12,7 @@ from typing import Any
 
 from table_service.engine.errors import EventRejected
 from table_service.engine.events import PENALTY_LEVELS, field, seat_field, side_field
-from table_service.engine.flags import find_flag, raise_flag
+from table_service.engine.flags import find_flag, raise_flag, resolve_flag
 from table_service.engine.ladder import LEVEL_NAMES, escalate
 from table_service.engine.lifecycle import end_round, finish_deal
 from table_service.engine.play import arrive_turn
@@ -116,7 +116,7 @@ def on_penalty_given(state: State, ev: dict[str, Any], fx: Effects) -> None:
     if seat is not None and side_of(seat) != side:
         raise EventRejected(f"座位与方不符 / penalty_given: seat {seat} is not on side {side}")
     next_leader = seat_field(data, "next_leader", ev["type"], required=False)
-    flag = data.get("flag")
+    flag = resolve_flag(state, data)
     if flag is not None:
         find_flag(state, flag)
     give_penalty(

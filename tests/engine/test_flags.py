@@ -401,3 +401,31 @@ def test_huaian_time_over_warning_then_violation_with_the_turn_lost() -> None:
     t.do("clock_ticked", {}, source="clock", t=deadline + 10_000)  # 10 s later: violation, turn lost
     assert [p["level"] for p in t.state["penalties"]["records"]] == ["warning", "violation"]
     assert t.deal["turn"] == "W" and t.deal["trick"]["plays"][-1]["skipped"] is True
+
+
+def test_a_ruling_follows_its_flag_through_a_correction() -> None:
+    """E's single read as 9♠ was a pair (10 left: a report card due), so after the correction S's
+    out-of-turn pass also raises a missed report card, first: the ids of that event's flags move.
+    The referee's confirmation and the penalty citing the out-of-turn flag stay on it (the runner
+    stamps which flag a ruling meant), as if the pair had been read right at once."""
+    from table_service.engine.flags import stamp_flag_of
+
+    def ruling(t: Table, etype: str, data: dict) -> dict:
+        return stamp_flag_of(t.state, {"type": etype, "data": data})["data"]
+
+    counts = {"E": 12, "S": 27, "W": 27, "N": 27}
+    t = Table()
+    t.first_deal("E", counts)
+    t.play("E", "9s")
+    t.pass_("S")  # out of turn
+    oot = t.flags("out_of_turn")[0]["id"]
+    t.do("flag_confirmed", ruling(t, "flag_confirmed", {"flag": oot}), role="referee")
+    t.do("penalty_given", ruling(t, "penalty_given", {"side": "NS", "level": "warning", "article": "x", "seat": "S",
+                                                      "flag": oot}), role="referee")
+    play = next(e["seq"] for e in t.events if e["type"] == "cards_played")
+    t.do("play_corrected", {"ref": play, "cards": ["9s", "9h"]}, role="referee")
+    live = {f["rule"]: f["status"] for f in t.state["flags"] if f["status"] != "withdrawn"}
+    assert live["out_of_turn"] == "confirmed" and live["report_missing"] == "open"
+    records = t.state["penalties"]["records"]
+    assert [(r["side"], r["level"], r["auto"]) for r in records] == [("NS", "warning", False)]
+    assert next(f for f in t.state["flags"] if f["id"] == records[0]["flag"])["rule"] == "out_of_turn"

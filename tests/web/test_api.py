@@ -166,6 +166,10 @@ def test_confirm_and_dismiss_flags(client, h, runner):
     assert act(client, h, "flag_dismissed", {"flag": "F5"}).status_code == 200
     flags = {f["id"]: f["status"] for f in runner.state()["flags"]}
     assert flags == {"F4": "confirmed", "F5": "dismissed"}
+    # The log keeps which flag each ruling meant, so a later correction cannot move it to another.
+    rulings = [e["data"] for e in runner.events() if e["type"] in ("flag_confirmed", "flag_dismissed")]
+    assert [d["flag_of"] for d in rulings] == [{"seq": 4, "rule": "out_of_turn", "seat": "E"},
+                                               {"seq": 5, "rule": "referee_call", "seat": "W"}]
     resp = act(client, h, "flag_confirmed", {"flag": "F4"})
     assert resp.status_code == 422 and "already" in resp.get_json()["error"]
 
