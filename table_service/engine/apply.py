@@ -27,7 +27,7 @@ from table_service.engine.events import (
 )
 from table_service.engine.flags import close_flag, find_flag, raise_flag, resolve_flag
 from table_service.engine.state import State, copy_state, initial_state
-from table_service.engine.timers import overdue, set_turn
+from table_service.engine.timers import overdue, referee_called, set_turn
 from table_service.rules.seats import SEATS, side_of
 
 Effects = list[dict[str, Any]]
@@ -86,29 +86,33 @@ def _on_flag_confirmed(state: State, ev: dict[str, Any], fx: Effects) -> None:
     """The referee upholds a flag; what the ruleset attaches to it follows (a missed report card)."""
     field(ev["data"], "flag", ev["type"])
     flag_id = resolve_flag(state, ev["data"])
+    called = referee_called(state)
     close_flag(state, flag_id, "confirmed", ev, fx)
     penalties.on_flag_upheld(state, ev, fx, state["flags"][find_flag(state, flag_id)])
-    _rearm_turn_clock(state, fx)
+    _rearm_turn_clock(state, fx, restart=called and not referee_called(state))
 
 
 def _on_flag_dismissed(state: State, ev: dict[str, Any], fx: Effects) -> None:
     field(ev["data"], "flag", ev["type"])
+    called = referee_called(state)
     close_flag(state, resolve_flag(state, ev["data"]), "dismissed", ev, fx)
-    _rearm_turn_clock(state, fx)
+    _rearm_turn_clock(state, fx, restart=called and not referee_called(state))
 
 
-def _rearm_turn_clock(state: State, fx: Effects) -> None:
+def _rearm_turn_clock(state: State, fx: Effects, *, restart: bool = False) -> None:
     """Once the referee has ruled, the player whose turn it is has a countdown again.
 
     A wrong play (one that does not beat) keeps the turn with its player and stops their clock
     for the referee; without this nothing started it again, and the player could take minutes.
-    Not while the referee still has an open flag or question about that seat.
+    ``restart``: the last call for the referee was answered, and play resumes with a whole
+    countdown (while the call was open nobody was over time). Not while the referee still has an
+    open flag or question about that seat.
     """
     deal = state["deal"]
     if deal is None or deal["phase"] != "play" or state["result"] is not None:
         return
     seat = deal["turn"]
-    if seat is None or seat in deal["timers"] or any(q["seat"] == seat for q in deal["questions"]):
+    if seat is None or (seat in deal["timers"] and not restart) or any(q["seat"] == seat for q in deal["questions"]):
         return
     if any(f["status"] == "open" and f.get("seat") == seat for f in state["flags"]):
         return

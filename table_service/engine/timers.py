@@ -121,15 +121,23 @@ def set_turn(state: State, seat: str | None, fx: list[dict[str, Any]], *, first_
     start_timer(state, seat, phase, fx, option="first_lead" if first_lead else None)
 
 
+def referee_called(state: State) -> bool:
+    """Whether a call for the referee is open (play is stopped until the referee rules)."""
+    return any(f["rule"] == "referee_call" and f["status"] == "open" for f in state["flags"])
+
+
 def overdue(state: State) -> list[tuple[str, dict[str, Any]]]:
     """Timers whose deadline has passed at the current event time, in seat order.
 
     A seat whose play the camera saw by the deadline but could not read with confidence is
     not over time while the referee answers the question: the player acted in time, and the
-    referee's look at the cards must not count against them.
+    referee's look at the cards must not count against them. Nobody is over time while a call
+    for the referee is open.
     """
     deal = state.get("deal")
-    if deal is None:
+    if deal is None or referee_called(state):
+        # A player called the referee: play stops, and nobody acts until the referee rules (the
+        # rules' procedure on a breach); the countdown starts again then (apply._rearm_turn_clock).
         return []
     t = state["t_ms"]
     timers = deal["timers"]

@@ -202,3 +202,18 @@ def test_after_the_ruling_on_a_wrong_play_the_player_s_clock_runs_again(table: T
     table.do("clock_ticked", {}, source="clock", dt=120_000)
     assert table.flags("time_over")
     assert table.replay_matches()
+
+
+def test_nobody_is_over_time_while_a_call_for_the_referee_is_open(table: Table) -> None:
+    """Play stops when the referee is called ("take no action until the referee rules"): the clock
+    used to run on and flag, even penalise under Huai'an, the player waiting for the ruling."""
+    table.first_deal("E")
+    table.play("E", "3s")
+    table.do("referee_called", {"seat": "N"}, source="screen", dt=2_000)
+    table.do("clock_ticked", {}, source="clock", dt=60_000)
+    assert not table.flags("time_over")
+    table.do("flag_dismissed", {"flag": table.flags("referee_call")[0]["id"]}, role="referee")
+    assert table.deal["timers"]["N"]["deadline_ms"] == table.state["t_ms"] + 20_000  # a whole countdown again
+    table.do("clock_ticked", {}, source="clock", dt=21_000)
+    assert table.flags("time_over")
+    assert table.replay_matches()
