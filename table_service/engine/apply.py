@@ -116,7 +116,8 @@ def _rearm_turn_clock(state: State, fx: Effects, *, restart: bool = False) -> No
         return
     if any(f["status"] == "open" and f.get("seat") == seat for f in state["flags"]):
         return
-    set_turn(state, seat, fx)
+    # The deal's first lead keeps its own, longer countdown.
+    set_turn(state, seat, fx, first_lead=not deal["tricks"] and not deal["trick"]["plays"])
 
 
 HANDLERS: dict[str, Handler] = {

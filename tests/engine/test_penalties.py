@@ -217,3 +217,11 @@ def test_nobody_is_over_time_while_a_call_for_the_referee_is_open(table: Table) 
     table.do("clock_ticked", {}, source="clock", dt=21_000)
     assert table.flags("time_over")
     assert table.replay_matches()
+
+
+def test_a_call_answered_before_the_first_lead_gives_the_first_lead_s_whole_countdown(table: Table) -> None:
+    table.first_deal("E")
+    table.do("referee_called", {"seat": "S"}, source="screen", dt=5_000)
+    table.do("flag_dismissed", {"flag": table.flags("referee_call")[0]["id"]}, role="referee", dt=30_000)
+    first_lead_ms = table.state["round"]["ruleset"]["clock_first_lead_s"] * 1000
+    assert table.deal["timers"]["E"]["deadline_ms"] == table.state["t_ms"] + first_lead_ms
