@@ -503,7 +503,7 @@ def _parse_camera(c: _Checker, data: Mapping[str, Any], base: Path, check_device
     if renderer is not None and ":" not in renderer:
         c.error(f"[camera].renderer = {renderer!r}: 格式应为 'module:callable' / must be 'module:callable'")
     elif renderer is not None and check_devices and not _module_exists(renderer.partition(":")[0]):
-        # Found without importing it (nothing of the renderer runs at a config check).
+        # Found without importing the module itself (a dotted name imports its parent packages only).
         c.error(f"[camera].renderer = {renderer!r}: 找不到模块 / no module {renderer.partition(':')[0]!r} is installed")
     exposure = c.typed(cam, "exposure", float, "[camera]")
     lores = (int(c.typed(cam, "lores_width", int, "[camera]", 640)), int(c.typed(cam, "lores_height", int, "[camera]", 360)))
@@ -620,7 +620,7 @@ def load_config(path: str | os.PathLike[str], *, check_devices: bool = True) -> 
 
 
 def _module_exists(name: str) -> bool:
-    """Whether ``name`` is an importable module, found without running it."""
+    """Whether ``name`` is an importable module, found without running it (its parents are imported)."""
     try:
         return bool(name) and importlib.util.find_spec(name) is not None
     except (ImportError, ValueError):  # a parent package missing, or an empty or relative name
