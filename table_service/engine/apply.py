@@ -120,6 +120,35 @@ def _rearm_turn_clock(state: State, fx: Effects, *, restart: bool = False) -> No
     set_turn(state, seat, fx, first_lead=not deal["tricks"] and not deal["trick"]["plays"])
 
 
+def _on_deal_redrawn(state: State, ev: dict[str, Any], fx: Effects) -> None:
+    """``deal_redrawn`` (referee): the cards were miscounted, so they are shuffled and drawn again
+    (the rules' remedy), before the first card is played.
+
+    The table goes back to where it stood before the deal's ``drawing_finished`` (the deal's
+    snapshot), keeping what happened meanwhile that is not the deal's: flags (a wrong count's
+    among them, for the referee to close), penalties, releases. The next ``drawing_finished``
+    starts the same deal again, with the same number and the same tribute to pay.
+    """
+    reason = field(ev["data"], "reason", ev["type"])
+    if not isinstance(reason, str) or not reason.strip():
+        raise EventRejected("须说明理由 / deal_redrawn: reason is required")
+    deal = state["deal"]
+    base = state["_deal_base"]
+    if deal is None or deal["phase"] == "over" or base is None:
+        raise EventRejected("没有进行中的牌局 / deal_redrawn: no deal in progress")
+    played = [p for t in [*deal["tricks"], deal["trick"]] for p in t["plays"] if not p.get("pass")]
+    if played:
+        raise EventRejected("已有出牌，不能重新抓牌 / deal_redrawn: cards have been played; a re-draw comes "
+                            "before the first lead")
+    keep = {k: state[k] for k in ("flags", "penalties", "corrections", "released_deals", "rounds", "last_seq", "t_ms")}
+    restored = copy_state(base)
+    restored.update(keep)
+    state.clear()
+    state.update(restored)
+    fx.append({"kind": "state_rebuilt", "ref_seq": ev["seq"]})
+    fx.extend(device_effects(state))
+
+
 HANDLERS: dict[str, Handler] = {
     "round_set_up": lifecycle.on_round_set_up,
     "first_cut_recorded": lifecycle.on_first_cut,
@@ -142,6 +171,7 @@ HANDLERS: dict[str, Handler] = {
     "score_sheet_signed": lifecycle.on_score_sheet_signed,
     "round_ended": lifecycle.on_round_ended,
     "deal_released": lifecycle.on_deal_released,
+    "deal_redrawn": _on_deal_redrawn,
 }
 
 #: Table-wide events that are not part of the deal in progress: kept out of the deal's log, so a
@@ -329,7 +359,7 @@ def apply_in_place(state: State, event: dict[str, Any]) -> Effects:
         state["_overrides"] = {}
         return fx
     _dispatch(state, ev, fx)
-    if etype == "round_set_up":
+    if etype in ("round_set_up", "deal_redrawn"):
         state["_deal_base"] = None
         state["_deal_log"] = []
         state["_overrides"] = {}

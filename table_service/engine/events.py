@@ -43,6 +43,7 @@ EVENT_TYPES: tuple[str, ...] = (
     "score_sheet_signed",
     "round_ended",
     "deal_released",
+    "deal_redrawn",
 )
 
 #: Types that only a referee (or the chief referee) may submit.
@@ -60,6 +61,7 @@ REFEREE_TYPES: frozenset[str] = frozenset(
         "score_sheet_signed",
         "round_ended",
         "deal_released",
+        "deal_redrawn",
     }
 )
 
@@ -317,6 +319,7 @@ DATA_SCHEMAS: dict[str, dict[str, Spec]] = {
                               "next_leader": _OPT_SEAT},
     "score_sheet_signed": {"side": _SIDE},
     "round_ended": {"reason": _TEXT},
+    "deal_redrawn": {"reason": _s(MAX_TEXT, required=True)},
     "deal_released": {"deal": _i(1, 1_000_000, required=True), "round": _i(0, 1_000_000)},
 }
 

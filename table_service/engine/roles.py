@@ -28,6 +28,7 @@ ACTION_ROLES: dict[str, str] = {
     "score_sheet_signed": "referee",
     "round_ended": "referee",
     "round_set_up": "referee",
+    "deal_redrawn": "referee",  # cards miscounted: shuffle and draw again
     # table events entered at the panel
     "first_cut_recorded": "referee",
     "drawing_finished": "referee",

@@ -60,6 +60,7 @@ PUBLIC_EVENT_FIELDS: dict[str, tuple[str, ...]] = {
     "late_arrival_recorded": ("side", "minutes"),
     "score_sheet_signed": ("side",),
     "round_ended": (),
+    "deal_redrawn": (),
 }
 
 

@@ -73,6 +73,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "late_arrival": ("迟到", "Late arrival"),
     "minutes": ("分钟", "Minutes"),
     "end_round": ("结束本轮", "End the round"),
+    "redraw_deal": ("牌数有误，重新洗牌抓牌", "Cards miscounted: shuffle and draw again"),
     "enter_play": ("录入出牌", "Enter a play"),
     "pass": ("过", "Pass"),
     "submit": ("提交", "Submit"),

@@ -364,3 +364,27 @@ def test_deal_record_for_duplicate_play(table: Table) -> None:
     assert rec["tricks"][0] == [{"seat": "E", "cards": ["3s"]}, {"seat": "N", "cards": ["4s"]}, {"seat": "W", "pass": True},
                                 {"seat": "S", "pass": True}, {"seat": "E", "pass": True}]
     assert rec["finish_order"] == ["N", "S", "E", "W"]
+
+
+def test_a_miscounted_deal_is_drawn_again() -> None:
+    """"Cards miscounted: re-shuffle and re-draw": before the first card is played the referee sends
+    the table back to before the drawing; the same deal is drawn again, with its own number and its
+    tribute still to pay, and what the referee did meanwhile stays."""
+    t = Table(fmt={"kind": "deals", "deals": 3})
+    t.first_deal("E", ONE_EACH)
+    t.finish_in_order(["E", "N", "W", "S"])  # EW +2; S pays next deal
+    t.do("drawing_finished", {"counts": {"E": 27, "S": 26, "W": 27, "N": 28}})
+    assert t.deal["no"] == 2 and t.flags("wrong_count")
+    t.do("penalty_given", {"side": "NS", "level": "warning", "article": "x", "seat": "N"}, role="referee")
+    assert "reason is required" in t.reject("deal_redrawn", {"reason": " "}, role="referee")
+    assert "referee" in t.reject("deal_redrawn", {"reason": "miscount"}, role="viewer")
+    t.do("deal_redrawn", {"reason": "北家 28 张 / N had 28"}, role="referee")
+    assert t.deal["no"] == 1 and t.deal["phase"] == "over" and t.flags("wrong_count")
+    assert len(t.state["penalties"]["records"]) == 1
+    t.next_deal(ONE_EACH)
+    assert t.deal["no"] == 2 and t.deal["phase"] == "tribute"
+    t.do("tribute_given", {"seat": "S", "card": "Kd"})
+    t.do("return_given", {"seat": "E", "card": "3c"})
+    t.play(t.deal["turn"], "3s")
+    assert "before the first lead" in t.reject("deal_redrawn", {"reason": "too late"}, role="referee")
+    assert t.replay_matches()

@@ -298,3 +298,15 @@ def test_camera_crop_of_an_event(client, h, runner):
     for seq, msg in ((plain.seq, "no camera image"), (999, "no accepted event"), (0, "no accepted event")):
         r = client.get(f"/api/tables/1/events/{seq}/crop")
         assert r.status_code == 404 and msg in r.get_json()["error"]
+
+
+def test_the_referee_redraws_a_miscounted_deal_from_the_panel(client, h, runner):
+    h.setup_deal(runner)
+    h.login(client, "rita")
+    page = client.get("/tables/1").get_data(as_text=True)
+    assert 'data-type="deal_redrawn"' in page and "重新洗牌抓牌" in page
+    resp = act(client, h, "deal_redrawn", {"reason": "南家 26 张 / S had 26"})
+    assert resp.status_code == 200 and resp.get_json()["accepted"]
+    assert runner.state()["deal"] is None  # back to before the first deal's drawing
+    resp = act(client, h, "drawing_finished", {})
+    assert resp.status_code == 200 and runner.state()["deal"]["no"] == 1
