@@ -33,7 +33,7 @@ from table_service.event.model import Result
 def complete_matching_s(n: int, seed: int) -> float:
     rng = random.Random(seed)
     mp = [rng.randint(0, 8) for _ in range(n)]
-    big_r, g = pairing_cost_scales(n, 8)
+    big_r, _bye, g = pairing_cost_scales(n, 8)
     graph = nx.Graph()
     for i in range(n):
         for j in range(i + 1, n):

@@ -4,9 +4,11 @@ Swiss pairing is a maximum-weight perfect matching (networkx's blossom algorithm
 teams ranked by the standings so far. The matching minimises, in strict order of priority:
 
 1. rematches and second byes (a pairing that can avoid them always does);
-2. the total match-point gap over all tables (a bye counts the team's gap to the lowest score);
-3. the distance in the ranking (so inside a match-point group 1 meets 2, 3 meets 4 — the
-   adjacent pairing Guandan events use), and the bye goes to the lowest-ranked team.
+2. the bye goes to the lowest-ranked team that can take it (as Swiss practice has it: a bye is a
+   free win, never the leader's while a team below has had none);
+3. the total match-point gap over all tables;
+4. the distance in the ranking (so inside a match-point group 1 meets 2, 3 meets 4 — the
+   adjacent pairing Guandan events use).
 
 Each priority is scaled above the largest possible sum of the ones below, so the integer weights
 encode exactly that lexicographic order (tests check it against a brute force over every
@@ -153,13 +155,15 @@ def round_robin(teams: Sequence[str], results: Sequence[Result] = (), *, round_n
     return Draw(round=rnd, tables=_number(pairs, hist), bye=bye, method="round-robin")
 
 
-def pairing_cost_scales(n: int, max_gap: int) -> tuple[int, int]:
-    """``(R, G)``: the weight of a rematch/second bye and of one match point of gap, chosen so
-    each priority outweighs every possible sum of the lower ones."""
+def pairing_cost_scales(n: int, max_gap: int) -> tuple[int, int, int]:
+    """``(R, B, G)``: the weight of a rematch/second bye, of the bye's place above the last team,
+    and of one match point of gap, chosen so each priority outweighs every possible sum of the
+    lower ones."""
     tiny_total = (n // 2 + 1) * (n + 1)
     g = tiny_total + 1
-    r = g * (max_gap + 1) * (n // 2 + 1) + 1
-    return r, g
+    b = g * (max_gap + 1) * (n // 2 + 1) + 1
+    r = b * (n + 1) + 1
+    return r, b, g
 
 
 def _solve_region(ranked: Sequence[str], lo_i: int, hi_i: int, with_bye: bool, mp: dict[str, int], lo: int,
@@ -170,14 +174,14 @@ def _solve_region(ranked: Sequence[str], lo_i: int, hi_i: int, with_bye: bool, m
     part = ranked[lo_i:hi_i]
     n = len(ranked)
     gap = max(mp[t] for t in part) - min(min(mp[t] for t in part), lo)
-    big_r, g = pairing_cost_scales(len(part) + with_bye, gap)
+    big_r, b_w, g = pairing_cost_scales(max(n, len(part) + with_bye), gap)
     costs: dict[tuple[str, str], int] = {}
     for i, a in enumerate(part):
         for j in range(i + 1, len(part) if band is None else min(len(part), i + band + 1)):
             b = part[j]
             costs[(a, b)] = big_r * (frozenset((a, b)) in hist.met) + g * abs(mp[a] - mp[b]) + (j - i)
         if with_bye:
-            costs[(a, BYE)] = big_r * (hist.byes.get(a, 0) > 0) + g * (mp[a] - lo) + (n - 1 - lo_i - i)
+            costs[(a, BYE)] = big_r * (hist.byes.get(a, 0) > 0) + b_w * (n - 1 - lo_i - i) + g * (mp[a] - lo)
     top = max(costs.values()) + 1
     graph = nx.Graph()
     for (a, b), c in costs.items():

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from table_service.rules.scoring import PENALTY_LOSS_GAP
+
 #: The hub's form limits (its pages, its OpenAPI description and EVENT.toml read these):
 #: the longest free text a form field takes (appeal text, correction reason, decision note),
 MAX_TEXT = 500
@@ -173,6 +175,11 @@ def parse_result(obj: Any, where: str = "") -> Result:
             raise _err(where, "弃权已定 17:0，不能再给分", "a forfeit is 17:0; do not give ns_score/ew_score too")
         ns_score = _int(obj["ns_score"], "ns_score", where, 0, MAX_SCORE)
         ew_score = _int(obj["ew_score"], "ew_score", where, 0, MAX_SCORE)
+        # A penalty loss (判负) is scored 13 + d : 13 − d with a gap of at least 4 levels (the
+        # offender's level + 4, or the larger gap on the table): one side wins, the two make 26.
+        if ns_score + ew_score != MAX_SCORE or abs(ns_score - ew_score) < 2 * PENALTY_LOSS_GAP:
+            raise _err(where, f"判负比分无效 {ns_score}:{ew_score}（须为 13+d : 13−d，d ≥ {PENALTY_LOSS_GAP}）",
+                       f"a penalty loss scores 13+d : 13-d with d >= {PENALTY_LOSS_GAP}, not {ns_score}:{ew_score}")
     return Result(round=rnd, table=table.strip(), ns=ns, ew=ew, ns_levels=levels[0], ew_levels=levels[1],
                   forfeit=forfeit, ns_score=ns_score, ew_score=ew_score)
 

@@ -10,6 +10,8 @@ from table_service.rules.ruleset import Ruleset
 
 FORFEIT_SCORE: tuple[int, int] = (17, 0)
 J_POSITION = 11
+#: A round lost by penalty is scored as the offender's level + this many.
+PENALTY_LOSS_GAP = 4
 
 
 def level_difference_points(winner_pos: int, loser_pos: int) -> tuple[int, int]:
@@ -27,10 +29,10 @@ def penalty_loss_positions(winner_pos: int, offender_pos: int) -> tuple[int, int
     for pos in (winner_pos, offender_pos):
         if isinstance(pos, bool) or not isinstance(pos, int) or not 2 <= pos <= 15:
             raise ValueError(f"级位无效 / a level position is 2 (level 2) … 14 (A), 15 past A; got {pos!r}")
-    if winner_pos - offender_pos > 4:
+    if winner_pos - offender_pos > PENALTY_LOSS_GAP:
         return (winner_pos, offender_pos)
     off = min(offender_pos, J_POSITION)
-    return (off + 4, off)
+    return (off + PENALTY_LOSS_GAP, off)
 
 
 def match_points(result: str, ruleset: Ruleset) -> int:

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from table_service.event.draw import round_robin, swiss
 from table_service.event.model import EventInputError, parse_results_text
+from table_service.event.standings import compute_standings
 
 BYE = "<bye>"
 
@@ -44,42 +45,51 @@ def random_history(rng: random.Random, teams: list[str], rounds: int) -> list[di
     return lines
 
 
-def brute_best(teams: list[str], lines: list[dict[str, Any]]) -> tuple[int, int]:
-    """(rematches + second byes, total match-point gap) of the best matching, by enumeration."""
+def _above_last(teams: list[str], lines: list[dict[str, Any]]) -> dict[str, int]:
+    """Each team's place above the last of the standings (0: the last), the ranking the draw uses."""
+    if not lines:
+        return {t: len(teams) - 1 - i for i, t in enumerate(teams)}
+    rows = compute_standings(parse_results_text("\n".join(json.dumps(x) for x in lines)), teams).rows
+    return {r.team: len(rows) - 1 - i for i, r in enumerate(rows)}
+
+
+def brute_best(teams: list[str], lines: list[dict[str, Any]]) -> tuple[int, int, int]:
+    """(rematches + second byes, the bye's place above the last team, total match-point gap) of the
+    best matching, by enumeration: the draw's priorities, in order."""
     col = columns(lines, teams)
     mp = {t: col[t]["match_points"] for t in teams}
-    lo = min(mp.values())
+    above = _above_last(teams, lines)
     met = {frozenset((x["ns"], x["ew"])) for x in lines if "ns" in x}
     had_bye = {x["bye"] for x in lines if "bye" in x}
     nodes = teams + ([BYE] if len(teams) % 2 else [])
     best = None
     for m in matchings(nodes):
-        bad = gap = 0
+        bad = gap = place = 0
         for a, b in m:
             if BYE in (a, b):
                 t = b if a == BYE else a
                 bad += t in had_bye
-                gap += mp[t] - lo
+                place = above[t]
             else:
                 bad += frozenset((a, b)) in met
                 gap += abs(mp[a] - mp[b])
-        best = (bad, gap) if best is None or (bad, gap) < best else best
+        best = (bad, place, gap) if best is None or (bad, place, gap) < best else best
     assert best is not None
     return best
 
 
-def score_of(draw_json: dict[str, Any], teams: list[str], lines: list[dict[str, Any]]) -> tuple[int, int]:
+def score_of(draw_json: dict[str, Any], teams: list[str], lines: list[dict[str, Any]]) -> tuple[int, int, int]:
     col = columns(lines, teams)
     mp = {t: col[t]["match_points"] for t in teams}
-    lo = min(mp.values())
     met = {frozenset((x["ns"], x["ew"])) for x in lines if "ns" in x}
     had_bye = {x["bye"] for x in lines if "bye" in x}
     bad = sum(frozenset((t["ns"], t["ew"])) in met for t in draw_json["tables"])
     gap = sum(abs(mp[t["ns"]] - mp[t["ew"]]) for t in draw_json["tables"])
+    place = 0
     if draw_json["bye"]:
         bad += draw_json["bye"] in had_bye
-        gap += mp[draw_json["bye"]] - lo
-    return bad, gap
+        place = _above_last(teams, lines)[draw_json["bye"]]
+    return bad, place, gap
 
 
 def check_shape(d: dict[str, Any], teams: list[str]) -> None:
@@ -164,3 +174,18 @@ def test_large_field_stays_rematch_free() -> None:
         lines += play(rng, d)
     pairs = [frozenset((x["ns"], x["ew"])) for x in lines if "ns" in x]
     assert len(pairs) == len(set(pairs))
+
+
+def test_the_bye_goes_to_the_lowest_ranked_team_that_has_had_none() -> None:
+    """The leader, alone on 4 points, took the bye (a free third win) while T01, lower and without a
+    bye, played: the bye counted only as a match-point gap, a tie the ranking distance then broke."""
+    lines = [{"round": 1, "bye": "T05"},
+             {"round": 1, "table": "1", "ns": "T01", "ew": "T03", "ns_levels": 2, "ew_levels": 5},
+             {"round": 1, "table": "2", "ns": "T04", "ew": "T02", "ns_levels": 2, "ew_levels": 9},
+             {"round": 2, "bye": "T04"},
+             {"round": 2, "table": "1", "ns": "T02", "ew": "T03", "ns_levels": 4, "ew_levels": 7},
+             {"round": 2, "table": "2", "ns": "T05", "ew": "T01", "forfeit": "ns"}]
+    teams = [f"T0{i}" for i in range(1, 6)]
+    d = swiss(teams, parse_results_text("\n".join(json.dumps(x) for x in lines))).to_json()
+    assert d["bye"] == "T01"
+    assert {frozenset((t["ns"], t["ew"])) for t in d["tables"]} == {frozenset(("T03", "T04")), frozenset(("T02", "T05"))}

@@ -86,6 +86,9 @@ def test_three_two_one_zero_scheme() -> None:
     ('{"round":1,"table":"1","ns":"A","ew":"B","ns_levels":14,"ew_levels":2}', "ns_levels"),
     ('{"round":1,"table":"1","ns":"A","ew":"B","ns_levels":1,"ew_levels":2,"forfeit":"x"}', "forfeit"),
     ('{"round":1,"table":"1","ns":"A","ew":"B","ns_levels":1,"ew_levels":2,"ns_score":3}', "together"),
+    ('{"round":1,"table":"1","ns":"A","ew":"B","ns_levels":2,"ew_levels":9,"ns_score":13,"ew_score":13}', "penalty loss"),
+    ('{"round":1,"table":"1","ns":"A","ew":"B","ns_levels":0,"ew_levels":0,"ns_score":26,"ew_score":26}', "penalty loss"),
+    ('{"round":1,"table":"1","ns":"A","ew":"B","ns_levels":0,"ew_levels":0,"ns_score":16,"ew_score":10}', "penalty loss"),
     ('{"round":1,"table":"1","ns":"A","ew":"B","ns_levels":1,"ew_levels":2,"colour":1}', "unknown"),
     ('{"round":1,"table":"\\ud800","ns":"A","ew":"B","ns_levels":1,"ew_levels":2}', "invalid table"),
     ('{"round":1,"table":"1\\n","ns":"A","ew":"B","ns_levels":1,"ew_levels":2}', "invalid table"),
@@ -120,7 +123,7 @@ def random_event(rng: random.Random, n: int, rounds: int) -> list[dict[str, Any]
             if roll < 0.1:
                 line["forfeit"] = rng.choice(["ns", "ew"])
             elif roll < 0.2:
-                line["ns_score"], line["ew_score"] = rng.choice([(17, 9), (9, 17), (15, 11)])
+                line["ns_score"], line["ew_score"] = rng.choice([(17, 9), (9, 17), (20, 6), (26, 0)])  # 13 + d : 13 - d, d >= 4
             elif roll < 0.4:
                 line["ew_levels"] = line["ns_levels"]
             lines.append(line)
