@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import json
-import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -30,6 +29,7 @@ from table_service.event.standings import (
 )
 from table_service.event.store import HubStore
 from table_service.rules.ruleset import get_ruleset
+from table_service.views.wire import is_host
 
 
 def _address(text: str) -> str:
@@ -40,18 +40,11 @@ def _address(text: str) -> str:
         raise argparse.ArgumentTypeError(f"须为 IP 地址 / must be an IP address, got {text[:60]!r}") from None
 
 
-_HOST_RE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*")
-
-
 def _host(text: str) -> str:
     """An argparse type: a host name or an IP address (it goes into a certificate and every table's config)."""
-    t = text.strip()
-    try:
-        return str(ipaddress.ip_address(t))
-    except ValueError:
-        if len(t) <= 253 and _HOST_RE.fullmatch(t):
-            return t
-    raise argparse.ArgumentTypeError(f"须为主机名或 IP 地址 / must be a host name or an IP address, got {text[:60]!r}")
+    if not is_host(text.strip()):
+        raise argparse.ArgumentTypeError(f"须为主机名或 IP 地址 / must be a host name or an IP address, got {text[:60]!r}")
+    return text.strip()
 
 
 def _int_in(lo: int, hi: int, what: str) -> Any:

@@ -52,7 +52,7 @@ from typing import Any
 from table_service.event.model import MAX_ID, MAX_NAME, EventInputError
 from table_service.event.standings import MATCH_POINT_SCHEMES, ScoringOptions
 from table_service.rules.ruleset import get_ruleset
-from table_service.views.wire import SEGMENT_RE
+from table_service.views.wire import SEGMENT_RE, is_host
 
 _SECTIONS: dict[str, set[str]] = {
     "event": {"id", "name", "rounds", "draw", "ruleset", "format", "match_points", "bye_points", "seed",
@@ -213,7 +213,7 @@ def validate(raw: dict[str, Any]) -> dict[str, Any]:
         if isinstance(port, bool) or not isinstance(port, int) or not lowest <= port <= 65535:
             raise EventInputError(f"EVENT.toml [{where}]: port 无效 / invalid port {port!r} ({lowest}-65535)")
         host = _opt(section, "host", str, where, None, max_len=255)
-        if host is not None and (not host.strip() or any(c.isspace() for c in host)):
+        if host is not None and not is_host(host):
             raise EventInputError(f"EVENT.toml [{where}]: host 无效 / invalid host {host!r} (a name or an address, no spaces)")
     for key in ("username", "password", "ca_file"):
         _opt(mqtt, key, str, "mqtt", None, max_len=255)

@@ -209,7 +209,7 @@ class EventStore:
         if status not in ("accepted", "rejected"):
             raise ValueError(f"status must be accepted or rejected, got {status!r}")
         data = json.dumps(event.get("data", {}), ensure_ascii=False, sort_keys=True, default=str)
-        if not _utf8(data):
+        if not is_utf8_text(data):
             # Half a UTF-16 pair ("\ud800", which JSON may escape) is no text SQLite can hold; escaped,
             # the record still reads back as it came, and nothing accepted is lost.
             data = json.dumps(event.get("data", {}), ensure_ascii=True, sort_keys=True, default=str)
@@ -290,7 +290,8 @@ class EventStore:
         return f"EventStore({str(self.path)!r})"
 
 
-def _utf8(text: str) -> bool:
+def is_utf8_text(text: str) -> bool:
+    """Whether ``text`` is text UTF-8 (and so SQLite) can hold: no half of a UTF-16 surrogate pair."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
@@ -300,4 +301,4 @@ def _utf8(text: str) -> bool:
 
 def _text(text: str) -> str:
     """``text`` as SQLite can hold it: a lone UTF-16 surrogate written as its escape."""
-    return text if _utf8(text) else text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text if is_utf8_text(text) else text.encode("utf-8", "backslashreplace").decode("utf-8")

@@ -17,7 +17,7 @@ from typing import Any
 from hardware.config import parse_config
 from table_service.engine.ruleset import ALIASES
 from table_service.rules.ruleset import PRESETS
-from table_service.views.wire import SEGMENT_RE
+from table_service.views.wire import SEGMENT_RE, is_host
 
 #: Longest a clock tick at a deadline waits for the camera (real seconds; ``[service]
 #: camera_grace_s``). A read takes well under a second on the Pi; past this the tick goes anyway.
@@ -79,7 +79,7 @@ def _check_setting(section: str, key: str, value: Any) -> str | None:
         return f"{name}: 须为{_KIND_WORDS[kind]} / must be {_KIND_WORDS[kind].split(' / ')[1]}"
     if kind in ("int", "num") and ((lo is not None and value < lo) or (hi is not None and value > hi)):
         return f"{name}: 须在 {lo:g}–{hi:g} 之间 / must be within {lo:g}-{hi:g}"
-    if key == "host" and (not value.strip() or any(c.isspace() for c in value) or len(value) > 255):
+    if key == "host" and not is_host(value):
         return f"{name}: 须为主机名或地址 / must be a host name or an address, without spaces"
     return None
 

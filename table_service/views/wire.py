@@ -7,6 +7,7 @@ through the second, so each has one source.
 
 from __future__ import annotations
 
+import ipaddress
 import re
 import time
 from typing import Any
@@ -14,6 +15,22 @@ from typing import Any
 #: An event or table id as an MQTT topic segment: no wildcards, no separators (an id with ``/`` or
 #: ``#`` would publish somewhere else or be refused by the broker).
 SEGMENT_RE = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
+#: A host name: dot-separated labels of letters, digits, ``-`` and ``_`` (a label neither starts nor
+#: ends with ``-``).
+_HOST_RE = re.compile(r"[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*")
+
+
+def is_host(text: object) -> bool:
+    """Whether ``text`` names a host a client can reach: an IP address or a host name. One rule for
+    the broker in EVENT.toml and table.toml, the panel's address, and ``event provision``'s
+    ``--host``/``--tls`` (an empty host or one with a space reached paho-mqtt and failed there)."""
+    if not isinstance(text, str) or not text or len(text) > 253:
+        return False
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return bool(_HOST_RE.fullmatch(text))
+    return True
 
 
 def table_result(state: dict[str, Any], table_id: str) -> dict[str, Any] | None:

@@ -17,6 +17,7 @@ from flask import Blueprint, Response, abort, current_app, g, jsonify, request
 from table_service.engine.errors import EventRejected
 from table_service.engine.events import check_data
 from table_service.engine.roles import ACTION_ROLES, required_role, rules_in_force
+from table_service.store.event_log import is_utf8_text
 from table_service.views.fanout import parse_last_event_id
 
 from . import users
@@ -55,9 +56,7 @@ def _encodable(value: object) -> bool:
     while stack:
         v = stack.pop()
         if isinstance(v, str):
-            try:
-                v.encode("utf-8")
-            except UnicodeEncodeError:
+            if not is_utf8_text(v):
                 return False
         elif isinstance(v, dict):
             stack.extend(v.keys())

@@ -7,6 +7,8 @@ import getpass
 import sys
 from typing import Any
 
+from table_service.store.event_log import is_utf8_text
+
 from . import config, users
 
 
@@ -20,10 +22,8 @@ def _db_path(args: argparse.Namespace) -> str:
 def _password(args: argparse.Namespace) -> str:
     if args.password_stdin:
         line = sys.stdin.readline().rstrip("\r\n")
-        try:
-            line.encode("utf-8")  # bytes that are not UTF-8 arrive as surrogates
-        except UnicodeEncodeError:
-            raise ValueError("密码须为 UTF-8 文本 / the password on stdin is not UTF-8 text") from None
+        if not is_utf8_text(line):  # bytes that are not UTF-8 arrive as surrogates
+            raise ValueError("密码须为 UTF-8 文本 / the password on stdin is not UTF-8 text")
         return line
     if not sys.stdin.isatty():
         raise ValueError("无终端，请用 --password-stdin / no terminal: use --password-stdin")
