@@ -148,8 +148,11 @@ def cmd_enroll_table(args: argparse.Namespace) -> int:
     layout = TableLayout.load(args.layout) if args.layout else default_layout()
     lens = LensCalibration.load(args.calibration) if args.calibration else None
     interactive = sys.stdin.isatty() and not args.no_questions
-    pictures = Path(tempfile.mkdtemp(prefix="guandan-enrol-"))
-    res = enrol_from_frames(frames, ask=_prompt(pictures) if interactive else None, layout=layout, lens=lens)
+    if interactive:  # the questions' pictures live as long as the questions: nothing left in /tmp
+        with tempfile.TemporaryDirectory(prefix="guandan-enrol-") as pictures:
+            res = enrol_from_frames(frames, ask=_prompt(Path(pictures)), layout=layout, lens=lens)
+    else:
+        res = enrol_from_frames(frames, ask=None, layout=layout, lens=lens)
     named = sum(c.name is not None and not c.asked for c in res.cards)
     print(f"桌上找到 {len(res.cards)} 张牌，自动识别 {named} 张，提问 {res.questions} 张 / found {len(res.cards)} "
           f"cards, {named} named by the reader, {res.questions} asked ({res.seconds:.1f} s)")

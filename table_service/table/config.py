@@ -170,9 +170,13 @@ def parse_service_config(data: dict[str, Any], *, base_dir: str | os.PathLike[st
         if own[section].get("users_db"):
             p = Path(own[section]["users_db"])
             own[section]["users_db"] = str(p if p.is_absolute() else base / p)
+            if check_files:
+                _check_database_path(f"[{section}].users_db", Path(own[section]["users_db"]))
     if svc.get("db"):
         p = Path(svc["db"])
         svc["db"] = str(p if p.is_absolute() else base / p)
+        if check_files:
+            _check_database_path("[service].db", Path(svc["db"]))
     vis = own["vision"]
     for key in ("layout", "calibration", "enrollment"):
         if isinstance(vis.get(key), str):
@@ -185,6 +189,23 @@ def parse_service_config(data: dict[str, Any], *, base_dir: str | os.PathLike[st
                 _check_vision_file(key, Path(vis[key]))
     return ServiceConfig(hardware=hw, service=svc, web=own["web"], mqtt=own["mqtt"], vision=own["vision"],
                          path=Path(path) if path else None)
+
+
+def _check_database_path(key: str, path: Path) -> None:
+    """A database path SQLite can open for writing: a file there, or a folder it may be created in.
+    Why here: the event log is opened when ``run`` starts, the users' database at the first login;
+    a path under a file, a folder, or a read-only place would otherwise fail then, not at ``config check``."""
+    if path.exists():
+        if not path.is_file():
+            raise ValueError(f"{key}: 不是文件 / not a file: {path}")
+        if not os.access(path, os.R_OK | os.W_OK):
+            raise ValueError(f"{key}: 文件不可写 / file not writable: {path}")
+        return
+    parent = path.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        raise ValueError(f"{key}: 无法在 {parent} 下创建 / cannot be created under {parent}: {path}")
 
 
 def _check_vision_file(key: str, path: Path) -> None:

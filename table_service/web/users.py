@@ -98,14 +98,14 @@ def connect(path: str | Path, *, create: bool = True) -> sqlite3.Connection:
         if not p.exists():
             if not create:
                 raise UserError(f"用户数据库不存在 / no users database at {p} (give --db, or add a user first)")
-        elif not create and p.stat().st_size == 0:
-            # SQLite would take an empty file as a new database and write its schema into it.
-            raise UserError(f"用户数据库是空文件 / {p} is an empty file, not a users database (add a user first)")
-            try:
+            try:  # a folder named in the config that is not there yet is made, as the event log's is
                 p.parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise UserError(f"无法创建用户数据库 / cannot create the users database {p}: "
                                 f"{exc.strerror or exc}") from None
+        elif not create and p.stat().st_size == 0:
+            # SQLite would take an empty file as a new database and write its schema into it.
+            raise UserError(f"用户数据库是空文件 / {p} is an empty file, not a users database (add a user first)")
     try:
         conn = sqlite3.connect(str(p), timeout=5.0, check_same_thread=False)
     except sqlite3.Error as exc:

@@ -24,6 +24,9 @@ BAD: dict[str, tuple[dict[str, Any], str]] = {
     "empty broker host": ({"mqtt": 'event = "ev"\nhost = ""\n'}, "[mqtt].host"),
     "empty web host": ({"web": 'host = ""\n'}, "[web].host"),
     "renderer not installed": ({"camera": 'synthetic"\nrenderer = "nosuchmod:f'}, "nosuchmod"),
+    "users database under a file": ({"web": 'users_db = "table.toml/users.sqlite3"\n'}, "[web].users_db"),
+    "users database a folder": ({"web": 'users_db = "."\n'}, "[web].users_db"),
+    "event log under a file": ({"service": 'db = "table.toml/t7.sqlite3"\n'}, "[service].db"),
 }
 
 #: Files that are there but unusable: read by ``config check`` as the camera reads them at start-up.

@@ -4,6 +4,8 @@ asked, two decks of one design enrolled as one."""
 
 from __future__ import annotations
 
+import tempfile
+
 import cv2
 import numpy as np
 import pytest
@@ -119,10 +121,14 @@ def test_cli_enrols_from_frames(frames, tmp_path, capsys, monkeypatch):
     monkeypatch.setattr("vision.cardnet.fancheck.FAN_CHECK_PLAYS", 6)
     cv2.imwrite(str(tmp_path / "a.png"), frames[0])
     out = tmp_path / "deck.npz"
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     # --force: saved even if its self-check finds a misread (the test's short fit may make one).
     assert main(["vision", "enroll", "--frames", str(tmp_path / "a.png"), "--out", str(out), "--force"]) == 0
     text = capsys.readouterr().out
     assert "found 54 cards" in text and "self-check" in text and "deck enrolled" in text
+    assert not list(scratch.iterdir())  # no questions' folder left behind in the temporary directory
     e = Enrollment.load(out)
     assert len(e.cards) >= 40 and set(e.cards) <= set(ALL_CARDS)  # the rest are read zero-shot
     absent = [c for c in ALL_CARDS if c not in e.cards]

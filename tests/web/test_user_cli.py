@@ -72,3 +72,11 @@ def test_commands_that_only_read_or_remove_leave_an_empty_file_as_it_is(tmp_path
     assert main(["user", *cmd, "--db", str(empty)]) == 2
     assert "empty file" in capsys.readouterr().err
     assert empty.read_bytes() == b""
+
+
+def test_a_users_database_in_a_folder_not_made_yet_is_created_there(tmp_path):
+    """``[web] users_db = "accounts/users.sqlite3"`` before the folder exists: the first login (or
+    ``user add``) makes the folder, as the event log's is made, instead of failing to open the file."""
+    conn = users.connect(tmp_path / "accounts" / "users.sqlite3")
+    conn.close()
+    assert (tmp_path / "accounts" / "users.sqlite3").is_file()

@@ -13,7 +13,9 @@
    **A second look** first: a candidate the detector is fairly sure of but whose crop the
    classifier calls "no corner" is often a real corner the detector placed a cell or two off
    (a wide "10" index on a design it never saw); crops a few millimetres around it are read, and
-   the best one replaces it when the two nets then agree on a card.
+   the best one replaces it when the two nets then agree on a card.  A candidate lying where the
+   fan's steps leave a gap that may hide a card (step 4) gets the same look, however unsure the
+   detector was of it: there a card is likelier than anywhere else (tango's wide "10" at 2 px/mm).
    **The far corner:** the last card of a fan (a lone card above all) shows its bottom-right
    corner too, with the index turned half a turn.  The zone turned half a turn is read there as
    well, and when the two corners name different faces the play is doubted.  (Agreement does not
@@ -88,6 +90,9 @@ PAPER_INSIDE_MM = 3.0
 #: corner by the card's edges around it) and this much beyond it.
 FAR_CONTEXT_MM = 60.0
 FAR_BEYOND_MM = 15.0
+#: A card hidden in a gap of the fan has its corner level with its two neighbours': within this
+#: many mm of their mean height (a 7° tilt over the widest gap, 40 mm, moves a corner 5 mm).
+GAP_ROW_MM = 7.0
 #: Where the second look reads, in mm from the candidate: the detector's cell is 2.7 mm, and a
 #: misplaced peak was seen up to two cells off along the row and a cell off across it (without
 #: the cross-row reads, a Q♠ under a 9♠ at 3 px/mm went unread on an unseen design).
@@ -339,7 +344,8 @@ def _second_look(bgr: np.ndarray, px_per_mm: float, head: Head, corners: list[Co
     """
     model = corner_model()
     scores = np.array([c.score for c in corners])
-    doubted = np.nonzero((p_card < 0.5) & (model.p_card(scores, np.full(len(corners), SECOND_LOOK_NONE)) >= 0.5))[0]
+    believed = model.p_card(scores, np.full(len(corners), SECOND_LOOK_NONE)) >= 0.5
+    doubted = np.nonzero((p_card < 0.5) & (believed | _in_suspect_gap(corners, p_card, px_per_mm)))[0]
     if not len(doubted) or not SECOND_LOOK_MM:
         return
     step = np.array(SECOND_LOOK_MM) * px_per_mm
@@ -357,6 +363,21 @@ def _second_look(bgr: np.ndarray, px_per_mm: float, head: Head, corners: list[Co
             continue  # that is another card's corner, read already
         corners[k] = Corner(x, y, corners[k].score)
         emb[k], probs[k], p_card[k] = e2[i * len(step) + j], p2[i * len(step) + j], pc2[i, j]
+
+
+def _in_suspect_gap(corners: list[Corner], p_card: np.ndarray, px_per_mm: float) -> np.ndarray:
+    """Which candidates lie where a card may hide between two cards read (:func:`_suspect_gap`):
+    clear of both neighbours' corners and level with them (within :data:`GAP_ROW_MM`).  Why: a
+    corner the detector was unsure of (tango's wide "10", 1–2 mm off) is most often such a card,
+    and the play is doubted there anyway; a look around it may read the card."""
+    kept = sorted((c for c, p in zip(corners, p_card, strict=True) if p >= 0.5), key=lambda c: c.x)
+    gap = _suspect_gap([c.x / px_per_mm for c in kept])
+    if gap is None:
+        return np.zeros(len(corners), bool)
+    left, right = next((a, b) for a, b in zip(kept, kept[1:], strict=False) if a.x / px_per_mm == gap[0])
+    row_y = (left.y + right.y) / 2.0
+    return np.array([left.x + MIN_CORNER_GAP_MM * px_per_mm <= c.x <= right.x - MIN_CORNER_GAP_MM * px_per_mm
+                     and abs(c.y - row_y) <= GAP_ROW_MM * px_per_mm for c in corners], bool)
 
 
 def _choose(card_p: np.ndarray, poss: Counter | None, reasons: list[str]) -> tuple[list[str], list[float], list[str | None]]:
@@ -386,18 +407,30 @@ def _choose(card_p: np.ndarray, poss: Counter | None, reasons: list[str]) -> tup
     return cards, confs, alts
 
 
-def _geometry_doubts(kept: list[Corner], px_per_mm: float, reasons: list[str]) -> None:
-    """A gap between neighbouring corners wider than any fan, or nearer two of the play's own steps
-    than one: a card may lie hidden there (or its corner was missed)."""
-    xs_mm = [c.x / px_per_mm for c in kept]
+def _suspect_gap(xs_mm: list[float]) -> tuple[float, float] | None:
+    """The widest gap between neighbouring corners (left to right, in mm) when it is wider than any
+    fan, or nearer two of the play's own steps than one: where a card may lie hidden, or its corner
+    was missed.  None when the play's steps hold no such gap."""
     gaps = np.diff(xs_mm)
     if not len(gaps):
-        return
+        return None
     widest = int(gaps.argmax())
-    if float(gaps[widest]) > MAX_STEP_MM:
-        reasons.append(f"牌间距过大，可能有牌被遮 / a gap of {float(gaps[widest]):.0f} mm may hide a card")
-        return
     others = np.delete(gaps, widest)
-    if len(others) and float(gaps[widest]) > DOUBLE_STEP * float(np.median(others)):
-        reasons.append(f"牌间距不均，可能漏看一张 / a gap of {float(gaps[widest]):.0f} mm, twice the fan's "
-                       f"{float(np.median(others)):.0f} mm steps, may hide a card")
+    if float(gaps[widest]) > MAX_STEP_MM or (len(others) and float(gaps[widest]) > DOUBLE_STEP * float(np.median(others))):
+        return xs_mm[widest], xs_mm[widest + 1]
+    return None
+
+
+def _geometry_doubts(kept: list[Corner], px_per_mm: float, reasons: list[str]) -> None:
+    """The play is doubted where :func:`_suspect_gap` finds a gap that may hide a card."""
+    xs_mm = [c.x / px_per_mm for c in kept]
+    gap = _suspect_gap(xs_mm)
+    if gap is None:
+        return
+    width = gap[1] - gap[0]
+    if width > MAX_STEP_MM:
+        reasons.append(f"牌间距过大，可能有牌被遮 / a gap of {width:.0f} mm may hide a card")
+        return
+    others = np.delete(np.diff(xs_mm), int(np.argmax(np.diff(xs_mm))))
+    reasons.append(f"牌间距不均，可能漏看一张 / a gap of {width:.0f} mm, twice the fan's "
+                   f"{float(np.median(others)):.0f} mm steps, may hide a card")
