@@ -57,10 +57,16 @@ def give_penalty(
         )
     deal = state.get("deal")
     in_deal = deal is not None and deal["phase"] != "over"
-    if final == "foul" and in_deal and next_leader is None:
+    between = not in_deal and state["next_deal"] is not None  # a deal has ended, the next not yet drawn
+    if final == "foul" and (in_deal or between) and next_leader is None:
         raise EventRejected("犯规须指定下一副牌的领出者 / a foul needs next_leader (who leads the next deal)")
+    if final == "foul" and next_leader is not None and not (in_deal or between):
+        raise EventRejected("第一副牌的首出由翻牌决定，不能指定 / next_leader: before the first deal its leader is "
+                            "drawn by the cut card; the foul counts on the ladder only")
     if lose_turn and seat is None:
         raise EventRejected("失去出牌权须指明座位 / lose_turn needs the offender's seat")
+    if lose_turn and final != "violation":
+        raise EventRejected(f"失去出牌权只随违例 / lose_turn goes with a violation only (this penalty is a {final})")
     state["penalties"][side] = ladder
     record = {
         "seq": ev["seq"],
@@ -83,6 +89,10 @@ def give_penalty(
         end_round(state, ev, fx, winner=winner, reason="loss", penalty_loss=True)
     elif final == "foul" and in_deal:
         finish_deal(state, ev, fx, ended_by="foul", foul={"side": side, "next_leader": next_leader})
+    elif final == "foul" and between:
+        # No deal to end or count as double-down (docs/rules.md): the next deal keeps the rest of
+        # the foul, no tribute and the named leader.
+        state["next_deal"] = {"kind": "none", "payers": [], "top": state["next_deal"]["top"], "leader": next_leader}
     elif lose_turn and in_deal and deal["phase"] == "play":
         _lose_turn(state, ev, seat, fx)
     elif lose_turn and in_deal and deal["phase"] in ("tribute", "return"):

@@ -8,8 +8,10 @@ the referee is told when a choice was still left (the player may have to state t
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import permutations, product
 
 from table_service.rules.cards import NATURAL_VALUE, Card, parse_cards, power
 from table_service.rules.patterns import SEQUENCE_KINDS, Play, beats, classify, strength
@@ -41,20 +43,25 @@ def _order_value(play: Play, face: Card) -> int:
 
 def consistent_with_order(play: Play, order: Sequence[Card]) -> bool:
     """Does the row ``order`` (left to right) put each card where its face would sit, ascending
-    or descending? Cards that are not wild always fit; the test is about the wild cards."""
-    faces_left = list(zip(play.cards, play.faces, strict=True))
-    seq: list[int] = []
-    for c in order:
-        for i, (pc, face) in enumerate(faces_left):
-            if pc == c:
-                seq.append(_order_value(play, face))
-                del faces_left[i]
-                break
-        else:
-            return True  # order does not match the cards: it cannot narrow anything
-    asc = all(a <= b for a, b in zip(seq, seq[1:], strict=False))
-    desc = all(a >= b for a, b in zip(seq, seq[1:], strict=False))
-    return asc or desc
+    or descending? Cards that are not wild always fit; the test is about the wild cards.
+
+    Two copies of one card (the two wild cards of two decks) may stand for different faces: 7 W W 9 9
+    is 77+999 with the first wild a 7 and the second a 9.  Which copy lies where cannot be seen, so
+    every way of giving the copies their faces is tried."""
+    if Counter(order) != Counter(play.cards):
+        return True  # order does not match the cards: it cannot narrow anything
+    faces_of: dict[Card, list[int]] = {}
+    for pc, face in zip(play.cards, play.faces, strict=True):
+        faces_of.setdefault(pc, []).append(_order_value(play, face))
+    options = {c: sorted(set(permutations(vals))) for c, vals in faces_of.items()}
+    shared = [c for c, opts in options.items() if len(opts) > 1]
+    for choice in product(*(options[c] for c in shared)):
+        given = {c: list(options[c][0]) for c in options} | {c: list(p) for c, p in zip(shared, choice, strict=True)}
+        seq = [given[c].pop(0) for c in order]
+        if all(a <= b for a, b in zip(seq, seq[1:], strict=False)) or \
+                all(a >= b for a, b in zip(seq, seq[1:], strict=False)):
+            return True
+    return False
 
 
 def reading_for(

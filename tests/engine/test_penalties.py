@@ -225,3 +225,41 @@ def test_a_call_answered_before_the_first_lead_gives_the_first_lead_s_whole_coun
     table.do("flag_dismissed", {"flag": table.flags("referee_call")[0]["id"]}, role="referee", dt=30_000)
     first_lead_ms = table.state["round"]["ruleset"]["clock_first_lead_s"] * 1000
     assert table.deal["timers"]["E"]["deadline_ms"] == table.state["t_ms"] + first_lead_ms
+
+
+def test_a_lost_turn_goes_with_a_violation_only(table: Table) -> None:
+    """"Violation: … the offender's 下家 decides whether the offender loses one turn": a first
+    warning ticked "lose turn" is refused, not applied; a second warning (a violation) may carry it."""
+    table.first_deal("E")
+    table.play("E", "3s")
+    msg = table.reject("penalty_given", {"side": "NS", "seat": "N", "level": "warning", "article": "x", "lose_turn": True},
+                       role="referee")
+    assert "violation only" in msg and "违例" in msg
+    assert table.deal["turn"] == "N" and table.state["penalties"]["NS"]["warnings"] == 0
+    _pen(table, "NS", "warning")
+    _pen(table, "NS", "warning", seat="N", lose_turn=True)  # the second warning: a violation
+    assert table.state["penalties"]["records"][-1]["level"] == "violation" and table.deal["turn"] == "W"
+
+
+def test_a_foul_between_deals_gives_the_next_deal_no_tribute_and_the_named_leader(table: Table) -> None:
+    """The deal has ended (S last: a tribute is due); the chief's foul on NS has no deal to end, so
+    the next deal keeps the rest of the foul: no tribute, and W leads as named. Levels stay."""
+    table.first_deal("E", ONE_EACH)
+    table.finish_in_order(["E", "N", "W", "S"])
+    levels = dict(table.state["levels"])
+    assert table.state["next_deal"]["kind"] == "single"
+    assert "next_leader" in table.reject("penalty_given", {"side": "NS", "level": "foul", "article": "x"}, role="chief")
+    _pen(table, "NS", "foul", role="chief", seat="N", next_leader="W")
+    assert table.state["levels"] == levels
+    table.next_deal()
+    assert table.deal["phase"] == "play" and table.deal["tributes"] == [] and table.deal["turn"] == "W"
+    assert table.replay_matches()
+
+
+def test_before_the_first_deal_a_foul_names_no_leader(table: Table) -> None:
+    """A late arrival of 8 minutes is a foul before any card is drawn: it counts on the ladder; the
+    first deal's leader is the cut card's, so a named leader is refused in words, not dropped."""
+    msg = table.reject("late_arrival_recorded", {"side": "NS", "minutes": 8, "next_leader": "E"}, role="chief")
+    assert "cut card" in msg
+    table.do("late_arrival_recorded", {"side": "NS", "minutes": 8}, role="chief")
+    assert table.state["penalties"]["NS"]["fouls"] == 1

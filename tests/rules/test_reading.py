@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from table_service.rules.cards import parse_cards
 from table_service.rules.patterns import classify
 from table_service.rules.reading import reading_for
@@ -42,3 +44,59 @@ def test_straight_flush_or_straight_is_reported():
 def test_not_a_pattern():
     r = reading_for(parse_cards("5s 7d"), "2")
     assert r.play is None and r.candidates == ()
+
+
+def test_two_wild_cards_may_stand_for_different_faces_in_the_row():
+    """7 W W 9 9 at level 5: the first wild beside the 7 may be a 7 and the second beside the 9s a 9
+    (77+999), or both 7s (777+99). The row allows both, so the play is ambiguous, the stronger
+    assumed; it was read as 777+99, sure, because the two wilds were matched to faces in one order."""
+    r = reading_for("7s 5h 5h 9s 9d", "5")
+    assert {(p.kind, p.rank) for p in r.candidates} == {("full_house", "7"), ("full_house", "9")}
+    assert r.ambiguous and (r.play.kind, r.play.rank) == ("full_house", "9")
+
+
+@pytest.mark.parametrize("row", ["As Ad 5h 5h 2s 2d", "2s 2d 5h 5h As Ad"])
+def test_a_descending_row_with_two_wilds_is_read_like_the_ascending_one(row):
+    """AAA-222 laid high to low or low to high: the wilds beside the As and the 2s are an A and a 2."""
+    r = reading_for(row, "5")
+    assert (r.play.kind, r.play.rank) == ("two_triples", "2") and not r.ambiguous
+
+
+def test_every_way_of_giving_two_wilds_their_faces_matches_a_brute_force():
+    """``consistent_with_order`` against every assignment of faces to the row's wild cards, for the
+    rows each reading of random 5–6-card plays with one or two wilds would be laid in."""
+    import random
+    from itertools import permutations
+
+    from table_service.rules.cards import RANKS, card
+    from table_service.rules.errors import ImpossibleCardsError
+    from table_service.rules.patterns import classify
+    from table_service.rules.reading import _order_value, consistent_with_order
+
+    def brute(play, row):
+        """Every bijection of the row's places onto the play's (card, face) pairs of the same card."""
+        pairs = list(zip(play.cards, play.faces, strict=True))
+        for perm in permutations(pairs):
+            if all(pc == c for (pc, _), c in zip(perm, row, strict=True)):
+                seq = [_order_value(play, face) for _, face in perm]
+                if all(a <= b for a, b in zip(seq, seq[1:], strict=False)) or all(a >= b for a, b in zip(seq, seq[1:], strict=False)):
+                    return True
+        return False
+
+    rng = random.Random(7)
+    checked = 0
+    for _ in range(600):
+        level = rng.choice(RANKS)
+        base = rng.sample(RANKS, 3)
+        n, w = rng.choice([5, 6]), rng.choice([1, 2])
+        cards = [card(rng.choice(base), rng.choice("sdc")) for _ in range(n - w)] + [card(level, "h")] * w
+        try:
+            reads = classify(cards, level)
+        except ImpossibleCardsError:  # a face drawn three times: not from two decks
+            continue
+        for p in reads:
+            row = [c for _, c in sorted(zip(p.faces, p.cards, strict=True), key=lambda fc: _order_value(p, fc[0]))]
+            for q in reads:
+                assert consistent_with_order(q, row) == brute(q, row), (level, row, q)
+                checked += 1
+    assert checked > 100
