@@ -63,6 +63,13 @@ __all__ = ["ScreenButtonEvent", "ScreenController"]
 log = logging.getLogger(__name__)
 
 
+
+def _plausible_gap(lost: int, elapsed_ms: int) -> bool:
+    """Whether ``lost`` button events can lie between two presses ``elapsed_ms`` apart on the
+    controller's clock: at most every button changing once a millisecond (a clock that wrapped,
+    after 49 days, says nothing)."""
+    return elapsed_ms < 0 or lost <= (elapsed_ms + 1) * len(SEATS) * len(BUTTONS)
+
 @dataclass(frozen=True)
 class ScreenButtonEvent:
     """A debounced button change reported by the controller.
@@ -111,6 +118,7 @@ class ScreenController:
         self._lamps: dict[tuple[str | None, str], str] = {}
         self._resync = False
         self._last_event_no = 0
+        self._last_ms = 0
         self._queries: dict[int, list] = {}
         self._token = 0
         self.duplicates_dropped = 0
@@ -308,6 +316,7 @@ class ScreenController:
         if st.kind == "controller_new":
             # A new controller boot: event numbers restart at 1 and its outputs are blank.
             self._last_event_no = 0
+            self._last_ms = 0
             self._push_state()
         elif st.kind == "connected" and self._resync:
             self._push_state()
@@ -324,8 +333,9 @@ class ScreenController:
                 kind = "events_lost" if code == E_EVENTS_LOST else "controller_error"
                 self._status(LinkStatus(kind, f"控制器报错 / controller error ({ERROR_NAMES.get(code, code)}): {text}",
                                         self.link.peer, (code, text)))
-            else:
-                log.warning("unexpected frame type %#x from controller", msg.type)
+            else:  # a newer firmware's type: sequenced and acknowledged like any other, and said
+                self._status(LinkStatus("controller_error", f"未知帧类型 / unknown frame type {msg.type:#x} from "
+                                        "the controller (newer firmware?)", self.link.peer))
         except FrameError as exc:
             self._status(LinkStatus("controller_error", f"无效数据 / malformed frame from controller: {exc}",
                                     self.link.peer))
@@ -337,12 +347,18 @@ class ScreenController:
         if event_no <= self._last_event_no:
             self.duplicates_dropped += 1
             return
+        if self._last_event_no and not _plausible_gap(event_no - self._last_event_no - 1, ms - self._last_ms):
+            # A number no table's buttons could reach (a controller fault): were it the new
+            # high-water mark, every later press would be dropped as a repeat.
+            raise FrameError(f"button event_no {event_no} after {self._last_event_no}, {ms - self._last_ms} ms later: "
+                             "more presses than the buttons could make")
         if self._last_event_no and event_no > self._last_event_no + 1:
             lost = event_no - self._last_event_no - 1
             self.events_lost += lost
             self._status(LinkStatus("events_lost", f"丢失 {lost} 个按键事件 / {lost} button events lost",
                                     self.link.peer, lost))
         self._last_event_no = event_no
+        self._last_ms = ms
         ev = ScreenButtonEvent(SEATS[seat], BUTTONS[button], pressed, ms, event_no)
         self.events.put(ev)
         if self.on_button is not None:

@@ -260,9 +260,11 @@ class Endpoint:
         self._on_ack(frame.ack, 0)
         if frame.type == HEARTBEAT:
             return
-        if frame.type in RELIABLE_TYPES or (self.controller and frame.type not in TYPE_NAMES):
-            # A type this firmware does not know is delivered like a command, so the controller
-            # answers it with an ``unknown_type`` error instead of dropping it without a word.
+        if frame.type in RELIABLE_TYPES or frame.type not in TYPE_NAMES:
+            # A type this end does not know (the other runs newer code) is sequenced and delivered
+            # like any other, so it is acknowledged and said (the controller answers it with an
+            # ``unknown_type`` error; the host reports it); left out of the sequence, it would hold
+            # back every frame after it for good.
             self._on_reliable(frame)
         else:
             self.counters["bad_payloads"] += 1

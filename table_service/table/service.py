@@ -272,11 +272,8 @@ class TableService:
         """The screen controller's boot id (its event numbers restart with each boot)."""
         screen = getattr(self.devices, "screen", None) if self.devices is not None else None
         controller = getattr(screen, "controller", None)
-        try:
-            info = controller.controller_info() if controller is not None else None
-        except Exception:
-            info = None
-        return str((info or {}).get("boot_id", "?"))
+        info = getattr(controller, "controller_info", None)  # a property: the HELLO's fields, or None
+        return str(info.get("boot_id", "?")) if isinstance(info, dict) else "?"
 
     def _teach_camera(self, _fx: Any, ev: dict[str, Any]) -> None:
         """An answer to a camera question is learned off the engine thread (a refit takes ~0.2 s)."""

@@ -348,3 +348,35 @@ def test_emulator_never_overwrites_a_real_file(tmp_path) -> None:
     with pytest.raises(ValueError, match="not a symlink"):
         ScreenEmulator(str(victim))
     assert victim.read_text() == "keep me"
+
+
+def _controller_sends(emulator: ScreenEmulator, ftype: int, payload: bytes) -> None:
+    """The controller's own endpoint sends a frame the firmware never would (a newer or faulty one)."""
+    with emulator._lock:
+        assert emulator.controller.endpoint.send(ftype, payload)
+    emulator._wake()
+
+
+def test_a_frame_type_the_host_does_not_know_is_said_and_holds_nothing_back(
+        emulator: ScreenEmulator, screen: ScreenController, recorder: Recorder) -> None:
+    """A newer firmware's reliable frame of a type this host does not know: acknowledged in its turn
+    and reported; the presses after it arrive (they waited behind it for good, silently)."""
+    _controller_sends(emulator, 0x30, b"\x01\x02")
+    emulator.press("E", "report")
+    assert recorder.wait(lambda: len(recorder.buttons) == 2)
+    assert recorder.wait(lambda: any("unknown frame type 0x30" in s.message for s in recorder.statuses))
+
+
+def test_an_impossible_event_number_is_refused_not_taken_as_the_mark(
+        emulator: ScreenEmulator, screen: ScreenController, recorder: Recorder) -> None:
+    """A BUTTON numbered 4294967295 a millisecond after press 2 (no buttons make four billion
+    presses in a millisecond): refused as the controller's fault; the presses after it arrive."""
+    from firmware_bridge.firmware.wire import BUTTON, pack_button
+
+    emulator.press("E", "report")
+    assert recorder.wait(lambda: len(recorder.buttons) == 2)
+    _controller_sends(emulator, BUTTON, pack_button(0xFFFFFFFF, recorder.buttons[-1].controller_ms + 1, 1, 0, True))
+    emulator.press("W", "pass")
+    assert recorder.wait(lambda: len(recorder.buttons) == 4)
+    assert [b.event_no for b in recorder.buttons] == [1, 2, 3, 4] and screen.duplicates_dropped == 0
+    assert any("more presses than the buttons could make" in s.message for s in recorder.statuses)

@@ -178,7 +178,7 @@ def test_a_replayed_screen_press_is_logged_once_even_across_a_restart(wait_for: 
         svc._on_button(ButtonEvent("S", "referee", True, time.monotonic(), "screen", controller_ms=2500, event_no=9))
         wait_for(lambda: calls(svc) == 3, what="the new press after the restart")
         assert [e["data"]["press"] for e in svc.runner.events() if e["type"] == "referee_called"] == [
-            "?:7", "?:8", "?:9"]
+            "?:7", "?:8", "?:9"]  # the simulated devices have no screen controller, so no boot id
 
 
 def test_overtime_is_counted_and_flagged_by_the_ticks(wait_for: Any, tmp_path: Path) -> None:
@@ -231,6 +231,32 @@ def test_a_screen_controller_outage_is_an_event_and_play_goes_on(wait_for: Any, 
             statuses = [e["data"]["status"] for e in svc.runner.events()
                         if e["type"] == "device_status_changed" and e["data"]["device"] == "screen"]
             assert statuses[-3:] == ["online", "offline", "online"]
+
+
+def test_presses_after_the_controller_restarts_are_not_taken_for_repeats(wait_for: Any, tmp_path: Path) -> None:
+    """A controller that restarts (a power glitch) numbers its presses from 1 again. Each press is
+    keyed by the controller's boot id and its number, so the new boot's press 1 is a new press, not
+    a replay of the old boot's press 1 (the boot id was read wrongly, always "?", and it was dropped)."""
+    with ScreenEmulator(heartbeat_ms=200) as emu:
+        cfg = parse_service_config(sim_config(tmp_path, devices={"default": "screen", "status_led": "sim"},
+                                              screen={"port": emu.port, "connect_timeout_s": 5.0}))
+        with TableService(cfg, clock=TableClock(1.0)) as svc:
+            wait_for(lambda: svc.runner.state()["devices"]["screen"] == "online", what="screen online")
+            start_round(svc)
+
+            def calls() -> list[tuple[str, str]]:
+                return [(e["data"]["seat"], e["data"]["press"]) for e in svc.runner.events()
+                        if e["type"] == "referee_called"]
+
+            emu.press("S", "referee")
+            wait_for(lambda: len(calls()) == 1, what="the first boot's press")
+            first_boot = calls()[0][1].split(":")[0]
+            assert first_boot == str(emu.controller.boot_id)
+            emu.reboot()
+            wait_for(lambda: svc._screen_boot_id() == str(emu.controller.boot_id), what="the new boot's HELLO")
+            emu.press("N", "referee")
+            wait_for(lambda: len(calls()) == 2, what="the new boot's press 1")
+            assert calls()[1] == ("N", f"{emu.controller.boot_id}:1") and calls()[0][1] == f"{first_boot}:1"
 
 
 def test_run_command_starts_the_service_and_stops_on_sigterm(tmp_path: Path) -> None:
