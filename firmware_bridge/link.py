@@ -278,10 +278,13 @@ class Link:
             self.ep.handle_frame(frame)
 
     def _after_frames(self) -> None:
+        # The frames are handed to ``on_message`` first and acknowledged after it returns: a press
+        # the host has written to its log is one the controller may forget, and a host that dies
+        # before writing it leaves it unacknowledged, so the controller sends it again.
+        self._dispatch()
         with self._cond:
             self.ep.flush()
             self._cond.notify_all()
-        self._dispatch()
 
     def _dispatch(self) -> None:
         """Run gathered callbacks outside the endpoint lock, one thread at a time, in order."""

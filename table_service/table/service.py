@@ -106,12 +106,16 @@ class TableService:
 
             self.devices = TableDevices(self.config.hardware, pin_factory=self._pin_factory,
                                         on_camera_status=self._on_camera_status)
+            # Listening before the link opens: the presses a controller kept while the Pi was down
+            # are sent the moment it connects, and acknowledged once handed over.
+            self._unsubs.append(self.devices.on_button(self._on_button))
             self.devices.open(wait=True)
+        else:
+            self._unsubs.append(self.devices.on_button(self._on_button))
         self.driver = DeviceDriver(self.devices, self.clock).start()
         self._unsubs.append(self.runner.subscribe_effects(lambda fx, _ev: self.driver.submit(fx)))
         # Resume: every display and lamp to the state in the log (countdowns at their deadlines).
         self.driver.submit(self.runner.device_effects())
-        self._unsubs.append(self.devices.on_button(self._on_button))
         with contextlib.suppress(Exception):
             self.devices.status_led.set("on")
         self._spawn(self._tick_loop, "clock-ticks")
@@ -200,6 +204,10 @@ class TableService:
         if self.camera is not None:
             with contextlib.suppress(Exception):
                 self.camera.stop()
+        screen = getattr(self.devices, "screen", None) if self._own_devices else None
+        if screen is not None:  # no press acknowledged from here on that no one would log
+            with contextlib.suppress(Exception):
+                screen.close()
         for unsub in self._unsubs:
             with contextlib.suppress(Exception):
                 unsub()
@@ -258,7 +266,8 @@ class TableService:
         if etype == "referee_called":
             data["reason"] = "按钮 / button"
         source = "screen" if ev.source == "screen" else "gpio"
-        if source == "screen" and getattr(ev, "event_no", None) is not None:
+        numbered = source == "screen" and getattr(ev, "event_no", None) is not None
+        if numbered:
             key = f"{self._screen_boot_id()}:{ev.event_no}"
             with self._press_lock:
                 if key in self._presses:
@@ -266,7 +275,9 @@ class TableService:
                     return
                 self._presses.add(key)
             data["press"] = key
-        self.submit({"type": etype, "source": source, "data": data}, wait=False)
+        # A numbered press is acknowledged to the controller when this returns (firmware_bridge's
+        # link): it must be in the log by then, or a Pi dying now would lose it.
+        self.submit({"type": etype, "source": source, "data": data}, wait=numbered)
 
     def _screen_boot_id(self) -> str:
         """The screen controller's boot id (its event numbers restart with each boot)."""

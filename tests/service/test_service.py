@@ -259,6 +259,29 @@ def test_presses_after_the_controller_restarts_are_not_taken_for_repeats(wait_fo
             assert calls()[1] == ("N", f"{emu.controller.boot_id}:1") and calls()[0][1] == f"{first_boot}:1"
 
 
+def test_a_press_made_while_the_pi_is_down_is_logged_when_it_comes_back(wait_for: Any, tmp_path: Path) -> None:
+    """The controller keeps a press made while the service is stopped and sends it the moment the
+    link is up again; the service listens before it opens the link, and the press is acknowledged
+    only once logged (it was acknowledged first, then reached no one: lost without a word)."""
+    with ScreenEmulator() as emu:
+        cfg = parse_service_config(sim_config(tmp_path, devices={"default": "screen", "status_led": "sim"},
+                                              screen={"port": emu.port, "connect_timeout_s": 5.0}))
+
+        def logged(svc: TableService) -> list[str]:
+            return [e["data"]["seat"] for e in svc.runner.events() if e["type"] == "referee_called"]
+
+        with TableService(cfg, clock=TableClock(1.0)) as svc:
+            wait_for(lambda: svc.runner.state()["devices"]["screen"] == "online", what="screen online")
+            start_round(svc)
+            emu.press("E", "referee", bounce=False)
+            wait_for(lambda: logged(svc) == ["E"], what="E's press logged")
+        emu.press("S", "referee", bounce=False)  # the Pi is down
+        assert emu.wait_for(lambda: any(g.seat == "S" for g in emu.generated))
+        with TableService(cfg, clock=TableClock(1.0)) as svc:
+            wait_for(lambda: logged(svc) == ["E", "S"], what="S's press, kept by the controller, logged")
+            assert emu.wait_for(lambda: not emu.controller.endpoint.tx)  # and only then forgotten there
+
+
 def test_run_command_starts_the_service_and_stops_on_sigterm(tmp_path: Path) -> None:
     toml = tmp_path / "table.toml"
     toml.write_text('table_id = "T5"\ndata_dir = "data"\n[seats]\nE = "a"\nS = "b"\nW = "c"\nN = "d"\n'
