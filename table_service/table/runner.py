@@ -20,6 +20,7 @@ import queue
 import reprlib
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -52,9 +53,12 @@ class SubmitResult:
     event: dict[str, Any] | None
     """The event as stored (with ``seq`` and ``t_ms``), or None."""
     queued: bool = False
-    """True for ``wait=False``: queued, verdict not awaited."""
+    """True when the event is queued and its verdict not known: ``wait=False``, or the wait timed out
+    (it will still be applied or refused; a caller must not submit it again as new, see ``key``)."""
 
 
+#: Callers' action keys remembered for :meth:`TableRunner.submit` (a panel retries within seconds).
+KEYS_KEPT = 1000
 #: Largest ``data`` a rejected event is logged with whole (bytes of compact JSON).
 REJECTED_DATA_BYTES = 64 * 1024
 
@@ -100,6 +104,8 @@ class TableRunner:
         self._state: State = fold(self._events)
         self._view: dict[str, Any] = state_to_json(self._state)
         self._queue: queue.Queue[Any] = queue.Queue()
+        self._keys: OrderedDict[str, Future[SubmitResult]] = OrderedDict()
+        self._keys_lock = threading.Lock()
         self._listeners: list[StateListener] = []
         self._effect_listeners: list[EffectListener] = []
         self._thread: threading.Thread | None = None
@@ -147,24 +153,37 @@ class TableRunner:
 
     # ------------------------------------------------------------------ submitting
 
-    def submit(self, event: dict[str, Any], wait: bool = True, timeout: float = 5.0) -> SubmitResult:
+    def submit(self, event: dict[str, Any], wait: bool = True, timeout: float = 5.0,
+               key: str | None = None) -> SubmitResult:
         """Queue ``event`` for the engine thread; with ``wait``, return its verdict.
 
         ``t_ms`` is filled from the clock when missing; ``seq`` is given by the store. From the
         engine thread itself (inside a subscriber) the event is only queued.
+
+        ``key``: the caller's id for this one action.  The same key submitted again (a panel that
+        timed out and retries) is not queued twice: it gets the first submission's verdict, waited
+        for as long as this call waits.  The last :data:`KEYS_KEPT` keys are remembered.
         """
         if self._closed or self._thread is None:
             return SubmitResult(False, None, "引擎未运行 / engine is not running", None)
         if isinstance(event, dict) and event.get("t_ms") is None:
             event = {**event, "t_ms": self._clock()}
-        fut: Future[SubmitResult] = Future()
-        self._queue.put((event, fut))
+        with self._keys_lock:
+            fut = self._keys.get(key) if key is not None else None
+            if fut is None:
+                fut = Future()
+                self._queue.put((event, fut))
+                if key is not None:
+                    self._keys[key] = fut
+                    while len(self._keys) > KEYS_KEPT:
+                        self._keys.popitem(last=False)
         if not wait or threading.current_thread() is self._thread:
             return SubmitResult(False, None, None, None, queued=True)
         try:
             return fut.result(timeout)
         except TimeoutError:
-            return SubmitResult(False, None, "超时，结果未知 / timed out waiting for the engine", None)
+            return SubmitResult(False, None, "仍在处理，结果未知 / still queued for the engine: outcome not known yet",
+                                None, queued=True)
 
     # ------------------------------------------------------------------ reading
 

@@ -89,6 +89,14 @@ def _int_arg(name: str, default: int, lo: int, hi: int) -> int:
     return value
 
 
+def _action_wait_s() -> float:
+    """How long an action waits for the engine's verdict before it is answered 202 (pending)."""
+    return float(current_app.config.get("ACTION_WAIT_S", 5.0))
+
+
+#: A caller's id for one action (a UUID, or any short token): a retry with it is not a second action.
+_ACTION_ID_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
 @bp.get("/openapi.json")
 def openapi() -> Any:
     """The OpenAPI document of this app (public: it describes, it holds no table data)."""
@@ -173,9 +181,12 @@ def submit_action(table_id: str) -> Any:
     data = body.get("data", {})
     if not isinstance(data, dict):
         abort(400, description="data 须为 JSON 对象 / 'data' must be a JSON object")
-    unknown = set(body) - {"type", "data"}
+    unknown = set(body) - {"type", "data", "action_id"}
     if unknown:
         abort(400, description=f"未知字段 / unknown fields: {sorted(unknown)}")
+    action_id = body.get("action_id")
+    if action_id is not None and not (isinstance(action_id, str) and _ACTION_ID_RE.fullmatch(action_id)):
+        abort(400, description="action_id 须为 1–64 个字母、数字、_ - / 'action_id' must be 1-64 letters, digits, _ -")
     try:
         check_data(etype, data)  # the engine's own schema table: the same check the runner makes
     except EventRejected as exc:
@@ -184,7 +195,8 @@ def submit_action(table_id: str) -> Any:
     if not g.user.can(need):
         abort(403, description=f"权限不足，需要 {users.ROLE_NAMES[need]} / this action requires role {need}")
     event = {"type": etype, "source": "panel", "role": g.user.role, "data": data}
-    result = entry.runner.submit(event, wait=True, timeout=5.0)
+    key = f"{g.user.name}:{action_id}" if action_id else None
+    result = entry.runner.submit(event, wait=True, timeout=_action_wait_s(), key=key)
     if result.accepted:
         current_app.logger.info("table %s: %s by %s accepted as #%s", table_id, etype, g.user.name, result.seq)
         return jsonify(accepted=True, seq=result.seq, event=result.event)
@@ -192,9 +204,15 @@ def submit_action(table_id: str) -> Any:
 
 
 def _rejection(result: Any) -> tuple[Response, int]:
-    """The answer to an event the engine did not accept: 503 when it never reached the log,
+    """The answer to an event the engine did not accept: 202 when it is still queued (outcome not
+    known yet), 503 when it never reached the log,
     403 for a role the engine refused, 422 for anything else (with the engine's message)."""
     error = result.error or "未被接受 / not accepted"
+    if result.queued:
+        # Still queued: it will be applied or refused. Not a 503, which says "try again": a retry
+        # is a second action unless it carries the same action_id.
+        return jsonify(accepted=False, pending=True, seq=None,
+                       error=error + "；请查看事件列表后再决定是否重试 / look at the event list before trying again"), 202
     if result.seq is None and not result.event:
         # Never reached the log (queue full / runner stopped): a service problem, not the request's.
         return jsonify(accepted=False, seq=None, error=error), 503
@@ -219,7 +237,7 @@ def release_deal(table_id: str) -> Any:
     deal_no = _whole(body, "deal", 1, 10_000)
     event = {"type": "deal_released", "source": "panel", "role": g.user.role,
              "data": {"round": round_no, "deal": deal_no}}
-    result = entry.runner.submit(event, wait=True, timeout=5.0)
+    result = entry.runner.submit(event, wait=True, timeout=_action_wait_s())
     if result.accepted:
         current_app.logger.info("table %s: round %s deal %s released by %s as #%s",
                                 table_id, round_no, deal_no, g.user.name, result.seq)

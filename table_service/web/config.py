@@ -45,8 +45,14 @@ DEFAULTS: dict[str, Any] = {
     # without a cap, anyone could hold every worker thread and starve the referees' panels.
     "FEED_MAX_STREAMS": 40,
     # Session cookie flags (HttpOnly is always on). Secure is for deployments behind TLS.
+    # Lax, not Strict: the chief's overview on the hub links to each table's panel on another Pi
+    # (another site), and Strict leaves the cookie behind on that tap, so it lands on a login page
+    # every time.  Lax still keeps it off cross-site POSTs; every form and action carries a CSRF token.
     "SESSION_COOKIE_SECURE": False,
-    "SESSION_COOKIE_SAMESITE": "Strict",
+    "SESSION_COOKIE_SAMESITE": "Lax",
+    # Seconds an action waits for the engine's verdict; after that it is answered 202 "pending"
+    # (still queued: it will be applied or refused). A referee's action is decided in milliseconds.
+    "ACTION_WAIT_S": 5.0,
     "DEFAULT_LANG": "zh",
     # Largest request body accepted (bytes); a larger one answers 413 before it is read. Referee
     # actions are a few hundred bytes; nothing the panel sends comes near this.
@@ -54,7 +60,7 @@ DEFAULTS: dict[str, Any] = {
 }
 
 _BOOL_KEYS = {"FEED_DUPLICATE", "SESSION_COOKIE_SECURE", "TESTING", "DEBUG"}
-_FLOAT_KEYS = {"FEED_DELAY_S", "LOGIN_WINDOW_S", "SSE_HEARTBEAT_S"}
+_FLOAT_KEYS = {"FEED_DELAY_S", "LOGIN_WINDOW_S", "SSE_HEARTBEAT_S", "ACTION_WAIT_S"}
 _INT_KEYS = {"FEED_RECENT_PLAYS", "LOGIN_MAX_FAILURES", "SSE_BUFFER", "SERVER_THREADS", "FEED_MAX_STREAMS",
              "SSE_BUFFER_BYTES", "MAX_CONTENT_LENGTH"}
 #: Keys accepted besides DEFAULTS (Flask's own, and objects passed in by the service or tests).

@@ -60,6 +60,11 @@ _REJECTED = {"description": "the engine refused it (kept in the log as rejected)
     "schema": {"type": "object", "required": ["accepted", "error"], "properties": {
         "accepted": {"const": False}, "seq": {"type": ["integer", "null"]}, "error": {"type": "string"}}}}}}
 
+_PENDING = {"description": "still queued for the engine after 5 s: it will be applied or refused (look at the events; "
+                           "retry only with the same action_id)", "content": {"application/json": {
+    "schema": {"type": "object", "required": ["accepted", "pending", "error"], "properties": {
+        "accepted": {"const": False}, "pending": {"const": True}, "error": {"type": "string"}}}}}}
+
 #: ``(METHOD, flask rule)`` -> the OpenAPI operation (without the path parameters, added from the rule).
 OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
     ("GET", "/"): {"summary": "裁判台首页 / panel home (tables)", "tags": ["pages"],
@@ -118,7 +123,7 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "summary": "裁判操作 / submit a referee action as an engine event", "tags": ["api"], "login": "referee",
         "csrf": True, "requestBody": {"required": True, "content": {"application/json": {
             "schema": {"$ref": "#/components/schemas/Action"}}}},
-        "responses": {"200": _ACCEPTED, "422": _REJECTED, "503": _REJECTED}},
+        "responses": {"200": _ACCEPTED, "202": _PENDING, "422": _REJECTED, "503": _REJECTED}},
     ("POST", "/api/tables/<table_id>/feed/release"): {
         "summary": "公开一副牌 / release a duplicate deal to the public feed (chief)", "tags": ["api"],
         "login": "chief", "csrf": True, "requestBody": {"required": True, "content": {"application/json": {"schema": {
@@ -227,7 +232,10 @@ def data_schema(etype: str) -> dict[str, Any]:
 def action_schema() -> dict[str, Any]:
     """The body of ``POST /api/tables/{table_id}/actions``: one variant per type the panel may submit."""
     variants = [{"type": "object", "title": etype, "additionalProperties": False, "required": ["type"],
-                 "properties": {"type": {"const": etype}, "data": data_schema(etype)}}
+                 "properties": {"type": {"const": etype}, "data": data_schema(etype),
+                                "action_id": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$",
+                                              "description": "the caller's id for this action: a retry with it "
+                                                             "is answered with the first submission's verdict"}}}
                 for etype in EVENT_TYPES if etype in ACTION_ROLES]
     return {"oneOf": variants}
 
