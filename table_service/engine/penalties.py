@@ -129,6 +129,12 @@ def on_penalty_given(state: State, ev: dict[str, Any], fx: Effects) -> None:
     flag = resolve_flag(state, data)
     if flag is not None:
         find_flag(state, flag)
+        given = next((r for r in state["penalties"]["records"] if r["flag"] == flag), None)
+        if given is not None:
+            # A second tap on the same flag would climb the ladder again for one breach.
+            raise EventRejected(f"此标记已判罚（#{given['seq']} {LEVEL_NAMES[given['given']]}），如需改判请先撤销 / "
+                                f"flag {flag} already has a penalty (#{given['seq']}, {given['given']}): "
+                                "void it first to give another")
     give_penalty(
         state, ev, fx,
         side=side, level=level, article=article, seat=seat, flag=flag,

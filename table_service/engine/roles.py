@@ -26,7 +26,7 @@ ACTION_ROLES: dict[str, str] = {
     "penalty_given": "referee",
     "late_arrival_recorded": "referee",
     "score_sheet_signed": "referee",
-    "round_ended": "referee",
+    "round_ended": "chief",  # before its format ends it (deals, levels, time): not undone, the chief's call
     "round_set_up": "referee",
     "deal_redrawn": "referee",  # cards miscounted: shuffle and draw again
     # table events entered at the panel

@@ -131,6 +131,24 @@ def test_penalty_may_cite_a_flag(table: Table) -> None:
     assert "no such flag" in table.reject("penalty_given", {"side": "NS", "level": "warning", "article": "x", "flag": "F404"}, role="referee")
 
 
+def test_a_flag_is_penalised_once(table: Table) -> None:
+    """A second tap of 警告 on the same flag is refused in words (it gave a second warning, which
+    escalated to a violation for one breach); voiding the first penalty lets another be given."""
+    table.first_deal("E")
+    table.play("N", "9s")
+    fid = table.flags("out_of_turn")[0]["id"]
+    table.do("flag_confirmed", {"flag": fid}, role="referee")
+    _pen(table, "NS", "warning", seat="N", flag=fid)
+    first = table.events[-1]["seq"]
+    msg = table.reject("penalty_given", {"side": "NS", "seat": "N", "level": "warning", "article": "x", "flag": fid},
+                       role="referee")
+    assert f"#{first}" in msg and "void it first" in msg and "已判罚" in msg
+    assert table.state["penalties"]["NS"] == {"warnings": 1, "violations": 0, "fouls": 0}
+    table.do("event_voided", {"ref": first, "reason": "按错 / wrong button"}, role="referee")
+    _pen(table, "NS", "violation", seat="N", flag=fid)
+    assert [r["level"] for r in table.state["penalties"]["records"]] == ["violation"]
+
+
 def test_late_arrival(table: Table) -> None:
     table.do("late_arrival_recorded", {"side": "NS", "minutes": 4}, role="referee")
     assert table.state["penalties"]["records"][-1]["level"] == "warning"

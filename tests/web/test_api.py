@@ -196,6 +196,9 @@ def test_correct_void_and_end_round(client, h, runner):
     assert runner.state()["deal"]["trick"]["plays"][0]["cards"] == ["4h"]
     assert act(client, h, "event_voided", {"ref": p.seq, "reason": "双读 / double read"}).status_code == 200
     assert runner.state()["deal"]["trick"]["plays"] == []
+    resp = act(client, h, "round_ended", {"reason": "time"})  # ending a round early is the chief's
+    assert resp.status_code == 403 and runner.state()["result"] is None
+    h.login(client, "chen")
     resp = act(client, h, "round_ended", {"reason": "time"})
     assert resp.status_code == 200
     assert runner.state()["result"]["reason"] == "ended"
