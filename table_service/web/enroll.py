@@ -94,7 +94,7 @@ def _view(s: _Session) -> dict[str, Any]:
 
 
 @bp.post("/<table_id>/enroll/start")
-@require_role("referee")
+@require_role("chief")
 def start(table_id: str) -> Any:
     """Take the camera's newest frame and look for the cards laid out (in the background)."""
     pipe = _pipeline(table_id)
@@ -126,7 +126,7 @@ def picture(table_id: str, card_id: int) -> Any:
 
 
 @bp.post("/<table_id>/enroll/answer")
-@require_role("referee")
+@require_role("chief")
 def answer(table_id: str) -> Any:
     """``{"id": n, "card": "Qh"}`` names card ``n``; ``"card": null`` leaves it to the zero-shot reader."""
     from vision.cards import check_card  # lazy: vision loads OpenCV (cv2)
@@ -178,7 +178,7 @@ def _enrol(table_id: str, s: _Session, pipe: Any, out: Path) -> None:
 
 
 @bp.post("/<table_id>/enroll/finish")
-@require_role("referee")
+@require_role("chief")
 def finish(table_id: str) -> Any:
     """Enrol the named faces (in the background: minutes on a Pi, as ``vision.cardnet.enrol.ENROL_ROWS`` says)."""
     s = _session(table_id)

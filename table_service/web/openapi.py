@@ -138,7 +138,7 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "csrf": True, "responses": {"200": _ok(_JSON_OBJ), "409": _err("no assignment, or the engine refused it")}},
     ("POST", "/api/tables/<table_id>/enroll/start"): {
         "summary": "从桌面登记牌组：开始 / enrol a deck from the table: look at the laid-out cards",
-        "tags": ["api"], "login": "referee", "csrf": True,
+        "tags": ["api"], "login": "chief", "csrf": True,
         "responses": {"202": _ok(_JSON_OBJ, "started"), "409": _err("no camera, or an enrolment is running")}},
     ("GET", "/api/tables/<table_id>/enroll"): {
         "summary": "登记进度与待答的牌 / the enrolment's progress and the cards to name", "tags": ["api"],
@@ -149,13 +149,13 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
                       "404": _err("no enrolment, or no such card")}},
     ("POST", "/api/tables/<table_id>/enroll/answer"): {
         "summary": "说出一张牌 / name one card (null: leave it to the zero-shot reader)", "tags": ["api"],
-        "login": "referee", "csrf": True, "requestBody": {"required": True, "content": {"application/json": {
+        "login": "chief", "csrf": True, "requestBody": {"required": True, "content": {"application/json": {
             "schema": {"type": "object", "required": ["id"], "properties": {
                 "id": {"type": "integer", "minimum": 0}, "card": {"type": ["string", "null"]}}}}}},
         "responses": {"200": _ok(_JSON_OBJ), "400": _err("bad body or card name"),
                       "404": _err("no enrolment started"), "409": _err("nothing to answer now")}},
     ("POST", "/api/tables/<table_id>/enroll/finish"): {
-        "summary": "完成登记 / fit and check the enrolment", "tags": ["api"], "login": "referee", "csrf": True,
+        "summary": "完成登记 / fit and check the enrolment", "tags": ["api"], "login": "chief", "csrf": True,
         "responses": {"202": _ok(_JSON_OBJ, "fitting"), "404": _err("no enrolment started"),
                       "409": _err("nothing to enrol now")}},
     ("POST", "/api/tables/<table_id>/camera/recalibrate"): {

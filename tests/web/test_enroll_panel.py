@@ -42,12 +42,13 @@ def test_enrol_from_the_table_at_the_panel(client, runner, h, laid_out_deck, tmp
     monkeypatch.setattr(enrol_mod, "ENROL_STEPS", 500)
     monkeypatch.setattr("vision.cardnet.fancheck.FAN_CHECK_PLAYS", 6)
     base = "/api/tables/1/enroll"
-    h.login(client, "rita")
+    h.login(client, "chen")
     assert h.post_json(client, f"{base}/start", {}).status_code == 409  # no camera at this table
     runner.camera_pipeline = pipe = FakePipeline(laid_out_deck, tmp_path / "deck.npz")
-    h.login(client, "vera")
-    assert h.post_json(client, f"{base}/start", {}).status_code == 403  # a viewer may not
-    h.login(client, "rita")
+    for who in ("vera", "rita"):  # the deck every read is made with: not a viewer's, nor a table referee's
+        h.login(client, who)
+        assert h.post_json(client, f"{base}/start", {}).status_code == 403
+    h.login(client, "chen")
     assert h.post_json(client, f"{base}/start", {}).status_code == 202
     view = _wait(client, base, ("asking", "failed"))
     assert view["status"] == "asking" and view["found"] == 54 and view["joined"] == "", view
