@@ -28,6 +28,16 @@ def take_deck(pipe: Any, data: bytes, sha: str) -> bool:
         return False
     from vision.cardnet.deckfile import Enrollment  # lazy: vision loads OpenCV (cv2)
 
+    taken = _hub_sha_path(path)
+    if taken.is_file() and taken.read_text(encoding="ascii", errors="replace").strip() == sha:
+        # The hub's retained deck again (a restart, a reconnect): taken before. If the table enrolled
+        # its own deck since, that one stays; the hub's next *new* deck replaces it.
+        if _file_sha(path) != sha:
+            log.info("deck %s from the hub taken before; the deck enrolled at this table since is kept", sha[:12])
+            return False
+        if getattr(watcher, "enrollment", None) is None:
+            load_saved_deck(pipe)
+        return True
     tmp = Path(f"{path}.hub.tmp")
     tmp.parent.mkdir(parents=True, exist_ok=True)
     tmp.write_bytes(data)
@@ -38,8 +48,23 @@ def take_deck(pipe: Any, data: bytes, sha: str) -> bool:
         log.warning("deck %s from the hub refused: %s", sha[:12], exc)
         return False
     os.replace(tmp, path)  # the file a restart reads is whole, old or new
+    note = Path(f"{taken}.tmp")
+    note.write_text(sha + "\n", encoding="ascii")
+    os.replace(note, taken)  # which hub deck was taken outlives a restart
     _read_with(watcher, enrollment, f"deck {sha[:12]} from the hub in use ({path})")
     return True
+
+
+def _hub_sha_path(path: str | Path) -> Path:
+    """Beside the deck file: the SHA-256 of the last deck taken from the hub."""
+    return Path(f"{path}.hub-sha256")
+
+
+def _file_sha(path: str | Path) -> str | None:
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return None
 
 
 def _read_with(watcher: Any, enrollment: Any, what: str) -> None:
@@ -79,12 +104,9 @@ def drop_deck(pipe: Any, sha: str) -> bool:
     watcher = getattr(pipe, "watcher", None)
     if not path or watcher is None:
         return False
-    try:
-        ours = hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    except OSError:
-        return False  # no saved deck: nothing of the hub's to drop
-    if ours != sha:
-        return False
+    ours = _file_sha(path)
+    if ours is None or ours != sha:
+        return False  # no saved deck, or the table's own: nothing of the hub's to drop
     Path(path).unlink(missing_ok=True)  # first: a restart must not read the withdrawn deck again
     watcher.enrollment = None
     log.warning("deck %s withdrawn by the hub: reading unenrolled (%s removed)", sha[:12], path)

@@ -42,6 +42,7 @@ from table_service.table.driver import DeviceDriver
 from table_service.table.inputs import BUTTON_EVENTS, camera_event, sighting_event, witnessed_t_ms
 from table_service.table.runner import TableRunner
 from table_service.table.ticker import run_ticker
+from table_service.views.camera_note import camera_noted
 from table_service.web.app import create_app
 from table_service.web.config import build as build_web_settings
 from table_service.web.server import serve
@@ -138,7 +139,8 @@ class TableService:
                 if getattr(self.camera, "enrollment_path", False) is None:
                     self.camera.enrollment_path = (self.config.vision.get("enrollment")
                                                    or str(self.config.data_dir / "deck-enrollment.npz"))
-                load_saved_deck(self.camera)
+                if load_saved_deck(self.camera):
+                    self._note_camera(f"读牌用保存的牌组 / reading with the saved deck {self.camera.enrollment_path}")
             if callable(getattr(self.camera, "learn_from", None)):
                 # The referee's answers to the camera's questions teach the reader this deck.
                 self._unsubs.append(self.runner.subscribe_effects(self._teach_camera))
@@ -166,8 +168,8 @@ class TableService:
                                            delay_s=float(public["FEED_DELAY_S"]),
                                            duplicate=bool(public["FEED_DUPLICATE"]))
             if self.camera is not None:  # the event's deck, enrolled once and handed down by the hub
-                self.mqtt.deck_listeners.append(lambda data, sha, _meta: take_deck(self.camera, data, sha))
-                self.mqtt.deck_withdrawn_listeners.append(lambda sha: drop_deck(self.camera, sha))
+                self.mqtt.deck_listeners.append(self._take_hub_deck)
+                self.mqtt.deck_withdrawn_listeners.append(self._drop_hub_deck)
             self.mqtt.start()  # after the listener: the retained deck comes with the connection
             if entry is not None:
                 entry.hub_link = self.mqtt  # the panel's assignment card and one-tap start
@@ -278,6 +280,23 @@ class TableService:
         # A numbered press is acknowledged to the controller when this returns (firmware_bridge's
         # link): it must be in the log by then, or a Pi dying now would lose it.
         self.submit({"type": etype, "source": source, "data": data}, wait=numbered)
+
+    def _note_camera(self, detail: str) -> None:
+        """Which deck the camera reads with goes into the log (views.camera_note says why)."""
+        if self.runner is not None:
+            self.submit(camera_noted(self.runner.state(), detail), wait=False)
+
+    def _take_hub_deck(self, data: bytes, sha: str, _meta: Any) -> bool:
+        taken = take_deck(self.camera, data, sha)
+        if taken:
+            self._note_camera(f"读牌用赛事中心的牌组 / reading with the hub's deck {sha[:12]}")
+        return taken
+
+    def _drop_hub_deck(self, sha: str) -> bool:
+        dropped = drop_deck(self.camera, sha)
+        if dropped:
+            self._note_camera(f"赛事中心收回牌组 {sha[:12]}，边打边学 / the hub withdrew deck {sha[:12]}: reading unenrolled")
+        return dropped
 
     def _screen_boot_id(self) -> str:
         """The screen controller's boot id (its event numbers restart with each boot)."""

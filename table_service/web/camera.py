@@ -16,6 +16,8 @@ from typing import Any
 
 from flask import Blueprint, abort, g, jsonify
 
+from table_service.views.camera_note import camera_noted
+
 from .auth import require_role
 from .tables import get_table
 
@@ -32,5 +34,8 @@ def recalibrate(table_id: str) -> Any:
     if not callable(again):
         abort(409, description="此桌没有摄像头 / this table has no camera to recalibrate")
     log.info("table %s: camera recalibration asked by %s", table_id, getattr(g.user, "name", "?"))
+    runner = get_table(table_id).runner
+    runner.submit(camera_noted(runner.state(), f"重新标定摄像头（{getattr(g.user, 'name', '?')}）/ camera recalibration "
+                                               f"asked by {getattr(g.user, 'name', '?')}"), wait=False)
     again()
     return jsonify({"started": True}), 202

@@ -24,6 +24,8 @@ from typing import Any
 import cv2
 from flask import Blueprint, Response, abort, jsonify, request
 
+from table_service.views.camera_note import camera_noted
+
 from .auth import require_role
 from .tables import get_table
 
@@ -148,7 +150,7 @@ def answer(table_id: str) -> Any:
     return jsonify(_view(s))
 
 
-def _enrol(table_id: str, s: _Session, pipe: Any, out: Path) -> None:
+def _enrol(runner: Any, s: _Session, pipe: Any, out: Path) -> None:
     from vision.cardnet.enrol import enroll  # lazy: vision loads OpenCV (cv2)
     from vision.cardnet.fancheck import verdict  # lazy: vision loads OpenCV (cv2)
     from vision.enroll_table import TABLE_PPM, faces_of, self_check  # lazy: vision loads OpenCV (cv2)
@@ -165,6 +167,8 @@ def _enrol(table_id: str, s: _Session, pipe: Any, out: Path) -> None:
         out.parent.mkdir(parents=True, exist_ok=True)
         e.save(out)
         pipe.watcher.enrollment = e  # read with it from the next play on
+        runner.submit(camera_noted(runner.state(), f"读牌用本桌登记的牌组（{len(e.cards)} 张）/ reading with the deck "
+                                                   f"enrolled at this table ({len(e.cards)} faces, {out})"), wait=False)
         with s.lock:
             s.status = "done"
             warn, text = verdict(e.check)
@@ -188,5 +192,6 @@ def finish(table_id: str) -> Any:
             abort(409, description="此时不能完成登记 / nothing to enrol now")
         s.status = "enrolling"
     out = Path(getattr(pipe, "enrollment_path", None) or "deck-enrollment.npz")
-    threading.Thread(target=_enrol, args=(table_id, s, pipe, out), name=f"enrol-fit-{table_id}", daemon=True).start()
+    threading.Thread(target=_enrol, args=(get_table(table_id).runner, s, pipe, out), name=f"enrol-fit-{table_id}",
+                     daemon=True).start()
     return jsonify(_view(s)), 202

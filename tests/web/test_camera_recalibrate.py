@@ -27,5 +27,7 @@ def test_recalibrate_reaches_the_camera_pipeline(client: Any, runner: Any, h: An
     h.login(client, "rita")
     res = h.post_json(client, url, {})
     assert res.status_code == 202 and res.get_json() == {"started": True} and pipe.asked == 1
+    h.wait_for(lambda: any(e["type"] == "device_status_changed" and "recalibration asked by rita" in
+                           (e["data"].get("detail") or "") for e in runner.events()))  # in the log, by whom
     page = client.get("/tables/1").get_data(as_text=True)
     assert "camera.js" in page

@@ -76,6 +76,8 @@ def test_enrol_from_the_table_at_the_panel(client, runner, h, laid_out_deck, tmp
         assert len(done["result"]["not_enrolled"]) == 54 - done["result"]["enrolled"]
         assert done["result"]["check"]["plays"] == 6 and "fan check" in done["result"]["check_text"]
         assert pipe.watcher.enrollment is not None  # the running watcher reads with it now
+        h.wait_for(lambda: any(e["type"] == "device_status_changed" and "enrolled at this table" in
+                               (e["data"].get("detail") or "") for e in runner.events()))  # and the log says so
     else:
         assert "misreads" in done["error"] and "not used" in done["error"], done
         assert pipe.watcher.enrollment is None and not (tmp_path / "deck.npz").exists()
