@@ -44,6 +44,7 @@ from urllib.parse import quote
 
 import paho.mqtt.client as mqtt
 
+from table_service.views.assignment import set_up_data
 from table_service.views.deck_wire import deck_topic, read_deck_message, read_withdrawal
 from table_service.views.feed import FeedView
 from table_service.views.wire import SEGMENT_RE, table_result
@@ -178,6 +179,11 @@ class MqttBridge:
             return
         if not isinstance(data, dict) or data.get("table") != self.table_id:
             log.warning("mqtt: assignment for another table ignored: %r", data)
+            return
+        try:
+            set_up_data(data)
+        except ValueError as exc:  # the one it had stays: the panel's start would fail on this one
+            log.warning("mqtt: assignment refused on %s: %s", msg.topic, exc)
             return
         self.assignment = data
         for fn in list(self.assignment_listeners):

@@ -49,8 +49,11 @@ def start_from_assignment(table_id: str) -> Any:
     entry = get_table(table_id)
     if started(entry.runner.state(), a):
         abort(409, description=f"第 {a['round']} 轮已按编排开始 / round {a['round']} has already been set up")
-    result = entry.runner.submit({"type": "round_set_up", "source": "panel", "role": g.user.role,
-                                  "data": set_up_data(a)})
+    try:
+        data = set_up_data(a)
+    except ValueError as exc:
+        abort(409, description=str(exc))
+    result = entry.runner.submit({"type": "round_set_up", "source": "panel", "role": g.user.role, "data": data})
     if not result.accepted:
         return jsonify(accepted=False, error=result.error), 409
     return jsonify(accepted=True, seq=result.seq)

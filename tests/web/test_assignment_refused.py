@@ -1,0 +1,63 @@
+"""An assignment from the hub that stands for no round (a field missing or of the wrong kind) is
+refused in words: the table's MQTT link keeps the one it had, and the panel's one-tap start answers
+409, not 500 (it answered 500 for ``round: "abc"``, no players, players as a list...)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from table_service.views.assignment import set_up_data
+
+GOOD: dict[str, Any] = {
+    "event": "ev", "round": 1, "table": "1", "teams": {"NS": "T1", "EW": "T2"},
+    "players": {"N": "a", "S": "b", "E": "c", "W": "d"},
+    "ruleset": {"preset": "jiangsu", "options": {}}, "format": {"kind": "deals", "deals": 1}}
+
+BAD = {
+    "round as text": {**GOOD, "round": "abc"},
+    "round true": {**GOOD, "round": True},
+    "no players": {k: v for k, v in GOOD.items() if k != "players"},
+    "players a list": {**GOOD, "players": ["a", "b", "c", "d"]},
+    "ruleset text": {**GOOD, "ruleset": "jiangsu"},
+    "format a list": {**GOOD, "format": [1]},
+}
+
+
+def test_a_good_assignment_is_a_round() -> None:
+    assert set_up_data(GOOD)["players"] == GOOD["players"]
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_an_assignment_that_is_no_round_is_refused_in_words(case: str) -> None:
+    with pytest.raises(ValueError, match="assignment is not a round"):
+        set_up_data(BAD[case])
+
+
+@pytest.mark.parametrize("case", ["round as text", "players a list"])
+def test_the_panels_start_answers_409_for_it(make_app, runner, h, case: str) -> None:
+    from table_service.web.tables import web_state
+
+    app = make_app(TABLES={"1": runner})
+    web_state(app).tables["1"].hub_link = SimpleNamespace(assignment=BAD[case], result_ack=None, is_connected=True)
+    client = app.test_client()
+    h.login(client, "rita")
+    resp = h.post_json(client, "/api/tables/1/assignment/start", {})
+    assert resp.status_code == 409 and "assignment is not a round" in resp.get_json()["error"]
+    assert runner.state()["round"] is None
+
+
+def test_the_table_keeps_the_assignment_it_had() -> None:
+    import json
+
+    from table_service.table.mqtt_bridge import MqttBridge
+
+    bridge = MqttBridge.__new__(MqttBridge)  # the message handler alone: no broker needed to read a message
+    bridge.table_id, bridge.assignment, bridge.assignment_listeners = "1", None, []
+    bridge._on_assignment(None, None, SimpleNamespace(topic="guandan/ev/1/assignment", payload=json.dumps(GOOD).encode()))
+    assert bridge.assignment == GOOD
+    bad = json.dumps(BAD["players a list"]).encode()
+    bridge._on_assignment(None, None, SimpleNamespace(topic="guandan/ev/1/assignment", payload=bad))
+    assert bridge.assignment == GOOD
