@@ -70,8 +70,13 @@ def _on_device_status(state: State, ev: dict[str, Any], fx: Effects) -> None:
         raise EventRejected(f"设备无效 / device_status_changed: unknown device {device!r} (expected camera, screen or gpio)")
     if status not in DEVICE_STATUSES:
         raise EventRejected(f"状态无效 / device_status_changed: status must be online or offline, got {status!r}")
+    was = state["devices"].get(device)
     state["devices"][device] = status
     fx.append({"kind": "device", "device": device, "status": status})
+    if device == "screen" and was == "offline" and status == "online":
+        # The countdowns were dark and the pass buttons dead: the seat to act gets its whole
+        # countdown again, as after a call for the referee (the table's ticks held meanwhile).
+        _rearm_turn_clock(state, fx, restart=True)
 
 
 def _on_referee_called(state: State, ev: dict[str, Any], fx: Effects) -> None:

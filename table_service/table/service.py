@@ -92,6 +92,9 @@ class TableService:
         #: presses the Pi had not acknowledged, so after a Pi restart one can arrive twice.
         self._presses: set[str] = set()
         self._press_lock = threading.Lock()
+        #: Per controller boot: the least (host monotonic ms - controller ms) seen, i.e. a press's
+        #: time on the host's clock when it was delivered at once (see _pressed_at).
+        self._screen_offsets: dict[str, float] = {}
         self.submit_errors: list[str] = []
 
     # -------------------------------------------------------------------------- lifecycle
@@ -269,6 +272,7 @@ class TableService:
             data["reason"] = "按钮 / button"
         source = "screen" if ev.source == "screen" else "gpio"
         numbered = source == "screen" and getattr(ev, "event_no", None) is not None
+        t_ms = self._pressed_at(ev, data["seat"]) if numbered else None
         if numbered:
             key = f"{self._screen_boot_id()}:{ev.event_no}"
             with self._press_lock:
@@ -279,7 +283,26 @@ class TableService:
             data["press"] = key
         # A numbered press is acknowledged to the controller when this returns (firmware_bridge's
         # link): it must be in the log by then, or a Pi dying now would lose it.
-        self.submit({"type": etype, "source": source, "data": data}, wait=numbered)
+        event = {"type": etype, "source": source, "data": data}
+        if t_ms is not None:
+            event["t_ms"] = t_ms
+        self.submit(event, wait=numbered)
+
+    def _pressed_at(self, ev: Any, seat: str) -> int | None:
+        """A press the controller kept through an outage, on the table's time line: stamped back
+        to the seat's deadline when it was made by then (:func:`witnessed_t_ms`, as a camera play
+        is), else None ("now").  When it was made: its controller time plus the smallest gap yet
+        seen between the table's clock and that controller boot's (a press delivered at once)."""
+        ms = getattr(ev, "controller_ms", None)
+        if not isinstance(ms, int) or self.runner is None:
+            return None
+        host_ms = time.monotonic() * 1000.0  # the controller counts real milliseconds, as this does
+        boot = self._screen_boot_id()
+        offset = min(self._screen_offsets.get(boot, host_ms - ms), host_ms - ms)
+        self._screen_offsets[boot] = offset
+        late_s = max(0.0, host_ms - (ms + offset)) / 1000.0
+        now = self.clock.now_ms()
+        return witnessed_t_ms(self.runner.state(), seat, int(now - self.clock.table_s(late_s) * 1000.0), now)
 
     def _note_camera(self, detail: str) -> None:
         """Which deck the camera reads with goes into the log (views.camera_note says why)."""
@@ -391,7 +414,16 @@ class TableService:
         # deadline not read yet), for at most LAG_GRACE_S more: the machine's delay must not put
         # a player over time (issue #18 item 9). Beyond that the camera is "not reading" (offline).
         run_ticker(lambda: self.runner, self.clock, self._stop, witness=self.camera_witness,
-                   grace_s=grace + LAG_GRACE_S)
+                   grace_s=grace + LAG_GRACE_S, paused=self.screen_dark)
+
+    def screen_dark(self, state: dict[str, Any]) -> str | None:
+        """Why no one can be over time now: this table's partition screen (its countdowns and pass
+        buttons) is offline. None at a table without a screen, or with it online."""
+        if getattr(self.devices, "screen", None) is None:
+            return None
+        if (state.get("devices") or {}).get("screen") == "offline":
+            return "隔板屏离线，倒计时与过牌键不可用 / the partition screen is offline: no countdown, no pass button"
+        return None
 
     def camera_witness(self, state: dict[str, Any], seat: str, deadline_ms: int) -> str | None:
         """Why a tick at ``seat``'s deadline should wait for the camera, or None.

@@ -73,14 +73,19 @@ def held_for(state: dict[str, Any], now_ms: int, witness: Callable[[dict[str, An
 
 def run_ticker(get_runner: Callable[[], Any], clock: TableClock, stop: threading.Event, *,
                witness: Callable[[dict[str, Any], str, int], str | None] | None = None,
-               grace_s: float = DEFAULT_CAMERA_GRACE_S) -> None:
+               grace_s: float = DEFAULT_CAMERA_GRACE_S,
+               paused: Callable[[dict[str, Any]], str | None] | None = None) -> None:
     """Submit ``clock_ticked`` when :func:`next_tick_ms` says, until ``stop`` is set.
 
     Deadlines come from the engine's state, so after a restart the ticks fall on the same
     deadlines as before it. With ``witness`` (the camera), a tick that would put a seat over time
     is held while :func:`held_for` says so, for at most ``grace_s`` real seconds past the
     deadline (the camera's lag is real time, whatever the table's speed); the tick owed is sent
-    as soon as the hold ends (unless the play that came in has stopped the timer)."""
+    as soon as the hold ends (unless the play that came in has stopped the timer).
+
+    ``paused(state)``: a reason to hold every tick, without bound, while it lasts (the partition
+    screen offline: the countdowns are dark and the pass buttons dead, so no one can be over time);
+    the tick owed goes when it ends."""
     grace_ms = clock.table_s(grace_s) * 1000.0
     owed = False  # a tick fell due while held: send it as soon as the hold ends
     while not stop.is_set():
@@ -104,10 +109,11 @@ def run_ticker(get_runner: Callable[[], Any], clock: TableClock, stop: threading
         now = clock.now_ms()
         if due is None or now < due:
             continue
-        why = held_for(runner.raw_state(), now, witness, grace_ms)
+        why = (paused(runner.raw_state()) if paused is not None else None) or \
+            held_for(runner.raw_state(), now, witness, grace_ms)
         if why:
             if not owed:
-                log.debug("tick held for the camera: %s", why)
+                log.debug("tick held: %s", why)
             owed = True
             if stop.wait(HOLD_POLL_S):
                 return

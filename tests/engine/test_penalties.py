@@ -281,3 +281,16 @@ def test_before_the_first_deal_a_foul_names_no_leader(table: Table) -> None:
     assert "cut card" in msg
     table.do("late_arrival_recorded", {"side": "NS", "minutes": 8}, role="chief")
     assert table.state["penalties"]["NS"]["fouls"] == 1
+
+
+def test_when_the_partition_screen_comes_back_the_seat_to_act_has_a_whole_countdown(table: Table) -> None:
+    """While the screen was offline its countdowns were dark and its pass buttons dead (the table's
+    ticks hold meanwhile); back online, the seat to act gets its whole countdown again."""
+    table.first_deal("E")
+    table.play("E", "3s")
+    table.do("device_status_changed", {"device": "screen", "status": "offline"}, source="system", dt=1_000)
+    table.do("device_status_changed", {"device": "screen", "status": "online"}, source="system", dt=30_000)
+    assert table.deal["timers"]["N"]["deadline_ms"] == table.state["t_ms"] + 20_000
+    table.do("device_status_changed", {"device": "camera", "status": "online"}, source="system", dt=5_000)
+    assert table.deal["timers"]["N"]["deadline_ms"] == table.state["t_ms"] + 15_000  # only the screen's return
+    assert table.replay_matches()

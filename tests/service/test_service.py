@@ -282,6 +282,36 @@ def test_a_press_made_while_the_pi_is_down_is_logged_when_it_comes_back(wait_for
             assert emu.wait_for(lambda: not emu.controller.endpoint.tx)  # and only then forgotten there
 
 
+def test_a_pass_pressed_in_time_during_a_screen_outage_is_in_time(wait_for: Any, tmp_path: Path) -> None:
+    """The cable is pulled; the seat to act passes 15 table-s before its deadline; the link returns
+    after it. The controller kept the press with its own time: the pass is logged at the deadline
+    (in time, as a camera play seen in time is), no one is flagged over time meanwhile (the
+    countdowns were dark), and the next seat's countdown starts whole when the screen is back."""
+    with ScreenEmulator(heartbeat_ms=200) as emu:
+        cfg = parse_service_config(sim_config(tmp_path, devices={"default": "screen", "status_led": "sim"},
+                                              screen={"port": emu.port, "connect_timeout_s": 5.0}))
+        with TableService(cfg, clock=TableClock(10.0)) as svc:
+            wait_for(lambda: svc.runner.state()["devices"]["screen"] == "online", what="screen online")
+            turn = start_round(svc)
+            emu.press(turn, "report")  # a press delivered at once: the controller's clock is known
+            wait_for(lambda: any(e["type"] == "report_pressed" for e in svc.runner.events()), what="report")
+            assert svc.submit({"type": "cards_played", "source": "panel", "data": {"seat": turn, "cards": ["4d"]}}).accepted
+            st = svc.runner.state()
+            nxt = st["deal"]["turn"]
+            deadline = st["deal"]["timers"][nxt]["deadline_ms"]
+            emu.unplug()
+            wait_for(lambda: svc.runner.state()["devices"]["screen"] == "offline", what="screen offline")
+            wait_for(lambda: svc.clock.now_ms() >= deadline - 15_000, what="5 table-s into the countdown")
+            emu.press(nxt, "pass")  # in time; kept by the controller
+            wait_for(lambda: svc.clock.now_ms() > deadline + 10_000, what="the deadline long past")
+            emu.replug()
+            passed = wait_for(lambda: next((e for e in svc.runner.events() if e["type"] == "passed"), None),
+                              what="the pass, delivered late")
+            wait_for(lambda: svc.runner.state()["devices"]["screen"] == "online", what="screen back")
+            assert passed["t_ms"] == deadline and passed["data"]["seat"] == nxt
+            assert not [f for f in svc.runner.state()["flags"] if f["rule"] == "time_over"]
+
+
 def test_run_command_starts_the_service_and_stops_on_sigterm(tmp_path: Path) -> None:
     toml = tmp_path / "table.toml"
     toml.write_text('table_id = "T5"\ndata_dir = "data"\n[seats]\nE = "a"\nS = "b"\nW = "c"\nN = "d"\n'
