@@ -20,7 +20,7 @@ from table_service.event.core import HubCore
 from table_service.event.draw import make_draw
 from table_service.event.hub import run_hub_command
 from table_service.event.model import EventInputError, load_results, load_teams, results_to_jsonl
-from table_service.event.provision import provision
+from table_service.event.provision import MAX_WATCHERS, provision, watch_name
 from table_service.event.standings import (
     MATCH_POINT_SCHEMES,
     ScoringOptions,
@@ -130,6 +130,9 @@ def register(subparsers: Any) -> None:
     v.add_argument("--tls", type=_host, action="append", default=None, metavar="HOST",
                    help="启用 TLS，证书含此主机名或 IP（可重复）/ TLS listener, certificate for HOST (repeatable)")
     v.add_argument("--tls-port", type=_int_in(1, 65535, "端口"), default=8883, help="TLS 端口 / TLS port (8883)")
+    v.add_argument("--watchers", type=_int_in(1, MAX_WATCHERS, "观看账号数"), default=1, metavar="N",
+                   help="只读观看账号数，每台直播图文机一个（同一账号同时只能连一台）/ read-only credentials for "
+                        "broadcast graphics, one per machine (a credential serves one client at a time; default 1)")
     v.add_argument("--force", action="store_true", help="覆盖已有凭据 / overwrite existing credentials")
     v.set_defaults(func=run_provision)
     p.set_defaults(func=lambda _a: (p.print_help(), 2)[1])
@@ -259,11 +262,15 @@ def run_provision(args: argparse.Namespace) -> int:
     cfg = load_event(args.event)
     out = Path(args.out) if args.out else Path(args.event).resolve().parent / f"mqtt-{cfg['event']['id']}"
     done = provision(cfg, out, host=args.host, port=args.port, bind=args.bind, tls_hosts=args.tls,
-                     tls_port=args.tls_port, force=args.force)
+                     tls_port=args.tls_port, force=args.force, watchers=args.watchers)
+    files = ", ".join(watch_name(done.event, n)[1] for n in range(1, len(done.watchers) + 1))
     print(f"已写出 / written: {out}\n"
           f"  Mosquitto: {done.conf}  (mosquitto -c {done.conf})\n"
           f"  赛事中心 / hub: {out / 'hub.toml'} → EVENT.toml [mqtt]\n"
-          f"  各桌 / tables ({len(done.tables)}): {out / 'tables'}/<id>.toml → table.toml [mqtt]"
+          f"  各桌 / tables ({len(done.tables)}): {out / 'tables'}/<id>.toml → table.toml [mqtt]\n"
+          f"  直播图文只读 / broadcast graphics, read-only ({len(done.watchers)}): {out}/{{{files}}}\n"
+          f"    每个账号同时只能连一台机器（第二台会把第一台挤下线），多台请用 --watchers N / each serves one "
+          f"client at a time (a second one throws the first off): for more machines, --watchers N"
           + (f"\n  CA: {out / 'ca.crt'} → 与各桌、赛事中心的 toml 放在一起 / beside each table.toml and EVENT.toml"
              if done.tls_port else ""))
     return 0

@@ -35,6 +35,9 @@ ENTRY_WINDOW_MS = 10 * 60_000
 PUBLISHED_WINDOW_MS = 20 * 60_000
 APPEAL_WINDOW_MS = 30 * 60_000
 ROLE_RANK = {"spectator": 0, "viewer": 1, "referee": 2, "chief": 3}
+#: How many refusals already cleared by the chief referee, and how many of the latest bad messages,
+#: stay in memory (the log keeps them all). An open refusal is never dropped: another table's flood
+#: of bad results must not push one off the chief's list before it is dealt with.
 MAX_REFUSALS_KEPT = 500
 
 
@@ -66,6 +69,10 @@ class HubCore:
     results: dict[tuple[int, str], TableResult] = field(default_factory=dict)
     seen_ids: set[tuple[int, str, str]] = field(default_factory=set)
     refusals: list[dict[str, Any]] = field(default_factory=list)
+    """Every open ``result_refused`` and the latest ``MAX_REFUSALS_KEPT`` cleared ones, oldest first."""
+    refused_ids: set[tuple[str, str]] = field(default_factory=set)
+    """``(table, result_id)`` of every refused result ever logged: a redelivered refused result
+    (QoS 1, the retained copy on a reconnect) is a duplicate however many refusals came since."""
     results_published: dict[int, int] = field(default_factory=dict)
     lots: dict[tuple[str, ...], list[str]] = field(default_factory=dict)
     appeals: list[dict[str, Any]] = field(default_factory=list)
@@ -373,7 +380,7 @@ class HubCore:
                                "reason": d["reason"], "late": d["late"], "role": ev["role"]})
         elif et == "result_refused":
             self.refusals.append({**d, "seq": ev["seq"], "t_ms": ev["t_ms"], "acknowledged": False})
-            del self.refusals[:-MAX_REFUSALS_KEPT]
+            self.refused_ids.add((d["table"], d.get("result_id") or ""))
             self.faults[d["table"]] = self.faults.get(d["table"], 0) + 1
         elif et == "message_refused":
             self.fault_digests.add((d["table"], d["digest"]))
@@ -384,6 +391,7 @@ class HubCore:
             for r in self.refusals:
                 if r["seq"] == d["seq"]:
                     r["acknowledged"] = True
+            self._forget_cleared_refusals()
         elif et == "results_published":
             self.results_published[d["round"]] = ev["t_ms"]
         elif et == "appeal_filed":
@@ -400,6 +408,20 @@ class HubCore:
             self.deck, self.deck_withdrawn = None, d["sha256"]
         else:
             raise ValueError(f"未知赛事事件 / unknown hub event type {et!r}")
+
+    def _forget_cleared_refusals(self) -> None:
+        """Keep at most ``MAX_REFUSALS_KEPT`` cleared refusals, dropping the oldest first. Only a
+        cleared one may go: the chief referee must still see, and be able to clear, every open one."""
+        cleared = sum(1 for r in self.refusals if r["acknowledged"])
+        if cleared > MAX_REFUSALS_KEPT:
+            drop = cleared - MAX_REFUSALS_KEPT
+            kept = []
+            for r in self.refusals:
+                if drop and r["acknowledged"]:
+                    drop -= 1
+                    continue
+                kept.append(r)
+            self.refusals = kept
 
     def replay(self, events: Sequence[dict[str, Any]]) -> HubCore:
         for ev in events:

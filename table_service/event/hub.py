@@ -194,14 +194,15 @@ class HubService:
             tables = frozenset(t["id"] for t in (self.core.cfg or {}).get("tables", [])) or None
             applied: list[dict[str, Any]] = []
             # (round, table, id) and (round, table) of results logged in this batch, not yet
-            # applied; ("fault", table, digest) of bad messages logged in this batch
+            # applied; ("fault", table, digest) of bad messages and ("refused", table, id) of
+            # refused results logged in this batch
             pending: set[tuple[Any, ...]] = set()
             with self.store.transaction():
                 for table, name, payload, _retained in messages:
                     if not payload:
                         continue  # a cleared retained message
                     try:
-                        clean = check_message(table, name, payload, tables)
+                        clean = check_message(table, name, payload, tables, self.event_id)
                     except BadMessage as exc:
                         self._bad_message(table, name, payload, str(exc), now, applied, pending)
                         continue
@@ -284,12 +285,12 @@ class HubService:
             self.duplicates += 1
             return {"result_id": rid, "status": "accepted", "duplicate": True}
         if verdict == "refuse":
-            key = (table, refusal_id)
-            if any((r["table"], r.get("result_id") or "") == key for r in self.core.refusals) or any(
-                    (e["data"]["table"], e["data"].get("result_id") or "") == key for e in applied
-                    if e["type"] == "result_refused"):
+            # Against every refusal ever logged (not the chief's list, which forgets cleared ones):
+            # a redelivery is never a second entry nor a second fault.
+            if (table, refusal_id) in self.core.refused_ids or ("refused", table, refusal_id) in pending:
                 self.duplicates += 1
                 return {"result_id": rid, "status": "refused", "reason": reason}
+            pending.add(("refused", table, refusal_id))
             applied.append(self.store.append("result_refused", {
                 "table": table, "result_id": refusal_id, "reason": reason, "result": line,
                 "received_ms": now}, t_ms=now, actor=f"table:{table}", role=None))
@@ -378,17 +379,34 @@ class HubService:
             return self._commit("refusal_acknowledged", {"seq": seq}, actor=actor, role=role)
 
     def import_results(self, text: str, actor: str, role: str) -> int:
-        """RESULTS lines entered by hand in bulk; byes are the draw's and are skipped. All or
-        nothing: every line is checked before the first is logged."""
+        """RESULTS lines entered by hand in bulk; byes are the draw's and are skipped.
+
+        All or nothing: every line is checked before the first is logged (a bad one refuses the
+        import, naming its line), then all are logged in one store transaction and only then
+        applied. A hub killed half-way has logged none of them, so the same file imports again.
+        """
+        if not _can(role, "referee"):
+            raise EventInputError("导入成绩需要裁判权限 / importing results requires role referee")
         dup = bool((self.core.cfg or {}).get("event", {}).get("scoring", {}).get("duplicate"))
         lines = [r.to_dict() for r in parse_results_text(text, "import", duplicate=dup) if r.ew is not None]
+        where = _line_numbers(text)
         with self.lock:
-            for i, line in enumerate(lines, 1):
-                verdict, reason = self.core.classify_result(line, f"check-{i}")
-                if verdict != "accept":
-                    raise EventInputError(f"第 {i} 条 / entry {i}: {reason}")
             for line in lines:
-                self.hand_result(line, actor, role)
+                verdict, reason = self.core.classify_result(line, "import-check")
+                if verdict != "accept":
+                    n = where.get((line["round"], line["table"]), 0)
+                    raise EventInputError(f"import 第 {n} 行 line {n}: {reason}")
+            now = self.clock_ms()
+            logged: list[dict[str, Any]] = []
+            with self.store.transaction():
+                for line in lines:
+                    # the id hand entry gives a result: "hand-" and the seq it is logged at
+                    rid = f"hand-{self.core.last_seq + len(logged) + 1}"
+                    logged.append(self.store.append("result_recorded", {
+                        "result": line, "source": "hand", "result_id": rid, "received_ms": now},
+                        t_ms=now, actor=actor, role=role))
+            for ev in logged:
+                self.core.apply(ev)
         return len(lines)
 
     def export_results(self) -> str:
@@ -453,6 +471,17 @@ class HubService:
                       "published_rounds": sorted(self.core.results_published)}
             self._standings_cache = (self.core.last_seq, result)
             return copy.deepcopy(result)
+
+
+def _line_numbers(text: str) -> dict[tuple[Any, Any], int]:
+    """``(round, table)`` → its line number in a RESULTS text that :func:`parse_results_text`
+    accepted (which sorts the lines), so a refusal names the line the organiser typed."""
+    out: dict[tuple[Any, Any], int] = {}
+    for n, raw in enumerate(text.splitlines(), 1):
+        obj = json.loads(raw) if raw.strip() else None
+        if isinstance(obj, dict):
+            out.setdefault((obj.get("round"), obj.get("table")), n)
+    return out
 
 
 def run_hub_command(args: argparse.Namespace) -> int:

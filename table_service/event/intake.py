@@ -103,8 +103,10 @@ def _str(data: dict[str, Any], key: str, max_len: int, *, optional: bool = True,
     return v
 
 
-def _side_map(data: dict[str, Any], key: str, check: Any) -> dict[str, Any] | None:
-    """``{"NS": …, "EW": …}`` with both sides checked by ``check(value) -> clean``; ``None`` absent."""
+def _side_map(data: dict[str, Any], key: str, check: Any, must: tuple[str, str] | None = None
+              ) -> dict[str, Any] | None:
+    """``{"NS": …, "EW": …}`` with both sides checked by ``check(value) -> clean``; ``None`` absent.
+    ``must`` (Chinese, English) says what a side's value must be, for the refusal's reason."""
     v = data.get(key)
     if v is None:
         return None
@@ -116,6 +118,9 @@ def _side_map(data: dict[str, Any], key: str, check: Any) -> dict[str, Any] | No
             try:
                 out[side] = check(v[side])
             except (TypeError, ValueError):
+                if must is not None:
+                    raise _bad(f"{key}.{side} 须为 {must[0]}，得到 {_show(v[side])}",
+                               f"{key}.{side} must be {must[1]}, got {_show(v[side])}") from None
                 raise _bad(f"{key}.{side} 无效 {_show(v[side])}", f"invalid {key}.{side} {_show(v[side])}") from None
     return out
 
@@ -147,8 +152,10 @@ def _counters(v: Any) -> dict[str, int]:
 
 
 def _signed(v: Any) -> bool:
-    if v is None or isinstance(v, bool | str | int | dict):
-        return bool(v)
+    """A side's signature: a JSON boolean only. ``bool()`` of anything else would read the text
+    ``"no"`` (or ``"false"``, ``1``, ``{}`` …) as signed on the chief referee's overview."""
+    if isinstance(v, bool):
+        return v
     raise ValueError(v)
 
 
@@ -203,11 +210,17 @@ SUMMARY_KEYS = frozenset({"table", "round", "round_status", "teams", "deal", "le
 RESULT_KEYS = frozenset({"result_id", "result", "table_seq", "reason", "wall_ms"})
 
 
-def check_status(table: str, data: dict[str, Any]) -> dict[str, Any]:
-    """``{"status": "online"|"offline", "wall_ms", "panel"}`` checked (see docs/hub-protocol.md)."""
+def check_status(table: str, data: dict[str, Any], event: str | None = None) -> dict[str, Any]:
+    """``{"status": "online"|"offline", "wall_ms", "panel"}`` checked (see docs/hub-protocol.md).
+
+    ``event``: the hub's event id. A status naming another event is a table set up for another
+    event (or a forgery): it says nothing true about this event's table, so it is refused."""
     _fields(data, STATUS_KEYS, "status")
     _same_table(data, table, "status")
-    _str(data, "event", 64)
+    named = _str(data, "event", 64)
+    if event is not None and named is not None and named != event:
+        raise _bad(f"status 的赛事 {_show(named)} 不是本赛事 {event}",
+                   f"status names event {_show(named)}, this hub's event is {event}")
     _str(data, "reason", 200)
     return {"status": _str(data, "status", 16, optional=False, choices=("online", "offline")),
             "wall_ms": _int(data, "wall_ms", MIN_WALL_MS, MAX_WALL_MS),
@@ -231,7 +244,7 @@ def check_summary(table: str, data: dict[str, Any]) -> dict[str, Any]:
             "doubts": _int(data, "doubts", 0, MAX_COUNT) or 0,
             "clocks_over": _int(data, "clocks_over", 0, MAX_COUNT) or 0,
             "penalties": _side_map(data, "penalties", _counters),
-            "signed": _side_map(data, "signed", _signed),
+            "signed": _side_map(data, "signed", _signed, ("true 或 false", "true or false")),
             "finished": finished,
             "panel": check_panel(data.get("panel"), table),
             "deck": _deck_sha(data.get("deck")),
@@ -271,9 +284,11 @@ def check_result(table: str, data: dict[str, Any]) -> dict[str, Any]:
 CHECKS = {"status": check_status, "summary": check_summary, "result": check_result}
 
 
-def check_message(table: str, name: str, payload: bytes, tables: frozenset[str] | None = None) -> dict[str, Any]:
+def check_message(table: str, name: str, payload: bytes, tables: frozenset[str] | None = None,
+                  event: str | None = None) -> dict[str, Any]:
     """One table message, checked: the topic's table (a topic segment; one of ``tables`` when the
-    event lists its tables), the topic name, then the payload field by field.
+    event lists its tables), the topic name, then the payload field by field; a ``status`` naming
+    an event must name ``event`` (the hub's own, when given).
 
     :raises BadMessage: with the reason, one line."""
     if not SEGMENT_RE.match(table):
@@ -283,4 +298,7 @@ def check_message(table: str, name: str, payload: bytes, tables: frozenset[str] 
     check = CHECKS.get(name)
     if check is None:
         raise _bad(f"未知主题 {_show(name)}", f"unknown topic {_show(name)}")
-    return check(table, load_object(payload))
+    data = load_object(payload)
+    if name == "status":
+        return check_status(table, data, event)
+    return check(table, data)

@@ -6,8 +6,10 @@ assignment and took the hub's session. This writes, from EVENT.toml, everything 
 to refuse that:
 
 ``broker/passwd``
-    one user per table (``<event>-table-<id>``), one for the hub (``<event>-hub``), one read-only
-    watcher (``<event>-watch``, for broadcast graphics), hashed by ``mosquitto_passwd -U``;
+    one user per table (``<event>-table-<id>``), one for the hub (``<event>-hub``), and read-only
+    watchers for broadcast graphics (``<event>-watch``, ``<event>-watch-2`` … with ``--watchers N``:
+    one per graphics machine, as a user's second connection ends its first), hashed by
+    ``mosquitto_passwd -U``;
 ``broker/acl``
     a table writes only its own topics and reads only its own assignment and acknowledgement;
     only the hub writes assignments and acknowledgements (``docs/security.md``);
@@ -17,8 +19,9 @@ to refuse that:
     hub's (or a table's) session by choosing its client id;
 ``broker/tls/`` (with ``--tls HOST``)
     a CA and a server certificate for the TLS listener (``openssl``); tables get ``ca.crt``;
-``tables/<id>.toml`` and ``hub.toml``
-    the ``[mqtt]`` section each one pastes into its ``table.toml`` / ``EVENT.toml``.
+``tables/<id>.toml``, ``hub.toml``, ``watch.toml`` (``watch-2.toml`` …)
+    the ``[mqtt]`` section each one pastes into its ``table.toml`` / ``EVENT.toml`` / graphics
+    client.
 
 Credentials are written with mode 0600 and never printed. Running again refuses to overwrite
 (a new password for a table that is already set up would lock it out) unless ``--force``.
@@ -30,13 +33,14 @@ import os
 import secrets
 import shutil
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from table_service.event.core import HubCore
 from table_service.event.model import EventInputError
-from table_service.views.deck_wire import deck_topic
+from table_service.views.deck_wire import MAX_DECK_BYTES, deck_topic
 
 #: The topics a table writes (``guandan/<event>/<table>/<name>``; docs/hub-protocol.md).
 TABLE_WRITES = ("state", "events", "status", "summary", "result")
@@ -45,12 +49,28 @@ HUB_WRITES = ("assignment", "result_ack")
 #: What the hub reads (every table), and what the read-only watcher reads (public only).
 HUB_READS = ("result", "status", "summary", "state", "events")
 WATCH_READS = ("state", "events", "status")
+#: Mosquitto's ``max_packet_size``: a client sending a larger packet is disconnected as soon as the
+#: broker reads the packet's length, before the payload, so no credential can make the broker (or
+#: the hub, which reads its tables' retained messages) hold hundreds of megabytes. The largest
+#: message anyone may send is the hub's event deck (``guandan/<event>/deck``): an enrolment file of
+#: at most ``MAX_DECK_BYTES`` (4 MiB, what the hub's upload takes) as base64 (4/3: 5,592,408 bytes)
+#: in JSON with its digest and the hub's verdict, about 5.6 MB. A real enrolled deck is far less:
+#: all 54 faces enrolled (``vision.enroll``, 6 px/mm) make a 640,953-byte file and an 855,064-byte
+#: message. Twice the file's limit, 8 MiB, is also the limit a table applies to a deck message
+#: (``read_deck_message``), and leaves 2.7 MB over the largest possible deck message for the JSON
+#: around it and the MQTT header (``tests/event/test_event_network.py`` sends one through). A
+#: table's own messages are tiny beside it (a summary ~400 bytes; the hub reads at most 16 KiB).
+MAX_PACKET_BYTES = 2 * MAX_DECK_BYTES
 
 
 @dataclass
 class Credential:
     username: str
     password: str
+
+
+#: How many read-only watcher credentials ``--watchers`` may ask for.
+MAX_WATCHERS = 100
 
 
 @dataclass
@@ -60,10 +80,17 @@ class Provisioned:
     folder: Path
     event: str
     hub: Credential
-    watch: Credential
+    watchers: list[Credential] = field(default_factory=list)
+    """The read-only watchers, one per graphics client: ``use_username_as_clientid`` makes a user's
+    second connection end its first, so two machines sharing one credential throw each other off."""
     tables: dict[str, Credential] = field(default_factory=dict)
     port: int = 1883
     tls_port: int | None = None
+
+    @property
+    def watch(self) -> Credential:
+        """The first watcher (``<event>-watch``, ``watch.toml``)."""
+        return self.watchers[0]
 
     @property
     def conf(self) -> Path:
@@ -86,7 +113,13 @@ def table_ids(cfg: dict[str, Any]) -> list[str]:
     return [t["table"] for t in data["tables"]]
 
 
-def acl_text(event: str, hub: str, watch: str, tables: dict[str, str]) -> str:
+def watch_name(event: str, n: int) -> tuple[str, str]:
+    """The ``n``-th watcher's username and file name (1: ``<event>-watch``, ``watch.toml``)."""
+    suffix = "" if n == 1 else f"-{n}"
+    return f"{event}-watch{suffix}", f"watch{suffix}.toml"
+
+
+def acl_text(event: str, hub: str, watchers: Sequence[str], tables: dict[str, str]) -> str:
     """Mosquitto's ACL: ``tables`` maps table id → username. Nothing is allowed that is not listed."""
     base = f"guandan/{event}"
     lines = ["# guandan-table event provision: written from EVENT.toml; regenerate, do not edit.",
@@ -96,7 +129,8 @@ def acl_text(event: str, hub: str, watch: str, tables: dict[str, str]) -> str:
     lines += [f"topic read {base}/+/{name}" for name in HUB_READS]
     lines += [f"topic write {base}/+/{name}" for name in HUB_WRITES]
     lines += [f"topic write {deck_topic(event)}"]  # the event's deck, one message for every table
-    lines += ["", f"user {watch}"] + [f"topic read {base}/+/{name}" for name in WATCH_READS]
+    for watch in watchers:
+        lines += ["", f"user {watch}"] + [f"topic read {base}/+/{name}" for name in WATCH_READS]
     for table, user in tables.items():
         lines += ["", f"user {user}"]
         lines += [f"topic write {base}/{table}/{name}" for name in TABLE_WRITES]
@@ -107,14 +141,16 @@ def acl_text(event: str, hub: str, watch: str, tables: dict[str, str]) -> str:
 
 def conf_text(folder: Path, *, port: int, bind: str | None, tls_port: int | None, tls_dir: Path | None,
               persistence: Path | None = None, run_as_root: bool = False) -> str:
-    """A complete ``mosquitto.conf``: no anonymous clients, passwords, ACL, client id = username."""
+    """A complete ``mosquitto.conf``: no anonymous clients, passwords, ACL, client id = username,
+    packets of at most :data:`MAX_PACKET_BYTES`."""
     # With TLS the plain listener serves this machine only (the hub beside the broker); the
     # venue's network gets the TLS one.
     plain_bind = bind or ("127.0.0.1" if tls_port is not None else None)
     listen = f"listener {port}" + (f" {plain_bind}" if plain_bind else "")
     lines = ["# guandan-table event provision (docs/security.md)", "per_listener_settings false",
              "allow_anonymous false", f"password_file {folder / 'passwd'}", f"acl_file {folder / 'acl'}",
-             "max_queued_messages 100000", "", listen, "use_username_as_clientid true"]
+             "max_queued_messages 100000", f"max_packet_size {MAX_PACKET_BYTES}", "", listen,
+             "use_username_as_clientid true"]
     if tls_port is not None and tls_dir is not None:
         lines += ["", f"listener {tls_port}" + (f" {bind}" if bind else ""), "use_username_as_clientid true",
                   f"cafile {tls_dir / 'ca.crt'}", f"certfile {tls_dir / 'server.crt'}",
@@ -198,7 +234,7 @@ def make_tls(tls_dir: Path, hosts: list[str], days: int = 400) -> None:
 
 def provision(cfg: dict[str, Any], folder: str | Path, *, host: str | None = None, port: int | None = None,
               bind: str | None = None, tls_hosts: list[str] | None = None, tls_port: int = 8883,
-              force: bool = False, persistence: Path | None = None) -> Provisioned:
+              force: bool = False, persistence: Path | None = None, watchers: int = 1) -> Provisioned:
     """Write the broker's and every participant's files for the event ``cfg`` (validated EVENT.toml).
 
     :param host: the broker's address as the tables reach it (default EVENT.toml ``[mqtt] host``).
@@ -206,7 +242,10 @@ def provision(cfg: dict[str, Any], folder: str | Path, *, host: str | None = Non
     :param bind: the address Mosquitto listens on (default: every interface; with TLS the plain
         listener only on 127.0.0.1).
     :param tls_hosts: names/addresses for the TLS listener's certificate; tables then connect with TLS.
-    :raises EventInputError: an existing provision (without ``force``), a missing tool."""
+    :param watchers: read-only credentials for broadcast graphics, one per client machine (1–100).
+    :raises EventInputError: an existing provision (without ``force``), a missing tool, a bad count."""
+    if isinstance(watchers, bool) or not isinstance(watchers, int) or not 1 <= watchers <= MAX_WATCHERS:
+        raise EventInputError(f"观看账号数须为 1–{MAX_WATCHERS} / --watchers must be 1-{MAX_WATCHERS}, got {watchers!r}")
     folder = Path(folder)
     broker = folder / "broker"
     if (broker / "passwd").exists() and not force:
@@ -217,7 +256,8 @@ def provision(cfg: dict[str, Any], folder: str | Path, *, host: str | None = Non
     port = int(port if port is not None else cfg["mqtt"]["port"])
     creds = Provisioned(folder=folder, event=event, port=port,
                         hub=Credential(f"{event}-hub", secrets.token_urlsafe(24)),
-                        watch=Credential(f"{event}-watch", secrets.token_urlsafe(24)),
+                        watchers=[Credential(watch_name(event, n)[0], secrets.token_urlsafe(24))
+                                  for n in range(1, watchers + 1)],
                         tables={t: Credential(f"{event}-table-{t}", secrets.token_urlsafe(24)) for t in table_ids(cfg)},
                         tls_port=tls_port if tls_hosts else None)
     broker.mkdir(parents=True, exist_ok=True)
@@ -236,10 +276,10 @@ def _write_all(folder: Path, creds: Provisioned, host: str, port: int, bind: str
     """Every file of :func:`provision`, the password file first."""
     broker = folder / "broker"
     event = creds.event
-    everyone = [creds.hub, creds.watch, *creds.tables.values()]
+    everyone = [creds.hub, *creds.watchers, *creds.tables.values()]
     _write_secret(broker / "passwd", "".join(f"{c.username}:{c.password}\n" for c in everyone))
     _hash_passwords(broker / "passwd")
-    (broker / "acl").write_text(acl_text(event, creds.hub.username, creds.watch.username,
+    (broker / "acl").write_text(acl_text(event, creds.hub.username, [w.username for w in creds.watchers],
                                          {t: c.username for t, c in creds.tables.items()}), encoding="utf-8")
     tls_dir = None
     if tls_hosts:
@@ -252,6 +292,7 @@ def _write_all(folder: Path, creds: Provisioned, host: str, port: int, bind: str
     use_port = creds.tls_port or port
     ca = "ca.crt" if tls_hosts else None
     _write_secret(folder / "hub.toml", mqtt_section(event, creds.hub, host, use_port, ca, hub=True))
-    _write_secret(folder / "watch.toml", mqtt_section(event, creds.watch, host, use_port, ca, hub=True))
+    for n, w in enumerate(creds.watchers, 1):
+        _write_secret(folder / watch_name(event, n)[1], mqtt_section(event, w, host, use_port, ca, hub=True))
     for t, c in creds.tables.items():
         _write_secret(folder / "tables" / f"{t}.toml", mqtt_section(event, c, host, use_port, ca, hub=False))

@@ -33,34 +33,72 @@ SCHEMA_VERSION = 1
 
 
 class HubStoreError(ValueError):
-    """The file is not a hub event log (refused, never rewritten)."""
+    """The file is not a hub event log, is damaged, or is of a newer schema (refused, never rewritten)."""
 
 
 class HubStore:
-    """Append-only hub event log (one SQLite file per event)."""
+    """Append-only hub event log (one SQLite file per event).
+
+    :raises HubStoreError: at open, naming the file, when it is not a hub event log, is damaged
+        (SQLite's integrity check) or was written by a newer version; nothing is written to it then.
+    """
 
     def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
         self.path = Path(path)
         self._lock = threading.RLock()
-        if readonly:  # a reader beside a running hub (export): never writes, not even the schema
-            self._db = sqlite.connect(self.path, readonly=True)
-            return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if self.path.is_dir():
+            raise HubStoreError(f"这是文件夹，不是赛事日志 / not a hub event log: {self.path} is a folder")
+        if not readonly:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self._db = sqlite.connect(self.path)
+            self._db = sqlite.connect(self.path, readonly=readonly)
+        except sqlite3.Error as exc:
+            raise HubStoreError(f"无法打开赛事日志 / cannot open the hub event log {self.path}: {exc}") from None
+        try:
             # Look before writing anything: switching another program's database to WAL would
-            # rewrite its header and leave -wal/-shm beside it.
-            tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-            if tables and "hub_events" not in tables:
-                self._db.close()
-                raise HubStoreError(f"不是赛事日志（含其他表 {sorted(tables)[:5]}）/ not a hub event log: {self.path}")
+            # rewrite its header and leave -wal/-shm beside it; re-stamping a newer log's version
+            # would let this program misread it, and writing to a damaged file spreads the damage.
+            version = self._check()
+            if readonly:  # a reader beside a running hub (export): never writes, not even the schema
+                return
             sqlite.make_durable(self._db)
+            self._db.executescript(SCHEMA)
+            if version < SCHEMA_VERSION:
+                sqlite.set_user_version(self._db, SCHEMA_VERSION)
+        except HubStoreError:
+            self._db.close()
+            raise
         except sqlite3.DatabaseError as exc:
-            if getattr(self, "_db", None) is not None:
-                self._db.close()
+            self._db.close()
+            if (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF == sqlite3.SQLITE_CORRUPT:
+                # A page too damaged for the integrity check itself to read: a damaged hub log,
+                # not another program's file.
+                raise HubStoreError(self._damaged(str(exc))) from None
             raise HubStoreError(f"不是赛事日志 / not a hub event log: {self.path} ({exc})") from None
-        self._db.executescript(SCHEMA)
-        sqlite.set_user_version(self._db, SCHEMA_VERSION)
+
+    def _damaged(self, what: str) -> str:
+        return (f"赛事日志损坏 / the hub event log {self.path} is damaged ({what}); it is left as it is: restore it "
+                "from a backup")
+
+    def _check(self) -> int:
+        """The file's schema version, once it is known to be a healthy hub log this program reads.
+
+        :raises HubStoreError: a newer schema, a damaged file, or another program's database."""
+        version = sqlite.user_version(self._db)
+        if version > SCHEMA_VERSION:
+            raise HubStoreError(f"赛事日志版本过新 / the hub event log {self.path} has schema {version}, newer than "
+                                f"this program's {SCHEMA_VERSION}: upgrade the program; the file is left as it is")
+        rows = [str(r[0]) for r in self._db.execute("PRAGMA quick_check(100)").fetchall()]
+        if rows != ["ok"]:
+            # SQLite lists every problem (a damaged page gives dozens of lines): the first is enough.
+            problems = [ln for row in rows for ln in row.splitlines() if ln.strip() and not ln.startswith("***")]
+            first = problems[0][:120] if problems else "?"
+            raise HubStoreError(self._damaged(f"its integrity check found {len(problems)}"
+                                              f"{'+' if len(problems) >= 100 else ''} problem(s), first: {first}"))
+        tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if tables and "hub_events" not in tables:
+            raise HubStoreError(f"不是赛事日志（含其他表 {sorted(tables)[:5]}）/ not a hub event log: {self.path}")
+        return version
 
     def append(self, etype: str, data: dict[str, Any], *, t_ms: int, actor: str | None = None,
                role: str | None = None) -> dict[str, Any]:

@@ -416,8 +416,21 @@ for _name in ACTIONS:  # one URL per action; url_for("hub.action", name=…) pic
                     defaults={"name": _name})
 
 
+def hub_home() -> Any:
+    """``/`` on the hub's app (and so where a login without ``next`` lands): the hub's overview.
+    The table panel's home lists the tables served by this app, and the hub serves none: it would
+    show an empty list ("尚无比赛桌") with no way to the hub. A spectator, who may not see the
+    overview, goes to the public board; a visitor not logged in to the login page (then the overview)."""
+    if g.user is None:
+        return redirect(url_for("auth.login", next=url_for("hub.overview")))
+    if not g.user.can("viewer"):
+        return redirect(url_for("hub.board"))
+    return redirect(url_for("hub.overview"))
+
+
 def create_hub_app(hub_service: Any, *, users_db: str, secret_key: str | None = None) -> Any:
-    """The table panel's app (login, roles, CSRF) with the hub blueprint and ``hub_service``."""
+    """The table panel's app (login, roles, CSRF) with the hub blueprint and ``hub_service``;
+    its ``/`` leads to the hub (:func:`hub_home`)."""
     settings: dict[str, Any] = {"USERS_DB": users_db}
     if secret_key:
         settings["SECRET_KEY"] = secret_key
@@ -426,6 +439,7 @@ def create_hub_app(hub_service: Any, *, users_db: str, secret_key: str | None = 
     app.extensions["guandan_openapi"] = HUB_OPERATIONS  # the hub's routes in /api/openapi.json
     app.extensions["guandan_openapi_info"] = HUB_INFO
     app.register_blueprint(bp)
+    app.view_functions["panel.index"] = hub_home  # same rule "/", so the OpenAPI document still holds
     app.before_request_funcs.setdefault(None, []).insert(0, deck_upload_limit)  # before the CSRF check
 
     @app.template_filter("hhmm")

@@ -23,7 +23,8 @@ from event_helpers import Broker
 from table_service.demo.event_demo import BotEventTable
 from table_service.event.config import validate
 from table_service.event.hub import HubService
-from table_service.event.provision import Provisioned, provision
+from table_service.event.provision import MAX_PACKET_BYTES, Provisioned, provision
+from table_service.views.deck_wire import MAX_DECK_BYTES, deck_message, deck_topic
 
 HANG = 60.0
 
@@ -54,9 +55,10 @@ def event_cfg(port: int, creds: Provisioned | None = None, *, tls_port: int | No
 class Net:
     """A provisioned broker, the hub on it with round 1 published, and the two tables' credentials."""
 
-    def __init__(self, tmp: Path, *, tls: bool = False) -> None:
+    def __init__(self, tmp: Path, *, tls: bool = False, watchers: int = 1) -> None:
         base = event_cfg(1883)
-        self.creds = provision(base, tmp / "provision", tls_hosts=["127.0.0.1", "localhost"] if tls else None)
+        self.creds = provision(base, tmp / "provision", tls_hosts=["127.0.0.1", "localhost"] if tls else None,
+                               watchers=watchers)
         self.broker = Broker(tmp / "broker", secure=self.creds)
         self.broker.start()
         self.port = self.broker.tls_port if tls else self.broker.port
@@ -364,3 +366,98 @@ def test_a_provision_that_fails_half_way_can_be_run_again(tmp_path: Path, monkey
     assert not (tmp_path / "pv" / "broker" / "passwd").exists()
     monkeypatch.undo()
     assert provision(cfg, tmp_path / "pv").tables  # no --force needed
+
+
+def test_the_broker_takes_the_largest_deck_and_drops_whoever_sends_more(net: Net) -> None:
+    """The provisioned broker had no size limit: one table's credential published 250 MB messages,
+    which the broker and the hub held whole before the hub refused them at 16 KiB. Now a packet
+    over ``max_packet_size`` ends the sender's connection before its payload is read, while the
+    largest deck the hub can hand out (a 4 MiB enrolment file, as base64) still goes through."""
+    conf = (net.broker.folder / "mosquitto.conf").read_text()
+    assert f"max_packet_size {MAX_PACKET_BYTES}\n" in conf
+    c1, seen1 = net.client(net.creds.tables["1"].username, net.creds.tables["1"].password)
+    assert seen1["connected"].wait(HANG)
+    c1.subscribe(deck_topic("ev"), 1)
+    meta = {"cards": 54, "origin": "enrolled", "warn": True, "verdict": "扇形检查 / fan check " * 40}
+    biggest = deck_message(b"\xff" * MAX_DECK_BYTES, meta)
+    topic_and_header = 2 + len(deck_topic("ev")) + 2 + 5
+    assert len(biggest) + topic_and_header < MAX_PACKET_BYTES - 2_000_000, "a clear margin over the largest deck"
+    assert net.hub.mqtt is not None
+    net.hub.mqtt.publish_deck(biggest)
+    wait_for(lambda: any(t == deck_topic("ev") and p == biggest for t, p in seen1["msgs"]), what="the largest deck")
+    assert seen1["disconnects"] == 0
+    # Table 2's own credential, one packet over the limit on its own topic: disconnected.
+    c2, seen2 = net.client(net.creds.tables["2"].username, net.creds.tables["2"].password)
+    assert seen2["connected"].wait(HANG)
+    c2.publish("guandan/ev/2/summary", b"{" + b" " * MAX_PACKET_BYTES + b"}", qos=1, retain=True)
+    wait_for(lambda: seen2["disconnects"] >= 1, timeout=20, what="the sender of an oversized packet disconnected")
+    c2.disconnect()
+    c2.loop_stop()
+    c3, seen3 = net.client(net.creds.tables["2"].username, net.creds.tables["2"].password)
+    assert seen3["connected"].wait(HANG)
+    publish_acked(c3, "guandan/ev/2/summary", json.dumps({"table": "2", "round": 1, "last_seq": 77}).encode())
+    wait_for(lambda: net.hub.live.get("2") and net.hub.live["2"].summary.get("last_seq") == 77, what="a probe")
+    assert not [m for m in net.hub.core.bad_messages if m["table"] == "2"], "the oversized message reached the hub"
+
+
+def test_each_graphics_machine_has_its_own_read_only_watcher(tmp_path: Path) -> None:
+    """One watcher credential and ``use_username_as_clientid``: two graphics machines sharing it
+    threw each other off every few seconds and each missed half the states. ``--watchers N`` writes
+    one credential per machine, each read-only."""
+    n = Net(tmp_path, watchers=2)
+    try:
+        assert [w.username for w in n.creds.watchers] == ["ev-watch", "ev-watch-2"]
+        assert n.creds.watch == n.creds.watchers[0]
+        views = []
+        for w in n.creds.watchers:
+            c, seen = n.client(w.username, w.password)
+            assert seen["connected"].wait(HANG)
+            c.subscribe("guandan/ev/+/state", 1)
+            views.append((c, seen))
+        t1, seen_t1 = n.client(n.creds.tables["1"].username, n.creds.tables["1"].password)
+        assert seen_t1["connected"].wait(HANG)
+        publish_acked(t1, "guandan/ev/1/state", b'{"n": -1}')  # retained: proves each has subscribed
+        wait_for(lambda: all(any(p == b'{"n": -1}' for _t, p in seen["msgs"]) for _c, seen in views), what="ready")
+        for i in range(10):
+            publish_acked(t1, "guandan/ev/1/state", json.dumps({"n": i}).encode(), retain=False)
+            time.sleep(0.1)
+        states = [json.dumps({"n": i}).encode() for i in range(10)]
+        wait_for(lambda: all([p for _t, p in seen["msgs"]][-10:] == states for _c, seen in views), what="all states")
+        assert [seen["disconnects"] for _c, seen in views] == [0, 0], "the graphics machines threw each other off"
+        # Read-only, the second as the first: a result it publishes is dropped by the broker.
+        publish_acked(views[1][0], "guandan/ev/1/result", forged_result(n, "1", "forged-w2"))
+        publish_acked(t1, "guandan/ev/1/summary", json.dumps({"table": "1", "round": 1, "last_seq": 5}).encode())
+        wait_for(lambda: n.hub.live.get("1") and n.hub.live["1"].summary.get("last_seq") == 5, what="a probe")
+        assert (1, "1") not in n.hub.core.results and "1" not in n.hub.core.faults
+    finally:
+        n.stop()
+
+
+def test_provision_writes_a_watcher_credential_per_graphics_machine(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    import stat
+    import tomllib
+
+    from table_service.cli import main
+
+    ev = tmp_path / "EVENT.toml"
+    ev.write_text('[event]\nid = "cup"\nrounds = 1\n[[teams]]\nid = "A"\n[[teams]]\nid = "B"\n', encoding="utf-8")
+    assert main(["event", "provision", "--event", str(ev), "--watchers", "3"]) == 0
+    out = tmp_path / "mqtt-cup"
+    files = [out / "watch.toml", out / "watch-2.toml", out / "watch-3.toml"]
+    creds = [tomllib.loads(f.read_text())["mqtt"] for f in files]
+    assert [c["username"] for c in creds] == ["cup-watch", "cup-watch-2", "cup-watch-3"]
+    assert len({c["password"] for c in creds}) == 3
+    assert all(stat.S_IMODE(f.stat().st_mode) == 0o600 for f in files)
+    passwd = (out / "broker" / "passwd").read_text()
+    acl = (out / "broker" / "acl").read_text()
+    for c in creds:
+        assert f"{c['username']}:" in passwd and c["password"] not in passwd
+        block = acl.split(f"user {c['username']}\n")[1].split("\n\n")[0]
+        assert block.splitlines() == ["topic read guandan/cup/+/state", "topic read guandan/cup/+/events",
+                                      "topic read guandan/cup/+/status"]
+    said = capsys.readouterr().out
+    assert "watch-3.toml" in said and "one client at a time" in said and all(c["password"] not in said for c in creds)
+    with pytest.raises(SystemExit):
+        main(["event", "provision", "--event", str(ev), "--force", "--watchers", "0"])
+    assert "--watchers" in capsys.readouterr().err

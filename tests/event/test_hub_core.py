@@ -180,3 +180,167 @@ def test_event_toml_names_with_control_characters_are_refused() -> None:
         with pytest.raises(EventInputError, match="control character"):
             validate({"event": {"id": "t1", "rounds": 1, "seed": 3},
                       "teams": [team, {"id": "T2", "players": ["c", "d"]}]})
+
+
+def _refused(t: dict[str, Any], rid: str, rnd: int = 2) -> bytes:
+    """A well-formed result the hub refuses (``rnd`` has no published draw)."""
+    return json.dumps({"result_id": rid, "result": line_for(t, rnd, 3, 1)}).encode()
+
+
+def test_an_open_refusal_is_never_pushed_off_the_chiefs_list(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One table's credential sending more bad results than the hub keeps once pushed another
+    table's open refusal off the chief referee's list: it could no longer be seen nor cleared."""
+    import table_service.event.core as core
+
+    monkeypatch.setattr(core, "MAX_REFUSALS_KEPT", 5)  # the same rule as 500, with a test-sized flood
+    hub = HubService(event_cfg(), tmp_path, connect=False)
+    hub.draw_next("org", "referee")
+    hub.publish_draw(1, "org", "referee")
+    victim, spammer = hub.core.draws[1]["tables"][:2]
+    swapped = json.dumps({"result_id": "r1-s77", "result": {**line_for(victim, 1, 4, 0), "ns": victim["ew"],
+                                                            "ew": victim["ns"]}}).encode()
+    hub.handle_batch([(victim["table"], "result", swapped, True)])
+    open_seq = next(r["seq"] for r in hub.overview()["refusals"] if r["table"] == victim["table"])
+    hub.handle_batch([(spammer["table"], "result", _refused(spammer, f"spam{i}"), False) for i in range(20)])
+    ov = hub.overview()
+    assert [r["seq"] for r in ov["refusals"] if r["table"] == victim["table"]] == [open_seq]
+    assert len(ov["refusals"]) == 21 and ov["faults"] == {victim["table"]: 1, spammer["table"]: 20}
+    hub.acknowledge_refusal(open_seq, "chen", "chief")  # still there to be cleared
+    assert not [r for r in hub.overview()["refusals"] if r["table"] == victim["table"]]
+    # Cleared refusals are what the hub may forget (the log keeps them): at most MAX_REFUSALS_KEPT.
+    for r in hub.overview()["refusals"]:
+        hub.acknowledge_refusal(r["seq"], "chen", "chief")
+    assert len(hub.core.refusals) == 5 and all(r["acknowledged"] for r in hub.core.refusals)
+    hub.stop()
+    again = HubService(event_cfg(), tmp_path, connect=False)
+    assert len(again.core.refusals) == 5 and again.core.faults == hub.core.faults
+
+
+def test_a_redelivered_refused_result_is_one_fault_however_many_came_since(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The duplicate check looked only at the refusals kept in memory: after that many others, the
+    same retained message (redelivered on every hub reconnect) was logged and counted again."""
+    import table_service.event.core as core
+
+    monkeypatch.setattr(core, "MAX_REFUSALS_KEPT", 5)
+    hub = HubService(event_cfg(), tmp_path, connect=False)
+    hub.draw_next("org", "referee")
+    hub.publish_draw(1, "org", "referee")
+    t, other = hub.core.draws[1]["tables"][:2]
+    retained = (t["table"], "result", _refused(t, "r2-s99"), True)
+    hub.handle_batch([retained])
+    hub.handle_batch([(other["table"], "result", _refused(other, f"x{i}"), False) for i in range(20)])
+    for r in hub.overview()["refusals"]:  # cleared refusals may leave memory, never the duplicate check
+        hub.acknowledge_refusal(r["seq"], "chen", "chief")
+    seq = hub.core.last_seq
+    hub.handle_batch([retained])
+    assert hub.core.last_seq == seq and hub.core.faults[t["table"]] == 1
+    hub.stop()
+    again = HubService(event_cfg(), tmp_path, connect=False)  # and after a restart
+    again.handle_batch([retained])
+    assert again.core.last_seq == seq and again.core.faults[t["table"]] == 1
+
+
+def test_an_import_is_logged_whole_or_not_at_all(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each imported line was its own transaction: a hub killed after two of four lines kept two,
+    and importing the same file again was refused at its first line."""
+    from table_service.event.store import HubStore
+
+    hub = HubService(event_cfg(), tmp_path, connect=False)
+    hub.draw_next("org", "referee")
+    hub.publish_draw(1, "org", "referee")
+    text = "\n".join(json.dumps(line_for(t, 1, 5, 2)) for t in hub.core.draws[1]["tables"]) + "\n"
+    real_append = HubStore.append
+    appended: list[str] = []
+
+    def dies_on_the_third(self: HubStore, etype: str, data: dict[str, Any], **kw: Any) -> dict[str, Any]:
+        if etype == "result_recorded" and len(appended) == 2:
+            raise KeyboardInterrupt("the hub is stopped half-way through the import")
+        appended.append(etype)
+        return real_append(self, etype, data, **kw)
+
+    monkeypatch.setattr(HubStore, "append", dies_on_the_third)
+    with pytest.raises(KeyboardInterrupt):
+        hub.import_results(text, "rita", "referee")
+    monkeypatch.undo()
+    assert appended == ["result_recorded"] * 2 and not hub.core.results
+    hub.stop()
+    again = HubService(event_cfg(), tmp_path, connect=False)
+    assert not again.core.results, "nothing of the interrupted import is in the log"
+    assert again.import_results(text, "rita", "referee") == 4
+    assert all(tr.source == "hand" and tr.by == "rita" for tr in again.core.results.values())
+    ids = [tr.result_id for tr in again.core.results.values()]
+    assert len(set(ids)) == 4
+    again.stop()
+    assert HubService(event_cfg(), tmp_path, connect=False).core.results.keys() == again.core.results.keys()
+
+
+def test_an_import_names_the_line_it_refuses_and_logs_nothing(tmp_path: Path) -> None:
+    hub = HubService(event_cfg(), tmp_path, connect=False)
+    hub.draw_next("org", "referee")
+    hub.publish_draw(1, "org", "referee")
+    ts = sorted(hub.core.draws[1]["tables"], key=lambda t: t["table"])
+    bad = {**line_for(ts[0], 1, 5, 2), "ns": ts[0]["ew"], "ew": ts[0]["ns"]}  # sides swapped
+    text = "\n".join([json.dumps(line_for(ts[1], 1, 5, 2)), "", json.dumps(bad)]) + "\n"
+    seq = hub.core.last_seq
+    with pytest.raises(EventInputError, match="line 3: .*teams do not match"):
+        hub.import_results(text, "rita", "referee")
+    assert hub.core.last_seq == seq and not hub.core.results
+    with pytest.raises(EventInputError, match="requires role referee"):
+        hub.import_results(json.dumps(line_for(ts[1], 1, 5, 2)), "vera", "viewer")
+    assert hub.core.last_seq == seq
+
+
+def _hub_log(tmp_path: Path) -> Path:
+    """A hub's folder whose log spans several pages, closed."""
+    hub = HubService(event_cfg(), tmp_path, connect=False)
+    hub.draw_next("org", "referee")
+    hub.publish_draw(1, "org", "referee")
+    with hub.store.transaction():
+        for i in range(300):
+            hub.edit_team("T1", f"name{i}", ["a" * 30, "b" * 30], "org", "referee")
+    hub.stop()
+    return tmp_path / "hub-events.sqlite3"
+
+
+def test_a_hub_log_of_a_newer_version_is_refused_and_left_as_it_is(tmp_path: Path) -> None:
+    """The hub stamped schema 1 on any log: one written by a newer version was read as if it were
+    its own and re-stamped."""
+    import sqlite3
+
+    from table_service.event.store import HubStore, HubStoreError
+
+    db = _hub_log(tmp_path)
+    c = sqlite3.connect(db)
+    c.execute("PRAGMA user_version = 2")
+    c.close()
+    before = db.read_bytes()
+    for open_it in (lambda: HubService(event_cfg(), tmp_path, connect=False), lambda: HubStore(db, readonly=True)):
+        with pytest.raises(HubStoreError, match=r"newer than this program's 1") as exc:
+            open_it()
+        assert str(db) in str(exc.value) and "版本过新" in str(exc.value)
+    assert db.read_bytes() == before
+    c = sqlite3.connect(db)
+    assert c.execute("PRAGMA user_version").fetchone()[0] == 2
+    c.close()
+
+
+def test_a_damaged_hub_log_is_refused_by_the_hub_and_by_export(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """A damaged page gave "internal error (DatabaseError …)" from the hub and "not a hub event
+    log" from ``event export``."""
+    from table_service.cli import main
+    from table_service.event.store import HubStoreError
+
+    db = _hub_log(tmp_path)
+    raw = bytearray(db.read_bytes())
+    assert len(raw) > 4 * 4096 and not db.with_name(db.name + "-wal").exists()
+    raw[3 * 4096:3 * 4096 + 200] = b"\x55" * 200
+    db.write_bytes(bytes(raw))
+    with pytest.raises(HubStoreError, match="is damaged") as exc:
+        HubService(event_cfg(), tmp_path, connect=False)
+    assert str(db) in str(exc.value) and "损坏" in str(exc.value)
+    assert db.read_bytes() == bytes(raw), "nothing is written to a damaged log"
+    assert main(["event", "export", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "is damaged" in err and str(db) in err and "not a hub event log" not in err

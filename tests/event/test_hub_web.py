@@ -339,3 +339,28 @@ def test_the_events_deck_is_uploaded_by_the_chief_with_a_tap(hub_app: Any, tmp_p
     assert "已撤回" in page and sha[:12] in page and 'id="deck-withdraw-form"' not in page
     r = chief.post("/hub/action/withdraw_deck", data={"csrf_token": ctok}, headers={"Accept": "application/json"})
     assert r.status_code == 400 and "no event deck" in r.get_json()["error"]
+
+
+def test_the_hubs_home_and_a_plain_login_lead_to_the_hub(hub_app: Any) -> None:
+    """``/`` on the hub showed the table panel's empty index ("尚无比赛桌"), with no link to the
+    hub, and a login without ``next`` landed there."""
+    app, _hub = hub_app
+    conn = users.connect(app.config["USERS_DB"])
+    users.add_user(conn, "sam", PASSWORD, "spectator")
+    conn.close()
+    c = app.test_client()
+    r = c.get("/")
+    assert r.status_code == 302 and r.headers["Location"] == "/auth/login?next=/hub/"
+    login(c, "vera")  # no next: the login's own fallback
+    page = c.get("/", follow_redirects=True)
+    assert page.request.path == "/hub/" and page.status_code == 200
+    assert 'id="ov-round"' in page.get_data(as_text=True)  # the chief referee's overview
+    token = app.test_client()
+    tok = token.get("/auth/whoami").get_json()["csrf_token"]
+    r = token.post("/auth/login", data={"username": "rita", "password": PASSWORD, "csrf_token": tok},
+                   follow_redirects=True)
+    assert r.request.path == "/hub/" and r.status_code == 200
+    s = app.test_client()
+    login(s, "sam")  # a spectator may not see the overview: the public board instead
+    r = s.get("/", follow_redirects=True)
+    assert r.request.path == "/hub/board" and r.status_code == 200

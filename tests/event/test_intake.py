@@ -100,6 +100,11 @@ def test_the_issues_bad_summary_blocks_no_result_and_is_logged_once(hub: HubServ
     ("result", json.dumps({"result_id": "x", "result": {"round": 1, "table": "2", "ns": "T1", "ew": "T2",
                                                          "ns_levels": 1, "ew_levels": 0}}).encode(), "topic table"),
     ("state", b"{}", "unknown topic"),
+    # a signature is a JSON boolean: bool("no") made the text "no" read as signed
+    ("summary", json.dumps(summary("1", signed={"NS": "no", "EW": False})).encode(), "signed.NS must be true or false"),
+    ("summary", json.dumps(summary("1", signed={"NS": True, "EW": "false"})).encode(), "signed.EW must be true or"),
+    ("summary", json.dumps(summary("1", signed={"NS": 1, "EW": False})).encode(), "signed.NS must be true or false"),
+    ("summary", json.dumps(summary("1", signed={"NS": {}, "EW": None})).encode(), "signed.NS must be true or false"),
 ])
 def test_each_bad_field_is_named(name: str, payload: bytes, needle: str) -> None:
     with pytest.raises(BadMessage, match=needle):
@@ -134,6 +139,25 @@ def test_the_overview_shows_only_what_the_table_may_say(hub: HubService) -> None
     hub.handle_batch([(t, "summary", json.dumps(summary(t, open_flags=3)).encode(), True)])
     row = next(r for r in hub.overview()["tables"] if r["table"] == t)
     assert row["panel"] == f"http://10.0.0.5:8080/tables/{t}" and row["open_flags"] == 3
+
+
+def test_a_status_of_another_event_and_a_signature_that_is_not_true_or_false_are_refused(hub: HubService) -> None:
+    """A status naming another event passed (its ``event`` was only checked as text), and a
+    summary's ``"signed": {"NS": "no"}`` showed the side as signed."""
+    t = hub.core.draws[1]["tables"][0]["table"]
+    hub.handle_batch([(t, "status", json.dumps(status(t, event="some-other-event")).encode(), True),
+                      (t, "summary", json.dumps(summary(t, signed={"NS": "no", "EW": "false"})).encode(), True)])
+    reasons = {m["topic"]: m["reason"] for m in hub.core.bad_messages if m["table"] == t}
+    assert "some-other-event" in reasons["status"] and "this hub's event is ev" in reasons["status"]
+    assert "不是本赛事" in reasons["status"] and "signed.NS must be true or false" in reasons["summary"]
+    assert t not in hub.live or (hub.live[t].online is None and not hub.live[t].summary)
+    # The same table's good messages pass (its own event named, or none).
+    hub.handle_batch([(t, "status", json.dumps(status(t)).encode(), True),
+                      (t, "summary", json.dumps(summary(t, signed={"NS": True, "EW": False})).encode(), True)])
+    assert hub.live[t].online is True and hub.live[t].summary["signed"] == {"NS": True, "EW": False}
+    no_event = status(t)
+    del no_event["event"]
+    assert check_message(t, "status", json.dumps(no_event).encode(), None, "ev")["status"] == "online"
 
 
 # ------------------------------------------------------------------------------------------ fuzz
@@ -181,7 +205,7 @@ def _fuzz_body(hub: HubService, data: st.DataObject) -> None:
         if not payload:
             continue  # an empty payload clears a retained message: nothing to check
         try:
-            check_message(victim["table"], name, payload)
+            check_message(victim["table"], name, payload, None, hub.event_id)
         except BadMessage:
             digest_known = any(m["table"] == victim["table"] and m["topic"] == name for m in hub.core.bad_messages)
             assert digest_known, "a bad message was not logged"
