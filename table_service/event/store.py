@@ -50,6 +50,9 @@ class HubStore:
             raise HubStoreError(f"这是文件夹，不是赛事日志 / not a hub event log: {self.path} is a folder")
         if not readonly:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+        damage = sqlite.wal_damage(self.path)
+        if damage:
+            raise HubStoreError(self._damaged(damage))
         try:
             self._db = sqlite.connect(self.path, readonly=readonly)
         except sqlite3.Error as exc:
@@ -88,13 +91,9 @@ class HubStore:
         if version > SCHEMA_VERSION:
             raise HubStoreError(f"赛事日志版本过新 / the hub event log {self.path} has schema {version}, newer than "
                                 f"this program's {SCHEMA_VERSION}: upgrade the program; the file is left as it is")
-        rows = [str(r[0]) for r in self._db.execute("PRAGMA quick_check(100)").fetchall()]
-        if rows != ["ok"]:
-            # SQLite lists every problem (a damaged page gives dozens of lines): the first is enough.
-            problems = [ln for row in rows for ln in row.splitlines() if ln.strip() and not ln.startswith("***")]
-            first = problems[0][:120] if problems else "?"
-            raise HubStoreError(self._damaged(f"its integrity check found {len(problems)}"
-                                              f"{'+' if len(problems) >= 100 else ''} problem(s), first: {first}"))
+        damage = sqlite.integrity_problems(self._db)
+        if damage:
+            raise HubStoreError(self._damaged(damage))
         tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         if tables and "hub_events" not in tables:
             raise HubStoreError(f"不是赛事日志（含其他表 {sorted(tables)[:5]}）/ not a hub event log: {self.path}")

@@ -109,6 +109,9 @@ class EventStore:
                                          f"{exc.strerror or exc}") from None
             self._check_writable()
         _check_header(self.path)
+        damage = sqlite.wal_damage(self.path)
+        if damage:
+            raise StoreCorruptError(f"事件库损坏 / event store {self.path} is damaged: {damage}; it has been left as it is")
         try:
             self._conn = sqlite.connect(self.path, readonly=readonly)
         except sqlite3.Error as exc:
@@ -152,14 +155,9 @@ class EventStore:
                 f"事件库版本过新 / event store {self.path} has schema {version}, newer than this program's "
                 f"{SCHEMA_VERSION}; upgrade the program"
             )
-        rows = [str(r[0]) for r in conn.execute("PRAGMA quick_check(100)").fetchall()]
-        if rows != ["ok"]:
-            # SQLite lists every problem (a damaged file gives dozens of lines): one line is enough.
-            problems = [ln for row in rows for ln in row.splitlines() if ln.strip() and not ln.startswith("***")]
-            first = problems[0][:120] if problems else "?"
-            more = f"{len(problems)}{'+' if len(problems) >= 100 else ''} problem(s)"
-            raise StoreCorruptError(f"事件库损坏 / event store {self.path} is damaged: its integrity check found "
-                                    f"{more}, first: {first}; it has been left as it is")
+        damage = sqlite.integrity_problems(conn)
+        if damage:
+            raise StoreCorruptError(f"事件库损坏 / event store {self.path} is damaged: {damage}; it has been left as it is")
         if version == 0:
             tables = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
             if tables:

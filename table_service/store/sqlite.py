@@ -11,6 +11,7 @@ and works in a read-only folder. The schema's version lives in ``PRAGMA user_ver
 from __future__ import annotations
 
 import sqlite3
+import struct
 from pathlib import Path
 
 
@@ -44,3 +45,68 @@ def user_version(conn: sqlite3.Connection) -> int:
 
 def set_user_version(conn: sqlite3.Connection, version: int) -> None:
     conn.execute(f"PRAGMA user_version = {int(version)}")
+
+
+def integrity_problems(conn: sqlite3.Connection) -> str | None:
+    """What SQLite's quick check finds wrong with the file, in one line (None: nothing).
+
+    SQLite lists every problem (a damaged page gives dozens of lines): the count and the first
+    are what an operator needs. Both the table's store and the hub's refuse to start on it."""
+    rows = [str(r[0]) for r in conn.execute("PRAGMA quick_check(100)").fetchall()]
+    if rows == ["ok"]:
+        return None
+    problems = [ln for row in rows for ln in row.splitlines() if ln.strip() and not ln.startswith("***")]
+    first = problems[0][:120] if problems else "?"
+    return f"its integrity check found {len(problems)}{'+' if len(problems) >= 100 else ''} problem(s), first: {first}"
+
+
+def wal_damage(db_path: Path) -> str | None:
+    """Whether the ``-wal`` beside ``db_path`` holds committed frames SQLite would silently skip.
+
+    Why: SQLite reads a write-ahead log up to its first frame whose checksum fails and ignores the
+    rest. After a kill that is right (the torn frame is the last one, never committed), but one
+    damaged byte in an early frame (a failing SD card) would drop every later committed event
+    without a word, and the next append would reuse their numbers. Each frame's checksum is seeded
+    with the one stored in the frame before it, so the frames after a bad one can still be checked:
+    a committed frame that checks out after a bad one is damage, and the store refuses to open.
+    Returns a one-line description, or None (no log, or nothing lost).
+    """
+    wal = Path(f"{db_path}-wal")
+    try:
+        data = wal.read_bytes()
+    except OSError:
+        return None
+    if len(data) < _WAL_HEADER:
+        return None
+    magic, _version, page, _ckpt, salt1, salt2, c1, c2 = struct.unpack(">8I", data[:_WAL_HEADER])
+    if magic not in (0x377F0682, 0x377F0683) or page < 512 or page & (page - 1):
+        return None  # not a write-ahead log SQLite would read either
+    order = ">" if magic & 1 else "<"
+    size = _WAL_FRAME_HEADER + page
+    # A header that fails its own checksum makes SQLite ignore the whole log (frame 0 here).
+    bad: int | None = None if _wal_checksum(order, data[:24], 0, 0) == (c1, c2) else -1
+    for k in range((len(data) - _WAL_HEADER) // size):
+        off = _WAL_HEADER + k * size
+        _pgno, commit, s1, s2, f1, f2 = struct.unpack(">6I", data[off:off + _WAL_FRAME_HEADER])
+        good = (s1, s2) == (salt1, salt2) and _wal_checksum(
+            order, data[off:off + 8] + data[off + _WAL_FRAME_HEADER:off + size], c1, c2) == (f1, f2)
+        if not good and bad is None:
+            bad = k
+        elif good and bad is not None and commit:
+            where = "its header" if bad < 0 else f"frame {bad + 1}"
+            return f"its -wal is damaged at {where}, and committed frame {k + 1} after it would be lost"
+        c1, c2 = f1, f2
+    return None
+
+
+_WAL_HEADER = 32
+_WAL_FRAME_HEADER = 24
+
+
+def _wal_checksum(order: str, data: bytes, s0: int, s1: int) -> tuple[int, int]:
+    """SQLite's WAL checksum of ``data`` seeded with (``s0``, ``s1``) (sqlite.org/fileformat2.html)."""
+    words = struct.unpack(f"{order}{len(data) // 4}I", data)
+    for i in range(0, len(words), 2):
+        s0 = (s0 + words[i] + s1) & 0xFFFFFFFF
+        s1 = (s1 + words[i + 1] + s0) & 0xFFFFFFFF
+    return s0, s1

@@ -158,3 +158,51 @@ def test_half_a_surrogate_pair_is_stored_and_read_back_as_it_came(tmp_path: Path
         assert back["seq"] == seq and back["data"] == {"reason": "x\ud800y"}
         (rej,) = store.rejected()
         assert "dfff" in rej["rejected"]
+
+
+def _killed_writer(folder: Path, events: int = 60) -> Path:
+    """A store whose writer was killed with -9 after ``events`` appends: its last events are in the -wal."""
+    import os
+    import subprocess
+    import sys
+
+    db = folder / "t.sqlite3"
+    code = (f"import os, signal\nfrom table_service.store.event_log import EventStore\ns = EventStore({str(db)!r})\n"
+            f"for i in range({events}):\n"
+            "    s.append({'t_ms': i, 'type': 'device_status_changed', 'source': 'system', "
+            "'data': {'device': 'camera', 'status': 'online', 'detail': 'n%d' % i}})\n"
+            "os.kill(os.getpid(), signal.SIGKILL)\n")
+    repo = Path(__file__).resolve().parents[2]
+    subprocess.run([sys.executable, "-c", code], cwd=repo, env=dict(os.environ, PYTHONPATH=str(repo)), check=False)
+    assert Path(f"{db}-wal").stat().st_size > 0
+    return db
+
+
+def _flip(path: Path, offset: int) -> None:
+    raw = bytearray(path.read_bytes())
+    raw[offset] ^= 0xFF
+    path.write_bytes(bytes(raw))
+
+
+@pytest.mark.parametrize(("where", "offset"), [("frame 11", 32 + 10 * (24 + 4096) + 24 + 100), ("its header", 12)])
+def test_a_damaged_wal_that_would_drop_committed_events_is_refused(tmp_path: Path, where: str, offset: int) -> None:
+    """One damaged byte in an early frame (or in the -wal's header) of a killed table's log: SQLite
+    would silently stop reading there, dropping every later committed event, and the next append
+    would reuse their numbers. The store refuses to open and leaves the files as they are."""
+    db = _killed_writer(tmp_path)
+    wal = Path(f"{db}-wal")
+    _flip(wal, offset)
+    before = wal.read_bytes()
+    with pytest.raises(StoreCorruptError, match=f"damaged at {where}.*would be lost"):
+        EventStore(db)
+    assert wal.read_bytes() == before
+
+
+def test_a_killed_writers_log_with_a_torn_last_frame_opens_whole(tmp_path: Path) -> None:
+    """What a kill -9 really leaves: every committed frame, and at most a torn frame after them."""
+    db = _killed_writer(tmp_path)
+    wal = Path(f"{db}-wal")
+    with wal.open("ab") as f:
+        f.write(b"\x00" * 1000)  # a frame begun and never finished
+    with EventStore(db) as store:
+        assert len(store.events()) == 60
