@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import cv2
-from flask import Blueprint, Response, abort, jsonify, request
+from flask import Blueprint, Response, abort, jsonify, request, send_file
 
 from table_service.views.camera_note import camera_noted
 
@@ -112,6 +112,19 @@ def start(table_id: str) -> Any:
 @require_role("viewer")
 def status(table_id: str) -> Any:
     return jsonify(_view(_session(table_id)))
+
+
+@bp.get("/<table_id>/enroll/deck.npz")
+@require_role("chief")
+def deck_file(table_id: str) -> Any:
+    """The deck file this table reads with, to hand to every table from the hub's organiser page
+    (比赛用牌): enrolled once at one table, given to all without a command line."""
+    pipe = _pipeline(table_id)
+    path = Path(getattr(pipe, "enrollment_path", None) or "")
+    if not path.name or not path.is_file():
+        abort(404, description="此桌没有登记的牌组 / this table reads with no enrolled deck")
+    return send_file(path, mimetype="application/octet-stream", as_attachment=True,
+                     download_name=f"deck-table-{table_id}.npz", max_age=0)
 
 
 @bp.get("/<table_id>/enroll/card/<int:card_id>.png")

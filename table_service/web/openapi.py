@@ -143,6 +143,11 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
     ("GET", "/api/tables/<table_id>/enroll"): {
         "summary": "登记进度与待答的牌 / the enrolment's progress and the cards to name", "tags": ["api"],
         "login": "viewer", "responses": {"200": _ok(_JSON_OBJ), "404": _err("no enrolment started")}},
+    ("GET", "/api/tables/<table_id>/enroll/deck.npz"): {
+        "summary": "本桌读牌用的牌组文件 / the deck file this table reads with (to hand to every table at the hub)",
+        "tags": ["api"], "login": "chief",
+        "responses": {"200": {"description": "the enrolment file", "content": {"application/octet-stream": {}}},
+                      "404": _err("no enrolled deck"), "409": _err("no camera")}},
     ("GET", "/api/tables/<table_id>/enroll/card/<int:card_id>.png"): {
         "summary": "待答牌的图像 / the picture of a card to name", "tags": ["api"], "login": "viewer",
         "responses": {"200": {"description": "the image", "content": {"image/png": {}}},

@@ -76,8 +76,15 @@ def test_enrol_from_the_table_at_the_panel(client, runner, h, laid_out_deck, tmp
         assert len(done["result"]["not_enrolled"]) == 54 - done["result"]["enrolled"]
         assert done["result"]["check"]["plays"] == 6 and "fan check" in done["result"]["check_text"]
         assert pipe.watcher.enrollment is not None  # the running watcher reads with it now
+        got = client.get(f"{base}/deck.npz")  # the chief takes the file to the hub's organiser page
+        assert got.status_code == 200 and got.data == Path(done["result"]["file"]).read_bytes()
+        assert "deck-table-1.npz" in got.headers["Content-Disposition"]
+        h.login(client, "rita")
+        assert client.get(f"{base}/deck.npz").status_code == 403
+        h.login(client, "chen")
         h.wait_for(lambda: any(e["type"] == "device_status_changed" and "enrolled at this table" in
                                (e["data"].get("detail") or "") for e in runner.events()))  # and the log says so
     else:
         assert "misreads" in done["error"] and "not used" in done["error"], done
+        assert client.get(f"{base}/deck.npz").status_code == 404  # no deck saved
         assert pipe.watcher.enrollment is None and not (tmp_path / "deck.npz").exists()
