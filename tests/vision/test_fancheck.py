@@ -43,12 +43,17 @@ def test_a_deck_without_the_suit_in_its_corner_is_warned_of_before_the_event(tmp
     (None, False),
     ({"plays": 0}, False),
     ({"plays": 90, "asked": 2, "silent": 0, "cards": 300, "cards_right": 300}, False),
+    ({"plays": 90, "faces": 54, "asked": 2, "silent": 0, "cards": 300, "cards_right": 300}, False),
+    # Three faces enrolled (a deck enrolled from the cards one play left on the felt): every check
+    # play was made of those three, so its 100 % says nothing of the other 51.
+    ({"plays": 90, "faces": 3, "asked": 0, "silent": 0, "cards": 300, "cards_right": 300}, True),
     ({"plays": 90, "asked": 30, "silent": 0, "cards": 300, "cards_right": 280,
       "doubted_pairs": [["6c", "6s", 9]], "suit_only_doubts": 2, "doubts": 20}, True),
 ])
 def test_verdict(check, warn):
     w, text = verdict(check)
     assert w is warn and " / " in text
+    assert ("only 3 faces enrolled" in text and "其余 51 张" in text) is bool(check and check.get("faces") == 3)
     assert ("角标可能不印花色" in text) is False  # rank doubts (2 of 20 suit-only) are no corner without a suit
 
 

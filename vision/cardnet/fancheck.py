@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from vision.artwork import Deck
+from vision.cards import ALL_CARDS
 from vision.synth import Realism, render_zone
 
 from .head import Head
@@ -62,7 +63,7 @@ def check_fans(deck: Deck, head: Head, plays: int = FAN_CHECK_PLAYS, seed: int =
                 doubted[(c, alt)] += 1
                 suit_only += _same_rank(c, alt)
     n_doubts = sum(doubted.values())
-    return {"plays": plays, "asked": asked, "silent": silent, "cards": cards, "cards_right": right,
+    return {"plays": plays, "faces": len(names), "asked": asked, "silent": silent, "cards": cards, "cards_right": right,
             "doubted_pairs": [[a, b, n] for (a, b), n in doubted.most_common(TOP_PAIRS)],
             "suit_only_doubts": suit_only, "doubts": n_doubts}
 
@@ -83,6 +84,13 @@ def verdict(check: dict[str, Any] | None) -> tuple[bool, str]:
     en = [f"fan check: about {share:.0%} of {plays} plays go to the referee, {per_card:.1%} of cards read right, "
           f"{check['silent']} read wrong unasked"]
     warn = share > ASKED_WARN
+    faces = check.get("faces")
+    if isinstance(faces, int) and not isinstance(faces, bool) and 0 < faces < len(ALL_CARDS):
+        # The plays were made of the enrolled faces only: the figures say nothing of the others.
+        warn = True
+        zh.append(f"只登记了 {faces} 张牌面，检查只用这些牌；其余 {len(ALL_CARDS) - faces} 张按未登记的牌读")
+        en.append(f"only {faces} faces enrolled and checked; the other {len(ALL_CARDS) - faces} are read as on a "
+                  "deck never enrolled")
     if warn:
         pairs = ", ".join(f"{a}/{b}" for a, b, _ in check.get("doubted_pairs") or [])
         if pairs:
