@@ -33,10 +33,14 @@ def test_enrol_deck_button(app, runner, serve_app, h, tmp_path, monkeypatch, ope
     monkeypatch.setattr(enrol_mod, "ENROL_STEPS", 500)
     monkeypatch.setattr("vision.cardnet.fancheck.FAN_CHECK_PLAYS", 6)
     runner.camera_pipeline = pipe = FakePipeline(laid_out_deck, tmp_path / "d.npz")
+    # The service hangs the camera's health beside its pipeline (table/service.py): the panel shows
+    # the camera's buttons only where the clock reading carries it.
+    runner.camera_health = lambda: {"state": "reading", "lag_s": 0.1, "last_read_ms": None, "dropped": 0,
+                                    "text": "摄像头读牌中 / camera reading"}
     srv = serve_app(app)
     page, errors = open_page(timeout_ms=60_000)
     page.goto(f"{srv.url}/auth/login")
-    page.fill("#username", "rita")
+    page.fill("#username", "chen")  # enrolling a deck is the chief referee's (web/enroll.py)
     page.fill("#password", h.PASSWORD)
     page.click("#login-submit")
     page.click("a.table-link")

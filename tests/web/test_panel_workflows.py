@@ -78,6 +78,7 @@ def test_a_round_from_the_panel_alone(page, app, runner, serve_app, h):
 
     # Play for the leader by tapping two cards, then pass for the next seat with one tap.
     page.wait_for_selector("#step-play")
+    page.click("#step-play .pick-open")  # the 54 cards are folded until asked for
     page.click('#step-play [data-pick="3s"]')
     page.click('#step-play [data-pick="3h"]')
     assert page.input_value("#step-play input") == "3s 3h"
@@ -311,6 +312,7 @@ def test_a_whole_short_round_from_the_panel(page, app, runner, serve_app, h):
     for card in ("3s", "4s", "5s"):
         seat = runner.state()["deal"]["turn"]
         page.wait_for_selector("#step-play")
+        page.click("#step-play .pick-open")  # folded until asked for
         page.click(f'#step-play [data-pick="{card}"]')
         page.click("#step-play button[type=submit]")
         toast_ok(page)

@@ -17,26 +17,34 @@
   function csrf() { var m = document.querySelector('meta[name="csrf-token"]'); return m ? m.content : ""; }
   function fmt(f) {
     if (!f) return "";
-    if (f.kind === "deals") return f.deals + " 副 / deals";
-    if (f.kind === "time") return f.minutes + " 分钟 / min";
-    return "打过A / to past A";
+    if (f.kind === "deals") return GT.tf("fmt_deals_n", {n: f.deals});
+    if (f.kind === "time") return GT.tf("fmt_minutes_n", {n: f.minutes});
+    return GT.t("fmt_past_a");
   }
+  /* The hub's answer to the table's result, in the view's language (a status word, never raw). */
+  function ackText(ack) {
+    var key = "ack_" + ack.status;
+    var word = window.I18N[key] ? GT.t(key) : String(ack.status);
+    return GT.t("assign_result") + ": " + word + (ack.reason ? " — " + GT.bi(ack.reason) : "");
+  }
+  var lastMsg = "";
   function render(d) {
     var a = d.assignment;
     if (!d.hub) { box.hidden = true; return; }
     box.hidden = false;
-    if (!a) { box.innerHTML = '<div class="assign-card muted">等待赛事中心编排 / waiting for the hub\'s assignment</div>'; return; }
+    if (!a) { box.innerHTML = '<div class="assign-card muted">' + esc(GT.t("assign_waiting")) + "</div>"; return; }
     var tn = a.team_names || {};
-    var ack = d.result_ack ? '<div class="assign-ack">成绩 / result: ' + esc(d.result_ack.status) +
-      (d.result_ack.reason ? " — " + esc(d.result_ack.reason) : "") + "</div>" : "";
+    var ack = d.result_ack ? '<div class="assign-ack" data-status="' + esc(d.result_ack.status) + '">' +
+      esc(ackText(d.result_ack)) + "</div>" : "";
+    function seat(s) { return esc(GT.seat(s)) + " " + esc(a.players[s]); }
     box.innerHTML = '<div class="assign-card" id="assign-card">' +
-      "<b>" + esc(a.event_name || a.event) + " · 第 " + a.round + " 轮 / round " + a.round + " · " + esc(a.table) + " 号桌 / table</b>" +
-      "<div>南北 NS: " + esc(tn.NS || a.teams.NS) + " — 北 N " + esc(a.players.N) + " · 南 S " + esc(a.players.S) + "</div>" +
-      "<div>东西 EW: " + esc(tn.EW || a.teams.EW) + " — 东 E " + esc(a.players.E) + " · 西 W " + esc(a.players.W) + "</div>" +
+      "<b>" + esc(GT.tf("assign_title", {e: a.event_name || a.event, r: a.round, t: a.table})) + "</b>" +
+      "<div>" + esc(GT.t("side_NS")) + ": " + esc(tn.NS || a.teams.NS) + " — " + seat("N") + " · " + seat("S") + "</div>" +
+      "<div>" + esc(GT.t("side_EW")) + ": " + esc(tn.EW || a.teams.EW) + " — " + seat("E") + " · " + seat("W") + "</div>" +
       '<div class="muted">' + esc(a.ruleset.preset) + " · " + esc(fmt(a.format)) + "</div>" +
-      (d.started ? '<div class="assign-started">已开始 / started</div>'
-        : '<button type="button" id="assign-start">按编排开始本轮 / Start this round</button>') +
-      '<div id="assign-msg" role="status"></div>' + ack + "</div>";
+      (d.started ? '<div class="assign-started">' + esc(GT.t("assign_started")) + "</div>"
+        : '<button type="button" id="assign-start">' + esc(GT.t("assign_start")) + "</button>") +
+      '<div id="assign-msg" role="status">' + esc(lastMsg) + "</div>" + ack + "</div>";
     var btn = document.getElementById("assign-start");
     if (btn) btn.onclick = function () {
       btn.disabled = true;
@@ -44,7 +52,9 @@
         headers: {"Content-Type": "application/json", "X-CSRF-Token": csrf(), Accept: "application/json"}, body: "{}"})
         .then(function (r) { return r.json().then(function (j) { return [r.ok, j]; }); })
         .then(function (x) {
-          document.getElementById("assign-msg").textContent = x[0] ? "已开始 / started" : (x[1].error || "错误 / error");
+          // Kept over the next redraws (every 5 s), so a refusal stays readable.
+          lastMsg = x[0] ? GT.t("assign_started") : (GT.bi(x[1].error) || GT.t("error"));
+          document.getElementById("assign-msg").textContent = lastMsg;
           load();
         }).catch(function () { btn.disabled = false; });
     };

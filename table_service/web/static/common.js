@@ -147,6 +147,10 @@
       GT.clock = { nowMs: j.now_ms, at: (t0 + t1) / 2, speed: j.speed > 0 ? j.speed : 1, url: GT.clock.url, delay: j.delay_s,
         period: GT.clock.period };
       document.documentElement.dataset.clockSynced = "1";
+      /* The reading carries the camera's health exactly where the table runs a camera pipeline
+         (docs/api.md): what the page knows of "this table has a camera". Buttons that need one
+         (.needs-camera: enrol the deck, recalibrate) show only then (panel.css). */
+      document.documentElement.dataset.camera = j.camera && typeof j.camera === "object" ? "1" : "0";
       GT.clockListeners.forEach(function (fn) { try { fn(); } catch (e) { console.error(e); } });
       if (j.camera && typeof j.camera === "object" && GT.onCamera) GT.onCamera(j.camera);
     } catch (e) { /* offline: keep the last reading */ }

@@ -1,4 +1,5 @@
-/* Enrol the deck from the table (issue #21): a referee's button in the status bar. The deck lies
+/* Enrol the deck from the table (issue #21): the chief referee's button in the status bar (the
+   server takes an enrolment from the chief alone, web/enroll.py), where the table has a camera. The deck lies
    face up in rows; the camera's frame is searched (POST .../enroll/start), the cards the reader is
    unsure of are shown with their picture ("这是哪张牌？/ which card is this?") and the likely
    readings as buttons, then "finish" enrols them into the running watcher. API: docs/api.md,
@@ -6,7 +7,7 @@
 (function () {
   "use strict";
   const app = document.getElementById("app");
-  if (!app || !["referee", "chief"].includes(app.dataset.role)) return;
+  if (!app || app.dataset.chief !== "1") return;
   const table = app.dataset.table;
   const base = "/api/tables/" + encodeURIComponent(table) + "/enroll";
   const bar = document.querySelector(".statusbar");
@@ -27,9 +28,11 @@
     }).then(function (r) { return r.json().catch(function () { return {}; }).then(function (j) { return { ok: r.ok, json: j }; }); });
   }
 
-  const button = el("button", "enroll-button", "登记牌组 / Enrol deck");
+  // Only where the table has a camera (.needs-camera: the clock reading says so, common.js).
+  const button = el("button", "enroll-button needs-camera", GT.t("enrol_deck"));
   button.type = "button";
   button.id = "enroll-open";
+  button.dataset.i18n = "enrol_deck";
   bar.appendChild(button);
 
   const box = el("section", "box enroll-box");

@@ -114,17 +114,74 @@
     },
   };
 
+  /* What the toast names for a form's event (the penalty given, with the ladder's escalation). */
+  const LABEL = {
+    penalty_given: function (d) { return d.level ? GT.penaltyName(d.side, d.level) : ""; },
+  };
+
+  /* Forms whose event cannot be undone ask first (data-confirm): ending the round. */
+  const CONFIRM = {
+    end_round: function () {
+      const rnd = GT.state() && GT.state().round;
+      return { title: GT.tf("confirm_end_round", { n: rnd ? rnd.no : "" }), text: GT.t("confirm_end_round_text"),
+        ok: GT.t("end_round"), danger: true };
+    },
+  };
+
   async function submitForm(form) {
     let data = formData(form);
     if (PREPARE[form.dataset.type]) data = PREPARE[form.dataset.type](data);
-    const r = await GT.act(form.dataset.type, data);
-    if (r.ok && r.json.accepted && !form.dataset.keep) form.reset();
-    return r;
+    const ask = CONFIRM[form.dataset.confirm];
+    if (ask && (await GT.confirmDialog(ask())) === null) return null;
+    // One tap, one event: no double submit (buttons the page disabled stay so).
+    const buttons = Array.prototype.filter.call(form.querySelectorAll("button[type=submit]"), function (b) { return !b.disabled; });
+    buttons.forEach(function (b) { b.disabled = true; });
+    try {
+      const r = await GT.act(form.dataset.type, data, LABEL[form.dataset.type] ? LABEL[form.dataset.type](data) : "");
+      if (r.ok && r.json.accepted && !form.dataset.keep) form.reset();
+      return r;
+    } finally {
+      buttons.forEach(function (b) { b.disabled = false; });
+    }
   }
 
   document.querySelectorAll("form.action[data-type]").forEach(function (form) {
     form.addEventListener("submit", function (e) { e.preventDefault(); submitForm(form); });
   });
+
+  /* --- the penalty form: a foul names the next deal's leader (engine/penalties.py refuses one
+     without it during or between deals). Filled with the offender's 下家 — the next seat in play
+     order E → N → W → S (rules/seats.py next_seat), as the rules have it ("由下家或裁判长指定领出者")
+     — when the level, or the ladder's escalation of it, is a foul; a seat the referee picks stays. */
+  GT.updateNextLeader = function (form) {
+    form = form || document.getElementById("f-penalty");
+    if (!form) return;
+    const nl = form.elements.next_leader;
+    const seat = form.elements.seat.value;
+    const side = form.elements.side.value;
+    const level = form.elements.level.value;
+    const foul = !!side && GT.escalate(side, level) === "foul";
+    if (foul && seat && GT.foulNeedsLeader()) {
+      if (!nl.value || nl.dataset.auto) { nl.value = GT.nextSeat(seat); nl.dataset.auto = "1"; }
+    } else if (nl.dataset.auto) {
+      nl.value = "";
+      delete nl.dataset.auto;
+    }
+    const hint = document.getElementById("next-leader-hint");
+    if (hint) hint.classList.toggle("warn", foul);
+  };
+  const penForm = document.getElementById("f-penalty");
+  if (penForm) {
+    ["level", "seat", "side"].forEach(function (name) {
+      penForm.elements[name].addEventListener("change", function () { GT.updateNextLeader(penForm); });
+    });
+    penForm.elements.next_leader.addEventListener("change", function () { delete penForm.elements.next_leader.dataset.auto; });
+    penForm.addEventListener("reset", function () {
+      delete penForm.elements.next_leader.dataset.auto;
+      // A hidden field keeps its value over a reset: the next penalty must not cite this flag.
+      penForm.elements.flag.value = "";
+    });
+  }
   const passBtn = document.getElementById("enter-pass");
   if (passBtn) passBtn.onclick = function () { GT.act("passed", { seat: document.querySelector("#f-play select[name=seat]").value }); };
   const rel = document.getElementById("f-release");
@@ -138,8 +195,66 @@
 
   /* --- tap a play in the record: correct it, void it, or declare its pattern */
   const dialog = document.getElementById("play-dialog");
-  function closeDialog() { dialog.hidden = true; dialog.replaceChildren(); }
+  let onDialogClose = null;
+  function closeDialog() {
+    dialog.hidden = true;
+    dialog.replaceChildren();
+    const fn = onDialogClose;
+    onDialogClose = null;
+    if (fn) fn();
+  }
   GT.closeDialog = closeDialog;
+
+  /* The panel's confirmation: a dialog in the page (large buttons for a finger, one language),
+     resolving to the reason typed (opts.reason: its default; "" without one), or null when
+     cancelled. */
+  GT.confirmDialog = function (opts) {
+    return new Promise(function (resolve) {
+      if (!dialog.hidden) closeDialog();
+      const box = el("form", "dialog-box confirm-box");
+      box.appendChild(el("h3", "", opts.title));
+      if (opts.text) box.appendChild(el("p", "", opts.text));
+      let reason = null;
+      if (opts.reason !== undefined) {
+        const lab = el("label", "confirm-reason", GT.t("reason") + " ");
+        reason = el("input");
+        reason.name = "reason";
+        reason.required = true;
+        reason.value = opts.reason;
+        lab.appendChild(reason);
+        box.appendChild(lab);
+      }
+      const row = el("div", "step-row");
+      const ok = el("button", "big confirm-ok " + (opts.danger ? "danger" : "confirm"), opts.ok || GT.t("confirm"));
+      ok.type = "submit";
+      const cancel = el("button", "big confirm-cancel", GT.t("cancel"));
+      cancel.type = "button";
+      row.appendChild(ok); row.appendChild(cancel);
+      box.appendChild(row);
+      let answered = false;
+      box.onsubmit = function (e) {
+        e.preventDefault();
+        const v = reason ? reason.value.trim() : "";
+        if (reason && !v) return;
+        answered = true;
+        resolve(v);
+        closeDialog();
+      };
+      cancel.onclick = closeDialog;
+      dialog.replaceChildren(box);
+      dialog.hidden = false;
+      onDialogClose = function () { if (!answered) resolve(null); };
+      ok.focus();
+    });
+  };
+
+  /* Undo a row of the record: event_voided with the row's event number, after a confirmation. */
+  GT.openUndo = async function (seq, what) {
+    const reason = await GT.confirmDialog({ title: GT.tf("undo_title", { seq: seq, what: what }), text: GT.t("undo_text"),
+      reason: GT.t("undo_reason_default"), ok: GT.t("undo"), danger: true });
+    if (reason === null) return null;
+    return GT.act("event_voided", { ref: seq, reason: reason }, GT.t("undo") + " " + what);
+  };
   GT.openPlayDialog = function (p) {
     const st = GT.state();
     const level = st.deal && st.deal.level;
@@ -222,11 +337,15 @@
   function tapButton(cls, label, type, data) {
     const b = el("button", "big " + cls, label);
     b.type = "button";
-    b.onclick = function () { GT.act(type, data); };
+    b.onclick = function () {
+      b.disabled = true;  // one tap, one event
+      GT.act(type, data).finally(function () { b.disabled = false; });
+    };
     return b;
   }
 
-  /* A small form with its own picker, posting `type` with the picked card(s). */
+  /* A small form with its own picker, posting `type` with the picked card(s). opts.fold: the 54
+     cards stay folded behind a button (on a phone they would push the flags a screen down). */
   function pickForm(id, title, type, base, opts) {
     const form = el("form", "step-form");
     form.id = id;
@@ -241,6 +360,18 @@
     const picker = el("div", "picker");
     picker.dataset.for = input.name;
     if (opts.single) { picker.dataset.single = "1"; picker.dataset.instant = "1"; }
+    if (opts.fold) {
+      picker.hidden = true;
+      const open = el("button", "pick-open", GT.t("pick_cards") + " ▾");
+      open.type = "button";
+      open.setAttribute("aria-expanded", "false");
+      open.onclick = function () {
+        picker.hidden = !picker.hidden;
+        open.setAttribute("aria-expanded", picker.hidden ? "false" : "true");
+        open.textContent = GT.t("pick_cards") + (picker.hidden ? " ▾" : " ▴");
+      };
+      form.appendChild(open);
+    }
     form.appendChild(picker);
     form.onsubmit = async function (e) {
       e.preventDefault();
@@ -287,7 +418,8 @@
       JSON.stringify(st.signatures || {})];
     if (deal) {
       parts.push(deal.no, deal.phase, deal.turn, (deal.tributes || []).length, (deal.returns || []).length,
-        Object.keys(deal.report_due || {}).join(""), (deal.finish_order || []).join(""));
+        Object.keys(deal.report_due || {}).join(""), (deal.finish_order || []).join(""),
+        (deal.questions || []).map(function (q) { return q.seq; }).join(","));
     }
     return parts.join("|");
   }
@@ -327,13 +459,29 @@
       });
     } else if (deal && deal.phase === "play" && deal.turn) {
       const s = deal.turn;
+      const questions = deal.questions || [];
       const row = el("div", "step-row");
-      row.appendChild(tapButton("step-pass", GT.tf("pass_for", { s: GT.seat(s) }), "passed", { seat: s }));
+      if (questions.length) {
+        // A camera read waits for the referee: a pass or a play entered now would be out of turn
+        // (a wrong flag). The question first; then the next step comes back by itself.
+        const go = el("button", "big warn step-question", GT.t("question_first"));
+        go.type = "button";
+        go.onclick = function () {
+          const q = document.getElementById("question-" + questions[0].seq) || document.getElementById("questions-card");
+          if (q) q.scrollIntoView({ block: "start" });
+        };
+        box.appendChild(go);
+        box.appendChild(el("p", "muted small", GT.tf("question_first_hint", { s: GT.seat(questions[0].seat || s) })));
+      } else {
+        row.appendChild(tapButton("step-pass", GT.tf("pass_for", { s: GT.seat(s) }), "passed", { seat: s }));
+      }
       Object.keys(deal.report_due || {}).forEach(function (r) {
         row.appendChild(tapButton("step-report", GT.tf("report_for", { s: GT.seat(r) }), "report_pressed", { seat: r }));
       });
-      box.appendChild(row);
-      box.appendChild(pickForm("step-play", GT.tf("play_for", { s: GT.seat(s) }), "cards_played", { seat: s }, { single: false }));
+      if (row.children.length) box.appendChild(row);
+      if (!questions.length) {
+        box.appendChild(pickForm("step-play", GT.tf("play_for", { s: GT.seat(s) }), "cards_played", { seat: s }, { single: false, fold: true }));
+      }
     } else {
       box.appendChild(el("p", "muted", GT.w(status)));
     }

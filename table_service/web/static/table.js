@@ -7,12 +7,49 @@
   const ACTIONS = app.dataset.actions;
   const SEATS = ["E", "S", "W", "N"];
   const SIDE = { E: "EW", W: "EW", S: "NS", N: "NS" };
+  /* Play runs counter-clockwise, E → N → W → S → E (rules/seats.py PLAY_ORDER): a seat's 下家 is
+     the next one in this order. */
+  const PLAY_ORDER = ["E", "N", "W", "S"];
+  /* The event types the engine lets a referee void (engine/events.py VOIDABLE_TYPES; a test keeps
+     the two lists equal), and only while the event is one of the current deal's (engine/apply.py
+     _target: the deal's log runs from its drawing_finished). */
+  const VOIDABLE = ["anti_tribute_declared", "tribute_given", "return_given", "cards_played", "passed",
+    "report_pressed", "referee_called", "card_exposed", "zone_obstructed", "flag_confirmed", "flag_dismissed",
+    "reading_declared", "penalty_given"];
   const canRule = app.dataset.role !== "viewer";
   const isChief = app.dataset.chief === "1";
   let state = null;
   const el = GT.el;
   GT.SIDE = SIDE;
   GT.SEATS = SEATS;
+  GT.VOIDABLE = VOIDABLE;
+  GT.nextSeat = function (seat) {
+    const i = PLAY_ORDER.indexOf(seat);
+    return i < 0 ? null : PLAY_ORDER[(i + 1) % 4];
+  };
+  /* The level a penalty of `level` amounts to on `side`'s ladder now (engine/ladder.py escalate,
+     steps from the round's ruleset): what the toast names and whether a foul's leader is needed. */
+  GT.escalate = function (side, level) {
+    const lad = (state && state.penalties && state.penalties[side]) || {};
+    const rs = (state && state.round && state.round.ruleset) || {};
+    let w = lad.warnings || 0, v = lad.violations || 0, f = lad.fouls || 0;
+    if (level === "warning") { w += 1; if (w < (rs.warnings_per_violation || 2)) return "warning"; level = "violation"; }
+    if (level === "violation") { v += 1; if (v < (rs.violations_per_foul || 2)) return "violation"; level = "foul"; }
+    if (level === "foul") { f += 1; return f < (rs.fouls_per_loss || 2) ? "foul" : "loss"; }
+    return "loss";
+  };
+  /* "警告", or "警告 → 违例" where the ladder escalates it. */
+  GT.penaltyName = function (side, level) {
+    const fin = side ? GT.escalate(side, level) : level;
+    return GT.t(level) + (fin !== level ? " → " + GT.t(fin) : "");
+  };
+  /* A foul needs the next deal's leader while a deal is on or between two deals (engine/penalties.py
+     give_penalty); before the first deal the engine refuses one. */
+  GT.foulNeedsLeader = function () {
+    const deal = state && state.deal;
+    const inDeal = !!deal && deal.phase !== "over";
+    return inDeal || (!!state && !!state.next_deal);
+  };
   GT.hooks = GT.hooks || [];
   GT.state = function () { return state; };
   /* A renderer of the other panel scripts (panel_actions.js: the next-step box), run on every
@@ -117,12 +154,50 @@
     if (tp) tp.scrollTop = tp.scrollHeight;  // the newest play in view
   }
 
-  function tributeRow(label, t, level) {
+  /* --- undo: a row of the record (a tribute, a report card, a penalty, a ruling) voids its own
+     event with one tap and a confirmation (panel_actions.js GT.openUndo: event_voided with the
+     row's seq). Offered only where the engine allows it: a voidable type, of the current deal. */
+  function inThisDeal(ev) {
+    const deal = state && state.deal;
+    return !!deal && typeof ev.t_ms === "number" && typeof deal.started_ms === "number" && ev.t_ms >= deal.started_ms;
+  }
+  function undoButton(seq, what, label) {
+    const b = el("button", "undo", label || GT.t("undo"));
+    b.type = "button";
+    b.dataset.seq = String(seq);
+    b.title = "#" + seq;
+    b.onclick = function () { if (GT.openUndo) GT.openUndo(seq, what); };
+    return b;
+  }
+  /* `type` known (a row of the deal itself): the button at once; unknown (a penalty record may
+     come from penalty_given, a late arrival, a clock tick or a confirmed flag; a ruling's time
+     decides whether it is of this deal): once the event is read. */
+  function addUndo(host, seq, what, type, label) {
+    if (!canRule || !seq) return;
+    if (type) {
+      if (VOIDABLE.indexOf(type) >= 0 && state.deal) host.appendChild(undoButton(seq, what, label));
+      return;
+    }
+    GT.eventDetail(seq).then(function (ev) {
+      if (ev && VOIDABLE.indexOf(ev.type) >= 0 && inThisDeal(ev) && host.isConnected && !host.querySelector("button.undo")) {
+        // An automatic penalty comes from the flag's confirmation: undoing it undoes that ruling.
+        const w = ev.type === "flag_confirmed" ? GT.tf("ruling_confirmed", { f: (ev.data && ev.data.flag) || "" }) + " · " + what : what;
+        host.appendChild(undoButton(seq, w, label));
+      }
+    });
+  }
+
+  function tributeRow(label, t, level, type) {
     const r = el("div", "tribute-row", label + ": " + GT.seat(t.from) + " → " + GT.seat(t.to) + " ");
+    r.dataset.seq = String(t.seq);
     r.appendChild(GT.cardsEl([t.card], level));
+    r.appendChild(el("span", "seq muted small", " #" + t.seq + " "));
+    addUndo(r, t.seq, label + " " + GT.seat(t.from) + " " + t.card, type);
     return r;
   }
 
+  /* Redrawn only when they change: a clock tick must not replace an undo button under a finger. */
+  let shownRecord = "";
   function renderDealLog() {
     const deal = state.deal;
     const box = el("div");
@@ -135,18 +210,45 @@
       });
     }
     fill("deal-log", box);
+    const key = JSON.stringify([window.LANG, deal && [deal.no, deal.started_ms, deal.level, deal.anti_tribute, deal.tributes,
+      deal.returns, deal.reports], state.penalties]);
+    if (key === shownRecord) return;
+    shownRecord = key;
     const trib = el("div");
     if (deal) {
       if (deal.anti_tribute) {
         const a = el("div", "tribute-row", GT.t("anti_tribute") + ": " + (deal.anti_tribute.seats || []).map(GT.seat).join(", ") + " ");
+        a.dataset.seq = String(deal.anti_tribute.seq);
         a.appendChild(GT.cardsEl(deal.anti_tribute.cards || [], deal.level));
+        addUndo(a, deal.anti_tribute.seq, GT.t("anti_tribute"), "anti_tribute_declared");
         trib.appendChild(a);
       }
-      (deal.tributes || []).forEach(function (t) { trib.appendChild(tributeRow(GT.t("tribute"), t, deal.level)); });
-      (deal.returns || []).forEach(function (t) { trib.appendChild(tributeRow(GT.t("return"), t, deal.level)); });
+      (deal.tributes || []).forEach(function (t) { trib.appendChild(tributeRow(GT.t("tribute"), t, deal.level, "tribute_given")); });
+      (deal.returns || []).forEach(function (t) { trib.appendChild(tributeRow(GT.t("return"), t, deal.level, "return_given")); });
     }
     fill("tribute", trib);
+    renderReports();
     renderPenalties();
+  }
+
+  /* The report cards pressed this deal (the seats' chips show them; here each can be undone). */
+  function renderReports() {
+    const deal = state.deal;
+    const reps = (deal && deal.reports) || {};
+    const box = el("div");
+    SEATS.forEach(function (seat) {
+      const rep = reps[seat];
+      if (!rep || typeof rep !== "object") return;
+      const row = el("div", "report-row", GT.t("report") + ": " + GT.seat(seat) +
+        (rep.count !== undefined && rep.count !== null ? " · " + rep.count : "") + " ");
+      row.dataset.seq = String(rep.seq);
+      row.appendChild(el("span", "seq muted small", "#" + rep.seq + " "));
+      addUndo(row, rep.seq, GT.t("report") + " " + GT.seat(seat), "report_pressed");
+      box.appendChild(row);
+    });
+    const host = document.getElementById("reports-box");
+    if (host) host.hidden = !box.children.length;
+    fill("reports", box);
   }
 
   function renderPenalties() {
@@ -167,9 +269,13 @@
       pen.appendChild(row);
     });
     (p.records || []).forEach(function (r) {
+      const name = (r.given && r.given !== r.level ? GT.t(r.given) + " → " : "") + GT.t(r.level);
       const row = el("div", "penalty-row penalty-" + r.level,
-        side_(r) + " · " + (r.given && r.given !== r.level ? GT.t(r.given) + " → " : "") + GT.t(r.level) +
-        " · " + GT.bi(r.article || "") + (r.deal ? " · " + GT.tf("deal_no", { n: r.deal }) : "") + (r.auto ? " · " + GT.t("auto") : ""));
+        side_(r) + " · " + name +
+        " · " + GT.bi(r.article || "") + (r.deal ? " · " + GT.tf("deal_no", { n: r.deal }) : "") + (r.auto ? " · " + GT.t("auto") : "") + " ");
+      row.dataset.seq = String(r.seq);
+      row.appendChild(el("span", "seq muted small", "#" + r.seq + " "));
+      if (!r.withdrawn) addUndo(row, r.seq, GT.t("penalty") + " " + name + " · " + side_(r));
       pen.appendChild(row);
     });
     fill("penalties", pen);
@@ -200,8 +306,9 @@
 
   /* --- flag evidence, readable: times as clock times and seconds, seats by name, cards as cards */
   const CARD_KEYS = { cards: 1, top: 1, card: 1, tribute: 1, proof_card: 1, held: 1, cards_declared: 1 };
-  const SEAT_KEYS = { turn: 1, next_actor: 1, to: 1, seat: 1 };
-  const SEQ_KEYS = { play_seq: 1, tribute_seq: 1, proof_seq: 1, first_seq: 1, earlier: 1 };
+  const SEAT_KEYS = { turn: 1, next_actor: 1, to: 1, seat: 1, payers: 1, declared_by: 1 };
+  const SEQ_KEYS = { play_seq: 1, tribute_seq: 1, proof_seq: 1, first_seq: 1, earlier: 1, top_seq: 1, declared_seq: 1, tribute_seqs: 1 };
+  const PENALTY_KEYS = { would_be: 1, given: 1 };
   function seqLink(n) {
     const a = el("a", "seq-link", "#" + n);
     a.href = "#";
@@ -219,6 +326,8 @@
       return GT.cardsEl(cards, level);
     }
     if (SEAT_KEYS[k] && typeof v === "string") return el("span", "", GT.seat(v));
+    if (SEAT_KEYS[k] && Array.isArray(v)) return el("span", "", v.map(GT.seat).join(", "));
+    if (PENALTY_KEYS[k] && typeof v === "string") return el("span", "", window.I18N[v] ? GT.t(v) : v);
     if (SEQ_KEYS[k]) {
       const box = el("span");
       (Array.isArray(v) ? v : [v]).forEach(function (n, i) { if (i) box.appendChild(document.createTextNode(", ")); box.appendChild(seqLink(n)); });
@@ -252,18 +361,31 @@
         box.appendChild(img);
         return;
       }
-      dl.appendChild(el("dt", "ev-" + k, window.I18N["ev_" + k] ? GT.t("ev_" + k) : k));
+      // A penalty_escalation's "level" is the penalty given, not the level card.
+      const key = f.rule === "penalty_escalation" && k === "level" ? "given" : k;
+      dl.appendChild(el("dt", "ev-" + k, window.I18N["ev_" + key] ? GT.t("ev_" + key) : k));
       const dd = el("dd", "ev-" + k);
-      dd.appendChild(evidenceValue(k, v));
+      dd.appendChild(evidenceValue(key, v));
       dl.appendChild(dd);
     });
     box.appendChild(dl);
     return box;
   }
 
-  async function act(type, data, okMsg) {
-    const r = await GT.post(ACTIONS, { type: type, data: data });
-    if (r.ok && r.json.accepted) GT.toast(GT.t("done") + " #" + r.json.seq + (okMsg ? " · " + okMsg : ""), true);
+  /* One engine event; the toast names what was done ("已提交 警告 #26") when `label` says it. */
+  /* Each tap is one action with its own id: a repost of it (the engine still busy after 5 s:
+     202 pending) gets the first one's verdict and is never a second action. */
+  function newActionId() {
+    return Date.now().toString(36) + "-" + Math.random().toString(36).slice(2, 12);
+  }
+  async function act(type, data, label) {
+    const body = { type: type, data: data, action_id: newActionId() };
+    let r = await GT.post(ACTIONS, body);
+    for (let i = 0; i < 6 && r.status === 202 && r.json && r.json.pending; i++) {
+      GT.toast(GT.bi(r.json.error), false);  // still queued: ask again for the same action's verdict
+      r = await GT.post(ACTIONS, body);
+    }
+    if (r.ok && r.json.accepted) GT.toast(GT.t("done") + (label ? " " + label : "") + " #" + r.json.seq, true);
     else GT.toast(GT.t("rejected") + ": " + GT.bi((r.json && r.json.error) || String(r.status)), false);
     return r;
   }
@@ -274,7 +396,41 @@
     const side = f.seat ? SIDE[f.seat] : (f.evidence && f.evidence.side) || null;
     const data = { level: level, side: side, article: GT.bi(f.article) || f.rule, flag: f.id };
     if (f.seat) data.seat = f.seat;
+    // A tap the ladder turns into a foul (the chief's) names the next leader: the offender's 下家.
+    if (f.seat && side && GT.escalate(side, level) === "foul" && GT.foulNeedsLeader()) data.next_leader = GT.nextSeat(f.seat);
     return data;
+  }
+
+  /* Flags whose penalty is on its way: id -> true while the request runs, then the seq it got
+     until a state that has it is shown. Their penalty buttons stay disabled meanwhile, across
+     redraws, so a second tap cannot give (and escalate) a second penalty. */
+  const pendingPenalty = {};
+  function setBusy(bar, on) { bar.querySelectorAll("button").forEach(function (b) { b.disabled = on; }); }
+  /* Every flag button: disabled while its request runs (a double tap posts once). */
+  function flagAct(bar, type, data, label, flagId) {
+    if (bar.dataset.busy === "1") return Promise.resolve(null);
+    bar.dataset.busy = "1";
+    setBusy(bar, true);
+    if (flagId) pendingPenalty[flagId] = true;
+    function failed() {
+      delete bar.dataset.busy;
+      setBusy(bar, false);
+      if (flagId) {
+        delete pendingPenalty[flagId];
+        // The card may have been redrawn (disabled) meanwhile: draw it again, usable.
+        shownFlags = "";
+        if (state) renderFlags();
+      }
+    }
+    return act(type, data, label).then(function (r) {
+      if (r.ok && r.json.accepted) {
+        // Redrawn from the state that has it; until then the buttons stay disabled.
+        if (!flagId) { delete bar.dataset.busy; setBusy(bar, false); }
+        else if (state && state.last_seq >= r.json.seq) { delete pendingPenalty[flagId]; shownFlags = ""; renderFlags(); }
+        else pendingPenalty[flagId] = r.json.seq;
+      } else failed();
+      return r;
+    }, function (e) { failed(); throw e; });
   }
 
   /* A camera call about a tribute or return card it doubted: one tap enters the card as the camera
@@ -317,31 +473,49 @@
     if (f.status === "open") card.appendChild(evidenceEl(f));
     const given = ((state.penalties && state.penalties.records) || []).filter(function (r) { return r.flag === f.id; });
     given.forEach(function (r) {
-      card.appendChild(el("div", "flag-penalty penalty-" + r.level, GT.t("penalty") + ": " +
-        (r.given && r.given !== r.level ? GT.t(r.given) + " → " : "") + GT.t(r.level)));
+      const name = (r.given && r.given !== r.level ? GT.t(r.given) + " → " : "") + GT.t(r.level);
+      const line = el("div", "flag-penalty penalty-" + r.level + (r.withdrawn ? " withdrawn" : ""),
+        GT.t("penalty") + ": " + name + (r.withdrawn ? " (" + GT.w("withdrawn") + ")" : "") + " ");
+      line.dataset.seq = String(r.seq);
+      line.appendChild(el("span", "seq muted small", "#" + r.seq + " "));
+      if (!r.withdrawn) addUndo(line, r.seq, GT.t("penalty") + " " + name + " · " + side_(r));
+      card.appendChild(line);
     });
-    if (canRule && (f.status === "open" || (f.status === "confirmed" && !given.length))) {
+    // The referee's ruling on it (confirm / dismiss) can be undone while it is of this deal.
+    if ((f.status === "confirmed" || f.status === "dismissed") && f.closed_seq) {
+      const ruling = el("div", "flag-ruling");
+      addUndo(ruling, f.closed_seq, GT.tf(f.status === "confirmed" ? "ruling_confirmed" : "ruling_dismissed", { f: f.id }),
+        null, GT.t("undo_ruling") + " #" + f.closed_seq);
+      card.appendChild(ruling);
+    }
+    // One penalty a flag: once one cites it (state.penalties.records[].flag), its buttons go and
+    // the penalty given shows instead (above).
+    const mayPenalise = !given.some(function (r) { return !r.withdrawn; }) && (f.status === "open" || f.status === "confirmed");
+    if (canRule && (f.status === "open" || mayPenalise)) {
       const bar = el("div", "buttons");
       if (f.status === "open") {
         const b1 = el("button", "confirm", GT.t("confirm"));
-        b1.onclick = function () { act("flag_confirmed", { flag: f.id }); };
+        b1.onclick = function () { flagAct(bar, "flag_confirmed", { flag: f.id }, GT.t("confirm") + " " + f.id); };
         const b2 = el("button", "dismiss", GT.t("dismiss"));
-        b2.onclick = function () { act("flag_dismissed", { flag: f.id }); };
+        b2.onclick = function () { flagAct(bar, "flag_dismissed", { flag: f.id }, GT.t("dismiss") + " " + f.id); };
         bar.appendChild(b1); bar.appendChild(b2);
         const asRead = asReadButton(f);
         if (asRead) bar.insertBefore(asRead, b1);
       }
-      const side = f.seat ? SIDE[f.seat] : null;
-      if (side) {
-        const w = el("button", "pen-warning", GT.t("give_warning"));
-        w.onclick = function () { act("penalty_given", penaltyFor(f, "warning")); };
-        const v = el("button", "pen-violation", GT.t("give_violation"));
-        v.onclick = function () { act("penalty_given", penaltyFor(f, "violation")); };
-        bar.appendChild(w); bar.appendChild(v);
+      if (mayPenalise) {
+        const side = f.seat ? SIDE[f.seat] : null;
+        if (side) {
+          const w = el("button", "pen-warning", GT.t("give_warning"));
+          w.onclick = function () { flagAct(bar, "penalty_given", penaltyFor(f, "warning"), GT.penaltyName(side, "warning"), f.id); };
+          const v = el("button", "pen-violation", GT.t("give_violation"));
+          v.onclick = function () { flagAct(bar, "penalty_given", penaltyFor(f, "violation"), GT.penaltyName(side, "violation"), f.id); };
+          bar.appendChild(w); bar.appendChild(v);
+        }
+        const b3 = el("button", "to-penalty", isChief ? GT.t("give_foul") : GT.t("penalty") + "…");
+        b3.onclick = function () { prefillPenalty(f); };
+        bar.appendChild(b3);
       }
-      const b3 = el("button", "to-penalty", isChief ? GT.t("give_foul") : GT.t("penalty") + "…");
-      b3.onclick = function () { prefillPenalty(f); };
-      bar.appendChild(b3);
+      if (pendingPenalty[f.id]) { bar.dataset.busy = "1"; setBusy(bar, true); }  // its penalty is on its way
       card.appendChild(bar);
     }
     return card;
@@ -351,8 +525,13 @@
      Redrawn only when they change, so a button is never replaced under the referee's finger. */
   let shownFlags = "";
   function renderFlags() {
-    const key = JSON.stringify([window.LANG, state.deal && state.deal.no, state.flags || [],
-      ((state.penalties && state.penalties.records) || []).map(function (r) { return [r.flag, r.level]; })]);
+    const records = (state.penalties && state.penalties.records) || [];
+    Object.keys(pendingPenalty).forEach(function (id) {
+      const seq = pendingPenalty[id];
+      if (typeof seq === "number" && state.last_seq >= seq) delete pendingPenalty[id];
+    });
+    const key = JSON.stringify([window.LANG, state.deal && [state.deal.no, state.deal.started_ms], state.flags || [],
+      records.map(function (r) { return [r.seq, r.flag, r.level, r.withdrawn]; }), Object.keys(pendingPenalty)]);
     if (key === shownFlags) return;
     shownFlags = key;
     const box = el("div");
@@ -386,6 +565,8 @@
     fill("flags", box);
   }
 
+  /* The penalty form filled from the flag: side, seat, rule, and for the chief a foul with the
+     next deal's leader (the offender's 下家, panel_actions.js GT.updateNextLeader): one tap to give. */
   function prefillPenalty(f) {
     const form = document.getElementById("f-penalty");
     if (!form) return;
@@ -393,6 +574,7 @@
     if (f.seat) { form.elements.seat.value = f.seat; form.elements.side.value = SIDE[f.seat]; }
     form.elements.article.value = GT.bi(f.article) || f.rule;
     if (isChief) form.elements.level.value = "foul";
+    if (GT.updateNextLeader) GT.updateNextLeader(form);
     form.scrollIntoView({ block: "start" });
   }
 
@@ -511,7 +693,32 @@
     deckBox.onclick = deck.check ? function () { window.alert(GT.bi(deck.check)); } : null;
   }
 
+  /* The status bar's "待处理 N · 问题 M": on a phone the flags and questions are screens below; a
+     tap brings the questions (or, with none, the flags) into view. */
+  function renderBadge() {
+    const badge = document.getElementById("pending-badge");
+    if (!badge) return;
+    const nOpen = (state.flags || []).filter(function (f) { return f.status === "open"; }).length;
+    const nQ = ((state.deal && state.deal.questions) || []).length;
+    badge.hidden = false;
+    badge.textContent = GT.tf("pending_badge", { n: nOpen, m: nQ });
+    badge.dataset.open = String(nOpen);
+    badge.dataset.questions = String(nQ);
+    badge.classList.toggle("hot", nOpen + nQ > 0);
+  }
+  GT.showPending = function () {
+    const nQ = ((state && state.deal && state.deal.questions) || []).length;
+    const target = document.getElementById(nQ ? "questions-card" : "flags-card");
+    if (!target) return;
+    target.scrollIntoView({ block: "start" });
+    target.classList.add("blink");
+    setTimeout(function () { target.classList.remove("blink"); }, 1500);
+  };
+  const badgeEl = document.getElementById("pending-badge");
+  if (badgeEl) badgeEl.onclick = GT.showPending;
+
   function renderHeader() {
+    renderBadge();
     const rnd = state.round;
     const deal = state.deal;
     const parts = [];
@@ -544,7 +751,7 @@
     renderQuestions();
     GT.hooks.forEach(function (fn) { try { fn(state); } catch (e) { console.error(e); } });
   }
-  GT.rerender = function () { shownQuestions = ""; shownFlags = ""; render(); };
+  GT.rerender = function () { shownQuestions = ""; shownFlags = ""; shownRecord = ""; render(); };
 
   function tickTimers() {
     if (!state || !state.deal || !state.deal.timers) return;
