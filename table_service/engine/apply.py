@@ -93,7 +93,11 @@ def _on_flag_confirmed(state: State, ev: dict[str, Any], fx: Effects) -> None:
     flag_id = resolve_flag(state, ev["data"])
     called = referee_called(state)
     close_flag(state, flag_id, "confirmed", ev, fx)
-    penalties.on_flag_upheld(state, ev, fx, state["flags"][find_flag(state, flag_id)])
+    flag = state["flags"][find_flag(state, flag_id)]
+    deal = state["deal"]
+    if flag["rule"] == "lose_turn_choice" and deal is not None and deal["phase"] == "play" and flag["seat"]:
+        penalties.lose_one_turn(state, ev, flag["seat"], fx)  # the 下家 chose it
+    penalties.on_flag_upheld(state, ev, fx, flag)
     _rearm_turn_clock(state, fx, restart=called and not referee_called(state))
 
 

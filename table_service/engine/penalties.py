@@ -94,13 +94,18 @@ def give_penalty(
         # the foul, no tribute and the named leader.
         state["next_deal"] = {"kind": "none", "payers": [], "top": state["next_deal"]["top"], "leader": next_leader}
     elif lose_turn and in_deal and deal["phase"] == "play":
-        _lose_turn(state, ev, seat, fx)
+        lose_one_turn(state, ev, seat, fx)
+    elif auto and final == "violation" and level != "violation" and seat is not None and in_deal \
+            and deal["phase"] == "play":
+        # An automatic warning the ladder made a violation: no referee chose, so the 下家's choice of
+        # a lost turn is asked (confirming the flag takes the turn: apply._on_flag_confirmed).
+        raise_flag(state, ev, "lose_turn_choice", seat, {"side": side, "penalty_seq": ev["seq"]}, fx)
     elif lose_turn and in_deal and deal["phase"] in ("tribute", "return"):
         deal["skip_turn"].append(seat)  # the first lead comes after the return: lost then if it is theirs
     return record
 
 
-def _lose_turn(state: State, ev: dict[str, Any], seat: str, fx: Effects) -> None:
+def lose_one_turn(state: State, ev: dict[str, Any], seat: str, fx: Effects) -> None:
     """The offender loses one turn: now, if it is theirs, else the next time it comes."""
     deal = state["deal"]
     if deal["turn"] != seat:

@@ -429,3 +429,25 @@ def test_a_ruling_follows_its_flag_through_a_correction() -> None:
     records = t.state["penalties"]["records"]
     assert [(r["side"], r["level"], r["auto"]) for r in records] == [("NS", "warning", False)]
     assert next(f for f in t.state["flags"] if f["id"] == records[0]["flag"])["rule"] == "out_of_turn"
+
+
+def test_an_automatic_warning_the_ladder_makes_a_violation_asks_the_next_seat_about_a_lost_turn() -> None:
+    """"Violation: … the offender's 下家 decides whether the offender loses one turn." N's second time
+    warning is NS's second warning: a violation nobody chose for. A question is raised for N;
+    confirming it (the 下家 takes the turn) makes N lose its turn."""
+    t = _started()
+    t.play("E", "3s")
+    deadline = t.deal["timers"]["N"]["deadline_ms"]
+    t.do("clock_ticked", {}, source="clock", t=deadline + 10_000)  # the first automatic warning
+    t.pass_("N")
+    t.pass_("W")
+    t.play("S", "5s")
+    t.play("E", "6s")
+    deadline = t.deal["timers"]["N"]["deadline_ms"]
+    t.do("clock_ticked", {}, source="clock", t=deadline + 10_000)  # the second: a violation
+    assert [p["level"] for p in t.state["penalties"]["records"]] == ["warning", "violation"]
+    (choice,) = t.flags("lose_turn_choice")
+    assert choice["seat"] == "N" and choice["status"] == "open" and choice["evidence"]["side"] == "NS"
+    t.do("flag_confirmed", {"flag": choice["id"]}, role="referee")
+    assert t.deal["turn"] == "W" and t.deal["trick"]["plays"][-1]["skipped"] is True
+    assert t.replay_matches()
