@@ -282,6 +282,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "ev_tribute_seqs": ("进贡事件", "Tribute events"),
     "ev_declared_by": ("声明者", "Declared by"),
     "ev_declared_seq": ("抗贡声明", "Declaration"),
+    "ev_penalty_seq": ("所涉处罚", "Penalty event"),
 }
 
 
