@@ -117,6 +117,10 @@ _RESULT_FIELDS = {"slot": _SLOT, "ns_levels": _LEVELS, "ew_levels": _LEVELS,
 HUB_OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
     ("GET", "/hub/"): {"summary": "裁判长总览 / the chief referee's overview of every table", "tags": ["hub"],
                        "login": "viewer", "responses": {"200": _page("the page"), **_TO_LOGIN}},
+    ("GET", "/hub/broadcast"): {
+        "summary": "直播 / the tables' broadcast overlays and public feeds (on each table's Pi), from the panel "
+                   "addresses the hub knows; a table whose address is unknown says so", "tags": ["hub"],
+        "login": "viewer", "responses": {"200": _page("the page"), **_TO_LOGIN}},
     ("GET", "/hub/api/overview"): {"summary": "总览数据 / the overview as JSON (polled every 2 s)", "tags": ["hub"],
                                    "login": "viewer", "responses": {"200": _ok(OVERVIEW)}},
     ("GET", "/hub/board"): {"summary": "成绩大屏 / the results board for the hall's screen (public)",

@@ -14,6 +14,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import quote, urlsplit, urlunsplit
 
 from flask import (
     Blueprint,
@@ -31,6 +32,7 @@ from flask import (
 from werkzeug.exceptions import HTTPException
 
 from table_service.event.config import scoring_of
+from table_service.event.intake import panel_link
 from table_service.event.model import MAX_ID, MAX_NAME, MAX_TEXT, EventInputError, parse_result
 from table_service.event.openapi_hub import HUB_INFO, HUB_OPERATIONS
 from table_service.event.standings import compute_standings
@@ -91,6 +93,73 @@ def hub() -> Any:
 @hub_role("viewer")
 def overview() -> Any:
     return render_template("hub_overview.html", ov=hub().overview())
+
+
+@bp.get("/broadcast")
+@hub_role("viewer")
+def broadcast() -> Any:
+    """直播 / Broadcast: each table's overlay and public feed on its own Pi, for the producers,
+    built from the panel address the hub knows (see :func:`broadcast_rows`)."""
+    h = hub()
+    with h.lock:
+        return render_template("hub_broadcast.html", rows=broadcast_rows(h),
+                               ev=(h.core.cfg or {}).get("event") or {}, rnd=h.core.current_round())
+
+
+#: Said of a table whose panel address the hub does not know.
+UNKNOWN_PANEL = ("面板地址未知：该桌尚未上报，EVENT.toml 的 [[tables]] 也未写 panel / panel address unknown: "
+                 "the table has not announced it, and EVENT.toml's [[tables]] gives none")
+
+
+def feed_links(table: str, panel: str | None) -> tuple[dict[str, str] | None, str | None]:
+    """The public feed's addresses of ``table`` on its own Pi, from its panel address
+    (``http(s)://host[:port][/prefix]/tables/<table>``, or the Pi's root): ``(links, None)``, or
+    ``(None, why)`` when they cannot be told from it."""
+    if not panel:
+        return None, UNKNOWN_PANEL
+    parts = urlsplit(panel)
+    tid = quote(table, safe="")
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return None, UNKNOWN_PANEL
+    if parts.path.endswith(f"/tables/{tid}"):
+        prefix = parts.path[: -len(f"/tables/{tid}")]
+    elif parts.path in ("", "/"):
+        prefix = ""
+    else:
+        return None, (f"面板地址 {panel} 不以 /tables/{table} 结尾，无法得出直播地址 / the panel address {panel} "
+                      f"does not end in /tables/{table}: the feed's address cannot be told from it")
+    feed = urlunsplit((parts.scheme, parts.netloc, f"{prefix}/feed/{tid}", "", ""))
+    return {"panel": panel, "overlay": f"{feed}/overlay", "overlay_en": f"{feed}/overlay?lang=en",
+            "state": f"{feed}/state.json", "events": f"{feed}/events.json", "stream": f"{feed}/stream"}, None
+
+
+def broadcast_rows(h: Any) -> list[dict[str, Any]]:
+    """One row per table the hub knows — the current round's, then EVENT.toml's ``[[tables]]``,
+    then any other that announced itself — with its teams (when drawn), whether it is online,
+    and its feed's addresses (:func:`feed_links`) or why there are none."""
+    with h.lock:
+        core = h.core
+        rnd = core.current_round()
+        draw = core.draws.get(rnd) if rnd else None
+        cfg = core.cfg or {}
+        cfg_panels = {t["id"]: t.get("panel") for t in cfg.get("tables", [])}
+        names = {t["id"]: t["name"] for t in cfg.get("teams", [])}
+        drawn = {t["table"]: t for t in (draw or {}).get("tables", [])}
+        ids = list(drawn) + sorted((set(cfg_panels) | set(h.live)) - set(drawn), key=_table_order)
+        rows = []
+        for tid in ids:
+            live = h.live.get(tid)
+            links, why = feed_links(tid, panel_link(tid, cfg_panels.get(tid), live.panel if live else None))
+            t = drawn.get(tid)
+            rows.append({"table": tid, "online": live.online if live else None, "links": links, "why": why,
+                         "ns": names.get(t["ns"], t["ns"]) if t else None,
+                         "ew": names.get(t["ew"], t["ew"]) if t else None})
+        return rows
+
+
+def _table_order(tid: str) -> tuple[int, int, str]:
+    """Table ids in the order people count them: 2 before 10, then the others by name."""
+    return (0, int(tid), tid) if tid.isdigit() and tid.isascii() else (1, 0, tid)
 
 
 @bp.get("/api/overview")

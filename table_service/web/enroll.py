@@ -1,16 +1,18 @@
-"""The panel's "enrol the deck from the table" (issue #21 §2): the referee lays the deck face up in
-rows, presses the button; the table's camera frame is searched for cards (``vision.enroll_table``),
+"""The panel's "enrol the deck from the table" (issue #21 §2): the chief referee lays the deck face up
+in rows, presses the button; the table's camera frame is searched for cards (``vision.enroll_table``),
 the cards the reader is unsure of come back as questions with their picture, and "finish" enrols
-the named faces into the running watcher (and saves them for the next start).
+the named faces into the running watcher (and saves them for the next start). The chief's, not a
+table referee's: the deck is what every read of the table is made with.
 
 The web knows a table by its runner; the service hangs its camera pipeline on it
 (``runner.camera_pipeline``). A table without one answers 409.
 
-    POST /api/tables/<t>/enroll/start        referee  {}            -> 202 (a frame is taken, cards found)
+    POST /api/tables/<t>/enroll/start        chief    {}            -> 202 (a frame is taken, cards found)
     GET  /api/tables/<t>/enroll              viewer                 -> {"status", "found", "named", "questions": [...]}
     GET  /api/tables/<t>/enroll/card/<i>.png viewer                 -> the card's picture
-    POST /api/tables/<t>/enroll/answer       referee  {"id", "card"} ("card": null skips it)
-    POST /api/tables/<t>/enroll/finish       referee  {}            -> 202 (enrolment runs; status "done" when saved)
+    POST /api/tables/<t>/enroll/answer       chief    {"id", "card"} ("card": null skips it)
+    POST /api/tables/<t>/enroll/finish       chief    {}            -> 202 (enrolment runs; status "done" when saved)
+    GET  /api/tables/<t>/enroll/deck.npz     chief                  -> the deck file the table reads with
 """
 
 from __future__ import annotations

@@ -188,6 +188,69 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
                                           "responses": {"200": _page("the page")}},
 }
 
+# The chief referee's accounts page (table_service/web/accounts.py): a form post answers a redirect
+# to the page with the message (a browser) or JSON ``{"ok", "message"}``; a refusal is 400: the
+# page again with the message, or ``{"ok": false, "error"}`` to a client that asks for JSON.
+_ACC_FIELD = {"type": "string", "maxLength": 64}
+_ACC_PASSWORD = {"type": "string", "minLength": 8, "maxLength": 1024, "description": "at least 8 characters"}
+_ACC_ROLE = {"type": "string", "enum": ["spectator", "viewer", "referee", "chief"]}
+_ACC_DONE = {"200": _ok({"type": "object", "required": ["ok", "message"], "properties": {
+    "ok": {"const": True}, "message": {"type": "string"}}}, "done (a client that asked for JSON)"),
+    "302": {"description": "done: to the accounts page, the message on it"},
+    "400": {"description": "refused (one line, Chinese first): the page again with the message, or JSON; or a "
+                           "missing/invalid CSRF token", "content": {"application/json": {"schema": {
+                               "type": "object", "required": ["error"], "properties": {
+                                   "ok": {"const": False}, "error": {"type": "string"},
+                                   "status": {"type": "integer"}}}}, **_HTML}}}
+
+
+def _acc_form(summary: str, fields: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    schema = {"type": "object", "properties": {**fields, "csrf_token": {"type": "string"}}, "required": required,
+              "additionalProperties": False}
+    return {"summary": summary, "tags": ["accounts"], "login": "chief", "csrf": True,
+            "requestBody": {"required": True, "content": {"application/x-www-form-urlencoded": {"schema": schema}}},
+            "responses": dict(_ACC_DONE)}
+
+
+OPERATIONS.update({
+    ("GET", "/accounts/"): {
+        "summary": "账号管理 / the accounts page: every account, its role and login lock-out (chief)",
+        "tags": ["accounts"], "login": "chief", "responses": {
+            "200": {"description": "the page, or its data to a client that asks for JSON", "content": {
+                **_HTML, "application/json": {"schema": {
+                    "type": "object", "required": ["users", "locked_addresses", "roles"], "properties": {
+                        "users": {"type": "array", "items": {"type": "object", "required": [
+                            "name", "role", "you", "locked", "failures", "retry_after_s"], "properties": {
+                            "name": {"type": "string"}, "role": _ACC_ROLE, "you": {"type": "boolean"},
+                            "locked": {"type": "boolean"}, "failures": {"type": "integer", "minimum": 0},
+                            "retry_after_s": {"type": "integer", "minimum": 0}}}},
+                        "locked_addresses": {"type": "array", "items": {"type": "object", "properties": {
+                            "address": {"type": "string"}, "failures": {"type": "integer"},
+                            "retry_after_s": {"type": "integer"}}}},
+                        "roles": {"type": "array", "items": {"type": "string"}},
+                        "min_password": {"type": "integer"}, "chiefs": {"type": "integer"}}}}}},
+            "302": {"description": "to the login page"}}},
+    ("POST", "/accounts/add"): _acc_form(
+        "添加账号 / add an account (as `guandan-table user add`)",
+        {"name": {**_ACC_FIELD, "description": "1-64 letters, digits, . _ -"}, "role": _ACC_ROLE,
+         "password": _ACC_PASSWORD, "password2": {**_ACC_PASSWORD, "description": "the password again"}},
+        ["name", "role", "password"]),
+    ("POST", "/accounts/password"): _acc_form(
+        "修改密码 / change an account's password; every session of it ends (the chief's own tablet "
+        "goes on with a new one)",
+        {"name": _ACC_FIELD, "password": _ACC_PASSWORD,
+         "password2": {**_ACC_PASSWORD, "description": "the password again"}}, ["name", "password"]),
+    ("POST", "/accounts/role"): _acc_form(
+        "修改角色 / give an account another role (never your own; never the last chief)",
+        {"name": _ACC_FIELD, "role": _ACC_ROLE}, ["name", "role"]),
+    ("POST", "/accounts/remove"): _acc_form(
+        "删除账号 / remove an account and end its sessions (never yourself; never the last chief)",
+        {"name": _ACC_FIELD}, ["name"]),
+    ("POST", "/accounts/unlock"): _acc_form(
+        "解除登录锁定 / lift a lock-out by failed logins: of an account (`name`) or of an address (`address`)",
+        {"name": _ACC_FIELD, "address": {"type": "string", "maxLength": 64}}, []),
+})
+
 _RULE_PARAM = re.compile(r"<(?:(\w+):)?(\w+)>")
 
 

@@ -58,9 +58,15 @@ def favicon() -> Any:
 @bp.get("/tables/<table_id>")
 @require_role("viewer")
 def table(table_id: str) -> Any:
-    """The live table view with flags, questions and referee actions."""
+    """The live table view with flags, questions and referee actions.
+
+    ``has_camera``: the service hangs the camera pipeline on the runner where the table has one
+    (as web/enroll.py finds it), so the camera's buttons (enrol the deck, recalibrate) show with
+    the page, not only after the first clock reading.
+    """
     entry = get_table(table_id)
-    return render_template("table.html", table_id=table_id, user=g.user,
+    has_camera = getattr(entry.runner, "camera_pipeline", None) is not None
+    return render_template("table.html", table_id=table_id, user=g.user, has_camera=has_camera,
                            duplicate=entry.feed.duplicate, delay_s=entry.feed.delay_ms / 1000.0)
 
 

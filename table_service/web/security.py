@@ -84,6 +84,11 @@ def check_csrf() -> None:
         abort(400, description="CSRF 令牌缺失或无效，请刷新页面 / missing or invalid CSRF token, reload the page")
 
 
+#: How many more failures lock an address as a whole than lock one name there: several referees
+#: behind one NAT can still log in, a password sprayer trying many names is still stopped.
+ADDRESS_FACTOR = 4
+
+
 class LoginLimiter:
     """Sliding-window counter of failed logins per key (client address + user name, and address alone).
 
@@ -112,7 +117,7 @@ class LoginLimiter:
     def retry_after(self, address: str, name: str) -> float:
         """Seconds until another attempt is allowed; 0 when one is allowed now."""
         now = self._clock()
-        limits = (self.max_failures, self.max_failures * 4)
+        limits = (self.max_failures, self.max_failures * ADDRESS_FACTOR)
         wait = 0.0
         with self._lock:
             for key, limit in zip(self._keys(address, name), limits, strict=True):
@@ -127,6 +132,45 @@ class LoginLimiter:
         with self._lock:
             for key in self._keys(address, name):
                 self._prune(key, now).append(now)
+
+    def lockouts(self) -> tuple[dict[str, tuple[int, float]], dict[str, tuple[int, float]]]:
+        """``(by_name, by_address)``: failures within the window and seconds until the lock-out
+        ends (0: not locked), per lower-cased name (over every address) and per address (its
+        address-wide count)."""
+        now = self._clock()
+        by_name: dict[str, tuple[int, float]] = {}
+        by_address: dict[str, tuple[int, float]] = {}
+        with self._lock:
+            for key in list(self._failures):
+                q = self._prune(key, now)
+                if not q:
+                    del self._failures[key]
+                    continue
+                address, _, name = key.partition("|")
+                if name == "*":
+                    limit, out, who = self.max_failures * ADDRESS_FACTOR, by_address, address
+                else:
+                    limit, out, who = self.max_failures, by_name, name
+                wait = max(self.window_s - (now - q[len(q) - limit]), 0.0) if len(q) >= limit else 0.0
+                failures, longest = out.get(who, (0, 0.0))
+                out[who] = (failures + len(q), max(longest, wait))
+        return by_name, by_address
+
+    def unlock(self, name: str) -> int:
+        """Forget the failed logins of ``name`` from every address; returns how many keys held some."""
+        with self._lock:
+            keys = [k for k in self._failures if k.partition("|")[2] == name.lower()]
+            for k in keys:
+                del self._failures[k]
+        return len(keys)
+
+    def unlock_address(self, address: str) -> int:
+        """Forget every failed login from ``address`` (its own count and each name's there)."""
+        with self._lock:
+            keys = [k for k in self._failures if k.partition("|")[0] == address]
+            for k in keys:
+                del self._failures[k]
+        return len(keys)
 
     def succeeded(self, address: str, name: str) -> None:
         """Forget the failures for this user from this address (the address-wide count stays)."""

@@ -159,13 +159,48 @@ def add_user(conn: sqlite3.Connection, name: str, password: str, role: str) -> U
     return User(name, role)
 
 
-def remove_user(conn: sqlite3.Connection, name: str) -> None:
-    """Delete an account and end its sessions; raises :class:`UserError` when there is none."""
+#: A statement's condition that keeps at least one chief referee: the row is not a chief, or
+#: another chief remains. Checked inside the statement itself, so two chiefs removing (or
+#: demoting) each other at the same moment cannot leave the database without one.
+_ANOTHER_CHIEF = "(role != 'chief' OR (SELECT COUNT(*) FROM users WHERE role = 'chief') > 1)"
+
+LAST_CHIEF = "不能删除或降级最后一位裁判长 / the last chief referee cannot be removed or given another role"
+
+
+def remove_user(conn: sqlite3.Connection, name: str, *, keep_a_chief: bool = False) -> None:
+    """Delete an account and end its sessions; raises :class:`UserError` when there is none.
+
+    :param keep_a_chief: refuse to delete the last ``chief`` (the panel's accounts page; the
+        command line, run on the machine itself, may).
+    """
     with conn:
-        cur = conn.execute("DELETE FROM users WHERE name = ?", (name,))
-        conn.execute("DELETE FROM sessions WHERE name = ?", (name,))
+        cur = conn.execute("DELETE FROM users WHERE name = ?" + (f" AND {_ANOTHER_CHIEF}" if keep_a_chief else ""),
+                           (name,))
+        if cur.rowcount or not keep_a_chief:  # a chief kept keeps its sessions too
+            conn.execute("DELETE FROM sessions WHERE name = ?", (name,))
     if cur.rowcount == 0:
+        if keep_a_chief and get_user(conn, name) is not None:
+            raise UserError(LAST_CHIEF)
         raise UserError(f"没有该用户 / no such user: {name!r}")
+
+
+def set_role(conn: sqlite3.Connection, name: str, role: str) -> User:
+    """Give ``name`` another role; never leaves the database without a ``chief``.
+
+    Sessions stay open: every request reads the account's role afresh, so the new role holds
+    from the next request on.
+
+    :raises UserError: unknown role, no such user, or the last chief given another role.
+    """
+    role_rank(role)
+    with conn:
+        cur = conn.execute(f"UPDATE users SET role = ? WHERE name = ? AND (? = 'chief' OR {_ANOTHER_CHIEF})",
+                           (role, name, role))
+    if cur.rowcount == 0:
+        if get_user(conn, name) is not None:
+            raise UserError(LAST_CHIEF)
+        raise UserError(f"没有该用户 / no such user: {name!r}")
+    return User(name, role)
 
 
 def set_password(conn: sqlite3.Connection, name: str, password: str) -> None:

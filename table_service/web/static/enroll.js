@@ -53,7 +53,19 @@
   finish.hidden = true;
   const close = el("button", "", "关闭 / Close");
   close.type = "button";
-  box.append(head, hint, status, questions, start, finish, close);
+  /* Once enrolled: the deck file, for the hub's 比赛用牌 (one upload hands it to every table). */
+  const deckLink = el("p", "enroll-deck");
+  deckLink.id = "enroll-deck";
+  deckLink.hidden = true;
+  const download = el("a", "", GT.t("deck_download"));
+  download.id = "enroll-deck-download";
+  download.href = base + "/deck.npz";
+  download.setAttribute("download", "");
+  download.dataset.i18n = "deck_download";
+  const downloadHint = el("small", "muted", " " + GT.t("deck_download_hint"));
+  downloadHint.dataset.i18n = "deck_download_hint";
+  deckLink.append(download, " ", downloadHint);
+  box.append(head, hint, status, deckLink, questions, start, finish, close);
   (document.querySelector(".side") || document.body).prepend(box);
 
   let timer = null;
@@ -80,6 +92,9 @@
     status.classList.toggle("warn", (v.status === "done" && !!(v.result && v.result.check_warn)) ||
       (v.status === "asking" && !!v.joined));
     finish.hidden = v.status !== "asking";
+    deckLink.hidden = v.status !== "done";
+    const barLink = document.getElementById("deck-file");
+    if (v.status === "done" && barLink) barLink.hidden = false;
     if (v.status === "finding" || v.status === "enrolling") {
       timer = setTimeout(poll, 700);
     }

@@ -76,6 +76,82 @@
       sig.appendChild(box);
     });
   }
-  GT.rerender = render;
-  GT.connect(app.dataset.stream, app, function (st) { state = st; render(); });
+  /* --- past deals (往副记录), for an appeal: every ended deal of this round and the rounds before
+     (the engine's deal_records, and rounds[].deal_records), each folded to one line: its number,
+     level card, tribute / return, each trick's plays seat by seat, the finishing order. Redrawn
+     only when the records change, and a deal the referee opened stays open. */
+  const openDeals = {};
+  let shownPast = null;
+  function pastRounds() {
+    const out = [];
+    if (state.round) out.push({ no: state.round.no, records: state.deal_records || [] });
+    (state.rounds || []).slice().reverse().forEach(function (a) {
+      out.push({ no: a.round ? a.round.no : "?", records: a.deal_records || [] });
+    });
+    return out.filter(function (r) { return r.records.length; });
+  }
+  function tributeLine(label, t, level) {
+    const row = el("div", "play past-tribute");
+    row.appendChild(el("span", "who", label + ": " + GT.seat(t.from) + " → " + GT.seat(t.to)));
+    row.appendChild(GT.cardEl(t.card, level));
+    return row;
+  }
+  function dealEl(roundNo, rec) {
+    const key = roundNo + ":" + rec.deal;
+    const box = el("details", "flag-group past-deal");
+    box.dataset.round = String(roundNo);
+    box.dataset.deal = String(rec.deal);
+    box.open = !!openDeals[key];
+    box.addEventListener("toggle", function () { openDeals[key] = box.open; });
+    const tricks = rec.tricks || [];
+    box.appendChild(el("summary", "", GT.tf("deal_no", { n: rec.deal }) + " · " + GT.t("level_card") + " " + rec.level +
+      " · " + GT.tf("tricks_count", { n: tricks.length })));
+    const order = el("div", "past-order");
+    order.appendChild(el("span", "", GT.t("finish_order") + ": " + (rec.finish_order || []).map(function (s, i) {
+      return (window.I18N["place_" + (i + 1)] ? GT.t("place_" + (i + 1)) + " " : "") + GT.seat(s);
+    }).join(" · ")));
+    box.appendChild(order);
+    if (rec.anti_tribute) {
+      const a = el("div", "play past-tribute");
+      a.appendChild(el("span", "who", GT.t("anti_tribute") + ": " + (rec.anti_tribute.seats || []).map(GT.seat).join(", ")));
+      (rec.anti_tribute.cards || []).forEach(function (c) { a.appendChild(GT.cardEl(c, rec.level)); });
+      box.appendChild(a);
+    }
+    (rec.tributes || []).forEach(function (t) { box.appendChild(tributeLine(GT.t("tribute"), t, rec.level)); });
+    (rec.returns || []).forEach(function (t) { box.appendChild(tributeLine(GT.t("return"), t, rec.level)); });
+    tricks.forEach(function (plays, i) {
+      const tr = el("div", "trick-row past-trick");
+      tr.dataset.trick = String(i + 1);
+      tr.appendChild(el("span", "trick-no", (i + 1) + "."));
+      (plays || []).forEach(function (p) {
+        // The cards straight in the row (a .play wraps): a 10-card bomb fits a 390 px phone.
+        const row = el("div", "play");
+        row.dataset.seat = p.seat;
+        row.appendChild(el("span", "who", GT.seat(p.seat)));
+        if (p.pass) row.appendChild(el("span", "pass", GT.t("pass")));
+        else (p.cards || []).forEach(function (c) { row.appendChild(GT.cardEl(c, rec.level)); });
+        tr.appendChild(row);
+      });
+      box.appendChild(tr);
+    });
+    return box;
+  }
+  function renderPast() {
+    const host = document.getElementById("past-deals");
+    if (!host) return;
+    const rounds = pastRounds();
+    const key = JSON.stringify([window.LANG, rounds]);
+    if (key === shownPast) return;
+    shownPast = key;
+    const box = el("div");
+    if (!rounds.length) box.appendChild(el("p", "muted", GT.t("no_past_deals")));
+    rounds.forEach(function (r) {
+      box.appendChild(el("h3", "past-round", GT.tf("past_round", { n: r.no })));
+      r.records.forEach(function (rec) { box.appendChild(dealEl(r.no, rec)); });
+    });
+    host.replaceChildren(box);
+  }
+
+  GT.rerender = function () { shownPast = null; render(); renderPast(); };
+  GT.connect(app.dataset.stream, app, function (st) { state = st; render(); renderPast(); });
 })();

@@ -18,6 +18,9 @@
     "reading_declared", "penalty_given"];
   const canRule = app.dataset.role !== "viewer";
   const isChief = app.dataset.chief === "1";
+  /* The page knows from the server whether the table has a camera (panel.py has_camera): the
+     camera's buttons (.needs-camera, panel.css) show at once, not after the first clock reading. */
+  if (app.dataset.camera === "1") document.documentElement.dataset.camera = "1";
   let state = null;
   const el = GT.el;
   GT.SIDE = SIDE;
@@ -682,9 +685,13 @@
     box.textContent = text;
     /* Which deck the camera reads with (enrolled, or learning it): after a restart or the hub's
        deck the referee sees it here, and the fan check's verdict on a tap (title). */
+    const deck = cam && typeof cam === "object" ? cam.deck : null;
+    /* The chief's link to the deck file this table reads with (enrolled here, the hub's, or the
+       config's), to upload at the hub's 比赛用牌 for every table. */
+    const deckFile = document.getElementById("deck-file");
+    if (deckFile) deckFile.hidden = !(deck && deck.enrolled);
     const deckBox = document.getElementById("camera-deck");
     if (!deckBox) return;
-    const deck = cam && typeof cam === "object" ? cam.deck : null;
     deckBox.hidden = !deck;
     if (!deck) return;
     deckBox.className = "cam-deck" + (deck.warn ? " warn" : deck.enrolled ? " enrolled" : "");

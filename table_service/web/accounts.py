@@ -1,0 +1,212 @@
+"""The chief referee's accounts page (账号): the ``guandan-table user`` commands as forms.
+
+List the accounts of this server (each table's Pi and the event hub keep their own users
+database), add one, change a password or a role, remove one, and lift a lock-out left by failed
+logins. Chief referee only; every form carries the CSRF token (the app's ``check_csrf`` hook).
+
+The database work is :mod:`.users`' (the command line's functions): this module only reads the
+form, refuses what the page must not allow (yourself removed or given another role; the last
+chief, which :mod:`.users` refuses inside the statement itself) and answers. A refusal is one line,
+Chinese first, with ``400``: the page again with the message, or ``{"ok": false, "error"}`` to a
+client that asks for JSON; a success redirects to the page with the message (``{"ok": true,
+"message"}`` as JSON). Passwords are never echoed, put into a message or logged.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from flask import (
+    Blueprint,
+    flash,
+    g,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
+
+from . import users
+from .auth import get_db, require_role
+from .security import LoginLimiter
+from .tables import web_state
+
+log = logging.getLogger(__name__)
+
+bp = Blueprint("accounts", __name__, url_prefix="/accounts")
+
+#: The longest password the form takes (the hash is slow on purpose; a megabyte would be slower).
+MAX_PASSWORD = 1024
+
+def _limiter() -> LoginLimiter | None:
+    return web_state().limiter
+
+
+def _wants_json() -> bool:
+    return request.accept_mimetypes.best == "application/json"
+
+
+def _view() -> dict[str, Any]:
+    """What the page shows: every account with its lock-out, and the addresses locked as a whole."""
+    lim = _limiter()
+    by_name, by_address = lim.lockouts() if lim else ({}, {})
+    me = g.user.name
+    rows = []
+    for u in users.list_users(get_db()):
+        failures, wait = by_name.get(u.name.lower(), (0, 0.0))
+        rows.append({"name": u.name, "role": u.role, "you": u.name == me, "failures": failures,
+                     "locked": wait > 0, "retry_after_s": int(wait) + 1 if wait > 0 else 0})
+    addresses = [{"address": a, "failures": n, "retry_after_s": int(w) + 1}
+                 for a, (n, w) in sorted(by_address.items()) if w > 0]
+    return {"users": rows, "locked_addresses": addresses, "roles": list(users.ROLES),
+            "min_password": users.MIN_PASSWORD, "chiefs": sum(1 for r in rows if r["role"] == "chief")}
+
+
+@bp.get("/")
+@require_role("chief")
+def index() -> Any:
+    """The page (or, to a client that asks for JSON, what it shows)."""
+    view = _view()
+    if _wants_json():
+        return jsonify(view)
+    return render_template("accounts.html", **view)
+
+
+# ------------------------------------------------------------------------------ the forms
+
+
+#: The forms' text fields, as a message names them.
+_LABELS = {"name": ("用户名", "the user name"), "address": ("地址", "the address")}
+
+
+def _text(field: str, max_len: int) -> str:
+    raw = request.form.get(field, "")
+    if len(raw) > max_len:
+        zh, en = _LABELS[field]
+        raise users.UserError(f"{zh}过长（最多 {max_len} 个字符）/ {en} is longer than {max_len} characters")
+    return raw
+
+
+def _account(*, not_me: str | None = None) -> str:
+    """The account the form names: one that exists (and, with ``not_me``, not the chief's own)."""
+    name = request.form.get("name", "")
+    if not name or len(name) > 64:
+        raise users.UserError("请选择账号 / choose an account")
+    if users.get_user(get_db(), name) is None:
+        raise users.UserError(f"没有该用户 / no such user: {name!r}")
+    if not_me and name == g.user.name:
+        raise users.UserError(not_me)
+    return name
+
+
+def _new_password() -> str:
+    """The password field, repeated (when the form sends the repeat) and within the limits."""
+    password = request.form.get("password", "")
+    if len(password) > MAX_PASSWORD:
+        raise users.UserError(f"密码过长（最多 {MAX_PASSWORD} 个字符）/ the password is longer than "
+                              f"{MAX_PASSWORD} characters")
+    if len(password) < users.MIN_PASSWORD:
+        raise users.UserError(f"密码至少 {users.MIN_PASSWORD} 位 / password must have at least "
+                              f"{users.MIN_PASSWORD} characters")
+    if "password2" in request.form and request.form["password2"] != password:
+        raise users.UserError("两次输入的密码不一致 / the passwords differ")
+    return password
+
+
+def _role() -> str:
+    role = request.form.get("role", "")
+    if role not in users.ROLES:
+        shown = role if len(role) <= 20 else role[:20] + "…"
+        raise users.UserError(f"未知角色 {shown!r}（可选 {'/'.join(users.ROLES)}）/ unknown role {shown!r}")
+    return role
+
+
+def _answer(action: Callable[[], str]) -> Callable[[], Any]:
+    """A form's view: run ``action``; its message on the page after a redirect (or as JSON), its
+    refusal as a 400 with the page again (the account name and role kept, never a password)."""
+
+    @functools.wraps(action)
+    def view() -> Any:
+        try:
+            message = action()
+        except users.UserError as exc:
+            error = str(exc)
+            if _wants_json():
+                return jsonify(ok=False, error=error, status=400), 400
+            kept = {"add_name": request.form.get("name", "")[:64] if request.endpoint == "accounts.add" else "",
+                    "add_role": request.form.get("role", "") if request.endpoint == "accounts.add" else ""}
+            return render_template("accounts.html", error=error, **kept, **_view()), 400
+        if _wants_json():
+            return jsonify(ok=True, message=message)
+        flash(message, "ok")
+        return redirect(url_for("accounts.index"))
+
+    return require_role("chief")(view)
+
+
+def _add() -> str:
+    name = _text("name", 64).strip()
+    role = _role()
+    user = users.add_user(get_db(), name, _new_password(), role)
+    log.info("accounts: %s added %r (%s)", g.user.name, user.name, user.role)
+    return f"已添加 {user.name}（{users.ROLE_NAMES[user.role].split(' / ')[0]}）/ added {user.name} ({user.role})"
+
+
+def _password() -> str:
+    name = _account()
+    users.set_password(get_db(), name, _new_password())  # ends every session of the account
+    log.info("accounts: %s changed the password of %r", g.user.name, name)
+    if name == g.user.name:
+        # The chief's own sessions ended with the change, this one too: this tablet goes on
+        # with a new session, every other device must log in again.
+        csrf = session.get("csrf")
+        session.clear()
+        session["sid"] = users.open_session(get_db(), name)
+        if csrf:
+            session["csrf"] = csrf
+        session.permanent = True
+        return "密码已修改，其他设备上的登录已失效 / password changed; your other sessions have ended"
+    return f"{name} 的密码已修改，其登录已全部失效 / password of {name} changed; every session of it has ended"
+
+
+def _set_role() -> str:
+    name = _account(not_me="不能修改自己的角色，请另一位裁判长操作 / you cannot change your own role: ask another "
+                           "chief referee")
+    user = users.set_role(get_db(), name, _role())
+    log.info("accounts: %s gave %r the role %s", g.user.name, name, user.role)
+    return (f"{name} 的角色已改为{users.ROLE_NAMES[user.role].split(' / ')[0]}，下一次操作起生效 / {name} is now "
+            f"{user.role}, from the next request on")
+
+
+def _remove() -> str:
+    name = _account(not_me="不能删除自己的账号 / you cannot remove your own account")
+    users.remove_user(get_db(), name, keep_a_chief=True)
+    log.info("accounts: %s removed %r", g.user.name, name)
+    return f"已删除 {name}，其登录已失效 / removed {name}; its sessions have ended"
+
+
+def _unlock() -> str:
+    lim = _limiter()
+    if lim is None:
+        raise users.UserError("本服务不能解除锁定 / this server cannot lift lock-outs")
+    address = _text("address", 64)
+    if address:
+        n = lim.unlock_address(address)
+        log.info("accounts: %s lifted the lock-out of address %r", g.user.name, address)
+        return (f"已解除地址 {address} 的登录锁定 / lifted the lock-out of address {address}" if n else
+                f"地址 {address} 没有失败记录 / no failed logins from {address}")
+    name = _account()
+    n = lim.unlock(name)
+    log.info("accounts: %s lifted the lock-out of %r", g.user.name, name)
+    return (f"已解除 {name} 的登录锁定 / lifted the lock-out of {name}" if n else
+            f"{name} 没有失败记录 / no failed logins for {name}")
+
+
+for _rule, _fn in (("add", _add), ("password", _password), ("role", _set_role), ("remove", _remove),
+                   ("unlock", _unlock)):
+    bp.add_url_rule(f"/{_rule}", endpoint=_rule, view_func=_answer(_fn), methods=["POST"])
