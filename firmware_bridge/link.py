@@ -142,6 +142,9 @@ class Link:
         self.decoder = Decoder()
         self.ep.on_message = self._ep_message
         self.ep.on_event = self._ep_event
+        # A frame is acknowledged once ``on_message`` has returned for it (_after_frames), never by
+        # a heartbeat or command another thread sends meanwhile: a press is in the log first.
+        self.ep.ack_upto = self.ep.rx_last
         self.last_error: str | None = None
         self.peer: HelloInfo | None = None
         self.mismatch: tuple[int, str] | None = None
@@ -283,6 +286,7 @@ class Link:
         # before writing it leaves it unacknowledged, so the controller sends it again.
         self._dispatch()
         with self._cond:
+            self.ep.handled()  # only now may any frame sent (ACK, heartbeat, command) acknowledge them
             self.ep.flush()
             self._cond.notify_all()
 

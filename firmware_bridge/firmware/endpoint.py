@@ -88,6 +88,10 @@ class Endpoint:
         self.mismatch = None
         self.rx_boot = 0
         self.rx_last = 0
+        # None: every frame sent acknowledges what was received (the controller). A number: what
+        # the owner has handled so far (the host's link sets it once its callbacks have returned),
+        # so that no frame this end sends tells the peer to forget what is not yet written down.
+        self.ack_upto = None
         self.rx_buf = {}
         self.tx = []
         self.inflight = 0
@@ -159,7 +163,7 @@ class Endpoint:
     def _emit(self, ftype, seq, payload):
         if not self.open:
             return
-        ack = self.rx_last if self.peer is not None else 0
+        ack = self._ack() if self.peer is not None else 0
         try:
             data = encode_frame(ftype, seq, ack, payload, self.version)
         except FrameError:
@@ -172,16 +176,30 @@ class Endpoint:
     def _send_hello(self, request):
         flags = (HELLO_REQUEST if request else 0) | (HELLO_CONTROLLER if self.controller else 0)
         info = HelloInfo(self.version, self.fw_version, flags, self.boot_id, self.rx_boot,
-                         self.rx_last if self.peer is not None else 0, self.tx_base(), self.seats, self.ident)
+                         self._ack() if self.peer is not None else 0, self.tx_base(), self.seats, self.ident)
         self.counters["hellos_sent"] += 1
         self._emit(HELLO, 0, pack_hello(info))
 
+    def _ack(self):
+        """The last received frame this end acknowledges (see ``ack_upto``)."""
+        return self.rx_last if self.ack_upto is None else self.ack_upto
+
+    def handled(self):
+        """The owner has handled every frame delivered so far: acknowledge them from now on."""
+        if self.ack_upto is not None and self.ack_upto != self.rx_last:
+            self.ack_upto = self.rx_last
+            self.need_ack = True
+
     def _send_ack(self):
+        # The selective bits count from the acknowledged frame, as the peer reads them: received
+        # frames past it (handed over but not yet handled, or waiting for a gap) are marked there.
         sack = 0
-        base = self.rx_last + 2
-        if self.rx_buf:
+        ack = self._ack()
+        base = ack + 2
+        if self.rx_buf or ack != self.rx_last:
             for i in range(32):
-                if ((base + i) & 0xFFFF) in self.rx_buf:
+                s = (base + i) & 0xFFFF
+                if s in self.rx_buf or seq_diff(s, self.rx_last) <= 0:
                     sack |= 1 << i
         self.need_ack = False
         self._emit(ACK, 0, pack_ack(sack))
@@ -301,6 +319,8 @@ class Endpoint:
             known_before = self.peer
             self.rx_boot = h.boot_id
             self.rx_last = (h.tx_base - 1) & 0xFFFF
+            if self.ack_upto is not None:  # a new peer: nothing of its is waiting to be handled
+                self.ack_upto = self.rx_last
             self.rx_buf = {}
             if self.drop_on_new_peer and self.tx:
                 dropped = len(self.tx)
@@ -315,6 +335,8 @@ class Endpoint:
             if skip > 0:
                 # The peer gave up on frames we never got (it dropped its queue): move on.
                 self.rx_last = (h.tx_base - 1) & 0xFFFF
+                if self.ack_upto is not None and seq_diff(self.rx_last, self.ack_upto) > 0:
+                    self.ack_upto = self.rx_last  # none of those reached us to be handled
                 for s in list(self.rx_buf):
                     if seq_diff(s, self.rx_last) <= 0:
                         del self.rx_buf[s]

@@ -26,6 +26,7 @@ from table_service.engine.events import (
     seat_field,
 )
 from table_service.engine.flags import close_flag, find_flag, raise_flag, resolve_flag
+from table_service.engine.ruleset import since
 from table_service.engine.state import State, copy_state, initial_state
 from table_service.engine.timers import overdue, referee_called, set_turn
 from table_service.rules.seats import SEATS, side_of
@@ -73,7 +74,7 @@ def _on_device_status(state: State, ev: dict[str, Any], fx: Effects) -> None:
     was = state["devices"].get(device)
     state["devices"][device] = status
     fx.append({"kind": "device", "device": device, "status": status})
-    if device == "screen" and was == "offline" and status == "online":
+    if device == "screen" and was == "offline" and status == "online" and since(state, 2):
         # The countdowns were dark and the pass buttons dead: the seat to act gets its whole
         # countdown again, as after a call for the referee (the table's ticks held meanwhile).
         _rearm_turn_clock(state, fx, restart=True)

@@ -266,6 +266,7 @@ DATA_SCHEMAS: dict[str, dict[str, Spec]] = {
         "levels": Spec("map", keys=SIDES, item=_s(2, choices=_RANKS)),
         "round": _i(0, 1_000_000),
         "board": _s(64),
+        "engine": _i(1, 1_000),
     },
     "first_cut_recorded": {"card": _CARD},
     "drawing_finished": {"counts": Spec("map", keys=SEATS, item=_i(0, 108)), "cut_card_holder": _OPT_SEAT},

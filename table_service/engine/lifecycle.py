@@ -115,6 +115,10 @@ def on_round_set_up(state: State, ev: dict[str, Any], fx: Effects) -> None:
         "time_up": False,
         "extra_deal": False,
         "board": data.get("board"),
+        # Which generation of the engine's rulings the round was set up under (ruleset.py's
+        # ENGINE_GENERATION, stamped by the runner): a log written before a ruling changed folds as
+        # it was played. Absent: the first generation.
+        "engine": data.get("engine", 1),
         "deals_started": 0,
         "start_levels": dict(levels),
         "first_level": levels["EW"] if levels["EW"] == levels["NS"] else rules.start_level,

@@ -17,6 +17,7 @@ from table_service.engine.ladder import LEVEL_NAMES, escalate
 from table_service.engine.lifecycle import end_round, finish_deal
 from table_service.engine.play import arrive_turn
 from table_service.engine.roles import CHIEF_PENALTIES, is_late_for_chief
+from table_service.engine.ruleset import since
 from table_service.engine.state import State
 from table_service.rules.scoring import FORFEIT_SCORE
 from table_service.rules.seats import side_of
@@ -57,15 +58,17 @@ def give_penalty(
         )
     deal = state.get("deal")
     in_deal = deal is not None and deal["phase"] != "over"
-    between = not in_deal and state["next_deal"] is not None  # a deal has ended, the next not yet drawn
+    gen2 = since(state, 2)  # the rulings below marked so: a round set up before them folds as it was played
+    # A deal has ended and the next is not drawn yet.
+    between = gen2 and not in_deal and state["next_deal"] is not None
     if final == "foul" and (in_deal or between) and next_leader is None:
         raise EventRejected("犯规须指定下一副牌的领出者 / a foul needs next_leader (who leads the next deal)")
-    if final == "foul" and next_leader is not None and not (in_deal or between):
+    if gen2 and final == "foul" and next_leader is not None and not (in_deal or between):
         raise EventRejected("第一副牌的首出由翻牌决定，不能指定 / next_leader: before the first deal its leader is "
                             "drawn by the cut card; the foul counts on the ladder only")
     if lose_turn and seat is None:
         raise EventRejected("失去出牌权须指明座位 / lose_turn needs the offender's seat")
-    if lose_turn and final != "violation":
+    if gen2 and lose_turn and final != "violation":
         raise EventRejected(f"失去出牌权只随违例 / lose_turn goes with a violation only (this penalty is a {final})")
     state["penalties"][side] = ladder
     record = {
@@ -95,7 +98,7 @@ def give_penalty(
         state["next_deal"] = {"kind": "none", "payers": [], "top": state["next_deal"]["top"], "leader": next_leader}
     elif lose_turn and in_deal and deal["phase"] == "play":
         lose_one_turn(state, ev, seat, fx)
-    elif auto and final == "violation" and level != "violation" and seat is not None and in_deal \
+    elif gen2 and auto and final == "violation" and level != "violation" and seat is not None and in_deal \
             and deal["phase"] == "play":
         # An automatic warning the ladder made a violation: no referee chose, so the 下家's choice of
         # a lost turn is asked (confirming the flag takes the turn: apply._on_flag_confirmed).
@@ -135,7 +138,7 @@ def on_penalty_given(state: State, ev: dict[str, Any], fx: Effects) -> None:
     if flag is not None:
         find_flag(state, flag)
         given = next((r for r in state["penalties"]["records"] if r["flag"] == flag), None)
-        if given is not None:
+        if given is not None and since(state, 2):
             # A second tap on the same flag would climb the ladder again for one breach.
             raise EventRejected(f"此标记已判罚（#{given['seq']} {LEVEL_NAMES[given['given']]}），如需改判请先撤销 / "
                                 f"flag {flag} already has a penalty (#{given['seq']}, {given['given']}): "

@@ -16,6 +16,7 @@ from table_service.engine.errors import EventRejected
 from table_service.engine.events import card_field, cards_field, field, seat_field
 from table_service.engine.flags import raise_flag
 from table_service.engine.lifecycle import finish_deal, prove_return_wrong
+from table_service.engine.ruleset import since
 from table_service.engine.state import HAND_SIZE, State, leader_after_trick, next_active
 from table_service.engine.timers import set_turn, stop_and_check
 from table_service.rules.cards import parse_cards
@@ -37,7 +38,8 @@ def require_play_phase(state: State, etype: str) -> dict[str, Any]:
     return deal
 
 
-def choose_reading(cards: list[str], level: str, top: Play | None, declared: dict[str, Any] | None) -> tuple[Play | None, list[Play]]:
+def choose_reading(cards: list[str], level: str, top: Play | None, declared: dict[str, Any] | None,
+                   copies_apart: bool = True) -> tuple[Play | None, list[Play]]:
     """The reading of a play and all its readings.
 
     With a declared reading (the player's statement, or the referee's ``reading_declared``) that
@@ -60,19 +62,20 @@ def choose_reading(cards: list[str], level: str, top: Play | None, declared: dic
         )
     if len(plays) == 1:
         return plays[0], plays
-    reading = reading_for(plays[0].cards, level, previous=top, order=parse_cards(cards))
+    reading = reading_for(plays[0].cards, level, previous=top, order=parse_cards(cards), copies_apart=copies_apart)
     if reading.play is not None:
         return reading.play, plays
     # Nothing beats the trick: keep the strongest reading for the record (flagged by the caller).
     return max(plays, key=lambda p: strength(p, level)), plays
 
 
-def _readings_left(cards: list[str], level: str, top: Play | None) -> list[str]:
+def _readings_left(cards: list[str], level: str, top: Play | None, copies_apart: bool = True) -> list[str]:
     """The distinct readings ``kind rank`` still possible after the trick and the row order."""
-    r = reading_for(parse_cards(cards), level, previous=top, order=parse_cards(cards))
+    r = reading_for(parse_cards(cards), level, previous=top, order=parse_cards(cards), copies_apart=copies_apart)
     if not r.ambiguous:
         return []
-    pool = [p for p in r.candidates if consistent_with_order(p, parse_cards(cards))] or list(r.candidates)
+    pool = [p for p in r.candidates
+            if consistent_with_order(p, parse_cards(cards), copies_apart=copies_apart)] or list(r.candidates)
     return sorted({f"{p.kind} {p.rank}" for p in pool})
 
 
@@ -266,14 +269,15 @@ def on_cards_played(state: State, ev: dict[str, Any], fx: Effects) -> None:
     top: Play | None = deal["_top"]
     finished_before = seat in deal["finish_order"]
     in_turn = deal["turn"] == seat and not finished_before
-    reading, _all = choose_reading(cards, level, top if in_turn else None, declared)
+    apart = since(state, 2)  # two wild cards read apart: rounds set up under generation 2 (ruleset.py)
+    reading, _all = choose_reading(cards, level, top if in_turn else None, declared, apart)
     if (
         reading is not None
         and not declared
         and not (ev.get("_referee") and data.get("confirmed"))
         and state["round"]["_rules"].unstated_reading == "ask"
     ):
-        left = _readings_left(cards, level, top if in_turn else None)
+        left = _readings_left(cards, level, top if in_turn else None, apart)
         if len(left) > 1:
             # Several readings are still possible and nobody stated one: ask the referee, who
             # answers with ``reading_declared`` (or ``play_corrected``).

@@ -15,6 +15,31 @@ from typing import Any
 from table_service.engine.errors import EventRejected
 from table_service.rules.ruleset import DEFAULT_RULESET, Ruleset, get_ruleset
 
+#: The generation of the engine's own rulings (not the rules' options): raised when a ruling changes
+#: so that an event the engine accepted before would now be refused or fold differently. A round
+#: keeps the generation it was set up under (``round.engine``, stamped by the runner), so a table
+#: upgraded mid-event replays its log as it was played. 2 (2026-12-05): a lost turn only with a
+#: violation, one penalty per flag, a foul between deals, the 下家's choice of a lost turn
+#: (``lose_turn_choice``), the screen's return re-arming the countdown, two wild cards in a row read
+#: as standing for different faces (``rules.reading``'s ``copies_apart``).
+ENGINE_GENERATION = 2
+
+
+def since(state: dict[str, Any], generation: int) -> bool:
+    """Whether the round in ``state`` was set up under ``generation`` of the engine's rulings or later."""
+    return int((state.get("round") or {}).get("engine", 1)) >= generation
+
+
+def stamp_generation(event: dict[str, Any]) -> dict[str, Any]:
+    """``event`` with ``data.engine`` set to this program's :data:`ENGINE_GENERATION` when it is a
+    ``round_set_up`` (the runner stamps each round it logs), else as it is. Whatever generation the
+    caller named is replaced: a round set up now is played under today's rulings, never an older one."""
+    data = event.get("data")
+    if event.get("type") != "round_set_up" or not isinstance(data, dict):
+        return event
+    return {**event, "data": {**data, "engine": ENGINE_GENERATION}}
+
+
 #: Short names accepted for the presets.
 ALIASES: dict[str, str] = {"jiangsu": "jiangsu-2013", "huaian": "huaian-2017", "national": "national-2022"}
 

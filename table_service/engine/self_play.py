@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from table_service.engine.apply import apply_in_place
+from table_service.engine.ruleset import ENGINE_GENERATION
 from table_service.engine.state import State, initial_state
 from table_service.rules.cards import NATURAL_VALUE, Card, full_deck, parse_cards, power
 from table_service.rules.legal import legal_plays
@@ -59,7 +60,8 @@ class SelfPlayTable:
         """The ``round_set_up`` event (applied)."""
         return self._emit(
             "round_set_up",
-            {"players": {s: f"bot-{s}" for s in SEATS}, "ruleset": ruleset, "format": fmt or {"kind": "past_a"}},
+            {"players": {s: f"bot-{s}" for s in SEATS}, "ruleset": ruleset, "format": fmt or {"kind": "past_a"},
+             "engine": ENGINE_GENERATION},  # as the runner stamps a round it logs
             source="panel",
             role="referee",
         )

@@ -50,7 +50,7 @@ class HubStore:
             raise HubStoreError(f"这是文件夹，不是赛事日志 / not a hub event log: {self.path} is a folder")
         if not readonly:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        damage = sqlite.wal_damage(self.path)
+        damage = None if readonly else sqlite.wal_damage(self.path)  # as the table's store does
         if damage:
             raise HubStoreError(self._damaged(damage))
         try:

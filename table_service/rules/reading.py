@@ -41,15 +41,18 @@ def _order_value(play: Play, face: Card) -> int:
     return power(face.rank, play.level)
 
 
-def consistent_with_order(play: Play, order: Sequence[Card]) -> bool:
+def consistent_with_order(play: Play, order: Sequence[Card], *, copies_apart: bool = True) -> bool:
     """Does the row ``order`` (left to right) put each card where its face would sit, ascending
     or descending? Cards that are not wild always fit; the test is about the wild cards.
 
     Two copies of one card (the two wild cards of two decks) may stand for different faces: 7 W W 9 9
     is 77+999 with the first wild a 7 and the second a 9.  Which copy lies where cannot be seen, so
-    every way of giving the copies their faces is tried."""
+    every way of giving the copies their faces is tried.  ``copies_apart=False``: the first way
+    only, as the engine read rows before 2026-12-05 (a round logged then replays as it was played)."""
     if Counter(order) != Counter(play.cards):
         return True  # order does not match the cards: it cannot narrow anything
+    if not copies_apart:
+        return _first_way_fits(play, order)
     faces_of: dict[Card, list[int]] = {}
     for pc, face in zip(play.cards, play.faces, strict=True):
         faces_of.setdefault(pc, []).append(_order_value(play, face))
@@ -64,16 +67,29 @@ def consistent_with_order(play: Play, order: Sequence[Card]) -> bool:
     return False
 
 
+def _first_way_fits(play: Play, order: Sequence[Card]) -> bool:
+    """The row test with each copy of a card given the faces in the order the play lists them."""
+    faces_left = list(zip(play.cards, play.faces, strict=True))
+    seq: list[int] = []
+    for c in order:
+        i = next(i for i, (pc, _) in enumerate(faces_left) if pc == c)
+        seq.append(_order_value(play, faces_left.pop(i)[1]))
+    return all(a <= b for a, b in zip(seq, seq[1:], strict=False)) or \
+        all(a >= b for a, b in zip(seq, seq[1:], strict=False))
+
+
 def reading_for(
     cards: Iterable[Card] | str,
     level: str,
     previous: Play | None = None,
     order: Sequence[Card] | str | None = None,
+    *,
+    copies_apart: bool = True,
 ) -> Reading:
     """The reading to assume for ``cards`` played on ``previous`` (``None`` when leading).
 
     ``order`` is the left-to-right row as laid on the table (defaults to ``cards`` as given, which
-    is how the camera reports them).
+    is how the camera reports them). ``copies_apart``: see :func:`consistent_with_order`.
     """
     cs = parse_cards(cards) if isinstance(cards, str) else list(cards)
     row = parse_cards(order) if isinstance(order, str) else (list(order) if order is not None else cs)
@@ -83,7 +99,7 @@ def reading_for(
     cands = tuple(p for p in readings if previous is None or beats(p, previous, level))
     if not cands:
         return Reading(None, (), False, "压不过上家 / does not beat the trick")
-    pool = [p for p in cands if consistent_with_order(p, row)] or list(cands)
+    pool = [p for p in cands if consistent_with_order(p, row, copies_apart=copies_apart)] or list(cands)
     best = max(pool, key=lambda p: strength(p, level))
     distinct = {(p.kind, p.rank) for p in pool}
     if len(distinct) == 1:

@@ -109,7 +109,9 @@ class EventStore:
                                          f"{exc.strerror or exc}") from None
             self._check_writable()
         _check_header(self.path)
-        damage = sqlite.wal_damage(self.path)
+        # The writer that would append after the skipped events checks (replay and export read
+        # what SQLite reads, and a writer running beside them may restart its -wal meanwhile).
+        damage = None if readonly else sqlite.wal_damage(self.path)
         if damage:
             raise StoreCorruptError(f"事件库损坏 / event store {self.path} is damaged: {damage}; it has been left as it is")
         try:

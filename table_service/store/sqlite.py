@@ -61,15 +61,17 @@ def integrity_problems(conn: sqlite3.Connection) -> str | None:
 
 
 def wal_damage(db_path: Path) -> str | None:
-    """Whether the ``-wal`` beside ``db_path`` holds committed frames SQLite would silently skip.
+    """Whether the ``-wal`` beside ``db_path`` holds committed transactions SQLite would silently skip.
 
     Why: SQLite reads a write-ahead log up to its first frame whose checksum fails and ignores the
-    rest. After a kill that is right (the torn frame is the last one, never committed), but one
-    damaged byte in an early frame (a failing SD card) would drop every later committed event
-    without a word, and the next append would reuse their numbers. Each frame's checksum is seeded
-    with the one stored in the frame before it, so the frames after a bad one can still be checked:
-    a committed frame that checks out after a bad one is damage, and the store refuses to open.
-    Returns a one-line description, or None (no log, or nothing lost).
+    rest. After a kill or a power cut that is right: the damage lies in the last transaction, never
+    synced, so never acknowledged (``synchronous=FULL`` syncs each commit before it returns; a power
+    cut may tear any frame of that last transaction, its commit frame written or not). But one
+    damaged byte in an earlier transaction (a failing SD card) would drop every later committed
+    event without a word, and the next append would reuse their numbers. Each frame's checksum is
+    seeded with the one stored in the frame before it, so the frames after a bad one can still be
+    checked: a good commit frame of a *later* transaction than the damaged one is damage, and the
+    store refuses to open. Returns a one-line description, or None (no log, or nothing lost).
     """
     wal = Path(f"{db_path}-wal")
     try:
@@ -83,18 +85,22 @@ def wal_damage(db_path: Path) -> str | None:
         return None  # not a write-ahead log SQLite would read either
     order = ">" if magic & 1 else "<"
     size = _WAL_FRAME_HEADER + page
-    # A header that fails its own checksum makes SQLite ignore the whole log (frame 0 here).
+    # A header that fails its own checksum makes SQLite ignore the whole log (before frame 1).
     bad: int | None = None if _wal_checksum(order, data[:24], 0, 0) == (c1, c2) else -1
+    ended = bad is not None and bad < 0  # the damaged frame's transaction has ended (a commit frame seen)
     for k in range((len(data) - _WAL_HEADER) // size):
         off = _WAL_HEADER + k * size
         _pgno, commit, s1, s2, f1, f2 = struct.unpack(">6I", data[off:off + _WAL_FRAME_HEADER])
         good = (s1, s2) == (salt1, salt2) and _wal_checksum(
             order, data[off:off + 8] + data[off + _WAL_FRAME_HEADER:off + size], c1, c2) == (f1, f2)
-        if not good and bad is None:
-            bad = k
-        elif good and bad is not None and commit:
+        if bad is None:
+            if not good:
+                bad, ended = k, bool(commit)
+        elif not ended:
+            ended = bool(commit)  # this frame ends the damaged frame's own transaction
+        elif good and commit:
             where = "its header" if bad < 0 else f"frame {bad + 1}"
-            return f"its -wal is damaged at {where}, and committed frame {k + 1} after it would be lost"
+            return f"its -wal is damaged at {where}, and a later committed transaction (frame {k + 1}) would be lost"
         c1, c2 = f1, f2
     return None
 

@@ -31,6 +31,7 @@ from table_service.engine.apply import apply, device_effects, fold
 from table_service.engine.errors import EventRejected
 from table_service.engine.events import check_data
 from table_service.engine.flags import stamp_flag_of
+from table_service.engine.ruleset import stamp_generation
 from table_service.engine.state import State, state_to_json
 from table_service.store.event_log import EventStore
 
@@ -261,6 +262,7 @@ class TableRunner:
         stamped = {**event, "seq": seq} if isinstance(event, dict) else {"seq": seq, "data": {"raw": repr(event)}}
         # A ruling on a flag names the flag it was given on, not only its id (flags.resolve_flag).
         stamped = stamp_flag_of(state, stamped)
+        stamped = stamp_generation(stamped)
         try:
             if isinstance(stamped, dict):
                 check_data(stamped.get("type"), stamped.get("data"))  # the schema, before the log

@@ -50,6 +50,11 @@ from table_service.web.tables import attach_table, web_state
 
 log = logging.getLogger(__name__)
 
+#: How long a screen press waits to be logged before its frame is acknowledged anyway (it stays
+#: queued and is logged). An append takes milliseconds; while the link's reader waits, the host
+#: sends no heartbeat, and the controller drops a link after three missed (3.5 s): well under that.
+PRESS_WAIT_S = 1.0
+
 
 # ---------------------------------------------------------------------------- the service
 
@@ -249,11 +254,11 @@ class TableService:
 
     # ----------------------------------------------------------------------------- inputs
 
-    def submit(self, event: dict[str, Any], wait: bool = True) -> Any:
+    def submit(self, event: dict[str, Any], wait: bool = True, timeout: float = 5.0) -> Any:
         """Submit one event to the engine (every input goes through here)."""
         assert self.runner is not None
-        res = self.runner.submit(event, wait=wait)
-        if wait and not res.accepted:
+        res = self.runner.submit(event, wait=wait, timeout=timeout)
+        if wait and not res.accepted and not res.queued:  # queued: still to be decided
             msg = f"{event.get('type')} {event.get('data')}: {res.error}"
             log.warning("event rejected: %s", msg)
             if len(self.submit_errors) < 1000:
@@ -286,7 +291,7 @@ class TableService:
         event = {"type": etype, "source": source, "data": data}
         if t_ms is not None:
             event["t_ms"] = t_ms
-        self.submit(event, wait=numbered)
+        self.submit(event, wait=numbered, timeout=PRESS_WAIT_S)
 
     def _pressed_at(self, ev: Any, seat: str) -> int | None:
         """A press the controller kept through an outage, on the table's time line: stamped back

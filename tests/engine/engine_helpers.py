@@ -11,6 +11,7 @@ import pytest
 
 from table_service.engine.apply import apply, fold
 from table_service.engine.errors import EventRejected
+from table_service.engine.ruleset import ENGINE_GENERATION
 from table_service.engine.state import initial_state, state_to_json
 
 SINGLES = ["3s", "4s", "5s", "6s", "7s", "8s", "9s", "Ts", "Js", "Qs", "Ks"]
@@ -20,7 +21,8 @@ class Table:
     """A table scripted event by event; every accepted event is kept for replay checks."""
 
     def __init__(self, *, ruleset: Any = "jiangsu", fmt: dict[str, Any] | None = None,
-                 levels: dict[str, str] | None = None, t0: int = 100_000) -> None:
+                 levels: dict[str, str] | None = None, t0: int = 100_000,
+                 generation: int | None = ENGINE_GENERATION) -> None:
         self.state = initial_state()
         self.t = t0
         self.events: list[dict[str, Any]] = []
@@ -28,6 +30,8 @@ class Table:
         data: dict[str, Any] = {"players": {s: f"p{s}" for s in "ESWN"}, "ruleset": ruleset, "format": fmt or {"kind": "past_a"}}
         if levels:
             data["levels"] = levels
+        if generation is not None:  # as the runner stamps it; None: a round logged before the stamp
+            data["engine"] = generation
         self.do("round_set_up", data, role="referee")
 
     # -------------------------------------------------------------- raw events

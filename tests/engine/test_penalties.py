@@ -294,3 +294,30 @@ def test_when_the_partition_screen_comes_back_the_seat_to_act_has_a_whole_countd
     table.do("device_status_changed", {"device": "camera", "status": "online"}, source="system", dt=5_000)
     assert table.deal["timers"]["N"]["deadline_ms"] == table.state["t_ms"] + 15_000  # only the screen's return
     assert table.replay_matches()
+
+
+def test_a_round_logged_before_todays_rulings_folds_as_it_was_played() -> None:
+    """A table upgraded in the middle of an event replays its log under the rulings it was played
+    with (ruleset.ENGINE_GENERATION, stamped on each round): a warning with a lost turn, accepted
+    then, is applied again, where a round set up now refuses it in words."""
+    old = Table(generation=None)  # a round_set_up without the stamp: logged by an earlier version
+    old.first_deal("E")
+    old.play("E", "3s")
+    _pen(old, "NS", "warning", seat="N", lose_turn=True)
+    assert old.deal["turn"] == "W" and old.replay_matches()
+    new = Table()
+    new.first_deal("E")
+    new.play("E", "3s")
+    assert "violation only" in new.reject("penalty_given", {"side": "NS", "seat": "N", "level": "warning",
+                                                            "article": "x", "lose_turn": True}, role="referee")
+
+
+@pytest.mark.parametrize(("generation", "flagged"), [(None, False), (2, True)])
+def test_two_wilds_are_read_as_the_round_was_played(generation, flagged) -> None:
+    """E leads 7 W W 9 9 (W the heart 2, level 2): since generation 2 it may be 77+999, the
+    stronger assumed, so N's 888+33 does not beat it; a round logged before read 777+99 only."""
+    t = Table(generation=generation)
+    t.first_deal("E")
+    t.play("E", "7s 2h 2h 9s 9d")
+    t.play("N", "8s 8d 8c 3s 3d")
+    assert bool(t.flags("does_not_beat")) is flagged and t.replay_matches()

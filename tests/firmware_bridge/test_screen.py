@@ -380,3 +380,35 @@ def test_an_impossible_event_number_is_refused_not_taken_as_the_mark(
     assert recorder.wait(lambda: len(recorder.buttons) == 4)
     assert [b.event_no for b in recorder.buttons] == [1, 2, 3, 4] and screen.duplicates_dropped == 0
     assert any("more presses than the buttons could make" in s.message for s in recorder.statuses)
+
+
+def test_a_press_is_acknowledged_only_after_on_button_returns(emulator: ScreenEmulator) -> None:
+    """While ``on_button`` (the service writing the press to its log) runs, nothing the host sends
+    acknowledges the press, not even a command another thread sends meanwhile: a Pi dying then
+    leaves it in the controller's queue, to be sent again (it was acknowledged by the command)."""
+    import threading
+
+    from firmware_bridge.firmware.wire import BUTTON, unpack_button
+
+    entered, release = threading.Event(), threading.Event()
+
+    def on_button(ev: ScreenButtonEvent) -> None:
+        if ev.pressed and not entered.is_set():
+            entered.set()
+            release.wait(5)
+
+    with ScreenController(emulator.port, on_button=on_button, reconnect_s=0.05) as sc:
+        assert sc.wait_for_connected(10)
+        emulator.press("E", "pass")
+        assert entered.wait(10)
+        threading.Thread(target=lambda: sc.set_countdown("S", 15)).start()  # the driver, meanwhile
+        assert emulator.wait_for(lambda: emulator.read_display("S").strip() in ("15", "14", "13"), timeout=10)
+        def press_kept() -> bool:  # the press (event 1) still in the controller's queue
+            with emulator._lock:
+                return any(e[1] == BUTTON and unpack_button(bytes(e[2]))[0] == 1
+                           for e in emulator.controller.endpoint.tx)
+
+        time.sleep(0.3)  # heartbeats and the command's own acknowledgement go back and forth meanwhile
+        assert press_kept()
+        release.set()
+        assert emulator.wait_for(lambda: not press_kept(), timeout=10)

@@ -1,0 +1,292 @@
+/* The flags card: what the rule checker flagged, grouped by deal, each with its evidence made
+   readable, the referee's confirm and dismiss, the one-tap penalties (one penalty a flag, its
+   buttons held while it is on its way: the pending-penalty guard), the penalty form prefilled,
+   and the undo of a ruling or a penalty given. Apart from table.js because it is the panel's
+   busiest card and keeps state of its own (what is pending). Loaded after panel_record.js, whose
+   undo buttons it uses. */
+(function () {
+  "use strict";
+  const app = document.getElementById("app");
+  const el = GT.el;
+  const fill = GT.fill;
+  const SIDE = GT.SIDE;
+  const canRule = GT.canRule;
+  const isChief = GT.isChief;
+  const act = GT.act;
+  const addUndo = GT.addUndo;
+  const side_ = GT.sideAndSeat;
+
+  /* The camera picture of event seq, if it carried one (an image that fails removes itself). */
+  function cropEl(seq) {
+    const img = el("img", "crop");
+    img.loading = "lazy";
+    img.alt = "#" + seq;
+    img.onerror = function () { img.remove(); };
+    img.src = app.dataset.events + "/" + seq + "/crop";
+    return img;
+  }
+
+  /* --- flag evidence, readable: times as clock times and seconds, seats by name, cards as cards */
+  const CARD_KEYS = { cards: 1, top: 1, card: 1, tribute: 1, proof_card: 1, held: 1, cards_declared: 1 };
+  const SEAT_KEYS = { turn: 1, next_actor: 1, to: 1, seat: 1, payers: 1, declared_by: 1 };
+  const SEQ_KEYS = { play_seq: 1, tribute_seq: 1, proof_seq: 1, first_seq: 1, earlier: 1, top_seq: 1, declared_seq: 1, tribute_seqs: 1 };
+  const PENALTY_KEYS = { would_be: 1, given: 1 };
+  function seqLink(n) {
+    const a = el("a", "seq-link", "#" + n);
+    a.href = "#";
+    a.onclick = function (e) {
+      e.preventDefault();
+      const row = document.querySelector('#deal-log .play[data-seq="' + n + '"]');
+      if (row) { row.scrollIntoView({ block: "center" }); row.classList.add("blink"); setTimeout(function () { row.classList.remove("blink"); }, 2000); }
+    };
+    return a;
+  }
+  function evidenceValue(k, v) {
+    const state = GT.state();
+    const level = state.deal && state.deal.level;
+    if (CARD_KEYS[k]) {
+      const cards = Array.isArray(v) ? v : (v && typeof v === "object" && v.cards) ? v.cards : [v];
+      return GT.cardsEl(cards, level);
+    }
+    if (SEAT_KEYS[k] && typeof v === "string") return el("span", "", GT.seat(v));
+    if (SEAT_KEYS[k] && Array.isArray(v)) return el("span", "", v.map(GT.seat).join(", "));
+    if (PENALTY_KEYS[k] && typeof v === "string") return el("span", "", window.I18N[v] ? GT.t(v) : v);
+    if (SEQ_KEYS[k]) {
+      const box = el("span");
+      (Array.isArray(v) ? v : [v]).forEach(function (n, i) { if (i) box.appendChild(document.createTextNode(", ")); box.appendChild(seqLink(n)); });
+      return box;
+    }
+    if (k === "deadline_ms") return el("span", "", GT.clockTime(v));
+    if (k === "overtime_ms") return el("span", "", "+" + GT.secs(v));
+    if (k === "seconds") return el("span", "", Number(v).toFixed(1) + " " + GT.t("seconds"));
+    if (k === "phase") return el("span", "", window.I18N["phase_" + v] ? GT.t("phase_" + v) : GT.w(v));
+    if (k === "source") return el("span", "", window.I18N["src_" + v] ? GT.t("src_" + v) : String(v));
+    if (k === "position_mm" && Array.isArray(v)) return el("span", "", v.map(function (x) { return Math.round(x); }).join(", ") + " mm");
+    if (k === "trick") return el("span", "", String(v));
+    if (typeof v === "boolean") return el("span", "", GT.t(v ? "yes" : "no"));
+    if (v && typeof v === "object" && !Array.isArray(v)) {
+      return el("span", "", Object.keys(v).map(function (s) { return (SIDE[s] ? GT.seat(s) : s) + " " + v[s]; }).join(" · "));
+    }
+    return el("span", "", GT.bi(Array.isArray(v) ? v.join(", ") : v));
+  }
+
+  function evidenceEl(f) {
+    const box = el("div", "evidence");
+    const ev = f.evidence;
+    if (f.seq) box.appendChild(cropEl(f.seq));
+    if (!ev) return box;
+    const dl = el("dl");
+    Object.keys(ev).forEach(function (k) {
+      const v = ev[k];
+      if (typeof v === "string" && v.indexOf("data:image/") === 0) {
+        const img = el("img", "crop");
+        img.src = v; img.alt = k;
+        box.appendChild(img);
+        return;
+      }
+      // A penalty_escalation's "level" is the penalty given, not the level card.
+      const key = f.rule === "penalty_escalation" && k === "level" ? "given" : k;
+      dl.appendChild(el("dt", "ev-" + k, window.I18N["ev_" + key] ? GT.t("ev_" + key) : k));
+      const dd = el("dd", "ev-" + k);
+      dd.appendChild(evidenceValue(key, v));
+      dl.appendChild(dd);
+    });
+    box.appendChild(dl);
+    return box;
+  }
+
+  /* One-tap penalty for a flag: the engine applies the ladder (a 2nd warning is a violation). */
+  function penaltyFor(f, level) {
+    const side = f.seat ? SIDE[f.seat] : (f.evidence && f.evidence.side) || null;
+    const data = { level: level, side: side, article: GT.bi(f.article) || f.rule, flag: f.id };
+    if (f.seat) data.seat = f.seat;
+    // A tap the ladder turns into a foul (the chief's) names the next leader: the offender's 下家.
+    if (f.seat && side && GT.escalate(side, level) === "foul" && GT.foulNeedsLeader()) data.next_leader = GT.nextSeat(f.seat);
+    return data;
+  }
+
+  /* Flags whose penalty is on its way: id -> true while the request runs, then the seq it got
+     until a state that has it is shown. Their penalty buttons stay disabled meanwhile, across
+     redraws, so a second tap cannot give (and escalate) a second penalty. */
+  const pendingPenalty = {};
+  function setBusy(bar, on) { bar.querySelectorAll("button").forEach(function (b) { b.disabled = on; }); }
+  /* Every flag button: disabled while its request runs (a double tap posts once). */
+  function flagAct(bar, type, data, label, flagId) {
+    if (bar.dataset.busy === "1") return Promise.resolve(null);
+    bar.dataset.busy = "1";
+    setBusy(bar, true);
+    if (flagId) pendingPenalty[flagId] = true;
+    function failed() {
+      const state = GT.state();
+      delete bar.dataset.busy;
+      setBusy(bar, false);
+      if (flagId) {
+        delete pendingPenalty[flagId];
+        // The card may have been redrawn (disabled) meanwhile: draw it again, usable.
+        shownFlags = "";
+        if (state) renderFlags();
+      }
+    }
+    return act(type, data, label).then(function (r) {
+      const state = GT.state();
+      if (r.ok && r.json.accepted) {
+        // Redrawn from the state that has it; until then the buttons stay disabled.
+        if (!flagId) { delete bar.dataset.busy; setBusy(bar, false); }
+        else if (state && state.last_seq >= r.json.seq) { delete pendingPenalty[flagId]; shownFlags = ""; renderFlags(); }
+        else pendingPenalty[flagId] = r.json.seq;
+      } else failed();
+      return r;
+    }, function (e) { failed(); throw e; });
+  }
+
+  /* A camera call about a tribute or return card it doubted: one tap enters the card as the camera
+     read it (the referee has the picture beside it) and closes the call; another card is picked in
+     the next step's box. Only while that card is still due. */
+  function asReadButton(f) {
+    const state = GT.state();
+    const card = f.rule === "referee_call" && f.evidence && f.evidence.card;
+    const deal = state && state.deal;
+    if (!card || !f.seat || !deal || f.deal !== deal.no) return null;
+    let type = null;
+    if (deal.phase === "tribute") {
+      const due = ((deal.tribute_plan || {}).payers || []).indexOf(f.seat) >= 0 &&
+        !(deal.tributes || []).some(function (t) { return t.from === f.seat; });
+      if (due) type = "tribute_given";
+    } else if (deal.phase === "return") {
+      const due = (deal.tributes || []).some(function (t) { return t.to === f.seat; }) &&
+        !(deal.returns || []).some(function (r) { return r.from === f.seat; });
+      if (due) type = "return_given";
+    }
+    if (!type) return null;
+    const b = el("button", "confirm as-read", GT.tf("enter_as_read", { c: card }));
+    b.onclick = async function () {
+      const r = await act(type, { seat: f.seat, card: card });
+      if (r.ok && r.json.accepted) act("flag_dismissed", { flag: f.id, note: window.I18N.entered_as_read.join(" / ") });
+    };
+    return b;
+  }
+
+  function flagCard(f) {
+    const state = GT.state();
+    const card = el("div", "flag " + f.status);
+    card.id = "flag-" + f.id;
+    card.dataset.status = f.status;
+    const head = el("div", "flag-head");
+    head.appendChild(el("span", "flag-id", f.id));
+    head.appendChild(el("span", "flag-seat", GT.seat(f.seat)));
+    head.appendChild(el("span", "flag-time", GT.clockTime(f.t_ms)));
+    head.appendChild(el("span", "flag-status", GT.w(f.status)));
+    card.appendChild(head);
+    card.appendChild(el("div", "flag-rule", GT.t("rule") + ": " + GT.rule(f)));
+    if (f.status === "open") card.appendChild(evidenceEl(f));
+    const given = ((state.penalties && state.penalties.records) || []).filter(function (r) { return r.flag === f.id; });
+    given.forEach(function (r) {
+      const name = (r.given && r.given !== r.level ? GT.t(r.given) + " → " : "") + GT.t(r.level);
+      const line = el("div", "flag-penalty penalty-" + r.level + (r.withdrawn ? " withdrawn" : ""),
+        GT.t("penalty") + ": " + name + (r.withdrawn ? " (" + GT.w("withdrawn") + ")" : "") + " ");
+      line.dataset.seq = String(r.seq);
+      line.appendChild(el("span", "seq muted small", "#" + r.seq + " "));
+      if (!r.withdrawn) addUndo(line, r.seq, GT.t("penalty") + " " + name + " · " + side_(r));
+      card.appendChild(line);
+    });
+    // The referee's ruling on it (confirm / dismiss) can be undone while it is of this deal.
+    if ((f.status === "confirmed" || f.status === "dismissed") && f.closed_seq) {
+      const ruling = el("div", "flag-ruling");
+      addUndo(ruling, f.closed_seq, GT.tf(f.status === "confirmed" ? "ruling_confirmed" : "ruling_dismissed", { f: f.id }),
+        null, GT.t("undo_ruling") + " #" + f.closed_seq);
+      card.appendChild(ruling);
+    }
+    // One penalty a flag: once one cites it (state.penalties.records[].flag), its buttons go and
+    // the penalty given shows instead (above).
+    const mayPenalise = !given.some(function (r) { return !r.withdrawn; }) && (f.status === "open" || f.status === "confirmed");
+    if (canRule && (f.status === "open" || mayPenalise)) {
+      const bar = el("div", "buttons");
+      if (f.status === "open") {
+        const b1 = el("button", "confirm", GT.t("confirm"));
+        b1.onclick = function () { flagAct(bar, "flag_confirmed", { flag: f.id }, GT.t("confirm") + " " + f.id); };
+        const b2 = el("button", "dismiss", GT.t("dismiss"));
+        b2.onclick = function () { flagAct(bar, "flag_dismissed", { flag: f.id }, GT.t("dismiss") + " " + f.id); };
+        bar.appendChild(b1); bar.appendChild(b2);
+        const asRead = asReadButton(f);
+        if (asRead) bar.insertBefore(asRead, b1);
+      }
+      if (mayPenalise) {
+        const side = f.seat ? SIDE[f.seat] : null;
+        if (side) {
+          const w = el("button", "pen-warning", GT.t("give_warning"));
+          w.onclick = function () { flagAct(bar, "penalty_given", penaltyFor(f, "warning"), GT.penaltyName(side, "warning"), f.id); };
+          const v = el("button", "pen-violation", GT.t("give_violation"));
+          v.onclick = function () { flagAct(bar, "penalty_given", penaltyFor(f, "violation"), GT.penaltyName(side, "violation"), f.id); };
+          bar.appendChild(w); bar.appendChild(v);
+        }
+        const b3 = el("button", "to-penalty", isChief ? GT.t("give_foul") : GT.t("penalty") + "…");
+        b3.onclick = function () { prefillPenalty(f); };
+        bar.appendChild(b3);
+      }
+      if (pendingPenalty[f.id]) { bar.dataset.busy = "1"; setBusy(bar, true); }  // its penalty is on its way
+      card.appendChild(bar);
+    }
+    return card;
+  }
+
+  /* Flags grouped by deal, this deal first; older deals fold away unless a flag there is open.
+     Redrawn only when they change, so a button is never replaced under the referee's finger. */
+  let shownFlags = "";
+  function renderFlags() {
+    const state = GT.state();
+    const records = (state.penalties && state.penalties.records) || [];
+    Object.keys(pendingPenalty).forEach(function (id) {
+      const seq = pendingPenalty[id];
+      if (typeof seq === "number" && state.last_seq >= seq) delete pendingPenalty[id];
+    });
+    const key = JSON.stringify([window.LANG, state.deal && [state.deal.no, state.deal.started_ms], state.flags || [],
+      records.map(function (r) { return [r.seq, r.flag, r.level, r.withdrawn]; }), Object.keys(pendingPenalty)]);
+    if (key === shownFlags) return;
+    shownFlags = key;
+    const box = el("div");
+    const flags = (state.flags || []).slice().reverse();
+    const open = flags.filter(function (f) { return f.status === "open"; });
+    if (!open.length) box.appendChild(el("p", "muted", GT.t("no_flags")));
+    const current = state.deal ? state.deal.no : null;
+    const groups = [];
+    const byDeal = {};
+    flags.forEach(function (f) {
+      const key = f.deal === null || f.deal === undefined ? "none" : String(f.deal);
+      if (!byDeal[key]) { byDeal[key] = []; groups.push(key); }
+      byDeal[key].push(f);
+    });
+    groups.sort(function (a, b) {
+      if (a === String(current)) return -1;
+      if (b === String(current)) return 1;
+      return (b === "none" ? -1 : Number(b)) - (a === "none" ? -1 : Number(a));
+    });
+    groups.forEach(function (key) {
+      const list = byDeal[key];
+      const nOpen = list.filter(function (f) { return f.status === "open"; }).length;
+      const grp = el("details", "flag-group");
+      grp.dataset.deal = key;
+      grp.open = key === String(current) || nOpen > 0;
+      const title = key === "none" ? GT.t("between_deals") : GT.tf("deal_no", { n: key });
+      grp.appendChild(el("summary", "", title + " · " + list.length + (nOpen ? " · " + GT.w("open") + " " + nOpen : "")));
+      list.forEach(function (f) { grp.appendChild(flagCard(f)); });
+      box.appendChild(grp);
+    });
+    fill("flags", box);
+  }
+
+  /* The penalty form filled from the flag: side, seat, rule, and for the chief a foul with the
+     next deal's leader (the offender's 下家, panel_actions.js GT.updateNextLeader): one tap to give. */
+  function prefillPenalty(f) {
+    const form = document.getElementById("f-penalty");
+    if (!form) return;
+    form.elements.flag.value = f.id;
+    if (f.seat) { form.elements.seat.value = f.seat; form.elements.side.value = SIDE[f.seat]; }
+    form.elements.article.value = GT.bi(f.article) || f.rule;
+    if (isChief) form.elements.level.value = "foul";
+    if (GT.updateNextLeader) GT.updateNextLeader(form);
+    form.scrollIntoView({ block: "start" });
+  }
+
+  /* Drawn by table.js on every state; forget() makes the next state redraw it (GT.rerender). */
+  GT.flagsCard = { render: renderFlags, forget: function () { shownFlags = ""; } };
+})();

@@ -1,0 +1,118 @@
+/* What every script of the referee panel shares; loaded first of them (after common.js). The
+   state last shown (GT.state), the seats and the order of play, the penalty ladder as the engine
+   counts it, one action posted to the engine (GT.act), one event read back (GT.eventDetail), and
+   the hooks by which later scripts draw on every state. Apart from table.js so that the view's
+   cards (panel_record.js, panel_flags.js, panel_questions.js, table.js) and panel_actions.js lean
+   on one copy of it, defined before the stream's first state can arrive. */
+(function () {
+  "use strict";
+  const app = document.getElementById("app");
+  const ACTIONS = app.dataset.actions;
+  const SEATS = ["E", "S", "W", "N"];
+  const SIDE = { E: "EW", W: "EW", S: "NS", N: "NS" };
+  /* Play runs counter-clockwise, E → N → W → S → E (rules/seats.py PLAY_ORDER): a seat's 下家 is
+     the next one in this order. */
+  const PLAY_ORDER = ["E", "N", "W", "S"];
+  /* The event types the engine lets a referee void (engine/events.py VOIDABLE_TYPES; a test keeps
+     the two lists equal), and only while the event is one of the current deal's (engine/apply.py
+     _target: the deal's log runs from its drawing_finished). */
+  const VOIDABLE = ["anti_tribute_declared", "tribute_given", "return_given", "cards_played", "passed",
+    "report_pressed", "referee_called", "card_exposed", "zone_obstructed", "flag_confirmed", "flag_dismissed",
+    "reading_declared", "penalty_given"];
+  /* Who is looking: a viewer sees the table, a referee (or the chief) gets its buttons. */
+  GT.canRule = app.dataset.role !== "viewer";
+  GT.isChief = app.dataset.chief === "1";
+  /* The page knows from the server whether the table has a camera (panel.py has_camera): the
+     camera's buttons (.needs-camera, panel.css) show at once, not after the first clock reading. */
+  if (app.dataset.camera === "1") document.documentElement.dataset.camera = "1";
+  let state = null;
+  GT.SIDE = SIDE;
+  GT.SEATS = SEATS;
+  GT.VOIDABLE = VOIDABLE;
+  GT.nextSeat = function (seat) {
+    const i = PLAY_ORDER.indexOf(seat);
+    return i < 0 ? null : PLAY_ORDER[(i + 1) % 4];
+  };
+  /* The level a penalty of `level` amounts to on `side`'s ladder now (engine/ladder.py escalate,
+     steps from the round's ruleset): what the toast names and whether a foul's leader is needed. */
+  GT.escalate = function (side, level) {
+    const lad = (state && state.penalties && state.penalties[side]) || {};
+    const rs = (state && state.round && state.round.ruleset) || {};
+    let w = lad.warnings || 0, v = lad.violations || 0, f = lad.fouls || 0;
+    if (level === "warning") { w += 1; if (w < (rs.warnings_per_violation || 2)) return "warning"; level = "violation"; }
+    if (level === "violation") { v += 1; if (v < (rs.violations_per_foul || 2)) return "violation"; level = "foul"; }
+    if (level === "foul") { f += 1; return f < (rs.fouls_per_loss || 2) ? "foul" : "loss"; }
+    return "loss";
+  };
+  /* "警告", or "警告 → 违例" where the ladder escalates it. */
+  GT.penaltyName = function (side, level) {
+    const fin = side ? GT.escalate(side, level) : level;
+    return GT.t(level) + (fin !== level ? " → " + GT.t(fin) : "");
+  };
+  /* A foul needs the next deal's leader while a deal is on or between two deals (engine/penalties.py
+     give_penalty); before the first deal the engine refuses one. */
+  GT.foulNeedsLeader = function () {
+    const deal = state && state.deal;
+    const inDeal = !!deal && deal.phase !== "over";
+    return inDeal || (!!state && !!state.next_deal);
+  };
+  GT.hooks = GT.hooks || [];
+  GT.state = function () { return state; };
+  /* table.js hands each state of the stream here before it draws it. */
+  GT.setState = function (st) { state = st; };
+  /* A renderer of the other panel scripts (panel_actions.js: the next-step box), run on every
+     state from now on, and at once on the state already shown. The stream starts in table.js,
+     before the page's later scripts have loaded, and its first state (the snapshot) may be handled
+     while the browser still waits for them: on a quiet table no other state follows, so a renderer
+     that only waited for the next one would never draw. */
+  GT.addHook = function () {
+    const fns = Array.prototype.slice.call(arguments);
+    fns.forEach(function (fn) {
+      GT.hooks.push(fn);
+      if (state) { try { fn(state); } catch (e) { console.error(e); } }
+    });
+  };
+
+  /* Replaces the contents of the box `id` (if the page has it) with `node`. */
+  GT.fill = function (id, node) {
+    const box = document.getElementById(id);
+    if (!box) return;
+    box.replaceChildren();
+    if (node) box.appendChild(node);
+  };
+
+  /* --- camera pictures and event details (one fetch per event, kept) */
+  const detailCache = {};
+  GT.eventDetail = function (seq) {
+    if (!detailCache[seq]) {
+      detailCache[seq] = fetch(app.dataset.events + "?after=" + (seq - 1) + "&limit=1", { credentials: "same-origin" })
+        .then(function (r) { return r.ok ? r.json() : { events: [] }; })
+        .then(function (j) { const ev = (j.events || [])[0]; return ev && ev.seq === seq ? ev : null; })
+        .catch(function () { delete detailCache[seq]; return null; });
+    }
+    return detailCache[seq];
+  };
+
+  /* One engine event; the toast names what was done ("已提交 警告 #26") when `label` says it. */
+  /* Each tap is one action with its own id: a repost of it (the engine still busy after 5 s:
+     202 pending) gets the first one's verdict and is never a second action. */
+  function newActionId() {
+    return Date.now().toString(36) + "-" + Math.random().toString(36).slice(2, 12);
+  }
+  async function act(type, data, label) {
+    const body = { type: type, data: data, action_id: newActionId() };
+    let r = await GT.post(ACTIONS, body);
+    for (let i = 0; i < 6 && r.status === 202 && r.json && r.json.pending; i++) {
+      GT.toast(GT.bi(r.json.error), false);  // still queued: ask again for the same action's verdict
+      r = await GT.post(ACTIONS, body);
+    }
+    if (r.ok && r.json.accepted) GT.toast(GT.t("done") + (label ? " " + label : "") + " #" + r.json.seq, true);
+    else GT.toast(GT.t("rejected") + ": " + GT.bi((r.json && r.json.error) || String(r.status)), false);
+    return r;
+  }
+  GT.act = act;
+
+  GT.splitCards = function (text) {
+    return String(text || "").split(/[\s,，]+/).filter(Boolean);
+  };
+})();
