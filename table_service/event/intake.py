@@ -194,7 +194,9 @@ def panel_link(table: str, organiser: str | None, announced: str | None) -> str 
     by :func:`check_panel`); only ever ``http(s)``, else no link."""
     if organiser:
         url = organiser + f"tables/{quote(table, safe='')}" if organiser.endswith("/") else organiser
-        return url if urlsplit(url).scheme in ("http", "https") else None
+        parts = urlsplit(url)
+        # A user or password in the address would be shown to every viewer of the hub's pages.
+        return url if parts.scheme in ("http", "https") and "@" not in parts.netloc else None
     if announced:
         try:
             return check_panel(announced, table)

@@ -64,7 +64,7 @@ def _view() -> dict[str, Any]:
     addresses = [{"address": a, "failures": n, "retry_after_s": int(w) + 1}
                  for a, (n, w) in sorted(by_address.items()) if w > 0]
     return {"users": rows, "locked_addresses": addresses, "roles": list(users.ROLES),
-            "min_password": users.MIN_PASSWORD, "chiefs": sum(1 for r in rows if r["role"] == "chief")}
+            "min_password": users.MIN_PASSWORD, "max_password": MAX_PASSWORD, "chiefs": sum(1 for r in rows if r["role"] == "chief")}
 
 
 @bp.get("/")

@@ -164,3 +164,11 @@ def test_the_links_reach_a_real_table_s_feed(tmp_path: Path, hub_app: Any) -> No
     finally:
         srv.stop()
         runner.stop()
+
+
+def test_an_organisers_panel_address_with_a_password_is_never_a_link() -> None:
+    """EVENT.toml's ``panel = "http://admin:s3cret@host/"`` would show the password to every viewer."""
+    from table_service.event.intake import panel_link
+
+    assert panel_link("3", "http://admin:s3cret@10.0.0.3/", None) is None
+    assert panel_link("3", "http://10.0.0.3/", None) == "http://10.0.0.3/tables/3"
