@@ -290,26 +290,37 @@ class Link:
             self.ep.flush()
             self._cond.notify_all()
 
-    def _dispatch(self) -> None:
-        """Run gathered callbacks outside the endpoint lock, one thread at a time, in order."""
-        with self._dispatch_lock:
-            while True:
-                with self._lock:
-                    if not self._pending:
-                        return
-                    items, self._pending = self._pending, []
-                for kind, item in items:
-                    try:
-                        if kind == "message":
-                            assert isinstance(item, Message)
-                            self.messages.put(item)
-                            if self.on_message is not None:
-                                self.on_message(item)
-                        else:
-                            name, detail = item  # type: ignore[misc]
-                            self._on_event(name, detail)
-                    except Exception:
-                        log.exception("link callback failed")
+    def _dispatch(self, wait: bool = True) -> bool:
+        """Run gathered callbacks outside the endpoint lock, one thread at a time, in order.
+
+        ``wait=False`` (the timer): return False at once when another thread is dispatching (its
+        loop takes what was gathered meanwhile), so heartbeats go on while a callback runs."""
+        if not self._dispatch_lock.acquire(blocking=wait):
+            return False
+        try:
+            self._dispatch_all()
+        finally:
+            self._dispatch_lock.release()
+        return True
+
+    def _dispatch_all(self) -> None:
+        while True:
+            with self._lock:
+                if not self._pending:
+                    return
+                items, self._pending = self._pending, []
+            for kind, item in items:
+                try:
+                    if kind == "message":
+                        assert isinstance(item, Message)
+                        self.messages.put(item)
+                        if self.on_message is not None:
+                            self.on_message(item)
+                    else:
+                        name, detail = item  # type: ignore[misc]
+                        self._on_event(name, detail)
+                except Exception:
+                    log.exception("link callback failed")
 
     def _status(self, kind: str, message: str, detail: object = None) -> None:
         st = LinkStatus(kind, message, self.peer, detail)
@@ -426,7 +437,9 @@ class Link:
                     wait_ms = 0
                 else:
                     self._cond.wait(min(wait_ms, 1000) / 1000)
-            self._dispatch()
+            if not self._dispatch(wait=False):  # the reader is handing frames over: go on beating
+                with self._cond:
+                    self._cond.wait(0.01)
 
 
 def _ticks_diff(a: int, b: int) -> int:

@@ -412,3 +412,27 @@ def test_a_press_is_acknowledged_only_after_on_button_returns(emulator: ScreenEm
         assert press_kept()
         release.set()
         assert emulator.wait_for(lambda: not press_kept(), timeout=10)
+
+
+def test_heartbeats_go_on_while_a_press_is_being_handled(emulator: ScreenEmulator) -> None:
+    """The reader waits in ``on_button`` (the service logging the press); the timer thread still
+    sends its heartbeats, so the controller does not declare the link down (it did after 3.5 s)."""
+    import threading
+
+    entered, release = threading.Event(), threading.Event()
+
+    def on_button(ev: ScreenButtonEvent) -> None:
+        if ev.pressed and not entered.is_set():
+            entered.set()
+            release.wait(5)
+
+    with ScreenController(emulator.port, on_button=on_button, reconnect_s=0.05) as sc:
+        assert sc.wait_for_connected(10)
+        emulator.press("E", "pass")
+        assert entered.wait(10)
+        time.sleep(4.0)
+        with emulator._lock:
+            ep = emulator.controller.endpoint
+            synced, missed = ep.synced, ep.counters["heartbeats_missed"]
+        release.set()
+        assert synced and missed == 0
