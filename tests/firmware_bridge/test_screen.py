@@ -382,6 +382,20 @@ def test_an_impossible_event_number_is_refused_not_taken_as_the_mark(
     assert any("more presses than the buttons could make" in s.message for s in recorder.statuses)
 
 
+class _SlowLog:
+    """An ``on_button`` that holds the first press the way a slow log would, until released."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.entered, self.release = threading.Event(), threading.Event()
+
+    def __call__(self, ev: ScreenButtonEvent) -> None:
+        if ev.pressed and not self.entered.is_set():
+            self.entered.set()
+            self.release.wait(5)
+
+
 def test_a_press_is_acknowledged_only_after_on_button_returns(emulator: ScreenEmulator) -> None:
     """While ``on_button`` (the service writing the press to its log) runs, nothing the host sends
     acknowledges the press, not even a command another thread sends meanwhile: a Pi dying then
@@ -390,19 +404,14 @@ def test_a_press_is_acknowledged_only_after_on_button_returns(emulator: ScreenEm
 
     from firmware_bridge.firmware.wire import BUTTON, unpack_button
 
-    entered, release = threading.Event(), threading.Event()
-
-    def on_button(ev: ScreenButtonEvent) -> None:
-        if ev.pressed and not entered.is_set():
-            entered.set()
-            release.wait(5)
-
-    with ScreenController(emulator.port, on_button=on_button, reconnect_s=0.05) as sc:
+    slow = _SlowLog()
+    with ScreenController(emulator.port, on_button=slow, reconnect_s=0.05) as sc:
         assert sc.wait_for_connected(10)
         emulator.press("E", "pass")
-        assert entered.wait(10)
+        assert slow.entered.wait(10)
         threading.Thread(target=lambda: sc.set_countdown("S", 15)).start()  # the driver, meanwhile
         assert emulator.wait_for(lambda: emulator.read_display("S").strip() in ("15", "14", "13"), timeout=10)
+
         def press_kept() -> bool:  # the press (event 1) still in the controller's queue
             with emulator._lock:
                 return any(e[1] == BUTTON and unpack_button(bytes(e[2]))[0] == 1
@@ -410,29 +419,21 @@ def test_a_press_is_acknowledged_only_after_on_button_returns(emulator: ScreenEm
 
         time.sleep(0.3)  # heartbeats and the command's own acknowledgement go back and forth meanwhile
         assert press_kept()
-        release.set()
+        slow.release.set()
         assert emulator.wait_for(lambda: not press_kept(), timeout=10)
 
 
 def test_heartbeats_go_on_while_a_press_is_being_handled(emulator: ScreenEmulator) -> None:
     """The reader waits in ``on_button`` (the service logging the press); the timer thread still
     sends its heartbeats, so the controller does not declare the link down (it did after 3.5 s)."""
-    import threading
-
-    entered, release = threading.Event(), threading.Event()
-
-    def on_button(ev: ScreenButtonEvent) -> None:
-        if ev.pressed and not entered.is_set():
-            entered.set()
-            release.wait(5)
-
-    with ScreenController(emulator.port, on_button=on_button, reconnect_s=0.05) as sc:
+    slow = _SlowLog()
+    with ScreenController(emulator.port, on_button=slow, reconnect_s=0.05) as sc:
         assert sc.wait_for_connected(10)
         emulator.press("E", "pass")
-        assert entered.wait(10)
+        assert slow.entered.wait(10)
         time.sleep(4.0)
         with emulator._lock:
             ep = emulator.controller.endpoint
             synced, missed = ep.synced, ep.counters["heartbeats_missed"]
-        release.set()
+        slow.release.set()
         assert synced and missed == 0
