@@ -177,6 +177,14 @@ class Helpers:
         return post_json(client, url, body)
 
     @staticmethod
+    def log_in_page(page: Any, base: str, user: str, password: str = PASSWORD) -> None:
+        """Log a browser page in through the real login form."""
+        page.goto(f"{base}/auth/login")
+        page.fill("#username", user)
+        page.fill("#password", password)
+        page.click("#login-submit")
+
+    @staticmethod
     def logged_rows(runner: Any) -> int:
         """Every event the runner logged, rejected ones included: a refusal at a gate leaves the count."""
         conn = sqlite3.connect(f"file:{runner.db_path}?mode=ro", uri=True)

@@ -27,15 +27,8 @@ def shot(page: Any, name: str) -> None:
     page.screenshot(path=str(ARTIFACTS / f"audit-{name}.png"), full_page=False)
 
 
-def log_in(page: Any, base: str, user: str, password: str) -> None:
-    page.goto(f"{base}/auth/login")
-    page.fill("#username", user)
-    page.fill("#password", password)
-    page.click("#login-submit")
-
-
-def open_table(page: Any, base: str, user: str, password: str) -> None:
-    log_in(page, base, user, password)
+def open_table(page: Any, h: Any, base: str, user: str) -> None:
+    h.log_in_page(page, base, user)
     page.goto(f"{base}/tables/1")
     page.wait_for_selector('#app[data-connected="1"]')
 
@@ -73,7 +66,7 @@ def last_of(runner: Any, etype: str) -> dict[str, Any]:
 def test_ending_the_round_needs_a_reason_and_a_confirmation(page, app, runner, serve_app, h):
     h.setup_deal(runner)
     srv = serve_app(app)
-    open_table(page, srv.url, "chen", h.PASSWORD)  # ending a round is the chief referee's (engine/roles.py)
+    open_table(page, h, srv.url, "chen")  # ending a round is the chief referee's (engine/roles.py)
     n_before = len(runner.events())
     # No reason: the browser does not even send the form.
     assert page.evaluate("document.querySelector('#f-end [name=reason]').required")
@@ -109,7 +102,7 @@ def test_a_flag_takes_one_penalty_however_often_it_is_tapped(page, app, runner, 
     wrong = h.play(runner, "E", ["9c"])  # out of turn: North leads
     flag = f"#flag-F{wrong.seq}"
     srv = serve_app(app)
-    open_table(page, srv.url, "rita", h.PASSWORD)
+    open_table(page, h, srv.url, "rita")
     page.wait_for_selector(f"{flag} button.pen-warning")
     posted: list[str] = []
     page.on("request", lambda r: posted.append(r.post_data or "") if r.url.endswith("/actions") else None)
@@ -150,7 +143,7 @@ def test_undo_buttons_void_the_rows_own_event(page, app, runner, serve_app, h):
                                                "article": "越序出牌", "flag": f"F{wrong.seq}"})
     late = submit(runner, "late_arrival_recorded", {"side": "NS", "minutes": 2})
     srv = serve_app(app)
-    open_table(page, srv.url, "rita", h.PASSWORD)
+    open_table(page, h, srv.url, "rita")
 
     # The page offers undo for exactly the types the engine lets a referee void.
     assert sorted(page.evaluate("GT.VOIDABLE")) == sorted(VOIDABLE_TYPES)
@@ -207,7 +200,7 @@ def test_undo_a_tribute_and_no_undo_for_an_earlier_deal(page, app, runner, serve
     trib = submit(runner, "tribute_given", {"seat": "E", "card": "Kd"})
     assert runner.state()["deal"]["phase"] == "return"
     srv = serve_app(app)
-    open_table(page, srv.url, "rita", h.PASSWORD)
+    open_table(page, h, srv.url, "rita")
     row = f'#tribute .tribute-row[data-seq="{trib.seq}"]'
     page.wait_for_selector(f"{row} button.undo")
     # The penalty of deal 1 is no event of this deal any more: the engine would refuse it.
@@ -233,7 +226,7 @@ def test_next_step_waits_for_the_camera_question(page, app, runner, serve_app, h
     h.play(runner, "N", ["3s"])
     q = h.play(runner, "W", ["5h"], confidence=[0.4], uncertain=True)
     srv = serve_app(app)
-    open_table(page, srv.url, "rita", h.PASSWORD)
+    open_table(page, h, srv.url, "rita")
     page.wait_for_selector("#next-step .step-question")
     assert "先回答摄像头问题" in page.inner_text("#next-step")
     assert page.query_selector("#next-step .step-pass") is None
@@ -259,7 +252,7 @@ def test_open_flags_and_questions_are_named_at_the_top(open_page, app, runner, s
     q = h.play(runner, "W", ["5h"], confidence=[0.4], uncertain=True)
     srv = serve_app(app)
     page, errors = open_page(*size)
-    open_table(page, srv.url, "rita", h.PASSWORD)
+    open_table(page, h, srv.url, "rita")
     page.wait_for_selector('#pending-badge[data-open="1"][data-questions="1"]')
     assert page.inner_text("#pending-badge") == "待处理 1 · 问题 1"
     box = page.locator("#pending-badge").bounding_box()
@@ -301,7 +294,7 @@ def test_a_foul_is_one_tap_with_the_offenders_next_seat_leading(page, app, runne
     h.setup_deal(runner)
     wrong = h.play(runner, "E", ["9c"])  # out of turn
     srv = serve_app(app)
-    open_table(page, srv.url, "chen", h.PASSWORD)
+    open_table(page, h, srv.url, "chen")
     page.click(f"#flag-F{wrong.seq} button.to-penalty")
     assert page.input_value("#penalty-level") == "foul"
     assert page.input_value("#penalty-next-leader") == next_seat("E") == "N"
@@ -327,7 +320,7 @@ def test_a_violation_the_ladder_makes_a_foul_names_the_leader_too(page, app, run
     h.play(runner, "N", ["3s"])
     wrong = h.play(runner, "S", ["9c"])  # out of turn: W is next
     srv = serve_app(app)
-    open_table(page, srv.url, "chen", h.PASSWORD)
+    open_table(page, h, srv.url, "chen")
     page.click(f"#flag-F{wrong.seq} button.pen-violation")
     toast = toast_ok(page)
     assert "违例 → 犯规" in toast, toast
@@ -386,7 +379,7 @@ def test_flag_evidence_shows_no_raw_keys(page, app, runner, serve_app, h):
     h.play(runner, "N", ["9s"])
     low = h.play(runner, "W", ["3s"])  # does not beat: evidence top_seq
     srv = serve_app(app)
-    open_table(page, srv.url, "rita", h.PASSWORD)
+    open_table(page, h, srv.url, "rita")
     page.wait_for_selector(f"#flag-F{low.seq} .evidence dt")
     dts = page.eval_on_selector_all(f"#flag-F{low.seq} .evidence dt", "ds => ds.map(d => d.textContent)")
     assert "top_seq" not in dts and "要管的那手" in dts, dts
@@ -401,7 +394,7 @@ def test_flag_evidence_shows_no_raw_keys(page, app, runner, serve_app, h):
 def test_the_exposed_card_form_has_a_card_picker(page, app, runner, serve_app, h):
     h.setup_deal(runner)
     srv = serve_app(app)
-    open_table(page, srv.url, "rita", h.PASSWORD)
+    open_table(page, h, srv.url, "rita")
     page.select_option("#f-exposed [name=seat]", "E")
     page.focus("#f-exposed [name=card]")
     page.click('#f-exposed [data-pick="Qh"]')
@@ -431,7 +424,7 @@ def test_the_hubs_answer_is_in_words(page, make_app, runner, serve_app, h):
     link = FakeHubLink(h.PLAYERS)
     attach_table(app, "1", runner, hub_link=link)
     srv = serve_app(app)
-    open_table(page, srv.url, "rita", h.PASSWORD)
+    open_table(page, h, srv.url, "rita")
     page.wait_for_selector("#assign-card .assign-ack")
     ack = page.inner_text("#assign-card .assign-ack")
     assert ack == "成绩: 赛事中心已接收", ack
@@ -455,7 +448,7 @@ class FakePipeline:
 def test_camera_buttons_only_where_there_is_a_camera(page, app, runner, serve_app, h):
     h.setup_deal(runner)
     srv = serve_app(app)
-    open_table(page, srv.url, "chen", h.PASSWORD)  # the chief: both buttons would be theirs
+    open_table(page, h, srv.url, "chen")  # the chief: both buttons would be theirs
     page.wait_for_selector('html[data-camera="0"]', state="attached")
     page.wait_for_selector("#enroll-open", state="attached")
     page.wait_for_selector("#camera-recalibrate", state="attached")
@@ -468,7 +461,7 @@ def test_recalibrate_says_the_real_error(page, app, runner, serve_app, h, users_
     runner.camera_pipeline = FakePipeline()
     h.setup_deal(runner)
     srv = serve_app(app)
-    open_table(page, srv.url, "chen", h.PASSWORD)
+    open_table(page, h, srv.url, "chen")
     page.wait_for_selector("#camera-recalibrate", state="visible")
     assert page.is_visible("#enroll-open")
     assert page.inner_text("#camera-recalibrate") == "重新标定摄像头"

@@ -25,13 +25,6 @@ def shot(page: Any, name: str) -> None:
     page.screenshot(path=str(ARTIFACTS / f"records-{name}.png"), full_page=True)
 
 
-def log_in(page: Any, base: str, user: str, password: str) -> None:
-    page.goto(f"{base}/auth/login")
-    page.fill("#username", user)
-    page.fill("#password", password)
-    page.click("#login-submit")
-
-
 def submit(runner: Any, etype: str, data: dict[str, Any], *, source: str = "panel", role: str = "referee") -> None:
     res = runner.submit({"type": etype, "source": source, "role": role, "data": data})
     assert res.accepted, (etype, res.error)
@@ -72,7 +65,7 @@ def test_duplicate_release_is_one_tap_per_ended_deal(page, make_app, runner, ser
     two_rounds(runner, h)
     submit(runner, "deal_released", {"round": 1, "deal": 1}, role="chief")  # released already: not offered
     srv = serve_app(app)
-    log_in(page, srv.url, "chen", h.PASSWORD)
+    h.log_in_page(page, srv.url, "chen")
     page.goto(f"{srv.url}/tables/1")
     page.wait_for_selector("#release-list button.release-deal")
     offered = page.eval_on_selector_all("#release-list button.release-deal",
@@ -113,7 +106,7 @@ def test_release_box_says_so_when_no_deal_has_ended(page, make_app, runner, serv
     app = make_app(TABLES={"1": runner}, FEED_DUPLICATE=True)
     h.setup_deal(runner)  # deal 1 is being played: nothing to release yet
     srv = serve_app(app)
-    log_in(page, srv.url, "chen", h.PASSWORD)
+    h.log_in_page(page, srv.url, "chen")
     page.goto(f"{srv.url}/tables/1")
     page.wait_for_selector("#release-list .release-none")
     assert page.query_selector("#release-list button") is None
@@ -127,7 +120,7 @@ def test_past_deals_on_the_score_sheet_on_a_phone(open_page, app, runner, serve_
     two_rounds(runner, h)
     srv = serve_app(app)
     page, errors = open_page(390, 844)
-    log_in(page, srv.url, "rita", h.PASSWORD)
+    h.log_in_page(page, srv.url, "rita")
     page.goto(f"{srv.url}/tables/1/scoresheet")
     page.wait_for_selector("#past-deals details.past-deal")
     deals = page.eval_on_selector_all("#past-deals details.past-deal",
@@ -175,7 +168,7 @@ def test_past_deals_on_the_score_sheet_on_a_phone(open_page, app, runner, serve_
 def test_past_deals_say_so_before_any_deal_ended(page, app, runner, serve_app, h):
     h.setup_deal(runner)
     srv = serve_app(app)
-    log_in(page, srv.url, "vera", h.PASSWORD)  # a viewer (an official) may read them too
+    h.log_in_page(page, srv.url, "vera")  # a viewer (an official) may read them too
     page.goto(f"{srv.url}/tables/1/scoresheet")
     page.wait_for_selector("#past-deals p.muted")
     assert page.inner_text("#past-deals") == "还没有打完的牌局"
@@ -212,7 +205,7 @@ def test_deck_file_link_where_the_table_reads_with_an_enrolled_deck(page, app, r
     runner.camera_health = camera_health(True)
     h.setup_deal(runner)
     srv = serve_app(app)
-    log_in(page, srv.url, "chen", h.PASSWORD)
+    h.log_in_page(page, srv.url, "chen")
     page.goto(f"{srv.url}/tables/1")
     page.wait_for_selector("#deck-download", state="visible")
     assert page.inner_text("#deck-download") == "下载牌组文件"
@@ -235,7 +228,7 @@ def test_deck_file_link_after_an_enrolment_at_the_panel(page, app, runner, serve
     runner.camera_health = camera_health(False)  # not enrolled yet: no link
     h.setup_deal(runner)
     srv = serve_app(app)
-    log_in(page, srv.url, "chen", h.PASSWORD)
+    h.log_in_page(page, srv.url, "chen")
     page.goto(f"{srv.url}/tables/1")
     page.wait_for_selector("#camera-deck", state="visible")
     assert not page.is_visible("#deck-download")
@@ -258,7 +251,7 @@ def test_camera_buttons_show_before_the_first_clock_reading(page, app, runner, s
     runner.camera_health = camera_health(False)
     h.setup_deal(runner)
     srv = serve_app(app)
-    log_in(page, srv.url, "chen", h.PASSWORD)
+    h.log_in_page(page, srv.url, "chen")
     held: list[Any] = []
     page.route("**/api/tables/1/clock", lambda route: held.append(route))  # no clock reading comes
     try:
