@@ -23,6 +23,7 @@ import threading
 from collections import Counter, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -158,7 +159,7 @@ class TableWatcher:
                  settle: SettleConfig | None = None, enrollment: Enrollment | None = None,
                  possible: Callable[[str], Iterable[str] | None] | None = None, read_frames: int = 3,
                  exposed_every: int = 5, exposed_min_s: float = 1.0, recheck_s: float = 5.0,
-                 learn: bool = True) -> None:
+                 learn: bool = True, learn_store: str | Path | None = None) -> None:
         self.layout = layout or default_layout()
         self.calibration = calibration
         self.lens = lens
@@ -169,6 +170,10 @@ class TableWatcher:
         #: Learn the deck while playing (:mod:`vision.cardnet.online`): from sure reads and answers.
         self.learn = learn
         self._learner: PlayLearner | None = None
+        #: The file what was learned of the deck is kept in, so a restart mid-session resumes it
+        #: (:mod:`vision.cardnet.learned`); None: learned in memory only.
+        self.learn_store = learn_store
+        self._learner_lock = threading.Lock()
         self.possible = possible
         self.read_frames = read_frames
         self.exposed_every = exposed_every
@@ -204,10 +209,11 @@ class TableWatcher:
         base = self.enrollment.head if self.enrollment is not None else default_head()
         if not self.learn:
             return base
-        if self._learner is None or self._learner.start is not base:
-            whole = self.enrollment is not None and not self.enrollment.not_enrolled
-            self._learner = PlayLearner(base, render=None if whole else seen_face_crops)
-        return self._learner.head
+        with self._learner_lock:  # the panel's deck status and the camera's thread both ask
+            if self._learner is None or self._learner.start is not base:
+                whole = self.enrollment is not None and not self.enrollment.not_enrolled
+                self._learner = PlayLearner(base, render=None if whole else seen_face_crops, store=self.learn_store)
+            return self._learner.head
 
     @property
     def learner(self) -> PlayLearner | None:
@@ -222,17 +228,21 @@ class TableWatcher:
         ``enrolled``, ``cards`` (faces enrolled), ``warn`` (the fan check warned), ``check`` (its
         verdict), ``answers`` / ``sure`` (labels learned this session), ``faces`` (cards seen whole,
         played alone, that the head learns the deck's own faces from), ``tuned`` (a head learned at
-        this table reads now), ``text`` (Chinese / English).
+        this table reads now), ``resumed`` (labels taken over from before a restart), ``text``
+        (Chinese / English).
         """
         from .cardnet.fancheck import verdict  # the verdict's words live with the check
 
+        if self.learn:
+            self.reading_head()  # a learner resumed after a restart shows before the first play is read
         learner = self._learner
         answers = learner.answers if learner is not None else 0
         sure = learner.sure if learner is not None else 0
         faces = len(learner.faces) if learner is not None else 0
         tuned = learner is not None and learner.head is not learner.start
+        resumed = learner.resumed if learner is not None else 0
         out: dict[str, object] = {"enrolled": self.enrollment is not None, "answers": answers, "sure": sure,
-                                  "faces": faces, "tuned": tuned, "learn": self.learn}
+                                  "faces": faces, "tuned": tuned, "learn": self.learn, "resumed": resumed}
         if self.enrollment is not None:
             warn, check = verdict(self.enrollment.check)
             out |= {"cards": len(self.enrollment.cards), "warn": warn, "check": check}
@@ -247,6 +257,8 @@ class TableWatcher:
                           en + f": learning ({answers} answers, {faces} faces seen whole)")
         if tuned:
             zh, en = zh + "，已按本副牌调整", en + ", tuned to this deck"
+        if resumed:
+            zh, en = zh + f"，重启前所学已恢复（{resumed} 条）", en + f", {resumed} labels kept from before the restart"
         out["text"] = f"{zh} / {en}"
         return out
 

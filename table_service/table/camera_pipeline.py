@@ -13,6 +13,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from table_service.rules.cards import DECK_FACES
@@ -58,6 +59,9 @@ HEALTH_TEXT: dict[str, str] = {
 
 #: Doubted plays remembered for their answer (a deal asks far fewer).
 ASKED_KEPT = 64
+#: In the table's data folder: what the reader learned of the deck in play, resumed after a restart
+#: (:mod:`vision.cardnet.learned`).
+LEARNED_DECK_FILE = "learned-deck.npz"
 
 
 class CameraPipeline:
@@ -162,7 +166,8 @@ class CameraPipeline:
         source = devices.open_camera()
         if source is None:
             return None
-        return cls(source, make_watcher(config.vision, possible=possible), on_status=on_status)
+        return cls(source, make_watcher(config.vision, possible=possible,
+                                        learn_store=config.data_dir / LEARNED_DECK_FILE), on_status=on_status)
 
     def start(self, observe: Callable[..., Any]) -> None:
         self._observe = observe
@@ -302,6 +307,9 @@ class CameraPipeline:
             self.source.close()
         if self._thread is not None:
             self._thread.join(5)
+        learner = getattr(self.watcher, "learner", None)
+        if learner is not None:
+            learner.save()  # the labels since the last refit too: a clean stop forgets nothing
 
     def taken_ms(self, t: float, received_wall: float, received_mono: float) -> int:
         """Table time at which the frame with timestamp ``t`` was taken.
@@ -586,13 +594,14 @@ class _Status:
 
 
 def make_watcher(vision_cfg: dict[str, Any], *, possible: Callable[[str], Any] | None = None,
-                 settle_s: float | None = None, read_frames: int = 3) -> Any:
+                 settle_s: float | None = None, read_frames: int = 3, learn_store: str | Path | None = None) -> Any:
     """The vision package's per-table watcher for ``[vision]`` of the config.
 
     Keys: ``layout`` (table layout JSON; default the standard 900 mm table), ``calibration`` (lens
     calibration file from ``guandan-table vision calibrate``), ``px_per_mm`` (reading scale),
     ``enrollment`` (the deck in use, from ``guandan-table vision enroll``, see docs/performance.md),
     ``learn`` (default true: the reader learns the deck from its sure reads and the referee's answers).
+    ``learn_store``: the file what was learned is kept in, so a restart mid-session resumes it.
 
     :raises ValueError: a layout, calibration or enrolment file that cannot be read.
     """
@@ -613,7 +622,7 @@ def make_watcher(vision_cfg: dict[str, Any], *, possible: Callable[[str], Any] |
     settle = SettleConfig(settle_s=settle_s) if settle_s is not None else None
     return TableWatcher(layout, lens=lens, read_px_per_mm=float(vision_cfg.get("px_per_mm", 3.0)),
                         settle=settle, enrollment=enrollment, possible=possible, read_frames=read_frames,
-                        learn=bool(vision_cfg.get("learn", True)))
+                        learn=bool(vision_cfg.get("learn", True)), learn_store=learn_store)
 
 
 def possible_cards(state: dict[str, Any]) -> list[str] | None:

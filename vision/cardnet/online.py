@@ -19,13 +19,16 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 
 import numpy as np
 
 from vision.cards import CARD_INDEX, check_card
 
 from .head import Head, fit_face_temperature, fit_head
+from .learned import LearnedState, head_key, load_state, save_state
 from .spec import NONE_CLASS
 
 #: A card read at least this sure (and in a play that was not asked) is taken as a label.
@@ -75,7 +78,9 @@ def twin(card: str) -> str:
 class PlayLearner:
     """Thread-safe: the camera thread reads with :attr:`head`, the service thread teaches it."""
 
-    def __init__(self, start: Head, render: Render | None = None) -> None:
+    def __init__(self, start: Head, render: Render | None = None, store: str | Path | None = None) -> None:
+        """``store``: the file what was learned is kept in (after each refit) and resumed from, so a
+        restart mid-session does not forget the deck (:mod:`vision.cardnet.learned`)."""
         self.start = start
         self.head = start
         #: Renders zones from the faces seen whole (None: only the labels are learned).
@@ -101,6 +106,11 @@ class PlayLearner:
         #: How many labels came from the referee and from sure reads (for the panel and the benchmark).
         self.answers = 0
         self.sure = 0
+        self.store = Path(store) if store is not None else None
+        #: Labels taken over from before a restart (0: none, or nothing to resume).
+        self.resumed = 0
+        if self.store is not None:
+            self._resume()
 
     def learn_read(self, embeddings: np.ndarray | None, cards: Sequence[str], confidence: Sequence[float],
                    uncertain: bool, face: np.ndarray | None = None) -> None:
@@ -214,6 +224,10 @@ class PlayLearner:
                 head = head.with_temperature(fit_face_temperature(head, x[held], y[held], self.start.temperature))
             with self._lock:
                 self.head = head
+            # Kept after each refit, in this thread (a few megabytes; the camera's is not kept waiting):
+            # a restart loses at most the labels of one refit.
+            self.save()
+            with self._lock:
                 if self._new < REFIT_EVERY:
                     return
                 self._new = 0
@@ -240,6 +254,41 @@ class PlayLearner:
                 self._rx.append(np.asarray(rx, np.float32))
                 self._ry.append(np.asarray(ry))
         return bool(len(ry))
+
+    def _resume(self) -> None:
+        """Take over what this table learned before a restart, for this start head."""
+        state = load_state(self.store, head_key(self.start))
+        if state is None:
+            return
+        self._emb = list(state.emb[-MAX_LABELS:])
+        self._lab = [int(v) for v in state.lab[-MAX_LABELS:]]
+        self._told = [bool(v) for v in state.told[-MAX_LABELS:]]
+        self.answers, self.sure, self.resumed = state.answers, state.sure, len(self._lab)
+        if self.render is not None:
+            # The rendered crops were not kept: the faces are rendered again at the next refit.
+            self.faces = dict(state.faces)
+        self._base = state.base or self.start
+        self.head = state.head or self.start
+        log.info("learned deck resumed from %s: %d labels, %d faces seen whole", self.store, self.resumed,
+                 len(self.faces))
+
+    def save(self) -> bool:
+        """Keep what was learned in :attr:`store` (True when written); a disk that fails is logged,
+        and the table goes on learning in memory."""
+        if self.store is None:
+            return False
+        with self._lock:
+            if not self._lab:
+                return False
+            state = LearnedState(head_key(self.start), np.stack(self._emb), np.array(self._lab), np.array(self._told),
+                                 dict(self.faces), None if self.head is self.start else self.head,
+                                 None if self._base is self.start else self._base, self.answers, self.sure, time.time())
+        try:
+            save_state(self.store, state)
+        except OSError as exc:
+            log.warning("what the table learned of its deck could not be kept in %s: %s", self.store, exc)
+            return False
+        return True
 
     def wait(self, timeout: float | None = None) -> None:
         """Until the refit under way (if any) has ended: for tests and benchmarks."""
