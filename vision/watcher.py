@@ -211,9 +211,27 @@ class TableWatcher:
             return base
         with self._learner_lock:  # the panel's deck status and the camera's thread both ask
             if self._learner is None or self._learner.start is not base:
+                if self._learner is not None:
+                    self._learner.retire()  # a refit of the old deck's still running must not write over the new
                 whole = self.enrollment is not None and not self.enrollment.not_enrolled
                 self._learner = PlayLearner(base, render=None if whole else seen_face_crops, store=self.learn_store)
             return self._learner.head
+
+    def forget_learning(self) -> dict[str, int] | None:
+        """Start learning the deck afresh (the referee's "learn afresh": a different deck was brought
+        to the table): what was learned is dropped, its file deleted. Returns what was forgotten
+        (``answers``, ``sure``, ``faces``); None when learning is off."""
+        if not self.learn:
+            return None
+        with self._learner_lock:
+            old, self._learner = self._learner, None
+            if old is not None:
+                old.retire()
+            if self.learn_store is not None:
+                Path(self.learn_store).unlink(missing_ok=True)
+        if old is None:
+            return {"answers": 0, "sure": 0, "faces": 0}
+        return {"answers": old.answers, "sure": old.sure, "faces": len(old.faces)}
 
     @property
     def learner(self) -> PlayLearner | None:

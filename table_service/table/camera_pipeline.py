@@ -311,6 +311,12 @@ class CameraPipeline:
         if learner is not None:
             learner.save()  # the labels since the last refit too: a clean stop forgets nothing
 
+    def relearn(self) -> dict[str, int] | None:
+        """The referee's "learn afresh": the reader forgets what it learned of the deck (a different
+        deck is in play). What was forgotten, or None where the reader does not learn."""
+        forget = getattr(self.watcher, "forget_learning", None)
+        return forget() if callable(forget) else None
+
     def taken_ms(self, t: float, received_wall: float, received_mono: float) -> int:
         """Table time at which the frame with timestamp ``t`` was taken.
 

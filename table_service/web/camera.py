@@ -6,7 +6,13 @@ between two recalibrations comes to the panel as a flag (``referee_called``) on 
 
     POST /api/tables/<t>/camera/recalibrate   referee  {}  -> 202 {"started": true}
 
-A table without a camera answers 409.
+And its "learn afresh" (重新学牌): a different deck was brought to the table, so what the reader
+learned of the old one in play (kept over a restart too) would misread the new one; the reader
+forgets it and learns the new deck from its next plays.
+
+    POST /api/tables/<t>/camera/relearn       referee  {}  -> 200 {"forgot": {"answers": n, "sure": n, "faces": n}}
+
+A table without a camera, or whose reader does not learn, answers 409.
 """
 
 from __future__ import annotations
@@ -39,3 +45,22 @@ def recalibrate(table_id: str) -> Any:
                                                f"asked by {getattr(g.user, 'name', '?')}"), wait=False)
     again()
     return jsonify({"started": True}), 202
+
+
+@bp.post("/<table_id>/camera/relearn")
+@require_role("referee")
+def relearn(table_id: str) -> Any:
+    runner = get_table(table_id).runner
+    forget = getattr(getattr(runner, "camera_pipeline", None), "relearn", None)
+    if not callable(forget):
+        abort(409, description="此桌没有摄像头 / this table has no camera")
+    forgot = forget()
+    if forgot is None:
+        abort(409, description="此桌摄像头不边打边学（[vision] learn = false）/ this table's reader does not learn "
+                               "in play ([vision] learn = false)")
+    who = getattr(g.user, "name", "?")
+    log.info("table %s: the reader's learning of the deck started afresh by %s (%s)", table_id, who, forgot)
+    runner.submit(camera_noted(runner.state(), f"换牌，重新学牌（{who}，忘掉裁判答复 {forgot['answers']} 张）/ a different "
+                                               f"deck: learning started afresh by {who} ({forgot['answers']} answers "
+                                               f"forgotten)"), wait=False)
+    return jsonify({"forgot": forgot})

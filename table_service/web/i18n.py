@@ -290,6 +290,11 @@ STRINGS: dict[str, tuple[str, str]] = {
     "recalibrate_confirm": ("摄像头将重新对焦、测光并找桌角标记（约 2 秒）。继续？",
                             "The camera will refocus, re-meter and find the table markers again (about 2 s). Go on?"),
     "recalibrating": ("标定中…", "Recalibrating…"),
+    "relearn": ("换牌重新学牌", "New deck: learn afresh"),
+    "relearn_confirm": ("换了一副不同的牌？摄像头将忘掉本桌已学的牌面（重启后也不再恢复），从下一手牌起重新学。继续？",
+                        "A different deck at the table? The camera forgets what it learned of the deck here (a "
+                        "restart no longer brings it back) and learns afresh from the next play. Go on?"),
+    "relearned": ("已重新开始学牌", "Learning afresh"),
     "session_expired": ("未登录或登录已过期，请重新登录", "Not logged in (the session has ended): log in again"),
     "cannot_reach": ("连不上裁判台服务器", "Cannot reach the table's server"),
     "error": ("错误", "Error"),

@@ -167,6 +167,12 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "summary": "重新标定摄像头 / recalibrate the camera: exposure and focus converge, markers fitted, "
                    "controls locked again", "tags": ["api"], "login": "referee", "csrf": True,
         "responses": {"202": _ok(_JSON_OBJ, "started"), "409": _err("no camera at this table")}},
+    ("POST", "/api/tables/<table_id>/camera/relearn"): {
+        "summary": "重新学牌 / a different deck: the reader forgets what it learned of the deck in play",
+        "tags": ["api"], "login": "referee", "csrf": True,
+        "responses": {"200": _ok({"type": "object", "required": ["forgot"], "properties": {"forgot": {
+            "type": "object", "properties": {k: {"type": "integer"} for k in ("answers", "sure", "faces")}}}},
+            "what was forgotten"), "409": _err("no camera at this table, or its reader does not learn")}},
     ("GET", "/feed/"): {"summary": "有直播的桌 / tables with a public feed", "tags": ["feed"], "responses": {
         "200": _TABLES}},
     ("GET", "/feed/<table_id>/state.json"): {"summary": "公开状态（延迟后）/ the public state as of now − delay",

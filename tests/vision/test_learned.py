@@ -160,3 +160,21 @@ def test_the_tables_camera_keeps_its_learning_in_the_data_folder_and_a_clean_sto
     assert load_state(store, head_key(default_head())).answers == 2
     again = CameraPipeline.from_config(cfg, devices, on_status=lambda s: None)
     assert again.watcher.deck_status()["resumed"] == 2
+
+
+def test_learn_afresh_forgets_the_deck_and_its_file(taught, tmp_path):
+    """The referee's "new deck: learn afresh": the learned head goes, the file is deleted, and a refit
+    of the old learner still running never writes it back; the next restart starts afresh too."""
+    learner, store, image = taught
+    copy = tmp_path / "learned-deck.npz"
+    copy.write_bytes(store.read_bytes())
+    watcher = TableWatcher(learn_store=copy)
+    old = watcher.learner if watcher.reading_head() is not None else None
+    assert old is not None and old.head is not old.start
+    forgot = watcher.forget_learning()
+    assert forgot == {"answers": old.answers, "sure": old.sure, "faces": 0} and forgot["answers"] == 300
+    assert not copy.exists()
+    assert not old.save() and not copy.exists()  # retired: a late refit of the old deck writes nothing
+    assert watcher.reading_head() is watcher.learner.start and watcher.deck_status()["answers"] == 0
+    assert TableWatcher(learn_store=copy).deck_status()["resumed"] == 0
+    assert TableWatcher(learn=False).forget_learning() is None

@@ -444,6 +444,10 @@ class FakePipeline:
     def recalibrate(self) -> None:
         self.asked += 1
 
+    def relearn(self) -> dict[str, int]:
+        self.asked += 1
+        return {"answers": 3, "sure": 20, "faces": 1}
+
 
 def test_camera_buttons_only_where_there_is_a_camera(page, app, runner, serve_app, h):
     h.setup_deal(runner)
@@ -452,7 +456,29 @@ def test_camera_buttons_only_where_there_is_a_camera(page, app, runner, serve_ap
     page.wait_for_selector('html[data-camera="0"]', state="attached")
     page.wait_for_selector("#enroll-open", state="attached")
     page.wait_for_selector("#camera-recalibrate", state="attached")
+    page.wait_for_selector("#camera-relearn", state="attached")
     assert not page.is_visible("#enroll-open") and not page.is_visible("#camera-recalibrate")
+    assert not page.is_visible("#camera-relearn")
+
+
+def test_learn_afresh_is_one_tap_and_a_confirmation(page, app, runner, serve_app, h):
+    """A different deck at the table: the referee taps 换牌重新学牌, confirms, and the reader forgets."""
+    runner.camera_health = lambda: {"state": "reading", "lag_s": 0.1, "last_read_ms": None, "dropped": 0,
+                                    "text": "摄像头读牌中 / camera reading"}
+    runner.camera_pipeline = pipe = FakePipeline()
+    h.setup_deal(runner)
+    srv = serve_app(app)
+    open_table(page, h, srv.url, "rita")
+    page.wait_for_selector("#camera-relearn", state="visible")
+    assert page.inner_text("#camera-relearn") == "换牌重新学牌"
+    page.once("dialog", lambda d: d.dismiss())  # cancelled: nothing forgotten
+    page.click("#camera-relearn")
+    page.wait_for_timeout(300)
+    assert pipe.asked == 0
+    page.once("dialog", lambda d: d.accept())
+    page.click("#camera-relearn")
+    page.wait_for_selector('#camera-relearn[data-result="ok"]')
+    assert page.inner_text("#camera-relearn") == "已重新开始学牌" and pipe.asked == 1
 
 
 def test_recalibrate_says_the_real_error(page, app, runner, serve_app, h, users_db):

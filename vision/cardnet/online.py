@@ -102,6 +102,8 @@ class PlayLearner:
         self._told: list[bool] = []
         self._new = 0
         self._lock = threading.Lock()
+        #: Held while the store is written, so that :meth:`retire` never races a save.
+        self._save_lock = threading.Lock()
         self._fitting: threading.Thread | None = None
         #: How many labels came from the referee and from sure reads (for the panel and the benchmark).
         self.answers = 0
@@ -275,20 +277,29 @@ class PlayLearner:
     def save(self) -> bool:
         """Keep what was learned in :attr:`store` (True when written); a disk that fails is logged,
         and the table goes on learning in memory."""
-        if self.store is None:
-            return False
-        with self._lock:
-            if not self._lab:
+        with self._save_lock:
+            if self.store is None:
                 return False
-            state = LearnedState(head_key(self.start), np.stack(self._emb), np.array(self._lab), np.array(self._told),
-                                 dict(self.faces), None if self.head is self.start else self.head,
-                                 None if self._base is self.start else self._base, self.answers, self.sure, time.time())
-        try:
-            save_state(self.store, state)
-        except OSError as exc:
-            log.warning("what the table learned of its deck could not be kept in %s: %s", self.store, exc)
-            return False
-        return True
+            with self._lock:
+                if not self._lab:
+                    return False
+                state = LearnedState(head_key(self.start), np.stack(self._emb), np.array(self._lab),
+                                     np.array(self._told), dict(self.faces),
+                                     None if self.head is self.start else self.head,
+                                     None if self._base is self.start else self._base, self.answers, self.sure,
+                                     time.time())
+            try:
+                save_state(self.store, state)
+            except OSError as exc:
+                log.warning("what the table learned of its deck could not be kept in %s: %s", self.store, exc)
+                return False
+            return True
+
+    def retire(self) -> None:
+        """Never write the store again (a refit still running included): the table forgot this
+        learner, and its file may be deleted or taken by the next learner."""
+        with self._save_lock:
+            self.store = None
 
     def wait(self, timeout: float | None = None) -> None:
         """Until the refit under way (if any) has ended: for tests and benchmarks."""
