@@ -105,12 +105,14 @@ class ScreenEmulator:
     :param protocol_version: what the emulated firmware speaks (set another to test mismatches).
     :param heartbeat_ms: heartbeat interval of the firmware (1000 on the real board).
     :param seed: seed for fault injection, so a failing run can be repeated.
+    :param hello_clock: put the controller's clock into its HELLO, as firmware 1.1.0 on does;
+        False behaves as older firmware, which sends none (the host must do without it).
     """
 
     def __init__(self, port_path: str | None = None, *, controller_id: str = "EMU-SCREEN-1",
                  firmware_version: str = FIRMWARE_VERSION, protocol_version: int = PROTOCOL_VERSION,
                  ring_size: int = 256, heartbeat_ms: int = 1000, debounce_samples: int = 3,
-                 seed: int | None = None) -> None:
+                 seed: int | None = None, hello_clock: bool = True) -> None:
         if port_path is None:
             self._tmpdir: str | None = tempfile.mkdtemp(prefix="guandan-screen-")
             port_path = os.path.join(self._tmpdir, "ttyScreen0")
@@ -123,6 +125,8 @@ class ScreenEmulator:
         self.config = Config(controller_id=controller_id, firmware_version=firmware_version,
                              protocol_version=protocol_version, ring_size=ring_size,
                              debounce_samples=debounce_samples, heartbeat_ms=heartbeat_ms)
+        #: Whether each boot's HELLO carries its clock (False: firmware before 1.1.0).
+        self.hello_clock = hello_clock
         #: Probability that a byte (either direction) is lost.
         self.drop_rate = 0.0
         #: Probability that a byte (either direction) has one bit flipped.
@@ -366,6 +370,8 @@ class ScreenEmulator:
         hal = self.hal
         hal.outputs.clear()
         ctrl = Controller(hal, cfg)
+        if not self.hello_clock:
+            ctrl.endpoint.clock_ms = None  # an older firmware's HELLO, which ends at ident
         boot_id = ctrl.boot_id
 
         def applied(ftype: int, args: tuple) -> None:

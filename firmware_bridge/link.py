@@ -254,6 +254,8 @@ class Link:
     # ------------------------------------------------------------------ internals
     @staticmethod
     def _ticks() -> int:
+        # time.monotonic() in ms: also the clock of a controller HELLO's ``received_ticks``, which
+        # ScreenController.controller_info hands on as ``clock_host_ms`` (set against presses).
         return int(time.monotonic() * 1000)
 
     def _write(self, data: bytes) -> None:

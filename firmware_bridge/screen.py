@@ -156,12 +156,22 @@ class ScreenController:
 
     @property
     def controller_info(self) -> dict | None:
-        """What the controller said in its HELLO (id, firmware, seats, boot id)."""
+        """What the controller said in its HELLO (id, firmware, seats, boot id, clock).
+
+        ``clock_ms`` is the controller's clock (ms since its boot, the clock of its presses'
+        ``controller_ms``) when it sent that HELLO, and ``clock_host_ms`` the host's
+        ``time.monotonic()`` in ms when the HELLO came in: together an upper bound of (host
+        clock - controller clock), known from the moment the link is up, so a press the
+        controller kept while the host was down can be dated even when it is the first one the
+        host hears of. Both are None for firmware before 1.1.0, which sends no clock.
+        """
         p = self.link.peer
         if p is None:
             return None
+        clock = p.clock_ms
         return {"ident": p.ident, "firmware": p.fw_version, "protocol": p.protocol_version, "seats": p.seats,
-                "boot_id": p.boot_id}
+                "boot_id": p.boot_id, "clock_ms": clock,
+                "clock_host_ms": p.received_ticks if clock is not None else None}
 
     # ------------------------------------------------------------------ commands
     @staticmethod

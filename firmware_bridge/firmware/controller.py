@@ -39,7 +39,7 @@ from .wire import (
     unpack_text,
 )
 
-FIRMWARE_VERSION = "1.0.0"
+FIRMWARE_VERSION = "1.1.0"  # 1.1.0: HELLO carries the clock (clock_ms)
 
 MODE_BLANK = 0
 MODE_TEXT = 1
@@ -131,7 +131,8 @@ class Controller:
         self.endpoint = Endpoint(
             hal.serial_write, hal.ticks_ms, hal.ticks_diff, self.boot_id, cfg.firmware_version,
             cfg.controller_id, seats=cfg.seats, controller=True, version=cfg.protocol_version,
-            heartbeat_ms=cfg.heartbeat_ms, window=cfg.window, capacity=cfg.ring_size, active=True)
+            heartbeat_ms=cfg.heartbeat_ms, window=cfg.window, capacity=cfg.ring_size, active=True,
+            clock_ms=self.uptime_ms)
         self.endpoint.on_message = self._on_message
         self.buttons = [Debouncer(cfg.debounce_samples) for _ in range(cfg.seats * len(BUTTONS))]
         self.displays = [Display() for _ in range(cfg.seats)]
@@ -157,6 +158,12 @@ class Controller:
             self._output(name, False)
         self._output("buzzer", False)
         self._output("status", False)
+
+    def uptime_ms(self, now=None):
+        """This boot's clock: ms since boot at ``now`` (default: now). BUTTON events and HELLO
+        carry it, so that the host can set a kept press against the clock it read in HELLO."""
+        hal = self.hal
+        return hal.ticks_diff(hal.ticks_ms() if now is None else now, self.boot_ticks)
 
     # ------------------------------------------------------------------ commands
     def _on_message(self, ftype, payload):
@@ -228,7 +235,7 @@ class Controller:
             d = self.displays[s]
             seats.append((d.render(now, self.hal.ticks_diff), d.mode, d.blink, self.lamps[SEATS[s] + ".report"],
                           self.lamps[SEATS[s] + ".turn"]))
-        return pack_state(token, self.boot_id, self.hal.ticks_diff(now, self.boot_ticks),
+        return pack_state(token, self.boot_id, self.uptime_ms(now),
                           self.endpoint.pending_count(), self.events_lost, self.endpoint.decoder.errors,
                           self.next_event_no, seats, self.lamps["referee"], self.buzz_until is not None)
 
@@ -251,7 +258,7 @@ class Controller:
     def _queue_event(self, seat, button, pressed, now):
         no = self.next_event_no
         self.next_event_no += 1
-        payload = pack_button(no, self.hal.ticks_diff(now, self.boot_ticks), seat, button, pressed)
+        payload = pack_button(no, self.uptime_ms(now), seat, button, pressed)
         ep = self.endpoint
         if not ep.send(BUTTON, payload):
             # Ring full (a long outage): give up the oldest event not yet sent, and say so.

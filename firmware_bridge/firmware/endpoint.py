@@ -53,12 +53,19 @@ class Endpoint:
     * ``on_event(name, detail)``: ``"up"`` (HelloInfo), ``"down"`` (reason str), ``"peer_new"``
       ((new HelloInfo, previous HelloInfo or None)), ``"version_mismatch"`` ((peer_version, peer_fw)), ``"queue_dropped"``
       (count), ``"skipped"`` (count of peer frames the peer gave up on).
+
+    ``clock_ms``: a callable giving this end's clock (ms since its boot) to put into every HELLO it
+    sends, or None to send none. The controller passes the clock of its BUTTON events, so that the
+    host learns where that clock stands *now* on the host's own clock: after a host restart the
+    first press the controller kept through the outage can be placed at the moment it was made,
+    not at the moment it arrived. A peer's HelloInfo carries ``received_ticks`` (our ticks when it
+    came) beside its ``clock_ms``.
     """
 
     def __init__(self, write, ticks_ms, ticks_diff, boot_id, fw_version, ident, seats=4, controller=False,
                  version=PROTOCOL_VERSION, heartbeat_ms=1000, window=32, rx_window=64, capacity=256,
                  rto_min_ms=30, rto_max_ms=2000, hello_min_ms=50, hello_max_ms=500, active=True,
-                 drop_on_new_peer=False):
+                 drop_on_new_peer=False, clock_ms=None):
         self.write = write
         self.ticks_ms = ticks_ms
         self.ticks_diff = ticks_diff
@@ -78,6 +85,7 @@ class Endpoint:
         self.hello_max_ms = hello_max_ms
         self.active = active
         self.drop_on_new_peer = drop_on_new_peer
+        self.clock_ms = clock_ms
         self.on_message = None
         self.on_event = None
         self.decoder = Decoder()
@@ -176,7 +184,8 @@ class Endpoint:
     def _send_hello(self, request):
         flags = (HELLO_REQUEST if request else 0) | (HELLO_CONTROLLER if self.controller else 0)
         info = HelloInfo(self.version, self.fw_version, flags, self.boot_id, self.rx_boot,
-                         self._ack() if self.peer is not None else 0, self.tx_base(), self.seats, self.ident)
+                         self._ack() if self.peer is not None else 0, self.tx_base(), self.seats, self.ident,
+                         self.clock_ms() if self.clock_ms is not None else None)
         self.counters["hellos_sent"] += 1
         self._emit(HELLO, 0, pack_hello(info))
 
@@ -314,6 +323,7 @@ class Endpoint:
             return
         self.mismatch = None
         self.last_rx = self.ticks_ms()
+        h.received_ticks = self.last_rx  # beside the peer's clock_ms: both clocks at one moment
         tx_changed = False
         if self.peer is None or h.boot_id != self.rx_boot:
             known_before = self.peer

@@ -315,13 +315,22 @@ class HelloInfo:
 
     The first two fields (protocol version, firmware version) are laid out the same in every
     protocol version, so that a mismatch can always be reported with both versions named.
+
+    ``clock_ms`` is the sender's clock (ms since its boot, the clock of its BUTTON events) when
+    the HELLO left, or None when the sender put none in (the host; firmware before 1.1.0). It is
+    an optional field after ``ident``: a reader that predates it never looks past ``ident``. It
+    lets the host place presses the controller kept through an outage on its own time line from
+    the first one on, even after the host itself restarted (docs/protocol.md §3).
+
+    ``received_ticks`` is not on the wire: the receiving end's ``ticks_ms()`` when it took the
+    HELLO in (set by the endpoint), so that ``clock_ms`` can be set against the receiver's clock.
     """
 
-    __slots__ = ("boot_id", "flags", "fw_version", "ident", "protocol_version", "rx_boot", "rx_seq",
-                 "seats", "tx_base")
+    __slots__ = ("boot_id", "clock_ms", "flags", "fw_version", "ident", "protocol_version", "received_ticks",
+                 "rx_boot", "rx_seq", "seats", "tx_base")
 
     def __init__(self, protocol_version, fw_version, flags=0, boot_id=0, rx_boot=0, rx_seq=0, tx_base=0,
-                 seats=0, ident=""):
+                 seats=0, ident="", clock_ms=None):
         self.protocol_version = protocol_version
         self.fw_version = fw_version
         self.flags = flags
@@ -331,6 +340,8 @@ class HelloInfo:
         self.tx_base = tx_base
         self.seats = seats
         self.ident = ident
+        self.clock_ms = clock_ms
+        self.received_ticks = None
 
     @property
     def is_controller(self):
@@ -338,15 +349,19 @@ class HelloInfo:
 
     def __repr__(self):
         return (f"HelloInfo(protocol_version={self.protocol_version}, fw_version={self.fw_version!r}, "
-                f"ident={self.ident!r}, seats={self.seats}, boot_id={self.boot_id:#010x})")
+                f"ident={self.ident!r}, seats={self.seats}, boot_id={self.boot_id:#010x}, "
+                f"clock_ms={self.clock_ms})")
 
 
 def pack_hello(info):
     fw = _text_bytes(info.fw_version, 40)
     ident = _text_bytes(info.ident, 40)
-    return (bytes((info.protocol_version, len(fw))) + fw
-            + struct.pack(">BIIHHB", info.flags, info.boot_id, info.rx_boot, info.rx_seq, info.tx_base, info.seats)
-            + bytes((len(ident),)) + ident)
+    out = (bytes((info.protocol_version, len(fw))) + fw
+           + struct.pack(">BIIHHB", info.flags, info.boot_id, info.rx_boot, info.rx_seq, info.tx_base, info.seats)
+           + bytes((len(ident),)) + ident)
+    if info.clock_ms is not None:
+        out += struct.pack(">I", info.clock_ms & 0xFFFFFFFF)
+    return out
 
 
 def unpack_hello_prefix(payload):
@@ -357,16 +372,24 @@ def unpack_hello_prefix(payload):
 
 
 def unpack_hello(payload):
+    """A :class:`HelloInfo`; ``clock_ms`` is None when the sender put no clock after ``ident``.
+
+    Bytes past the fields this code knows are ignored, as every version-1 reader has ignored
+    them: that is what lets a field be added at the end without a new protocol version.
+    """
     version, fw = unpack_hello_prefix(payload)
     i = 2 + payload[1]
     if len(payload) < i + 15:
         raise FrameError("HELLO too short")
     flags, boot_id, rx_boot, rx_seq, tx_base, seats = struct.unpack(">BIIHHB", payload[i:i + 14])
     n = payload[i + 14]
-    if len(payload) < i + 15 + n:
+    end = i + 15 + n
+    if len(payload) < end:
         raise FrameError("HELLO ident truncated")
-    ident = bytes(payload[i + 15:i + 15 + n]).decode("utf-8", "replace")
-    return HelloInfo(version, fw, flags, boot_id, rx_boot, rx_seq, tx_base, seats, ident)
+    ident = bytes(payload[i + 15:end]).decode("utf-8", "replace")
+    # Fewer than 4 bytes cannot be a clock: read as none (an optional field never costs the link).
+    clock_ms = struct.unpack(">I", payload[end:end + 4])[0] if len(payload) >= end + 4 else None
+    return HelloInfo(version, fw, flags, boot_id, rx_boot, rx_seq, tx_base, seats, ident, clock_ms)
 
 
 def pack_ack(sack):

@@ -97,8 +97,8 @@ class TableService:
         #: presses the Pi had not acknowledged, so after a Pi restart one can arrive twice.
         self._presses: set[str] = set()
         self._press_lock = threading.Lock()
-        #: Per controller boot: the least (host monotonic ms - controller ms) seen, i.e. a press's
-        #: time on the host's clock when it was delivered at once (see _pressed_at).
+        #: Per controller boot: the least (host monotonic ms - controller ms) seen, from the
+        #: controller's HELLO and from presses delivered at once (see _pressed_at).
         self._screen_offsets: dict[str, float] = {}
         self.submit_errors: list[str] = []
 
@@ -296,14 +296,27 @@ class TableService:
     def _pressed_at(self, ev: Any, seat: str) -> int | None:
         """A press the controller kept through an outage, on the table's time line: stamped back
         to the seat's deadline when it was made by then (:func:`witnessed_t_ms`, as a camera play
-        is), else None ("now").  When it was made: its controller time plus the smallest gap yet
-        seen between the table's clock and that controller boot's (a press delivered at once)."""
+        is), else None ("now").
+
+        When it was made: its controller time plus the smallest gap yet seen between the host's
+        clock and that controller boot's. Each sample (a frame's arrival on the host minus its
+        controller time) can only overstate the gap, by the frame's delay, so the least is the
+        best: a press is never dated earlier than it was made. The controller's HELLO gives one
+        sample as the link comes up (``clock_ms``/``clock_host_ms`` of ``controller_info``); without
+        it a Pi that restarted took the first press it heard of as the gap itself, so a press the
+        controller had kept for 40 s was dated "now" and a pass made in time was flagged time_over.
+        Firmware before 1.1.0 sends no clock: then only the presses give samples, as before."""
         ms = getattr(ev, "controller_ms", None)
         if not isinstance(ms, int) or self.runner is None:
             return None
         host_ms = time.monotonic() * 1000.0  # the controller counts real milliseconds, as this does
-        boot = self._screen_boot_id()
+        info = self._screen_info()  # read once: the boot and its clock from the same HELLO
+        boot = str(info.get("boot_id", "?")) if info is not None else "?"
         offset = min(self._screen_offsets.get(boot, host_ms - ms), host_ms - ms)
+        if info is not None:
+            clock, at = info.get("clock_ms"), info.get("clock_host_ms")
+            if isinstance(clock, int) and isinstance(at, (int, float)):
+                offset = min(offset, at - clock)
         self._screen_offsets[boot] = offset
         late_s = max(0.0, host_ms - (ms + offset)) / 1000.0
         now = self.clock.now_ms()
@@ -326,12 +339,17 @@ class TableService:
             self._note_camera(f"赛事中心收回牌组 {sha[:12]}，边打边学 / the hub withdrew deck {sha[:12]}: reading unenrolled")
         return dropped
 
-    def _screen_boot_id(self) -> str:
-        """The screen controller's boot id (its event numbers restart with each boot)."""
+    def _screen_info(self) -> dict[str, Any] | None:
+        """What the screen controller said in its latest HELLO (boot id, clock), or None."""
         screen = getattr(self.devices, "screen", None) if self.devices is not None else None
         controller = getattr(screen, "controller", None)
         info = getattr(controller, "controller_info", None)  # a property: the HELLO's fields, or None
-        return str(info.get("boot_id", "?")) if isinstance(info, dict) else "?"
+        return info if isinstance(info, dict) else None
+
+    def _screen_boot_id(self) -> str:
+        """The screen controller's boot id (its event numbers restart with each boot)."""
+        info = self._screen_info()
+        return str(info.get("boot_id", "?")) if info is not None else "?"
 
     def _teach_camera(self, _fx: Any, ev: dict[str, Any]) -> None:
         """An answer to a camera question is learned off the engine thread (a refit takes ~0.2 s)."""
