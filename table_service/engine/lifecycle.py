@@ -178,6 +178,9 @@ def on_drawing_finished(state: State, ev: dict[str, Any], fx: Effects) -> None:
         level_side = side_of(plan["top"])
         level = state["levels"][level_side]
     deal = new_deal(no, level, level_side, state["t_ms"], counts_in)
+    # The deal's first event: what "an event of this deal" means (a correction or a void reaches only
+    # those, apply._target), for the panel too, which must not guess it from times.
+    deal["first_seq"] = ev["seq"]
     state["deal"] = deal
     rnd["deals_started"] = no
     rnd["status"] = "play"

@@ -190,6 +190,29 @@ def test_undo_buttons_void_the_rows_own_event(page, app, runner, serve_app, h):
     page.wait_for_selector(f'#flag-F{wrong.seq}[data-status="open"]')
 
 
+def test_no_undo_for_an_earlier_deals_event_of_the_same_millisecond(page, make_app, make_runner, serve_app, h):
+    """"This deal" is the engine's bound (``deal.first_seq``), not a time: with a clock that has not
+    moved, deal 1's penalty bears the very time deal 2 started at, and still gets no undo button."""
+    from tests.web.conftest import FakeClockMs
+
+    runner = make_runner(clock=FakeClockMs())
+    app = make_app(TABLES={"1": runner})
+    short_deal(runner, h, cards=1)
+    old = submit(runner, "penalty_given", {"side": "NS", "level": "warning", "seat": "N", "article": "测试"})
+    for seat, card in (("N", "3s"), ("W", "4s"), ("S", "5s")):
+        h.play(runner, seat, [card])
+    drawing = submit(runner, "drawing_finished", {"counts": dict.fromkeys("ESWN", 1)})
+    deal = runner.state()["deal"]
+    assert deal["first_seq"] == drawing.seq > old.seq and next(e for e in runner.events() if e["seq"] == old.seq)["t_ms"] == deal["started_ms"]
+    new = submit(runner, "penalty_given", {"side": "EW", "level": "warning", "seat": "E", "article": "测试"})
+    srv = serve_app(app)
+    open_table(page, h, srv.url, "rita")
+    page.wait_for_selector(f'#penalties .penalty-row[data-seq="{new.seq}"] button.undo')
+    page.evaluate(f"GT.eventDetail({old.seq}).then(() => new Promise(r => setTimeout(r, 50)))")
+    assert page.query_selector(f'#penalties .penalty-row[data-seq="{old.seq}"]') is not None
+    assert page.query_selector(f'#penalties .penalty-row[data-seq="{old.seq}"] button.undo') is None
+
+
 def test_undo_a_tribute_and_no_undo_for_an_earlier_deal(page, app, runner, serve_app, h):
     short_deal(runner, h, cards=1)
     old = submit(runner, "penalty_given", {"side": "NS", "level": "warning", "seat": "N", "article": "测试"})

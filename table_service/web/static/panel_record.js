@@ -35,7 +35,10 @@
   function inThisDeal(ev) {
     const state = GT.state();
     const deal = state && state.deal;
-    return !!deal && typeof ev.t_ms === "number" && typeof deal.started_ms === "number" && ev.t_ms >= deal.started_ms;
+    if (!deal || typeof ev.seq !== "number") return false;
+    // The engine's own bound (deal.first_seq: the drawing's event); times can tie or be dated back.
+    if (typeof deal.first_seq === "number") return ev.seq >= deal.first_seq;
+    return typeof ev.t_ms === "number" && typeof deal.started_ms === "number" && ev.t_ms >= deal.started_ms;
   }
   function undoButton(seq, what, label) {
     const b = el("button", "undo", label || GT.t("undo"));
