@@ -76,7 +76,7 @@ def find_flag(state: State, flag_id: Any) -> int:
     for i in range(len(state["flags"]) - 1, -1, -1):
         if state["flags"][i]["id"] == flag_id:
             return i
-    raise EventRejected(f"无此标记 / no such flag: {flag_id!r}")
+    raise EventRejected(f"无此标记 {flag_id!r} / no such flag: {flag_id!r}")
 
 
 def resolve_flag(state: State, data: dict[str, Any]) -> Any:

@@ -52,6 +52,9 @@ def initial_state() -> State:
         "rounds": [],
         "corrections": [],
         "released_deals": [],
+        # Events of the log this release passes over as the table starts (apply.replay): a log of an
+        # older release may hold a ruling these rules refuse. Empty for a log this release wrote.
+        "not_applied": [],
         "_deal_base": None,
         "_deal_log": [],
         "_overrides": {},

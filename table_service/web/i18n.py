@@ -290,6 +290,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     "recalibrate_confirm": ("摄像头将重新对焦、测光并找桌角标记（约 2 秒）。继续？",
                             "The camera will refocus, re-meter and find the table markers again (about 2 s). Go on?"),
     "recalibrating": ("标定中…", "Recalibrating…"),
+    "not_applied": ("记录中有 {n} 个事件按本版本规则不再适用：仍保留在记录中，但不计入局面；仍成立的判罚请重新作出。",
+                    "{n} logged events do not apply under this release: kept in the log, not in the state; give "
+                    "again any ruling that still stands."),
     "relearn": ("换牌重新学牌", "New deck: learn afresh"),
     "relearn_confirm": ("换了一副不同的牌？摄像头将忘掉本桌已学的牌面（重启后也不再恢复），从下一手牌起重新学。继续？",
                         "A different deck at the table? The camera forgets what it learned of the deck here (a "

@@ -525,3 +525,27 @@ def test_recalibrate_says_the_real_error(page, app, runner, serve_app, h, users_
     assert text == "未登录或登录已过期，请重新登录", text
     assert "没有摄像头" not in text
     assert runner.camera_pipeline.asked == 0
+
+
+def test_events_an_older_release_logged_and_this_one_passes_over_are_named(page, make_app, serve_app, h, tmp_path):
+    """A table started from an older release's log with a ruling today's rules refuse: the table runs,
+    and the panel names the event it passed over (tests/engine/test_older_logs.py has the logs)."""
+    import json
+
+    from table_service.store.event_log import EventStore
+    from table_service.table.runner import TableRunner
+
+    data = Path(__file__).parents[1] / "engine" / "data" / "logs_of_an_older_release.json"
+    db = tmp_path / "old.sqlite3"
+    with EventStore(db) as store:
+        for ev in json.loads(data.read_text(encoding="utf-8"))["logs"]["call_open_over_deadline_penalised"]:
+            store.append(ev)
+    runner = TableRunner(db).start()
+    try:
+        srv = serve_app(make_app(TABLES={"1": runner}))
+        open_table(page, h, srv.url, "rita")
+        page.wait_for_selector("#not-applied:not([hidden])")
+        text = page.inner_text("#not-applied")
+        assert "1 个事件按本版本规则不再适用" in text and "#7" in text and "F5" in text
+    finally:
+        runner.stop()

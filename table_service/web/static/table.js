@@ -173,10 +173,30 @@
         .map(function (k) { return GT.w(k) + " " + GT.w(dv[k]); }).join(" · ");
   }
 
+  /* Events of the log this release passes over as the table starts (an older release's log: a
+     ruling on a flag these rules no longer raise). Kept in the log, not in the state: the referee
+     sees which, and may give again what still stands. */
+  function renderNotApplied() {
+    const box = document.getElementById("not-applied");
+    const gone = GT.state().not_applied || [];
+    if (!box) return;
+    box.hidden = !gone.length;
+    const key = JSON.stringify([window.LANG, gone]);
+    if (!gone.length || box.dataset.key === key) return;
+    box.dataset.key = key;
+    box.replaceChildren(el("strong", "", GT.tf("not_applied", { n: gone.length })));
+    const list = el("ul", "");
+    gone.forEach(function (g) {
+      list.appendChild(el("li", "", "#" + g.seq + " " + GT.w(g.type) + " — " + GT.bi(g.error || "")));
+    });
+    box.appendChild(list);
+  }
+
   function render() {
     const state = GT.state();
     if (!state) return;
     renderHeader();
+    renderNotApplied();
     SEATS.forEach(function (s) { fill("seat-" + s, renderSeat(s)); });
     renderTrick();
     CARDS.forEach(function (c) { c.render(); });
