@@ -407,22 +407,24 @@ def replay(events: Sequence[dict[str, Any]]) -> State:
     in the log, applies to nothing, and ``not_applied`` names it (seq, type, why) for the referee's
     panel.  A log this release wrote itself never has one: its events were applied as they came.
     """
-    passed: dict[int, str] = {}
+    passed: dict[int, str] = {}  # by place in the log: an export edited by hand may lack a seq
     while True:
         s = initial_state()
-        event: dict[str, Any] | None = None
+        at = -1
         try:
-            for event in events:
-                if event["seq"] in passed:
-                    s["last_seq"] = max(s["last_seq"], int(event["seq"]))
+            for at, event in enumerate(events):
+                if at in passed:
+                    seq = event.get("seq") if isinstance(event, dict) else None
+                    if isinstance(seq, int) and not isinstance(seq, bool):
+                        s["last_seq"] = max(s["last_seq"], seq)
                     continue
                 apply_in_place(s, event)
         except EventRejected as exc:
-            assert event is not None
-            passed[int(event["seq"])] = str(exc)
+            passed[at] = str(exc)
             continue
-        s["not_applied"] = [{"seq": e["seq"], "type": e["type"], "error": passed[e["seq"]]}
-                            for e in events if e["seq"] in passed]
+        s["not_applied"] = [{"seq": e.get("seq") if isinstance(e, dict) else None,
+                             "type": e.get("type") if isinstance(e, dict) else None, "error": passed[i]}
+                            for i, e in enumerate(events) if i in passed]
         return s
 
 

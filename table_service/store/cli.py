@@ -14,8 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from table_service.engine.apply import fold
-from table_service.engine.errors import EventRejected
+from table_service.engine.apply import replay
 from table_service.engine.scoring import describe_result
 from table_service.engine.state import state_to_json
 from table_service.rules.seats import SEATS
@@ -153,10 +152,9 @@ def _describe_round(rnd: dict[str, Any], sheet: list[dict[str, Any]], records: l
 
 def describe(events: list[dict[str, Any]], out: TextIO) -> dict[str, Any]:
     """Fold ``events`` and print the match deal by deal; returns the final state view."""
-    try:
-        view = state_to_json(fold(events))
-    except EventRejected as exc:
-        raise ValueError(f"记录无法重放 / the record does not replay: {exc}") from None
+    # As the table starts from it (engine.apply.replay): an event an older release logged that these
+    # rules refuse is passed over, and said so at the end.
+    view = state_to_json(replay(events))
     for old in view["rounds"]:
         _describe_round(old["round"], old["score_sheet"], old["deal_records"], old["flags"], old["penalties"], old["result"], out)
         out.write("\n")
@@ -166,6 +164,11 @@ def describe(events: list[dict[str, Any]], out: TextIO) -> dict[str, Any]:
         if deal is not None and deal["phase"] != "over":
             counts = " ".join(f"{s}:{deal['counts'][s]}" for s in SEATS)
             out.write(f"\n进行中 / in progress: 第{deal['no']}副 / deal {deal['no']}, {deal['phase']}, 轮到 / turn {deal['turn']}, 剩余 / cards {counts}\n")
+    for gone in view["not_applied"]:
+        out.write(f"\n按本版本规则不再适用 / does not apply under this release: #{gone['seq'] if gone['seq'] is not None else '?'} {gone['type']}: "
+                  f"{gone['error']}")
+    if view["not_applied"]:
+        out.write("\n")
     out.write(f"\n共 {len(events)} 个事件 / {len(events)} events\n")
     return view
 

@@ -83,3 +83,28 @@ def test_command_line_entry_point(db: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "table_service", "replay", str(db)], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert "第1副 / deal 1" in proc.stdout
+
+
+def test_replay_of_an_older_releases_record_names_what_no_longer_applies(tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """As the table starts from it: the ruling on a flag these rules never raise is passed over and named."""
+    from table_service.store.event_log import EventStore
+
+    logs = json.loads((Path(__file__).with_name("data") / "logs_of_an_older_release.json").read_text(encoding="utf-8"))
+    db = tmp_path / "old.sqlite3"
+    with EventStore(db) as store:
+        for ev in logs["logs"]["call_open_over_deadline_penalised"]:
+            store.append(ev)
+    assert main(["replay", str(db)]) == 0
+    out = capsys.readouterr().out
+    assert "does not apply under this release: #7 penalty_given" in out and "F5" in out
+    # An export edited by hand with an event missing its seq and type is named too, not a traceback.
+    export = tmp_path / "edited.jsonl"
+    assert main(["export", str(db), "-o", str(export)]) == 0
+    lines = export.read_text(encoding="utf-8").splitlines()
+    lines.insert(3, json.dumps({"type": "passed", "data": {"seat": "N"}}))
+    export.write_text("\n".join(lines).replace('"events": 9', '"events": 10') + "\n", encoding="utf-8")
+    capsys.readouterr()
+    assert main(["replay", str(export)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("does not apply under this release") == 2 and "#? passed" in out
