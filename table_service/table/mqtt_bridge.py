@@ -13,7 +13,10 @@ Topics (``<prefix>`` is ``guandan/<event>/<table>``):
 ``<prefix>/state``
     the public state as JSON, **retained**, so a hub that connects late gets the table at once;
 ``<prefix>/events``
-    each public event as JSON, in order (QoS 1, not retained);
+    each public event as JSON, in order (QoS 1, not retained). A restarted table goes on after the
+    last event the broker acknowledged (PUBACK) — kept beside the table's log by
+    :mod:`table_service.table.mqtt_acked`, whose docstring says why — instead of sending its
+    whole public history again; what was never acknowledged goes out again;
 ``<prefix>/status``
     ``{"status": "online"|"offline", ...}``, retained; ``offline`` is also the **last will**, so
     the broker announces a table whose Pi lost power or network.
@@ -35,6 +38,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import socket
 import threading
 import time
@@ -44,6 +48,7 @@ from urllib.parse import quote
 
 import paho.mqtt.client as mqtt
 
+from table_service.table.mqtt_acked import AckedEvents, acked_file_for
 from table_service.views.assignment import set_up_data
 from table_service.views.deck_wire import deck_topic, read_deck_message, read_withdrawal
 from table_service.views.feed import FeedView
@@ -97,6 +102,10 @@ class MqttBridge:
         passes the web app's, so both delay the same way); one is made when ``None``.
     :param username, password: broker credentials (the table's own, from ``event provision``).
     :param ca_file: the event's CA certificate: connect with TLS and check the broker's certificate.
+    :param acked_file: where the acknowledged mark of the ``events`` topic is kept across restarts
+        (:mod:`table_service.table.mqtt_acked`); default: beside the runner's log
+        (``<log>.mqtt-acked.json`` in the table's data folder); a runner without a log file keeps
+        it in memory only.
     :raises ValueError: an event or table id that cannot be a topic segment.
     """
 
@@ -104,7 +113,8 @@ class MqttBridge:
                  table_id: str = "T1", delay_s: float = 0.0, clock: Callable[[], float] | None = None,
                  feed: Any = None, username: str | None = None, password: str | None = None,
                  keepalive: int = 15, qos: int = 1, client_id: str | None = None,
-                 panel_url: str | None = None, ca_file: str | None = None, duplicate: bool = False) -> None:
+                 panel_url: str | None = None, ca_file: str | None = None, duplicate: bool = False,
+                 acked_file: str | os.PathLike[str] | None = None) -> None:
         self.event_id = _segment(event_id, "赛事编号 / event id")
         self.table_id = _segment(table_id, "桌号 / table id")
         self.prefix = f"guandan/{self.event_id}/{self.table_id}"
@@ -117,7 +127,16 @@ class MqttBridge:
         self._connected = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._last_seq = 0
+        if acked_file is None and getattr(runner, "db_path", None) is not None:
+            acked_file = acked_file_for(runner.db_path)
+        self.acked = AckedEvents(acked_file, event_id=self.event_id, table_id=self.table_id,
+                                 broker=f"{host}:{int(port)}")
+        # The events topic goes on after what the broker acknowledged before a restart, not from 0.
+        self._last_seq = self.acked.resume(lambda seq: _log_event(runner, seq))
+        # Held around each publish() and the registration of its id, and around every match of
+        # acknowledgements (publish_due, acked_seq, stop): never taken on paho's thread.
+        self._publish_lock = threading.Lock()
+        self._queue_full = False
         self._last_state_seq: int | None = None
         self.published_events = 0
         self.published_states = 0
@@ -150,6 +169,7 @@ class MqttBridge:
         self.client.max_queued_messages_set(10000)
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
+        self.client.on_publish = self._on_publish
         self.client.message_callback_add(self.topic("assignment"), self._on_assignment)
         self.client.message_callback_add(self.topic("result_ack"), self._on_result_ack)
         self.client.message_callback_add(deck_topic(self.event_id), self._on_deck)
@@ -305,6 +325,10 @@ class MqttBridge:
                 info.wait_for_publish(timeout)
         except (RuntimeError, ValueError) as exc:  # not connected any more: the will covers it
             log.warning("mqtt: could not publish offline status: %s", exc)
+        # The broker answers in order, so the events' PUBACKs came before the status's: save the mark
+        # now, or the next start would send again up to a second's worth of acknowledged events.
+        with self._publish_lock:
+            self.acked.checkpoint(force=True)
         self.client.disconnect()
         self.client.loop_stop()
         if self._own_feed:
@@ -364,12 +388,27 @@ class MqttBridge:
         """Publish the public events not sent yet and, if it changed, the public state.
 
         Returns the number of events published. Events go out even while the broker is away
-        (paho queues QoS 1 messages and sends them on reconnect), so a hub sees every event."""
-        events = self.feed.events(after=self._last_seq)
-        for ev in events:
-            self.client.publish(self.topic("events"), _dumps(ev), qos=self.qos, retain=False)
-            self._last_seq = int(ev["seq"])
-            self.published_events += 1
+        (paho queues QoS 1 messages and sends them on reconnect), so a hub sees every event. An
+        event paho would not queue (its queue of 10,000 full after a long outage) is not counted
+        as sent: it is tried again on the next wake, never skipped. Each event handed to paho is
+        registered with :attr:`acked`, and the acknowledged mark is saved (at most once a second)."""
+        with self._publish_lock:
+            events = self.feed.events(after=self._last_seq)
+            sent = 0
+            for ev in events:
+                info = self.client.publish(self.topic("events"), _dumps(ev), qos=self.qos, retain=False)
+                if info.rc == mqtt.MQTT_ERR_QUEUE_SIZE:
+                    if not self._queue_full:
+                        log.warning("mqtt: 发送队列已满，第 %s 条稍后再发 / paho's queue is full: event %s and "
+                                    "the ones after it wait for the broker", ev["seq"], ev["seq"])
+                    self._queue_full = True
+                    break
+                self._queue_full = False
+                self.acked.sent(ev, info.mid)
+                self._last_seq = int(ev["seq"])
+                self.published_events += 1
+                sent += 1
+            self.acked.checkpoint()
         if self._connected.is_set():
             state = self.feed.state()
             seq = int(state.get("last_seq") or 0)
@@ -379,7 +418,32 @@ class MqttBridge:
             if changed:
                 self.client.publish(self.topic("state"), _dumps(state), qos=self.qos, retain=True)
                 self.published_states += 1
-        return len(events)
+        return sent
+
+    def _on_publish(self, _client: mqtt.Client, _userdata: Any, mid: int, reason_code: Any = None,
+                    _properties: Any = None) -> None:
+        """paho's network thread: the broker acknowledged message ``mid``. Only noted here; the
+        bridge's thread matches it to an event (see :mod:`table_service.table.mqtt_acked`)."""
+        if reason_code is not None and getattr(reason_code, "is_failure", False):
+            log.warning("mqtt: broker answered message %s with %s", mid, reason_code)
+        self.acked.on_publish(mid)
+
+    @property
+    def acked_seq(self) -> int:
+        """The seq up to which the broker acknowledged every public event this bridge published
+        (or the one resumed from the file); 0 when none yet."""
+        with self._publish_lock:  # never between a publish() and its sent() (see mqtt_acked)
+            mark = self.acked.advance()
+        return 0 if mark is None else mark.seq
+
+
+def _log_event(runner: Any, seq: int) -> dict[str, Any] | None:
+    """Event ``seq`` of the runner's log, or None (past its end, or a runner without a log)."""
+    events = getattr(runner, "events", None)
+    if events is None:
+        return None
+    got = events(after=seq - 1)
+    return got[0] if got and int(got[0].get("seq", -1)) == seq else None
 
 
 def announced_panel_url(host: str, port: int, table_id: str, *, broker: str) -> str:
