@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))  # bare_hal, the firmware tests' board
 
 from firmware_bridge.emulator import ScreenEmulator
 from firmware_bridge.link import LinkStatus

@@ -7,6 +7,7 @@ import pathlib
 import subprocess
 
 import pytest
+from bare_hal import BareHal
 
 from firmware_bridge.firmware import seg7
 from firmware_bridge.firmware.controller import Config, Controller, Debouncer, Display
@@ -71,42 +72,6 @@ def test_display_renders_countdown_and_overtime() -> None:
     d.mode, d.seconds, d.start = 3, 5, 0
     assert d.render(2500, diff) == "  -7"
     assert seg7.decode(seg7.encode(d.render(2500, diff))) == "  -7"
-
-
-class BareHal(Hal):
-    """Enough HAL to run the controller without any I/O: records what it writes."""
-
-    def __init__(self) -> None:
-        self.t = 0
-        self.sent = bytearray()
-        self.inbox = bytearray()
-        self.levels = [False] * 12
-        self.outputs: dict[str, bool] = {}
-
-    def ticks_ms(self) -> int:
-        return self.t
-
-    def random_u32(self) -> int:
-        return 0xABCDEF01
-
-    def serial_read(self) -> bytes:
-        data, self.inbox = bytes(self.inbox), bytearray()
-        return data
-
-    def serial_write(self, data: bytes) -> None:
-        self.sent += data
-
-    def read_buttons(self) -> list[bool]:
-        return list(self.levels)
-
-    def write_display(self, seat: int, segments: bytes) -> None:
-        pass
-
-    def set_output(self, name: str, on: bool) -> None:
-        self.outputs[name] = on
-
-    def wait(self, ms: int) -> None:
-        self.t += ms
 
 
 def test_hal_base_lists_what_a_board_must_provide() -> None:

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import struct
 
+from bare_hal import BareHal
+
 from firmware_bridge.emulator import ScreenEmulator
 from firmware_bridge.firmware.controller import Config, Controller
-from firmware_bridge.firmware.hal import Hal
 from firmware_bridge.firmware.wire import (
     BUTTON,
     HELLO,
@@ -60,40 +61,8 @@ def test_the_clock_is_a_tail_an_old_reader_never_sees() -> None:
     assert pack_hello(HelloInfo(1, "1.0.0", HELLO_CONTROLLER, 0xCAFEF00D, 7, 12, 34, 4, "SCREEN-1")) == v1_0_hello()
 
 
-class ClockHal(Hal):
-    """A board with no I/O and a clock the test sets (ms)."""
-
-    def __init__(self, t: int) -> None:
-        self.t = t
-        self.sent = bytearray()
-        self.inbox = bytearray()
-        self.levels = [False] * 12
-
-    def ticks_ms(self) -> int:
-        return self.t
-
-    def random_u32(self) -> int:
-        return 0x1234
-
-    def serial_read(self) -> bytes:
-        data, self.inbox = bytes(self.inbox), bytearray()
-        return data
-
-    def serial_write(self, data: bytes) -> None:
-        self.sent += data
-
-    def read_buttons(self) -> list[bool]:
-        return list(self.levels)
-
-    def write_display(self, seat: int, segments: bytes) -> None:
-        pass
-
-    def set_output(self, name: str, on: bool) -> None:
-        pass
-
-
 def test_the_firmware_sends_in_hello_the_clock_of_its_button_events() -> None:
-    hal = ClockHal(t=1_000_000)  # ticks do not start at 0: the clock is ms since *boot*
+    hal = BareHal(t=1_000_000)  # ticks do not start at 0: the clock is ms since *boot*
     ctrl = Controller(hal, Config())
     hal.t += 5_000
     hal.inbox += encode_frame(HELLO, 0, 0, pack_hello(HelloInfo(1, "host", HELLO_REQUEST, 0x55, 0, 0, 1, 4, "pi")))

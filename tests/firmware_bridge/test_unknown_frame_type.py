@@ -3,10 +3,8 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
+from bare_hal import BareHal
 
 from firmware_bridge.firmware.controller import Config, Controller
 from firmware_bridge.firmware.wire import (
@@ -19,11 +17,6 @@ from firmware_bridge.firmware.wire import (
     pack_hello,
     unpack_error,
 )
-
-_spec = importlib.util.spec_from_file_location("fw_tests", Path(__file__).with_name("test_firmware.py"))
-_mod = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_mod)
-BareHal = _mod.BareHal
 
 
 # 0x20 (BUTTON) and 0x04 (ERROR) are types the controller sends, never takes; 0x7F and 0xFE exist nowhere.
