@@ -86,3 +86,16 @@ def test_a_log_this_release_wrote_passes_nothing_over() -> None:
     stream = list(SelfPlayTable(3).run_deals(3))
     assert state_to_json(replay(stream)) == state_to_json(fold(stream))
     assert state_to_json(replay(stream))["not_applied"] == []
+
+
+def test_the_public_feed_of_an_older_log_passes_over_the_same_events(tmp_path: Path) -> None:
+    from table_service.views.feed import FeedView
+
+    with TableRunner(_table(tmp_path, "call_open_over_deadline_penalised")) as runner:
+        feed = FeedView(runner, delay_s=0, pump_thread=False)
+        try:
+            public = feed.state()
+            assert [p["seat"] for p in public["deal"]["trick"]["plays"]] == ["E", "N", "W"]
+            assert [e["seq"] for e in feed.events()][-1] == 9  # every later public event went out
+        finally:
+            feed.close()
