@@ -137,6 +137,7 @@ class MqttBridge:
         # acknowledgements (publish_due, acked_seq, stop): never taken on paho's thread.
         self._publish_lock = threading.Lock()
         self._queue_full = False
+        self._gap_said = False
         self._last_state_seq: int | None = None
         self.published_events = 0
         self.published_states = 0
@@ -393,6 +394,13 @@ class MqttBridge:
         as sent: it is tried again on the next wake, never skipped. Each event handed to paho is
         registered with :attr:`acked`, and the acknowledged mark is saved (at most once a second)."""
         with self._publish_lock:
+            evicted = int(getattr(self.feed, "evicted_seq", 0) or 0)
+            if self._last_seq < evicted and not self._gap_said:
+                # Never silent: a broker away for longer than the feed keeps (views.feed.PUBLIC_EVENTS_KEPT).
+                log.error("mqtt: 公开事件 %s 之后、%s 之前的部分事件已不在内存中，未能发出 / public events after %s "
+                          "up to %s are no longer held and were not published", self._last_seq, evicted,
+                          self._last_seq, evicted)
+                self._gap_said = True
             events = self.feed.events(after=self._last_seq)
             sent = 0
             for ev in events:

@@ -176,6 +176,11 @@ def _wall_ms() -> float:
     return time.time() * 1000.0
 
 
+#: Public events a feed keeps for :meth:`FeedView.events` (more than a table's day: a round is
+#: ~1,000 events, an event day ≤ 9 rounds).
+PUBLIC_EVENTS_KEPT = 16_384
+
+
 class FeedView:
     """Delayed, filtered public view of one table, with its own SSE broadcaster.
 
@@ -186,11 +191,14 @@ class FeedView:
         service stamps events); tests pass a controllable clock.
     :param pump_thread: run a background thread that publishes events when they fall due; tests
         with a fake clock may turn it off and call :meth:`pump` themselves.
+    :param kept: public events kept for :meth:`events` (the MQTT bridge's catch-up after a broker
+        outage or a restart): a table's whole day is ~10,000 at most, ~400 bytes each. The SSE
+        replay keeps ``buffer`` (each with a public state, so far fewer).
     """
 
     def __init__(self, runner: Any, *, delay_s: float = 0.0, duplicate: bool = False,
                  recent_plays: int = 8, clock: Callable[[], float] | None = None, buffer: int = 4096,
-                 pump_thread: bool = True) -> None:
+                 pump_thread: bool = True, kept: int = PUBLIC_EVENTS_KEPT) -> None:
         self._apply = apply
         self.delay_ms = float(delay_s) * 1000.0
         self.duplicate = duplicate
@@ -213,7 +221,9 @@ class FeedView:
         self._held: tuple[int, Any, tuple[int, int] | None] | None = None  # tentative apply
         self._closed = False
         self._blocked = False  # duplicate mode: waiting for a release
-        self._published: deque[dict] = deque(maxlen=buffer)
+        self._published: deque[dict] = deque(maxlen=max(int(kept), int(buffer)))
+        #: The newest seq that fell out of :attr:`_published` (0: none): a reader behind it missed events.
+        self.evicted_seq = 0
         self.broadcaster = Broadcaster(self._snapshot, buffer)
         # Subscribe first, then read history; events arriving meanwhile are merged by seq.
         self._ready = False
@@ -341,6 +351,8 @@ class FeedView:
                     continue
                 self._public = public_state(new_state, self.recent_plays)
                 stale = False
+                if len(self._published) == self._published.maxlen:
+                    self.evicted_seq = int(self._published[0]["seq"])
                 self._published.append(pub)
                 self.broadcaster.publish(int(ev["seq"]), {"event": pub, "state": self._public}, self._public)
             if stale:
@@ -358,7 +370,8 @@ class FeedView:
             return self._public
 
     def events(self, after: int = 0, limit: int = 1000) -> list[dict]:
-        """Public events published so far with ``seq > after`` (oldest first, at most ``limit``)."""
+        """Public events published so far with ``seq > after`` (oldest first, at most ``limit``).
+        A reader whose ``after`` is below :attr:`evicted_seq` has missed some (it can tell)."""
         self.pump()
         with self._lock:
             out = [ev for ev in self._published if int(ev["seq"]) > after]

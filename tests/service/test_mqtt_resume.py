@@ -370,3 +370,24 @@ def test_the_file_is_written_at_most_once_a_second_and_at_once_on_a_clean_stop(t
     data = json.loads(path.read_text())
     assert {k: data[k] for k in ("version", "event", "table", "broker", "seq", "t_ms", "type")} == \
         {"version": 1, "event": "e", "table": "t", "broker": "b:1", "seq": 3, "t_ms": 1003, "type": "passed"}
+
+
+def test_events_the_feed_no_longer_holds_are_never_skipped_silently(runner: TableRunner,
+                                                                     caplog: pytest.LogCaptureFixture) -> None:
+    """A broker away for longer than the feed keeps public events: the bridge says, in the log, from
+    where to where it could not send (views.feed.PUBLIC_EVENTS_KEPT holds a table's whole day)."""
+    from table_service.views.feed import PUBLIC_EVENTS_KEPT, FeedView
+
+    assert PUBLIC_EVENTS_KEPT >= 10_000
+    seqs = play(runner)
+    feed = FeedView(runner, delay_s=0, buffer=2, kept=2, pump_thread=False)
+    try:
+        assert feed.evicted_seq == seqs[1] and [e["seq"] for e in feed.events()] == seqs[2:]
+        bridge = offline_bridge(runner, feed=feed)
+        with caplog.at_level(logging.ERROR, logger="table_service.table.mqtt_bridge"):
+            assert bridge.publish_due() == 2
+            bridge.publish_due()
+        said = [r.getMessage() for r in caplog.records if "no longer held" in r.getMessage()]
+        assert len(said) == 1 and f"after 0 up to {seqs[1]}" in said[0]
+    finally:
+        feed.close()
