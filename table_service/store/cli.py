@@ -189,6 +189,10 @@ def _cmd_export(args: argparse.Namespace) -> int:
             raise ValueError(f"输出是文件夹 / the output {out_path} is a folder: give a file name")
         if not out_path.parent.is_dir():
             raise ValueError(f"输出文件夹不存在 / the folder of the output {out_path} does not exist")
+        if not _replaceable(out_path):
+            # A typo in -o must not turn the accounts database or another table's log into an export.
+            raise ValueError(f"输出文件已存在且不是比赛记录导出，不覆盖 / the output {out_path} exists and is not a "
+                             "match export: not overwritten (remove it or choose another name)")
         events = read_events(path, include_rejected=args.all)  # read fully before creating the output
         try:
             with out_path.open("w", encoding="utf-8") as fh:
@@ -199,6 +203,24 @@ def _cmd_export(args: argparse.Namespace) -> int:
     else:
         export(path, sys.stdout, include_rejected=args.all)
     return 0
+
+
+def _replaceable(path: Path) -> bool:
+    """Whether ``export -o`` may write over ``path``: nothing there, an empty file, or an earlier export."""
+    try:
+        with path.open("rb") as fh:
+            first = fh.readline(4096)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    if not first.strip():
+        return True
+    try:
+        head = json.loads(first)
+    except ValueError:
+        return False
+    return isinstance(head, dict) and head.get("format") == EXPORT_FORMAT
 
 
 def register(subparsers: Any) -> None:

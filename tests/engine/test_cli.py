@@ -108,3 +108,22 @@ def test_replay_of_an_older_releases_record_names_what_no_longer_applies(tmp_pat
     assert main(["replay", str(export)]) == 0
     out = capsys.readouterr().out
     assert out.count("does not apply under this release") == 2 and "#? passed" in out
+
+
+def test_export_never_writes_over_what_is_not_an_export(db: Path, tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """A typo in -o must not turn the accounts database or another table's log into JSON lines."""
+    other = tmp_path / "users.sqlite3"
+    other.write_bytes(db.read_bytes())
+    notes = tmp_path / "notes.txt"
+    notes.write_text("裁判笔记 / the referee's notes\n", encoding="utf-8")
+    for target in (other, notes):
+        before = target.read_bytes()
+        assert main(["export", str(db), "-o", str(target)]) == 2
+        assert "not overwritten" in capsys.readouterr().err and target.read_bytes() == before
+    out = tmp_path / "round1.jsonl"
+    assert main(["export", str(db), "-o", str(out)]) == 0
+    assert main(["export", str(db), "-o", str(out)]) == 0  # an earlier export is written over
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    assert main(["export", str(db), "-o", str(empty)]) == 0
