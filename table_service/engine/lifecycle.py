@@ -66,6 +66,34 @@ def _check_format(fmt: Any) -> dict[str, Any]:
     return {"kind": "past_a"}
 
 
+def _check_names(players: dict[str, Any], teams: dict[str, Any]) -> None:
+    """Names go to the score sheet, the public feed and the broadcast overlay as they are: each must
+    be text one can print (no control or direction-changing character) and not blank — the hub's own
+    rule for the names in EVENT.toml."""
+    for zh, en, names in (("选手名", "player", players), ("队名", "team", teams)):
+        for key, name in names.items():
+            if not isinstance(name, str) or not name.strip() or not name.isprintable():
+                raise EventRejected(f"{zh}无效（{key}）：须为可打印文字，不可为空 / round_set_up: the {en} name for "
+                                    f"{key} must be printable text, not blank: {name!r}"[:240])
+
+
+#: The keys each form of ``ruleset`` and ``format`` may hold: a key beyond them was logged and then
+#: ignored (``{"preset": "jiangsu", "clock_lead_s": 10}`` set no clock), so it is refused.
+_RULESET_KEYS = frozenset({"preset", "options"})
+_FORMAT_KEYS = {"past_a": frozenset({"kind"}), "deals": frozenset({"kind", "deals"}),
+                "time": frozenset({"kind", "minutes"})}
+
+
+def _check_no_other_keys(ruleset: Any, fmt: Any) -> None:
+    if isinstance(ruleset, dict) and "name" not in ruleset and set(ruleset) - _RULESET_KEYS:
+        extra = sorted(set(ruleset) - _RULESET_KEYS)
+        raise EventRejected(f"规则含未知项 {extra}（选项请放在 options 内）/ round_set_up: ruleset holds unknown keys "
+                            f"{extra} (options go inside 'options')")
+    if isinstance(fmt, dict) and fmt.get("kind") in _FORMAT_KEYS and set(fmt) - _FORMAT_KEYS[fmt["kind"]]:
+        extra = sorted(set(fmt) - _FORMAT_KEYS[fmt["kind"]])
+        raise EventRejected(f"赛制含多余项 {extra} / round_set_up: format {fmt['kind']} does not take {extra}")
+
+
 def on_round_set_up(state: State, ev: dict[str, Any], fx: Effects) -> None:
     """``round_set_up``: players, teams, ruleset and format; archives a finished round."""
     data = ev["data"]
@@ -77,6 +105,12 @@ def on_round_set_up(state: State, ev: dict[str, Any], fx: Effects) -> None:
     teams = data.get("teams") or {"EW": "EW", "NS": "NS"}
     if not isinstance(teams, dict) or set(teams) != {"EW", "NS"}:
         raise EventRejected(f"队伍无效 / round_set_up: teams must be {{EW: …, NS: …}}, got {teams!r}")
+    # Checks added with the engine's generation 2, for rounds stamped with it (an older log holds
+    # rounds set up without them, and must still replay).
+    checked = int(data.get("engine", 1)) >= 2
+    if checked:
+        _check_names(players, teams)
+        _check_no_other_keys(data.get("ruleset"), data.get("format"))
     rules = resolve_ruleset(data.get("ruleset"))
     fmt = _check_format(data.get("format"))
     levels_in = data.get("levels") or {"EW": rules.start_level, "NS": rules.start_level}
@@ -85,9 +119,6 @@ def on_round_set_up(state: State, ev: dict[str, Any], fx: Effects) -> None:
     except (KeyError, TypeError, ValueError) as exc:
         raise EventRejected(f"级数无效 / round_set_up: levels must be {{EW: 2…A, NS: 2…A}} ({exc})") from None
     no = data.get("round", len(state["rounds"]) + (2 if state["round"] is not None else 1))
-    # Refused for a round set up by a release that stamps its generation (the runner does, in ``engine``):
-    # a log written before these checks holds rounds numbered 0, or twice, and must still replay.
-    checked = int(data.get("engine", 1)) >= 2
     if checked and (isinstance(no, bool) or not isinstance(no, int) or not 1 <= no <= 999):
         raise EventRejected(f"轮次无效 / round_set_up: 'round' must be a whole number 1-999, got {no!r}")
     played = [a["round"]["no"] for a in state["rounds"]] + ([state["round"]["no"]] if state["round"] else [])

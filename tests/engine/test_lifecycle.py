@@ -394,3 +394,32 @@ def test_a_miscounted_deal_is_drawn_again() -> None:
     t.play(t.deal["turn"], "3s")
     assert "before the first lead" in t.reject("deal_redrawn", {"reason": "too late"}, role="referee")
     assert t.replay_matches()
+
+
+@pytest.mark.parametrize("change, why", [
+    ({"players": {"E": "a\x00b", "S": "s", "W": "w", "N": "n"}}, "printable"),
+    ({"players": {"E": "a\x1b[31mred", "S": "s", "W": "w", "N": "n"}}, "printable"),
+    ({"players": {"E": " ", "S": "s", "W": "w", "N": "n"}}, "not blank"),
+    ({"players": {"E": "\u202eevil", "S": "s", "W": "w", "N": "n"}}, "printable"),
+    ({"teams": {"EW": "a\nb", "NS": "NS"}}, "printable"),
+    ({"teams": {"EW": "", "NS": "NS"}}, "not blank"),
+    ({"ruleset": {"preset": "jiangsu", "clock_lead_s": 10}}, "unknown keys ['clock_lead_s']"),
+    ({"ruleset": {"preset": "jiangsu", "nosuch": 1}}, "unknown keys"),
+    ({"format": {"kind": "past_a", "deals": 3}}, "does not take ['deals']"),
+    ({"format": {"kind": "deals", "deals": 3, "minutes": 9}}, "does not take ['minutes']"),
+])
+def test_a_round_is_not_set_up_with_what_it_would_log_and_ignore(change: dict, why: str) -> None:
+    """Names reach the score sheet, the feed and the overlay as they are; a ruleset or format key
+    beyond the known ones was logged and then ignored (no 10 s lead clock was ever set)."""
+    t = Table(fmt={"kind": "deals", "deals": 1})
+    t.first_deal("E", ONE_EACH)
+    t.finish_in_order(["E", "W", "N", "S"])
+    data = {"players": t.state["round"]["players"], "engine": ENGINE_GENERATION, **change}
+    assert why in t.reject("round_set_up", data, role="referee")
+    # A log written before the stamp may hold such a round: it replays as it was played.
+    unstamped = {k: v for k, v in data.items() if k != "engine"}
+    assert fold([*t.events, t.event("round_set_up", unstamped, role="referee") | {"seq": t.state["last_seq"] + 1}])
+    ok = {"players": {"E": "张伟", "S": "Li Na", "W": "O'Brien", "N": "赵敏"}, "teams": {"EW": "南京一队", "NS": "NS"},
+          "ruleset": {"preset": "jiangsu", "options": {"clock_lead_s": 40}}, "format": {"kind": "deals", "deals": 2}}
+    t.do("round_set_up", {**ok, "engine": ENGINE_GENERATION}, role="referee")
+    assert t.state["round"]["players"]["E"] == "张伟"
