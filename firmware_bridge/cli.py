@@ -8,6 +8,7 @@ from stdin: ``press E report``, ``unplug``, ``replug``, ``reboot``, ``show``, ``
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import threading
 from pathlib import Path
@@ -30,9 +31,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--protocol-version", type=int, default=PROTOCOL_VERSION,
                    help="protocol version the emulated firmware speaks (to try a mismatch)")
     p.add_argument("--heartbeat-ms", type=int, default=1000, help="heartbeat interval of the firmware")
-    p.add_argument("--duration", type=float, default=None, help="exit after this many seconds")
+    p.add_argument("--duration", type=_duration, default=None,
+                   help="运行秒数后退出 / exit after this many seconds (0 < s ≤ 86400)")
     p.add_argument("--interactive", action="store_true", help="read control commands from stdin")
     p.set_defaults(func=run_emulate_screen)
+
+
+def _duration(value: str) -> float:
+    """Seconds to run: a positive finite number (``-1`` or ``nan`` ran for no time and exited 0)."""
+    try:
+        v = float(value)
+    except ValueError:
+        v = math.nan
+    if not 0 < v <= 86400:
+        raise argparse.ArgumentTypeError(f"须为 0 到 86400 之间的秒数 / must be seconds in (0, 86400]: {value}")
+    return v
 
 
 def _show(emu) -> str:

@@ -15,6 +15,7 @@ import signal
 import sys
 import threading
 from collections.abc import Sequence
+from typing import NoReturn
 
 #: Modules that contribute sub-commands, in the order they appear in ``--help``.
 COMMAND_MODULES: tuple[str, ...] = (
@@ -30,9 +31,31 @@ COMMAND_MODULES: tuple[str, ...] = (
 )
 
 
+#: The Chinese for argparse's own usage errors (its words are English), by the start of its message.
+_USAGE_ZH: tuple[tuple[str, str], ...] = (
+    ("the following arguments are required", "缺少必需的参数"),
+    ("unrecognized arguments", "无法识别的参数"),
+    ("invalid choice", "无效的选项"),
+    ("expected one argument", "该选项需要一个值"),
+    ("invalid ", "值无效"),
+    ("not allowed with argument", "两个选项不能同时使用"),
+)
+
+
+class BilingualParser(argparse.ArgumentParser):
+    """argparse, with its usage errors said in Chinese first: referees and organisers read the
+    command's errors as they read every other message of the table (one line, Chinese / English)."""
+
+    def error(self, message: str) -> NoReturn:
+        said = message.split(": ", 1)[1] if message.startswith("argument ") and ": " in message else message
+        zh = next((z for en, z in _USAGE_ZH if said.startswith(en)), "命令行参数有误")
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: 错误 / error: {zh} / {message}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Build the argument parser with every available sub-command registered."""
-    parser = argparse.ArgumentParser(
+    parser = BilingualParser(
         prog="guandan-table",
         description="掼蛋比赛裁判桌 / Officiated Guandan competition table",
     )

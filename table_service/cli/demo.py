@@ -22,8 +22,17 @@ from table_service.demo.scorecard import format_summary
 from table_service.demo.table_demo import Demo
 
 
+def _number(value: str, kind: type[int] | type[float] = float) -> float:
+    """``value`` as a number, or the bilingual usage error (argparse would name the checking function)."""
+    try:
+        return kind(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"须为{'整数' if kind is int else '数'} / must be "
+                                         f"{'a whole number' if kind is int else 'a number'}: {value}") from None
+
+
 def _positive(value: str) -> float:
-    v = float(value)
+    v = _number(value)
     if not (v > 0 and math.isfinite(v)) or v > 1000:
         raise argparse.ArgumentTypeError(f"须为 0–1000 的正数 / must be a positive number up to 1000: {value}")
     return v
@@ -59,7 +68,7 @@ def _check_data_folder(data: str | None, design: str, speed: float) -> None:
 
 
 def _rate(value: str) -> float:
-    v = float(value)
+    v = _number(value)
     if not 0.0 <= v <= 1.0:
         raise argparse.ArgumentTypeError(f"须在 0 到 1 之间 / must be within 0..1: {value}")
     return v
@@ -81,7 +90,7 @@ DEFAULT_REFEREE_PAUSE_S = 8.0
 
 
 def _deals(value: str) -> int:
-    v = int(value)
+    v = int(_number(value, int))
     if v < 1:
         raise argparse.ArgumentTypeError(f"至少一副 / at least one deal: {value}")
     return v
@@ -242,7 +251,7 @@ def run_event_demo_cli(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     seed = args.seed if args.seed is not None else int(time.time()) % 100000
-    rounds = int(getattr(args, "rounds", None) or 3)
+    rounds = int(getattr(args, "rounds", 3))
     if not 2 <= rounds <= 9:
         raise ValueError(f"轮数须在 2 到 9 之间 / --rounds must be 2-9, got {rounds}")
     if args.headless and args.referee == "human":

@@ -1,0 +1,29 @@
+"""The command's own usage errors are said as every other message is: Chinese first, one line, exit 2."""
+
+from __future__ import annotations
+
+import pytest
+
+from table_service.cli import main
+
+
+@pytest.mark.parametrize("argv, zh", [
+    (["user", "add"], "缺少必需的参数"),
+    (["nosuch"], "无效的选项"),
+    (["demo", "--nosuch"], "无法识别的参数"),
+    (["demo", "--deals", "x"], "须为整数"),
+    (["demo", "--speed", "nan"], "须为 0–1000 的正数"),
+    (["emulate-screen", "--duration", "-1"], "须为 0 到 86400 之间的秒数"),
+    (["emulate-screen", "--duration", "nan"], "须为 0 到 86400 之间的秒数"),
+])
+def test_a_usage_error_is_chinese_first(argv: list[str], zh: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "错误 / error:" in err and zh in err and "Traceback" not in err
+
+
+def test_the_event_demo_refuses_zero_rounds_instead_of_playing_three(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--tables", "2", "--rounds", "0", "--headless"]) == 2
+    assert "--rounds must be 2-9, got 0" in capsys.readouterr().err
