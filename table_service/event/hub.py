@@ -72,6 +72,13 @@ class HubService:
             # The broker's password is deployment, not event state: it stays out of the hub's log.
             logged = {**cfg, "mqtt": {k: v for k, v in (cfg.get("mqtt") or {}).items() if k != "password"}}
             self._commit("event_loaded", {"config": logged}, actor="EVENT.toml", role="chief")
+        elif self.core.cfg["event"]["id"] != (cfg.get("event") or {}).get("id"):
+            # Another event's folder: serving the logged event under this file's name would send the
+            # wrong event's draws to the tables, and the banner would name the other.
+            raise ValueError(f"数据文件夹 {self.data_dir} 属于赛事 {self.core.cfg['event']['id']!r}，EVENT.toml 是赛事 "
+                             f"{(cfg.get('event') or {}).get('id')!r}：请用该赛事自己的文件夹 / the data folder "
+                             f"{self.data_dir} holds event {self.core.cfg['event']['id']!r} (drawn already), "
+                             f"EVENT.toml is event {(cfg.get('event') or {}).get('id')!r}: give each event its own folder")
         elif _event_part(self.core.loaded_cfg) != _event_part(cfg):
             self.config_note = ("EVENT.toml 已改动，但已有编排：沿用日志中的配置 / EVENT.toml changed after the first "
                                 "draw: the logged configuration stays in force")

@@ -344,3 +344,18 @@ def test_a_damaged_hub_log_is_refused_by_the_hub_and_by_export(tmp_path: Path,
     assert main(["event", "export", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert "is damaged" in err and str(db) in err and "not a hub event log" not in err
+
+
+def test_another_events_folder_is_refused_once_drawn(tmp_path: Path) -> None:
+    """EVENT.toml of event "y" over the folder of event "x" after its first draw: refused in words
+    (it served x's draws under y's name); before the first draw the file may still change, id and all."""
+    hub = HubService(event_cfg(id="x"), tmp_path, connect=False)
+    hub.stop()
+    renamed = HubService(event_cfg(id="x2"), tmp_path, connect=False)  # no draw yet: the file wins
+    assert renamed.event_id == "x2"
+    renamed.draw_next("org", "referee")
+    renamed.stop()
+    with pytest.raises(ValueError, match="holds event 'x2'.*EVENT.toml is event 'y'"):
+        HubService(event_cfg(id="y"), tmp_path, connect=False)
+    again = HubService(event_cfg(id="x2"), tmp_path, connect=False)
+    assert again.event_id == "x2" and again.core.draws
