@@ -21,9 +21,9 @@ import json
 from typing import Any
 from urllib.parse import quote, urlsplit
 
-from table_service.event.model import EventInputError, no_duplicate_keys, parse_result
+from table_service.event.model import EventInputError, parse_result
 from table_service.views.deck_wire import SHA256_RE
-from table_service.views.wire import SEGMENT_RE
+from table_service.views.wire import SEGMENT_RE, no_duplicate_keys
 
 #: The largest payload read at all (a summary is ~400 bytes, a result ~250).
 MAX_PAYLOAD = 16 * 1024

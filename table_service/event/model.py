@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from table_service.rules.scoring import PENALTY_LOSS_GAP
+from table_service.views.wire import no_duplicate_keys
 
 #: The hub's form limits (its pages, its OpenAPI description and EVENT.toml read these):
 #: the longest free text a form field takes (appeal text, correction reason, decision note),
@@ -222,16 +223,6 @@ def _other_room(a: Result, b: Result) -> bool:
 def _table_key(table: str) -> tuple[int, str]:
     # ASCII digits only: "²".isdigit() is true, and int("²") raises
     return (int(table), "") if table.isascii() and table.isdigit() else (1 << 30, table)
-
-
-def no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """A key given twice is refused: ``json.loads`` would keep the last one silently."""
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"字段重复 {key!r} / field {key!r} given twice")
-        out[key] = value
-    return out
 
 
 def parse_results_text(text: str, name: str = "RESULTS", *, duplicate: bool = False) -> list[Result]:

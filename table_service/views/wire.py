@@ -20,6 +20,17 @@ SEGMENT_RE = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
 _HOST_RE = re.compile(r"[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*")
 
 
+def no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads``'s ``object_pairs_hook``: a key given twice is refused (``json.loads`` would keep
+    the last one silently), for a RESULTS line, an MQTT message and a panel action alike."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"字段重复 {key!r} / field {key!r} given twice")
+        out[key] = value
+    return out
+
+
 def is_host(text: object) -> bool:
     """Whether ``text`` names a host a client can reach: an IP address or a host name. One rule for
     the broker in EVENT.toml and table.toml, the panel's address, and ``event provision``'s

@@ -19,6 +19,7 @@ from table_service.engine.events import check_data
 from table_service.engine.roles import ACTION_ROLES, required_role, rules_in_force
 from table_service.store.event_log import is_utf8_text
 from table_service.views.fanout import parse_last_event_id
+from table_service.views.wire import no_duplicate_keys
 
 from . import users
 from .auth import require_role
@@ -36,7 +37,7 @@ def _json_body() -> dict:
                                "(Content-Type: application/json)")
     raw = request.get_data(cache=True)
     try:
-        body = json.loads(raw)
+        body = json.loads(raw, object_pairs_hook=no_duplicate_keys)
     except RecursionError:
         abort(400, description="JSON 嵌套过深 / the JSON body is nested too deeply")
     except ValueError as exc:  # UnicodeDecodeError included

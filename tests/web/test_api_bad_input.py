@@ -172,3 +172,17 @@ def test_routing_errors_are_in_chinese_first(make_app, runner, h):
     assert resp.status_code == 405 and resp.get_json()["error"].startswith("不支持该方法")
     resp = client.get("/api/no/such/thing")
     assert resp.status_code == 404 and resp.get_json()["error"].startswith("没有该页面")
+
+
+@pytest.mark.parametrize("raw", [
+    '{"type": "passed", "type": "penalty_given", "data": {"seat": "E"}}',
+    '{"type": "passed", "data": {"seat": "E", "seat": "S"}}',
+])
+def test_a_key_given_twice_is_400_not_the_last_one_silently(client, h, runner, raw):
+    """As the hub refuses it in a RESULTS line or an MQTT message (one rule: views.wire.no_duplicate_keys)."""
+    h.login(client, "chen")
+    h.setup_deal(runner)
+    before = h.logged_rows(runner)
+    resp = _post_raw(client, h, raw)
+    assert resp.status_code == 400 and "given twice" in resp.get_json()["error"]
+    assert h.logged_rows(runner) == before
