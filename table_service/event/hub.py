@@ -32,6 +32,7 @@ from table_service.event.mqtt import HubMqtt, Message
 from table_service.event.store import HubStore
 from table_service.event.web import serve_hub
 from table_service.views.deck_wire import deck_message, sha256_hex, withdrawal_message
+from table_service.web.secret_key import kept_secret_key
 
 log = logging.getLogger(__name__)
 
@@ -508,7 +509,9 @@ def run_hub_command(args: argparse.Namespace) -> int:
     host = args.host or cfg["hub"]["host"]
     port = cfg["hub"]["port"] if args.port is None else args.port
     try:
-        handle = serve_hub(hub, host=host, port=port, users_db=str(data / "web-users.sqlite3"))
+        # A restarted hub keeps its chiefs and referees logged in (web/secret_key.py says why).
+        handle = serve_hub(hub, host=host, port=port, users_db=str(data / "web-users.sqlite3"),
+                           secret_key=kept_secret_key(data))
     except OSError as exc:
         hub.stop()
         raise ValueError(f"无法启动网页（端口 {port} 被占用？）/ cannot serve on port {port}: {exc}") from exc

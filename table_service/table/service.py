@@ -45,6 +45,7 @@ from table_service.table.ticker import run_ticker
 from table_service.views.camera_note import camera_noted
 from table_service.web.app import create_app
 from table_service.web.config import build as build_web_settings
+from table_service.web.secret_key import kept_secret_key
 from table_service.web.server import serve
 from table_service.web.tables import attach_table, web_state
 
@@ -196,8 +197,10 @@ class TableService:
             settings["FEED_DELAY_S"] = float(web["feed_delay_s"])
         if "duplicate" in web:
             settings["FEED_DUPLICATE"] = bool(web["duplicate"])
-        if web.get("secret_key"):
-            settings["SECRET_KEY"] = web["secret_key"]
+        # A restart keeps the referees logged in: the key is kept in the data folder when table.toml names none.
+        key = web.get("secret_key") or kept_secret_key(self.config.data_dir)
+        if key:
+            settings["SECRET_KEY"] = key
         return settings
 
     def _start_web(self) -> None:

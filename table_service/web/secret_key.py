@@ -1,0 +1,48 @@
+"""The key that signs the panel's session cookies, kept in the data folder so a restart keeps everyone logged in.
+
+Why: without ``[web] secret_key`` the app drew a new random key at every start, so a Pi rebooted
+mid-round (or a hub restarted) logged every referee out and a form left open answered "CSRF token
+missing or invalid", its typed result lost. The key is drawn once, written owner-only beside the
+users database, and read back at each start. A key in ``table.toml`` still wins.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+from pathlib import Path
+
+#: The file name, in the folder of the service's data.
+SECRET_KEY_FILE = "web-secret.key"
+
+log = logging.getLogger(__name__)
+
+
+def kept_secret_key(folder: str | Path) -> str | None:
+    """The key kept in ``folder`` (drawn and written there on first use); None when the folder
+    cannot hold it (logged: the app then draws a key for this run, as before)."""
+    path = Path(folder) / SECRET_KEY_FILE
+    try:
+        key = path.read_text(encoding="ascii").strip()
+        if len(key) >= 32:
+            return key
+        log.warning("session key file %s is too short: a new one is drawn", path)
+    except FileNotFoundError:
+        pass
+    except (OSError, UnicodeDecodeError) as exc:
+        log.warning("session key file %s unreadable (%s): a new one is drawn", path, exc)
+    key = secrets.token_hex(32)
+    tmp = path.with_name(f"{SECRET_KEY_FILE}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="ascii") as f:
+            f.write(key + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        log.warning("session key not kept in %s (%s): logins end when the service restarts", path, exc)
+        return None
+    return key
