@@ -75,6 +75,11 @@ def require_role(role: str) -> Callable[[F], F]:
             if g.user is None:
                 if _wants_json():
                     abort(401, description="请先登录 / login required")
+                if request.method not in ("GET", "HEAD"):
+                    # A form sent after the login ended (a page left open overnight): it was not
+                    # done. Back to the page it came from, saying so — following the form's own URL
+                    # after login would GET an action and answer 405.
+                    return redirect(url_for("auth.login", next=_page_of_referrer(), ended="1"))
                 return redirect(url_for("auth.login", next=request.full_path.rstrip("?")))
             if not g.user.can(role):
                 abort(403, description=f"权限不足，需要 {users.ROLE_NAMES[role]} / requires role {role}")
@@ -83,6 +88,14 @@ def require_role(role: str) -> Callable[[F], F]:
         return wrapped  # type: ignore[return-value]
 
     return decorate
+
+
+def _page_of_referrer() -> str:
+    """The path of the page a form was sent from, when it is one of this site's (else the index)."""
+    ref = urlsplit(request.referrer or "")
+    if ref.netloc == request.host and ref.path.startswith("/"):
+        return ref.path + (f"?{ref.query}" if ref.query else "")
+    return url_for("panel.index")
 
 
 def _safe_next(target: str | None) -> str:
@@ -132,6 +145,8 @@ def login() -> Any:
                 return redirect(_safe_next(request.args.get("next") or request.form.get("next")))
         if _wants_json():
             return jsonify(error=error), status, headers
+    if error is None and request.args.get("ended") == "1":
+        error = tr("login_ended_action")
     return render_template("login.html", error=error, next=request.args.get("next", "")), status, headers
 
 

@@ -49,6 +49,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     "logout": ("退出", "Log out"),
     "username": ("用户名", "User name"),
     "password": ("密码", "Password"),
+    "login_ended_action": ("登录已过期，刚才的操作未执行：请登录后再做一次 / your login had ended and the action was "
+                           "not done: log in, then do it again", "Your login had ended and the action was not done: "
+                           "log in, then do it again"),
     "login_failed": ("用户名或密码错误 / wrong user name or password", "Wrong user name or password"),
     "login_locked": ("登录失败次数过多，请 {s} 秒后再试 / too many failed logins, retry in {s} s",
                      "Too many failed logins, retry in {s} s"),

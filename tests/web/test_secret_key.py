@@ -52,3 +52,29 @@ def test_the_table_service_keeps_it_unless_table_toml_names_one(tmp_path: Path) 
     assert one == two == (tmp_path / "data" / SECRET_KEY_FILE).read_text().strip()
     named = parse_service_config({**base, "web": {"secret_key": "k" * 40}})
     assert TableService(named, web=False, mqtt=False)._web_settings()["SECRET_KEY"] == "k" * 40
+
+
+def test_a_form_sent_after_the_login_ended_goes_back_to_its_page_saying_it_was_not_done(client, h, users_db) -> None:
+    """Not to the form's own URL after login (a GET of an action: 405, the action lost unsaid)."""
+    from table_service.web import users
+
+    h.login(client, "chen")
+    conn = users.connect(users_db)
+    users.close_sessions(conn, "chen")  # the login ends: a page left open overnight
+    conn.close()
+    token = h.csrf_of(client)
+    res = client.post("/accounts/add", data={"csrf_token": token, "name": "newref", "role": "referee",
+                                             "password": "long-enough-1"},
+                      headers={"Referer": "http://localhost/accounts/"})
+    assert res.status_code == 302
+    location = res.headers["Location"]
+    assert "/auth/login" in location and "next=/accounts/" in location and "ended=1" in location
+    page = client.get(location).get_data(as_text=True)
+    assert "刚才的操作未执行" in page
+    conn = users.connect(users_db)
+    assert users.get_user(conn, "newref") is None  # it was not done
+    conn.close()
+    # The login form carries the page on: logging in lands there.
+    after = client.post(location, data={"username": "chen", "password": "correct-horse-9",
+                                        "csrf_token": h.csrf_of(client)})
+    assert after.status_code == 302 and after.headers["Location"].endswith("/accounts/")
