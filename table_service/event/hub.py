@@ -291,19 +291,20 @@ class HubService:
             # Acknowledged again as accepted: a table that sends its result twice (reconnect, QoS 1
             # redelivery) must not see its retained "accepted" turn into something else.
             self.duplicates += 1
-            return {"result_id": rid, "status": "accepted", "duplicate": True}
+            return {"result_id": rid, "status": "accepted", "round": line["round"], "duplicate": True}
         if verdict == "refuse":
             # Against every refusal ever logged (not the chief's list, which forgets cleared ones):
             # a redelivery is never a second entry nor a second fault.
             if (table, refusal_id) in self.core.refused_ids or ("refused", table, refusal_id) in pending:
                 self.duplicates += 1
-                return {"result_id": rid, "status": "refused", "reason": reason}
+                return {"result_id": rid, "status": "refused", "round": line["round"], "reason": reason}
             pending.add(("refused", table, refusal_id))
             applied.append(self.store.append("result_refused", {
                 "table": table, "result_id": refusal_id, "reason": reason, "result": line,
                 "received_ms": now}, t_ms=now, actor=f"table:{table}", role=None))
             log.warning("hub: result from table %s refused: %s", table, reason)
-            return {"result_id": rid, "status": "refused", "reason": reason}
+            # The round goes with every answer: the table shows it under that round's card only.
+            return {"result_id": rid, "status": "refused", "round": line["round"], "reason": reason}
 
         clean = parse_result(line).to_dict()
         ev = self.store.append("result_recorded", {"result": clean, "source": "table", "result_id": rid,

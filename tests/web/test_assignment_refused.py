@@ -61,3 +61,22 @@ def test_the_table_keeps_the_assignment_it_had() -> None:
     bad = json.dumps(BAD["players a list"]).encode()
     bridge._on_assignment(None, None, SimpleNamespace(topic="guandan/ev/1/assignment", payload=bad))
     assert bridge.assignment == GOOD
+
+
+@pytest.mark.parametrize("ack, shown", [
+    ({"result_id": "r1-s9", "status": "refused", "reason": "队伍与编排不符 / teams differ"}, False),  # an older hub
+    ({"result_id": "r1-s9", "status": "refused", "round": 1, "reason": "x"}, False),
+    ({"result_id": "r2-s40", "status": "accepted", "round": 2, "hub_seq": 7}, True),
+    ({"result_id": "r2-s40", "status": "refused", "reason": "x"}, True),
+])
+def test_the_hubs_answer_shows_under_its_own_rounds_card_only(make_app, runner, h, ack: dict, shown: bool) -> None:
+    """Round 1's refusal stayed under round 2's card ("成绩: 赛事中心拒收" while round 2 was playing)."""
+    from table_service.web.tables import web_state
+
+    app = make_app(TABLES={"1": runner})
+    web_state(app).tables["1"].hub_link = SimpleNamespace(assignment={**GOOD, "round": 2}, result_ack=ack,
+                                                           is_connected=True)
+    client = app.test_client()
+    h.login(client, "rita")
+    body = client.get("/api/tables/1/assignment").get_json()
+    assert (body["result_ack"] == ack) if shown else body["result_ack"] is None
