@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 
-from flask import Flask, current_app, jsonify, render_template, request
+from flask import Flask, current_app, has_request_context, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from . import accounts, api, assignment, auth, broadcast, camera, enroll, panel
@@ -86,10 +86,22 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, config_file: str
 
 
 #: Our words for werkzeug's own (English-only) errors: a route not found, a method not allowed, a
-#: body too large (``{kib}``: the app's limit), said when the code gave no message of its own.
+#: body too large (``{kib}``: the limit that applied to this request), said when the code gave no
+#: message of its own.
 PLAIN_ERRORS = {400: "请求无效 / bad request", 404: "没有该页面或资源 / no such page or resource",
                 405: "不支持该方法 / method not allowed",
                 413: "请求内容过大（最多 {kib} KiB）/ request body too large (at most {kib} KiB)"}
+#: A 413 when no byte limit is known (raised by code, no limit set): no number rather than a wrong one.
+TOO_LARGE_NO_LIMIT = "请求内容过大 / request body too large"
+
+
+def _body_limit() -> int | None:
+    """The body limit that applied: the request's own (a route may set a larger one, as the hub's deck
+    upload does through ``request.max_content_length``), else the app's ``MAX_CONTENT_LENGTH``.
+    Naming the app's limit for a route with its own told an organiser a 4 MiB deck must fit 64 KiB."""
+    if has_request_context():
+        return request.max_content_length
+    return current_app.config.get("MAX_CONTENT_LENGTH") if current_app else None
 
 
 def plain_message(exc: HTTPException) -> str:
@@ -97,5 +109,8 @@ def plain_message(exc: HTTPException) -> str:
     code = exc.code or 500
     message = exc.description or exc.name
     if message == type(exc).description and code in PLAIN_ERRORS:
-        message = PLAIN_ERRORS[code].format(kib=int(current_app.config.get("MAX_CONTENT_LENGTH") or 0) // 1024)
+        if code == 413:
+            limit = _body_limit()
+            return PLAIN_ERRORS[413].format(kib=int(limit) // 1024) if limit else TOO_LARGE_NO_LIMIT
+        message = PLAIN_ERRORS[code]
     return message

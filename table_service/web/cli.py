@@ -20,10 +20,22 @@ def _db_path(args: argparse.Namespace) -> str:
 
 
 def _password(args: argparse.Namespace) -> str:
+    """The new password from stdin (``--password-stdin``) or typed twice at the terminal, checked by
+    :func:`users.check_password` (the accounts page's rule: 8 to :data:`users.MAX_PASSWORD` characters).
+
+    :raises ValueError: not UTF-8, no terminal, the two differ, too short or too long.
+    """
     if args.password_stdin:
-        line = sys.stdin.readline().rstrip("\r\n")
+        # Keep no more than a too-long password needs to be seen as too long (a 5 MB line was taken);
+        # the rest of the line is read and dropped, so the program writing it gets no broken pipe.
+        line = sys.stdin.readline(users.MAX_PASSWORD + 3)
+        rest = line
+        while rest and not rest.endswith("\n"):
+            rest = sys.stdin.readline(64 * 1024)
+        line = line.rstrip("\r\n")
         if not is_utf8_text(line):  # bytes that are not UTF-8 arrive as surrogates
             raise ValueError("密码须为 UTF-8 文本 / the password on stdin is not UTF-8 text")
+        users.check_password(line)
         return line
     if not sys.stdin.isatty():
         raise ValueError("无终端，请用 --password-stdin / no terminal: use --password-stdin")
@@ -31,13 +43,18 @@ def _password(args: argparse.Namespace) -> str:
     second = getpass.getpass("再次输入 / repeat: ")
     if first != second:
         raise ValueError("两次输入的密码不一致 / the passwords differ")
+    users.check_password(first)
     return first
 
 
 def cmd_add(args: argparse.Namespace) -> int:
+    """Add an account; the name and password are checked before the database is opened, so a refused
+    one creates no file."""
+    users.check_name(args.name)
+    password = _password(args)
     conn = users.connect(_db_path(args))
     try:
-        user = users.add_user(conn, args.name, _password(args), args.role)
+        user = users.add_user(conn, args.name, password, args.role)
     finally:
         conn.close()
     print(f"已添加 / added: {user.name} ({users.ROLE_NAMES[user.role]})")

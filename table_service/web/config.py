@@ -4,7 +4,9 @@ Settings come, in increasing priority, from the defaults below, a TOML file (``G
 or the ``config_file`` argument), environment variables ``GUANDAN_WEB_<KEY>`` and finally the
 mapping a caller passes to :func:`table_service.web.app.create_app` (tests). A typo in a key name is an
 error, not a silently ignored setting: a referee who sets ``FEED_DELAY_SECOND = 600`` must not get a
-live, undelayed broadcast.
+live, undelayed broadcast. So is a value out of its range (:data:`RANGES`, :data:`CHOICES`, why for
+each bound beside it): a setting the app cannot work with stops it at start, naming the key and
+what it allows, rather than answering 500 at the first login or turning a guard off.
 """
 
 from __future__ import annotations
@@ -59,10 +61,61 @@ DEFAULTS: dict[str, Any] = {
     "MAX_CONTENT_LENGTH": 64 * 1024,
 }
 
-_BOOL_KEYS = {"FEED_DUPLICATE", "SESSION_COOKIE_SECURE", "TESTING", "DEBUG"}
+_BOOL_KEYS = {"FEED_DUPLICATE", "SESSION_COOKIE_SECURE", "TESTING", "DEBUG", "WTF_CSRF_ENABLED"}
 _FLOAT_KEYS = {"FEED_DELAY_S", "LOGIN_WINDOW_S", "SSE_HEARTBEAT_S", "ACTION_WAIT_S"}
 _INT_KEYS = {"FEED_RECENT_PLAYS", "LOGIN_MAX_FAILURES", "SSE_BUFFER", "SERVER_THREADS", "FEED_MAX_STREAMS",
              "SSE_BUFFER_BYTES", "MAX_CONTENT_LENGTH"}
+
+#: Allowed range of every number setting, both ends included: key -> (low, high, unit, what it is
+#: in Chinese). A value the validator passes must be one the app works with: out of range, the
+#: settings used to be taken and then fail at the first login (500), turn a guard off without a word,
+#: or spin a thread. ``FEED_MAX_STREAMS`` is checked against ``SERVER_THREADS`` (below it) instead.
+RANGES: dict[str, tuple[float, float, str, str]] = {
+    # 0: live broadcast. Above an hour the public sees a deal long after the hall did and the feed
+    # holds an hour of the table's events in memory; a larger number is minutes typed as seconds.
+    "FEED_DELAY_S": (0.0, 3600.0, "s", "直播延时"),
+    # 0: the public state lists no recent plays (negative ones listed the wrong plays: ``[-(-1):]``).
+    # 100 is more than a deal's worth an overlay can show; every public message carries the list,
+    # and ``SSE_BUFFER`` of them are kept, so 10^8 would only cost memory.
+    "FEED_RECENT_PLAYS": (0, 100, "", "公开的最近出牌数"),
+    # At least 1: 0 or fewer crashed every login (500), there being no failure to count back to.
+    # At most 100 per name (400 per address) per window: more is not a limit on guessing any more.
+    "LOGIN_MAX_FAILURES": (1, 100, "", "登录失败次数上限"),
+    # At least 10 s: 0 or a negative window forgot each failure at once and so turned the limiter
+    # off without a word; under ten seconds a lock-out lasts no longer than typing the next guess.
+    # At most a day: a referee who mistyped is never locked out past the event day.
+    "LOGIN_WINDOW_S": (10.0, 86400.0, "s", "登录失败计数窗口"),
+    # At least 0.1 s: 0 or a negative interval sends keep-alives in a busy loop, a thread per stream
+    # at full speed. At most 10 minutes: a tablet that vanished (no close) is noticed only at the next
+    # keep-alive and holds its worker thread until then, and proxies drop quieter connections anyway.
+    "SSE_HEARTBEAT_S": (0.1, 600.0, "s", "推送心跳间隔"),
+    # At least 1 message (fewer was silently taken as 1). At most 65,536: the public feed keeps this
+    # many public states per table, not capped by SSE_BUFFER_BYTES, on a Pi with a few GiB.
+    "SSE_BUFFER": (1, 65536, "", "推送缓存条数"),
+    # At least 64 KiB (a panel message carries the full table state; less keeps only the last one).
+    # At most 256 MiB per table: more than a Pi can spare for resuming streams.
+    "SSE_BUFFER_BYTES": (64 * 1024, 256 * 1024 * 1024, "bytes", "推送缓存字节数"),
+    # At least 4: the panel needs a request thread beside its own stream, and referees a free worker
+    # beside the feed's streams. At most 1,000: each is an OS thread with its own stack.
+    "SERVER_THREADS": (4, 1000, "", "服务线程数"),
+    # At least 0.1 s: at 0 every action is answered 202 "pending" though the engine decides in
+    # milliseconds, so a referee never sees a refusal. At most a minute: the tap hangs that long and
+    # holds a worker thread; 1e300 overflowed the wait itself (500).
+    "ACTION_WAIT_S": (0.1, 60.0, "s", "操作等待裁决秒数"),
+    # At least 1 KiB: a login form or a referee's action must fit. At most 64 MiB: the body is read
+    # into memory before it is checked (the hub's deck upload has its own, larger limit).
+    "MAX_CONTENT_LENGTH": (1024, 64 * 1024 * 1024, "bytes", "请求体上限"),
+}
+#: Settings with one of a few text values: key -> the values.
+CHOICES: dict[str, tuple[str, ...]] = {
+    # Not "None": the cookie would then go along with cross-site requests (the CSRF token still
+    # guards them, but nothing needs it); Lax, not Strict, is explained in DEFAULTS.
+    "SESSION_COOKIE_SAMESITE": ("Strict", "Lax"),
+    # The two languages the panel has strings for.
+    "DEFAULT_LANG": ("zh", "en"),
+}
+_UNITS = {"s": ("秒", " s"), "bytes": ("字节", " bytes"), "": ("", "")}
+
 #: Keys accepted besides DEFAULTS (Flask's own, and objects passed in by the service or tests).
 _EXTRA_KEYS = {"TESTING", "DEBUG", "TABLES", "FEED_CLOCK", "SERVER_NAME", "WTF_CSRF_ENABLED"}
 
@@ -75,6 +128,8 @@ class ConfigError(ValueError):
 
 def _coerce(key: str, value: Any) -> Any:
     """Turn a value from TOML or the environment into the type the key needs, or raise."""
+    if key == "USERS_DB" and isinstance(value, os.PathLike):
+        value = os.fspath(value)  # a pathlib.Path from a caller is a path as much as text is
     try:
         if key in _BOOL_KEYS:
             if isinstance(value, bool):
@@ -97,26 +152,96 @@ def _coerce(key: str, value: Any) -> Any:
                 raise ValueError(value)
             return int(value)
     except (TypeError, ValueError):
-        raise ConfigError(f"配置项 {key} 的值无效 / invalid value for {key}: {value!r}") from None
+        # A number setting's message names its range too (what to write instead).
+        message = _range_problem(key, value) if key in RANGES else None
+        raise ConfigError(message or f"配置项 {key} 的值无效 / invalid value for {key}: {value!r}") from None
     return value
 
 
+def _show(number: float) -> str:
+    """A bound as a person reads it: ``10``, ``0.1``, ``65536`` (never ``6.5536e+04``)."""
+    if float(number).is_integer() and abs(number) < 1e15:
+        return str(int(number))
+    return f"{number:g}"  # 1e+300 stays short
+
+
+def _range_problem(key: str, value: Any) -> str | None:
+    """What is wrong with a number setting (type or range), naming the key and its range; None if fine."""
+    low, high, unit, label = RANGES[key]
+    zh_unit, en_unit = _UNITS[unit]
+    allowed_zh = f"{_show(low)}–{_show(high)} {zh_unit}"  # "1–100 " / "10–86400 秒": no space before 之间
+    allowed_en = f"{_show(low)}-{_show(high)}{en_unit}"
+    is_int = key in _INT_KEYS
+    ok_type = (isinstance(value, int) if is_int else isinstance(value, int | float)) and not isinstance(value, bool)
+    if not ok_type or not math.isfinite(value):
+        kind_zh, kind_en = ("整数", "an integer") if is_int else ("数字", "a number")
+        return (f"配置项 {key}（{label}）须为{kind_zh}，范围 {allowed_zh.rstrip()} / {key} must be {kind_en} within "
+                f"{allowed_en}, got {value!r}")
+    if not low <= value <= high:
+        return (f"配置项 {key}（{label}）须在 {allowed_zh}之间 / {key} must be within {allowed_en}, "
+                f"got {_show(value)}")
+    return None
+
+
+def _text_problems(config: Mapping[str, Any]) -> list[str]:
+    """Type checks of the settings that are not numbers: paths, keys, choices and objects."""
+    problems: list[str] = []
+    db = config.get("USERS_DB")
+    # A path as text: ``USERS_DB = 5`` in TOML made a database file named "5" in the working folder;
+    # an empty one a database nobody can find again; a NUL byte failed at the first login (500).
+    if not isinstance(db, str) or not db.strip() or "\x00" in db:
+        problems.append(f"配置项 USERS_DB 须为用户数据库的文件路径（非空文本）/ USERS_DB must be the users "
+                        f"database's file path (non-empty text), got {db!r}")
+    key = config.get("SECRET_KEY")
+    # None or empty: one is generated per process. Anything else signs cookies, so text or bytes.
+    if key is not None and not isinstance(key, str | bytes):
+        problems.append(f"配置项 SECRET_KEY 须为文本 / SECRET_KEY must be text, got a value of type "
+                        f"{type(key).__name__} (not shown: it is a secret)")
+    for name, allowed in CHOICES.items():
+        if config.get(name) not in allowed:
+            problems.append(f"配置项 {name} 须为 {' 或 '.join(allowed)} / {name} must be "
+                            f"{' or '.join(repr(v) for v in allowed)}, got {config.get(name)!r}")
+    for name in sorted(_BOOL_KEYS):
+        if name in config and not isinstance(config[name], bool):
+            problems.append(f"配置项 {name} 须为 true 或 false / {name} must be true or false, got {config[name]!r}")
+    # Objects a caller passes in (the service, tests), never from a file: checked so that a wrong one
+    # is refused here rather than failing at the first request.
+    if config.get("SERVER_NAME") is not None and not isinstance(config["SERVER_NAME"], str):
+        problems.append("配置项 SERVER_NAME 须为文本 / SERVER_NAME must be text (host[:port])")
+    if config.get("FEED_CLOCK") is not None and not callable(config["FEED_CLOCK"]):
+        problems.append("配置项 FEED_CLOCK 须为函数（返回毫秒）/ FEED_CLOCK must be a function returning milliseconds")
+    if config.get("TABLES") is not None and not isinstance(config["TABLES"], Mapping):
+        problems.append("配置项 TABLES 须为 桌号→运行器 的映射 / TABLES must be a mapping of table id to runner")
+    return problems
+
+
 def validate(config: Mapping[str, Any]) -> None:
-    """Check ranges that matter for the broadcast's fairness; raise :class:`ConfigError`."""
-    delay = config.get("FEED_DELAY_S", 0.0)
-    if not 0.0 <= float(delay) <= 3600.0:
-        raise ConfigError(f"直播延时须在 0–3600 秒之间 / FEED_DELAY_S must be 0-3600 s, got {delay!r}")
-    if config.get("SESSION_COOKIE_SAMESITE") not in {"Strict", "Lax"}:
-        raise ConfigError("SESSION_COOKIE_SAMESITE 须为 Strict 或 Lax / must be 'Strict' or 'Lax'")
-    if int(config.get("SERVER_THREADS", 1)) < 4:
-        raise ConfigError("SERVER_THREADS 至少为 4 / must be at least 4")
-    if not 0 <= int(config.get("FEED_MAX_STREAMS", 0)) < int(config.get("SERVER_THREADS", 1)):
-        raise ConfigError("FEED_MAX_STREAMS 须小于 SERVER_THREADS / FEED_MAX_STREAMS must be below SERVER_THREADS, "
-                          "so that referees always find a free worker")
-    if not 1024 <= int(config.get("MAX_CONTENT_LENGTH", 65536)) <= 64 * 1024 * 1024:
-        raise ConfigError("MAX_CONTENT_LENGTH 须在 1 KiB–64 MiB / must be 1 KiB-64 MiB")
-    if config.get("DEFAULT_LANG") not in {"zh", "en"}:
-        raise ConfigError("DEFAULT_LANG 须为 zh 或 en / must be 'zh' or 'en'")
+    """Check every setting's type and range (:data:`RANGES`, :data:`CHOICES`); raise :class:`ConfigError`
+    listing every problem, each naming its key and what it allows (Chinese first, then English).
+
+    Called by :func:`build`, so by :func:`table_service.web.app.create_app`, ``guandan-table run``
+    and ``guandan-table user``: a setting the app cannot work with stops it at start, not at the
+    first login.
+    """
+    problems: list[str] = []
+    for key in RANGES:
+        if key in config:
+            problem = _range_problem(key, config[key])
+            if problem:
+                problems.append(problem)
+    threads = config.get("SERVER_THREADS", DEFAULTS["SERVER_THREADS"])
+    streams = config.get("FEED_MAX_STREAMS", DEFAULTS["FEED_MAX_STREAMS"])
+    # 0 public streams is allowed (no live public stream); at least one worker must stay for referees.
+    if isinstance(streams, bool) or not isinstance(streams, int):
+        problems.append(f"配置项 FEED_MAX_STREAMS（公开直播流上限）须为整数 / FEED_MAX_STREAMS must be an integer, "
+                        f"got {streams!r}")
+    elif isinstance(threads, int) and not 0 <= streams < threads:
+        problems.append(f"配置项 FEED_MAX_STREAMS（公开直播流上限）须在 0–{threads - 1}（小于 SERVER_THREADS）之间 / "
+                        f"FEED_MAX_STREAMS must be within 0-{threads - 1}, below SERVER_THREADS, so that referees "
+                        f"always find a free worker; got {streams}")
+    problems.extend(_text_problems(config))
+    if problems:
+        raise ConfigError("; ".join(problems))
 
 
 def normalise(raw: Mapping[str, Any], origin: str) -> dict[str, Any]:

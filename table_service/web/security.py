@@ -9,6 +9,7 @@ make a referee's browser confirm a flag or log in as someone else (login CSRF).
 from __future__ import annotations
 
 import hmac
+import math
 import secrets
 import threading
 import time
@@ -97,6 +98,15 @@ class LoginLimiter:
     """
 
     def __init__(self, max_failures: int, window_s: float, clock: Callable[[], float] = time.monotonic):
+        """:raises ValueError: ``max_failures`` under 1 or a window that is not a positive number of
+            seconds: such a limiter would lock nobody out (or everybody), so it is refused here as
+            the web settings refuse it (``LOGIN_MAX_FAILURES``, ``LOGIN_WINDOW_S``)."""
+        if isinstance(max_failures, bool) or not isinstance(max_failures, int) or max_failures < 1:
+            raise ValueError(f"登录失败次数上限须为正整数 / max_failures must be a positive integer, "
+                             f"got {max_failures!r}")
+        if not (isinstance(window_s, int | float) and math.isfinite(window_s) and window_s > 0):
+            raise ValueError(f"登录失败计数窗口须为正秒数 / window_s must be a positive number of seconds, "
+                             f"got {window_s!r}")
         self.max_failures = max_failures
         self.window_s = window_s
         self._clock = clock
@@ -114,6 +124,16 @@ class LoginLimiter:
             q.popleft()
         return q
 
+    def _wait(self, q: deque[float], limit: int, now: float) -> float:
+        """Seconds until the failures in ``q`` are under ``limit`` again (0: under it now).
+
+        A limit under 1 counts as 1: locked after one failure, not a crash (``q[len(q) - 0]`` is
+        past the end; a limit of 0 answered every login 500) and not the limiter turned off."""
+        limit = max(int(limit), 1)
+        if len(q) < limit:
+            return 0.0
+        return max(self.window_s - (now - q[len(q) - limit]), 0.0)
+
     def retry_after(self, address: str, name: str) -> float:
         """Seconds until another attempt is allowed; 0 when one is allowed now."""
         now = self._clock()
@@ -121,10 +141,8 @@ class LoginLimiter:
         wait = 0.0
         with self._lock:
             for key, limit in zip(self._keys(address, name), limits, strict=True):
-                q = self._prune(key, now)
-                if len(q) >= limit:
-                    wait = max(wait, self.window_s - (now - q[len(q) - limit]))
-        return max(wait, 0.0)
+                wait = max(wait, self._wait(self._prune(key, now), limit, now))
+        return wait
 
     def failed(self, address: str, name: str) -> None:
         """Record one failed attempt."""
@@ -151,7 +169,7 @@ class LoginLimiter:
                     limit, out, who = self.max_failures * ADDRESS_FACTOR, by_address, address
                 else:
                     limit, out, who = self.max_failures, by_name, name
-                wait = max(self.window_s - (now - q[len(q) - limit]), 0.0) if len(q) >= limit else 0.0
+                wait = self._wait(q, limit, now)
                 failures, longest = out.get(who, (0, 0.0))
                 out[who] = (failures + len(q), max(longest, wait))
         return by_name, by_address

@@ -24,8 +24,15 @@ ROLE_NAMES: dict[str, str] = {"spectator": "观众（延时直播）/ spectator 
                               "viewer": "旁观官员（实时）/ viewer (officials: live view)",
                               "referee": "裁判 / referee", "chief": "裁判长 / chief referee"}
 
-_NAME_RE = re.compile(r"^[\w.\-]{1,64}$", re.UNICODE)
+#: A user name: 1-64 letters, digits, ``.``, ``_``, ``-``. Used with ``fullmatch`` only: ``$`` also
+#: matches before a final newline, so ``"bob\n"`` passed and was stored, a name nobody can type at
+#: the login form.
+_NAME_RE = re.compile(r"[\w.\-]{1,64}", re.UNICODE)
 MIN_PASSWORD = 8
+#: The longest password taken, by the command line and the accounts page alike: the hash is slow on
+#: purpose, and a megabyte of password would make every login with it that much slower (a 5 MB one
+#: was taken by ``user add``).
+MAX_PASSWORD = 1024
 
 # Only accounts live here. Duplicate-deal releases are engine events (``deal_released``) in each
 # table's own log; a ``feed_releases`` table left in an older database is never read or written.
@@ -141,13 +148,33 @@ def _allow_spectator(conn: sqlite3.Connection) -> None:
         conn.execute("DROP TABLE users_before_spectator")
 
 
-def add_user(conn: sqlite3.Connection, name: str, password: str, role: str) -> User:
-    """Create an account; raises :class:`UserError` if it exists or the input is unacceptable."""
-    if not _NAME_RE.match(name or ""):
+def check_name(name: str) -> None:
+    """Refuse a name that is not 1-64 letters, digits, ``.``, ``_``, ``-`` — the whole name: a
+    trailing newline (``$'bob\\n'`` on the command line) is refused, not stored.
+
+    :raises UserError: naming the name.
+    """
+    if not isinstance(name, str) or not _NAME_RE.fullmatch(name):
         raise UserError(f"用户名无效 / invalid user name: {name!r} (1-64 letters, digits, . _ -)")
-    role_rank(role)
+
+
+def check_password(password: str) -> None:
+    """Refuse a password under :data:`MIN_PASSWORD` or over :data:`MAX_PASSWORD` characters (never
+    naming the password itself); the one rule of ``user add``/``passwd`` and the accounts page.
+
+    :raises UserError: too short or too long.
+    """
     if len(password or "") < MIN_PASSWORD:
         raise UserError(f"密码至少 {MIN_PASSWORD} 位 / password must have at least {MIN_PASSWORD} characters")
+    if len(password) > MAX_PASSWORD:
+        raise UserError(f"密码过长（最多 {MAX_PASSWORD} 个字符）/ the password is longer than {MAX_PASSWORD} characters")
+
+
+def add_user(conn: sqlite3.Connection, name: str, password: str, role: str) -> User:
+    """Create an account; raises :class:`UserError` if it exists or the input is unacceptable."""
+    check_name(name)
+    role_rank(role)
+    check_password(password)
     try:
         with conn:
             conn.execute(
@@ -205,8 +232,7 @@ def set_role(conn: sqlite3.Connection, name: str, role: str) -> User:
 
 def set_password(conn: sqlite3.Connection, name: str, password: str) -> None:
     """Change a password and end every session of that account (a stolen cookie dies with it)."""
-    if len(password or "") < MIN_PASSWORD:
-        raise UserError(f"密码至少 {MIN_PASSWORD} 位 / password must have at least {MIN_PASSWORD} characters")
+    check_password(password)
     with conn:
         cur = conn.execute("UPDATE users SET password_hash = ? WHERE name = ?",
                            (generate_password_hash(password), name))
