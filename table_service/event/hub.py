@@ -397,6 +397,9 @@ class HubService:
         if not _can(role, "referee"):
             raise EventInputError("导入成绩需要裁判权限 / importing results requires role referee")
         dup = bool((self.core.cfg or {}).get("event", {}).get("scoring", {}).get("duplicate"))
+        if not text.strip():
+            # An empty box answered "0 results imported": a paste that did not take looked done.
+            raise EventInputError("没有可导入的成绩行 / nothing to import: paste the RESULTS lines")
         lines = [r.to_dict() for r in parse_results_text(text, "import", duplicate=dup) if r.ew is not None]
         where = _line_numbers(text)
         with self.lock:
@@ -425,7 +428,12 @@ class HubService:
     # ---------------------------------------------------------------- views
 
     def overview(self) -> dict[str, Any]:
-        """The chief referee's overview: one entry per table of the current round."""
+        """The chief referee's overview: one entry per table of the current round (``tables``), then
+        every other table the hub knows — EVENT.toml's ``[[tables]]`` and any that spoke to the
+        broker — that is not in it (``others``), so tables can be watched coming online before the
+        first draw is published. ``started``: the table's summary is of this round (before that its
+        levels are the panel's defaults, not play); ``published_ms`` and ``now_ms`` (the hub's
+        clock) tell how long ago the round went out."""
         with self.lock:
             core = self.core
             rnd = core.current_round()
@@ -436,10 +444,13 @@ class HubService:
             for t in (draw or {}).get("tables", []):
                 live = self.live.get(t["table"], TableLive(t["table"]))
                 res = core.results.get((rnd, t["table"]))
-                s = live.summary if live.summary.get("round") in (rnd, None) else {}
+                started = bool(rnd) and live.summary.get("round") == rnd
+                s = live.summary if started or live.summary.get("round") is None else {}
                 rows.append({"table": t["table"], "ns": t["ns"], "ew": t["ew"], "online": live.online,
                              "ns_name": names.get(t["ns"], t["ns"]), "ew_name": names.get(t["ew"], t["ew"]),
-                             "round": s.get("round"), "deal": s.get("deal"), "levels": s.get("levels"),
+                             "round": s.get("round"), "started": started,
+                             "deal": s.get("deal") if started else None,
+                             "levels": s.get("levels") if started else None,
                              "open_flags": s.get("open_flags", 0), "doubts": s.get("doubts", 0),
                              "clocks_over": s.get("clocks_over", 0), "penalties": s.get("penalties"),
                              "finished": bool(s.get("finished")),
@@ -448,9 +459,20 @@ class HubService:
                              "faults": core.faults.get(t["table"], 0),
                              "result": res.line if res else None, "source": res.source if res else None,
                              "result_ms": res.t_ms if res else None})
+            drawn = {r["table"] for r in rows}
+            others = []
+            for tid in sorted((set(cfg_panels) | set(self.live)) - drawn, key=_table_order):
+                live = self.live.get(tid, TableLive(tid))
+                others.append({"table": tid, "online": live.online, "status_ms": live.status_ms,
+                               "round": live.summary.get("round"), "deal": live.summary.get("deal"),
+                               "finished": bool(live.summary.get("finished")),
+                               "panel": panel_link(tid, cfg_panels.get(tid), live.panel),
+                               "deck": live.summary.get("deck"), "faults": core.faults.get(tid, 0),
+                               "in_config": tid in cfg_panels})
             return {"event": core.cfg["event"] if core.cfg else None, "round": rnd,
                     "rounds": (core.cfg or {}).get("event", {}).get("rounds"),
-                    "bye": (draw or {}).get("bye"), "tables": rows,
+                    "bye": (draw or {}).get("bye"), "tables": rows, "others": others,
+                    "published_ms": (draw or {}).get("published_ms"), "now_ms": self.clock_ms(),
                     "refusals": [r for r in core.refusals if not r["acknowledged"]],
                     "bad_messages": [{k: m[k] for k in ("seq", "table", "topic", "reason", "t_ms")}
                                      for m in core.bad_messages[-20:]],
@@ -480,6 +502,11 @@ class HubService:
                       "published_rounds": sorted(self.core.results_published)}
             self._standings_cache = (self.core.last_seq, result)
             return copy.deepcopy(result)
+
+
+def _table_order(tid: str) -> tuple[int, int, str]:
+    """Table ids as people count them (2 before 10), then the others by name (the overview's order)."""
+    return (0, int(tid), tid) if tid.isdigit() and tid.isascii() else (1, 0, tid)
 
 
 def _line_numbers(text: str) -> dict[tuple[Any, Any], int]:

@@ -359,3 +359,12 @@ def test_another_events_folder_is_refused_once_drawn(tmp_path: Path) -> None:
         HubService(event_cfg(id="y"), tmp_path, connect=False)
     again = HubService(event_cfg(id="x2"), tmp_path, connect=False)
     assert again.event_id == "x2" and again.core.draws
+
+
+@pytest.mark.parametrize("text", ["", "   \n\n"])
+def test_an_empty_import_is_refused_not_zero_imported(tmp_path: Path, text: str) -> None:
+    hub = HubService(event_cfg(), tmp_path, connect=False)
+    before = hub.core.last_seq
+    with pytest.raises(EventInputError, match="nothing to import"):
+        hub.import_results(text, "rita", "referee")
+    assert hub.core.last_seq == before
