@@ -15,6 +15,8 @@ from table_service.cli import main
     (["demo", "--speed", "nan"], "须为 0–1000 的正数"),
     (["emulate-screen", "--duration", "-1"], "须为 0 到 86400 之间的秒数"),
     (["emulate-screen", "--duration", "nan"], "须为 0 到 86400 之间的秒数"),
+    (["demo", "--host", "999.1.1.1"], "本机无法解析此地址"),
+    (["demo", "--host", "a b"], "不是有效的地址"),
 ])
 def test_a_usage_error_is_chinese_first(argv: list[str], zh: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as info:

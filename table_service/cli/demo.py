@@ -8,6 +8,7 @@ import logging
 import math
 import os
 import signal
+import socket
 import sys
 import threading
 import time
@@ -20,6 +21,7 @@ from table_service.demo.event_demo import format_summary as format_event_summary
 from table_service.demo.options import DemoOptions
 from table_service.demo.scorecard import format_summary
 from table_service.demo.table_demo import Demo
+from table_service.views.wire import is_host
 
 
 def _number(value: str, kind: type[int] | type[float] = float) -> float:
@@ -102,6 +104,19 @@ def _deals(value: str) -> int:
 MAX_DEMO_TABLES = 64
 
 
+def _host(value: str) -> str:
+    """An address this machine may serve on: an IP address or a host name (``999.1.1.1`` was taken, and
+    the demo said "port in use?")."""
+    if not is_host(value):
+        raise argparse.ArgumentTypeError(f"不是有效的地址 / not an address to serve on: {value!r}")
+    try:
+        socket.getaddrinfo(value, None)
+    except (OSError, UnicodeError):
+        raise argparse.ArgumentTypeError(f"本机无法解析此地址 / this machine cannot resolve the address: "
+                                         f"{value!r}") from None
+    return value
+
+
 def _tables(value: str) -> int:
     try:
         v = int(value)
@@ -142,7 +157,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--headless", action="store_true",
                    help="不开网页，打完 --deals 副后输出总结 / no web panel; print a summary after --deals deals")
     p.add_argument("--port", type=int, default=8080, help="面板端口 / panel port (default 8080; 0: any free port)")
-    p.add_argument("--host", default="127.0.0.1", help="面板地址 / panel address (default 127.0.0.1)")
+    p.add_argument("--host", type=_host, default="127.0.0.1", help="面板地址 / panel address (default 127.0.0.1)")
     p.add_argument("--data", default=None,
                    help="数据目录（同一目录可继续）/ data folder (default: a temporary one; the same folder resumes)")
     p.add_argument("--design", default="anglo", help="牌面设计 / card design of the synthetic camera")
