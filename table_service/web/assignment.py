@@ -36,8 +36,9 @@ def get_assignment(table_id: str) -> Any:
     a = bridge.assignment
     state = get_table(table_id).runner.state()
     ack = bridge.result_ack
-    if a is not None and ack is not None and _ack_round(ack) != a.get("round"):
-        ack = None  # the hub's answer to an earlier round's result: not shown under this round's card
+    answered = _ack_round(ack)
+    if a is not None and answered is not None and answered != a.get("round"):
+        ack = None  # the hub's answer to another round's result: not shown under this round's card
     return jsonify(assignment=a, result_ack=ack, started=bool(a and started(state, a)),
                    connected=bridge.is_connected, hub=True)
 
