@@ -33,10 +33,13 @@ def deck_meta(data: bytes) -> dict[str, Any]:
         path = Path(d) / "deck.npz"
         path.write_bytes(data)
         try:
+            # Enrollment.load refuses every unreadable, damaged, ill-formed or oversized file with a
+            # ValueError (Chinese first); the verdict is read here too, so that nothing of the file
+            # can reach the organiser as a 500 instead of a 400 with why.
             e = Enrollment.load(path)
+            warn, text = verdict(e.check)
         except ValueError as exc:
             raise EventInputError(str(exc).replace(str(path), "the uploaded file")) from None
-    warn, text = verdict(e.check)
     # The cards without a face in the file are read zero-shot at every table: the organiser is told which.
     return {"cards": len(e.cards), "origin": e.head.origin, "warn": warn, "verdict": text,
             "not_enrolled": e.not_enrolled}

@@ -22,6 +22,7 @@ from vision.artwork import Deck
 from vision.cards import ALL_CARDS
 from vision.synth import Realism, render_zone
 
+from .deckfile import fan_check_problem
 from .head import Head
 from .read import PLAY_BAR, read_play
 
@@ -74,9 +75,19 @@ def _same_rank(a: str, b: str) -> bool:
 
 
 def verdict(check: dict[str, Any] | None) -> tuple[bool, str]:
-    """(warn, text): what the organiser is told of a check, Chinese first."""
-    if not check or not check.get("plays"):
+    """(warn, text): what the organiser is told of a check, Chinese first.
+
+    Never raises: :meth:`Enrollment.load <vision.cardnet.deckfile.Enrollment.load>` refuses a file
+    whose record is ill-formed, and a record made otherwise (in memory) that is ill-formed is said to
+    be so with a warning (what it would have warned of is unknown) instead of failing the hub's
+    upload page, a table's start or the CLI with a KeyError.
+    """
+    if not check or (isinstance(check, dict) and check.get("plays") == 0):
         return False, "未做扇形检查 / no fan check made"
+    problem = fan_check_problem(check)
+    if problem is not None:
+        return True, (f"扇形检查记录无效，无法判断此副牌，请重新登记 / the fan check record is ill-formed ({problem}): "
+                      "nothing can be said of this deck; enrol it again")
     plays = int(check["plays"])
     share = check["asked"] / plays
     per_card = check["cards_right"] / max(int(check["cards"]), 1)
