@@ -16,11 +16,18 @@ Deadlines (rules file, "Corrections and appeals"): an entry error may be correct
 10 minutes of the result; once the round's results are published, within 20 minutes of that;
 an appeal within 30 minutes after the table's round. Past a deadline only the chief referee
 (``chief``) may act, and the event says it was late.
+
+A correction is made against the result the referee saw (its ``basis``: the seq of the hub event
+that set it, :attr:`TableResult.seq`); :meth:`HubCore.check_correction_basis` refuses one whose
+basis is no longer the table's current result, naming what changed, by whom and when (two chief
+referees correcting the same table from pages opened before either submitted: the second reloads
+and decides, nothing is overwritten unseen).
 """
 
 from __future__ import annotations
 
 import copy
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -56,6 +63,9 @@ class TableResult:
     t_ms: int
     by: str | None
     history: list[dict[str, Any]] = field(default_factory=list)
+    seq: int = 0
+    """The seq of the hub event that set ``line`` (``result_recorded`` or the latest
+    ``result_corrected``): the ``basis`` a correction of this result names."""
 
 
 @dataclass
@@ -273,6 +283,9 @@ class HubCore:
 
     def check_correction(self, rnd: int, table: str, line: dict[str, Any], reason: str, role: str | None,
                          now_ms: int) -> tuple[str, dict[str, Any]]:
+        """``result_corrected`` replacing the table's current result (its seq is logged as the
+        correction's ``basis``). Whether that is the result the referee saw is
+        :meth:`check_correction_basis`'s question, asked first under the same lock."""
         self._role(role, "referee", "更正成绩")
         cur = self.results.get((rnd, table))
         if cur is None:
@@ -294,7 +307,41 @@ class HubCore:
             raise EventInputError(f"已过 {limit} 分钟更正期限，须裁判长更正 / past the {limit}-minute correction "
                                   "deadline: only the chief referee may correct")
         return "result_corrected", {"round": rnd, "table": table, "result": res.to_dict(), "reason": reason.strip(),
-                                    "kind": kind, "deadline_ms": deadline, "late": late}
+                                    "kind": kind, "deadline_ms": deadline, "late": late, "basis": cur.seq}
+
+    def check_correction_basis(self, rnd: int, table: str, basis: int | None, line: dict[str, Any], reason: str,
+                               actor: str | None) -> bool:
+        """Is the result a correction was made against still the table's current one?
+
+        ``basis`` is the seq of the hub event that set the result the referee saw (the organiser
+        page puts it in the form: :attr:`TableResult.seq`). ``False``: it is, go on with
+        :meth:`check_correction`. ``True``: this very correction (same basis, result, reason and
+        referee) is already logged — a double tap, a form sent again: nothing more to log. Anything
+        else is refused (:class:`EventInputError`) with what changed since, by whom and when, so
+        the referee reloads and decides; no correction silently replaces one its author never saw.
+
+        ``basis=None`` (an API client from before the field): taken as the result as first
+        recorded — before any correction it is the only result a client can have seen — so such a
+        correction goes through until the table's result has been corrected once, and is refused,
+        asking for a reload, after that.
+
+        The caller asks this and logs the correction under the hub's lock, nothing logged between.
+        """
+        cur = self.results.get((rnd, table))
+        if cur is None:
+            raise EventInputError(f"第 {rnd} 轮 {table} 号桌还没有成绩 / table {table} has no result in round {rnd}")
+        want = cur.history[0]["seq"] if basis is None else basis
+        if want == cur.seq:
+            return False
+        last = cur.history[-1]
+        try:
+            clean: dict[str, Any] | None = parse_result(line).to_dict()
+        except EventInputError:
+            clean = None
+        if (len(cur.history) >= 2 and cur.history[-2]["seq"] == want and last["source"] == "correction"
+                and last["by"] == actor and last.get("reason") == reason.strip() and last["result"] == clean):
+            return True
+        raise EventInputError(_changed_since(rnd, table, cur, want, basis))
 
     def check_results_published(self, rnd: int, role: str | None) -> tuple[str, dict[str, Any]]:
         self._role(role, "referee", "公布成绩")
@@ -369,15 +416,17 @@ class HubCore:
             line = d["result"]
             key = (line["round"], line["table"])
             entry = {"source": d["source"], "t_ms": ev["t_ms"], "by": ev["actor"], "result": line,
-                     "result_id": d["result_id"], "table_seq": d.get("table_seq")}
+                     "result_id": d["result_id"], "table_seq": d.get("table_seq"), "seq": ev["seq"]}
             self.results[key] = TableResult(line=line, source=d["source"], result_id=d["result_id"], t_ms=ev["t_ms"],
-                                            by=ev["actor"], history=[entry])
+                                            by=ev["actor"], history=[entry], seq=ev["seq"])
             self.seen_ids.add((line["round"], line["table"], d["result_id"]))
         elif et == "result_corrected":
             tr = self.results[(d["round"], d["table"])]
             tr.line, tr.source, tr.t_ms, tr.by = d["result"], "correction", ev["t_ms"], ev["actor"]
+            tr.seq = ev["seq"]
             tr.history.append({"source": "correction", "t_ms": ev["t_ms"], "by": ev["actor"], "result": d["result"],
-                               "reason": d["reason"], "late": d["late"], "role": ev["role"]})
+                               "reason": d["reason"], "late": d["late"], "role": ev["role"], "seq": ev["seq"],
+                               "basis": d.get("basis")})  # a log from before the basis: None
         elif et == "result_refused":
             self.refusals.append({**d, "seq": ev["seq"], "t_ms": ev["t_ms"], "acknowledged": False})
             self.refused_ids.add((d["table"], d.get("result_id") or ""))
@@ -427,3 +476,49 @@ class HubCore:
         for ev in events:
             self.apply(ev)
         return self
+
+
+def _score(line: dict[str, Any]) -> tuple[str, str]:
+    """A result as people read it, ``(Chinese, English)``: ``T01 3:1 T02`` and any forfeit or fixed score."""
+    base = f"{line['ns']} {line['ns_levels']}:{line['ew_levels']} {line['ew']}"
+    zh, en = base, base
+    if line.get("forfeit"):
+        side_zh, side_en = ("南北", "NS") if line["forfeit"] == "ns" else ("东西", "EW")
+        zh, en = f"{zh}（{side_zh}弃权）", f"{en} ({side_en} forfeits)"
+    if line.get("ns_score") is not None:
+        zh += f"（判负定分 {line['ns_score']}:{line['ew_score']}）"
+        en += f" (penalty score {line['ns_score']}:{line['ew_score']})"
+    return zh, en
+
+
+def _hhmm(ms: int) -> str:
+    return time.strftime("%H:%M:%S", time.localtime(ms / 1000))
+
+
+def _changed_since(rnd: int, table: str, cur: TableResult, want: int, basis: int | None) -> str:
+    """Why a correction made against the result with seq ``want`` is refused: what the table's
+    result is now, who set it and when (Chinese first, then English)."""
+    last = cur.history[-1]
+    now_zh, now_en = _score(last["result"])
+    who, when = last["by"] or "?", _hhmm(last["t_ms"])
+    why_zh = f"（原因：{last['reason']}）" if last.get("reason") else ""
+    why_en = f" (reason: {last['reason']})" if last.get("reason") else ""
+    seen = next((h for h in cur.history if h["seq"] == want), None)
+    if seen is None:
+        return (f"未更正：basis {basis} 不是第 {rnd} 轮 {table} 号桌的成绩记录；现在的成绩是 {now_zh}（{who} {when}）。"
+                f"请刷新页面再更正 / not corrected: basis {basis} is not a result of table {table}, round {rnd}; "
+                f"its result now is {now_en} ({who}, {when}). Reload the page and correct again")
+    n = sum(1 for h in cur.history if h["seq"] > want)
+    times_zh = f"，此后共更正 {n} 次" if n > 1 else ""
+    times_en = f" ({n} corrections since)" if n > 1 else ""
+    seen_zh, seen_en = _score(seen["result"])
+    if basis is None:
+        return (f"未更正：请求没有注明所更正的成绩（basis），而第 {rnd} 轮 {table} 号桌的成绩已被 {who} 于 {when} "
+                f"更正为 {now_zh}{why_zh}{times_zh}。请刷新页面，看清现在的成绩后再更正 / not corrected: the request "
+                f"does not say which result it corrects (basis), and table {table}, round {rnd} has been corrected by "
+                f"{who} at {when} to {now_en}{why_en}{times_en}. Reload the page, check the result now in force, "
+                "then correct it")
+    return (f"未更正：你打开页面后，第 {rnd} 轮 {table} 号桌的成绩已被 {who} 于 {when} 更正为 {now_zh}{why_zh}{times_zh}；"
+            f"你看到的是 {seen_zh}。请刷新页面，看清现在的成绩后再决定 / not corrected: since you opened the page, "
+            f"table {table}, round {rnd} has been corrected by {who} at {when} to {now_en}{why_en}{times_en}; "
+            f"you saw {seen_en}. Reload the page, check the result now in force, then decide")

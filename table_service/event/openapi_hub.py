@@ -54,6 +54,8 @@ _TABLE_ROW = {"type": "object", "required": ["table", "ns", "ew", "online", "fin
     "levels": {"description": "the table's levels as its summary says (any JSON)"}, "finished": {"type": "boolean"},
     "panel": _STR_OR_NULL, "result": {"anyOf": [_RESULT_LINE, {"type": "null"}]},
     "source": {"enum": ["table", "hand", "correction", None]}, "result_ms": _INT_OR_NULL,
+    "result_seq": {"type": ["integer", "null"], "description": "the hub's record of the result (overview): the "
+                   "basis a correction of it names (POST /hub/action/correct)"},
     "faults": {"type": "integer", "minimum": 0, "description": "messages and results of this table the hub refused"}}}
 OVERVIEW = {"type": "object", "required": ["event", "round", "rounds", "bye", "tables", "refusals", "appeals",
                                            "draft", "connected", "config_note"], "properties": {
@@ -158,7 +160,14 @@ HUB_OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
                                                  ("slot",)),
     ("POST", "/hub/action/correct"): _action(
         "更正成绩 / correct a result (past the 10/20-minute deadline: chief only)",
-        {**_RESULT_FIELDS, "reason": _text(MAX_TEXT, "更正原因 / why")}, ("slot", "reason")),
+        {**_RESULT_FIELDS, "reason": _text(MAX_TEXT, "更正原因 / why"),
+         "basis": {"type": "string", "pattern": "^([1-9][0-9]{0,8})?$", "description":
+                   "所更正的成绩的记录号（总览的 result_seq，本页自动填写）；该桌成绩此后已被更正则拒绝，"
+                   "同一更正重复提交只记录一次；不填则视为更正最初录入的成绩 / the seq of the result this "
+                   "corrects (the overview's result_seq; the page fills it in): refused if the table's result "
+                   "was corrected since, the same correction sent twice is recorded once; left out, the "
+                   "correction is taken to be of the result as first recorded (refused once it was corrected)"}},
+        ("slot", "reason")),
     ("POST", "/hub/action/publish_results"): _action("公布一轮成绩 / publish a complete round's results",
                                                      {"round": _DIGITS}, ("round",)),
     ("POST", "/hub/action/appeal"): _action(

@@ -165,7 +165,13 @@ def _table_order(tid: str) -> tuple[int, int, str]:
 @bp.get("/api/overview")
 @hub_role("viewer")
 def api_overview() -> Any:
-    return jsonify(hub().overview())
+    h = hub()
+    with h.lock:  # each result's seq, read with it: the basis a correction names (POST /hub/action/correct)
+        ov = h.overview()
+        for t in ov["tables"]:
+            tr = h.core.results.get((ov["round"], t["table"]))
+            t["result_seq"] = tr.seq if tr is not None else None
+    return jsonify(ov)
 
 
 @bp.get("/board")
@@ -279,7 +285,8 @@ def admin() -> Any:
                 if tr is None:
                     open_tables.append(item)
                 else:
-                    done_tables.append({**item, "result": tr.line, "source": tr.source})
+                    done_tables.append({**item, "result": tr.line, "source": tr.source, "basis": tr.seq,
+                                        "by": tr.by, "t_ms": tr.t_ms})
         ctx = {"ov": h.overview(), "open_tables": open_tables, "done_tables": done_tables[::-1],
                "appeals": list(core.appeals), "refusals": [r for r in core.refusals if not r["acknowledged"]],
                "complete_unpublished": [r for r in core.published_rounds if core.round_complete(r)
@@ -376,8 +383,20 @@ def _do_hand_result(h: Any, who: str, role: str) -> str:
 
 
 def _do_correct(h: Any, who: str, role: str) -> str:
+    """A correction of the result the referee saw: the form's ``basis`` is the seq of the hub event
+    that set it (the page fills it in for the table chosen). One whose basis is no longer the
+    table's result is refused with what changed since (two chiefs, two open pages); the same
+    correction again (a double tap) is answered as done, logged once. Without ``basis`` (an older
+    client) the correction is taken to be of the result as first recorded
+    (:meth:`~table_service.event.core.HubCore.check_correction_basis`)."""
     rnd, table = _slot()
-    ev = h.correct(rnd, table, _line(rnd, table), _text("reason", MAX_TEXT), who, role)
+    line, reason = _line(rnd, table), _text("reason", MAX_TEXT)
+    basis = _int("basis", 1) if request.form.get("basis") else None
+    with h.lock:  # the basis check and the correction as one step: nothing is logged between them
+        if h.core.check_correction_basis(rnd, table, basis, line, reason, who):
+            return (f"第 {rnd} 轮 {table} 号桌已是这次更正的结果（重复提交，只记录一次）/ table {table}, round {rnd} "
+                    "already holds this correction (sent twice: recorded once)")
+        ev = h.correct(rnd, table, line, reason, who, role)
     late = "（逾期，裁判长更正）/ (late: chief referee)" if ev["data"]["late"] else ""
     return f"已更正第 {rnd} 轮 {table} 号桌 / table {table}, round {rnd} corrected {late}"
 

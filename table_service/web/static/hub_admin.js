@@ -1,7 +1,10 @@
 /* The organiser page's scripts (the Content-Security-Policy allows no inline handler):
    - forms that undo something for every table ask first (data-confirm);
    - the appeal form offers only the chosen table's two teams (each table option carries its
-     data-ns / data-ew team ids): the hub refuses a team that did not play there. */
+     data-ns / data-ew team ids): the hub refuses a team that did not play there;
+   - the correction form fills in the chosen table's current result (to change what is wrong,
+     not to type it all again) and its basis, the hub's record of that result: a correction made
+     against a result someone else has corrected since is refused, never applied over theirs. */
 (function () {
   "use strict";
   document.querySelectorAll("form[data-confirm]").forEach(function (form) {
@@ -26,5 +29,21 @@
     }
     slot.addEventListener("change", tieTeams);
     tieTeams();
+  }
+
+  const cslot = document.getElementById("correct-slot");
+  if (cslot) {
+    const fields = {"correct-basis": "basis", "correct-ns": "nsLevels", "correct-ew": "ewLevels",
+                    "correct-forfeit": "forfeit", "correct-ns-score": "nsScore", "correct-ew-score": "ewScore"};
+    function prefill() {
+      const opt = cslot.options[cslot.selectedIndex];
+      if (!opt || opt.dataset.basis === undefined) return;
+      Object.keys(fields).forEach(function (id) {
+        const el = document.getElementById(id);
+        if (el) el.value = opt.dataset[fields[id]] || "";
+      });
+    }
+    cslot.addEventListener("change", prefill);
+    prefill();  // also after the browser restored the form's choice on a reload
   }
 })();
