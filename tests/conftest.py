@@ -76,3 +76,16 @@ def page(open_page: Callable[..., tuple[Any, list[str]]]) -> Iterator[Any]:
     pg, errors = open_page()
     yield pg
     assert errors == [], f"JavaScript errors: {errors}"
+
+
+@pytest.fixture(scope="session")
+def small_deck_file(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    """A real enrolment file, made once a session: two faces of a real deck, a short fit and a short
+    fan check (so ``check`` is a real record). For the tests of deck files at the hub and the table."""
+    from vision import enroll
+    from vision.artwork import load_deck
+
+    deck = load_deck("anglo")
+    path = tmp_path_factory.mktemp("deck") / "deck.npz"
+    enroll({c: deck.bgr(c) for c in ("Ah", "7c")}, px_per_mm=6.0, rows=4, check_plays=3).save(path)
+    return path.read_bytes()

@@ -27,15 +27,9 @@ from .test_hub_mqtt import cfg_for, tables, wait_for
 
 
 @pytest.fixture(scope="module")
-def deck_file(tmp_path_factory: pytest.TempPathFactory) -> bytes:
-    """A real enrolment file (two faces, a short fit, a short fan check)."""
-    from vision import enroll
-    from vision.artwork import load_deck
-
-    deck = load_deck("anglo")
-    path = tmp_path_factory.mktemp("deck") / "deck.npz"
-    enroll({c: deck.bgr(c) for c in ("Ah", "7c")}, px_per_mm=6.0, rows=4, check_plays=3).save(path)
-    return path.read_bytes()
+def deck_file(small_deck_file: bytes) -> bytes:
+    """A real enrolment file (tests/conftest.py makes it once a session)."""
+    return small_deck_file
 
 
 def _stop(ts: list[Any], hub: HubService) -> None:

@@ -22,7 +22,6 @@ import zipfile
 import zlib
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
 
 import numpy as np
 import pytest
@@ -42,15 +41,9 @@ def chinese_first(text: str) -> bool:
 
 
 @pytest.fixture(scope="module")
-def real(tmp_path_factory: pytest.TempPathFactory) -> bytes:
-    """A real enrolment file: two faces, a short fit, a short fan check (so ``check`` is a real record)."""
-    from vision import enroll
-    from vision.artwork import load_deck
-
-    deck = load_deck("anglo")
-    path = tmp_path_factory.mktemp("deck") / "deck.npz"
-    enroll({c: deck.bgr(c) for c in ("Ah", "7c")}, px_per_mm=6.0, rows=4, check_plays=3).save(path)
-    return path.read_bytes()
+def real(small_deck_file: bytes) -> bytes:
+    """A real enrolment file (tests/conftest.py makes it once a session)."""
+    return small_deck_file
 
 
 def members(data: bytes) -> dict[str, np.ndarray]:
@@ -247,26 +240,6 @@ def test_a_file_of_many_members_is_refused(tmp_path: Path, real: bytes) -> None:
 
 # --- the callers: a table with a damaged saved deck starts and reads without it; config check refuses it ---
 
-class _Camera:
-    """The camera pipeline's face to the service (as tests/service/test_service_deck.py has it)."""
-
-    clock = None
-    on_sighting = None
-    enrollment_path = None
-
-    def __init__(self) -> None:
-        self.watcher = SimpleNamespace(enrollment=None)
-
-    def start(self, _observe: Any) -> None:
-        pass
-
-    def stop(self) -> None:
-        pass
-
-    def health(self) -> dict[str, Any]:
-        return {"state": "reading", "lag_s": 0.0, "last_read_ms": None, "text": "摄像头读牌中 / camera reading"}
-
-
 @pytest.mark.parametrize("damage", ["zlib", "check"])
 def test_a_table_whose_saved_deck_is_damaged_starts_and_reads_zero_shot(tmp_path: Path, real: bytes, damage: str,
                                                                         caplog: pytest.LogCaptureFixture) -> None:
@@ -280,7 +253,10 @@ def test_a_table_whose_saved_deck_is_damaged_starts_and_reads_zero_shot(tmp_path
     cfg = parse_service_config({
         "table_id": "T-8", "data_dir": str(tmp_path / "data"), "seats": {"E": "e", "S": "s", "W": "w", "N": "n"},
         "devices": {"default": "sim"}, "camera": {"source": "none"}})
-    cam = _Camera()
+    from hardware.camera import SyntheticSource
+    from table_service.table.camera_pipeline import CameraPipeline, make_watcher
+
+    cam = CameraPipeline(SyntheticSource.from_frames([np.zeros((48, 64, 3), np.uint8)]), make_watcher({}))
     with caplog.at_level(logging.WARNING), TableService(cfg, clock=TableClock(1.0), camera=cam, web=False):
         assert cam.watcher.enrollment is None  # reading zero-shot
     assert "saved deck" in caplog.text and "not used" in caplog.text
