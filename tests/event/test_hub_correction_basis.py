@@ -19,7 +19,8 @@ from table_service.event.model import EventInputError
 from table_service.event.web import create_hub_app
 from table_service.web import users
 
-PASSWORD = "correct-horse-9"
+from .test_hub_web import PASSWORD, login
+
 JSON = {"Accept": "application/json"}
 
 
@@ -126,13 +127,6 @@ def hub_app(tmp_path: Path) -> Any:
     app.config["TESTING"] = True
     yield app, hub, t
     hub.stop()
-
-
-def login(client: Any, name: str) -> str:
-    token = client.get("/auth/whoami").get_json()["csrf_token"]
-    assert client.post("/auth/login", data={"username": name, "password": PASSWORD, "csrf_token": token}
-                       ).status_code == 302
-    return str(client.get("/auth/whoami").get_json()["csrf_token"])
 
 
 def correction_form(client: Any, slot: str) -> dict[str, str]:
