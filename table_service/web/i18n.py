@@ -344,6 +344,21 @@ STRINGS: dict[str, tuple[str, str]] = {
     "deck_download": ("下载牌组文件", "Download the deck file"),
     "deck_download_hint": ("在赛事中心「比赛用牌」上传，即发给每一桌。",
                            "Upload it on the hub's organiser page under “The event's deck” to hand it to every table."),
+    # The event hub's pages (event/web.py templates, hub_overview.js, hub_board.js): one wording of a
+    # result for the overview, the hall's board and the printed results sheet. {side} is the side
+    # that forfeited or lost by penalty, {other} the side that scores; {win} : {lose} the 级差分.
+    "hub_side_ns": ("南北", "NS"),
+    "hub_side_ew": ("东西", "EW"),
+    "hub_res_forfeit": ("{side}弃权，{other} {win} : {lose}", "{side} forfeits, {win} : {lose} to {other}"),
+    "hub_res_penalty": ("{side}判负，{other} {win} : {lose}", "{side} loses by penalty, {win} : {lose} to {other}"),
+    "hub_src_table": ("桌面记录", "table log"),
+    "hub_src_hand": ("手工录入", "hand entry"),
+    "hub_src_correction": ("更正", "correction"),
+    "hub_method_swiss": ("瑞士制", "Swiss"),
+    "hub_method_round-robin": ("循环赛", "round robin"),
+    "hub_preset_jiangsu-2013": ("江苏 2013", "Jiangsu 2013"),
+    "hub_preset_huaian-2017": ("淮安 2017", "Huai'an 2017"),
+    "hub_preset_national-2022": ("全国 2022", "national 2022"),
 }
 
 

@@ -298,7 +298,8 @@ def test_the_events_deck_is_uploaded_by_the_chief_with_a_tap(hub_app: Any, tmp_p
     c = app.test_client()
     tok = login(c, "rita")
     page = c.get("/hub/admin").get_data(as_text=True)
-    assert 'id="deck-form"' in page and 'enctype="multipart/form-data"' in page and "未发布" in page
+    # A referee sees the deck's state and that the chief hands it out, not a form the server refuses.
+    assert 'id="deck-form"' not in page and 'id="deck-chief-only"' in page and "未发布" in page
 
     def upload(client: Any, token: str, blob: bytes, name: str = "deck.npz") -> Any:
         return client.post("/hub/action/deck", data={"csrf_token": token, "deck": (io.BytesIO(blob), name)},
@@ -308,6 +309,7 @@ def test_the_events_deck_is_uploaded_by_the_chief_with_a_tap(hub_app: Any, tmp_p
     assert r.status_code == 400 and "requires role chief" in r.get_json()["error"]
     chief = app.test_client()
     ctok = login(chief, "chen")
+    assert 'id="deck-form"' in chief.get("/hub/admin").get_data(as_text=True)
     r = upload(chief, ctok, b"\x89PNG not a deck", "photo.png")
     assert r.status_code == 400 and "enrolment file" in r.get_json()["error"]
     r = upload(chief, ctok, b"x" * (5 * 1024 * 1024))

@@ -1,6 +1,42 @@
 // Results board for the hall's big screen: standings and the round's tables, paging every 8 s.
+// Also the hub pages' one wording of a result (window.HubText, used by the overview too, which
+// loads this file first): the words are web/i18n.py's (window.I18N), as on the printed results
+// sheet, so a forfeit reads the same on the board, the overview and the sheet.
 (function () {
   "use strict";
+  function pair(key) { var p = (window.I18N || {})[key]; return p || [key, key]; }
+  function fill(text, args) {
+    return text.replace(/\{(\w+)\}/g, function (m, k) { return args[k] === undefined ? m : String(args[k]); });
+  }
+  // "中文 / English" of an i18n entry, placeholders filled in.
+  function both(key, args) { var p = pair(key); return fill(p[0], args || {}) + " / " + fill(p[1], args || {}); }
+  function sideArgs(loser, win, lose) {
+    var other = loser === "ns" ? "ew" : "ns";
+    return {zh: {side: pair("hub_side_" + loser)[0], other: pair("hub_side_" + other)[0], win: win, lose: lose},
+            en: {side: pair("hub_side_" + loser)[1], other: pair("hub_side_" + other)[1], win: win, lose: lose}};
+  }
+  function bothSides(key, a) { var p = pair(key); return fill(p[0], a.zh) + " / " + fill(p[1], a.en); }
+  function isNum(n) { return typeof n === "number" && isFinite(n); }
+  window.HubText = {
+    // A RESULTS line as people read it: "9 : 4" (levels gained), a forfeit "东西弃权，南北 17 : 0 /
+    // EW forfeits, 17 : 0 to NS", a penalty loss with the score it fixed likewise.
+    result: function (r) {
+      if (!r) return "";
+      if (r.forfeit === "ns" || r.forfeit === "ew") return bothSides("hub_res_forfeit", sideArgs(r.forfeit, 17, 0));
+      if (isNum(r.ns_score) && isNum(r.ew_score) && r.ns_score !== r.ew_score) {
+        var loser = r.ns_score < r.ew_score ? "ns" : "ew";
+        return bothSides("hub_res_penalty", sideArgs(loser, Math.max(r.ns_score, r.ew_score),
+                                                     Math.min(r.ns_score, r.ew_score)));
+      }
+      return (isNum(r.ns_levels) ? r.ns_levels : 0) + " : " + (isNum(r.ew_levels) ? r.ew_levels : 0);
+    },
+    // Where a result came from: 桌面记录 / table log, 手工录入 / hand entry, 更正 / correction.
+    source: function (s) { return s && (window.I18N || {})["hub_src_" + s] ? both("hub_src_" + s) : String(s || ""); },
+    both: both
+  };
+
+  var board = document.getElementById("b-tables");
+  if (!board) return;  // the overview: the words above only
   var PAGE = 16, page = 0, data = null;
   function esc(s) { return String(s == null ? "" : s).replace(/[&<>"']/g, function (c) {
     return {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]; }); }
@@ -20,10 +56,12 @@
     var t = data.tables, tp = Math.max(1, Math.ceil(t.length / PAGE)), tpage = page % tp;
     document.querySelector("#b-tables tbody").innerHTML = t.slice(tpage * PAGE, (tpage + 1) * PAGE).map(function (x) {
       // Live levels are not public (broadcasts are delayed): a table shows its result once signed.
-      var st = x.result ? x.result.ns_levels + " : " + x.result.ew_levels : "进行中 / playing";
-      return '<tr class="' + (x.result ? "done" : "") + '"><td>' + esc(x.table) + '</td><td title="' + esc(x.ns) + '">' +
-        esc(x.ns_name || x.ns) + '</td><td title="' + esc(x.ew) + '">' + esc(x.ew_name || x.ew) + "</td><td>" +
-        esc(st) + "</td></tr>";
+      // The English half of a long result in smaller type: one line on the hall's screen.
+      var st = x.result ? window.HubText.result(x.result) : "进行中 / playing", cut = st.indexOf(" / ");
+      var shown = cut < 0 ? esc(st) : esc(st.slice(0, cut)) + '<small class="en"> / ' + esc(st.slice(cut + 3)) + "</small>";
+      return '<tr class="' + (x.result ? "done" : "") + '" data-table="' + esc(x.table) + '"><td>' + esc(x.table) +
+        '</td><td title="' + esc(x.ns) + '">' + esc(x.ns_name || x.ns) + '</td><td title="' + esc(x.ew) + '">' +
+        esc(x.ew_name || x.ew) + '</td><td class="res">' + shown + "</td></tr>";
     }).join("");
   }
   function load() {

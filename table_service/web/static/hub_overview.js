@@ -1,10 +1,23 @@
 // Chief referee's overview: re-renders the table grid from /hub/api/overview every 2 s.
+// A poll that fails is never silent: a login that ended says so at once (with the way back in),
+// any other failure marks what is shown as stale since the last good poll. The words of a result
+// are window.HubText's (hub_board.js, loaded first).
 (function () {
   "use strict";
   var grid = document.getElementById("ov-grid");
   var alerts = document.getElementById("ov-alerts");
+  var others = document.getElementById("ov-others");
+  var banner = document.getElementById("ov-stale");
+  var root = document.getElementById("ov");
+  var HT = window.HubText;
+  var lastGood = new Date();  // the page came with the overview of this moment
+  var said = null;  // what the stale banner says now
   function esc(s) { return String(s == null ? "" : s).replace(/[&<>"']/g, function (c) {
     return {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]; }); }
+  function hhmmss(d) {
+    function two(n) { return (n < 10 ? "0" : "") + n; }
+    return two(d.getHours()) + ":" + two(d.getMinutes()) + ":" + two(d.getSeconds());
+  }
   function pen(p) {
     if (!p) return "";
     var out = [];
@@ -20,12 +33,35 @@
     return t.panel && /^https?:\/\//.test(t.panel) ? t.panel : "#";
   }
   function num(n) { return typeof n === "number" && isFinite(n) ? n : 0; }
-  function card(t, deck) {
-    var cls = "tcard " + (t.online ? "online" : (t.online === false ? "offline" : "unknown"));
+  function onlineWord(t) {
+    return t.online ? "在线 / online" : (t.online === false ? "离线 / offline" : "未知 / unknown");
+  }
+  // How long ago the round's draw went out, by the hub's clock (the browser's may differ).
+  function sincePublished(ov) {
+    if (!num(ov.published_ms) || !num(ov.now_ms)) return "";
+    var min = Math.max(0, Math.floor((ov.now_ms - ov.published_ms) / 60000));
+    return min < 1 ? "编排刚公布 / draw just published" : "编排公布 " + min + " 分钟 / draw published " + min + " min ago";
+  }
+  function status(t, ov) {
+    if (t.result) return "完 / done · " + HT.result(t.result) + (t.source ? " · " + HT.source(t.source) : "");
+    if (!t.online) return onlineWord(t);
+    // Before the table takes this round its levels are the panel's defaults, not play.
+    if (!t.started) return "未开始 / not started" + (sincePublished(ov) ? " · " + sincePublished(ov) : "");
+    if (t.finished) return "本轮已结束，待成绩 / round over, result not in yet";
+    return "在线 / online";
+  }
+  function tile(cls, t, head, st, lv, bits) {
+    return '<a class="' + cls + '" data-table="' + esc(t.table) + '" data-faults="' + num(t.faults) + '" href="' +
+      esc(panelUrl(t)) + '"' + (panelUrl(t) !== "#" ? ' target="_blank" rel="noopener"' : "") + ">" + head +
+      '<span class="st">' + esc(st) + "</span>" + (lv ? '<span class="lv">' + esc(lv) + "</span>" : "") +
+      (bits.length ? '<span class="bits">' + esc(bits.join(" · ")) + "</span>" : "") + "</a>";
+  }
+  function stateClass(t) { return t.online ? "online" : (t.online === false ? "offline" : "unknown"); }
+  function card(t, deck, ov) {
+    var cls = "tcard " + stateClass(t);
     if (num(t.open_flags) || num(t.doubts) || num(t.clocks_over) || num(t.faults)) cls += " alert";
     if (t.result) cls += " done";
-    var st = t.result ? "完 / done " + t.result.ns_levels + ":" + t.result.ew_levels + " (" + t.source + ")"
-      : (t.online ? "在线 / online" : (t.online === false ? "离线 / offline" : "未知 / unknown"));
+    else if (t.online && !t.started) cls += " waiting";
     var lv = t.levels ? "级 / levels NS " + t.levels.NS + " · EW " + t.levels.EW : "";
     var bits = [];
     if (num(t.deal)) bits.push("第" + num(t.deal) + "副 / deal " + num(t.deal));
@@ -37,18 +73,39 @@
     if (deck && t.online && t.deck !== deck) bits.push("🂠 未用比赛用牌 / not on the event's deck");
     var p = pen(t.penalties);
     if (p) bits.push("罚 / penalties " + p);
-    return '<a class="' + cls + '" data-table="' + esc(t.table) + '" data-faults="' + num(t.faults) + '" href="' +
-      esc(panelUrl(t)) + '"' + (panelUrl(t) !== "#" ? ' target="_blank" rel="noopener"' : "") + ">" +
-      "<b>" + esc(t.table) + '</b> <span class="teams" title="' + esc(t.ns) + " – " + esc(t.ew) + '">' +
-      esc(t.ns_name || t.ns) + " – " + esc(t.ew_name || t.ew) + "</span>" +
-      '<span class="st">' + esc(st) + "</span>" + (lv ? '<span class="lv">' + esc(lv) + "</span>" : "") +
-      (bits.length ? '<span class="bits">' + esc(bits.join(" · ")) + "</span>" : "") + "</a>";
+    var head = "<b>" + esc(t.table) + '</b> <span class="teams" title="' + esc(t.ns) + " – " + esc(t.ew) + '">' +
+      esc(t.ns_name || t.ns) + " – " + esc(t.ew_name || t.ew) + "</span>";
+    return tile(cls, t, head, status(t, ov), lv, bits);
+  }
+  // A table the hub knows (EVENT.toml, or it spoke to the broker) that has no match this round.
+  function otherCard(t) {
+    var bits = [];
+    if (num(t.round)) bits.push("桌上为第 " + num(t.round) + " 轮 / the table shows round " + num(t.round) +
+                                (num(t.deal) ? " · 第" + num(t.deal) + "副 / deal " + num(t.deal) : ""));
+    if (num(t.faults)) bits.push("✗ " + num(t.faults) + " 坏消息 / bad messages");
+    if (!t.in_config) bits.push("EVENT.toml 未列出 / not in EVENT.toml");
+    return tile("tcard other " + stateClass(t), t, "<b>" + esc(t.table) + "</b>", onlineWord(t), "", bits);
+  }
+  function renderOthers(ov) {
+    var list = ov.others || [];
+    var head = ov.round ? "本轮未编排的桌 / Tables not in this round"
+      : "已知的桌（尚未公布编排）/ Tables known so far (no draw published yet)";
+    if (!list.length) {
+      others.innerHTML = ov.round || (ov.tables || []).length ? ""
+        : '<h2>' + esc(head) + '</h2><p class="muted">尚无比赛桌上线，EVENT.toml 也未列出 [[tables]] / no table has ' +
+          "come online yet, and EVENT.toml lists no [[tables]]</p>";
+      return;
+    }
+    var on = list.filter(function (t) { return t.online; }).length;
+    others.innerHTML = "<h2>" + esc(head) + ' <small class="muted">' + on + " / " + list.length +
+      " 在线 / online</small></h2>" + '<div class="hub-grid">' + list.map(otherCard).join("") + "</div>";
   }
   function render(ov) {
     document.getElementById("ov-round").textContent = ov.round || "-";
     document.getElementById("ov-mqtt").textContent = ov.connected ? "已连接 / connected" : "未连接 / not connected";
     var deck = ov.deck ? ov.deck.sha256 : null;
-    grid.innerHTML = ov.tables.map(function (t) { return card(t, deck); }).join("");
+    grid.innerHTML = ov.tables.map(function (t) { return card(t, deck, ov); }).join("");
+    if (others) renderOthers(ov);
     var a = ov.refusals.map(function (r) {
       return '<p class="alert refusal">拒收 / refused #' + num(r.seq) + ": " + esc(r.table) + " 号桌 / table " +
         esc(r.table) + " — " + esc(r.reason) + "</p>";
@@ -61,11 +118,52 @@
     }));
     alerts.innerHTML = a.join("");
   }
+  // What is shown is no longer live: say why and since when, at the top, and grey it out.
+  function stale(kind, detail) {
+    var since = hhmmss(lastGood);
+    var login = '<a id="ov-relogin" href="' + esc((root && root.dataset.login) || "/auth/login") +
+      '">重新登录 / Log in again</a>';
+    var html;
+    if (kind === "login") {
+      html = "<b>登录已结束：本页自 " + since + " 起不再更新。</b> " + login +
+        "<br>Your login has ended: this page has not updated since " + since + ".";
+    } else if (kind === "role") {
+      html = "<b>本账号已无权查看总览：本页自 " + since + " 起不再更新。</b> " + login +
+        "<br>This account may no longer see the overview: the page has not updated since " + since + ".";
+    } else {
+      html = "<b>数据已过期：自 " + since + " 起未能从赛事中心取得更新（" + esc(detail.zh) + "），正在重试。</b>" +
+        "<br>Stale data: no update from the hub since " + since + " (" + esc(detail.en) + "); retrying.";
+    }
+    // Rewritten only when it says something new: a tap on its link is never lost to the next poll.
+    if (said !== html) { banner.innerHTML = html; said = html; }
+    banner.dataset.kind = kind;
+    banner.hidden = false;
+    if (root) root.classList.add("stale");
+    document.getElementById("ov-mqtt").textContent = "未知（数据已过期）/ unknown (stale data)";
+  }
+  function fresh() {
+    lastGood = new Date();
+    banner.hidden = true;
+    banner.textContent = "";
+    delete banner.dataset.kind;
+    said = null;
+    if (root) root.classList.remove("stale");
+  }
   function tick() {
+    var answered = false;  // the hub answered: a failure after that is this page's, not the network's
     fetch("/hub/api/overview", {headers: {Accept: "application/json"}, credentials: "same-origin"})
-      .then(function (r) { return r.ok ? r.json() : null; })
-      .then(function (ov) { if (ov) render(ov); })
-      .catch(function () {})
+      .then(function (r) {
+        answered = true;
+        if (r.status === 401) return stale("login");
+        if (r.status === 403) return stale("role");
+        if (!r.ok) return stale("error", {zh: "HTTP " + r.status, en: "HTTP " + r.status});
+        return r.json().then(function (ov) { render(ov); fresh(); },
+                             function () { stale("error", {zh: "回复无法读取", en: "an unreadable answer"}); });
+      })
+      .catch(function () {
+        stale("error", answered ? {zh: "本页无法显示回复", en: "this page could not show the answer"}
+                                : {zh: "连接中断", en: "no connection"});
+      })
       .then(function () { setTimeout(tick, 2000); });
   }
   tick();
