@@ -520,6 +520,26 @@ def _line_numbers(text: str) -> dict[tuple[Any, Any], int]:
     return out
 
 
+def _accounts_hint(users_db: Path) -> str:
+    """Where the hub's logins live, and the one command that makes the first (the organiser's first
+    step: ``user add`` without ``--db`` wrote the table's database, and the hub's login then failed)."""
+    from table_service.web import users  # the accounts' own module, read here for the count only
+
+    try:
+        conn = users.connect(users_db)
+        try:
+            n = len(users.list_users(conn))
+        finally:
+            conn.close()
+    except (sqlite3.Error, OSError, ValueError):  # the login page reports an unusable database; this only guides
+        n = -1
+    where = f"账号 / accounts: {users_db}"
+    if n == 0:
+        return (f"{where} — 还没有账号，先建裁判长 / no account yet, make the chief referee's first: "
+                f"guandan-table user add NAME --role chief --db {users_db}")
+    return f"{where} ({n}); 在「账号」页管理 / managed on the accounts page (/accounts/)"
+
+
 def run_hub_command(args: argparse.Namespace) -> int:
     """``guandan-table hub --event EVENT.toml``: serve until Ctrl-C / SIGTERM."""
     import signal
@@ -547,6 +567,7 @@ def run_hub_command(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     print(f"赛事中心 / event hub {cfg['event']['id']}: {handle.url}/hub/  (MQTT {cfg['mqtt']['host']}:"
           f"{cfg['mqtt']['port']}, log {hub.store.path})", flush=True)
+    print(_accounts_hint(data / "web-users.sqlite3"), flush=True)
     try:
         while not stop.wait(0.5):
             pass

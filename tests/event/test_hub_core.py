@@ -368,3 +368,18 @@ def test_an_empty_import_is_refused_not_zero_imported(tmp_path: Path, text: str)
     with pytest.raises(EventInputError, match="nothing to import"):
         hub.import_results(text, "rita", "referee")
     assert hub.core.last_seq == before
+
+
+def test_the_hub_banner_says_where_its_logins_live_and_how_to_make_the_first(tmp_path: Path) -> None:
+    """``user add`` without ``--db`` wrote the table's database, and the organiser's hub login failed."""
+    from table_service.event.hub import _accounts_hint
+    from table_service.web import users
+
+    db = tmp_path / "hub" / "web-users.sqlite3"
+    db.parent.mkdir()
+    first = _accounts_hint(db)
+    assert str(db) in first and f"user add NAME --role chief --db {db}" in first and first.startswith("账号")
+    conn = users.connect(db)
+    users.add_user(conn, "chen", "correct-horse-9", "chief")
+    conn.close()
+    assert "(1)" in _accounts_hint(db) and "/accounts/" in _accounts_hint(db)
