@@ -524,6 +524,7 @@ def create_hub_app(hub_service: Any, *, users_db: str, secret_key: str | None = 
         settings["SECRET_KEY"] = secret_key
     app = create_app(settings)
     app.extensions["guandan_hub"] = hub_service
+    app.config["GUANDAN_TITLE_KEY"] = "hub_title"  # base.html: the login page says whose it is
     app.extensions["guandan_openapi"] = HUB_OPERATIONS  # the hub's routes in /api/openapi.json
     app.extensions["guandan_openapi_info"] = HUB_INFO
     app.register_blueprint(bp)

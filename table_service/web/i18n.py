@@ -45,6 +45,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "acc_address": ("地址", "Address"),
     "acc_none": ("无", "none"),
     "app_title": ("掼蛋裁判台", "Guandan referee panel"),
+    "hub_title": ("掼蛋赛事中心", "Guandan event hub"),
     "login": ("登录", "Log in"),
     "logout": ("退出", "Log out"),
     "username": ("用户名", "User name"),

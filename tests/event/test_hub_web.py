@@ -366,3 +366,10 @@ def test_the_hubs_home_and_a_plain_login_lead_to_the_hub(hub_app: Any) -> None:
     login(s, "sam")  # a spectator may not see the overview: the public board instead
     r = s.get("/", follow_redirects=True)
     assert r.request.path == "/hub/board" and r.status_code == 200
+
+
+def test_the_hubs_pages_say_they_are_the_hub(hub_app: Any) -> None:
+    """Its login page was titled 掼蛋裁判台, the table panel's name."""
+    app, _hub = hub_app
+    page = app.test_client().get("/auth/login").get_data(as_text=True)
+    assert "<title>掼蛋赛事中心</title>" in page and 'data-i18n="hub_title">掼蛋赛事中心</a>' in page
