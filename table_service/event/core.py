@@ -438,8 +438,11 @@ class HubCore:
             self.faults[d["table"]] = self.faults.get(d["table"], 0) + 1
         elif et == "refusal_acknowledged":
             for r in self.refusals:
-                if r["seq"] == d["seq"]:
+                if r["seq"] == d["seq"] and not r["acknowledged"]:
                     r["acknowledged"] = True
+                    # Cleared: no longer the table's problem on the overview (its tile stayed yellow
+                    # for the rest of the event).
+                    self.faults[r["table"]] = max(0, self.faults.get(r["table"], 0) - 1)
             self._forget_cleared_refusals()
         elif et == "results_published":
             self.results_published[d["round"]] = ev["t_ms"]

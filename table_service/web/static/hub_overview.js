@@ -68,7 +68,7 @@
     if (num(t.open_flags)) bits.push("⚑ " + num(t.open_flags) + " 待裁决 / open flags");
     if (num(t.doubts)) bits.push("? " + num(t.doubts) + " 识别存疑 / camera questions");
     if (num(t.clocks_over)) bits.push("⏱ " + num(t.clocks_over) + " 超时 / clocks over");
-    if (num(t.faults)) bits.push("✗ " + num(t.faults) + " 坏消息 / bad messages");
+    if (num(t.faults)) bits.push("✗ " + num(t.faults) + " 拒收或坏消息 / refused or bad messages");
     // The event's deck handed out but this table's camera not reading with it (no camera, an old file).
     if (deck && t.online && t.deck !== deck) bits.push("🂠 未用比赛用牌 / not on the event's deck");
     var p = pen(t.penalties);
@@ -82,7 +82,7 @@
     var bits = [];
     if (num(t.round)) bits.push("桌上为第 " + num(t.round) + " 轮 / the table shows round " + num(t.round) +
                                 (num(t.deal) ? " · 第" + num(t.deal) + "副 / deal " + num(t.deal) : ""));
-    if (num(t.faults)) bits.push("✗ " + num(t.faults) + " 坏消息 / bad messages");
+    if (num(t.faults)) bits.push("✗ " + num(t.faults) + " 拒收或坏消息 / refused or bad messages");
     if (!t.in_config) bits.push("EVENT.toml 未列出 / not in EVENT.toml");
     return tile("tcard other " + stateClass(t), t, "<b>" + esc(t.table) + "</b>", onlineWord(t), "", bits);
   }
