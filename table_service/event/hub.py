@@ -455,7 +455,7 @@ class HubService:
                              "clocks_over": s.get("clocks_over", 0), "penalties": s.get("penalties"),
                              "finished": bool(s.get("finished")),
                              "panel": panel_link(t["table"], cfg_panels.get(t["table"]), live.panel),
-                             "deck": live.summary.get("deck"),
+                             "deck": live.summary.get("deck"), "camera": live.summary.get("camera"),
                              "faults": core.faults.get(t["table"], 0),
                              "result": res.line if res else None, "source": res.source if res else None,
                              "result_ms": res.t_ms if res else None})

@@ -207,8 +207,8 @@ def panel_link(table: str, organiser: str | None, announced: str | None) -> str 
 
 STATUS_KEYS = frozenset({"table", "event", "status", "reason", "wall_ms", "panel"})
 SUMMARY_KEYS = frozenset({"table", "round", "round_status", "teams", "deal", "levels", "open_flags", "doubts",
-                          "clocks_over", "penalties", "signed", "finished", "panel", "deck", "last_seq",
-                          "wall_ms"})
+                          "clocks_over", "penalties", "signed", "finished", "panel", "deck", "camera",
+                          "last_seq", "wall_ms"})
 RESULT_KEYS = frozenset({"result_id", "result", "table_seq", "reason", "wall_ms"})
 
 
@@ -237,6 +237,9 @@ def check_summary(table: str, data: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(finished, bool):
         raise _bad(f"finished 须为 true/false，得到 {_show(finished)}", f"finished must be true or false, got "
                    f"{_show(finished)}")
+    camera = data.get("camera")  # absent from a table of an older release: unknown
+    if camera is not None and not isinstance(camera, bool):
+        raise _bad(f"camera 须为 true/false，得到 {_show(camera)}", f"camera must be true or false, got {_show(camera)}")
     return {"table": table, "round": _int(data, "round", 1, MAX_ROUND),
             "round_status": _str(data, "round_status", 32),
             "teams": _side_map(data, "teams", _team_id),
@@ -250,6 +253,7 @@ def check_summary(table: str, data: dict[str, Any]) -> dict[str, Any]:
             "finished": finished,
             "panel": check_panel(data.get("panel"), table),
             "deck": _deck_sha(data.get("deck")),
+            "camera": camera,
             "last_seq": _int(data, "last_seq", 0, MAX_SEQ),
             "wall_ms": _int(data, "wall_ms", MIN_WALL_MS, MAX_WALL_MS)}
 

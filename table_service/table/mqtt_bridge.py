@@ -56,9 +56,11 @@ from table_service.views.wire import SEGMENT_RE, table_result
 
 log = logging.getLogger(__name__)
 
-def table_summary(state: dict[str, Any], table_id: str, panel: str | None, deck: str | None = None) -> dict[str, Any]:
+def table_summary(state: dict[str, Any], table_id: str, panel: str | None, deck: str | None = None,
+                  camera: bool | None = None) -> dict[str, Any]:
     """Counts for the chief referee's overview (no content of flags or questions); ``deck``: the
-    SHA-256 of the enrolment the camera reads with, when the hub handed it one."""
+    SHA-256 of the enrolment the camera reads with, when the hub handed it one; ``camera``: whether
+    this table has a camera at all (one without reads no deck, and is not "off the event's deck")."""
     rnd, deal = state.get("round") or {}, state.get("deal") or {}
     now = state.get("t_ms") or 0
     flags = [f for f in state.get("flags") or [] if f.get("status") == "open"]
@@ -71,7 +73,8 @@ def table_summary(state: dict[str, Any], table_id: str, panel: str | None, deck:
             + sum(1 for t in timers if isinstance(t, dict) and now > int(t.get("deadline_ms") or now)),
             "penalties": {side: dict(pens.get(side) or {}) for side in ("NS", "EW")},
             "signed": state.get("signatures"), "finished": state.get("result") is not None,
-            "panel": panel, "deck": deck, "last_seq": state.get("last_seq"), "wall_ms": int(time.time() * 1000)}
+            "panel": panel, "deck": deck, "camera": camera, "last_seq": state.get("last_seq"),
+            "wall_ms": int(time.time() * 1000)}
 
 def _segment(value: str, what: str) -> str:
     """A topic segment: no wildcards, no separators (a table id with ``/`` or ``#`` would publish
@@ -268,7 +271,8 @@ class MqttBridge:
         if not self._connected.is_set():
             return False
         state = self.runner.state()
-        summary = table_summary(state, self.table_id, self.panel_url, self.deck_sha)
+        summary = table_summary(state, self.table_id, self.panel_url, self.deck_sha,
+                                camera=getattr(self.runner, "camera_pipeline", None) is not None)
         # Sent when something the overview shows changed, not on every event (last_seq alone).
         key = {k: v for k, v in summary.items() if k not in ("wall_ms", "last_seq")}
         with self._lock:

@@ -348,3 +348,16 @@ def test_fuzzed_messages_over_the_broker_never_stall_the_intake(tmp_path: Path, 
 @pytest.mark.slow
 def test_fuzzed_messages_over_the_broker_long_run(tmp_path: Path, broker: Any) -> None:
     _wire_fuzz(tmp_path, broker, 500)
+
+
+def test_a_summary_says_whether_the_table_has_a_camera(hub: HubService) -> None:
+    """A table without a camera reads no deck: the overview must not call it off the event's deck."""
+    from table_service.table.mqtt_bridge import table_summary
+
+    t = hub.core.draws[1]["tables"][0] if hub.core.draws else {"table": "1"}
+    for camera in (True, False, None):
+        sent = table_summary({"round": {"no": 1}, "levels": {"NS": "2", "EW": "2"}}, t["table"], None, camera=camera)
+        assert check_message(t["table"], "summary", json.dumps(sent).encode())["camera"] is camera
+    bad = table_summary({}, t["table"], None) | {"camera": "yes"}
+    with pytest.raises(BadMessage, match="camera must be true or false"):
+        check_message(t["table"], "summary", json.dumps(bad).encode())

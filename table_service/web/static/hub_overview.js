@@ -70,7 +70,8 @@
     if (num(t.clocks_over)) bits.push("⏱ " + num(t.clocks_over) + " 超时 / clocks over");
     if (num(t.faults)) bits.push("✗ " + num(t.faults) + " 拒收或坏消息 / refused or bad messages");
     // The event's deck handed out but this table's camera not reading with it (no camera, an old file).
-    if (deck && t.online && t.deck !== deck) bits.push("🂠 未用比赛用牌 / not on the event's deck");
+    // A table without a camera reads no deck (camera false); an older table's summary does not say (null).
+    if (deck && t.online && t.camera !== false && t.deck !== deck) bits.push("🂠 未用比赛用牌 / not on the event's deck");
     var p = pen(t.penalties);
     if (p) bits.push("罚 / penalties " + p);
     var head = "<b>" + esc(t.table) + '</b> <span class="teams" title="' + esc(t.ns) + " – " + esc(t.ew) + '">' +
