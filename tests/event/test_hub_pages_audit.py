@@ -370,3 +370,26 @@ def test_only_the_chief_is_offered_the_decks_forms(hub: HubService, tmp_path: Pa
     assert 'id="deck-withdraw-form"' not in page and 'id="deck-form"' not in page
     page = chief.get("/hub/admin").get_data(as_text=True)
     assert 'id="deck-withdraw-form"' in page and 'id="deck-form"' in page and 'id="deck-chief-only"' not in page
+
+
+@pytest.mark.browser
+def test_a_refused_result_goes_into_the_hand_entry_form_on_the_draws_sides_with_one_tap(
+        hub: HubService, web: str, pages: Any) -> None:
+    """The table played with NS and EW swapped; its result was refused. The chief taps the row's
+    button, the form holds it turned to the draw's sides, one more tap enters it (nothing retyped,
+    no scores swapped in anyone's head)."""
+    tables = publish_round_1(hub)
+    t = tables[3]
+    swapped = {"round": 1, "table": t["table"], "ns": t["ew"], "ew": t["ns"], "ns_levels": 7, "ew_levels": 3}
+    hub.handle_batch([(t["table"], "result", json.dumps({"result_id": "r1", "result": swapped, "table_seq": 9,
+                                                         "reason": "deals", "wall_ms": T0}).encode(), True)])
+    seq = hub.core.refusals[0]["seq"]
+    page = pages()
+    login(page, web, nxt="/hub/admin")
+    page.click(f"#use-{seq}")
+    assert page.input_value("#hand-slot") == f"1|{t['table']}"
+    assert (page.input_value("#hand-ns"), page.input_value("#hand-ew")) == ("3", "7")  # turned to the draw
+    page.click("#hand-submit")
+    page.wait_for_load_state("networkidle")
+    line = hub.core.results[(1, t["table"])].line
+    assert (line["ns"], line["ew"], line["ns_levels"], line["ew_levels"]) == (t["ns"], t["ew"], 3, 7)

@@ -4,7 +4,9 @@
      data-ns / data-ew team ids): the hub refuses a team that did not play there;
    - the correction form fills in the chosen table's current result (to change what is wrong,
      not to type it all again) and its basis, the hub's record of that result: a correction made
-     against a result someone else has corrected since is refused, never applied over theirs. */
+     against a result someone else has corrected since is refused, never applied over theirs;
+   - a refused result whose teams are the draw's (in its seats or swapped) goes into the hand-entry
+     form with one tap, turned to the draw's sides (nobody swaps the scores in their head). */
 (function () {
   "use strict";
   document.querySelectorAll("form[data-confirm]").forEach(function (form) {
@@ -46,4 +48,24 @@
     cslot.addEventListener("change", prefill);
     prefill();  // also after the browser restored the form's choice on a reload
   }
+
+  const hslot = document.getElementById("hand-slot");
+  document.querySelectorAll("button.use-refused").forEach(function (b) {
+    b.addEventListener("click", function () {
+      if (!hslot) return;
+      const d = b.dataset;
+      const swap = d.swapped === "1";
+      const other = {ns: "ew", ew: "ns"};
+      hslot.value = d.slot;
+      const put = {"hand-ns": swap ? d.ewLevels : d.nsLevels, "hand-ew": swap ? d.nsLevels : d.ewLevels,
+                   "hand-forfeit": d.forfeit && swap ? other[d.forfeit] : d.forfeit,
+                   "hand-ns-score": swap ? d.ewScore : d.nsScore, "hand-ew-score": swap ? d.nsScore : d.ewScore};
+      Object.keys(put).forEach(function (id) {
+        const el = document.getElementById(id);
+        if (el) el.value = put[id] || "";
+      });
+      const form = document.getElementById("hand-form");
+      if (form) { form.scrollIntoView({block: "start"}); form.classList.add("blink"); }
+    });
+  });
 })();
