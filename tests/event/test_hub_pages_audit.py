@@ -393,3 +393,18 @@ def test_a_refused_result_goes_into_the_hand_entry_form_on_the_draws_sides_with_
     page.wait_for_load_state("networkidle")
     line = hub.core.results[(1, t["table"])].line
     assert (line["ns"], line["ew"], line["ns_levels"], line["ew_levels"]) == (t["ns"], t["ew"], 3, 7)
+
+
+@pytest.mark.browser
+def test_the_team_form_holds_the_chosen_teams_name_and_players(hub: HubService, web: str, pages: Any) -> None:
+    """Changing one player meant retyping the whole team: the form started blank."""
+    page = pages()
+    login(page, web, nxt="/hub/admin")
+    assert page.input_value("#team-name") == LONG.format(1) and page.input_value("#team-players").startswith("选手1A")
+    page.select_option("#team-id", "T3")
+    assert page.input_value("#team-name") == LONG.format(3)
+    page.fill("#team-players", page.input_value("#team-players").replace("选手3B", "替补3B"))
+    page.click("#team-submit")
+    page.wait_for_load_state("networkidle")
+    team = next(t for t in hub.core.cfg["teams"] if t["id"] == "T3")
+    assert team["name"] == LONG.format(3) and team["players"][1] == "替补3B"

@@ -6,7 +6,8 @@
      not to type it all again) and its basis, the hub's record of that result: a correction made
      against a result someone else has corrected since is refused, never applied over theirs;
    - a refused result whose teams are the draw's (in its seats or swapped) goes into the hand-entry
-     form with one tap, turned to the draw's sides (nobody swaps the scores in their head). */
+     form with one tap, turned to the draw's sides (nobody swaps the scores in their head);
+   - the team form holds the chosen team's name and players (changing one player is one edit). */
 (function () {
   "use strict";
   document.querySelectorAll("form[data-confirm]").forEach(function (form) {
@@ -47,6 +48,16 @@
     }
     cslot.addEventListener("change", prefill);
     prefill();  // also after the browser restored the form's choice on a reload
+  }
+
+  const teamId = document.getElementById("team-id");
+  if (teamId) {
+    teamId.addEventListener("change", function () {
+      const opt = teamId.options[teamId.selectedIndex];
+      if (!opt) return;
+      document.getElementById("team-name").value = opt.dataset.name || "";
+      document.getElementById("team-players").value = opt.dataset.players || "";
+    });
   }
 
   const hslot = document.getElementById("hand-slot");
