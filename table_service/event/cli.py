@@ -266,7 +266,8 @@ def run_provision(args: argparse.Namespace) -> int:
     files = ", ".join(watch_name(done.event, n)[1] for n in range(1, len(done.watchers) + 1))
     print(f"已写出 / written: {out}\n"
           f"  Mosquitto: {done.conf}  (mosquitto -c {done.conf})\n"
-          f"  赛事中心 / hub: {out / 'hub.toml'} → EVENT.toml [mqtt]\n"
+          f"  赛事中心 / hub: {out / 'hub.toml'} (EVENT.toml 的 [mqtt] 未写用户时自动使用 / used by the hub "
+          f"when EVENT.toml's [mqtt] names no user)\n"
           f"  各桌 / tables ({len(done.tables)}): {out / 'tables'}/<id>.toml → table.toml [mqtt]\n"
           f"  直播图文只读 / broadcast graphics, read-only ({len(done.watchers)}): {out}/{{{files}}}\n"
           f"    每个账号同时只能连一台机器（第二台会把第一台挤下线），多台请用 --watchers N / each serves one "

@@ -290,14 +290,40 @@ def load_event(path: str | Path) -> dict[str, Any]:
         raise EventInputError(f"EVENT.toml 格式错误 / not valid TOML ({p}): {exc}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise EventInputError(f"无法读取赛事文件 / cannot read event file {p}: {exc}") from None
+    kept = provisioned_hub_mqtt(p, raw)
+    ca_base = p.resolve().parent
+    if kept is not None:
+        # No credential in EVENT.toml and `event provision` wrote the hub's: taken as it is, so the
+        # organiser copies no password by hand (its ca_file is relative to that file).
+        raw = {**raw, "mqtt": {**kept[1], **(raw.get("mqtt") or {})}}  # what EVENT.toml says itself wins
+        ca_base = kept[0].parent
     cfg = validate(raw)
     ca = cfg["mqtt"]["ca_file"]
-    if ca is not None:  # relative to EVENT.toml, as provision writes it
-        ca_path = Path(ca) if Path(ca).is_absolute() else p.resolve().parent / ca
+    if ca is not None:  # relative to the file that names it, as provision writes it
+        ca_path = Path(ca) if Path(ca).is_absolute() else ca_base / ca
         if not ca_path.is_file():
             raise EventInputError(f"EVENT.toml [mqtt]: 找不到 ca_file / ca_file not found: {ca_path}")
         cfg["mqtt"]["ca_file"] = str(ca_path)
+    if kept is not None:
+        cfg["mqtt"]["source"] = str(kept[0])  # for the hub's banner: where its credential came from
     return cfg
+
+
+def provisioned_hub_mqtt(event_path: str | Path, raw: dict[str, Any]) -> tuple[Path, dict[str, Any]] | None:
+    """The hub's ``[mqtt]`` that ``event provision`` wrote (``mqtt-<event>/hub.toml`` beside EVENT.toml),
+    when EVENT.toml's own ``[mqtt]`` names no user; None otherwise (or when it cannot be read: the
+    broker then refuses the hub, which says so)."""
+    mqtt = raw.get("mqtt") if isinstance(raw.get("mqtt"), dict) else {}
+    event = raw.get("event") if isinstance(raw.get("event"), dict) else {}
+    eid = event.get("id")
+    if mqtt.get("username") is not None or not isinstance(eid, str) or not SEGMENT_RE.match(eid):
+        return None
+    path = Path(event_path).resolve().parent / f"mqtt-{eid}" / "hub.toml"
+    try:
+        kept = tomllib.loads(path.read_text(encoding="utf-8")).get("mqtt")
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None
+    return (path, dict(kept)) if isinstance(kept, dict) else None
 
 
 def scoring_of(cfg: dict[str, Any]) -> ScoringOptions:

@@ -567,6 +567,8 @@ def run_hub_command(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     print(f"赛事中心 / event hub {cfg['event']['id']}: {handle.url}/hub/  (MQTT {cfg['mqtt']['host']}:"
           f"{cfg['mqtt']['port']}, log {hub.store.path})", flush=True)
+    if cfg["mqtt"].get("source"):
+        print(f"MQTT 凭据取自 / MQTT credential from {cfg['mqtt']['source']}", flush=True)
     print(_accounts_hint(data / "web-users.sqlite3"), flush=True)
     try:
         while not stop.wait(0.5):
