@@ -408,3 +408,20 @@ def test_the_team_form_holds_the_chosen_teams_name_and_players(hub: HubService, 
     page.wait_for_load_state("networkidle")
     team = next(t for t in hub.core.cfg["teams"] if t["id"] == "T3")
     assert team["name"] == LONG.format(3) and team["players"][1] == "替补3B"
+
+
+@pytest.mark.browser
+def test_an_upheld_appeal_leads_to_its_tables_correction_with_one_tap(hub: HubService, web: str, pages: Any) -> None:
+    tables = publish_round_1(hub)
+    enter_results(hub, tables[:3])
+    t = tables[2]
+    a = hub.file_appeal(1, t["table"], t["ns"], "对方出牌违规 / the other side played out of turn", "chen", "chief")
+    aid = a["data"]["id"]
+    hub.decide_appeal(aid, "upheld", "改判 / result changed", "chen", "chief")
+    page = pages()
+    login(page, web, nxt="/hub/admin")
+    row = page.inner_text(".appeal-row")
+    assert LONG.format(t["ns"][1:]) in row and "支持 / upheld" in row
+    page.click(f"#to-correct-{aid}")
+    assert page.input_value("#correct-slot") == f"1|{t['table']}"
+    assert (page.input_value("#correct-ns"), page.input_value("#correct-ew")) == ("9", "4")  # its result, to change

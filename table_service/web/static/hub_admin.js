@@ -7,7 +7,8 @@
      against a result someone else has corrected since is refused, never applied over theirs;
    - a refused result whose teams are the draw's (in its seats or swapped) goes into the hand-entry
      form with one tap, turned to the draw's sides (nobody swaps the scores in their head);
-   - the team form holds the chosen team's name and players (changing one player is one edit). */
+   - the team form holds the chosen team's name and players (changing one player is one edit);
+   - an upheld appeal's button chooses its table in the correction form. */
 (function () {
   "use strict";
   document.querySelectorAll("form[data-confirm]").forEach(function (form) {
@@ -48,6 +49,16 @@
     }
     cslot.addEventListener("change", prefill);
     prefill();  // also after the browser restored the form's choice on a reload
+    document.querySelectorAll("button.to-correct").forEach(function (b) {
+      b.addEventListener("click", function () {
+        cslot.value = b.dataset.slot;
+        prefill();
+        const form = document.getElementById("correct-form");
+        form.scrollIntoView({block: "start"});
+        const reason = document.getElementById("correct-reason");
+        if (reason) reason.focus();
+      });
+    });
   }
 
   const teamId = document.getElementById("team-id");
