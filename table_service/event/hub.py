@@ -32,6 +32,7 @@ from table_service.event.mqtt import HubMqtt, Message
 from table_service.event.store import HubStore
 from table_service.event.web import serve_hub
 from table_service.views.deck_wire import deck_message, sha256_hex, withdrawal_message
+from table_service.web import users
 from table_service.web.secret_key import kept_secret_key
 
 log = logging.getLogger(__name__)
@@ -523,8 +524,6 @@ def _line_numbers(text: str) -> dict[tuple[Any, Any], int]:
 def _accounts_hint(users_db: Path) -> str:
     """Where the hub's logins live, and the one command that makes the first (the organiser's first
     step: ``user add`` without ``--db`` wrote the table's database, and the hub's login then failed)."""
-    from table_service.web import users  # the accounts' own module, read here for the count only
-
     try:
         conn = users.connect(users_db)
         try:
