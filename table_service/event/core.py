@@ -494,8 +494,10 @@ def _score(line: dict[str, Any]) -> tuple[str, str]:
     return zh, en
 
 
-def _hhmm(ms: int) -> str:
-    return time.strftime("%H:%M:%S", time.localtime(ms / 1000))
+def hhmm(ms: int | None) -> str:
+    """A hub time (epoch ms) as the hall's clock shows it, ``HH:MM:SS``; empty for none. One form
+    for the refusal messages here and the organiser pages (event/web.py's ``hhmm`` filter)."""
+    return time.strftime("%H:%M:%S", time.localtime(ms / 1000)) if ms else ""
 
 
 def _changed_since(rnd: int, table: str, cur: TableResult, want: int, basis: int | None) -> str:
@@ -503,7 +505,7 @@ def _changed_since(rnd: int, table: str, cur: TableResult, want: int, basis: int
     result is now, who set it and when (Chinese first, then English)."""
     last = cur.history[-1]
     now_zh, now_en = _score(last["result"])
-    who, when = last["by"] or "?", _hhmm(last["t_ms"])
+    who, when = last["by"] or "?", hhmm(last["t_ms"])
     why_zh = f"（原因：{last['reason']}）" if last.get("reason") else ""
     why_en = f" (reason: {last['reason']})" if last.get("reason") else ""
     seen = next((h for h in cur.history if h["seq"] == want), None)

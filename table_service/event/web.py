@@ -32,6 +32,7 @@ from flask import (
 from werkzeug.exceptions import HTTPException
 
 from table_service.event.config import scoring_of
+from table_service.event.core import hhmm
 from table_service.event.intake import panel_link
 from table_service.event.model import MAX_ID, MAX_NAME, MAX_TEXT, EventInputError, parse_result
 from table_service.event.openapi_hub import HUB_INFO, HUB_OPERATIONS
@@ -531,11 +532,7 @@ def create_hub_app(hub_service: Any, *, users_db: str, secret_key: str | None = 
     app.view_functions["panel.index"] = hub_home  # same rule "/", so the OpenAPI document still holds
     app.before_request_funcs.setdefault(None, []).insert(0, deck_upload_limit)  # before the CSRF check
 
-    @app.template_filter("hhmm")
-    def _hhmm(ms: int | None) -> str:
-        import time as _t
-
-        return _t.strftime("%H:%M:%S", _t.localtime(ms / 1000)) if ms else ""
+    app.template_filter("hhmm")(hhmm)
 
     return app
 
