@@ -7,7 +7,9 @@
 the last that held both: docs/performance.md.)
 
 Designs: :data:`vision.artwork.HELD_OUT_DESIGNS` (never trained on; ``--designs`` for others).
-Plays: 1-10 random cards (each at most twice; a quarter of plays are lone cards), rendered by
+Plays: 1-10 random cards (each at most twice; a quarter of plays are lone cards), or with ``--shapes``
+the shapes players lay (a pattern of a hand dealt at a random level, kinds in the shares of
+:data:`KIND_SHARE`, and one play in :data:`UNLAWFUL_EVERY` random cards, as a player's mistake), rendered by
 :func:`vision.synth.render_zone` with play's realism (overlap 12-25 mm, rotation ±6°, gradients,
 glare, cast, blur, noise, JPEG, rectification error) at 2, 3 and 4 px/mm.
 
@@ -15,6 +17,9 @@ Per design, scale and mode: per-card accuracy (aligned by position when the coun
 longest common subsequence), plays read exactly, silent-wrong plays (wrong and not asked), plays
 asked, P(right | not asked) and P(right | asked), lone-card figures, and CPU ms per 10-card zone.
 Enrolled: the deck's head fitted from its 54 faces photographed flat (enrolment time reported).
+Each head reads every play twice: alone, and with the play's shape weighed ("+ shape":
+:mod:`vision.cardnet.shape`, the rules' ``is_pattern`` at the play's level); plays that are no pattern
+are counted apart (``unlawful``).  ``--no-enrol``: zero-shot only.
 ``--leave-out N``: the enrolment is given all but N faces (chosen by the seed, as a table's enrolment
 misses a card or a deck comes without jokers); a third mode, "enrolled, unknown as own", reads with
 the same head as if it had been fitted on every face (what the reader did before
@@ -38,14 +43,43 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.vision_bench import lcs, photographed_faces
 
+#: The kinds of play in ``--shapes``, as shares of a deal's plays (an estimate of play at a
+#: competition: singles and pairs most, bombs common late in a deal).
+KIND_SHARE = {"single": 0.33, "pair": 0.22, "triple": 0.05, "full_house": 0.12, "straight": 0.07,
+              "three_pairs": 0.04, "two_triples": 0.03, "bomb": 0.10, "straight_flush": 0.03, "joker_bomb": 0.01}
+#: In ``--shapes``, one play in this many is random cards (mostly no pattern: a player's mistake).
+UNLAWFUL_EVERY = 20
 
-def _play(rng: np.random.Generator) -> list[str]:
+
+def draw_play(rng: np.random.Generator, shapes: bool = False) -> tuple[list[str], str]:
+    """A play's cards in the order laid, and the deal's level."""
+    from table_service.rules.cards import RANKS
+    from table_service.rules.legal import legal_plays
     from vision.training.data import play_size, random_cards
 
-    return random_cards(rng, play_size(rng))
+    if not shapes:  # the plays of the figures before --shapes, seed for seed (level 2 for "+ shape")
+        return random_cards(rng, play_size(rng)), "2"
+    level = str(RANKS[int(rng.integers(len(RANKS)))])
+    if rng.integers(UNLAWFUL_EVERY) == 0:
+        return random_cards(rng, play_size(rng)), level
+    kinds = list(KIND_SHARE)
+    while True:
+        hand = random_cards(rng, 27)
+        kind = kinds[int(rng.choice(len(kinds), p=np.array(list(KIND_SHARE.values())) / sum(KIND_SHARE.values())))]
+        plays = sorted({tuple(sorted(str(c) for c in p.cards)) for p in legal_plays(" ".join(hand), level)
+                        if p.kind == kind})
+        if plays:
+            cards = list(plays[int(rng.integers(len(plays)))])
+            rng.shuffle(cards)
+            return cards, level
 
 
-def _score(st: dict, truth: list[str], r, ms: float, left_out: frozenset[str] = frozenset()) -> None:
+def _score(st: dict, truth: list[str], r, ms: float, left_out: frozenset[str] = frozenset(),
+           unlawful: bool = False) -> None:
+    if unlawful:
+        st["unlawful_plays"] += 1
+        st["unlawful_asked"] += r.uncertain
+        st["unlawful_silent"] += r.cards != truth and not r.uncertain
     if left_out & set(truth):
         exact = r.cards == truth
         st["left_out_plays"] += 1
@@ -85,7 +119,8 @@ def _score(st: dict, truth: list[str], r, ms: float, left_out: frozenset[str] = 
 def _new_stats() -> dict:
     return {k: 0 for k in ("plays", "cards", "cards_ok", "exact", "asked", "silent", "right_not_asked",
                            "right_asked", "lone", "lone_empty", "lone_asked", "lone_silent",
-                           "left_out_plays", "left_out_asked", "left_out_silent")} | {"ms": [], "ms10": [], "curve": [],
+                           "left_out_plays", "left_out_asked", "left_out_silent",
+                           "unlawful_plays", "unlawful_asked", "unlawful_silent")} | {"ms": [], "ms10": [], "curve": [],
                                                                   "silent_plays": [], "why": Counter()}
 
 
@@ -94,32 +129,39 @@ def reason_kind(why: str) -> str:
     return re.sub(r"\d+(\.\d+)?", "#", why.split(" / ", 1)[-1].split(":")[0].split(" (")[0]).strip()
 
 
-def run(args: tuple[str, int, int]) -> dict:
+def run(args: tuple[str, int, int, int, bool, bool]) -> dict:
     import cv2
 
+    from table_service.rules.patterns import is_pattern
     from vision.cardnet.enrol import enrol_head
     from vision.cardnet.read import read_play
     from vision.synth import Realism, render_zone
 
     cv2.setNumThreads(1)
-    design, plays, seed, leave_out = args
+    design, plays, seed, leave_out, shapes, enrol = args
     rng = np.random.default_rng(seed)
     t = time.process_time()
-    faces = photographed_faces(design, 3.0, seed)
-    gone = frozenset(str(c) for c in rng.choice(sorted(faces), leave_out, replace=False)) if leave_out else frozenset()
-    head, _ = enrol_head({c: f for c, f in faces.items() if c not in gone}, seed=seed, name=design)
+    heads: dict = {"zero-shot": None}
+    gone: frozenset[str] = frozenset()
+    if enrol:
+        faces = photographed_faces(design, 3.0, seed)
+        gone = frozenset(str(c) for c in rng.choice(sorted(faces), leave_out, replace=False)) if leave_out else frozenset()
+        head, _ = enrol_head({c: f for c, f in faces.items() if c not in gone}, seed=seed, name=design)
+        heads |= {"enrolled": head} | ({"enrolled, unknown as own": head.knowing(None)} if gone else {})
     enrol_s = time.process_time() - t
     out: dict = {"design": design, "enrol_cpu_s": enrol_s, "left_out": sorted(gone), "by": {}}
-    heads = {"zero-shot": None, "enrolled": head} | ({"enrolled, unknown as own": head.knowing(None)} if gone else {})
     for ppm in (2.0, 3.0, 4.0):
-        modes = {mode: _new_stats() for mode in heads}
+        modes = {f"{mode}{shaped}": _new_stats() for mode in heads for shaped in ("", " + shape")}
         for _ in range(plays):
-            truth = _play(rng)
+            truth, level = draw_play(rng, shapes)
+            unlawful = not is_pattern(truth, level)
             z = render_zone(truth, design, px_per_mm=ppm, seed=int(rng.integers(1 << 31)), realism=Realism())
             for mode, st in modes.items():
+                shaped = mode.endswith(" + shape")
                 t = time.process_time()
-                r = read_play(z.image, ppm, heads[mode])
-                _score(st, truth, r, (time.process_time() - t) * 1000, gone)
+                r = read_play(z.image, ppm, heads[mode.removesuffix(" + shape")],
+                              lawful=(lambda cards, level=level: is_pattern(cards, level)) if shaped else None)
+                _score(st, truth, r, (time.process_time() - t) * 1000, gone, unlawful)
         out["by"][str(ppm)] = modes
     return out
 
@@ -143,7 +185,9 @@ def fmt(st: dict) -> str:
             f"lone {st['lone']:3d} empty {st['lone_empty']} asked {st['lone_asked']} silent {st['lone_silent']}  "
             f"ms10 {np.median(st['ms10']) if st['ms10'] else float('nan'):5.1f}"
             + (f"  with a left-out card: {st['left_out_plays']} plays, asked {st['left_out_asked']}, "
-               f"silent {st['left_out_silent']}" if st["left_out_plays"] else ""))
+               f"silent {st['left_out_silent']}" if st["left_out_plays"] else "")
+            + (f"  no pattern: {st['unlawful_plays']} plays, asked {st['unlawful_asked']}, "
+               f"silent {st['unlawful_silent']}" if st["unlawful_plays"] else ""))
 
 
 #: Bars the curve is printed for (``PLAY_BAR`` is chosen from it: docs/performance.md).
@@ -169,6 +213,7 @@ def time_reads() -> None:
     crop network on each of OpenCV's two engines, interleaved read by read (the shipped one first)."""
     import cv2
 
+    from table_service.rules.patterns import is_pattern
     from vision.cardnet import nets
     from vision.cardnet.read import read_play
     from vision.synth import render_zone
@@ -192,6 +237,20 @@ def time_reads() -> None:
         nets.embedder = shipped
         print(f"10-card zone at {ppm} px/mm: {np.median(cpu[shipped]):.1f} ms CPU (median of 20; crop network on the "
               f"{name[shipped.engine]}, shipped), {np.median(cpu[other]):.1f} ms on the {name[other.engine]}")
+    # The longest play there is, read with its shape weighed: a 10-card bomb (eight 9s, the level's two
+    # hearts wild), whose suits give the most readings to weigh.
+    bomb = ["9s", "9h", "9d", "9c", "2h", "9s", "9h", "9d", "9c", "2h"]
+    for ppm in (2.0, 3.0, 4.0):
+        z = render_zone(bomb, "neoclassical", ppm, seed=1)
+        cpu_s: dict[bool, list[float]] = {False: [], True: []}
+        for k in range(21):
+            for shaped in cpu_s:
+                t = time.process_time()
+                read_play(z.image, ppm, lawful=(lambda cards: is_pattern(cards, "2")) if shaped else None)
+                if k:
+                    cpu_s[shaped].append((time.process_time() - t) * 1000)
+        print(f"10-card bomb at {ppm} px/mm: {np.median(cpu_s[False]):.1f} ms CPU alone, "
+              f"{np.median(cpu_s[True]):.1f} ms with its shape weighed (median of 20)")
 
 
 def main() -> None:
@@ -206,6 +265,8 @@ def main() -> None:
     ap.add_argument("--timing", action="store_true", help="only the CPU time of one 10-card zone")
     ap.add_argument("--show-silent", action="store_true", help="print each silently wrong play")
     ap.add_argument("--leave-out", type=int, default=0, help="faces left out of each enrolment (0-50)")
+    ap.add_argument("--shapes", action="store_true", help="plays are the shapes players lay (module docstring)")
+    ap.add_argument("--no-enrol", action="store_true", help="zero-shot only")
     a = ap.parse_args()
     if a.timing:
         time_reads()
@@ -214,7 +275,7 @@ def main() -> None:
     t0 = time.time()
     if not 0 <= a.leave_out <= 50:
         ap.error("--leave-out must be 0-50")
-    jobs = [(d, a.plays, a.seed * 1000 + k, a.leave_out) for k, d in enumerate(designs)]
+    jobs = [(d, a.plays, a.seed * 1000 + k, a.leave_out, a.shapes, not a.no_enrol) for k, d in enumerate(designs)]
     with ProcessPoolExecutor(a.workers) as ex:
         results = list(ex.map(run, jobs))
     table = summarise(results)

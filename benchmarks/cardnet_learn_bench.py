@@ -3,7 +3,8 @@
     nice .venv/bin/python benchmarks/cardnet_learn_bench.py --design tango --deals 6 --seed 3
 
 Each deal is ``--plays`` plays (1-10 cards, a quarter lone cards, as :mod:`vision.training.data`
-draws them) of a design never trained on, rendered at 2-4 px/mm with play's realism, read as the
+draws them; with ``--shapes`` the shapes players lay, read with the shape weighed, as
+``cardnet_bench.py --shapes`` draws them) of a design never trained on, rendered at 2-4 px/mm with play's realism, read as the
 table reads them: with :meth:`vision.watcher.TableWatcher.reading_head`'s learner.  A play read
 without a question teaches the learner its sure cards; a play asked is answered by the referee
 (the truth) and that answer is taught when the reading found as many cards.  Printed per deal:
@@ -25,11 +26,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 def main() -> None:
     import cv2
 
+    from benchmarks.cardnet_bench import draw_play
+    from table_service.rules.patterns import is_pattern
     from vision.cardnet.enrol import seen_face_crops
     from vision.cardnet.online import PlayLearner
     from vision.cardnet.read import default_head, read_play
     from vision.synth import Realism, render_zone
-    from vision.training.data import play_size, random_cards
 
     cv2.setNumThreads(1)
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -45,6 +47,7 @@ def main() -> None:
                          "play at 2, 3 or 4 px/mm, drawn: one head learns three cameras at once)")
     ap.add_argument("--no-faces", action="store_true",
                     help="learn from the labels alone, not also from zones rendered from the lone cards seen whole")
+    ap.add_argument("--shapes", action="store_true", help="plays are the shapes players lay, read with the shape weighed")
     a = ap.parse_args()
     rng = np.random.default_rng(a.seed)
     learner = PlayLearner(default_head(), render=None if a.no_faces else seen_face_crops)
@@ -54,11 +57,12 @@ def main() -> None:
     for deal in range(1, a.deals + 1):
         asked = silent = 0
         for _ in range(a.plays):
-            truth = random_cards(rng, play_size(rng))
+            truth, level = draw_play(rng, a.shapes)
             ppm = float(rng.choice([2.0, 3.0, 4.0]))  # drawn either way: the same plays with --ppm
             ppm = ppm if a.ppm is None else a.ppm
             z = render_zone(truth, a.design, px_per_mm=ppm, seed=int(rng.integers(1 << 31)), realism=Realism())
-            r = read_play(z.image, ppm, learner.head)
+            r = read_play(z.image, ppm, learner.head,
+                          lawful=(lambda cards, level=level: is_pattern(cards, level)) if a.shapes else None)
             if r.uncertain:
                 asked += 1
                 learner.learn_answer(r.embeddings, truth, r.none_embeddings, r.face)

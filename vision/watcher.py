@@ -34,6 +34,7 @@ from .cardnet.enrol import seen_face_crops
 from .cardnet.head import Head
 from .cardnet.online import PlayLearner
 from .cardnet.read import PlayReading, default_head, read_play
+from .cardnet.shape import Lawful
 from .geometry import SEATS, TableLayout, default_layout
 from .paper import card_mask
 from .settle import SettleConfig, ZoneSettler
@@ -159,7 +160,8 @@ class TableWatcher:
                  settle: SettleConfig | None = None, enrollment: Enrollment | None = None,
                  possible: Callable[[str], Iterable[str] | None] | None = None, read_frames: int = 3,
                  exposed_every: int = 5, exposed_min_s: float = 1.0, recheck_s: float = 5.0,
-                 learn: bool = True, learn_store: str | Path | None = None) -> None:
+                 learn: bool = True, learn_store: str | Path | None = None,
+                 lawful: Callable[[str], Lawful | None] | None = None) -> None:
         self.layout = layout or default_layout()
         self.calibration = calibration
         self.lens = lens
@@ -175,6 +177,9 @@ class TableWatcher:
         self.learn_store = learn_store
         self._learner_lock = threading.Lock()
         self.possible = possible
+        #: Per seat, whether cards form a shape the rules allow now (None: no deal in play): a
+        #: reading is weighed against the readings near it no player would lay (:mod:`vision.cardnet.shape`).
+        self.lawful = lawful
         self.read_frames = read_frames
         self.exposed_every = exposed_every
         self.exposed_min_s = exposed_min_s
@@ -490,7 +495,8 @@ class TableWatcher:
         crops = crops[: self.read_frames]
         possible = self.possible(seat) if self.possible is not None else None
         head = self.reading_head()
-        readings = [read_play(c, self.read_ppm, head, possible=possible) for c in crops]
+        lawful = self.lawful(seat) if self.lawful is not None else None
+        readings = [read_play(c, self.read_ppm, head, possible=possible, lawful=lawful) for c in crops]
         r, n = vote(readings)
         if self._learner is not None and not r.uncertain:
             self._learner.learn_read(r.embeddings, r.cards, r.confidence, r.uncertain, r.face)

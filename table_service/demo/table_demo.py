@@ -182,6 +182,7 @@ class Demo:
         self.camera = SceneCamera(renderer, fps=self.fps, realtime=self.realtime, seed=opt.seed)
         holder: dict[str, Any] = {}
         watcher = make_watcher(cfg.vision, possible=lambda seat: holder["svc"].possible(seat),
+                               lawful=lambda seat: holder["svc"].lawful(seat),
                                settle_s=None if self.realtime else 0.25,
                                # A still synthetic table repeats one frame: voting over copies of
                                # it would read the same picture three times.

@@ -266,6 +266,16 @@ def classify(cards: Iterable[Card] | str, level: str) -> list[Play]:
     return out
 
 
+def is_pattern(tokens: Iterable[str], level: str) -> bool:
+    """Whether ``tokens`` form any pattern at ``level``; cards two decks cannot give (a third
+    copy) or tokens that are no card form none.  Why a boolean of its own: the card reader weighs
+    a reading by whether a player could lay it (``vision.cardnet.shape``) and must not raise."""
+    try:
+        return bool(classify(parse_cards(list(tokens)), level))
+    except ValueError:  # RulesError: a token no card, or a face more than twice
+        return False
+
+
 # --------------------------------------------------------------------------- comparison
 
 

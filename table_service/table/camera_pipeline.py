@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from table_service.rules.cards import DECK_FACES
+from table_service.rules.patterns import is_pattern
 from table_service.rules.seats import SEATS
 from table_service.table.clock import TableClock
 from table_service.table.config import ServiceConfig
@@ -162,11 +163,12 @@ class CameraPipeline:
 
     @classmethod
     def from_config(cls, config: ServiceConfig, devices: Any, on_status: Callable[[Any], None],
-                    possible: Callable[[str], Any] | None = None) -> CameraPipeline | None:
+                    possible: Callable[[str], Any] | None = None,
+                    lawful: Callable[[str], Any] | None = None) -> CameraPipeline | None:
         source = devices.open_camera()
         if source is None:
             return None
-        return cls(source, make_watcher(config.vision, possible=possible,
+        return cls(source, make_watcher(config.vision, possible=possible, lawful=lawful,
                                         learn_store=config.data_dir / LEARNED_DECK_FILE), on_status=on_status)
 
     def start(self, observe: Callable[..., Any]) -> None:
@@ -600,7 +602,7 @@ class _Status:
 
 
 def make_watcher(vision_cfg: dict[str, Any], *, possible: Callable[[str], Any] | None = None,
-                 settle_s: float | None = None, read_frames: int = 3, learn_store: str | Path | None = None) -> Any:
+                 lawful: Callable[[str], Any] | None = None, settle_s: float | None = None, read_frames: int = 3, learn_store: str | Path | None = None) -> Any:
     """The vision package's per-table watcher for ``[vision]`` of the config.
 
     Keys: ``layout`` (table layout JSON; default the standard 900 mm table), ``calibration`` (lens
@@ -627,7 +629,7 @@ def make_watcher(vision_cfg: dict[str, Any], *, possible: Callable[[str], Any] |
         (log.warning if warn else log.info)("deck %s: %s", vision_cfg["enrollment"], text)
     settle = SettleConfig(settle_s=settle_s) if settle_s is not None else None
     return TableWatcher(layout, lens=lens, read_px_per_mm=float(vision_cfg.get("px_per_mm", 3.0)),
-                        settle=settle, enrollment=enrollment, possible=possible, read_frames=read_frames,
+                        settle=settle, enrollment=enrollment, possible=possible, lawful=lawful, read_frames=read_frames,
                         learn=bool(vision_cfg.get("learn", True)), learn_store=learn_store)
 
 
@@ -640,3 +642,14 @@ def possible_cards(state: dict[str, Any]) -> list[str] | None:
 
     seen = deal.get("seen") or {}
     return [str(c) for c in DECK_FACES for _ in range(max(0, 2 - int(seen.get(str(c), 0))))]
+
+
+def lawful_shape(state: dict[str, Any]) -> Callable[[list[str]], bool] | None:
+    """Whether cards form a pattern at this deal's level (the wild card is the level's heart), for
+    the card reader to weigh a reading against the readings no player would lay; None outside a
+    deal in play."""
+    deal = state.get("deal")
+    if not deal or deal.get("phase") == "over" or not deal.get("level"):
+        return None
+    level = str(deal["level"])
+    return lambda cards: is_pattern(cards, level)

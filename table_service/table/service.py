@@ -34,7 +34,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from table_service.table.camera_pipeline import LAG_GRACE_S, CameraPipeline, possible_cards
+from table_service.table.camera_pipeline import LAG_GRACE_S, CameraPipeline, lawful_shape, possible_cards
 from table_service.table.clock import TableClock
 from table_service.table.config import DEFAULT_CAMERA_GRACE_S, ServiceConfig
 from table_service.table.deck import drop_deck, load_saved_deck, take_deck
@@ -133,7 +133,7 @@ class TableService:
             self._spawn(self._screen_monitor, "screen-monitor")
         if self.camera is None and self.config.hardware.camera.source != "none":
             self.camera = CameraPipeline.from_config(self.config, self.devices, self._on_camera_status,
-                                                     possible=self.possible)
+                                                     possible=self.possible, lawful=self.lawful)
         if self.camera is not None:
             if getattr(self.camera, "clock", False) is None:
                 self.camera.clock = self.clock  # frames go on the service's time line
@@ -408,6 +408,12 @@ class TableService:
         if self.runner is None:
             return None
         return possible_cards(self.runner.state())
+
+    def lawful(self, _seat: str) -> Callable[[list[str]], bool] | None:
+        """Whether cards form a pattern at this deal's level (the watcher's ``lawful`` hook)."""
+        if self.runner is None:
+            return None
+        return lawful_shape(self.runner.state())
 
     def _device_status(self, device: str, status: str, detail: str | None = None) -> None:
         if self.runner is None:

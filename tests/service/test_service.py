@@ -334,3 +334,17 @@ def test_run_command_starts_the_service_and_stops_on_sigterm(tmp_path: Path) -> 
     res = subprocess.run([sys.executable, "-m", "table_service", "run", "--config", str(bad)], cwd=REPO,
                          capture_output=True, text=True, timeout=300)
     assert res.returncode == 2 and "format" in res.stderr
+
+
+def test_the_card_reader_is_told_the_shapes_of_this_deals_level(tmp_path: Path) -> None:
+    """The watcher's ``lawful`` hook: no deal, no shapes; in a deal, the level's heart is wild."""
+    cfg = parse_service_config(sim_config(tmp_path))
+    with TableService(cfg, clock=TableClock(1.0)) as svc:
+        assert svc.lawful("E") is None
+        start_round(svc)
+        lawful = svc.lawful("E")
+        level = svc.runner.state()["deal"]["level"]
+        assert lawful is not None
+        other = "3" if level != "3" else "4"
+        assert lawful([f"{level}h", f"{other}s"])  # the wild card makes a pair
+        assert not lawful([f"{level}s", f"{other}s"]) and lawful([f"{other}s", f"{other}d"])

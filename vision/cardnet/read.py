@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
-from vision.cards import ALL_CARDS, check_card
+from vision.cards import ALL_CARDS, CARD_INDEX, check_card
 
 from . import nets
 from .crops import crops_at
@@ -48,6 +48,7 @@ from .detector import Corner, Detection, detect
 from .faces import lone_face
 from .head import CornerModel, Head, keep_unknown_faces, shipped_head
 from .prep import crops_to_input
+from .shape import Lawful, weigh
 from .spec import FEATURE_DIM, MIN_CORNER_GAP_MM, NONE_CLASS
 
 #: A play is certain when its joint probability is at least this (see the module docstring).
@@ -208,18 +209,22 @@ def one_blas_thread() -> AbstractContextManager:
 
 
 def read_play(zone_bgr: np.ndarray, px_per_mm: float = 3.0, enrollment: Enrollment | Head | None = None,
-              possible: Iterable[str] | None = None) -> PlayReading:
+              possible: Iterable[str] | None = None, lawful: Lawful | None = None) -> PlayReading:
     """Read the cards lying in one rectified, upright play zone, left to right, with doubt.
 
     ``enrollment``: the deck's enrolment (or a head learned during play), else the shipped head.
     ``possible``: the cards that may still appear (a multiset); a reading outside it is never certain.
+    ``lawful``: whether cards form a shape the rules allow now (:mod:`vision.cardnet.shape`): a
+    reading's probability is weighed against the readings near it that no player would lay.
     """
+    if lawful is not None and not callable(lawful):
+        raise ValueError(f"lawful 必须可调用 / lawful must be callable, got {type(lawful).__name__}")
     with one_blas_thread():
-        return _read_play(zone_bgr, px_per_mm, enrollment, possible)
+        return _read_play(zone_bgr, px_per_mm, enrollment, possible, lawful)
 
 
 def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | Head | None,
-               possible: Iterable[str] | None) -> PlayReading:
+               possible: Iterable[str] | None, lawful: Lawful | None) -> PlayReading:
     bgr = as_bgr(zone_bgr, px_per_mm)
     poss = Counter(check_card(c) for c in possible) if possible is not None else None
     if enrollment is not None and not isinstance(enrollment, Enrollment | Head):
@@ -252,7 +257,12 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
     faces_p = probs[keep, :NONE_CLASS].astype(np.float64)
     card_p = faces_p / np.maximum(faces_p.sum(axis=1, keepdims=True), 1e-12) * p_card[keep, None]
     cards, confs, alts = _choose(card_p, poss, reasons)
-    joint *= float(np.prod(confs))
+    if lawful is not None and len(cards) > 1:  # every lone card is a lawful shape: nothing to weigh
+        shaped = weigh(faces_p, [CARD_INDEX[c] for c in cards], lawful)
+        confs = [float(p_card[k]) * m for k, m in zip(keep, shaped.marginals, strict=True)]
+        joint *= float(np.prod(p_card[keep])) * shaped.joint
+    else:
+        joint *= float(np.prod(confs))
     if joint >= PLAY_BAR and not reasons:  # the far corner can only add a doubt: read it when it may
         looked, far = _far_corner(bgr, px_per_mm, head, kept[-1])
         if looked and far is None:

@@ -1,0 +1,109 @@
+"""A play's shape weighed in its reading (vision.cardnet.shape): the properties Bayes gives, with
+the rules' own test of a pattern (table_service.rules.patterns.is_pattern)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from table_service.rules.patterns import is_pattern
+from vision.cardnet import shape
+from vision.cardnet.read import read_play
+from vision.cardnet.shape import weigh
+from vision.cards import ALL_CARDS, CARD_INDEX
+from vision.synth import Realism, render_zone
+
+
+def at_level(level: str):
+    return lambda cards: is_pattern(cards, level)
+
+
+def probs(rows: list[dict[str, float]], floor: float = 1e-7) -> np.ndarray:
+    """(n, 54) face probabilities: each row's named faces, the rest at ``floor``, rows summing to 1."""
+    p = np.full((len(rows), len(ALL_CARDS)), floor)
+    for i, row in enumerate(rows):
+        for card, v in row.items():
+            p[i, CARD_INDEX[card]] = v
+    return p / p.sum(axis=1, keepdims=True)
+
+
+def test_the_rules_test_of_a_pattern():
+    assert is_pattern(["5s", "5h"], "2") and is_pattern(["3s", "4h", "5d", "6c", "7s"], "9")
+    assert is_pattern(["9h", "5s"], "9")  # the level's heart is wild: a pair of fives
+    assert not is_pattern(["3s", "4h", "3d", "6c", "7s"], "2")
+    assert not is_pattern(["5s", "5s", "5s"], "2")  # a third copy: two decks hold two
+    assert not is_pattern(["xx"], "2") and not is_pattern([], "2")
+
+
+def test_a_lawful_reading_among_unlawful_neighbours_is_surer():
+    straight = ["3s", "4h", "5d", "6c", "7s"]
+    p = probs([{"3s": 1}, {"4h": 1}, {"5d": 0.95, "3d": 0.05}, {"6c": 1}, {"7s": 1}])
+    ev = weigh(p, [CARD_INDEX[c] for c in straight], at_level("2"))
+    assert ev.lawful
+    assert 0.95 * 0.999 < ev.joint and ev.joint > 0.99  # the 3 would make no pattern: the 5 is far surer
+    assert ev.marginals[2] == pytest.approx(ev.joint, abs=1e-6)
+
+
+def test_two_lawful_readings_keep_their_doubt():
+    """A pair's second card ♠ or ♣: both a pair, the shape tells nothing."""
+    p = probs([{"5s": 0.9, "5c": 0.1}, {"5h": 1}])
+    ev = weigh(p, [CARD_INDEX["5s"], CARD_INDEX["5h"]], at_level("2"))
+    assert ev.joint == pytest.approx(0.9, abs=1e-3)
+
+
+def test_an_unlawful_reading_next_to_a_lawful_one_is_doubted_and_never_changed():
+    read = ["3s", "4h", "3d", "6c", "7s"]  # the 3d might be the 5d of a straight
+    p = probs([{"3s": 1}, {"4h": 1}, {"3d": 0.9, "5d": 0.1}, {"6c": 1}, {"7s": 1}])
+    ev = weigh(p, [CARD_INDEX[c] for c in read], at_level("2"))
+    assert not ev.lawful and ev.joint < 0.2  # the straight is likelier once shapes are weighed
+    alone = probs([{"3s": 1}, {"4h": 1}, {"3d": 1}, {"6c": 1}, {"7s": 1}])
+    sure = weigh(alone, [CARD_INDEX[c] for c in read], at_level("2"))
+    assert sure.joint > 0.9  # read surely as laid: a foul the referee engine flags
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 6), st.integers(0, 2**31 - 1), st.sampled_from(["2", "5", "T", "A"]),
+       st.floats(0.05, 3.0))
+def test_weighing_moves_a_reading_only_the_way_its_shape_says(n, seed, level, sharpness):
+    """Whatever the classifier's probabilities: a lawful reading never comes out less sure than the
+    product of its cards, an unlawful one never surer; marginals are probabilities, each at least
+    the whole reading's."""
+    rng = np.random.default_rng(seed)
+    p = rng.dirichlet(np.full(len(ALL_CARDS), sharpness * 0.05), size=n)
+    chosen = [int(k) for k in p.argmax(axis=1)]
+    lawful = at_level(level)
+    ev = weigh(p, chosen, lawful)
+    plain = float(np.prod(p[np.arange(n), chosen]))
+    if ev.lawful:
+        assert ev.joint >= plain * (1 - 1e-9)
+    else:
+        assert ev.joint <= plain * (1 + 1e-9)
+    assert all(-1e-12 <= m <= 1 + 1e-9 for m in ev.marginals)
+    assert all(m >= ev.joint - 1e-9 for m in ev.marginals)
+    assert ev.lawful == lawful([ALL_CARDS[k] for k in chosen])
+
+
+def test_the_rules_are_asked_a_bounded_number_of_times():
+    rng = np.random.default_rng(3)
+    p = rng.dirichlet(np.full(len(ALL_CARDS), 0.05), size=10)  # ten cards, none sure
+    calls = []
+
+    def counting(cards):
+        calls.append(tuple(cards))
+        return is_pattern(cards, "2")
+
+    weigh(p, [int(k) for k in p.argmax(axis=1)], counting)
+    assert 0 < len(calls) <= shape.MAX_READINGS
+
+
+def test_read_play_weighs_the_shape_and_never_changes_the_cards():
+    cards = ["9s", "9d", "9c"]
+    zr = render_zone(cards, "anglo", 3.0, seed=4242, realism=Realism.clean())
+    plain = read_play(zr.image)
+    shaped = read_play(zr.image, lawful=at_level("2"))
+    assert shaped.cards == plain.cards == cards
+    assert shaped.joint >= plain.joint
+    with pytest.raises(ValueError, match="lawful"):
+        read_play(zr.image, lawful="yes")  # type: ignore[arg-type]
