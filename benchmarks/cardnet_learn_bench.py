@@ -48,6 +48,7 @@ def main() -> None:
     ap.add_argument("--no-faces", action="store_true",
                     help="learn from the labels alone, not also from zones rendered from the lone cards seen whole")
     ap.add_argument("--shapes", action="store_true", help="plays are the shapes players lay, read with the shape weighed")
+    ap.add_argument("--no-weigh", action="store_true", help="with --shapes: the same plays read without their shape weighed")
     a = ap.parse_args()
     rng = np.random.default_rng(a.seed)
     learner = PlayLearner(default_head(), render=None if a.no_faces else seen_face_crops)
@@ -62,7 +63,7 @@ def main() -> None:
             ppm = ppm if a.ppm is None else a.ppm
             z = render_zone(truth, a.design, px_per_mm=ppm, seed=int(rng.integers(1 << 31)), realism=Realism())
             r = read_play(z.image, ppm, learner.head,
-                          lawful=(lambda cards, level=level: is_pattern(cards, level)) if a.shapes else None)
+                          lawful=(lambda cards, level=level: is_pattern(cards, level)) if a.shapes and not a.no_weigh else None)
             if r.uncertain:
                 asked += 1
                 learner.learn_answer(r.embeddings, truth, r.none_embeddings, r.face)

@@ -8,6 +8,7 @@ names for older imports.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import threading
 import time
@@ -644,6 +645,13 @@ def possible_cards(state: dict[str, Any]) -> list[str] | None:
     return [str(c) for c in DECK_FACES for _ in range(max(0, 2 - int(seen.get(str(c), 0))))]
 
 
+@functools.lru_cache(maxsize=16384)
+def _is_pattern_at(cards: tuple[str, ...], level: str) -> bool:
+    """``is_pattern``, remembered: the watcher reads each settled zone on up to three frames, and
+    the reader asks about the same readings of the same cards on each (up to 512 a read)."""
+    return is_pattern(cards, level)
+
+
 def lawful_shape(state: dict[str, Any]) -> Callable[[list[str]], bool] | None:
     """Whether cards form a pattern at this deal's level (the wild card is the level's heart), for
     the card reader to weigh a reading against the readings no player would lay; None outside a
@@ -652,4 +660,4 @@ def lawful_shape(state: dict[str, Any]) -> Callable[[list[str]], bool] | None:
     if not deal or deal.get("phase") == "over" or not deal.get("level"):
         return None
     level = str(deal["level"])
-    return lambda cards: is_pattern(cards, level)
+    return lambda cards: _is_pattern_at(tuple(cards), level)
