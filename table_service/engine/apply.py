@@ -40,28 +40,56 @@ def _on_clock_ticked(state: State, ev: dict[str, Any], fx: Effects) -> None:
     makes it automatic), the overtime count on the display, and the time limit of the round."""
     deal = state.get("deal")
     if deal is not None and deal["phase"] != "over":
-        rules = state["round"]["_rules"]
         for seat, timer in overdue(state):
             over = state["t_ms"] - timer["deadline_ms"]
             fx.append({"kind": "overtime", "seat": seat, "seconds": over // 1000})
-            if not timer["flagged"]:
-                timer["flagged"] = True
-                flag = raise_flag(state, ev, "time_over", seat, {"phase": timer["phase"], "deadline_ms": timer["deadline_ms"], "overtime_ms": over}, fx)
-                timer["flag"] = flag["id"]
-            if not rules.auto_time_warning:
-                continue
-            article = f"超时 {over // 1000} 秒 / time over by {over // 1000} s ({timer['phase']})"
-            if not timer["warned"] and over >= rules.overtime_warning_s * 1000:
-                timer["warned"] = True
-                penalties.give_penalty(state, ev, fx, side=side_of(seat), level="warning", seat=seat, auto=True,
-                                       article=article, flag=timer.get("flag"))
-            limit = rules.overtime_violation_s
-            if limit is not None and timer["warned"] and not timer["violated"] and over >= (rules.overtime_warning_s + limit) * 1000:
-                timer["violated"] = True
-                lose = deal["phase"] == "play" and deal["turn"] == seat
-                penalties.give_penalty(state, ev, fx, side=side_of(seat), level="violation", seat=seat, auto=True,
-                                       article=article, lose_turn=lose, flag=timer.get("flag"))
+            _overtime(state, ev, fx, seat, timer, over)
     lifecycle.on_time_tick(state, ev, fx)
+
+
+def _overtime(state: State, ev: dict[str, Any], fx: Effects, seat: str, timer: dict[str, Any], over: int) -> None:
+    """What ``over`` ms past ``seat``'s deadline has earned by ``ev``, each once per timer: the
+    ``time_over`` flag, then the automatic warning after ``overtime_warning_s`` and the violation
+    (with the turn lost) ``overtime_violation_s`` later, where the ruleset makes them automatic."""
+    deal = state["deal"]
+    rules = state["round"]["_rules"]
+    if not timer["flagged"]:
+        timer["flagged"] = True
+        flag = raise_flag(state, ev, "time_over", seat, {"phase": timer["phase"], "deadline_ms": timer["deadline_ms"], "overtime_ms": over}, fx)
+        timer["flag"] = flag["id"]
+    if not rules.auto_time_warning:
+        return
+    article = f"超时 {over // 1000} 秒 / time over by {over // 1000} s ({timer['phase']})"
+    if not timer["warned"] and over >= rules.overtime_warning_s * 1000:
+        timer["warned"] = True
+        penalties.give_penalty(state, ev, fx, side=side_of(seat), level="warning", seat=seat, auto=True,
+                               article=article, flag=timer.get("flag"))
+    limit = rules.overtime_violation_s
+    if limit is not None and timer["warned"] and not timer["violated"] and over >= (rules.overtime_warning_s + limit) * 1000:
+        timer["violated"] = True
+        lose = deal["phase"] == "play" and deal["turn"] == seat
+        penalties.give_penalty(state, ev, fx, side=side_of(seat), level="violation", seat=seat, auto=True,
+                               article=article, lose_turn=lose, flag=timer.get("flag"))
+
+
+#: A seat's own timed actions, by the deal phase in which they answer its countdown.
+_TIMED_ACTIONS = {"cards_played": "play", "passed": "play", "tribute_given": "tribute", "return_given": "return"}
+
+
+def _late_by_own_time(state: State, ev: dict[str, Any], fx: Effects) -> None:
+    """A seat's late action (a play, a pass, a tribute, a return) first earns, by its own time
+    ``ev["t_ms"]``, what the ticks up to that time would have given it (:func:`_overtime`): the ruling
+    depends on the times alone, not on whether a ``clock_ticked`` came between the deadline and the
+    action (rounds from generation 3, ruleset.py; before, a late action with no tick before it had
+    the flag only). A Huai'an violation's lost turn is lost before the action, as after a tick."""
+    phase = _TIMED_ACTIONS.get(ev["type"])
+    deal = state.get("deal")
+    if phase is None or deal is None or deal["phase"] != phase or not since(state, 3):
+        return
+    seat = ev["data"].get("seat")
+    for s, timer in overdue(state, at=ev["t_ms"]):
+        if s == seat:
+            _overtime(state, ev, fx, s, timer, ev["t_ms"] - timer["deadline_ms"])
 
 
 def _on_device_status(state: State, ev: dict[str, Any], fx: Effects) -> None:
@@ -335,6 +363,7 @@ def _dispatch(state: State, ev: dict[str, Any], fx: Effects) -> None:
     if state["t_ms"] is None or t > state["t_ms"]:
         state["t_ms"] = t
     state["last_seq"] = max(state["last_seq"], ev["seq"] or 0)
+    _late_by_own_time(state, ev, fx)
     HANDLERS[ev["type"]](state, ev, fx)
 
 

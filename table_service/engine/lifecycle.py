@@ -10,7 +10,7 @@ from table_service.engine import scoring
 from table_service.engine.errors import EventRejected
 from table_service.engine.events import card_field, cards_field, field, int_field, seat_field, side_field
 from table_service.engine.flags import raise_flag
-from table_service.engine.ruleset import resolve_ruleset
+from table_service.engine.ruleset import resolve_ruleset, since
 from table_service.engine.state import HAND_SIZE, State, initial_state, new_deal
 from table_service.engine.timers import set_turn, start_timer, stop_all, stop_and_check, stop_timer
 from table_service.rules.cards import check_level, parse_cards
@@ -303,6 +303,8 @@ def on_tribute(state: State, ev: dict[str, Any], fx: Effects) -> None:
     deal["counts"][seat] -= 1
     if wild:
         raise_flag(state, ev, "tribute_wild_card", seat, {"tribute": card, "level": deal["level"]}, fx)
+    if since(state, 3):  # both big jokers given as tribute: seen at once (generation 3, ruleset.py)
+        check_anti_tribute_missed(state, ev, seat, [card], fx)
     if len(deal["tributes"]) < len(plan["payers"]):
         return
     pairing = pair_tributes(
@@ -427,6 +429,36 @@ def prove_return_wrong(state: State, ev: dict[str, Any], seat: str, cards: list[
                 state["flags"][i] = updated
                 fx.append({"kind": "flag_updated", "flag": dict(updated)})
                 break
+
+
+def check_anti_tribute_missed(state: State, ev: dict[str, Any], seat: str, cards: list[str], fx: Effects) -> None:
+    """Anti-tribute is not the payers' choice (``Ruleset.anti_tribute_waivable`` false): a paying
+    side seen to have held both big jokers when paying — big jokers given as tribute plus big
+    jokers its payers play, a big joker returned to them excepted — should have declared it.
+
+    ``cards``: what ``seat`` shows by ``ev``: a tribute (``tribute_given``, already in
+    ``deal.tributes``: both big jokers given as tribute are seen at the second) or a play (not yet
+    in ``deal.by_seat``: ``play.on_cards_played`` calls it for every play). Flagged once per
+    deal; nothing when the ruleset has no anti-tribute or lets a side waive it."""
+    deal = state["deal"]
+    rules = rules_of_round(state)
+    payers = (deal["tribute_plan"] or {}).get("payers") or []
+    if (
+        "BJ" not in cards
+        or seat not in payers
+        or not deal["tributes"]
+        or not rules.anti_tribute
+        or rules.anti_tribute_waivable
+        or any(f["rule"] == "anti_tribute_missed" and f["deal"] == deal["no"] for f in state["flags"])
+    ):
+        return
+    given = [t["seq"] for t in deal["tributes"] if t["card"] == "BJ"]
+    playing = 0 if ev["type"] == "tribute_given" else cards.count("BJ")
+    played = sum(deal["by_seat"][p].count("BJ") for p in payers) + playing
+    returned = sum(1 for r in deal["returns"] if r["to"] in payers and r["card"] == "BJ")
+    if len(given) + played - returned >= 2:
+        raise_flag(state, ev, "anti_tribute_missed", seat,
+                   {"payers": list(payers), "tribute_seqs": given, "card": "BJ"}, fx)
 
 
 # ------------------------------------------------------------------------- deal end

@@ -15,13 +15,13 @@ from typing import Any
 from table_service.engine.errors import EventRejected
 from table_service.engine.events import card_field, cards_field, field, seat_field
 from table_service.engine.flags import raise_flag
-from table_service.engine.lifecycle import finish_deal, prove_return_wrong
+from table_service.engine.lifecycle import check_anti_tribute_missed, finish_deal, prove_return_wrong
 from table_service.engine.ruleset import since
 from table_service.engine.state import HAND_SIZE, State, leader_after_trick, next_active
 from table_service.engine.timers import set_turn, stop_and_check
 from table_service.rules.cards import parse_cards
 from table_service.rules.patterns import Play, beats, classify, strength
-from table_service.rules.reading import consistent_with_order, reading_for
+from table_service.rules.reading import consistent_with_order, reading_for, row_readings
 from table_service.rules.seats import seats_from, side_of
 from table_service.rules.tribute import tribute_proved_wrong, tribute_settled
 
@@ -39,12 +39,14 @@ def require_play_phase(state: State, etype: str) -> dict[str, Any]:
 
 
 def choose_reading(cards: list[str], level: str, top: Play | None, declared: dict[str, Any] | None,
-                   copies_apart: bool = True) -> tuple[Play | None, list[Play]]:
+                   copies_apart: bool = True, row_decides: bool = True) -> tuple[Play | None, list[Play]]:
     """The reading of a play and all its readings.
 
     With a declared reading (the player's statement, or the referee's ``reading_declared``) that
-    reading is taken. Otherwise ``rules.reading_for`` decides: a reading that beats the trick,
-    narrowed by the wild card's position in the row, the strongest if several are left.
+    reading is taken. Otherwise ``rules.reading_for`` decides: the readings the wild card's
+    position in the row leaves, one that beats the trick, the strongest if several are left.
+    ``row_decides`` (rounds from generation 3): when none of the row's readings beats, the play is
+    read by the row and does not beat; before, a reading the row ruled out was taken if it beat.
 
     :raises EventRejected: when the declared reading is not a reading of these cards.
     """
@@ -62,16 +64,21 @@ def choose_reading(cards: list[str], level: str, top: Play | None, declared: dic
         )
     if len(plays) == 1:
         return plays[0], plays
-    reading = reading_for(plays[0].cards, level, previous=top, order=parse_cards(cards), copies_apart=copies_apart)
+    reading = reading_for(plays[0].cards, level, previous=top, order=parse_cards(cards), copies_apart=copies_apart,
+                          row_decides=row_decides)
     if reading.play is not None:
         return reading.play, plays
-    # Nothing beats the trick: keep the strongest reading for the record (flagged by the caller).
-    return max(plays, key=lambda p: strength(p, level)), plays
+    # Nothing the row allows beats the trick: keep the strongest of the row's readings for the
+    # record (flagged by the caller: none of them beats).
+    pool = row_readings(plays, parse_cards(cards), copies_apart=copies_apart) if row_decides else plays
+    return max(pool, key=lambda p: strength(p, level)), plays
 
 
-def _readings_left(cards: list[str], level: str, top: Play | None, copies_apart: bool = True) -> list[str]:
+def _readings_left(cards: list[str], level: str, top: Play | None, copies_apart: bool = True,
+                   row_decides: bool = True) -> list[str]:
     """The distinct readings ``kind rank`` still possible after the trick and the row order."""
-    r = reading_for(parse_cards(cards), level, previous=top, order=parse_cards(cards), copies_apart=copies_apart)
+    r = reading_for(parse_cards(cards), level, previous=top, order=parse_cards(cards), copies_apart=copies_apart,
+                    row_decides=row_decides)
     if not r.ambiguous:
         return []
     pool = [p for p in r.candidates
@@ -150,31 +157,6 @@ def _settle_tribute(state: State, ev: dict[str, Any], seat: str, fx: Effects) ->
             continue
         raise_flag(state, ev, "tribute_not_highest", seat, {"tribute": trib["card"], "held": held, "tribute_seq": trib["seq"], "settled": True}, fx)
         deal["tributes"][i] = dict(trib, check="wrong")
-
-
-def _check_anti_tribute_missed(state: State, ev: dict[str, Any], seat: str, cards: list[str], fx: Effects) -> None:
-    """Anti-tribute is not the payers' choice (``Ruleset.anti_tribute_waivable`` false): a paying
-    side later seen to have held both big jokers when paying — big jokers given as tribute plus
-    big jokers its payers play, a big joker returned to them excepted — should have declared it.
-    Flagged once per deal; nothing when the ruleset has no anti-tribute or lets a side waive it."""
-    deal = state["deal"]
-    rules = state["round"]["_rules"]
-    payers = (deal["tribute_plan"] or {}).get("payers") or []
-    if (
-        "BJ" not in cards
-        or seat not in payers
-        or not deal["tributes"]
-        or not rules.anti_tribute
-        or rules.anti_tribute_waivable
-        or any(f["rule"] == "anti_tribute_missed" and f["deal"] == deal["no"] for f in state["flags"])
-    ):
-        return
-    given = [t["seq"] for t in deal["tributes"] if t["card"] == "BJ"]
-    played = sum(deal["by_seat"][p].count("BJ") for p in payers) + cards.count("BJ")
-    returned = sum(1 for r in deal["returns"] if r["to"] in payers and r["card"] == "BJ")
-    if len(given) + played - returned >= 2:
-        raise_flag(state, ev, "anti_tribute_missed", seat,
-                   {"payers": list(payers), "tribute_seqs": given, "card": "BJ"}, fx)
 
 
 def _beyond_the_decks(deal: dict[str, Any], seat: str, cards: list[str]) -> list[str]:
@@ -270,14 +252,15 @@ def on_cards_played(state: State, ev: dict[str, Any], fx: Effects) -> None:
     finished_before = seat in deal["finish_order"]
     in_turn = deal["turn"] == seat and not finished_before
     apart = since(state, 2)  # two wild cards read apart: rounds set up under generation 2 (ruleset.py)
-    reading, _all = choose_reading(cards, level, top if in_turn else None, declared, apart)
+    by_row = since(state, 3)  # the row decides even when its reading does not beat: generation 3
+    reading, _all = choose_reading(cards, level, top if in_turn else None, declared, apart, by_row)
     if (
         reading is not None
         and not declared
         and not (ev.get("_referee") and data.get("confirmed"))
         and state["round"]["_rules"].unstated_reading == "ask"
     ):
-        left = _readings_left(cards, level, top if in_turn else None, apart)
+        left = _readings_left(cards, level, top if in_turn else None, apart, by_row)
         if len(left) > 1:
             # Several readings are still possible and nobody stated one: ask the referee, who
             # answers with ``reading_declared`` (or ``play_corrected``).
@@ -307,7 +290,7 @@ def on_cards_played(state: State, ev: dict[str, Any], fx: Effects) -> None:
     _check_declared(state, ev, seat, cards, fx)
     _see_cards(state, ev, seat, cards, fx)
     _check_tribute(state, ev, seat, cards, fx)
-    _check_anti_tribute_missed(state, ev, seat, cards, fx)
+    check_anti_tribute_missed(state, ev, seat, cards, fx)
     prove_return_wrong(state, ev, seat, cards, fx)
 
     entry = {

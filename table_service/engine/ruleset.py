@@ -21,8 +21,15 @@ from table_service.rules.ruleset import DEFAULT_RULESET, Ruleset, get_ruleset
 #: upgraded mid-event replays its log as it was played. 2 (2026-12-05): a lost turn only with a
 #: violation, one penalty per flag, a foul between deals, the 下家's choice of a lost turn
 #: (``lose_turn_choice``), the screen's return re-arming the countdown, two wild cards in a row read
-#: as standing for different faces (``rules.reading``'s ``copies_apart``).
-ENGINE_GENERATION = 2
+#: as standing for different faces (``rules.reading``'s ``copies_apart``). 3 (2026-12-05, later): a wild-card
+#: row that fits a reading is read by the row even when that reading does not beat the trick
+#: (``rules.reading``'s ``row_decides``); a late action judged by its own time alone — the
+#: ``time_over`` flag and the automatic warning or violation it has earned by then, whether or not a
+#: ``clock_ticked`` came first, and an automatic penalty a tick gave withdrawn when the action's own
+#: time shows it had not earned it (``apply._late_by_own_time``, ``timers.stop_and_check``); a
+#: paid tribute flagged ``anti_tribute_missed`` when both big jokers are given as tribute
+#: (``lifecycle.check_anti_tribute_missed``).
+ENGINE_GENERATION = 3
 
 
 def since(state: dict[str, Any], generation: int) -> bool:

@@ -1,7 +1,10 @@
 """Per-seat timers: deadlines kept in the state, so a restart resumes the same countdowns.
 
 The engine never reads a clock: a timer is a deadline in event time (``t_ms``); time-over is
-noticed when an event (a ``clock_ticked`` or the seat's own late action) carries a later time.
+noticed when an event (a ``clock_ticked`` or the seat's own late action) carries a later time. In a
+round from generation 3 (ruleset.py) the ruling depends only on the times: a late action earns, by
+its own time, what ticks up to that time would have given (``apply._late_by_own_time``), and loses
+an automatic penalty that a tick gave but its own time shows it had not earned.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from typing import Any
 
 from table_service.engine.flags import raise_flag
 from table_service.engine.ladder import recount_ladder
+from table_service.engine.ruleset import since
 from table_service.engine.state import State
 
 #: Timer phase -> ``Ruleset`` option with its length in seconds.
@@ -50,10 +54,13 @@ def stop_and_check(state: State, ev: dict[str, Any], seat: str, fx: list[dict[st
     """Stop ``seat``'s timer for its own action ``ev`` and judge its lateness by the action's own
     time ``ev["t_ms"]`` (a tribute, a return, a play or a pass alike).
 
-    Late, and no ``clock_ticked`` had flagged it yet: flag ``time_over``. In time, although a tick
-    had flagged it: the tick could not know that the play was already down (the camera stamps a
-    play put down by the deadline but read after it at the deadline), so its ``time_over`` flag —
-    and the automatic penalties that cite it — are withdrawn (:func:`withdraw_time_over`).
+    Late, and no ``clock_ticked`` had flagged it yet: flag ``time_over`` (in a round from
+    generation 3 ``apply._late_by_own_time`` has flagged it already, with the automatic penalties
+    due by the action's time). In time, although a tick had flagged it: the tick could not know that
+    the play was already down (the camera stamps a play put down by the deadline but read after it
+    at the deadline), so its ``time_over`` flag — and the automatic penalties that cite it — are
+    withdrawn (:func:`withdraw_time_over`). Late, but by less than an automatic penalty a tick gave
+    needs (generation 3): that penalty is withdrawn, the flag stands.
     Returns the overtime in ms (0 if none, or no timer ran).
     """
     timer = stop_timer(state, seat, fx)
@@ -68,25 +75,49 @@ def stop_and_check(state: State, ev: dict[str, Any], seat: str, fx: list[dict[st
         )
     elif over == 0 and timer["flagged"] and timer.get("flag"):
         withdraw_time_over(state, ev, timer["flag"], fx)
+    elif over > 0 and timer.get("flag") and since(state, 3):
+        unearned = unearned_levels(state, timer, over)
+        if unearned:
+            withdraw_time_over(state, ev, timer["flag"], fx, levels=unearned)
     return over
 
 
-def withdraw_time_over(state: State, ev: dict[str, Any], flag_id: str, fx: list[dict[str, Any]]) -> None:
+def unearned_levels(state: State, timer: dict[str, Any], over: int) -> set[str]:
+    """The automatic time penalties ``timer`` has had (from a tick) that ``over`` ms of overtime
+    would not have earned: the warning before ``overtime_warning_s``, the violation before
+    ``overtime_warning_s + overtime_violation_s``."""
+    rules = state["round"]["_rules"]
+    warn_ms = rules.overtime_warning_s * 1000
+    out = set()
+    if timer.get("warned") and over < warn_ms:
+        out |= {"warning", "violation"}
+    limit = rules.overtime_violation_s
+    if timer.get("violated") and limit is not None and over < warn_ms + limit * 1000:
+        out.add("violation")
+    return out
+
+
+def withdraw_time_over(state: State, ev: dict[str, Any], flag_id: str, fx: list[dict[str, Any]], *,
+                       levels: set[str] | None = None) -> None:
     """The action came in time by its own stamp: the tick's ``time_over`` flag ``flag_id`` is
     withdrawn (whatever the referee had done with it: its evidence is gone), with the automatic
     penalties that cite it and the ``penalty_escalation`` flags they raised; the side's ladder is
-    counted again without them."""
+    counted again without them. ``levels``: the action was late, by less than these automatic
+    penalties need: only they (and the escalation flags they raised, ``withdrawn_why: "not_earned"``)
+    are withdrawn, the flag stands."""
     withdrawn = {flag_id}
     for i, f in enumerate(state["flags"]):
-        cites = f["rule"] == "penalty_escalation" and f["evidence"].get("flag") == flag_id
-        if (f["id"] == flag_id or cites) and f["status"] != "withdrawn":
+        cites = f["rule"] == "penalty_escalation" and f["evidence"].get("flag") == flag_id \
+            and (levels is None or f["evidence"].get("level") in levels)
+        if ((f["id"] == flag_id and levels is None) or cites) and f["status"] != "withdrawn":
             withdrawn.add(f["id"])
-            state["flags"][i] = dict(f, status="withdrawn", withdrawn_seq=ev["seq"], withdrawn_why="in_time")
+            state["flags"][i] = dict(f, status="withdrawn", withdrawn_seq=ev["seq"], withdrawn_why="in_time" if levels is None else "not_earned")
             fx.append({"kind": "flag_updated", "flag": dict(state["flags"][i])})
     records = state["penalties"]["records"]
     sides = set()
     for i, r in enumerate(records):
-        if r.get("auto") and r.get("flag") in withdrawn and not r.get("withdrawn"):
+        if r.get("auto") and r.get("flag") in withdrawn and not r.get("withdrawn") \
+                and (levels is None or r["given"] in levels):
             records[i] = dict(r, withdrawn=True, withdrawn_seq=ev["seq"])
             sides.add(r["side"])
     for side in sorted(sides):
@@ -126,8 +157,8 @@ def referee_called(state: State) -> bool:
     return any(f["rule"] == "referee_call" and f["status"] == "open" for f in state["flags"])
 
 
-def overdue(state: State) -> list[tuple[str, dict[str, Any]]]:
-    """Timers whose deadline has passed at the current event time, in seat order.
+def overdue(state: State, at: int | None = None) -> list[tuple[str, dict[str, Any]]]:
+    """Timers whose deadline has passed at the current event time (or at ``at``), in seat order.
 
     A seat whose play the camera saw by the deadline but could not read with confidence is
     not over time while the referee answers the question: the player acted in time, and the
@@ -139,7 +170,7 @@ def overdue(state: State) -> list[tuple[str, dict[str, Any]]]:
         # A player called the referee: play stops, and nobody acts until the referee rules (the
         # rules' procedure on a breach); the countdown starts again then (apply._rearm_turn_clock).
         return []
-    t = state["t_ms"]
+    t = state["t_ms"] if at is None else at
     timers = deal["timers"]
     asked = {
         q["seat"]

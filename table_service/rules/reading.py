@@ -1,9 +1,12 @@
 """Which reading the referee should assume for a physical play.
 
-A play with the wild card can often be read several ways. The rules settle it: the reading
-must beat the trick; the wild card sits in the row where the rank it stands for would sit, so
-the left-to-right order the camera saw narrows it; then the strongest reading is assumed, and
-the referee is told when a choice was still left (the player may have to state the pattern).
+A play with the wild card can often be read several ways. The rules settle it: the wild card
+sits in the row where the rank it stands for would sit, so the left-to-right order the camera saw
+narrows it ("the wild card placed in the row shows the rank it stands for"); of the readings the
+row leaves, one that beats the trick is assumed — none: the play does not beat, whatever another
+reading the row rules out would do; then the strongest is assumed, and the referee is told when a
+choice was still left (the player may have to state the pattern). Only a row that fits no reading
+(cards laid out of order) leaves every reading that beats.
 """
 
 from __future__ import annotations
@@ -85,11 +88,17 @@ def reading_for(
     order: Sequence[Card] | str | None = None,
     *,
     copies_apart: bool = True,
+    row_decides: bool = True,
 ) -> Reading:
     """The reading to assume for ``cards`` played on ``previous`` (``None`` when leading).
 
     ``order`` is the left-to-right row as laid on the table (defaults to ``cards`` as given, which
     is how the camera reports them). ``copies_apart``: see :func:`consistent_with_order`.
+    ``row_decides``: when the row fits some readings, the play is one of those, and when none of
+    them beats ``previous`` it does not beat (``play`` None) — a wild card laid where a 4 sits in
+    2h 5 6 7 8 reads 4–8, never 5–9. ``False``: as the engine read rows before its generation 3 (a
+    round logged then replays as it was played): the row only chose among the readings that beat,
+    and where it fitted none of them any reading that beats was taken.
     """
     cs = parse_cards(cards) if isinstance(cards, str) else list(cards)
     row = parse_cards(order) if isinstance(order, str) else (list(order) if order is not None else cs)
@@ -99,6 +108,10 @@ def reading_for(
     cands = tuple(p for p in readings if previous is None or beats(p, previous, level))
     if not cands:
         return Reading(None, (), False, "压不过上家 / does not beat the trick")
+    if row_decides:
+        fits = row_readings(readings, row, copies_apart=copies_apart)
+        if not any(p in cands for p in fits):
+            return Reading(None, cands, False, "按逢人配位置压不过上家 / by the wild card's position it does not beat the trick")
     pool = [p for p in cands if consistent_with_order(p, row, copies_apart=copies_apart)] or list(cands)
     best = max(pool, key=lambda p: strength(p, level))
     distinct = {(p.kind, p.rank) for p in pool}
@@ -106,3 +119,10 @@ def reading_for(
         why = "唯一读法 / only reading" if len(cands) == 1 else "按逢人配位置 / by the wild card's position"
         return Reading(best, cands, False, why)
     return Reading(best, cands, True, "读法不唯一，取最大 / several readings left, the strongest assumed")
+
+
+def row_readings(readings: Sequence[Play], order: Sequence[Card], *, copies_apart: bool = True) -> list[Play]:
+    """The readings the row ``order`` fits (:func:`consistent_with_order`); all of them when it fits
+    none (cards laid out of order say nothing of the wild card)."""
+    fits = [p for p in readings if consistent_with_order(p, order, copies_apart=copies_apart)]
+    return fits or list(readings)

@@ -3,6 +3,7 @@ that does not."""
 
 from __future__ import annotations
 
+import pytest
 from engine_helpers import ONE_EACH, Table
 
 
@@ -401,6 +402,81 @@ def test_huaian_time_over_warning_then_violation_with_the_turn_lost() -> None:
     t.do("clock_ticked", {}, source="clock", t=deadline + 10_000)  # 10 s later: violation, turn lost
     assert [p["level"] for p in t.state["penalties"]["records"]] == ["warning", "violation"]
     assert t.deal["turn"] == "W" and t.deal["trick"]["plays"][-1]["skipped"] is True
+
+
+def _late(ruleset: str, over_ms: int, *, tick: bool, generation: int | None = None, action: str = "play") -> Table:
+    """N acts ``over_ms`` past its 20 s clock after E's lead; with ``tick``, a ``clock_ticked`` 1 s
+    before the action noticed the lateness first."""
+    t = Table(ruleset=ruleset) if generation is None else Table(ruleset=ruleset, generation=generation)
+    t.first_deal("E")
+    t.play("E", "3s")
+    deadline = t.deal["timers"]["N"]["deadline_ms"]
+    if tick:
+        t.do("clock_ticked", {}, source="clock", t=deadline + over_ms - 1_000)
+    if action == "play":
+        t.play("N", "9s", t=deadline + over_ms)
+    else:
+        t.pass_("N", t=deadline + over_ms)
+    return t
+
+
+def _ruling(t: Table) -> tuple:
+    """What the lateness earned: flags (rule, seat, status), penalties, the trick's plays, the turn."""
+    return (sorted((f["rule"], f["seat"], f["status"]) for f in t.state["flags"]),
+            [(r["level"], r["seat"], r["lose_turn"], bool(r.get("withdrawn"))) for r in t.state["penalties"]["records"]],
+            [(p["seat"], bool(p.get("pass")), p.get("flags")) for p in t.deal["trick"]["plays"]], t.deal["turn"])
+
+
+@pytest.mark.parametrize("action", ["play", "pass"])
+@pytest.mark.parametrize(("ruleset", "over_ms", "levels"), [
+    ("jiangsu", 5_000, []),                           # counted aloud: no warning yet
+    ("jiangsu", 15_000, ["warning"]),                 # still over after 10 s: the automatic warning
+    ("huaian-2017", 5_000, ["warning"]),              # Huai'an: a warning at once
+    ("huaian-2017", 15_000, ["warning", "violation"]),  # and a violation with the turn lost 10 s later
+])
+def test_a_late_action_is_ruled_by_its_own_time_whether_or_not_a_tick_came(ruleset, over_ms, levels, action) -> None:
+    """"Over time … still over: warning": the first event after the deadline may be the late play
+    itself (no clock_ticked between); its own time against the deadline decides, as a tick would have
+    (engine generation 3). Before, such a play had the time_over flag and no warning."""
+    alone = _late(ruleset, over_ms, tick=False, action=action)
+    ticked = _late(ruleset, over_ms, tick=True, action=action)
+    assert _ruling(alone) == _ruling(ticked)
+    assert [r["level"] for r in alone.state["penalties"]["records"]] == levels
+    assert [f["seat"] for f in alone.flags("time_over")] == ["N"]
+    if "violation" in levels:  # the turn was lost at 10 s: the late action comes out of turn
+        assert alone.deal["trick"]["plays"][1].get("skipped") is True and alone.flags("out_of_turn")
+    assert alone.replay_matches() and ticked.replay_matches()
+
+
+@pytest.mark.parametrize("ruleset", ["jiangsu", "huaian-2017"])
+def test_a_round_of_engine_generation_2_keeps_the_late_actions_old_ruling(ruleset) -> None:
+    """A round set up under generation 2 folds as it was played: the late play alone, with no tick
+    before it, had the time_over flag and no automatic penalty."""
+    old = _late(ruleset, 15_000, tick=False, generation=2)
+    assert [f["rule"] for f in old.flags()] == ["time_over"]
+    assert old.state["penalties"]["records"] == [] and old.deal["turn"] == "W"
+    assert old.replay_matches()
+    assert [r["level"] for r in _late(ruleset, 15_000, tick=True, generation=2).state["penalties"]["records"]]
+
+
+def test_a_tick_s_warning_the_late_play_s_own_time_had_not_earned_is_withdrawn() -> None:
+    """A play put down 5 s late but read after a tick at 11 s had given the warning: by its own time
+    it was late by less than the 10 s counted aloud, so the flag stands and the warning goes (the
+    ladder is counted again); a round of generation 2 keeps the warning."""
+    for generation, withdrawn in ((3, True), (2, False)):
+        t = Table(generation=generation)
+        t.first_deal("E")
+        t.play("E", "3s")
+        deadline = t.deal["timers"]["N"]["deadline_ms"]
+        t.do("clock_ticked", {}, source="clock", t=deadline + 11_000)
+        assert t.state["penalties"]["NS"]["warnings"] == 1
+        t.play("N", "4s", t=deadline + 5_000)  # stamped when it was put down
+        (flag,) = t.flags("time_over")
+        assert flag["status"] == "open"
+        (pen,) = t.state["penalties"]["records"]
+        assert bool(pen.get("withdrawn")) is withdrawn
+        assert t.state["penalties"]["NS"]["warnings"] == (0 if withdrawn else 1)
+        assert t.replay_matches()
 
 
 def test_a_ruling_follows_its_flag_through_a_correction() -> None:

@@ -356,8 +356,8 @@ def test_unknown_report_missing_penalty_is_refused() -> None:
 # ---------------------------------------------------------------- open interpretations as options
 
 
-def _double_down(ruleset: object = "jiangsu") -> Table:
-    t = Table(ruleset=ruleset)
+def _double_down(ruleset: object = "jiangsu", generation: int | None = None) -> Table:
+    t = Table(ruleset=ruleset) if generation is None else Table(ruleset=ruleset, generation=generation)
     t.first_deal("E", ONE_EACH)
     t.play("E", "3s")
     t.pass_("N")
@@ -409,6 +409,37 @@ def test_anti_tribute_waivable_or_one_big_joker_raises_nothing() -> None:
     assert t2.flags("anti_tribute_missed") == []
 
 
+def test_both_big_jokers_given_as_tribute_are_flagged_at_the_second_tribute() -> None:
+    """After a double-down N and S each give a big joker: the paying side held both ("one each in
+    a double-down"), so anti-tribute was due. Both are seen as they are given, and neither payer can
+    play one later, so the flag comes with the second tribute (engine generation 3), once."""
+    t = _double_down()
+    t.do("tribute_given", {"seat": "N", "card": "BJ"})
+    assert t.flags("anti_tribute_missed") == []  # one big joker proves nothing
+    t.do("tribute_given", {"seat": "S", "card": "BJ"})
+    (flag,) = t.flags("anti_tribute_missed")
+    first, second = (x["seq"] for x in t.deal["tributes"])
+    assert flag["seat"] == "S" and flag["seq"] == second
+    assert sorted(flag["evidence"]["payers"]) == ["N", "S"] and flag["evidence"]["tribute_seqs"] == [first, second]
+    t.do("return_given", {"seat": "E", "card": "3c"})
+    t.do("return_given", {"seat": "W", "card": "4c"})
+    t.play(t.deal["turn"], "5s")
+    assert len(t.flags("anti_tribute_missed")) == 1  # once per deal
+    assert t.replay_matches()
+
+
+@pytest.mark.parametrize(("ruleset", "generation"), [
+    ({"preset": "jiangsu", "options": {"anti_tribute_waivable": True}}, None),  # the side may waive it
+    ({"preset": "jiangsu", "options": {"anti_tribute": False}}, None),  # no anti-tribute at all
+    ("jiangsu", 2),  # a round of generation 2 folds as it was played: no flag at a tribute
+])
+def test_both_big_jokers_as_tribute_raise_nothing_where_anti_tribute_may_be_waived_or_is_none(ruleset, generation) -> None:
+    t = _double_down(ruleset, generation)
+    t.do("tribute_given", {"seat": "N", "card": "BJ"})
+    t.do("tribute_given", {"seat": "S", "card": "BJ"})
+    assert t.flags("anti_tribute_missed") == [] and t.replay_matches()
+
+
 def test_smallest_return_counts_a_level_card_by_power_or_by_face() -> None:
     from table_service.rules.cards import card
     from table_service.rules.tribute import return_candidates
@@ -432,6 +463,41 @@ def test_unstated_wild_card_reading_strongest_or_asked() -> None:
     t2.do("reading_declared", {"ref": q["seq"], "kind": "straight", "rank": "9"}, role="referee")
     assert t2.deal["questions"] == [] and t2.deal["trick"]["plays"][0]["rank"] == "9"
     assert t2.deal["trick"]["plays"][0]["kind"] == "straight"
+
+
+@pytest.mark.parametrize(("generation", "read_as", "beaten"), [(None, ("straight", "8"), True),
+                                                              (2, ("straight", "9"), False)])
+def test_a_wild_card_laid_where_a_4_sits_reads_4_to_8_and_does_not_beat_a_straight_8(generation, read_as, beaten):
+    """"The wild card placed in the row shows the rank it stands for": N's 2h 5c 6s 7d 8d (level 2)
+    has the wild where a 4 sits, so it reads 4–8 as it would when leading, which does not beat E's
+    4–8 (flag does_not_beat; the trick stays E's). The row decides even when its reading does not
+    beat (engine generation 3); a round of generation 2 took 5–9, a reading the row rules out."""
+    t = Table() if generation is None else Table(generation=generation)
+    t.first_deal("E")
+    t.play("E", "4s 5d 6c 7h 8s")
+    t.play("N", "2h 5c 6s 7d 8d")
+    trick = t.deal["trick"]
+    assert (trick["plays"][1]["kind"], trick["plays"][1]["rank"]) == read_as
+    assert bool(t.flags("does_not_beat")) is beaten
+    assert trick["plays"][trick["top"]]["seat"] == ("E" if beaten else "N")
+    assert t.deal["turn"] == ("N" if beaten else "W") and t.replay_matches()
+
+
+def test_the_row_s_reading_is_not_asked_about_and_a_row_in_no_order_still_reads_what_beats() -> None:
+    """Under ``unstated_reading: ask`` the row's one reading (4–8) leaves nothing to ask: no question,
+    the play does not beat. Cards laid in no order say nothing of the wild card: every reading that
+    beats is still open (5–9 here)."""
+    t = Table(ruleset={"preset": "jiangsu", "options": {"unstated_reading": "ask"}})
+    t.first_deal("E")
+    t.play("E", "4s 5d 6c 7h 8s")
+    t.play("N", "2h 5c 6s 7d 8d")
+    assert t.deal["questions"] == [] and t.flags("does_not_beat")
+    t2 = Table()
+    t2.first_deal("E")
+    t2.play("E", "4s 5d 6c 7h 8s")
+    t2.play("N", "5c 2h 8d 6s 7d")
+    play = t2.deal["trick"]["plays"][1]
+    assert (play["kind"], play["rank"]) == ("straight", "9") and t2.flags() == []
 
 
 # ---------------------------------------------------------------- an action's own time

@@ -25,6 +25,23 @@ def test_must_beat_previous():
     assert r.play is None
 
 
+def test_the_row_decides_even_when_its_reading_does_not_beat():
+    """2h 5c 6s 7d 8d at level 2: the wild lies where a 4 sits, so the row reads 4–8 (as when
+    leading), which does not beat 4–8; 5–9 beats but the row rules it out."""
+    prev = classify("4s 5d 6c 7h 8s", "2")[0]
+    r = reading_for("2h 5c 6s 7d 8d", "2", previous=prev)
+    assert r.play is None and not r.ambiguous and "does not beat" in r.reason
+    assert {(p.kind, p.rank) for p in r.candidates} == {("straight", "9")}  # what beats, ruled out
+    old = reading_for("2h 5c 6s 7d 8d", "2", previous=prev, row_decides=False)  # before generation 3
+    assert (old.play.kind, old.play.rank) == ("straight", "9")
+
+
+def test_a_row_that_fits_no_reading_leaves_every_reading_that_beats():
+    prev = classify("4s 5d 6c 7h 8s", "2")[0]
+    r = reading_for("5c 2h 8d 6s 7d", "2", previous=prev)  # laid in no order: says nothing of the wild
+    assert (r.play.kind, r.play.rank) == ("straight", "9")
+
+
 def test_strongest_when_still_ambiguous():
     r = reading_for("5s 5d 2h 9s 9d", "2")  # wild between: triple of 5 or of 9
     assert r.ambiguous and r.play.kind == "full_house" and r.play.rank == "9"
