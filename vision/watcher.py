@@ -62,6 +62,8 @@ class PlayObservation:
     #: A lone card's whole face (:attr:`vision.cardnet.read.PlayReading.face`): named by the answer,
     #: a face of the deck the table learns from.
     face: np.ndarray | None = field(default=None, repr=False)
+    #: Whole-play readings to offer as answers, the read first (:attr:`PlayReading.candidates`).
+    candidates: list[list[str]] = field(default_factory=list)
 
     def to_json(self) -> dict:
         return {"type": "play", "seat": self.seat, "cards": self.cards,
@@ -137,8 +139,9 @@ def vote(readings: list[PlayReading]) -> tuple[PlayReading, int]:
     if n < len(readings):
         uncertain = True
         reasons.append(f"各帧读数不一致 / frames disagree ({n} of {len(readings)})")
-    return PlayReading(list(best), conf, uncertain, reasons, list(agree[0].alternatives), agree[0].joint,
-                       agree[0].embeddings, agree[0].none_embeddings), n
+    first = agree[0]  # the sharpest frame of those that agree (the caller sorts them so)
+    return PlayReading(list(best), conf, uncertain, reasons, list(first.alternatives), first.joint,
+                       first.embeddings, first.none_embeddings, first.face, list(first.candidates)), n
 
 
 def _full(frame: object) -> np.ndarray:
@@ -503,7 +506,7 @@ class TableWatcher:
         if low_zone is not None and not r.cards and not r.uncertain:
             self._empty[seat] = _smooth(low_zone)  # the empty look follows the light
         obs = PlayObservation(seat, r.cards, r.confidence, r.uncertain, t, r.reasons, n, crops[0], r.alternatives,
-                              r.embeddings, r.none_embeddings, r.face)
+                              r.embeddings, r.none_embeddings, r.face, r.candidates)
         self.last_readings[seat] = obs
         return obs
 

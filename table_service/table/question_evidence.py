@@ -4,8 +4,9 @@ An uncertain read becomes a question on the panel (``cards_played`` with ``uncer
 The referee answers it by looking at the cards, so the event carries what the camera saw: the
 zone as read (a JPEG ``data:`` URL, served as ``GET /api/tables/<id>/events/<seq>/crop``), why
 the reader doubts (its ``reasons``, Chinese then English) and the likely readings as whole plays
-(``candidates``: the read first, then each doubtful card swapped for the reader's second choice),
-which the panel offers as one-tap answers.
+(``candidates``: the read first, then the likeliest other readings once the play's shape is
+weighed, or each doubtful card swapped for the reader's second choice), which the panel offers as
+one-tap answers.
 
 Only doubtful reads carry the picture: a zone crop is tens of kB, and a certain read of every
 play would grow the event log on the Pi's SD card by megabytes a round.
@@ -108,7 +109,11 @@ def question_extra(observation: Any) -> dict[str, Any] | None:
     alts += [None] * (len(cards) - len(alts))
     for i, rival in rivals_from_reasons(cards, reasons).items():
         alts[i] = rival  # what the reader said it doubted between comes first
-    cands = candidate_readings(cards, list(getattr(observation, "confidence", None) or []), alts)
+    weighed = [list(c) for c in (getattr(observation, "candidates", None) or []) if c and len(c) == len(cards)]
+    if len(weighed) > 1 and weighed[0] == cards:
+        cands = weighed[:MAX_CANDIDATES]  # the likeliest readings once the play's shape was weighed
+    else:
+        cands = candidate_readings(cards, list(getattr(observation, "confidence", None) or []), alts)
     if len(cands) > 1:
         out["candidates"] = cands
     return out or None

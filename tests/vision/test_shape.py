@@ -42,7 +42,7 @@ def test_a_lawful_reading_among_unlawful_neighbours_is_surer():
     p = probs([{"3s": 1}, {"4h": 1}, {"5d": 0.95, "3d": 0.05}, {"6c": 1}, {"7s": 1}])
     ev = weigh(p, [CARD_INDEX[c] for c in straight], at_level("2"))
     assert ev.lawful
-    assert 0.95 * 0.999 < ev.joint and ev.joint > 0.99  # the 3 would make no pattern: the 5 is far surer
+    assert ev.joint > 0.99  # alone 0.95; the 3 would make no pattern: the 5 is far surer
     assert ev.marginals[2] == pytest.approx(ev.joint, abs=1e-6)
 
 
@@ -107,3 +107,14 @@ def test_read_play_weighs_the_shape_and_never_changes_the_cards():
     assert shaped.joint >= plain.joint
     with pytest.raises(ValueError, match="lawful"):
         read_play(zr.image, lawful="yes")  # type: ignore[arg-type]
+
+
+def test_the_likeliest_readings_put_the_lawful_one_first():
+    """Offered to the referee as answers: the straight the 3 might be, before the read itself."""
+    read = ["3s", "4h", "3d", "6c", "7s"]
+    p = probs([{"3s": 1}, {"4h": 1}, {"3d": 0.9, "5d": 0.1}, {"6c": 1}, {"7s": 1}])
+    ev = weigh(p, [CARD_INDEX[c] for c in read], at_level("2"))
+    (first, p_first), *rest = ev.likeliest
+    assert [ALL_CARDS[k] for k in first] == ["3s", "4h", "5d", "6c", "7s"] and p_first > 0.9
+    assert [ALL_CARDS[k] for k in rest[0][0]] == read
+    assert len(ev.likeliest) <= shape.LIKELIEST

@@ -231,3 +231,26 @@ def test_undecoded_camera_frames_settle_on_a_reduced_decode_and_read_at_full(ren
     assert [p.seat for p in plays] == ["W"]
     assert plays[0].cards == ["Jc", "Qc"] or plays[0].uncertain, plays[0]
     assert sum(decoded) <= 8, decoded  # the first (calibration, first look) and the few read
+
+
+def test_a_lone_card_brings_its_face_and_the_shape_hook_reaches_the_reader(renderer):
+    """What the table learns its deck from (a lone card's whole face) survives the vote over frames,
+    and the watcher asks the table's shape hook for the seat whose zone it reads."""
+    asked: list[str] = []
+
+    def lawful(seat):
+        asked.append(seat)
+        return lambda cards: len(set(c[0] for c in cards)) == 1  # any rank run of one rank
+
+    w = TableWatcher(renderer.layout, settle=SettleConfig(settle_s=0.5), lawful=lawful, learn=False)
+    clip = Clip(renderer, w)
+    clip.play(TableScene({}), 3, key=1)
+    plays = [o for o in clip.play(TableScene({"E": ["Qs"]}), 12, key=40) if isinstance(o, PlayObservation)]
+    assert len(plays) == 1 and plays[0].cards == ["Qs"], plays
+    face = plays[0].face
+    assert face is not None and face.ndim == 3 and min(face.shape[:2]) > 50, None if face is None else face.shape
+    assert asked and set(asked) == {"E"}
+    pair = [o for o in clip.play(TableScene({"E": ["Qs"], "W": ["7h", "7d"]}), 12, key=41)
+            if isinstance(o, PlayObservation)]
+    assert [p.cards for p in pair] == [["7h", "7d"]] and pair[0].face is None  # no lone card: no face
+    assert "W" in asked

@@ -73,3 +73,21 @@ def test_question_evidence_candidates_from_reasons_and_second_choices():
     assert extra["reasons"] == Obs.reasons
     Obs.uncertain = False
     assert question_extra(Obs()) is None
+
+
+def test_question_evidence_offers_the_readings_the_shape_made_likeliest():
+    """A read weighed by its shape carries its likeliest readings: offered as they came (the read
+    first), not the per-card swaps; a list that does not start with the read is not trusted."""
+
+    class Obs:
+        uncertain = True
+        cards = ["3s", "4h", "3d", "6c", "7s"]
+        confidence = [0.99, 0.99, 0.6, 0.99, 0.99]
+        reasons = ["识别把握不足 / low confidence"]
+        alternatives = [None, None, "8d", None, None]
+        candidates = [["3s", "4h", "3d", "6c", "7s"], ["3s", "4h", "5d", "6c", "7s"], ["3s", "4h", "5h", "6c", "7s"]]
+        crop = None
+
+    assert question_extra(Obs())["candidates"] == Obs.candidates
+    Obs.candidates = [["3s", "4h", "5d", "6c", "7s"], Obs.cards]
+    assert question_extra(Obs())["candidates"] == [Obs.cards, ["3s", "4h", "8d", "6c", "7s"]]

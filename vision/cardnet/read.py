@@ -122,6 +122,9 @@ class PlayReading:
     #: A lone card's whole face, upright (:func:`vision.cardnet.faces.lone_face`): once the card is
     #: named (sure, or by the referee), what the table enrols its deck from as it plays; not serialised.
     face: np.ndarray | None = field(default=None, repr=False, compare=False)
+    #: Whole-play readings to offer the referee, the read first, then the likeliest others once
+    #: the play's shape is weighed (:mod:`vision.cardnet.shape`); empty when it was not.
+    candidates: list[list[str]] = field(default_factory=list, compare=False)
 
     def to_json(self) -> dict:
         return {"cards": list(self.cards), "confidence": [round(c, 4) for c in self.confidence],
@@ -257,10 +260,13 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
     faces_p = probs[keep, :NONE_CLASS].astype(np.float64)
     card_p = faces_p / np.maximum(faces_p.sum(axis=1, keepdims=True), 1e-12) * p_card[keep, None]
     cards, confs, alts = _choose(card_p, poss, reasons)
+    candidates: list[list[str]] = []
     if lawful is not None and len(cards) > 1:  # every lone card is a lawful shape: nothing to weigh
         shaped = weigh(faces_p, [CARD_INDEX[c] for c in cards], lawful)
         confs = [float(p_card[k]) * m for k, m in zip(keep, shaped.marginals, strict=True)]
         joint *= float(np.prod(p_card[keep])) * shaped.joint
+        candidates = [list(cards)] + [other for other in ([ALL_CARDS[k] for k in r] for r, _ in shaped.likeliest)
+                                      if other != cards]
     else:
         joint *= float(np.prod(confs))
     if joint >= PLAY_BAR and not reasons:  # the far corner can only add a doubt: read it when it may
@@ -280,7 +286,7 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
     dropped = [k for k in range(len(corners)) if k not in keep]
     face = lone_face(bgr, px_per_mm, (kept[0].x, kept[0].y)) if len(kept) == 1 else None
     return PlayReading(cards, [float(c) for c in confs], bool(reasons), reasons, alts, joint, emb[keep], emb[dropped],
-                       face)
+                       face, candidates)
 
 
 def _paper_before_first(det: Detection, first: Corner, px_per_mm: float, reasons: list[str]) -> None:

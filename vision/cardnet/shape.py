@@ -40,6 +40,8 @@ MAX_READINGS = 512
 #: Readings are enumerated until those left out could move the chosen one's probability by at most
 #: this share of itself (they are counted lawful, which only lowers it).
 REST = 1e-3
+#: How many of the likeliest weighed readings are kept (the panel offers four answers).
+LIKELIEST = 4
 #: Faces less likely than this for their card are never enumerated (their mass stays counted lawful).
 #: Why so low: a reading that is no pattern weighs ODDS, so what is left out must be under ODDS x REST
 #: of it for a foul read surely to stay sure; REST and MAX_READINGS end the search long before.
@@ -58,6 +60,9 @@ class ShapeEvidence:
     marginals: tuple[float, ...]
     #: Whether the chosen reading is itself a lawful shape.
     lawful: bool
+    #: The likeliest readings once shapes are weighed (face indices per card, and probability), at
+    #: most :data:`LIKELIEST`, likeliest first: the answers to offer the referee when the play is asked.
+    likeliest: tuple[tuple[tuple[int, ...], float], ...] = ()
 
 
 def _likeliest(p: np.ndarray, chosen: tuple[int, ...], weight: float) -> tuple[list[tuple[int, ...]], np.ndarray]:
@@ -104,7 +109,7 @@ def weigh(faces_p: np.ndarray, chosen: Sequence[int], lawful: Lawful, odds: floa
     p = np.asarray(faces_p, np.float64)
     n = len(chosen)
     if n == 0:
-        return ShapeEvidence(1.0, (), True)
+        return ShapeEvidence(1.0, (), True, ((), 1.0))
     p = p / np.maximum(p.sum(axis=1, keepdims=True), 1e-300)
     chosen_t = tuple(int(c) for c in chosen)
     tested: dict[tuple[str, ...], bool] = {}
@@ -124,4 +129,6 @@ def weigh(faces_p: np.ndarray, chosen: Sequence[int], lawful: Lawful, odds: floa
     if z <= 0.0:
         return ShapeEvidence(0.0, tuple(0.0 for _ in chosen), bool(w[0] == 1.0))
     agree = ((np.array(readings) == np.array(chosen_t)) * qw[:, None]).sum(axis=0) / z
-    return ShapeEvidence(float(qw[0]) / z, tuple(float(a) for a in agree), bool(w[0] == 1.0))
+    top = np.argsort(-qw, kind="stable")[:LIKELIEST]
+    return ShapeEvidence(float(qw[0]) / z, tuple(float(a) for a in agree), bool(w[0] == 1.0),
+                         tuple((readings[k], float(qw[k]) / z) for k in top))
