@@ -7,9 +7,9 @@ Example (``examples/event.toml``)::
     name = "江苏省掼蛋公开赛"
     rounds = 5
     draw = "auto"                 # auto | swiss | round-robin (auto: round robin when it fits)
-    ruleset = "jiangsu-2013"      # preset; [ruleset_options] overrides single options
+    ruleset = "jiangsu-2013"      # preset; [ruleset_options] overrides single options (not match_points_*)
     format = { kind = "deals", deals = 8 }   # what each table plays per round (round_set_up)
-    match_points = "2-1-0"        # or "3-2-1-0"
+    match_points = "2-1-0"        # or "3-2-1-0": the hub ranks by it and hands it to every table
     bye_points = 2                # optional: match points of a bye
     seed = 2026                   # seed of the lots (recorded as events when drawn)
 
@@ -38,6 +38,11 @@ Duplicate (复式) events: ``duplicate = "levels"`` (or ``"level_points"``) in `
 of four players (the first two play room A, the last two room B); two tables a match.
 
 Every unknown key is an error naming it (a typo must not silently fall back to a default).
+
+Match points have one source: ``[event] match_points`` (the scheme) and ``bye_points``. The
+ruleset's ``match_points_*`` options are refused in ``[ruleset_options]``, naming the setting to
+use; the hub hands the scheme's values to every table with its assignment, so the tables' round
+results and the hub's standings score alike.
 """
 
 from __future__ import annotations
@@ -120,6 +125,26 @@ def _format(fmt: Any) -> dict[str, Any]:
     return dict(fmt)
 
 
+#: Ruleset options an event sets in ``[event]`` instead (the hub ranks by those, and hands them to
+#: the tables): the option -> the setting to use, ``(Chinese, English)``.
+EVENT_SCORING_OPTIONS: dict[str, tuple[str, str]] = {
+    **{f"match_points_{k}": ('[event] match_points = "2-1-0" 或 "3-2-1-0"', '[event] match_points = "2-1-0" or "3-2-1-0"')
+       for k in ("win", "draw", "loss", "forfeit")},
+    "match_points_bye": ("[event] bye_points（0 至胜一轮的分）", "[event] bye_points (0 up to a win's points)"),
+}
+
+
+def _refuse_event_scoring(opts: dict[str, Any]) -> None:
+    """A ``match_points_*`` key in ``[ruleset_options]`` is refused, naming the ``[event]`` setting
+    that gives it (the hub ranked by the scheme while the tables scored by the option)."""
+    for key in opts:
+        if key in EVENT_SCORING_OPTIONS:
+            zh, en = EVENT_SCORING_OPTIONS[key]
+            raise EventInputError(f"EVENT.toml [ruleset_options]: {key} 不能在此设置，比赛分请用 {zh}，各桌与赛事中心都按它"
+                                  f"计分 / {key} cannot be set here: an event's match points come from {en}, which "
+                                  "the tables and the hub both score by")
+
+
 def _check_ruleset_options(preset: Any, opts: dict[str, Any]) -> None:
     """Each ``[ruleset_options]`` key is an option of the ruleset, and each value one the ruleset
     takes: the types and bounds are the ``Ruleset``'s own (one set for the engine, table.toml and
@@ -178,6 +203,7 @@ def validate(raw: dict[str, Any]) -> dict[str, Any]:
     rs_opts = raw.get("ruleset_options", {})
     if not isinstance(rs_opts, dict):
         raise EventInputError("EVENT.toml [ruleset_options] 须为表 / must be a table")
+    _refuse_event_scoring(rs_opts)
 
     try:
         _check_ruleset_options(get_ruleset(ruleset_name), rs_opts)

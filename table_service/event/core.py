@@ -10,7 +10,14 @@ Hub event types (documented in ``docs/hub-protocol.md``):
 changed again) · ``result_recorded`` · ``result_refused`` · ``message_refused`` (a table message that is not well
 formed: that table's fault) · ``refusal_acknowledged`` ·
 ``result_corrected`` · ``results_published`` · ``appeal_filed`` · ``appeal_decided`` ·
-``lots_drawn`` · ``team_edited`` · ``event_edited``.
+``lots_drawn`` · ``team_edited`` · ``event_edited`` · ``team_withdrawn`` (退赛: the chief's, from the
+next round to draw) · ``team_reinstated`` (the chief's, before any round is published without it).
+
+A draft knows the results it was drawn from (``round_drawn``'s ``inputs_seq``: the seq of the last
+event that changed what a draw is made from — a result recorded or corrected, a team withdrawn or
+reinstated). A draft drawn before such a change is stale (:meth:`HubCore.draft_changes`): the pages
+say so and :meth:`HubCore.check_publish` refuses it, naming the changes and asking for the one-tap
+redraw; a published draw never changes.
 
 Deadlines (rules file, "Corrections and appeals"): an entry error may be corrected within
 10 minutes of the result; once the round's results are published, within 20 minutes of that;
@@ -96,6 +103,14 @@ class HubCore:
     deck_withdrawn: str | None = None
     """SHA-256 of the deck last withdrawn (``deck_withdrawn``) while none is published: the hub
     keeps saying so to the tables, which drop the file they saved of it."""
+    withdrawn: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Teams withdrawn (退赛) and not reinstated: ``{"from_round", "reason", "t_ms", "by", "seq"}``;
+    never drawn from ``from_round`` on, their results so far kept."""
+    team_changes: list[dict[str, Any]] = field(default_factory=list)
+    """Every ``team_withdrawn`` and ``team_reinstated``, oldest first (``kind``, ``team``, ``seq``, …)."""
+    inputs_seq: int = 0
+    """The seq of the last event that changed what a draw is made from (a result recorded or
+    corrected, a team withdrawn or reinstated); a draft drawn before it is stale."""
     last_seq: int = 0
 
     # ------------------------------------------------------------------ derived views
@@ -108,8 +123,17 @@ class HubCore:
         return next(t for t in (self.cfg or {})["teams"] if t["id"] == tid)
 
     @property
+    def active_teams(self) -> list[str]:
+        """The teams still in play: every team but the withdrawn ones."""
+        return [t for t in self.teams if t not in self.withdrawn]
+
+    @property
     def published_rounds(self) -> list[int]:
         return sorted(r for r, d in self.draws.items() if d["published"])
+
+    def next_round(self) -> int:
+        """The round the next draw is of (a draft of it may exist)."""
+        return max(self.published_rounds, default=0) + 1
 
     def result_objects(self, upto: int | None = None) -> list[Result]:
         """Results of published rounds (byes included) in the RESULTS form."""
@@ -118,8 +142,8 @@ class HubCore:
             if upto is not None and rnd > upto:
                 continue
             d = self.draws[rnd]
-            if d["bye"]:
-                out.append(Result(round=rnd, table="bye", ns=d["bye"], ew=None))
+            for bye in byes_of(d):
+                out.append(Result(round=rnd, table="bye", ns=bye, ew=None))
             for t in d["tables"]:
                 tr = self.results.get((rnd, t["table"]))
                 if tr is not None:
@@ -161,7 +185,8 @@ class HubCore:
                                   f"result of table(s) {', '.join(missing[:10])}")
         method = draw_method(self.cfg)
         draw = make_draw(method, self.teams, self.result_objects(), scoring_of(self.cfg),
-                         seed=self.cfg["event"]["seed"], round_no=nxt, recorded_lots=self.lots)
+                         seed=self.cfg["event"]["seed"], round_no=nxt, recorded_lots=self.lots,
+                         withdrawn=set(self.withdrawn))
         phys = [t["id"] for t in self.cfg["tables"]]
         tables = []
         for i, (t, ns, ew) in enumerate(draw.tables):
@@ -170,7 +195,8 @@ class HubCore:
                 entry.update(room=t[-1], match=int(t[:-1]))
             tables.append(entry)
         info = {k: v for k, v in draw.info.items() if k != "regions"}
-        return "round_drawn", {"round": nxt, "method": draw.method, "tables": tables, "bye": draw.bye, "info": info}
+        return "round_drawn", {"round": nxt, "method": draw.method, "tables": tables, "bye": draw.bye,
+                               "byes": draw.byes, "info": info, "inputs_seq": self.inputs_seq}
 
     def assignment(self, rnd: int, t: dict[str, Any]) -> dict[str, Any]:
         """What one table receives for a round (see docs/hub-protocol.md)."""
@@ -188,9 +214,18 @@ class HubCore:
                 "teams": {"NS": ns["id"], "EW": ew["id"]},
                 "team_names": {"NS": ns["name"], "EW": ew["name"]},
                 "players": players,
-                "ruleset": {"preset": ev["ruleset"], "options": ev.get("ruleset_options", {})},
+                "ruleset": {"preset": ev["ruleset"], "options": self.table_ruleset_options()},
                 "format": ev["format"], "panel": phys.get("panel") if phys else None,
                 **({"room": t["room"], "board": f"R{rnd}-M{t['match']}"} if t.get("room") else {})}
+
+    def table_ruleset_options(self) -> dict[str, Any]:
+        """The ruleset options a table plays under: EVENT.toml's ``[ruleset_options]`` and the
+        event's match points (``match_points`` scheme, ``bye_points``) as the ruleset's
+        ``match_points_*``, so a table's round result scores the match points the hub ranks by."""
+        assert self.cfg is not None
+        sc = scoring_of(self.cfg)
+        return {**self.cfg["event"].get("ruleset_options", {}),
+                **{f"match_points_{k}": getattr(sc, k) for k in ("win", "draw", "loss", "forfeit", "bye")}}
 
     def check_team_edit(self, team: str, name: str, players: Sequence[str], role: str | None
                         ) -> tuple[str, dict[str, Any]]:
@@ -236,8 +271,90 @@ class HubCore:
             raise EventInputError(f"第 {rnd} 轮尚未编排 / round {rnd} has not been drawn")
         if d["published"]:
             raise EventInputError(f"第 {rnd} 轮编排已公布，不能更改 / the draw of round {rnd} is published and final")
+        stale = self.stale_words(rnd)
+        if stale is not None:
+            raise EventInputError(f"未公布：{stale[0]}。请点「重新编排」按现在的成绩重排，核对后再公布 / not published: "
+                                  f"{stale[1]}. Tap Redraw to draw it again from the results now in force, "
+                                  "check it, then publish")
         assignments = {t["table"]: self.assignment(rnd, t) for t in d["tables"]}
         return "round_published", {"round": rnd, "assignments": assignments}
+
+    def draft_changes(self, rnd: int) -> list[dict[str, Any]]:
+        """What changed since the draft of ``rnd`` was drawn, oldest first: results recorded or
+        corrected (``kind`` ``recorded`` | ``corrected``, with ``round``, ``table``, ``result``,
+        ``reason``) and teams withdrawn or reinstated (``withdrawn`` | ``reinstated``, ``team``),
+        each with ``seq``, ``t_ms`` and ``by``. Empty for a draft drawn from the results now in
+        force, and for a published round (final: corrections never redraw it)."""
+        d = self.draws.get(rnd)
+        if d is None or d["published"]:
+            return []
+        since = d.get("inputs_seq", 0)
+        if self.inputs_seq <= since:
+            return []
+        out: list[dict[str, Any]] = []
+        for (r, table), tr in self.results.items():
+            for h in tr.history:
+                if h["seq"] > since:
+                    out.append({"kind": "corrected" if h["source"] == "correction" else "recorded", "round": r,
+                                "table": table, "result": h["result"], "reason": h.get("reason"),
+                                "seq": h["seq"], "t_ms": h["t_ms"], "by": h["by"]})
+        out += [dict(c) for c in self.team_changes if c["seq"] > since]
+        return sorted(out, key=lambda c: c["seq"])
+
+    def stale_words(self, rnd: int) -> tuple[str, str] | None:
+        """Why the draft of ``rnd`` is stale, ``(Chinese, English)``, or None when it is not."""
+        changes = self.draft_changes(rnd)
+        if not changes:
+            return None
+        zh, en = [], []
+        for c in changes[:3]:
+            who, when = c["by"] or "?", hhmm(c["t_ms"])
+            if c["kind"] in ("recorded", "corrected"):
+                s_zh, s_en = _score(c["result"])
+                if c["kind"] == "corrected":
+                    zh.append(f"第 {c['round']} 轮 {c['table']} 号桌更正为 {s_zh}（{who} {when}）")
+                    en.append(f"table {c['table']}, round {c['round']} corrected to {s_en} ({who}, {when})")
+                else:
+                    zh.append(f"第 {c['round']} 轮 {c['table']} 号桌录入 {s_zh}（{who} {when}）")
+                    en.append(f"table {c['table']}, round {c['round']} recorded as {s_en} ({who}, {when})")
+            elif c["kind"] == "withdrawn":
+                zh.append(f"{c['team']} 退赛（{who} {when}）")
+                en.append(f"{c['team']} withdrew ({who}, {when})")
+            else:
+                zh.append(f"{c['team']} 恢复参赛（{who} {when}）")
+                en.append(f"{c['team']} reinstated ({who}, {when})")
+        if len(changes) > 3:
+            zh.append(f"等共 {len(changes)} 项")
+            en.append(f"{len(changes) - 3} more")
+        return (f"第 {rnd} 轮草案编排之后成绩或队伍有变：{'；'.join(zh)}，草案是按旧排名编排的",
+                f"round {rnd}'s draft was drawn before {'; '.join(en)}: it pairs on the old standings")
+
+    def check_withdraw_team(self, team: str, reason: str, role: str | None) -> tuple[str, dict[str, Any]]:
+        """A team withdraws (退赛): never drawn from the next round to draw on (no bye either); its
+        place in a published draw stays (a forfeit there is entered as any result), its results so
+        far stay in the standings. The chief referee's."""
+        self._role(role, "chief", "退赛")
+        if team not in self.teams:
+            raise EventInputError(f"没有队伍 {team!r} / no team {team!r}")
+        if team in self.withdrawn:
+            w = self.withdrawn[team]
+            raise EventInputError(f"{team} 已于 {hhmm(w['t_ms'])} 退赛（{w['by']}）/ {team} withdrew already "
+                                  f"({w['by']}, {hhmm(w['t_ms'])})")
+        if len(self.active_teams) <= 2:
+            raise EventInputError("退赛后在赛的队将不足两队 / fewer than two teams would be left in play")
+        return "team_withdrawn", {"team": team, "from_round": self.next_round(), "reason": reason.strip()}
+
+    def check_reinstate_team(self, team: str, role: str | None) -> tuple[str, dict[str, Any]]:
+        """Undo a withdrawal, before any round is published without the team (a draft drawn
+        without it becomes stale: redraw it). The chief referee's."""
+        self._role(role, "chief", "恢复参赛")
+        w = self.withdrawn.get(team)
+        if w is None:
+            raise EventInputError(f"{team} 未退赛 / {team} has not withdrawn")
+        if self.next_round() != w["from_round"]:
+            raise EventInputError(f"第 {w['from_round']} 轮编排已公布（没有 {team}），不能恢复参赛 / round "
+                                  f"{w['from_round']} is published without {team}: it can no longer be reinstated")
+        return "team_reinstated", {"team": team, "from_round": w["from_round"]}
 
     def check_deck(self, sha256: str, size: int, file: str, meta: dict[str, Any], role: str | None
                    ) -> tuple[str, dict[str, Any]]:
@@ -407,8 +524,9 @@ class HubCore:
             t = self.team(d["team"])
             t["name"], t["players"] = d["name"], list(d["players"])
         elif et == "round_drawn":
+            # A log from before inputs_seq: the fold is where it was when the draft was drawn.
             self.draws[d["round"]] = {**d, "published": False, "drawn_ms": ev["t_ms"], "published_ms": None,
-                                      "assignments": {}}
+                                      "assignments": {}, "inputs_seq": d.get("inputs_seq", self.inputs_seq)}
         elif et == "round_published":
             dr = self.draws[d["round"]]
             dr["published"], dr["published_ms"], dr["assignments"] = True, ev["t_ms"], d["assignments"]
@@ -420,6 +538,7 @@ class HubCore:
             self.results[key] = TableResult(line=line, source=d["source"], result_id=d["result_id"], t_ms=ev["t_ms"],
                                             by=ev["actor"], history=[entry], seq=ev["seq"])
             self.seen_ids.add((line["round"], line["table"], d["result_id"]))
+            self.inputs_seq = ev["seq"]
         elif et == "result_corrected":
             tr = self.results[(d["round"], d["table"])]
             tr.line, tr.source, tr.t_ms, tr.by = d["result"], "correction", ev["t_ms"], ev["actor"]
@@ -427,6 +546,17 @@ class HubCore:
             tr.history.append({"source": "correction", "t_ms": ev["t_ms"], "by": ev["actor"], "result": d["result"],
                                "reason": d["reason"], "late": d["late"], "role": ev["role"], "seq": ev["seq"],
                                "basis": d.get("basis")})  # a log from before the basis: None
+            self.inputs_seq = ev["seq"]
+        elif et in ("team_withdrawn", "team_reinstated"):
+            change = {"kind": "withdrawn" if et == "team_withdrawn" else "reinstated", "team": d["team"],
+                      "from_round": d["from_round"], "reason": d.get("reason"), "seq": ev["seq"], "t_ms": ev["t_ms"],
+                      "by": ev["actor"]}
+            self.team_changes.append(change)
+            if et == "team_withdrawn":
+                self.withdrawn[d["team"]] = {k: change[k] for k in ("from_round", "reason", "seq", "t_ms", "by")}
+            else:
+                self.withdrawn.pop(d["team"], None)
+            self.inputs_seq = ev["seq"]
         elif et == "result_refused":
             self.refusals.append({**d, "seq": ev["seq"], "t_ms": ev["t_ms"], "acknowledged": False})
             self.refused_ids.add((d["table"], d.get("result_id") or ""))
@@ -479,6 +609,13 @@ class HubCore:
         for ev in events:
             self.apply(ev)
         return self
+
+
+def byes_of(draw: dict[str, Any]) -> list[str]:
+    """Every team with a bye in a hub draw (``byes``; a draw logged before it: its ``bye``)."""
+    if draw.get("byes") is not None:
+        return list(draw["byes"])
+    return [draw["bye"]] if draw.get("bye") else []
 
 
 def _score(line: dict[str, Any]) -> tuple[str, str]:

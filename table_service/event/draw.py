@@ -28,11 +28,18 @@ rematch (1,000 teams, 7 rounds: none).
 
 Directions: the team that has sat NS fewer times (net of EW) sits NS; then the one that sat EW
 last round; then the higher-ranked one. Tables are numbered from the top of the standings.
+
+Withdrawn teams (退赛, ``withdrawn``): never drawn again and never given a bye. Their results so far
+stay in the standings the Swiss draw ranks by (their opponents' records keep them); only the
+active teams are paired, the bye going to an active one. A round robin keeps its schedule (the
+circle over every team, so nobody meets anyone twice): whoever the schedule sets against a
+withdrawn team has a bye that round, as the odd field's team does (:attr:`Draw.extra_byes` when
+a round has more than one).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,6 +65,14 @@ class Draw:
     bye: str | None = None
     method: str = "swiss"
     info: dict[str, Any] = field(default_factory=dict)
+    extra_byes: tuple[str, ...] = ()
+    """Byes past the first (a round robin with withdrawn teams: each team the schedule sets against
+    one); scored as ``bye`` is."""
+
+    @property
+    def byes(self) -> list[str]:
+        """Every team with a bye this round (``bye`` first)."""
+        return ([self.bye] if self.bye else []) + list(self.extra_byes)
 
     def to_json(self) -> dict[str, Any]:
         """``{"round": n, "tables": [{"table": "1", "ns": T, "ew": T}, ...], "bye": T|null}``."""
@@ -96,12 +111,15 @@ class History:
         return h
 
 
-def _check_teams(teams: Sequence[str], results: Sequence[Result]) -> None:
+def _check_teams(teams: Sequence[str], results: Sequence[Result], withdrawn: Collection[str] = ()) -> None:
     known = set(teams)
     if len(known) != len(teams):
         raise EventInputError("队名重复 / duplicate team ids")
     if len(teams) < 2:
         raise EventInputError("至少需要两队 / at least two teams are needed")
+    if len(known - set(withdrawn)) < 2:
+        raise EventInputError("退赛后在赛的队不足两队，无法编排 / fewer than two teams are still in play "
+                              "(the others withdrew): nothing to draw")
     for r in results:
         for t in (r.ns, r.ew):
             if t is not None and t not in known:
@@ -127,12 +145,15 @@ def _number(pairs: list[tuple[int, str, str]], hist: History) -> list[tuple[str,
     return [(str(i), *orient(a, b, hist)) for i, (_, a, b) in enumerate(pairs, 1)]
 
 
-def round_robin(teams: Sequence[str], results: Sequence[Result] = (), *, round_no: int | None = None) -> Draw:
+def round_robin(teams: Sequence[str], results: Sequence[Result] = (), *, round_no: int | None = None,
+                withdrawn: Collection[str] = ()) -> Draw:
     """The circle method: the first team stays, the others turn one place a round. A field of
     n teams (n even) meets everyone in n − 1 rounds; an odd field gives one bye a round. Past
-    the last round the cycle starts again."""
+    the last round the cycle starts again. A ``withdrawn`` team keeps its place in the circle
+    (the schedule stays) but is not drawn: the team set against it has a bye."""
     results = list(results)
-    _check_teams(teams, results)
+    out = set(withdrawn)
+    _check_teams(teams, results, out)
     hist = History.of(results)
     rnd = round_no if round_no is not None else hist.rounds + 1
     arr: list[str | None] = list(teams) + ([None] if len(teams) % 2 else [])
@@ -143,16 +164,21 @@ def round_robin(teams: Sequence[str], results: Sequence[Result] = (), *, round_n
     ring = [arr[0], *rest]
     pos = {t: i for i, t in enumerate(teams)}
     pairs: list[tuple[int, str, str]] = []
-    bye = None
+    free: list[str] = []
     for i in range(n // 2):
         a, b = ring[i], ring[n - 1 - i]
+        a, b = (None if a in out else a), (None if b in out else b)
         if a is None or b is None:
-            bye = b if a is None else a
+            other = a if b is None else b  # the odd field's bye, or the team set against a withdrawn one
+            if other is not None:
+                free.append(other)
             continue
         if pos[a] > pos[b]:
             a, b = b, a
         pairs.append((pos[a], a, b))
-    return Draw(round=rnd, tables=_number(pairs, hist), bye=bye, method="round-robin")
+    free.sort(key=lambda t: pos[t])
+    return Draw(round=rnd, tables=_number(pairs, hist), bye=free[0] if free else None, method="round-robin",
+                extra_byes=tuple(free[1:]))
 
 
 def pairing_cost_scales(n: int, max_gap: int) -> tuple[int, int, int]:
@@ -193,19 +219,23 @@ def _solve_region(ranked: Sequence[str], lo_i: int, hi_i: int, with_bye: bool, m
 
 def swiss(teams: Sequence[str], results: Sequence[Result] = (), opts: ScoringOptions | None = None, *,
           seed: int | str = 0, window: int = DEFAULT_WINDOW, round_no: int | None = None,
-          recorded_lots: Mapping[tuple[str, ...], Sequence[str]] | None = None) -> Draw:
+          recorded_lots: Mapping[tuple[str, ...], Sequence[str]] | None = None,
+          withdrawn: Collection[str] = ()) -> Draw:
     """The next Swiss round from the results so far (see the module doc); ``recorded_lots``
-    (the hub's drawn lots) order full ties exactly as published."""
+    (the hub's drawn lots) order full ties exactly as published. ``withdrawn`` teams are ranked
+    with their results (the standings are everyone's) but left out of the pairing and the bye."""
     results = list(results)
-    _check_teams(teams, results)
+    out = set(withdrawn)
+    _check_teams(teams, results, out)
     hist = History.of(results)
     rnd = round_no if round_no is not None else hist.rounds + 1
     if results:
         st = compute_standings(results, teams, opts, seed=seed, recorded_lots=recorded_lots)
-        ranked = [row.team for row in st.rows]
-        mp = {row.team: row.match_points for row in st.rows}
+        ranked = [row.team for row in st.rows if row.team not in out]
+        mp = {row.team: row.match_points for row in st.rows if row.team not in out}
     else:
-        ranked, mp = list(teams), {t: 0 for t in teams}
+        ranked = [t for t in teams if t not in out]
+        mp = {t: 0 for t in ranked}
     n = len(ranked)
     pos = {t: i for i, t in enumerate(ranked)}
     lo = min(mp.values())
@@ -274,18 +304,22 @@ def duplicate_rooms(draw: Draw) -> Draw:
     tables: list[tuple[str, str, str]] = []
     for t, ns, ew in draw.tables:
         tables += [(f"{t}A", ns, ew), (f"{t}B", ew, ns)]
-    return Draw(round=draw.round, tables=tables, bye=draw.bye, method=draw.method, info={**draw.info, "duplicate": True})
+    return Draw(round=draw.round, tables=tables, bye=draw.bye, method=draw.method, info={**draw.info, "duplicate": True},
+                extra_byes=draw.extra_byes)
 
 
 def make_draw(method: str, teams: Sequence[str], results: Sequence[Result] = (),
               opts: ScoringOptions | None = None, *, seed: int | str = 0, round_no: int | None = None,
-              recorded_lots: Mapping[tuple[str, ...], Sequence[str]] | None = None) -> Draw:
-    """Dispatch by method name (``swiss`` or ``round-robin``); duplicate events get two rooms a match."""
+              recorded_lots: Mapping[tuple[str, ...], Sequence[str]] | None = None,
+              withdrawn: Collection[str] = ()) -> Draw:
+    """Dispatch by method name (``swiss`` or ``round-robin``); duplicate events get two rooms a
+    match; ``withdrawn`` teams are never drawn (see the module doc)."""
     dup = bool(opts and opts.duplicate)
     if method == "swiss":
-        d = swiss(teams, results, opts, seed=seed, round_no=round_no, recorded_lots=recorded_lots)
+        d = swiss(teams, results, opts, seed=seed, round_no=round_no, recorded_lots=recorded_lots,
+                  withdrawn=withdrawn)
         return duplicate_rooms(d) if dup else d
     if method in ("round-robin", "round_robin"):
-        d = round_robin(teams, results, round_no=round_no)
+        d = round_robin(teams, results, round_no=round_no, withdrawn=withdrawn)
         return duplicate_rooms(d) if dup else d
     raise EventInputError(f"未知编排方法 / unknown draw method {method!r} (swiss or round-robin)")

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from table_service.event.config import load_event
-from table_service.event.core import HubCore, _can
+from table_service.event.core import HubCore, _can, byes_of
 from table_service.event.deck import deck_meta
 from table_service.event.intake import BadMessage, check_message, panel_link
 from table_service.event.model import EventInputError, parse_result, parse_results_text, results_to_jsonl
@@ -340,6 +340,24 @@ class HubService:
             etype, data = self.core.check_publish(rnd, role)
             return self._commit(etype, data, actor=actor, role=role)
 
+    def withdraw_team(self, team: str, reason: str, actor: str, role: str) -> dict[str, Any]:
+        """A team withdraws (退赛): logged (who, when, from which round), then never drawn again.
+
+        :raises EventInputError: not the chief referee, no such team, already withdrawn, or too few left.
+        """
+        with self.lock:
+            etype, data = self.core.check_withdraw_team(team, reason, role)
+            return self._commit(etype, data, actor=actor, role=role)
+
+    def reinstate_team(self, team: str, actor: str, role: str) -> dict[str, Any]:
+        """Undo a withdrawal before a round is published without the team.
+
+        :raises EventInputError: not the chief referee, not withdrawn, or a round published since.
+        """
+        with self.lock:
+            etype, data = self.core.check_reinstate_team(team, role)
+            return self._commit(etype, data, actor=actor, role=role)
+
     def hand_result(self, line: dict[str, Any], actor: str, role: str) -> dict[str, Any]:
         """A result entered at the hub (a table without a Pi, or a failed one)."""
         if not _can(role, "referee"):
@@ -472,20 +490,32 @@ class HubService:
                                "in_config": tid in cfg_panels})
             return {"event": core.cfg["event"] if core.cfg else None, "round": rnd,
                     "rounds": (core.cfg or {}).get("event", {}).get("rounds"),
-                    "bye": (draw or {}).get("bye"), "tables": rows, "others": others,
+                    "bye": (draw or {}).get("bye"), "byes": byes_of(draw) if draw else [],
+                    "tables": rows, "others": others,
                     "published_ms": (draw or {}).get("published_ms"), "now_ms": self.clock_ms(),
                     "refusals": [r for r in core.refusals if not r["acknowledged"]],
                     "bad_messages": [{k: m[k] for k in ("seq", "table", "topic", "reason", "t_ms")}
                                      for m in core.bad_messages[-20:]],
                     "faults": dict(core.faults),
                     "appeals": [a for a in core.appeals if not a["decision"]],
-                    "draft": next(({"round": r, **d} for r, d in sorted(core.draws.items()) if not d["published"]),
-                                  None),
+                    "draft": self._draft(),
+                    "withdrawn": {t: dict(w) for t, w in core.withdrawn.items()},
                     "connected": bool(self.mqtt and self.mqtt.connected.is_set()),
                     "deck": ({k: core.deck[k] for k in ("sha256", "size", "meta", "t_ms", "by")}
                              if core.deck else None),
                     "deck_withdrawn": core.deck_withdrawn,
                     "config_note": self.config_note}
+
+    def _draft(self) -> dict[str, Any] | None:
+        """The unpublished draw, if any, with ``stale``: what changed since it was drawn (results,
+        withdrawals; empty when it is current) and ``stale_text`` saying so ("中文 / English")."""
+        core = self.core
+        rnd = next((r for r, d in sorted(core.draws.items()) if not d["published"]), None)
+        if rnd is None:
+            return None
+        words = core.stale_words(rnd)
+        return {"round": rnd, **core.draws[rnd], "stale": core.draft_changes(rnd),
+                "stale_text": f"{words[0]} / {words[1]}" if words else None}
 
     def standings_json(self) -> dict[str, Any]:
         """The standings with team names; computed once per change of the log (every board on
@@ -499,6 +529,9 @@ class HubService:
             names = {t["id"]: t["name"] for t in (self.core.cfg or {}).get("teams", [])}
             for row in out["standings"]:
                 row["name"] = names.get(row["team"], row["team"])
+                # 退赛: the team keeps its place and results; from_round: the first round it is not drawn in
+                w = self.core.withdrawn.get(row["team"])
+                row["withdrawn"] = w["from_round"] if w else None
             result = {**out, "rounds": st.rounds, "lots": st.lots,
                       "published_rounds": sorted(self.core.results_published)}
             self._standings_cache = (self.core.last_seq, result)

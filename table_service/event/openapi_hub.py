@@ -39,7 +39,9 @@ _STANDING_ROW = {"type": "object", "required": ["rank", "team", "match_points", 
                                                 "level_points", "levels_gained"], "properties": {
     "rank": {"type": "integer"}, "team": {"type": "string"}, "name": {"type": "string"},
     "match_points": {"type": "integer"}, "progressive": {"type": "integer"}, "rounds_won": {"type": "integer"},
-    "level_points": {"type": "integer"}, "levels_gained": {"type": "integer"}}}
+    "level_points": {"type": "integer"}, "levels_gained": {"type": "integer"},
+    "withdrawn": {"type": ["integer", "null"], "description": "退赛：自第 N 轮起不再编排，已赛成绩保留；null 为在赛 / "
+                  "withdrawn: not drawn from round N on, its results so far kept; null: in play"}}}
 STANDINGS = {"type": "object", "required": ["standings", "rounds", "lots", "published_rounds"], "properties": {
     "standings": {"type": "array", "items": _STANDING_ROW}, "rounds": {"type": "integer", "minimum": 0},
     "lots": {"type": "array", "items": {"type": "object", "properties": {
@@ -61,8 +63,15 @@ OVERVIEW = {"type": "object", "required": ["event", "round", "rounds", "bye", "t
                                            "draft", "connected", "config_note"], "properties": {
     "event": {"type": ["object", "null"]}, "round": {"type": "integer", "minimum": 0},
     "rounds": _INT_OR_NULL, "bye": _STR_OR_NULL, "tables": {"type": "array", "items": _TABLE_ROW},
+    "byes": {"type": "array", "items": {"type": "string"}, "description": "every team with a bye this round "
+             "(a round robin with withdrawn teams may have several)"},
     "refusals": {"type": "array", "items": _OBJ}, "appeals": {"type": "array", "items": _OBJ},
-    "draft": {"type": ["object", "null"]}, "connected": {"type": "boolean"}, "config_note": _STR_OR_NULL,
+    "draft": {"type": ["object", "null"], "description": "the unpublished draw; its `stale` lists what changed "
+              "since it was drawn (results recorded or corrected, teams withdrawn or reinstated) and `stale_text` "
+              "says so: a stale draft is refused at publication until redrawn"},
+    "withdrawn": {"type": "object", "additionalProperties": _OBJ, "description": "退赛的队 / withdrawn teams: "
+                  "from_round, reason, by, t_ms"},
+    "connected": {"type": "boolean"}, "config_note": _STR_OR_NULL,
     "bad_messages": {"type": "array", "items": _OBJ, "description": "the latest 20 table messages refused as not "
                      "well formed (docs/hub-protocol.md)"},
     "faults": {"type": "object", "additionalProperties": {"type": "integer"}, "description": "refused messages and "
@@ -72,7 +81,7 @@ BOARD = {"type": "object", "required": ["standings", "round", "rounds", "tables"
     "tables": {"type": "array", "items": {"type": "object", "additionalProperties": False, "properties": {
         k: v for k, v in _TABLE_ROW["properties"].items()
         if k in ("table", "ns", "ew", "ns_name", "ew_name", "online", "result")}}},
-    "bye": _STR_OR_NULL, "event": _STR_OR_NULL}}
+    "bye": _STR_OR_NULL, "byes": {"type": "array", "items": {"type": "string"}}, "event": _STR_OR_NULL}}
 
 _ACTION_OK = _ok({"type": "object", "required": ["ok", "message"], "properties": {
     "ok": {"const": True}, "message": {"type": "string"}}}, "done (a client that asked for JSON)")
@@ -154,8 +163,9 @@ HUB_OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
     ("GET", "/hub/admin"): {"summary": "组织者操作页 / the organiser's forms", "tags": ["hub"], "login": "referee",
                             "responses": {"200": _page("the page"), **_TO_LOGIN}},
     ("POST", "/hub/action/draw"): _action("编排下一轮（草案）/ draw the next round (a draft)", {}),
-    ("POST", "/hub/action/publish"): _action("公布编排并下发各桌 / publish a draft draw and send it to the tables",
-                                             {"round": _DIGITS}, ("round",)),
+    ("POST", "/hub/action/publish"): _action(
+        "公布编排并下发各桌 / publish a draft draw and send it to the tables (refused while the draft is stale: a "
+        "result changed or a team withdrew since it was drawn; redraw first)", {"round": _DIGITS}, ("round",)),
     ("POST", "/hub/action/hand_result"): _action("手工录入成绩 / enter a table's result by hand", _RESULT_FIELDS,
                                                  ("slot",)),
     ("POST", "/hub/action/correct"): _action(
@@ -189,6 +199,13 @@ HUB_OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
                                                                           "2 or 4 names (4 in a duplicate event), "
                                                                           "comma-separated")},
         ("team", "name", "players")),
+    ("POST", "/hub/action/withdraw_team"): _action(
+        "退赛 / withdraw a team: never drawn again (no bye), its results kept; a published draw stays",
+        {"team": _text(MAX_ID, "队号 / the team's id"), "reason": _text(MAX_TEXT, "原因 / why (optional)")},
+        ("team",), chief=True),
+    ("POST", "/hub/action/reinstate_team"): _action(
+        "恢复参赛 / reinstate a withdrawn team (until a round is published without it)",
+        {"team": _text(MAX_ID, "队号 / the team's id")}, ("team",), chief=True),
     ("POST", "/hub/action/edit_event"): _action(
         "修改赛事设置 / change the event's name, ruleset or format (from the next published draw)",
         {"name": _text(MAX_NAME), "ruleset": _text(MAX_ID, "规则预设 / ruleset preset"),

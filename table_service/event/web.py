@@ -32,7 +32,7 @@ from flask import (
 from werkzeug.exceptions import HTTPException
 
 from table_service.event.config import scoring_of
-from table_service.event.core import hhmm
+from table_service.event.core import byes_of, hhmm
 from table_service.event.intake import panel_link
 from table_service.event.model import MAX_ID, MAX_NAME, MAX_TEXT, EventInputError, parse_result
 from table_service.event.openapi_hub import HUB_INFO, HUB_OPERATIONS
@@ -220,7 +220,7 @@ def api_board() -> Any:
                       "result": t["result"] if signed[frozenset((t["ns"], t["ew"]))] >= both_rooms else None}
                      for t in ov["tables"]]
     return jsonify(standings=h.standings_json(), round=ov["round"], rounds=ov["rounds"], tables=public_tables,
-                   bye=ov["bye"], event=ov["event"]["name"] if ov["event"] else None)
+                   bye=ov["bye"], byes=ov["byes"], event=ov["event"]["name"] if ov["event"] else None)
 
 
 @bp.get("/api/standings")
@@ -244,7 +244,9 @@ def print_draw(rnd: int) -> Any:
         if d is None:
             abort(404, description=f"第 {rnd} 轮尚未编排 / round {rnd} has not been drawn")
         names = {t["id"]: t for t in h.core.cfg["teams"]}
-        return render_template("hub_print_draw.html", ev=h.core.cfg["event"], rnd=rnd, draw=d, teams=names)
+        stale = h.core.stale_words(rnd)  # a draft drawn before a result changed: said on the sheet too
+        return render_template("hub_print_draw.html", ev=h.core.cfg["event"], rnd=rnd, draw=d, teams=names,
+                               byes=byes_of(d), stale=f"{stale[0]} / {stale[1]}" if stale else None)
 
 
 @bp.get("/print/results/<int:rnd>")
@@ -268,7 +270,11 @@ def print_results(rnd: int) -> Any:
         names = {t["id"]: t["name"] for t in h.core.cfg["teams"]}
         for row in st["standings"]:
             row["name"] = names.get(row["team"], row["team"])
+            # 退赛 by the next round: not drawn after this one (its results stand)
+            w = h.core.withdrawn.get(row["team"])
+            row["withdrawn"] = w["from_round"] if w and w["from_round"] <= rnd + 1 else None
         return render_template("hub_print_results.html", ev=h.core.cfg["event"], rnd=rnd, rows=rows, draw=d,
+                               byes=byes_of(d),
                                standings=st["standings"], published=h.core.results_published.get(rnd))
 
 
@@ -293,6 +299,7 @@ def admin() -> Any:
                "complete_unpublished": [r for r in core.published_rounds if core.round_complete(r)
                                         and r not in core.results_published],
                "can_draw": _can_draw(core), "teams": core.cfg["teams"], "rounds": core.published_rounds,
+               "withdrawn": core.withdrawn, "next_round": core.next_round(),
                "presets": _presets(), "event": core.cfg["event"]}
         deck = ctx["ov"]["deck"]
         ctx["deck_tables"] = sum(1 for t in ctx["ov"]["tables"] if deck and t.get("deck") == deck["sha256"])
@@ -444,6 +451,21 @@ def _do_edit_team(h: Any, who: str, role: str) -> str:
     return f"队伍 {team} 已修改，自下一次公布编排起生效 / team {team} changed (from the next published draw)"
 
 
+def _do_withdraw_team(h: Any, who: str, role: str) -> str:
+    team = _text("team", MAX_ID)
+    ev = h.withdraw_team(team, _text("reason", MAX_TEXT), who, role)
+    n = ev["data"]["from_round"]
+    return (f"{team} 已退赛：自第 {n} 轮起不再编排，已赛成绩保留 / {team} withdrawn: not drawn from round {n} on, "
+            "its results so far stand")
+
+
+def _do_reinstate_team(h: Any, who: str, role: str) -> str:
+    team = _text("team", MAX_ID)
+    ev = h.reinstate_team(team, who, role)
+    n = ev["data"]["from_round"]
+    return f"{team} 已恢复参赛，第 {n} 轮起照常编排 / {team} reinstated: drawn again from round {n}"
+
+
 def _do_import(h: Any, who: str, role: str) -> str:
     n = h.import_results(request.form.get("lines", ""), who, role)
     return f"已导入 {n} 条成绩 / {n} result(s) imported"
@@ -479,7 +501,8 @@ ACTIONS: dict[str, Callable[[Any, str, str], str]] = {
     "draw": _do_draw, "publish": _do_publish, "hand_result": _do_hand_result, "correct": _do_correct,
     "publish_results": _do_publish_results, "appeal": _do_appeal, "decide": _do_decide,
     "acknowledge": _do_acknowledge, "import": _do_import, "edit_team": _do_edit_team, "edit_event": _do_edit_event,
-    "deck": _do_deck, "withdraw_deck": _do_withdraw_deck}
+    "deck": _do_deck, "withdraw_deck": _do_withdraw_deck, "withdraw_team": _do_withdraw_team,
+    "reinstate_team": _do_reinstate_team}
 
 
 @hub_role("referee")

@@ -100,7 +100,8 @@ def test_export_from_a_hub_log_matches_the_cli_standings(tmp_path: Path, capsys:
     assert len(results.read_text().splitlines()) == 6  # 2 tables + a bye, twice
     assert main(["event", "standings", str(results), "--json"]) == 0
     cli = json.loads(capsys.readouterr().out)["standings"]
-    assert cli == [{k: v for k, v in r.items() if k != "name"} for r in hub_standings]
+    # The hub's rows add the team's name and its withdrawal (退赛) to the CLI's columns.
+    assert cli == [{k: v for k, v in r.items() if k not in ("name", "withdrawn")} for r in hub_standings]
     assert main(["event", "export", str(tmp_path / "nothing")]) == 2
     assert "no hub event log" in capsys.readouterr().err
 
@@ -234,6 +235,11 @@ CORPUS: list[tuple[str, Any, str]] = [
     ("hub-ruleset-option-clock-huge", _hub("", "[ruleset_options]\nclock_lead_s = 99999999"), "0-86400"),
     ("hub-ruleset-option-tries-text", _hub("", '[ruleset_options]\ntries_at_a = "x"'), "expected a whole number"),
     ("hub-ruleset-option-tiebreak-number", _hub("", "[ruleset_options]\ntiebreak = 1"), "expected a list"),
+    # Match points have one source, the [event] scheme: the hub ranked by it while the tables scored by these.
+    ("hub-ruleset-option-match-points-win", _hub("", "[ruleset_options]\nmatch_points_win = 3"),
+     'match_points_win cannot be set here: an event\'s match points come from [event] match_points = "2-1-0" or'),
+    ("hub-ruleset-option-match-points-bye", _hub("", "[ruleset_options]\nmatch_points_bye = 1"),
+     "match_points_bye cannot be set here: an event's match points come from [event] bye_points"),
     ("hub-format-deals-text", _hub('format = {kind = "deals", deals = "x"}'), "'deals' has the wrong type"),
     ("hub-format-deals-missing", _hub('format = {kind = "deals"}'), "needs deals"),
     ("hub-format-minutes-negative", _hub('format = {kind = "time", minutes = -5}'), "'minutes' must be 1-600"),
@@ -281,12 +287,14 @@ def _snapshot(root: Path) -> dict[str, bytes]:
 @pytest.mark.parametrize("name,argv,needle", CORPUS, ids=[c[0] for c in CORPUS])
 def test_event_and_hub_bad_input(name: str, argv: Any, needle: str, tmp_path: Path,
                                  capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    import table_service.event.hub as hub_service
     import table_service.event.web as hub_web
 
     def never(*_a: Any, **_k: Any) -> Any:  # a case that gets this far was accepted: fail, do not serve
         raise AssertionError(f"{name}: the hub accepted its input and started serving")
 
     monkeypatch.setattr(hub_web, "serve_hub", never)
+    monkeypatch.setattr(hub_service, "serve_hub", never)  # the name the hub command calls (else it serves on)
     args = argv(tmp_path)
     before = _snapshot(tmp_path)
     capsys.readouterr()

@@ -47,7 +47,9 @@
     document.getElementById("b-round").textContent = "第 " + (data.round || "-") + " / " + data.rounds + " 轮 round";
     document.getElementById("b-page").textContent = pages > 1 ? (page + 1) + "/" + pages : "";
     document.querySelector("#b-standings tbody").innerHTML = rows.slice(page * PAGE, (page + 1) * PAGE).map(function (r) {
-      return '<tr class="' + (r.rank === 1 ? "lead" : "") + '"><td>' + r.rank + "</td><td title=\"" + esc(r.name || r.team) + "\">" + esc(r.name || r.team) + "</td><td>" + r.match_points + "</td><td>" +
+      // A withdrawn team (退赛) keeps its row and results, marked.
+      var wd = r.withdrawn ? ' <small class="wd">退赛 / withdrawn</small>' : "";
+      return '<tr class="' + (r.rank === 1 ? "lead" : "") + (r.withdrawn ? " withdrawn" : "") + '"><td>' + r.rank + "</td><td title=\"" + esc(r.name || r.team) + "\">" + esc(r.name || r.team) + wd + "</td><td>" + r.match_points + "</td><td>" +
         r.progressive + "</td><td>" + r.rounds_won + "</td><td>" + r.level_points + "</td><td>" + r.levels_gained + "</td></tr>";
     }).join("");
     var lots = data.standings.lots || [];

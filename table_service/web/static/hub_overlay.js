@@ -23,10 +23,12 @@
   var WORDS = {
     zh: {rank: "名次", team: "队伍", mp: "比赛分", progressive: "累进分", rounds_won: "胜轮",
          level_points: "级差分", levels_gained: "升级", round: "第 {r} / {n} 轮", pre: "赛前",
-         standings: "排名", tables: "{n} 桌 · 已完成 {m}", delayed: "数据延迟 {n} 秒", page: "第 {p}/{n} 页"},
+         standings: "排名", tables: "{n} 桌 · 已完成 {m}", delayed: "数据延迟 {n} 秒", page: "第 {p}/{n} 页",
+         withdrawn: "退赛"},
     en: {rank: "#", team: "TEAM", mp: "MP", progressive: "PROG", rounds_won: "WON",
          level_points: "LDP", levels_gained: "LVLS", round: "ROUND {r} OF {n}", pre: "PRE-EVENT",
-         standings: "STANDINGS", tables: "{n} TABLES · {m} DONE", delayed: "DATA DELAYED {n}s", page: "PAGE {p}/{n}"}
+         standings: "STANDINGS", tables: "{n} TABLES · {m} DONE", delayed: "DATA DELAYED {n}s", page: "PAGE {p}/{n}",
+         withdrawn: "WD"}
   }[LANG];
   var CJK = /[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]/;
   var data = null, page = 0, lastOk = 0;
@@ -98,7 +100,8 @@
       var li = rowEl(i), cells = li.children;
       li.classList.toggle("lead", r.rank === 1);
       setText(cells[0], String(r.rank));
-      if (setText(cells[1], bi(r.name || r.team, r.team))) fitName(cells[1]);
+      // A withdrawn team (退赛) keeps its row and results, marked.
+      if (setText(cells[1], bi(r.name || r.team, r.team) + (r.withdrawn ? " · " + WORDS.withdrawn : ""))) fitName(cells[1]);
       setText(cells[2], String(r.match_points));
       setText(cells[3], String(r[TB] === undefined ? "" : r[TB]));
       li.dataset.team = r.team;

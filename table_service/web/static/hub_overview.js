@@ -107,7 +107,10 @@
     var deck = ov.deck ? ov.deck.sha256 : null;
     grid.innerHTML = ov.tables.map(function (t) { return card(t, deck, ov); }).join("");
     if (others) renderOthers(ov);
-    var a = ov.refusals.map(function (r) {
+    // A draft drawn before a result changed or a team withdrew: the hub will not publish it (redraw first).
+    var a = ov.draft && ov.draft.stale && ov.draft.stale.length
+      ? ['<p class="alert draft-stale" id="ov-draft-stale">草案已过时 / stale draft: ' + esc(ov.draft.stale_text) + "</p>"] : [];
+    a = a.concat(ov.refusals.map(function (r) {
       return '<p class="alert refusal">拒收 / refused #' + num(r.seq) + ": " + esc(r.table) + " 号桌 / table " +
         esc(r.table) + " — " + esc(r.reason) + "</p>";
     }).concat((ov.bad_messages || []).map(function (m) {
@@ -116,7 +119,7 @@
     })).concat(ov.appeals.map(function (x) {
       return '<p class="alert appeal">申诉 / appeal #' + x.id + ": 第 " + num(x.round) + " 轮 " + esc(x.table) +
         " 号桌 " + esc(x.team) + (x.late ? "（逾期 / late）" : "") + "</p>";
-    }));
+    })));
     alerts.innerHTML = a.join("");
   }
   // What is shown is no longer live: say why and since when, at the top, and grey it out.
