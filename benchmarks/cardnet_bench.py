@@ -129,7 +129,7 @@ def reason_kind(why: str) -> str:
     return re.sub(r"\d+(\.\d+)?", "#", why.split(" / ", 1)[-1].split(":")[0].split(" (")[0]).strip()
 
 
-def run(args: tuple[str, int, int, int, bool, bool]) -> dict:
+def run(args: tuple[str, int, int, int, bool, bool, float | None]) -> dict:
     import cv2
 
     from table_service.rules.patterns import is_pattern
@@ -138,7 +138,11 @@ def run(args: tuple[str, int, int, int, bool, bool]) -> dict:
     from vision.synth import Realism, render_zone
 
     cv2.setNumThreads(1)
-    design, plays, seed, leave_out, shapes, enrol = args
+    design, plays, seed, leave_out, shapes, enrol, odds = args
+    if odds is not None:
+        from vision.cardnet import shape
+
+        shape.ODDS = odds
     rng = np.random.default_rng(seed)
     t = time.process_time()
     heads: dict = {"zero-shot": None}
@@ -267,6 +271,7 @@ def main() -> None:
     ap.add_argument("--leave-out", type=int, default=0, help="faces left out of each enrolment (0-50)")
     ap.add_argument("--shapes", action="store_true", help="plays are the shapes players lay (module docstring)")
     ap.add_argument("--no-enrol", action="store_true", help="zero-shot only")
+    ap.add_argument("--odds", type=float, default=None, help="the shape's ODDS for this run (vision.cardnet.shape)")
     a = ap.parse_args()
     if a.timing:
         time_reads()
@@ -275,7 +280,8 @@ def main() -> None:
     t0 = time.time()
     if not 0 <= a.leave_out <= 50:
         ap.error("--leave-out must be 0-50")
-    jobs = [(d, a.plays, a.seed * 1000 + k, a.leave_out, a.shapes, not a.no_enrol) for k, d in enumerate(designs)]
+    jobs = [(d, a.plays, a.seed * 1000 + k, a.leave_out, a.shapes, not a.no_enrol, a.odds)
+            for k, d in enumerate(designs)]
     with ProcessPoolExecutor(a.workers) as ex:
         results = list(ex.map(run, jobs))
     table = summarise(results)

@@ -31,8 +31,7 @@ from vision.cards import ALL_CARDS
 
 #: The prior weight of a reading whose shape the rules forbid, against a lawful one.  Why this
 #: value: competition players lay an unlawful shape far less than once in a hundred plays, and the
-#: weight is per reading, while unlawful readings outnumber lawful ones by orders of magnitude
-#: (five cards: ~100 lawful straights and full houses per rank set against 54^5 sets), so 0.01
+#: weight is per reading, while most readings of two or more cards are no pattern, so 0.01
 #: undersells the evidence; docs/performance.md has the benchmark at 0.1, 0.01 and 0.001.
 ODDS = 0.01
 #: At most this many readings are tested (each a call to the rules, 6-20 µs).
@@ -100,12 +99,13 @@ def _likeliest(p: np.ndarray, chosen: tuple[int, ...], weight: float) -> tuple[l
     return out, np.array(qs)
 
 
-def weigh(faces_p: np.ndarray, chosen: Sequence[int], lawful: Lawful, odds: float = ODDS) -> ShapeEvidence:
+def weigh(faces_p: np.ndarray, chosen: Sequence[int], lawful: Lawful, odds: float | None = None) -> ShapeEvidence:
     """The chosen reading's probability once shapes are weighed (module docstring).
 
     ``faces_p``: (n, 54) each card's face probabilities given that a card lies there (rows sum to
     1); ``chosen``: the face index read for each card; ``lawful``: the caller's test of a shape.
     """
+    odds = ODDS if odds is None else odds
     p = np.asarray(faces_p, np.float64)
     n = len(chosen)
     if n == 0:
