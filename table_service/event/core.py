@@ -311,12 +311,9 @@ class HubCore:
             who, when = c["by"] or "?", hhmm(c["t_ms"])
             if c["kind"] in ("recorded", "corrected"):
                 s_zh, s_en = _score(c["result"])
-                if c["kind"] == "corrected":
-                    zh.append(f"第 {c['round']} 轮 {c['table']} 号桌更正为 {s_zh}（{who} {when}）")
-                    en.append(f"table {c['table']}, round {c['round']} corrected to {s_en} ({who}, {when})")
-                else:
-                    zh.append(f"第 {c['round']} 轮 {c['table']} 号桌录入 {s_zh}（{who} {when}）")
-                    en.append(f"table {c['table']}, round {c['round']} recorded as {s_en} ({who}, {when})")
+                v_zh, v_en = ("更正为", "corrected to") if c["kind"] == "corrected" else ("录入", "recorded as")
+                zh.append(f"第 {c['round']} 轮 {c['table']} 号桌{v_zh} {s_zh}（{who} {when}）")
+                en.append(f"table {c['table']}, round {c['round']} {v_en} {s_en} ({who}, {when})")
             elif c["kind"] == "withdrawn":
                 zh.append(f"{c['team']} 退赛（{who} {when}）")
                 en.append(f"{c['team']} withdrew ({who}, {when})")

@@ -17,10 +17,8 @@ from table_service.event.config import draw_method, scoring_of, validate
 from table_service.event.draw import make_draw
 from table_service.event.hub import HubService
 from table_service.event.model import EventInputError
-from table_service.event.web import create_hub_app
-from table_service.web import users
 
-from .test_hub_web import PASSWORD, login
+from .test_hub_web import app_with_users, login
 
 START_MS = 1_795_000_000_000
 
@@ -140,14 +138,7 @@ def test_a_restarted_hub_still_knows_the_draft_is_stale(tmp_path: Path) -> None:
 @pytest.fixture
 def app_hub(tmp_path: Path) -> Any:
     hub = _open(tmp_path / "hub")
-    db = str(tmp_path / "users.sqlite3")
-    conn = users.connect(db)
-    for name, role in (("vera", "viewer"), ("rita", "referee"), ("chen", "chief")):
-        users.add_user(conn, name, PASSWORD, role)
-    conn.close()
-    app = create_hub_app(hub, users_db=db)
-    app.config["TESTING"] = True
-    yield app, hub
+    yield app_with_users(hub, tmp_path), hub
     hub.stop()
 
 

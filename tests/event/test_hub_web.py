@@ -20,6 +20,12 @@ def hub_app(tmp_path: Path) -> Any:
     cfg = validate({"event": {"id": "w1", "name": "网页赛", "rounds": 2},
                     "teams": [{"id": f"T{i}"} for i in range(1, 6)]})
     hub = HubService(cfg, tmp_path / "hub", connect=False)
+    yield app_with_users(hub, tmp_path), hub
+    hub.stop()
+
+
+def app_with_users(hub: HubService, tmp_path: Path) -> Any:
+    """The hub's pages over ``hub``, with a viewer (vera), a referee (rita) and a chief (chen)."""
     db = str(tmp_path / "users.sqlite3")
     conn = users.connect(db)
     for name, role in (("vera", "viewer"), ("rita", "referee"), ("chen", "chief")):
@@ -27,8 +33,7 @@ def hub_app(tmp_path: Path) -> Any:
     conn.close()
     app = create_hub_app(hub, users_db=db)
     app.config["TESTING"] = True
-    yield app, hub
-    hub.stop()
+    return app
 
 
 def login(client: Any, name: str) -> str:
