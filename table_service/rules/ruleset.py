@@ -64,7 +64,10 @@ class Ruleset:
     play: above A, so a level card is never the smallest of cards above 10 unless only level
     cards and jokers are left) or ``face`` (at its face value: a level J is below a Q)."""
     return_any_to_opponent: bool = False
-    """Huai'an 2017: the ≤ 10 limit applies only when returning to one's partner."""
+    """The ≤ 10 limit only when returning to one's partner: an event option for a text that says so.
+    No preset sets it: the rules enforced here (docs/rules.md) list the Huai'an text's differences,
+    and the return is not one of them (until 2026-12-05 the Huai'an preset set it; a round set up
+    then keeps it, its options being stored in the log)."""
     double_down_leader: str = "payer_to_first"
     """Who leads after a double-down tribute: ``payer_to_first`` (the one who paid 上游) or
     ``first_next`` (上游's 下家, Huai'an 2017)."""
@@ -221,7 +224,6 @@ PRESETS: dict[str, Ruleset] = {
     "jiangsu-2013": Ruleset(),
     "huaian-2017": Ruleset(
         name="huaian-2017",
-        return_any_to_opponent=True,
         double_down_leader="first_next",
         clock_tribute_s=15,
         clock_return_s=30,

@@ -527,3 +527,17 @@ def test_an_automatic_warning_the_ladder_makes_a_violation_asks_the_next_seat_ab
     t.do("flag_confirmed", {"flag": choice["id"]}, role="referee")
     assert t.deal["turn"] == "W" and t.deal["trick"]["plays"][-1]["skipped"] is True
     assert t.replay_matches()
+
+
+def test_the_huaian_preset_keeps_the_return_at_ten_or_below() -> None:
+    """The Huai'an text lists its differences (leader after a double-down, clocks, the report card):
+    the return is not one of them, so a J returned is flagged as under Jiangsu's; the option that
+    lifts the limit towards an opponent stays for an event whose text says so."""
+    for ruleset, flagged in (("huaian", True), ({"preset": "huaian", "options": {"return_any_to_opponent": True}}, False)):
+        t = Table(ruleset=ruleset)
+        t.first_deal("E", ONE_EACH)
+        t.finish_in_order(["E", "N", "W", "S"])
+        t.next_deal()
+        t.do("tribute_given", {"seat": "S", "card": "BJ"})
+        t.do("return_given", {"seat": "E", "card": "Jd"})
+        assert bool(t.flags("return_above_ten")) is flagged, ruleset

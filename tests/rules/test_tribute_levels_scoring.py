@@ -77,8 +77,10 @@ def test_nothing_at_most_ten_returns_smallest():
     assert [str(c) for c in return_candidates(hand, "2", get_ruleset("national-2022"))] == ["Js"]
 
 
-def test_huaian_any_card_to_an_opponent():
-    hz = get_ruleset("huaian-2017")
+def test_the_option_of_any_card_to_an_opponent():
+    """Not the Huai'an preset's (its text lists no such difference), an option an event may set."""
+    assert not is_legal_return(parse_cards("As 3s"), card("As"), "2", get_ruleset("huaian-2017"))
+    hz = get_ruleset("huaian-2017", return_any_to_opponent=True)
     assert is_legal_return(parse_cards("As 3s"), card("As"), "2", hz)
     assert not is_legal_return(parse_cards("As 3s"), card("As"), "2", hz, to_partner=True)
 
