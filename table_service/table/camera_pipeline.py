@@ -603,7 +603,8 @@ class _Status:
 
 
 def make_watcher(vision_cfg: dict[str, Any], *, possible: Callable[[str], Any] | None = None,
-                 lawful: Callable[[str], Any] | None = None, settle_s: float | None = None, read_frames: int = 3, learn_store: str | Path | None = None) -> Any:
+                 lawful: Callable[[str], Any] | None = None, settle_s: float | None = None, read_frames: int = 3,
+                 learn_store: str | Path | None = None) -> Any:
     """The vision package's per-table watcher for ``[vision]`` of the config.
 
     Keys: ``layout`` (table layout JSON; default the standard 900 mm table), ``calibration`` (lens
@@ -630,7 +631,8 @@ def make_watcher(vision_cfg: dict[str, Any], *, possible: Callable[[str], Any] |
         (log.warning if warn else log.info)("deck %s: %s", vision_cfg["enrollment"], text)
     settle = SettleConfig(settle_s=settle_s) if settle_s is not None else None
     return TableWatcher(layout, lens=lens, read_px_per_mm=float(vision_cfg.get("px_per_mm", 3.0)),
-                        settle=settle, enrollment=enrollment, possible=possible, lawful=lawful, read_frames=read_frames,
+                        settle=settle, enrollment=enrollment, possible=possible, lawful=lawful,
+                        read_frames=read_frames,
                         learn=bool(vision_cfg.get("learn", True)), learn_store=learn_store)
 
 
