@@ -612,6 +612,8 @@ def make_watcher(vision_cfg: dict[str, Any], *, possible: Callable[[str], Any] |
     ``enrollment`` (the deck in use, from ``guandan-table vision enroll``, see docs/performance.md),
     ``learn`` (default true: the reader learns the deck from its sure reads and the referee's answers).
     ``learn_store``: the file what was learned is kept in, so a restart mid-session resumes it.
+    ``possible`` / ``lawful``: per seat, the table's word on the cards still possible and on the shapes
+    a player may lay now (:func:`possible_cards`, :func:`lawful_shape`).
 
     :raises ValueError: a layout, calibration or enrolment file that cannot be read.
     """
