@@ -190,11 +190,11 @@ def validate(raw: dict[str, Any]) -> dict[str, Any]:
     if not 1 <= rounds <= 99:
         raise EventInputError(f"EVENT.toml [event]: rounds 须为 1–99 / rounds must be 1-99, got {rounds}")
     draw = ev.get("draw", "auto")
-    if draw not in DRAW_METHODS:
+    if not isinstance(draw, str) or draw not in DRAW_METHODS:
         raise EventInputError(f"EVENT.toml [event]: draw 须为 {'/'.join(DRAW_METHODS)} / draw must be one of "
                               f"{DRAW_METHODS}, got {draw!r}")
     scheme = ev.get("match_points", "2-1-0")
-    if scheme not in MATCH_POINT_SCHEMES:
+    if not isinstance(scheme, str) or scheme not in MATCH_POINT_SCHEMES:
         raise EventInputError(f"EVENT.toml [event]: match_points 须为 {'/'.join(MATCH_POINT_SCHEMES)} / "
                               f"match_points must be one of {list(MATCH_POINT_SCHEMES)}, got {scheme!r}")
     fmt = _format(ev.get("format", {"kind": "deals", "deals": 8}))

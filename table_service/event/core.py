@@ -339,12 +339,18 @@ class HubCore:
                                   f"({w['by']}, {hhmm(w['t_ms'])})")
         if len(self.active_teams) <= 2:
             raise EventInputError("退赛后在赛的队将不足两队 / fewer than two teams would be left in play")
+        assert self.cfg is not None
+        if self.next_round() > self.cfg["event"]["rounds"]:
+            raise EventInputError(f"全部 {self.cfg['event']['rounds']} 轮已编排，无轮次可退 / all "
+                                  f"{self.cfg['event']['rounds']} rounds are drawn: there is no round left to withdraw from")
         return "team_withdrawn", {"team": team, "from_round": self.next_round(), "reason": reason.strip()}
 
     def check_reinstate_team(self, team: str, role: str | None) -> tuple[str, dict[str, Any]]:
         """Undo a withdrawal, before any round is published without the team (a draft drawn
         without it becomes stale: redraw it). The chief referee's."""
         self._role(role, "chief", "恢复参赛")
+        if team not in self.teams:
+            raise EventInputError(f"没有队伍 {team!r} / no team {team!r}")
         w = self.withdrawn.get(team)
         if w is None:
             raise EventInputError(f"{team} 未退赛 / {team} has not withdrawn")

@@ -332,10 +332,14 @@ def _int(name: str, lo: int = 0, hi: int = 10**9) -> int:
 
 
 def _text(name: str, max_len: int) -> str:
-    """A text field, refused (not cut) when longer than ``max_len`` characters."""
+    """A text field, refused (not cut) when longer than ``max_len`` characters, and refused when it
+    holds a control or direction-override character (a line break or a tab excepted): what is
+    typed here reaches the log, the pages and the printed sheets."""
     raw = request.form.get(name, "")
     if len(raw) > max_len:
         raise EventInputError(f"{name} 过长（最多 {max_len} 字）/ {name} is longer than {max_len} characters")
+    if not all(ch.isprintable() or ch in "\r\n\t" for ch in raw):
+        raise EventInputError(f"{name} 含控制字符 / {name} holds a control character")
     return raw
 
 
@@ -511,6 +515,9 @@ def action(name: str) -> Any:
     as JSON ``{"ok", "message"|"error"}`` to a client that asks for JSON)."""
     h, who, role = hub(), g.user.name, g.user.role
     try:
+        twice = sorted(k for k, v in request.form.lists() if len(v) > 1)
+        if twice:  # which of two values was meant? (a form sends each field once)
+            raise EventInputError(f"字段重复：{'、'.join(twice)} / a field given twice: {', '.join(twice)}")
         msg = ACTIONS[name](h, who, role)
     except EventInputError as exc:
         if request.accept_mimetypes.best == "application/json":

@@ -73,6 +73,20 @@ def candidate_readings(cards: list[str], confidence: list[float] | None,
     return out[:limit]
 
 
+def _readings(candidates: Any, n: int) -> list[list[str]]:
+    """The whole-play readings of ``candidates`` that are ``n`` card names each, once each, in order;
+    anything else is passed over (a question is never lost for its answers)."""
+    out: list[list[str]] = []
+    if not isinstance(candidates, list | tuple):
+        return out
+    for c in candidates:
+        cards = list(c) if isinstance(c, list | tuple) else None
+        if cards is not None and len(cards) == n and cards not in out \
+                and all(isinstance(x, str) and _CARD_RE.fullmatch(x) for x in cards):
+            out.append(cards)
+    return out
+
+
 _CARD_RE = re.compile(r"(?<![A-Za-z0-9])(?:[2-9TJQKA][shdc]|SJ|BJ)(?![A-Za-z0-9])")
 
 
@@ -109,7 +123,7 @@ def question_extra(observation: Any) -> dict[str, Any] | None:
     alts += [None] * (len(cards) - len(alts))
     for i, rival in rivals_from_reasons(cards, reasons).items():
         alts[i] = rival  # what the reader said it doubted between comes first
-    weighed = [list(c) for c in (getattr(observation, "candidates", None) or []) if c and len(c) == len(cards)]
+    weighed = _readings(getattr(observation, "candidates", None), len(cards))
     if len(weighed) > 1 and weighed[0] == cards:
         cands = weighed[:MAX_CANDIDATES]  # the likeliest readings once the play's shape was weighed
     else:

@@ -235,3 +235,30 @@ def test_the_chief_withdraws_a_team_with_one_confirmed_tap_on_the_team_list(app_
     assert "T5 已恢复参赛" in page and 'id="draft-stale"' in page
     js = c.post("/hub/action/reinstate_team", data={"csrf_token": tok, "team": W}, headers={"Accept": "application/json"})
     assert js.status_code == 400 and "has not withdrawn" in js.get_json()["error"]
+
+
+def test_no_withdrawal_once_every_round_is_drawn_and_no_reinstating_a_team_not_in_the_event(tmp_path: Path) -> None:
+    hub = _open(tmp_path / "hub", n=5, rounds=2)
+    _play(hub, 1)
+    _play(hub, 2)
+    with pytest.raises(EventInputError, match="no round left to withdraw from"):
+        hub.withdraw_team("T1", "", "chen", "chief")
+    with pytest.raises(EventInputError, match="no team 'T99'"):
+        hub.reinstate_team("T99", "chen", "chief")
+    assert not any(e["type"] in ("team_withdrawn", "team_reinstated") for e in hub.store.events())
+    hub.stop()
+
+
+def test_a_withdrawal_form_with_a_control_character_or_a_field_twice_is_refused(app_hub: Any) -> None:
+    app, hub = app_hub
+    c = app.test_client()
+    tok = login(c, "chen")
+    before = len(hub.store.events())
+    js = {"Accept": "application/json"}
+    r = c.post("/hub/action/withdraw_team", data={"csrf_token": tok, "team": W, "reason": "病\x1b[2J\u202egnp"}, headers=js)
+    assert r.status_code == 400 and "control character" in r.get_json()["error"]
+    r = c.post("/hub/action/withdraw_team", data={"csrf_token": tok, "team": [W, "T6"]}, headers=js)
+    assert r.status_code == 400 and "a field given twice: team" in r.get_json()["error"]
+    assert len(hub.store.events()) == before and not hub.core.withdrawn
+    r = c.post("/hub/action/withdraw_team", data={"csrf_token": tok, "team": W, "reason": "病了\r\n下午回家"}, headers=js)
+    assert r.status_code == 200 and hub.core.withdrawn[W]["reason"] == "病了\r\n下午回家"  # a line break is text

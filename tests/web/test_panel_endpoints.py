@@ -91,3 +91,12 @@ def test_question_evidence_offers_the_readings_the_shape_made_likeliest():
     assert question_extra(Obs())["candidates"] == Obs.candidates
     Obs.candidates = [["3s", "4h", "5d", "6c", "7s"], Obs.cards]
     assert question_extra(Obs())["candidates"] == [Obs.cards, ["3s", "4h", "8d", "6c", "7s"]]
+
+    # Whatever a reader hands over, the question goes with card names only, each reading once.
+    swapped = [Obs.cards, ["3s", "4h", "8d", "6c", "7s"]]
+    for bad in (5, "abc", None, [Obs.cards, ["3s", 7, None, "6c", "7s"]], [Obs.cards, "3s4h3d6c7s"],
+                [Obs.cards, {"a": 1}], [Obs.cards, Obs.cards]):
+        Obs.candidates = bad
+        assert question_extra(Obs())["candidates"] == swapped, bad
+    Obs.candidates = [Obs.cards, Obs.cards, ["3s", "4h", "5d", "6c", "7s"], ["3s", "4h", "xx", "6c", "7s"]]
+    assert question_extra(Obs())["candidates"] == [Obs.cards, ["3s", "4h", "5d", "6c", "7s"]]
