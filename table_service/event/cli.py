@@ -251,7 +251,7 @@ def run_export(args: argparse.Namespace) -> int:
     if core.cfg is None:
         raise EventInputError(f"赛事日志为空 / the hub log is empty: {db}")
     if args.standings:
-        print(json.dumps(core.standings().to_json(), ensure_ascii=False))
+        print(json.dumps(core.standings_marked()[1], ensure_ascii=False))
     else:
         print(results_to_jsonl(core.result_objects()), end="")
     return 0

@@ -155,6 +155,17 @@ class HubCore:
         return compute_standings(self.result_objects(), self.teams, scoring_of(self.cfg),
                                  seed=self.cfg["event"]["seed"], recorded_lots=self.lots)
 
+    def standings_marked(self) -> tuple[Standings, dict[str, Any]]:
+        """The standings and their JSON, each row with ``withdrawn``: the first round a team withdrawn
+        (退赛) is not drawn in, or None; the team keeps its place and its results. What the hub's pages
+        and ``guandan-table event export --standings`` both show."""
+        st = self.standings()
+        out = st.to_json()
+        for row in out["standings"]:
+            w = self.withdrawn.get(row["team"])
+            row["withdrawn"] = w["from_round"] if w else None
+        return st, out
+
     def round_complete(self, rnd: int) -> bool:
         d = self.draws.get(rnd)
         return bool(d and d["published"] and all((rnd, t["table"]) in self.results for t in d["tables"]))

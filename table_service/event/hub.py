@@ -524,14 +524,10 @@ class HubService:
             cached = getattr(self, "_standings_cache", None)
             if cached is not None and cached[0] == self.core.last_seq:
                 return copy.deepcopy(cached[1])
-            st = self.core.standings()
-            out = st.to_json()
+            st, out = self.core.standings_marked()
             names = {t["id"]: t["name"] for t in (self.core.cfg or {}).get("teams", [])}
             for row in out["standings"]:
                 row["name"] = names.get(row["team"], row["team"])
-                # 退赛: the team keeps its place and results; from_round: the first round it is not drawn in
-                w = self.core.withdrawn.get(row["team"])
-                row["withdrawn"] = w["from_round"] if w else None
             result = {**out, "rounds": st.rounds, "lots": st.lots,
                       "published_rounds": sorted(self.core.results_published)}
             self._standings_cache = (self.core.last_seq, result)

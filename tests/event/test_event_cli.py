@@ -100,7 +100,7 @@ def test_export_from_a_hub_log_matches_the_cli_standings(tmp_path: Path, capsys:
     assert len(results.read_text().splitlines()) == 6  # 2 tables + a bye, twice
     assert main(["event", "standings", str(results), "--json"]) == 0
     cli = json.loads(capsys.readouterr().out)["standings"]
-    # The hub's rows add the team's name and its withdrawal (退赛) to the CLI's columns.
+    # The hub's rows add the team's name and its withdrawal (退赛) to the columns of a RESULTS file.
     assert cli == [{k: v for k, v in r.items() if k not in ("name", "withdrawn")} for r in hub_standings]
     assert main(["event", "export", str(tmp_path / "nothing")]) == 2
     assert "no hub event log" in capsys.readouterr().err

@@ -8,6 +8,7 @@ chief may reinstate it until a round is published without it."""
 from __future__ import annotations
 
 import html
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -262,3 +263,17 @@ def test_a_withdrawal_form_with_a_control_character_or_a_field_twice_is_refused(
     assert len(hub.store.events()) == before and not hub.core.withdrawn
     r = c.post("/hub/action/withdraw_team", data={"csrf_token": tok, "team": W, "reason": "病了\r\n下午回家"}, headers=js)
     assert r.status_code == 200 and hub.core.withdrawn[W]["reason"] == "病了\r\n下午回家"  # a line break is text
+
+
+def test_the_standings_exported_from_the_hub_log_mark_the_withdrawn_team(tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    from table_service.cli import main
+
+    hub = _open(tmp_path / "hub")
+    _play(hub, 1)
+    hub.withdraw_team(W, "", "chen", "chief")
+    shown = {r["team"]: r["withdrawn"] for r in hub.standings_json()["standings"]}
+    hub.stop()
+    assert main(["event", "export", str(tmp_path / "hub"), "--standings"]) == 0
+    exported = {r["team"]: r["withdrawn"] for r in json.loads(capsys.readouterr().out)["standings"]}
+    assert exported == shown and exported[W] == 2 and sum(v is not None for v in exported.values()) == 1
