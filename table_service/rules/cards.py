@@ -91,6 +91,9 @@ for _j in JOKERS:
 
 #: The 54 distinct faces, in a fixed order (2s 2h 2d 2c … As Ah Ad Ac SJ BJ).
 DECK_FACES: tuple[Card, ...] = tuple(_INTERNED.values())
+#: Each face by its own notation (``"9s"``, ``"SJ"``): how the camera and the logs name cards, parsed
+#: without the aliases' work (the card reader asks the rules about hundreds of readings a play).
+_BY_NOTATION: dict[str, Card] = {str(c): c for c in DECK_FACES}
 
 
 def card(rank: str, suit: str = "") -> Card:
@@ -109,6 +112,9 @@ def parse_card(token: str) -> Card:
 
     :raises InvalidCardError: naming the token, when it is not a card.
     """
+    known = _BY_NOTATION.get(token) if isinstance(token, str) else None
+    if known is not None:
+        return known
     raw = token
     t = token.strip()
     if not t:

@@ -652,7 +652,7 @@ def possible_cards(state: dict[str, Any]) -> list[str] | None:
 @functools.lru_cache(maxsize=16384)
 def _is_pattern_at(cards: tuple[str, ...], level: str) -> bool:
     """``is_pattern``, remembered: the watcher reads each settled zone on up to three frames, and
-    the reader asks about the same readings of the same cards on each (up to 512 a read)."""
+    the reader asks about the same readings of the same cards on each (up to 256 a read)."""
     return is_pattern(cards, level)
 
 

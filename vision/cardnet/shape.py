@@ -34,8 +34,9 @@ from vision.cards import ALL_CARDS
 #: weight is per reading, while most readings of two or more cards are no pattern, so 0.01
 #: undersells the evidence; docs/performance.md has the benchmark at 0.1, 0.01 and 0.001.
 ODDS = 0.01
-#: At most this many readings are tested (each a call to the rules, 6-20 µs).
-MAX_READINGS = 512
+#: At most this many readings are tested (each a call to the rules, 6-20 µs): 512 asked one play fewer in
+#: 1,080 and cost a 10-card bomb 4 ms more (docs/performance.md).
+MAX_READINGS = 256
 #: Readings are enumerated until those left out could move the chosen one's probability by at most
 #: this share of itself (they are counted lawful, which only lowers it).
 REST = 1e-3
