@@ -3,7 +3,8 @@
 Swiss pairing is a maximum-weight perfect matching (networkx's blossom algorithm) over the
 teams ranked by the standings so far. The matching minimises, in strict order of priority:
 
-1. rematches and second byes (a pairing that can avoid them always does);
+1. rematches and second byes (a pairing that can avoid them always does), a bye weighing once for
+   each bye its team has had (a small field over many rounds gives it to a team with the fewest);
 2. the bye goes to the lowest-ranked team that can take it (as Swiss practice has it: a bye is a
    free win, never the leader's while a team below has had none);
 3. the total match-point gap over all tables;
@@ -207,7 +208,9 @@ def _solve_region(ranked: Sequence[str], lo_i: int, hi_i: int, with_bye: bool, m
             b = part[j]
             costs[(a, b)] = big_r * (frozenset((a, b)) in hist.met) + g * abs(mp[a] - mp[b]) + (j - i)
         if with_bye:
-            costs[(a, BYE)] = big_r * (hist.byes.get(a, 0) > 0) + b_w * (n - 1 - lo_i - i) + g * (mp[a] - lo)
+            # A bye more weighs as a rematch does, per bye had: once every team has had one (a small field over
+            # many rounds), the bye goes to a team with the fewest, never a third to one while another has one.
+            costs[(a, BYE)] = big_r * hist.byes.get(a, 0) + b_w * (n - 1 - lo_i - i) + g * (mp[a] - lo)
     top = max(costs.values()) + 1
     graph = nx.Graph()
     for (a, b), c in costs.items():

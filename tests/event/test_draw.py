@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 import random
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -54,13 +55,13 @@ def _above_last(teams: list[str], lines: list[dict[str, Any]]) -> dict[str, int]
 
 
 def brute_best(teams: list[str], lines: list[dict[str, Any]]) -> tuple[int, int, int]:
-    """(rematches + second byes, the bye's place above the last team, total match-point gap) of the
-    best matching, by enumeration: the draw's priorities, in order."""
+    """(rematches + the byes the bye's team has had, the bye's place above the last team, total
+    match-point gap) of the best matching, by enumeration: the draw's priorities, in order."""
     col = columns(lines, teams)
     mp = {t: col[t]["match_points"] for t in teams}
     above = _above_last(teams, lines)
     met = {frozenset((x["ns"], x["ew"])) for x in lines if "ns" in x}
-    had_bye = {x["bye"] for x in lines if "bye" in x}
+    byes = Counter(x["bye"] for x in lines if "bye" in x)
     nodes = teams + ([BYE] if len(teams) % 2 else [])
     best = None
     for m in matchings(nodes):
@@ -68,7 +69,7 @@ def brute_best(teams: list[str], lines: list[dict[str, Any]]) -> tuple[int, int,
         for a, b in m:
             if BYE in (a, b):
                 t = b if a == BYE else a
-                bad += t in had_bye
+                bad += byes[t]  # each bye the team has had weighs as a rematch
                 place = above[t]
             else:
                 bad += frozenset((a, b)) in met
@@ -82,12 +83,12 @@ def score_of(draw_json: dict[str, Any], teams: list[str], lines: list[dict[str, 
     col = columns(lines, teams)
     mp = {t: col[t]["match_points"] for t in teams}
     met = {frozenset((x["ns"], x["ew"])) for x in lines if "ns" in x}
-    had_bye = {x["bye"] for x in lines if "bye" in x}
+    byes = Counter(x["bye"] for x in lines if "bye" in x)
     bad = sum(frozenset((t["ns"], t["ew"])) in met for t in draw_json["tables"])
     gap = sum(abs(mp[t["ns"]] - mp[t["ew"]]) for t in draw_json["tables"])
     place = 0
     if draw_json["bye"]:
-        bad += draw_json["bye"] in had_bye
+        bad += byes[draw_json["bye"]]
         place = _above_last(teams, lines)[draw_json["bye"]]
     return bad, place, gap
 
@@ -189,3 +190,17 @@ def test_the_bye_goes_to_the_lowest_ranked_team_that_has_had_none() -> None:
     d = swiss(teams, parse_results_text("\n".join(json.dumps(x) for x in lines))).to_json()
     assert d["bye"] == "T01"
     assert {frozenset((t["ns"], t["ew"])) for t in d["tables"]} == {frozenset(("T03", "T04")), frozenset(("T02", "T05"))}
+
+
+def test_a_small_field_over_many_rounds_shares_the_byes() -> None:
+    """Three teams, nine rounds: every round a bye, every pairing a rematch from round 3 on; the byes
+    go round, three each, never a team's third while another has had fewer."""
+    teams = ["A", "B", "C"]
+    rng = random.Random(5)
+    lines: list[dict[str, Any]] = []
+    for _ in range(9):
+        d = swiss(teams, parse_results_text("\n".join(json.dumps(x) for x in lines))).to_json()
+        had = Counter(x["bye"] for x in lines if "bye" in x)
+        assert had[d["bye"]] == min(had[t] for t in teams), (d["round"], d["bye"], dict(had))
+        lines += play(rng, d)
+    assert Counter(x["bye"] for x in lines if "bye" in x) == {"A": 3, "B": 3, "C": 3}
