@@ -277,3 +277,13 @@ def test_the_standings_exported_from_the_hub_log_mark_the_withdrawn_team(tmp_pat
     assert main(["event", "export", str(tmp_path / "hub"), "--standings"]) == 0
     exported = {r["team"]: r["withdrawn"] for r in json.loads(capsys.readouterr().out)["standings"]}
     assert exported == shown and exported[W] == 2 and sum(v is not None for v in exported.values()) == 1
+
+
+def test_the_team_list_offers_no_withdrawal_once_every_round_is_drawn(app_hub: Any) -> None:
+    app, hub = app_hub
+    for rnd in range(1, 6):
+        _play(hub, rnd)
+    c = app.test_client()
+    login(c, "chen")
+    page = c.get("/hub/admin").get_data(as_text=True)
+    assert 'id="teams-table"' in page and f'id="withdraw-{W}"' not in page
