@@ -212,6 +212,19 @@ def curve(plays: list) -> str:
     return f"{'; '.join(out)} (of {len(plays)} plays)"
 
 
+def _interleaved(reads: dict, n: int = 20) -> dict:
+    """CPU ms of each read in ``reads``, taken in turn ``n + 1`` times; the first of each is left out
+    (it loads its network)."""
+    cpu: dict = {key: [] for key in reads}
+    for k in range(n + 1):
+        for key, read in reads.items():
+            t = time.process_time()
+            read()
+            if k:
+                cpu[key].append((time.process_time() - t) * 1000)
+    return cpu
+
+
 def time_reads() -> None:
     """CPU ms of one 10-card zone on one thread (cv2 and BLAS held to one), in this process alone; the
     crop network on each of OpenCV's two engines, interleaved read by read (the shipped one first)."""
@@ -230,14 +243,12 @@ def time_reads() -> None:
     cards = ["3s", "4h", "5d", "6c", "7s", "8h", "9d", "Tc", "Js", "Qh"]
     for ppm in (2.0, 3.0, 4.0):
         z = render_zone(cards, "neoclassical", ppm, seed=1)
-        cpu: dict[object, list[float]] = {shipped: [], other: []}
-        for k in range(21):
-            for runner in cpu:
-                nets.embedder = runner
-                t = time.process_time()
-                read_play(z.image, ppm)
-                if k:  # the first read of each loads its network
-                    cpu[runner].append((time.process_time() - t) * 1000)
+
+        def on(runner: object, img: np.ndarray = z.image, ppm: float = ppm) -> None:
+            nets.embedder = runner
+            read_play(img, ppm)
+
+        cpu = _interleaved({shipped: lambda r=shipped: on(r), other: lambda r=other: on(r)})
         nets.embedder = shipped
         print(f"10-card zone at {ppm} px/mm: {np.median(cpu[shipped]):.1f} ms CPU (median of 20; crop network on the "
               f"{name[shipped.engine]}, shipped), {np.median(cpu[other]):.1f} ms on the {name[other.engine]}")
@@ -246,13 +257,8 @@ def time_reads() -> None:
     bomb = ["9s", "9h", "9d", "9c", "2h", "9s", "9h", "9d", "9c", "2h"]
     for ppm in (2.0, 3.0, 4.0):
         z = render_zone(bomb, "neoclassical", ppm, seed=1)
-        cpu_s: dict[bool, list[float]] = {False: [], True: []}
-        for k in range(21):
-            for shaped in cpu_s:
-                t = time.process_time()
-                read_play(z.image, ppm, lawful=(lambda cards: is_pattern(cards, "2")) if shaped else None)
-                if k:
-                    cpu_s[shaped].append((time.process_time() - t) * 1000)
+        cpu_s = _interleaved({False: lambda img=z.image, ppm=ppm: read_play(img, ppm),
+                              True: lambda img=z.image, ppm=ppm: read_play(img, ppm, lawful=lambda c: is_pattern(c, "2"))})
         print(f"10-card bomb at {ppm} px/mm: {np.median(cpu_s[False]):.1f} ms CPU alone, "
               f"{np.median(cpu_s[True]):.1f} ms with its shape weighed (median of 20)")
 
