@@ -713,3 +713,28 @@ def test_a_renderer_that_fails_leaves_the_learning_going(monkeypatch):
     assert learner.learn_answer(r.embeddings, ["Qd"], r.none_embeddings, r.face)
     learner.wait(120)
     assert learner.answers >= 2 and learner.rendered == {"Qd"}
+
+
+def test_a_corner_seen_between_two_cards_read_with_room_for_a_card_is_a_doubt():
+    """Every other card of an even fan unread looks like a wide fan (no gap rule fires): the corner
+    the detector saw between them, level with the row and with room for a card, makes the doubt."""
+    from vision.cardnet.detector import Corner
+    from vision.cardnet.read import _room_doubts
+
+    ppm = 3.0
+    kept = [Corner(10 * ppm, 30 * ppm, 0.95), Corner(40 * ppm, 31 * ppm, 0.95), Corner(70 * ppm, 32 * ppm, 0.95)]
+
+    def doubted(extra: Corner) -> bool:
+        reasons: list[str] = []
+        _room_doubts([*kept, extra], np.array([0.99, 0.99, 0.99, 0.01]), ppm, reasons)
+        return bool(reasons)
+
+    assert doubted(Corner(25 * ppm, 31 * ppm, 0.9))  # midway, level, a corner the detector believed in
+    assert not doubted(Corner(25 * ppm, 31 * ppm, 0.05))  # a peak the detector itself doubted
+    assert not doubted(Corner(44 * ppm, 31 * ppm, 0.9))  # no room for a card beside the one read
+    assert not doubted(Corner(25 * ppm, 60 * ppm, 0.9))  # below the row: the cards' art, not a corner
+    assert not doubted(Corner(85 * ppm, 32 * ppm, 0.9))  # right of the last card: the far corner's business
+    # The case it was made for (a held-out design at 4 px/mm, zero-shot): both 10s unread, silently.
+    zr = render_zone(["Qh", "Td", "4h", "Tc", "Qs"], "tango", 4.0, seed=72745217, realism=Realism())
+    r = read_play(zr.image, 4.0)
+    assert r.cards == ["Qh", "Td", "4h", "Tc", "Qs"] or r.uncertain, (r.cards, r.reasons)

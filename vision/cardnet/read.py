@@ -24,7 +24,9 @@
    with no index to find (worn, covered, face down), would otherwise vanish from the play.
 4. **Geometry the networks cannot see:** a gap between two corners wider than any fan a player
    lays, cards covering the zone but no card read, cards' paper left of the first card read (a
-   card under it with no index to find), or a reading the caller says is no longer possible
+   card under it with no index to find), a corner the detector believed in lying between two cards
+   read, level with them and with room for a card, read by the shipped head (every other card of an
+   even fan unread looks like a wide fan, which no gap rule sees), or a reading the caller says is no longer possible
    (``possible``), put the play in doubt whatever the probabilities say.
 """
 
@@ -279,6 +281,8 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
             reasons.append(f"同一张牌两角读数不同 / the last card's two corners read differently: {cards[-1]} / {far}")
             alts[-1] = far
     _geometry_doubts(kept, px_per_mm, reasons)
+    if head is default_head():  # a head fitted on this deck knows its art's "none" (enrolment, learning)
+        _room_doubts(corners, p_card, px_per_mm, reasons)
     _paper_before_first(det, kept[0], px_per_mm, reasons)
     low = [f"{c} {p:.0%}" for c, p in zip(cards, confs, strict=True) if p < PLAY_BAR]
     if joint < PLAY_BAR:
@@ -435,6 +439,31 @@ def _suspect_gap(xs_mm: list[float]) -> tuple[float, float] | None:
     if float(gaps[widest]) > MAX_STEP_MM or (len(others) and float(gaps[widest]) > DOUBLE_STEP * float(np.median(others))):
         return xs_mm[widest], xs_mm[widest + 1]
     return None
+
+
+def _room_doubts(corners: list[Corner], p_card: np.ndarray, px_per_mm: float, reasons: list[str]) -> None:
+    """A corner the detector believed in between two cards read, level with them and with room for a
+    card on either side (:data:`MIN_CORNER_GAP_MM`), that the reader took for no card: a card whose
+    index it does not know may lie there (every other card of an even fan missed looks like a wide
+    fan).  Only for the shipped head: a head fitted on the deck (enrolled, or learned in play) was
+    taught "none" at the spots its art shows the detector, and with it the doubt only cried wolf
+    (docs/performance.md)."""
+    kept = sorted((c for c, p in zip(corners, p_card, strict=True) if p >= 0.5), key=lambda c: c.x)
+    room = MIN_CORNER_GAP_MM * px_per_mm
+    believed = corner_model().p_card(np.array([c.score for c in corners]), np.full(len(corners), SECOND_LOOK_NONE)) >= 0.5
+    for c, p, sure in zip(corners, p_card, believed, strict=True):
+        if p >= 0.5 or not sure:
+            continue
+        left = [k for k in kept if k.x <= c.x - room]
+        right = [k for k in kept if k.x >= c.x + room]
+        if not left or not right:
+            continue
+        a, b = left[-1], right[0]
+        if abs(c.y - (a.y + b.y) / 2.0) <= GAP_ROW_MM * px_per_mm and all(
+                math.hypot(c.x - k.x, c.y - k.y) >= room for k in kept):
+            reasons.append(f"两张牌之间还有牌角 / a card corner between {(a.x / px_per_mm):.0f} and "
+                           f"{(b.x / px_per_mm):.0f} mm read as no card: a card may lie there")
+            return
 
 
 def _geometry_doubts(kept: list[Corner], px_per_mm: float, reasons: list[str]) -> None:
