@@ -103,9 +103,6 @@ class HubCore:
     deck_withdrawn: str | None = None
     """SHA-256 of the deck last withdrawn (``deck_withdrawn``) while none is published: the hub
     keeps saying so to the tables, which drop the file they saved of it."""
-    withdrawn: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """Teams withdrawn (退赛) and not reinstated: ``{"from_round", "reason", "t_ms", "by", "seq"}``;
-    never drawn from ``from_round`` on, their results so far kept."""
     team_changes: list[dict[str, Any]] = field(default_factory=list)
     """Every ``team_withdrawn`` and ``team_reinstated``, oldest first (``kind``, ``team``, ``seq``, …)."""
     inputs_seq: int = 0
@@ -121,6 +118,19 @@ class HubCore:
 
     def team(self, tid: str) -> dict[str, Any]:
         return next(t for t in (self.cfg or {})["teams"] if t["id"] == tid)
+
+    @property
+    def withdrawn(self) -> dict[str, dict[str, Any]]:
+        """Teams withdrawn (退赛) and not reinstated, folded from :attr:`team_changes`:
+        ``{"from_round", "reason", "t_ms", "by", "seq"}``; never drawn from ``from_round`` on, their
+        results so far kept."""
+        out: dict[str, dict[str, Any]] = {}
+        for c in self.team_changes:
+            if c["kind"] == "withdrawn":
+                out[c["team"]] = {k: c[k] for k in ("from_round", "reason", "seq", "t_ms", "by")}
+            else:
+                out.pop(c["team"], None)
+        return out
 
     @property
     def active_teams(self) -> list[str]:
@@ -344,8 +354,8 @@ class HubCore:
         self._role(role, "chief", "退赛")
         if team not in self.teams:
             raise EventInputError(f"没有队伍 {team!r} / no team {team!r}")
-        if team in self.withdrawn:
-            w = self.withdrawn[team]
+        w = self.withdrawn.get(team)
+        if w is not None:
             raise EventInputError(f"{team} 已于 {hhmm(w['t_ms'])} 退赛（{w['by']}）/ {team} withdrew already "
                                   f"({w['by']}, {hhmm(w['t_ms'])})")
         if len(self.active_teams) <= 2:
@@ -566,10 +576,6 @@ class HubCore:
                       "from_round": d["from_round"], "reason": d.get("reason"), "seq": ev["seq"], "t_ms": ev["t_ms"],
                       "by": ev["actor"]}
             self.team_changes.append(change)
-            if et == "team_withdrawn":
-                self.withdrawn[d["team"]] = {k: change[k] for k in ("from_round", "reason", "seq", "t_ms", "by")}
-            else:
-                self.withdrawn.pop(d["team"], None)
             self.inputs_seq = ev["seq"]
         elif et == "result_refused":
             self.refusals.append({**d, "seq": ev["seq"], "t_ms": ev["t_ms"], "acknowledged": False})
