@@ -1,8 +1,8 @@
 """The camera path of a table: frames from a ``hardware.camera`` source through the vision watcher.
 
 Moved out of ``table_service.table.service`` so a new engineer finds the camera's thread, its health and
-its witness of *when* a play was made in one place (issue #18 item 9). ``service`` re-exports the
-names for older imports.
+its witness of *when* a play was made in one place (issue #18 item 9). A fault while a frame is
+read, or while a play is handed over, costs that frame or that play's evidence, never the camera.
 """
 
 from __future__ import annotations
@@ -99,6 +99,9 @@ class CameraPipeline:
         self._stop = threading.Event()
         self.frames = 0
         self.errors = 0
+        #: Observations whose hand-over raised (each still reached the referee where it could).
+        self.observation_errors = 0
+        self._handed = False  # the observation being handed over is in the log
         self.name = name
         self.busy_s = 0.0
         self.sightings: list[Any] = []
@@ -481,6 +484,73 @@ class CameraPipeline:
                 self.busy_since_ms.setdefault(seat, placed)
                 self._busy_since_wall.setdefault(seat, self._cur_wall)
 
+    def _frame_failed(self, exc: Exception) -> None:
+        """A frame the watcher could not take: counted and skipped. A run of them is the camera
+        offline (the referee enters plays) until a frame is read again. A ``ValueError`` is a
+        corrupt frame; anything else is the reader failing on one, logged with its traceback
+        (once in a hundred), for the reader's engineers rather than the referee."""
+        self.errors += 1
+        self._bad_run += 1
+        corrupt = isinstance(exc, ValueError)
+        if self._bad_run == BAD_FRAMES_OFFLINE:
+            self._offline_why = (f"摄像头画面无法识别 / camera frames unusable: {exc}" if corrupt
+                                 else f"读牌出错 / card reader failing: {exc}")
+            if self.on_status is not None:
+                self.on_status(_Status(False, self._offline_why))
+        if self._bad_run <= 3 or self._bad_run % 100 == 0:
+            if corrupt:
+                log.warning("camera frame rejected (%d in a row): %s", self._bad_run, exc)
+            else:
+                log.error("card reader failed on a frame (%d in a row)", self._bad_run, exc_info=exc)
+
+    def _hand_over(self, ob: Any, t: float, frame_wall: float, read: set[str]) -> None:
+        """One observation of a frame to the service: a settled play (or a zone the reader could
+        not make out) into the log, or a sighting (exposed card, hand over a zone, camera moved)."""
+        if hasattr(ob, "cards") and hasattr(ob, "seat"):
+            read.add(ob.seat)
+            # An empty zone is a cleared one; an empty *uncertain* read is cards the
+            # reader could not make out, which the referee must look at.
+            if ob.cards or ob.uncertain:
+                self._handed = False
+                res = self._observe(ob.seat, list(ob.cards), list(ob.confidence or []) or None,
+                                    bool(ob.uncertain), frame_t=getattr(ob, "t", t), frame_wall=frame_wall,
+                                    placed_ms=self.busy_since_ms.get(ob.seat),
+                                    # a doubtful read carries its picture, reasons, candidates
+                                    extra=question_extra(ob))
+                self._handed = True  # in the log: a fault after this must not submit it twice
+                self._remember_question(ob, res)
+            return
+        if getattr(ob, "kind", None) == "camera_moved":
+            self._camera_moved(ob)
+        if len(self.sightings) < 1000:
+            self.sightings.append(ob)
+        log.info("camera sighting: %s", getattr(ob, "to_json", lambda o=ob: o)())
+        if self.on_sighting is not None:
+            self.on_sighting(ob, self.zone_centres())
+
+    def _observation_failed(self, ob: Any, exc: Exception, t: float, frame_wall: float) -> None:
+        """Handing an observation over raised: the play still reaches the referee, as a question.
+
+        Why not stop: before, any fault here stopped the camera for the rest of the session
+        ("camera failed"), so one odd reading cost every later play its automatic read. The
+        play is submitted again as a doubted read of the same cards without its evidence (the
+        likeliest fault: the picture or the candidates); if that fails too (the cards
+        themselves), the seat's zone is a call to the referee. A sighting that fails is logged.
+        """
+        self.observation_errors += 1
+        log.error("camera observation could not be handed over: %r", ob, exc_info=exc)
+        seat = getattr(ob, "seat", None)
+        if seat is None or not hasattr(ob, "cards") or not (ob.cards or ob.uncertain) or self._handed:
+            return
+        why = f"读牌出错，请裁判核对 / the reading failed, referee to check: {type(exc).__name__}"
+        for cards in (list(ob.cards), []):
+            try:
+                self._observe(seat, cards, None, True, frame_t=getattr(ob, "t", t), frame_wall=frame_wall,
+                              placed_ms=self.busy_since_ms.get(seat), extra={"reasons": [why]} if cards else None)
+                return
+            except Exception:
+                log.exception("camera play could not be submitted (cards %r)", cards)
+
     def _run(self) -> None:
         try:
             for t, frame, frame_wall, frame_mono in self._frames():
@@ -494,15 +564,8 @@ class CameraPipeline:
                     changed = self._controls(t)
                     if changed is not None:
                         observations = [*(observations or ()), changed]
-                except ValueError as exc:  # a corrupt frame: counted, skipped, never fatal
-                    self.errors += 1
-                    self._bad_run += 1
-                    if self._bad_run == BAD_FRAMES_OFFLINE:
-                        self._offline_why = f"摄像头画面无法识别 / camera frames unusable: {exc}"
-                        if self.on_status is not None:
-                            self.on_status(_Status(False, self._offline_why))
-                    if self._bad_run <= 3 or self._bad_run % 100 == 0:
-                        log.warning("camera frame rejected (%d in a row): %s", self._bad_run, exc)
+                except Exception as exc:  # a corrupt frame, or the reader failing on it: skipped, never fatal
+                    self._frame_failed(exc)
                     continue
                 finally:
                     self.frames += 1
@@ -514,25 +577,10 @@ class CameraPipeline:
                 self._bad_run = 0
                 read: set[str] = set()
                 for ob in observations or ():
-                    if hasattr(ob, "cards") and hasattr(ob, "seat"):
-                        read.add(ob.seat)
-                        # An empty zone is a cleared one; an empty *uncertain* read is cards the
-                        # reader could not make out, which the referee must look at.
-                        if ob.cards or ob.uncertain:
-                            res = self._observe(ob.seat, list(ob.cards), list(ob.confidence or []) or None,
-                                          bool(ob.uncertain), frame_t=getattr(ob, "t", t), frame_wall=frame_wall,
-                                          placed_ms=self.busy_since_ms.get(ob.seat),
-                                          # a doubtful read carries its picture, reasons, candidates
-                                          extra=question_extra(ob))
-                            self._remember_question(ob, res)
-                    else:  # exposed card / hand over a zone / camera moved
-                        if getattr(ob, "kind", None) == "camera_moved":
-                            self._camera_moved(ob)
-                        if len(self.sightings) < 1000:
-                            self.sightings.append(ob)
-                        log.info("camera sighting: %s", getattr(ob, "to_json", lambda o=ob: o)())
-                        if self.on_sighting is not None:
-                            self.on_sighting(ob, self.zone_centres())
+                    try:
+                        self._hand_over(ob, t, frame_wall, read)
+                    except Exception as exc:  # one observation's fault costs its extras, never the camera
+                        self._observation_failed(ob, exc, t, frame_wall)
                 # Only now, with this frame's plays in the log, has the camera seen up to it.
                 self._track_busy(taken, read)
                 self.seen_ms = taken if self.seen_ms is None else max(self.seen_ms, taken)

@@ -1,0 +1,144 @@
+"""One fault in the camera path costs one frame or one play's evidence, never the camera.
+
+Before, any exception while a frame was read or its observations handed over stopped the
+pipeline for the rest of the session ("camera failed"), so every later play went unread. Now a
+frame the reader fails on is skipped like a corrupt one, and a play whose hand-over fails still
+reaches the referee as a doubted read (or, failing that, a call to the referee), once.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from hardware.camera import SyntheticSource
+from table_service.table.camera_pipeline import BAD_FRAMES_OFFLINE, CameraPipeline
+
+FRAME = np.zeros((48, 64, 3), np.uint8)
+
+
+@dataclass
+class Play:
+    """A settled play as the watcher hands it over (the attributes the pipeline reads)."""
+
+    seat: str
+    cards: list[str]
+    uncertain: bool = False
+    confidence: list[float] = field(default_factory=list)
+    t: float = 0.0
+
+
+class BrokenEvidence(Play):
+    """A doubted play whose picture the reader cannot give (a bug in the reader's object)."""
+
+    @property
+    def crop(self) -> Any:
+        raise RuntimeError("crop buffer released")
+
+
+class ScriptedWatcher:
+    """Feeds return what ``script`` says for each frame index: a list of observations, or an
+    exception to raise."""
+
+    lowres_width = 64
+
+    def __init__(self, script: dict[int, Any]) -> None:
+        self.script = script
+        self.n = 0
+
+    def feed(self, frame: Any, t: float, lowres: Any = None) -> list[Any]:
+        i, self.n = self.n, self.n + 1
+        got = self.script.get(i, [])
+        if isinstance(got, BaseException):
+            raise got
+        return got
+
+
+@dataclass
+class Accepted:
+    seq: int
+    accepted: bool = True
+
+
+class Observer:
+    """The service's ``observe``, recording each call; raises for the calls ``fail`` names."""
+
+    def __init__(self, fail: Any = lambda call: False) -> None:
+        self.calls: list[dict[str, Any]] = []
+        self.fail = fail
+
+    def __call__(self, seat: str, cards: list[str], confidence: Any, uncertain: bool, **kw: Any) -> Any:
+        call = {"seat": seat, "cards": cards, "uncertain": uncertain, **kw}
+        if self.fail(call):
+            raise RuntimeError("engine refused")
+        self.calls.append(call)
+        return Accepted(len(self.calls))
+
+
+def _run(watcher: ScriptedWatcher, observer: Observer, frames: int) -> CameraPipeline:
+    source = SyntheticSource(lambda _i, _t: FRAME, count=frames)
+    statuses: list[Any] = []
+    pipe = CameraPipeline(source, watcher, on_status=statuses.append)
+    pipe.statuses = statuses  # type: ignore[attr-defined]  # what the service was told, in order
+    pipe.start(observer)
+    deadline = time.monotonic() + 10
+    while pipe._thread is not None and pipe._thread.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return pipe
+
+
+def test_a_frame_the_reader_fails_on_is_skipped_and_reading_goes_on():
+    watcher = ScriptedWatcher({2: RuntimeError("index out of range in the reader"),
+                               5: [Play("S", ["9h", "9s"], confidence=[0.99, 0.99])]})
+    observer = Observer()
+    pipe = _run(watcher, observer, frames=8)
+    assert watcher.n == 8  # every frame after the fault was read
+    assert [c["cards"] for c in observer.calls] == [["9h", "9s"]]
+    assert pipe.errors == 1
+    # the only status: the stream's end (the fault neither stopped nor offlined the camera)
+    assert [st.error for st in pipe.statuses] == ["摄像头画面中断 / camera stream ended"]
+
+
+def test_a_reader_failing_on_every_frame_is_the_camera_offline_with_its_reason():
+    frames = BAD_FRAMES_OFFLINE + 5
+    watcher = ScriptedWatcher({i: RuntimeError("model file truncated") for i in range(frames)})
+    pipe = _run(watcher, Observer(), frames=frames)
+    assert pipe.errors == frames
+    whys = [st.error for st in pipe.statuses]
+    assert whys[0] is not None and whys[0].startswith("读牌出错 / card reader failing: model file truncated")
+
+
+def test_a_play_whose_evidence_fails_still_reaches_the_referee_as_a_doubted_read_once():
+    watcher = ScriptedWatcher({1: [BrokenEvidence("E", ["Qh", "Qs", "Qc"], uncertain=True)],
+                               3: [Play("N", ["5d"], confidence=[0.999])]})
+    observer = Observer()
+    pipe = _run(watcher, observer, frames=5)
+    assert [(c["seat"], c["cards"], c["uncertain"]) for c in observer.calls] == [
+        ("E", ["Qh", "Qs", "Qc"], True), ("N", ["5d"], False)]
+    assert "读牌出错" in observer.calls[0]["extra"]["reasons"][0]
+    assert pipe.observation_errors == 1
+    assert pipe._thread is not None and not pipe._thread.is_alive() and pipe._offline_why == "摄像头画面中断 / camera stream ended"
+
+
+def test_cards_the_service_refuses_become_a_call_to_the_referee_for_that_zone():
+    watcher = ScriptedWatcher({1: [Play("W", ["Zz"], uncertain=False, confidence=[0.99])]})
+    observer = Observer(fail=lambda call: bool(call["cards"]))
+    pipe = _run(watcher, observer, frames=3)
+    assert [(c["seat"], c["cards"], c["uncertain"]) for c in observer.calls] == [("W", [], True)]
+    assert pipe.observation_errors == 1
+
+
+def test_a_fault_after_the_play_is_logged_does_not_submit_it_twice():
+    class ForgetfulPlay(Play):
+        @property
+        def embeddings(self) -> Any:  # read only after the play is in the log
+            raise RuntimeError("embedding cache gone")
+
+    watcher = ScriptedWatcher({1: [ForgetfulPlay("S", ["3c"], uncertain=True, confidence=[0.6])]})
+    observer = Observer()
+    pipe = _run(watcher, observer, frames=3)
+    assert [c["cards"] for c in observer.calls] == [["3c"]]
+    assert pipe.observation_errors == 1
