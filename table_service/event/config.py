@@ -57,7 +57,7 @@ from typing import Any
 from table_service.event.model import MAX_ID, MAX_NAME, EventInputError
 from table_service.event.standings import MATCH_POINT_SCHEMES, ScoringOptions
 from table_service.rules.ruleset import get_ruleset
-from table_service.views.wire import SEGMENT_RE, is_host
+from table_service.views.wire import SEGMENT_RE, control_character, is_host
 
 _SECTIONS: dict[str, set[str]] = {
     "event": {"id", "name", "rounds", "draw", "ruleset", "format", "match_points", "bye_points", "seed",
@@ -98,7 +98,7 @@ def _opt(d: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str,
         raise EventInputError(f"EVENT.toml [{where}]: {key} 须为 {lo}–{hi} / {key!r} must be {lo}-{hi}, got {v!r}")
     if isinstance(v, str) and len(v) > max_len:
         raise EventInputError(f"EVENT.toml [{where}]: {key} 过长 / {key!r} is longer than {max_len} characters")
-    if isinstance(v, str) and not v.isprintable():
+    if isinstance(v, str) and control_character(v) is not None:
         # It would reach every table's assignment and the printed draw as it is.
         raise EventInputError(f"EVENT.toml [{where}]: {key} 含控制字符 / {key!r} holds a control character: {v!r}"[:200])
     return v
@@ -170,9 +170,21 @@ def team_players(players: Any, duplicate: bool) -> list[str]:
         raise EventInputError("复式每队须 4 名选手 / duplicate play needs 4 players a team")
     if any(len(p.strip()) > MAX_ID for p in players):
         raise EventInputError("选手名过长 / a player's name is longer than 64 characters")
-    if not all(p.strip().isprintable() for p in players):
+    if any(control_character(p) is not None for p in players):
         raise EventInputError("选手名含控制字符 / a player's name holds a control character")
     return [p.strip() for p in players]
+
+
+def name_key(name: str) -> str:
+    """What makes two team names the same to a reader: case and spacing aside."""
+    return " ".join(name.split()).casefold()
+
+
+def duplicate_name_message(name: str, other: str, where: str = "") -> str:
+    """Two teams of one name: the board, the overlay and the standings show names only, so the
+    hall could not tell them apart (Chinese first)."""
+    return (f"{where}队名 {name.strip()!r} 与 {other} 队重复 / team name {name.strip()!r} is already team {other}'s: "
+            "the board and the standings show names only")
 
 
 def validate(raw: dict[str, Any]) -> dict[str, Any]:
@@ -199,6 +211,8 @@ def validate(raw: dict[str, Any]) -> dict[str, Any]:
                               f"match_points must be one of {list(MATCH_POINT_SCHEMES)}, got {scheme!r}")
     fmt = _format(ev.get("format", {"kind": "deals", "deals": 8}))
     name = _opt(ev, "name", str, "event", eid, max_len=MAX_NAME)
+    if not name.strip():  # the hub's own edit form refuses it too: every page and sheet is titled by it
+        raise EventInputError("EVENT.toml [event]: name 为空 / 'name' is empty (leave it out to use the id)")
     ruleset_name = _opt(ev, "ruleset", str, "event", "jiangsu-2013", max_len=MAX_ID)
     rs_opts = raw.get("ruleset_options", {})
     if not isinstance(rs_opts, dict):
@@ -208,6 +222,8 @@ def validate(raw: dict[str, Any]) -> dict[str, Any]:
     try:
         _check_ruleset_options(get_ruleset(ruleset_name), rs_opts)
         ruleset = get_ruleset(ruleset_name, **rs_opts)
+    except EventInputError:
+        raise  # already names the file, section and key: wrapped again it read "bad ruleset: EVENT.toml …" twice
     except (KeyError, ValueError, TypeError) as exc:
         raise EventInputError(f"EVENT.toml 规则无效 / bad ruleset: {exc}"[:300]) from None
     scoring_opts: dict[str, Any] = dict(MATCH_POINT_SCHEMES[scheme])
@@ -251,6 +267,7 @@ def validate(raw: dict[str, Any]) -> dict[str, Any]:
         raise EventInputError("EVENT.toml: 至少需要两个 [[teams]] / at least two [[teams]] are needed")
     teams: list[dict[str, Any]] = []
     seen: set[str] = set()
+    names: dict[str, str] = {}  # name_key(name) -> the team that has it
     for i, t in enumerate(teams_raw, 1):
         where = f"teams #{i}"
         if not isinstance(t, dict):
@@ -267,6 +284,11 @@ def validate(raw: dict[str, Any]) -> dict[str, Any]:
         except EventInputError as exc:
             raise EventInputError(f"EVENT.toml [{where}]: {exc}") from None
         tname = _opt(t, "name", str, where, tid, max_len=MAX_ID)
+        if not tname.strip():
+            raise EventInputError(f"EVENT.toml [{where}]: 队名为空 / 'name' is empty (leave it out to use the id)")
+        other = names.setdefault(name_key(tname), tid)
+        if other != tid:
+            raise EventInputError(duplicate_name_message(tname, other, f"EVENT.toml [{where}]: "))
         teams.append({"id": tid, "name": tname, "players": players})
     tables: list[dict[str, Any]] = []
     tables_raw = raw.get("tables", [])

@@ -39,11 +39,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from table_service.event.config import draw_method, scoring_of, team_players
+from table_service.event.config import draw_method, duplicate_name_message, name_key, scoring_of, team_players
 from table_service.event.draw import make_draw
-from table_service.event.model import EventInputError, Result, parse_result
+from table_service.event.model import EventInputError, Result, parse_result, reused_id_reason
 from table_service.event.standings import Standings, compute_standings
 from table_service.rules.ruleset import get_ruleset
+from table_service.views.wire import control_character
 
 ENTRY_WINDOW_MS = 10 * 60_000
 PUBLISHED_WINDOW_MS = 20 * 60_000
@@ -258,8 +259,12 @@ class HubCore:
         assert self.cfg is not None
         players = team_players([p for p in players if p.strip()],
                                bool(self.cfg["event"]["scoring"].get("duplicate")))
-        if not name.strip() or len(name) > 64 or not name.strip().isprintable():
+        if not name.strip() or len(name) > 64 or control_character(name) is not None:
             raise EventInputError("队名无效（1–64 个可打印字符）/ a team's name is 1-64 printable characters")
+        other = next((t["id"] for t in self.cfg["teams"] if t["id"] != team and name_key(t["name"]) == name_key(name)),
+                     None)
+        if other is not None:
+            raise EventInputError(duplicate_name_message(name, other))
         return "team_edited", {"team": team, "name": name.strip(), "players": players}
 
     def check_event_edit(self, name: str, ruleset: str, fmt: dict[str, Any], role: str | None
@@ -280,7 +285,7 @@ class HubCore:
             raise EventInputError("分钟须为 1–600 / minutes must be 1-600")
         if kind not in ("deals", "time", "past_a"):
             raise EventInputError("赛制须为 deals、time 或 past_a / format must be deals, time or past_a")
-        if not name.strip() or len(name) > 120 or not name.strip().isprintable():
+        if not name.strip() or len(name) > 120 or control_character(name) is not None:
             raise EventInputError("赛事名称无效（1–120 个可打印字符）/ an event's name is 1-120 printable characters")
         fmt = {k: v for k, v in fmt.items() if k in ("kind", "deals", "minutes") and v is not None}
         return "event_edited", {"name": name.strip(), "ruleset": ruleset, "format": fmt}
@@ -395,9 +400,12 @@ class HubCore:
             raise EventInputError("没有已发布的比赛用牌可撤回 / no event deck to withdraw")
         return "deck_withdrawn", {"sha256": self.deck["sha256"]}
 
-    def classify_result(self, line: dict[str, Any], result_id: str) -> tuple[str, str | None]:
+    def classify_result(self, line: dict[str, Any], result_id: str, *, agreeing_is_duplicate: bool = False
+                        ) -> tuple[str, str | None]:
         """``("accept", None)``, ``("duplicate", None)`` or ``("refuse", reason)`` for a result
-        a table (or the hand-entry form) offers."""
+        a table (or the hand-entry form) offers. ``agreeing_is_duplicate`` (a table's own result):
+        one saying what the table's result already is, under a new id (entered by hand while its
+        Pi was down, then resent by the Pi), is a duplicate, not a refusal for the chief to clear."""
         try:
             res = parse_result(line)
         except EventInputError as exc:
@@ -406,7 +414,12 @@ class HubCore:
             return "refuse", "轮空不需要成绩 / a bye has no result to report"
         key = (res.round, res.table, result_id)
         if key in self.seen_ids:
-            return "duplicate", None
+            # Only the result recorded under this id is a redelivery: another one was acknowledged
+            # "accepted" and dropped, and the table showed a result the hub never had.
+            first = parse_result(self.results[(res.round, res.table)].history[0]["result"])  # as this hub reads it
+            if first.to_dict() == res.to_dict():
+                return "duplicate", None
+            return "refuse", reused_id_reason(result_id)
         d = self.draws.get(res.round)
         if d is None or not d["published"]:
             return "refuse", f"第 {res.round} 轮未公布编排 / round {res.round} has no published draw"
@@ -418,6 +431,8 @@ class HubCore:
             return "refuse", (f"队伍与编排不符：编排 {t['ns']}(南北) 对 {t['ew']}(东西) / teams do not match the draw "
                               f"(drawn NS {t['ns']} v EW {t['ew']}, got NS {res.ns} v EW {res.ew})")
         if (res.round, res.table) in self.results:
+            if agreeing_is_duplicate and parse_result(self.results[(res.round, res.table)].line).to_dict() == res.to_dict():
+                return "duplicate", None
             return "refuse", (f"第 {res.round} 轮 {res.table} 号桌已有成绩，改动须走更正 / table {res.table} already has "
                               f"a result for round {res.round}; a change is a correction")
         return "accept", None

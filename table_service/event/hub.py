@@ -27,7 +27,13 @@ from table_service.event.config import load_event
 from table_service.event.core import HubCore, _can, byes_of
 from table_service.event.deck import deck_meta
 from table_service.event.intake import BadMessage, check_message, panel_link
-from table_service.event.model import EventInputError, parse_result, parse_results_text, results_to_jsonl
+from table_service.event.model import (
+    EventInputError,
+    parse_result,
+    parse_results_text,
+    results_to_jsonl,
+    reused_id_reason,
+)
 from table_service.event.mqtt import HubMqtt, Message
 from table_service.event.store import HubStore
 from table_service.event.web import serve_hub
@@ -282,12 +288,15 @@ class HubService:
         line = msg["result"]
         if pending is None:
             pending = set()
-        if (line["round"], table, rid) in pending:
-            verdict, reason = "duplicate", None
+        said = json.dumps(line, sort_keys=True)
+        if (line["round"], table, rid) in pending:  # logged in this batch: the same result, or another one
+            same = (line["round"], table, rid, said) in pending
+            verdict, reason = ("duplicate", None) if same else ("refuse", reused_id_reason(rid))
         else:
-            verdict, reason = self.core.classify_result(line, rid)
+            verdict, reason = self.core.classify_result(line, rid, agreeing_is_duplicate=True)
             if verdict == "accept" and (line["round"], table) in pending:
-                verdict, reason = "refuse", "同一桌本轮已有成绩 / the table already has a result for this round"
+                verdict, reason = (("duplicate", None) if ("said", line["round"], table, said) in pending else
+                                   ("refuse", "同一桌本轮已有成绩 / the table already has a result for this round"))
         if verdict == "duplicate":
             # Acknowledged again as accepted: a table that sends its result twice (reconnect, QoS 1
             # redelivery) must not see its retained "accepted" turn into something else.
@@ -312,7 +321,9 @@ class HubService:
                                                    "table_seq": msg.get("table_seq"), "received_ms": now},
                                t_ms=now, actor=f"table:{table}", role=None)
         applied.append(ev)
-        pending.update({(clean["round"], table, rid), (clean["round"], table)})
+        said = json.dumps(clean, sort_keys=True)
+        pending.update({(clean["round"], table, rid), (clean["round"], table), (clean["round"], table, rid, said),
+                        ("said", clean["round"], table, said)})
         sent = msg.get("wall_ms")
         if isinstance(sent, int):
             self.lags_ms.append(max(0, self.clock_ms() - sent))

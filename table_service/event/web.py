@@ -39,6 +39,7 @@ from table_service.event.openapi_hub import HUB_INFO, HUB_OPERATIONS
 from table_service.event.standings import compute_standings
 from table_service.rules.ruleset import PRESETS
 from table_service.views.deck_wire import MAX_DECK_BYTES
+from table_service.views.wire import control_character
 from table_service.web.app import create_app, plain_message
 from table_service.web.auth import require_role
 from table_service.web.server import serve
@@ -338,8 +339,9 @@ def _text(name: str, max_len: int) -> str:
     raw = request.form.get(name, "")
     if len(raw) > max_len:
         raise EventInputError(f"{name} 过长（最多 {max_len} 字）/ {name} is longer than {max_len} characters")
-    if not all(ch.isprintable() or ch in "\r\n\t" for ch in raw):
-        raise EventInputError(f"{name} 含控制字符 / {name} holds a control character")
+    bad = control_character(raw, lines=True)
+    if bad is not None:
+        raise EventInputError(f"{name} 含控制字符 {bad} / {name} holds the control character {bad}")
     return raw
 
 
@@ -514,10 +516,7 @@ def action(name: str) -> Any:
     """Every organiser action; the hub's verdict comes back as a message on the admin page (or
     as JSON ``{"ok", "message"|"error"}`` to a client that asks for JSON)."""
     h, who, role = hub(), g.user.name, g.user.role
-    try:
-        twice = sorted(k for k, v in request.form.lists() if len(v) > 1)
-        if twice:  # which of two values was meant? (a form sends each field once)
-            raise EventInputError(f"字段重复：{'、'.join(twice)} / a field given twice: {', '.join(twice)}")
+    try:  # a field sent twice never gets here (web.security.refuse_repeated_fields, every app's)
         msg = ACTIONS[name](h, who, role)
     except EventInputError as exc:
         if request.accept_mimetypes.best == "application/json":

@@ -19,7 +19,9 @@ held events.)
 What is public (see ``docs/api.md``): seats and players, levels, the deal's level, whose turn, cards
 left, report lamps, the current trick, recent plays, tribute/return, confirmed flags and penalties,
 the score sheet. Never public: open or dismissed flags, uncertain camera reads (questions) and
-confidence values, cards seen/unseen counters, device status, evidence images, clock ticks.
+confidence values, cards seen/unseen counters, device status, evidence images, clock ticks, a
+return card still face down (double-down: until both are given), whether a report was late (an open
+flag), a penalty withdrawn.
 """
 
 from __future__ import annotations
@@ -81,11 +83,30 @@ def public_event(event: dict, state_json: dict) -> dict | None:
         # doubts (a third copy of a face, a play with readings nobody stated).
         return None
     out = {k: data[k] for k in fields if k in data}
+    if etype == "return_given" and not returns_shown(state_json.get("deal")):
+        out.pop("card", None)  # face down until every return is given (double-down: shown together)
     if etype == "flag_confirmed":
         flag = next((f for f in state_json.get("flags", []) if f.get("id") == data.get("flag")), None)
         if flag is not None:
             out.update({k: flag.get(k) for k in ("rule", "article", "seat")})
     return {"seq": event.get("seq"), "t_ms": event.get("t_ms"), "type": etype, "data": out}
+
+
+def returns_shown(deal: dict | None) -> bool:
+    """Whether the deal's return cards are face up yet: once every tribute has been returned.
+
+    After a double-down the returns "are placed face down and the two tributors show them at once"
+    (rules, tribute and return): the first return's card is hidden at the table until the second
+    is given, so the public (however short its delay) must not see it before either."""
+    if not deal:
+        return True
+    return len(deal.get("returns") or ()) >= len(deal.get("tributes") or ())
+
+
+def _standing(record: dict) -> bool:
+    """A penalty record that still stands: an automatic time-over penalty the action's own time
+    withdrew (``withdrawn``) no longer counts on the ladder, so the public must not show it either."""
+    return not record.get("withdrawn")
 
 
 def _plays_of(trick: dict | list | None) -> list[dict]:
@@ -114,6 +135,7 @@ def public_state(s: dict, recent_plays: int = 8) -> dict:
             recent.extend(_public_play(p) for p in _plays_of(t) if not p.get("pass"))
         recent.extend(_public_play(p) for p in _plays_of(trick) if not p.get("pass"))
         reports = deal.get("reports") or {}
+        shown = returns_shown(deal)
         out_deal = {
             "no": deal.get("no"),
             "level": deal.get("level"),
@@ -126,9 +148,12 @@ def public_state(s: dict, recent_plays: int = 8) -> dict:
             "trick": {"leader": trick.get("leader"),
                       "plays": [_public_play(p) for p in _plays_of(trick)]},
             "report_lamps": {seat: seat in reports for seat in "ESWN"},
-            "reports": reports,
+            # What the player stated (the count); not ``late``: that is the engine's open
+            # ``report_missing`` flag, which is the referee's until confirmed.
+            "reports": {seat: {k: r.get(k) for k in ("seq", "count")} for seat, r in reports.items()},
             "tributes": [{k: t.get(k) for k in ("from", "to", "card")} for t in deal.get("tributes") or []],
-            "returns": [{k: t.get(k) for k in ("from", "to", "card")} for t in deal.get("returns") or []],
+            "returns": [{"from": t.get("from"), "to": t.get("to"), "card": t.get("card") if shown else None}
+                        for t in deal.get("returns") or []],
             "anti_tribute": deal.get("anti_tribute"),
             # The seats' running clocks (the overlay's seat plates count them down).
             "timers": {seat: {"deadline_ms": t.get("deadline_ms"), "started_ms": t.get("started_ms"),
@@ -149,7 +174,7 @@ def public_state(s: dict, recent_plays: int = 8) -> dict:
         "flags": [{k: f.get(k) for k in ("id", "seq", "rule", "article", "seat", "deal", "t_ms")}
                   for f in s.get("flags") or [] if f.get("status") == "confirmed"],
         "penalties": [{k: r.get(k) for k in ("seq", "t_ms", "deal", "side", "level", "article", "seat", "auto")}
-                      for r in penalties.get("records") or []],
+                      for r in penalties.get("records") or [] if _standing(r)],
         "score_sheet": s.get("score_sheet") or [],
         "result": s.get("result"),
     }

@@ -20,6 +20,24 @@ SEGMENT_RE = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
 _HOST_RE = re.compile(r"[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*")
 
 
+#: Characters nobody types into a name, a reason or a note: C0 and C1 controls (an ESC or NUL went
+#: into the log, the pages and the printed sheets as sent) and the bidirectional overrides and
+#: isolates (which turn a player's name around on screen). Not Python's "not printable": that also
+#: refuses the ideographic space (U+3000) with which Chinese lists align two-character names
+#: ("张\u3000三" under "欧阳明"), and a no-break space.
+_CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+#: The same, where a line break or a tab is text (a reason, a note).
+_CONTROL_IN_TEXT_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def control_character(text: str, *, lines: bool = False) -> str | None:
+    """The first character of ``text`` a person typing it never means (as ``ascii()`` writes it:
+    ``'\\x1b'``), else None; ``lines``: tab and line breaks are text here. One rule for every name,
+    reason and note the panel, the hub's pages and ``EVENT.toml`` take."""
+    m = (_CONTROL_IN_TEXT_RE if lines else _CONTROL_RE).search(text)
+    return None if m is None else ascii(m.group(0))
+
+
 def no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """``json.loads``'s ``object_pairs_hook``: a key given twice is refused (``json.loads`` would keep
     the last one silently), for a RESULTS line, an MQTT message and a panel action alike."""

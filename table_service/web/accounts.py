@@ -86,6 +86,10 @@ def _text(field: str, max_len: int) -> str:
     if len(raw) > max_len:
         zh, en = _LABELS[field]
         raise users.UserError(f"{zh}过长（最多 {max_len} 个字符）/ {en} is longer than {max_len} characters")
+    if not raw.isprintable():
+        # An ESC or CR in an address was echoed back into the page's message (and the log): refused.
+        zh, en = _LABELS[field]
+        raise users.UserError(f"{zh}含控制字符 / {en} holds a control character")
     return raw
 
 
@@ -146,7 +150,7 @@ def _add() -> str:
     role = _role()
     user = users.add_user(get_db(), name, _new_password(), role)
     log.info("accounts: %s added %r (%s)", g.user.name, user.name, user.role)
-    return f"已添加 {user.name}（{users.ROLE_NAMES[user.role].split(' / ')[0]}）/ added {user.name} ({user.role})"
+    return f"已添加 {user.name}（{users.role_label(user.role)[0]}）/ added {user.name} ({user.role})"
 
 
 def _password() -> str:
@@ -171,7 +175,7 @@ def _set_role() -> str:
                            "chief referee")
     user = users.set_role(get_db(), name, _role())
     log.info("accounts: %s gave %r the role %s", g.user.name, name, user.role)
-    return (f"{name} 的角色已改为{users.ROLE_NAMES[user.role].split(' / ')[0]}，下一次操作起生效 / {name} is now "
+    return (f"{name} 的角色已改为{users.role_label(user.role)[0]}，下一次操作起生效 / {name} is now "
             f"{user.role}, from the next request on")
 
 

@@ -19,7 +19,7 @@ from table_service.engine.events import check_data
 from table_service.engine.roles import ACTION_ROLES, required_role, rules_in_force
 from table_service.store.event_log import is_utf8_text
 from table_service.views.fanout import parse_last_event_id
-from table_service.views.wire import no_duplicate_keys
+from table_service.views.wire import control_character, no_duplicate_keys
 
 from . import users
 from .auth import require_role
@@ -41,30 +41,41 @@ def _json_body() -> dict:
     except RecursionError:
         abort(400, description="JSON 嵌套过深 / the JSON body is nested too deeply")
     except ValueError as exc:  # UnicodeDecodeError included
+        zh, sep, en = str(exc).partition(" / ")
+        if sep:  # our own reason, already in two halves (a key given twice): each half in its place
+            abort(400, description=f"JSON 无效：{zh[:60]} / the body is not valid JSON: {en[:120]}")
         abort(400, description=f"JSON 无效 / the body is not valid JSON: {str(exc)[:120]}")
     if not isinstance(body, dict):
         abort(400, description="请求体须为 JSON 对象 / the request body must be a JSON object "
                                "(Content-Type: application/json)")
-    if not _encodable(body):
+    fault = _text_fault(body)
+    if fault == "surrogate":
         # JSON may escape half a UTF-16 pair ("\ud800"): no UTF-8 text holds it, so the event log could not.
         abort(400, description="JSON 含无效字符（半个代理对）/ the JSON holds a lone UTF-16 surrogate, which is no character")
+    if fault is not None:
+        abort(400, description=f"文字含控制字符 {fault} / the text holds the control character {fault}")
     return body
 
 
-def _encodable(value: object) -> bool:
-    """Whether every string in ``value`` (keys too) is text UTF-8 can hold."""
+def _text_fault(value: object) -> str | None:
+    """What is wrong with the strings in ``value`` (keys too): ``"surrogate"`` for text UTF-8 cannot
+    hold, the escaped control character (``'\\x1b'``) for one no person types
+    (:func:`table_service.views.wire.control_character`), else None."""
     stack = [value]
     while stack:
         v = stack.pop()
         if isinstance(v, str):
             if not is_utf8_text(v):
-                return False
+                return "surrogate"
+            bad = control_character(v, lines=True)
+            if bad is not None:
+                return bad
         elif isinstance(v, dict):
             stack.extend(v.keys())
             stack.extend(v.values())
         elif isinstance(v, list):
             stack.extend(v)
-    return True
+    return None
 
 
 def _whole(body: dict, key: str, lo: int, hi: int) -> int:
@@ -82,9 +93,10 @@ def _int_arg(name: str, default: int, lo: int, hi: int) -> int:
     raw = request.args.get(name)
     if raw is None:
         return default
-    if not re.fullmatch(r"-?[0-9]{1,18}", raw):  # int() would take " 1", "1_0", "٣"
+    if not re.fullmatch(r"-?[0-9]+", raw):  # int() would take " 1", "1_0", "٣"
         abort(400, description=f"参数 {name} 须为整数 / query parameter {name!r} must be an integer")
-    value = int(raw)
+    # Twenty digits are an integer out of range, not "not an integer"; 19 digits bound what int() reads.
+    value = int(raw) if len(raw.lstrip("-")) <= 19 else (hi + 1 if not raw.startswith("-") else lo - 1)
     if not lo <= value <= hi:
         abort(400, description=f"参数 {name} 须在 {lo}–{hi} 之间 / {name!r} must be within {lo}-{hi}")
     return value
@@ -194,7 +206,7 @@ def submit_action(table_id: str) -> Any:
         abort(400, description=str(exc))
     need = required_role(etype, data, rules_in_force(entry.runner.state()))
     if not g.user.can(need):
-        abort(403, description=f"权限不足，需要 {users.ROLE_NAMES[need]} / this action requires role {need}")
+        abort(403, description=f"权限不足，需要{users.role_label(need)[0]} / this action requires role {need}")
     event = {"type": etype, "source": "panel", "role": g.user.role, "data": data}
     key = f"{g.user.name}:{action_id}" if action_id else None
     result = entry.runner.submit(event, wait=True, timeout=_action_wait_s(), key=key)

@@ -18,7 +18,14 @@ from werkzeug.exceptions import HTTPException
 from . import accounts, api, assignment, auth, broadcast, camera, enroll, panel
 from . import config as _config
 from .i18n import current_lang, strings_for_js, tr
-from .security import LoginLimiter, check_csrf, csp_nonce, csrf_token, security_headers
+from .security import (
+    LoginLimiter,
+    check_csrf,
+    csp_nonce,
+    csrf_token,
+    refuse_repeated_fields,
+    security_headers,
+)
 from .tables import WebState, attach_table
 
 log = logging.getLogger(__name__)
@@ -49,6 +56,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, config_file: str
         limiter=LoginLimiter(int(app.config["LOGIN_MAX_FAILURES"]), float(app.config["LOGIN_WINDOW_S"]))
     )
 
+    app.before_request(refuse_repeated_fields)  # first: a repeated csrf_token is a repeated field too
     app.before_request(check_csrf)
     auth.init_app(app)
     app.register_blueprint(auth.bp)

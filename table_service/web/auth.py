@@ -82,7 +82,7 @@ def require_role(role: str) -> Callable[[F], F]:
                     return redirect(url_for("auth.login", next=_page_of_referrer(), ended="1"))
                 return redirect(url_for("auth.login", next=request.full_path.rstrip("?")))
             if not g.user.can(role):
-                abort(403, description=f"权限不足，需要 {users.ROLE_NAMES[role]} / requires role {role}")
+                abort(403, description=f"权限不足，需要{users.role_label(role)[0]} / requires role {role}")
             return view(*args, **kwargs)
 
         return wrapped  # type: ignore[return-value]

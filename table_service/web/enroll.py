@@ -24,10 +24,11 @@ from pathlib import Path
 from typing import Any
 
 import cv2
-from flask import Blueprint, Response, abort, jsonify, request, send_file
+from flask import Blueprint, Response, abort, jsonify, send_file
 
 from table_service.views.camera_note import camera_noted
 
+from .api import _json_body
 from .auth import require_role
 from .tables import get_table
 
@@ -149,17 +150,25 @@ def answer(table_id: str) -> Any:
     from vision.cards import check_card  # lazy: vision loads OpenCV (cv2)
 
     s = _session(table_id)
-    body = request.get_json(silent=True)
-    if not isinstance(body, dict) or isinstance(body.get("id"), bool) or not isinstance(body.get("id"), int):
-        abort(400, description='需要 {"id": 数字, "card": 牌名} / expected {"id": int, "card": name or null}')
+    # The API's own reader: a key given twice (``{"id": 0, "id": 7}`` named card 7, the last), bad
+    # UTF-8 or a body nested too deep is a 400 naming it, as for every other action.
+    body = _json_body()
+    unknown = sorted(set(body) - {"id", "card"})
+    if unknown or isinstance(body.get("id"), bool) or not isinstance(body.get("id"), int) \
+            or not isinstance(body.get("card"), str | None):
+        abort(400, description='需要 {"id": 数字, "card": 牌名或 null} / expected {"id": int, "card": name or null}'
+                               + (f"; unknown field(s): {', '.join(unknown)[:80]}" if unknown else ""))
     card = body.get("card")
     try:
-        name = None if card is None else check_card(str(card))
+        name = None if card is None else check_card(card if len(card) <= 8 else card[:8] + "…")
     except ValueError as exc:
         abort(400, description=str(exc))
     with s.lock:
-        if s.status != "asking" or not 0 <= body["id"] < len(s.cards):
+        if s.status != "asking":
             abort(409, description="此时不能回答 / nothing to answer now")
+        if not 0 <= body["id"] < len(s.cards):
+            # An unknown card, as the picture route says it: not "nothing to answer now".
+            abort(404, description=f"没有这张牌 / no card {str(body['id'])[:24]}")
         c = s.cards[body["id"]]
         c.name, c.asked = name, True
     return jsonify(_view(s))

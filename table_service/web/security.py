@@ -85,6 +85,22 @@ def check_csrf() -> None:
         abort(400, description="CSRF 令牌缺失或无效，请刷新页面 / missing or invalid CSRF token, reload the page")
 
 
+def refuse_repeated_fields() -> None:
+    """``before_request`` hook: a state-changing form that sends one field twice is refused (400).
+
+    ``request.form.get`` takes the first of a repeated field, so ``role=viewer&role=chief`` made an
+    account a viewer, ``name=vera&name=rita`` removed vera, and a proxy or log that reads the last
+    copy saw another request than the one carried out. No form of the panel or the hub repeats a
+    field; JSON bodies are held to the same rule by ``views.wire.no_duplicate_keys``."""
+    if request.method in SAFE_METHODS or request.routing_exception is not None:
+        return
+    for key, values in request.form.lists():
+        if len(values) > 1:
+            shown = key if len(key) <= 40 else key[:40] + "…"
+            abort(400, description=f"字段重复 {shown!r}，每个字段只能发送一次 / field {shown!r} was sent "
+                                   f"{len(values)} times; send each field once")
+
+
 #: How many more failures lock an address as a whole than lock one name there: several referees
 #: behind one NAT can still log in, a password sprayer trying many names is still stopped.
 ADDRESS_FACTOR = 4

@@ -90,7 +90,10 @@ def attach_table(app: Flask, table_id: str, runner: Any, *, hub_link: Any = None
             delay_s=float(cfg["FEED_DELAY_S"]),
             duplicate=bool(cfg["FEED_DUPLICATE"]),
             recent_plays=int(cfg["FEED_RECENT_PLAYS"]),
-            clock=cfg.get("FEED_CLOCK"),
+            # The clock that stamps the runner's events, as ``panel.table_clock`` (and the feed's
+            # clock.json) reads it: measured on the wall clock instead, a runner whose clock lags the
+            # wall (a replayed or slowed table clock) had every event "long due", the delay bypassed.
+            clock=cfg.get("FEED_CLOCK") or getattr(runner, "_clock", None),
             buffer=int(cfg["SSE_BUFFER"]),
         )
         entry = TableEntry(table_id, runner, hub, feed, hub_link)

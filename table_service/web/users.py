@@ -24,6 +24,14 @@ ROLE_NAMES: dict[str, str] = {"spectator": "观众（延时直播）/ spectator 
                               "viewer": "旁观官员（实时）/ viewer (officials: live view)",
                               "referee": "裁判 / referee", "chief": "裁判长 / chief referee"}
 
+
+def role_label(role: str) -> tuple[str, str]:
+    """``(Chinese, English)`` halves of a role's :data:`ROLE_NAMES` entry, for a message that says
+    Chinese first, English second: the whole entry put into the Chinese half left English in the
+    middle (``split(" / ")`` missed the viewer's ``（实时）/ viewer``, which has no space before the slash)."""
+    zh, _, en = ROLE_NAMES[role].partition("/")
+    return zh.strip(), en.strip()
+
 #: A user name: 1-64 letters, digits, ``.``, ``_``, ``-``. Used with ``fullmatch`` only: ``$`` also
 #: matches before a final newline, so ``"bob\n"`` passed and was stored, a name nobody can type at
 #: the login form.
