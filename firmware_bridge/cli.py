@@ -83,8 +83,10 @@ def _command(emu, line: str) -> bool:
 
 def run_emulate_screen(args: argparse.Namespace) -> int:
     """Start the emulator, print the port, serve until interrupted."""
-    if args.heartbeat_ms < 50:
-        raise ValueError(f"心跳间隔太短 / --heartbeat-ms must be at least 50, got {args.heartbeat_ms}")
+    if not 50 <= args.heartbeat_ms <= 3000:
+        # Above 3000 the host, which calls the link down after 3.5 s without a frame, dropped and
+        # re-made it every few seconds while the table was idle.
+        raise ValueError(f"心跳间隔须在 50–3000 毫秒 / --heartbeat-ms must be 50-3000, got {args.heartbeat_ms}")
     if not 0 <= args.protocol_version <= 255:
         # One byte on the wire: a larger one killed the firmware thread while the command said "running".
         raise ValueError(f"协议版本须为 0–255 / --protocol-version must be 0-255 (one byte), got {args.protocol_version}")

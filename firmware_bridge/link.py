@@ -28,7 +28,16 @@ import serial.threaded
 
 from .errors import LinkClosedError, LinkError, VersionMismatchError
 from .firmware.endpoint import Endpoint
-from .firmware.wire import PROTOCOL_VERSION, Decoder, Frame, HelloInfo
+from .firmware.wire import (
+    HELLO,
+    HELLO_CONTROLLER,
+    PROTOCOL_VERSION,
+    Decoder,
+    Frame,
+    FrameError,
+    HelloInfo,
+    unpack_hello,
+)
 
 __all__ = ["FrameProtocol", "Link", "LinkStatus", "Message"]
 
@@ -103,6 +112,7 @@ class _LinkProtocol(FrameProtocol):
 
     def frames_done(self, count: int) -> None:
         self.link._after_frames()
+        self.link._log_rx_errors()
 
 
 class Link:
@@ -125,7 +135,10 @@ class Link:
         self.on_status = on_status
         self.messages: queue.Queue[Message] = queue.Queue()
         self.reconnect_s = reconnect_s
-        self.serial_options = {"baudrate": 115200, "timeout": 0.5, "write_timeout": 0.5, **(serial_options or {})}
+        # exclusive: a second program on the same port (``selftest`` while ``run`` serves the table)
+        # split the byte stream with it, and each lost about half of the presses; now it is refused.
+        self.serial_options = {"baudrate": 115200, "timeout": 0.5, "write_timeout": 0.5, "exclusive": True,
+                               **(serial_options or {})}
         self._lock = threading.Lock()
         self._cond = threading.Condition(self._lock)
         self._serial: serial.SerialBase | None = None
@@ -140,6 +153,7 @@ class Link:
                            rto_min_ms=rto_min_ms, active=True, drop_on_new_peer=True)
         #: Frame decoder of the reader (its counters: frames, errors, crc_errors, oversize).
         self.decoder = Decoder()
+        self.decoder.on_error = self._rx_refused
         self.ep.on_message = self._ep_message
         self.ep.on_event = self._ep_event
         # A frame is acknowledged once ``on_message`` has returned for it (_after_frames), never by
@@ -155,6 +169,13 @@ class Link:
         self.port_losses = 0
         self._connected_evt = threading.Event()
         self._up_dispatched = False
+        #: HELLOs refused because a host, not a controller, sent them: our own frames echoed back
+        #: (``loop://``, a loopback plug, a terminal with echo on, MicroPython's REPL).
+        self.echoes = 0
+        self._echo_said = False
+        self._rx_reasons: dict[str, int] = {}  # why frames were refused since the last log line
+        self._ep_refused_seen: dict[str, int] = {}
+        self._rx_error_log_t = -1e9
 
     # ------------------------------------------------------------------ lifecycle
     def open(self) -> Link:
@@ -203,6 +224,11 @@ class Link:
         the owner's reaction to a restarted controller.
         """
         return self.ep.synced and self._serial is not None and self._up_dispatched
+
+    @property
+    def closing(self) -> bool:
+        """True once :meth:`close` has begun (a ``disconnected`` status then is the program's doing)."""
+        return self._closing
 
     def wait_for_connected(self, timeout: float | None = None) -> bool:
         """Block until connected (True) or ``timeout`` seconds pass (False)."""
@@ -279,8 +305,41 @@ class Link:
         self._pending.append(("event", (name, detail)))
 
     def _handle_frame(self, frame: Frame) -> None:
+        if frame.type == HELLO and _from_a_host(frame):
+            # Without this the host took its own echoed HELLO for a controller's, said "connected"
+            # and sent every command into the echo: nothing was shown and nothing was said.
+            self.echoes += 1
+            if not self._echo_said:
+                self._echo_said = True
+                self._status("port_error", f"串口回显本机的帧（回环或终端回显），不是隔板屏控制器 / {self.url} echoes the "
+                                           "host's own frames (a loopback or a terminal echo), not a screen controller")
+            return
         with self._lock:
             self.ep.handle_frame(frame)
+
+    def _rx_refused(self, reason: str) -> None:
+        key = reason.split(" (", 1)[0]  # "short frame (8 bytes)" and "(9 bytes)" are one reason
+        self._rx_reasons[key] = self._rx_reasons.get(key, 0) + 1
+
+    def _log_rx_errors(self, *, now_anyway: bool = False) -> None:
+        """Log every refused frame's reason, at most one line a second (a noisy line or a flood of
+        10,000 bad frames must not bury the log): how many of each since the last line. Frames
+        whose CRC held but the endpoint refused (a malformed payload, a sequence number out of
+        the window, another protocol version) are counted by the endpoint and said here too."""
+        for counter, reason in _EP_REFUSALS:
+            n = self.ep.counters[counter] - self._ep_refused_seen.get(counter, 0)
+            if n > 0:
+                self._ep_refused_seen[counter] = self.ep.counters[counter]
+                self._rx_reasons[reason] = self._rx_reasons.get(reason, 0) + n
+        now = time.monotonic()
+        if not self._rx_reasons or (now - self._rx_error_log_t < 1.0 and not now_anyway):
+            return
+        reasons, self._rx_reasons = self._rx_reasons, {}
+        self._rx_error_log_t = now
+        n = sum(reasons.values())
+        why = ", ".join(f"{k} ×{v}" for k, v in reasons.items())
+        log.warning("串口 %s 丢弃 %d 个无效帧 / %d invalid frames dropped from %s: %s (total %d)",
+                    self.url, n, n, self.url, why, self.decoder.errors)
 
     def _after_frames(self) -> None:
         # The frames are handed to ``on_message`` first and acknowledged after it returns: a press
@@ -329,7 +388,10 @@ class Link:
         if kind in ("port_error", "version_mismatch", "disconnected"):
             self.last_error = message
         if self.on_status is not None:
-            self.on_status(st)
+            try:
+                self.on_status(st)
+            except Exception:  # an owner's bug must not end the reader thread (no reconnects after it)
+                log.exception("link on_status callback failed")
 
     @staticmethod
     def _mismatch_text(mismatch: tuple[int, str]) -> str:
@@ -388,8 +450,8 @@ class Link:
         while not self._closing:
             try:
                 ser = serial.serial_for_url(self.url, **self.serial_options)
-            except (serial.SerialException, OSError, ValueError) as exc:
-                text = f"无法打开串口 / cannot open {self.url}: {exc}"
+            except Exception as exc:  # pyserial raises KeyError for some URL options (loop://?x=1)
+                text = f"无法打开串口 / cannot open {self.url}: {type(exc).__name__}: {exc}"
                 if text != last_open_error:
                     last_open_error = text
                     self.last_error = text
@@ -399,6 +461,7 @@ class Link:
                     self._cond.wait(self.reconnect_s)
                 continue
             last_open_error = None
+            self._echo_said = False
             proto = _LinkProtocol(self)
             with self._cond:
                 self._serial = ser
@@ -411,7 +474,7 @@ class Link:
             while not self._closing:
                 try:
                     data = ser.read(ser.in_waiting or 1)
-                except (serial.SerialException, OSError, TypeError, AttributeError) as exc:
+                except Exception as exc:  # a port that fails to read is a lost port, whatever it raised
                     error = exc
                     break
                 if data:
@@ -421,6 +484,7 @@ class Link:
                         log.exception("frame handling failed")
                         self.last_error = f"内部错误 / internal error: {exc!r}"
             proto.connection_lost(error)
+            self._log_rx_errors(now_anyway=True)  # what came before the port went is said too
             if not self._closing:
                 self.port_losses += 1
                 self.last_error = f"串口断开 / port lost: {error}"
@@ -434,7 +498,14 @@ class Link:
     def _timer_loop(self) -> None:
         while not self._closing:
             with self._cond:
-                wait_ms = self.ep.poll()
+                try:
+                    wait_ms = self.ep.poll()
+                except Exception as exc:  # a bug: said once, and the heartbeats go on rather than stop for good
+                    text = f"内部错误 / internal error: {exc!r}"
+                    if text != self.last_error:
+                        log.exception("link timer failed")
+                    self.last_error = text
+                    wait_ms = 100
                 if self._pending:
                     wait_ms = 0
                 else:
@@ -442,6 +513,23 @@ class Link:
             if not self._dispatch(wait=False):  # the reader is handing frames over: go on beating
                 with self._cond:
                     self._cond.wait(0.01)
+
+
+#: Endpoint counters of frames refused after the wire checks, with the reason the log gives.
+_EP_REFUSALS: tuple[tuple[str, str], ...] = (
+    ("bad_payloads", "malformed payload"), ("out_of_window", "sequence number out of window"),
+    ("version_errors", "another protocol version"))
+
+
+def _from_a_host(frame: Frame) -> bool:
+    """A HELLO of this protocol version without the controller flag: a host sent it (our own echo).
+    Other versions are left to the endpoint, which names both versions."""
+    if frame.version != PROTOCOL_VERSION or not frame.payload or frame.payload[0] != PROTOCOL_VERSION:
+        return False
+    try:
+        return not unpack_hello(frame.payload).flags & HELLO_CONTROLLER
+    except FrameError:
+        return False
 
 
 def _ticks_diff(a: int, b: int) -> int:

@@ -15,6 +15,7 @@ arguments raise (``ValueError``), and :meth:`ScreenController.query_state`, whic
 from __future__ import annotations
 
 import logging
+import math
 import queue
 import threading
 import time
@@ -85,6 +86,10 @@ class ScreenButtonEvent:
     event_no: int
 
 
+#: Status kinds that are news, not trouble: logged at INFO; every other kind at WARNING.
+_QUIET_KINDS = frozenset({"connected", "controller_new"})
+
+
 def _now_ms() -> int:
     return int(time.time() * 1000)
 
@@ -123,6 +128,10 @@ class ScreenController:
         self._token = 0
         self.duplicates_dropped = 0
         self.events_lost = 0
+        #: Frames from the controller that passed the wire checks but were refused here (a button
+        #: out of range, an impossible event number, a malformed payload): each one is also said
+        #: as a ``controller_error`` status and logged.
+        self.rejected = 0
 
     # ------------------------------------------------------------------ lifecycle
     def open(self) -> ScreenController:
@@ -201,6 +210,9 @@ class ScreenController:
         elapsed when the frame leaves, so a late delivery still shows the right time."""
         i = self._seat(seat)
         seconds = self._seconds(seconds)
+        if start_ms is not None and (isinstance(start_ms, bool) or not isinstance(start_ms, int | float)
+                                     or not math.isfinite(start_ms)):
+            raise ValueError(f"开始时间无效 / start_ms must be epoch milliseconds, got {start_ms!r}")
         start = _now_ms() if start_ms is None else int(start_ms)
         with self._state_lock:
             self._displays[seat] = ("countdown", seconds, start)
@@ -275,8 +287,10 @@ class ScreenController:
         try:
             self.link.send(QUERY_STATE, pack_query(token))
             if not slot[0].wait(timeout):
+                why = (self.last_error if self.is_connected or self.last_error
+                       else "未连接，控制器未应答 HELLO / not connected: no controller has answered the HELLO")
                 raise QueryTimeoutError(f"查询超时 / the controller did not answer within {timeout:g} s"
-                                        f" ({self.last_error or 'no error reported'})")
+                                        f" ({why or 'no error reported'})")
         finally:
             with self._state_lock:
                 self._queries.pop(token, None)
@@ -315,6 +329,10 @@ class ScreenController:
 
     # ------------------------------------------------------------------ incoming
     def _status(self, st: LinkStatus) -> None:
+        # Logged as well as kept: the table service only watches ``is_connected``, so a refused
+        # frame, lost presses or a version mismatch would otherwise reach no log at all.
+        quiet = st.kind in _QUIET_KINDS or self.link.closing  # closing says "disconnected": no trouble
+        log.log(logging.INFO if quiet else logging.WARNING, "screen %s: %s", self.url, st.message)
         self.log.append(st)
         if self.on_status is not None:
             try:
@@ -344,9 +362,11 @@ class ScreenController:
                 self._status(LinkStatus(kind, f"控制器报错 / controller error ({ERROR_NAMES.get(code, code)}): {text}",
                                         self.link.peer, (code, text)))
             else:  # a newer firmware's type: sequenced and acknowledged like any other, and said
+                self.rejected += 1
                 self._status(LinkStatus("controller_error", f"未知帧类型 / unknown frame type {msg.type:#x} from "
                                         "the controller (newer firmware?)", self.link.peer))
         except FrameError as exc:
+            self.rejected += 1
             self._status(LinkStatus("controller_error", f"无效数据 / malformed frame from controller: {exc}",
                                     self.link.peer))
 

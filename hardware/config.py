@@ -236,6 +236,16 @@ class _Checker:
             return default
         return value
 
+    def number(self, data: Mapping[str, Any], key: str, where: str, default: Any, lo: float, hi: float,
+               kind: type = float) -> Any:
+        """A number within ``lo``–``hi``. Why a range for every one: TOML has nan and inf, and a
+        negative or zero wait makes a blink or reconnect thread spin instead of waiting."""
+        value = self.typed(data, key, kind, where, default)
+        if key in data and value is not None and not lo <= value <= hi:  # nan fails too
+            self.error(f"{where}.{key} = {value}: 应在 {lo:g}–{hi:g} / must be {lo:g}–{hi:g}")
+            return default
+        return value
+
 
 def _split_url(value: str) -> tuple[str | None, str]:
     m = re.match(r"^([a-z0-9+]+)://", value)
@@ -304,7 +314,7 @@ def _parse_screen(c: _Checker, data: Mapping[str, Any], needed: bool, check_devi
     c.keys(screen, ("port", "url", "connect_timeout_s"), "[screen]")
     port = c.typed(screen, "port", str, "[screen]")
     url = c.typed(screen, "url", str, "[screen]")
-    timeout = c.typed(screen, "connect_timeout_s", float, "[screen]", 5.0)
+    timeout = c.number(screen, "connect_timeout_s", "[screen]", 5.0, 0, 600)
     if not needed:
         if screen:
             c.warnings.append("[screen] 已配置但没有设备使用 screen 后端 / [screen] is set but no device uses it")
@@ -364,12 +374,8 @@ def _parse_gpio(c: _Checker, data: Mapping[str, Any], backends: Mapping[str, str
     used = [k for k, b in backends.items() if b == "gpio"]
     if gpio and not used:
         c.warnings.append("[gpio] 已配置但没有设备使用 gpio 后端 / [gpio] is set but no device uses it")
-    debounce = float(c.typed(gpio, "debounce_ms", float, "[gpio]", 20.0))
-    if not 0 <= debounce <= 500:
-        c.error(f"[gpio].debounce_ms = {debounce}: 应在 0–500 / must be 0–500")
-    brightness = int(c.typed(gpio, "display_brightness", int, "[gpio]", 4))
-    if not 0 <= brightness <= 7:
-        c.error(f"[gpio].display_brightness = {brightness}: 应在 0–7 / must be 0–7")
+    debounce = float(c.number(gpio, "debounce_ms", "[gpio]", 20.0, 0, 500))
+    brightness = int(c.number(gpio, "display_brightness", "[gpio]", 4, 0, 7, int))
     factory = c.typed(gpio, "pin_factory", str, "[gpio]")
     factories = ("lgpio", "rpigpio", "pigpio", "native", "mock")
     if factory is not None and factory not in factories:
@@ -440,8 +446,8 @@ def _parse_gpio(c: _Checker, data: Mapping[str, Any], backends: Mapping[str, str
         lamp_active_high=bool(c.typed(gpio, "lamp_active_high", bool, "[gpio]", True)),
         display_brightness=brightness,
         pin_factory=factory,
-        blink_on_s=float(c.typed(gpio, "blink_on_s", float, "[gpio]", 0.5)),
-        blink_off_s=float(c.typed(gpio, "blink_off_s", float, "[gpio]", 0.5)),
+        blink_on_s=float(c.number(gpio, "blink_on_s", "[gpio]", 0.5, 0.01, 60)),
+        blink_off_s=float(c.number(gpio, "blink_off_s", "[gpio]", 0.5, 0.01, 60)),
     )
 
 
@@ -505,24 +511,20 @@ def _parse_camera(c: _Checker, data: Mapping[str, Any], base: Path, check_device
     elif renderer is not None and check_devices and not _module_exists(renderer.partition(":")[0]):
         # Found without importing the module itself (a dotted name imports its parent packages only).
         c.error(f"[camera].renderer = {renderer!r}: 找不到模块 / no module {renderer.partition(':')[0]!r} is installed")
-    exposure = c.typed(cam, "exposure", float, "[camera]")
+    exposure = c.number(cam, "exposure", "[camera]", None, -100, 1_000_000)  # driver units (V4L2 or log2)
     lores = (int(c.typed(cam, "lores_width", int, "[camera]", 640)), int(c.typed(cam, "lores_height", int, "[camera]", 360)))
     if backend == "picamera2" and not (64 <= lores[0] <= width and 64 <= lores[1] <= height):
         c.error(f"[camera] 小画面 {lores[0]}x{lores[1]} 应在 64 与主画面之间 / lores stream must be between 64 px "
                 f"and the main stream ({width}x{height})")
-    mount = c.typed(cam, "mount_height_mm", float, "[camera]")
-    if mount is not None and not 200 <= float(mount) <= 5000:
-        c.error(f"[camera].mount_height_mm = {mount}: 应在 200–5000 / must be in 200–5000 (lens above the table top)")
+    mount = c.number(cam, "mount_height_mm", "[camera]", None, 200, 5000)  # lens above the table top
     lens = c.typed(cam, "lens", str, "[camera]")
     if lens is not None and lens not in LENSES:
         c.error(f"[camera].lens = {lens!r}: 未知 / unknown{_did_you_mean(lens, tuple(LENSES))}；"
                 f"可用 / allowed: {', '.join(LENSES)} (或 hfov_deg / or give hfov_deg)")
-    hfov = c.typed(cam, "hfov_deg", float, "[camera]")
-    if hfov is not None and not 10 <= float(hfov) <= 170:
-        c.error(f"[camera].hfov_deg = {hfov}: 应在 10–170 / must be in 10–170")
+    hfov = c.number(cam, "hfov_deg", "[camera]", None, 10, 170)
     return CameraConfig(
         backend=backend,
-        camera_num=int(c.typed(cam, "camera_num", int, "[camera]", 0)),
+        camera_num=int(c.number(cam, "camera_num", "[camera]", 0, 0, 15, int)),
         lores=lores,
         size_given="width" in cam or "height" in cam,
         mount_height_mm=None if mount is None else float(mount),
@@ -536,7 +538,7 @@ def _parse_camera(c: _Checker, data: Mapping[str, Any], base: Path, check_device
         fps=fps,
         exposure=None if exposure is None else float(exposure),
         fourcc=fourcc,
-        reconnect_s=float(c.typed(cam, "reconnect_s", float, "[camera]", 2.0)),
+        reconnect_s=float(c.number(cam, "reconnect_s", "[camera]", 2.0, 0.1, 3600)),
         loop=bool(c.typed(cam, "loop", bool, "[camera]", False)),
         realtime=bool(c.typed(cam, "realtime", bool, "[camera]", True)),
         renderer=renderer,

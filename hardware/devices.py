@@ -192,6 +192,19 @@ class ButtonInput(Device):
 # Displays the Pi ticks itself
 
 
+def finite(value: float, what: str) -> float:
+    """``value`` as a float, or ValueError naming ``what``: nan or inf stored as a display's
+    seconds or start made every later refresh raise, and the one shared :class:`Ticker` thread
+    died of it, freezing every Pi-driven display of the table."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        v = math.nan
+    if not math.isfinite(v):
+        raise ValueError(f"显示时间无效 / {what} must be a finite number, got {value!r}")
+    return v
+
+
 def render_countdown(mode: str | None, seconds: float, t0: float, now: float, text: str = "") -> str:
     """The four characters a Pi-driven display shows at ``now`` (pure; ``t0`` on the same clock).
 
@@ -247,7 +260,10 @@ class Ticker:
             with self._lock:
                 displays = list(self._displays)
             for d in displays:
-                d.refresh()
+                try:
+                    d.refresh()
+                except Exception:  # one display's bug must not freeze all the others
+                    log.exception("display %s: refresh failed", getattr(d, "label", d))
             self._wake.wait(self.interval)
             self._wake.clear()
 
@@ -268,16 +284,19 @@ class LocalCountdownDisplay(CountdownDisplay):
         ticker.add(self)
 
     def set_countdown(self, seconds: float, start_ms: int | None = None) -> None:
+        seconds = finite(seconds, "seconds")
+        start = None if start_ms is None else finite(start_ms, "start_ms")
         with self._lock:
-            self._mode, self._seconds = "countdown", float(seconds)
+            self._mode, self._seconds = "countdown", seconds
             self._t0 = time.monotonic()
-            if start_ms is not None:
-                self._t0 -= max(0.0, time.time() - start_ms / 1000.0)
+            if start is not None:
+                self._t0 -= max(0.0, time.time() - start / 1000.0)
         self.refresh()
 
     def show_overtime(self, seconds: float) -> None:
+        seconds = finite(seconds, "seconds")
         with self._lock:
-            self._mode, self._seconds, self._t0 = "overtime", float(seconds), time.monotonic()
+            self._mode, self._seconds, self._t0 = "overtime", seconds, time.monotonic()
         self.refresh()
 
     def show_text(self, text: str) -> None:

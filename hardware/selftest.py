@@ -180,6 +180,19 @@ class SelfTest:
         self.say(report.format())
         return report
 
+    def _unreachable(self, dev: object) -> str | None:
+        """Why a device on the screen controller fails unchecked: the controller is not connected.
+
+        Its lamps and displays cannot be read back then, and "no read-back, check by eye" passed
+        every one of them (exit 0, "OK") with nothing plugged in; its buttons each waited out the
+        whole timeout. None for other backends and a connected screen.
+        """
+        screen = getattr(self.table, "screen", None)
+        if getattr(dev, "backend", None) != "screen" or screen is None or screen.is_connected:
+            return None
+        why = getattr(getattr(screen, "controller", None), "last_error", None)
+        return "隔板屏控制器未连接 / screen controller not connected" + (f": {why}" if why else "")
+
     # -- lamps -------------------------------------------------------------------------------
 
     def check_lamps(self) -> list[CheckResult]:
@@ -190,6 +203,9 @@ class SelfTest:
             item = _label(seat or None, kind)
             if lamp.backend == "none":
                 results.append(CheckResult("lamps", item, None, "未配置 / not fitted"))
+                continue
+            if why := self._unreachable(lamp):
+                results.append(CheckResult("lamps", item, False, why))
                 continue
             self.say(f"  {item} …")
             problems = []
@@ -256,6 +272,8 @@ class SelfTest:
             if d.backend == "none":
                 by_label[label] = CheckResult("displays", _label(label.partition(".")[0], "countdown"), None,
                                               "未配置 / not fitted")
+            elif why := self._unreachable(d):
+                by_label[label] = CheckResult("displays", _label(label.partition(".")[0], "countdown"), False, why)
             else:
                 fitted.append((label, d))
         groups = [fitted] if self.displays_together else [[x] for x in fitted]
@@ -276,6 +294,8 @@ class SelfTest:
         item = _label(None, "buzzer")
         if buzzer.backend == "none":
             return [CheckResult("buzzer", item, None, "未配置 / not fitted")]
+        if why := self._unreachable(buzzer):
+            return [CheckResult("buzzer", item, False, why)]
         self.say("== 蜂鸣器 / buzzer ==")
         try:
             buzzer.buzz(300)
@@ -303,6 +323,9 @@ class SelfTest:
                     dev = present.get((seat, button))
                     if dev is None:
                         results.append(CheckResult("buttons", item, None, "未配置 / not fitted"))
+                        continue
+                    if why := self._unreachable(dev):
+                        results.append(CheckResult("buttons", item, False, why))
                         continue
                     results.append(self._one_button(seat, button, item, dev, events))
         finally:

@@ -135,6 +135,17 @@ CASES: list[Case] = [
          "0-255"),
     Case("emulate-port-missing", "crash",
          lambda t: ["emulate-screen", "--port", str(t / "missing" / "tty"), "--duration", "1"], "does not exist"),
+    # Numbers TOML allows that made a thread spin or never wait (hardware.config's ranges).
+    Case("config-blink-negative", "silent",
+         lambda t: ["config", "check", "--offline", str(_toml(t, "[gpio]\nblink_on_s = -1\n"))], "[gpio].blink_on_s"),
+    Case("config-screen-timeout-nan", "silent",
+         lambda t: ["config", "check", "--offline", str(_toml(t, "[screen]\nconnect_timeout_s = nan\n"))],
+         "[screen].connect_timeout_s"),
+    Case("selftest-camera-reconnect-negative", "silent",
+         lambda t: ["selftest", "--config", str(_toml(t, '[camera]\nsource = "synthetic"\nreconnect_s = -3\n'))],
+         "[camera].reconnect_s"),
+    Case("emulate-heartbeat-huge", "silent",
+         lambda t: ["emulate-screen", "--heartbeat-ms", "99999999999", "--duration", "1"], "50-3000"),
     # The event commands (their full corpus, and `hub`'s: tests/event/test_event_cli.py).
     Case("event-standings-deep-json", "crash",
          lambda t: ["event", "standings", str(_write(t / "R.jsonl", b"[" * 100_000))], "unusable JSON"),

@@ -29,3 +29,12 @@ def test_a_usage_error_is_chinese_first(argv: list[str], zh: str, capsys: pytest
 def test_the_event_demo_refuses_zero_rounds_instead_of_playing_three(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["demo", "--tables", "2", "--rounds", "0", "--headless"]) == 2
     assert "--rounds must be 2-9, got 0" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("hb", ["10", "10000", "99999999999"])
+def test_an_emulator_heartbeat_the_host_cannot_follow_is_refused(hb: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Above 3000 ms the host (down after 3.5 s without a frame) dropped and re-made the link every
+    few seconds; the command ran and said nothing of it."""
+    assert main(["emulate-screen", "--heartbeat-ms", hb, "--duration", "0.1"]) == 2
+    err = capsys.readouterr().err
+    assert "--heartbeat-ms must be 50-3000" in err and hb in err and "Traceback" not in err

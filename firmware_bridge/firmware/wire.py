@@ -240,6 +240,14 @@ class Decoder:
         self.crc_errors = 0
         self.oversize = 0
         self.last_error = ""
+        #: Called with the reason of every refused frame (the host logs them); None: not called.
+        self.on_error = None
+
+    def _refused(self, msg):
+        self.errors += 1
+        self.last_error = msg
+        if self.on_error is not None:
+            self.on_error(msg)
 
     def reset(self):
         """Forget a partial frame (the port was reopened)."""
@@ -260,9 +268,8 @@ class Decoder:
                     self.buf.extend(piece)
                     if len(self.buf) > MAX_WIRE:
                         self.oversize += 1
-                        self.errors += 1
-                        self.last_error = "oversize frame"
                         self.buf = bytearray()
+                        self._refused("oversize frame")
                         self.skipping = True
                 continue
             piece = data[start:z]
@@ -279,17 +286,15 @@ class Decoder:
             try:
                 frame = decode_wire(chunk)
             except FrameError as exc:
-                self.errors += 1
                 msg = str(exc)
-                self.last_error = msg
                 if msg.startswith("CRC"):
                     self.crc_errors += 1
                 elif msg.startswith("oversize"):
                     self.oversize += 1
+                self._refused(msg)
                 continue
             except Exception as exc:
-                self.errors += 1
-                self.last_error = f"undecodable frame: {exc!r}"
+                self._refused(f"undecodable frame: {exc!r}")
                 continue
             self.frames += 1
             out.append(frame)
@@ -413,7 +418,10 @@ def unpack_error(payload):
 
 
 def pack_countdown(seat, seconds, elapsed_ms):
-    return struct.pack(">BHI", seat, seconds, max(0, elapsed_ms))
+    # elapsed_ms is clamped to its u32 field: a start over 49.7 days back (or a start_ms given in
+    # seconds) means a countdown long over, shown as 0, not a struct.error at every (re)send that
+    # stopped the host's timer thread and froze the whole link.
+    return struct.pack(">BHI", seat, seconds, max(0, min(0xFFFFFFFF, elapsed_ms)))
 
 
 def unpack_countdown(payload):

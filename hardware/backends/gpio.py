@@ -242,6 +242,8 @@ class GpioBuzzer(Buzzer):
         return self._buzzer
 
     def buzz(self, ms: int = 200) -> None:
+        # The screen controller's range (1..5000 ms): buzz(1e9) sounded for eleven days here.
+        ms = max(1, min(5000, int(ms)))
         self._buzzer.beep(on_time=ms / 1000.0, off_time=0.001, n=1, background=True)
 
     def close(self) -> None:

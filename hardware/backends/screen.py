@@ -20,7 +20,7 @@ from typing import Any
 
 from firmware_bridge.firmware import seg7
 from firmware_bridge.screen import ScreenController
-from hardware.devices import ButtonCallback, ButtonInput, Buzzer, CountdownDisplay, Lamp, make_event
+from hardware.devices import ButtonCallback, ButtonInput, Buzzer, CountdownDisplay, Lamp, finite, make_event
 
 log = logging.getLogger(__name__)
 
@@ -187,14 +187,14 @@ class ScreenDisplay(CountdownDisplay):
         self.error = None if ok else "隔板屏未连接 / screen controller not connected"
 
     def set_countdown(self, seconds: float, start_ms: int | None = None) -> None:
-        secs = _whole_seconds(math.ceil(seconds))
+        secs = _whole_seconds(math.ceil(finite(seconds, "seconds")))  # the same ValueError as a TM1637's
         if start_ms is None:
             self._done(self.link.call("set_countdown", self.seat, secs))
         else:
-            self._done(self.link.call("set_countdown", self.seat, secs, int(start_ms)))
+            self._done(self.link.call("set_countdown", self.seat, secs, int(finite(start_ms, "start_ms"))))
 
     def show_overtime(self, seconds: float) -> None:
-        self._done(self.link.call("show_overtime", self.seat, _whole_seconds(math.floor(seconds))))
+        self._done(self.link.call("show_overtime", self.seat, _whole_seconds(math.floor(finite(seconds, "seconds")))))
 
     def show_text(self, text: str) -> None:
         self._done(self.link.call("show_text", self.seat, _showable(text)))

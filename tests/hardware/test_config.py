@@ -256,3 +256,23 @@ def test_run_config_check_and_selftest_share_one_schema(write_toml, capsys, extr
         assert f"[{section}]" in err and "Traceback" not in err
         selftest = cli_main(["selftest", "--config", str(path)])
         assert selftest == 1 and "config invalid" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("section", "key", "value"), [
+    ("gpio", "blink_on_s", "-1"),  # gpiozero's blink thread waited -1 s: a busy loop toggling the pin
+    ("gpio", "blink_off_s", "0"),
+    ("gpio", "blink_on_s", "inf"),
+    ("screen", "connect_timeout_s", "-5"),
+    ("screen", "connect_timeout_s", "nan"),
+    ("camera", "reconnect_s", "-3"),
+    ("camera", "exposure", "nan"),
+    ("camera", "camera_num", "-4"),
+])
+def test_numbers_out_of_range_are_named(write_toml, section: str, key: str, value: str) -> None:
+    """These were accepted: ``config check`` said OK and the table spun or never waited at run time."""
+    text = MINIMAL + '[devices]\nreferee_lamp = "gpio"\nbuzzer = "screen"\n[gpio]\n[gpio.pins]\nreferee_lamp = 4\n'
+    text += '[camera]\nsource = "synthetic"\n[screen]\nurl = "socket://h:1"\n'
+    text = text.replace(f"[{section}]\n", f"[{section}]\n{key} = {value}\n", 1)
+    problems = _problems(text, write_toml, check_devices=False)
+    assert problems == [p for p in problems if f"[{section}].{key} = {value}" in p and "must be" in p]
+    assert len(problems) == 1

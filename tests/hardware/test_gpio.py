@@ -331,3 +331,12 @@ def test_config_pin_factory_mock_is_a_dry_run(write_toml) -> None:
         assert [(e.seat, e.pressed) for e in (events.get(timeout=2), events.get(timeout=2))] == [
             ("N", True), ("N", False)]
     assert Device.pin_factory is before
+
+
+def test_buzzer_is_held_to_the_screens_range(gpio_table, monkeypatch) -> None:
+    """buzz(1e9) beeped for eleven days on gpio; the screen controller caps at 5000 ms."""
+    asked: list[float] = []
+    monkeypatch.setattr(gpio_table.buzzer.gpio_device, "beep", lambda on_time, **kw: asked.append(on_time))
+    gpio_table.buzzer.buzz(1e9)
+    gpio_table.buzzer.buzz(-5)
+    assert asked == [5.0, 0.001]

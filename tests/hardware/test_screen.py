@@ -148,3 +148,30 @@ def test_screen_absent_at_start(write_toml, tmp_path) -> None:
         assert table.status()["screen"] == {"url": str(port), "connected": False}
         table.seats["E"].turn_lamp.on()  # accepted, delivered when the controller appears
         assert table.seats["E"].turn_lamp.read_back() is None
+
+
+def test_selftest_fails_the_screen_devices_when_no_controller_answers(write_toml, tmp_path) -> None:
+    """Nothing on the port: every screen lamp, display, the buzzer and each button used to PASS
+    ("no read-back, check by eye"; the buttons each waited out their timeout) and the table was "OK"."""
+    port = tmp_path / "ttyGone"
+    cfg = load_config(write_toml(SCREEN_TABLE.format(port=port)), check_devices=False)
+    cfg = dataclasses.replace(cfg, screen=dataclasses.replace(cfg.screen, connect_timeout_s=0.2))
+    with TableDevices(cfg) as table:
+        t0 = time.monotonic()
+        report = SelfTest(table, out=None, lamp_s=0.0, countdown_from=1, button_timeout_s=5.0).run()
+        assert time.monotonic() - t0 < 5.0  # no button waited out its timeout
+    assert not report.ok
+    failed = {r.item for r in report.failed()}
+    assert len(failed) == 4 * 2 + 1 + 4 + 1 + 4 * 3  # seat lamps, referee lamp, displays, buzzer, buttons
+    assert all("screen controller not connected" in r.detail and str(port) in r.detail for r in report.failed())
+    assert report.result("状态灯 / status LED").ok  # the sim status LED is checked as before
+
+
+def test_a_non_finite_countdown_on_the_screen_is_a_value_error(screen_table) -> None:
+    """inf raised OverflowError, which no caller of a display expects (bad values are ValueError)."""
+    display = screen_table.seats["E"].countdown
+    for args in ((float("inf"),), (float("nan"),), (20, float("inf"))):
+        with pytest.raises(ValueError, match="must be a finite number"):
+            display.set_countdown(*args)
+    with pytest.raises(ValueError, match="must be a finite number"):
+        display.show_overtime(float("-inf"))

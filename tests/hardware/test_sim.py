@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -128,3 +129,31 @@ pass_button = "sim"
             table.press("E", "report")
         table.press("E", "pass")
         assert table.open_camera() is None
+
+
+@pytest.mark.parametrize(("call", "args"), [
+    ("set_countdown", (float("nan"),)), ("set_countdown", (float("inf"),)),
+    ("set_countdown", (20, float("-inf"))), ("show_overtime", (float("nan"),)),
+])
+def test_a_non_finite_time_is_refused_and_every_display_keeps_ticking(sim_table, call: str, args: tuple) -> None:
+    """nan or inf was stored before it failed: every later refresh raised, the one shared ticker
+    thread died of it, and no Pi-driven display of the table counted down again."""
+    with pytest.raises(ValueError, match="must be a finite number"):
+        getattr(sim_table.seats["E"].countdown, call)(*args)
+    south = sim_table.seats["S"].countdown
+    south.set_countdown(1)
+    deadline = time.monotonic() + 5
+    while south.read_text() != "   0" and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert south.read_text() == "   0"
+
+
+def test_a_display_whose_refresh_fails_does_not_stop_the_others(sim_table, caplog) -> None:
+    east, south = sim_table.seats["E"].countdown, sim_table.seats["S"].countdown
+    east.refresh = lambda: 1 / 0  # a bug in one display (instance attribute: the ticker calls it)
+    south.set_countdown(1)
+    deadline = time.monotonic() + 5
+    while south.read_text() != "   0" and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert south.read_text() == "   0"
+    assert any("refresh failed" in r.getMessage() for r in caplog.records)
