@@ -119,7 +119,9 @@ def legal_plays(hand: Iterable[Card] | str, level: str, previous: Play | None = 
     >>> len(legal_plays("SJ SJ BJ BJ", "2"))  # SJ BJ, pairs SJ/BJ, joker bomb
     5
     """
-    cards = parse_cards(hand) if isinstance(hand, str) else list(hand)
+    # The interned card of each face: ``_Hand`` tells the wild card (and ``suited`` the hand's cards)
+    # by identity, which a ``Card`` built with the class itself would fail.
+    cards = [card(c.rank, c.suit) for c in parse_cards(hand)]
     level = check_level(level)
     check_possible(cards, max_cards=HAND_SIZE)
     h = _Hand(cards, level)

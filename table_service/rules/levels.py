@@ -96,8 +96,10 @@ def apply_deal(
     missing = [s for s in SIDES if s not in levels]
     if missing:
         raise ValueError(f"缺少一方的级数 / levels must give both sides {', '.join(SIDES)}; missing {', '.join(missing)}")
-    new = {s: check_level(levels[s]) for s in SIDES}
-    check_level(deal_level)
+    # Levels may be written as cards are (``a``, ``10``): the A rule below compares them with "A".
+    before = {s: check_level(levels[s]) for s in SIDES}
+    new = dict(before)
+    deal_level = check_level(deal_level)
     fails = {s: 0 for s in SIDES} | dict(a_failures or {})
     notes: list[str] = []
     win = outcome.winner_side
@@ -108,7 +110,7 @@ def apply_deal(
     else:
         new[win] = advance(new[win], outcome.steps)
     for side in SIDES:
-        if levels[side] == "A" and deal_level == "A" and winner != side:
+        if before[side] == "A" and deal_level == "A" and winner != side:
             fails[side] += 1
             notes.append(f"{side} 打A失败 {fails[side]} 次 / {side} failed at A ({fails[side]})")
             if ruleset.tries_at_a is not None and fails[side] >= ruleset.tries_at_a:

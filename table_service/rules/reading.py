@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import permutations, product
 
-from table_service.rules.cards import NATURAL_VALUE, Card, parse_cards, power
+from table_service.rules.cards import NATURAL_VALUE, Card, check_level, parse_cards, power
 from table_service.rules.patterns import SEQUENCE_KINDS, Play, beats, classify, strength
 
 
@@ -100,6 +100,9 @@ def reading_for(
     round logged then replays as it was played): the row only chose among the readings that beat,
     and where it fitted none of them any reading that beats was taken.
     """
+    # ``classify`` takes ``10`` or ``t`` for level T; ``beats`` and ``strength`` compare with the level
+    # as a rank, so it is made one here, once for both.
+    level = check_level(level)
     cs = parse_cards(cards) if isinstance(cards, str) else list(cards)
     row = parse_cards(order) if isinstance(order, str) else (list(order) if order is not None else cs)
     readings = classify(cs, level)

@@ -3,6 +3,8 @@
 From the second deal the previous 下游 gives 上游 their highest card (the heart level card
 excluded) and 上游 returns a small card; after a double-down both losers pay. These are the
 rule checks only; the referee engine decides *when* they apply (e.g. no tribute after a foul).
+Every function taking a ``level`` accepts it as cards are written (``10``, ``a``), as ``classify``
+does: the heart level card and the level cards' power are told by comparing ranks with it.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from table_service.rules.cards import NATURAL_VALUE, Card, parse_card, power, sort_key
+from table_service.rules.cards import NATURAL_VALUE, Card, check_level, parse_card, power, sort_key
 from table_service.rules.ruleset import Ruleset
 from table_service.rules.seats import SEATS, next_seat, partner, previous_seat, seats_from, side_of
 
@@ -24,6 +26,7 @@ def tribute_candidates(hand: Iterable[Card], level: str) -> list[Card]:
     card, and two cards of equal power are both "the highest", so either may be given. The heart
     level card is never a candidate, whatever else the hand holds.
     """
+    level = check_level(level)
     cards = [c for c in hand if not c.is_wild(level)]
     if not cards:
         return []
@@ -40,7 +43,7 @@ def is_legal_tribute(hand: Iterable[Card], given: Card, level: str) -> bool:
 def tribute_is_wild(given: Card, level: str) -> bool:
     """A heart level card given as tribute is wrong on its face: the rule excludes it, so no hand
     makes it legal and the engine can flag it the moment it is given."""
-    return given.is_wild(level)
+    return given.is_wild(check_level(level))
 
 
 def tribute_proved_wrong(tribute: Card, later_card: Card, level: str) -> bool:
@@ -51,6 +54,7 @@ def tribute_proved_wrong(tribute: Card, later_card: Card, level: str) -> bool:
     the tribute, and either was a legal tribute. The heart level card proves nothing either: it
     is excluded from the choice.
     """
+    level = check_level(level)
     if later_card.is_wild(level):
         return False
     return power(later_card.rank, level) > power(tribute.rank, level)
@@ -67,6 +71,7 @@ def return_candidates(
     hand: Iterable[Card], level: str, ruleset: Ruleset, *, to_partner: bool = False
 ) -> list[Card]:
     """The cards 上游 (or partner) may return, from the hand after receiving the tribute."""
+    level = check_level(level)
     cards = sorted(set(hand), key=sort_key)
     if ruleset.return_any_to_opponent and not to_partner:
         return cards
@@ -89,7 +94,7 @@ def smallness(c: Card, level: str, ruleset: Ruleset) -> int:
     when ``ruleset.return_smallest_by == "face"`` (jokers stay on top either way)."""
     if ruleset.return_smallest_by == "face" and not c.is_joker:
         return c.value
-    return power(c.rank, level)
+    return power(c.rank, check_level(level))
 
 
 def is_legal_return(
@@ -107,7 +112,7 @@ def return_over_limit(given: Card, level: str, ruleset: Ruleset, *, to_partner: 
         return False
     if given.is_joker:
         return True
-    if not ruleset.return_level_card_by_face and given.rank == level:
+    if not ruleset.return_level_card_by_face and given.rank == check_level(level):
         return True
     return given.value > NATURAL_VALUE[ruleset.return_max_rank]
 
@@ -160,6 +165,7 @@ def pair_tributes(tributes: dict[str, Card], first: str, level: str, equal: str 
         (payer,) = tributes
         return {payer: first}
     (a, ca), (b, cb) = tributes.items()
+    level = check_level(level)
     pa, pb = power(ca.rank, level), power(cb.rank, level)
     if pa == pb:
         if equal == "first_clockwise":

@@ -93,3 +93,14 @@ def test_every_legal_play_classifies_to_itself():
         level = rng.choice(RANKS)
         for p in legal_plays(hand, level):
             assert p in classify(list(p.cards), level)
+
+
+def test_a_wild_card_built_with_the_card_class_is_still_wild():
+    """Cards are interned, but ``Card("6", "h")`` is a public way to build one: a hand of such cards
+    must read the heart level card as wild, as a parsed hand does (``legal_plays`` once told the wild
+    card by identity, and found neither pair 3 nor the straight flush here)."""
+    built = [Card(t[0], t[1]) for t in ("3h", "4h", "5h", "7h", "6h")]
+    parsed = parse_cards("3h 4h 5h 7h 6h")
+    assert set(legal_plays(built, "6")) == set(legal_plays(parsed, "6"))
+    readings = {(p.kind, p.rank) for p in legal_plays(built, "6")}
+    assert ("pair", "3") in readings and ("straight_flush", "7") in readings

@@ -117,3 +117,14 @@ def test_every_way_of_giving_two_wilds_their_faces_matches_a_brute_force():
                 assert consistent_with_order(q, row) == brute(q, row), (level, row, q)
                 checked += 1
     assert checked > 100
+
+
+def test_a_level_written_10_reads_as_level_t():
+    """``classify`` takes a level written as cards are (``10`` for ``T``), so ``reading_for`` must too,
+    and compare with it as a level: at level 10, As Ad 10h 10s 10d is AAA+TT or TTT+AA, and TTT (level
+    cards) is the stronger; and a single 10 (a level card) beats an A. Written ``10`` the level once
+    reached ``beats`` as no rank at all, so A outranked the level card."""
+    for cards, previous in (("As Ad Th Ts Td", None), ("Ts", classify("As", "T")[0])):
+        assert reading_for(cards, "10", previous).play == reading_for(cards, "T", previous).play
+    assert reading_for("As Ad Th Ts Td", "10").play.rank == "T"
+    assert reading_for("Ts", "10", classify("As", "T")[0]).play is not None

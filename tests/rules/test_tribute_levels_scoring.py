@@ -52,6 +52,19 @@ def test_tribute_is_highest_card_excluding_heart_level_card():
     assert not is_legal_tribute(parse_cards("BJ SJ As"), card("SJ"), "2")
 
 
+def test_tribute_and_return_with_a_level_written_as_cards_are():
+    """At level 10 written ``10`` (as ``classify`` takes it): the heart 10 is still the wild card and
+    a 10 still a level card, above A. Compared as written, ``"T" != "10"`` made the heart 10 a
+    candidate tribute, a 10 rank below an A, and a level 10 (not by face) a legal return."""
+    hand = parse_cards("Th Ts As 9s")
+    assert tribute_candidates(hand, "10") == tribute_candidates(hand, "T") == [card("T", "s")]
+    assert not is_legal_tribute(hand, card("T", "h"), "10")
+    assert tribute_proved_wrong(card("A", "s"), card("T", "d"), "10")
+    assert pair_tributes({"N": card("A", "s"), "S": card("T", "d")}, "E", "10") == {"S": "E", "N": "W"}
+    strict = JS.replace(return_level_card_by_face=False)
+    assert return_over_limit(card("T", "d"), "10", strict)
+    assert card("T", "d") not in return_candidates(parse_cards("Td 3c"), "10", strict)
+
 def test_tribute_proved_wrong_by_a_later_higher_card():
     assert tribute_proved_wrong(card("As"), card("SJ"), "2")
     assert not tribute_proved_wrong(card("As"), card("2h"), "2")  # the wild card proves nothing
@@ -170,6 +183,17 @@ def test_three_failures_at_a_back_to_two_option():
     for _ in range(5):
         unlimited = apply_deal(unlimited, "A", deal_outcome(["E", "N", "S"]), JS).levels
     assert unlimited["EW"] == "A"
+
+
+def test_the_a_rule_with_levels_written_in_lower_case():
+    """``apply_deal`` takes levels as cards are written (``a`` for A), and the A rule must read them
+    as A: a side at ``a`` passes A at 1-2 in a deal played at ``a``, and fails there otherwise
+    (it compared the raw ``"a"`` with ``"A"``, so the game was never won and no failure counted)."""
+    won = apply_deal({"EW": "a", "NS": "5"}, "a", deal_outcome(["E", "W"]), JS)
+    assert won.game_winner == "EW"
+    failed = apply_deal({"EW": "a", "NS": "5"}, "a", deal_outcome(["N", "S"]), JS.replace(tries_at_a=1))
+    assert failed.levels == {"EW": "2", "NS": "8"} and failed.a_failures["EW"] == 0
+    assert "EW 打A失败 1 次" in " ".join(failed.notes)
 
 
 # --- scoring ----------------------------------------------------------------------------------
