@@ -23,6 +23,10 @@ from .spec import FEATURE_DIM, HIDDEN_DIM, N_CLASSES, NONE_CLASS
 HEAD_FORMAT = "guandan-table/cardnet-head/1"
 
 
+#: The origin of the head the package ships (fitted on no deck a table plays with).
+SHIPPED = "shipped"
+
+
 @dataclass(frozen=True)
 class Head:
     """Crop features -> hidden (ReLU) -> 55 logits; probabilities = softmax(logits / temperature)."""
@@ -32,8 +36,8 @@ class Head:
     w2: np.ndarray  # (HIDDEN_DIM, N_CLASSES)
     b2: np.ndarray  # (N_CLASSES,)
     temperature: float = 1.0
-    #: What this head was fitted on (``shipped``, or the deck's name), shown to the referee.
-    origin: str = "shipped"
+    #: What this head was fitted on (:data:`SHIPPED`, or the deck's name), shown to the referee.
+    origin: str = SHIPPED
     #: The faces this head was fitted on (54 booleans, in ``ALL_CARDS`` order); None: all of them.
     #: A deck enrolled without some faces (a card the table did not find, a deck without jokers) has
     #: never seen those faces, and reads a crop of one as its look-alike, sure of it (a T♠ left out

@@ -13,6 +13,9 @@ far, a few times a deal, in well under a second; the starting head's knowledge i
 :func:`vision.cardnet.head.fit_head`'s pull towards it, so a card never seen at this table reads
 much as before (faces never labelled, nine synced runs: 83 % right against the start head's 91 %;
 a weaker pull answered fewer questions and was sometimes surely wrong: docs/performance.md).
+On a deck nobody enrolled the learned head tells apart only the faces it was taught with their
+twins (the same rank in the other suit of its colour, :func:`learned_faces`): taught the 7♠ and not
+yet the 7♣, a head reads every black 7 as the 7♠, sure.
 """
 
 from __future__ import annotations
@@ -25,9 +28,9 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.cards import CARD_INDEX, check_card
+from vision.cards import ALL_CARDS, CARD_INDEX, check_card
 
-from .head import Head, fit_face_temperature, fit_head
+from .head import SHIPPED, Head, fit_face_temperature, fit_head, keep_unknown_faces
 from .learned import LearnedState, head_key, load_state, save_state
 from .spec import NONE_CLASS
 
@@ -40,9 +43,12 @@ L2_TO_START = 0.003
 REFIT_EVERY = 24
 #: Keep at most this many labels (the newest): a long event must not grow the table's memory.
 MAX_LABELS = 2000
-#: A learned head is used once this many labels are held out to judge it (about one deal's
-#: questions), and only when it reads them at least as well as the head it started from.
-VAL_MIN = 50
+#: A learned head is used once this many of the referee's answers are held out to judge it (about
+#: half a deal's questions on a deck nobody enrolled), and only when it reads them at least as well
+#: as the head it started from. It was 50 (about a deal's) while a head could learn one twin without
+#: the other and be sure of the wrong suit; with :func:`learned_faces` the learning bench's tables
+#: asked fewer plays in deals 1-3 at 20, with no silent play more (docs/performance.md, 2026-12-05).
+VAL_MIN = 20
 #: Optimisation steps of one refit (fixed cost: ~0.5 s here, a few seconds on a Pi, off the camera's thread).
 REFIT_STEPS = 400
 #: Zones are rendered from the faces seen whole once this many faces are new since the last render:
@@ -73,6 +79,10 @@ def twin(card: str) -> str:
     if card in ("SJ", "BJ"):
         return "BJ" if card == "SJ" else "SJ"
     return card[0] + _TWIN_SUIT[card[1]]
+
+
+#: Per face (``ALL_CARDS`` order), its twin's index.
+_TWIN_INDEX = np.array([CARD_INDEX[twin(c)] for c in ALL_CARDS])
 
 
 class PlayLearner:
@@ -198,6 +208,7 @@ class PlayLearner:
             # (fit_head's docstring says why that matters).
             head = fit_head(x[~held], y[~held], self._base, steps=REFIT_STEPS, l2_to_start=L2_TO_START,
                             origin=f"{self.start.origin}+play", balance=True)
+            base = None  # the head that reads the faces the learned one does not know (None: it knows all)
             if self.start.known is not None:
                 # A deck enrolled without some faces: a face the referee has named here is the
                 # table's own now (Head.known: the others stay the shipped head's to read).
@@ -205,11 +216,17 @@ class PlayLearner:
                 answered[y[~held & told & (y != NONE_CLASS)]] = True
                 answered[ry[ry != NONE_CLASS]] = True
                 head = head.knowing(self.start.known | answered)
+            elif self.start.origin == SHIPPED:
+                # A deck nobody enrolled: the learned head decides only between faces it was taught
+                # in pairs (learned_faces); the shipped head keeps its word on the rest.
+                known = learned_faces(np.concatenate([y[~held], ry]))
+                head, base = head.knowing(known) if known.any() else self.head, self.start
             # Judged on the referee's answers only: a sure read is the head's own word, which any
             # head that learned it agrees with, so it would judge a head by what the head taught
             # itself.
             val = held & told
-            if val.sum() < VAL_MIN or _accuracy(head, x[val], y[val]) < _accuracy(self.start, x[val], y[val]):
+            if val.sum() < VAL_MIN or head is self.head \
+                    or _accuracy(head, x[val], y[val], base) < _accuracy(self.start, x[val], y[val], base):
                 # Too few held-out labels to trust it yet, or it reads them worse than the head it
                 # started from: a few answers made a head sure of the wrong suit (in the first
                 # deal, a 7♣ read as 7♠ at 0.98 and a 9♣ as 9♠ at 0.99).
@@ -308,5 +325,24 @@ class PlayLearner:
             t.join(timeout)
 
 
-def _accuracy(head: Head, x: np.ndarray, y: np.ndarray) -> float:
-    return float((head.logits(x).argmax(axis=1) == y).mean())
+def learned_faces(labels: np.ndarray) -> np.ndarray:
+    """The faces a head learned at the table may tell apart: those labelled whose twin is labelled too.
+
+    Why: labels come one face at a time (the reads it was sure of, the referee's answers), and a
+    head taught the 7♠ but not yet the 7♣ learns "a black 7 is the 7♠": on the learning bench's
+    first refit (plastic, seed 3) it read two held-out 7♣ as 7♠ at 1.00, and at the demo's table
+    (plastic, seed 5) a T♠ as T♣, where the shipped head had both right.  Until both twins are
+    taught, the shipped head's word on them is kept (:func:`vision.cardnet.head.keep_unknown_faces`).
+    """
+    seen = np.zeros(NONE_CLASS, bool)
+    seen[labels[labels != NONE_CLASS]] = True
+    return seen & seen[_TWIN_INDEX]
+
+
+def _accuracy(head: Head, x: np.ndarray, y: np.ndarray, base: Head | None = None) -> float:
+    """How often ``head`` reads ``x`` as ``y``, as the reader would: the faces it does not know
+    read by ``base``."""
+    if head.known is None or base is None:
+        return float((head.logits(x).argmax(axis=1) == y).mean())
+    probs = keep_unknown_faces(head.probs(x), base.probs(x), head.known)
+    return float((probs.argmax(axis=1) == y).mean())

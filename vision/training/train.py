@@ -44,6 +44,11 @@ epochs in 4.3 min). It reads unseen designs better zero-shot (98.5 against 97.3 
 plays against 5.6 %, so it is not shipped (docs/performance.md, 2026-12-04, evening). It is kept to go
 on from (``--init``): a CPU session cannot afford its 19 epochs.
 
+Debian's ``pokerth-data`` (named by issue 25 as training artwork) was looked at on 2026-12-05 and
+not used: its three decks (``gfx/cards/default``, ``default4c``, ``default_800x480``) are 48 × 76 px
+rasters, about 0.85 px/mm, under the camera's 2 px/mm; a crop drawn from them is an upscaled blur,
+not a glyph style a table's camera would see.
+
 To try more data without training from scratch: ``make_data --fonts-only`` renders font decks alone,
 and ``train classifier DATA... --init cardnet_classifier.pt --lr 3e-4 --epochs 2 --out DIR`` goes on
 from a saved classifier (the font experiment in docs/performance.md was run so; it was not shipped).
