@@ -151,6 +151,10 @@ HUB_OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "summary": "导出成绩 / every published round's results as RESULTS.jsonl", "tags": ["hub"], "login": "viewer",
         "responses": {"200": {"description": "RESULTS lines (docs/hub-protocol.md)",
                               "content": {"application/x-ndjson": {"schema": {"type": "string"}}}}, **_TO_LOGIN}},
+    ("GET", "/hub/standings.csv"): {
+        "summary": "导出排名 / the standings as a spreadsheet (CSV, UTF-8 with BOM)", "tags": ["hub"], "login": "viewer",
+        "responses": {"200": {"description": "one row a team in rank order; headings Chinese / English",
+                              "content": {"text/csv": {"schema": {"type": "string"}}}}, **_TO_LOGIN}},
     ("GET", "/hub/print/draw/<int:rnd>"): {
         "summary": "打印编排表 / printable draw of a round", "tags": ["hub"], "login": "viewer",
         "responses": {"200": _page("the sheet"), "404": _err("第 N 轮尚未编排 / round N has not been drawn"),

@@ -9,7 +9,9 @@ as they go on the hall's big screen.
 
 from __future__ import annotations
 
+import csv
 import functools
+import io
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -234,6 +236,28 @@ def api_standings() -> Any:
 def export_results() -> Any:
     return Response(hub().export_results(), mimetype="application/x-ndjson",
                     headers={"Content-Disposition": "attachment; filename=RESULTS.jsonl"})
+
+
+#: The standings sheet's columns: (standings JSON key, heading, Chinese first).
+_STANDINGS_CSV = (("rank", "名次 / rank"), ("team", "队号 / team"), ("name", "队名 / name"),
+                  ("match_points", "比赛分 / match points"), ("progressive", "累进分 / progressive"),
+                  ("rounds_won", "胜局 / rounds won"), ("level_points", "级差分 / level points"),
+                  ("levels_gained", "升级数 / levels gained"), ("withdrawn", "退赛（自第几轮）/ withdrawn from round"))
+
+
+@bp.get("/standings.csv")
+@hub_role("viewer")
+def export_standings() -> Any:
+    """The standings as a spreadsheet opens them (the organiser's report, the federation's form):
+    UTF-8 with a byte-order mark, so a spreadsheet shows the Chinese names, one row a team in rank
+    order, the same figures as the board and ``event export --standings``."""
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\r\n")
+    w.writerow([h for _, h in _STANDINGS_CSV])
+    for row in hub().standings_json()["standings"]:
+        w.writerow(["" if row.get(k) is None else row[k] for k, _ in _STANDINGS_CSV])
+    return Response("\ufeff" + out.getvalue(), mimetype="text/csv",
+                    headers={"Content-Disposition": "attachment; filename=standings.csv"})
 
 
 @bp.get("/print/draw/<int:rnd>")

@@ -287,3 +287,31 @@ def test_the_team_list_offers_no_withdrawal_once_every_round_is_drawn(app_hub: A
     login(c, "chen")
     page = c.get("/hub/admin").get_data(as_text=True)
     assert 'id="teams-table"' in page and f'id="withdraw-{W}"' not in page
+
+
+def test_the_standings_download_from_the_nav_is_the_boards_table_with_the_withdrawn_marked(app_hub: Any) -> None:
+    """An organiser's final report is a spreadsheet: one tap on the hub's nav gives the standings as
+    CSV (UTF-8 with BOM, so the Chinese names show), the board's figures, rank order, 退赛 marked."""
+    import csv
+    import io
+
+    app, hub = app_hub
+    _play(hub, 1)
+    hub.withdraw_team(W, "", "chen", "chief")
+    _play(hub, 2, forfeit_of=W)
+    assert app.test_client().get("/hub/standings.csv").status_code in (302, 401)  # behind a login
+    c = app.test_client()
+    login(c, "chen")
+    assert 'href="/hub/standings.csv"' in c.get("/hub/admin").get_data(as_text=True)
+    r = c.get("/hub/standings.csv")
+    assert r.status_code == 200 and r.mimetype == "text/csv" and "attachment" in r.headers["Content-Disposition"]
+    text = r.get_data(as_text=True)
+    assert text.startswith("\ufeff名次 / rank,")
+    rows = list(csv.DictReader(io.StringIO(text[1:])))
+    want = hub.standings_json()["standings"]
+    assert [row["队号 / team"] for row in rows] == [s["team"] for s in want]
+    for row, s in zip(rows, want, strict=True):
+        assert row["队名 / name"] == s["name"] and int(row["比赛分 / match points"]) == s["match_points"]
+        assert int(row["名次 / rank"]) == s["rank"] and int(row["累进分 / progressive"]) == s["progressive"]
+        assert row["退赛（自第几轮）/ withdrawn from round"] == ("" if s["withdrawn"] is None else str(s["withdrawn"]))
+    assert next(row for row in rows if row["队号 / team"] == W)["退赛（自第几轮）/ withdrawn from round"] == "2"
