@@ -135,6 +135,7 @@ class HubService:
         if ev["type"] == "round_published":
             for table, a in ev["data"]["assignments"].items():
                 self.mqtt.publish(table, "assignment", _dumps({**a, "hub_seq": ev["seq"]}))
+            self._clear_idle_assignments(ev["data"]["assignments"])
         elif ev["type"] == "deck_published":
             self._publish_deck(ev["data"])
         elif ev["type"] == "deck_withdrawn":
@@ -154,6 +155,19 @@ class HubService:
         for table, a in assignments.items():
             assert self.mqtt is not None
             self.mqtt.publish(table, "assignment", _dumps(a))
+        if rnd:
+            self._clear_idle_assignments(assignments)
+
+    def _clear_idle_assignments(self, assignments: dict[str, Any]) -> None:
+        """Clear the retained assignment of every table an earlier round used and this one does not
+        (an empty retained payload: docs/hub-protocol.md). Why: after a withdrawal a round needs fewer
+        tables, and the table left out kept its old round's assignment, retained: its panel showed
+        that round as still to play, and a Pi restarted there was offered it again."""
+        assert self.mqtt is not None
+        with self.lock:
+            used = {t for d in self.core.draws.values() if d["published"] for t in d["assignments"]}
+        for table in sorted(used - set(assignments)):
+            self.mqtt.publish(table, "assignment", b"")
 
     # ---------------------------------------------------------------- the event's deck
 

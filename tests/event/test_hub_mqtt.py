@@ -238,3 +238,38 @@ def test_duplicates_out_of_order_and_undrawn_results(tmp_path: Path, broker: Any
     finally:
         raw9.close()
         hub.stop()
+
+
+def test_a_table_the_next_round_does_not_use_has_its_assignment_cleared(tmp_path: Path, broker: Any) -> None:
+    """Two teams withdraw after round 1: round 2 needs one table of two. Table 2 kept round 1's
+    assignment, retained: its panel showed round 1 as still to play and a Pi restarted there was
+    offered it again. Now the hub clears it (an empty retained payload), at publishing and again
+    on every reconnect; a Pi of table 2 started afterwards finds no assignment."""
+    hub = HubService(cfg_for(broker, 2), tmp_path / "hub").start()
+    ts = tables(tmp_path, broker, 2)
+    try:
+        publish_round_one(hub)
+        bring_up(ts)
+        for t in ts:
+            t.play_assigned()
+        wait_for(lambda: {(1, "1"), (1, "2")} <= set(hub.core.results), what="round 1 results")
+        hub.publish_results(1, "o", "chief")
+        for team in ("T3", "T4"):
+            hub.withdraw_team(team, "", "o", "chief")
+        hub.draw_next("o", "chief")
+        hub.publish_draw(2, "o", "chief")
+        assert set(hub.core.draws[2]["assignments"]) == {"1"}
+        wait_for(lambda: ts[0].bridge.assignment and ts[0].bridge.assignment.get("round") == 2, what="round 2 at 1")
+        wait_for(lambda: ts[1].bridge.assignment is None, what="table 2's assignment cleared")
+        ts[1].bridge.stop()
+        late = BotEventTable("2", tmp_path / "tables-late", port=broker.port, event_id="ev", seed=9, auto=False,
+                             login=broker.login("ev", "2"))
+        late.start()
+        ts.append(late)
+        assert late.bridge.wait_connected(10)
+        time.sleep(1.0)  # a retained message arrives with the subscription: none must come
+        assert late.bridge.assignment is None
+    finally:
+        for t in ts:
+            t.stop()
+        hub.stop()
