@@ -433,12 +433,23 @@ class TableService:
     def _screen_monitor(self) -> None:
         screen = self.devices.screen
         last: bool | None = None
+        lost_seen = _presses_lost(screen)
         while not self._stop.wait(0.25):
             up = bool(screen.is_connected)
             if up != last:
                 self._device_status("screen", "online" if up else "offline",
                                     None if up else "隔板屏控制器未连接 / screen controller not connected")
                 last = up
+            lost = _presses_lost(screen)
+            if lost > lost_seen and self.runner is not None:
+                # A press the controller numbered but the host never got (its buffer overflowed, a
+                # frame was lost for good): a pass, a report or a call the log does not hold. Only
+                # the players know which: the referee is called, as a player's press would.
+                self.submit({"type": "referee_called", "source": "screen", "data": {
+                    "reason": f"隔板屏丢失 {lost - lost_seen} 次按键（过牌、报牌或呼叫），请向选手核实 / the partition "
+                              f"screen lost {lost - lost_seen} button press(es) (pass, report or call): check with "
+                              "the players"}}, wait=False)
+                lost_seen = lost
 
     def _tick_loop(self) -> None:
         grace = float(self.config.service.get("camera_grace_s", DEFAULT_CAMERA_GRACE_S))
@@ -499,3 +510,10 @@ class TableService:
         if levels:
             data["levels"] = levels
         return {"type": "round_set_up", "source": "panel", "role": "referee", "data": data}
+
+
+def _presses_lost(screen: object) -> int:
+    """Button presses the partition screen's controller numbered and the host never received (the
+    screen link's count; 0 for a screen without one)."""
+    lost = getattr(getattr(screen, "controller", None), "events_lost", 0)
+    return lost if isinstance(lost, int) else 0

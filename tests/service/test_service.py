@@ -233,6 +233,30 @@ def test_a_screen_controller_outage_is_an_event_and_play_goes_on(wait_for: Any, 
             assert statuses[-3:] == ["online", "offline", "online"]
 
 
+def test_presses_the_screen_lost_call_the_referee(wait_for: Any, tmp_path: Path) -> None:
+    """The controller numbers every press; a gap in the numbers is presses the host never got (a
+    pass, a report, a call). Before, that only reached the log; now the referee is called, once per
+    gap, saying how many."""
+    with ScreenEmulator() as emu:
+        cfg = parse_service_config(sim_config(tmp_path, devices={"default": "screen", "status_led": "sim"},
+                                              screen={"port": emu.port, "connect_timeout_s": 5.0}))
+        with TableService(cfg, clock=TableClock(1.0)) as svc:
+            wait_for(lambda: svc.runner.state()["devices"]["screen"] == "online", what="screen online")
+            turn = start_round(svc)
+            emu.press(turn, "referee")
+            wait_for(lambda: any(e["type"] == "referee_called" and e["source"] == "screen" and e["data"].get("seat")
+                                 for e in svc.runner.events()), what="a press through the controller")
+            assert emu.controller is not None
+            emu.controller.next_event_no += 3  # three presses numbered and never sent
+            time.sleep(0.3)
+            emu.press(turn, "referee")
+            wait_for(lambda: [e for e in svc.runner.events() if e["type"] == "referee_called"
+                              and "lost 3 button press" in e["data"].get("reason", "")], what="the lost presses said")
+            time.sleep(0.6)  # the monitor looks four times a second: said once, not again
+            said = [e for e in svc.runner.events() if e["type"] == "referee_called" and "lost" in e["data"].get("reason", "")]
+            assert len(said) == 1 and said[0]["data"]["reason"].startswith("隔板屏丢失 3 次按键")
+
+
 def test_presses_after_the_controller_restarts_are_not_taken_for_repeats(wait_for: Any, tmp_path: Path) -> None:
     """A controller that restarts (a power glitch) numbers its presses from 1 again. Each press is
     keyed by the controller's boot id and its number, so the new boot's press 1 is a new press, not
