@@ -177,7 +177,7 @@ def event_crop(table_id: str, seq: int) -> Any:
     except (binascii.Error, ValueError):
         abort(404, description=f"图像数据损坏 / the image of event #{seq} is damaged")
     resp = Response(raw, mimetype=m.group(1))
-    resp.headers["Cache-Control"] = "private, max-age=3600"  # an event never changes
+    resp.headers["Cache-Control"] = "no-store"  # evidence of a login: not kept in a shared tablet's cache
     return resp
 
 

@@ -140,7 +140,7 @@ def picture(table_id: str, card_id: int) -> Any:
         ok, png = cv2.imencode(".png", s.cards[card_id].zone)
     if not ok:
         abort(500, description="图像编码失败 / cannot encode the picture")
-    return Response(png.tobytes(), mimetype="image/png", headers={"Cache-Control": "private, max-age=600"})
+    return Response(png.tobytes(), mimetype="image/png", headers={"Cache-Control": "no-store"})
 
 
 @bp.post("/<table_id>/enroll/answer")

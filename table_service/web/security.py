@@ -59,6 +59,10 @@ def security_headers(resp: Any) -> Any:
     if not feed:
         # The overlay is meant to be embedded by broadcast software; the panel never is.
         resp.headers.setdefault("X-Frame-Options", "DENY")
+    if getattr(g, "user", None) is not None:
+        # What a login shows (the panel's JSON, camera evidence, a question's picture) stays out of
+        # the browser's cache: a tablet handed on after logout must not show it from there.
+        resp.headers.setdefault("Cache-Control", "no-store")
     return resp
 CSRF_FIELD = "csrf_token"
 CSRF_HEADER = "X-CSRF-Token"

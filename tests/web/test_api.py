@@ -298,6 +298,10 @@ def test_camera_crop_of_an_event(client, h, runner):
     resp = client.get(f"/api/tables/1/events/{q.seq}/crop")
     assert resp.status_code == 200 and resp.mimetype == "image/jpeg"
     assert resp.data[:3] == b"\xff\xd8\xff" and len(resp.data) > 1000
+    # Evidence of a login is never kept in the browser's cache (a tablet handed on after logout),
+    # nor is any other answer to a logged-in request; the public feed keeps its own policy.
+    assert resp.headers["Cache-Control"] == "no-store"
+    assert client.get("/api/tables/1/state").headers["Cache-Control"] == "no-store"
     for seq, msg in ((plain.seq, "no camera image"), (999, "no accepted event"), (0, "no accepted event")):
         r = client.get(f"/api/tables/1/events/{seq}/crop")
         assert r.status_code == 404 and msg in r.get_json()["error"]
