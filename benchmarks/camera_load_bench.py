@@ -36,7 +36,8 @@ import cv2
 import numpy as np
 
 from hardware.camera import MjpegFrame, SyntheticSource
-from table_service.table.camera_pipeline import CameraPipeline, make_watcher
+from table_service.table.camera_pipeline import CameraPipeline
+from table_service.table.camera_watcher import make_watcher
 from vision.geometry import default_layout
 from vision.synth import CameraView, TableRenderer, TableScene
 

@@ -28,7 +28,8 @@ from table_service.demo.options import BOT_NAMES, DemoOptions
 from table_service.demo.scene import SceneActuator, SceneCamera
 from table_service.demo.scorecard import compare_with_log
 from table_service.rules.seats import SEATS
-from table_service.table.camera_pipeline import CameraPipeline, make_watcher
+from table_service.table.camera_pipeline import CameraPipeline
+from table_service.table.camera_watcher import make_watcher
 from table_service.table.clock import ActorClock
 from table_service.table.config import parse_service_config
 from table_service.table.service import TableService

@@ -20,7 +20,8 @@ import pytest
 import table_service.table.camera_pipeline as cp
 import table_service.table.service as service_module
 from table_service.demo.scene import SceneCamera
-from table_service.table.camera_pipeline import CameraPipeline, make_watcher
+from table_service.table.camera_pipeline import CameraPipeline
+from table_service.table.camera_watcher import make_watcher
 from table_service.table.clock import ActorClock, TableClock
 from table_service.table.config import parse_service_config
 from table_service.table.inputs import sighting_event, witnessed_t_ms

@@ -21,7 +21,8 @@ import pytest
 
 import hardware.backends.fake_picamera2 as fake
 from hardware.backends.picamera2_camera import Picamera2Source
-from table_service.table.camera_pipeline import CameraPipeline, ControlsChangedSighting, make_watcher
+from table_service.table.camera_pipeline import CameraPipeline, ControlsChangedSighting
+from table_service.table.camera_watcher import make_watcher
 from table_service.table.service import sighting_event
 from vision.geometry import default_layout
 from vision.synth import CameraView, Hand, TableRenderer, TableScene

@@ -254,7 +254,8 @@ def test_a_table_whose_saved_deck_is_damaged_starts_and_reads_zero_shot(tmp_path
         "table_id": "T-8", "data_dir": str(tmp_path / "data"), "seats": {"E": "e", "S": "s", "W": "w", "N": "n"},
         "devices": {"default": "sim"}, "camera": {"source": "none"}})
     from hardware.camera import SyntheticSource
-    from table_service.table.camera_pipeline import CameraPipeline, make_watcher
+    from table_service.table.camera_pipeline import CameraPipeline
+    from table_service.table.camera_watcher import make_watcher
 
     cam = CameraPipeline(SyntheticSource.from_frames([np.zeros((48, 64, 3), np.uint8)]), make_watcher({}))
     with caplog.at_level(logging.WARNING), TableService(cfg, clock=TableClock(1.0), camera=cam, web=False):
