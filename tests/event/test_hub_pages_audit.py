@@ -396,6 +396,35 @@ def test_a_refused_result_goes_into_the_hand_entry_form_on_the_draws_sides_with_
 
 
 @pytest.mark.browser
+def test_a_refused_second_result_goes_into_the_correction_form_with_one_tap(
+        hub: HubService, web: str, pages: Any) -> None:
+    """The referee entered table 4's result by hand; the table then sent its own, different and
+    with NS and EW swapped: refused (a change is a correction). The row's button puts the table's
+    result in the correction form, on the draw's sides, over the result shown (its basis), the
+    reason begun; one more tap corrects it."""
+    tables = publish_round_1(hub)
+    t = tables[3]
+    hub.hand_result({"round": 1, "table": t["table"], "ns": t["ns"], "ew": t["ew"], "ns_levels": 5, "ew_levels": 2},
+                    "rita", "referee")
+    swapped = {"round": 1, "table": t["table"], "ns": t["ew"], "ew": t["ns"], "ns_levels": 7, "ew_levels": 3}
+    hub.handle_batch([(t["table"], "result", json.dumps({"result_id": "r1", "result": swapped, "table_seq": 9,
+                                                         "reason": "deals", "wall_ms": T0}).encode(), True)])
+    seq = hub.core.refusals[0]["seq"]
+    page = pages()
+    login(page, web, nxt="/hub/admin")
+    assert page.query_selector(f"#use-{seq}") is None  # not an open table: no hand entry
+    page.click(f"#correct-with-{seq}")
+    assert page.input_value("#correct-slot") == f"1|{t['table']}"
+    assert (page.input_value("#correct-ns"), page.input_value("#correct-ew")) == ("3", "7")  # turned to the draw
+    assert f"#{seq}" in page.input_value("#correct-reason")
+    page.click("#correct-submit")
+    page.wait_for_load_state("networkidle")
+    line = hub.core.results[(1, t["table"])].line
+    assert (line["ns"], line["ew"], line["ns_levels"], line["ew_levels"]) == (t["ns"], t["ew"], 3, 7)
+    assert hub.core.results[(1, t["table"])].source == "correction"
+
+
+@pytest.mark.browser
 def test_the_team_form_holds_the_chosen_teams_name_and_players(hub: HubService, web: str, pages: Any) -> None:
     """Changing one player meant retyping the whole team: the form started blank."""
     page = pages()

@@ -8,7 +8,9 @@
    - a refused result whose teams are the draw's (in its seats or swapped) goes into the hand-entry
      form with one tap, turned to the draw's sides (nobody swaps the scores in their head);
    - the team form holds the chosen team's name and players (changing one player is one edit);
-   - an upheld appeal's button chooses its table in the correction form. */
+   - an upheld appeal's button chooses its table in the correction form;
+   - a refused result of a table that already has one goes into the correction form with one tap,
+     turned to the draw's sides, the reason begun. */
 (function () {
   "use strict";
   document.querySelectorAll("form[data-confirm]").forEach(function (form) {
@@ -49,6 +51,29 @@
     }
     cslot.addEventListener("change", prefill);
     prefill();  // also after the browser restored the form's choice on a reload
+    // A refused result of a table that already has one: its values, turned to the draw's sides,
+    // over the current result's basis (what a correction names), the reason started for the referee.
+    document.querySelectorAll("button.refused-to-correct").forEach(function (b) {
+      b.addEventListener("click", function () {
+        cslot.value = b.dataset.slot;
+        prefill();
+        const d = b.dataset;
+        const swap = d.swapped === "1";
+        const other = {ns: "ew", ew: "ns"};
+        const put = {"correct-ns": swap ? d.ewLevels : d.nsLevels, "correct-ew": swap ? d.nsLevels : d.ewLevels,
+                     "correct-forfeit": d.forfeit && swap ? other[d.forfeit] : d.forfeit,
+                     "correct-ns-score": swap ? d.ewScore : d.nsScore, "correct-ew-score": swap ? d.nsScore : d.ewScore};
+        Object.keys(put).forEach(function (id) {
+          const el = document.getElementById(id);
+          if (el) el.value = put[id] || "";
+        });
+        const reason = document.getElementById("correct-reason");
+        if (reason && !reason.value) reason.value = "采用桌上发来的成绩（拒收 #" + d.refusal + "）/ the table's own result (refused #" + d.refusal + ")";
+        const form = document.getElementById("correct-form");
+        form.scrollIntoView({block: "start"});
+        form.classList.add("blink");
+      });
+    });
     document.querySelectorAll("button.to-correct").forEach(function (b) {
       b.addEventListener("click", function () {
         cslot.value = b.dataset.slot;
