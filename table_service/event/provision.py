@@ -246,7 +246,7 @@ def provision(cfg: dict[str, Any], folder: str | Path, *, host: str | None = Non
     :raises EventInputError: an existing provision (without ``force``), a missing tool, a bad count."""
     if isinstance(watchers, bool) or not isinstance(watchers, int) or not 1 <= watchers <= MAX_WATCHERS:
         raise EventInputError(f"观看账号数须为 1–{MAX_WATCHERS} / --watchers must be 1-{MAX_WATCHERS}, got {watchers!r}")
-    folder = Path(folder)
+    folder = Path(folder).resolve()  # mosquitto.conf names its files by this path: relative, it broke elsewhere
     broker = folder / "broker"
     if (broker / "passwd").exists() and not force:
         raise EventInputError(f"{folder} 已有密码文件；重新生成会锁住已配置的桌，确需请加 --force / {folder} is already "

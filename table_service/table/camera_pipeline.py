@@ -56,6 +56,8 @@ HEALTH_TEXT: dict[str, str] = {
 }
 
 
+#: Real seconds a stopping camera waits for the learner's refit under way (one takes ~2 s here).
+LEARNER_STOP_WAIT_S = 15.0
 #: Doubted plays remembered for their answer (a deal asks far fewer).
 ASKED_KEPT = 64
 #: In the table's data folder: what the reader learned of the deck in play, resumed after a restart
@@ -312,6 +314,11 @@ class CameraPipeline:
             self._thread.join(5)
         learner = getattr(self.watcher, "learner", None)
         if learner is not None:
+            # A refit under way ends first (seconds at most): its thread is a daemon, and a process
+            # that exits while it is inside numpy's BLAS can abort in the native thread pool's
+            # teardown (one demo in three printed its summary, then "terminate called without an
+            # active exception").
+            learner.wait(LEARNER_STOP_WAIT_S)
             learner.save()  # the labels since the last refit too: a clean stop forgets nothing
 
     def relearn(self) -> dict[str, int] | None:

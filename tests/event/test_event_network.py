@@ -461,3 +461,20 @@ def test_provision_writes_a_watcher_credential_per_graphics_machine(tmp_path: Pa
     with pytest.raises(SystemExit):
         main(["event", "provision", "--event", str(ev), "--force", "--watchers", "0"])
     assert "--watchers" in capsys.readouterr().err
+
+
+def test_provision_to_a_relative_folder_names_absolute_files_in_mosquitto_conf(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--out mqtt`` (relative) wrote relative paths into mosquitto.conf, which the recipe runs
+    as it is on the broker machine, from wherever Mosquitto starts."""
+    from table_service.cli import main
+
+    ev = tmp_path / "EVENT.toml"
+    ev.write_text('[event]\nid = "rel"\nrounds = 2\n' + "".join(f'\n[[teams]]\nid = "T{i}"\n' for i in range(1, 5)),
+                  encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main(["event", "provision", "--event", str(ev), "--out", "mqtt-rel"]) == 0
+    conf = (tmp_path / "mqtt-rel" / "broker" / "mosquitto.conf").read_text()
+    files = [line.split(None, 1)[1] for line in conf.splitlines()
+             if line.split(None, 1)[:1] and line.split()[0] in ("password_file", "acl_file", "persistence_location")]
+    assert files and all(Path(f).is_absolute() for f in files), files

@@ -319,7 +319,7 @@ class PlayLearner:
             self.store = None
 
     def wait(self, timeout: float | None = None) -> None:
-        """Until the refit under way (if any) has ended: for tests and benchmarks."""
+        """Until the refit under way (if any) has ended: for a camera that stops, tests and benchmarks."""
         t = self._fitting
         if t is not None:
             t.join(timeout)
