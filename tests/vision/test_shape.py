@@ -63,6 +63,27 @@ def test_an_unlawful_reading_next_to_a_lawful_one_is_doubted_and_never_changed()
     assert sure.joint > 0.9  # read surely as laid: a foul the referee engine flags
 
 
+def test_a_card_too_many_is_doubted_when_the_play_without_it_is_a_pattern():
+    """A spot of the art read as a 9♣ beside four tens (the learning bench, plastic seed 8): every
+    face there leaves five cards that are no pattern, so weighing the faces alone kept it sure;
+    weighed with whether a card lies there at all, the bomb without it is the likelier play."""
+    read = ["Tc", "9c", "Ts", "Tc", "Ts"]
+    p = probs([{"Tc": 1}, {"9c": 0.99, "9s": 0.01}, {"Ts": 1}, {"Tc": 1}, {"Ts": 1}])
+    idx = [CARD_INDEX[c] for c in read]
+    assert weigh(p, idx, at_level("2")).joint > 0.98  # before: the five cards read sure
+    ev = weigh(p, idx, at_level("2"), present=[1.0, 0.98, 1.0, 1.0, 1.0])
+    assert not ev.lawful and ev.joint < 0.5 and ev.marginals[1] < 0.5
+    # Where the cards are a pattern, presence is only multiplied in: a pair read 0.97-sure stays so.
+    pair = weigh(probs([{"5s": 1}, {"5h": 1}]), [CARD_INDEX["5s"], CARD_INDEX["5h"]], at_level("2"),
+                 present=[1.0, 0.97])
+    assert pair.joint == pytest.approx(0.97, abs=1e-3)
+    # And a lawful reading whose card, dropped, would leave no pattern comes out no less sure.
+    straight = ["3s", "4h", "5d", "6c", "7s"]
+    st5 = weigh(probs([{c: 1} for c in straight]), [CARD_INDEX[c] for c in straight], at_level("2"),
+                present=[1.0, 1.0, 0.97, 1.0, 1.0])
+    assert st5.lawful and st5.joint > 0.99
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.integers(1, 6), st.integers(0, 2**31 - 1), st.sampled_from(["2", "5", "T", "A"]),
        st.floats(0.05, 3.0))

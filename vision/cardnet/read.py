@@ -50,7 +50,7 @@ from .detector import Corner, Detection, detect
 from .faces import lone_face
 from .head import CornerModel, Head, keep_unknown_faces, shipped_head
 from .prep import crops_to_input
-from .shape import Lawful, weigh
+from .shape import ABSENT, Lawful, weigh
 from .spec import FEATURE_DIM, MIN_CORNER_GAP_MM, NONE_CLASS
 
 #: A play is certain when its joint probability is at least this (see the module docstring).
@@ -264,11 +264,14 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
     cards, confs, alts = _choose(card_p, poss, reasons)
     candidates: list[list[str]] = []
     if lawful is not None and len(cards) > 1:  # every lone card is a lawful shape: nothing to weigh
-        shaped = weigh(faces_p, [CARD_INDEX[c] for c in cards], lawful)
-        confs = [float(p_card[k]) * m for k, m in zip(keep, shaped.marginals, strict=True)]
-        joint *= float(np.prod(p_card[keep])) * shaped.joint
-        candidates = [list(cards)] + [other for other in ([ALL_CARDS[k] for k in r] for r, _ in shaped.likeliest)
-                                      if other != cards]
+        # Whether each card lies there at all is weighed with its face: a card too many (a spot of
+        # the art read as one) leaves a shape no player lays, the play without it one they do.
+        shaped = weigh(faces_p, [CARD_INDEX[c] for c in cards], lawful, present=p_card[keep])
+        confs = list(shaped.marginals)
+        joint *= shaped.joint
+        # The referee's one-tap answers: readings of as many cards (a shorter one is typed).
+        candidates = [list(cards)] + [other for other in ([ALL_CARDS[k] for k in r] for r, _ in shaped.likeliest
+                                                          if ABSENT not in r) if other != cards]
     else:
         joint *= float(np.prod(confs))
     if joint >= PLAY_BAR and not reasons:  # the far corner can only add a doubt: read it when it may

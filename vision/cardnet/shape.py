@@ -100,11 +100,21 @@ def _likeliest(p: np.ndarray, chosen: tuple[int, ...], weight: float) -> tuple[l
     return out, np.array(qs)
 
 
-def weigh(faces_p: np.ndarray, chosen: Sequence[int], lawful: Lawful, odds: float | None = None) -> ShapeEvidence:
+#: In a reading, the index that stands for "no card lies at this corner" (after the 54 faces).
+ABSENT = len(ALL_CARDS)
+
+
+def weigh(faces_p: np.ndarray, chosen: Sequence[int], lawful: Lawful, odds: float | None = None,
+          present: Sequence[float] | None = None) -> ShapeEvidence:
     """The chosen reading's probability once shapes are weighed (module docstring).
 
     ``faces_p``: (n, 54) each card's face probabilities given that a card lies there (rows sum to
     1); ``chosen``: the face index read for each card; ``lawful``: the caller's test of a shape.
+    ``present``: each card's probability that a card lies there at all. Given, "no card here"
+    (:data:`ABSENT`) is weighed beside the faces and ``joint`` and ``marginals`` include the cards'
+    presence. Why: a spot of a deck's art read as a card makes a bomb of four tens five cards that
+    are no pattern whatever that card's face (the learning bench, plastic seed 8: ``Tc 9c Ts Tc Ts``
+    at 0.98, silent); weighing the faces alone could not doubt it, the four tens without it can.
     """
     odds = ODDS if odds is None else odds
     p = np.asarray(faces_p, np.float64)
@@ -112,13 +122,16 @@ def weigh(faces_p: np.ndarray, chosen: Sequence[int], lawful: Lawful, odds: floa
     if n == 0:
         return ShapeEvidence(1.0, (), True, ((), 1.0))
     p = p / np.maximum(p.sum(axis=1, keepdims=True), 1e-300)
+    if present is not None:
+        there = np.clip(np.asarray(present, np.float64).reshape(n, 1), 0.0, 1.0)
+        p = np.hstack([p * there, 1.0 - there])
     chosen_t = tuple(int(c) for c in chosen)
     tested: dict[tuple[str, ...], bool] = {}
 
     def is_lawful(idx: tuple[int, ...]) -> bool:
-        key = tuple(sorted(ALL_CARDS[k] for k in idx))
+        key = tuple(sorted(ALL_CARDS[k] for k in idx if k != ABSENT))
         if key not in tested:
-            tested[key] = bool(lawful(list(key)))
+            tested[key] = bool(key) and bool(lawful(list(key)))  # no card at all is no play
         return tested[key]
 
     readings, q = _likeliest(p, chosen_t, 1.0 if is_lawful(chosen_t) else odds)
