@@ -13,6 +13,19 @@
      turned to the draw's sides, the reason begun. */
 (function () {
   "use strict";
+  // A refused result's values (a button's data-*) into the form whose fields start with ``prefix``,
+  // turned to the draw's sides when the table played NS and EW swapped.
+  function putOnDrawSides(d, prefix) {
+    const swap = d.swapped === "1";
+    const other = {ns: "ew", ew: "ns"};
+    const put = {"ns": swap ? d.ewLevels : d.nsLevels, "ew": swap ? d.nsLevels : d.ewLevels,
+                 "forfeit": d.forfeit && swap ? other[d.forfeit] : d.forfeit,
+                 "ns-score": swap ? d.ewScore : d.nsScore, "ew-score": swap ? d.nsScore : d.ewScore};
+    Object.keys(put).forEach(function (id) {
+      const el = document.getElementById(prefix + id);
+      if (el) el.value = put[id] || "";
+    });
+  }
   document.querySelectorAll("form[data-confirm]").forEach(function (form) {
     form.addEventListener("submit", function (ev) {
       if (!window.confirm(form.dataset.confirm)) ev.preventDefault();
@@ -58,15 +71,7 @@
         cslot.value = b.dataset.slot;
         prefill();
         const d = b.dataset;
-        const swap = d.swapped === "1";
-        const other = {ns: "ew", ew: "ns"};
-        const put = {"correct-ns": swap ? d.ewLevels : d.nsLevels, "correct-ew": swap ? d.nsLevels : d.ewLevels,
-                     "correct-forfeit": d.forfeit && swap ? other[d.forfeit] : d.forfeit,
-                     "correct-ns-score": swap ? d.ewScore : d.nsScore, "correct-ew-score": swap ? d.nsScore : d.ewScore};
-        Object.keys(put).forEach(function (id) {
-          const el = document.getElementById(id);
-          if (el) el.value = put[id] || "";
-        });
+        putOnDrawSides(d, "correct-");
         const reason = document.getElementById("correct-reason");
         if (reason && !reason.value) reason.value = "采用桌上发来的成绩（拒收 #" + d.refusal + "）/ the table's own result (refused #" + d.refusal + ")";
         const form = document.getElementById("correct-form");
@@ -100,17 +105,8 @@
   document.querySelectorAll("button.use-refused").forEach(function (b) {
     b.addEventListener("click", function () {
       if (!hslot) return;
-      const d = b.dataset;
-      const swap = d.swapped === "1";
-      const other = {ns: "ew", ew: "ns"};
-      hslot.value = d.slot;
-      const put = {"hand-ns": swap ? d.ewLevels : d.nsLevels, "hand-ew": swap ? d.nsLevels : d.ewLevels,
-                   "hand-forfeit": d.forfeit && swap ? other[d.forfeit] : d.forfeit,
-                   "hand-ns-score": swap ? d.ewScore : d.nsScore, "hand-ew-score": swap ? d.nsScore : d.ewScore};
-      Object.keys(put).forEach(function (id) {
-        const el = document.getElementById(id);
-        if (el) el.value = put[id] || "";
-      });
+      hslot.value = b.dataset.slot;
+      putOnDrawSides(b.dataset, "hand-");
       const form = document.getElementById("hand-form");
       if (form) { form.scrollIntoView({block: "start"}); form.classList.add("blink"); }
     });
