@@ -54,9 +54,10 @@ Lawful = Callable[[Sequence[str]], bool]
 class ShapeEvidence:
     """The chosen reading re-weighed by shape: its probability and each card's marginal."""
 
-    #: P(the whole reading | image, shapes), the faces only (a card's presence is not in it).
+    #: P(the whole reading | image, shapes): the faces, and with ``weigh(present=)`` each card's
+    #: presence too (without it, a card's presence is not in it).
     joint: float
-    #: P(card i is the face chosen | image, shapes), per card.
+    #: P(card i is the face chosen | image, shapes), per card (its presence included likewise).
     marginals: tuple[float, ...]
     #: Whether the chosen reading is itself a lawful shape.
     lawful: bool
