@@ -144,8 +144,19 @@ def card_laid_at(x_mm: float, y_mm: float) -> str:
     return ALL_CARDS[round((y_mm - 120.0) / 115.0) * 9 + round((x_mm - 130.0) / 80.0)]
 
 
+def accounts(users_db: str) -> dict[str, str]:
+    """Every account of the users database and its role (what the accounts page changed)."""
+    conn = users.connect(users_db)
+    try:
+        return {u.name: u.role for u in users.list_users(conn)}
+    finally:
+        conn.close()
+
+
 class Helpers:
     """Test helpers handed out by the ``h`` fixture (conftest cannot be imported under importlib mode)."""
+
+    accounts = staticmethod(accounts)
 
     PASSWORD = PASSWORD
     PLAYERS = PLAYERS

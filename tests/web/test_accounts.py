@@ -21,14 +21,6 @@ def _post(client: Any, h: Any, url: str, data: dict[str, str], *, json: bool = F
     return client.post(url, data={"csrf_token": h.csrf_of(client), **data}, headers=JSON if json else {})
 
 
-def _accounts(users_db: str) -> dict[str, str]:
-    conn = users.connect(users_db)
-    try:
-        return {u.name: u.role for u in users.list_users(conn)}
-    finally:
-        conn.close()
-
-
 def _one_line_chinese_first(message: str) -> None:
     assert "\n" not in message and "/ " in message, message
     assert CJK.search(message.split("/ ")[0]), message
@@ -48,7 +40,7 @@ def test_the_chief_adds_an_account_that_can_log_in(chief: Any, h: Any, users_db:
     assert r.status_code == 302 and r.location.endswith("/accounts/")
     page = c.get("/accounts/").get_data(as_text=True)
     assert 'data-user="张伟"' in page and "已添加 张伟" in page
-    assert _accounts(users_db)["张伟"] == "referee"
+    assert h.accounts(users_db)["张伟"] == "referee"
     other = app.test_client()
     assert h.login(other, "张伟", NEW_PW).status_code == 302
     assert other.get("/auth/whoami").get_json()["role"] == "referee"
@@ -89,7 +81,7 @@ def test_the_chief_changes_a_role_and_it_holds_from_the_next_request(chief: Any,
     rita = app.test_client()
     h.login(rita, "rita")
     r = _post(c, h, "/accounts/role", {"name": "rita", "role": "chief"})
-    assert r.status_code == 302 and _accounts(users_db)["rita"] == "chief"
+    assert r.status_code == 302 and h.accounts(users_db)["rita"] == "chief"
     assert rita.get("/accounts/").status_code == 200  # same session, new role
     r = _post(c, h, "/accounts/role", {"name": "rita", "role": "viewer"}, json=True)
     assert r.status_code == 200 and "viewer" in r.get_json()["message"]
@@ -101,7 +93,7 @@ def test_the_chief_removes_an_account_and_its_sessions_end(chief: Any, h: Any, u
     vera = app.test_client()
     h.login(vera, "vera")
     r = _post(c, h, "/accounts/remove", {"name": "vera"})
-    assert r.status_code == 302 and "vera" not in _accounts(users_db)
+    assert r.status_code == 302 and "vera" not in h.accounts(users_db)
     assert "已删除 vera" in c.get("/accounts/").get_data(as_text=True)
     assert vera.get("/auth/whoami").get_json()["user"] is None
     assert vera.get("/api/tables", headers=JSON).status_code == 401
@@ -134,7 +126,7 @@ def test_the_chief_removes_an_account_and_its_sessions_end(chief: Any, h: Any, u
 def test_bad_input_is_a_400_with_one_chinese_first_line_and_changes_nothing(
         chief: Any, h: Any, users_db: str, url: str, data: dict[str, str], says: str) -> None:
     app, c = chief
-    before = _accounts(users_db)
+    before = h.accounts(users_db)
     r = _post(c, h, url, data, json=True)
     assert r.status_code == 400 and r.get_json()["ok"] is False
     _one_line_chinese_first(r.get_json()["error"])
@@ -145,7 +137,7 @@ def test_bad_input_is_a_400_with_one_chinese_first_line_and_changes_nothing(
     assert r.status_code == 400 and 'id="acc-error"' in page and says in page
     for secret in (data.get("password"), data.get("password2")):
         assert not secret or len(secret) < 8 or secret not in page
-    assert _accounts(users_db) == before
+    assert h.accounts(users_db) == before
     assert h.login(app.test_client(), "rita").status_code == 302  # rita's password unchanged
 
 
@@ -157,7 +149,7 @@ def test_viewers_and_referees_are_refused(make_app: Any, h: Any, users_db: str, 
     assert c.get("/accounts/").status_code == 403
     assert c.get("/accounts/", headers=JSON).status_code == 403
     assert 'id="nav-accounts"' not in c.get("/").get_data(as_text=True)
-    before = _accounts(users_db)
+    before = h.accounts(users_db)
     for url, data in (("/accounts/add", {"name": "neo", "role": "chief", "password": NEW_PW}),
                       ("/accounts/password", {"name": "chen", "password": NEW_PW}),
                       ("/accounts/role", {"name": who, "role": "chief"}),
@@ -165,7 +157,7 @@ def test_viewers_and_referees_are_refused(make_app: Any, h: Any, users_db: str, 
                       ("/accounts/unlock", {"name": "chen"})):
         assert _post(c, h, url, data).status_code == 403, url
         assert _post(c, h, url, data, json=True).status_code == 403, url
-    assert _accounts(users_db) == before
+    assert h.accounts(users_db) == before
 
 
 def test_logged_out_and_csrf(make_app: Any, h: Any, users_db: str) -> None:
@@ -185,7 +177,7 @@ def test_logged_out_and_csrf(make_app: Any, h: Any, users_db: str) -> None:
     for data in ({"name": "rita"}, {"name": "rita", "csrf_token": "forged"}):
         r = c.post("/accounts/remove", data=data)
         assert r.status_code == 400 and "CSRF" in r.get_data(as_text=True)
-    assert "rita" in _accounts(users_db)
+    assert "rita" in h.accounts(users_db)
 
 
 def test_the_last_chief_is_kept(make_app: Any, h: Any, users_db: str) -> None:

@@ -27,14 +27,6 @@ def _chinese_first(message: str) -> None:
     assert en.strip() and not CJK.search(en) and " / " not in en, message
 
 
-def _accounts(users_db: str) -> dict[str, str]:
-    conn = users.connect(users_db)
-    try:
-        return {u.name: u.role for u in users.list_users(conn)}
-    finally:
-        conn.close()
-
-
 @pytest.mark.parametrize(("url", "fields"), [
     ("/accounts/role", [("name", "rita"), ("role", "viewer"), ("role", "chief")]),
     ("/accounts/remove", [("name", "vera"), ("name", "rita")]),
@@ -50,7 +42,7 @@ def test_a_form_field_sent_twice_is_refused_and_changes_nothing(make_app: Any, h
     app = make_app()
     c = app.test_client()
     h.login(c, "chen")
-    before = _accounts(users_db)
+    before = h.accounts(users_db)
     conn = users.connect(users_db)
     hashes = conn.execute("SELECT name, password_hash FROM users ORDER BY name").fetchall()
     conn.close()
@@ -60,7 +52,7 @@ def test_a_form_field_sent_twice_is_refused_and_changes_nothing(make_app: Any, h
         if accept:
             _chinese_first(r.get_json()["error"])
             assert repr(fields[-2][0] if url != "/accounts/add" else "password") in r.get_json()["error"]
-    assert _accounts(users_db) == before
+    assert h.accounts(users_db) == before
     conn = users.connect(users_db)
     assert conn.execute("SELECT name, password_hash FROM users ORDER BY name").fetchall() == hashes
     conn.close()
@@ -130,7 +122,7 @@ def test_role_messages_are_chinese_first_english_second(make_app: Any, h: Any, u
     c = app.test_client()
     h.login(c, "chen")
     r = c.post("/accounts/role", headers=JSON, data={"name": "rita", "role": role, "csrf_token": h.csrf_of(c)})
-    assert r.status_code == 200 and _accounts(users_db)["rita"] == role
+    assert r.status_code == 200 and h.accounts(users_db)["rita"] == role
     _chinese_first(r.get_json()["message"])
     r = c.post("/accounts/add", headers=JSON, data={"name": "neo", "role": role, "password": "brand-new-pass-7",
                                                    "csrf_token": h.csrf_of(c)})
