@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from table_service.engine import lifecycle, penalties, play
+from table_service.engine import deal_end, penalties, play, round_setup, tribute_phase
 from table_service.engine.errors import EventRejected
 from table_service.engine.events import (
     DEVICE_STATUSES,
@@ -44,7 +44,7 @@ def _on_clock_ticked(state: State, ev: dict[str, Any], fx: Effects) -> None:
             over = state["t_ms"] - timer["deadline_ms"]
             fx.append({"kind": "overtime", "seat": seat, "seconds": over // 1000})
             _overtime(state, ev, fx, seat, timer, over)
-    lifecycle.on_time_tick(state, ev, fx)
+    deal_end.on_time_tick(state, ev, fx)
 
 
 def _overtime(state: State, ev: dict[str, Any], fx: Effects, seat: str, timer: dict[str, Any], over: int) -> None:
@@ -188,12 +188,12 @@ def _on_deal_redrawn(state: State, ev: dict[str, Any], fx: Effects) -> None:
 
 
 HANDLERS: dict[str, Handler] = {
-    "round_set_up": lifecycle.on_round_set_up,
-    "first_cut_recorded": lifecycle.on_first_cut,
-    "drawing_finished": lifecycle.on_drawing_finished,
-    "anti_tribute_declared": lifecycle.on_anti_tribute,
-    "tribute_given": lifecycle.on_tribute,
-    "return_given": lifecycle.on_return,
+    "round_set_up": round_setup.on_round_set_up,
+    "first_cut_recorded": round_setup.on_first_cut,
+    "drawing_finished": round_setup.on_drawing_finished,
+    "anti_tribute_declared": tribute_phase.on_anti_tribute,
+    "tribute_given": tribute_phase.on_tribute,
+    "return_given": tribute_phase.on_return,
     "cards_played": play.on_cards_played,
     "passed": play.on_passed,
     "report_pressed": play.on_report_pressed,
@@ -206,9 +206,9 @@ HANDLERS: dict[str, Handler] = {
     "flag_dismissed": _on_flag_dismissed,
     "penalty_given": penalties.on_penalty_given,
     "late_arrival_recorded": penalties.on_late_arrival,
-    "score_sheet_signed": lifecycle.on_score_sheet_signed,
-    "round_ended": lifecycle.on_round_ended,
-    "deal_released": lifecycle.on_deal_released,
+    "score_sheet_signed": deal_end.on_score_sheet_signed,
+    "round_ended": deal_end.on_round_ended,
+    "deal_released": deal_end.on_deal_released,
     "deal_redrawn": _on_deal_redrawn,
 }
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from table_service.engine.deal_end import end_round, finish_deal
 from table_service.engine.errors import EventRejected
 from table_service.engine.events import PENALTY_LEVELS, field, seat_field, side_field
 from table_service.engine.flags import find_flag, raise_flag, resolve_flag
 from table_service.engine.ladder import LEVEL_NAMES, escalate
-from table_service.engine.lifecycle import end_round, finish_deal
 from table_service.engine.play import arrive_turn
 from table_service.engine.roles import CHIEF_PENALTIES, is_late_for_chief
 from table_service.engine.ruleset import since

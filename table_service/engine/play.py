@@ -12,13 +12,14 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from table_service.engine.deal_end import finish_deal
 from table_service.engine.errors import EventRejected
 from table_service.engine.events import card_field, cards_field, field, seat_field
 from table_service.engine.flags import raise_flag
-from table_service.engine.lifecycle import check_anti_tribute_missed, finish_deal, prove_return_wrong
 from table_service.engine.ruleset import since
 from table_service.engine.state import HAND_SIZE, State, leader_after_trick, next_active
 from table_service.engine.timers import set_turn, stop_and_check
+from table_service.engine.tribute_phase import check_anti_tribute_missed, prove_return_wrong
 from table_service.rules.cards import parse_cards
 from table_service.rules.patterns import Play, beats, classify, strength
 from table_service.rules.reading import consistent_with_order, reading_for, row_readings

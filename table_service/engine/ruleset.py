@@ -28,7 +28,7 @@ from table_service.rules.ruleset import DEFAULT_RULESET, Ruleset, get_ruleset
 #: ``clock_ticked`` came first, and an automatic penalty a tick gave withdrawn when the action's own
 #: time shows it had not earned it (``apply._late_by_own_time``, ``timers.stop_and_check``); a
 #: paid tribute flagged ``anti_tribute_missed`` when both big jokers are given as tribute
-#: (``lifecycle.check_anti_tribute_missed``).
+#: (``tribute_phase.check_anti_tribute_missed``).
 ENGINE_GENERATION = 3
 
 

@@ -7,7 +7,7 @@ import pytest
 from engine_helpers import ONE_EACH, Table
 
 from table_service.engine.apply import fold
-from table_service.engine.lifecycle import first_drawer
+from table_service.engine.round_setup import first_drawer
 from table_service.engine.ruleset import ENGINE_GENERATION
 from table_service.event.model import parse_result
 from table_service.views.wire import table_result

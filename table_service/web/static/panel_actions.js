@@ -496,7 +496,7 @@
   }
 
   /* --- duplicate (复式) release: one button per ended deal not yet released (chief only; the box
-     is on the page only in duplicate mode). The engine's rule (engine/lifecycle.py
+     is on the page only in duplicate mode). The engine's rule (engine/deal_end.py
      on_deal_released): every deal started in this round or an archived one (round.deals_started,
      an abandoned deal too), but not the deal still being played, and not one released already
      (state.released_deals). */
