@@ -18,7 +18,7 @@ from typing import Any
 from table_service.event.config import load_event
 from table_service.event.core import HubCore
 from table_service.event.draw import make_draw
-from table_service.event.hub import run_hub_command
+from table_service.event.hub_command import run_hub_command
 from table_service.event.model import EventInputError, load_results, load_teams, results_to_jsonl
 from table_service.event.provision import MAX_WATCHERS, provision, watch_name
 from table_service.event.standings import (

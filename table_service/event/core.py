@@ -1,17 +1,9 @@
-"""The hub's state, folded from its event log, and the checks every organiser action passes.
+"""The checks every organiser action passes: "may this happen?", answered from the hub's state.
 
-Pure: no clock, no SQLite, no MQTT. :class:`HubCore` answers "may this happen?" with
-:meth:`HubCore.check` (``(type, data)`` to log, or :class:`~.model.EventInputError`) and folds a
-logged event with :meth:`HubCore.apply`. The service logs first and applies second, and a replay
-of the log through ``apply`` rebuilds exactly the same state (so the same standings).
-
-Hub event types (documented in ``docs/hub-protocol.md``):
-``event_loaded`` · ``round_drawn`` (a draft, may be redrawn) · ``round_published`` (final: never
-changed again) · ``result_recorded`` · ``result_refused`` · ``message_refused`` (a table message that is not well
-formed: that table's fault) · ``refusal_acknowledged`` ·
-``result_corrected`` · ``results_published`` · ``appeal_filed`` · ``appeal_decided`` ·
-``lots_drawn`` · ``team_edited`` · ``event_edited`` · ``team_withdrawn`` (退赛: the chief's, from the
-next round to draw) · ``team_reinstated`` (the chief's, before any round is published without it).
+Pure: no clock, no SQLite, no MQTT. :class:`HubCore` is the hub's state
+(:class:`~.state.HubState`, folded from its log) with the checks: each answers with
+``(type, data)`` to log, or :class:`~.model.EventInputError`. The service logs first and applies
+second (:meth:`~.state.HubState.apply`), so a check never changes the state itself.
 
 A draft knows the results it was drawn from (``round_drawn``'s ``inputs_seq``: the seq of the last
 event that changed what a draw is made from — a result recorded or corrected, a team withdrawn or
@@ -25,7 +17,7 @@ an appeal within 30 minutes after the table's round. Past a deadline only the ch
 (``chief``) may act, and the event says it was late.
 
 A correction is made against the result the referee saw (its ``basis``: the seq of the hub event
-that set it, :attr:`TableResult.seq`); :meth:`HubCore.check_correction_basis` refuses one whose
+that set it, :attr:`~.state.TableResult.seq`); :meth:`HubCore.check_correction_basis` refuses one whose
 basis is no longer the table's current result, naming what changed, by whom and when (two chief
 referees correcting the same table from pages opened before either submitted: the second reloads
 and decides, nothing is overwritten unseen).
@@ -33,16 +25,14 @@ and decides, nothing is overwritten unseen).
 
 from __future__ import annotations
 
-import copy
-import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from table_service.event.config import draw_method, duplicate_name_message, name_key, scoring_of, team_players
 from table_service.event.draw import make_draw
-from table_service.event.model import EventInputError, Result, parse_result, reused_id_reason
-from table_service.event.standings import Standings, compute_standings
+from table_service.event.model import EventInputError, parse_result, reused_id_reason
+from table_service.event.refusal_words import changed_since_words, hhmm, score_words
+from table_service.event.state import HubState
 from table_service.rules.ruleset import get_ruleset
 from table_service.views.wire import control_character
 
@@ -50,147 +40,14 @@ ENTRY_WINDOW_MS = 10 * 60_000
 PUBLISHED_WINDOW_MS = 20 * 60_000
 APPEAL_WINDOW_MS = 30 * 60_000
 ROLE_RANK = {"spectator": 0, "viewer": 1, "referee": 2, "chief": 3}
-#: How many refusals already cleared by the chief referee, and how many of the latest bad messages,
-#: stay in memory (the log keeps them all). An open refusal is never dropped: another table's flood
-#: of bad results must not push one off the chief's list before it is dealt with.
-MAX_REFUSALS_KEPT = 500
 
 
 def _can(role: str | None, need: str) -> bool:
     return ROLE_RANK.get(role or "", -1) >= ROLE_RANK[need]
 
 
-@dataclass
-class TableResult:
-    """The current result of one table in one round, with where it came from."""
-
-    line: dict[str, Any]
-    source: str
-    """``table`` (the table's own log), ``hand`` (entered at the hub) or ``correction``."""
-    result_id: str
-    t_ms: int
-    by: str | None
-    history: list[dict[str, Any]] = field(default_factory=list)
-    seq: int = 0
-    """The seq of the hub event that set ``line`` (``result_recorded`` or the latest
-    ``result_corrected``): the ``basis`` a correction of this result names."""
-
-
-@dataclass
-class HubCore:
-    """Everything the hub knows, rebuilt from its log."""
-
-    cfg: dict[str, Any] | None = None
-    loaded_cfg: dict[str, Any] | None = None
-    """EVENT.toml as last loaded (``cfg`` is that plus the edits made at the hub)."""
-    draws: dict[int, dict[str, Any]] = field(default_factory=dict)
-    results: dict[tuple[int, str], TableResult] = field(default_factory=dict)
-    seen_ids: set[tuple[int, str, str]] = field(default_factory=set)
-    refusals: list[dict[str, Any]] = field(default_factory=list)
-    """Every open ``result_refused`` and the latest ``MAX_REFUSALS_KEPT`` cleared ones, oldest first."""
-    refused_ids: set[tuple[str, str]] = field(default_factory=set)
-    """``(table, result_id)`` of every refused result ever logged: a redelivered refused result
-    (QoS 1, the retained copy on a reconnect) is a duplicate however many refusals came since."""
-    results_published: dict[int, int] = field(default_factory=dict)
-    lots: dict[tuple[str, ...], list[str]] = field(default_factory=dict)
-    appeals: list[dict[str, Any]] = field(default_factory=list)
-    faults: dict[str, int] = field(default_factory=dict)
-    """Per table: messages refused (``message_refused``) plus results refused (``result_refused``)."""
-    fault_digests: set[tuple[str, str]] = field(default_factory=set)
-    bad_messages: list[dict[str, Any]] = field(default_factory=list)
-    """The latest ``message_refused`` (at most ``MAX_REFUSALS_KEPT``), newest last."""
-    deck: dict[str, Any] | None = None
-    """The event's enrolled deck handed to every table (``deck_published``), or None (zero-shot)."""
-    deck_withdrawn: str | None = None
-    """SHA-256 of the deck last withdrawn (``deck_withdrawn``) while none is published: the hub
-    keeps saying so to the tables, which drop the file they saved of it."""
-    team_changes: list[dict[str, Any]] = field(default_factory=list)
-    """Every ``team_withdrawn`` and ``team_reinstated``, oldest first (``kind``, ``team``, ``seq``, …)."""
-    inputs_seq: int = 0
-    """The seq of the last event that changed what a draw is made from (a result recorded or
-    corrected, a team withdrawn or reinstated); a draft drawn before it is stale."""
-    last_seq: int = 0
-
-    # ------------------------------------------------------------------ derived views
-
-    @property
-    def teams(self) -> list[str]:
-        return [t["id"] for t in (self.cfg or {}).get("teams", [])]
-
-    def team(self, tid: str) -> dict[str, Any]:
-        return next(t for t in (self.cfg or {})["teams"] if t["id"] == tid)
-
-    @property
-    def withdrawn(self) -> dict[str, dict[str, Any]]:
-        """Teams withdrawn (退赛) and not reinstated, folded from :attr:`team_changes`:
-        ``{"from_round", "reason", "t_ms", "by", "seq"}``; never drawn from ``from_round`` on, their
-        results so far kept."""
-        out: dict[str, dict[str, Any]] = {}
-        for c in self.team_changes:
-            if c["kind"] == "withdrawn":
-                out[c["team"]] = {k: c[k] for k in ("from_round", "reason", "seq", "t_ms", "by")}
-            else:
-                out.pop(c["team"], None)
-        return out
-
-    @property
-    def active_teams(self) -> list[str]:
-        """The teams still in play: every team but the withdrawn ones."""
-        return [t for t in self.teams if t not in self.withdrawn]
-
-    @property
-    def published_rounds(self) -> list[int]:
-        return sorted(r for r, d in self.draws.items() if d["published"])
-
-    def next_round(self) -> int:
-        """The round the next draw is of (a draft of it may exist)."""
-        return max(self.published_rounds, default=0) + 1
-
-    def result_objects(self, upto: int | None = None) -> list[Result]:
-        """Results of published rounds (byes included) in the RESULTS form."""
-        out: list[Result] = []
-        for rnd in self.published_rounds:
-            if upto is not None and rnd > upto:
-                continue
-            d = self.draws[rnd]
-            for bye in byes_of(d):
-                out.append(Result(round=rnd, table="bye", ns=bye, ew=None))
-            for t in d["tables"]:
-                tr = self.results.get((rnd, t["table"]))
-                if tr is not None:
-                    out.append(parse_result(tr.line))
-        return out
-
-    def standings(self) -> Standings:
-        assert self.cfg is not None
-        return compute_standings(self.result_objects(), self.teams, scoring_of(self.cfg),
-                                 seed=self.cfg["event"]["seed"], recorded_lots=self.lots)
-
-    def standings_marked(self) -> tuple[Standings, dict[str, Any]]:
-        """The standings and their JSON, each row with ``withdrawn``: the first round a team withdrawn
-        (退赛) is not drawn in, or None; the team keeps its place and its results. What the hub's pages
-        and ``guandan-table event export --standings`` both show."""
-        st = self.standings()
-        out = st.to_json()
-        for row in out["standings"]:
-            w = self.withdrawn.get(row["team"])
-            row["withdrawn"] = w["from_round"] if w else None
-        return st, out
-
-    def round_complete(self, rnd: int) -> bool:
-        d = self.draws.get(rnd)
-        return bool(d and d["published"] and all((rnd, t["table"]) in self.results for t in d["tables"]))
-
-    def current_round(self) -> int:
-        return max(self.published_rounds, default=0)
-
-    def table_of(self, rnd: int, table: str) -> dict[str, Any] | None:
-        d = self.draws.get(rnd)
-        if d is None:
-            return None
-        return next((t for t in d["tables"] if t["table"] == table), None)
-
-    # ------------------------------------------------------------------ checks
+class HubCore(HubState):
+    """The hub's state with the checks of every organiser action and every result offered."""
 
     def check_draw(self, role: str | None) -> tuple[str, dict[str, Any]]:
         """``round_drawn`` for the next round (or a redraw of an unpublished one)."""
@@ -336,7 +193,7 @@ class HubCore:
         for c in changes[:3]:
             who, when = c["by"] or "?", hhmm(c["t_ms"])
             if c["kind"] in ("recorded", "corrected"):
-                s_zh, s_en = _score(c["result"])
+                s_zh, s_en = score_words(c["result"])
                 v_zh, v_en = ("更正为", "corrected to") if c["kind"] == "corrected" else ("录入", "recorded as")
                 zh.append(f"第 {c['round']} 轮 {c['table']} 号桌{v_zh} {s_zh}（{who} {when}）")
                 en.append(f"table {c['table']}, round {c['round']} {v_en} {s_en} ({who}, {when})")
@@ -470,7 +327,7 @@ class HubCore:
         """Is the result a correction was made against still the table's current one?
 
         ``basis`` is the seq of the hub event that set the result the referee saw (the organiser
-        page puts it in the form: :attr:`TableResult.seq`). ``False``: it is, go on with
+        page puts it in the form: :attr:`~.state.TableResult.seq`). ``False``: it is, go on with
         :meth:`check_correction`. ``True``: this very correction (same basis, result, reason and
         referee) is already logged — a double tap, a form sent again: nothing more to log. Anything
         else is refused (:class:`EventInputError`) with what changed since, by whom and when, so
@@ -497,7 +354,7 @@ class HubCore:
         if (len(cur.history) >= 2 and cur.history[-2]["seq"] == want and last["source"] == "correction"
                 and last["by"] == actor and last.get("reason") == reason.strip() and last["result"] == clean):
             return True
-        raise EventInputError(_changed_since(rnd, table, cur, want, basis))
+        raise EventInputError(changed_since_words(rnd, table, cur, want, basis))
 
     def check_results_published(self, rnd: int, role: str | None) -> tuple[str, dict[str, Any]]:
         self._role(role, "referee", "公布成绩")
@@ -545,157 +402,3 @@ class HubCore:
     def _role(role: str | None, need: str, what: str) -> None:
         if not _can(role, need):
             raise EventInputError(f"{what}需要{'裁判' if need == 'referee' else '裁判长'}权限 / requires role {need}")
-
-    # ------------------------------------------------------------------ fold
-
-    def apply(self, ev: dict[str, Any]) -> None:
-        """Fold one logged event into the state (the only way the state changes)."""
-        et, d = ev["type"], ev["data"]
-        self.last_seq = ev["seq"]
-        if et == "event_loaded":
-            self.loaded_cfg = d["config"]
-            self.cfg = copy.deepcopy(d["config"])
-        elif et == "event_edited":
-            assert self.cfg is not None
-            self.cfg["event"].update(d)
-        elif et == "team_edited":
-            assert self.cfg is not None
-            t = self.team(d["team"])
-            t["name"], t["players"] = d["name"], list(d["players"])
-        elif et == "round_drawn":
-            # A log from before inputs_seq: the fold is where it was when the draft was drawn.
-            self.draws[d["round"]] = {**d, "published": False, "drawn_ms": ev["t_ms"], "published_ms": None,
-                                      "assignments": {}, "inputs_seq": d.get("inputs_seq", self.inputs_seq)}
-        elif et == "round_published":
-            dr = self.draws[d["round"]]
-            dr["published"], dr["published_ms"], dr["assignments"] = True, ev["t_ms"], d["assignments"]
-        elif et == "result_recorded":
-            line = d["result"]
-            key = (line["round"], line["table"])
-            entry = {"source": d["source"], "t_ms": ev["t_ms"], "by": ev["actor"], "result": line,
-                     "result_id": d["result_id"], "table_seq": d.get("table_seq"), "seq": ev["seq"]}
-            self.results[key] = TableResult(line=line, source=d["source"], result_id=d["result_id"], t_ms=ev["t_ms"],
-                                            by=ev["actor"], history=[entry], seq=ev["seq"])
-            self.seen_ids.add((line["round"], line["table"], d["result_id"]))
-            self.inputs_seq = ev["seq"]
-        elif et == "result_corrected":
-            tr = self.results[(d["round"], d["table"])]
-            tr.line, tr.source, tr.t_ms, tr.by = d["result"], "correction", ev["t_ms"], ev["actor"]
-            tr.seq = ev["seq"]
-            tr.history.append({"source": "correction", "t_ms": ev["t_ms"], "by": ev["actor"], "result": d["result"],
-                               "reason": d["reason"], "late": d["late"], "role": ev["role"], "seq": ev["seq"],
-                               "basis": d.get("basis")})  # a log from before the basis: None
-            self.inputs_seq = ev["seq"]
-        elif et in ("team_withdrawn", "team_reinstated"):
-            change = {"kind": "withdrawn" if et == "team_withdrawn" else "reinstated", "team": d["team"],
-                      "from_round": d["from_round"], "reason": d.get("reason"), "seq": ev["seq"], "t_ms": ev["t_ms"],
-                      "by": ev["actor"]}
-            self.team_changes.append(change)
-            self.inputs_seq = ev["seq"]
-        elif et == "result_refused":
-            self.refusals.append({**d, "seq": ev["seq"], "t_ms": ev["t_ms"], "acknowledged": False})
-            self.refused_ids.add((d["table"], d.get("result_id") or ""))
-            self.faults[d["table"]] = self.faults.get(d["table"], 0) + 1
-        elif et == "message_refused":
-            self.fault_digests.add((d["table"], d["digest"]))
-            self.bad_messages.append({**d, "seq": ev["seq"], "t_ms": ev["t_ms"]})
-            del self.bad_messages[:-MAX_REFUSALS_KEPT]
-            self.faults[d["table"]] = self.faults.get(d["table"], 0) + 1
-        elif et == "refusal_acknowledged":
-            for r in self.refusals:
-                if r["seq"] == d["seq"] and not r["acknowledged"]:
-                    r["acknowledged"] = True
-                    # Cleared: no longer the table's problem on the overview (its tile stayed yellow
-                    # for the rest of the event).
-                    self.faults[r["table"]] = max(0, self.faults.get(r["table"], 0) - 1)
-            self._forget_cleared_refusals()
-        elif et == "results_published":
-            self.results_published[d["round"]] = ev["t_ms"]
-        elif et == "appeal_filed":
-            self.appeals.append({**d, "t_ms": ev["t_ms"], "by": ev["actor"], "decision": None})
-        elif et == "appeal_decided":
-            ap = next(a for a in self.appeals if a["id"] == d["id"])
-            ap.update(decision=d["decision"], note=d["note"], decided_ms=ev["t_ms"], decided_by=ev["actor"])
-        elif et == "lots_drawn":
-            self.lots[tuple(d["teams"])] = list(d["order"])
-        elif et == "deck_published":
-            self.deck = {**d, "t_ms": ev["t_ms"], "by": ev["actor"]}
-            self.deck_withdrawn = None
-        elif et == "deck_withdrawn":
-            self.deck, self.deck_withdrawn = None, d["sha256"]
-        else:
-            raise ValueError(f"未知赛事事件 / unknown hub event type {et!r}")
-
-    def _forget_cleared_refusals(self) -> None:
-        """Keep at most ``MAX_REFUSALS_KEPT`` cleared refusals, dropping the oldest first. Only a
-        cleared one may go: the chief referee must still see, and be able to clear, every open one."""
-        cleared = sum(1 for r in self.refusals if r["acknowledged"])
-        if cleared > MAX_REFUSALS_KEPT:
-            drop = cleared - MAX_REFUSALS_KEPT
-            kept = []
-            for r in self.refusals:
-                if drop and r["acknowledged"]:
-                    drop -= 1
-                    continue
-                kept.append(r)
-            self.refusals = kept
-
-    def replay(self, events: Sequence[dict[str, Any]]) -> HubCore:
-        for ev in events:
-            self.apply(ev)
-        return self
-
-
-def byes_of(draw: dict[str, Any]) -> list[str]:
-    """Every team with a bye in a hub draw (``byes``; a draw logged before it: its ``bye``)."""
-    if draw.get("byes") is not None:
-        return list(draw["byes"])
-    return [draw["bye"]] if draw.get("bye") else []
-
-
-def _score(line: dict[str, Any]) -> tuple[str, str]:
-    """A result as people read it, ``(Chinese, English)``: ``T01 3:1 T02`` and any forfeit or fixed score."""
-    base = f"{line['ns']} {line['ns_levels']}:{line['ew_levels']} {line['ew']}"
-    zh, en = base, base
-    if line.get("forfeit"):
-        side_zh, side_en = ("南北", "NS") if line["forfeit"] == "ns" else ("东西", "EW")
-        zh, en = f"{zh}（{side_zh}弃权）", f"{en} ({side_en} forfeits)"
-    if line.get("ns_score") is not None:
-        zh += f"（判负定分 {line['ns_score']}:{line['ew_score']}）"
-        en += f" (penalty score {line['ns_score']}:{line['ew_score']})"
-    return zh, en
-
-
-def hhmm(ms: int | None) -> str:
-    """A hub time (epoch ms) as the hall's clock shows it, ``HH:MM:SS``; empty for none. One form
-    for the refusal messages here and the organiser pages (event/web.py's ``hhmm`` filter)."""
-    return time.strftime("%H:%M:%S", time.localtime(ms / 1000)) if ms else ""
-
-
-def _changed_since(rnd: int, table: str, cur: TableResult, want: int, basis: int | None) -> str:
-    """Why a correction made against the result with seq ``want`` is refused: what the table's
-    result is now, who set it and when (Chinese first, then English)."""
-    last = cur.history[-1]
-    now_zh, now_en = _score(last["result"])
-    who, when = last["by"] or "?", hhmm(last["t_ms"])
-    why_zh = f"（原因：{last['reason']}）" if last.get("reason") else ""
-    why_en = f" (reason: {last['reason']})" if last.get("reason") else ""
-    seen = next((h for h in cur.history if h["seq"] == want), None)
-    if seen is None:
-        return (f"未更正：basis {basis} 不是第 {rnd} 轮 {table} 号桌的成绩记录；现在的成绩是 {now_zh}（{who} {when}）。"
-                f"请刷新页面再更正 / not corrected: basis {basis} is not a result of table {table}, round {rnd}; "
-                f"its result now is {now_en} ({who}, {when}). Reload the page and correct again")
-    n = sum(1 for h in cur.history if h["seq"] > want)
-    times_zh = f"，此后共更正 {n} 次" if n > 1 else ""
-    times_en = f" ({n} corrections since)" if n > 1 else ""
-    seen_zh, seen_en = _score(seen["result"])
-    if basis is None:
-        return (f"未更正：请求没有注明所更正的成绩（basis），而第 {rnd} 轮 {table} 号桌的成绩已被 {who} 于 {when} "
-                f"更正为 {now_zh}{why_zh}{times_zh}。请刷新页面，看清现在的成绩后再更正 / not corrected: the request "
-                f"does not say which result it corrects (basis), and table {table}, round {rnd} has been corrected by "
-                f"{who} at {when} to {now_en}{why_en}{times_en}. Reload the page, check the result now in force, "
-                "then correct it")
-    return (f"未更正：你打开页面后，第 {rnd} 轮 {table} 号桌的成绩已被 {who} 于 {when} 更正为 {now_zh}{why_zh}{times_zh}；"
-            f"你看到的是 {seen_zh}。请刷新页面，看清现在的成绩后再决定 / not corrected: since you opened the page, "
-            f"table {table}, round {rnd} has been corrected by {who} at {when} to {now_en}{why_en}{times_en}; "
-            f"you saw {seen_en}. Reload the page, check the result now in force, then decide")

@@ -1,62 +1,36 @@
-"""The event hub service: the hub's log, its MQTT session and the organiser's actions.
+"""The event hub service: the hub's log and the organiser's actions, and what it publishes.
 
 Every change is first an event in the hub's SQLite log (:mod:`.store`), then applied to the
 in-memory :class:`~.core.HubCore`; the web pages and MQTT only ever read that state. Live table
 status (online/offline, summary counts) is not logged: it is what the broker says right now, and
-the broker keeps it retained.
+the broker keeps it retained. What the tables send is taken in by :class:`~.table_messages.TableMessages`;
+the ``guandan-table hub`` command that serves all this is :mod:`.hub_command`.
 """
 
 from __future__ import annotations
 
-import argparse
 import copy
-import hashlib
 import json
 import logging
 import os
-import sqlite3
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from table_service.event.config import load_event
-from table_service.event.core import HubCore, _can, byes_of
+from table_service.event.core import HubCore, _can
 from table_service.event.deck import deck_meta
-from table_service.event.intake import BadMessage, check_message, panel_link
-from table_service.event.model import (
-    EventInputError,
-    parse_result,
-    parse_results_text,
-    results_to_jsonl,
-    reused_id_reason,
-)
-from table_service.event.mqtt import HubMqtt, Message
+from table_service.event.intake import panel_link
+from table_service.event.model import EventInputError, parse_result, parse_results_text, results_to_jsonl
+from table_service.event.mqtt import HubMqtt, json_payload
+from table_service.event.state import byes_of
 from table_service.event.store import HubStore
-from table_service.event.web import serve_hub
+from table_service.event.table_messages import TableLive, TableMessages
 from table_service.views.deck_wire import deck_message, sha256_hex, withdrawal_message
-from table_service.web import users
-from table_service.web.secret_key import kept_secret_key
 
 log = logging.getLogger(__name__)
-
-
-def _dumps(obj: Any) -> bytes:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-
-
-@dataclass
-class TableLive:
-    """What the broker last said about one table."""
-
-    table: str
-    online: bool | None = None
-    status_ms: int | None = None
-    summary: dict[str, Any] = field(default_factory=dict)
-    panel: str | None = None
 
 
 def _event_part(cfg: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -64,7 +38,7 @@ def _event_part(cfg: dict[str, Any] | None) -> dict[str, Any] | None:
     return None if cfg is None else {k: v for k, v in cfg.items() if k not in ("mqtt", "hub")}
 
 
-class HubService:
+class HubService(TableMessages):
     """One event's hub. ``connect=False`` runs without MQTT (hand entry only, tests of the core)."""
 
     def __init__(self, cfg: dict[str, Any], data_dir: str | Path, *, clock_ms: Callable[[], int] | None = None,
@@ -134,7 +108,7 @@ class HubService:
             return
         if ev["type"] == "round_published":
             for table, a in ev["data"]["assignments"].items():
-                self.mqtt.publish(table, "assignment", _dumps({**a, "hub_seq": ev["seq"]}))
+                self.mqtt.publish(table, "assignment", json_payload({**a, "hub_seq": ev["seq"]}))
             self._clear_idle_assignments(ev["data"]["assignments"])
         elif ev["type"] == "deck_published":
             self._publish_deck(ev["data"])
@@ -154,7 +128,7 @@ class HubService:
             self.mqtt.publish_deck(withdrawal_message(withdrawn))
         for table, a in assignments.items():
             assert self.mqtt is not None
-            self.mqtt.publish(table, "assignment", _dumps(a))
+            self.mqtt.publish(table, "assignment", json_payload(a))
         if rnd:
             self._clear_idle_assignments(assignments)
 
@@ -207,141 +181,6 @@ class HubService:
             log.error("hub: the event's deck file %s cannot be read (%s): not handed to the tables", deck["file"], exc)
             return
         self.mqtt.publish_deck(deck_message(data, deck.get("meta") or {}))
-
-    # ---------------------------------------------------------------- table messages
-
-    def handle_batch(self, messages: list[Message]) -> None:
-        """Results are logged in one transaction; status and summaries update the live view.
-
-        Every message is first checked field by field (:mod:`.intake`). One that fails is logged
-        once (``message_refused``, that table's fault on the overview) and acknowledged with the
-        rest: it is never delivered again and blocks nothing. Only a failure of the hub's own log
-        (SQLite) leaves the batch unacknowledged, to be delivered again."""
-        acks: list[tuple[str, dict[str, Any]]] = []
-        now = self.clock_ms()
-        with self.lock:
-            tables = frozenset(t["id"] for t in (self.core.cfg or {}).get("tables", [])) or None
-            applied: list[dict[str, Any]] = []
-            # (round, table, id) and (round, table) of results logged in this batch, not yet
-            # applied; ("fault", table, digest) of bad messages and ("refused", table, id) of
-            # refused results logged in this batch
-            pending: set[tuple[Any, ...]] = set()
-            with self.store.transaction():
-                for table, name, payload, _retained in messages:
-                    if not payload:
-                        continue  # a cleared retained message
-                    try:
-                        clean = check_message(table, name, payload, tables, self.event_id)
-                    except BadMessage as exc:
-                        self._bad_message(table, name, payload, str(exc), now, applied, pending)
-                        continue
-                    try:
-                        if name == "result":
-                            ack = self._table_result(table, clean, now, applied, pending)
-                            if ack is not None:
-                                acks.append((table, ack))
-                        elif name == "status":
-                            self._status(table, clean)
-                        else:
-                            self._summary(table, clean)
-                    except sqlite3.Error:
-                        raise  # the hub's own log failed: nothing is acknowledged, all comes again
-                    except Exception as exc:  # a hub bug on one message must not block the others
-                        log.exception("hub: message on %s/%s could not be handled", table, name)
-                        self._bad_message(table, name, payload, f"赛事中心无法处理 / the hub could not handle it "
-                                          f"({type(exc).__name__})", now, applied, pending)
-            for ev in applied:
-                self.core.apply(ev)
-        if self.mqtt is not None:
-            for table, ack in acks:
-                self.mqtt.publish(table, "result_ack", _dumps(ack))
-
-    def _bad_message(self, table: str, name: str, payload: bytes, reason: str, now: int,
-                     applied: list[dict[str, Any]], pending: set[tuple[Any, ...]]) -> None:
-        """Log a bad message once (the same bytes again, e.g. a retained message redelivered on
-        every reconnect, are counted as a duplicate and not logged again)."""
-        digest = hashlib.sha256(name.encode("utf-8", "replace") + b"\0" + payload).hexdigest()[:16]
-        table = table[:64]
-        key = ("fault", table, digest)
-        if (table, digest) in self.core.fault_digests or key in pending:
-            self.duplicates += 1
-            return
-        pending.add(key)
-        applied.append(self.store.append("message_refused", {
-            "table": table, "topic": name[:32], "reason": reason[:300], "digest": digest, "size": len(payload),
-            "received_ms": now}, t_ms=now, actor=f"table:{table}", role=None))
-        log.warning("hub: message on %s/%s refused: %s", table, name, reason)
-
-    def _status(self, table: str, data: dict[str, Any]) -> None:
-        live = self.live.setdefault(table, TableLive(table))
-        live.online = data["status"] == "online"
-        live.status_ms = data["wall_ms"]
-        if data["panel"]:
-            live.panel = data["panel"]
-
-    def _summary(self, table: str, data: dict[str, Any]) -> None:
-        live = self.live.setdefault(table, TableLive(table))
-        old = live.summary
-
-        def order(d: dict[str, Any]) -> tuple[int, int]:
-            return (d.get("round") or 0, d.get("last_seq") or 0)
-
-        # Newer by (round, seq) wins; a message a minute newer wins anyway (a Pi replaced mid-round
-        # starts its seqs again).
-        if not old or order(data) >= order(old) or (data["wall_ms"] or 0) > (old.get("wall_ms") or 0) + 60_000:
-            live.summary = data
-        if data["panel"]:
-            live.panel = data["panel"]
-
-    def _table_result(self, table: str, msg: dict[str, Any], now: int, applied: list[dict[str, Any]],
-                      pending: set[tuple[Any, ...]] | None = None) -> dict[str, Any] | None:
-        """Accept, drop as duplicate, or refuse (logged, shown to the chief referee) a result
-        message that :func:`~.intake.check_result` found well formed."""
-        rid = msg["result_id"]
-        refusal_id = rid
-        line = msg["result"]
-        if pending is None:
-            pending = set()
-        said = json.dumps(line, sort_keys=True)
-        if (line["round"], table, rid) in pending:  # logged in this batch: the same result, or another one
-            same = (line["round"], table, rid, said) in pending
-            verdict, reason = ("duplicate", None) if same else ("refuse", reused_id_reason(rid))
-        else:
-            verdict, reason = self.core.classify_result(line, rid, agreeing_is_duplicate=True)
-            if verdict == "accept" and (line["round"], table) in pending:
-                verdict, reason = (("duplicate", None) if ("said", line["round"], table, said) in pending else
-                                   ("refuse", "同一桌本轮已有成绩 / the table already has a result for this round"))
-        if verdict == "duplicate":
-            # Acknowledged again as accepted: a table that sends its result twice (reconnect, QoS 1
-            # redelivery) must not see its retained "accepted" turn into something else.
-            self.duplicates += 1
-            return {"result_id": rid, "status": "accepted", "round": line["round"], "duplicate": True}
-        if verdict == "refuse":
-            # Against every refusal ever logged (not the chief's list, which forgets cleared ones):
-            # a redelivery is never a second entry nor a second fault.
-            if (table, refusal_id) in self.core.refused_ids or ("refused", table, refusal_id) in pending:
-                self.duplicates += 1
-                return {"result_id": rid, "status": "refused", "round": line["round"], "reason": reason}
-            pending.add(("refused", table, refusal_id))
-            applied.append(self.store.append("result_refused", {
-                "table": table, "result_id": refusal_id, "reason": reason, "result": line,
-                "received_ms": now}, t_ms=now, actor=f"table:{table}", role=None))
-            log.warning("hub: result from table %s refused: %s", table, reason)
-            # The round goes with every answer: the table shows it under that round's card only.
-            return {"result_id": rid, "status": "refused", "round": line["round"], "reason": reason}
-
-        clean = parse_result(line).to_dict()
-        ev = self.store.append("result_recorded", {"result": clean, "source": "table", "result_id": rid,
-                                                   "table_seq": msg.get("table_seq"), "received_ms": now},
-                               t_ms=now, actor=f"table:{table}", role=None)
-        applied.append(ev)
-        said = json.dumps(clean, sort_keys=True)
-        pending.update({(clean["round"], table, rid), (clean["round"], table), (clean["round"], table, rid, said),
-                        ("said", clean["round"], table, said)})
-        sent = msg.get("wall_ms")
-        if isinstance(sent, int):
-            self.lags_ms.append(max(0, self.clock_ms() - sent))
-        return {"result_id": rid, "status": "accepted", "round": clean["round"], "hub_seq": ev["seq"]}
 
     # ---------------------------------------------------------------- organiser actions
 
@@ -573,62 +412,3 @@ def _line_numbers(text: str) -> dict[tuple[Any, Any], int]:
         if isinstance(obj, dict):
             out.setdefault((obj.get("round"), obj.get("table")), n)
     return out
-
-
-def _accounts_hint(users_db: Path) -> str:
-    """Where the hub's logins live, and the one command that makes the first (the organiser's first
-    step: ``user add`` without ``--db`` wrote the table's database, and the hub's login then failed)."""
-    try:
-        conn = users.connect(users_db)
-        try:
-            n = len(users.list_users(conn))
-        finally:
-            conn.close()
-    except (sqlite3.Error, OSError, ValueError):  # the login page reports an unusable database; this only guides
-        n = -1
-    where = f"账号 / accounts: {users_db}"
-    if n == 0:
-        return (f"{where} — 还没有账号，先建裁判长 / no account yet, make the chief referee's first: "
-                f"guandan-table user add NAME --role chief --db {users_db}")
-    return f"{where} ({n}); 在「账号」页管理 / managed on the accounts page (/accounts/)"
-
-
-def run_hub_command(args: argparse.Namespace) -> int:
-    """``guandan-table hub --event EVENT.toml``: serve until Ctrl-C / SIGTERM."""
-    import signal
-
-
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    cfg = load_event(args.event)
-    base = Path(args.event).resolve().parent
-    data = Path(args.data) if args.data else base / (cfg["hub"].get("data") or f"hub-{cfg['event']['id']}")
-    if data.exists() and not data.is_dir():
-        raise ValueError(f"赛事中心数据目录是文件 / the hub's data folder {data} is a file "
-                         f"([hub] data in {args.event}, or --data): give a folder")
-    hub = HubService(cfg, data).start()
-    host = args.host or cfg["hub"]["host"]
-    port = cfg["hub"]["port"] if args.port is None else args.port
-    try:
-        # A restarted hub keeps its chiefs and referees logged in (web/secret_key.py says why).
-        handle = serve_hub(hub, host=host, port=port, users_db=str(data / "web-users.sqlite3"),
-                           secret_key=kept_secret_key(data))
-    except OSError as exc:
-        hub.stop()
-        raise ValueError(f"无法启动网页（端口 {port} 被占用？）/ cannot serve on port {port}: {exc}") from exc
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    print(f"赛事中心 / event hub {cfg['event']['id']}: {handle.url}/hub/  (MQTT {cfg['mqtt']['host']}:"
-          f"{cfg['mqtt']['port']}, log {hub.store.path})", flush=True)
-    if cfg["mqtt"].get("source"):
-        print(f"MQTT 凭据取自 / MQTT credential from {cfg['mqtt']['source']}", flush=True)
-    print(_accounts_hint(data / "web-users.sqlite3"), flush=True)
-    try:
-        while not stop.wait(0.5):
-            pass
-    except KeyboardInterrupt:
-        pass
-    finally:
-        handle.stop()
-        hub.stop()
-    return 0

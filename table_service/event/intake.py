@@ -8,7 +8,7 @@ field, and the table inside the message equal to the table in the topic — and 
 *clean* dict holding only checked values (numbers as numbers, bounded strings, no nesting the
 overview does not show). A message that fails raises :class:`BadMessage` with one reason line;
 the hub logs it once as that table's fault, acknowledges it and carries on (see
-:meth:`~table_service.event.hub.HubService.handle_batch`): one bad message never blocks another.
+:meth:`~table_service.event.table_messages.TableMessages.handle_batch`): one bad message never blocks another.
 
 Semantic checks (is this round drawn, are these the drawn teams, is there a result already) stay
 in :meth:`~table_service.event.core.HubCore.classify_result`; this module only decides whether a

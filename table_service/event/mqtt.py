@@ -10,6 +10,7 @@ batches, so a round ending at 500 tables at once costs a few commits, not 500 fs
 
 from __future__ import annotations
 
+import json
 import logging
 import queue
 import threading
@@ -28,6 +29,12 @@ BATCH_MAX = 500
 
 Message = tuple[str, str, bytes, bool]
 """``(table, topic name, payload, retained)``."""
+
+
+def json_payload(obj: Any) -> bytes:
+    """What the hub publishes to a table (an assignment, a result ack): compact UTF-8 JSON, Chinese
+    names as they are, one form for every message the hub sends."""
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
 class HubMqtt:

@@ -34,11 +34,12 @@ from flask import (
 from werkzeug.exceptions import HTTPException
 
 from table_service.event.config import scoring_of
-from table_service.event.core import byes_of, hhmm
 from table_service.event.intake import panel_link
 from table_service.event.model import MAX_ID, MAX_NAME, MAX_TEXT, EventInputError, parse_result
 from table_service.event.openapi_hub import HUB_INFO, HUB_OPERATIONS
+from table_service.event.refusal_words import hhmm
 from table_service.event.standings import compute_standings
+from table_service.event.state import byes_of
 from table_service.rules.ruleset import PRESETS
 from table_service.views.deck_wire import MAX_DECK_BYTES
 from table_service.views.wire import control_character

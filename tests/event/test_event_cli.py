@@ -290,7 +290,7 @@ def _snapshot(root: Path) -> dict[str, bytes]:
 @pytest.mark.parametrize("name,argv,needle", CORPUS, ids=[c[0] for c in CORPUS])
 def test_event_and_hub_bad_input(name: str, argv: Any, needle: str, tmp_path: Path,
                                  capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    import table_service.event.hub as hub_service
+    import table_service.event.hub_command as hub_service
     import table_service.event.web as hub_web
 
     def never(*_a: Any, **_k: Any) -> Any:  # a case that gets this far was accepted: fail, do not serve

@@ -190,7 +190,7 @@ def _refused(t: dict[str, Any], rid: str, rnd: int = 2) -> bytes:
 def test_an_open_refusal_is_never_pushed_off_the_chiefs_list(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """One table's credential sending more bad results than the hub keeps once pushed another
     table's open refusal off the chief referee's list: it could no longer be seen nor cleared."""
-    import table_service.event.core as core
+    import table_service.event.state as core
 
     monkeypatch.setattr(core, "MAX_REFUSALS_KEPT", 5)  # the same rule as 500, with a test-sized flood
     hub = HubService(event_cfg(), tmp_path, connect=False)
@@ -225,7 +225,7 @@ def test_a_redelivered_refused_result_is_one_fault_however_many_came_since(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The duplicate check looked only at the refusals kept in memory: after that many others, the
     same retained message (redelivered on every hub reconnect) was logged and counted again."""
-    import table_service.event.core as core
+    import table_service.event.state as core
 
     monkeypatch.setattr(core, "MAX_REFUSALS_KEPT", 5)
     hub = HubService(event_cfg(), tmp_path, connect=False)
@@ -378,7 +378,7 @@ def test_an_empty_import_is_refused_not_zero_imported(tmp_path: Path, text: str)
 
 def test_the_hub_banner_says_where_its_logins_live_and_how_to_make_the_first(tmp_path: Path) -> None:
     """``user add`` without ``--db`` wrote the table's database, and the organiser's hub login failed."""
-    from table_service.event.hub import _accounts_hint
+    from table_service.event.hub_command import _accounts_hint
     from table_service.web import users
 
     db = tmp_path / "hub" / "web-users.sqlite3"

@@ -1,0 +1,61 @@
+"""The words the hub's refusals are made of: a result and a time as the hall reads them.
+
+Why apart: the refusals the checks (:mod:`table_service.event.core`) write name results, people
+and times in Chinese then English, and the organiser pages show the same times (event/web.py's
+``hhmm`` filter); one place for those words keeps the page and the refusal saying the same thing.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from table_service.event.state import TableResult
+
+
+def score_words(line: dict[str, Any]) -> tuple[str, str]:
+    """A result as people read it, ``(Chinese, English)``: ``T01 3:1 T02`` and any forfeit or fixed score."""
+    base = f"{line['ns']} {line['ns_levels']}:{line['ew_levels']} {line['ew']}"
+    zh, en = base, base
+    if line.get("forfeit"):
+        side_zh, side_en = ("南北", "NS") if line["forfeit"] == "ns" else ("东西", "EW")
+        zh, en = f"{zh}（{side_zh}弃权）", f"{en} ({side_en} forfeits)"
+    if line.get("ns_score") is not None:
+        zh += f"（判负定分 {line['ns_score']}:{line['ew_score']}）"
+        en += f" (penalty score {line['ns_score']}:{line['ew_score']})"
+    return zh, en
+
+
+def hhmm(ms: int | None) -> str:
+    """A hub time (epoch ms) as the hall's clock shows it, ``HH:MM:SS``; empty for none. One form
+    for the refusal messages here and the organiser pages (event/web.py's ``hhmm`` filter)."""
+    return time.strftime("%H:%M:%S", time.localtime(ms / 1000)) if ms else ""
+
+
+def changed_since_words(rnd: int, table: str, cur: TableResult, want: int, basis: int | None) -> str:
+    """Why a correction made against the result with seq ``want`` is refused: what the table's
+    result is now, who set it and when (Chinese first, then English)."""
+    last = cur.history[-1]
+    now_zh, now_en = score_words(last["result"])
+    who, when = last["by"] or "?", hhmm(last["t_ms"])
+    why_zh = f"（原因：{last['reason']}）" if last.get("reason") else ""
+    why_en = f" (reason: {last['reason']})" if last.get("reason") else ""
+    seen = next((h for h in cur.history if h["seq"] == want), None)
+    if seen is None:
+        return (f"未更正：basis {basis} 不是第 {rnd} 轮 {table} 号桌的成绩记录；现在的成绩是 {now_zh}（{who} {when}）。"
+                f"请刷新页面再更正 / not corrected: basis {basis} is not a result of table {table}, round {rnd}; "
+                f"its result now is {now_en} ({who}, {when}). Reload the page and correct again")
+    n = sum(1 for h in cur.history if h["seq"] > want)
+    times_zh = f"，此后共更正 {n} 次" if n > 1 else ""
+    times_en = f" ({n} corrections since)" if n > 1 else ""
+    seen_zh, seen_en = score_words(seen["result"])
+    if basis is None:
+        return (f"未更正：请求没有注明所更正的成绩（basis），而第 {rnd} 轮 {table} 号桌的成绩已被 {who} 于 {when} "
+                f"更正为 {now_zh}{why_zh}{times_zh}。请刷新页面，看清现在的成绩后再更正 / not corrected: the request "
+                f"does not say which result it corrects (basis), and table {table}, round {rnd} has been corrected by "
+                f"{who} at {when} to {now_en}{why_en}{times_en}. Reload the page, check the result now in force, "
+                "then correct it")
+    return (f"未更正：你打开页面后，第 {rnd} 轮 {table} 号桌的成绩已被 {who} 于 {when} 更正为 {now_zh}{why_zh}{times_zh}；"
+            f"你看到的是 {seen_zh}。请刷新页面，看清现在的成绩后再决定 / not corrected: since you opened the page, "
+            f"table {table}, round {rnd} has been corrected by {who} at {when} to {now_en}{why_en}{times_en}; "
+            f"you saw {seen_en}. Reload the page, check the result now in force, then decide")

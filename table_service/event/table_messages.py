@@ -1,0 +1,187 @@
+"""The hub's intake of what the tables send: results logged, bad messages refused, live status kept.
+
+Why apart: the tables' messages come on their own thread (the MQTT worker's batches), each one may
+be wrong (:mod:`.intake` checks its fields first), and one must never block another nor be logged
+twice, whatever the broker redelivers. That bookkeeping — the batch's one transaction, the
+duplicate and refusal checks across it, the live view of each table — is a room of its own beside
+the organiser's actions of :class:`~.hub.HubService`, which takes it in as a base class.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import sqlite3
+import threading
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from table_service.event.core import HubCore
+from table_service.event.intake import BadMessage, check_message
+from table_service.event.model import parse_result, reused_id_reason
+from table_service.event.mqtt import HubMqtt, Message, json_payload
+from table_service.event.store import HubStore
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class TableLive:
+    """What the broker last said about one table."""
+
+    table: str
+    online: bool | None = None
+    status_ms: int | None = None
+    summary: dict[str, Any] = field(default_factory=dict)
+    panel: str | None = None
+
+
+class TableMessages:
+    """Results, status and summaries from the tables, for :class:`~.hub.HubService` (whose
+    ``__init__`` sets the attributes below)."""
+
+    core: HubCore
+    store: HubStore
+    lock: threading.RLock
+    clock_ms: Callable[[], int]
+    event_id: str
+    mqtt: HubMqtt | None
+    live: dict[str, TableLive]
+    lags_ms: deque[int]
+    duplicates: int
+
+    def handle_batch(self, messages: list[Message]) -> None:
+        """Results are logged in one transaction; status and summaries update the live view.
+
+        Every message is first checked field by field (:mod:`.intake`). One that fails is logged
+        once (``message_refused``, that table's fault on the overview) and acknowledged with the
+        rest: it is never delivered again and blocks nothing. Only a failure of the hub's own log
+        (SQLite) leaves the batch unacknowledged, to be delivered again."""
+        acks: list[tuple[str, dict[str, Any]]] = []
+        now = self.clock_ms()
+        with self.lock:
+            tables = frozenset(t["id"] for t in (self.core.cfg or {}).get("tables", [])) or None
+            applied: list[dict[str, Any]] = []
+            # (round, table, id) and (round, table) of results logged in this batch, not yet
+            # applied; ("fault", table, digest) of bad messages and ("refused", table, id) of
+            # refused results logged in this batch
+            pending: set[tuple[Any, ...]] = set()
+            with self.store.transaction():
+                for table, name, payload, _retained in messages:
+                    if not payload:
+                        continue  # a cleared retained message
+                    try:
+                        clean = check_message(table, name, payload, tables, self.event_id)
+                    except BadMessage as exc:
+                        self._bad_message(table, name, payload, str(exc), now, applied, pending)
+                        continue
+                    try:
+                        if name == "result":
+                            ack = self._table_result(table, clean, now, applied, pending)
+                            if ack is not None:
+                                acks.append((table, ack))
+                        elif name == "status":
+                            self._status(table, clean)
+                        else:
+                            self._summary(table, clean)
+                    except sqlite3.Error:
+                        raise  # the hub's own log failed: nothing is acknowledged, all comes again
+                    except Exception as exc:  # a hub bug on one message must not block the others
+                        log.exception("hub: message on %s/%s could not be handled", table, name)
+                        self._bad_message(table, name, payload, f"赛事中心无法处理 / the hub could not handle it "
+                                          f"({type(exc).__name__})", now, applied, pending)
+            for ev in applied:
+                self.core.apply(ev)
+        if self.mqtt is not None:
+            for table, ack in acks:
+                self.mqtt.publish(table, "result_ack", json_payload(ack))
+
+    def _bad_message(self, table: str, name: str, payload: bytes, reason: str, now: int,
+                     applied: list[dict[str, Any]], pending: set[tuple[Any, ...]]) -> None:
+        """Log a bad message once (the same bytes again, e.g. a retained message redelivered on
+        every reconnect, are counted as a duplicate and not logged again)."""
+        digest = hashlib.sha256(name.encode("utf-8", "replace") + b"\0" + payload).hexdigest()[:16]
+        table = table[:64]
+        key = ("fault", table, digest)
+        if (table, digest) in self.core.fault_digests or key in pending:
+            self.duplicates += 1
+            return
+        pending.add(key)
+        applied.append(self.store.append("message_refused", {
+            "table": table, "topic": name[:32], "reason": reason[:300], "digest": digest, "size": len(payload),
+            "received_ms": now}, t_ms=now, actor=f"table:{table}", role=None))
+        log.warning("hub: message on %s/%s refused: %s", table, name, reason)
+
+    def _status(self, table: str, data: dict[str, Any]) -> None:
+        live = self.live.setdefault(table, TableLive(table))
+        live.online = data["status"] == "online"
+        live.status_ms = data["wall_ms"]
+        if data["panel"]:
+            live.panel = data["panel"]
+
+    def _summary(self, table: str, data: dict[str, Any]) -> None:
+        live = self.live.setdefault(table, TableLive(table))
+        old = live.summary
+
+        def order(d: dict[str, Any]) -> tuple[int, int]:
+            return (d.get("round") or 0, d.get("last_seq") or 0)
+
+        # Newer by (round, seq) wins; a message a minute newer wins anyway (a Pi replaced mid-round
+        # starts its seqs again).
+        if not old or order(data) >= order(old) or (data["wall_ms"] or 0) > (old.get("wall_ms") or 0) + 60_000:
+            live.summary = data
+        if data["panel"]:
+            live.panel = data["panel"]
+
+    def _table_result(self, table: str, msg: dict[str, Any], now: int, applied: list[dict[str, Any]],
+                      pending: set[tuple[Any, ...]] | None = None) -> dict[str, Any] | None:
+        """Accept, drop as duplicate, or refuse (logged, shown to the chief referee) a result
+        message that :func:`~.intake.check_result` found well formed."""
+        rid = msg["result_id"]
+        refusal_id = rid
+        line = msg["result"]
+        if pending is None:
+            pending = set()
+        said = json.dumps(line, sort_keys=True)
+        if (line["round"], table, rid) in pending:  # logged in this batch: the same result, or another one
+            same = (line["round"], table, rid, said) in pending
+            verdict, reason = ("duplicate", None) if same else ("refuse", reused_id_reason(rid))
+        else:
+            verdict, reason = self.core.classify_result(line, rid, agreeing_is_duplicate=True)
+            if verdict == "accept" and (line["round"], table) in pending:
+                verdict, reason = (("duplicate", None) if ("said", line["round"], table, said) in pending else
+                                   ("refuse", "同一桌本轮已有成绩 / the table already has a result for this round"))
+        if verdict == "duplicate":
+            # Acknowledged again as accepted: a table that sends its result twice (reconnect, QoS 1
+            # redelivery) must not see its retained "accepted" turn into something else.
+            self.duplicates += 1
+            return {"result_id": rid, "status": "accepted", "round": line["round"], "duplicate": True}
+        if verdict == "refuse":
+            # Against every refusal ever logged (not the chief's list, which forgets cleared ones):
+            # a redelivery is never a second entry nor a second fault.
+            if (table, refusal_id) in self.core.refused_ids or ("refused", table, refusal_id) in pending:
+                self.duplicates += 1
+                return {"result_id": rid, "status": "refused", "round": line["round"], "reason": reason}
+            pending.add(("refused", table, refusal_id))
+            applied.append(self.store.append("result_refused", {
+                "table": table, "result_id": refusal_id, "reason": reason, "result": line,
+                "received_ms": now}, t_ms=now, actor=f"table:{table}", role=None))
+            log.warning("hub: result from table %s refused: %s", table, reason)
+            # The round goes with every answer: the table shows it under that round's card only.
+            return {"result_id": rid, "status": "refused", "round": line["round"], "reason": reason}
+
+        clean = parse_result(line).to_dict()
+        ev = self.store.append("result_recorded", {"result": clean, "source": "table", "result_id": rid,
+                                                   "table_seq": msg.get("table_seq"), "received_ms": now},
+                               t_ms=now, actor=f"table:{table}", role=None)
+        applied.append(ev)
+        said = json.dumps(clean, sort_keys=True)
+        pending.update({(clean["round"], table, rid), (clean["round"], table), (clean["round"], table, rid, said),
+                        ("said", clean["round"], table, said)})
+        sent = msg.get("wall_ms")
+        if isinstance(sent, int):
+            self.lags_ms.append(max(0, self.clock_ms() - sent))
+        return {"result_id": rid, "status": "accepted", "round": clean["round"], "hub_seq": ev["seq"]}
