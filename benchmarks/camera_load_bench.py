@@ -35,7 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import cv2
 import numpy as np
 
-from hardware.camera import MjpegFrame, SyntheticSource
+from hardware.camera import SyntheticSource
+from hardware.mjpeg_frame import MjpegFrame
 from table_service.table.camera_pipeline import CameraPipeline
 from table_service.table.camera_watcher import make_watcher
 from vision.geometry import default_layout

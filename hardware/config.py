@@ -3,6 +3,8 @@
 The file is read with :mod:`tomllib` and checked in full before anything is opened, so a typo is
 reported at ``guandan-table config check`` time with every problem listed at once, rather than
 as a half-started table at the first match.  See ``examples/*.toml`` for annotated files.
+What a checked file says (the dataclasses, the device kinds and the values each key may take)
+is :mod:`hardware.config_model`; this module only reads the file and holds it to them.
 
 Layout (every section but ``seats`` is optional)::
 
@@ -29,52 +31,33 @@ Layout (every section but ``seats`` is optional)::
 
 from __future__ import annotations
 
-import difflib
 import importlib.util
 import os
 import re
 import tomllib
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from firmware_bridge.firmware.wire import SEATS
+from hardware.config_checker import ConfigChecker, did_you_mean
+from hardware.config_model import (
+    BACKENDS,
+    CAMERA_BACKENDS,
+    CAMERA_SOURCES,
+    DEVICE_KINDS,
+    LENSES,
+    SCREEN_KINDS,
+    SEAT_DEVICE_KINDS,
+    TABLE_DEVICE_KINDS,
+    CameraConfig,
+    DisplayPins,
+    GpioConfig,
+    ScreenConfig,
+    TableConfig,
+)
 from hardware.errors import ConfigError
 
-#: Buttons each seat has (the names carried by button events).
-BUTTONS: tuple[str, ...] = ("report", "pass", "referee")
-#: Lamps each seat has.
-SEAT_LAMPS: tuple[str, ...] = ("report", "turn")
-
-#: Device kinds present once per seat, as named in ``[devices]`` and ``[gpio.pins.<seat>]``.
-SEAT_DEVICE_KINDS: tuple[str, ...] = (
-    "report_button",
-    "pass_button",
-    "referee_button",
-    "countdown",
-    "report_lamp",
-    "turn_lamp",
-)
-#: Device kinds present once per table.
-TABLE_DEVICE_KINDS: tuple[str, ...] = ("referee_lamp", "buzzer", "status_led")
-DEVICE_KINDS: tuple[str, ...] = SEAT_DEVICE_KINDS + TABLE_DEVICE_KINDS
-
-BACKENDS: tuple[str, ...] = ("screen", "gpio", "sim", "none")
-#: The screen controller has no status LED (that one sits on the Pi's own header).
-SCREEN_KINDS: frozenset[str] = frozenset(DEVICE_KINDS) - {"status_led"}
-
-CAMERA_SOURCES: tuple[str, ...] = ("device", "file", "folder", "synthetic", "none")
-#: How a ``device`` camera is read: OpenCV's capture (USB/V4L2) or libcamera's picamera2 (the Pi's
-#: camera modules, ``hardware.backends.picamera2_camera``).
-CAMERA_BACKENDS: tuple[str, ...] = ("opencv", "picamera2")
-#: Horizontal field of view (degrees) and full frame (px) of the cameras ``[camera] lens`` names:
-#: what ``config check`` turns a mount height into px/mm with (``hardware.placement``). Camera
-#: Module 3 and its wide version (Raspberry Pi's datasheet: 66° and 102°), the HQ camera with the
-#: 6 mm C-mount lens, a typical 4K USB camera (about 70°: check the one bought, or give hfov_deg).
-LENSES: dict[str, tuple[float, tuple[int, int]]] = {
-    "cm3": (66.0, (4608, 2592)), "cm3-wide": (102.0, (4608, 2592)), "hq-6mm": (63.0, (4056, 3040)),
-    "usb-4k": (70.0, (3840, 2160))}
 #: URL schemes ``serial.serial_for_url`` understands (the port is then not a file to check).
 SERIAL_URL_SCHEMES: tuple[str, ...] = ("loop", "socket", "rfc2217", "spy", "alt", "hwgrep", "cp2110")
 #: BCM GPIO numbers on the 40-pin header.
@@ -85,166 +68,8 @@ RESERVED_PINS = {0: "ID_SD", 1: "ID_SC"}
 _TABLE_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$")
 
 
-@dataclass(frozen=True)
-class ScreenConfig:
-    """How to reach the screen controller: a serial ``port`` path or a pyserial ``url``."""
-
-    url: str
-    #: ``True`` when ``url`` is a device path (``port =``), which must exist on the Pi.
-    is_port: bool
-    connect_timeout_s: float = 5.0
-
-
-@dataclass(frozen=True)
-class DisplayPins:
-    """The two lines of a TM1637 4-digit display."""
-
-    clk: int
-    dio: int
-
-
-@dataclass(frozen=True)
-class GpioConfig:
-    """Pins and electrical options of the devices wired to the Pi's header."""
-
-    #: ``(seat or None, kind) -> BCM pin`` for buttons, lamps, buzzer, status LED.
-    pins: Mapping[tuple[str | None, str], int] = field(default_factory=dict)
-    #: ``seat -> DisplayPins`` for gpio countdown displays.
-    displays: Mapping[str, DisplayPins] = field(default_factory=dict)
-    debounce_ms: float = 20.0
-    #: Buttons wired between the pin and ground (internal pull-up); ``False``: to 3V3 with pull-down.
-    button_pull_up: bool = True
-    lamp_active_high: bool = True
-    display_brightness: int = 4
-    #: gpiozero pin factory name (``lgpio``, ``rpigpio``, ``pigpio``, ``native``, ``mock``);
-    #: ``None`` keeps gpiozero's default (``GPIOZERO_PIN_FACTORY`` or autodetect).
-    pin_factory: str | None = None
-    blink_on_s: float = 0.5
-    blink_off_s: float = 0.5
-
-
-@dataclass(frozen=True)
-class CameraConfig:
-    """Where frames come from and at what size."""
-
-    source: str = "none"
-    #: ``device``: a path such as ``/dev/video0`` or an index; ``file``/``folder``: a path.
-    device: str | int | None = None
-    path: Path | None = None
-    width: int = 1920
-    height: int = 1080
-    fps: float = 15.0
-    #: Manual exposure in the driver's units; ``None`` leaves auto exposure on.
-    exposure: float | None = None
-    fourcc: str | None = "MJPG"
-    reconnect_s: float = 2.0
-    loop: bool = False
-    realtime: bool = True
-    #: ``"module:callable"`` producing frames for the synthetic source; ``None``: the built-in
-    #: marker board (four corner ArUco markers), which is what the self-test looks for.
-    renderer: str | None = None
-    #: ``opencv`` (``cv2.VideoCapture``) or ``picamera2`` (libcamera: Camera Module 3, HQ camera).
-    backend: str = "opencv"
-    #: picamera2: which camera, and the small stream's size (motion and settling run on it).
-    camera_num: int = 0
-    lores: tuple[int, int] = (640, 360)
-    #: picamera2: whether ``width``/``height`` were given (else the sensor's largest mode).
-    size_given: bool = True
-    #: Lens centre above the table top (mm) and the lens (``LENSES`` name or ``hfov_deg``): the
-    #: px/mm ``config check`` reports before any calibration.
-    mount_height_mm: float | None = None
-    lens: str | None = None
-    hfov_deg: float | None = None
-
-
-@dataclass(frozen=True)
-class TableConfig:
-    """A validated ``table.toml``."""
-
-    table_id: str
-    seat_names: Mapping[str, str]
-    data_dir: Path
-    #: Backend of every device kind (all kinds present).
-    backends: Mapping[str, str]
-    screen: ScreenConfig | None
-    gpio: GpioConfig
-    camera: CameraConfig
-    path: Path | None = None
-    #: Things worth knowing that do not stop the table (printed by ``config check``).
-    warnings: tuple[str, ...] = ()
-
-    def backend(self, kind: str) -> str:
-        """Backend name of a device kind (``report_button``, ``status_led`` …)."""
-        return self.backends[kind]
-
-    def uses(self, backend: str) -> bool:
-        """Whether any device of the table is on ``backend``."""
-        return backend in self.backends.values()
-
-
 # --------------------------------------------------------------------------------------------
 # helpers
-
-
-def _did_you_mean(word: str, choices: Iterable[str]) -> str:
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return f"（是不是 / did you mean '{close[0]}'?）" if close else ""
-
-
-class _Checker:
-    """Collects problems instead of stopping at the first one."""
-
-    def __init__(self) -> None:
-        self.problems: list[str] = []
-        self.warnings: list[str] = []
-
-    def error(self, msg: str) -> None:
-        self.problems.append(msg)
-
-    def keys(self, table: Mapping[str, Any], allowed: Iterable[str], where: str) -> None:
-        allowed = list(allowed)
-        for key in table:
-            if key not in allowed:
-                self.error(
-                    f"{where} 中的未知项 / unknown key '{key}' in {where}"
-                    f"{_did_you_mean(key, allowed)}；可用 / allowed: {', '.join(allowed)}"
-                )
-
-    def table(self, data: Mapping[str, Any], key: str, where: str) -> dict[str, Any]:
-        value = data.get(key, {})
-        if not isinstance(value, dict):
-            self.error(f"[{where}] 必须是表 / must be a table, got {type(value).__name__}")
-            return {}
-        return value
-
-    def typed(self, data: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str,
-              default: Any = None) -> Any:
-        if key not in data:
-            return default
-        value = data[key]
-        kinds = kind if isinstance(kind, tuple) else (kind,)
-        # bool is an int in Python; a pin or size given as `true` is a mistake.
-        if isinstance(value, bool) and bool not in kinds:
-            ok = False
-        elif float in kinds and isinstance(value, int) and not isinstance(value, bool):
-            ok = True
-        else:
-            ok = isinstance(value, kinds)
-        if not ok:
-            names = " / ".join(k.__name__ for k in kinds)
-            self.error(f"{where}.{key} 类型应为 {names} / must be {names}, got {value!r}")
-            return default
-        return value
-
-    def number(self, data: Mapping[str, Any], key: str, where: str, default: Any, lo: float, hi: float,
-               kind: type = float) -> Any:
-        """A number within ``lo``–``hi``. Why a range for every one: TOML has nan and inf, and a
-        negative or zero wait makes a blink or reconnect thread spin instead of waiting."""
-        value = self.typed(data, key, kind, where, default)
-        if key in data and value is not None and not lo <= value <= hi:  # nan fails too
-            self.error(f"{where}.{key} = {value}: 应在 {lo:g}–{hi:g} / must be {lo:g}–{hi:g}")
-            return default
-        return value
 
 
 def _split_url(value: str) -> tuple[str | None, str]:
@@ -264,7 +89,7 @@ def _existing_serial_ports() -> list[str]:
 # sections
 
 
-def _parse_seats(c: _Checker, data: Mapping[str, Any]) -> dict[str, str]:
+def _parse_seats(c: ConfigChecker, data: Mapping[str, Any]) -> dict[str, str]:
     if "seats" not in data:
         c.error("缺少 [seats] 表（四个座位 E S W N 的名字）/ missing [seats] table (names of seats E S W N)")
         return {s: s for s in SEATS}
@@ -285,7 +110,7 @@ def _parse_seats(c: _Checker, data: Mapping[str, Any]) -> dict[str, str]:
     return names
 
 
-def _parse_backends(c: _Checker, data: Mapping[str, Any]) -> dict[str, str]:
+def _parse_backends(c: ConfigChecker, data: Mapping[str, Any]) -> dict[str, str]:
     devices = c.table(data, "devices", "devices")
     c.keys(devices, ("default", *DEVICE_KINDS), "[devices]")
     default = devices.get("default", "sim")
@@ -296,7 +121,7 @@ def _parse_backends(c: _Checker, data: Mapping[str, Any]) -> dict[str, str]:
             key = kind if kind in devices else "default"
             c.error(
                 f"[devices].{key} = {value!r}: 未知后端 / unknown backend"
-                f"{_did_you_mean(str(value), BACKENDS)}；可用 / allowed: {', '.join(BACKENDS)}"
+                f"{did_you_mean(str(value), BACKENDS)}；可用 / allowed: {', '.join(BACKENDS)}"
             )
             value = "none"
         if value == "screen" and kind not in SCREEN_KINDS:
@@ -309,7 +134,7 @@ def _parse_backends(c: _Checker, data: Mapping[str, Any]) -> dict[str, str]:
     return backends
 
 
-def _parse_screen(c: _Checker, data: Mapping[str, Any], needed: bool, check_devices: bool) -> ScreenConfig | None:
+def _parse_screen(c: ConfigChecker, data: Mapping[str, Any], needed: bool, check_devices: bool) -> ScreenConfig | None:
     screen = c.table(data, "screen", "screen")
     c.keys(screen, ("port", "url", "connect_timeout_s"), "[screen]")
     port = c.typed(screen, "port", str, "[screen]")
@@ -336,7 +161,7 @@ def _parse_screen(c: _Checker, data: Mapping[str, Any], needed: bool, check_devi
         elif scheme not in SERIAL_URL_SCHEMES:
             c.error(
                 f"[screen].url 的协议 '{scheme}' 不受支持 / unsupported URL scheme '{scheme}'"
-                f"{_did_you_mean(scheme, SERIAL_URL_SCHEMES)}；可用 / allowed: {', '.join(SERIAL_URL_SCHEMES)}"
+                f"{did_you_mean(scheme, SERIAL_URL_SCHEMES)}；可用 / allowed: {', '.join(SERIAL_URL_SCHEMES)}"
             )
             return None
         else:
@@ -349,7 +174,7 @@ def _parse_screen(c: _Checker, data: Mapping[str, Any], needed: bool, check_devi
     return ScreenConfig(url=port, is_port=True, connect_timeout_s=float(timeout))
 
 
-def _pin(c: _Checker, value: Any, where: str) -> int | None:
+def _pin(c: ConfigChecker, value: Any, where: str) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int):
         c.error(f"{where} 应为 BCM 引脚号（整数）/ must be a BCM pin number, got {value!r}")
         return None
@@ -363,7 +188,7 @@ def _pin(c: _Checker, value: Any, where: str) -> int | None:
     return value
 
 
-def _parse_gpio(c: _Checker, data: Mapping[str, Any], backends: Mapping[str, str]) -> GpioConfig:
+def _parse_gpio(c: ConfigChecker, data: Mapping[str, Any], backends: Mapping[str, str]) -> GpioConfig:
     gpio = c.table(data, "gpio", "gpio")
     c.keys(
         gpio,
@@ -379,7 +204,7 @@ def _parse_gpio(c: _Checker, data: Mapping[str, Any], backends: Mapping[str, str
     factory = c.typed(gpio, "pin_factory", str, "[gpio]")
     factories = ("lgpio", "rpigpio", "pigpio", "native", "mock")
     if factory is not None and factory not in factories:
-        c.error(f"[gpio].pin_factory = {factory!r}: 未知 / unknown{_did_you_mean(factory, factories)}；"
+        c.error(f"[gpio].pin_factory = {factory!r}: 未知 / unknown{did_you_mean(factory, factories)}；"
                 f"可用 / allowed: {', '.join(factories)}")
         factory = None
 
@@ -451,7 +276,7 @@ def _parse_gpio(c: _Checker, data: Mapping[str, Any], backends: Mapping[str, str
     )
 
 
-def _parse_camera(c: _Checker, data: Mapping[str, Any], base: Path, check_devices: bool) -> CameraConfig:
+def _parse_camera(c: ConfigChecker, data: Mapping[str, Any], base: Path, check_devices: bool) -> CameraConfig:
     cam = c.table(data, "camera", "camera")
     c.keys(
         cam,
@@ -462,14 +287,14 @@ def _parse_camera(c: _Checker, data: Mapping[str, Any], base: Path, check_device
     )
     backend = c.typed(cam, "backend", str, "[camera]", "opencv")
     if backend not in CAMERA_BACKENDS:
-        c.error(f"[camera].backend = {backend!r}: 未知 / unknown{_did_you_mean(backend, CAMERA_BACKENDS)}；"
+        c.error(f"[camera].backend = {backend!r}: 未知 / unknown{did_you_mean(backend, CAMERA_BACKENDS)}；"
                 f"可用 / allowed: {', '.join(CAMERA_BACKENDS)}")
         backend = "opencv"
     source = c.typed(cam, "source", str, "[camera]", "device" if backend == "picamera2" else "none")
     if backend == "picamera2" and source != "device":
         c.error(f"[camera].backend = 'picamera2' 只用于 source = 'device' / is for source = 'device' (not {source!r})")
     if source not in CAMERA_SOURCES:
-        c.error(f"[camera].source = {source!r}: 未知 / unknown{_did_you_mean(source, CAMERA_SOURCES)}；"
+        c.error(f"[camera].source = {source!r}: 未知 / unknown{did_you_mean(source, CAMERA_SOURCES)}；"
                 f"可用 / allowed: {', '.join(CAMERA_SOURCES)}")
         source = "none"
     width = int(c.typed(cam, "width", int, "[camera]", 1920))
@@ -519,7 +344,7 @@ def _parse_camera(c: _Checker, data: Mapping[str, Any], base: Path, check_device
     mount = c.number(cam, "mount_height_mm", "[camera]", None, 200, 5000)  # lens above the table top
     lens = c.typed(cam, "lens", str, "[camera]")
     if lens is not None and lens not in LENSES:
-        c.error(f"[camera].lens = {lens!r}: 未知 / unknown{_did_you_mean(lens, tuple(LENSES))}；"
+        c.error(f"[camera].lens = {lens!r}: 未知 / unknown{did_you_mean(lens, tuple(LENSES))}；"
                 f"可用 / allowed: {', '.join(LENSES)} (或 hfov_deg / or give hfov_deg)")
     hfov = c.number(cam, "hfov_deg", "[camera]", None, 10, 170)
     return CameraConfig(
@@ -561,7 +386,7 @@ def parse_config(data: Mapping[str, Any], *, base_dir: str | os.PathLike[str] = 
         checking a file written for another machine.
     :raises ConfigError: listing every problem found.
     """
-    c = _Checker()
+    c = ConfigChecker()
     base = Path(base_dir)
     c.keys(data, TOP_KEYS, "table.toml")
     table_id = c.typed(data, "table_id", str, "table.toml")

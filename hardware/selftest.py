@@ -23,7 +23,7 @@ from typing import Any, TextIO
 
 from firmware_bridge.firmware.wire import SEATS
 from hardware.backends.sim import SimButton
-from hardware.camera import CORNER_MARKER_IDS, find_corner_markers
+from hardware.corner_markers import CORNER_MARKER_IDS, find_corner_markers
 from hardware.table import TableDevices
 
 STEPS: tuple[str, ...] = ("lamps", "displays", "buzzer", "buttons", "camera")

@@ -10,7 +10,6 @@ from typing import Any
 
 from hardware.backends.picamera2_camera import Picamera2Source
 from hardware.camera import (
-    CameraError,
     CaptureDeviceSource,
     FrameSource,
     ImageFolderSource,
@@ -18,8 +17,9 @@ from hardware.camera import (
     SyntheticSource,
     VideoFileSource,
     load_renderer,
-    marker_board,
 )
+from hardware.corner_markers import marker_board
+from hardware.errors import CameraError
 
 
 def open_source(camera: Any, *, on_status: StatusCallback | None = None) -> FrameSource | None:

@@ -37,7 +37,7 @@ from hardware.backends.gpio import (
 from hardware.backends.screen import ScreenButton, ScreenBuzzer, ScreenDisplay, ScreenLamp, ScreenLink
 from hardware.backends.sim import SimButton, SimBuzzer, SimDisplay, SimLamp
 from hardware.backends.tm1637 import MockTM1637
-from hardware.config import BUTTONS, TableConfig
+from hardware.config_model import BUTTONS, TableConfig
 from hardware.devices import (
     STATUS_MODES,
     ButtonCallback,
@@ -76,7 +76,7 @@ class SeatDevices:
 class TableDevices:
     """The logical devices of one table over the backends ``table.toml`` chose.
 
-    :param config: a validated :class:`~hardware.config.TableConfig`.
+    :param config: a validated :class:`~hardware.config_model.TableConfig`.
     :param pin_factory: gpiozero pin factory for every GPIO device (keyword-only, gpiozero style);
         default: ``[gpio].pin_factory`` of the config, else gpiozero's default.
     :param screen_controller: an already built ``ScreenController`` to use instead of creating one.

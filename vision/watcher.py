@@ -145,7 +145,7 @@ def vote(readings: list[PlayReading]) -> tuple[PlayReading, int]:
 
 
 def _full(frame: object) -> np.ndarray:
-    """A frame as a BGR array: a camera's undecoded frame (``hardware.camera.MjpegFrame``, with
+    """A frame as a BGR array: a camera's undecoded frame (``hardware.mjpeg_frame.MjpegFrame``, with
     ``full()``) is decoded here, and only the frames that are read or calibrated on ever are."""
     return frame.full() if hasattr(frame, "full") else frame  # type: ignore[attr-defined,return-value]
 

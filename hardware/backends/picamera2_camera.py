@@ -59,7 +59,7 @@ class FrameGone(ValueError):
 class TwoSpeedFrame:
     """One sensor readout: the small YUV420 stream at hand, the full frame on demand.
 
-    Quacks like ``hardware.camera.MjpegFrame`` (``grey``, ``colour``, ``full``, ``size``), which is
+    Quacks like ``hardware.mjpeg_frame.MjpegFrame`` (``grey``, ``colour``, ``full``, ``size``), which is
     what the watcher and the pipeline already know. ``full()`` copies the main stream out of the
     request while it is held (:attr:`has_full`); after :meth:`release` it is gone, except that a
     frame given a ``late`` callable (the source's fresh still) answers with that, for the panel's

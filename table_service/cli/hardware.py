@@ -11,7 +11,7 @@ from typing import Any
 
 from firmware_bridge.firmware.wire import SEATS
 from hardware.backends.gpio import resolve_pin_factory
-from hardware.config import DEVICE_KINDS, TableConfig
+from hardware.config_model import DEVICE_KINDS, TableConfig
 from hardware.errors import HardwareError
 from hardware.selftest import STEPS, SelfTest
 from hardware.table import TableDevices

@@ -3,6 +3,10 @@
 Moved out of ``table_service.table.service`` so a new engineer finds the camera's thread, its health and
 its witness of *when* a play was made in one place (issue #18 item 9). A fault while a frame is
 read, or while a play is handed over, costs that frame or that play's evidence, never the camera.
+
+Beside it: the camera's health and its watchdog (:mod:`table_service.table.camera_health`), and
+how frames reach it from a live source and when each was taken
+(:mod:`table_service.table.camera_frames`).
 """
 
 from __future__ import annotations
@@ -16,6 +20,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from table_service.rules.seats import SEATS
+from table_service.table.camera_frames import (
+    LatestFrameGrabber,
+    is_live,
+    monotonic_stamps,
+    release_frame,
+    taken_wall,
+)
+from table_service.table.camera_health import CameraHealth, PipelineStatus
 from table_service.table.camera_watcher import make_watcher
 from table_service.table.clock import TableClock
 from table_service.table.config import ServiceConfig
@@ -26,14 +38,6 @@ log = logging.getLogger(__name__)
 
 #: Consecutive unusable frames after which the camera counts as offline (the referee enters plays).
 BAD_FRAMES_OFFLINE = 15
-#: Real seconds between a frame being taken and the camera having read it, from which its health
-#: says "lagging" (at 15 fps a read takes ~0.1 s, a settle waits ~0.4 s of frames; 1 s is a
-#: camera that has fallen behind, not one that is busy).
-LAGGING_S = 1.0
-#: Real seconds without a frame read, frames or not, after which the camera is "not reading":
-#: the service then counts it offline and the referee enters plays (issue #18 item 9: a panel
-#: said 在线 through 9 minutes of nothing read).
-NOT_READING_S = 10.0
 
 #: Frames fed after the camera's controls were freed (start, or the panel's recalibrate) before
 #: they are locked again: ~1 s at 15 fps for auto exposure, white balance and focus to converge.
@@ -41,19 +45,6 @@ CONVERGE_FRAMES = 15
 
 #: Why a moved camera stopped reading (it reads again once the markers are fitted afresh).
 MOVED_TEXT = "摄像头被移动，找不到桌角标记 / camera moved: table corner markers not found"
-
-#: Real seconds past ``[service] camera_grace_s`` that a clock tick still waits for a camera that
-#: has not read the frames up to the deadline (it is lagging: the Pi is behind, not the player).
-#: As long as "not reading": after that the camera counts offline and holds nothing.
-LAG_GRACE_S = NOT_READING_S
-
-#: Health states (``camera`` in the panel state, see docs/api.md).
-HEALTH_TEXT: dict[str, str] = {
-    "reading": "摄像头读牌中 / camera reading",
-    "lagging": "摄像头滞后 {lag:.1f} 秒 / camera lagging {lag:.1f} s",
-    "not_reading": "摄像头未读牌 {lag:.0f} 秒 / camera not reading for {lag:.0f} s",
-    "offline": "摄像头离线 / camera offline",
-}
 
 
 #: Real seconds a stopping camera waits for the learner's refit under way (one takes ~2 s here).
@@ -65,7 +56,7 @@ ASKED_KEPT = 64
 LEARNED_DECK_FILE = "learned-deck.npz"
 
 
-class CameraPipeline:
+class CameraPipeline(CameraHealth):
     """Frames from a ``hardware.camera`` source through the vision watcher into observations.
 
     The vision package turns a frame stream into settled-play observations per seat
@@ -109,10 +100,9 @@ class CameraPipeline:
         self._last_low: Any = None
         #: Live sources are read latest-first: a grabber thread keeps only the newest frame, so a
         #: slow read drops the frames that went stale meanwhile instead of queueing them (None:
-        #: decided from the source, see :func:`_is_live`). Recordings and tests read every frame.
+        #: decided from the source, see :func:`~table_service.table.camera_frames.is_live`).
+        #: Recordings and tests read every frame.
         self.drop_stale: bool | None = None
-        #: Frames the grabber replaced before they were read (stale frames dropped).
-        self.dropped = 0
         #: Where an enrolment made at the panel is saved (the service sets ``[vision] enrollment``
         #: or a file in its data folder).
         self.enrollment_path: str | None = None
@@ -123,10 +113,8 @@ class CameraPipeline:
         self._read_ms: int | None = None  # table ms of that frame
         self._offline_why: str | None = None
         self._health_state: str | None = None
-        self._cond = threading.Condition()
-        self._slot: tuple[float, Any, float, float] | None = None
-        self._grab_done = False
-        self._grab_error: BaseException | None = None
+        #: Reads a live source latest-first (when :attr:`drop_stale`), counting the frames it drops.
+        self._grabber = LatestFrameGrabber(source, self._stop, name)
         #: Wall instant the newest frame read was taken, and per seat the first busy frame's: how
         #: long the camera has watched a zone's activity, whatever its lag (see :meth:`holds`).
         self._seen_wall = 0.0  # after the frame's plays are submitted, as seen_ms
@@ -180,7 +168,7 @@ class CameraPipeline:
         self.busy_since_ms = {}
         self._started_wall = time.time()
         if self.drop_stale is None:
-            self.drop_stale = _is_live(self.source)
+            self.drop_stale = is_live(self.source)
         self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
         self._thread.start()
         watchdog = threading.Thread(target=self._watch_health, name=f"{self.name}-health", daemon=True)
@@ -195,71 +183,6 @@ class CameraPipeline:
         full = getattr(frame, "full", None)
         return full() if callable(full) else frame
 
-    # ------------------------------------------------------------------------ health
-
-    def health(self, now_wall: float | None = None, with_deck: bool = True) -> dict[str, Any]:
-        """What the camera is doing, for the panel (issue #18 item 9).
-
-        ``state``: ``reading`` (frames are read as they come), ``lagging`` (the newest frame read
-        was taken ``lag_s`` ≥ :data:`LAGGING_S` ago), ``not_reading`` (nothing read for
-        :data:`NOT_READING_S`: counted offline, the referee enters plays) or ``offline`` (no
-        frames, unusable frames, or the stream ended). ``lag_s``: seconds since the newest frame
-        read was taken (since the start before the first); ``last_read_ms``: table time of that
-        frame (None before the first); ``dropped``: stale frames skipped; ``text``: Chinese / English.
-        """
-        now = time.time() if now_wall is None else now_wall
-        ref = self._read_wall if self._read_wall is not None else self._started_wall
-        lag = max(0.0, now - ref) if ref is not None else 0.0
-        alive = self._thread is not None and self._thread.is_alive() and not self._stop.is_set()
-        src_status = getattr(self.source, "status", None)
-        connected = getattr(src_status, "connected", True) if not callable(src_status) else True
-        if not alive or self._offline_why is not None or (connected is False and self.frames > 0):
-            state = "offline"
-        elif lag >= NOT_READING_S:
-            state = "not_reading"
-        elif lag >= LAGGING_S:
-            state = "lagging"
-        else:
-            state = "reading"
-        text = HEALTH_TEXT[state].format(lag=lag)
-        if state == "offline" and self._offline_why:
-            text = self._offline_why
-        out = {"state": state, "lag_s": round(lag, 2), "last_read_ms": self._read_ms, "dropped": self.dropped,
-               "text": text}
-        deck_status = getattr(self.watcher, "deck_status", None)
-        if with_deck and callable(deck_status):
-            out["deck"] = deck_status()
-        return out
-
-    def _watch_health(self) -> None:
-        """Tell :attr:`on_health` (and the service, through ``on_status``) when the health state
-        changes, also while the read thread is stuck inside one frame (it cannot say so itself)."""
-        while not self._stop.wait(0.25):
-            self._check_health()
-            if self._thread is None or not self._thread.is_alive():
-                self._check_health()
-                return
-
-    def _check_health(self) -> None:
-        h = self.health(with_deck=False)  # four times a second: the deck's words are the panel's, on request
-        old, self._health_state = self._health_state, h["state"]
-        if h["state"] == old:
-            return
-        if h["state"] in ("lagging", "not_reading") or old in ("lagging", "not_reading"):
-            log.warning("camera health: %s", h["text"])
-        # Not reading counts as offline for the table (the referee enters plays, no tick waits
-        # for a camera that reads nothing); back to reading or lagging is online again.
-        if self.on_status is not None and self._offline_why is None:
-            if h["state"] == "not_reading":
-                self.on_status(_Status(False, h["text"]))
-            elif old == "not_reading" and h["state"] in ("reading", "lagging"):
-                self.on_status(_Status(True))
-        if self.on_health is not None:
-            try:
-                self.on_health(h)
-            except Exception:  # a faulty listener must not stop the watchdog
-                log.exception("camera health listener failed")
-
     # ------------------------------------------------------------------------ frames
 
     def _frames(self) -> Any:
@@ -269,42 +192,12 @@ class CameraPipeline:
             for t, frame in self.source.frames():
                 yield t, frame, time.time(), time.monotonic()
             return
-        grabber = threading.Thread(target=self._grab, name=f"{self.name}-grab", daemon=True)
-        grabber.start()
-        while True:
-            with self._cond:
-                while self._slot is None and not self._grab_done and not self._stop.is_set():
-                    self._cond.wait(0.5)
-                item, self._slot = self._slot, None
-                done, error = self._grab_done, self._grab_error
-            if item is not None:
-                yield item
-            elif done or self._stop.is_set():
-                if error is not None:
-                    raise error
-                return
+        yield from self._grabber.frames()
 
-    def _grab(self) -> None:
-        """Pull frames from the source as fast as it delivers them, keeping only the newest: a
-        driver's own buffer never fills with frames the reader is too slow for."""
-        try:
-            for t, frame in self.source.frames():
-                item = (t, frame, time.time(), time.monotonic())
-                with self._cond:
-                    if self._slot is not None:
-                        self.dropped += 1
-                        _release(self._slot[1])  # a stale camera buffer goes straight back
-                    self._slot = item
-                    self._cond.notify()
-                if self._stop.is_set():
-                    break
-        except BaseException as exc:  # handed to the read thread, which reports it
-            with self._cond:
-                self._grab_error = exc
-        finally:
-            with self._cond:
-                self._grab_done = True
-                self._cond.notify()
+    @property
+    def dropped(self) -> int:
+        """Frames the grabber replaced before they were read (stale frames dropped)."""
+        return self._grabber.dropped
 
     def stop(self) -> None:
         self._stop.set()
@@ -342,7 +235,7 @@ class CameraPipeline:
         got = frame_wall(t) if callable(frame_wall) else None
         if got is not None:
             wall = min(float(got), received_wall)
-        elif _monotonic_stamps(self.source) and 0.0 <= received_mono - t < 60.0:
+        elif monotonic_stamps(self.source) and 0.0 <= received_mono - t < 60.0:
             wall = received_wall - (received_mono - t)
         if self.clock is None:
             return int(wall * 1000.0)
@@ -400,7 +293,7 @@ class CameraPipeline:
             return self._last_low
         width = int(getattr(self.watcher, "lowres_width", 1280))
         grey = getattr(frame, "grey", None)
-        if callable(grey):  # an undecoded camera frame (hardware.camera.MjpegFrame): a reduced decode
+        if callable(grey):  # an undecoded camera frame (hardware.mjpeg_frame.MjpegFrame): a reduced decode
             self._last_frame, self._last_low = frame, grey(width)
             return self._last_low
         if not (hasattr(frame, "shape") and frame.ndim == 3 and frame.shape[2] == 3 and frame.size):
@@ -463,13 +356,13 @@ class CameraPipeline:
             self._offline_why = MOVED_TEXT
             log.warning("camera moved by %.1f mm and the table markers are not found: reading stopped", ob.shift_mm)
             if self.on_status is not None:
-                self.on_status(_Status(False, MOVED_TEXT))
+                self.on_status(PipelineStatus(False, MOVED_TEXT))
         else:
             log.warning("camera moved (%.1f mm): zones recalibrated", ob.shift_mm)
             if self._offline_why == MOVED_TEXT:
                 self._offline_why = None
                 if self.on_status is not None:
-                    self.on_status(_Status(True))
+                    self.on_status(PipelineStatus(True))
 
     def _track_busy(self, taken: int, read: set[str]) -> None:
         """Note when each zone's current activity began (a zone read in this frame starts afresh)."""
@@ -500,7 +393,7 @@ class CameraPipeline:
             self._offline_why = (f"摄像头画面无法识别 / camera frames unusable: {exc}" if corrupt
                                  else f"读牌出错 / card reader failing: {exc}")
             if self.on_status is not None:
-                self.on_status(_Status(False, self._offline_why))
+                self.on_status(PipelineStatus(False, self._offline_why))
         if self._bad_run <= 3 or self._bad_run % 100 == 0:
             if corrupt:
                 log.warning("camera frame rejected (%d in a row): %s", self._bad_run, exc)
@@ -562,7 +455,7 @@ class CameraPipeline:
                     return
                 t0 = time.perf_counter()
                 taken = self.taken_ms(t, frame_wall, frame_mono)
-                self._cur_wall = _taken_wall(self, t, frame_wall, frame_mono)
+                self._cur_wall = taken_wall(self.source, t, frame_wall, frame_mono)
                 try:
                     observations = self.watcher.feed(frame, t, lowres=self._lowres(frame))
                     changed = self._controls(t)
@@ -573,11 +466,11 @@ class CameraPipeline:
                     continue
                 finally:
                     self.frames += 1
-                    _release(frame)  # the full frame was taken if a zone settled; the buffer goes back
+                    release_frame(frame)  # the full frame was taken if a zone settled; the buffer goes back
                 if self._bad_run >= BAD_FRAMES_OFFLINE:
                     self._offline_why = None
                     if self.on_status is not None:
-                        self.on_status(_Status(True))
+                        self.on_status(PipelineStatus(True))
                 self._bad_run = 0
                 read: set[str] = set()
                 for ob in observations or ():
@@ -594,45 +487,13 @@ class CameraPipeline:
             if not self._stop.is_set():
                 self._offline_why = "摄像头画面中断 / camera stream ended"
                 if self.on_status is not None:
-                    self.on_status(_Status(False, self._offline_why))
+                    self.on_status(PipelineStatus(False, self._offline_why))
         except Exception as exc:
             log.exception("camera pipeline stopped")
             self._offline_why = f"摄像头故障 / camera failed: {exc}"
             if self.on_status is not None:
-                self.on_status(_Status(False, self._offline_why))
+                self.on_status(PipelineStatus(False, self._offline_why))
 
-
-def _taken_wall(pipe: CameraPipeline, t: float, received_wall: float, received_mono: float) -> float:
-    """Wall instant a frame was taken (as :meth:`CameraPipeline.taken_ms`, before the table clock)."""
-    frame_wall = getattr(pipe.source, "frame_wall", None)
-    got = frame_wall(t) if callable(frame_wall) else None
-    if got is not None:
-        return min(float(got), received_wall)
-    if _monotonic_stamps(pipe.source) and 0.0 <= received_mono - t < 60.0:
-        return received_wall - (received_mono - t)
-    return received_wall
-
-
-def _release(frame: Any) -> None:
-    """Give a two-speed frame's camera buffer back (``hardware.backends.picamera2_camera.TwoSpeedFrame``)."""
-    release = getattr(frame, "release", None)
-    if callable(release):
-        release()
-
-
-def _is_live(source: Any) -> bool:
-    """Does ``source`` deliver frames on the wall clock (a device, a realtime renderer), so that a
-    slow reader must skip to the newest frame? A recording or a test's frame list is read whole."""
-    return _monotonic_stamps(source) or bool(getattr(source, "realtime", False))
-
-
-def _monotonic_stamps(source: Any) -> bool:
-    """Does ``source`` stamp frames with ``time.monotonic()`` at capture (a live device)?"""
-    if getattr(source, "monotonic_stamps", False) is True:  # hardware.backends.picamera2_camera.Picamera2Source
-        return True
-    from hardware.camera import CaptureDeviceSource  # lazy: hardware's camera loads OpenCV (cv2)
-
-    return isinstance(source, CaptureDeviceSource)
 
 
 @dataclass
@@ -646,9 +507,3 @@ class ControlsChangedSighting:
 
     def to_json(self) -> dict[str, Any]:
         return {"type": self.kind, "text": self.text, "t": self.t}
-
-
-@dataclass
-class _Status:
-    connected: bool
-    error: str | None = None

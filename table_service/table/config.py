@@ -89,7 +89,7 @@ class ServiceConfig:
     """Everything ``guandan-table run`` needs: the hardware config plus the service's own options."""
 
     hardware: Any
-    """The :class:`hardware.config.TableConfig`."""
+    """The :class:`hardware.config_model.TableConfig`."""
     service: dict[str, Any] = field(default_factory=dict)
     web: dict[str, Any] = field(default_factory=dict)
     mqtt: dict[str, Any] = field(default_factory=dict)

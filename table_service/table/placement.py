@@ -20,7 +20,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from hardware.config import LENSES
+from hardware.config_model import LENSES
 from hardware.selftest import PlacementMeter, PlacementReading
 from vision.calibration import LensCalibration, calibrate_table
 from vision.geometry import TableLayout, default_layout

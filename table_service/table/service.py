@@ -34,7 +34,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from table_service.table.camera_pipeline import LAG_GRACE_S, CameraPipeline
+from table_service.table.camera_health import LAG_GRACE_S
+from table_service.table.camera_pipeline import CameraPipeline
 from table_service.table.camera_watcher import lawful_shape, possible_cards
 from table_service.table.clock import TableClock
 from table_service.table.config import DEFAULT_CAMERA_GRACE_S, ServiceConfig

@@ -19,10 +19,9 @@ from hardware.camera import (
     ImageFolderSource,
     SyntheticSource,
     VideoFileSource,
-    find_corner_markers,
-    marker_board,
 )
 from hardware.config import load_config
+from hardware.corner_markers import find_corner_markers, marker_board
 from hardware.errors import CameraError, ConfigError
 from hardware.sources import open_source
 
@@ -234,7 +233,7 @@ def test_mjpeg_frame_decodes_only_as_far_as_used() -> None:
     """A 4K MJPEG frame: its size from the header, a reduced grey for settling, full colour on demand."""
     import cv2
 
-    from hardware.camera import MjpegFrame, full_frame, jpeg_size
+    from hardware.mjpeg_frame import MjpegFrame, full_frame, jpeg_size
 
     img = np.zeros((2160, 3840, 3), np.uint8)
     cv2.rectangle(img, (1000, 500), (2000, 1500), (40, 200, 90), -1)

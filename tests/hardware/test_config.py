@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from hardware.config import DEVICE_KINDS, load_config, parse_config
+from hardware.config import load_config, parse_config
+from hardware.config_model import DEVICE_KINDS
 from hardware.errors import ConfigError
 from table_service.cli import main as cli_main
 

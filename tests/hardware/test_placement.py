@@ -10,7 +10,7 @@ import pytest
 
 from hardware.backends.fake_picamera2 import fake_camera_class
 from hardware.backends.picamera2_camera import Picamera2Source
-from hardware.config import LENSES
+from hardware.config_model import LENSES
 from hardware.selftest import SelfTest
 from table_service.cli.hardware import cmd_config_check
 from table_service.table.placement import MIN_PX_PER_MM, from_calibration, from_mount, judge, meter

@@ -16,6 +16,7 @@ import pytest
 
 import table_service.table.camera_pipeline as cp
 from hardware.camera import SyntheticSource
+from table_service.table import camera_health
 from table_service.table.camera_pipeline import CameraPipeline
 
 
@@ -96,8 +97,8 @@ def test_a_recording_is_read_whole(wait_for: Any):
 
 def test_a_stuck_reader_is_lagging_then_not_reading_then_back(wait_for: Any, monkeypatch):
     # Lagging from 0.5 s, not reading from 5 s: windows a loaded machine's stalls do not skip.
-    monkeypatch.setattr(cp, "LAGGING_S", 0.5)
-    monkeypatch.setattr(cp, "NOT_READING_S", 5.0)
+    monkeypatch.setattr(camera_health, "LAGGING_S", 0.5)
+    monkeypatch.setattr(camera_health, "NOT_READING_S", 5.0)
     statuses: list[tuple[bool, str | None]] = []
     healths: list[str] = []
     watcher = SlowWatcher()
@@ -135,7 +136,7 @@ def test_a_stream_that_ends_is_offline_with_why(wait_for: Any):
 
 @pytest.mark.parametrize("state", ["reading", "lagging", "not_reading", "offline"])
 def test_health_text_is_chinese_then_english(state):
-    text = cp.HEALTH_TEXT[state].format(lag=2.5)
+    text = camera_health.HEALTH_TEXT[state].format(lag=2.5)
     zh, en = text.split(" / ")
     assert any("\u4e00" <= ch <= "\u9fff" for ch in zh) and en.isascii()
 

@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-import table_service.table.camera_pipeline as cp
 import table_service.table.service as service_module
 from table_service.demo.scene import SceneCamera
+from table_service.table import camera_health
 from table_service.table.camera_pipeline import CameraPipeline
 from table_service.table.camera_watcher import make_watcher
 from table_service.table.clock import ActorClock, TableClock
@@ -37,7 +37,7 @@ def camera_not_reading_after_minutes(monkeypatch: pytest.MonkeyPatch) -> None:
     "not reading" threshold, after which the camera counts offline and holds nothing, so a play
     put down in time was flagged). That threshold is tests/service/test_camera_health.py's
     subject; here the camera must stay a witness however slow the machine is."""
-    monkeypatch.setattr(cp, "NOT_READING_S", 600.0)
+    monkeypatch.setattr(camera_health, "NOT_READING_S", 600.0)
     monkeypatch.setattr(service_module, "LAG_GRACE_S", 600.0)
 
 

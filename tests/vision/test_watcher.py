@@ -206,12 +206,12 @@ def test_a_bumped_camera_without_markers_stops_reading_until_they_are_seen(layou
 
 
 def test_undecoded_camera_frames_settle_on_a_reduced_decode_and_read_at_full(renderer):
-    """MJPEG frames as the camera gives them (``hardware.camera.MjpegFrame``): the watcher settles on
+    """MJPEG frames as the camera gives them (``hardware.mjpeg_frame.MjpegFrame``): the watcher settles on
     the reduced grey decode and decodes in full only the frames it reads (issue #21: the shipped
     resolution cannot reach the reader's; 4K can, if every frame is not decoded whole)."""
     import cv2
 
-    from hardware.camera import MjpegFrame
+    from hardware.mjpeg_frame import MjpegFrame
 
     def mjpeg(scene, seed):
         return cv2.imencode(".jpg", renderer.render(scene, seed=seed), [cv2.IMWRITE_JPEG_QUALITY, 92])[1].tobytes()
