@@ -90,6 +90,17 @@ def run_emulate_screen(args: argparse.Namespace) -> int:
     if not 0 <= args.protocol_version <= 255:
         # One byte on the wire: a larger one killed the firmware thread while the command said "running".
         raise ValueError(f"协议版本须为 0–255 / --protocol-version must be 0-255 (one byte), got {args.protocol_version}")
+    ident = args.controller_id
+    try:
+        size = len(ident.encode("utf-8"))
+    except UnicodeEncodeError:  # bytes that are not UTF-8: the firmware thread died, the command said "running"
+        size = -1
+    if not 1 <= size <= 40:
+        # HELLO carries 40 bytes of it: a longer one was cut silently, mid-character at worst.
+        raise ValueError(f"控制器编号须为 1–40 字节的 UTF-8 文字 / --controller-id must be 1-40 bytes of UTF-8 text, "
+                         f"got {ident[:60]!r}")
+    if args.port == "":  # Path("") is "." (this folder): say what is wrong, not "is a folder"
+        raise ValueError("--port 为空 / --port is empty: give the path of a link to create, or leave it out")
     if args.port is not None:
         link = Path(args.port)
         if not link.parent.is_dir():

@@ -152,6 +152,57 @@ CASES: list[Case] = [
     Case("event-pair-teams-directory", "crash",
          lambda t: ["event", "pair", str(_write(t / "R.jsonl", b"")), "--teams", str(t)], "cannot read TEAMS"),
     Case("event-export-a-file", "unclear", lambda t: ["event", "export", str(_write(t / "f", b"x"))], "not a file"),
+    # Second probe (the whole command line given empty strings, devices, odd text): each case below
+    # exited 0, wrote into the working folder, printed a traceback, or lost an earlier file.
+    Case("rules-classify-empty-card", "unclear", lambda t: ["rules", "classify", "--level", "7", ""], "no cards"),
+    Case("rules-legal-empty-hand", "silent", lambda t: ["rules", "legal", "--level", "7", ""], "no cards"),
+    Case("rules-legal-previous-empty", "silent",
+         lambda t: ["rules", "legal", "--level", "7", "--previous", "", "7h", "8h"], "--previous"),
+    Case("replay-empty-path", "unclear", lambda t: ["replay", ""], "empty path"),
+    Case("replay-dev-zero", "crash", lambda t: ["replay", "/dev/zero"], "not a regular file"),
+    Case("replay-a-fifo", "crash", lambda t: ["replay", str(_fifo(t / "fifo"))], "not a regular file"),
+    Case("replay-lone-surrogate", "unclear", lambda t: ["replay", str(_surrogate_export(t))], "line 2"),
+    Case("replay-hub-log", "unclear", lambda t: ["replay", str(_hub_log(t))], "not an event store"),
+    Case("export-o-empty", "silent", lambda t: ["export", str(_event_log(t / "T.sqlite3")), "-o", ""], "-o"),
+    Case("export-o-fifo", "crash",
+         lambda t: ["export", str(_event_log(t / "T.sqlite3")), "-o", str(_fifo(t / "fifo"))], "not a regular file"),
+    Case("export-keeps-the-old-export", "changed-input",
+         lambda t: ["export", str(_surrogate_export(t)), "-o", str(_export(t))], "line 2"),
+    Case("user-add-db-empty", "changed-input",
+         lambda t: ["user", "add", "zz", "--db", "", "--password-stdin"], "--db"),
+    Case("user-list-config-empty", "silent", lambda t: ["user", "list", "--config", ""], "--config"),
+    Case("emulate-controller-id-not-utf8", "crash",
+         lambda t: ["emulate-screen", "--controller-id", "a\udcff", "--duration", "0.1"], "--controller-id"),
+    Case("emulate-controller-id-too-long", "silent",
+         lambda t: ["emulate-screen", "--controller-id", "x" * 41, "--duration", "0.1"], "40"),
+    Case("emulate-port-empty", "unclear", lambda t: ["emulate-screen", "--port", "", "--duration", "0.1"], "empty"),
+    Case("demo-data-empty", "changed-input",
+         lambda t: ["demo", "--data", "", "--deals", "1", "--headless", "--speed", "10"], "--data"),
+    Case("demo-mqtt-empty", "silent", lambda t: ["demo", "--mqtt", "", "--deals", "1", "--headless", "--speed", "10"], "--mqtt"),
+    Case("demo-event-port-70000", "silent",
+         lambda t: ["demo", "--tables", "2", "--port", "70000", "--headless", "--deals", "1", "--speed", "10"],
+         "70000"),
+    Case("vision-board-too-many-squares", "crash",
+         lambda t: ["vision", "board", "--squares-x", "40", "--squares-y", "40", "--square-mm", "200",
+                    "--marker-mm", "150", "--out", str(t / "b.png")], "markers"),
+    Case("vision-calibrate-squares-zero", "crash",
+         lambda t: ["vision", "calibrate", str(_photos(t)), "--squares-x", "0", "--out", str(t / "l.json")], "squares"),
+    Case("vision-calibrate-marker-over-square", "crash",
+         lambda t: ["vision", "calibrate", str(_photos(t)), "--marker-mm", "50", "--out", str(t / "l.json")],
+         "marker-mm"),
+    Case("vision-calibrate-empty-path", "unclear", lambda t: ["vision", "calibrate", ""], "empty"),
+    Case("vision-calibrate-out-a-folder", "unclear",
+         lambda t: ["vision", "calibrate", str(_photos(t)), "--out", str(t)], "folder"),
+    Case("vision-markers-out-a-file", "unclear",
+         lambda t: ["vision", "markers", "--out", str(_write(t / "f", b"x"))], "is a file"),
+    Case("vision-markers-out-empty", "changed-input", lambda t: ["vision", "markers", "--out", ""], "empty"),
+    Case("vision-read-enrollment-empty", "silent",
+         lambda t: ["vision", "read", str(_write(t / "z.png", b"x")), "--enrollment", ""], "--enrollment"),
+    Case("vision-enroll-out-a-folder", "unclear",
+         lambda t: ["vision", "enroll", str(_folder(t / "faces")), "--out", str(t)], "folder"),
+    Case("vision-enroll-out-another-file", "changed-input",
+         lambda t: ["vision", "enroll", str(_folder(t / "faces")), "--out", str(_event_log(t / "T.sqlite3"))],
+         "not an enrolment"),
 ]
 
 
@@ -163,6 +214,42 @@ def _touch(p: Path) -> Path:
 def _write(p: Path, data: bytes) -> Path:
     p.write_bytes(data)
     return p
+
+
+def _fifo(p: Path) -> Path:
+    os.mkfifo(p)
+    return p
+
+
+def _folder(p: Path) -> Path:
+    p.mkdir()
+    return p
+
+
+def _photos(tmp: Path) -> Path:
+    """A folder with one (blank) photo: the board's options are checked before any photo is read."""
+    import cv2
+    import numpy as np
+
+    folder = _folder(tmp / "photos")
+    cv2.imwrite(str(folder / "a.png"), np.full((60, 80, 3), 255, np.uint8))
+    return folder
+
+
+def _surrogate_export(tmp: Path) -> Path:
+    """An export whose second line holds a lone UTF-16 surrogate (valid JSON, not UTF-8 text)."""
+    p = tmp / "s.jsonl"
+    p.write_text('{"format": "guandan-table-match", "version": 1, "events": 1}\n'
+                 '{"type": "round_set_up", "t_ms": 1, "data": {"players": {"E": "\\ud800", "S": "b", "W": "c", '
+                 '"N": "d"}}}\n', encoding="utf-8")
+    return p
+
+
+def _hub_log(tmp: Path) -> Path:
+    from table_service.event.store import HubStore
+
+    HubStore(tmp / "hub-events.sqlite3").close()
+    return tmp / "hub-events.sqlite3"
 
 
 def _clock(folder: Path, speed: float) -> Path:
@@ -188,6 +275,8 @@ def test_cli_bad_input(case: Case, tmp_path: Path, capsys, monkeypatch) -> None:
     import io
 
     monkeypatch.setattr(sys, "stdin", io.StringIO("a-long-password\n"))
+    monkeypatch.chdir(tmp_path)  # a command that fell back to the working folder changes the snapshot
+    monkeypatch.delenv("GUANDAN_WEB_CONFIG", raising=False)
     argv = case.argv(tmp_path)
     capsys.readouterr()
     before = _snapshot(tmp_path)
@@ -288,3 +377,21 @@ def test_demo_on_a_read_only_folder_says_so(open_folder: Path) -> None:
     proc = subprocess.run(_as_nobody([str(EXE), "demo", "--data", str(data), "--deals", "1", "--headless"]),
                           capture_output=True, text=True, timeout=300)
     _check_answer(proc.returncode, proc.stderr, "read-only")
+
+
+def test_run_on_a_web_port_in_use_says_so(tmp_path: Path, capsys) -> None:
+    """The panel's port taken by another program: "file or device error" in Chinese named neither the
+    port nor what was wrong with it. The table's data is left as it was."""
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        db = _event_log(tmp_path / "data" / "T1.sqlite3")
+        cfg = _toml(tmp_path, f"[web]\nport = {port}\n")
+        before = db.read_bytes()
+        rc = main(["run", "--config", str(cfg)])
+    err = capsys.readouterr().err
+    _check_answer(rc, err, f"端口 {port} 被占用")
+    assert db.read_bytes() == before and not db.with_name("T1.sqlite3-wal").exists()

@@ -35,11 +35,64 @@ def _read_image(path: Path) -> np.ndarray:
     return img
 
 
+def _given(text: str, what: str, zh: str | None = None) -> Path:
+    """A path argument; "" (an unset shell variable) is refused rather than read as this folder."""
+    if not text.strip():
+        raise ValueError(f"{zh or what + ' '}为空字符串 / {what} is an empty string: give a path")
+    return Path(text)
+
+
+def _check_board(args: argparse.Namespace) -> None:
+    """The ChArUco board's options, checked before any work (OpenCV answered an impossible board with an
+    internal error: zero or negative squares, a marker wider than its square, more markers than the
+    board's ArUco dictionary holds)."""
+    from .calibration import BOARD_DICT
+
+    if not (2 <= args.squares_x <= 40 and 2 <= args.squares_y <= 40):
+        raise ValueError(f"格数须为 2–40 / --squares-x and --squares-y must be 2-40, got {args.squares_x}×{args.squares_y}")
+    markers = args.squares_x * args.squares_y // 2
+    held = cv2.aruco.getPredefinedDictionary(BOARD_DICT).bytesList.shape[0]
+    if markers > held:
+        raise ValueError(f"标记过多：{args.squares_x}×{args.squares_y} 的板需要 {markers} 个标记，最多 {held} 个 / "
+                         f"too many markers: a {args.squares_x}×{args.squares_y} board needs {markers} markers, "
+                         f"the board's dictionary holds {held}")
+    if not (0 < args.marker_mm < args.square_mm <= 200):
+        raise ValueError("须 0 < --marker-mm < --square-mm ≤ 200 / need 0 < marker-mm < square-mm <= 200")
+
+
+def _check_out_file(out: Path, is_ours: Callable[[Path], bool], what: tuple[str, str]) -> None:
+    """``--out`` checked before the work that fills it: not a folder, and not another file that
+    saving would replace (a typo must not turn the event log into a calibration or an enrolment)."""
+    if out.is_dir():
+        raise ValueError(f"--out 是文件夹 / --out {out} is a folder: give a file name")
+    if out.exists() and (not out.is_file() or (out.stat().st_size and not is_ours(out))):
+        raise ValueError(f"--out 已存在且不是{what[0]}，不覆盖 / --out {out} exists and is not {what[1]}: "
+                         "not overwritten (remove it or choose another name)")
+
+
+def _is_lens_file(path: Path) -> bool:
+    try:
+        return isinstance(json.loads(path.read_text(encoding="utf-8")).get("camera_matrix"), list)
+    except (OSError, ValueError, AttributeError, RecursionError):
+        return False
+
+
+def _is_zip(path: Path) -> bool:
+    try:
+        with path.open("rb") as fh:
+            return fh.read(4) == b"PK\x03\x04"
+    except OSError:
+        return False
+
+
 def cmd_calibrate(args: argparse.Namespace) -> int:
     """One-off lens calibration from photos of the ChArUco board."""
     from .calibration import calibrate_lens, charuco_board
 
-    folder = Path(args.images)
+    folder = _given(args.images, "the photo folder", "照片目录")
+    _check_board(args)
+    out = _given(args.out, "--out")
+    _check_out_file(out, _is_lens_file, ("镜头标定文件", "a lens calibration"))
     if not folder.is_dir():
         raise ValueError(f"照片目录不存在 / photo folder not found: {folder}")
     paths = sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
@@ -47,7 +100,6 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         raise ValueError(f"目录中没有照片 / no photos in {folder}")
     board = charuco_board((args.squares_x, args.squares_y), args.square_mm, args.marker_mm)
     lens = calibrate_lens((_read_image(p) for p in paths), board)
-    out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     lens.save(out)
     print(f"镜头标定完成 / lens calibrated from {len(paths)} photos: rms {lens.rms_px:.3f} px -> {out}")
@@ -58,11 +110,8 @@ def cmd_board(args: argparse.Namespace) -> int:
     """Write the ChArUco board to print for :func:`cmd_calibrate`."""
     from .calibration import charuco_board
 
-    if not (2 <= args.squares_x <= 40 and 2 <= args.squares_y <= 40):
-        raise ValueError(f"格数须为 2–40 / --squares-x and --squares-y must be 2-40, got {args.squares_x}×{args.squares_y}")
-    if not (0 < args.marker_mm < args.square_mm <= 200):
-        raise ValueError("须 0 < --marker-mm < --square-mm ≤ 200 / need 0 < marker-mm < square-mm <= 200")
-    out = Path(args.out)
+    _check_board(args)
+    out = _given(args.out, "--out")
     if out.is_dir() or not out.parent.is_dir():
         raise ValueError(f"输出路径无效（文件夹不存在或是文件夹）/ cannot write {out}: its folder does not exist "
                          "or it is a folder")
@@ -80,7 +129,9 @@ def cmd_board(args: argparse.Namespace) -> int:
 
 def cmd_markers(args: argparse.Namespace) -> int:
     """Write the four table-corner markers (ids 0–3) as PNGs to print."""
-    out = Path(args.out)
+    out = _given(args.out, "--out")
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out 须为文件夹 / --out {out} is a file: give a folder for the four marker PNGs")
     out.mkdir(parents=True, exist_ok=True)
     d = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
     for i in range(4):
@@ -182,6 +233,8 @@ def cmd_enroll(args: argparse.Namespace) -> int:
     from .cardnet.enrol import enroll
     from .cards import ALL_CARDS
 
+    # Before the photos are read and the deck learnt (minutes), not when saving it.
+    _check_out_file(_given(args.out, "--out"), _is_zip, ("登记文件", "an enrolment file"))
     if args.frames or args.camera:
         if args.faces:
             raise ValueError("牌面目录与 --frames/--camera 只能选一 / give a faces folder or --frames/--camera, not both")
@@ -235,6 +288,8 @@ def cmd_read(args: argparse.Namespace) -> int:
     from . import read_play
     from .cardnet.deckfile import Enrollment
 
+    if args.enrollment is not None:  # "" read zero-shot and said nothing
+        _given(args.enrollment, "--enrollment")
     e = Enrollment.load(args.enrollment) if args.enrollment else None
     r = read_play(_read_image(Path(args.image)), px_per_mm=args.px_per_mm, enrollment=e)
     print(json.dumps(r.to_json(), ensure_ascii=False))

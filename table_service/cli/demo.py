@@ -185,6 +185,13 @@ def register(subparsers: Any) -> None:
 
 
 def run_demo(args: argparse.Namespace) -> int:
+    # Both demos: "" (an unset shell variable) is not "the default" (--data "" recorded the table in
+    # the working folder, --mqtt "" published nowhere), and the event demo took any --port.
+    for option, value in (("--data", args.data), ("--mqtt", args.mqtt)):
+        if value is not None and not value.strip():
+            raise ValueError(f"{option} 为空 / {option} is empty: give a value, or leave the option out")
+    if not 0 <= args.port <= 65535:
+        raise ValueError(f"端口无效 / invalid port {args.port}")
     if args.tables > 1:
         return run_event_demo_cli(args)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
@@ -194,8 +201,6 @@ def run_demo(args: argparse.Namespace) -> int:
     if args.headless and args.referee == "human":
         raise ValueError("--referee human 需要面板（不能与 --headless 同用）/ --referee human needs the panel "
                          "(not with --headless)")
-    if not 0 <= args.port <= 65535:
-        raise ValueError(f"端口无效 / invalid port {args.port}")
     speed = args.speed if args.speed is not None else 1.0
     _check_data_folder(args.data, args.design, speed)
     seed = args.seed if args.seed is not None else int(time.time()) % 100000

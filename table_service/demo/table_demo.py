@@ -114,7 +114,8 @@ class Demo:
         if data_dir is None:
             self._tmp = tempfile.mkdtemp(prefix="guandan-demo-")
             data_dir = self._tmp
-        self.data_dir = Path(data_dir)
+        # Absolute: the table config reads data_dir relative to this folder, so "d" made d/d/DEMO.sqlite3.
+        self.data_dir = Path(data_dir).absolute()
         self.data_dir.mkdir(parents=True, exist_ok=True)
         state_file = self.data_dir / DEMO_STATE_FILE
         if state_file.exists():

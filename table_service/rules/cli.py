@@ -11,7 +11,10 @@ from table_service.rules.reading import reading_for
 
 
 def _cards_arg(values: list[str]) -> list:
-    return parse_cards(" ".join(values))
+    cards = parse_cards(" ".join(values))
+    if not cards:  # "" (an unset shell variable) read as no cards: "not a pattern" or "0 plays", exit 0
+        raise ValueError("没有给出牌 / no cards given (e.g. 7h 5s 6s 8s 9s)")
+    return cards
 
 
 def _print_plays(plays: list) -> None:
@@ -35,6 +38,8 @@ def _classify(args: argparse.Namespace) -> int:
 def _legal(args: argparse.Namespace) -> int:
     hand = _cards_arg(args.hand)
     previous = None
+    if args.previous is not None and not args.previous.strip():
+        raise ValueError("--previous 为空 / --previous is empty: give the play to beat, or leave it out to lead")
     if args.previous:
         readings = classify(parse_cards(args.previous), args.level)
         if not readings:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any, TextIO
@@ -18,7 +19,7 @@ from table_service.engine.apply import replay
 from table_service.engine.scoring import describe_result
 from table_service.engine.state import state_to_json
 from table_service.rules.seats import SEATS
-from table_service.store.event_log import SQLITE_HEADER, EventStore
+from table_service.store.event_log import SQLITE_HEADER, EventStore, is_utf8_text
 
 EXPORT_FORMAT = "guandan-table-match"
 EXPORT_VERSION = 1
@@ -36,6 +37,8 @@ def read_events(path: Path, *, include_rejected: bool = False) -> list[dict[str,
     if path.is_dir():
         raise ValueError(f"这是文件夹，请给出数据库或导出文件 / {path} is a folder: give a table database "
                          "or an export file")
+    if not path.is_file():  # /dev/zero was read as one endless line; a FIFO waited for a writer forever
+        raise ValueError(f"不是普通文件 / {path} is not a regular file: give a table database or an export file")
     try:
         with path.open("rb") as fh:
             head = fh.read(16)
@@ -76,6 +79,11 @@ def _read_export(path: Path, include_rejected: bool) -> list[dict[str, Any]]:
                 continue
             if not isinstance(obj, dict) or "type" not in obj:
                 raise ValueError(f"导出文件第{lineno}行不是事件 / {path}:{lineno}: not an event")
+            if "\\ud" in line.lower() and not is_utf8_text(json.dumps(obj, ensure_ascii=False)):
+                # A lone surrogate escape (\ud800) is JSON but no text: printing or exporting it failed
+                # half-way, in English, after the output file had been emptied.
+                raise ValueError(f"导出文件第{lineno}行含无效文字（单个代理码）/ {path}: line {lineno} holds text that "
+                                 "is not valid Unicode (a lone surrogate escape)")
             lines += 1
             if "rejected" in obj and not include_rejected:
                 continue
@@ -173,20 +181,32 @@ def describe(events: list[dict[str, Any]], out: TextIO) -> dict[str, Any]:
     return view
 
 
+def _db_path(text: str) -> Path:
+    """The DB argument; "" (an unset shell variable) is refused, not read as this folder (Path("") is ".")."""
+    if not text:
+        raise ValueError("文件名为空 / empty path: give a table database or an export file")
+    return Path(text)
+
+
 def _cmd_replay(args: argparse.Namespace) -> int:
-    events = read_events(Path(args.db))
+    events = read_events(_db_path(args.db))
     describe(events, sys.stdout)
     return 0
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    path = Path(args.db)
+    path = _db_path(args.db)
+    if args.output == "":  # an unset shell variable: it wrote to standard output and said nothing
+        raise ValueError("-o 为空 / -o is empty: give a file name, or - for standard output")
     if args.output and args.output != "-":
         out_path = Path(args.output)
         if out_path.resolve() == path.resolve():
             raise ValueError(f"不能覆盖数据库 / refusing to overwrite the database {path}")
         if out_path.is_dir():
             raise ValueError(f"输出是文件夹 / the output {out_path} is a folder: give a file name")
+        if out_path.exists() and not out_path.is_file():  # a FIFO or /dev/stdout: reading its head hung
+            raise ValueError(f"输出不是普通文件 / the output {out_path} is not a regular file: give a file name, "
+                             "or - for standard output")
         if not out_path.parent.is_dir():
             raise ValueError(f"输出文件夹不存在 / the folder of the output {out_path} does not exist")
         if not _replaceable(out_path):
@@ -194,11 +214,17 @@ def _cmd_export(args: argparse.Namespace) -> int:
             raise ValueError(f"输出文件已存在且不是比赛记录导出，不覆盖 / the output {out_path} exists and is not a "
                              "match export: not overwritten (remove it or choose another name)")
         events = read_events(path, include_rejected=args.all)  # read fully before creating the output
+        # Written beside and renamed into place: a write that fails (a full disk) leaves an earlier
+        # export as it was, not emptied.
+        tmp = out_path.with_name(f".{out_path.name}.tmp")
         try:
-            with out_path.open("w", encoding="utf-8") as fh:
+            with tmp.open("w", encoding="utf-8") as fh:
                 n = _write_export(path, events, fh)
+            os.replace(tmp, out_path)
         except OSError as exc:
             raise ValueError(f"无法写入 / cannot write {out_path}: {exc.strerror or exc}") from None
+        finally:
+            tmp.unlink(missing_ok=True)
         print(f"已导出 {n} 个事件 / exported {n} events to {out_path}", file=sys.stderr)
     else:
         export(path, sys.stdout, include_rejected=args.all)

@@ -160,13 +160,14 @@ class EventStore:
         damage = sqlite.integrity_problems(conn)
         if damage:
             raise StoreCorruptError(f"事件库损坏 / event store {self.path} is damaged: {damage}; it has been left as it is")
-        if version == 0:
-            tables = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
-            if tables:
-                names = ", ".join(t[0] for t in tables)
-                raise StoreCorruptError(
-                    f"不是事件库 / {self.path} is an SQLite database but not an event store (tables: {names}); left as it is"
-                )
+        tables = [t[0] for t in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()]
+        # Another program's database: none stamped (version 0), or stamped but without the events
+        # table (a hub's event log, which `replay` and `run` called damaged).
+        if (version == 0 and tables) or (version > 0 and "events" not in tables):
+            raise StoreCorruptError(
+                f"不是事件库 / {self.path} is an SQLite database but not an event store "
+                f"(tables: {', '.join(tables) or 'none'}); left as it is"
+            )
         if self.readonly:
             # Reading (replay, export) never writes: no journal change, no migration. Every
             # schema version so far has the same events table, so an old file reads as is.

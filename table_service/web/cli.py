@@ -14,6 +14,11 @@ from . import config, users
 
 def _db_path(args: argparse.Namespace) -> str:
     """``--db``, else USERS_DB from the web settings (file, environment, defaults)."""
+    # "" (an unset shell variable) fell through to the default: the account went into data/ of
+    # whatever folder the command ran in, and the organiser was told "added".
+    for option, value in (("--db", args.db), ("--config", args.config)):
+        if value is not None and not value.strip():
+            raise ValueError(f"{option} 为空 / {option} is empty: give a file path, or leave the option out")
     if args.db:
         return args.db
     return str(config.build(config_file=args.config)["USERS_DB"])

@@ -411,3 +411,16 @@ def test_a_bot_action_behind_an_open_question_does_not_stop_the_clock(tmp_path: 
         assert ran == ["referee", "bot"]
     finally:
         runner.stop()
+
+
+def test_a_relative_data_folder_holds_the_table_database_itself(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``demo --data d`` put the log in d/d/DEMO.sqlite3 (the folder read again relative to itself):
+    the same folder given by its full path then resumed the clock and seed over a fresh, empty log."""
+    monkeypatch.chdir(tmp_path)
+    demo = Demo(DemoOptions(seed=3, speed=10.0, deals=1), "rel", headless=True, port=0)
+    try:
+        demo.start()
+    finally:
+        demo.stop()
+    assert (tmp_path / "rel" / "DEMO.sqlite3").is_file()
+    assert not (tmp_path / "rel" / "rel").exists()
