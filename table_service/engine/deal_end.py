@@ -141,11 +141,7 @@ def end_round(
     rnd = state["round"]
     deal = state["deal"]
     if deal is not None and deal["phase"] != "over":
-        stop_all(state, fx)
-        if deal["turn"] is not None:
-            fx.append({"kind": "lamp", "seat": deal["turn"], "lamp": "turn", "mode": "off"})
-        deal["turn"] = None
-        deal["phase"] = "over"
+        _halt_deal(state, deal, fx)
         deal["ended_by"] = deal["ended_by"] or reason
     rules = rules_of_round(state)
     gained = scoring.gained_levels(state["levels"], rnd["start_levels"], past_a)
@@ -185,16 +181,22 @@ def end_round(
     fx.append({"kind": "round_ended", "result": dict(state["result"])})
 
 
+def _halt_deal(state: State, deal: dict[str, Any], fx: Effects) -> None:
+    """A deal still in play when the round ends: its clocks stop, its turn lamp goes out, it is over
+    (the caller says why)."""
+    stop_all(state, fx)
+    if deal["turn"] is not None:
+        fx.append({"kind": "lamp", "seat": deal["turn"], "lamp": "turn", "mode": "off"})
+    deal["turn"] = None
+    deal["phase"] = "over"
+
+
 def on_round_ended(state: State, ev: dict[str, Any], fx: Effects) -> None:
     """``round_ended`` by the referee: a deal in progress is not scored; a tie plays one more deal."""
     rnd = require_round(state, ev["type"])
     deal = state["deal"]
     if deal is not None and deal["phase"] != "over":
-        stop_all(state, fx)
-        if deal["turn"] is not None:
-            fx.append({"kind": "lamp", "seat": deal["turn"], "lamp": "turn", "mode": "off"})
-        deal["turn"] = None
-        deal["phase"] = "over"
+        _halt_deal(state, deal, fx)
         deal["ended_by"] = "abandoned"
         rnd["status"] = "deal_over"
     gained = scoring.gained_levels(state["levels"], rnd["start_levels"], None)
