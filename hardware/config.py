@@ -34,6 +34,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import stat
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -77,6 +78,11 @@ def _split_url(value: str) -> tuple[str | None, str]:
     return (m.group(1), value) if m else (None, value)
 
 
+def _ports_hint() -> str:
+    found = _existing_serial_ports()
+    return f"；现有串口 / existing ports: {', '.join(found)}" if found else "；未发现任何串口 / no serial ports found"
+
+
 def _existing_serial_ports() -> list[str]:
     try:
         from serial.tools import list_ports
@@ -113,16 +119,22 @@ def _parse_seats(c: ConfigChecker, data: Mapping[str, Any]) -> dict[str, str]:
 def _parse_backends(c: ConfigChecker, data: Mapping[str, Any]) -> dict[str, str]:
     devices = c.table(data, "devices", "devices")
     c.keys(devices, ("default", *DEVICE_KINDS), "[devices]")
+
+    def unknown(key: str, value: Any) -> None:
+        c.error(
+            f"[devices].{key} = {value!r}: 未知后端 / unknown backend"
+            f"{did_you_mean(str(value), BACKENDS)}；可用 / allowed: {', '.join(BACKENDS)}"
+        )
+
     default = devices.get("default", "sim")
+    if default not in BACKENDS:  # said once, not once for every kind that takes it
+        unknown("default", default)
+        default = "none"
     backends: dict[str, str] = {}
     for kind in DEVICE_KINDS:
         value = devices.get(kind, default)
         if value not in BACKENDS:
-            key = kind if kind in devices else "default"
-            c.error(
-                f"[devices].{key} = {value!r}: 未知后端 / unknown backend"
-                f"{did_you_mean(str(value), BACKENDS)}；可用 / allowed: {', '.join(BACKENDS)}"
-            )
+            unknown(kind, value)
             value = "none"
         if value == "screen" and kind not in SCREEN_KINDS:
             c.error(
@@ -167,11 +179,41 @@ def _parse_screen(c: ConfigChecker, data: Mapping[str, Any], needed: bool, check
         else:
             return ScreenConfig(url=url, is_port=False, connect_timeout_s=float(timeout))
     assert port is not None
-    if check_devices and not os.path.exists(port):
-        found = _existing_serial_ports()
-        hint = f"；现有串口 / existing ports: {', '.join(found)}" if found else "；未发现任何串口 / no serial ports found"
-        c.error(f"[screen].port 串口 {port} 不存在 / serial port {port} does not exist{hint}")
+    if check_devices:
+        if not os.path.exists(port):
+            c.error(f"[screen].port 串口 {port} 不存在 / serial port {port} does not exist{_ports_hint()}")
+        elif what := _not_a_serial_device(port):
+            # Accepted before, then every selftest step failed with "Inappropriate ioctl".
+            c.error(f"[screen].port {port} 不是串口设备（{what[0]}）/ {port} is not a serial port "
+                    f"({what[1]}){_ports_hint()}")
     return ScreenConfig(url=port, is_port=True, connect_timeout_s=float(timeout))
+
+
+#: Character devices that are never a serial port (a placeholder left in, or a path mistyped).
+_NOT_SERIAL_DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+
+
+def _not_a_serial_device(path: str) -> tuple[str, str] | None:
+    """Why ``path`` (which exists) cannot be a serial port, in Chinese and English, or ``None``: a
+    serial port is a character device, and not one of :data:`_NOT_SERIAL_DEVICES`. Looked at with
+    ``stat`` only: opening a USB serial port resets the board behind it."""
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        return "无法读取", f"cannot be read: {exc.strerror or exc}"
+    if stat.S_ISDIR(st.st_mode):
+        return "是文件夹", "a folder"
+    if stat.S_ISREG(st.st_mode):
+        return "是普通文件", "a regular file"
+    if not stat.S_ISCHR(st.st_mode):
+        return "不是字符设备", "not a character device"
+    for name in _NOT_SERIAL_DEVICES:
+        try:
+            if os.stat(name).st_rdev == st.st_rdev:
+                return f"是 {name}", f"it is {name}"
+        except OSError:
+            continue
+    return None
 
 
 def _pin(c: ConfigChecker, value: Any, where: str) -> int | None:
@@ -403,6 +445,9 @@ def parse_config(data: Mapping[str, Any], *, base_dir: str | os.PathLike[str] = 
     gpio = _parse_gpio(c, data, backends)
     camera = _parse_camera(c, data, base, check_devices)
     data_dir_raw = c.typed(data, "data_dir", str, "table.toml", "data")
+    if not data_dir_raw.strip():  # Path("") is the config's own folder: the table's log among its config files
+        c.error('data_dir 为空 / data_dir is empty: give the folder for the table\'s log (default "data")')
+        data_dir_raw = "data"
     data_dir = Path(data_dir_raw)
     if not data_dir.is_absolute():
         data_dir = base / data_dir

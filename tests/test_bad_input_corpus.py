@@ -89,6 +89,10 @@ class Case:
     needle: str  # the problem the one line must name
 
 
+#: Appended to SEATS' [devices] table: the report buttons on the screen controller at port {0}.
+_SCREEN_PORT = 'report_button = "screen"\n[screen]\nport = "{0}"\n'
+
+
 CASES: list[Case] = [
     Case("replay-dir", "crash", lambda t: ["replay", str(t)], "folder"),
     Case("export-dir", "crash", lambda t: ["export", str(t)], "folder"),
@@ -203,6 +207,18 @@ CASES: list[Case] = [
     Case("vision-enroll-out-another-file", "changed-input",
          lambda t: ["vision", "enroll", str(_folder(t / "faces")), "--out", str(_event_log(t / "T.sqlite3"))],
          "not an enrolment"),
+    # Third probe: table.toml values `config check` accepted that the table then could not use.
+    Case("config-screen-port-dev-null", "silent",
+         lambda t: ["config", "check", str(_toml(t, _SCREEN_PORT.format("/dev/null")))], "not a serial port"),
+    Case("config-screen-port-a-file", "silent",
+         lambda t: ["config", "check", str(_toml(t, _SCREEN_PORT.format(_write(t / "tty", b""))))],
+         "not a serial port"),
+    Case("config-data-dir-empty", "silent",
+         lambda t: ["config", "check", "--offline", str(_write(t / "table.toml", f'table_id = "T1"\ndata_dir = ""\n'
+                                                                                  f'{SEATS}'.encode()))], "data_dir"),
+    Case("config-devices-default-unknown", "unclear",
+         lambda t: ["config", "check", "--offline", str(_write(t / "table.toml", f'table_id = "T1"\n{SEATS}'.replace(
+             'default = "sim"', 'default = "nope"').encode()))], "[devices].default = 'nope'"),
 ]
 
 

@@ -47,6 +47,31 @@ def _host(text: str) -> str:
     return text.strip()
 
 
+def _given(what: str) -> Any:
+    """An argparse type: a path or name that is not empty (``""`` fell back to a default or the
+    working folder, silently)."""
+
+    def parse(text: str) -> str:
+        if not text.strip():
+            raise argparse.ArgumentTypeError(f"{what}为空 / must not be empty")
+        return text
+
+    return parse
+
+
+def _seed(text: str) -> str:
+    """An argparse type: the lots' seed, printable text of at most 64 characters (as EVENT.toml's
+    ``seed``). A byte that is not UTF-8 (``$'\\xff'``) failed only when lots were drawn."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise argparse.ArgumentTypeError(f"抽签种子不是 UTF-8 文本 / is not UTF-8 text, got {text[:40]!r}") from None
+    if len(text) > 64 or not text.isprintable():
+        raise argparse.ArgumentTypeError(f"抽签种子须为至多 64 个可打印字符 / must be at most 64 printable characters, "
+                                         f"got {text[:40]!r}")
+    return text
+
+
 def _int_in(lo: int, hi: int, what: str) -> Any:
     """An argparse type: a whole number ``lo``–``hi`` (argparse then says which option, in one line)."""
 
@@ -68,7 +93,8 @@ def _add_scoring(p: argparse.ArgumentParser) -> None:
                    help="比赛分方案 / match-point scheme (default: the preset's, 2-1-0)")
     p.add_argument("--bye-points", type=_int_in(0, 3, "轮空得分"), default=None,
                    help="轮空得分 / match points for a bye (0-3, at most a win's)")
-    p.add_argument("--seed", default="0", help="抽签种子 / seed of the lots that break full ties (default 0)")
+    p.add_argument("--seed", type=_seed, default="0",
+                   help="抽签种子 / seed of the lots that break full ties (default 0)")
     p.add_argument("--duplicate", default=None, choices=("levels", "level_points"),
                    help="复式：每场两室（A/B，换方向）合并比较 / duplicate team matches: rooms A and B compared "
                         "together by total levels or total level-difference points")
@@ -98,21 +124,24 @@ def register(subparsers: Any) -> None:
                                           "Event arithmetic from a RESULTS.jsonl file (one table's round a line).")
     sub = p.add_subparsers(dest="event_command", metavar="SUBCOMMAND")
     s = sub.add_parser("standings", help="排名 / standings with every tie-break column")
-    s.add_argument("results", help="RESULTS.jsonl")
-    s.add_argument("--teams", default=None, help="队名单（每行一个）/ TEAMS.txt, one team id a line (optional)")
+    s.add_argument("results", type=_given("成绩文件路径"), help="RESULTS.jsonl")
+    s.add_argument("--teams", type=_given("队名单路径"), default=None,
+                   help="队名单（每行一个）/ TEAMS.txt, one team id a line (optional)")
     s.add_argument("--json", action="store_true", help="JSON 输出 / print JSON")
     _add_scoring(s)
     s.set_defaults(func=run_standings)
     q = sub.add_parser("pair", help="下一轮编排 / the next round's draw")
-    q.add_argument("results", help="RESULTS.jsonl (可为空 / may be empty: round 1)")
-    q.add_argument("--teams", required=True, help="队名单（每行一个）/ TEAMS.txt, one team id a line")
+    q.add_argument("results", type=_given("成绩文件路径"), help="RESULTS.jsonl (可为空 / may be empty: round 1)")
+    q.add_argument("--teams", type=_given("队名单路径"), required=True,
+                   help="队名单（每行一个）/ TEAMS.txt, one team id a line")
     q.add_argument("--method", default="swiss", choices=("swiss", "round-robin"),
                    help="编排方法 / draw method (default swiss)")
     q.add_argument("--json", action="store_true", help="JSON 输出 / print JSON")
     _add_scoring(q)
     q.set_defaults(func=run_pair)
     x = sub.add_parser("export", help="从赛事中心日志导出成绩 / RESULTS.jsonl from a hub's event log")
-    x.add_argument("data", help="赛事中心数据目录 / the hub's data folder (holds hub-events.sqlite3)")
+    x.add_argument("data", type=_given("数据目录"),
+                   help="赛事中心数据目录 / the hub's data folder (holds hub-events.sqlite3)")
     x.add_argument("--standings", action="store_true", help="改为输出排名 JSON / print the standings JSON instead")
     x.set_defaults(func=run_export)
     v = sub.add_parser("provision", help="赛事 MQTT 的账号与权限 / the event broker's users, ACL and TLS",
@@ -120,7 +149,8 @@ def register(subparsers: Any) -> None:
                                    " / Writes Mosquitto's password file, ACL and config, and an [mqtt] credential "
                                    "for the hub and each table (docs/security.md).")
     v.add_argument("--event", required=True, help="EVENT.toml")
-    v.add_argument("--out", default=None, help="输出目录 / output folder (default: mqtt-<event> beside EVENT.toml)")
+    v.add_argument("--out", type=_given("输出目录"), default=None,
+                   help="输出目录 / output folder (default: mqtt-<event> beside EVENT.toml)")
     v.add_argument("--host", type=_host, default=None, help="各桌连接的代理地址 / the broker's address as tables reach it "
                                                 "(default: EVENT.toml [mqtt] host)")
     v.add_argument("--port", type=_int_in(1, 65535, "端口"), default=None,
@@ -142,17 +172,18 @@ def register(subparsers: Any) -> None:
                                           "sends each table its assignment, collects results, ranks, and serves the "
                                           "chief referee's pages.")
     h.add_argument("--event", required=True, help="EVENT.toml")
-    h.add_argument("--data", default=None, help="数据目录 / data folder (default: beside EVENT.toml)")
+    h.add_argument("--data", type=_given("数据目录"), default=None,
+                   help="数据目录 / data folder (default: beside EVENT.toml)")
     h.add_argument("--port", type=_int_in(0, 65535, "端口"), default=None,
                    help="网页端口 / web port (default: EVENT.toml [hub] port)")
-    h.add_argument("--host", default=None, help="网页地址 / web address")
+    h.add_argument("--host", type=_given("网页地址"), default=None, help="网页地址 / web address")
     h.add_argument("--verbose", "-v", action="store_true", help="详细日志 / verbose log")
     h.set_defaults(func=run_hub)
 
 
 def run_standings(args: argparse.Namespace) -> int:
     results = load_results(args.results, duplicate=bool(args.duplicate))
-    teams = load_teams(args.teams) if args.teams else []
+    teams = load_teams(args.teams) if args.teams is not None else []
     if teams:
         unknown = {t for r in results for t in (r.ns, r.ew) if t is not None} - set(teams)
         if unknown:
@@ -260,7 +291,7 @@ def run_export(args: argparse.Namespace) -> int:
 def run_provision(args: argparse.Namespace) -> int:
     """``guandan-table event provision``: files for the broker, the hub and each table."""
     cfg = load_event(args.event)
-    out = Path(args.out) if args.out else Path(args.event).resolve().parent / f"mqtt-{cfg['event']['id']}"
+    out = Path(args.out) if args.out is not None else Path(args.event).resolve().parent / f"mqtt-{cfg['event']['id']}"
     done = provision(cfg, out, host=args.host, port=args.port, bind=args.bind, tls_hosts=args.tls,
                      tls_port=args.tls_port, force=args.force, watchers=args.watchers)
     files = ", ".join(watch_name(done.event, n)[1] for n in range(1, len(done.watchers) + 1))
@@ -279,7 +310,7 @@ def run_provision(args: argparse.Namespace) -> int:
 
 def run_hub(args: argparse.Namespace) -> int:
 
-    if args.data and Path(args.data).exists() and not Path(args.data).is_dir():
+    if args.data is not None and Path(args.data).exists() and not Path(args.data).is_dir():
         raise EventInputError(f"--data 是文件，不是目录 / --data is a file, not a folder: {args.data}")
 
     return run_hub_command(args)

@@ -8,7 +8,9 @@ the web server and says where the logins live.
 from __future__ import annotations
 
 import argparse
+import errno
 import logging
+import socket
 import sqlite3
 import threading
 from pathlib import Path
@@ -38,6 +40,34 @@ def _accounts_hint(users_db: Path) -> str:
     return f"{where} ({n}); 在「账号」页管理 / managed on the accounts page (/accounts/)"
 
 
+def _check_hub_address(host: str, port: int) -> None:
+    """Bind the hub's web address once before anything is made: a host that is not this machine's
+    (or a port in use) failed only after the hub had created its log, key and users files, and was
+    said as "port 0 in use?".
+
+    :raises ValueError: the address cannot be served on, saying why.
+    """
+    where = f"无法开启赛事中心网页 / cannot serve the hub's pages on {host}:{port}"
+    try:
+        family, kind, proto, _, addr = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the web server binds
+            probe.bind(addr)
+    except (socket.gaierror, UnicodeError) as exc:
+        raise ValueError(f"无法开启赛事中心网页：{host} 不是本机地址 / cannot serve the hub's pages on {host}:{port}: "
+                         f"{host} is not an address of this machine (--host, or [hub] host in EVENT.toml): "
+                         f"{exc}") from None
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise ValueError(f"无法开启赛事中心网页：端口 {port} 被占用 / cannot serve the hub's pages on {host}:{port}: "
+                             f"port {port} is in use by another program (--port, or [hub] port in EVENT.toml)") from None
+        if exc.errno == errno.EADDRNOTAVAIL:
+            raise ValueError(f"无法开启赛事中心网页：{host} 不是本机地址 / cannot serve the hub's pages on "
+                             f"{host}:{port}: {host} is not an address of this machine (--host, or [hub] host in "
+                             "EVENT.toml)") from None
+        raise ValueError(f"{where}: {exc.strerror or exc}") from None
+
+
 def run_hub_command(args: argparse.Namespace) -> int:
     """``guandan-table hub --event EVENT.toml``: serve until Ctrl-C / SIGTERM."""
     import signal
@@ -47,13 +77,14 @@ def run_hub_command(args: argparse.Namespace) -> int:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     cfg = load_event(args.event)
     base = Path(args.event).resolve().parent
-    data = Path(args.data) if args.data else base / (cfg["hub"].get("data") or f"hub-{cfg['event']['id']}")
+    data = Path(args.data) if args.data is not None else base / (cfg["hub"].get("data") or f"hub-{cfg['event']['id']}")
     if data.exists() and not data.is_dir():
         raise ValueError(f"赛事中心数据目录是文件 / the hub's data folder {data} is a file "
                          f"([hub] data in {args.event}, or --data): give a folder")
-    hub = HubService(cfg, data).start()
-    host = args.host or cfg["hub"]["host"]
+    host = cfg["hub"]["host"] if args.host is None else args.host
     port = cfg["hub"]["port"] if args.port is None else args.port
+    _check_hub_address(host, port)
+    hub = HubService(cfg, data).start()
     try:
         # A restarted hub keeps its chiefs and referees logged in (web/secret_key.py says why).
         handle = serve_hub(hub, host=host, port=port, users_db=str(data / "web-users.sqlite3"),

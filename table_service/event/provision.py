@@ -243,10 +243,16 @@ def provision(cfg: dict[str, Any], folder: str | Path, *, host: str | None = Non
         listener only on 127.0.0.1).
     :param tls_hosts: names/addresses for the TLS listener's certificate; tables then connect with TLS.
     :param watchers: read-only credentials for broadcast graphics, one per client machine (1–100).
-    :raises EventInputError: an existing provision (without ``force``), a missing tool, a bad count."""
+    :raises EventInputError: an existing provision (without ``force``), a missing tool, a bad count, a
+        folder that is a file, a TLS port that is the plain one."""
     if isinstance(watchers, bool) or not isinstance(watchers, int) or not 1 <= watchers <= MAX_WATCHERS:
         raise EventInputError(f"观看账号数须为 1–{MAX_WATCHERS} / --watchers must be 1-{MAX_WATCHERS}, got {watchers!r}")
     folder = Path(folder).resolve()  # mosquitto.conf names its files by this path: relative, it broke elsewhere
+    # The folder, or the first of its parents that exists, must be a folder ("Not a directory" said nothing).
+    found = next(p for p in (folder, *folder.parents) if p.exists())
+    if not found.is_dir():
+        raise EventInputError(f"输出目录无法建立：{found} 是文件 / the output folder {folder} cannot be made: {found} is "
+                              "a file, not a folder (--out)")
     broker = folder / "broker"
     if (broker / "passwd").exists() and not force:
         raise EventInputError(f"{folder} 已有密码文件；重新生成会锁住已配置的桌，确需请加 --force / {folder} is already "
@@ -254,6 +260,10 @@ def provision(cfg: dict[str, Any], folder: str | Path, *, host: str | None = Non
     event = cfg["event"]["id"]
     host = host or cfg["mqtt"]["host"]
     port = int(port if port is not None else cfg["mqtt"]["port"])
+    if tls_hosts and tls_port == port:
+        # Two `listener <port>` lines: Mosquitto refuses to start.
+        raise EventInputError(f"TLS 端口不能与明文端口相同 / --tls-port {tls_port} is the plain listener's port too "
+                              "(--port, or EVENT.toml [mqtt] port): Mosquitto cannot listen twice on one port")
     creds = Provisioned(folder=folder, event=event, port=port,
                         hub=Credential(f"{event}-hub", secrets.token_urlsafe(24)),
                         watchers=[Credential(watch_name(event, n)[0], secrets.token_urlsafe(24))

@@ -88,15 +88,20 @@ class HubStore:
 
         :raises HubStoreError: a newer schema, a damaged file, or another program's database."""
         version = sqlite.user_version(self._db)
+        # Whose file it is before its version: a table's event log (schema 2) was called "newer than
+        # this program's", and the organiser told to upgrade.
+        tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if tables and "hub_events" not in tables:
+            names = ", ".join(sorted(tables)[:5]) + (" …" if len(tables) > 5 else "")
+            raise HubStoreError(f"不是赛事日志（含其他表 {names}；是比赛桌的事件库或其他程序的数据库？）/ not a hub event "
+                                f"log: {self.path} holds the tables {names} (a table's event log, or another "
+                                "program's database?); the file is left as it is")
         if version > SCHEMA_VERSION:
             raise HubStoreError(f"赛事日志版本过新 / the hub event log {self.path} has schema {version}, newer than "
                                 f"this program's {SCHEMA_VERSION}: upgrade the program; the file is left as it is")
         damage = sqlite.integrity_problems(self._db)
         if damage:
             raise HubStoreError(self._damaged(damage))
-        tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        if tables and "hub_events" not in tables:
-            raise HubStoreError(f"不是赛事日志（含其他表 {sorted(tables)[:5]}）/ not a hub event log: {self.path}")
         return version
 
     def append(self, etype: str, data: dict[str, Any], *, t_ms: int, actor: str | None = None,

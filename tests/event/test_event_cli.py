@@ -161,6 +161,29 @@ def _hub(event: str = "", more: str = "", *extra: str) -> Any:
     return lambda t: ["hub", "--event", _event_toml(t, event, more), "--port", "0", *extra]
 
 
+def _tied(t: Path) -> str:
+    """RESULTS with a full tie (A and B level): the standings draw lots from ``--seed``."""
+    return _w(t / "R.jsonl", GOOD.replace('"ns_levels": 3', '"ns_levels": 1'))
+
+
+def _export_table_log(t: Path) -> list[str]:
+    """A hub data folder whose hub-events.sqlite3 is a table's event log (schema 2: it was called "newer")."""
+    from table_service.store.event_log import EventStore
+
+    (t / "hubd").mkdir()
+    with EventStore(t / "hubd" / "hub-events.sqlite3") as store:
+        store.append({"type": "clock_ticked", "source": "clock", "t_ms": 1, "data": {}})
+    return ["event", "export", str(t / "hubd")]
+
+
+def _provision(*extra: str) -> Any:
+    """``event provision`` with ``extra``, where ``{t}`` is the test's folder and ``{t}/f.txt`` a file."""
+    def argv(t: Path) -> list[str]:
+        _w(t / "f.txt", "x")
+        return ["event", "provision", "--event", _event_toml(t), *(e.format(t=t) for e in extra)]
+    return argv
+
+
 CORPUS: list[tuple[str, Any, str]] = [
     # RESULTS lines
     ("results-bad-json", _standings("{bad\n"), "not JSON"),
@@ -276,6 +299,27 @@ CORPUS: list[tuple[str, Any, str]] = [
     ("hub-log-is-a-folder", lambda t: ((t / "hubd" / "hub-events.sqlite3").mkdir(parents=True), [
         "hub", "--event", _event_toml(t), "--data", str(t / "hubd"), "--port", "0"])[1], "not a hub event log"),
     ("export-another-database", lambda t: ["event", "export", str(Path(_hub_other_db(t)[4]))], "not a hub event log"),
+    # Third probe: a seed that is not text, empty values that fell back to a default, a table's log
+    # taken for a newer hub log, an address that failed only after the hub's files were made.
+    ("standings-seed-not-utf8", lambda t: ["event", "standings", _tied(t), "--seed", "\udcff"], "--seed"),
+    ("pair-seed-not-utf8", lambda t: ["event", "pair", _tied(t), "--teams", _w(t / "TEAMS.txt", "A\nB\n"),
+                                      "--seed", "\udcff"], "--seed"),
+    ("standings-teams-empty", lambda t: ["event", "standings", _w(t / "R.jsonl", GOOD), "--teams", ""], "--teams"),
+    ("pair-teams-empty", lambda t: ["event", "pair", _w(t / "R.jsonl", GOOD), "--teams", ""], "--teams"),
+    ("standings-results-empty-path", lambda t: ["event", "standings", ""], "empty"),
+    ("export-empty-path", lambda t: ["event", "export", ""], "empty"),
+    ("export-a-table-log", _export_table_log, "not a hub event log"),
+    ("export-a-table-log-names-its-tables", _export_table_log, "events, meta"),
+    ("hub-data-empty", _hub("", "", "--data", ""), "--data"),
+    ("hub-host-empty", _hub("", "", "--host", ""), "--host"),
+    ("hub-host-not-an-address", _hub("", "", "--host", "999.1.1.1"), "999.1.1.1 is not an address of this machine"),
+    ("provision-out-a-file", _provision("--out", "{t}/f.txt"), "is a file"),
+    ("provision-out-under-a-file", _provision("--out", "{t}/f.txt/sub"), "is a file"),
+    ("provision-out-empty", _provision("--out", ""), "--out"),
+    ("provision-tls-port-is-the-plain-port", _provision("--out", "{t}/m", "--tls", "127.0.0.1", "--tls-port", "1883"),
+     "--tls-port 1883"),
+    ("provision-tls-port-is-the-given-port", _provision("--out", "{t}/m", "--port", "1999", "--tls", "127.0.0.1",
+                                                        "--tls-port", "1999"), "--tls-port 1999"),
 ]
 CORPUS[[c[0] for c in CORPUS].index("hub-table-panel-number")] = (
     "hub-table-panel-number", lambda t: ["hub", "--event", _w(t / "E.toml", EVENT.format(event="", more="") +
@@ -298,6 +342,7 @@ def test_event_and_hub_bad_input(name: str, argv: Any, needle: str, tmp_path: Pa
 
     monkeypatch.setattr(hub_web, "serve_hub", never)
     monkeypatch.setattr(hub_service, "serve_hub", never)  # the name the hub command calls (else it serves on)
+    monkeypatch.chdir(tmp_path)  # a command that fell back to the working folder changes the snapshot
     args = argv(tmp_path)
     before = _snapshot(tmp_path)
     capsys.readouterr()
@@ -317,6 +362,21 @@ def test_event_and_hub_bad_input(name: str, argv: Any, needle: str, tmp_path: Pa
     assert needle in lines[0], f"{needle!r} not named in {lines[0]!r}"
     assert re.search(r"[\u4e00-\u9fff]", lines[0].split(" / ")[0]), f"Chinese first: {lines[0]!r}"
     assert not (tmp_path / "hub-x").exists(), "a refused EVENT.toml created the hub's data folder"
+
+
+def test_hub_on_a_port_in_use_says_so_before_making_its_files(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """The web port taken: the hub made its log, key and users files, then said "port in use?"."""
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        rc = main(["hub", "--event", _event_toml(tmp_path), "--host", "127.0.0.1", "--port", str(port)])
+    err = capsys.readouterr().err
+    assert rc == 2 and f"端口 {port} 被占用" in err and "in use" in err, err
+    assert not (tmp_path / "hub-x").exists()
 
 
 def test_export_leaves_the_hub_folder_byte_identical(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -139,11 +142,58 @@ def test_port_does_not_exist(write_toml, tmp_path: Path) -> None:
     assert len(problems) == 1 and "/dev/ttyNOPE9 does not exist" in problems[0]
     # the same file is fine when checked for another machine
     assert load_config(write_toml(text), check_devices=False).screen.url == "/dev/ttyNOPE9"
-    # and fine here once the port exists
+    # and fine here once the port exists (a terminal device, as a USB serial port is)
     port = tmp_path / "ttyFAKE"
-    port.touch()
-    cfg = load_config(write_toml(text.replace("/dev/ttyNOPE9", str(port))))
+    with _pty() as tty:
+        port.symlink_to(tty)  # as /dev/serial/by-id/… names its port
+        cfg = load_config(write_toml(text.replace("/dev/ttyNOPE9", str(port))))
     assert cfg.screen.is_port and cfg.screen.url == str(port)
+
+
+@contextlib.contextmanager
+def _pty() -> Iterator[str]:
+    """A pseudo-terminal's device path (a character device, as a USB serial port is)."""
+    main_fd, tty_fd = os.openpty()
+    try:
+        yield os.ttyname(tty_fd)
+    finally:
+        os.close(tty_fd)
+        os.close(main_fd)
+
+
+def test_port_must_be_a_serial_device(write_toml, tmp_path: Path) -> None:
+    """A regular file or /dev/null as the port passed `config check`; selftest then failed 14 steps with
+    "Inappropriate ioctl". The online check wants a character device that is not /dev/null."""
+    text = MINIMAL + '[devices]\ndefault = "screen"\nstatus_led = "sim"\n[screen]\nport = "{}"\n'
+    plain = tmp_path / "ttyFILE"
+    plain.write_bytes(b"")
+    for bad, what in (("/dev/null", "/dev/null"), (plain, "regular file"), (tmp_path, "folder")):
+        problems = _problems(text.format(bad), write_toml)
+        assert len(problems) == 1 and f"{bad} is not a serial port" in problems[0] and what in problems[0], problems
+        assert problems[0].startswith("[screen].port")
+        assert load_config(write_toml(text.format(bad)), check_devices=False).screen.url == str(bad)  # offline: fine
+    with _pty() as tty:
+        assert load_config(write_toml(text.format(tty))).screen.url == tty
+    # a pyserial URL is not a file to check
+    assert load_config(write_toml(text.replace("port = ", "url = ").format("loop://"))).screen.url == "loop://"
+
+
+def test_data_dir_empty_is_refused(write_toml) -> None:
+    """`data_dir = ""` became the config's own folder: the table's log among its config files."""
+    for check in (True, False):
+        problems = _problems('data_dir = ""\n' + MINIMAL, write_toml, check_devices=check)
+        assert len(problems) == 1 and "data_dir" in problems[0] and "empty" in problems[0], problems
+        problems = _problems('data_dir = "  "\n' + MINIMAL, write_toml, check_devices=check)
+        assert len(problems) == 1 and "data_dir" in problems[0], problems
+
+
+def test_unknown_default_backend_is_said_once(write_toml) -> None:
+    problems = _problems(MINIMAL + '[devices]\ndefault = "nope"\n', write_toml)
+    assert problems == [p for p in problems if "'nope'" in p] and len(problems) == 1, problems
+    # a kind given its own (good) backend stays; a kind given its own bad one is named on its own
+    problems = _problems(MINIMAL + '[devices]\ndefault = "nope"\nbuzzer = "sim"\nturn_lamp = "gpoi"\n', write_toml)
+    assert len(problems) == 2, problems
+    assert "[devices].default = 'nope'" in problems[0] and "[devices].turn_lamp = 'gpoi'" in problems[1]
 
 
 def test_screen_url_scheme_checked(write_toml) -> None:
