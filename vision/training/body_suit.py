@@ -96,19 +96,25 @@ def render_strips(held_out: bool, zones: int, seed: int) -> dict[str, np.ndarray
             "room": np.array(room)}
 
 
-def _cbr(cin: int, cout: int) -> nn.Sequential:
-    return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+def _cbr(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
+    return nn.Sequential(nn.Conv2d(cin, cout, 3, stride, padding=1, bias=False), nn.BatchNorm2d(cout),
+                         nn.ReLU(inplace=True))
 
 
 class BodyNet(nn.Module):
-    """Seven 3x3 convolutions, three poolings, then the mean over the strip: a pip counts wherever the
-    design puts it (layouts differ; a court's art holds none)."""
+    """3x3 convolutions and poolings, then the mean over the strip: a pip counts wherever the design puts
+    it (layouts differ; a court's art holds none).  The full network is ~160 MFLOP a strip; ``small``
+    (a strided first layer, fewer channels) ~20, what a Pi could afford for every card of a play."""
 
-    def __init__(self) -> None:
+    def __init__(self, small: bool = False) -> None:
         super().__init__()
-        self.features = nn.Sequential(_cbr(3, 24), _cbr(24, 24), nn.MaxPool2d(2), _cbr(24, 48), _cbr(48, 48),
-                                      nn.MaxPool2d(2), _cbr(48, 64), _cbr(64, 64), nn.MaxPool2d(2), _cbr(64, 96))
-        self.out = nn.Linear(96, len(BODY_CLASSES))
+        if small:
+            self.features = nn.Sequential(_cbr(3, 16, 2), _cbr(16, 24), nn.MaxPool2d(2), _cbr(24, 32), _cbr(32, 32),
+                                          nn.MaxPool2d(2), _cbr(32, 48))
+        else:
+            self.features = nn.Sequential(_cbr(3, 24), _cbr(24, 24), nn.MaxPool2d(2), _cbr(24, 48), _cbr(48, 48),
+                                          nn.MaxPool2d(2), _cbr(48, 64), _cbr(64, 64), nn.MaxPool2d(2), _cbr(64, 96))
+        self.out = nn.Linear(self.features[-1][0].out_channels, len(BODY_CLASSES))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.out(self.features(x).mean(dim=(2, 3)))
@@ -121,12 +127,12 @@ def _load(folder: Path, held_out: bool) -> dict[str, np.ndarray]:
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
 
-def train(data: dict[str, np.ndarray], epochs: int, out: Path, seed: int = 0) -> BodyNet:
+def train(data: dict[str, np.ndarray], epochs: int, out: Path, seed: int = 0, small: bool = False) -> BodyNet:
     """AdamW with one cycle, label smoothing, mirrored strips (every pip is symmetric left to right);
     saved after each epoch (a session may end mid-run)."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    net = BodyNet()
+    net = BodyNet(small)
     x, y = data["x"], data["y"]
     n = len(y)
     opt = torch.optim.AdamW(net.parameters(), 2e-3, weight_decay=1e-4)
@@ -192,9 +198,11 @@ def main() -> None:
     t.add_argument("data", type=Path)
     t.add_argument("--epochs", type=int, default=5)
     t.add_argument("--out", type=Path, default=Path("body_suit.pt"))
+    t.add_argument("--small", action="store_true", help="the ~20 MFLOP network (BodyNet(small=True))")
     e = sub.add_parser("evaluate")
     e.add_argument("data", type=Path)
     e.add_argument("model", type=Path)
+    e.add_argument("--small", action="store_true")
     a = ap.parse_args()
     cv2.setNumThreads(1)
     if a.cmd == "data":
@@ -204,9 +212,9 @@ def main() -> None:
         print(f"{len(strips['y'])} strips")
     elif a.cmd == "train":
         torch.set_num_threads(2)
-        train(_load(a.data, False), a.epochs, a.out)
+        train(_load(a.data, False), a.epochs, a.out, small=a.small)
     else:
-        net = BodyNet()
+        net = BodyNet(a.small)
         net.load_state_dict(torch.load(a.model, map_location="cpu"))
         evaluate(net, _load(a.data, True))
 
