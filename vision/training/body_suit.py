@@ -15,7 +15,8 @@ use it yet (how its word and the index's combine has to be measured on whole pla
     python -m vision.training.body_suit evaluate BODY body_suit.pt
 
 ``candidates/body_suit_2026-12-05.pt`` is what that gave (two ``data`` runs of 2,500 zones, seeds 1 and 2:
-21,096 crops; 5 epochs, 856 s on two cores shared with other work).
+21,096 crops; 5 epochs, 856 s on two cores shared with other work); ``candidates/body_suit_small_2026-12-05.pt``
+the same with ``--small`` (8 epochs, 627 s).
 """
 
 from __future__ import annotations
