@@ -23,7 +23,13 @@ from typing import Any
 from table_service.event.core import HubCore, _can
 from table_service.event.deck import deck_meta
 from table_service.event.intake import panel_link
-from table_service.event.model import EventInputError, parse_result, parse_results_text, results_to_jsonl
+from table_service.event.model import (
+    EventInputError,
+    parse_result,
+    parse_results_text,
+    results_to_jsonl,
+    table_order,
+)
 from table_service.event.mqtt import HubMqtt, json_payload
 from table_service.event.state import byes_of
 from table_service.event.store import HubStore
@@ -344,7 +350,7 @@ class HubService(TableMessages):
                              "result_ms": res.t_ms if res else None})
             drawn = {r["table"] for r in rows}
             others = []
-            for tid in sorted((set(cfg_panels) | set(self.live)) - drawn, key=_table_order):
+            for tid in sorted((set(cfg_panels) | set(self.live)) - drawn, key=table_order):
                 live = self.live.get(tid, TableLive(tid))
                 others.append({"table": tid, "online": live.online, "status_ms": live.status_ms,
                                "round": live.summary.get("round"), "deal": live.summary.get("deal"),
@@ -396,11 +402,6 @@ class HubService(TableMessages):
                       "published_rounds": sorted(self.core.results_published)}
             self._standings_cache = (self.core.last_seq, result)
             return copy.deepcopy(result)
-
-
-def _table_order(tid: str) -> tuple[int, int, str]:
-    """Table ids as people count them (2 before 10), then the others by name (the overview's order)."""
-    return (0, int(tid), tid) if tid.isdigit() and tid.isascii() else (1, 0, tid)
 
 
 def _line_numbers(text: str) -> dict[tuple[Any, Any], int]:

@@ -194,7 +194,7 @@ def check_results(results: Iterable[Result], *, duplicate: bool = False) -> list
     seen_team: dict[tuple[int, str], Result] = {}
     seen_table: set[tuple[int, str]] = set()
     twice: set[tuple[int, str]] = set()
-    out = sorted(results, key=lambda r: (r.round, r.ew is None, _table_key(r.table)))
+    out = sorted(results, key=lambda r: (r.round, r.ew is None, table_order(r.table)))
     for r in out:
         for team in (r.ns, r.ew):
             if team is None:
@@ -220,9 +220,10 @@ def _other_room(a: Result, b: Result) -> bool:
     return a is not b and a.ew is not None and (b.ns, b.ew) == (a.ew, a.ns)
 
 
-def _table_key(table: str) -> tuple[int, str]:
-    # ASCII digits only: "²".isdigit() is true, and int("²") raises
-    return (int(table), "") if table.isascii() and table.isdigit() else (1 << 30, table)
+def table_order(table: str) -> tuple[int, int, str]:
+    """Table ids in the order people count them (2 before 10), then the others by name: the one order
+    of results, the overview and the board.  ASCII digits only: "²".isdigit() is true, and int("²") raises."""
+    return (0, int(table), table) if table.isascii() and table.isdigit() else (1, 0, table)
 
 
 def parse_results_text(text: str, name: str = "RESULTS", *, duplicate: bool = False) -> list[Result]:

@@ -35,7 +35,7 @@ from werkzeug.exceptions import HTTPException
 
 from table_service.event.config import scoring_of
 from table_service.event.intake import panel_link
-from table_service.event.model import MAX_ID, MAX_NAME, MAX_TEXT, EventInputError, parse_result
+from table_service.event.model import MAX_ID, MAX_NAME, MAX_TEXT, EventInputError, parse_result, table_order
 from table_service.event.openapi_hub import HUB_INFO, HUB_OPERATIONS
 from table_service.event.refusal_words import hhmm
 from table_service.event.standings import compute_standings
@@ -150,7 +150,7 @@ def broadcast_rows(h: Any) -> list[dict[str, Any]]:
         cfg_panels = {t["id"]: t.get("panel") for t in cfg.get("tables", [])}
         names = {t["id"]: t["name"] for t in cfg.get("teams", [])}
         drawn = {t["table"]: t for t in (draw or {}).get("tables", [])}
-        ids = list(drawn) + sorted((set(cfg_panels) | set(h.live)) - set(drawn), key=_table_order)
+        ids = list(drawn) + sorted((set(cfg_panels) | set(h.live)) - set(drawn), key=table_order)
         rows = []
         for tid in ids:
             live = h.live.get(tid)
@@ -160,11 +160,6 @@ def broadcast_rows(h: Any) -> list[dict[str, Any]]:
                          "ns": names.get(t["ns"], t["ns"]) if t else None,
                          "ew": names.get(t["ew"], t["ew"]) if t else None})
         return rows
-
-
-def _table_order(tid: str) -> tuple[int, int, str]:
-    """Table ids in the order people count them: 2 before 10, then the others by name."""
-    return (0, int(tid), tid) if tid.isdigit() and tid.isascii() else (1, 0, tid)
 
 
 @bp.get("/api/overview")
