@@ -356,7 +356,7 @@ def register(subparsers: argparse._SubParsersAction,
                    help="自检读错也保存 / save even if the enrolment misreads cards it was made from")
     e.add_argument("--no-questions", action="store_true",
                    help="不提问，未识别的牌按通用模型读 / ask nothing; unclear cards are read zero-shot")
-    e.add_argument("--px-per-mm", type=float, default=3.0, help="scale of the face photos")
-    e.add_argument("--out", default="data/deck-enrollment.npz", help="where to save the enrolment")
-    e.add_argument("--allow-missing", action="store_true", help="enrol even if some faces are missing")
+    e.add_argument("--px-per-mm", type=float, default=3.0, help="牌面照片比例 px/mm / scale of the face photos in pixels per mm (default 3.0)")
+    e.add_argument("--out", default="data/deck-enrollment.npz", help="登记文件保存位置 / where to save the enrolment (default data/deck-enrollment.npz)")
+    e.add_argument("--allow-missing", action="store_true", help="缺少部分牌面也登记（缺的牌按通用模型读）/ enrol even if some faces are missing (those cards are read zero-shot)")
     e.set_defaults(func=cmd_enroll, camera_frames=camera_frames)

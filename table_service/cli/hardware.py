@@ -43,7 +43,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     config_sub = config.add_subparsers(dest="config_command", metavar="ACTION", required=True)
     check = config_sub.add_parser("check", help="校验配置文件 / validate a table.toml",
                                   description="校验 table.toml，列出所有错误 / validate table.toml, listing every problem")
-    check.add_argument("path", help="table.toml")
+    check.add_argument("path", help="桌配置文件 / the table's config to check (table.toml)")
     check.add_argument("--offline", action="store_true",
                        help="不检查串口/摄像头/文件是否存在（为另一台机器写的配置）/ skip checking that ports, "
                             "cameras and files exist (a file written for another machine)")
@@ -52,7 +52,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     st = subparsers.add_parser("selftest", help="桌面设备自检 / self-test the table's devices",
                                description="逐个点亮指示灯、倒计时、按钮、摄像头四角标记 / lamps, displays, "
                                            "buttons, buzzer and camera markers, one by one")
-    st.add_argument("--config", required=True, help="table.toml")
+    st.add_argument("--config", required=True, help="桌配置文件 / the table's config (table.toml)")
     st.add_argument("--skip", action="append", default=[], choices=("lamps", "displays", "buzzer", "buttons", "camera"),
                     help="跳过某步 / skip a step (repeatable)")
     st.add_argument("--button-timeout", type=_between(0.1, 600.0), default=15.0, metavar="S",

@@ -22,7 +22,7 @@ def register(subparsers: Any) -> None:
         description="运行比赛桌服务：设备、摄像头、裁判引擎、面板与 MQTT。 / Run the table service: devices, "
                     "camera, referee engine, web panel and (optionally) the MQTT bridge.",
     )
-    p.add_argument("--config", required=True, help="table.toml")
+    p.add_argument("--config", required=True, help="桌配置文件 / the table's config (table.toml)")
     p.add_argument("--no-web", action="store_true", help="不开裁判面板 / do not serve the referee panel")
     p.add_argument("--verbose", "-v", action="store_true", help="详细日志 / verbose log")
     p.set_defaults(func=run_service)

@@ -124,7 +124,7 @@ def register(subparsers: Any) -> None:
                                           "Event arithmetic from a RESULTS.jsonl file (one table's round a line).")
     sub = p.add_subparsers(dest="event_command", metavar="SUBCOMMAND")
     s = sub.add_parser("standings", help="排名 / standings with every tie-break column")
-    s.add_argument("results", type=_given("成绩文件路径"), help="RESULTS.jsonl")
+    s.add_argument("results", type=_given("成绩文件路径"), help="成绩文件 / the results file (RESULTS.jsonl, one result a line)")
     s.add_argument("--teams", type=_given("队名单路径"), default=None,
                    help="队名单（每行一个）/ TEAMS.txt, one team id a line (optional)")
     s.add_argument("--json", action="store_true", help="JSON 输出 / print JSON")
@@ -148,7 +148,7 @@ def register(subparsers: Any) -> None:
                        description="为 Mosquitto 写出密码文件、ACL、配置，并为赛事中心和每张桌写出 [mqtt] 凭据（docs/security.md）。"
                                    " / Writes Mosquitto's password file, ACL and config, and an [mqtt] credential "
                                    "for the hub and each table (docs/security.md).")
-    v.add_argument("--event", required=True, help="EVENT.toml")
+    v.add_argument("--event", required=True, help="赛事配置文件 / the event's config (EVENT.toml)")
     v.add_argument("--out", type=_given("输出目录"), default=None,
                    help="输出目录 / output folder (default: mqtt-<event> beside EVENT.toml)")
     v.add_argument("--host", type=_host, default=None, help="各桌连接的代理地址 / the broker's address as tables reach it "
@@ -171,7 +171,7 @@ def register(subparsers: Any) -> None:
                               description="赛事中心：编排下发到各桌，收集成绩，排名，裁判长总览。 / The event hub: "
                                           "sends each table its assignment, collects results, ranks, and serves the "
                                           "chief referee's pages.")
-    h.add_argument("--event", required=True, help="EVENT.toml")
+    h.add_argument("--event", required=True, help="赛事配置文件 / the event's config (EVENT.toml)")
     h.add_argument("--data", type=_given("数据目录"), default=None,
                    help="数据目录 / data folder (default: beside EVENT.toml)")
     h.add_argument("--port", type=_int_in(0, 65535, "端口"), default=None,
