@@ -87,3 +87,17 @@ def test_the_fixed_files_are_accepted_by_config_check(tmp_path: Path) -> None:
     path = write(tmp_path, mqtt='event = "ev"\nca_file = "elsewhere/ca.crt"\n')
     assert main(["config", "check", "--offline", str(path)]) == 0
     assert main(["config", "check", str(path)]) == 1
+
+
+def test_a_table_without_a_camera_is_not_refused_for_its_vision_files(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """With ``[camera] source = "none"`` nothing reads ``[vision]``: ``config check`` and ``run`` let a stale
+    layout pass, and ``selftest`` refused the same file as "config invalid" (the three disagreed)."""
+    (tmp_path / "layout.json").write_text("{not json", encoding="utf-8")
+    path = write(tmp_path, vision='layout = "layout.json"\n')
+    assert main(["config", "check", str(path)]) == 0
+    rc = main(["selftest", "--config", str(path), "--countdown-from", "1", "--lamp-seconds", "0",
+               "--displays-together"])
+    captured = capsys.readouterr()
+    assert "配置无效 / config invalid" not in captured.err, captured.err
+    assert rc == 0, captured.out
