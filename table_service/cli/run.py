@@ -6,13 +6,13 @@ from __future__ import annotations
 import argparse
 import logging
 import signal
-import socket
 import sys
 import threading
 from typing import Any
 
 from table_service.table.config import load_service_config
 from table_service.table.service import TableService
+from table_service.web.server import check_address
 
 
 def register(subparsers: Any) -> None:
@@ -28,30 +28,13 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=run_service)
 
 
-def _check_web_address(host: str, port: int) -> None:
-    """Bind the panel's address once before the service starts: a port in use (or a host that is not
-    this machine's) failed only after the table's log had been opened and written to, and was said
-    as "file or device error".
-
-    :raises ValueError: the address cannot be served on, naming it.
-    """
-    try:
-        family, kind, proto, _, addr = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
-        with socket.socket(family, kind, proto) as probe:
-            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the web server binds
-            probe.bind(addr)
-    except (OSError, UnicodeError) as exc:
-        raise ValueError(f"无法开启裁判面板：端口 {port} 被占用，或 {host} 不是本机地址 / cannot serve the referee "
-                         f"panel on {host}:{port}: the port is in use, or {host} is not an address of this machine "
-                         f"([web] host, port in the config; --no-web runs without it): {exc}") from None
-
-
 def run_service(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     config = load_service_config(args.config)
     if not args.no_web and config.web.get("enabled", True):
-        _check_web_address(str(config.web.get("host", "127.0.0.1")), int(config.web.get("port", 8080)))
+        check_address(str(config.web.get("host", "127.0.0.1")), int(config.web.get("port", 8080)),
+                      ("裁判面板", "the referee panel"), "[web] host, port in the config; --no-web runs without it")
     for w in getattr(config.hardware, "warnings", ()):
         print(f"注意 / note: {w}", file=sys.stderr)
     stop = threading.Event()

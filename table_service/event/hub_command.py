@@ -8,9 +8,7 @@ the web server and says where the logins live.
 from __future__ import annotations
 
 import argparse
-import errno
 import logging
-import socket
 import sqlite3
 import threading
 from pathlib import Path
@@ -20,6 +18,7 @@ from table_service.event.hub import HubService
 from table_service.event.web import serve_hub
 from table_service.web import users
 from table_service.web.secret_key import kept_secret_key
+from table_service.web.server import check_address
 
 
 def _accounts_hint(users_db: Path) -> str:
@@ -40,34 +39,6 @@ def _accounts_hint(users_db: Path) -> str:
     return f"{where} ({n}); 在「账号」页管理 / managed on the accounts page (/accounts/)"
 
 
-def _check_hub_address(host: str, port: int) -> None:
-    """Bind the hub's web address once before anything is made: a host that is not this machine's
-    (or a port in use) failed only after the hub had created its log, key and users files, and was
-    said as "port 0 in use?".
-
-    :raises ValueError: the address cannot be served on, saying why.
-    """
-    where = f"无法开启赛事中心网页 / cannot serve the hub's pages on {host}:{port}"
-    try:
-        family, kind, proto, _, addr = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
-        with socket.socket(family, kind, proto) as probe:
-            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the web server binds
-            probe.bind(addr)
-    except (socket.gaierror, UnicodeError) as exc:
-        raise ValueError(f"无法开启赛事中心网页：{host} 不是本机地址 / cannot serve the hub's pages on {host}:{port}: "
-                         f"{host} is not an address of this machine (--host, or [hub] host in EVENT.toml): "
-                         f"{exc}") from None
-    except OSError as exc:
-        if exc.errno == errno.EADDRINUSE:
-            raise ValueError(f"无法开启赛事中心网页：端口 {port} 被占用 / cannot serve the hub's pages on {host}:{port}: "
-                             f"port {port} is in use by another program (--port, or [hub] port in EVENT.toml)") from None
-        if exc.errno == errno.EADDRNOTAVAIL:
-            raise ValueError(f"无法开启赛事中心网页：{host} 不是本机地址 / cannot serve the hub's pages on "
-                             f"{host}:{port}: {host} is not an address of this machine (--host, or [hub] host in "
-                             "EVENT.toml)") from None
-        raise ValueError(f"{where}: {exc.strerror or exc}") from None
-
-
 def run_hub_command(args: argparse.Namespace) -> int:
     """``guandan-table hub --event EVENT.toml``: serve until Ctrl-C / SIGTERM."""
     import signal
@@ -83,7 +54,7 @@ def run_hub_command(args: argparse.Namespace) -> int:
                          f"([hub] data in {args.event}, or --data): give a folder")
     host = cfg["hub"]["host"] if args.host is None else args.host
     port = cfg["hub"]["port"] if args.port is None else args.port
-    _check_hub_address(host, port)
+    check_address(host, port, ("赛事中心网页", "the hub's pages"), "--host/--port, or [hub] host, port in EVENT.toml")
     hub = HubService(cfg, data).start()
     try:
         # A restarted hub keeps its chiefs and referees logged in (web/secret_key.py says why).
