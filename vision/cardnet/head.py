@@ -25,6 +25,8 @@ HEAD_FORMAT = "guandan-table/cardnet-head/1"
 
 #: The origin of the head the package ships (fitted on no deck a table plays with).
 SHIPPED = "shipped"
+#: What a head learned in play adds to its start head's origin (:class:`vision.cardnet.online.PlayLearner`).
+LEARNED_IN_PLAY = "+play"
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,15 @@ class Head:
 
     def with_temperature(self, t: float) -> Head:
         return replace(self, temperature=float(t))
+
+    @property
+    def unenrolled(self) -> bool:
+        """Whether no enrolment lies under this head: the shipped head, or one learned in play from it.
+
+        Why: evidence fitted on other decks (the body strip, :mod:`vision.cardnet.body`) is weighed
+        with such a head's reads; a head fitted on the deck's own faces reads that deck's corners, and
+        where they print no suit the strip network is as often sure and wrong as right."""
+        return self.origin in (SHIPPED, SHIPPED + LEARNED_IN_PLAY)
 
     def knowing_cards(self, cards: Collection[str]) -> Head:
         """This head, fitted on the faces of ``cards`` only."""

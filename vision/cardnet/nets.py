@@ -17,6 +17,7 @@ DETECTOR_PATH = MODELS / "cardnet_detector.onnx"
 EMBED_PATH = MODELS / "cardnet_embed.onnx"
 HEAD_PATH = MODELS / "cardnet_head.npz"
 CORNER_PATH = MODELS / "cardnet_corner.npz"
+BODY_PATH = MODELS / "cardnet_body.onnx"
 
 _lock = threading.Lock()
 _nets: dict[str, cv2.dnn.Net] = {}
@@ -51,3 +52,5 @@ class Runner:
 #: against 9.8 ms for a 10-card zone; the crop network on the classic one, 0.64 against 1.0-1.6 ms a crop.
 detector = Runner(DETECTOR_PATH, cv2.dnn.ENGINE_AUTO)
 embedder = Runner(EMBED_PATH, cv2.dnn.ENGINE_CLASSIC)
+#: The body strip's suit network (:mod:`vision.cardnet.body`), its temperature inside: the classic engine too.
+body = Runner(BODY_PATH, cv2.dnn.ENGINE_CLASSIC)

@@ -30,7 +30,7 @@ import numpy as np
 
 from vision.cards import ALL_CARDS, CARD_INDEX, check_card
 
-from .head import SHIPPED, Head, fit_face_temperature, fit_head, keep_unknown_faces
+from .head import LEARNED_IN_PLAY, SHIPPED, Head, fit_face_temperature, fit_head, keep_unknown_faces
 from .learned import LearnedState, head_key, load_state, save_state
 from .spec import NONE_CLASS
 
@@ -207,7 +207,7 @@ class PlayLearner:
             # Balanced: the labels are the referee's answers to what was doubted, not the deck
             # (fit_head's docstring says why that matters).
             head = fit_head(x[~held], y[~held], self._base, steps=REFIT_STEPS, l2_to_start=L2_TO_START,
-                            origin=f"{self.start.origin}+play", balance=True)
+                            origin=self.start.origin + LEARNED_IN_PLAY, balance=True)
             base = None  # the head that reads the faces the learned one does not know (None: it knows all)
             if self.start.known is not None:
                 # A deck enrolled without some faces: a face the referee has named here is the

@@ -4,6 +4,8 @@
    zone is covered by cards).
 2. Each candidate's canonical crop goes through the embedding network and a :class:`Head`
    (shipped, enrolled for the deck, or learned during play) to 54 faces + "no card corner".
+   With no enrolment under the head (:attr:`Head.unenrolled`), a card whose index leaves it in doubt
+   is read from its body too (:mod:`vision.cardnet.body`: the suit of a 4–10 from its pips).
 3. **One bar.**  Each candidate is a card with the probability the corner model gives from the
    detector's score and the head's "none" (:class:`vision.cardnet.head.CornerModel`).  The play's
    joint probability — every kept card's own probability times, for every candidate dropped, the
@@ -44,6 +46,7 @@ from threadpoolctl import ThreadpoolController
 from vision.cards import ALL_CARDS, CARD_INDEX, check_card
 
 from . import nets
+from .body import weigh_suits
 from .crops import crops_at
 from .deckfile import Enrollment
 from .detector import Corner, Detection, detect
@@ -260,6 +263,8 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
                            ["不确定是否有牌 / unsure whether a card lies here"], [], joint)
     # Each kept card's face probabilities: P(a card here) x P(this face | a card).
     faces_p = probs[keep, :NONE_CLASS].astype(np.float64)
+    if head.unenrolled:  # the body strip's suit where the index left it in doubt (Head.unenrolled says why)
+        faces_p = weigh_suits(faces_p, bgr, [(c.x, c.y) for c in kept], px_per_mm)
     card_p = faces_p / np.maximum(faces_p.sum(axis=1, keepdims=True), 1e-12) * p_card[keep, None]
     cards, confs, alts = _choose(card_p, poss, reasons)
     candidates: list[list[str]] = []

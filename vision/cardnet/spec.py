@@ -35,3 +35,12 @@ N_CLASSES = len(CLASSES)
 FEATURE_DIM = 1728
 #: Hidden layer of the head (features -> hidden -> 55 classes).
 HIDDEN_DIM = 96
+
+#: The body strip (:mod:`vision.cardnet.body`), in mm from a card's top-left corner: below the index
+#: (which ends ~30 mm down on every design here, so the two are separate evidence), as wide as the
+#: narrowest fan leaves a card, to the card's foot; sampled at BODY_PPM (pips are 5–15 mm).
+BODY_X_MM = (-1.0, 19.0)
+BODY_Y_MM = (30.0, 86.0)
+BODY_PPM = 2.0
+BODY_W = int(round((BODY_X_MM[1] - BODY_X_MM[0]) * BODY_PPM))
+BODY_H = int(round((BODY_Y_MM[1] - BODY_Y_MM[0]) * BODY_PPM))
