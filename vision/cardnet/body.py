@@ -9,6 +9,9 @@ designs and font decks (:mod:`vision.training.body_suit`), gives P(suit | strip)
 multiplies each face 4–10 by the likelihood ratio 4 · P(its suit) (the network was trained with the
 four suits equally likely) and leaves every other face as it was.
 
+The last card of a play lies whole (the next card covers part of every other one): its strip is cut
+through its middle instead, where a 2 or a 3 has its pips too (:data:`MIDDLE_MM`).
+
 The strip is read only for cards whose index left doubt (:data:`LOOK_BELOW`): a card named at 0.999
 is not moved under any bar by it, and a 10-card zone of such cards costs no more than before.
 """
@@ -32,8 +35,14 @@ BODY_CLASSES: tuple[str, ...] = (*SUITS, "joker")
 BODY_RANKS = "456789T"
 #: A card whose index names one face at this or more is not looked at again (see the module docstring).
 LOOK_BELOW = 0.999
+#: The last card's strip lies this far right of its corner (mm): 20–40 mm from the card's left edge, the
+#: middle of any card from 56 to 65 mm wide, where 2 to 10 have pips (an ace's one pip, often drawn as
+#: art, was read sure and wrong there: aces are left out).
+MIDDLE_MM = 21.0
+MIDDLE_RANKS = "23456789T"
 #: Each face's suit, as a column of the network's four suit classes (-1: the strip tells nothing).
 _FACE_SUIT = np.array([SUITS.index(c[1]) if c[0] in BODY_RANKS else -1 for c in ALL_CARDS])
+_MIDDLE_SUIT = np.array([SUITS.index(c[1]) if c[0] in MIDDLE_RANKS else -1 for c in ALL_CARDS])
 
 
 def body_crop(zone_bgr: np.ndarray, corner_px: tuple[float, float], px_per_mm: float) -> np.ndarray:
@@ -61,7 +70,8 @@ def body_crop(zone_bgr: np.ndarray, corner_px: tuple[float, float], px_per_mm: f
 
 
 def suit_probs(zone_bgr: np.ndarray, corners_px: Sequence[tuple[float, float]], px_per_mm: float) -> np.ndarray:
-    """(N, 5) calibrated P(♣ ♦ ♥ ♠ joker | the strip) of each card (the temperature is in the model)."""
+    """(N, 5) calibrated P(class | the strip) of each card, in :data:`BODY_CLASSES`' order (the four suits
+    of :data:`vision.cards.SUITS`, then a joker); the temperature is in the model."""
     if not len(corners_px):
         return np.zeros((0, len(BODY_CLASSES)))
     strips = np.stack([body_crop(zone_bgr, c, px_per_mm) for c in corners_px])
@@ -72,17 +82,30 @@ def suit_probs(zone_bgr: np.ndarray, corners_px: Sequence[tuple[float, float]], 
 
 def weigh_suits(faces_p: np.ndarray, zone_bgr: np.ndarray, corners_px: Sequence[tuple[float, float]],
                 px_per_mm: float) -> np.ndarray:
-    """``faces_p`` (N, 54 or more: each card's face probabilities) with the strip's word weighed in on
-    the faces 4–10 of every card whose index left doubt; the other cards and faces unchanged."""
+    """``faces_p`` (N, 54 or more: each card's face probabilities, left to right) with the body's word on
+    the suit weighed in for every card whose index left doubt; the other cards and faces unchanged.
+
+    Each card but the last: the strip below its index, on the faces 4–10.  The last card lies whole
+    (the reader's far corner rests on the same fact): its strip is cut through its middle
+    (:data:`MIDDLE_MM`), where a 2 or a 3 has its pips as well, on the faces 2–10.  One strip a card:
+    two strips of one card's pips are not two witnesses."""
     faces = faces_p[:, :NONE_CLASS]
-    top = faces.max(axis=1) / np.maximum(faces.sum(axis=1), 1e-300)
-    number = faces[:, _FACE_SUIT >= 0].sum(axis=1) / np.maximum(faces.sum(axis=1), 1e-300)
-    look = np.flatnonzero((top < LOOK_BELOW) & (number > 1.0 - LOOK_BELOW))
+    total = np.maximum(faces.sum(axis=1), 1e-300)
+    top = faces.max(axis=1) / total
+    n = len(faces)
+    suit_of = np.repeat(_FACE_SUIT[None], n, axis=0)  # (N, 54): the suit class each card's faces show, or -1
+    if n:
+        suit_of[-1] = _MIDDLE_SUIT
+    shown = (faces * (suit_of >= 0)).sum(axis=1) / total
+    look = np.flatnonzero((top < LOOK_BELOW) & (shown > 1.0 - LOOK_BELOW))
     if not len(look):
         return faces_p
-    p = suit_probs(zone_bgr, [corners_px[k] for k in look], px_per_mm)[:, :len(SUITS)]
+    at = [(corners_px[k][0] + MIDDLE_MM * px_per_mm, corners_px[k][1]) if k == n - 1 else corners_px[k]
+          for k in look]
+    p = suit_probs(zone_bgr, at, px_per_mm)[:, :len(SUITS)]
     p = p / np.maximum(p.sum(axis=1, keepdims=True), 1e-300)
     out = faces_p.astype(np.float64, copy=True)
-    ratio = np.where(_FACE_SUIT >= 0, len(SUITS) * p[:, np.maximum(_FACE_SUIT, 0)], 1.0)
+    which = suit_of[look]
+    ratio = np.where(which >= 0, len(SUITS) * np.take_along_axis(p, np.maximum(which, 0), axis=1), 1.0)
     out[look, :NONE_CLASS] *= ratio
     return out

@@ -5,7 +5,8 @@
 2. Each candidate's canonical crop goes through the embedding network and a :class:`Head`
    (shipped, enrolled for the deck, or learned during play) to 54 faces + "no card corner".
    With no enrolment under the head (:attr:`Head.unenrolled`), a card whose index leaves it in doubt
-   is read from its body too (:mod:`vision.cardnet.body`: the suit of a 4–10 from its pips).
+   is read from its body too (:mod:`vision.cardnet.body`: the suit of a 4–10 from the pips below its
+   index; of the last card, lying whole, of a 2–10 from the pips in its middle).
 3. **One bar.**  Each candidate is a card with the probability the corner model gives from the
    detector's score and the head's "none" (:class:`vision.cardnet.head.CornerModel`).  The play's
    joint probability — every kept card's own probability times, for every candidate dropped, the
