@@ -20,13 +20,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import cv2
 import numpy as np
 
 from vision.cards import ALL_CARDS, SUITS
 
 from . import nets
-from .prep import crops_to_input
+from .prep import crops_to_input, warp_at_scale
 from .spec import BODY_H, BODY_PPM, BODY_W, BODY_X_MM, BODY_Y_MM, NONE_CLASS
 
 #: The network's classes: the four suits (as :data:`vision.cards.SUITS`), then a joker.
@@ -40,33 +39,27 @@ LOOK_BELOW = 0.999
 #: art, was read sure and wrong there: aces are left out).
 MIDDLE_MM = 21.0
 MIDDLE_RANKS = "23456789T"
-#: Each face's suit, as a column of the network's four suit classes (-1: the strip tells nothing).
-_FACE_SUIT = np.array([SUITS.index(c[1]) if c[0] in BODY_RANKS else -1 for c in ALL_CARDS])
-_MIDDLE_SUIT = np.array([SUITS.index(c[1]) if c[0] in MIDDLE_RANKS else -1 for c in ALL_CARDS])
+
+
+def _suit_columns(ranks: str) -> np.ndarray:
+    """Each face's suit as a column of the network's four suit classes; -1 where the strip tells nothing."""
+    return np.array([SUITS.index(c[1]) if c[0] in ranks else -1 for c in ALL_CARDS])
+
+
+_FACE_SUIT = _suit_columns(BODY_RANKS)
+_MIDDLE_SUIT = _suit_columns(MIDDLE_RANKS)
 
 
 def body_crop(zone_bgr: np.ndarray, corner_px: tuple[float, float], px_per_mm: float) -> np.ndarray:
     """The BODY_H x BODY_W strip of the card whose top-left corner lies at ``corner_px`` (training and
-    play cut it here alone).  Above 2.4 px/mm the card's region is blurred first: ``warpAffine`` has
-    no area filter, and an aliased pip is not the pip the network learned."""
+    play cut it here alone; blurred within the strip's own region above 2.4 px/mm, as a crop is)."""
     s = px_per_mm / BODY_PPM
     x0, y0 = corner_px[0] + BODY_X_MM[0] * px_per_mm, corner_px[1] + BODY_Y_MM[0] * px_per_mm
-    img = zone_bgr
-    if px_per_mm > BODY_PPM * 1.2:
-        sigma = 0.45 * s
-        pad = int(np.ceil(4 * sigma)) + 2
-        h, w = zone_bgr.shape[:2]
-        ax, ay = max(int(x0) - pad, 0), max(int(y0) - pad, 0)
-        bx = min(int(corner_px[0] + BODY_X_MM[1] * px_per_mm) + pad + 1, w)
-        by = min(int(corner_px[1] + BODY_Y_MM[1] * px_per_mm) + pad + 1, h)
-        if bx > ax and by > ay:
-            img = cv2.GaussianBlur(zone_bgr[ay:by, ax:bx], (0, 0), sigma)
-            x0, y0 = x0 - ax, y0 - ay
-        else:
-            img = cv2.GaussianBlur(zone_bgr, (0, 0), sigma)
+    pad = 4 * 0.45 * s + 2  # four of the blur's σ: the strip's edge sees what it would in a zone blurred whole
+    box = (x0 - pad, y0 - pad, corner_px[0] + BODY_X_MM[1] * px_per_mm + pad + 1,
+           corner_px[1] + BODY_Y_MM[1] * px_per_mm + pad + 1)
     m = np.array([[s, 0.0, x0], [0.0, s, y0]], np.float64)
-    return cv2.warpAffine(img, m, (BODY_W, BODY_H), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                          borderMode=cv2.BORDER_REPLICATE)
+    return warp_at_scale(zone_bgr, m, (BODY_W, BODY_H), px_per_mm, BODY_PPM, box)
 
 
 def suit_probs(zone_bgr: np.ndarray, corners_px: Sequence[tuple[float, float]], px_per_mm: float) -> np.ndarray:

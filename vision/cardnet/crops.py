@@ -10,9 +10,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-import cv2
 import numpy as np
 
+from .prep import warp_at_scale
 from .spec import CROP_H, CROP_MARGIN_MM, CROP_PPM, CROP_W
 
 
@@ -30,23 +30,10 @@ def crop_matrix(corner_px: tuple[float, float], px_per_mm: float, angle_deg: flo
 def crop_at(zone_bgr: np.ndarray, corner_px: tuple[float, float], px_per_mm: float,
             angle_deg: float = 0.0) -> np.ndarray:
     """The CROP_H x CROP_W BGR crop whose top-left lies CROP_MARGIN_MM up-left of ``corner_px``."""
-    m = crop_matrix(corner_px, px_per_mm, angle_deg)
-    interp = cv2.INTER_AREA if px_per_mm > CROP_PPM * 1.2 else cv2.INTER_LINEAR
-    if interp == cv2.INTER_AREA:
-        # warpAffine has no area filter: pre-blur so a 4 px/mm zone is not aliased into the crop.
-        sigma = 0.45 * px_per_mm / CROP_PPM
-        x0 = int(max(corner_px[0] - 4 * px_per_mm, 0))
-        y0 = int(max(corner_px[1] - 4 * px_per_mm, 0))
-        x1 = int(min(corner_px[0] + 24 * px_per_mm, zone_bgr.shape[1]))
-        y1 = int(min(corner_px[1] + 34 * px_per_mm, zone_bgr.shape[0]))
-        if x1 > x0 and y1 > y0:
-            part = cv2.GaussianBlur(zone_bgr[y0:y1, x0:x1], (0, 0), sigma)
-            m = m.copy()
-            m[:, 2] -= (x0, y0)
-            return cv2.warpAffine(part, m, (CROP_W, CROP_H), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                                  borderMode=cv2.BORDER_REPLICATE)
-    return cv2.warpAffine(zone_bgr, m, (CROP_W, CROP_H), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                          borderMode=cv2.BORDER_REPLICATE)
+    x, y = corner_px
+    box = (x - 4 * px_per_mm, y - 4 * px_per_mm, x + 24 * px_per_mm, y + 34 * px_per_mm)
+    return warp_at_scale(zone_bgr, crop_matrix(corner_px, px_per_mm, angle_deg), (CROP_W, CROP_H), px_per_mm,
+                         CROP_PPM, box)
 
 
 def crops_at(zone_bgr: np.ndarray, corners_px: Sequence[tuple[float, float]], px_per_mm: float,

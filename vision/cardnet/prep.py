@@ -2,7 +2,29 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
+
+
+def warp_at_scale(zone_bgr: np.ndarray, m: np.ndarray, size: tuple[int, int], px_per_mm: float, out_ppm: float,
+                  box: tuple[float, float, float, float]) -> np.ndarray:
+    """``zone_bgr`` through the 2x3 affine ``m`` (output pixels -> zone pixels) into a ``size`` (w, h) image
+    sampled at ``out_ppm``; ``box`` (x0, y0, x1, y1, zone pixels) holds what the output can see.
+
+    Why the blur: ``warpAffine`` has no area filter, so a zone finer than the output by more than 1.2x
+    is blurred first (σ = 0.45 × the ratio), and only inside ``box`` (a card's crop, not the whole zone).
+    An aliased glyph or pip is not the one the networks learned.
+    """
+    flags, border = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, cv2.BORDER_REPLICATE
+    if px_per_mm > out_ppm * 1.2:
+        x0, y0 = int(max(box[0], 0)), int(max(box[1], 0))
+        x1, y1 = int(min(box[2], zone_bgr.shape[1])), int(min(box[3], zone_bgr.shape[0]))
+        if x1 > x0 and y1 > y0:
+            part = cv2.GaussianBlur(zone_bgr[y0:y1, x0:x1], (0, 0), 0.45 * px_per_mm / out_ppm)
+            m = m.copy()
+            m[:, 2] -= (x0, y0)
+            return cv2.warpAffine(part, m, size, flags=flags, borderMode=border)
+    return cv2.warpAffine(zone_bgr, m, size, flags=flags, borderMode=border)
 
 
 def crops_to_input(crops: np.ndarray) -> np.ndarray:
