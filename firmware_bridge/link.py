@@ -160,6 +160,9 @@ class Link:
         # a heartbeat or command another thread sends meanwhile: a press is in the log first.
         self.ep.ack_upto = self.ep.rx_last
         self.last_error: str | None = None
+        #: The timer thread's last internal error (logged once while it repeats, whatever other errors
+        #: the link meets meanwhile: a link said down between two of them did not make it a new error).
+        self.timer_error: str | None = None
         self.peer: HelloInfo | None = None
         self.mismatch: tuple[int, str] | None = None
         self._down_since: float | None = time.monotonic()
@@ -502,9 +505,9 @@ class Link:
                     wait_ms = self.ep.poll()
                 except Exception as exc:  # a bug: said once, and the heartbeats go on rather than stop for good
                     text = f"内部错误 / internal error: {exc!r}"
-                    if text != self.last_error:
+                    if text != self.timer_error:
                         log.exception("link timer failed")
-                    self.last_error = text
+                    self.timer_error = self.last_error = text
                     wait_ms = 100
                 if self._pending:
                     wait_ms = 0
