@@ -19,8 +19,10 @@ MISTAKE_FLAGS: dict[str, str] = {
     "slow": "time_over",
     "non_beating": "does_not_beat",
 }
-#: Flags that are not violations by a player (a referee call, the engine asking the chief).
-NEUTRAL_FLAGS: frozenset[str] = frozenset({"referee_call", "penalty_escalation"})
+#: Flags that are not violations by a player: a referee call, the engine asking the chief
+#: (``penalty_escalation``), and the next player's choice of the turn a ladder's automatic violation takes
+#: (``lose_turn_choice``: a second missed report card of one side raises it, after its own flag).
+NEUTRAL_FLAGS: frozenset[str] = frozenset({"referee_call", "penalty_escalation", "lose_turn_choice"})
 
 
 def compare_with_log(truth: TruthLog, events: list[dict[str, Any]], flags: list[dict[str, Any]]) -> dict[str, Any]:

@@ -26,6 +26,19 @@ def test_every_mistake_with_its_flag_and_nothing_else_is_yes() -> None:
     assert s["flag_match"] is True and s["unmatched"] == {"missed": [], "unexpected": []}
 
 
+def test_the_lost_turn_a_second_missed_report_asks_about_is_no_stray_flag() -> None:
+    # Two missed report cards of one side: the ladder makes the second warning a violation and the engine
+    # asks the next player whether to take the lost turn (lose_turn_choice, a CI run's "no"); a flag no
+    # mistake explains (report_twice) is still one.
+    truth = _truth(("missed_report", "N", 1), ("missed_report", "S", 2))
+    flags = [_flag("F4", "report_missing", "N", 1, count=10), _flag("F8", "report_missing", "S", 2, count=9),
+             _flag("F9", "lose_turn_choice", "S", 2, side="NS", penalty_seq=258)]
+    s = compare_with_log(truth, [], flags)
+    assert s["flag_match"] is True and s["unmatched"] == {"missed": [], "unexpected": []}
+    s = compare_with_log(truth, [], [*flags, _flag("F12", "report_twice", "S", 2, count=8)])
+    assert s["flag_match"] is False and s["unmatched"]["unexpected"] == ["F12 report_twice S deal 2"]
+
+
 def test_totals_that_agree_by_chance_are_no() -> None:
     # one slow turn by N, but the only time-over flag is S's: the totals agree, the rulings do not
     truth = _truth(("slow", "N", 1))

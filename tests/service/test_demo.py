@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from table_service.demo.options import DemoOptions
+from table_service.demo.scorecard import MISTAKE_FLAGS, NEUTRAL_FLAGS
 from table_service.demo.table_demo import Demo
 from table_service.engine.apply import fold
 from table_service.engine.state import state_to_json
@@ -144,11 +145,10 @@ def test_every_bot_play_is_the_camera_read_or_a_referee_question(demo_run: dict[
 def test_flags_raised_exactly_for_the_injected_mistakes(demo_run: dict[str, Any]) -> None:
     s = demo_run["summary"]
     assert sum(s["mistakes"].values()) >= 3 and len(s["mistakes"]) >= 2, s["mistakes"]
-    assert s["flag_match"], {k: s[k] for k in ("mistakes", "flags", "expected_flags")}
+    assert s["flag_match"], {k: s[k] for k in ("mistakes", "unmatched")}
     # Each mistake's flag names the seat that made it.
-    flags = [f for f in demo_run["state"]["flags"] if f["rule"] not in ("referee_call", "penalty_escalation")]
+    flags = [f for f in demo_run["state"]["flags"] if f["rule"] not in NEUTRAL_FLAGS]
     by_seat = Counter((f["rule"], f["seat"]) for f in flags)
-    from table_service.demo.scorecard import MISTAKE_FLAGS
 
     expected = Counter((MISTAKE_FLAGS[m["mistake"]], m["seat"]) for m in demo_run["truth"].mistakes)
     assert by_seat == expected
