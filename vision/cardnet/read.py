@@ -21,10 +21,15 @@
    detector was of it: there a card is likelier than anywhere else (tango's wide "10" at 2 px/mm).
    **The far corner:** the last card of a fan (a lone card above all) shows its bottom-right
    corner too, with the index turned half a turn.  The zone turned half a turn is read there as
-   well, and when the two corners name different faces the play is doubted.  (Agreement does not
-   make the card surer: both corners print the same glyph, and on unseen designs they were wrong
-   together.)  Nor is a far corner that is not there at all: a card lying over the last one read,
-   with no index to find (worn, covered, face down), would otherwise vanish from the play.
+   well, and when the two corners name different faces the play is doubted (the near corner's
+   face as its index alone names it: a card dropped right of the last one read has its own far
+   corner there, and the body strip, cut where the last card should lie whole, may agree with it).
+   Where the last card is in doubt and the two agree, the far corner's word is weighed in for the
+   pip cards, A to 10 (:data:`FAR_WEIGHED_RANKS`): the same glyph, but seen through other blur,
+   glare and noise.  A court's or a joker's index is letters, and there the two corners were wrong
+   together (tango's joker, a word under a J as large as a jack's, read J♣ at both).  A far corner
+   that is not there at all doubts the play: a card lying over the last one read, with no index to
+   find (worn, covered, face down), would otherwise vanish from the play.
 4. **Geometry the networks cannot see:** a gap between two corners wider than any fan a player
    lays, cards covering the zone but no card read, cards' paper left of the first card read (a
    card under it with no index to find), a corner the detector believed in lying between two cards
@@ -47,7 +52,7 @@ from threadpoolctl import ThreadpoolController
 from vision.cards import ALL_CARDS, CARD_INDEX, check_card
 
 from . import nets
-from .body import weigh_suits
+from .body import LOOK_BELOW, weigh_suits
 from .crops import crops_at
 from .deckfile import Enrollment
 from .detector import Corner, Detection, detect
@@ -80,6 +85,11 @@ SECOND_LOOK_NONE = 1e-3
 #: Where the last card's far (bottom-right) corner lies from its top-left one, in mm: right by a
 #: card's width (56–65 mm) and down by its height (86–89 mm), give or take a tilt of 7°.
 FAR_CORNER_MM = ((45.0, 76.0), (70.0, 100.0))
+#: The faces whose far corner is weighed with the near one when the last card is in doubt (module
+#: docstring, step 3): the pip cards.  Measured (docs/performance.md, 2026-12-06): with every face, a
+#: lone tango joker went silently wrong; with these, none did.
+FAR_WEIGHED_RANKS = "A23456789T"
+_FAR_WEIGHED = np.array([c[0] in FAR_WEIGHED_RANKS for c in ALL_CARDS])
 #: The doubt when the last card's far corner is not found where it must lie. On clean plays it is
 #: found (the zero-shot benchmark asked no more with this doubt than without), and each fan that
 #: silently dropped a last card with its indices rubbed off had it unseen (docs/performance.md).
@@ -264,8 +274,13 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
                            ["不确定是否有牌 / unsure whether a card lies here"], [], joint)
     # Each kept card's face probabilities: P(a card here) x P(this face | a card).
     faces_p = probs[keep, :NONE_CLASS].astype(np.float64)
+    own_last = ALL_CARDS[int(faces_p[-1].argmax())]  # the last card as its index alone names it
     if head.unenrolled:  # the body strip's suit where the index left it in doubt (Head.unenrolled says why)
         faces_p = weigh_suits(faces_p, bgr, [(c.x, c.y) for c in kept], px_per_mm)
+    far: tuple[bool, np.ndarray | None] | None = None  # the far corner, once read
+    if faces_p[-1].max() < LOOK_BELOW * faces_p[-1].sum():
+        far = _far_corner(bgr, px_per_mm, head, kept[-1])
+        faces_p = _weigh_far(faces_p, far[1], own_last)
     card_p = faces_p / np.maximum(faces_p.sum(axis=1, keepdims=True), 1e-12) * p_card[keep, None]
     cards, confs, alts = _choose(card_p, poss, reasons)
     candidates: list[list[str]] = []
@@ -280,15 +295,18 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
                                                           if ABSENT not in r) if other != cards]
     else:
         joint *= float(np.prod(confs))
-    if joint >= PLAY_BAR and not reasons:  # the far corner can only add a doubt: read it when it may
-        looked, far = _far_corner(bgr, px_per_mm, head, kept[-1])
-        if looked and far is None:
+    if far is None and joint >= PLAY_BAR and not reasons:  # sure so far: the far corner may add a doubt
+        far = _far_corner(bgr, px_per_mm, head, kept[-1])
+    if far is not None:
+        looked, far_p = far
+        far_face = ALL_CARDS[int(far_p.argmax())] if far_p is not None else None
+        if looked and far_face is None:
             # The last card of a fan lies whole: a far corner not seen is a card lying over it
             # whose corner no one can read (a worn index, a sticker, a card face down).
             reasons.append(FAR_CORNER_UNSEEN)
-        elif far is not None and far != cards[-1]:
-            reasons.append(f"同一张牌两角读数不同 / the last card's two corners read differently: {cards[-1]} / {far}")
-            alts[-1] = far
+        elif far_face is not None and far_face != own_last:
+            reasons.append(f"同一张牌两角读数不同 / the last card's two corners read differently: {own_last} / {far_face}")
+            alts[-1] = far_face if far_face != cards[-1] else own_last
     _geometry_doubts(kept, px_per_mm, reasons)
     if head is default_head():  # a head fitted on this deck knows its art's "none" (enrolment, learning)
         _room_doubts(corners, p_card, px_per_mm, reasons)
@@ -329,9 +347,20 @@ def _paper_before_first(det: Detection, first: Corner, px_per_mm: float, reasons
                        f"left of the first card read: a card may lie under it unread")
 
 
-def _far_corner(bgr: np.ndarray, px_per_mm: float, head: Head, last: Corner) -> tuple[bool, str | None]:
+def _weigh_far(faces_p: np.ndarray, far_p: np.ndarray | None, own_last: str) -> np.ndarray:
+    """``faces_p`` with the far corner's word weighed into the last card's pip faces (the likelihood
+    ratio 54 · P(face), the faces equally likely a priori), where the far corner names the face the
+    near index names; otherwise unchanged (a disagreement is a doubt, added by the caller)."""
+    if far_p is None or ALL_CARDS[int(far_p.argmax())] != own_last:
+        return faces_p
+    out = faces_p.copy()
+    out[-1] *= np.where(_FAR_WEIGHED, NONE_CLASS * far_p, 1.0)
+    return out
+
+
+def _far_corner(bgr: np.ndarray, px_per_mm: float, head: Head, last: Corner) -> tuple[bool, np.ndarray | None]:
     """Whether the zone holds the place where the last card's far corner must lie, and the face
-    that corner shows there (None: no card's corner is seen there).
+    probabilities (the 54 faces, summing to 1) of the corner there (None: no card's corner is seen there).
 
     Only the part of the zone where that corner and the card's body above-left of it can lie is
     turned half a turn, which puts the corner top-left, where the detector and the classifier
@@ -361,7 +390,8 @@ def _far_corner(bgr: np.ndarray, px_per_mm: float, head: Head, last: Corner) -> 
     if not cards:
         return True, None
     k = min(cards, key=lambda k: found[k].x)  # the rightmost in the zone as it lies
-    return True, ALL_CARDS[int(probs[k, :NONE_CLASS].argmax())]
+    faces = probs[k, :NONE_CLASS].astype(np.float64)
+    return True, faces / max(float(faces.sum()), 1e-300)
 
 
 def _second_look(bgr: np.ndarray, px_per_mm: float, head: Head, corners: list[Corner], emb: np.ndarray,

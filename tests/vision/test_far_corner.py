@@ -1,0 +1,91 @@
+"""The last card's far corner (vision.cardnet.read, step 3): weighed in where it agrees with the index,
+a doubt where it does not.
+
+Accuracy is the benchmark's; these bounds hold on any render seed (``VISION_SEED_SHIFT``).
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from vision import read_play
+from vision.cardnet import read
+from vision.cardnet.read import FAR_WEIGHED_RANKS, _weigh_far
+from vision.cards import ALL_CARDS, CARD_INDEX
+from vision.synth import Realism, render_zone
+
+SHIFT = int(os.environ.get("VISION_SEED_SHIFT", "0"))
+
+
+def _faces(**p: float) -> np.ndarray:
+    out = np.full(len(ALL_CARDS), 1e-4)
+    for card, v in p.items():
+        out[CARD_INDEX[card]] = v
+    return out
+
+
+def test_the_far_corner_weighs_the_last_cards_pip_faces_where_it_agrees_with_the_index():
+    first = _faces(Th=0.9, Td=0.1)
+    last = _faces(**{"7c": 0.6, "7s": 0.4})
+    faces_p = np.stack([first, last])
+    far = _faces(**{"7c": 0.9, "7s": 0.05})
+    far /= far.sum()
+    out = _weigh_far(faces_p, far, "7c")
+    assert out[0].tolist() == first.tolist()  # only the last card lies whole
+    ratio = out[1, CARD_INDEX["7c"]] / out[1, CARD_INDEX["7s"]]
+    assert ratio == pytest.approx(0.6 * 0.9 / (0.4 * 0.05))
+    # The far corner names another face than the index: nothing weighed (the caller doubts the play).
+    assert _weigh_far(faces_p, far, "7s") is faces_p
+    assert _weigh_far(faces_p, None, "7c") is faces_p
+
+
+def test_a_courts_or_a_jokers_far_corner_is_not_weighed():
+    """Their index is letters: both corners print them, and on tango both read a joker as J♣."""
+    assert "J" not in FAR_WEIGHED_RANKS and "K" not in FAR_WEIGHED_RANKS and "S" not in FAR_WEIGHED_RANKS
+    last = _faces(Jc=0.7, SJ=0.3)
+    far = _faces(Jc=0.95, SJ=0.01)
+    far /= far.sum()
+    out = _weigh_far(last[None], far, "Jc")
+    assert out[0, CARD_INDEX["Jc"]] / out[0, CARD_INDEX["SJ"]] == pytest.approx(0.7 / 0.3)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_lone_card_whose_far_corner_is_its_suit_twins_is_never_read_silently(seed):
+    """A 4♣ whose far corner shows the 4♠ (the bottom-right of the same render of a 4♠ pasted over it):
+    the far corner may only add a doubt where it contradicts the index, never settle the suit."""
+    a = render_zone(["4c"], "anglo", 3.0, seed=SHIFT + seed, realism=Realism.clean())
+    b = render_zone(["4s"], "anglo", 3.0, seed=SHIFT + seed, realism=Realism.clean())
+    (x, y), = [tuple(a.to_image(p.to_scene(np.array([[0.0, 0.0]])))[0]) for p in a.placements]
+    mixed = a.image.copy()
+    cx, cy = int(x + 30 * 3.0), int(y + 44 * 3.0)
+    mixed[cy:, cx:] = b.image[cy:, cx:]
+    r = read_play(mixed, 3.0)
+    assert r.uncertain and any("two corners" in why for why in r.reasons), r
+
+
+def test_lone_pip_cards_of_an_unseen_design_are_surer_for_their_far_corner(monkeypatch):
+    """Tango's pip cards laid alone at 2–4 px/mm (a held-out design, as a camera sees it): reading the
+    far corner too leaves no more of them in doubt than the index alone, and none silently wrong."""
+    rng = np.random.default_rng(SHIFT + 5)
+    cards = [f"{r}{s}" for r, s in zip(rng.choice(list(FAR_WEIGHED_RANKS), 24), rng.choice(list("shdc"), 24),
+                                          strict=True)]
+    zones = [(render_zone([c], "tango", ppm, seed=SHIFT + 100 + k, realism=Realism()), ppm)
+             for k, (c, ppm) in enumerate(zip(cards, [2.0, 3.0, 4.0] * 8, strict=True))]
+
+    shipped = read._FAR_WEIGHED
+
+    def sure(weighed: bool) -> int:
+        monkeypatch.setattr(read, "_FAR_WEIGHED", shipped if weighed else np.zeros(len(ALL_CARDS), bool))
+        n = 0
+        for (z, ppm), card in zip(zones, cards, strict=True):
+            r = read_play(z.image, ppm)
+            if not r.uncertain:
+                assert r.cards == [card], (r, card)
+                n += 1
+        return n
+
+    alone, weighed = sure(False), sure(True)
+    assert weighed >= alone, (alone, weighed)
