@@ -24,10 +24,11 @@
    well, and when the two corners name different faces the play is doubted (the near corner's
    face as its index alone names it: a card dropped right of the last one read has its own far
    corner there, and the body strip, cut where the last card should lie whole, may agree with it).
-   Where the last card is in doubt and the two agree, the far corner's word is weighed in for the
-   pip cards, A to 10 (:data:`FAR_WEIGHED_RANKS`): the same glyph, but seen through other blur,
-   glare and noise.  A court's or a joker's index is letters, and there the two corners were wrong
-   together (tango's joker, a word under a J as large as a jack's, read J♣ at both).  A far corner
+   Where the last card is in doubt and the two agree, the far corner's word is weighed in for every
+   face but the jacks and the jokers (:data:`FAR_WEIGHED_RANKS`): the same glyph, but seen through
+   other blur, glare and noise.  A joker's index is a word that begins with a J, on some designs as
+   large as a jack's, and there the two corners were wrong together (tango's joker read J♣ at both),
+   so between a jack and a joker the far corner is no second witness.  A far corner
    that is not there at all doubts the play: a card lying over the last one read, with no index to
    find (worn, covered, face down), would otherwise vanish from the play.
 4. **Geometry the networks cannot see:** a gap between two corners wider than any fan a player
@@ -86,9 +87,9 @@ SECOND_LOOK_NONE = 1e-3
 #: card's width (56–65 mm) and down by its height (86–89 mm), give or take a tilt of 7°.
 FAR_CORNER_MM = ((45.0, 76.0), (70.0, 100.0))
 #: The faces whose far corner is weighed with the near one when the last card is in doubt (module
-#: docstring, step 3): the pip cards.  Measured (docs/performance.md, 2026-12-06): with every face, a
-#: lone tango joker went silently wrong; with these, none did.
-FAR_WEIGHED_RANKS = "A23456789T"
+#: docstring, step 3): all but the jacks and the jokers ("JOKER" begins with a J).  Measured
+#: (docs/performance.md, 2026-12-06): with every face, a lone tango joker went silently wrong as J♣.
+FAR_WEIGHED_RANKS = "A23456789TQK"
 _FAR_WEIGHED = np.array([c[0] in FAR_WEIGHED_RANKS for c in ALL_CARDS])
 #: The doubt when the last card's far corner is not found where it must lie. On clean plays it is
 #: found (the zero-shot benchmark asked no more with this doubt than without), and each fan that
@@ -348,7 +349,7 @@ def _paper_before_first(det: Detection, first: Corner, px_per_mm: float, reasons
 
 
 def _weigh_far(faces_p: np.ndarray, far_p: np.ndarray | None, own_last: str) -> np.ndarray:
-    """``faces_p`` with the far corner's word weighed into the last card's pip faces (the likelihood
+    """``faces_p`` with the far corner's word weighed into the last card's faces of FAR_WEIGHED_RANKS (the likelihood
     ratio 54 · P(face), the faces equally likely a priori), where the far corner names the face the
     near index names; otherwise unchanged (a disagreement is a doubt, added by the caller)."""
     if far_p is None or ALL_CARDS[int(far_p.argmax())] != own_last:
