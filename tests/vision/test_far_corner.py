@@ -42,10 +42,10 @@ def test_the_far_corner_weighs_the_last_cards_faces_where_it_agrees_with_the_ind
     assert _weigh_far(faces_p, None, "7c") is faces_p
 
 
-def test_a_jacks_or_a_jokers_far_corner_is_not_weighed():
-    """A joker's index is a word beginning with a J: both corners print it, and on tango both read a
-    joker as J♣."""
-    assert not {"J", "S", "B"} & set(FAR_WEIGHED_RANKS) and {"Q", "K", "A", "T"} <= set(FAR_WEIGHED_RANKS)
+def test_a_courts_or_a_jokers_far_corner_is_not_weighed():
+    """Their index is letters, and a joker's word begins with a J: both corners print it, and on tango
+    both read a joker as J♣."""
+    assert not set("JQKSB") & set(FAR_WEIGHED_RANKS) and set("A23456789T") == set(FAR_WEIGHED_RANKS)
     last = _faces(Jc=0.7, SJ=0.3)
     far = _faces(Jc=0.95, SJ=0.01)
     far /= far.sum()
@@ -67,8 +67,8 @@ def test_a_lone_card_whose_far_corner_is_its_suit_twins_is_never_read_silently(s
     assert r.uncertain and any("two corners" in why for why in r.reasons), r
 
 
-def test_lone_cards_of_an_unseen_design_are_surer_for_their_far_corner(monkeypatch):
-    """Tango's cards (those weighed) laid alone at 2–4 px/mm (a held-out design, as a camera sees it): reading the
+def test_lone_pip_cards_of_an_unseen_design_are_surer_for_their_far_corner(monkeypatch):
+    """Tango's pip cards laid alone at 2–4 px/mm (a held-out design, as a camera sees it): reading the
     far corner too leaves no more of them in doubt than the index alone, and none silently wrong."""
     rng = np.random.default_rng(SHIFT + 5)
     cards = [f"{r}{s}" for r, s in zip(rng.choice(list(FAR_WEIGHED_RANKS), 24), rng.choice(list("shdc"), 24),
