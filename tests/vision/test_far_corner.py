@@ -75,7 +75,6 @@ def test_lone_pip_cards_of_an_unseen_design_are_surer_for_their_far_corner(monke
                                           strict=True)]
     zones = [(render_zone([c], "tango", ppm, seed=SHIFT + 100 + k, realism=Realism()), ppm)
              for k, (c, ppm) in enumerate(zip(cards, [2.0, 3.0, 4.0] * 8, strict=True))]
-
     shipped = read._FAR_WEIGHED
 
     def sure(weighed: bool) -> int:

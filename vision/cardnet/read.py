@@ -28,9 +28,9 @@
    pip cards, A to 10 (:data:`FAR_WEIGHED_RANKS`): the same glyph, but seen through other blur,
    glare and noise.  A court's or a joker's index is letters; a joker's is a word that begins with a
    J, on some designs as large as a jack's, and there the two corners were wrong together (tango's
-   joker read J♣ at both).  A far corner
-   that is not there at all doubts the play: a card lying over the last one read, with no index to
-   find (worn, covered, face down), would otherwise vanish from the play.
+   joker read J♣ at both).  A far corner that is not there at all doubts the play: a card lying
+   over the last one read, with no index to find (worn, covered, face down), would otherwise vanish
+   from the play.
 4. **Geometry the networks cannot see:** a gap between two corners wider than any fan a player
    lays, cards covering the zone but no card read, cards' paper left of the first card read (a
    card under it with no index to find), a corner the detector believed in lying between two cards
@@ -351,9 +351,9 @@ def _paper_before_first(det: Detection, first: Corner, px_per_mm: float, reasons
 
 
 def _weigh_far(faces_p: np.ndarray, far_p: np.ndarray | None, own_last: str) -> np.ndarray:
-    """``faces_p`` with the far corner's word weighed into the last card's faces of FAR_WEIGHED_RANKS (the likelihood
-    ratio 54 · P(face), the faces equally likely a priori), where the far corner names the face the
-    near index names; otherwise unchanged (a disagreement is a doubt, added by the caller)."""
+    """``faces_p`` with the far corner's word weighed into the last card's faces of :data:`FAR_WEIGHED_RANKS`
+    (the likelihood ratio 54 · P(face), the faces equally likely a priori), where the far corner names
+    the face the near index names; otherwise unchanged (a disagreement is a doubt, added by the caller)."""
     if far_p is None or ALL_CARDS[int(far_p.argmax())] != own_last:
         return faces_p
     out = faces_p.copy()
