@@ -93,6 +93,7 @@ class TeamLine:
     level_points: int = 0
     levels_gained: int = 0
     net_levels: int = 0
+    """Level-difference points scored minus conceded (the net level difference: see :data:`Game`)."""
     rank: int = 0
     progressive: int = 0
 
@@ -136,15 +137,20 @@ def draw_lots(group: Sequence[str], seed: int | str) -> list[str]:
 
 
 Game = tuple[int, str, "str | None", str, int, int, int]
-"""``(round, team, opponent, outcome, level points, levels gained, opponent's levels)``."""
+"""``(round, team, opponent, outcome, level points, opponent's level points, levels gained)``.
+
+The net level difference (a tie-break an event may choose; the rules name it and do not define it)
+is the level-difference points a team scored minus those its opponents scored: a forfeit then counts
+17 : 0 and a penalty loss its fixed score, as the rules score them, not the levels the table showed
+when it stopped (a team that forfeited while ahead must not gain by it)."""
 
 
 def _table_games(r: Result) -> Iterator[Game]:
     o_ns, o_ew = r.outcome()
     lp_ns, lp_ew = r.level_points()
     assert r.ew is not None
-    yield (r.round, r.ns, r.ew, o_ns, lp_ns, r.ns_levels, r.ew_levels)
-    yield (r.round, r.ew, r.ns, o_ew, lp_ew, r.ew_levels, r.ns_levels)
+    yield (r.round, r.ns, r.ew, o_ns, lp_ns, lp_ew, r.ns_levels)
+    yield (r.round, r.ew, r.ns, o_ew, lp_ew, lp_ns, r.ew_levels)
 
 
 def duplicate_matches(results: Iterable[Result]) -> dict[tuple[int, frozenset[str]], list[Result]]:
@@ -158,11 +164,13 @@ def duplicate_matches(results: Iterable[Result]) -> dict[tuple[int, frozenset[st
 
 def _match_games(tables: list[Result], compare: str) -> Iterator[Game]:
     """One game per team for a duplicate match: its two tables compared together. A forfeit at
-    either table loses the match for the side that forfeited."""
+    either table loses the match for the side that forfeited; a table ended by a penalty loss counts
+    the gap its fixed score gives (13 + d : 13 − d), not the levels it showed when it stopped."""
     a, b = tables
     x, y = a.ns, a.ew
     lv = {x: 0, y: 0}
     lp = {x: 0, y: 0}
+    gap = {x: 0, y: 0}
     forfeited: set[str] = set()
     for r in tables:
         assert r.ew is not None
@@ -171,6 +179,9 @@ def _match_games(tables: list[Result], compare: str) -> Iterator[Game]:
         p_ns, p_ew = r.level_points()
         lp[r.ns] += p_ns
         lp[r.ew] += p_ew
+        d = (p_ns - p_ew) // 2 if r.ns_score is not None else r.ns_levels - r.ew_levels
+        gap[r.ns] += d
+        gap[r.ew] -= d
         if r.forfeit:
             forfeited.add(r.ns if r.forfeit == "ns" else r.ew)
     if len(forfeited) == 1:
@@ -179,10 +190,10 @@ def _match_games(tables: list[Result], compare: str) -> Iterator[Game]:
     elif len(forfeited) == 2:
         outcome = {x: "forfeit", y: "forfeit"}
     else:
-        vx, vy = (lv[x], lv[y]) if compare == "levels" else (lp[x], lp[y])
+        vx, vy = (gap[x], gap[y]) if compare == "levels" else (lp[x], lp[y])
         outcome = {x: "win", y: "loss"} if vx > vy else {x: "loss", y: "win"} if vx < vy else {x: "draw", y: "draw"}
     for team, other in ((x, y), (y, x)):
-        yield (a.round, team, other, outcome[team], lp[team], lv[team], lv[other])
+        yield (a.round, team, other, outcome[team], lp[team], lp[other], lv[team])
 
 
 def games(results: Iterable[Result], opts: ScoringOptions) -> Iterator[Game]:
@@ -210,17 +221,17 @@ def tally(results: Iterable[Result], teams: Iterable[str] = (), opts: ScoringOpt
             ln = lines.setdefault(r.ns, TeamLine(r.ns))
             ln.per_round[r.round] = opts.bye
             ln.opponents[r.round] = None
-            ln.rounds_won += 1
+            ln.rounds_won += opts.bye >= opts.win  # a bye worth less than a win is not a round won
             ln.level_points += opts.bye_level_points
             ln.levels_gained += opts.bye_levels
-    for rnd, team, other, outcome, lp, lv, olv in games(results, opts):
+    for rnd, team, other, outcome, lp, olp, lv in games(results, opts):
         ln = lines.setdefault(team, TeamLine(team))
         ln.per_round[rnd] = opts.points(outcome)
         ln.opponents[rnd] = other
         ln.rounds_won += outcome == "win"
         ln.level_points += lp
         ln.levels_gained += lv
-        ln.net_levels += lv - olv
+        ln.net_levels += lp - olp
     for ln in lines.values():
         ln.progressive = progressive_points([ln.per_round.get(k, 0) for k in range(1, rounds + 1)])
     return lines

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -225,3 +226,43 @@ def test_a_forfeit_under_three_two_one_zero_scores_the_forfeit_not_a_loss() -> N
     rows = {r.team: r for r in compute_standings(res, opts=opts).rows}
     assert (rows["A"].match_points, rows["B"].match_points) == (0, 3)
     assert (rows["C"].match_points, rows["D"].match_points) == (1, 3)
+
+
+def _order(lines: list[dict[str, Any]], opts: ScoringOptions) -> list[str]:
+    return [r.team for r in compute_standings([parse_result(line) for line in lines], opts=opts, seed=1).rows]
+
+
+def test_net_level_difference_counts_a_forfeit_and_a_penalty_loss_as_the_rules_score_them() -> None:
+    """The net level difference is 级差分 scored minus conceded: C's opponent forfeited while ahead
+    on the table (9:2), yet C won 17 : 0; X won a penalty loss fixed at 20 : 6 on a 3 : 3 table.
+    Counting the table's levels ranked C below A and D (who forfeited) above B, and X below Y."""
+    opts = ScoringOptions(tiebreak=("match_points", "net_level_difference"))
+    forfeit = [{"round": 1, "table": "1", "ns": "A", "ew": "B", "ns_levels": 2, "ew_levels": 0},
+               {"round": 1, "table": "2", "ns": "C", "ew": "D", "ns_levels": 2, "ew_levels": 9, "forfeit": "ew"}]
+    assert _order(forfeit, opts) == ["C", "A", "B", "D"]
+    penalty = [{"round": 1, "table": "1", "ns": "X", "ew": "W", "ns_levels": 3, "ew_levels": 3,
+                "ns_score": 20, "ew_score": 6},
+               {"round": 1, "table": "2", "ns": "Y", "ew": "Z", "ns_levels": 5, "ew_levels": 4}]
+    assert _order(penalty, opts) == ["X", "Y", "Z", "W"]
+
+
+@pytest.mark.parametrize("scheme, bye_points, won", [("2-1-0", 2, 1), ("2-1-0", 1, 0), ("2-1-0", 0, 0),
+                                                     ("3-2-1-0", 3, 1), ("3-2-1-0", 2, 0)])
+def test_a_bye_is_a_round_won_only_when_worth_a_win(scheme: str, bye_points: int, won: int) -> None:
+    """An organiser may set a bye to a draw's points or none (the rules are silent): such a bye is
+    not a round won, or the bye team would rank above teams that drew on the rounds-won key."""
+    opts = ScoringOptions().with_options(**{**MATCH_POINT_SCHEMES[scheme], "bye": bye_points})
+    res = parse_results_text('{"round":1,"bye":"A"}\n{"round":1,"table":"1","ns":"B","ew":"C","ns_levels":4,"ew_levels":4}\n')
+    rows = {r.team: r for r in compute_standings(res, opts=opts).rows}
+    assert (rows["A"].match_points, rows["A"].rounds_won) == (bye_points, won)
+
+
+def test_a_duplicate_match_by_levels_counts_a_penalty_loss_at_its_fixed_score() -> None:
+    """Room A: T1 was 8 : 2 up and lost by penalty (9 : 17, d = 4); room B drawn 3 : 3. The rules give
+    room A to T2, so T2 wins the match on levels as on level points (the table's levels gave it T1)."""
+    text = "".join(json.dumps(line) + "\n" for line in [
+        {"round": 1, "table": "1A", "ns": "T1", "ew": "T2", "ns_levels": 8, "ew_levels": 2, "ns_score": 9, "ew_score": 17},
+        {"round": 1, "table": "1B", "ns": "T2", "ew": "T1", "ns_levels": 3, "ew_levels": 3}])
+    for mode in ("levels", "level_points"):
+        rows = compute_standings(parse_results_text(text, duplicate=True), opts=ScoringOptions(duplicate=mode)).rows
+        assert [(r.team, r.match_points, r.rounds_won) for r in rows] == [("T2", 2, 1), ("T1", 0, 0)], mode
