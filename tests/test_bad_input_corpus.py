@@ -156,6 +156,14 @@ CASES: list[Case] = [
     Case("event-pair-teams-directory", "crash",
          lambda t: ["event", "pair", str(_write(t / "R.jsonl", b"")), "--teams", str(t)], "cannot read TEAMS"),
     Case("event-export-a-file", "unclear", lambda t: ["event", "export", str(_write(t / "f", b"x"))], "not a file"),
+    # Third probe (2026-12-06): each was an internal error (exit 3) naming a Python exception.
+    Case("event-format-kind-list", "crash",
+         lambda t: ["event", "provision", "--event", str(_event_toml(t, "{ kind = [] }")), "--out", str(t / "p")], "format"),
+    Case("event-format-kind-table", "crash",
+         lambda t: ["event", "provision", "--event", str(_event_toml(t, "{ kind = { deals = 8 } }")),
+                    "--out", str(t / "p")], "format"),
+    Case("event-export-row-that-does-not-fold", "crash",
+         lambda t: ["event", "export", str(_hub_log_with_row(t / "hub"))], "damaged at seq 1"),
     # Second probe (the whole command line given empty strings, devices, odd text): each case below
     # exited 0, wrote into the working folder, printed a traceback, or lost an earlier file.
     Case("rules-classify-empty-card", "unclear", lambda t: ["rules", "classify", "--level", "7", ""], "no cards"),
@@ -411,3 +419,25 @@ def test_run_on_a_web_port_in_use_says_so(tmp_path: Path, capsys) -> None:
     err = capsys.readouterr().err
     _check_answer(rc, err, f"端口 {port} 被占用")
     assert db.read_bytes() == before and not db.with_name("T1.sqlite3-wal").exists()
+
+
+def _event_toml(tmp: Path, fmt: str) -> Path:
+    p = tmp / "EVENT.toml"
+    p.write_text(f'[event]\nid = "e"\nrounds = 2\nformat = {fmt}\n[[teams]]\nid = "A"\nplayers = ["a", "b"]\n'
+                 f'[[teams]]\nid = "B"\nplayers = ["c", "d"]\n', encoding="utf-8")
+    return p
+
+
+def _hub_log_with_row(tmp: Path) -> Path:
+    """A hub log whose one row is JSON that fits no event of its type (a hand edit)."""
+    import sqlite3
+
+    tmp.mkdir()
+    path = _hub_log(tmp)
+    conn = sqlite3.connect(path)
+    conn.execute("INSERT INTO hub_events (t_ms, type, actor, role, data) VALUES (1, 'round_published', NULL, NULL, "
+                 "'{\"round\": \"x\"}')")
+    conn.commit()
+    conn.close()
+    return tmp
+

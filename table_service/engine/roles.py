@@ -1,8 +1,8 @@
 """Who may submit what: the least role for each action a referee enters, read from the ruleset.
 
 One source for the panel's gate and the engine's own checks: a foul or a loss is the chief
-referee's (so is a late arrival longer than the round's ``Ruleset.late_warning_min``), everything
-else a referee's. The panel asks :func:`required_role` with the ruleset of the round in play, so an
+referee's (so is a late arrival longer than the round's ``Ruleset.late_warning_min``, and a round
+set up with single options changed: they move those very gates), everything else a referee's. The panel asks :func:`required_role` with the ruleset of the round in play, so an
 event that changes that option moves the panel's gate and the engine's together.
 """
 
@@ -63,7 +63,18 @@ def required_role(etype: str, data: dict[str, Any], rules: Ruleset) -> str:
         return "chief"
     if etype == "late_arrival_recorded" and is_late_for_chief(data.get("minutes"), rules):
         return "chief"
+    if etype == "round_set_up" and not _preset_only(data.get("ruleset")):
+        # Single options move the chief's own gates (late_warning_min, the ladder's counts): a
+        # referee picks a preset; an event's options come with the hub's assignment, not this way.
+        return "chief"
     return role
+
+
+def _preset_only(spec: Any) -> bool:
+    """Whether a ``round_set_up``'s ruleset names a preset and changes none of its options."""
+    if spec is None or isinstance(spec, str):
+        return True
+    return isinstance(spec, dict) and set(spec) <= {"preset", "options"} and not spec.get("options")
 
 
 def rules_in_force(state: dict[str, Any]) -> Ruleset:

@@ -28,8 +28,9 @@ from table_service.rules.ruleset import DEFAULT_RULESET, Ruleset, get_ruleset
 #: ``clock_ticked`` came first, and an automatic penalty a tick gave withdrawn when the action's own
 #: time shows it had not earned it (``apply._late_by_own_time``, ``timers.stop_and_check``); a
 #: paid tribute flagged ``anti_tribute_missed`` when both big jokers are given as tribute
-#: (``tribute_phase.check_anti_tribute_missed``).
-ENGINE_GENERATION = 3
+#: (``tribute_phase.check_anti_tribute_missed``). 4 (2026-12-06): an event the chief referee entered is
+#: voided or changed by the chief alone (``apply._supersede``).
+ENGINE_GENERATION = 4
 
 
 def since(state: dict[str, Any], generation: int) -> bool:

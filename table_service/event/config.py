@@ -112,7 +112,7 @@ _FORMATS: dict[str, dict[str, tuple[int, int]]] = {"deals": {"deals": (1, 99)}, 
 def _format(fmt: Any) -> dict[str, Any]:
     """``format = {kind = "deals", deals = 8}`` (or ``time`` with ``minutes``, or ``past_a``),
     every number present and in range: the tables play what this says."""
-    if not isinstance(fmt, dict) or fmt.get("kind") not in _FORMATS:
+    if not isinstance(fmt, dict) or not isinstance(fmt.get("kind"), str) or fmt["kind"] not in _FORMATS:
         raise EventInputError(f"EVENT.toml [event]: format 无效 / format must be {{kind = deals|past_a|time, …}}, "
                               f"got {fmt!r}"[:200])
     need = _FORMATS[fmt["kind"]]

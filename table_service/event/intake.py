@@ -23,7 +23,7 @@ from urllib.parse import quote, urlsplit
 
 from table_service.event.model import EventInputError, parse_result
 from table_service.views.deck_wire import SHA256_RE
-from table_service.views.wire import SEGMENT_RE, no_duplicate_keys
+from table_service.views.wire import SEGMENT_RE, loads_strict
 
 #: The largest payload read at all (a summary is ~400 bytes, a result ~250).
 MAX_PAYLOAD = 16 * 1024
@@ -50,10 +50,6 @@ def _show(value: Any) -> str:
     return text if len(text) <= 40 else text[:39] + "…"
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} 不是 JSON 数 / {name} is not a JSON number")
-
-
 def load_object(payload: bytes) -> dict[str, Any]:
     """The payload as a JSON object, or :class:`BadMessage` saying why not."""
     if len(payload) > MAX_PAYLOAD:
@@ -63,10 +59,10 @@ def load_object(payload: bytes) -> dict[str, Any]:
     except UnicodeDecodeError:
         raise _bad("消息不是 UTF-8", "message is not UTF-8") from None
     try:
-        data = json.loads(text, object_pairs_hook=no_duplicate_keys, parse_constant=_reject_constant)
+        data = loads_strict(text)
     except json.JSONDecodeError as exc:
         raise _bad("消息不是 JSON", f"message is not JSON ({exc.msg})") from None
-    except (ValueError, RecursionError) as exc:  # repeated key, NaN, 5,000-digit number, deep nesting
+    except ValueError as exc:  # repeated key, NaN, 1e400, 5,000-digit number, deep nesting
         raise _bad("消息不是可用的 JSON", f"unusable JSON ({str(exc)[:80]})") from None
     if not isinstance(data, dict):
         raise _bad("消息须为 JSON 对象", f"message must be a JSON object, got {type(data).__name__}")

@@ -63,6 +63,7 @@ class HubMqtt:
         if ca_file:
             self.client.tls_set(ca_certs=str(ca_file))
         self.client.reconnect_delay_set(min_delay=1, max_delay=10)
+        self.client.suppress_exceptions = True  # a handler's bug is logged; the hub stays on the broker
         self.client.max_inflight_messages_set(200)
         self.client.max_queued_messages_set(0)
         self.client.on_connect = self._on_connect

@@ -259,9 +259,21 @@ class HubState:
             self.refusals = kept
 
     def replay(self, events: Sequence[dict[str, Any]]) -> Self:
+        """Fold a hub log. A row that reads as JSON but does not fit its type (a field missing or of
+        the wrong kind: a hand-edited or damaged file) is named by its seq, as an unreadable row is,
+        never an internal error."""
         for ev in events:
-            self.apply(ev)
+            try:
+                self.apply(ev)
+            except (KeyError, TypeError, IndexError, AttributeError, ValueError) as exc:
+                seq = ev.get("seq") if isinstance(ev, dict) else None
+                raise HubLogDamaged(f"赛事日志已损坏（第 {seq} 条：{type(exc).__name__}）/ the hub event log is "
+                                    f"damaged at seq {seq} ({type(exc).__name__}: {str(exc)[:80]})") from None
         return self
+
+
+class HubLogDamaged(ValueError):
+    """A hub log row that does not fold (see :meth:`HubState.replay`)."""
 
 
 def byes_of(draw: dict[str, Any]) -> list[str]:

@@ -241,11 +241,13 @@ PRESETS: dict[str, Ruleset] = {
 DEFAULT_RULESET = "jiangsu-2013"
 
 
-def get_ruleset(name: str = DEFAULT_RULESET, **overrides: Any) -> Ruleset:
+def get_ruleset(name: str = DEFAULT_RULESET, /, **overrides: Any) -> Ruleset:
     """A preset by name with optional overrides.
 
     :raises ValueError: naming an unknown preset or option.
     """
+    if "name" in overrides:  # the preset's own name, not an option (was a TypeError's words)
+        raise ValueError('name 不是规则选项，预设另行指定 / "name" is not an option: the preset is named separately')
     try:
         base = PRESETS[name]
     except KeyError:

@@ -52,7 +52,7 @@ from table_service.table.mqtt_acked import AckedEvents, acked_file_for
 from table_service.views.assignment import set_up_data
 from table_service.views.deck_wire import deck_topic, read_deck_message, read_withdrawal
 from table_service.views.feed import FeedView
-from table_service.views.wire import SEGMENT_RE, table_result
+from table_service.views.wire import SEGMENT_RE, loads_strict, table_result
 
 log = logging.getLogger(__name__)
 
@@ -171,6 +171,9 @@ class MqttBridge:
         self.client.will_set(self.topic("status"), self._status_payload("offline", will=True), qos=1, retain=True)
         self.client.reconnect_delay_set(min_delay=1, max_delay=30)
         self.client.max_queued_messages_set(10000)
+        # A handler that raises despite its own checks is logged, not allowed to end paho's
+        # network thread (the table would be cut off the hub for good, silently).
+        self.client.suppress_exceptions = True
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
         self.client.on_publish = self._on_publish
@@ -197,9 +200,9 @@ class MqttBridge:
             self.assignment = None
             return
         try:
-            data = json.loads(msg.payload.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            log.warning("mqtt: unreadable assignment on %s", msg.topic)
+            data = loads_strict(msg.payload.decode("utf-8"))
+        except ValueError as exc:  # not UTF-8, not JSON, NaN, nested too deep: the one it had stays
+            log.warning("mqtt: unreadable assignment on %s: %s", msg.topic, str(exc)[:120])
             return
         if not isinstance(data, dict) or data.get("table") != self.table_id:
             log.warning("mqtt: assignment for another table ignored: %r", data)
@@ -249,9 +252,9 @@ class MqttBridge:
 
     def _on_result_ack(self, _c: Any, _u: Any, msg: mqtt.MQTTMessage) -> None:
         try:
-            self.result_ack = json.loads(msg.payload.decode("utf-8")) if msg.payload else None
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            log.warning("mqtt: unreadable result_ack on %s", msg.topic)
+            self.result_ack = loads_strict(msg.payload.decode("utf-8")) if msg.payload else None
+        except ValueError as exc:
+            log.warning("mqtt: unreadable result_ack on %s: %s", msg.topic, str(exc)[:120])
 
     def _table_loop(self) -> None:
         """Publish the summary and, once signed, the result whenever the table changes."""

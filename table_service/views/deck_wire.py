@@ -16,6 +16,8 @@ import json
 import re
 from typing import Any
 
+from table_service.views.wire import loads_strict
+
 #: The event-wide topic's last segment: ``guandan/<event>/deck`` (three levels, apart from the
 #: tables' ``guandan/<event>/<table>/<name>``).
 DECK_NAME = "deck"
@@ -58,8 +60,8 @@ def read_withdrawal(payload: bytes) -> str | None:
     if len(payload) > MAX_WITHDRAWAL_BYTES:
         return None
     try:
-        msg = json.loads(payload.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+        msg = loads_strict(payload.decode("utf-8"))
+    except ValueError:  # not UTF-8 or not usable JSON
         return None
     sha = msg.get("withdrawn") if isinstance(msg, dict) else None
     return sha if isinstance(sha, str) and SHA256_RE.match(sha) else None
@@ -74,8 +76,8 @@ def read_deck_message(payload: bytes) -> tuple[bytes, str, dict[str, Any]]:
     if len(payload) > MAX_DECK_BYTES * 2:  # base64 is 4/3 of the file, plus the fields
         raise ValueError(f"牌组消息过大 / deck message too large: {len(payload)} bytes")
     try:
-        msg = json.loads(payload.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+        msg = loads_strict(payload.decode("utf-8"))
+    except ValueError:  # not UTF-8 or not usable JSON (nested too deep, NaN, a key twice)
         raise ValueError("牌组消息不是 JSON / deck message is not JSON") from None
     if not isinstance(msg, dict) or not isinstance(msg.get("file"), str) or not isinstance(msg.get("sha256"), str):
         raise ValueError("牌组消息缺少 file 或 sha256 / deck message lacks file or sha256")

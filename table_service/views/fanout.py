@@ -155,7 +155,8 @@ class Broadcaster:
         """The SSE byte stream for one client: optional snapshot, then updates and keep-alives.
 
         ``gone`` (from the server, see :mod:`table_service.web.server`) says whether the client
-        has closed its connection. A stream waiting for the next event checks it every
+        has closed its connection (for the panel's stream, also whether its login has ended: the
+        stream is then closed). It is asked before each write, and a stream waiting for the next event checks it every
         :data:`CLIENT_CHECK_S`, so a closed client frees its worker thread (and its public feed
         slot) within a second instead of at the next keep-alive write.
         """
@@ -179,6 +180,8 @@ class Broadcaster:
                 cursor = None
                 continue
             msgs, cursor = got
+            if gone is not None and gone():
+                return  # asked before every write too: a busy stream never waits long enough to ask
             yield b"".join(msgs) if msgs else b": keep-alive\n\n"
 
 

@@ -8,6 +8,7 @@ through the second, so each has one source.
 from __future__ import annotations
 
 import ipaddress
+import json
 import re
 import time
 from typing import Any
@@ -47,6 +48,31 @@ def no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
             raise ValueError(f"字段重复 {key!r} / field {key!r} given twice")
         out[key] = value
     return out
+
+
+def _not_a_number(name: str) -> Any:
+    raise ValueError(f"{name} 不是 JSON 数 / {name} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"数值超出范围 / number out of range: {text[:20]}")
+    return value
+
+
+def loads_strict(text: str) -> Any:
+    """``json.loads`` as both ends of the MQTT link read a message: a key given twice, NaN, Infinity,
+    a number too large for a float (``1e400``) or too long, and nesting deeper than Python's stack
+    are each a :class:`ValueError` (``json.JSONDecodeError`` for what is not JSON at all).
+
+    Why one reader: ``json.loads`` alone takes NaN and ``1e400`` (which a page's ``JSON.parse`` of
+    our answer then refuses), and raises ``RecursionError`` on ``[[[…`` — which ended the MQTT
+    client's network thread for good when it escaped a message handler."""
+    try:
+        return json.loads(text, object_pairs_hook=no_duplicate_keys, parse_constant=_not_a_number, parse_float=_finite)
+    except RecursionError:
+        raise ValueError("JSON 嵌套过深 / JSON nested too deep") from None
 
 
 def is_host(text: object) -> bool:

@@ -22,7 +22,7 @@ from table_service.views.fanout import parse_last_event_id
 from table_service.views.wire import control_character, no_duplicate_keys
 
 from . import users
-from .auth import require_role
+from .auth import require_role, session_holds
 from .openapi import build_openapi
 from .streams import client_gone, sse_response
 from .tables import get_table, web_state
@@ -268,4 +268,6 @@ def stream(table_id: str) -> Response:
     entry = get_table(table_id)
     last = parse_last_event_id(request.headers.get("Last-Event-ID") or request.args.get("last_event_id"))
     cfg = current_app.config
-    return sse_response(entry.hub.stream(last, float(cfg["SSE_HEARTBEAT_S"]), web_state().stop, client_gone()))
+    gone, holds = client_gone(), session_holds("viewer")
+    return sse_response(entry.hub.stream(last, float(cfg["SSE_HEARTBEAT_S"]), web_state().stop,
+                                         lambda: gone() or not holds()))

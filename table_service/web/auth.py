@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import sqlite3
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
@@ -59,6 +60,38 @@ def load_user() -> None:
         if user is None:
             session.pop("sid", None)
         g.user = user
+
+
+#: How often an open live stream asks the user database whether its login still holds (seconds).
+SESSION_RECHECK_S = 2.0
+
+
+def session_holds(role: str) -> Callable[[], bool]:
+    """For a response that outlives its request (the panel's live stream): a check that the login
+    which opened it still holds at ``role`` — not logged out, expired, demoted or removed.
+
+    Why: ``load_user`` checks each request, but a stream is one request that lasts hours; without
+    this a viewer demoted or logged out would keep receiving the live view. It re-reads the user
+    database at most every :data:`SESSION_RECHECK_S`, from the stream's thread (own connection).
+    """
+    token, path = session.get("sid"), current_app.config["USERS_DB"]
+    last = [0.0, True]
+
+    def holds() -> bool:
+        now = time.monotonic()
+        if now - last[0] >= SESSION_RECHECK_S:
+            try:
+                conn = users.connect(path, create=False)
+                try:
+                    user = users.session_user(conn, token)
+                finally:
+                    conn.close()
+            except (users.UserError, sqlite3.Error):
+                user = None  # the stream ends; the browser reconnects and its request is checked afresh
+            last[:] = [now, user is not None and user.can(role)]
+        return bool(last[1])
+
+    return holds
 
 
 def _wants_json() -> bool:

@@ -85,6 +85,11 @@ class SSEClient:
             # AttributeError: http.client's chunked reader after close() from another thread.
             return
 
+    @property
+    def ended(self) -> bool:
+        """True once the stream is over: the server ended the response, or :meth:`close` was called."""
+        return not self._thread.is_alive()
+
     def get(self, timeout: float = 5.0) -> SSEMessage:
         """The next message; raises ``queue.Empty`` after ``timeout`` s."""
         return self.messages.get(timeout=timeout)

@@ -233,6 +233,8 @@ def test_presets_and_overrides():
         get_ruleset("jiangsu-2013", tries_at_A=3)
     with pytest.raises(ValueError, match="unknown ruleset preset"):
         get_ruleset("beijing")
+    with pytest.raises(ValueError, match='"name" is not an option'):  # was a TypeError's own words
+        get_ruleset("jiangsu-2013", name="bogus")
     rs = get_ruleset("huaian-2017", tries_at_a=3)
     assert type(rs).from_dict(rs.to_dict()) == rs
 

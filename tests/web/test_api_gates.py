@@ -157,3 +157,41 @@ def test_the_panel_asks_the_role_the_round_s_ruleset_asks(client, h, runner):
                        {"type": "late_arrival_recorded", "data": {"side": "NS", "minutes": 11}})
     assert resp.status_code == 403 and "chief" in resp.get_json()["error"]
     assert h.logged_rows(runner) == before
+
+
+def test_a_referee_cannot_undo_the_chiefs_ruling(client, h, runner):
+    """A referee refused a foul could void the chief's (the ended deal went back to play): the
+    chief's entries are voided by the chief alone. A referee still undoes a referee's warning."""
+    h.setup_deal(runner)
+    h.login(client, "chen")
+    ruling = h.post_json(client, "/api/tables/1/actions", {"type": "penalty_given", "data": {
+        "side": "EW", "level": "violation", "seat": "E", "article": "越序出牌"}}).get_json()["seq"]
+    h.login(client, "rita")
+    resp = h.post_json(client, "/api/tables/1/actions", {"type": "event_voided", "data": {"ref": ruling, "reason": "x"}})
+    assert resp.status_code == 403 and "裁判长" in resp.get_json()["error"]
+    assert [r["seq"] for r in runner.state()["penalties"]["records"]] == [ruling]
+    own = h.post_json(client, "/api/tables/1/actions", {"type": "penalty_given", "data": {
+        "side": "NS", "level": "warning", "seat": "N", "article": "x"}}).get_json()["seq"]
+    resp = h.post_json(client, "/api/tables/1/actions", {"type": "event_voided", "data": {"ref": own, "reason": "x"}})
+    assert resp.status_code == 200, resp.get_json()
+    h.login(client, "chen")
+    resp = h.post_json(client, "/api/tables/1/actions", {"type": "event_voided", "data": {"ref": ruling, "reason": "x"}})
+    assert resp.status_code == 200, resp.get_json()
+    assert runner.state()["penalties"]["records"] == []
+
+
+def test_a_round_with_changed_options_is_the_chiefs(client, h, runner):
+    """A referee setting up a round with ``late_warning_min`` 999 would then record any late arrival
+    alone: single options are the chief's (refused before the engine); a preset stays a referee's."""
+    rules = Ruleset()
+    for spec, need in [(None, "referee"), ("huaian-2017", "referee"), ({"preset": "national-2022"}, "referee"),
+                       ({"preset": "jiangsu-2013", "options": {}}, "referee"),
+                       ({"preset": "jiangsu-2013", "options": {"late_warning_min": 999}}, "chief"),
+                       ({"name": "jiangsu-2013", "late_warning_min": 999}, "chief"), (["x"], "chief")]:
+        assert required_role("round_set_up", {"ruleset": spec}, rules) == need, spec
+    h.login(client, "rita")
+    before = h.logged_rows(runner)
+    resp = h.post_json(client, "/api/tables/1/actions", {"type": "round_set_up", "data": {
+        "players": h.PLAYERS, "ruleset": {"preset": "jiangsu-2013", "options": {"late_warning_min": 999}}}})
+    assert resp.status_code == 403 and "chief" in resp.get_json()["error"]
+    assert h.logged_rows(runner) == before

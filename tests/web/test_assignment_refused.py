@@ -80,3 +80,23 @@ def test_the_hubs_answer_shows_under_its_own_rounds_card_only(make_app, runner, 
     h.login(client, "rita")
     body = client.get("/api/tables/1/assignment").get_json()
     assert (body["result_ack"] == ack) if shown else body["result_ack"] is None
+
+
+@pytest.mark.parametrize("payload", [b"[" * 100_000, b'{"table": "1", "hub_seq": NaN}', b'{"table": "1", "lag": 1e400}',
+                                     b'{"table": "1", "table": "2"}', b"\xff\xfe"])
+def test_a_message_the_hub_should_never_send_leaves_the_bridge_as_it_was(payload: bytes) -> None:
+    """``[[[…`` raised RecursionError out of the handler, which ended paho's network thread: the table
+    never heard the hub again (retained, at every restart). NaN and 1e400 were kept, and the panel's
+    assignment answer was then not JSON. Each is refused and logged; the bridge keeps what it had."""
+    import json
+
+    from table_service.table.mqtt_bridge import MqttBridge
+    from table_service.views.deck_wire import read_withdrawal
+
+    bridge = MqttBridge.__new__(MqttBridge)
+    bridge.table_id, bridge.assignment, bridge.assignment_listeners, bridge.result_ack = "1", None, [], None
+    bridge._on_assignment(None, None, SimpleNamespace(topic="guandan/ev/1/assignment", payload=json.dumps(GOOD).encode()))
+    bridge._on_assignment(None, None, SimpleNamespace(topic="guandan/ev/1/assignment", payload=payload))
+    bridge._on_result_ack(None, None, SimpleNamespace(topic="guandan/ev/1/result_ack", payload=payload))
+    assert bridge.assignment == GOOD and bridge.result_ack is None
+    assert read_withdrawal(payload) is None

@@ -6,9 +6,13 @@ once — the panel cannot rely on the browser forgetting it.
 
 from __future__ import annotations
 
+import queue
 import sqlite3
 
+import pytest
+
 from table_service.web import users
+from table_service.web.sseclient import SSEClient
 
 
 def _saved_cookie_client(app, client):
@@ -84,3 +88,28 @@ def test_expired_session_is_refused(users_db):
     assert users.session_user(conn, token, now_ms=1_010) is None
     assert users.session_user(conn, "forged", now_ms=1_005) is None
     conn.close()
+
+
+def test_an_open_live_stream_ends_when_its_login_does(app, client, runner, serve_app, users_db, h):
+    """The live panel stream is one request lasting hours: logging its account out (here, every
+    session of it ended on the server) ends the stream within seconds, and nothing more reaches it;
+    another referee's stream goes on and gets the next event."""
+    h.setup_deal(runner)
+    srv = serve_app(app)
+    streams = {}
+    for name in ("vera", "rita"):
+        c = app.test_client()
+        h.login(c, name)
+        streams[name] = SSEClient(srv.host, srv.port, "/api/tables/1/stream", headers={"Cookie": h.session_cookie(c)})
+        assert streams[name].status == 200 and streams[name].get().event == "snapshot"
+    conn = users.connect(users_db)
+    users.close_sessions(conn, "vera")
+    conn.close()
+    h.wait_for(lambda: streams["vera"].ended, timeout=15)
+    assert runner.submit({"type": "cards_played", "source": "camera",
+                          "data": {"seat": "N", "cards": ["9h"], "uncertain": True, "confidence": [0.3]}}).accepted
+    assert streams["rita"].get(10).event == "update"
+    with pytest.raises(queue.Empty):
+        streams["vera"].get(0.5)
+    for s in streams.values():
+        s.close()

@@ -59,7 +59,9 @@
       return;
     }
     GT.eventDetail(seq).then(function (ev) {
-      if (ev && VOIDABLE.indexOf(ev.type) >= 0 && inThisDeal(ev) && host.isConnected && !host.querySelector("button.undo")) {
+      // The chief's entries are undone by the chief alone (the engine refuses a referee).
+      const mine = GT.isChief || ev && ev.role !== "chief";
+      if (ev && mine && VOIDABLE.indexOf(ev.type) >= 0 && inThisDeal(ev) && host.isConnected && !host.querySelector("button.undo")) {
         // An automatic penalty comes from the flag's confirmation: undoing it undoes that ruling.
         const w = ev.type === "flag_confirmed" ? GT.tf("ruling_confirmed", { f: (ev.data && ev.data.flag) || "" }) + " · " + what : what;
         host.appendChild(undoButton(seq, w, label));
