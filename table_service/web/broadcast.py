@@ -62,16 +62,17 @@ def stream(table_id: str) -> Response:
     last = parse_last_event_id(request.headers.get("Last-Event-ID") or request.args.get("last_event_id"))
     heartbeat = float(current_app.config["SSE_HEARTBEAT_S"])
     gone = client_gone()
-    if not state.acquire_feed_stream(int(current_app.config["FEED_MAX_STREAMS"])):
+    client = request.remote_addr or ""
+    if not state.acquire_feed_stream(int(current_app.config["FEED_MAX_STREAMS"]), client):
         abort(503, description="直播连接已满，请稍后再试或轮询 state.json / too many feed streams open; "
                                "retry later or poll state.json")
     try:
         entry.feed.pump()
         resp = sse_response(entry.feed.broadcaster.stream(last, heartbeat, state.stop, gone))
     except BaseException:
-        state.release_feed_stream()
+        state.release_feed_stream(client)
         raise
-    resp.call_on_close(state.release_feed_stream)  # runs even if the stream never started
+    resp.call_on_close(lambda: state.release_feed_stream(client))  # runs even if the stream never started
     return resp
 
 

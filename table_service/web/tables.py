@@ -22,6 +22,12 @@ from .security import LoginLimiter
 _TABLE_ID_RE = re.compile(r"^[A-Za-z0-9_\-]{1,32}$")
 
 
+#: A share (1/FEED_KEPT_FOR_OTHERS) of ``FEED_MAX_STREAMS`` public streams is kept for other addresses than
+#: the one holding the most (10 of 40): one script opening every slot no longer turns the broadcast's
+#: overlays away, and one broadcast PC may still open 30.
+FEED_KEPT_FOR_OTHERS = 4
+
+
 @dataclass
 class TableEntry:
     """One served table."""
@@ -44,18 +50,27 @@ class WebState:
     stop: threading.Event = field(default_factory=threading.Event)
     lock: threading.Lock = field(default_factory=threading.Lock)
     feed_streams: int = 0  # open public feed streams (capped by FEED_MAX_STREAMS)
+    feed_streams_by_client: dict[str, int] = field(default_factory=dict)
 
-    def acquire_feed_stream(self, limit: int) -> bool:
-        """Count one more open public stream, unless ``limit`` are open already."""
+    def acquire_feed_stream(self, limit: int, client: str = "") -> bool:
+        """Count one more open public stream, unless ``limit`` are open already or ``client`` (its
+        address) holds all but the share kept for others (:data:`FEED_KEPT_FOR_OTHERS`)."""
         with self.lock:
-            if self.feed_streams >= limit:
+            mine = self.feed_streams_by_client.get(client, 0)
+            if self.feed_streams >= limit or mine >= limit - limit // FEED_KEPT_FOR_OTHERS:
                 return False
             self.feed_streams += 1
+            self.feed_streams_by_client[client] = mine + 1
             return True
 
-    def release_feed_stream(self) -> None:
+    def release_feed_stream(self, client: str = "") -> None:
         with self.lock:
             self.feed_streams = max(0, self.feed_streams - 1)
+            left = self.feed_streams_by_client.get(client, 0) - 1
+            if left > 0:
+                self.feed_streams_by_client[client] = left
+            else:
+                self.feed_streams_by_client.pop(client, None)
 
     def begin_shutdown(self) -> None:
         """Make every open stream end promptly (they wait on hub/feed conditions)."""

@@ -404,3 +404,19 @@ def test_public_streams_are_capped_so_referees_keep_a_worker(make_app, runner, s
     assert c.status == 200
     b.close()
     c.close()
+
+
+def test_one_address_cannot_take_every_public_stream(make_app, runner, h):
+    """40 streams from one script turned every overlay away (503): a quarter of the slots is kept
+    for other addresses, and a slot freed goes back to its own address's count."""
+    from table_service.web.tables import FEED_KEPT_FOR_OTHERS
+
+    state = web_state(make_app(TABLES={"1": runner}))
+    limit = 8
+    mine = limit - limit // FEED_KEPT_FOR_OTHERS
+    assert all(state.acquire_feed_stream(limit, "10.0.0.9") for _ in range(mine))
+    assert not state.acquire_feed_stream(limit, "10.0.0.9")
+    assert all(state.acquire_feed_stream(limit, f"10.0.0.{k}") for k in range(1, limit - mine + 1))
+    assert not state.acquire_feed_stream(limit, "10.0.0.77")  # the whole cap still holds
+    state.release_feed_stream("10.0.0.9")
+    assert state.acquire_feed_stream(limit, "10.0.0.9") and state.feed_streams == limit
