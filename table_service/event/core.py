@@ -46,12 +46,18 @@ def _can(role: str | None, need: str) -> bool:
     return ROLE_RANK.get(role or "", -1) >= ROLE_RANK[need]
 
 
+def need_role(role: str | None, need: str, what: str) -> None:
+    """Refuse ``what`` (Chinese, for the message) unless ``role`` is at least ``need``."""
+    if not _can(role, need):
+        raise EventInputError(f"{what}需要{'裁判' if need == 'referee' else '裁判长'}权限 / requires role {need}")
+
+
 class HubCore(HubState):
     """The hub's state with the checks of every organiser action and every result offered."""
 
     def check_draw(self, role: str | None) -> tuple[str, dict[str, Any]]:
         """``round_drawn`` for the next round (or a redraw of an unpublished one)."""
-        self._role(role, "referee", "编排")
+        need_role(role, "referee", "编排")
         assert self.cfg is not None
         pub = self.published_rounds
         nxt = (max(pub) + 1) if pub else 1
@@ -110,7 +116,7 @@ class HubCore(HubState):
                         ) -> tuple[str, dict[str, Any]]:
         """A team's name or players changed at the hub: they go into every assignment published
         from now on; published rounds keep what they were published with."""
-        self._role(role, "referee", "修改队伍")
+        need_role(role, "referee", "修改队伍")
         if team not in self.teams:
             raise EventInputError(f"没有队伍 {team!r} / no team {team!r}")
         assert self.cfg is not None
@@ -129,7 +135,7 @@ class HubCore(HubState):
         """The event's name, ruleset preset or round format changed at the hub: they go into the
         assignments published from now on. Scoring (match points, byes, duplicate comparison)
         is not editable here: it would re-rank rounds already published."""
-        self._role(role, "chief", "修改赛事设置")
+        need_role(role, "chief", "修改赛事设置")
 
         try:
             get_ruleset(ruleset, **(self.cfg or {}).get("event", {}).get("ruleset_options", {}))
@@ -148,7 +154,7 @@ class HubCore(HubState):
         return "event_edited", {"name": name.strip(), "ruleset": ruleset, "format": fmt}
 
     def check_publish(self, rnd: int, role: str | None) -> tuple[str, dict[str, Any]]:
-        self._role(role, "referee", "公布编排")
+        need_role(role, "referee", "公布编排")
         d = self.draws.get(rnd)
         if d is None:
             raise EventInputError(f"第 {rnd} 轮尚未编排 / round {rnd} has not been drawn")
@@ -213,7 +219,7 @@ class HubCore(HubState):
         """A team withdraws (退赛): never drawn from the next round to draw on (no bye either); its
         place in a published draw stays (a forfeit there is entered as any result), its results so
         far stay in the standings. The chief referee's."""
-        self._role(role, "chief", "退赛")
+        need_role(role, "chief", "退赛")
         if team not in self.teams:
             raise EventInputError(f"没有队伍 {team!r} / no team {team!r}")
         w = self.withdrawn.get(team)
@@ -231,7 +237,7 @@ class HubCore(HubState):
     def check_reinstate_team(self, team: str, role: str | None) -> tuple[str, dict[str, Any]]:
         """Undo a withdrawal, before any round is published without the team (a draft drawn
         without it becomes stale: redraw it). The chief referee's."""
-        self._role(role, "chief", "恢复参赛")
+        need_role(role, "chief", "恢复参赛")
         if team not in self.teams:
             raise EventInputError(f"没有队伍 {team!r} / no team {team!r}")
         w = self.withdrawn.get(team)
@@ -246,13 +252,13 @@ class HubCore(HubState):
                    ) -> tuple[str, dict[str, Any]]:
         """The event's deck (a checked enrolment file, saved as ``file`` in the hub's folder): the
         chief referee's, as the deck is the event's."""
-        self._role(role, "chief", "发布比赛用牌")
+        need_role(role, "chief", "发布比赛用牌")
         return "deck_published", {"sha256": sha256, "size": size, "file": file, "meta": meta}
 
     def check_withdraw_deck(self, role: str | None) -> tuple[str, dict[str, Any]]:
         """Withdraw the event's deck (a wrong file, or the event changed decks): the tables read
         unenrolled, learning the deck in play, until another is handed out. The chief referee's."""
-        self._role(role, "chief", "撤回比赛用牌")
+        need_role(role, "chief", "撤回比赛用牌")
         if self.deck is None:
             raise EventInputError("没有已发布的比赛用牌可撤回 / no event deck to withdraw")
         return "deck_withdrawn", {"sha256": self.deck["sha256"]}
@@ -299,7 +305,7 @@ class HubCore(HubState):
         """``result_corrected`` replacing the table's current result (its seq is logged as the
         correction's ``basis``). Whether that is the result the referee saw is
         :meth:`check_correction_basis`'s question, asked first under the same lock."""
-        self._role(role, "referee", "更正成绩")
+        need_role(role, "referee", "更正成绩")
         cur = self.results.get((rnd, table))
         if cur is None:
             raise EventInputError(f"第 {rnd} 轮 {table} 号桌还没有成绩 / table {table} has no result in round {rnd}")
@@ -357,7 +363,7 @@ class HubCore(HubState):
         raise EventInputError(changed_since_words(rnd, table, cur, want, basis))
 
     def check_results_published(self, rnd: int, role: str | None) -> tuple[str, dict[str, Any]]:
-        self._role(role, "referee", "公布成绩")
+        need_role(role, "referee", "公布成绩")
         if not self.round_complete(rnd):
             raise EventInputError(f"第 {rnd} 轮成绩不全 / round {rnd} is not complete")
         if rnd in self.results_published:
@@ -366,7 +372,7 @@ class HubCore(HubState):
 
     def check_appeal(self, rnd: int, table: str, team: str, text: str, role: str | None,
                      now_ms: int) -> tuple[str, dict[str, Any]]:
-        self._role(role, "referee", "登记申诉")
+        need_role(role, "referee", "登记申诉")
         t = self.table_of(rnd, table)
         if t is None or not self.draws[rnd]["published"]:
             raise EventInputError(f"第 {rnd} 轮没有 {table} 号桌 / table {table} is not drawn in round {rnd}")
@@ -397,8 +403,3 @@ class HubCore(HubState):
         if decision not in ("upheld", "dismissed"):
             raise EventInputError("裁决须为 upheld 或 dismissed / decision must be upheld or dismissed")
         return "appeal_decided", {"id": appeal_id, "decision": decision, "note": note.strip()}
-
-    @staticmethod
-    def _role(role: str | None, need: str, what: str) -> None:
-        if not _can(role, need):
-            raise EventInputError(f"{what}需要{'裁判' if need == 'referee' else '裁判长'}权限 / requires role {need}")

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from table_service.event.core import HubCore, _can
+from table_service.event.core import HubCore, _can, need_role
 from table_service.event.deck import deck_meta
 from table_service.event.intake import panel_link
 from table_service.event.model import (
@@ -157,6 +157,7 @@ class HubService(TableMessages):
 
         :raises EventInputError: not the chief referee, or not an enrolment file this version reads.
         """
+        need_role(role, "chief", "发布比赛用牌")  # before reading the file: a referee's upload is not parsed
         meta = deck_meta(data)
         sha = sha256_hex(data)
         name = f"deck-{sha[:16]}.npz"

@@ -66,6 +66,8 @@ def test_the_hub_hands_the_deck_to_every_table_and_sees_them_read_with_it(tmp_pa
         hub.publish_draw(1, "o", "chief")
         with pytest.raises(EventInputError, match="requires role chief"):
             hub.publish_deck(deck_file, "r", "referee")
+        with pytest.raises(EventInputError, match="requires role chief"):  # refused before the file is read
+            hub.publish_deck(b"PK\x03\x04 not a deck", "r", "referee")
         with pytest.raises(EventInputError, match="enrolment file"):
             hub.publish_deck(b"PK\x03\x04 not a deck", "o", "chief")
         assert hub.core.deck is None  # refused: nothing logged, nothing sent
@@ -123,6 +125,8 @@ def test_only_the_hub_may_hand_out_a_deck(tmp_path: Path, broker: Any, deck_file
 
 @pytest.mark.parametrize("payload, why", [
     (b"\xff\xfe", "not JSON"),
+    (b"[" * 100_000, "not JSON"),  # RecursionError escaped the handler: paho's thread ended
+    (b'{"sha256": NaN, "file": "aGVsbG8="}', "not JSON"),
     (b"[]", "lacks file"),
     (json.dumps({"sha256": "0" * 64, "file": "!!"}).encode(), "not base64"),
     (json.dumps({"sha256": "0" * 64, "file": "aGVsbG8="}).encode(), "does not match"),
