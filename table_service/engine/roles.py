@@ -2,8 +2,9 @@
 
 One source for the panel's gate and the engine's own checks: a foul or a loss is the chief
 referee's (so is a late arrival longer than the round's ``Ruleset.late_warning_min``, and a round
-set up with single options changed: they move those very gates), everything else a referee's. The panel asks :func:`required_role` with the ruleset of the round in play, so an
-event that changes that option moves the panel's gate and the engine's together.
+set up with single options changed: they move those very gates), everything else a referee's.
+The panel asks :func:`required_role` with the ruleset of the round in play, so an event that
+changes that option moves the panel's gate and the engine's together.
 """
 
 from __future__ import annotations
