@@ -162,6 +162,7 @@ CASES: list[Case] = [
     Case("event-format-kind-table", "crash",
          lambda t: ["event", "provision", "--event", str(_event_toml(t, "{ kind = { deals = 8 } }")),
                     "--out", str(t / "p")], "format"),
+    Case("vision-read-png-bomb", "crash", lambda t: ["vision", "read", str(_png_bomb(t / "bomb.png"))], "image too large"),
     Case("event-export-row-that-does-not-fold", "crash",
          lambda t: ["event", "export", str(_hub_log_with_row(t / "hub"))], "damaged at seq 1"),
     # Second probe (the whole command line given empty strings, devices, odd text): each case below
@@ -441,3 +442,13 @@ def _hub_log_with_row(tmp: Path) -> Path:
     conn.close()
     return tmp
 
+
+def _png_bomb(p: Path) -> Path:
+    """A PNG whose header declares 25,000 × 25,000 pixels (decoded, 1.9 GB: more than a Pi has)."""
+    import struct
+    import zlib
+
+    ihdr = struct.pack(">IIBBBBB", 25_000, 25_000, 8, 2, 0, 0, 0)
+    chunk = b"IHDR" + ihdr
+    p.write_bytes(b"\x89PNG\r\n\x1a\n" + struct.pack(">I", len(ihdr)) + chunk + struct.pack(">I", zlib.crc32(chunk)))
+    return p

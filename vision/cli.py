@@ -18,6 +18,26 @@ if TYPE_CHECKING:
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff"}
 
 
+#: The largest image a command decodes (pixels): a 48 Mpx phone photo passes; a 1.8 MB PNG that
+#: declares 25,000 × 25,000 (decoded: 1.9 GB, 4.4 GB at its peak, more than a Pi has) does not.
+MAX_IMAGE_PIXELS = 64_000_000
+
+
+def _declared_size(head: bytes) -> tuple[int, int] | None:
+    """(width, height) a PNG or JPEG file declares in its header, before anything is decoded; None
+    for other formats (OpenCV's own limit then holds) or a header that does not say."""
+    if head[:8] == b"\x89PNG\r\n\x1a\n" and len(head) >= 24:
+        return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+    if head[:2] == b"\xff\xd8":
+        i = 2
+        while i + 9 <= len(head) and head[i] == 0xFF:
+            marker, length = head[i + 1], int.from_bytes(head[i + 2:i + 4], "big")
+            if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):  # a start of frame
+                return int.from_bytes(head[i + 7:i + 9], "big"), int.from_bytes(head[i + 5:i + 7], "big")
+            i += 2 + length
+    return None
+
+
 def _read_image(path: Path) -> np.ndarray:
     """The image at ``path``, or one clear error.
 
@@ -29,6 +49,10 @@ def _read_image(path: Path) -> np.ndarray:
         data = np.fromfile(str(path), np.uint8)
     except OSError as exc:
         raise ValueError(f"无法读取图像 / cannot read image: {path} ({exc.strerror or exc})") from None
+    size = _declared_size(data.tobytes()[:65536])
+    if size is not None and size[0] * size[1] > MAX_IMAGE_PIXELS:
+        raise ValueError(f"图像过大 {size[0]}×{size[1]} / image too large: {path} is {size[0]}×{size[1]} pixels "
+                         f"(at most {MAX_IMAGE_PIXELS // 1_000_000} Mpx)")
     img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
     if img is None:
         raise ValueError(f"无法读取图像 / cannot read image: {path}")

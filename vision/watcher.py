@@ -35,6 +35,7 @@ from .cardnet.head import Head
 from .cardnet.online import PlayLearner
 from .cardnet.read import PlayReading, default_head, read_play
 from .cardnet.shape import Lawful
+from .frames import check_picture, check_pixels, check_view
 from .geometry import SEATS, TableLayout, default_layout
 from .paper import card_mask
 from .settle import SettleConfig, ZoneSettler
@@ -359,7 +360,19 @@ class TableWatcher:
         if not lazy and (not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3
                          or frame.size == 0):
             raise ValueError("帧必须是 BGR 彩色图像 / frame must be a non-empty BGR image")
+        if not lazy:
+            check_pixels(frame)
         with self._lock:
+            # The frame is judged before anything changes: one that shows nothing, or another view
+            # than the calibrated one, is refused whole (vision.frames).
+            if lowres is None and lazy:
+                lowres = frame.grey(self.lowres_width)  # type: ignore[attr-defined]
+            low = self._lowres(frame) if lowres is None else (
+                cv2.cvtColor(lowres, cv2.COLOR_BGR2GRAY) if lowres.ndim == 3 else lowres)
+            check_picture(low)
+            if self.calibration is not None:
+                size = frame.size if lazy else (frame.shape[1], frame.shape[0])  # type: ignore[union-attr]
+                check_view(size, self.calibration.frame_size)
             if not self._ensure_calibration(frame):
                 return []
             found_again: list[Observation] = []
@@ -369,21 +382,20 @@ class TableWatcher:
             cal = self.calibration
             assert cal is not None
             self._frames.append((t, frame))
-            if lowres is None and lazy:
-                lowres = frame.grey(self.lowres_width)  # type: ignore[attr-defined]
-            low = self._lowres(frame) if lowres is None else (
-                cv2.cvtColor(lowres, cv2.COLOR_BGR2GRAY) if lowres.ndim == 3 else lowres)
             if self._low_cal is None or self._low_cal.frame_size != (low.shape[1], low.shape[0]):
                 self._low_cal = cal.scaled((low.shape[1], low.shape[0]))
             out: list[Observation] = []
             first = self._n == 0
+            moved: list[float | None] = []  # the markers' shift, looked at once a frame, when a zone settles
             for seat, settler in self.settlers.items():
                 zone = self._cut(low, seat, self.zone_ppm)
                 if first:
                     self._first_look(seat, zone)
                 for ev in settler.update(zone, t):
                     if ev.kind == "settled":
-                        out.append(self._read(seat, ev.still_since, t, zone))
+                        if not moved:
+                            moved.append(self._marker_shift_mm(low))
+                        out.append(self._doubt_if_moved(self._read(seat, ev.still_since, t, zone), moved[0], t))
                     elif ev.kind == "hand_too_long":
                         out.append(HandInZoneSighting(seat, ev.seconds, t))
             self._n += 1
@@ -421,19 +433,9 @@ class TableWatcher:
         Two checks in a row must agree (a marker half covered by a sleeve is not a bump). Then
         the table is calibrated afresh from this frame, the zones follow and the settlers start
         from the new view; if the markers cannot be fitted, reading stops until they can."""
-        cal = self._low_cal
-        assert cal is not None
-        found = detect_markers(low)
-        known = self.layout.marker_corners_mm()
-        ids = [i for i in sorted(found) if i in known]
-        if len(ids) < 2:
+        shift_mm = self._marker_shift_mm(low)
+        if shift_mm is None:
             return []  # covered or out of sight: nothing to say about the camera
-        expected = cal.to_frame(np.vstack([known[i] for i in ids]))
-        if self.lens is not None:
-            expected = self.lens.distort_points(expected, (low.shape[1], low.shape[0]))
-        seen = np.vstack([found[i] for i in ids])
-        ppm = cal.px_per_mm_at((self.layout.table_mm[0] / 2, self.layout.table_mm[1] / 2))
-        shift_mm = float(np.median(np.linalg.norm(seen - expected, axis=1))) / max(ppm, 1e-6)
         if shift_mm < MOVED_MM:
             self._moved_checks = 0
             return []
@@ -449,6 +451,35 @@ class TableWatcher:
         if not ok:
             self._n = n
         return [CameraMovedSighting(shift_mm, ok, t)]
+
+    def _marker_shift_mm(self, low: np.ndarray) -> float | None:
+        """How far (mm, the median over the markers seen) the table's corner markers lie from where
+        the calibration puts them in the low-res grey frame; None when fewer than two are seen."""
+        cal = self._low_cal
+        assert cal is not None
+        found = detect_markers(low)
+        known = self.layout.marker_corners_mm()
+        ids = [i for i in sorted(found) if i in known]
+        if len(ids) < 2:
+            return None
+        expected = cal.to_frame(np.vstack([known[i] for i in ids]))
+        if self.lens is not None:
+            expected = self.lens.distort_points(expected, (low.shape[1], low.shape[0]))
+        seen = np.vstack([found[i] for i in ids])
+        ppm = cal.px_per_mm_at((self.layout.table_mm[0] / 2, self.layout.table_mm[1] / 2))
+        return float(np.median(np.linalg.norm(seen - expected, axis=1))) / max(ppm, 1e-6)
+
+    def _doubt_if_moved(self, obs: PlayObservation, shift_mm: float | None, t: float) -> PlayObservation:
+        """A play read while the markers lie off their calibrated place goes to the referee: the zone
+        cut may be another seat's (a camera turned half round read N's pair as S's, sure). The
+        still-table re-check then fits the calibration again, looking at once."""
+        if shift_mm is None or shift_mm < MOVED_MM or not obs.cards:
+            return obs
+        obs.uncertain = True
+        obs.reasons.append(f"摄像头位置变了 {shift_mm:.0f} 毫米，请核对座位 / the camera moved {shift_mm:.0f} mm: "
+                           "check whose play this is")
+        self._last_check = t - self.recheck_s
+        return obs
 
     def _first_look(self, seat: str, low_zone: np.ndarray) -> None:
         """Keep each zone's look at the first frame, with its full-resolution cut: if the reader

@@ -50,6 +50,9 @@ LOCK_SETTLE_FRAMES = 8
 #: The camera's full-size buffers: one being filled, one in the pipeline's slot, one being read.
 BUFFER_COUNT = 4
 MAX_HELD = BUFFER_COUNT - 2
+#: Buffers in a row the driver could not hand over (metadata or the small stream) after which the
+#: camera is closed and opened again; one alone is skipped.
+BAD_BUFFERS_REOPEN = 3
 
 
 class FrameGone(ValueError):
@@ -121,10 +124,15 @@ class TwoSpeedFrame:
         with self._lock:
             request, self._request = self._request, None
         if request is not None:
-            try:
-                request.release()
-            except Exception:  # a camera already stopped: nothing to give back to
-                log.debug("request release failed", exc_info=True)
+            release_request(request)
+
+
+def release_request(request: Any) -> None:
+    """Give a capture request back to the camera, whatever state the camera is in."""
+    try:
+        request.release()
+    except Exception:  # a camera already stopped: nothing to give back to
+        log.debug("request release failed", exc_info=True)
 
 
 def _import_picamera2() -> Any:
@@ -173,6 +181,7 @@ class Picamera2Source(FrameSource):
         self._reported = False
         self._ctl_lock = threading.Lock()
         self.last_metadata: dict[str, Any] = {}
+        self._bad_buffers = 0  # in a row: see BAD_BUFFERS_REOPEN
         #: What the camera is (``Model``, sensor modes, the main size chosen), after opening.
         self.info: dict[str, Any] = {}
 
@@ -320,12 +329,25 @@ class Picamera2Source(FrameSource):
                     self._closed.wait(self.reconnect_s)
                     continue
                 ts = time.monotonic()
-                md = request.get_metadata()
+                try:
+                    md = request.get_metadata()
+                    sensor_ns = md.get("SensorTimestamp")
+                    lores = packed_i420(request.make_array("lores"), *self.lores)
+                except Exception as exc:
+                    # One buffer the driver could not hand over whole: given back and skipped. Before,
+                    # the error ended the camera for the session and the request was never released.
+                    release_request(request)
+                    self._bad_buffers += 1
+                    if self._bad_buffers >= BAD_BUFFERS_REOPEN:
+                        self._bad_buffers = 0
+                        self._close_cam()
+                        self._set_status(connected=False, error=f"摄像头画面无法取出 / camera buffers unreadable: {exc}")
+                        self._closed.wait(self.reconnect_s)
+                    continue
+                self._bad_buffers = 0
                 self.last_metadata = md
-                sensor_ns = md.get("SensorTimestamp")
                 if isinstance(sensor_ns, int) and 0.0 <= ts - sensor_ns / 1e9 < 1.0:
                     ts = sensor_ns / 1e9  # the sensor's own stamp, when it is on the monotonic clock
-                lores = packed_i420(request.make_array("lores"), *self.lores)
                 frame = TwoSpeedFrame(lores, tuple(self.info.get("size", self.size or (0, 0))), request,
                                       late=self.still)
                 self._held.append(frame)

@@ -34,6 +34,8 @@ class LatestFrameGrabber:
     def frames(self) -> Iterator[tuple[float, Any, float, float]]:
         """``(t, frame, received_wall, received_mono)``, the newest frame each time, until the
         source ends, fails (its error is raised here, in the reader's thread) or ``stop`` is set."""
+        with self._cond:  # a new reading of the source (after one that failed): nothing of the last
+            self._slot, self._grab_done, self._grab_error = None, False, None
         grabber = threading.Thread(target=self._grab, name=f"{self.name}-grab", daemon=True)
         grabber.start()
         while True:

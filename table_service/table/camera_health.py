@@ -94,7 +94,10 @@ class CameraHealth:
         alive = self._thread is not None and self._thread.is_alive() and not self._stop.is_set()
         src_status = getattr(self.source, "status", None)
         connected = getattr(src_status, "connected", True) if not callable(src_status) else True
-        if not alive or self._offline_why is not None or (connected is False and self.frames > 0):
+        # The source's own reason (a device gone, a camera that cannot be opened): before a first
+        # frame too, where "not connected" without a reason is only a camera still opening.
+        src_why = getattr(src_status, "error", None) if connected is False and not callable(src_status) else None
+        if not alive or self._offline_why is not None or (connected is False and (self.frames > 0 or src_why)):
             state = "offline"
         elif lag >= NOT_READING_S:
             state = "not_reading"
@@ -103,8 +106,8 @@ class CameraHealth:
         else:
             state = "reading"
         text = HEALTH_TEXT[state].format(lag=lag)
-        if state == "offline" and self._offline_why:
-            text = self._offline_why
+        if state == "offline" and (self._offline_why or src_why):
+            text = self._offline_why or str(src_why)
         out = {"state": state, "lag_s": round(lag, 2), "last_read_ms": self._read_ms, "dropped": self.dropped,
                "text": text}
         deck_status = getattr(self.watcher, "deck_status", None)

@@ -38,6 +38,8 @@ log = logging.getLogger(__name__)
 
 #: Consecutive unusable frames after which the camera counts as offline (the referee enters plays).
 BAD_FRAMES_OFFLINE = 15
+#: Seconds before a live source that raised is read again, where the source names no ``reconnect_s``.
+SOURCE_RETRY_S = 2.0
 
 #: Frames fed after the camera's controls were freed (start, or the panel's recalibrate) before
 #: they are locked again: ~1 s at 15 fps for auto exposure, white balance and focus to converge.
@@ -449,6 +451,17 @@ class CameraPipeline(CameraHealth):
                 log.exception("camera play could not be submitted (cards %r)", cards)
 
     def _run(self) -> None:
+        """Read until stopped. A live source that raises (a driver's error on one buffer) is reopened
+        after its ``reconnect_s``, the camera offline with the reason meanwhile: before, one such
+        error stopped the camera for the rest of the session. A recording that raises stops (read
+        again from its start, its plays would be logged twice)."""
+        while not self._stop.is_set():
+            if not self._read_source() or not self.drop_stale:
+                return
+            self._stop.wait(float(getattr(self.source, "reconnect_s", SOURCE_RETRY_S)))
+
+    def _read_source(self) -> bool:
+        """Read the source's frames until it ends (False) or raises (True: the reason is reported)."""
         try:
             for t, frame, frame_wall, frame_mono in self._frames():
                 if self._stop.is_set():
@@ -488,11 +501,16 @@ class CameraPipeline(CameraHealth):
                 self._offline_why = "摄像头画面中断 / camera stream ended"
                 if self.on_status is not None:
                     self.on_status(PipelineStatus(False, self._offline_why))
+            return False
         except Exception as exc:
-            log.exception("camera pipeline stopped")
-            self._offline_why = f"摄像头故障 / camera failed: {exc}"
-            if self.on_status is not None:
-                self.on_status(PipelineStatus(False, self._offline_why))
+            why = f"摄像头故障 / camera failed: {exc}"
+            if why != self._offline_why:  # once per reason, not once per retry
+                log.exception("camera source failed%s", ": reopening it" if self.drop_stale else "")
+                self._offline_why = why
+                if self.on_status is not None:
+                    self.on_status(PipelineStatus(False, why))
+            self._bad_run = BAD_FRAMES_OFFLINE  # the next frame read brings the camera back online
+            return True
 
 
 

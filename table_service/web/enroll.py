@@ -72,6 +72,10 @@ def _find(table_id: str, s: _Session, pipe: Any) -> None:
     from vision.enroll_table import find_cards, joined_text  # lazy: vision loads OpenCV (cv2)
 
     try:
+        health = pipe.health(with_deck=False) if callable(getattr(pipe, "health", None)) else {"state": "reading"}
+        if health.get("state") not in ("reading", "lagging"):
+            # The newest frame may be minutes old, or one the camera could not see: not a deck to enrol.
+            raise ValueError(f"摄像头未在读牌，无法登记 / the camera is not reading, cannot enrol: {health.get('text')}")
         frame = pipe.latest_frame()
         if frame is None:
             raise ValueError("摄像头还没有画面 / no camera frame yet")

@@ -181,3 +181,34 @@ def test_rows_padded_to_the_isp_stride_are_unpadded_plane_by_plane():
     pad[h:] = chroma.reshape(h // 2, stride)
     assert np.array_equal(packed_i420(pad, w, h), i420)
     assert np.array_equal(packed_i420(i420, w, h), i420)
+
+
+@pytest.mark.parametrize("bad_buffers, reopened", [(1, False), (3, True)])
+def test_a_buffer_the_driver_cannot_hand_over_is_given_back_and_skipped(monkeypatch, bad_buffers, reopened):
+    """A transient libcamera error on one request's small stream ended the camera for the session and
+    kept the request: now the request goes back, the buffer is skipped, and a run of them reopens
+    the camera (status with why) instead of ending it."""
+    from hardware.backends import fake_picamera2
+    from hardware.backends.picamera2_camera import BAD_BUFFERS_REOPEN
+
+    src, cls = _source(reconnect_s=0.01)
+    failing = {"left": bad_buffers}
+    make_array = fake_picamera2.FakeCompletedRequest.make_array
+
+    def flaky(self, name):
+        if name == "lores" and failing["left"] > 0:
+            failing["left"] -= 1
+            raise RuntimeError("libcamera: dequeue failed")
+        return make_array(self, name)
+
+    monkeypatch.setattr(fake_picamera2.FakeCompletedRequest, "make_array", flaky)
+    statuses = []
+    src.on_status = statuses.append
+    it = src.frames()
+    _t, frame = next(it)  # the camera goes on: a frame after the bad buffers
+    assert frame.grey(1280).shape == (216, 384)
+    assert cls.made[0].held <= 1  # the failed requests went back to the camera
+    assert (len(cls.made) == 2) is reopened and (bad_buffers >= BAD_BUFFERS_REOPEN) is reopened
+    if reopened:
+        assert any(not s.connected and "unreadable" in (s.error or "") for s in statuses)
+    it.close()

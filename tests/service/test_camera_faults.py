@@ -142,3 +142,61 @@ def test_a_fault_after_the_play_is_logged_does_not_submit_it_twice():
     pipe = _run(watcher, observer, frames=3)
     assert [c["cards"] for c in observer.calls] == [["3c"]]
     assert pipe.observation_errors == 1
+
+
+class FlakySource:
+    """A live camera whose driver raises once on its first reading of frames (a libcamera buffer
+    error), then delivers: as the Pi camera module does after a transient fault."""
+
+    reconnect_s = 0.05
+
+    def __init__(self, frames: int) -> None:
+        self.opened = 0
+        self.count = frames
+
+    def frames(self) -> Any:
+        self.opened += 1
+        for i in range(self.count):
+            if self.opened == 1 and i == 3:
+                raise RuntimeError("libcamera: dequeue failed")
+            time.sleep(0.02)  # a camera's pace: the reader keeps up, no frame is dropped as stale
+            yield i / 15.0, FRAME.copy()
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_live_source_that_raises_is_read_again_and_the_camera_comes_back():
+    """One driver error ended the pipeline for the session ("camera failed", never read again)."""
+    watcher = ScriptedWatcher({5: [Play("S", ["9h", "9s"], confidence=[0.99, 0.99])]})
+    source = FlakySource(frames=8)
+    statuses: list[Any] = []
+    pipe = CameraPipeline(source, watcher, on_status=statuses.append)
+    pipe.drop_stale = True  # a live source: the newest frame first (as is_live decides for a device)
+    observer = Observer()
+    pipe.start(observer)
+    try:
+        deadline = time.monotonic() + 10
+        while not observer.calls and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert source.opened >= 2 and [c["cards"] for c in observer.calls] == [["9h", "9s"]]
+        assert statuses[0].connected is False and "libcamera: dequeue failed" in statuses[0].error
+        assert any(st.connected for st in statuses[1:])  # online again with the first frame read
+    finally:
+        pipe.stop()
+
+
+def test_a_recording_that_raises_is_not_read_twice():
+    """A recording read again from its start would log its plays twice: it stops, with why."""
+    watcher = ScriptedWatcher({1: [Play("S", ["9h"], confidence=[0.99])]})
+    source = FlakySource(frames=8)
+    statuses: list[Any] = []
+    pipe = CameraPipeline(source, watcher, on_status=statuses.append)
+    pipe.drop_stale = False
+    observer = Observer()
+    pipe.start(observer)
+    deadline = time.monotonic() + 10
+    while pipe._thread is not None and pipe._thread.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert source.opened == 1 and [c["cards"] for c in observer.calls] == [["9h"]]
+    assert [st.connected for st in statuses] == [False]

@@ -134,6 +134,38 @@ def test_a_stream_that_ends_is_offline_with_why(wait_for: Any):
     assert "stream ended" in h["text"]
 
 
+def test_a_camera_missing_from_the_start_is_offline_with_its_reason(wait_for: Any):
+    """A device absent at start said "camera lagging 5.0 s", then "not reading", never why: the
+    source's own reason is the health from the start (before any frame was read)."""
+    from dataclasses import dataclass
+
+    @dataclass
+    class Status:
+        connected: bool
+        error: str | None
+
+    class Missing:
+        status = Status(False, "摄像头 /dev/video57 不存在 / camera /dev/video57 is gone")
+
+        def frames(self) -> Any:
+            while not closed.is_set():
+                closed.wait(0.05)
+            yield from ()
+
+        def close(self) -> None:
+            closed.set()
+
+    closed = threading.Event()
+    pipe = CameraPipeline(Missing(), SlowWatcher())
+    pipe.drop_stale = True
+    try:
+        pipe.start(lambda *a, **k: None)
+        h = pipe.health()
+    finally:
+        pipe.stop()
+    assert h["state"] == "offline" and h["text"] == Missing.status.error
+
+
 @pytest.mark.parametrize("state", ["reading", "lagging", "not_reading", "offline"])
 def test_health_text_is_chinese_then_english(state):
     text = camera_health.HEALTH_TEXT[state].format(lag=2.5)

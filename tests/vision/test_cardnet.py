@@ -255,6 +255,10 @@ def test_enrolment_file_bad_input(tmp_path):
     np.savez(old, format=np.array("guandan-table-enrollment-1"))
     with pytest.raises(ValueError, match="enrol the deck again"):
         Enrollment.load(old)
+    newer = tmp_path / "newer.npz"  # was "not an enrolment file": the organiser would enrol again, in vain
+    np.savez(newer, format=np.array("guandan-table-enrollment-3"), head=np.frombuffer(b"x", np.uint8))
+    with pytest.raises(ValueError, match="newer version .* update the software"):
+        Enrollment.load(newer)
     damaged = tmp_path / "damaged.npz"
     np.savez(damaged, format=np.array("guandan-table-enrollment-2"), head=np.frombuffer(b"junk", np.uint8))
     with pytest.raises(ValueError, match="damaged"):

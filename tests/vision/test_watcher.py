@@ -88,8 +88,15 @@ def test_bad_frames_are_rejected_without_losing_state(renderer):
         w.feed(np.zeros((720, 1280), np.uint8), 0.0)
     with pytest.raises(ValueError):
         w.feed("frame", 0.0)  # type: ignore[arg-type]
-    # No markers in view: nothing to report, no crash, not calibrated yet.
-    assert w.feed(np.full((720, 1280, 3), 60, np.uint8), 0.1) == []
+    # A frame of one grey shows nothing (lens covered, lights off): refused, as are frames not 8-bit.
+    for frame in (np.full((720, 1280, 3), 60, np.uint8), np.zeros((720, 1280, 3), np.uint8),
+                  np.full((720, 1280, 3), 255, np.uint8), np.zeros((1, 1, 3), np.uint8),
+                  np.zeros((720, 1280, 3), np.float32), np.zeros((720, 1280, 3), np.uint16)):
+        with pytest.raises(ValueError, match="/ "):
+            w.feed(frame, 0.0)
+    # A picture without the table's markers: nothing to report, no crash, not calibrated yet.
+    noise = np.random.default_rng(0).integers(0, 256, (720, 1280, 3), dtype=np.uint8)
+    assert w.feed(noise, 0.1) == []
     assert not w.calibrated
 
 
@@ -254,3 +261,32 @@ def test_a_lone_card_brings_its_face_and_the_shape_hook_reaches_the_reader(rende
             if isinstance(o, PlayObservation)]
     assert [p.cards for p in pair] == [["7h", "7d"]] and pair[0].face is None  # no lone card: no face
     assert "W" in asked
+
+
+class Turned(Clip):
+    """The same clip through a camera turned half round (remounted, or its flip setting changed)."""
+
+    def play(self, scene: TableScene, frames: int, key: int | None = None) -> list[object]:
+        k = key if key is not None else id(scene)
+        if k not in self.cache:
+            self.cache[k] = [self.r.render(scene, seed=s)[::-1, ::-1].copy() for s in (k % 1000, k % 1000 + 1)]
+        out = []
+        for i in range(frames):
+            self.t += 0.1
+            out.extend(self.w.feed(self.cache[k][i % 2], self.t))
+        return out
+
+
+def test_a_play_read_while_the_markers_lie_elsewhere_is_a_question(renderer):
+    """A camera turned half round read N's pair in S's zone cut, sure (0.999), as S's play: the
+    markers, looked at when a zone settles, lie far from the calibration, so the read goes to the
+    referee with why."""
+    w = TableWatcher(renderer.layout, settle=SettleConfig(settle_s=0.5), recheck_s=0)
+    clip = Clip(renderer, w)
+    clip.play(TableScene({}), 3, key=5)
+    assert w.calibrated
+    turned = Turned(renderer, w)
+    turned.t = clip.t
+    seen = turned.play(TableScene({"N": ["8s", "8h"]}), 12, key=60)
+    plays = [o for o in seen if isinstance(o, PlayObservation) and o.cards]
+    assert plays and all(p.uncertain and any("camera moved" in why for why in p.reasons) for p in plays), plays

@@ -88,3 +88,15 @@ def test_enrol_from_the_table_at_the_panel(client, runner, h, laid_out_deck, tmp
         assert "misreads" in done["error"] and "not used" in done["error"], done
         assert client.get(f"{base}/deck.npz").status_code == 404  # no deck saved
         assert pipe.watcher.enrollment is None and not (tmp_path / "deck.npz").exists()
+
+
+def test_no_enrolment_from_a_camera_that_is_not_reading(client, runner, h, laid_out_deck, tmp_path):
+    """The newest frame of a camera gone offline may be minutes old, or one it could not see: the
+    enrolment started from it anyway. It is refused, with the camera's own reason."""
+    pipe = FakePipeline(laid_out_deck, tmp_path / "deck.npz")
+    pipe.health = lambda with_deck=True: {"state": "offline", "text": "摄像头离线 / camera offline"}
+    runner.camera_pipeline = pipe
+    h.login(client, "chen")
+    assert h.post_json(client, "/api/tables/1/enroll/start", {}).status_code == 202
+    view = _wait(client, "/api/tables/1/enroll", ("asking", "failed"))
+    assert view["status"] == "failed" and "camera is not reading" in view["error"] and "camera offline" in view["error"]

@@ -97,6 +97,11 @@ class Enrollment:
         if fmt == "guandan-table-enrollment-1":
             raise ValueError(f"登记文件是旧版识牌器的，请重新登记 / enrolment file {path} was made for the "
                              "previous card reader: enrol the deck again")
+        prefix = ENROLLMENT_FORMAT.rsplit("-", 1)[0] + "-"
+        if fmt.startswith(prefix) and fmt != ENROLLMENT_FORMAT and fmt[len(prefix):].isdigit() \
+                and int(fmt[len(prefix):]) > int(ENROLLMENT_FORMAT[len(prefix):]):
+            raise ValueError(f"登记文件由更新版本的软件生成，请先升级本机软件 / enrolment file {path} was made by a newer "
+                             f"version ({fmt}; this one reads {ENROLLMENT_FORMAT}): update the software")
         if fmt != ENROLLMENT_FORMAT or "head" not in data:
             raise ValueError(f"不是登记文件 / not an enrolment file (format {ENROLLMENT_FORMAT}): {path}")
         try:

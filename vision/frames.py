@@ -1,0 +1,58 @@
+"""Whether a camera frame can be read at all: its pixel type, that it holds a picture, that it is
+the view the table was calibrated on.
+
+Why (a camera audit, 2026-12-06): the watcher took every 3-channel frame as a picture of the table.
+An over-exposed frame (all white) read as paper everywhere, and the engine logged exposed cards
+against three players; a covered lens (all black) or a 1 × 1 frame read as every zone obstructed; a
+buffer cut short (800 rows of 1,296) was cut with the calibration's map and read as cards lying
+outside the zones. None of them is a picture of the table. Each is refused here with why, as a
+corrupt frame is (a ``ValueError``): the camera pipeline counts a run of them as the camera offline,
+with the reason, and the referee enters plays meanwhile.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: A frame whose grey levels (the 1st to the 99th percentile of its low-resolution grey) span less than
+#: this shows nothing: the table's corner markers alone are black squares on white paper, a span of
+#: well over a hundred levels under any light the markers can be found in.
+MIN_SPAN = 24
+#: A frame whose width over height differs from the calibration's by more than this share is another
+#: view (a buffer cut short, another sensor mode), not the same view at another size.
+ASPECT_TOLERANCE = 0.02
+
+
+def check_pixels(frame: np.ndarray) -> None:
+    """Refuse a frame that is not 8-bit: OpenCV's own error named the C++ source line instead.
+
+    :raises ValueError: Chinese, then English, naming the type.
+    """
+    if frame.dtype != np.uint8:
+        raise ValueError(f"摄像头画面格式错误 / camera frame is {frame.dtype}, not 8-bit BGR")
+
+
+def check_picture(grey: np.ndarray) -> None:
+    """Refuse a frame with nothing in it: all black, all white, one colour, or a few pixels.
+
+    :raises ValueError: Chinese, then English.
+    """
+    if grey.size < 64:
+        raise ValueError(f"摄像头画面过小 / camera frame of {grey.size} pixels")
+    lo, hi = np.percentile(grey, (1, 99))
+    if hi - lo < MIN_SPAN:
+        what = "全黑" if hi < 32 else "全白" if lo > 224 else "单色"
+        raise ValueError(f"画面无内容（{what}）/ the frame shows nothing (grey levels {lo:.0f}–{hi:.0f}): "
+                         "lens covered, lights off or over-exposed?")
+
+
+def check_view(size: tuple[int, int], calibrated: tuple[int, int]) -> None:
+    """Refuse a frame whose shape is not the calibrated view's (the same view at another size is fine).
+
+    :raises ValueError: Chinese, then English, with both sizes.
+    """
+    w, h = size
+    cw, ch = calibrated
+    if w <= 0 or h <= 0 or abs((w / h) / (cw / ch) - 1.0) > ASPECT_TOLERANCE:
+        raise ValueError(f"画面尺寸与校准不符 / the frame is {w}×{h}, the calibrated view {cw}×{ch}: "
+                         "recalibrate if the camera's mode changed")
