@@ -103,6 +103,27 @@ class HubCore(HubState):
                 "format": ev["format"], "panel": phys.get("panel") if phys else None,
                 **({"room": t["room"], "board": f"R{rnd}-M{t['match']}"} if t.get("room") else {})}
 
+    def sheet_sides(self, rnd: int) -> dict[str, dict[str, Any]]:
+        """Per table of round ``rnd``'s draw, who sits there as its sheets print it: ``{table: {"NS":
+        {"name", "players"}, "EW": {...}}}``. A published round: what its assignments carried (a
+        team edited since keeps its old name and players there, as the tables were told); a draft:
+        what it would carry now (room B's second pair in a duplicate event)."""
+        d = self.draws[rnd]
+        out: dict[str, dict[str, Any]] = {}
+        for t in d["tables"]:
+            a = d["assignments"].get(t["table"]) if d["published"] else None
+            if a is None:
+                try:
+                    a = self.assignment(rnd, t)
+                except EventInputError:  # a team without a second pair (an old log): its first, as drawn
+                    a = {"team_names": {"NS": self.team(t["ns"])["name"], "EW": self.team(t["ew"])["name"]},
+                         "players": dict(zip("NSEW", [*self.team(t["ns"])["players"][:2],
+                                                      *self.team(t["ew"])["players"][:2]], strict=False))}
+            pl = a["players"]
+            out[t["table"]] = {"NS": {"name": a["team_names"]["NS"], "players": [pl.get("N"), pl.get("S")]},
+                               "EW": {"name": a["team_names"]["EW"], "players": [pl.get("E"), pl.get("W")]}}
+        return out
+
     def table_ruleset_options(self) -> dict[str, Any]:
         """The ruleset options a table plays under: EVENT.toml's ``[ruleset_options]`` and the
         event's match points (``match_points`` scheme, ``bye_points``) as the ruleset's

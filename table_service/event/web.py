@@ -267,7 +267,8 @@ def print_draw(rnd: int) -> Any:
         names = {t["id"]: t for t in h.core.cfg["teams"]}
         stale = h.core.stale_words(rnd)  # a draft drawn before a result changed: said on the sheet too
         return render_template("hub_print_draw.html", ev=h.core.cfg["event"], rnd=rnd, draw=d, teams=names,
-                               byes=byes_of(d), stale=f"{stale[0]} / {stale[1]}" if stale else None)
+                               sides=h.core.sheet_sides(rnd), byes=byes_of(d),
+                               stale=f"{stale[0]} / {stale[1]}" if stale else None)
 
 
 @bp.get("/print/results/<int:rnd>")
@@ -288,14 +289,16 @@ def print_results(rnd: int) -> Any:
         # The standings after this round (a sheet printed later still shows that round's table).
         st = compute_standings(h.core.result_objects(upto=rnd), h.core.teams, scoring_of(h.core.cfg),
                                seed=h.core.cfg["event"]["seed"], recorded_lots=h.core.lots).to_json()
-        names = {t["id"]: t["name"] for t in h.core.cfg["teams"]}
+        sides = h.core.sheet_sides(rnd)
+        names = {t["id"]: t["name"] for t in h.core.cfg["teams"]}  # then the names that round was published with:
+        names.update({t[side.lower()]: sides[t["table"]][side]["name"] for t in d["tables"] for side in ("NS", "EW")})
         for row in st["standings"]:
             row["name"] = names.get(row["team"], row["team"])
             # 退赛 by the next round: not drawn after this one (its results stand)
             w = h.core.withdrawn.get(row["team"])
             row["withdrawn"] = w["from_round"] if w and w["from_round"] <= rnd + 1 else None
         return render_template("hub_print_results.html", ev=h.core.cfg["event"], rnd=rnd, rows=rows, draw=d,
-                               byes=byes_of(d),
+                               byes=byes_of(d), sides=sides,
                                standings=st["standings"], published=h.core.results_published.get(rnd))
 
 

@@ -378,3 +378,30 @@ def test_the_hubs_pages_say_they_are_the_hub(hub_app: Any) -> None:
     app, _hub = hub_app
     page = app.test_client().get("/auth/login").get_data(as_text=True)
     assert "<title>掼蛋赛事中心</title>" in page and 'data-i18n="hub_title">掼蛋赛事中心</a>' in page
+
+
+def test_the_sheets_name_who_the_tables_seat(tmp_path: Path) -> None:
+    """Room B's line of a duplicate draw sheet named each team's first pair (the tables seat the
+    second), and a team edited after a round was published changed that round's printed sheets
+    (its tables keep what they were told). The sheets print what the assignments carry."""
+    teams = [{"id": f"D{i}", "name": f"复式{i}队", "players": [f"{i}A", f"{i}B", f"{i}C", f"{i}D"]} for i in range(1, 5)]
+    cfg = validate({"event": {"id": "d1", "name": "复式赛", "rounds": 2, "duplicate": "levels"}, "teams": teams})
+    hub = HubService(cfg, tmp_path / "hub", connect=False)
+    try:
+        app = app_with_users(hub, tmp_path)
+        c = app.test_client()
+        tok = login(c, "chen")
+        hub.draw_next("x", "chief")
+        hub.publish_draw(1, "x", "chief")
+        rows = {}
+        for table, a in hub.core.draws[1]["assignments"].items():
+            rows[table] = " / ".join([a["players"]["N"], a["players"]["S"]])
+        c.post("/hub/action/edit_team", data={"csrf_token": tok, "team": "D1", "name": "改名队", "players": "甲,乙,丙,丁"})
+        sheet = c.get("/hub/print/draw/1").get_data(as_text=True)
+        for table, pair in rows.items():
+            assert pair in sheet, (table, pair)
+        assert any(t.endswith("B") for t in rows) and any(f"{i}C / {i}D" in sheet for i in range(1, 5))
+        assert "甲 / 乙" not in sheet and "改名队" not in sheet
+        assert "改名队" not in c.get("/hub/print/results/1").get_data(as_text=True)
+    finally:
+        hub.stop()
