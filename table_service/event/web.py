@@ -518,12 +518,18 @@ def _do_withdraw_deck(h: Any, who: str, role: str) -> str:
 
 #: The deck upload's body limit: the file and the form around it (the app's own limit is 64 KiB).
 DECK_UPLOAD_BYTES = MAX_DECK_BYTES + 64 * 1024
+#: The results import's: a round of 500 tables is ~45 KB of lines, ~130 KB form-encoded (64 KiB
+#: refused it, and the organiser's pasted text was gone with the error page).
+IMPORT_BYTES = 4 * 1024 * 1024
 
 
 def deck_upload_limit() -> None:
-    """``before_request``, ahead of the CSRF check that reads the form: the deck upload's own limit."""
-    if request.endpoint == "hub.action" and (request.view_args or {}).get("name") == "deck":
-        request.max_content_length = DECK_UPLOAD_BYTES
+    """``before_request``, ahead of the CSRF check that reads the form: the deck upload's and the
+    import's own limits."""
+    if request.endpoint == "hub.action":
+        name = (request.view_args or {}).get("name")
+        if name in ("deck", "import"):
+            request.max_content_length = DECK_UPLOAD_BYTES if name == "deck" else IMPORT_BYTES
 
 
 ACTIONS: dict[str, Callable[[Any, str, str], str]] = {
