@@ -194,7 +194,8 @@ class HubCore(HubState):
         corrected (``kind`` ``recorded`` | ``corrected``, with ``round``, ``table``, ``result``,
         ``reason``) and teams withdrawn or reinstated (``withdrawn`` | ``reinstated``, ``team``),
         each with ``seq``, ``t_ms`` and ``by``. Empty for a draft drawn from the results now in
-        force, and for a published round (final: corrections never redraw it)."""
+        force, and for a published round (final: corrections never redraw it). A round robin's
+        draft is made from the teams alone: only withdrawals and reinstatements make it stale."""
         d = self.draws.get(rnd)
         if d is None or d["published"]:
             return []
@@ -202,7 +203,9 @@ class HubCore(HubState):
         if self.inputs_seq <= since:
             return []
         out: list[dict[str, Any]] = []
-        for (r, table), tr in self.results.items():
+        # A round robin's schedule is fixed by the teams alone: a result changes no pairing of it.
+        by_results = self.cfg is None or draw_method(self.cfg) != "round-robin"
+        for (r, table), tr in self.results.items() if by_results else ():
             for h in tr.history:
                 if h["seq"] > since:
                     out.append({"kind": "corrected" if h["source"] == "correction" else "recorded", "round": r,

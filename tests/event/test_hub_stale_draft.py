@@ -176,3 +176,22 @@ def test_the_pages_mark_a_stale_draft_and_redraw_it_with_one_tap(app_hub: Any) -
     assert hub.core.draws[2]["published"]
     api = c.get("/hub/api/overview").get_json()
     assert api["draft"] is None
+
+
+def test_a_round_robin_draft_is_not_stale_for_a_result(tmp_path: Path) -> None:
+    """A round robin's schedule depends on the teams alone: a correction made its draft "out of date,
+    it pairs on the old standings" and refused to publish it, although a redraw paired the same. A
+    withdrawal still makes it stale (the withdrawn team's opponent gets the bye)."""
+    cfg = validate({"event": {"id": "rr", "name": "循环赛", "rounds": 3, "seed": 1, "draw": "round-robin"},
+                    "teams": [{"id": f"T{i}", "players": [f"T{i}a", f"T{i}b"]} for i in range(1, 5)]})
+    clock = iter(range(START_MS, START_MS + 10**9, 1000))
+    hub = HubService(cfg, tmp_path / "hub", clock_ms=lambda: next(clock), connect=False)
+    try:
+        _round_one(hub)
+        hub.draw_next("org", "referee")
+        _correct_first_table(hub)
+        assert hub.core.draft_changes(2) == [] and hub.core.stale_words(2) is None
+        hub.withdraw_team("T4", "ill", "chen", "chief")
+        assert [c["kind"] for c in hub.core.draft_changes(2)] == ["withdrawn"]
+    finally:
+        hub.stop()
