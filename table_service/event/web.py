@@ -34,6 +34,7 @@ from flask import (
 from werkzeug.exceptions import HTTPException
 
 from table_service.event.config import scoring_of
+from table_service.event.form_fields import form_int, form_text
 from table_service.event.intake import panel_link
 from table_service.event.model import MAX_ID, MAX_NAME, MAX_TEXT, EventInputError, parse_result, table_order
 from table_service.event.openapi_hub import HUB_INFO, HUB_OPERATIONS
@@ -42,7 +43,6 @@ from table_service.event.standings import compute_standings
 from table_service.event.state import byes_of
 from table_service.rules.ruleset import PRESETS
 from table_service.views.deck_wire import MAX_DECK_BYTES
-from table_service.views.wire import control_character
 from table_service.web.app import create_app, plain_message
 from table_service.web.auth import require_role
 from table_service.web.server import serve
@@ -342,30 +342,6 @@ def _can_draw(core: Any) -> str | None:
     return None
 
 
-def _int(name: str, lo: int = 0, hi: int = 10**9) -> int:
-    """A whole number from the form: ASCII digits only (``int()`` would also take "１２", "1_0"
-    and raise on "²"), within ``lo``–``hi``."""
-    raw = request.form.get(name, "")
-    if not re.fullmatch(r"[0-9]{1,10}", raw):
-        shown = raw if len(raw) <= 20 else raw[:20] + "…"
-        raise EventInputError(f"{name} 须为整数 / {name} must be a whole number (got {shown!r})")
-    v = int(raw)
-    if not lo <= v <= hi:
-        raise EventInputError(f"{name} 须在 {lo}–{hi} / {name} must be {lo}-{hi}")
-    return v
-
-
-def _text(name: str, max_len: int) -> str:
-    """A text field, refused (not cut) when longer than ``max_len`` characters, and refused when it
-    holds a control or direction-override character (a line break or a tab excepted): what is
-    typed here reaches the log, the pages and the printed sheets."""
-    raw = request.form.get(name, "")
-    if len(raw) > max_len:
-        raise EventInputError(f"{name} 过长（最多 {max_len} 字）/ {name} is longer than {max_len} characters")
-    bad = control_character(raw, lines=True)
-    if bad is not None:
-        raise EventInputError(f"{name} 含控制字符 {bad} / {name} holds the control character {bad}")
-    return raw
 
 
 def _slot() -> tuple[int, str]:
@@ -387,12 +363,14 @@ def _line(rnd: int, table: str) -> dict[str, Any]:
         raise EventInputError("弃权方须为 ns 或 ew / forfeit must be ns or ew")
     if forfeit:
         line["forfeit"] = forfeit
-    line["ns_levels"] = _int("ns_levels", 0, 13) if request.form.get("ns_levels") else 0
-    line["ew_levels"] = _int("ew_levels", 0, 13) if request.form.get("ew_levels") else 0
+    line["ns_levels"] = form_int("ns_levels", 0, 13) if request.form.get("ns_levels") else 0
+    line["ew_levels"] = form_int("ew_levels", 0, 13) if request.form.get("ew_levels") else 0
     if not forfeit and not (request.form.get("ns_levels") and request.form.get("ew_levels")):
         raise EventInputError("请填写双方升级数 / enter both sides' levels gained")
     if request.form.get("ns_score") or request.form.get("ew_score"):
-        line["ns_score"], line["ew_score"] = _int("ns_score", 0, 26), _int("ew_score", 0, 26)
+        if not (request.form.get("ns_score") and request.form.get("ew_score")):
+            raise EventInputError("判负须填双方比分（13+d : 13−d）/ a penalty loss needs both scores (13+d : 13-d)")
+        line["ns_score"], line["ew_score"] = form_int("ns_score", 0, 26), form_int("ew_score", 0, 26)
     return line
 
 
@@ -408,7 +386,7 @@ def _do_draw(h: Any, who: str, role: str) -> str:
 
 
 def _do_publish(h: Any, who: str, role: str) -> str:
-    rnd = _int("round", 1)
+    rnd = form_int("round", 1)
     h.publish_draw(rnd, who, role)
     return f"第 {rnd} 轮编排已公布并下发各桌 / round {rnd} published and sent to the tables"
 
@@ -427,8 +405,8 @@ def _do_correct(h: Any, who: str, role: str) -> str:
     client) the correction is taken to be of the result as first recorded
     (:meth:`~table_service.event.core.HubCore.check_correction_basis`)."""
     rnd, table = _slot()
-    line, reason = _line(rnd, table), _text("reason", MAX_TEXT)
-    basis = _int("basis", 1) if request.form.get("basis") else None
+    line, reason = _line(rnd, table), form_text("reason", MAX_TEXT)
+    basis = form_int("basis", 1) if request.form.get("basis") else None
     with h.lock:  # the basis check and the correction as one step: nothing is logged between them
         if h.core.check_correction_basis(rnd, table, basis, line, reason, who):
             return (f"第 {rnd} 轮 {table} 号桌已是这次更正的结果（重复提交，只记录一次）/ table {table}, round {rnd} "
@@ -439,57 +417,57 @@ def _do_correct(h: Any, who: str, role: str) -> str:
 
 
 def _do_publish_results(h: Any, who: str, role: str) -> str:
-    rnd = _int("round", 1)
+    rnd = form_int("round", 1)
     h.publish_results(rnd, who, role)
     return f"第 {rnd} 轮成绩已公布 / round {rnd} results published"
 
 
 def _do_appeal(h: Any, who: str, role: str) -> str:
     rnd, table = _slot()
-    ev = h.file_appeal(rnd, table, _text("team", MAX_ID), _text("text", MAX_TEXT), who, role)
+    ev = h.file_appeal(rnd, table, form_text("team", MAX_ID), form_text("text", MAX_TEXT), who, role)
     return f"申诉 #{ev['data']['id']} 已登记 / appeal #{ev['data']['id']} filed"
 
 
 def _do_decide(h: Any, who: str, role: str) -> str:
-    aid = _int("appeal", 1)
-    h.decide_appeal(aid, _text("decision", 20), _text("note", MAX_TEXT), who, role)
+    aid = form_int("appeal", 1)
+    h.decide_appeal(aid, form_text("decision", 20), form_text("note", MAX_TEXT), who, role)
     return f"申诉 #{aid} 已裁决 / appeal #{aid} decided"
 
 
 def _do_acknowledge(h: Any, who: str, role: str) -> str:
-    seq = _int("refusal", 1)
+    seq = form_int("refusal", 1)
     h.acknowledge_refusal(seq, who, role)
     return f"拒收 #{seq} 已处理 / refusal #{seq} cleared"
 
 
 def _do_edit_event(h: Any, who: str, role: str) -> str:
-    kind = _text("kind", 20)
+    kind = form_text("kind", 20)
     fmt: dict[str, Any] = {"kind": kind}
     if kind == "deals":
-        fmt["deals"] = _int("deals", 1, 99)
+        fmt["deals"] = form_int("deals", 1, 99)
     elif kind == "time":
-        fmt["minutes"] = _int("minutes", 1, 600)
-    h.edit_event(_text("name", MAX_NAME), _text("ruleset", MAX_ID), fmt, who, role)
+        fmt["minutes"] = form_int("minutes", 1, 600)
+    h.edit_event(form_text("name", MAX_NAME), form_text("ruleset", MAX_ID), fmt, who, role)
     return "赛事设置已修改，自下一次公布编排起生效 / event settings changed (from the next published draw)"
 
 
 def _do_edit_team(h: Any, who: str, role: str) -> str:
-    team = _text("team", MAX_ID)
-    players = _text("players", 4 * (MAX_ID + 1)).replace("，", ",").split(",")
-    h.edit_team(team, _text("name", MAX_ID), players, who, role)
+    team = form_text("team", MAX_ID)
+    players = form_text("players", 4 * (MAX_ID + 1)).replace("，", ",").split(",")
+    h.edit_team(team, form_text("name", MAX_ID), players, who, role)
     return f"队伍 {team} 已修改，自下一次公布编排起生效 / team {team} changed (from the next published draw)"
 
 
 def _do_withdraw_team(h: Any, who: str, role: str) -> str:
-    team = _text("team", MAX_ID)
-    ev = h.withdraw_team(team, _text("reason", MAX_TEXT), who, role)
+    team = form_text("team", MAX_ID)
+    ev = h.withdraw_team(team, form_text("reason", MAX_TEXT), who, role)
     n = ev["data"]["from_round"]
     return (f"{team} 已退赛：自第 {n} 轮起不再编排，已赛成绩保留 / {team} withdrawn: not drawn from round {n} on, "
             "its results so far stand")
 
 
 def _do_reinstate_team(h: Any, who: str, role: str) -> str:
-    team = _text("team", MAX_ID)
+    team = form_text("team", MAX_ID)
     ev = h.reinstate_team(team, who, role)
     n = ev["data"]["from_round"]
     return f"{team} 已恢复参赛，第 {n} 轮起照常编排 / {team} reinstated: drawn again from round {n}"

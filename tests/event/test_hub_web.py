@@ -190,10 +190,14 @@ def test_overlay_takes_only_ascii_digits(hub_app: Any, top: str) -> None:
 @pytest.mark.parametrize("form,needle", [
     ({"slot": "²|1", "ns_levels": "1", "ew_levels": "2"}, "choose a round and table"),
     ({"slot": "9" * 5000 + "|1", "ns_levels": "1", "ew_levels": "2"}, "choose a round and table"),
-    ({"slot": "1|{table}", "ns_levels": "²", "ew_levels": "2"}, "ns_levels must be a whole number"),
-    ({"slot": "1|{table}", "ns_levels": "1_0", "ew_levels": "2"}, "ns_levels must be a whole number"),
-    ({"slot": "1|{table}", "ns_levels": "1", "ew_levels": "9" * 5000}, "ew_levels must be a whole number"),
+    ({"slot": "1|{table}", "ns_levels": "²", "ew_levels": "2"}, "NS levels gained must be a whole number"),
+    ({"slot": "1|{table}", "ns_levels": "1_0", "ew_levels": "2"}, "NS levels gained must be a whole number"),
+    ({"slot": "1|{table}", "ns_levels": "1", "ew_levels": "9" * 5000}, "EW levels gained must be a whole number"),
     ({"slot": "1|{table}", "forfeit": "both"}, "forfeit must be ns or ew"),
+    # Named as the page labels them, not by key; a score without the other; both past A.
+    ({"slot": "1|{table}", "ns_levels": "14", "ew_levels": "2"}, "南北升级数须在 0–13 / NS levels gained must be 0-13"),
+    ({"slot": "1|{table}", "ns_levels": "3", "ew_levels": "3", "ns_score": "20"}, "needs both scores"),
+    ({"slot": "1|{table}", "ns_levels": "13", "ew_levels": "13"}, "both sides cannot have passed A"),
 ])
 def test_hand_result_form_refuses_bad_numbers(hub_app: Any, form: dict[str, str], needle: str) -> None:
     app, hub = hub_app
@@ -338,8 +342,8 @@ def test_the_events_deck_is_uploaded_by_the_chief_with_a_tap(hub_app: Any, tmp_p
     named = page.split('id="deck-not-enrolled">', 1)[1].split("<", 1)[0].split()
     assert len(named) == 53 and "Ah" not in named and {"2s", "Kd", "SJ", "BJ"} <= set(named)
     assert chief.get("/hub/api/overview").get_json()["deck"]["meta"]["cards"] == 1
-    # Only the deck's form takes a large body: every other action keeps the app's limit.
-    big = chief.post("/hub/action/import", data={"csrf_token": ctok, "lines": "x" * (100 * 1024)})
+    # Only the deck's form (and the results import) take a large body: every other action keeps the app's limit.
+    big = chief.post("/hub/action/edit_event", data={"csrf_token": ctok, "name": "x" * (100 * 1024)})
     assert big.status_code == 413
     # Withdrawn with one tap (the page asks first): a referee is refused, the chief's is logged.
     assert 'id="deck-withdraw-form"' in page and "data-confirm" in page and "hub_admin.js" in page
