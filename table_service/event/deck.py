@@ -39,7 +39,7 @@ def deck_meta(data: bytes) -> dict[str, Any]:
             e = Enrollment.load(path)
             warn, text = verdict(e.check)
         except ValueError as exc:
-            raise EventInputError(str(exc).replace(str(path), "the uploaded file")) from None
+            raise EventInputError(str(exc).replace(str(path), "(uploaded)")) from None
     # The cards without a face in the file are read zero-shot at every table: the organiser is told which.
     return {"cards": len(e.cards), "origin": e.head.origin, "warn": warn, "verdict": text,
             "not_enrolled": e.not_enrolled}
