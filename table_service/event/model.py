@@ -167,9 +167,6 @@ def parse_result(obj: Any, where: str = "") -> Result:
             levels.append(0)
         else:
             levels.append(_int(obj[key], key, where, 0, MAX_LEVELS))
-    if forfeit is None and levels == [MAX_LEVELS, MAX_LEVELS]:
-        raise _err(where, "双方不能都打过 A（13:13）：一方过 A 本轮即结束",
-                   "both sides cannot have passed A (13:13): the round ends when one does")
     has_ns, has_ew = "ns_score" in obj, "ew_score" in obj
     if has_ns != has_ew:
         raise _err(where, "ns_score 与 ew_score 须同时给出", "ns_score and ew_score go together")

@@ -135,10 +135,23 @@ class HubState:
                     out.append(parse_result(tr.line))
         return out
 
+    def last_complete_round(self) -> int:
+        """The last round whose every table has a result, it and every round before it (0: none)."""
+        done = 0
+        for rnd in sorted(self.published_rounds):
+            if not self.round_complete(rnd):
+                break
+            done = rnd
+        return done
+
     def standings(self) -> Standings:
+        """The standings after the last complete round (:meth:`last_complete_round`). Why not every
+        result so far: during a round, a team yet to play would count that round's running total
+        again in its progressive points (8 on the hall's board against 4 on the round's sheet), and
+        a bye team would collect its points before anyone had played."""
         assert self.cfg is not None
-        return compute_standings(self.result_objects(), self.teams, scoring_of(self.cfg),
-                                 seed=self.cfg["event"]["seed"], recorded_lots=self.lots)
+        return compute_standings(self.result_objects(upto=self.last_complete_round()), self.teams,
+                                 scoring_of(self.cfg), seed=self.cfg["event"]["seed"], recorded_lots=self.lots)
 
     def standings_marked(self) -> tuple[Standings, dict[str, Any]]:
         """The standings and their JSON, each row with ``withdrawn``: the first round a team withdrawn

@@ -195,3 +195,29 @@ def test_a_round_robin_draft_is_not_stale_for_a_result(tmp_path: Path) -> None:
         assert [c["kind"] for c in hub.core.draft_changes(2)] == ["withdrawn"]
     finally:
         hub.stop()
+
+
+def test_the_standings_during_a_round_are_those_after_the_last_complete_one(tmp_path: Path) -> None:
+    """The hall's board counted the round in play: a team yet to play took that round's running total
+    again in its progressive points (8 on the board, 4 on the round's sheet), and the bye team its
+    points before anyone had played. It shows the standings after the last complete round."""
+    cfg = validate({"event": {"id": "live", "name": "进行中", "rounds": 3, "seed": 1, "draw": "swiss"},
+                    "teams": [{"id": f"T{i}", "players": [f"T{i}a", f"T{i}b"]} for i in range(1, 6)]})
+    clock = iter(range(START_MS, START_MS + 10**9, 1000))
+    hub = HubService(cfg, tmp_path / "hub", clock_ms=lambda: next(clock), connect=False)
+    try:
+        _round_one(hub)
+        after_one = hub.standings_json()
+        hub.draw_next("org", "referee")
+        hub.publish_draw(2, "org", "referee")
+        t = hub.core.draws[2]["tables"][0]
+        hub.hand_result({"round": 2, "table": t["table"], "ns": t["ns"], "ew": t["ew"], "ns_levels": 5,
+                         "ew_levels": 2}, "org", "referee")
+        during = hub.standings_json()
+        assert during["rounds"] == 1 and during["standings"] == after_one["standings"]
+        for t in hub.core.draws[2]["tables"][1:]:
+            hub.hand_result({"round": 2, "table": t["table"], "ns": t["ns"], "ew": t["ew"], "ns_levels": 5,
+                             "ew_levels": 2}, "org", "referee")
+        assert hub.standings_json()["rounds"] == 2
+    finally:
+        hub.stop()

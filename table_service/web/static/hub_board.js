@@ -46,6 +46,9 @@
     page = page % pages;
     document.getElementById("b-round").textContent = "第 " + (data.round || "-") + " / " + data.rounds + " 轮 round";
     document.getElementById("b-page").textContent = pages > 1 ? (page + 1) + "/" + pages : "";
+    // The standings are those after the last complete round (the round in play counts once all its tables are in).
+    var after = data.standings.rounds;
+    document.getElementById("b-after").textContent = after ? "第 " + after + " 轮后 / after round " + after : "";
     document.querySelector("#b-standings tbody").innerHTML = rows.slice(page * PAGE, (page + 1) * PAGE).map(function (r) {
       // A withdrawn team (退赛) keeps its row and results, marked.
       var wd = r.withdrawn ? ' <small class="wd">退赛 / withdrawn</small>' : "";
