@@ -24,7 +24,8 @@
     ["NS", "EW"].forEach(function (s) {
       var x = p[s] || {};
       var n = (x.warnings || 0) + (x.violations || 0) + (x.fouls || 0);
-      if (n) out.push(s + " 警" + (x.warnings || 0) + "/违" + (x.violations || 0) + "/犯" + (x.fouls || 0));
+      if (n) out.push(s + " 警告 " + (x.warnings || 0) + " W · 违例 " + (x.violations || 0) + " V · 犯规 " +
+        (x.fouls || 0) + " F");
     });
     return out.join(" ");
   }
@@ -118,7 +119,8 @@
         esc(m.table) + " (" + esc(m.topic) + ") — " + esc(m.reason) + "</p>";
     })).concat(ov.appeals.map(function (x) {
       return '<p class="alert appeal">申诉 / appeal #' + x.id + ": 第 " + num(x.round) + " 轮 " + esc(x.table) +
-        " 号桌 " + esc(x.team) + (x.late ? "（逾期 / late）" : "") + "</p>";
+        " 号桌 " + esc(x.team) + " / round " + num(x.round) + ", table " + esc(x.table) + ", " + esc(x.team) +
+        (x.late ? "（逾期 / late）" : "") + "</p>";
     })));
     alerts.innerHTML = a.join("");
   }
