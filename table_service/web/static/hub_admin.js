@@ -10,7 +10,8 @@
    - the team form holds the chosen team's name and players (changing one player is one edit);
    - an upheld appeal's button chooses its table in the correction form;
    - a refused result of a table that already has one goes into the correction form with one tap,
-     turned to the draw's sides, the reason begun. */
+     turned to the draw's sides, the reason begun;
+   - a long table list gets a table-number box that chooses the table typed. */
 (function () {
   "use strict";
   // A refused result's values (a button's data-*) into the form whose fields start with ``prefix``,
@@ -110,5 +111,36 @@
       const form = document.getElementById("hand-form");
       if (form) { form.scrollIntoView({block: "start"}); form.classList.add("blink"); }
     });
+  });
+
+  /* A long table list (a 500-table event: 500 options, a correction list growing by 500 a round)
+     gets a table-number box beside it: typing a table's number chooses it (its latest round). */
+  const JUMP_FROM = 12;
+  ["hand-slot", "correct-slot", "appeal-slot"].forEach(function (id) {
+    const sel = document.getElementById(id);
+    if (!sel || sel.options.length <= JUMP_FROM) return;
+    const box = document.createElement("input");
+    box.type = "text";
+    box.id = id + "-jump";
+    box.setAttribute("inputmode", "numeric");
+    box.setAttribute("aria-label", "桌号 / table no.");
+    box.placeholder = "桌号 / table no.";
+    box.size = 8;
+    box.addEventListener("input", function () {
+      const want = box.value.trim();
+      let best = null, bestRound = -1;
+      Array.prototype.forEach.call(sel.options, function (opt) {
+        const parts = opt.value.split("|");
+        if (parts.length === 2 && parts[1] === want && Number(parts[0]) > bestRound) {
+          best = opt; bestRound = Number(parts[0]);
+        }
+      });
+      box.classList.toggle("nomatch", want !== "" && !best);
+      if (best && sel.value !== best.value) {
+        sel.value = best.value;
+        sel.dispatchEvent(new Event("change"));
+      }
+    });
+    sel.parentNode.insertBefore(box, sel);
   });
 })();

@@ -79,6 +79,20 @@
       esc(t.ns_name || t.ns) + " – " + esc(t.ew_name || t.ew) + "</span>";
     return tile(cls, t, head, status(t, ov), lv, bits);
   }
+  /* More tables than one screen shows (a 500-table event): those that need the chief first (flags,
+     camera questions, clocks over, refused messages), then offline, then playing, then done, each in
+     table order. A small event keeps table order: its cards never move under a finger. */
+  var SORT_FROM = 24;
+  function attention(t) {
+    if (num(t.open_flags) || num(t.doubts) || num(t.clocks_over) || num(t.faults)) return 0;
+    if (t.result) return 3;
+    return t.online === false ? 1 : 2;
+  }
+  function byAttention(tables) {
+    if (tables.length <= SORT_FROM) return tables;
+    return tables.map(function (t, i) { return [attention(t), i, t]; })
+      .sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; }).map(function (x) { return x[2]; });
+  }
   // A table the hub knows (EVENT.toml, or it spoke to the broker) that has no match this round.
   function otherCard(t) {
     var bits = [];
@@ -106,7 +120,7 @@
     document.getElementById("ov-round").textContent = ov.round || "-";
     document.getElementById("ov-mqtt").textContent = ov.connected ? "已连接 / connected" : "未连接 / not connected";
     var deck = ov.deck ? ov.deck.sha256 : null;
-    grid.innerHTML = ov.tables.map(function (t) { return card(t, deck, ov); }).join("");
+    grid.innerHTML = byAttention(ov.tables).map(function (t) { return card(t, deck, ov); }).join("");
     if (others) renderOthers(ov);
     // A draft drawn before a result changed or a team withdrew: the hub will not publish it (redraw first).
     var a = ov.draft && ov.draft.stale && ov.draft.stale.length

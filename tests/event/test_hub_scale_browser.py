@@ -1,0 +1,77 @@
+"""Real browser (Playwright, Debian's Chromium, the hub's pages on cheroot): the organiser of a large
+event (an audit walked 500 tables) finds a table by its number, and the chief's overview shows the
+tables that need the chief first.
+
+Before, the hand-entry, correction and appeal forms were lists of 500 options (3,500 by round 7)
+with no way to jump to a table, and the overview was 500 cards in table order."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from table_service.event.config import validate
+from table_service.event.hub import HubService
+from table_service.event.web import serve_hub
+from table_service.web import users
+
+pytestmark = pytest.mark.browser
+
+PASSWORD = "correct-horse-9"
+
+
+@pytest.fixture
+def live(tmp_path: Path) -> Iterator[tuple[HubService, str]]:
+    cfg = validate({"event": {"id": "big", "name": "大赛", "rounds": 2},
+                    "teams": [{"id": f"T{i:02d}", "name": f"队{i}"} for i in range(1, 53)]})
+    hub = HubService(cfg, tmp_path / "hub", connect=False)
+    db = str(tmp_path / "users.sqlite3")
+    conn = users.connect(db)
+    users.add_user(conn, "chen", PASSWORD, "chief")
+    conn.close()
+    hub.draw_next("org", "chief")
+    hub.publish_draw(1, "org", "chief")
+    for t in hub.core.draws[1]["tables"][:3]:  # three tables done: the rest still playing
+        hub.hand_result({"round": 1, "table": t["table"], "ns": t["ns"], "ew": t["ew"], "ns_levels": 3,
+                         "ew_levels": 2}, "rita", "referee")
+    web = serve_hub(hub, port=0, users_db=db)
+    try:
+        yield hub, web.url
+    finally:
+        web.stop()
+        hub.stop()
+
+
+def _login(open_page: Any, url: str, target: str) -> tuple[Any, list[str]]:
+    page, errors = open_page(1280, 1000, bypass_csp=False)
+    page.goto(f"{url}/auth/login?next={target}")
+    page.fill("#username", "chen")
+    page.fill("#password", PASSWORD)
+    page.click("#login-submit")
+    return page, errors
+
+
+def test_a_table_number_chooses_the_table_in_a_long_list(live: Any, open_page: Any) -> None:
+    hub, url = live
+    page, errors = _login(open_page, url, "/hub/admin")
+    page.wait_for_selector("#hand-slot-jump")
+    tables = [t["table"] for t in hub.core.draws[1]["tables"]]
+    page.fill("#hand-slot-jump", tables[20])
+    assert page.input_value("#hand-slot") == f"1|{tables[20]}"
+    page.fill("#hand-slot-jump", "999")  # no such table: the choice stays, the box says so
+    assert page.input_value("#hand-slot") == f"1|{tables[20]}"
+    assert "nomatch" in (page.get_attribute("#hand-slot-jump", "class") or "")
+    assert errors == []
+
+
+def test_the_overview_of_many_tables_puts_the_finished_ones_last(live: Any, open_page: Any) -> None:
+    hub, url = live
+    page, errors = _login(open_page, url, "/hub/")
+    page.wait_for_selector(".tcard")
+    order = page.eval_on_selector_all(".tcard:not(.other)", "els => els.map(e => e.dataset.table)")
+    done = [t["table"] for t in hub.core.draws[1]["tables"][:3]]
+    assert len(order) == 26 and order[-3:] == done and order[0] not in done
+    assert errors == []
