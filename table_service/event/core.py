@@ -320,8 +320,11 @@ class HubCore(HubState):
         if (res.round, res.table) in self.results:
             if agreeing_is_duplicate and parse_result(self.results[(res.round, res.table)].line).to_dict() == res.to_dict():
                 return "duplicate", None
-            return "refuse", (f"第 {res.round} 轮 {res.table} 号桌已有成绩，改动须走更正 / table {res.table} already has "
-                              f"a result for round {res.round}; a change is a correction")
+            held = self.results[(res.round, res.table)]
+            zh, en = score_words(held.line)  # what is there, and who entered it: the second person sees it
+            return "refuse", (f"第 {res.round} 轮 {res.table} 号桌已有成绩 {zh}（{held.by or '?'} {hhmm(held.t_ms)}），"
+                              f"改动须走更正 / table {res.table} already has a result for round {res.round}: {en} "
+                              f"({held.by or '?'}, {hhmm(held.t_ms)}); a change is a correction")
         return "accept", None
 
     def check_correction(self, rnd: int, table: str, line: dict[str, Any], reason: str, role: str | None,

@@ -415,3 +415,17 @@ def test_the_sheets_name_who_the_tables_seat(tmp_path: Path) -> None:
         assert "改名队" not in c.get("/hub/print/results/1").get_data(as_text=True)
     finally:
         hub.stop()
+
+
+def test_a_second_entry_for_a_table_says_what_is_there(hub_app: Any) -> None:
+    """Two referees entering one table: the second was told only "already has a result"; it now sees
+    the result held and who entered it, to decide whether a correction is due."""
+    app, hub = hub_app
+    t = _published(hub)
+    c = app.test_client()
+    tok = login(c, "rita")
+    form = {"slot": f"1|{t['table']}", "ns_levels": "4", "ew_levels": "2", "csrf_token": tok}
+    assert c.post("/hub/action/hand_result", data=form, headers=JSON).status_code == 200
+    r = c.post("/hub/action/hand_result", data={**form, "ns_levels": "2", "ew_levels": "4"}, headers=JSON)
+    err = r.get_json()["error"]
+    assert r.status_code == 400 and f"{t['ns']} 4:2 {t['ew']}" in err and "rita" in err and "a change is a correction" in err
