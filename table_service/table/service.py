@@ -92,6 +92,8 @@ class TableService:
         self.server: Any = None
         self.mqtt: Any = None
         self._stop = threading.Event()
+        #: Device -> the reason last logged with its status (see :meth:`_device_status`).
+        self._device_why: dict[str, str | None] = {}
         self._threads: list[threading.Thread] = []
         self._unsubs: list[Callable[[], None]] = []
         self.observations: list[dict[str, Any]] = []  # camera observations and what became of them
@@ -420,8 +422,12 @@ class TableService:
     def _device_status(self, device: str, status: str, detail: str | None = None) -> None:
         if self.runner is None:
             return
-        if self.runner.state().get("devices", {}).get(device) == status:
+        # The same status for another reason is logged too (a camera offline for a covered lens, then
+        # for a device gone): the log and the panel show why now, not why first.
+        if self.runner.state().get("devices", {}).get(device) == status and \
+                self._device_why.get(device) == detail:
             return
+        self._device_why[device] = detail
         data: dict[str, Any] = {"device": device, "status": status}
         if detail:
             data["detail"] = detail
