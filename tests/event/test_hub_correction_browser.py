@@ -11,16 +11,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hub_browser import log_in, serve_with_accounts
 
 from table_service.event.config import validate
 from table_service.event.hub import HubService
-from table_service.event.web import serve_hub
-from table_service.web import users
 
 pytestmark = pytest.mark.browser
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "event"
-PASSWORD = "correct-horse-9"
 
 
 @pytest.fixture
@@ -28,11 +26,6 @@ def live(tmp_path: Path) -> Iterator[tuple[HubService, str]]:
     cfg = validate({"event": {"id": "cb", "name": "更正赛", "rounds": 2},
                     "teams": [{"id": f"T{i:02d}", "name": f"队{i}"} for i in range(1, 7)]})
     hub = HubService(cfg, tmp_path / "hub", connect=False)
-    db = str(tmp_path / "users.sqlite3")
-    conn = users.connect(db)
-    for name in ("chen", "zhou"):
-        users.add_user(conn, name, PASSWORD, "chief")
-    conn.close()
     hub.draw_next("org", "chief")
     hub.publish_draw(1, "org", "chief")
     for i, t in enumerate(hub.core.draws[1]["tables"]):
@@ -40,7 +33,7 @@ def live(tmp_path: Path) -> Iterator[tuple[HubService, str]]:
         if i == 2:
             line.update(ns_levels=0, ew_levels=0, forfeit="ew")
         hub.hand_result(line, "rita", "referee")
-    web = serve_hub(hub, port=0, users_db=db)
+    web = serve_with_accounts(hub, tmp_path, {"chen": "chief", "zhou": "chief"})
     try:
         yield hub, web.url
     finally:
@@ -50,10 +43,7 @@ def live(tmp_path: Path) -> Iterator[tuple[HubService, str]]:
 
 def admin_page(open_page: Any, url: str, who: str) -> tuple[Any, list[str]]:
     page, errors = open_page(1280, 1000, bypass_csp=False)
-    page.goto(f"{url}/auth/login?next=/hub/admin")
-    page.fill("#username", who)
-    page.fill("#password", PASSWORD)
-    page.click("#login-submit")
+    log_in(page, url, who, "/hub/admin")
     page.wait_for_selector("#correct-form")
     return page, errors
 

@@ -12,15 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hub_browser import log_in, serve_with_accounts
 
 from table_service.event.config import validate
 from table_service.event.hub import HubService
-from table_service.event.web import serve_hub
-from table_service.web import users
 
 pytestmark = pytest.mark.browser
-
-PASSWORD = "correct-horse-9"
 
 
 @pytest.fixture
@@ -28,16 +25,12 @@ def live(tmp_path: Path) -> Iterator[tuple[HubService, str]]:
     cfg = validate({"event": {"id": "big", "name": "大赛", "rounds": 2},
                     "teams": [{"id": f"T{i:02d}", "name": f"队{i}"} for i in range(1, 53)]})
     hub = HubService(cfg, tmp_path / "hub", connect=False)
-    db = str(tmp_path / "users.sqlite3")
-    conn = users.connect(db)
-    users.add_user(conn, "chen", PASSWORD, "chief")
-    conn.close()
     hub.draw_next("org", "chief")
     hub.publish_draw(1, "org", "chief")
     for t in hub.core.draws[1]["tables"][:3]:  # three tables done: the rest still playing
         hub.hand_result({"round": 1, "table": t["table"], "ns": t["ns"], "ew": t["ew"], "ns_levels": 3,
                          "ew_levels": 2}, "rita", "referee")
-    web = serve_hub(hub, port=0, users_db=db)
+    web = serve_with_accounts(hub, tmp_path, {"chen": "chief"})
     try:
         yield hub, web.url
     finally:
@@ -47,10 +40,7 @@ def live(tmp_path: Path) -> Iterator[tuple[HubService, str]]:
 
 def _login(open_page: Any, url: str, target: str) -> tuple[Any, list[str]]:
     page, errors = open_page(1280, 1000, bypass_csp=False)
-    page.goto(f"{url}/auth/login?next={target}")
-    page.fill("#username", "chen")
-    page.fill("#password", PASSWORD)
-    page.click("#login-submit")
+    log_in(page, url, "chen", target)
     return page, errors
 
 

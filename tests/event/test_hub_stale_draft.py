@@ -23,23 +23,28 @@ from .test_hub_web import app_with_users, login
 START_MS = 1_795_000_000_000
 
 
-def _cfg() -> dict[str, Any]:
-    return validate({"event": {"id": "stale", "name": "草案赛", "rounds": 3, "seed": 1, "draw": "swiss"},
-                     "teams": [{"id": f"T{i}", "players": [f"T{i}a", f"T{i}b"]} for i in range(1, 9)]})
+def _cfg(teams: int = 8, draw: str = "swiss") -> dict[str, Any]:
+    return validate({"event": {"id": "stale", "name": "草案赛", "rounds": 3, "seed": 1, "draw": draw},
+                     "teams": [{"id": f"T{i}", "players": [f"T{i}a", f"T{i}b"]} for i in range(1, teams + 1)]})
 
 
-def _open(folder: Path) -> HubService:
+def _open(folder: Path, teams: int = 8, draw: str = "swiss") -> HubService:
     clock = iter(range(START_MS, START_MS + 10**9, 1000))
-    return HubService(_cfg(), folder, clock_ms=lambda: next(clock), connect=False)
+    return HubService(_cfg(teams, draw), folder, clock_ms=lambda: next(clock), connect=False)
+
+
+def _enter(hub: HubService, rnd: int, tables: list[dict[str, Any]]) -> None:
+    """Each of ``tables`` of round ``rnd`` won 5:2 by NS, entered by hand."""
+    for t in tables:
+        hub.hand_result({"round": rnd, "table": t["table"], "ns": t["ns"], "ew": t["ew"], "ns_levels": 5,
+                         "ew_levels": 2}, "org", "referee")
 
 
 def _round_one(hub: HubService) -> None:
     """Round 1 drawn, published, every table won 5:2 by NS, results published."""
     hub.draw_next("org", "referee")
     hub.publish_draw(1, "org", "referee")
-    for t in hub.core.draws[1]["tables"]:
-        hub.hand_result({"round": 1, "table": t["table"], "ns": t["ns"], "ew": t["ew"], "ns_levels": 5,
-                         "ew_levels": 2}, "org", "referee")
+    _enter(hub, 1, hub.core.draws[1]["tables"])
     hub.publish_results(1, "org", "referee")
 
 
@@ -182,10 +187,7 @@ def test_a_round_robin_draft_is_not_stale_for_a_result(tmp_path: Path) -> None:
     """A round robin's schedule depends on the teams alone: a correction made its draft "out of date,
     it pairs on the old standings" and refused to publish it, although a redraw paired the same. A
     withdrawal still makes it stale (the withdrawn team's opponent gets the bye)."""
-    cfg = validate({"event": {"id": "rr", "name": "循环赛", "rounds": 3, "seed": 1, "draw": "round-robin"},
-                    "teams": [{"id": f"T{i}", "players": [f"T{i}a", f"T{i}b"]} for i in range(1, 5)]})
-    clock = iter(range(START_MS, START_MS + 10**9, 1000))
-    hub = HubService(cfg, tmp_path / "hub", clock_ms=lambda: next(clock), connect=False)
+    hub = _open(tmp_path / "hub", teams=4, draw="round-robin")
     try:
         _round_one(hub)
         hub.draw_next("org", "referee")
@@ -201,23 +203,16 @@ def test_the_standings_during_a_round_are_those_after_the_last_complete_one(tmp_
     """The hall's board counted the round in play: a team yet to play took that round's running total
     again in its progressive points (8 on the board, 4 on the round's sheet), and the bye team its
     points before anyone had played. It shows the standings after the last complete round."""
-    cfg = validate({"event": {"id": "live", "name": "进行中", "rounds": 3, "seed": 1, "draw": "swiss"},
-                    "teams": [{"id": f"T{i}", "players": [f"T{i}a", f"T{i}b"]} for i in range(1, 6)]})
-    clock = iter(range(START_MS, START_MS + 10**9, 1000))
-    hub = HubService(cfg, tmp_path / "hub", clock_ms=lambda: next(clock), connect=False)
+    hub = _open(tmp_path / "hub", teams=5)  # a bye each round
     try:
         _round_one(hub)
         after_one = hub.standings_json()
         hub.draw_next("org", "referee")
         hub.publish_draw(2, "org", "referee")
-        t = hub.core.draws[2]["tables"][0]
-        hub.hand_result({"round": 2, "table": t["table"], "ns": t["ns"], "ew": t["ew"], "ns_levels": 5,
-                         "ew_levels": 2}, "org", "referee")
+        _enter(hub, 2, hub.core.draws[2]["tables"][:1])
         during = hub.standings_json()
         assert during["rounds"] == 1 and during["standings"] == after_one["standings"]
-        for t in hub.core.draws[2]["tables"][1:]:
-            hub.hand_result({"round": 2, "table": t["table"], "ns": t["ns"], "ew": t["ew"], "ns_levels": 5,
-                             "ew_levels": 2}, "org", "referee")
+        _enter(hub, 2, hub.core.draws[2]["tables"][1:])
         assert hub.standings_json()["rounds"] == 2
     finally:
         hub.stop()
