@@ -65,3 +65,19 @@ def test_the_overview_of_many_tables_puts_the_finished_ones_last(live: Any, open
     done = [t["table"] for t in hub.core.draws[1]["tables"][:3]]
     assert len(order) == 26 and order[-3:] == done and order[0] not in done
     assert errors == []
+
+
+def test_a_player_finds_a_team_on_the_board(live: Any, open_page: Any) -> None:
+    """52 teams page for minutes on a hall's screen: typed into the board's find box, a team's name
+    keeps its row (and its table) and the paging stops."""
+    hub, url = live
+    page, errors = open_page(390, 800, bypass_csp=False)  # a phone
+    page.goto(f"{url}/hub/board")
+    page.wait_for_selector("#b-standings tbody tr")
+    page.fill("#b-find", "队37")
+    page.wait_for_function("document.querySelectorAll('#b-standings tbody tr').length === 1")
+    assert "队37" in page.inner_text("#b-standings tbody")
+    tables = page.eval_on_selector_all("#b-tables tbody tr", "rs => rs.map(r => r.dataset.table)")
+    mine = [t["table"] for t in hub.core.draws[1]["tables"] if "T37" in (t["ns"], t["ew"])]
+    assert tables == mine
+    assert errors == []

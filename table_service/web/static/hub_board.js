@@ -37,12 +37,24 @@
 
   var board = document.getElementById("b-tables");
   if (!board) return;  // the overview: the words above only
-  var PAGE = 16, page = 0, data = null;
+  // Rows a page: as many as the screen holds (a hall's 1080p screen ~26), at least 16.
+  var PAGE = Math.max(16, Math.floor((window.innerHeight - 220) / 32)), page = 0, data = null;
+  // A player looking for their team on a phone (a 500-table event pages for minutes): what is typed
+  // here keeps only the rows that name it (team name or id, table number), and the paging stops.
+  var find = document.getElementById("b-find");
+  function wanted(rows, keys) {
+    var q = find ? find.value.trim().toLowerCase() : "";
+    if (!q) return rows;
+    return rows.filter(function (r) {
+      return keys.some(function (k) { return String(r[k] == null ? "" : r[k]).toLowerCase().indexOf(q) >= 0; });
+    });
+  }
+  if (find) find.addEventListener("input", function () { page = 0; render(); });
   function esc(s) { return String(s == null ? "" : s).replace(/[&<>"']/g, function (c) {
     return {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]; }); }
   function render() {
     if (!data) return;
-    var rows = data.standings.standings, pages = Math.max(1, Math.ceil(rows.length / PAGE));
+    var rows = wanted(data.standings.standings, ["name", "team"]), pages = Math.max(1, Math.ceil(rows.length / PAGE));
     page = page % pages;
     document.getElementById("b-round").textContent = "第 " + (data.round || "-") + " / " + data.rounds + " 轮 round";
     document.getElementById("b-page").textContent = pages > 1 ? (page + 1) + "/" + pages : "";
@@ -58,7 +70,8 @@
     var lots = data.standings.lots || [];
     document.getElementById("b-lots").textContent = lots.length ? "抽签 / lots: " + lots.map(function (l) {
       return l.order.join(" > "); }).join("; ") : "";
-    var t = data.tables, tp = Math.max(1, Math.ceil(t.length / PAGE)), tpage = page % tp;
+    var t = wanted(data.tables, ["table", "ns", "ew", "ns_name", "ew_name"]);
+    var tp = Math.max(1, Math.ceil(t.length / PAGE)), tpage = page % tp;
     document.querySelector("#b-tables tbody").innerHTML = t.slice(tpage * PAGE, (tpage + 1) * PAGE).map(function (x) {
       // Live levels are not public (broadcasts are delayed): a table shows its result once signed.
       // The English half of a long result in smaller type: one line on the hall's screen.
@@ -74,6 +87,6 @@
       .then(function (d) { data = d; render(); }).catch(function () {})
       .then(function () { setTimeout(load, 3000); });
   }
-  setInterval(function () { page += 1; render(); }, 8000);
+  setInterval(function () { if (!find || !find.value.trim()) { page += 1; render(); } }, 8000);
   load();
 })();
