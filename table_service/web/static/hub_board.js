@@ -37,8 +37,7 @@
 
   var board = document.getElementById("b-tables");
   if (!board) return;  // the overview: the words above only
-  // Rows a page: as many as the screen holds (a hall's 1080p screen ~26), at least 16.
-  var PAGE = Math.max(16, Math.floor((window.innerHeight - 220) / 32)), page = 0, data = null;
+  var PAGE = 16, page = 0, data = null;  // a page of 16 long names fits the hall's 1080 screen
   // A player looking for their team on a phone (a 500-table event pages for minutes): what is typed
   // here keeps only the rows that name it (team name or id, table number), and the paging stops.
   var find = document.getElementById("b-find");
