@@ -15,10 +15,15 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-#: A frame whose grey levels (the 1st to the 99th percentile of its low-resolution grey) span less than
-#: this shows nothing: the table's corner markers alone are black squares on white paper, a span of
-#: well over a hundred levels under any light the markers can be found in.
-MIN_SPAN = 24
+#: A frame whose grey levels (the 0.1th to the 99.9th percentile of its low-resolution grey) span less
+#: than this shows nothing. The table's corner markers are black squares on white paper, a span of well
+#: over a hundred levels under any light they can be found in; the percentiles are that far out because
+#: the markers may be a small part of the view (four 60 mm markers seen 2 m wide: 0.6 % of the frame),
+#: while a covered lens or a blown-out frame is one level give or take its noise everywhere (a few
+#: levels); bare felt, its texture, noise and the lens's fall-off, spans more than this.
+MIN_SPAN = 12
+#: The share of pixels at each end the span leaves out (a few hot or dead pixels).
+TAIL = 0.001
 #: A frame whose width over height differs from the calibration's by more than this share is another
 #: view (a buffer cut short, another sensor mode), not the same view at another size.
 ASPECT_TOLERANCE = 0.02
@@ -43,7 +48,7 @@ def check_picture(grey: np.ndarray) -> None:
     # The percentiles from the histogram: 0.5 ms a 1280 × 720 frame, where np.percentile took 15
     # (every frame at 15 fps: a fifth of a core on this machine, more on a Pi).
     counts = np.cumsum(cv2.calcHist([np.ascontiguousarray(grey, np.uint8)], [0], None, [256], [0, 256]).ravel())
-    lo, hi = (int(np.searchsorted(counts, q * counts[-1])) for q in (0.01, 0.99))
+    lo, hi = (int(np.searchsorted(counts, q * counts[-1])) for q in (TAIL, 1.0 - TAIL))
     if hi - lo < MIN_SPAN:
         what = "全黑" if hi < 32 else "全白" if lo > 224 else "单色"
         raise ValueError(f"画面无内容（{what}）/ the frame shows nothing (grey levels {lo:.0f}–{hi:.0f}): "

@@ -244,10 +244,14 @@ def _supersede(state: State, ev: dict[str, Any], fx: Effects) -> None:
     current = overrides.get(ref, target["data"])
     if current is None:
         raise EventRejected(f"事件已作废 / {etype}: event {ref} is already void")
-    if target.get("role") == "chief" and ev["role"] != "chief" and since(state, 4):
-        # The chief's ruling (a foul, a loss, a long late arrival, a ruling on a flag) is undone or
-        # changed by the chief alone: else a referee refused a foul could still void the chief's.
-        raise EventRejected(f"裁判长的裁决只能由裁判长更改 / {etype}: event {ref} was entered by the chief referee")
+    last = next((c for c in reversed(state["corrections"]) if c["ref"] == int(ref)), None)
+    chiefs = target.get("role") == "chief" or (last is not None and last["role"] == "chief")
+    if chiefs and ev["role"] != "chief" and since(state, 4):
+        # The chief's ruling (a foul, a loss, a long late arrival, a ruling on a flag, the chief's
+        # correction of a read) is undone or changed by the chief alone: else a referee refused a
+        # foul could still void the chief's, or correct a play the chief had corrected.
+        raise EventRejected(f"裁判长的裁决只能由裁判长更改 / {etype}: event {ref} was entered or last ruled on "
+                            "by the chief referee")
     question = None
     deal = state["deal"]
     if deal is not None:

@@ -38,8 +38,11 @@ log = logging.getLogger(__name__)
 
 #: Consecutive unusable frames after which the camera counts as offline (the referee enters plays).
 BAD_FRAMES_OFFLINE = 15
-#: Seconds before a live source that raised is read again, where the source names no ``reconnect_s``.
-SOURCE_RETRY_S = 2.0
+
+
+class _SourceFailed(Exception):
+    """The camera source raised while giving its next frame (the cause holds its error)."""
+
 
 #: Frames fed after the camera's controls were freed (start, or the panel's recalibrate) before
 #: they are locked again: ~1 s at 15 fps for auto exposure, white balance and focus to converge.
@@ -451,21 +454,34 @@ class CameraPipeline(CameraHealth):
                 log.exception("camera play could not be submitted (cards %r)", cards)
 
     def _run(self) -> None:
-        """Read until stopped. A live source that raises (a driver's error on one buffer) is reopened
-        after its ``reconnect_s``, the camera offline with the reason meanwhile: before, one such
-        error stopped the camera for the rest of the session. A recording that raises stops (read
-        again from its start, its plays would be logged twice)."""
+        """Read until stopped. A camera device (a source that names its ``reconnect_s``) that raises
+        (a driver's error on one buffer) is read again after that wait, offline with the reason
+        meanwhile: before, one such error stopped the camera for the rest of the session. A
+        recording that raises stops (read again from its start, its plays would be logged twice),
+        and so does a fault in this pipeline's own code (retried, it would be the same fault)."""
         while not self._stop.is_set():
-            if not self._read_source() or not self.drop_stale:
+            if not self._read_source() or not hasattr(self.source, "reconnect_s"):
                 return
-            self._stop.wait(float(getattr(self.source, "reconnect_s", SOURCE_RETRY_S)))
+            self._stop.wait(float(self.source.reconnect_s))
+
+    def _next_frame(self, frames: Any) -> Any:
+        """The source's next frame; None when it ended; :class:`_SourceFailed` when it raised (its
+        reader thread has then ended: a new reading never runs beside an old one)."""
+        try:
+            return next(frames)
+        except StopIteration:
+            return None
+        except Exception as exc:
+            raise _SourceFailed(exc) from exc
 
     def _read_source(self) -> bool:
         """Read the source's frames until it ends (False) or raises (True: the reason is reported)."""
         try:
-            for t, frame, frame_wall, frame_mono in self._frames():
+            frames = iter(self._frames())
+            while (item := self._next_frame(frames)) is not None:
+                t, frame, frame_wall, frame_mono = item
                 if self._stop.is_set():
-                    return
+                    return False
                 t0 = time.perf_counter()
                 taken = self.taken_ms(t, frame_wall, frame_mono)
                 self._cur_wall = taken_wall(self.source, t, frame_wall, frame_mono)
@@ -502,15 +518,22 @@ class CameraPipeline(CameraHealth):
                 if self.on_status is not None:
                     self.on_status(PipelineStatus(False, self._offline_why))
             return False
-        except Exception as exc:
+        except _SourceFailed as failed:
+            exc = failed.__cause__
             why = f"摄像头故障 / camera failed: {exc}"
             if why != self._offline_why:  # once per reason, not once per retry
-                log.exception("camera source failed%s", ": reopening it" if self.drop_stale else "")
+                log.error("camera source failed", exc_info=exc)
                 self._offline_why = why
                 if self.on_status is not None:
                     self.on_status(PipelineStatus(False, why))
             self._bad_run = BAD_FRAMES_OFFLINE  # the next frame read brings the camera back online
             return True
+        except Exception as exc:
+            log.exception("camera pipeline stopped")
+            self._offline_why = f"摄像头故障 / camera failed: {exc}"
+            if self.on_status is not None:
+                self.on_status(PipelineStatus(False, self._offline_why))
+            return False
 
 
 

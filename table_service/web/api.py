@@ -268,6 +268,6 @@ def stream(table_id: str) -> Response:
     entry = get_table(table_id)
     last = parse_last_event_id(request.headers.get("Last-Event-ID") or request.args.get("last_event_id"))
     cfg = current_app.config
-    gone, holds = client_gone(), session_holds("viewer")
+    gone, holds = client_gone(), session_holds("viewer")  # gone: None where the server cannot tell
     return sse_response(entry.hub.stream(last, float(cfg["SSE_HEARTBEAT_S"]), web_state().stop,
-                                         lambda: gone() or not holds()))
+                                         lambda: (gone is not None and gone()) or not holds()))

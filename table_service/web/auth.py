@@ -80,8 +80,9 @@ def session_holds(role: str) -> Callable[[], bool]:
     def holds() -> bool:
         now = time.monotonic()
         if now - last[0] >= SESSION_RECHECK_S:
-            try:
-                conn = users.connect(path, create=False)
+            try:  # read-only, no schema script: a stream never waits behind a writer for its check
+                conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1.0)
+                conn.row_factory = sqlite3.Row
                 try:
                     user = users.session_user(conn, token)
                 finally:

@@ -145,10 +145,8 @@ def test_a_fault_after_the_play_is_logged_does_not_submit_it_twice():
 
 
 class FlakySource:
-    """A live camera whose driver raises once on its first reading of frames (a libcamera buffer
-    error), then delivers: as the Pi camera module does after a transient fault."""
-
-    reconnect_s = 0.05
+    """A source that raises once on its first reading of frames, then delivers (a recording: read
+    again it would start over)."""
 
     def __init__(self, frames: int) -> None:
         self.opened = 0
@@ -166,10 +164,17 @@ class FlakySource:
         pass
 
 
+class FlakyCamera(FlakySource):
+    """A camera device whose driver raised once (a libcamera buffer error): it names how long to wait
+    before reopening it, as the device sources do."""
+
+    reconnect_s = 0.05
+
+
 def test_a_live_source_that_raises_is_read_again_and_the_camera_comes_back():
     """One driver error ended the pipeline for the session ("camera failed", never read again)."""
     watcher = ScriptedWatcher({5: [Play("S", ["9h", "9s"], confidence=[0.99, 0.99])]})
-    source = FlakySource(frames=8)
+    source = FlakyCamera(frames=8)
     statuses: list[Any] = []
     pipe = CameraPipeline(source, watcher, on_status=statuses.append)
     pipe.drop_stale = True  # a live source: the newest frame first (as is_live decides for a device)
@@ -200,3 +205,20 @@ def test_a_recording_that_raises_is_not_read_twice():
         time.sleep(0.01)
     assert source.opened == 1 and [c["cards"] for c in observer.calls] == [["9h"]]
     assert [st.connected for st in statuses] == [False]
+
+
+def test_a_fault_of_the_pipelines_own_code_never_reads_the_camera_twice_at_once():
+    """Retrying after its own fault started a second reader of the same camera beside the first (two
+    threads on one capture device): only the source's own error is retried."""
+    source = FlakyCamera(frames=8)
+    source.opened = 1  # no error of the source's: only the pipeline's below
+    pipe = CameraPipeline(source, ScriptedWatcher({}), on_status=lambda st: None)
+    pipe.drop_stale = True
+    pipe._track_busy = lambda *a: (_ for _ in ()).throw(RuntimeError("bug in the pipeline"))  # type: ignore[method-assign]
+    pipe.start(Observer())
+    deadline = time.monotonic() + 10
+    while pipe._thread is not None and pipe._thread.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert source.opened == 2  # read once (the 1 set above, and this reading): never a second reader
+    assert "bug in the pipeline" in (pipe._offline_why or "")
+    pipe.stop()

@@ -178,6 +178,15 @@ def test_a_referee_cannot_undo_the_chiefs_ruling(client, h, runner):
     resp = h.post_json(client, "/api/tables/1/actions", {"type": "event_voided", "data": {"ref": ruling, "reason": "x"}})
     assert resp.status_code == 200, resp.get_json()
     assert runner.state()["penalties"]["records"] == []
+    # A camera read the chief corrected is the chief's ruling too: the referee cannot change it back.
+    seat = runner.state()["deal"]["turn"]
+    read = runner.submit({"type": "cards_played", "source": "camera", "data": {
+        "seat": seat, "cards": ["9h"], "uncertain": True, "confidence": [0.4]}}).seq
+    resp = h.post_json(client, "/api/tables/1/actions", {"type": "play_corrected", "data": {"ref": read, "cards": ["9s"]}})
+    assert resp.status_code == 200, resp.get_json()
+    h.login(client, "rita")
+    resp = h.post_json(client, "/api/tables/1/actions", {"type": "play_corrected", "data": {"ref": read, "cards": ["9h"]}})
+    assert resp.status_code == 403 and "裁判长" in resp.get_json()["error"]
 
 
 def test_a_round_with_changed_options_is_the_chiefs(client, h, runner):

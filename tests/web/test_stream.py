@@ -121,6 +121,10 @@ def test_streams_through_the_test_client(client, h, runner):
         assert next(chunks) == b"retry: 1000\n\n"
         snap = next(chunks).decode()
         assert snap.startswith("id: 3\nevent: snapshot\n")
+        if url.startswith("/api/"):  # the next event too: a server that cannot tell a client gone is no fault
+            assert runner.submit({"type": "referee_called", "source": "panel", "role": "referee",
+                                  "data": {"reason": "x"}}).accepted
+            assert b"event: update" in next(chunks)
         resp.close()
 
 
