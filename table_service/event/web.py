@@ -382,7 +382,13 @@ def _line(rnd: int, table: str) -> dict[str, Any]:
 
 def _do_draw(h: Any, who: str, role: str) -> str:
     ev = h.draw_next(who, role)
-    return f"第 {ev['data']['round']} 轮已编排（草案）/ round {ev['data']['round']} drawn (draft)"
+    rnd = ev["data"]["round"]
+    zh, en = f"第 {rnd} 轮已编排（草案）", f"round {rnd} drawn (draft)"
+    unpublished = [r for r in range(1, rnd) if r not in h.core.results_published]
+    if unpublished:  # the hall and the teams wait for them: said where the organiser looks
+        zh += f"；第 {'、'.join(map(str, unpublished))} 轮成绩尚未公布"
+        en += f"; round(s) {', '.join(map(str, unpublished))}: results not published yet"
+    return f"{zh} / {en}"
 
 
 def _do_publish(h: Any, who: str, role: str) -> str:

@@ -429,3 +429,16 @@ def test_a_second_entry_for_a_table_says_what_is_there(hub_app: Any) -> None:
     r = c.post("/hub/action/hand_result", data={**form, "ns_levels": "2", "ew_levels": "4"}, headers=JSON)
     err = r.get_json()["error"]
     assert r.status_code == 400 and f"{t['ns']} 4:2 {t['ew']}" in err and "rita" in err and "a change is a correction" in err
+
+
+def test_drawing_a_round_reminds_of_results_not_published(hub_app: Any) -> None:
+    """The audit drew round 3 with round 2's results never published, and nothing said so."""
+    app, hub = hub_app
+    _published(hub)
+    for table in hub.core.draws[1]["tables"]:
+        hub.hand_result({"round": 1, "table": table["table"], "ns": table["ns"], "ew": table["ew"], "ns_levels": 3,
+                         "ew_levels": 1}, "org", "referee")
+    c = app.test_client()
+    tok = login(c, "chen")
+    msg = c.post("/hub/action/draw", data={"csrf_token": tok}, headers=JSON).get_json()["message"]
+    assert msg.startswith("第 2 轮已编排（草案）；第 1 轮成绩尚未公布 / ") and msg.endswith("round(s) 1: results not published yet")
