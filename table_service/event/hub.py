@@ -38,6 +38,10 @@ from table_service.views.deck_wire import deck_message, sha256_hex, withdrawal_m
 
 log = logging.getLogger(__name__)
 
+#: How long a table's refused, ill-formed message stays on the chief's overview (ms): it asks for no
+#: action (the table's fault count stays on its card), and one refused in the morning hid the afternoon's.
+BAD_MESSAGES_SHOWN_MS = 30 * 60 * 1000
+
 
 def _event_part(cfg: dict[str, Any] | None) -> dict[str, Any] | None:
     """The part of EVENT.toml that is the event (not where its broker and pages run)."""
@@ -359,14 +363,16 @@ class HubService(TableMessages):
                                "panel": panel_link(tid, cfg_panels.get(tid), live.panel),
                                "deck": live.summary.get("deck"), "faults": core.faults.get(tid, 0),
                                "in_config": tid in cfg_panels})
+            now_ms = self.clock_ms()
             return {"event": core.cfg["event"] if core.cfg else None, "round": rnd,
                     "rounds": (core.cfg or {}).get("event", {}).get("rounds"),
                     "bye": (draw or {}).get("bye"), "byes": byes_of(draw) if draw else [],
                     "tables": rows, "others": others,
-                    "published_ms": (draw or {}).get("published_ms"), "now_ms": self.clock_ms(),
+                    "published_ms": (draw or {}).get("published_ms"), "now_ms": now_ms,
                     "refusals": [r for r in core.refusals if not r["acknowledged"]],
+                    # Nothing to act on (the table's fault count stays on its card): the last half hour's.
                     "bad_messages": [{k: m[k] for k in ("seq", "table", "topic", "reason", "t_ms")}
-                                     for m in core.bad_messages[-20:]],
+                                     for m in core.bad_messages[-20:] if m["t_ms"] >= now_ms - BAD_MESSAGES_SHOWN_MS],
                     "faults": dict(core.faults),
                     "appeals": [a for a in core.appeals if not a["decision"]],
                     "draft": self._draft(),

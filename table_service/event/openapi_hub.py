@@ -73,7 +73,7 @@ OVERVIEW = {"type": "object", "required": ["event", "round", "rounds", "bye", "t
                   "from_round, reason, by, t_ms"},
     "connected": {"type": "boolean"}, "config_note": _STR_OR_NULL,
     "bad_messages": {"type": "array", "items": _OBJ, "description": "the latest 20 table messages refused as not "
-                     "well formed (docs/hub-protocol.md)"},
+                     "well formed (docs/hub-protocol.md), of the last 30 minutes"},
     "faults": {"type": "object", "additionalProperties": {"type": "integer"}, "description": "refused messages and "
                "results by table"}}}
 BOARD = {"type": "object", "required": ["standings", "round", "rounds", "tables", "bye", "event"], "properties": {

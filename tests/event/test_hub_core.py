@@ -389,3 +389,16 @@ def test_the_hub_banner_says_where_its_logins_live_and_how_to_make_the_first(tmp
     users.add_user(conn, "chen", "correct-horse-9", "chief")
     conn.close()
     assert "(1)" in _accounts_hint(db) and "/accounts/" in _accounts_hint(db)
+
+
+def test_a_bad_message_leaves_the_overview_after_half_an_hour(tmp_path: Path) -> None:
+    """An ill-formed message asks for no action (the table's fault count stays on its card): shown on the
+    chief's overview for 30 minutes, it no longer stays at the top all day."""
+    clock = Clock()
+    hub = HubService(event_cfg(), tmp_path, clock_ms=clock, connect=False)
+    hub.handle_batch([("1", "result", b"{not json", False)])
+    assert [m["table"] for m in hub.overview()["bad_messages"]] == ["1"]
+    clock.minutes(31)
+    ov = hub.overview()
+    assert ov["bad_messages"] == [] and ov["faults"] == {"1": 1} and len(hub.core.bad_messages) == 1
+    hub.stop()
