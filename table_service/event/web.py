@@ -418,8 +418,15 @@ def _do_correct(h: Any, who: str, role: str) -> str:
             return (f"第 {rnd} 轮 {table} 号桌已是这次更正的结果（重复提交，只记录一次）/ table {table}, round {rnd} "
                     "already holds this correction (sent twice: recorded once)")
         ev = h.correct(rnd, table, line, reason, who, role)
-    late = "（逾期，裁判长更正）/ (late: chief referee)" if ev["data"]["late"] else ""
-    return f"已更正第 {rnd} 轮 {table} 号桌 / table {table}, round {rnd} corrected {late}"
+    zh, en = f"已更正第 {rnd} 轮 {table} 号桌", f"table {table}, round {rnd} corrected"
+    if ev["data"]["late"]:
+        zh, en = zh + "（逾期，裁判长更正）", en + " (late: chief referee)"
+    later = [r for r in h.core.published_rounds if r > rnd]
+    if later:  # published draws are final: the organiser should know they were made on the old result
+        zh += f"；第 {later[0]}–{later[-1]} 轮的编排按更正前的成绩排出，不变" if len(later) > 1 else \
+            f"；第 {later[0]} 轮的编排按更正前的成绩排出，不变"
+        en += f"; round(s) {', '.join(map(str, later))} were drawn on the result before it and stand"
+    return f"{zh} / {en}"
 
 
 def _do_publish_results(h: Any, who: str, role: str) -> str:

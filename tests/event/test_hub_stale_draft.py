@@ -216,3 +216,21 @@ def test_the_standings_during_a_round_are_those_after_the_last_complete_one(tmp_
         assert hub.standings_json()["rounds"] == 2
     finally:
         hub.stop()
+
+
+def test_a_correction_after_later_rounds_were_published_says_they_stand(app_hub: Any) -> None:
+    """A late correction of round 1 after round 2 was published said only "corrected": the organiser is
+    told that round 2 was drawn on the result before it and stands (published draws are final)."""
+    app, hub = app_hub
+    _round_one(hub)
+    hub.draw_next("org", "referee")
+    hub.publish_draw(2, "org", "referee")
+    t = hub.core.draws[1]["tables"][0]
+    c = app.test_client()
+    tok = login(c, "chen")
+    r = c.post("/hub/action/correct", data={"csrf_token": tok, "slot": f"1|{t['table']}", "ns_levels": "2",
+                                            "ew_levels": "5", "reason": "entry error",
+                                            "basis": str(hub.core.results[(1, t["table"])].seq)},
+               headers={"Accept": "application/json"})
+    msg = r.get_json()["message"]
+    assert "第 2 轮的编排按更正前的成绩排出，不变" in msg and "round(s) 2 were drawn on the result before it and stand" in msg
