@@ -6,6 +6,7 @@ import functools
 import sqlite3
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -81,7 +82,7 @@ def session_holds(role: str) -> Callable[[], bool]:
         now = time.monotonic()
         if now - last[0] >= SESSION_RECHECK_S:
             try:  # read-only, no schema script: a stream never waits behind a writer for its check
-                conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1.0)
+                conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True, timeout=1.0)
                 conn.row_factory = sqlite3.Row
                 try:
                     user = users.session_user(conn, token)
