@@ -49,8 +49,13 @@ class WebState:
     tables: dict[str, TableEntry] = field(default_factory=dict)
     stop: threading.Event = field(default_factory=threading.Event)
     lock: threading.Lock = field(default_factory=threading.Lock)
-    feed_streams: int = 0  # open public feed streams (capped by FEED_MAX_STREAMS)
+    #: Open public feed streams by client address (their sum is capped by FEED_MAX_STREAMS).
     feed_streams_by_client: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def feed_streams(self) -> int:
+        """Open public feed streams, all addresses."""
+        return sum(self.feed_streams_by_client.values())
 
     def acquire_feed_stream(self, limit: int, client: str = "") -> bool:
         """Count one more open public stream, unless ``limit`` are open already or ``client`` (its
@@ -59,13 +64,11 @@ class WebState:
             mine = self.feed_streams_by_client.get(client, 0)
             if self.feed_streams >= limit or mine >= limit - limit // FEED_KEPT_FOR_OTHERS:
                 return False
-            self.feed_streams += 1
             self.feed_streams_by_client[client] = mine + 1
             return True
 
     def release_feed_stream(self, client: str = "") -> None:
         with self.lock:
-            self.feed_streams = max(0, self.feed_streams - 1)
             left = self.feed_streams_by_client.get(client, 0) - 1
             if left > 0:
                 self.feed_streams_by_client[client] = left
