@@ -28,7 +28,7 @@ from table_service.engine.events import (
 from table_service.engine.flags import close_flag, find_flag, raise_flag, resolve_flag
 from table_service.engine.ruleset import since
 from table_service.engine.state import State, copy_state, initial_state
-from table_service.engine.timers import overdue, referee_called, set_turn
+from table_service.engine.timers import overdue, referee_called, restart_timer, set_turn, withdraw_time_over
 from table_service.rules.seats import SEATS, side_of
 
 Effects = list[dict[str, Any]]
@@ -124,16 +124,24 @@ def _on_flag_confirmed(state: State, ev: dict[str, Any], fx: Effects) -> None:
     close_flag(state, flag_id, "confirmed", ev, fx)
     flag = state["flags"][find_flag(state, flag_id)]
     deal = state["deal"]
-    if flag["rule"] == "lose_turn_choice" and deal is not None and deal["phase"] == "play" and flag["seat"]:
-        penalties.lose_one_turn(state, ev, flag["seat"], fx)  # the 下家 chose it
+    if flag["rule"] == "lose_turn_choice" and flag["seat"] and (
+            (deal is not None and deal["phase"] == "play") or since(state, 5)):
+        # The 下家 chose it. Before generation 5 only in play: confirmed in the tribute phase or after
+        # the deal, the turn was never taken.
+        penalties.take_turn_away(state, ev, flag["seat"], fx)
     penalties.on_flag_upheld(state, ev, fx, flag)
     _rearm_turn_clock(state, fx, restart=called and not referee_called(state))
 
 
 def _on_flag_dismissed(state: State, ev: dict[str, Any], fx: Effects) -> None:
+    """The referee does not uphold a flag; a ``time_over`` flag takes with it the automatic warning or
+    violation that cites it (generation 5: before, the warning stayed with nothing to withdraw it)."""
     field(ev["data"], "flag", ev["type"])
     called = referee_called(state)
-    close_flag(state, resolve_flag(state, ev["data"]), "dismissed", ev, fx)
+    flag_id = resolve_flag(state, ev["data"])
+    close_flag(state, flag_id, "dismissed", ev, fx)
+    if state["flags"][find_flag(state, flag_id)]["rule"] == "time_over" and since(state, 5):
+        withdraw_time_over(state, ev, flag_id, fx, levels={"warning", "violation"}, why="dismissed")
     _rearm_turn_clock(state, fx, restart=called and not referee_called(state))
 
 
@@ -147,7 +155,16 @@ def _rearm_turn_clock(state: State, fx: Effects, *, restart: bool = False) -> No
     open flag or question about that seat.
     """
     deal = state["deal"]
-    if deal is None or deal["phase"] != "play" or state["result"] is not None:
+    if deal is None or state["result"] is not None:
+        return
+    if deal["phase"] in ("tribute", "return") and restart and since(state, 5):
+        # Every countdown of the tribute or the return still running stood still while the referee
+        # was called: each starts whole again (before generation 5 they ran on and ran out).
+        for seat in sorted(deal["timers"]):
+            if not any(f["status"] == "open" and f.get("seat") == seat for f in state["flags"]):
+                restart_timer(state, seat, fx)
+        return
+    if deal["phase"] != "play":
         return
     seat = deal["turn"]
     if seat is None or (seat in deal["timers"] and not restart) or any(q["seat"] == seat for q in deal["questions"]):
@@ -285,6 +302,12 @@ def _supersede(state: State, ev: dict[str, Any], fx: Effects) -> None:
         # the referee rules"): the time between the read and the ruling counts on nobody's clock.
         # Kept beside the overrides so that every later re-fold of the deal applies it too.
         overrides[_PAUSES] = [*overrides.get(_PAUSES, ()), [question["t_ms"], ev["t_ms"]]]
+    own = target["data"].get("seat") if isinstance(target["data"], dict) else None
+    if new is None and target["type"] in _TIMED_ACTIONS and own in SEATS and since(state, 5):
+        # A play, pass, tribute or return sent back is made again against a whole countdown from the
+        # ruling (timers.restart_timer), not the one that ran out while the referee looked. Kept beside
+        # the overrides so that every later re-fold of the deal gives it too.
+        overrides[_RESTARTS] = [*overrides.get(_RESTARTS, ()), [state["t_ms"], own]]
     rejected = _refold_deal(state, ev, fx)
     if new is not None and target["seq"] in rejected:
         # A correction that cannot apply (e.g. a reading the cards do not allow) is refused.
@@ -294,6 +317,8 @@ def _supersede(state: State, ev: dict[str, Any], fx: Effects) -> None:
 
 #: Key in ``_overrides`` of the referee pauses ``[start_ms, end_ms]`` of the deal.
 _PAUSES = "pauses"
+#: Key in ``_overrides`` of the countdowns given whole again ``[t_ms, seat]`` (a voided action, generation 5).
+_RESTARTS = "restarts"
 
 
 def _shift_timers(state: State, start: int, end: int) -> None:
@@ -317,11 +342,15 @@ def _refold_deal(state: State, ev: dict[str, Any], fx: Effects) -> dict[int, str
     rejected: dict[int, str] = {}
     scratch: Effects = []
     pauses = sorted(overrides.get(_PAUSES, ()))
-    next_pause = 0
+    restarts = sorted(overrides.get(_RESTARTS, ()))
+    next_pause = next_restart = 0
     for e in log:
         while next_pause < len(pauses) and e["t_ms"] > pauses[next_pause][1]:
             _shift_timers(new, *pauses[next_pause])
             next_pause += 1
+        while next_restart < len(restarts) and e["t_ms"] > restarts[next_restart][0]:
+            restart_timer(new, restarts[next_restart][1], scratch, at_ms=restarts[next_restart][0])
+            next_restart += 1
         if e["type"] == "clock_ticked" and any(a < e["t_ms"] <= b for a, b in pauses):
             continue  # the clock stood still while the referee looked
         o = overrides.get(str(e["seq"]), e["data"])
@@ -338,6 +367,8 @@ def _refold_deal(state: State, ev: dict[str, Any], fx: Effects) -> dict[int, str
             rejected[e["seq"]] = str(exc)
     for a, b in pauses[next_pause:]:
         _shift_timers(new, a, b)
+    for t, seat in restarts[next_restart:]:
+        restart_timer(new, seat, scratch, at_ms=t)
     new_ids = {f["id"] for f in new["flags"]}
     for fid, f in old_flags.items():
         if fid not in new_ids and f["status"] != "withdrawn":

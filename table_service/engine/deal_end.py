@@ -15,6 +15,7 @@ from table_service.engine import scoring
 from table_service.engine.errors import EventRejected
 from table_service.engine.events import int_field, side_field
 from table_service.engine.round_setup import require_round, rules_of_round
+from table_service.engine.ruleset import since
 from table_service.engine.state import State
 from table_service.engine.timers import stop_all
 from table_service.rules.levels import apply_deal, deal_outcome, level_position
@@ -153,8 +154,14 @@ def end_round(
         mp = {s: match_points("draw", rules) for s in ("EW", "NS")}
     else:
         loser = scoring_other(winner)
-        if penalty_loss:
-            # 判负 is scored from the levels the sides stand at: the offender's level + 4.
+        if penalty_loss and since(state, 5):
+            # 判负 is scored as the offender's level + 4, on the levels gained like every other result
+            # (each side's level counted from 2, where a competition round starts both): a round set
+            # up at unequal levels is not scored on the gap it started with.
+            pos_w, pos_l = penalty_loss_positions(level_position("2") + gained[winner], level_position("2") + gained[loser])
+            pw, pl = level_difference_points(pos_w, pos_l)
+        elif penalty_loss:
+            # Generation 4 and before: from the levels the sides stand at.
             pos_w, pos_l = penalty_loss_positions(level_position(state["levels"][winner], passed_a=past_a == winner),
                                                   level_position(state["levels"][loser]))
             pw, pl = level_difference_points(pos_w, pos_l)

@@ -70,6 +70,9 @@ def give_penalty(
         raise EventRejected("失去出牌权须指明座位 / lose_turn needs the offender's seat")
     if gen2 and lose_turn and final != "violation":
         raise EventRejected(f"失去出牌权只随违例 / lose_turn goes with a violation only (this penalty is a {final})")
+    if lose_turn and not in_deal and not between and since(state, 5):
+        raise EventRejected("第一副牌开始前没有可失去的出牌权 / lose_turn: no deal has started yet, so there is no turn "
+                            "to lose (give the violation without it)")
     state["penalties"][side] = ladder
     record = {
         "seq": ev["seq"],
@@ -95,17 +98,34 @@ def give_penalty(
     elif final == "foul" and between:
         # No deal to end or count as double-down (docs/rules.md): the next deal keeps the rest of
         # the foul, no tribute and the named leader.
-        state["next_deal"] = {"kind": "none", "payers": [], "top": state["next_deal"]["top"], "leader": next_leader}
-    elif lose_turn and in_deal and deal["phase"] == "play":
-        lose_one_turn(state, ev, seat, fx)
+        # A lost turn carried from an earlier violation between the same deals stays (generation 5).
+        kept = {"skip_turn": state["next_deal"]["skip_turn"]} if "skip_turn" in state["next_deal"] else {}
+        state["next_deal"] = {"kind": "none", "payers": [], "top": state["next_deal"]["top"], "leader": next_leader,
+                              **kept}
+    elif lose_turn:
+        take_turn_away(state, ev, seat, fx)  # type: ignore[arg-type]  # seat checked above
     elif gen2 and auto and final == "violation" and level != "violation" and seat is not None and in_deal \
-            and deal["phase"] == "play":
+            and (deal["phase"] == "play" or (since(state, 5) and deal["phase"] in ("tribute", "return"))):
         # An automatic warning the ladder made a violation: no referee chose, so the 下家's choice of
-        # a lost turn is asked (confirming the flag takes the turn: apply._on_flag_confirmed).
+        # a lost turn is asked (confirming the flag takes the turn: apply._on_flag_confirmed); in the
+        # tribute phase too (generation 5), where the turn is lost at the first lead if it is theirs.
         raise_flag(state, ev, "lose_turn_choice", seat, {"side": side, "penalty_seq": ev["seq"]}, fx)
-    elif lose_turn and in_deal and deal["phase"] in ("tribute", "return"):
-        deal["skip_turn"].append(seat)  # the first lead comes after the return: lost then if it is theirs
     return record
+
+
+def take_turn_away(state: State, ev: dict[str, Any], seat: str, fx: Effects) -> None:
+    """The offender loses one turn: in play, now or the next time it comes (:func:`lose_one_turn`); in the
+    tribute phase, at the first lead if it is theirs; between two deals (generation 5), in the next deal.
+
+    Why the last: a violation ruled after a deal ended (a missed report card confirmed then, the
+    referee's own ruling) was recorded with its turn lost and the turn was never taken."""
+    deal = state["deal"]
+    if deal is not None and deal["phase"] == "play":
+        lose_one_turn(state, ev, seat, fx)
+    elif deal is not None and deal["phase"] in ("tribute", "return"):
+        deal["skip_turn"].append(seat)  # the first lead comes after the return: lost then if it is theirs
+    elif state["next_deal"] is not None and since(state, 5):
+        state["next_deal"] = {**state["next_deal"], "skip_turn": [*state["next_deal"].get("skip_turn", []), seat]}
 
 
 def lose_one_turn(state: State, ev: dict[str, Any], seat: str, fx: Effects) -> None:

@@ -219,7 +219,9 @@ def on_drawing_finished(state: State, ev: dict[str, Any], fx: Effects) -> None:
     state["deal"] = deal
     rnd["deals_started"] = no
     rnd["status"] = "play"
-    deal["tribute_plan"] = {k: v for k, v in plan.items() if k != "kind"} | {"kind": plan["kind"]}
+    deal["tribute_plan"] = {k: v for k, v in plan.items() if k not in ("kind", "skip_turn")} | {"kind": plan["kind"]}
+    # A violation ruled between the deals took a turn of this one (generation 5, penalties.take_turn_away).
+    deal["skip_turn"] = list(plan.get("skip_turn", ()))
     wrong = {s: n for s, n in counts_in.items() if n != HAND_SIZE}
     if wrong:
         raise_flag(state, ev, "wrong_count", None, {"counts": dict(counts_in)}, fx)

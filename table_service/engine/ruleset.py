@@ -29,8 +29,15 @@ from table_service.rules.ruleset import DEFAULT_RULESET, Ruleset, get_ruleset
 #: time shows it had not earned it (``apply._late_by_own_time``, ``timers.stop_and_check``); a
 #: paid tribute flagged ``anti_tribute_missed`` when both big jokers are given as tribute
 #: (``tribute_phase.check_anti_tribute_missed``). 4 (2026-12-06): an event the chief referee entered is
-#: voided or changed by the chief alone (``apply._supersede``).
-ENGINE_GENERATION = 4
+#: voided or changed by the chief alone (``apply._supersede``). 5 (2026-12-06, fourth session): the referee's
+#: time is nobody's in the tribute phase too — a call answered or the screen back gives each running
+#: countdown of the tribute or return its whole length (``apply._rearm_turn_clock``), and a play, pass,
+#: tribute or return voided is made again against a whole countdown (``timers.restart_timer``); a dismissed
+#: ``time_over`` flag takes its automatic penalties with it; the 下家's choice of a lost turn asked in the
+#: tribute phase too, and a lost turn ruled between deals taken in the next deal
+#: (``penalties.take_turn_away``; before the first deal refused); a round lost by penalty scored on the
+#: levels gained (``deal_end.end_round``).
+ENGINE_GENERATION = 5
 
 
 def since(state: dict[str, Any], generation: int) -> bool:

@@ -26,10 +26,11 @@ PHASE_OPTION = {
 }
 
 
-def start_timer(state: State, seat: str, phase: str, fx: list[dict[str, Any]], *, option: str | None = None) -> None:
-    """Start ``seat``'s countdown for ``phase`` from the current event time."""
+def start_timer(state: State, seat: str, phase: str, fx: list[dict[str, Any]], *, option: str | None = None,
+                at_ms: int | None = None) -> None:
+    """Start ``seat``'s countdown for ``phase`` from the current event time (or from ``at_ms``)."""
     seconds = getattr(state["round"]["_rules"], PHASE_OPTION[option or phase])
-    t = state["t_ms"]
+    t = state["t_ms"] if at_ms is None else at_ms
     state["deal"]["timers"][seat] = {
         "phase": phase,
         "started_ms": t,
@@ -39,6 +40,23 @@ def start_timer(state: State, seat: str, phase: str, fx: list[dict[str, Any]], *
         "violated": False,
     }
     fx.append({"kind": "countdown", "seat": seat, "seconds": seconds, "deadline_ms": t + int(seconds * 1000), "phase": phase})
+
+
+def restart_timer(state: State, seat: str, fx: list[dict[str, Any]], *, at_ms: int | None = None) -> bool:
+    """Give ``seat``'s running countdown its whole length again, from now (or ``at_ms``); False if none runs.
+
+    Why: the referee's time is nobody's (the rules' procedure on a breach: play stops until the referee
+    rules). A tribute or a play the referee sent back is given again against a whole countdown, not the
+    one that ran out while the referee looked; so is each countdown of the tribute phase once a call for
+    the referee is answered (``apply._rearm_turn_clock``)."""
+    deal = state["deal"]
+    timer = deal["timers"].get(seat) if deal is not None else None
+    if timer is None:
+        return False
+    phase = timer["phase"]
+    first = phase == "lead" and not deal["tricks"] and not deal["trick"]["plays"]
+    start_timer(state, seat, phase, fx, option="first_lead" if first else None, at_ms=at_ms)
+    return True
 
 
 def stop_timer(state: State, seat: str, fx: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -98,20 +116,22 @@ def unearned_levels(state: State, timer: dict[str, Any], over: int) -> set[str]:
 
 
 def withdraw_time_over(state: State, ev: dict[str, Any], flag_id: str, fx: list[dict[str, Any]], *,
-                       levels: set[str] | None = None) -> None:
+                       levels: set[str] | None = None, why: str | None = None) -> None:
     """The action came in time by its own stamp: the tick's ``time_over`` flag ``flag_id`` is
     withdrawn (whatever the referee had done with it: its evidence is gone), with the automatic
     penalties that cite it and the ``penalty_escalation`` flags they raised; the side's ladder is
     counted again without them. ``levels``: the action was late, by less than these automatic
     penalties need: only they (and the escalation flags they raised, ``withdrawn_why: "not_earned"``)
-    are withdrawn, the flag stands."""
+    are withdrawn, the flag stands. ``why``: another reason to give (``"dismissed"``: the referee did
+    not uphold the flag the penalties cite)."""
+    why = why or ("in_time" if levels is None else "not_earned")
     withdrawn = {flag_id}
     for i, f in enumerate(state["flags"]):
         cites = f["rule"] == "penalty_escalation" and f["evidence"].get("flag") == flag_id \
             and (levels is None or f["evidence"].get("level") in levels)
         if ((f["id"] == flag_id and levels is None) or cites) and f["status"] != "withdrawn":
             withdrawn.add(f["id"])
-            state["flags"][i] = dict(f, status="withdrawn", withdrawn_seq=ev["seq"], withdrawn_why="in_time" if levels is None else "not_earned")
+            state["flags"][i] = dict(f, status="withdrawn", withdrawn_seq=ev["seq"], withdrawn_why=why)
             fx.append({"kind": "flag_updated", "flag": dict(state["flags"][i])})
     records = state["penalties"]["records"]
     sides = set()

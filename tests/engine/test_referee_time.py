@@ -1,0 +1,204 @@
+"""The referee's time is nobody's, in the tribute phase as in play; lost turns are taken wherever they
+are ruled; a round lost by penalty is scored on the levels gained (engine generation 5).
+
+Each case was worked by hand from the rules (docs/rules.md §3, §7, §8, §9) and each failed on
+generation 4, which the last tests of each group keep folding as it was played.
+"""
+
+from __future__ import annotations
+
+from engine_helpers import ONE_EACH, Table
+
+from table_service.engine.apply import fold
+from table_service.engine.state import state_to_json
+
+
+def _deal_two(generation: int | None = None, ruleset: str = "jiangsu") -> Table:
+    """Deal 1 played out with E first and S last: deal 2 opens with S owing E a tribute."""
+    t = Table(ruleset=ruleset) if generation is None else Table(ruleset=ruleset, generation=generation)
+    t.first_deal("E", ONE_EACH)
+    t.finish_in_order(["E", "N", "W", "S"])
+    t.next_deal()
+    assert t.deal["phase"] == "tribute" and t.deal["tribute_plan"]["payers"] == ["S"]
+    return t
+
+
+def _penalties(t: Table) -> list[tuple[str, str, bool, bool]]:
+    return [(r["side"], r["level"], bool(r["auto"]), bool(r.get("withdrawn"))) for r in t.state["penalties"]["records"]]
+
+
+def _call_and_answer(t: Table, seat: str, wait_ms: int) -> None:
+    t.do("referee_called", {"seat": seat}, source="screen", dt=5_000)
+    call = t.flags("referee_call", "open")[0]["id"]
+    t.do("flag_dismissed", {"flag": call}, role="referee", dt=wait_ms)
+
+
+# ------------------------------------------------------------------ the tribute phase stands still
+
+
+def test_a_tribute_after_a_long_call_is_in_time() -> None:
+    t = _deal_two()
+    _call_and_answer(t, "S", 60_000)
+    assert t.deal["timers"]["S"]["deadline_ms"] - t.state["t_ms"] == 20_000  # a whole countdown
+    t.do("tribute_given", {"seat": "S", "card": "Kd"}, dt=3_000)
+    assert t.flags("time_over") == [] and _penalties(t) == []
+
+
+def test_a_return_after_a_long_call_is_in_time() -> None:
+    t = _deal_two()
+    t.do("tribute_given", {"seat": "S", "card": "Kd"})
+    _call_and_answer(t, "E", 60_000)
+    t.do("return_given", {"seat": "E", "card": "3c"}, dt=3_000)
+    assert t.flags("time_over") == [] and _penalties(t) == []
+
+
+def test_the_screen_back_gives_the_tribute_a_whole_countdown() -> None:
+    t = _deal_two()
+    t.do("device_status_changed", {"device": "screen", "status": "offline"}, source="system", dt=2_000)
+    t.do("device_status_changed", {"device": "screen", "status": "online"}, source="system", dt=60_000)
+    t.do("tribute_given", {"seat": "S", "card": "Kd"}, dt=3_000)
+    assert t.flags("time_over") == [] and _penalties(t) == []
+
+
+def test_generation_4_tribute_ran_on_through_the_call() -> None:
+    t = _deal_two(generation=4)
+    _call_and_answer(t, "S", 60_000)
+    t.do("tribute_given", {"seat": "S", "card": "Kd"}, dt=3_000)
+    assert [f["seat"] for f in t.flags("time_over")] == ["S"]
+
+
+# ------------------------------------------------------------------ an action sent back is made again in time
+
+
+def test_a_wrong_tribute_sent_back_is_given_again_against_a_whole_countdown() -> None:
+    """docs/rules.md §3: a wrong tribute not yet played is returned and given again, with a warning.
+    The referee's warning is the only penalty; the re-given card is not late for the drawing's clock,
+    and stays in time when a later correction re-folds the deal."""
+    t = _deal_two()
+    t.do("tribute_given", {"seat": "S", "card": "Kd"}, dt=5_000)
+    wrong = t.events[-1]["seq"]
+    t.do("event_voided", {"ref": wrong, "reason": "S holds an ace"}, role="referee", dt=30_000)
+    assert t.deal["timers"]["S"]["deadline_ms"] - t.state["t_ms"] == 20_000
+    t.do("penalty_given", {"side": "NS", "level": "warning", "seat": "S", "article": "wrong tribute"}, role="referee")
+    t.do("tribute_given", {"seat": "S", "card": "Ad"}, dt=4_000)
+    t.do("return_given", {"seat": "E", "card": "3c"}, dt=2_000)
+    lead = t.deal["turn"]
+    t.play(lead, "5s", dt=2_000)
+    # A later void re-folds the deal from its start: the tribute stays in time.
+    t.do("event_voided", {"ref": t.events[-1]["seq"], "reason": "misread"}, role="referee", dt=2_000)
+    assert t.flags("time_over") == []
+    assert _penalties(t) == [("NS", "warning", False, False)]
+    assert state_to_json(fold(t.events)) == state_to_json(t.state)
+
+
+def test_a_play_sent_back_without_a_call_is_made_again_in_time() -> None:
+    t = Table()
+    t.first_deal("E")
+    t.play("E", "3s")
+    t.play("N", "4s", dt=5_000)
+    t.do("event_voided", {"ref": t.events[-1]["seq"], "reason": "played out of a fan"}, role="referee", dt=40_000)
+    assert t.deal["turn"] == "N"
+    t.do("clock_ticked", {}, source="clock", dt=15_000)  # 55 s after N's countdown began, 15 s after the ruling
+    assert t.flags("time_over") == []
+    t.play("N", "5s", dt=1_000)
+    assert t.flags("time_over") == [] and _penalties(t) == []
+
+
+def test_generation_4_a_tribute_sent_back_was_late_for_the_drawings_clock() -> None:
+    t = _deal_two(generation=4)
+    t.do("tribute_given", {"seat": "S", "card": "Kd"}, dt=5_000)
+    t.do("event_voided", {"ref": t.events[-1]["seq"], "reason": "S holds an ace"}, role="referee", dt=30_000)
+    t.do("tribute_given", {"seat": "S", "card": "Ad"}, dt=2_000)
+    assert [f["seat"] for f in t.flags("time_over")] == ["S"]
+
+
+# ------------------------------------------------------------------ a time flag not upheld
+
+
+def test_a_dismissed_time_flag_takes_its_automatic_warning_with_it() -> None:
+    t = Table()
+    t.first_deal("E")
+    t.play("E", "3s")
+    t.play("N", "4s", t=t.deal["timers"]["N"]["deadline_ms"] + 12_000)
+    flag = t.flags("time_over")[0]["id"]
+    assert _penalties(t) == [("NS", "warning", True, False)]
+    t.do("flag_dismissed", {"flag": flag}, role="referee")
+    assert _penalties(t) == [("NS", "warning", True, True)]
+    assert t.state["penalties"]["NS"]["warnings"] == 0
+    assert t.replay_matches()
+
+
+def test_generation_4_a_dismissed_time_flag_kept_its_warning() -> None:
+    t = Table(generation=4)
+    t.first_deal("E")
+    t.play("E", "3s")
+    t.play("N", "4s", t=t.deal["timers"]["N"]["deadline_ms"] + 12_000)
+    t.do("flag_dismissed", {"flag": t.flags("time_over")[0]["id"]}, role="referee")
+    assert t.state["penalties"]["NS"]["warnings"] == 1
+
+
+# ------------------------------------------------------------------ lost turns
+
+
+def test_a_violation_made_automatic_in_the_tribute_phase_asks_the_next_player() -> None:
+    """NS holds a warning; S is 10 s over the tribute clock: the ladder makes the automatic warning a
+    violation, nobody chose the lost turn, so the 下家 is asked; confirmed, S's lead goes to E."""
+    t = _deal_two()
+    t.do("penalty_given", {"side": "NS", "level": "warning", "seat": "N", "article": "talking"}, role="referee")
+    t.do("clock_ticked", {}, source="clock", t=t.deal["timers"]["S"]["deadline_ms"] + 10_000)
+    choice = t.flags("lose_turn_choice", "open")
+    assert [f["seat"] for f in choice] == ["S"]
+    t.do("flag_confirmed", {"flag": choice[0]["id"]}, role="referee")
+    t.do("tribute_given", {"seat": "S", "card": "Kd"})
+    t.do("return_given", {"seat": "E", "card": "3c"})
+    # S, whose partner-less tribute went to E, would lead after the return (leader_after_tribute); it lost that turn.
+    assert t.deal["phase"] == "play" and t.deal["turn"] != "S"
+    assert t.deal["trick"]["plays"][0] == {**t.deal["trick"]["plays"][0], "seat": "S", "skipped": True}
+
+
+def test_a_lost_turn_ruled_between_deals_is_taken_in_the_next() -> None:
+    t = Table()
+    t.first_deal("E", ONE_EACH)
+    t.finish_in_order(["E", "N", "W", "S"])
+    t.do("penalty_given", {"side": "EW", "level": "violation", "seat": "W", "lose_turn": True, "article": "x"},
+         role="referee")
+    t.next_deal()
+    assert t.deal["skip_turn"] == ["W"]
+    assert "skip_turn" not in t.deal["tribute_plan"]
+    t.do("tribute_given", {"seat": "S", "card": "Kd"})
+    t.do("return_given", {"seat": "E", "card": "3c"})
+    t.play(t.deal["turn"], "5s")  # S leads after its tribute; E and N pass; W's turn is the lost one
+    t.pass_("E")
+    t.pass_("N")
+    plays = [p for trick in [*t.deal["tricks"], t.deal["trick"]] for p in trick["plays"]]
+    assert [p.get("skipped") for p in plays if p["seat"] == "W"] == [True]
+    assert t.deal["skip_turn"] == [] and t.deal["turn"] == "S"  # the trick is S's, who leads again
+    assert t.replay_matches()
+
+
+def test_a_lost_turn_before_the_first_deal_is_refused() -> None:
+    t = Table()
+    why = t.reject("penalty_given", {"side": "EW", "level": "violation", "seat": "W", "lose_turn": True,
+                                     "article": "x"}, role="referee")
+    assert "no deal has started" in why
+
+
+# ------------------------------------------------------------------ a round lost by penalty
+
+
+def test_a_round_lost_by_penalty_is_scored_on_the_levels_gained() -> None:
+    """Set up at EW 5, NS 2; EW gains 3 (to 8), then NS loses by penalty. Levels gained 3 : 0, a gap
+    under 4, so the offender's level + 4: 17 : 9 (the gap it started with, 6, is not a gap won)."""
+    t = Table(levels={"EW": "5", "NS": "2"}, fmt={"kind": "deals", "deals": 4})
+    t.first_deal("E", ONE_EACH)
+    t.finish_in_order(["E", "W", "N", "S"])
+    t.do("penalty_given", {"side": "NS", "level": "loss", "article": "x"}, role="chief")
+    assert t.state["result"]["level_points"] == {"EW": 17, "NS": 9}
+
+
+def test_generation_4_scored_a_penalty_loss_on_the_levels_reached() -> None:
+    t = Table(levels={"EW": "5", "NS": "2"}, fmt={"kind": "deals", "deals": 4}, generation=4)
+    t.first_deal("E", ONE_EACH)
+    t.finish_in_order(["E", "W", "N", "S"])
+    t.do("penalty_given", {"side": "NS", "level": "loss", "article": "x"}, role="chief")
+    assert t.state["result"]["level_points"] == {"EW": 19, "NS": 7}
