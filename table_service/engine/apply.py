@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from table_service.engine import deal_end, penalties, play, round_setup, tribute_phase
-from table_service.engine.errors import EventRejected
+from table_service.engine.errors import EventRejected, halves
 from table_service.engine.events import (
     DEVICE_STATUSES,
     DEVICES,
@@ -139,6 +139,7 @@ def _on_flag_dismissed(state: State, ev: dict[str, Any], fx: Effects) -> None:
     field(ev["data"], "flag", ev["type"])
     called = referee_called(state)
     flag_id = resolve_flag(state, ev["data"])
+    penalties.refuse_dismissal_of_ruled(state, flag_id)
     close_flag(state, flag_id, "dismissed", ev, fx)
     if state["flags"][find_flag(state, flag_id)]["rule"] == "time_over" and since(state, 5):
         withdraw_time_over(state, ev, flag_id, fx, levels={"warning", "violation"}, why="dismissed")
@@ -311,7 +312,8 @@ def _supersede(state: State, ev: dict[str, Any], fx: Effects) -> None:
     rejected = _refold_deal(state, ev, fx)
     if new is not None and target["seq"] in rejected:
         # A correction that cannot apply (e.g. a reading the cards do not allow) is refused.
-        raise EventRejected(f"更正无法成立 / {etype}: {rejected[target['seq']]}")
+        zh, en = halves(rejected[target["seq"]])
+        raise EventRejected(f"更正无法成立：{zh} / {etype}: {en}")
     state["corrections"].append({"seq": ev["seq"], "type": etype, "ref": int(ref), "role": ev["role"], "t_ms": state["t_ms"]})
 
 

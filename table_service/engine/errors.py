@@ -17,3 +17,13 @@ class EventRejected(EngineError):
     The message is Chinese first, then English, because it is shown to referees as is. The
     runner stores the event as *rejected* with this message; the state does not change.
     """
+
+
+def halves(message: str) -> tuple[str, str]:
+    """A "中文 / English" message's two halves (the message twice where it has no separator).
+
+    Why: a message that wraps another (a correction refused for the reason the re-fold gave) must put
+    the inner message's halves each in its own language's half; the panel shows the half of the
+    referee's language, split at the first " / "."""
+    zh, sep, en = message.partition(" / ")
+    return (zh, en) if sep else (message, message)

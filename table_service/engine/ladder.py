@@ -13,6 +13,9 @@ from table_service.engine.state import State
 from table_service.rules.ruleset import Ruleset
 
 LEVEL_NAMES = {"warning": "警告 / warning", "violation": "违例 / violation", "foul": "犯规 / foul", "loss": "判负 / loss"}
+#: The Chinese names alone, for the Chinese half of a "中文 / English" message: a name with its own
+#: " / " inside that half splits the message there (the panel shows the half of the reader's language).
+LEVEL_ZH = {k: v.split(" / ")[0] for k, v in LEVEL_NAMES.items()}
 
 
 def escalate(ladder: dict[str, int], level: str, rules: Ruleset | None = None) -> tuple[str, dict[str, int]]:

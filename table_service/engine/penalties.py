@@ -14,7 +14,7 @@ from table_service.engine.deal_end import end_round, finish_deal
 from table_service.engine.errors import EventRejected
 from table_service.engine.events import PENALTY_LEVELS, field, seat_field, side_field
 from table_service.engine.flags import find_flag, raise_flag, resolve_flag
-from table_service.engine.ladder import LEVEL_NAMES, escalate
+from table_service.engine.ladder import LEVEL_ZH, escalate
 from table_service.engine.play import arrive_turn
 from table_service.engine.roles import CHIEF_PENALTIES, is_late_for_chief
 from table_service.engine.ruleset import since
@@ -51,7 +51,7 @@ def give_penalty(
                 evidence["flag"] = flag
             raise_flag(state, ev, "penalty_escalation", seat, evidence, fx)
             return None
-        why = "" if final == level else f"（{LEVEL_NAMES[level]} → {LEVEL_NAMES[final]}）"
+        why = "" if final == level else f"（{LEVEL_ZH[level]} → {LEVEL_ZH[final]}）"
         raise EventRejected(
             f"犯规/判负须由裁判长判罚{why} / only the chief referee may give a foul or a loss "
             f"({level} for {side} would be a {final})"
@@ -156,11 +156,15 @@ def on_penalty_given(state: State, ev: dict[str, Any], fx: Effects) -> None:
     next_leader = seat_field(data, "next_leader", ev["type"], required=False)
     flag = resolve_flag(state, data)
     if flag is not None:
-        find_flag(state, flag)
+        cited = state["flags"][find_flag(state, flag)]
+        if cited["status"] in ("dismissed", "withdrawn") and since(state, 5):
+            # Two referees at once: one dismissed the flag, the other's penalty must not count for it.
+            raise EventRejected(f"此标记已{'驳回' if cited['status'] == 'dismissed' else '撤回'}，不能据此判罚 / "
+                                f"flag {flag} is {cited['status']}: a penalty cannot cite it")
         given = next((r for r in state["penalties"]["records"] if r["flag"] == flag), None)
         if given is not None and since(state, 2):
             # A second tap on the same flag would climb the ladder again for one breach.
-            raise EventRejected(f"此标记已判罚（#{given['seq']} {LEVEL_NAMES[given['given']]}），如需改判请先撤销 / "
+            raise EventRejected(f"此标记已判罚（#{given['seq']} {LEVEL_ZH[given['given']]}），如需改判请先撤销 / "
                                 f"flag {flag} already has a penalty (#{given['seq']}, {given['given']}): "
                                 "void it first to give another")
     give_penalty(
@@ -200,6 +204,20 @@ def on_late_arrival(state: State, ev: dict[str, Any], fx: Effects) -> None:
          "article": article, "flag": None, "auto": False, "role": ev["role"], "deal": None, "lose_turn": False}
     )
     end_round(state, ev, fx, winner=winner, reason="forfeit", points={winner: pts[0], loser: pts[1]})
+
+
+def refuse_dismissal_of_ruled(state: State, flag_id: str) -> None:
+    """A flag a referee has given a penalty on is not dismissed under it (generation 5): the penalty
+    would stand for a breach ruled not upheld (two referees tapping at once did exactly that). The
+    penalty is voided first. The automatic penalties a dismissed ``time_over`` flag takes with it are
+    not in the way (``apply._on_flag_dismissed``)."""
+    if not since(state, 5):
+        return
+    given = next((r for r in state["penalties"]["records"]
+                  if r["flag"] == flag_id and not r.get("auto") and not r.get("withdrawn")), None)
+    if given is not None:
+        raise EventRejected(f"此标记已判罚（#{given['seq']}），如需驳回请先撤销判罚 / flag {flag_id} has a penalty "
+                            f"(#{given['seq']}, {given['given']}): void the penalty first to dismiss it")
 
 
 def on_flag_upheld(state: State, ev: dict[str, Any], fx: Effects, flag: dict[str, Any]) -> None:

@@ -36,7 +36,9 @@ from table_service.rules.ruleset import DEFAULT_RULESET, Ruleset, get_ruleset
 #: ``time_over`` flag takes its automatic penalties with it; the 下家's choice of a lost turn asked in the
 #: tribute phase too, and a lost turn ruled between deals taken in the next deal
 #: (``penalties.take_turn_away``; before the first deal refused); a round lost by penalty scored on the
-#: levels gained (``deal_end.end_round``).
+#: levels gained (``deal_end.end_round``); two referees at once — a penalty citing a dismissed flag and
+#: the dismissal of a flag a referee gave a penalty on are refused (``penalties.refuse_dismissal_of_ruled``);
+#: a ``time_over`` flag says how late the action came (``timers.stop_and_check``), not the tick's 0.04 s.
 ENGINE_GENERATION = 5
 
 

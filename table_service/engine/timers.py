@@ -97,7 +97,18 @@ def stop_and_check(state: State, ev: dict[str, Any], seat: str, fx: list[dict[st
         unearned = unearned_levels(state, timer, over)
         if unearned:
             withdraw_time_over(state, ev, timer["flag"], fx, levels=unearned)
+    if over > 0 and timer["flagged"] and timer.get("flag") and since(state, 5):
+        # The tick raised the flag a moment past the deadline (+0.04 s); the referee rules on how late
+        # the action came, so the flag says it (generation 5).
+        _set_overtime(state, timer["flag"], over, fx)
     return over
+
+
+def _set_overtime(state: State, flag_id: str, over: int, fx: list[dict[str, Any]]) -> None:
+    for i, f in enumerate(state["flags"]):
+        if f["id"] == flag_id and f["evidence"].get("overtime_ms") != over:
+            state["flags"][i] = dict(f, evidence={**f["evidence"], "overtime_ms": over})
+            fx.append({"kind": "flag_updated", "flag": dict(state["flags"][i])})
 
 
 def unearned_levels(state: State, timer: dict[str, Any], over: int) -> set[str]:

@@ -202,3 +202,48 @@ def test_generation_4_scored_a_penalty_loss_on_the_levels_reached() -> None:
     t.finish_in_order(["E", "W", "N", "S"])
     t.do("penalty_given", {"side": "NS", "level": "loss", "article": "x"}, role="chief")
     assert t.state["result"]["level_points"] == {"EW": 19, "NS": 7}
+
+
+# ------------------------------------------------------------------ two referees at once
+
+
+def _late_play() -> tuple[Table, str]:
+    t = Table()
+    t.first_deal("E")
+    t.play("E", "3s")
+    t.do("clock_ticked", {}, source="clock", t=t.deal["timers"]["N"]["deadline_ms"] + 40)
+    return t, t.flags("time_over")[0]["id"]
+
+
+def test_the_time_flag_says_how_late_the_play_came() -> None:
+    """The tick raises the flag 0.04 s past the deadline; the play 5 s late makes it say 5 s."""
+    t, flag = _late_play()
+    assert t.flags("time_over")[0]["evidence"]["overtime_ms"] == 40
+    t.play("N", "4s", t=t.deal["timers"]["N"]["deadline_ms"] + 5_000)
+    assert t.flags("time_over")[0]["evidence"]["overtime_ms"] == 5_000
+    assert any(f["kind"] == "flag_updated" and f["flag"]["id"] == flag for f in t.fx)
+    assert t.replay_matches()
+
+
+def test_a_dismissed_flag_takes_no_penalty_and_a_ruled_one_is_not_dismissed() -> None:
+    t, flag = _late_play()
+    t.do("flag_dismissed", {"flag": flag}, role="referee")
+    why = t.reject("penalty_given", {"side": "NS", "level": "warning", "seat": "N", "article": "x", "flag": flag},
+                   role="referee")
+    assert why.startswith("此标记已驳回") and "dismissed" in why
+    t2, flag2 = _late_play()
+    t2.do("penalty_given", {"side": "NS", "level": "warning", "seat": "N", "article": "x", "flag": flag2},
+          role="referee")
+    why = t2.reject("flag_dismissed", {"flag": flag2}, role="referee")
+    assert "void the penalty first" in why
+
+
+def test_a_refused_correction_gives_its_reason_in_each_language_half() -> None:
+    """The panel shows the half of the referee's language, split at the first " / "."""
+    t = Table()
+    t.first_deal("E")
+    t.play("E", "2h 5s 6s 7s 8s")
+    ref = t.events[-1]["seq"]
+    why = t.reject("reading_declared", {"ref": ref, "kind": "straight", "rank": "T"}, role="referee")
+    zh, en = why.split(" / ", 1)
+    assert zh.startswith("更正无法成立：") and " / " not in en and all(ord(c) < 0x3000 for c in en)
