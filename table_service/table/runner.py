@@ -56,7 +56,13 @@ class SubmitResult:
     queued: bool = False
     """True when the event is queued and its verdict not known: ``wait=False``, or the wait timed out
     (it will still be applied or refused; a caller must not submit it again as new, see ``key``)."""
+    stale: bool = False
+    """True when the caller's ``precondition`` refused it: the table had moved on from what the caller
+    saw (a second tap, another referee first), not a ruling of the engine."""
 
+
+#: A caller's check of the state an event would be applied to: a message (Chinese, then English) refuses it.
+Precondition = Callable[[State], str | None]
 
 #: Callers' action keys remembered for :meth:`TableRunner.submit` (a panel retries within seconds).
 KEYS_KEPT = 1000
@@ -160,7 +166,7 @@ class TableRunner:
     # ------------------------------------------------------------------ submitting
 
     def submit(self, event: dict[str, Any], wait: bool = True, timeout: float = 5.0,
-               key: str | None = None) -> SubmitResult:
+               key: str | None = None, precondition: Precondition | None = None) -> SubmitResult:
         """Queue ``event`` for the engine thread; with ``wait``, return its verdict.
 
         ``t_ms`` is filled from the clock when missing; ``seq`` is given by the store. From the
@@ -169,6 +175,11 @@ class TableRunner:
         ``key``: the caller's id for this one action.  The same key submitted again (a panel that
         timed out and retries) is not queued twice: it gets the first submission's verdict, waited
         for as long as this call waits.  The last :data:`KEYS_KEPT` keys are remembered.
+
+        ``precondition``: run on the engine thread on the state the event would be applied to, just
+        before it; a message back refuses the event (logged as rejected with it, ``stale``). Why on
+        the engine thread: a check made by the caller before queuing would race with the event queued
+        just ahead (a double tap; two referees' panels), which is the case it is for.
         """
         if self._closed or self._thread is None:
             return SubmitResult(False, None, "引擎未运行 / engine is not running", None)
@@ -178,7 +189,7 @@ class TableRunner:
             fut = self._keys.get(key) if key is not None else None
             if fut is None:
                 fut = Future()
-                self._queue.put((event, fut))
+                self._queue.put((event, fut, precondition))
                 if key is not None:
                     self._keys[key] = fut
                     while len(self._keys) > KEYS_KEPT:
@@ -251,16 +262,16 @@ class TableRunner:
             item = self._queue.get()
             if item is _STOP:
                 return
-            event, fut = item
+            event, fut, precondition = item
             try:
-                result = self._decide(event)
+                result = self._decide(event, precondition)
             except Exception as exc:  # a store failure: report it, keep the thread alive
                 log.exception("engine failed on %r", event)
                 result = SubmitResult(False, None, f"内部错误 / internal error: {exc}", None)
             if not fut.done():
                 fut.set_result(result)
 
-    def _decide(self, event: Any) -> SubmitResult:
+    def _decide(self, event: Any, precondition: Precondition | None = None) -> SubmitResult:
         with self._lock:
             state = self._state
         seq = self._store.next_seq()
@@ -268,6 +279,11 @@ class TableRunner:
         # A ruling on a flag names the flag it was given on, not only its id (flags.resolve_flag).
         stamped = stamp_flag_of(state, stamped)
         stamped = stamp_generation(stamped)
+        stale = precondition(state) if precondition is not None else None
+        if stale:
+            stored = self._normalise_rejected(stamped)
+            self._store.append(stored, status="rejected", error=stale)
+            return SubmitResult(False, seq, stale, stored, stale=True)
         try:
             if isinstance(stamped, dict):
                 check_data(stamped.get("type"), stamped.get("data"))  # the schema, before the log

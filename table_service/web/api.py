@@ -23,6 +23,7 @@ from table_service.views.wire import control_character, no_duplicate_keys
 
 from . import users
 from .auth import require_role, session_holds
+from .expect import ExpectError, parse_expect
 from .openapi import build_openapi
 from .streams import client_gone, sse_response
 from .tables import get_table, web_state
@@ -194,7 +195,7 @@ def submit_action(table_id: str) -> Any:
     data = body.get("data", {})
     if not isinstance(data, dict):
         abort(400, description="data 须为 JSON 对象 / 'data' must be a JSON object")
-    unknown = set(body) - {"type", "data", "action_id"}
+    unknown = set(body) - {"type", "data", "action_id", "expect"}
     if unknown:
         abort(400, description=f"未知字段 / unknown fields: {sorted(unknown)}")
     action_id = body.get("action_id")
@@ -202,14 +203,15 @@ def submit_action(table_id: str) -> Any:
         abort(400, description="action_id 须为 1–64 个字母、数字、_ - / 'action_id' must be 1-64 letters, digits, _ -")
     try:
         check_data(etype, data)  # the engine's own schema table: the same check the runner makes
-    except EventRejected as exc:
+        precondition = parse_expect(body.get("expect"))
+    except (EventRejected, ExpectError) as exc:
         abort(400, description=str(exc))
     need = required_role(etype, data, rules_in_force(entry.runner.state()))
     if not g.user.can(need):
         abort(403, description=f"权限不足，需要{users.role_label(need)[0]} / this action requires role {need}")
     event = {"type": etype, "source": "panel", "role": g.user.role, "data": data}
     key = f"{g.user.name}:{action_id}" if action_id else None
-    result = entry.runner.submit(event, wait=True, timeout=_action_wait_s(), key=key)
+    result = entry.runner.submit(event, wait=True, timeout=_action_wait_s(), key=key, precondition=precondition)
     if result.accepted:
         current_app.logger.info("table %s: %s by %s accepted as #%s", table_id, etype, g.user.name, result.seq)
         return jsonify(accepted=True, seq=result.seq, event=result.event)
@@ -226,6 +228,9 @@ def _rejection(result: Any) -> tuple[Response, int]:
         # is a second action unless it carries the same action_id.
         return jsonify(accepted=False, pending=True, seq=None,
                        error=error + "；请查看事件列表后再决定是否重试 / look at the event list before trying again"), 202
+    if getattr(result, "stale", False):
+        # The table moved on from what the page showed (web/expect.py): nothing was done twice.
+        return jsonify(accepted=False, stale=True, seq=result.seq, error=error), 409
     if result.seq is None and not result.event:
         # Never reached the log (queue full / runner stopped): a service problem, not the request's.
         return jsonify(accepted=False, seq=None, error=error), 503

@@ -65,6 +65,18 @@ _PENDING = {"description": "still queued for the engine after 5 s: it will be ap
     "schema": {"type": "object", "required": ["accepted", "pending", "error"], "properties": {
         "accepted": {"const": False}, "pending": {"const": True}, "error": {"type": "string"}}}}}}
 
+_STALE = {"description": "the table moved on from what `expect` said the page showed (a second tap, another "
+                         "referee first): refused and logged as rejected, nothing done", "content": {"application/json": {
+    "schema": {"type": "object", "required": ["accepted", "stale", "error"], "properties": {
+        "accepted": {"const": False}, "stale": {"const": True}, "seq": {"type": ["integer", "null"]},
+        "error": {"type": "string"}}}}}}
+_EXPECT = {"type": "object", "additionalProperties": False,
+           "description": "what the page showed, checked just before the action is applied (web/expect.py)",
+           "properties": {"turn": {"enum": ["E", "S", "W", "N", None],
+                                   "description": "the seat whose turn the page showed (null: nobody's)"},
+                          "question": {"type": "integer", "minimum": 0,
+                                       "description": "the camera question answered: it must still be open"}}}
+
 #: ``(METHOD, flask rule)`` -> the OpenAPI operation (without the path parameters, added from the rule).
 OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
     ("GET", "/"): {"summary": "裁判台首页 / panel home (tables)", "tags": ["pages"],
@@ -123,7 +135,7 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "summary": "裁判操作 / submit a referee action as an engine event", "tags": ["api"], "login": "referee",
         "csrf": True, "requestBody": {"required": True, "content": {"application/json": {
             "schema": {"$ref": "#/components/schemas/Action"}}}},
-        "responses": {"200": _ACCEPTED, "202": _PENDING, "422": _REJECTED, "503": _REJECTED}},
+        "responses": {"200": _ACCEPTED, "202": _PENDING, "409": _STALE, "422": _REJECTED, "503": _REJECTED}},
     ("POST", "/api/tables/<table_id>/feed/release"): {
         "summary": "公开一副牌 / release a duplicate deal to the public feed (chief)", "tags": ["api"],
         "login": "chief", "csrf": True, "requestBody": {"required": True, "content": {"application/json": {"schema": {
@@ -309,7 +321,8 @@ def action_schema() -> dict[str, Any]:
                  "properties": {"type": {"const": etype}, "data": data_schema(etype),
                                 "action_id": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$",
                                               "description": "the caller's id for this action: a retry with it "
-                                                             "is answered with the first submission's verdict"}}}
+                                                             "is answered with the first submission's verdict"},
+                                "expect": _EXPECT}}
                 for etype in EVENT_TYPES if etype in ACTION_ROLES]
     return {"oneOf": variants}
 

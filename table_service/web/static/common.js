@@ -122,9 +122,30 @@
     es.addEventListener("snapshot", handle);
     es.addEventListener("update", handle);
     es.onopen = function () { if (conn) { conn.className = "conn on"; conn.textContent = GT.t("live"); } root.dataset.connected = "1"; GT.syncClock(); };
-    es.onerror = function () { if (conn) { conn.className = "conn off"; conn.textContent = GT.t("reconnecting"); } root.dataset.connected = "0"; };
+    es.onerror = function () {
+      if (GT.ended) return;
+      if (conn) { conn.className = "conn off"; conn.textContent = GT.t("reconnecting"); }
+      root.dataset.connected = "0";
+      GT.syncClock();  // a stream refused for a login that ended looks like any drop: the clock's 401 tells
+    };
     GT.source = es;
     return es;
+  };
+
+  /* The login ended (12 h, a password changed, logged out elsewhere): the stream will not come back,
+     so the page says so and offers the login page, instead of "reconnecting…" for ever. */
+  GT.loginEnded = function () {
+    if (GT.ended) return;
+    GT.ended = true;
+    if (GT.source) GT.source.close();
+    const conn = document.getElementById("conn");
+    if (conn) {
+      const a = GT.el("a", "conn off login-ended", GT.t("login_ended"));
+      a.id = "conn";
+      a.href = "/auth/login?next=" + encodeURIComponent(location.pathname);
+      conn.replaceWith(a);
+    }
+    GT.toast(GT.t("login_ended"), false);
   };
 
   /* The table's clock, read from the server (GET …/clock: now_ms and speed) and run on between
@@ -140,6 +161,7 @@
     const t0 = performance.now();
     try {
       const resp = await fetch(GT.clock.url, { credentials: "same-origin", cache: "no-store", headers: { Accept: "application/json" } });
+      if (resp.status === 401) { GT.loginEnded(); return; }
       if (!resp.ok) return;
       const j = await resp.json();
       const t1 = performance.now();

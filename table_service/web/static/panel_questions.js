@@ -12,9 +12,12 @@
   /* --- camera questions: the picture, why the reader doubts, the likely readings as buttons */
   function sameCards(a, b) { return a.length === b.length && a.every(function (c, i) { return c === b[i]; }); }
 
+  /* `expect.question`: a referee answering on a page a moment stale (another referee was first) is
+     refused, never applied on top of the first answer (web/expect.py). */
   function answer(q, cards) {
-    if (sameCards(cards, q.cards || [])) return act("play_confirmed", { ref: q.seq });
-    return act("play_corrected", { ref: q.seq, cards: cards });
+    const opts = { expect: { question: q.seq } };
+    if (sameCards(cards, q.cards || [])) return act("play_confirmed", { ref: q.seq }, "", opts);
+    return act("play_corrected", { ref: q.seq, cards: cards }, "", opts);
   }
 
   function questionCard(q) {
@@ -48,13 +51,31 @@
     if (canRule) {
       cands.appendChild(el("div", "muted small", GT.t("candidates")));
       cands.appendChild(candidateButton(q.cards || [], 0));
-      const other = el("div", "q-other");
+      /* A reading the reader did not offer: tapped from a card picker (typed codes work too), unfolded
+         on demand so that a column of questions stays short. */
+      const other = el("form", "q-other");
       other.appendChild(el("span", "", GT.t("other_cards") + " "));
       const inp = el("input", "correct-cards");
+      inp.name = "cards";
       inp.placeholder = (q.cards || []).join(" ");
       const fix = el("button", "correct", GT.t("correct_to"));
-      fix.onclick = function () { const cs = GT.splitCards(inp.value); if (cs.length) answer(q, cs); };
-      other.appendChild(inp); other.appendChild(fix);
+      fix.type = "submit";
+      const pickBtn = el("button", "pick-open", GT.t("pick_cards"));
+      pickBtn.type = "button";
+      const picker = el("div", "picker");
+      picker.dataset.for = "cards";
+      picker.hidden = true;
+      pickBtn.onclick = function () {
+        picker.hidden = !picker.hidden;
+        if (!picker.hidden && GT.initPickers) GT.initPickers(other);
+      };
+      other.onsubmit = function (e) {
+        e.preventDefault();
+        const cs = GT.splitCards(inp.value);
+        if (cs.length) answer(q, cs);
+        else GT.toast(GT.t("pick_cards_first"), false);
+      };
+      other.appendChild(inp); other.appendChild(pickBtn); other.appendChild(fix); other.appendChild(picker);
       card.appendChild(other);
     }
     GT.eventDetail(q.seq).then(function (ev) {

@@ -54,10 +54,11 @@
   function addUndo(host, seq, what, type, label) {
     const state = GT.state();
     if (!canRule || !seq) return;
-    if (type) {
+    if (type && (GT.isChief || VOIDABLE.indexOf(type) < 0)) {
       if (VOIDABLE.indexOf(type) >= 0 && state.deal) host.appendChild(undoButton(seq, what, label));
       return;
     }
+    // A referee's undo needs to know who entered the event (a tribute the chief entered is the chief's).
     GT.eventDetail(seq).then(function (ev) {
       // The chief's entries are undone by the chief alone (the engine refuses a referee).
       const mine = GT.isChief || ev && ev.role !== "chief";

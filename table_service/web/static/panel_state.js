@@ -93,20 +93,56 @@
     return detailCache[seq];
   };
 
-  /* One engine event; the toast names what was done ("已提交 警告 #26") when `label` says it. */
-  /* Each tap is one action with its own id: a repost of it (the engine still busy after 5 s:
-     202 pending) gets the first one's verdict and is never a second action. */
+  /* One engine event; the toast names what was done ("已提交 警告 #26") when `label` says it.
+     Each tap is one action with its own id: a repost of it (the engine still busy after 5 s: 202
+     pending) gets the first one's verdict and is never a second action. The same action tapped
+     again while the first is on its way is the first (a double tap does it once); tapped again after
+     its outcome stayed unknown (still pending, or the network down) it is sent with the first one's
+     id, so the table answers with what it did. A play or pass entered for a player says whose turn
+     the page showed, and an answer to a camera question which question: the table refuses it (409)
+     when it has moved on (a second referee was first), web/expect.py. */
   function newActionId() {
     return Date.now().toString(36) + "-" + Math.random().toString(36).slice(2, 12);
   }
-  async function act(type, data, label) {
-    const body = { type: type, data: data, action_id: newActionId() };
-    let r = await GT.post(ACTIONS, body);
-    for (let i = 0; i < 6 && r.status === 202 && r.json && r.json.pending; i++) {
-      GT.toast(GT.bi(r.json.error), false);  // still queued: ask again for the same action's verdict
-      r = await GT.post(ACTIONS, body);
+  const inflight = {};
+  const unknownIds = {};
+  const TURN_ENTRIES = { cards_played: true, passed: true };
+  function act(type, data, label, opts) {
+    const expect = Object.assign({}, (opts && opts.expect) || {});
+    if (TURN_ENTRIES[type] && !("turn" in expect)) {
+      const deal = state && state.deal;
+      expect.turn = deal && deal.phase !== "over" ? (deal.turn || null) : null;
     }
+    const key = JSON.stringify([type, data, expect]);
+    if (inflight[key]) return inflight[key];
+    const p = send(type, data, label, expect, key).finally(function () { delete inflight[key]; });
+    inflight[key] = p;
+    return p;
+  }
+  async function send(type, data, label, expect, key) {
+    const body = { type: type, data: data, action_id: unknownIds[key] || newActionId() };
+    if (Object.keys(expect).length) body.expect = expect;
+    let r;
+    try {
+      r = await GT.post(ACTIONS, body);
+      for (let i = 0; i < 6 && r.status === 202 && r.json && r.json.pending; i++) {
+        GT.toast(GT.bi(r.json.error), false);  // still queued: ask again for the same action's verdict
+        r = await GT.post(ACTIONS, body);
+      }
+    } catch (e) {
+      unknownIds[key] = body.action_id;  // it may have reached the table: the next tap asks for its verdict
+      GT.toast(GT.t("network_down"), false);
+      return { status: 0, ok: false, json: { accepted: false, error: String(e) } };
+    }
+    if (r.status === 202) {
+      unknownIds[key] = body.action_id;
+      GT.toast(GT.t("outcome_unknown") + ": " + GT.bi(r.json.error), false);
+      return r;
+    }
+    delete unknownIds[key];
     if (r.ok && r.json.accepted) GT.toast(GT.t("done") + (label ? " " + label : "") + " #" + r.json.seq, true);
+    else if (r.status === 409) GT.toast(GT.t("not_done") + ": " + GT.bi(r.json.error), false);
+    else if (r.status === 401) GT.loginEnded();
     else GT.toast(GT.t("rejected") + ": " + GT.bi((r.json && r.json.error) || String(r.status)), false);
     return r;
   }

@@ -1,0 +1,89 @@
+"""A referee under time pressure, in a real browser: a double tap does a thing once, a correction the
+reader did not offer is tapped (not typed), a long play stays on a tablet's screen, a dropped network
+and an ended login are said in words (the panel audit of 2026-12-06)."""
+
+from __future__ import annotations
+
+import pytest
+
+from table_service.web import users
+
+pytestmark = pytest.mark.browser
+
+
+def open_table(page, base: str, user: str, password: str) -> None:
+    """Logged in through the form, on table 1's panel with its stream live."""
+    page.goto(f"{base}/auth/login")
+    page.fill("#username", user)
+    page.fill("#password", password)
+    page.click("#login-submit")
+    page.goto(f"{base}/tables/1")
+    page.wait_for_selector('#app[data-connected="1"]')
+
+
+def test_a_double_tapped_pass_is_one_pass(page, app, runner, serve_app, h):
+    h.setup_deal(runner)
+    h.play(runner, runner.state()["deal"]["turn"], ["3s"])
+    seat = runner.state()["deal"]["turn"]
+    srv = serve_app(app)
+    open_table(page, srv.url, "rita", h.PASSWORD)
+    page.select_option("#f-play select[name=seat]", seat)
+    page.locator("#enter-pass").dblclick()
+    h.wait_for(lambda: runner.state()["deal"]["turn"] != seat, timeout=20)
+    page.wait_for_timeout(1500)  # a second request, had one gone, has had its answer
+    passes = [p for p in runner.state()["deal"]["trick"]["plays"] if p.get("pass") and p["seat"] == seat]
+    assert len(passes) == 1
+    assert not [f for f in runner.state()["flags"] if f["rule"] == "out_of_turn"]
+
+
+def test_a_long_question_corrected_by_taps_on_a_tablet(page, app, runner, serve_app, h):
+    """Eight cards at 1024 x 768: nothing runs off the screen; the true play, which the reader did not
+    offer, is tapped from the question's own picker."""
+    page.set_viewport_size({"width": 1024, "height": 768})
+    h.setup_deal(runner)
+    read = ["3s", "3h", "3c", "3d", "4s", "4h", "4c", "4d"]
+    q = h.play(runner, runner.state()["deal"]["turn"], read, confidence=[0.5] * 8, uncertain=True, candidates=[read])
+    srv = serve_app(app)
+    open_table(page, srv.url, "rita", h.PASSWORD)
+    card = f"#question-{q.seq}"
+    page.wait_for_selector(f"{card} button.candidate")
+    assert page.evaluate("document.scrollingElement.scrollWidth") <= 1024
+    box = page.locator(f"{card} button.candidate").bounding_box()
+    assert box["x"] + box["width"] <= 1024
+    page.click(f"{card} form.q-other button[type=submit]")  # nothing picked yet: said, not sent
+    page.wait_for_selector(".toast.show.bad")
+    page.click(f"{card} .pick-open")
+    for c in ["3s", "3h", "3c", "3d", "4s", "4h", "4c", "5d"]:
+        page.click(f'{card} [data-pick="{c}"]')
+    page.click(f"{card} form.q-other button[type=submit]")
+    h.wait_for(lambda: runner.events()[-1]["type"] == "play_corrected", timeout=20)
+    assert runner.events()[-1]["data"] == {"ref": q.seq, "cards": ["3s", "3h", "3c", "3d", "4s", "4h", "4c", "5d"]}
+
+
+def test_a_tap_with_the_network_down_is_said_and_safe_to_repeat(page, app, runner, serve_app, h):
+    h.setup_deal(runner)
+    h.play(runner, runner.state()["deal"]["turn"], ["3s"])
+    seat = runner.state()["deal"]["turn"]
+    srv = serve_app(app)
+    open_table(page, srv.url, "rita", h.PASSWORD)
+    page.select_option("#f-play select[name=seat]", seat)
+    page.context.set_offline(True)
+    page.click("#enter-pass")
+    page.wait_for_function("document.getElementById('toast').textContent.includes('网络中断')")
+    page.context.set_offline(False)
+    page.click("#enter-pass")
+    h.wait_for(lambda: runner.state()["deal"]["turn"] != seat, timeout=20)
+    passes = [p for p in runner.state()["deal"]["trick"]["plays"] if p.get("pass") and p["seat"] == seat]
+    assert len(passes) == 1
+
+
+def test_an_ended_login_says_so_and_offers_the_login_page(page, app, runner, serve_app, users_db, h):
+    h.setup_deal(runner)
+    srv = serve_app(app)
+    open_table(page, srv.url, "rita", h.PASSWORD)
+    conn = users.connect(users_db)
+    users.close_sessions(conn, "rita")
+    conn.close()
+    page.wait_for_selector("a#conn.login-ended", timeout=30_000)
+    assert "/auth/login" in page.get_attribute("a#conn", "href")
+    assert "重新登录" in page.inner_text("a#conn")
