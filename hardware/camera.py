@@ -42,6 +42,8 @@ log = logging.getLogger(__name__)
 
 Frame = np.ndarray
 TimedFrame = tuple[float, np.ndarray]
+#: Image files an ``ImageFolderSource`` replays; ``vision.cli.IMAGE_SUFFIXES`` repeats them (hardware and
+#: vision may not import each other), and a test holds the two equal.
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"})
 
 

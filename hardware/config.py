@@ -47,6 +47,8 @@ from hardware.config_model import (
     CAMERA_BACKENDS,
     CAMERA_SOURCES,
     DEVICE_KINDS,
+    ID_SEGMENT_RE,
+    ID_SEGMENT_RULE,
     LENSES,
     SCREEN_KINDS,
     SEAT_DEVICE_KINDS,
@@ -65,8 +67,6 @@ SERIAL_URL_SCHEMES: tuple[str, ...] = ("loop", "socket", "rfc2217", "spy", "alt"
 BCM_PINS = range(0, 28)
 #: BCM 0/1 are the HAT ID EEPROM bus; usable, but a likely mistake.
 RESERVED_PINS = {0: "ID_SD", 1: "ID_SC"}
-
-_TABLE_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$")
 
 
 # --------------------------------------------------------------------------------------------
@@ -436,9 +436,8 @@ def parse_config(data: Mapping[str, Any], *, base_dir: str | os.PathLike[str] = 
         if "table_id" not in data:
             c.error("缺少 table_id / missing table_id (e.g. table_id = \"T01\")")
         table_id = "?"
-    elif not _TABLE_ID_RE.match(table_id):
-        c.error(f"table_id = {table_id!r}: 只能用字母数字和 _ . -，最多 32 个字符 / letters, digits, _ . - "
-                "only, at most 32 characters")
+    elif not ID_SEGMENT_RE.match(table_id):  # the rule attach_table and the hub hold the id to
+        c.error(f"table_id = {table_id!r}: {ID_SEGMENT_RULE}")
     seat_names = _parse_seats(c, data)
     backends = _parse_backends(c, data)
     screen = _parse_screen(c, data, any(b == "screen" for b in backends.values()), check_devices)

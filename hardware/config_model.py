@@ -9,9 +9,21 @@ beside the fields they describe, for the checker to hold the file to.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+
+#: A table id (and the hub's event id): one MQTT topic segment, ``guandan/<event>/<table>/…`` (no
+#: wildcard, no separator: see docs/hub-protocol.md), and one URL path segment of the panel and the
+#: feed (so not ``.`` or ``..``, which a browser resolves as a folder); ``\Z``, not ``$``, so that a
+#: trailing newline is refused. The one rule for ``table.toml`` (:mod:`hardware.config`), the web
+#: layer's ``attach_table`` and the hub protocol (``table_service.views.wire.SEGMENT_RE``): it lives
+#: here, in hardware, because hardware may not import table_service (the "packages" layer contract
+#: in pyproject.toml) while table_service may import hardware.
+ID_SEGMENT_RE = re.compile(r"^(?!\.\.?\Z)[A-Za-z0-9_.\-]{1,64}\Z")
+#: :data:`ID_SEGMENT_RE` in words, Chinese then English, for the messages that refuse an id.
+ID_SEGMENT_RULE = "须为 1–64 个字母、数字、_ . -（不能只是 . 或 ..）/ must be 1-64 letters, digits, _ . - (not . or ..)"
 
 #: Buttons each seat has (the names carried by button events).
 BUTTONS: tuple[str, ...] = ("report", "pass", "referee")

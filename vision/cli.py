@@ -15,7 +15,10 @@ if TYPE_CHECKING:
     from .cardnet.deckfile import Enrollment
     from .enroll_table import FoundCard
 
-IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff"}
+#: Image files the commands read from a folder: the same as ``hardware.camera.IMAGE_SUFFIXES`` (an
+#: image folder the table's camera replays reads here too), repeated because vision and hardware may
+#: not import each other (the "hardware-vision" contract in pyproject.toml); a test holds them equal.
+IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"})
 
 
 #: The largest image a command decodes (pixels): a 48 Mpx phone photo passes; a 1.8 MB PNG that

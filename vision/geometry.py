@@ -16,7 +16,13 @@ from pathlib import Path
 
 import numpy as np
 
-SEATS: tuple[str, ...] = ("E", "S", "W", "N")
+from firmware_bridge.firmware.wire import SEATS as WIRE_SEATS
+
+#: The seats, in the order the rest of the project lists them. Vision may not import
+#: table_service (whose ``rules.seats.SEATS`` the table service uses), so it takes them, as hardware
+#: does, from the lowest package, the screen controller's wire format (a string there, for
+#: MicroPython): one spelling of the seats below the table service.
+SEATS: tuple[str, ...] = tuple(WIRE_SEATS)
 
 #: (u direction, v direction) in table coordinates for each seat's upright view.
 _AXES: dict[str, tuple[tuple[float, float], tuple[float, float]]] = {

@@ -4,7 +4,7 @@
 ``fold(events)`` replays a log with the same code (without keeping effects). A referee's
 correction or void of an earlier event of the current deal never edits that event: the deal is
 re-folded from the snapshot taken when it started, with the correction applied in place of the
-original (DESIGN rule 1: a correction is a new event that supersedes an earlier one).
+original (a correction is a new event that supersedes an earlier one; nothing logged is ever edited).
 """
 
 from __future__ import annotations

@@ -247,7 +247,7 @@ def on_deal_released(state: State, ev: dict[str, Any], fx: Effects) -> None:
     """``deal_released`` (chief): the organiser releases one ended deal to the public feed.
 
     Duplicate (复式) play holds everything of a deal back from the public until every table
-    playing it has finished (DESIGN rule 5); that call is the chief referee's, and like every state
+    playing it has finished (nothing of a duplicate deal goes public before); that call is the chief referee's, and like every state
     change it is an event in the table's log, so a restart keeps it. ``data.round`` defaults to
     the current round, so a deal of a finished round can still be released after the next round
     has been set up (an unreleased deal would hold the whole feed back). The release is

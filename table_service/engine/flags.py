@@ -1,6 +1,6 @@
 """Automatic flags: what the engine noticed, the rule it concerns, and the evidence.
 
-The engine flags, the referee rules (DESIGN rule 3): a flag is a record for the referee to
+The engine flags, the referee rules (the engine never penalises a breach on its own judgement): a flag is a record for the referee to
 confirm or dismiss, not a verdict. Its id derives from the seq of the event that raised it, so a
 replay gives the same ids and referee actions naming a flag stay valid.
 """

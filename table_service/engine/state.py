@@ -158,7 +158,7 @@ def state_to_json(state: State) -> dict[str, Any]:
     """The JSON-ready referee view of ``state`` (a fresh copy; internal keys left out).
 
     Adds ``unseen``: for each card face with a copy seen this deal, how many copies remain, so
-    that the card reader can narrow its guesses (DESIGN rule 4).
+    that the card reader can narrow its guesses (a deck holds two copies of each card).
     """
     view = _public(state)
     deal = view.get("deal")

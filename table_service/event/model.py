@@ -18,12 +18,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from table_service.rules.scoring import PENALTY_LOSS_GAP
+from table_service.engine.events import MAX_TEXT as ENGINE_MAX_TEXT
+from table_service.rules.scoring import FORFEIT_SCORE, PENALTY_LOSS_GAP
 from table_service.views.wire import no_duplicate_keys
 
 #: The hub's form limits (its pages, its OpenAPI description and EVENT.toml read these):
-#: the longest free text a form field takes (appeal text, correction reason, decision note),
-MAX_TEXT = 500
+#: the longest free text a form field takes (appeal text, correction reason, decision note): the
+#: longest text a table's event takes (a reason typed at the hub is held as one typed at the panel),
+#: from the engine, so that the two cannot drift apart,
+MAX_TEXT = ENGINE_MAX_TEXT
 #: the longest event name,
 MAX_NAME = 120
 #: the longest id or short name (team id and name, table id, player, ruleset preset).
@@ -31,7 +34,6 @@ MAX_ID = 64
 
 MAX_LEVELS = 13
 MAX_SCORE = 26
-FORFEIT_SCORE = 17
 
 
 class EventInputError(ValueError):
@@ -88,10 +90,11 @@ class Result:
     def level_points(self) -> tuple[int, int]:
         """级差分 ``(ns, ew)``: 13 + d : 13 − d by the levels gained, 17 : 0 on a forfeit, or the
         score a penalty loss fixed."""
+        won, lost = FORFEIT_SCORE  # the rules' (winner, forfeiting side), e.g. 17 : 0
         if self.forfeit == "ns":
-            return (0, FORFEIT_SCORE)
+            return (lost, won)
         if self.forfeit == "ew":
-            return (FORFEIT_SCORE, 0)
+            return (won, lost)
         if self.ns_score is not None and self.ew_score is not None:
             return (self.ns_score, self.ew_score)
         d = min(MAX_LEVELS, abs(self.ns_levels - self.ew_levels))
@@ -173,7 +176,8 @@ def parse_result(obj: Any, where: str = "") -> Result:
     ns_score = ew_score = None
     if has_ns:
         if forfeit is not None:
-            raise _err(where, "弃权已定 17:0，不能再给分", "a forfeit is 17:0; do not give ns_score/ew_score too")
+            score = ":".join(map(str, FORFEIT_SCORE))
+            raise _err(where, f"弃权已定 {score}，不能再给分", f"a forfeit is {score}; do not give ns_score/ew_score too")
         ns_score = _int(obj["ns_score"], "ns_score", where, 0, MAX_SCORE)
         ew_score = _int(obj["ew_score"], "ew_score", where, 0, MAX_SCORE)
         # A penalty loss (判负) is scored 13 + d : 13 − d with a gap of at least 4 levels (the

@@ -1,6 +1,6 @@
 """Cards and their notation.
 
-Notation (DESIGN.md): rank then suit, ranks ``2 3 4 5 6 7 8 9 T J Q K A``, suits ``s h d c``,
+Notation: rank then suit, ranks ``2 3 4 5 6 7 8 9 T J Q K A``, suits ``s h d c``,
 jokers ``SJ`` (小王) and ``BJ`` (大王). The parser also accepts ``10`` for ``T``, the suit
 symbols ``♠♥♦♣`` and ``小王``/``大王``; ``str(card)`` always gives the canonical form back, so
 ``parse_cards(format_cards(cards)) == cards``.

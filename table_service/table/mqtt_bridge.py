@@ -69,7 +69,8 @@ def table_summary(state: dict[str, Any], table_id: str, panel: str | None, deck:
     return {"table": table_id, "round": rnd.get("no"), "round_status": rnd.get("status"),
             "teams": rnd.get("teams"), "deal": deal.get("no"), "levels": state.get("levels"),
             "open_flags": len(flags), "doubts": len(deal.get("questions") or []),
-            "clocks_over": sum(1 for f in flags if f.get("kind") == "time_over")
+            # A flag names its rule under "rule" (engine.flags.raise_flag); "kind" is an effect's key.
+            "clocks_over": sum(1 for f in flags if f.get("rule") == "time_over")
             + sum(1 for t in timers if isinstance(t, dict) and now > int(t.get("deadline_ms") or now)),
             "penalties": {side: dict(pens.get(side) or {}) for side in ("NS", "EW")},
             "signed": state.get("signatures"), "finished": state.get("result") is not None,

@@ -4,7 +4,7 @@ Every input (camera, serial reader, GPIO callbacks, web handlers) only *submits*
 single engine thread decides each one on a copy of the state (``engine.apply`` is pure), appends
 it to the store with its verdict and commits, and only then makes the new state current and
 tells subscribers. So nothing takes effect that is not already durable, and the log folds to the
-live state after any crash (DESIGN rules 1 and 2).
+live state after any crash (an event is in the log before it takes effect; state is the fold of the log).
 
     with TableRunner("data/table-01.sqlite3") as runner:
         result = runner.submit({"type": "passed", "source": "screen", "data": {"seat": "N"}})

@@ -1,6 +1,6 @@
 """The table service: the table's devices, camera and web panel wired to one engine thread.
 
-DESIGN.md's flow, as code::
+The table's flow, as code::
 
     camera frames ─► CameraPipeline (vision) ─┐
     screen / GPIO buttons (hardware) ─────────┼─► TableRunner.submit ─► one engine thread ─► SQLite log

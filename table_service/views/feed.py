@@ -35,6 +35,7 @@ from typing import Any
 
 from table_service.engine.apply import apply
 from table_service.engine.state import initial_state
+from table_service.rules.seats import SEATS
 
 from .fanout import Broadcaster
 
@@ -147,7 +148,7 @@ def public_state(s: dict, recent_plays: int = 8) -> dict:
             "leader": deal.get("leader"),
             "trick": {"leader": trick.get("leader"),
                       "plays": [_public_play(p) for p in _plays_of(trick)]},
-            "report_lamps": {seat: seat in reports for seat in "ESWN"},
+            "report_lamps": {seat: seat in reports for seat in SEATS},
             # What the player stated (the count); not ``late``: that is the engine's open
             # ``report_missing`` flag, which is the referee's until confirmed.
             "reports": {seat: {k: r.get(k) for k in ("seq", "count")} for seat, r in reports.items()},

@@ -13,9 +13,12 @@ import re
 import time
 from typing import Any
 
+from hardware.config_model import ID_SEGMENT_RE
+
 #: An event or table id as an MQTT topic segment: no wildcards, no separators (an id with ``/`` or
-#: ``#`` would publish somewhere else or be refused by the broker).
-SEGMENT_RE = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
+#: ``#`` would publish somewhere else or be refused by the broker). The same rule as ``table.toml``'s
+#: ``table_id``, from the one place hardware's config check can also read it.
+SEGMENT_RE = ID_SEGMENT_RE
 #: A host name: dot-separated labels of letters, digits, ``-`` and ``_`` (a label neither starts nor
 #: ends with ``-``).
 _HOST_RE = re.compile(r"[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*")

@@ -109,8 +109,10 @@ def register(subparsers: Any) -> None:
     sub = p.add_subparsers(dest="user_command", metavar="ACTION", required=True)
     a = sub.add_parser("add", parents=[common], help="添加账户 / add an account")
     a.add_argument("name")
+    # Every choice, with its name, from the one list of roles (a role added there shows here too).
+    roles = "; ".join(f"{r} = {' / '.join(users.role_label(r))}" for r in users.ROLES)
     a.add_argument("--role", choices=users.ROLES, default="referee",
-                   help="viewer / referee / chief (裁判长)")
+                   help=f"角色，由低到高 / role, least to most powerful: {roles} (默认 / default: %(default)s)")
     a.add_argument("--password-stdin", action="store_true", help="从标准输入读密码 / read the password from stdin")
     a.set_defaults(func=cmd_add)
     r = sub.add_parser("remove", parents=[common], help="删除账户 / remove an account")

@@ -7,20 +7,17 @@ config as a shortcut.
 
 from __future__ import annotations
 
-import re
 import threading
 from dataclasses import dataclass, field
 from typing import Any
 
 from flask import Flask, abort, current_app
 
+from hardware.config_model import ID_SEGMENT_RE, ID_SEGMENT_RULE
 from table_service.views.fanout import TableHub
 from table_service.views.feed import FeedView
 
 from .security import LoginLimiter
-
-_TABLE_ID_RE = re.compile(r"^[A-Za-z0-9_\-]{1,32}$")
-
 
 #: A share (1/FEED_KEPT_FOR_OTHERS) of ``FEED_MAX_STREAMS`` public streams is kept for other addresses than
 #: the one holding the most (10 of 40): one script opening every slot no longer turns the broadcast's
@@ -92,11 +89,12 @@ def attach_table(app: Flask, table_id: str, runner: Any, *, hub_link: Any = None
     """Serve ``runner`` as table ``table_id`` on the panel, API and feed (``hub_link``: see
     :attr:`TableEntry.hub_link`).
 
-    :raises ValueError: for an id that is not 1-32 letters/digits/``_-``, or one already attached.
+    :raises ValueError: for an id ``config check`` would refuse in ``table.toml`` (the one rule,
+        :data:`hardware.config_model.ID_SEGMENT_RE`), or one already attached.
     """
     table_id = str(table_id)
-    if not _TABLE_ID_RE.match(table_id):
-        raise ValueError(f"桌号无效 / invalid table id {table_id!r} (1-32 letters, digits, _ -)")
+    if not ID_SEGMENT_RE.match(table_id):
+        raise ValueError(f"桌号无效 / invalid table id {table_id!r}: {ID_SEGMENT_RULE}")
     state = web_state(app)
     with state.lock:
         if table_id in state.tables:

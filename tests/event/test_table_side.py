@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import copy
 from pathlib import Path
+from typing import Any
 
+from table_service.engine.flags import raise_flag
 from table_service.engine.self_play import SelfPlayTable
 from table_service.event.model import parse_result
 from table_service.table.mqtt_bridge import table_summary
@@ -49,3 +51,19 @@ def test_forfeit_and_penalty_loss_forms() -> None:
                                "level_points": {"NS": 17, "EW": 9}, "seq": 12}}
     line = table_result(loss, "3")["result"]  # type: ignore[index]
     assert (line["ns_score"], line["ew_score"]) == (17, 9) and parse_result(line).outcome() == ("win", "loss")
+
+
+def test_the_summary_counts_open_time_over_flags_as_clocks_over() -> None:
+    """``clocks_over`` is running clocks past their deadline plus open ``time_over`` flags
+    (docs/hub-protocol.md); a flag record names its rule under ``rule``, as the engine writes it."""
+    state: dict[str, Any] = {"t_ms": 1000, "flags": [], "deal": {"no": 3, "phase": "over", "timers": {}}}
+    fx: list[dict[str, Any]] = []
+    raise_flag(state, {"seq": 7}, "time_over", "E", {"overtime_ms": 500}, fx)
+    raise_flag(state, {"seq": 8}, "out_of_turn", "S", {}, fx)
+    raise_flag(state, {"seq": 9}, "time_over", "W", {"overtime_ms": 900}, fx)
+    state["flags"][2]["status"] = "dismissed"
+    summary = table_summary(state, "7", None)
+    assert summary["open_flags"] == 2 and summary["clocks_over"] == 1
+    # A running clock past its deadline counts too.
+    state["deal"] = {"no": 3, "phase": "play", "timers": {"N": {"deadline_ms": 400}, "S": {"deadline_ms": 5000}}}
+    assert table_summary(state, "7", None)["clocks_over"] == 2

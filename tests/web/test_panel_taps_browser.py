@@ -87,3 +87,20 @@ def test_an_ended_login_says_so_and_offers_the_login_page(page, app, runner, ser
     page.wait_for_selector("a#conn.login-ended", timeout=30_000)
     assert "/auth/login" in page.get_attribute("a#conn", "href")
     assert "重新登录" in page.inner_text("a#conn")
+
+
+def test_a_tap_the_ladder_makes_a_foul_is_marked_the_chiefs(page, app, runner, serve_app, h):
+    """NS holds a warning and a violation: one more warning on a flag against N would be a foul, the
+    chief's. A referee sees that on the button (disabled), instead of a refusal after tapping."""
+    h.setup_deal(runner)
+    for level in ("warning", "violation"):
+        assert runner.submit({"type": "penalty_given", "source": "panel", "role": "referee",
+                              "data": {"side": "NS", "level": level, "seat": "N", "article": "x"}}).accepted
+    turn = runner.state()["deal"]["turn"]
+    wrong = next(s for s in "NS" if s != turn)
+    h.play(runner, wrong, ["9s"])  # out of turn: a flag on an NS seat
+    srv = serve_app(app)
+    open_table(page, srv.url, "rita", h.PASSWORD)
+    page.wait_for_selector("#flags-card button.pen-warning")
+    assert page.is_disabled("#flags-card button.pen-warning")
+    assert "仅裁判长" in page.inner_text("#flags-card button.pen-warning")

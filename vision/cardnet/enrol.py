@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 import cv2
 import numpy as np
 
-from vision.artwork import Deck
+from vision.artwork import CARD_HEIGHT_MM, FACE_PX_PER_MM, Deck
 from vision.cards import CARD_INDEX, check_card
 from vision.synth import Realism, render_zone
 
@@ -27,8 +27,6 @@ from .spec import NONE_CLASS
 
 #: The enrolment renders fanned rows like the training set (a little wider than play).
 ENROL_REALISM = Realism(overlap_mm=(10.0, 30.0), rotation_deg=7.0, rectify_px=4.0)
-#: Physical height of a playing card: photographed faces are scaled to it.
-CARD_HEIGHT_MM = 88.0
 #: Rows fitted on per enrolment (each 1–10 cards; a quarter as many more are rendered to calibrate):
 #: ~10,000 labelled crops, 3,800 of them cards; with the rest, 80–111 s of CPU here (a Pi 4 or 5:
 #: 3–7 min, within the 10 minutes an enrolment may take).  The fit runs a fixed number of steps, so
@@ -61,11 +59,12 @@ def deck_from_faces(faces: Mapping[str, np.ndarray], skipped: dict[str, str]) ->
     if not good:
         raise ValueError("没有可登记的牌面 / no face could be enrolled: " + "; ".join(f"{k}: {v}" for k, v in skipped.items()))
     ratio = float(np.median([f.shape[1] / f.shape[0] for f in good.values()]))
-    h = int(round(CARD_HEIGHT_MM * 6.0))
+    # Photographed faces scaled to the card height and the face resolution of the rendered decks.
+    h = int(round(CARD_HEIGHT_MM * FACE_PX_PER_MM))
     w = int(round(h * ratio))
     out = {c: np.dstack([cv2.resize(f, (w, h), interpolation=cv2.INTER_AREA), np.full((h, w), 255, np.uint8)])
            for c, f in good.items()}
-    return Deck("enrolled", out, (w / 6.0, float(CARD_HEIGHT_MM)))
+    return Deck("enrolled", out, (w / FACE_PX_PER_MM, float(CARD_HEIGHT_MM)))
 
 
 def enrol_head(faces: Mapping[str, np.ndarray], *, base: Head | None = None, rows: int | None = None,

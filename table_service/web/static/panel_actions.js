@@ -302,6 +302,8 @@
     const f2 = el("form", "dlg-void");
     f2.appendChild(el("h4", "", GT.t("void_this")));
     const reason = el("input"); reason.name = "reason"; reason.required = true; reason.placeholder = GT.t("reason");
+    // Pre-filled as the undo's is (one tap); the referee may say more.
+    reason.value = GT.t("void_this") + " #" + p.seq;
     const ok2 = el("button", "danger", GT.t("void_event")); ok2.type = "submit";
     f2.appendChild(reason); f2.appendChild(ok2);
     f2.onsubmit = async function (e) {

@@ -109,7 +109,7 @@
      until a state that has it is shown. Their penalty buttons stay disabled meanwhile, across
      redraws, so a second tap cannot give (and escalate) a second penalty. */
   const pendingPenalty = {};
-  function setBusy(bar, on) { bar.querySelectorAll("button").forEach(function (b) { b.disabled = on; }); }
+  function setBusy(bar, on) { bar.querySelectorAll("button").forEach(function (b) { b.disabled = on || b.classList.contains("chief-only"); }); }
   /* Every flag button: disabled while its request runs (a double tap posts once). */
   function flagAct(bar, type, data, label, flagId) {
     if (bar.dataset.busy === "1") return Promise.resolve(null);
@@ -217,6 +217,16 @@
           w.onclick = function () { flagAct(bar, "penalty_given", penaltyFor(f, "warning"), GT.penaltyName(side, "warning"), f.id); };
           const v = el("button", "pen-violation", GT.t("give_violation"));
           v.onclick = function () { flagAct(bar, "penalty_given", penaltyFor(f, "violation"), GT.penaltyName(side, "violation"), f.id); };
+          // A tap the ladder would make a foul or a loss is the chief's: a referee sees why, not a refusal.
+          [[w, "warning"], [v, "violation"]].forEach(function (pair) {
+            const fin = GT.escalate(side, pair[1]);
+            if (!isChief && (fin === "foul" || fin === "loss")) {
+              pair[0].disabled = true;
+              pair[0].classList.add("chief-only");
+              pair[0].title = GT.penaltyName(side, pair[1]);
+              pair[0].textContent += " · " + GT.t("chief_only");
+            }
+          });
           bar.appendChild(w); bar.appendChild(v);
         }
         const b3 = el("button", "to-penalty", isChief ? GT.t("give_foul") : GT.t("penalty") + "…");
