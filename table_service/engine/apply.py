@@ -114,6 +114,9 @@ def _on_referee_called(state: State, ev: dict[str, Any], fx: Effects) -> None:
     if ev["data"].get("card") is not None:  # the camera's reading of a card it doubted
         evidence["card"] = card_field(ev["data"], "card", ev["type"])
     raise_flag(state, ev, "referee_call", seat, evidence, fx)
+    if ev["source"] == "panel":
+        # The referee stopped play from the panel, standing at the table: no buzzer for the players.
+        fx[:] = [f for f in fx if f["kind"] != "buzz"]
 
 
 def _on_flag_confirmed(state: State, ev: dict[str, Any], fx: Effects) -> None:

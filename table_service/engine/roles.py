@@ -40,6 +40,7 @@ ACTION_ROLES: dict[str, str] = {
     "passed": "referee",
     "report_pressed": "referee",
     "card_exposed": "referee",  # 暴露张 the referee saw (the camera reports its own)
+    "referee_called": "referee",  # the referee, called over by voice, stops play (the clocks hold)
 }
 
 #: Penalty levels only the chief referee gives (given as such, or escalated into).

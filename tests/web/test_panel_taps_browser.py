@@ -104,3 +104,23 @@ def test_a_tap_the_ladder_makes_a_foul_is_marked_the_chiefs(page, app, runner, s
     page.wait_for_selector("#flags-card button.pen-warning")
     assert page.is_disabled("#flags-card button.pen-warning")
     assert "仅裁判长" in page.inner_text("#flags-card button.pen-warning")
+
+
+def test_the_referee_stops_play_from_the_panel_and_resumes_it(page, app, runner, serve_app, h):
+    """Called over by voice, the referee taps 叫停: a call opens (no buzzer for the players), nobody is
+    over time while it is open; dismissing it resumes with a whole countdown."""
+    h.setup_deal(runner)
+    srv = serve_app(app)
+    open_table(page, srv.url, "rita", h.PASSWORD)
+    effects = []
+    runner.subscribe_effects(lambda fx, ev: effects.extend(fx))
+    page.click("#stop-play")
+    h.wait_for(lambda: [f for f in runner.state()["flags"] if f["rule"] == "referee_call" and f["status"] == "open"],
+               timeout=20)
+    assert not [f for f in effects if f["kind"] == "buzz"]
+    call = [f for f in runner.state()["flags"] if f["rule"] == "referee_call"][0]
+    assert runner.submit({"type": "flag_dismissed", "source": "panel", "role": "referee",
+                          "data": {"flag": call["id"]}}).accepted
+    deal = runner.state()["deal"]
+    timer = deal["timers"][deal["turn"]]
+    assert timer["deadline_ms"] - timer["started_ms"] == 40_000  # the deal's first lead, whole again

@@ -182,6 +182,11 @@
       penForm.elements.flag.value = "";
     });
   }
+  /* A referee called over by voice stops play from here: the rules' procedure on a breach (play stops
+     until the referee rules). The clocks stand still while the call is open; dismissing it gives the
+     seat to act a whole countdown (engine: apply._rearm_turn_clock). */
+  const stopBtn = document.getElementById("stop-play");
+  if (stopBtn) stopBtn.onclick = function () { GT.act("referee_called", { reason: GT.t("stopped_by_referee") }, GT.t("stop_play")); };
   const passBtn = document.getElementById("enter-pass");
   if (passBtn) passBtn.onclick = function () { GT.act("passed", { seat: document.querySelector("#f-play select[name=seat]").value }); };
   GT.initPickers(document);
