@@ -12,6 +12,8 @@ from typing import Any
 
 from flask import Blueprint, current_app, g, jsonify, render_template, send_from_directory
 
+from table_service.rules.breaches import NAMED_BREACHES
+
 from .auth import require_role
 from .tables import TableEntry, get_table, web_state
 
@@ -67,7 +69,8 @@ def table(table_id: str) -> Any:
     entry = get_table(table_id)
     has_camera = getattr(entry.runner, "camera_pipeline", None) is not None
     return render_template("table.html", table_id=table_id, user=g.user, has_camera=has_camera,
-                           duplicate=entry.feed.duplicate, delay_s=entry.feed.delay_ms / 1000.0)
+                           duplicate=entry.feed.duplicate, delay_s=entry.feed.delay_ms / 1000.0,
+                           breaches=NAMED_BREACHES)
 
 
 @bp.get("/api/tables/<table_id>/clock")

@@ -124,3 +124,17 @@ def test_the_referee_stops_play_from_the_panel_and_resumes_it(page, app, runner,
     deal = runner.state()["deal"]
     timer = deal["timers"][deal["turn"]]
     assert timer["deadline_ms"] - timer["started_ms"] == 40_000  # the deal's first lead, whole again
+
+
+def test_a_penalty_without_a_flag_cites_the_rules_by_a_tap(page, app, runner, serve_app, h):
+    """Hiding a card has no sensor: the referee gives it from the form, its article one tap away."""
+    h.setup_deal(runner)
+    srv = serve_app(app)
+    open_table(page, srv.url, "rita", h.PASSWORD)
+    page.evaluate("document.getElementById('f-penalty').scrollIntoView()")
+    page.click('#f-penalty h3')  # the form may be folded until used
+    page.select_option("#penalty-side", "EW")
+    page.click('#penalty-articles .chip[data-article^="藏牌"]')
+    page.click("#penalty-submit")
+    h.wait_for(lambda: runner.state()["penalties"]["records"], timeout=20)
+    assert runner.state()["penalties"]["records"][0]["article"] == "藏牌、夹带 / hiding or slipping cards"

@@ -185,6 +185,14 @@
   /* A referee called over by voice stops play from here: the rules' procedure on a breach (play stops
      until the referee rules). The clocks stand still while the call is open; dismissing it gives the
      seat to act a whole countdown (engine: apply._rearm_turn_clock). */
+  /* The rules' named breaches, one tap each into the penalty's article (typing stays possible). */
+  function labelArticles() {
+    document.querySelectorAll("#penalty-articles .chip").forEach(function (b) { b.textContent = GT.bi(b.dataset.article); });
+  }
+  document.querySelectorAll("#penalty-articles .chip").forEach(function (b) {
+    b.onclick = function () { document.getElementById("penalty-article").value = b.dataset.article; };
+  });
+  labelArticles();
   const stopBtn = document.getElementById("stop-play");
   if (stopBtn) stopBtn.onclick = function () { GT.act("referee_called", { reason: GT.t("stopped_by_referee") }, GT.t("stop_play")); };
   const passBtn = document.getElementById("enter-pass");
@@ -564,5 +572,5 @@
       if (o) o.textContent = GT.t(lv) + " (" + GT.t("chief_only") + ")";
     });
   }
-  GT.rerender = function () { shownKey = null; shownRelease = null; GT.applyI18n(); labelChiefOptions(); rebuildPickers(); rerender(); };
+  GT.rerender = function () { shownKey = null; shownRelease = null; GT.applyI18n(); labelChiefOptions(); labelArticles(); rebuildPickers(); rerender(); };
 })();
