@@ -43,6 +43,9 @@ MIGRATIONS: tuple[str, ...] = (
     """,
     # v2: reading the accepted log is the start-up path; index it.
     "CREATE INDEX events_accepted ON events (status, seq);",
+    # v3: the caller's id for one action (a panel tap), kept with the event: a retry with it after a
+    # restart gets the verdict the first submission had, never a second action (runner.TableRunner.submit).
+    "ALTER TABLE events ADD COLUMN action TEXT; CREATE INDEX events_action ON events (seq) WHERE action IS NOT NULL;",
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -200,8 +203,12 @@ class EventStore:
 
     # ------------------------------------------------------------------ writing
 
-    def append(self, event: dict[str, Any], *, status: str = "accepted", error: str | None = None) -> int:
+    def append(self, event: dict[str, Any], *, status: str = "accepted", error: str | None = None,
+               action: str | None = None) -> int:
         """Append ``event`` (its ``seq`` if given, else the next one) and commit; returns the seq.
+
+        ``action``: the submitter's id for this one action (kept beside the event, not in it: see
+        :meth:`actions`).
 
         :raises SeqConflictError: when ``event["seq"]`` is already in the log.
         """
@@ -223,9 +230,11 @@ class EventStore:
                 if seq is None:
                     seq = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM events").fetchone()[0]
                 conn.execute(
-                    "INSERT INTO events (seq, t_ms, type, source, role, data, status, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO events (seq, t_ms, type, source, role, data, status, error, action) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (seq, int(event.get("t_ms") or 0), _text(str(event.get("type"))), _text(str(event.get("source"))),
-                     None if event.get("role") is None else _text(str(event.get("role"))), data, status, error),
+                     None if event.get("role") is None else _text(str(event.get("role"))), data, status, error,
+                     None if action is None else _text(action)),
                 )
                 conn.execute("COMMIT")
             except sqlite3.IntegrityError:
@@ -260,6 +269,18 @@ class EventStore:
         with self._lock:
             rows = self._conn.execute(sql + " ORDER BY seq", (after,)).fetchall()
         return [self._row(r) for r in rows]
+
+    def actions(self, limit: int) -> list[tuple[str, dict[str, Any]]]:
+        """The last ``limit`` events logged with an action id, oldest first: ``(action, event)``, the event
+        as :meth:`events` gives it (``rejected`` set for a refused one).
+
+        Why: a panel that got no answer (the service was killed as it answered) retries its action with
+        the same id after the restart; the runner seeds its memory of ids from here."""
+        sql = ("SELECT seq, t_ms, type, source, role, data, status, error, action FROM events "
+               "WHERE action IS NOT NULL ORDER BY seq DESC LIMIT ?")
+        with self._lock:
+            rows = self._conn.execute(sql, (int(limit),)).fetchall()
+        return [(row[-1], self._row(row[:-1])) for row in reversed(rows)]
 
     def rejected(self) -> list[dict[str, Any]]:
         """Rejected events with their ``rejected`` error message."""

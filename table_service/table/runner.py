@@ -118,6 +118,12 @@ class TableRunner:
         self._queue: queue.Queue[Any] = queue.Queue()
         self._keys: OrderedDict[str, Future[SubmitResult]] = OrderedDict()
         self._keys_lock = threading.Lock()
+        # The actions logged before a restart keep their verdicts: a retry of one is not a second action.
+        for key, ev in self._store.actions(KEYS_KEPT):
+            done: Future[SubmitResult] = Future()
+            done.set_result(SubmitResult("rejected" not in ev, ev["seq"], ev.get("rejected"),
+                                         {k: v for k, v in ev.items() if k != "rejected"}))
+            self._keys[key] = done
         self._listeners: list[StateListener] = []
         self._effect_listeners: list[EffectListener] = []
         self._thread: threading.Thread | None = None
@@ -189,7 +195,7 @@ class TableRunner:
             fut = self._keys.get(key) if key is not None else None
             if fut is None:
                 fut = Future()
-                self._queue.put((event, fut, precondition))
+                self._queue.put((event, fut, precondition, key))
                 if key is not None:
                     self._keys[key] = fut
                     while len(self._keys) > KEYS_KEPT:
@@ -262,16 +268,16 @@ class TableRunner:
             item = self._queue.get()
             if item is _STOP:
                 return
-            event, fut, precondition = item
+            event, fut, precondition, key = item
             try:
-                result = self._decide(event, precondition)
+                result = self._decide(event, precondition, key)
             except Exception as exc:  # a store failure: report it, keep the thread alive
                 log.exception("engine failed on %r", event)
                 result = SubmitResult(False, None, f"内部错误 / internal error: {exc}", None)
             if not fut.done():
                 fut.set_result(result)
 
-    def _decide(self, event: Any, precondition: Precondition | None = None) -> SubmitResult:
+    def _decide(self, event: Any, precondition: Precondition | None = None, key: str | None = None) -> SubmitResult:
         with self._lock:
             state = self._state
         seq = self._store.next_seq()
@@ -282,7 +288,7 @@ class TableRunner:
         stale = precondition(state) if precondition is not None else None
         if stale:
             stored = self._normalise_rejected(stamped)
-            self._store.append(stored, status="rejected", error=stale)
+            self._store.append(stored, status="rejected", error=stale, action=key)
             return SubmitResult(False, seq, stale, stored, stale=True)
         try:
             if isinstance(stamped, dict):
@@ -290,13 +296,13 @@ class TableRunner:
             new_state, effects = apply(state, stamped)
         except EventRejected as exc:
             stored = self._normalise_rejected(stamped)
-            self._store.append(stored, status="rejected", error=str(exc))
+            self._store.append(stored, status="rejected", error=str(exc), action=key)
             return SubmitResult(False, seq, str(exc), stored)
         except Exception as exc:  # an engine bug: keep the event (as rejected) and the thread alive
             log.exception("engine failed on %r", event)
             stored = self._normalise_rejected(stamped)
             error = f"内部错误 / internal engine error: {exc!r}"
-            self._store.append(stored, status="rejected", error=error)
+            self._store.append(stored, status="rejected", error=error, action=key)
             return SubmitResult(False, seq, error, stored)
         stored = {k: stamped.get(k) for k in ("seq", "t_ms", "type", "source", "role")}
         stored["data"] = stamped.get("data") or {}
@@ -306,7 +312,7 @@ class TableRunner:
             # counts it produced still reach the displays.
             self._emit_effects(effects, stored)
             return SubmitResult(True, None, None, {**stored, "seq": None})
-        self._store.append(stored)  # committed before it takes effect
+        self._store.append(stored, action=key)  # committed before it takes effect
         with self._lock:
             self._state = new_state
             self._events.append(stored)

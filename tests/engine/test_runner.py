@@ -167,3 +167,26 @@ def test_an_event_the_log_cannot_keep_does_not_take_effect(tmp_path: Path) -> No
         again = r.submit(event, timeout=120.0)
         assert again.accepted and again.seq == 2 and heard == [2], again
         assert r.state()["deal"]["turn"] == "S"
+
+
+def test_an_action_retried_after_a_restart_is_not_done_twice(tmp_path: Path) -> None:
+    """The service killed as it answered: the panel got nothing and retries its tap with the same id
+    against the restarted service. It gets the first verdict; the log holds the action once. A refused
+    action is remembered as refused (its retry is not run again either)."""
+    path = tmp_path / "t.sqlite3"
+    warning = {"type": "penalty_given", "source": "panel", "role": "referee",
+               "data": {"side": "NS", "level": "warning", "article": "x"}}
+    bad = {"type": "penalty_given", "source": "panel", "role": "referee",
+           "data": {"side": "NS", "level": "foul", "article": "x"}}
+    with TableRunner(path) as r:
+        r.submit(SETUP)
+        first = r.submit(warning, key="rita:tap-1")
+        refused = r.submit(bad, key="rita:tap-2")
+        assert first.accepted and not refused.accepted
+    with TableRunner(path) as r:
+        again = r.submit(warning, key="rita:tap-1")
+        assert again.accepted and again.seq == first.seq
+        assert not r.submit(bad, key="rita:tap-2").accepted
+        assert len(r.state()["penalties"]["records"]) == 1
+        assert r.submit(warning, key="rita:tap-3").seq > first.seq  # a new tap is a new action
+        assert len(r.state()["penalties"]["records"]) == 2

@@ -27,7 +27,7 @@ def test_wal_full_sync_and_schema_version(tmp_path: Path) -> None:
     with EventStore(tmp_path / "t.sqlite3") as store:
         assert store._conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         assert store._conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
-        assert store.schema_version == SCHEMA_VERSION == 2
+        assert store.schema_version == SCHEMA_VERSION == 3
 
 
 def test_append_read_and_rejected(tmp_path: Path) -> None:
@@ -65,10 +65,11 @@ def test_migrates_a_version_1_database(tmp_path: Path) -> None:
     )
     conn.close()
     with EventStore(path) as store:
-        assert store.schema_version == 2
+        assert store.schema_version == 3
         assert store.events()[0]["data"] == {"seat": "W"}
         names = {r[0] for r in store._conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
-        assert "events_accepted" in names
+        assert "events_accepted" in names and "events_action" in names
+        assert store.actions(10) == []  # a log from before action ids: none to remember
 
 
 def _refused(path: Path, needle: str) -> None:

@@ -48,7 +48,20 @@
       b.onclick = function () { answer(q, cs); };
       return b;
     }
-    if (canRule) {
+    if (canRule && q.reason === "reading" && (q.readings || []).length) {
+      /* The cards are sure; which pattern the wild card makes is not (the ruleset asks): each reading
+         still possible is one tap (reading_declared). */
+      cands.appendChild(el("div", "muted small", GT.t("declare_this")));
+      q.readings.forEach(function (text) {
+        const parts = String(text).split(" ");
+        const b = el("button", "candidate reading", GT.kind(parts[0]) + " " + (parts[1] === "T" ? "10" : parts[1] || ""));
+        b.dataset.reading = text;
+        b.onclick = function () {
+          act("reading_declared", { ref: q.seq, kind: parts[0], rank: parts[1] }, "", { expect: { question: q.seq } });
+        };
+        cands.appendChild(b);
+      });
+    } else if (canRule) {
       cands.appendChild(el("div", "muted small", GT.t("candidates")));
       cands.appendChild(candidateButton(q.cards || [], 0));
       /* A reading the reader did not offer: tapped from a card picker (typed codes work too), unfolded
