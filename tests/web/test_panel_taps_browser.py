@@ -138,3 +138,21 @@ def test_a_penalty_without_a_flag_cites_the_rules_by_a_tap(page, app, runner, se
     page.click("#penalty-submit")
     h.wait_for(lambda: runner.state()["penalties"]["records"], timeout=20)
     assert runner.state()["penalties"]["records"][0]["article"] == "藏牌、夹带 / hiding or slipping cards"
+
+
+def test_a_wild_cards_pattern_is_declared_by_a_tap(page, app, runner, serve_app, h):
+    """Under ``unstated_reading = "ask"`` a wild-card row the player did not state is a question; each
+    reading still possible is a button (no rank typed)."""
+    h.setup_deal(runner, ruleset={"preset": "jiangsu", "options": {"unstated_reading": "ask"}})
+    q = h.play(runner, "N", ["2h", "5s", "6s", "7s", "8s"])
+    question = runner.state()["deal"]["questions"]
+    assert question and question[0]["reason"] == "reading"
+    srv = serve_app(app)
+    open_table(page, srv.url, "rita", h.PASSWORD)
+    page.wait_for_selector(f"#question-{q.seq} button.reading")
+    readings = page.eval_on_selector_all(f"#question-{q.seq} button.reading", "bs => bs.map(b => b.dataset.reading)")
+    assert readings == question[0]["readings"]
+    page.click(f'#question-{q.seq} button.reading[data-reading="{readings[-1]}"]')
+    h.wait_for(lambda: runner.events()[-1]["type"] == "reading_declared", timeout=20)
+    kind, rank = readings[-1].split(" ")
+    assert runner.events()[-1]["data"] == {"ref": q.seq, "kind": kind, "rank": rank}
