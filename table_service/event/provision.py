@@ -274,21 +274,27 @@ def provision(cfg: dict[str, Any], folder: str | Path, *, host: str | None = Non
     try:
         _write_all(folder, creds, host, port, bind, tls_hosts, persistence)
     except BaseException:
-        # A failure half-way (openssl refusing a certificate) must not leave a password file that
-        # makes the retry refuse "already provisioned".
-        (broker / "passwd").unlink(missing_ok=True)
+        # A failure half-way (openssl refusing a certificate) leaves no password file: the retry is
+        # not refused as "already provisioned" (a kill leaves none either: it is put in place last).
+        (broker / PASSWD_NEW).unlink(missing_ok=True)
         raise
     return creds
 
 
+#: The password file while it is being written and hashed; renamed to ``passwd`` as the last step, so
+#: that a ``passwd`` means a whole provision (a kill half-way made the next run refuse "already
+#: provisioned" with the broker's files missing, and once left the passwords in clear text).
+PASSWD_NEW = "passwd.new"
+
+
 def _write_all(folder: Path, creds: Provisioned, host: str, port: int, bind: str | None,
                tls_hosts: list[str] | None, persistence: Path | None) -> None:
-    """Every file of :func:`provision`, the password file first."""
+    """Every file of :func:`provision`; the password file, hashed beforehand, is put in place last."""
     broker = folder / "broker"
     event = creds.event
     everyone = [creds.hub, *creds.watchers, *creds.tables.values()]
-    _write_secret(broker / "passwd", "".join(f"{c.username}:{c.password}\n" for c in everyone))
-    _hash_passwords(broker / "passwd")
+    _write_secret(broker / PASSWD_NEW, "".join(f"{c.username}:{c.password}\n" for c in everyone))
+    _hash_passwords(broker / PASSWD_NEW)
     (broker / "acl").write_text(acl_text(event, creds.hub.username, [w.username for w in creds.watchers],
                                          {t: c.username for t, c in creds.tables.items()}), encoding="utf-8")
     tls_dir = None
@@ -306,3 +312,4 @@ def _write_all(folder: Path, creds: Provisioned, host: str, port: int, bind: str
         _write_secret(folder / watch_name(event, n)[1], mqtt_section(event, w, host, use_port, ca, hub=True))
     for t, c in creds.tables.items():
         _write_secret(folder / "tables" / f"{t}.toml", mqtt_section(event, c, host, use_port, ca, hub=False))
+    os.replace(broker / PASSWD_NEW, broker / "passwd")

@@ -368,6 +368,35 @@ def test_a_provision_that_fails_half_way_can_be_run_again(tmp_path: Path, monkey
     assert provision(cfg, tmp_path / "pv").tables  # no --force needed
 
 
+def test_a_provision_killed_half_way_can_be_run_again(tmp_path: Path) -> None:
+    """SIGKILL runs no clean-up: the password file, put in place last, is what says a provision is
+    whole (a kill after it was written first left a folder the next run refused as provisioned)."""
+    import subprocess
+    import sys
+
+    script = f"""
+import os, signal
+import table_service.event.provision as prov
+from table_service.event.config import validate
+cfg = validate({{"event": {{"id": "cup", "rounds": 1}}, "teams": [{{"id": "A"}}, {{"id": "B"}}]}})
+real = prov.mqtt_section
+def killed(*a, **k):
+    if not k.get("hub"):
+        os.kill(os.getpid(), signal.SIGKILL)
+    return real(*a, **k)
+prov.mqtt_section = killed
+prov.provision(cfg, {str(tmp_path / "pv")!r})
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == -9, done.stderr
+    assert (tmp_path / "pv" / "hub.toml").exists() and not (tmp_path / "pv" / "broker" / "passwd").exists()
+    cfg = validate({"event": {"id": "cup", "rounds": 1}, "teams": [{"id": "A"}, {"id": "B"}]})
+    again = provision(cfg, tmp_path / "pv")  # no --force needed
+    lines = (tmp_path / "pv" / "broker" / "passwd").read_text().splitlines()
+    assert len(lines) == 2 + len(again.tables) and all("$" in line.split(":", 1)[1] for line in lines)  # hashed
+    assert not (tmp_path / "pv" / "broker" / "passwd.new").exists()
+
+
 def test_the_broker_takes_the_largest_deck_and_drops_whoever_sends_more(net: Net) -> None:
     """The provisioned broker had no size limit: one table's credential published 250 MB messages,
     which the broker and the hub held whole before the hub refused them at 16 KiB. Now a packet
