@@ -15,7 +15,7 @@ from typing import Any
 from flask import Flask, current_app, has_request_context, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
-from . import accounts, api, assignment, auth, broadcast, camera, enroll, panel
+from . import accounts, api, assignment, auth, broadcast, camera, enroll, panel, record
 from . import config as _config
 from .i18n import current_lang, strings_for_js, tr
 from .security import (
@@ -67,6 +67,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, config_file: str
     app.register_blueprint(enroll.bp)
     app.register_blueprint(camera.bp)
     app.register_blueprint(accounts.bp)
+    app.register_blueprint(record.bp)
 
     @app.context_processor
     def _template_globals() -> dict[str, Any]:

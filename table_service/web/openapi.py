@@ -89,6 +89,11 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
     ("GET", "/tables/<table_id>/scoresheet"): {"summary": "记分表 / score sheet", "tags": ["pages"], "responses": {
         "200": _page("the page"), "302": {"description": "to login"}, "403": _page("role too low"),
         "404": _page("unknown table")}},
+    ("GET", "/tables/<table_id>/record"): {
+        "summary": "记录 / the table's record: every event, accepted or refused, newest first", "tags": ["pages"],
+        "login": "viewer", "parameters": [_q("refused", "1: the refused ones only", {"type": "string"})],
+        "responses": {"200": _page("the page"), "302": {"description": "to login"}, "403": _page("role too low"),
+                      "404": _page("unknown table")}},
     ("GET", "/auth/login"): {"summary": "登录页 / login form", "tags": ["auth"], "responses": {"200": _page("the form")}},
     ("POST", "/auth/login"): {
         "summary": "登录 / log in (form post with the CSRF token)", "tags": ["auth"],

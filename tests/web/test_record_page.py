@@ -1,0 +1,28 @@
+"""The table's record page: who did what, and what the table refused, by a tap from the panel."""
+
+from __future__ import annotations
+
+
+def test_the_record_shows_accepted_and_refused_events_newest_first(client, h, runner):
+    h.setup_deal(runner)
+    h.login(client, "rita")
+    ok = h.post_json(client, "/api/tables/1/actions", {"type": "penalty_given", "data": {
+        "side": "NS", "level": "warning", "seat": "N", "article": "越序出牌 / playing out of turn"}})
+    refused = h.post_json(client, "/api/tables/1/actions", {"type": "penalty_given", "data": {
+        "side": "NS", "level": "warning", "seat": "N", "article": "x", "flag": "F99"}})
+    assert ok.status_code == 200 and refused.status_code == 422
+    page = client.get("/tables/1/record").get_data(as_text=True)
+    assert page.index(f'data-seq="{refused.get_json()["seq"]}"') < page.index(f'data-seq="{ok.get_json()["seq"]}"')
+    assert "判罚" in page and "越序出牌" in page and "playing out of turn" not in page  # one language
+    assert "被拒绝" in page and 'class="refused"' in page
+    only = client.get("/tables/1/record?refused=1").get_data(as_text=True)
+    assert f'data-seq="{refused.get_json()["seq"]}"' in only and f'data-seq="{ok.get_json()["seq"]}"' not in only
+    client.set_cookie("lang", "en")
+    en = client.get("/tables/1/record").get_data(as_text=True)
+    assert "playing out of turn" in en and "penalty" in en
+
+
+def test_the_record_needs_a_login(client, h, runner):
+    h.setup_deal(runner)
+    resp = client.get("/tables/1/record")
+    assert resp.status_code == 302 and "/auth/login" in resp.headers["Location"]
