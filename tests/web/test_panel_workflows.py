@@ -135,6 +135,8 @@ def test_every_referee_event_has_a_form(page, app, runner, serve_app, h):
     open_table(page, srv.url, "chen", h.PASSWORD)
     forms = set(page.eval_on_selector_all("form.action[data-type]", "fs => fs.map(f => f.dataset.type)"))
     on_cards = {"flag_confirmed", "flag_dismissed", "play_confirmed", "passed"}  # flag/question buttons, pass
+    if page.query_selector("#stop-play"):
+        on_cards.add("referee_called")  # 叫停 / Stop play, by the flags
     missing = set(ACTION_ROLES) - forms - on_cards
     assert not missing, f"no form for {sorted(missing)}"
 
