@@ -144,9 +144,27 @@ def _on_flag_dismissed(state: State, ev: dict[str, Any], fx: Effects) -> None:
     flag_id = resolve_flag(state, ev["data"])
     penalties.refuse_dismissal_of_ruled(state, flag_id)
     close_flag(state, flag_id, "dismissed", ev, fx)
-    if state["flags"][find_flag(state, flag_id)]["rule"] == "time_over" and since(state, 5):
+    flag = state["flags"][find_flag(state, flag_id)]
+    if flag["rule"] == "time_over" and since(state, 5):
         withdraw_time_over(state, ev, flag_id, fx, levels={"warning", "violation"}, why="dismissed")
+        _settle_dismissed_time(state, ev, flag, fx)
     _rearm_turn_clock(state, fx, restart=called and not referee_called(state))
+
+
+def _settle_dismissed_time(state: State, ev: dict[str, Any], flag: dict[str, Any], fx: Effects) -> None:
+    """What a dismissed ``time_over`` flag leaves behind goes with it (generation 5): the 下家's choice
+    of a lost turn that its automatic violation asked, and, while the seat's countdown still runs, the
+    automatic penalties a later tick would give for the same lateness."""
+    gone = {r["seq"] for r in state["penalties"]["records"]
+            if r.get("flag") == flag["id"] and r.get("withdrawn") and r.get("withdrawn_seq") == ev["seq"]}
+    for i, f in enumerate(state["flags"]):
+        if f["rule"] == "lose_turn_choice" and f["status"] == "open" and f["evidence"].get("penalty_seq") in gone:
+            state["flags"][i] = dict(f, status="withdrawn", withdrawn_seq=ev["seq"], withdrawn_why="dismissed")
+            fx.append({"kind": "flag_updated", "flag": dict(state["flags"][i])})
+    deal = state["deal"]
+    timer = deal["timers"].get(flag["seat"]) if deal is not None and flag["seat"] else None
+    if timer is not None and timer.get("flag") == flag["id"]:
+        timer["warned"] = timer["violated"] = True
 
 
 def _rearm_turn_clock(state: State, fx: Effects, *, restart: bool = False) -> None:
@@ -306,12 +324,18 @@ def _supersede(state: State, ev: dict[str, Any], fx: Effects) -> None:
         # the referee rules"): the time between the read and the ruling counts on nobody's clock.
         # Kept beside the overrides so that every later re-fold of the deal applies it too.
         overrides[_PAUSES] = [*overrides.get(_PAUSES, ()), [question["t_ms"], ev["t_ms"]]]
-    own = target["data"].get("seat") if isinstance(target["data"], dict) else None
-    if new is None and target["type"] in _TIMED_ACTIONS and own in SEATS and since(state, 5):
+    if new is None and since(state, 5):
         # A play, pass, tribute or return sent back is made again against a whole countdown from the
-        # ruling (timers.restart_timer), not the one that ran out while the referee looked. Kept beside
-        # the overrides so that every later re-fold of the deal gives it too.
-        overrides[_RESTARTS] = [*overrides.get(_RESTARTS, ()), [state["t_ms"], own]]
+        # ruling (timers.restart_timer), not the one that ran out while the referee looked; a false
+        # anti-tribute sent back, each payer's tribute. Kept beside the overrides, at its place in the
+        # deal's log (after its last event: an event logged after the ruling but stamped no later is
+        # judged as it was when applied), so that every later re-fold of the deal gives it too.
+        own = target["data"].get("seat") if isinstance(target["data"], dict) else None
+        seats = [own] if target["type"] in _TIMED_ACTIONS and own in SEATS else []
+        if target["type"] == "anti_tribute_declared" and deal is not None:
+            seats = list(deal["tribute_plan"].get("payers", []))
+        after = state["_deal_log"][-1]["seq"]
+        overrides[_RESTARTS] = [*overrides.get(_RESTARTS, ()), *([after, state["t_ms"], s] for s in seats)]
     rejected = _refold_deal(state, ev, fx)
     if new is not None and target["seq"] in rejected:
         # A correction that cannot apply (e.g. a reading the cards do not allow) is refused.
@@ -322,7 +346,8 @@ def _supersede(state: State, ev: dict[str, Any], fx: Effects) -> None:
 
 #: Key in ``_overrides`` of the referee pauses ``[start_ms, end_ms]`` of the deal.
 _PAUSES = "pauses"
-#: Key in ``_overrides`` of the countdowns given whole again ``[t_ms, seat]`` (a voided action, generation 5).
+#: Key in ``_overrides`` of the countdowns given whole again ``[after_seq, t_ms, seat]``: from ``t_ms``, once
+#: the deal's log has been re-folded up to ``after_seq`` (a voided action, generation 5).
 _RESTARTS = "restarts"
 
 
@@ -350,12 +375,13 @@ def _refold_deal(state: State, ev: dict[str, Any], fx: Effects) -> dict[int, str
     restarts = sorted(overrides.get(_RESTARTS, ()))
     next_pause = next_restart = 0
     for e in log:
+        while next_restart < len(restarts) and restarts[next_restart][0] < e["seq"]:
+            _, at, seat = restarts[next_restart]  # the ruling came after the events up to here
+            restart_timer(new, seat, scratch, at_ms=at)
+            next_restart += 1
         while next_pause < len(pauses) and e["t_ms"] > pauses[next_pause][1]:
             _shift_timers(new, *pauses[next_pause])
             next_pause += 1
-        while next_restart < len(restarts) and e["t_ms"] > restarts[next_restart][0]:
-            restart_timer(new, restarts[next_restart][1], scratch, at_ms=restarts[next_restart][0])
-            next_restart += 1
         if e["type"] == "clock_ticked" and any(a < e["t_ms"] <= b for a, b in pauses):
             continue  # the clock stood still while the referee looked
         o = overrides.get(str(e["seq"]), e["data"])
@@ -372,8 +398,8 @@ def _refold_deal(state: State, ev: dict[str, Any], fx: Effects) -> dict[int, str
             rejected[e["seq"]] = str(exc)
     for a, b in pauses[next_pause:]:
         _shift_timers(new, a, b)
-    for t, seat in restarts[next_restart:]:
-        restart_timer(new, seat, scratch, at_ms=t)
+    for _, at, seat in restarts[next_restart:]:
+        restart_timer(new, seat, scratch, at_ms=at)
     new_ids = {f["id"] for f in new["flags"]}
     for fid, f in old_flags.items():
         if fid not in new_ids and f["status"] != "withdrawn":

@@ -158,7 +158,9 @@ def end_round(
             # 判负 is scored as the offender's level + 4, on the levels gained like every other result
             # (each side's level counted from 2, where a competition round starts both): a round set
             # up at unequal levels is not scored on the gap it started with.
-            pos_w, pos_l = penalty_loss_positions(level_position("2") + gained[winner], level_position("2") + gained[loser])
+            # A side sent back to 2 (failures at A) has gained less than nothing: it stands at 2.
+            pos_w, pos_l = (max(level_position("2"), level_position("2") + gained[side]) for side in (winner, loser))
+            pos_w, pos_l = penalty_loss_positions(pos_w, pos_l)
             pw, pl = level_difference_points(pos_w, pos_l)
         elif penalty_loss:
             # Generation 4 and before: from the levels the sides stand at.

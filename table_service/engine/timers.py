@@ -54,7 +54,8 @@ def restart_timer(state: State, seat: str, fx: list[dict[str, Any]], *, at_ms: i
     if timer is None:
         return False
     phase = timer["phase"]
-    first = phase == "lead" and not deal["tricks"] and not deal["trick"]["plays"]
+    # The deal's first lead (a lost turn there leaves only a skipped entry in the trick) keeps its length.
+    first = phase == "lead" and not deal["tricks"] and all(p.get("skipped") for p in deal["trick"]["plays"])
     start_timer(state, seat, phase, fx, option="first_lead" if first else None, at_ms=at_ms)
     return True
 

@@ -172,8 +172,9 @@ class EventStore:
                 f"(tables: {', '.join(tables) or 'none'}); left as it is"
             )
         if self.readonly:
-            # Reading (replay, export) never writes: no journal change, no migration. Every
-            # schema version so far has the same events table, so an old file reads as is.
+            # Reading (replay, export) never writes: no journal change, no migration. Every schema
+            # version so far keeps the columns reading selects (v3 only added ``action``, which only the
+            # writer's runner reads), so an old file reads as is.
             if version == 0:
                 raise StoreCorruptError(f"不是事件库 / {self.path} holds no event store (empty database)")
             self._decode_all()

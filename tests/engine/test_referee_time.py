@@ -247,3 +247,72 @@ def test_a_refused_correction_gives_its_reason_in_each_language_half() -> None:
     why = t.reject("reading_declared", {"ref": ref, "kind": "straight", "rank": "T"}, role="referee")
     zh, en = why.split(" / ", 1)
     assert zh.startswith("更正无法成立：") and " / " not in en and all(ord(c) < 0x3000 for c in en)
+
+
+# ------------------------------------------------------------------ the diff review's cases (2026-12-06)
+
+
+def test_a_countdown_restarted_by_a_void_holds_in_every_later_refold() -> None:
+    """N's play stamped in the very millisecond of the ruling that sent N's play back: in time live, and
+    still in time when an unrelated later void re-folds the deal (the restart sits at its place in the
+    log, not at a time)."""
+    t = Table()
+    t.first_deal("E")
+    t.play("E", "3s")
+    t.play("N", "4s", dt=5_000)
+    t.do("event_voided", {"ref": t.events[-1]["seq"], "reason": "played out of a fan"}, role="referee", dt=40_000)
+    t.play("N", "5s", t=t.state["t_ms"])
+    t.do("card_exposed", {"card": "Ah", "seat": "W"}, role="referee", dt=2_000)
+    t.do("event_voided", {"ref": t.events[-1]["seq"], "reason": "no card"}, role="referee", dt=1_000)
+    assert t.flags("time_over") == [] and _penalties(t) == []
+    assert t.replay_matches()
+
+
+def test_a_dismissed_time_flag_leaves_no_choice_of_a_lost_turn() -> None:
+    t = Table()
+    t.first_deal("E")
+    t.do("penalty_given", {"side": "NS", "level": "warning", "seat": "S", "article": "talking"}, role="referee")
+    t.play("E", "3s")
+    t.do("clock_ticked", {}, source="clock", t=t.deal["timers"]["N"]["deadline_ms"] + 11_000)
+    assert t.flags("lose_turn_choice", "open")
+    t.do("flag_dismissed", {"flag": t.flags("time_over")[0]["id"]}, role="referee")
+    assert t.flags("lose_turn_choice", "open") == []
+    assert t.state["penalties"]["NS"] == {**t.state["penalties"]["NS"], "warnings": 1, "violations": 0}
+
+
+def test_a_dismissed_time_flag_earns_nothing_more_on_the_next_tick() -> None:
+    """Huai'an: warning after 10 s over, violation (turn lost) 10 s later. Dismissed at 3 s, the
+    countdown that still runs gives no automatic penalty for the same lateness."""
+    t = Table(ruleset="huaian-2017")
+    t.first_deal("E")
+    t.play("E", "3s")
+    deadline = t.deal["timers"]["N"]["deadline_ms"]
+    t.do("clock_ticked", {}, source="clock", t=deadline + 1_000)
+    t.do("flag_dismissed", {"flag": t.flags("time_over")[0]["id"]}, role="referee", t=deadline + 3_000)
+    t.do("clock_ticked", {}, source="clock", t=deadline + 31_000)
+    assert [r for r in t.state["penalties"]["records"] if not r.get("withdrawn")] == []
+    assert t.deal["turn"] == "N"
+
+
+def test_a_false_anti_tribute_sent_back_gives_the_tribute_a_whole_countdown() -> None:
+    t = _deal_two()
+    t.do("anti_tribute_declared", {"seats": ["S"], "cards": ["BJ", "BJ"]}, role="referee", dt=3_000)
+    t.do("event_voided", {"ref": t.events[-1]["seq"], "reason": "S holds one big joker"}, role="referee", dt=30_000)
+    t.do("tribute_given", {"seat": "S", "card": "Kd"}, dt=5_000)
+    assert t.flags("time_over") == [] and _penalties(t) == []
+
+
+def test_a_penalty_loss_after_a_side_was_sent_back_from_a() -> None:
+    """EW set up at A fails there and goes back to 2 (``tries_at_a`` 1): it has gained less than nothing,
+    and a loss given it afterwards is scored from 2, not refused as an engine error."""
+    t = Table(ruleset={"preset": "jiangsu", "options": {"tries_at_a": 1}}, levels={"EW": "A", "NS": "2"},
+              fmt={"kind": "deals", "deals": 6})
+    t.first_deal("E", ONE_EACH)
+    t.finish_in_order(["E", "N", "W", "S"])
+    t.next_deal(ONE_EACH)
+    t.do("tribute_given", {"seat": t.deal["tribute_plan"]["payers"][0], "card": "Kd"})
+    t.do("return_given", {"seat": next(s for s in "ESWN" if s in t.deal["timers"]), "card": "3c"})
+    t.finish_in_order(["N", "E", "S", "W"])
+    assert t.state["levels"]["EW"] == "2"
+    t.do("penalty_given", {"side": "EW", "level": "loss", "article": "x"}, role="chief")
+    assert t.state["result"]["level_points"] == {"NS": 17, "EW": 9}

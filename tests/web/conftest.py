@@ -153,8 +153,20 @@ def accounts(users_db: str) -> dict[str, str]:
         conn.close()
 
 
+def open_table(page: Any, base: str, user: str, password: str = PASSWORD) -> None:
+    """In a browser: logged in through the form, on table 1's panel with its stream live."""
+    page.goto(f"{base}/auth/login")
+    page.fill("#username", user)
+    page.fill("#password", password)
+    page.click("#login-submit")
+    page.goto(f"{base}/tables/1")
+    page.wait_for_selector('#app[data-connected="1"]')
+
+
 class Helpers:
     """Test helpers handed out by the ``h`` fixture (conftest cannot be imported under importlib mode)."""
+
+    open_table = staticmethod(open_table)
 
     accounts = staticmethod(accounts)
 

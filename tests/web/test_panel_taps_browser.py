@@ -11,28 +11,27 @@ from table_service.web import users
 pytestmark = pytest.mark.browser
 
 
-def open_table(page, base: str, user: str, password: str) -> None:
-    """Logged in through the form, on table 1's panel with its stream live."""
-    page.goto(f"{base}/auth/login")
-    page.fill("#username", user)
-    page.fill("#password", password)
-    page.click("#login-submit")
-    page.goto(f"{base}/tables/1")
-    page.wait_for_selector('#app[data-connected="1"]')
-
-
-def test_a_double_tapped_pass_is_one_pass(page, app, runner, serve_app, h):
+def _pass_due(page, app, runner, serve_app, h) -> str:
+    """A lead played, the panel open with the next seat chosen for a pass entered on its behalf."""
     h.setup_deal(runner)
     h.play(runner, runner.state()["deal"]["turn"], ["3s"])
     seat = runner.state()["deal"]["turn"]
     srv = serve_app(app)
-    open_table(page, srv.url, "rita", h.PASSWORD)
+    h.open_table(page, srv.url, "rita", h.PASSWORD)
     page.select_option("#f-play select[name=seat]", seat)
+    return seat
+
+
+def _passes(runner, seat: str) -> int:
+    return len([p for p in runner.state()["deal"]["trick"]["plays"] if p.get("pass") and p["seat"] == seat])
+
+
+def test_a_double_tapped_pass_is_one_pass(page, app, runner, serve_app, h):
+    seat = _pass_due(page, app, runner, serve_app, h)
     page.locator("#enter-pass").dblclick()
     h.wait_for(lambda: runner.state()["deal"]["turn"] != seat, timeout=20)
     page.wait_for_timeout(1500)  # a second request, had one gone, has had its answer
-    passes = [p for p in runner.state()["deal"]["trick"]["plays"] if p.get("pass") and p["seat"] == seat]
-    assert len(passes) == 1
+    assert _passes(runner, seat) == 1
     assert not [f for f in runner.state()["flags"] if f["rule"] == "out_of_turn"]
 
 
@@ -44,7 +43,7 @@ def test_a_long_question_corrected_by_taps_on_a_tablet(page, app, runner, serve_
     read = ["3s", "3h", "3c", "3d", "4s", "4h", "4c", "4d"]
     q = h.play(runner, runner.state()["deal"]["turn"], read, confidence=[0.5] * 8, uncertain=True, candidates=[read])
     srv = serve_app(app)
-    open_table(page, srv.url, "rita", h.PASSWORD)
+    h.open_table(page, srv.url, "rita", h.PASSWORD)
     card = f"#question-{q.seq}"
     page.wait_for_selector(f"{card} button.candidate")
     assert page.evaluate("document.scrollingElement.scrollWidth") <= 1024
@@ -61,26 +60,20 @@ def test_a_long_question_corrected_by_taps_on_a_tablet(page, app, runner, serve_
 
 
 def test_a_tap_with_the_network_down_is_said_and_safe_to_repeat(page, app, runner, serve_app, h):
-    h.setup_deal(runner)
-    h.play(runner, runner.state()["deal"]["turn"], ["3s"])
-    seat = runner.state()["deal"]["turn"]
-    srv = serve_app(app)
-    open_table(page, srv.url, "rita", h.PASSWORD)
-    page.select_option("#f-play select[name=seat]", seat)
+    seat = _pass_due(page, app, runner, serve_app, h)
     page.context.set_offline(True)
     page.click("#enter-pass")
     page.wait_for_function("document.getElementById('toast').textContent.includes('网络中断')")
     page.context.set_offline(False)
     page.click("#enter-pass")
     h.wait_for(lambda: runner.state()["deal"]["turn"] != seat, timeout=20)
-    passes = [p for p in runner.state()["deal"]["trick"]["plays"] if p.get("pass") and p["seat"] == seat]
-    assert len(passes) == 1
+    assert _passes(runner, seat) == 1
 
 
 def test_an_ended_login_says_so_and_offers_the_login_page(page, app, runner, serve_app, users_db, h):
     h.setup_deal(runner)
     srv = serve_app(app)
-    open_table(page, srv.url, "rita", h.PASSWORD)
+    h.open_table(page, srv.url, "rita", h.PASSWORD)
     conn = users.connect(users_db)
     users.close_sessions(conn, "rita")
     conn.close()
@@ -100,7 +93,7 @@ def test_a_tap_the_ladder_makes_a_foul_is_marked_the_chiefs(page, app, runner, s
     wrong = next(s for s in "NS" if s != turn)
     h.play(runner, wrong, ["9s"])  # out of turn: a flag on an NS seat
     srv = serve_app(app)
-    open_table(page, srv.url, "rita", h.PASSWORD)
+    h.open_table(page, srv.url, "rita", h.PASSWORD)
     page.wait_for_selector("#flags-card button.pen-warning")
     assert page.is_disabled("#flags-card button.pen-warning")
     assert "仅裁判长" in page.inner_text("#flags-card button.pen-warning")
@@ -111,7 +104,7 @@ def test_the_referee_stops_play_from_the_panel_and_resumes_it(page, app, runner,
     over time while it is open; dismissing it resumes with a whole countdown."""
     h.setup_deal(runner)
     srv = serve_app(app)
-    open_table(page, srv.url, "rita", h.PASSWORD)
+    h.open_table(page, srv.url, "rita", h.PASSWORD)
     effects = []
     runner.subscribe_effects(lambda fx, ev: effects.extend(fx))
     page.click("#stop-play")
@@ -130,7 +123,7 @@ def test_a_penalty_without_a_flag_cites_the_rules_by_a_tap(page, app, runner, se
     """Hiding a card has no sensor: the referee gives it from the form, its article one tap away."""
     h.setup_deal(runner)
     srv = serve_app(app)
-    open_table(page, srv.url, "rita", h.PASSWORD)
+    h.open_table(page, srv.url, "rita", h.PASSWORD)
     page.evaluate("document.getElementById('f-penalty').scrollIntoView()")
     page.click('#f-penalty h3')  # the form may be folded until used
     page.select_option("#penalty-side", "EW")
@@ -148,7 +141,7 @@ def test_a_wild_cards_pattern_is_declared_by_a_tap(page, app, runner, serve_app,
     question = runner.state()["deal"]["questions"]
     assert question and question[0]["reason"] == "reading"
     srv = serve_app(app)
-    open_table(page, srv.url, "rita", h.PASSWORD)
+    h.open_table(page, srv.url, "rita", h.PASSWORD)
     page.wait_for_selector(f"#question-{q.seq} button.reading")
     readings = page.eval_on_selector_all(f"#question-{q.seq} button.reading", "bs => bs.map(b => b.dataset.reading)")
     assert readings == question[0]["readings"]

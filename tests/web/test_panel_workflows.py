@@ -26,15 +26,6 @@ def shot(page, name: str) -> None:
     page.evaluate("y => new Promise(r => { window.scrollTo(0, y); requestAnimationFrame(() => requestAnimationFrame(r)); })", y)
 
 
-def open_table(page, base: str, user: str, password: str) -> None:
-    page.goto(f"{base}/auth/login")
-    page.fill("#username", user)
-    page.fill("#password", password)
-    page.click("#login-submit")
-    page.goto(f"{base}/tables/1")
-    page.wait_for_selector('#app[data-connected="1"]')
-
-
 def toast_ok(page) -> None:
     """The engine's verdict came back as a green toast (then cleared for the next step). Generous:
     on a loaded 2-core machine a round trip with Chromium can take seconds."""
@@ -48,7 +39,7 @@ def test_a_round_from_the_panel_alone(page, app, runner, serve_app, h):
     """A fresh table: set up the round, the cut, the drawing, then play, pass and report on the
     players' behalf — taps only, no event numbers, no curl."""
     srv = serve_app(app)
-    open_table(page, srv.url, "rita", h.PASSWORD)
+    h.open_table(page, srv.url, "rita", h.PASSWORD)
     page.wait_for_selector('#next-step .steps[data-step="none"]')
     page.click("#next-step .step-setup")
     for seat, name in h.PLAYERS.items():
@@ -132,7 +123,7 @@ def test_every_referee_event_has_a_form(page, app, runner, serve_app, h):
     from table_service.engine.roles import ACTION_ROLES
 
     srv = serve_app(app)
-    open_table(page, srv.url, "chen", h.PASSWORD)
+    h.open_table(page, srv.url, "chen", h.PASSWORD)
     forms = set(page.eval_on_selector_all("form.action[data-type]", "fs => fs.map(f => f.dataset.type)"))
     on_cards = {"flag_confirmed", "flag_dismissed", "play_confirmed", "passed"}  # flag/question buttons, pass
     if page.query_selector("#stop-play"):
@@ -147,7 +138,7 @@ def test_camera_question_answered_from_its_picture(page, app, runner, serve_app,
     q = h.play(runner, "W", ["5h"], confidence=[0.9999], uncertain=True, crop=h.crop_data_url(["5d"]),
                reasons=["5h 花色存疑 / suit of 5h in doubt (5d?)"], candidates=[["5h"], ["5d"]])
     srv = serve_app(app)
-    open_table(page, srv.url, "rita", h.PASSWORD)
+    h.open_table(page, srv.url, "rita", h.PASSWORD)
     card = f"#question-{q.seq}"
     page.wait_for_function(f"document.querySelector('{card} img.crop')?.naturalWidth > 100")
     assert "suit of 5h in doubt" not in page.inner_text(card)  # one language per view
@@ -170,7 +161,7 @@ def test_tap_a_play_in_the_record_to_correct_it(page, app, runner, serve_app, h)
     h.setup_deal(runner)
     wrong = h.play(runner, "N", ["8s", "8h"])
     srv = serve_app(app)
-    open_table(page, srv.url, "rita", h.PASSWORD)
+    h.open_table(page, srv.url, "rita", h.PASSWORD)
     page.click(f'#deal-log .play[data-seq="{wrong.seq}"]')
     page.wait_for_selector(f'#play-dialog:not([hidden]) .dialog-box[data-seq="{wrong.seq}"]')
     page.fill("#play-dialog input.correct-cards", "")
@@ -190,7 +181,7 @@ def test_penalty_ladder_from_the_flag(page, app, runner, serve_app, h):
     h.setup_deal(runner)
     first = h.play(runner, "E", ["9c"])  # out of turn: N leads
     srv = serve_app(app)
-    open_table(page, srv.url, "rita", h.PASSWORD)
+    h.open_table(page, srv.url, "rita", h.PASSWORD)
     page.click(f"#flag-F{first.seq} button.confirm")
     page.wait_for_selector(f'#flag-F{first.seq}[data-status="confirmed"]')
     page.click(f"#flag-F{first.seq} button.pen-warning")
@@ -210,7 +201,7 @@ def test_penalty_ladder_from_the_flag(page, app, runner, serve_app, h):
 def test_reload_mid_countdown_shows_the_engines_deadline(page, app, runner, serve_app, h):
     h.setup_deal(runner)  # North to lead, a 40 s first-lead countdown from the drawing
     srv = serve_app(app)
-    open_table(page, srv.url, "vera", h.PASSWORD)
+    h.open_table(page, srv.url, "vera", h.PASSWORD)
     time.sleep(3.0)  # the last event is now 3 s old
     page.reload()
     page.wait_for_selector('#app[data-connected="1"]')
@@ -234,7 +225,7 @@ def test_english_mode_is_one_language(page, app, runner, serve_app, h):
     h.play(runner, "N", ["3s", "3h"])
     h.play(runner, "E", ["9c"])  # out of turn: a flag
     srv = serve_app(app)
-    open_table(page, srv.url, "chen", h.PASSWORD)
+    h.open_table(page, srv.url, "chen", h.PASSWORD)
     page.click("#lang-toggle")
     page.wait_for_selector("#flags .flag-rule")
     page.focus("#f-play [name=cards]")  # unfold a picker: its jokers are labelled in English too
@@ -254,7 +245,7 @@ def test_camera_health_is_shown_as_it_changes(page, app, runner, serve_app, h):
     runner.camera_health = lambda: dict(health)
     h.setup_deal(runner)
     srv = serve_app(app)
-    open_table(page, srv.url, "vera", h.PASSWORD)
+    h.open_table(page, srv.url, "vera", h.PASSWORD)
     page.wait_for_selector('#camera-health[data-state="reading"]')
     health.update(state="not_reading", lag_s=12.5, text="摄像头 12 秒未读牌 / camera not reading for 12 s")
     page.wait_for_selector('#camera-health[data-state="not_reading"]', timeout=8_000)
@@ -275,7 +266,7 @@ def test_the_deck_the_camera_reads_with_is_on_the_panel(page, app, runner, serve
                                     "text": "摄像头读牌中 / camera reading", "deck": watcher.deck_status()}
     h.setup_deal(runner)
     srv = serve_app(app)
-    open_table(page, srv.url, "vera", h.PASSWORD)
+    h.open_table(page, srv.url, "vera", h.PASSWORD)
     page.wait_for_selector("#camera-deck:not([hidden])")
     assert page.inner_text("#camera-deck").startswith("未登记牌组，边打边学")
     e = enroll({"Kd": load_deck("anglo").bgr("Kd")}, px_per_mm=6.0, rows=4, check_plays=0)
@@ -294,7 +285,7 @@ def test_a_whole_short_round_from_the_panel(page, app, runner, serve_app, h):
     """A one-deal round with one card a hand (a short deal, so the test stays quick): every step
     from the panel, to the result and both signatures."""
     srv = serve_app(app)
-    open_table(page, srv.url, "rita", h.PASSWORD)
+    h.open_table(page, srv.url, "rita", h.PASSWORD)
     page.click("#next-step .step-setup")
     for seat, name in h.PLAYERS.items():
         page.fill(f'#f-setup [name="players.{seat}"]', name)
@@ -350,7 +341,7 @@ def test_a_doubted_tribute_is_entered_as_read_with_one_tap(page, app, runner, se
                                    "crop": h.crop_data_url(["Kd"])}})
     assert call.accepted, call.error
     srv = serve_app(app)
-    open_table(page, srv.url, "rita", h.PASSWORD)
+    h.open_table(page, srv.url, "rita", h.PASSWORD)
     flag = f"#flag-F{call.seq}"
     page.wait_for_function(f"document.querySelector('{flag} img.crop')?.naturalWidth > 50")
     assert "Kd" in page.inner_text(f"{flag} button.as-read")

@@ -194,7 +194,8 @@
   });
   labelArticles();
   const stopBtn = document.getElementById("stop-play");
-  if (stopBtn) stopBtn.onclick = function () { GT.act("referee_called", { reason: GT.t("stopped_by_referee") }, GT.t("stop_play")); };
+  // The reason is logged in both languages, as every text of the log (the other referee's panel reads it too).
+  if (stopBtn) stopBtn.onclick = function () { GT.act("referee_called", { reason: "裁判叫停 / stopped by the referee" }, GT.t("stop_play")); };
   const passBtn = document.getElementById("enter-pass");
   if (passBtn) passBtn.onclick = function () { GT.act("passed", { seat: document.querySelector("#f-play select[name=seat]").value }); };
   GT.initPickers(document);

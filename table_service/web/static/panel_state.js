@@ -105,7 +105,10 @@
     return Date.now().toString(36) + "-" + Math.random().toString(36).slice(2, 12);
   }
   const inflight = {};
+  /* key -> {id, at}: an action whose outcome stayed unknown, re-sent under its id if tapped again soon
+     (a minute: a later identical tap, a pass when the turn comes round again, is a new action). */
   const unknownIds = {};
+  const UNKNOWN_KEPT_MS = 60000;
   const TURN_ENTRIES = { cards_played: true, passed: true };
   function act(type, data, label, opts) {
     const expect = Object.assign({}, (opts && opts.expect) || {});
@@ -120,7 +123,8 @@
     return p;
   }
   async function send(type, data, label, expect, key) {
-    const body = { type: type, data: data, action_id: unknownIds[key] || newActionId() };
+    const kept = unknownIds[key] && Date.now() - unknownIds[key].at < UNKNOWN_KEPT_MS ? unknownIds[key].id : null;
+    const body = { type: type, data: data, action_id: kept || newActionId() };
     if (Object.keys(expect).length) body.expect = expect;
     let r;
     try {
@@ -130,17 +134,19 @@
         r = await GT.post(ACTIONS, body);
       }
     } catch (e) {
-      unknownIds[key] = body.action_id;  // it may have reached the table: the next tap asks for its verdict
+      unknownIds[key] = { id: body.action_id, at: Date.now() };  // it may have reached the table: the next tap asks for its verdict
       GT.toast(GT.t("network_down"), false);
       return { status: 0, ok: false, json: { accepted: false, error: String(e) } };
     }
     if (r.status === 202) {
-      unknownIds[key] = body.action_id;
+      unknownIds[key] = { id: body.action_id, at: Date.now() };
       GT.toast(GT.t("outcome_unknown") + ": " + GT.bi(r.json.error), false);
       return r;
     }
     delete unknownIds[key];
-    if (r.ok && r.json.accepted) GT.toast(GT.t("done") + (label ? " " + label : "") + " #" + r.json.seq, true);
+    if (r.ok && r.json.accepted && kept && state && state.last_seq >= r.json.seq) {
+      GT.toast(GT.t("already_done") + " #" + r.json.seq, true);  // the earlier tap had been done
+    } else if (r.ok && r.json.accepted) GT.toast(GT.t("done") + (label ? " " + label : "") + " #" + r.json.seq, true);
     else if (r.status === 409) GT.toast(GT.t("not_done") + ": " + GT.bi(r.json.error), false);
     else if (r.status === 401) GT.loginEnded();
     else GT.toast(GT.t("rejected") + ": " + GT.bi((r.json && r.json.error) || String(r.status)), false);
