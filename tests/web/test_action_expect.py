@@ -57,7 +57,7 @@ def test_a_question_answered_twice_is_answered_once(client, h, runner):
     assert ok.status_code == 200, ok.get_json()
     late = h.post_json(client, "/api/tables/1/actions", {"type": "play_corrected", "data": {"ref": read, "cards": ["5s"]},
                                                           "expect": {"question": read}})
-    assert late.status_code == 409 and "already been answered" in late.get_json()["error"]
+    assert late.status_code == 409 and "is not open" in late.get_json()["error"]
     play = [p for p in runner.state()["deal"]["trick"]["plays"] if p.get("seq") == read][0]
     assert play["cards"] == ["5c"]
 
