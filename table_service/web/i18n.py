@@ -135,6 +135,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     "rejected": ("被拒绝", "Rejected"),
     "not_done": ("未执行", "Not done"),
     "already_done": ("之前那次点击已完成", "The earlier tap had been done"),
+    "late_chief_hint": ("超过警告时限（本轮规则，江苏为 5 分钟）的迟到由裁判长判罚",
+                        "A late arrival over the warning limit (the round's rules; 5 min under Jiangsu's) is the chief referee's"),
     "record": ("记录", "Record"),
     "record_all": ("全部", "Everything"),
     "record_refused": ("只看被拒绝的", "Refused only"),

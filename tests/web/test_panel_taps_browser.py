@@ -149,3 +149,16 @@ def test_a_wild_cards_pattern_is_declared_by_a_tap(page, app, runner, serve_app,
     h.wait_for(lambda: runner.events()[-1]["type"] == "reading_declared", timeout=20)
     kind, rank = readings[-1].split(" ")
     assert runner.events()[-1]["data"] == {"ref": q.seq, "kind": kind, "rank": rank}
+
+
+def test_a_late_arrival_is_entered_by_taps(page, app, runner, serve_app, h):
+    h.setup_deal(runner)
+    srv = serve_app(app)
+    h.open_table(page, srv.url, "rita", h.PASSWORD)
+    page.evaluate("document.getElementById('f-late').scrollIntoView()")
+    page.click("#f-late h3")
+    assert "裁判长" in page.inner_text("#f-late")  # the limit a referee cannot pass is said beforehand
+    page.click('#late-minutes .chip[data-minutes="3"]')
+    page.click("#f-late button[type=submit]")
+    h.wait_for(lambda: runner.state()["penalties"]["records"], timeout=20)
+    assert runner.events()[-1]["data"]["minutes"] == 3

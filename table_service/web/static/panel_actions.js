@@ -187,8 +187,14 @@
      seat to act a whole countdown (engine: apply._rearm_turn_clock). */
   /* The rules' named breaches, one tap each into the penalty's article (typing stays possible). */
   function labelArticles() {
-    document.querySelectorAll("#penalty-articles .chip").forEach(function (b) { b.textContent = GT.bi(b.dataset.article); });
+    document.querySelectorAll("#late-minutes .chip").forEach(function (b) {
+    b.onclick = function () { document.querySelector('#f-late [name="minutes"]').value = b.dataset.minutes; };
+  });
+  document.querySelectorAll("#penalty-articles .chip").forEach(function (b) { b.textContent = GT.bi(b.dataset.article); });
   }
+  document.querySelectorAll("#late-minutes .chip").forEach(function (b) {
+    b.onclick = function () { document.querySelector('#f-late [name="minutes"]').value = b.dataset.minutes; };
+  });
   document.querySelectorAll("#penalty-articles .chip").forEach(function (b) {
     b.onclick = function () { document.getElementById("penalty-article").value = b.dataset.article; };
   });
