@@ -34,6 +34,7 @@ from table_service.engine.flags import stamp_flag_of
 from table_service.engine.ruleset import stamp_generation
 from table_service.engine.state import State, state_to_json
 from table_service.store.event_log import EventStore
+from table_service.web.expect import STALE_PREFIX
 
 log = logging.getLogger(__name__)
 
@@ -121,8 +122,9 @@ class TableRunner:
         # The actions logged before a restart keep their verdicts: a retry of one is not a second action.
         for key, ev in self._store.actions(KEYS_KEPT):
             done: Future[SubmitResult] = Future()
-            done.set_result(SubmitResult("rejected" not in ev, ev["seq"], ev.get("rejected"),
-                                         {k: v for k, v in ev.items() if k != "rejected"}))
+            error = ev.get("rejected")
+            done.set_result(SubmitResult(error is None, ev["seq"], error, {k: v for k, v in ev.items() if k != "rejected"},
+                                         stale=bool(error) and error.startswith(STALE_PREFIX)))
             self._keys[key] = done
         self._listeners: list[StateListener] = []
         self._effect_listeners: list[EffectListener] = []

@@ -17,6 +17,9 @@ from typing import Any
 from table_service.engine.state import State
 from table_service.rules.seats import SEATS
 
+#: How every refusal for a table that moved on begins (the runner knows a logged one by it after a restart).
+STALE_PREFIX = "局面已变："
+
 #: The keys an ``expect`` object may hold.
 EXPECT_KEYS = ("turn", "question")
 
@@ -70,7 +73,7 @@ def _turn_moved(state: State, turn: str | None) -> str | None:
     if now == turn:
         return None
     shown = turn or "—"
-    return (f"局面已变（页面显示轮到 {shown}，现在轮到 {now or '—'}）：可能已由重复点击或另一位裁判录入，请看最新局面 / "
+    return (f"{STALE_PREFIX}页面显示轮到 {shown}，现在轮到 {now or '—'}，可能已由重复点击或另一位裁判录入，请看最新局面 / "
             f"the table has moved on (the page showed {shown} to act, now {now or 'nobody'}): this was probably "
             "entered already, by a second tap or another referee; look at the table now")
 
@@ -79,5 +82,5 @@ def _question_closed(state: State, seq: int) -> str | None:
     deal = state.get("deal")
     if deal is not None and any(q["seq"] == seq for q in deal["questions"]):
         return None
-    return (f"摄像头问题 #{seq} 已不在待答之列（多半已被回答）：请看最新记录 / camera question #{seq} is not open "
+    return (f"{STALE_PREFIX}摄像头问题 #{seq} 已不在待答之列（多半已被回答），请看最新记录 / camera question #{seq} is not open "
             "(most likely answered already, by a second tap or another referee): look at the record now")

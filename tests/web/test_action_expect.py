@@ -73,3 +73,21 @@ def test_a_malformed_expect_is_refused_before_the_engine(client, h, runner, expe
     assert h.logged_rows(runner) == before
     with pytest.raises(ExpectError):
         parse_expect(expect)
+
+
+def test_a_stale_tap_retried_after_a_restart_is_still_said_as_stale(tmp_path, h):
+    """The runner remembers a refused tap's verdict over a restart (its id is logged); a refusal for a
+    table that had moved on stays that (409 at the API, "not done" at the panel), not a plain refusal."""
+    from table_service.table.runner import TableRunner
+    from table_service.web.expect import parse_expect
+
+    path = tmp_path / "t.sqlite3"
+    with TableRunner(path) as r:
+        h.setup_deal(r)
+        first = r.submit({"type": "passed", "source": "panel", "role": "referee", "data": {"seat": "W"}},
+                         key="rita:t1", precondition=parse_expect({"turn": "W"}))
+        assert first.stale
+    with TableRunner(path) as r:
+        again = r.submit({"type": "passed", "source": "panel", "role": "referee", "data": {"seat": "W"}},
+                         key="rita:t1", precondition=parse_expect({"turn": "W"}))
+        assert again.stale and again.seq == first.seq
