@@ -174,13 +174,18 @@ class HubCore(HubState):
         fmt = {k: v for k, v in fmt.items() if k in ("kind", "deals", "minutes") and v is not None}
         return "event_edited", {"name": name.strip(), "ruleset": ruleset, "format": fmt}
 
-    def check_publish(self, rnd: int, role: str | None) -> tuple[str, dict[str, Any]]:
+    def check_publish(self, rnd: int, role: str | None, *, draft: int | None = None) -> tuple[str, dict[str, Any]]:
         need_role(role, "referee", "公布编排")
         d = self.draws.get(rnd)
         if d is None:
             raise EventInputError(f"第 {rnd} 轮尚未编排 / round {rnd} has not been drawn")
         if d["published"]:
             raise EventInputError(f"第 {rnd} 轮编排已公布，不能更改 / the draw of round {rnd} is published and final")
+        if draft is not None and draft != d.get("drawn_seq"):
+            by = d.get("drawn_by") or "?"
+            raise EventInputError(f"未公布：第 {rnd} 轮在您打开页面后已由 {by} 重新编排，请核对新的草案后再公布 / not published: "
+                                  f"round {rnd} was drawn again by {by} after your page showed it; check the new "
+                                  "draft, then publish")
         stale = self.stale_words(rnd)
         if stale is not None:
             raise EventInputError(f"未公布：{stale[0]}。请点「重新编排」按现在的成绩重排，核对后再公布 / not published: "
@@ -407,6 +412,11 @@ class HubCore(HubState):
             raise EventInputError(f"{team} 不在该桌 / team {team} did not play at table {table}")
         if not text.strip():
             raise EventInputError("申诉须有书面理由 / an appeal must be in writing")
+        same = next((a for a in self.appeals if a["decision"] is None and a["round"] == rnd and a["table"] == table
+                     and a["team"] == team and a["text"] == text.strip()), None)
+        if same is not None:  # a double tap, or the same appeal entered at two desks
+            raise EventInputError(f"该申诉已登记为 #{same['id']}（{same['by']}），尚待裁决 / this appeal is already filed "
+                                  f"as #{same['id']} (by {same['by']}), waiting for a decision")
         cur = self.results.get((rnd, table))
         if cur is None:
             raise EventInputError("该桌本轮尚未结束 / the table's round has not ended")

@@ -18,7 +18,7 @@ from table_service.views.wire import control_character
 #: organiser sees, not the field's key ("ew_score 须为整数").
 FIELD_WORDS = {"ns_levels": ("南北升级数", "NS levels gained"), "ew_levels": ("东西升级数", "EW levels gained"),
                "ns_score": ("南北判负比分", "NS penalty-loss score"), "ew_score": ("东西判负比分", "EW penalty-loss score"),
-               "round": ("轮次", "round")}
+               "round": ("轮次", "round"), "draft": ("草案", "draft")}
 
 
 def form_int(name: str, lo: int = 0, hi: int = 10**9) -> int:

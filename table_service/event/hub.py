@@ -210,9 +210,11 @@ class HubService(TableMessages):
             etype, data = self.core.check_event_edit(name, ruleset, fmt, role)
             return self._commit(etype, data, actor=actor, role=role)
 
-    def publish_draw(self, rnd: int, actor: str, role: str) -> dict[str, Any]:
+    def publish_draw(self, rnd: int, actor: str, role: str, *, draft: int | None = None) -> dict[str, Any]:
+        """Publish round ``rnd``'s draft and send each table its assignment; ``draft``: the seq of the draw
+        the caller checked (refused when the round has been drawn again since)."""
         with self.lock:
-            etype, data = self.core.check_publish(rnd, role)
+            etype, data = self.core.check_publish(rnd, role, draft=draft)
             return self._commit(etype, data, actor=actor, role=role)
 
     def withdraw_team(self, team: str, reason: str, actor: str, role: str) -> dict[str, Any]:

@@ -196,7 +196,8 @@ class HubState:
         elif et == "round_drawn":
             # A log from before inputs_seq: the fold is where it was when the draft was drawn.
             self.draws[d["round"]] = {**d, "published": False, "drawn_ms": ev["t_ms"], "published_ms": None,
-                                      "assignments": {}, "inputs_seq": d.get("inputs_seq", self.inputs_seq)}
+                                      "assignments": {}, "inputs_seq": d.get("inputs_seq", self.inputs_seq),
+                                      "drawn_seq": ev["seq"], "drawn_by": ev.get("actor")}
         elif et == "round_published":
             dr = self.draws[d["round"]]
             dr["published"], dr["published_ms"], dr["assignments"] = True, ev["t_ms"], d["assignments"]

@@ -392,8 +392,11 @@ def _do_draw(h: Any, who: str, role: str) -> str:
 
 
 def _do_publish(h: Any, who: str, role: str) -> str:
+    """Publish the draft the page showed (``draft``: the seq of its draw): a round drawn again since,
+    from another page, is refused (the organiser would publish pairings never checked)."""
     rnd = form_int("round", 1)
-    h.publish_draw(rnd, who, role)
+    draft = form_int("draft", 1) if request.form.get("draft") else None
+    h.publish_draw(rnd, who, role, draft=draft)
     return f"第 {rnd} 轮编排已公布并下发各桌 / round {rnd} published and sent to the tables"
 
 

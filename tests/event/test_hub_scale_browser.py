@@ -81,3 +81,24 @@ def test_a_player_finds_a_team_on_the_board(live: Any, open_page: Any) -> None:
     mine = [t["table"] for t in hub.core.draws[1]["tables"] if "T37" in (t["ns"], t["ew"])]
     assert tables == mine
     assert errors == []
+
+
+def test_a_double_tapped_appeal_is_filed_once(live: Any, open_page: Any) -> None:
+    """The organiser's forms post once: a double tap on 申诉 filed two appeals (and on 编排 drew twice, on
+    发给各桌 sent the deck twice)."""
+    hub, url = live
+    page, errors = _login(open_page, url, "/hub/admin")
+    t = hub.core.draws[1]["tables"][0]
+    page.wait_for_selector("#appeal-slot")
+    page.select_option("#appeal-slot", f"1|{t['table']}")
+    page.select_option("#appeal-team", t["ew"])
+    page.fill('form [name="text"]', "对方越序 / out of turn")
+    before = hub.core.last_seq
+    posts: list[str] = []
+    page.on("request", lambda r: posts.append(r.url) if r.method == "POST" and "/hub/action/appeal" in r.url else None)
+    page.locator('form:has(#appeal-slot) button[type="submit"]').dblclick()
+    page.wait_for_load_state("load")
+    page.wait_for_timeout(1000)
+    assert len(posts) == 1  # the page sent it once (the hub would refuse the same appeal again anyway)
+    assert len(hub.core.appeals) == 1 and hub.core.last_seq == before + 1
+    assert errors == []

@@ -442,3 +442,42 @@ def test_drawing_a_round_reminds_of_results_not_published(hub_app: Any) -> None:
     tok = login(c, "chen")
     msg = c.post("/hub/action/draw", data={"csrf_token": tok}, headers=JSON).get_json()["message"]
     assert msg.startswith("第 2 轮已编排（草案）；第 1 轮成绩尚未公布 / ") and msg.endswith("round(s) 1: results not published yet")
+
+
+def test_a_draft_drawn_again_from_another_page_is_not_published_unseen(hub_app: Any) -> None:
+    """chen checks round 1's draft; zhou, on a page of before, draws it again; chen's publish (naming the
+    draft his page showed) is refused in words, and the new draft is published only from a page showing it."""
+    app, hub = hub_app
+    c = app.test_client()
+    tok = login(c, "chen")
+    c.post("/hub/action/draw", data={"csrf_token": tok})
+    page = c.get("/hub/admin").get_data(as_text=True)
+    seen = hub.core.draws[1]["drawn_seq"]
+    assert f'name="draft" value="{seen}"' in page
+    hub.draw_next("zhou", "chief")  # the other page's "draw": a redraw of the draft
+    r = c.post("/hub/action/publish", data={"csrf_token": tok, "round": "1", "draft": str(seen)},
+               headers={"Accept": "application/json"})
+    assert r.status_code == 400 and "drawn again by zhou" in r.get_json()["error"]
+    assert not hub.core.draws[1]["published"]
+    page = c.get("/hub/admin").get_data(as_text=True)
+    now = hub.core.draws[1]["drawn_seq"]
+    assert now != seen and f'name="draft" value="{now}"' in page
+    ok = c.post("/hub/action/publish", data={"csrf_token": tok, "round": "1", "draft": str(now)},
+                headers={"Accept": "application/json"})
+    assert ok.status_code == 200 and hub.core.draws[1]["published"]
+
+
+def test_the_same_appeal_filed_twice_is_filed_once(hub_app: Any) -> None:
+    app, hub = hub_app
+    hub.draw_next("x", "chief")
+    hub.publish_draw(1, "x", "chief")
+    t = hub.core.draws[1]["tables"][0]
+    hub.hand_result({"round": 1, "table": t["table"], "ns": t["ns"], "ew": t["ew"], "ns_levels": 3,
+                     "ew_levels": 1}, "x", "chief")
+    c = app.test_client()
+    tok = login(c, "rita")
+    form = {"csrf_token": tok, "slot": f"1|{t['table']}", "team": t["ew"], "text": "对方越序 / out of turn"}
+    c.post("/hub/action/appeal", data=form)
+    again = c.post("/hub/action/appeal", data=form, headers={"Accept": "application/json"})
+    assert again.status_code == 400 and "already filed as #1" in again.get_json()["error"]
+    assert len(hub.core.appeals) == 1

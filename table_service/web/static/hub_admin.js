@@ -32,6 +32,21 @@
       if (!window.confirm(form.dataset.confirm)) ev.preventDefault();
     });
   });
+  /* A form posts once: a double tap on 编排, 公布, 录入, 申诉 or 发给各桌 sent it twice (two draws, two
+     appeals, the deck twice to every table). The page reloads with the answer; until then a second
+     submit is dropped (buttons are not disabled: a disabled submit button would drop its own value). */
+  document.querySelectorAll('form[method="post"]').forEach(function (form) {
+    form.addEventListener("submit", function (ev) {
+      if (ev.defaultPrevented) return;  // a confirm answered "no"
+      if (form.dataset.sending === "1") { ev.preventDefault(); return; }
+      form.dataset.sending = "1";
+      form.classList.add("sending");
+    });
+  });
+  /* Back to a page kept in the browser's cache (the back button): its forms may post again. */
+  window.addEventListener("pageshow", function () {
+    document.querySelectorAll("form[data-sending]").forEach(function (f) { delete f.dataset.sending; f.classList.remove("sending"); });
+  });
 
   const slot = document.getElementById("appeal-slot");
   const team = document.getElementById("appeal-team");
