@@ -83,13 +83,19 @@ def test_whole_round_by_forms(hub_app: Any) -> None:
     assert c.post("/hub/action/draw", data={}).status_code == 400
 
 
-def test_appeal_decision_needs_the_chief(hub_app: Any) -> None:
-    app, hub = hub_app
+def _one_result(hub: HubService) -> dict[str, Any]:
+    """Round 1 drawn and published, its first table's result in: that table (appeals need one)."""
     hub.draw_next("x", "chief")
     hub.publish_draw(1, "x", "chief")
     t = hub.core.draws[1]["tables"][0]
     hub.hand_result({"round": 1, "table": t["table"], "ns": t["ns"], "ew": t["ew"], "ns_levels": 3,
                      "ew_levels": 1}, "x", "chief")
+    return t
+
+
+def test_appeal_decision_needs_the_chief(hub_app: Any) -> None:
+    app, hub = hub_app
+    t = _one_result(hub)
     c = app.test_client()
     tok = login(c, "rita")
     c.post("/hub/action/appeal", data={"csrf_token": tok, "slot": f"1|{t['table']}", "team": t["ew"],
@@ -469,11 +475,7 @@ def test_a_draft_drawn_again_from_another_page_is_not_published_unseen(hub_app: 
 
 def test_the_same_appeal_filed_twice_is_filed_once(hub_app: Any) -> None:
     app, hub = hub_app
-    hub.draw_next("x", "chief")
-    hub.publish_draw(1, "x", "chief")
-    t = hub.core.draws[1]["tables"][0]
-    hub.hand_result({"round": 1, "table": t["table"], "ns": t["ns"], "ew": t["ew"], "ns_levels": 3,
-                     "ew_levels": 1}, "x", "chief")
+    t = _one_result(hub)
     c = app.test_client()
     tok = login(c, "rita")
     form = {"csrf_token": tok, "slot": f"1|{t['table']}", "team": t["ew"], "text": "对方越序 / out of turn"}
