@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from flask import current_app, has_request_context, request
 
+from table_service.engine.errors import halves
 from table_service.engine.flags import ARTICLES
 from table_service.rules.patterns import KIND_NAMES_ZH
 
@@ -390,9 +391,10 @@ KIND_NAMES_EN: dict[str, str] = {
 
 
 def split_pair(text: str) -> tuple[str, str]:
-    """``"中文 / English"`` as its two halves (the whole text twice when it has no ``" / "``)."""
-    zh, sep, en = str(text).partition(" / ")
-    return (zh.strip(), en.strip()) if sep else (str(text), str(text))
+    """``"中文 / English"`` as its two halves, trimmed (the whole text twice when it has no ``" / "``):
+    the engine's own split (:func:`table_service.engine.errors.halves`), one rule for both."""
+    zh, en = halves(str(text))
+    return zh.strip(), en.strip()
 
 
 def _add_words() -> None:
