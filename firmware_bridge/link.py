@@ -36,6 +36,7 @@ from .firmware.wire import (
     Frame,
     FrameError,
     HelloInfo,
+    seq_diff,
     unpack_hello,
 )
 
@@ -48,10 +49,15 @@ HOST_VERSION = "gt-0.1.0"
 
 @dataclass(frozen=True)
 class Message:
-    """One reliable frame from the controller, delivered exactly once and in order."""
+    """One reliable frame from the controller, delivered exactly once and in order.
+
+    ``seq`` and ``peer_gen`` name the frame to :meth:`Link.hold_ack` (its sequence number, and which
+    controller boot's numbering it belongs to); -1 where the message was not received (a test's own)."""
 
     type: int
     payload: bytes
+    seq: int = field(default=-1, compare=False)
+    peer_gen: int = field(default=-1, compare=False)
 
 
 @dataclass(frozen=True)
@@ -159,6 +165,13 @@ class Link:
         # A frame is acknowledged once ``on_message`` has returned for it (_after_frames), never by
         # a heartbeat or command another thread sends meanwhile: a press is in the log first.
         self.ep.ack_upto = self.ep.rx_last
+        #: Frames an owner is still writing down (:meth:`hold_ack`), oldest first: nothing from the
+        #: oldest on is acknowledged until each is released.
+        self._held: dict[int, None] = {}
+        #: Counts the controller boots and sequence skips seen: a hold of an earlier numbering is void.
+        self._peer_gen = 0
+        #: The last frame whose ``on_message`` has returned (what may be acknowledged when nothing is held).
+        self._handled_upto = self.ep.rx_last
         self.last_error: str | None = None
         #: The timer thread's last internal error (logged once while it repeats, whatever other errors
         #: the link meets meanwhile: a link said down between two of them did not make it a new error).
@@ -302,10 +315,53 @@ class Link:
         self.last_error = text
 
     def _ep_message(self, ftype: int, payload: bytes) -> None:
-        self._pending.append(("message", Message(ftype, bytes(payload))))
+        # Under the lock, from the endpoint's delivery: its rx_last is this frame's number.
+        self._pending.append(("message", Message(ftype, bytes(payload), self.ep.rx_last, self._peer_gen)))
 
     def _ep_event(self, name: str, detail: object) -> None:
+        if name in ("peer_new", "skipped"):
+            # The endpoint has moved its acknowledgement on by itself (a new numbering, or frames
+            # the controller gave up on): holds of the old numbering mean nothing any more.
+            self._peer_gen += 1
+            self._held.clear()
+            self._handled_upto = self.ep.rx_last
         self._pending.append(("event", (name, detail)))
+
+    def hold_ack(self, msg: Message) -> Callable[[], None]:
+        """Keep ``msg`` (and every frame after it) unacknowledged until the returned function is called.
+
+        For an owner that hands the frame on to be written down elsewhere (the service queues a
+        press for its event log) and must not block the reader meanwhile: the controller keeps the
+        frame, and sends it again after a host restart, until it is released. Call it from
+        ``on_message`` (before it returns); the release may come from any thread, and more than once.
+        A message of an earlier controller boot, not received by this link, or already acknowledged
+        (held after ``on_message`` returned) holds nothing."""
+        with self._cond:
+            if msg.seq < 0 or msg.peer_gen != self._peer_gen or (
+                    self.ep.ack_upto is not None and seq_diff(msg.seq, self.ep.ack_upto) <= 0):
+                return _nothing  # not ours to hold, or acknowledged already (held too late)
+            self._held[msg.seq] = None
+            gen = self._peer_gen
+
+        def release() -> None:
+            with self._cond:
+                if gen != self._peer_gen or msg.seq not in self._held:
+                    return
+                del self._held[msg.seq]
+                self._acknowledge_handled()
+                self._cond.notify_all()  # the timer thread sends the acknowledgement
+
+        return release
+
+    def _acknowledge_handled(self) -> None:
+        """Acknowledge what ``on_message`` has returned for, short of the oldest frame still held
+        (call with the lock held)."""
+        upto = self._handled_upto
+        if self._held:
+            oldest = next(iter(self._held))
+            if seq_diff(oldest, upto) <= 0:
+                upto = (oldest - 1) & 0xFFFF
+        self.ep.handled(upto)
 
     def _handle_frame(self, frame: Frame) -> None:
         if frame.type == HELLO and _from_a_host(frame):
@@ -350,7 +406,8 @@ class Link:
         # before writing it leaves it unacknowledged, so the controller sends it again.
         self._dispatch()
         with self._cond:
-            self.ep.handled()  # only now may any frame sent (ACK, heartbeat, command) acknowledge them
+            self._handled_upto = self.ep.rx_last
+            self._acknowledge_handled()  # only now may any frame sent (ACK, heartbeat, command) acknowledge them
             self.ep.flush()
             self._cond.notify_all()
 
@@ -516,6 +573,10 @@ class Link:
             if not self._dispatch(wait=False):  # the reader is handing frames over: go on beating
                 with self._cond:
                     self._cond.wait(0.01)
+
+
+def _nothing() -> None:
+    """The release of a hold that holds nothing."""
 
 
 #: Endpoint counters of frames refused after the wire checks, with the reason the log gives.

@@ -21,7 +21,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .errors import LinkError, QueryTimeoutError, VersionMismatchError
 from .firmware import seg7
@@ -77,6 +77,10 @@ class ScreenButtonEvent:
 
     ``controller_ms`` is the controller's clock (ms since its boot) at the change; ``event_no``
     numbers events from 1 per controller boot and never repeats within one.
+
+    ``hold``, called from ``on_button`` before it returns, keeps the press unacknowledged (the
+    controller keeps it and sends it again to a restarted host) until the function it returns is
+    called: the owner writing the press to its log in another thread releases it once written.
     """
 
     seat: str
@@ -84,6 +88,7 @@ class ScreenButtonEvent:
     pressed: bool
     controller_ms: int
     event_no: int
+    hold: Callable[[], Callable[[], None]] | None = field(default=None, compare=False, repr=False)
 
 
 #: Status kinds that are news, not trouble: logged at INFO; every other kind at WARNING.
@@ -389,7 +394,8 @@ class ScreenController:
                                     self.link.peer, lost))
         self._last_event_no = event_no
         self._last_ms = ms
-        ev = ScreenButtonEvent(SEATS[seat], BUTTONS[button], pressed, ms, event_no)
+        ev = ScreenButtonEvent(SEATS[seat], BUTTONS[button], pressed, ms, event_no,
+                               hold=lambda: self.link.hold_ack(msg))
         self.events.put(ev)
         if self.on_button is not None:
             try:

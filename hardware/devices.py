@@ -21,6 +21,7 @@ import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +37,9 @@ class ButtonEvent:
     ``time`` is ``time.monotonic()`` on the Pi when the edge was seen (for ordering and latency);
     ``wall_ms`` is the epoch-millisecond timestamp the event log wants. For screen buttons
     ``controller_ms``/``event_no`` are the controller's own clock and ring-buffer number, so a
-    press replayed after a link outage can be told apart from a fresh one.
+    press replayed after a link outage can be told apart from a fresh one, and ``hold`` (screen
+    buttons) keeps the press unacknowledged to the controller until what it returns is called
+    (:class:`firmware_bridge.screen.ScreenButtonEvent`).
     """
 
     seat: str
@@ -47,6 +50,7 @@ class ButtonEvent:
     wall_ms: int = field(default=0, compare=False)
     controller_ms: int | None = None
     event_no: int | None = None
+    hold: Callable[[], Callable[[], None]] | None = field(default=None, compare=False, repr=False)
 
     def as_data(self) -> dict[str, object]:
         """JSON-ready ``data`` for the engine's event envelope."""
@@ -61,7 +65,7 @@ class ButtonEvent:
 ButtonCallback = Callable[[ButtonEvent], None]
 
 
-def make_event(seat: str, button: str, pressed: bool, source: str, **extra: int | None) -> ButtonEvent:
+def make_event(seat: str, button: str, pressed: bool, source: str, **extra: Any) -> ButtonEvent:
     """A :class:`ButtonEvent` stamped now."""
     return ButtonEvent(seat, button, pressed, time.monotonic(), source, int(time.time() * 1000), **extra)
 

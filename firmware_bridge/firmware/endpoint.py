@@ -193,10 +193,15 @@ class Endpoint:
         """The last received frame this end acknowledges (see ``ack_upto``)."""
         return self.rx_last if self.ack_upto is None else self.ack_upto
 
-    def handled(self):
-        """The owner has handled every frame delivered so far: acknowledge them from now on."""
-        if self.ack_upto is not None and self.ack_upto != self.rx_last:
-            self.ack_upto = self.rx_last
+    def handled(self, upto=None):
+        """The owner has handled every frame delivered so far (or up to and including ``upto``, a
+        frame it still holds comes next): acknowledge them from now on. Never moves backwards."""
+        if self.ack_upto is None:
+            return
+        if upto is None or seq_diff(upto, self.rx_last) > 0:
+            upto = self.rx_last
+        if seq_diff(upto, self.ack_upto) > 0:
+            self.ack_upto = upto
             self.need_ack = True
 
     def _send_ack(self):

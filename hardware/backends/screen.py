@@ -104,7 +104,7 @@ class ScreenLink:
             return
         self._on_button(make_event(ev.seat, ev.button, bool(ev.pressed), "screen",
                                    controller_ms=getattr(ev, "controller_ms", None),
-                                   event_no=getattr(ev, "event_no", None)))
+                                   event_no=getattr(ev, "event_no", None), hold=getattr(ev, "hold", None)))
 
     def _pump_events(self) -> None:
         import queue

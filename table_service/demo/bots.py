@@ -25,7 +25,8 @@ from typing import Any
 
 from table_service.rules.cards import NATURAL_VALUE, Card, full_deck, power, sort_key
 from table_service.rules.legal import legal_plays
-from table_service.rules.patterns import SEQUENCE_KINDS, Play, beats, strength
+from table_service.rules.patterns import SEQUENCE_KINDS, Play, strength
+from table_service.rules.reading import reading_for
 from table_service.rules.ruleset import Ruleset
 from table_service.rules.seats import PLAY_ORDER, partner
 from table_service.rules.tribute import return_candidates, tribute_candidates
@@ -308,11 +309,16 @@ class BotPlayer:
 
     def _non_beating(self, previous: Play) -> Play | None:
         """A deliberately wrong play: same kind as the trick but not higher (else any play that
-        does not beat). ``None`` when the hand has nothing that fails to beat."""
+        does not beat). ``None`` when the hand has nothing that fails to beat.
+
+        Fails to beat as the referee reads it: the row as laid, with every reading of a wild card
+        its place leaves (:func:`reading_for`). 4h 4d 5h 6s 6s at level 5 meant as 444+66 is also
+        666+44 (the wild card sits between the 4s and the 6s): it beats 444+22, so it is no mistake."""
         lv = self.level
-        all_plays = [p for p in legal_plays(self.hand, lv, None) if not p.is_bomb]
-        same = [p for p in all_plays if p.kind == previous.kind and not beats(p, previous, lv)]
-        pool = same or [p for p in all_plays if not beats(p, previous, lv) and p.size <= 5]
+        all_plays = [p for p in legal_plays(self.hand, lv, None)
+                     if not p.is_bomb and reading_for(layout(p), lv, previous).play is None]
+        same = [p for p in all_plays if p.kind == previous.kind]
+        pool = same or [p for p in all_plays if p.size <= 5]
         if not pool:
             return None
         # Don't empty the hand with a mistake: the deal would end on a wrong play.

@@ -174,7 +174,8 @@ class TableRunner:
     # ------------------------------------------------------------------ submitting
 
     def submit(self, event: dict[str, Any], wait: bool = True, timeout: float = 5.0,
-               key: str | None = None, precondition: Precondition | None = None) -> SubmitResult:
+               key: str | None = None, precondition: Precondition | None = None,
+               on_done: Callable[[SubmitResult], None] | None = None) -> SubmitResult:
         """Queue ``event`` for the engine thread; with ``wait``, return its verdict.
 
         ``t_ms`` is filled from the clock when missing; ``seq`` is given by the store. From the
@@ -188,6 +189,10 @@ class TableRunner:
         before it; a message back refuses the event (logged as rejected with it, ``stale``). Why on
         the engine thread: a check made by the caller before queuing would race with the event queued
         just ahead (a double tap; two referees' panels), which is the case it is for.
+
+        ``on_done``: called with the verdict once it is decided (and logged), on the engine thread,
+        so it must be quick; never when the engine is not running. For a caller that must not wait:
+        the link's reader, which holds a screen press's acknowledgement until it is in the log.
         """
         if self._closed or self._thread is None:
             return SubmitResult(False, None, "引擎未运行 / engine is not running", None)
@@ -202,6 +207,8 @@ class TableRunner:
                     self._keys[key] = fut
                     while len(self._keys) > KEYS_KEPT:
                         self._keys.popitem(last=False)
+        if on_done is not None:
+            fut.add_done_callback(lambda f: on_done(f.result()))
         if not wait or threading.current_thread() is self._thread:
             return SubmitResult(False, None, None, None, queued=True)
         try:

@@ -53,12 +53,6 @@ from table_service.web.tables import attach_table, web_state
 
 log = logging.getLogger(__name__)
 
-#: How long a screen press waits to be logged before its frame is acknowledged anyway (it stays
-#: queued and is logged). An append takes milliseconds; while the link's reader waits, the host
-#: sends no heartbeat, and the controller drops a link after three missed (3.5 s): well under that.
-PRESS_WAIT_S = 1.0
-
-
 # ---------------------------------------------------------------------------- the service
 
 
@@ -261,16 +255,20 @@ class TableService:
 
     # ----------------------------------------------------------------------------- inputs
 
-    def submit(self, event: dict[str, Any], wait: bool = True, timeout: float = 5.0) -> Any:
+    def submit(self, event: dict[str, Any], wait: bool = True, timeout: float = 5.0,
+               on_done: Callable[[Any], None] | None = None) -> Any:
         """Submit one event to the engine (every input goes through here)."""
         assert self.runner is not None
-        res = self.runner.submit(event, wait=wait, timeout=timeout)
+        res = self.runner.submit(event, wait=wait, timeout=timeout, on_done=on_done)
         if wait and not res.accepted and not res.queued:  # queued: still to be decided
-            msg = f"{event.get('type')} {event.get('data')}: {res.error}"
-            log.warning("event rejected: %s", msg)
-            if len(self.submit_errors) < 1000:
-                self.submit_errors.append(msg)
+            self._note_rejected(event, res)
         return res
+
+    def _note_rejected(self, event: dict[str, Any], res: Any) -> None:
+        msg = f"{event.get('type')} {event.get('data')}: {res.error}"
+        log.warning("event rejected: %s", msg)
+        if len(self.submit_errors) < 1000:
+            self.submit_errors.append(msg)
 
     def _on_button(self, ev: Any) -> None:
         """A button edge from any backend (its own thread): presses become events."""
@@ -293,12 +291,26 @@ class TableService:
                     return
                 self._presses.add(key)
             data["press"] = key
-        # A numbered press is acknowledged to the controller when this returns (firmware_bridge's
-        # link): it must be in the log by then, or a Pi dying now would lose it.
         event = {"type": etype, "source": source, "data": data}
         if t_ms is not None:
             event["t_ms"] = t_ms
-        self.submit(event, wait=numbered, timeout=PRESS_WAIT_S)
+        if not numbered:
+            self.submit(event, wait=False)
+            return
+        # A numbered press is acknowledged to the controller only once it is in the log: a Pi dying
+        # before leaves it in the controller's queue, sent again when the service is back. The
+        # link's reader does not wait for the engine (it would stop reading the controller's
+        # heartbeats): the acknowledgement is held, and released when the press is written.
+        hold = getattr(ev, "hold", None)
+        release = hold() if hold is not None else None
+
+        def written(res: Any) -> None:
+            if not res.accepted:
+                self._note_rejected(event, res)
+            if release is not None:
+                release()
+
+        self.submit(event, wait=False, on_done=written)
 
     def _pressed_at(self, ev: Any, seat: str) -> int | None:
         """A press the controller kept through an outage, on the table's time line: stamped back

@@ -423,6 +423,44 @@ def test_a_press_is_acknowledged_only_after_on_button_returns(emulator: ScreenEm
         assert emulator.wait_for(lambda: not press_kept(), timeout=10)
 
 
+def test_a_held_press_stays_with_the_controller_until_released(emulator: ScreenEmulator) -> None:
+    """``hold`` keeps a press unacknowledged after ``on_button`` returned (the service writing it
+    in another thread): the reader goes on (a later press is delivered meanwhile), nothing the host
+    sends acknowledges the held press or any after it, and the release lets both go."""
+    import threading
+
+    from firmware_bridge.firmware.wire import BUTTON, unpack_button
+
+    releases: list = []
+    seen: list[int] = []
+    got_second = threading.Event()
+
+    def on_button(ev: ScreenButtonEvent) -> None:
+        seen.append(ev.event_no)
+        if ev.pressed and ev.seat == "E":
+            assert ev.hold is not None
+            releases.append(ev.hold())
+        if ev.seat == "S":
+            got_second.set()
+
+    def kept() -> set[int]:  # event numbers still in the controller's queue
+        with emulator._lock:
+            return {unpack_button(bytes(e[2]))[0] for e in emulator.controller.endpoint.tx if e[1] == BUTTON}
+
+    with ScreenController(emulator.port, on_button=on_button, reconnect_s=0.05) as sc:
+        assert sc.wait_for_connected(10)
+        emulator.press("E", "pass", bounce=False)
+        emulator.press("S", "pass", bounce=False)
+        assert got_second.wait(10), "the reader stopped at the held press"
+        time.sleep(1.5)  # heartbeats and acknowledgements go back and forth meanwhile
+        assert 1 in kept() and max(seen) in kept()
+        assert sc.is_connected
+        assert len(releases) == 1
+        releases[0]()
+        assert emulator.wait_for(lambda: not kept(), timeout=10)
+        releases[0]()  # a second release changes nothing
+
+
 def test_heartbeats_go_on_while_a_press_is_being_handled(emulator: ScreenEmulator) -> None:
     """The reader waits in ``on_button`` (the service logging the press); the timer thread still
     sends its heartbeats, so the controller does not declare the link down (it did after 3.5 s)."""

@@ -157,3 +157,27 @@ def test_bots_never_play_an_illegal_or_non_beating_hand_by_accident() -> None:
                 top = d.play if len(bots[seat].hand) else None
         if all(not b.hand for b in bots.values()):
             break
+
+
+def test_a_non_beating_mistake_is_one_the_referee_reads_as_not_beating() -> None:
+    """A bot's deliberate non-beating play must not beat as the engine reads the row: 4h 4d 5h 6s 6s
+    at level 5 meant as 444+66 also reads 666+44 (the wild card lies between the 4s and the 6s),
+    which beats 444+22, so the demo counted a mistake the engine rightly did not flag."""
+    from table_service.demo.bots import BotPlayer, layout
+    from table_service.rules.reading import reading_for
+
+    previous = reading_for(parse_cards("2s 2d 4s 4d 5h"), "5").play
+    assert previous is not None and previous.kind == "full_house"
+    bot = BotPlayer("S", level="5")
+    bot.receive(parse_cards("4h 4d 5h 6s 6s 9c Jd"), "5")
+    wrong = bot._non_beating(previous)
+    assert wrong is None or reading_for(layout(wrong), "5", previous).play is None
+    for seed in range(40):  # and on whole hands: never a "mistake" that beats as read
+        bots = make_bots(seed)
+        hands = Dealer(seed).deal(0)
+        for lv in ("2", "5", "T"):
+            b = bots["S"]
+            b.receive(hands["S"], lv)
+            for top in classify(parse_cards("3c 3d 3h 5c 5d"), lv) + classify(parse_cards("7c"), lv):
+                w = b._non_beating(top)
+                assert w is None or reading_for(layout(w), lv, top).play is None, (seed, lv, top, w)

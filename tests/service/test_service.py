@@ -306,6 +306,46 @@ def test_a_press_made_while_the_pi_is_down_is_logged_when_it_comes_back(wait_for
             assert emu.wait_for(lambda: not emu.controller.endpoint.tx)  # and only then forgotten there
 
 
+def test_a_press_waiting_behind_a_slow_engine_stays_with_the_controller(wait_for: Any, tmp_path: Path) -> None:
+    """The engine is busy for 3 s (a long re-fold) when a referee button is pressed: the press is not
+    acknowledged until it is in the log (it was acknowledged after 1 s, so a Pi dying in the next
+    2 s lost a press the controller had forgotten), and the screen stays online meanwhile."""
+    import threading
+
+    from firmware_bridge.firmware.wire import BUTTON
+
+    with ScreenEmulator() as emu:
+        cfg = parse_service_config(sim_config(tmp_path, devices={"default": "screen", "status_led": "sim"},
+                                              screen={"port": emu.port, "connect_timeout_s": 5.0}))
+
+        def kept() -> bool:
+            with emu._lock:
+                return any(e[1] == BUTTON for e in emu.controller.endpoint.tx)
+
+        with TableService(cfg, clock=TableClock(1.0)) as svc:
+            wait_for(lambda: svc.runner.state()["devices"]["screen"] == "online", what="screen online")
+            start_round(svc)
+            busy, free = threading.Event(), threading.Event()
+
+            def slow(_state: Any) -> None:  # runs on the engine thread, as a long re-fold would
+                busy.set()
+                free.wait(10)
+
+            svc.runner.submit({"type": "referee_called", "source": "panel", "data": {"seat": "N", "reason": "x"}},
+                              wait=False, precondition=slow)
+            assert busy.wait(10)
+            emu.press("E", "referee", bounce=False)
+            assert emu.wait_for(lambda: any(g.seat == "E" for g in emu.generated))
+            time.sleep(2.0)
+            assert kept(), "acknowledged before it was in the log"
+            assert not [e for e in svc.runner.events() if e["data"].get("seat") == "E"]
+            assert svc.runner.state()["devices"]["screen"] == "online"
+            free.set()
+            wait_for(lambda: any(e["type"] == "referee_called" and e["data"]["seat"] == "E"
+                                 for e in svc.runner.events()), what="the press logged")
+            assert emu.wait_for(lambda: not kept(), timeout=10), "never acknowledged"
+
+
 def test_a_pass_pressed_in_time_during_a_screen_outage_is_in_time(wait_for: Any, tmp_path: Path) -> None:
     """The cable is pulled; the seat to act passes 15 table-s before its deadline; the link returns
     after it. The controller kept the press with its own time: the pass is logged at the deadline
