@@ -37,6 +37,11 @@ def finish_deal(state: State, ev: dict[str, Any], fx: Effects, *, ended_by: str,
     if foul is not None:
         winners = seats_of(scoring_other(foul["side"]))
         losers = seats_of(foul["side"])
+        if since(state, 6):
+            # The offending side counts as double-down; who really went out keeps their place within
+            # each side (W out first and NS's foul: W, E, N, S — W stays 上游 on the sheet, not E).
+            winners = [s for s in order if s in winners] + [s for s in winners if s not in order]
+            losers = [s for s in order if s in losers] + [s for s in losers if s not in order]
         order = list(winners) + list(losers)
     else:
         for seat in seats_from(order[-1]):

@@ -39,7 +39,10 @@ from table_service.rules.ruleset import DEFAULT_RULESET, Ruleset, get_ruleset
 #: levels gained (``deal_end.end_round``); two referees at once — a penalty citing a dismissed flag and
 #: the dismissal of a flag a referee gave a penalty on are refused (``penalties.refuse_dismissal_of_ruled``);
 #: a ``time_over`` flag says how late the action came (``timers.stop_and_check``), not the tick's 0.04 s.
-ENGINE_GENERATION = 5
+#: 6 (2026-12-06, fifth session): a foul keeps the real finishing order within each side (the 上游 who
+#: went out stays 上游 on the score sheet and for the next deal, ``deal_end.finish_deal``); an anti-tribute
+#: naming one seat twice, or two seats where one payer owes, is refused (``tribute_phase.on_anti_tribute``).
+ENGINE_GENERATION = 6
 
 
 def since(state: dict[str, Any], generation: int) -> bool:

@@ -57,6 +57,11 @@ def on_anti_tribute(state: State, ev: dict[str, Any], fx: Effects) -> None:
         raise EventRejected(f"抗贡座位无效 / anti_tribute_declared: seats must be among the payers {plan['payers']}, got {seats!r}")
     if sorted(cards) != ["BJ", "BJ"]:
         raise EventRejected(f"抗贡须两张大王 / anti_tribute_declared: needs both big jokers, got {cards!r}")
+    if since(state, 6) and (len(set(seats)) != len(seats) or len(seats) > len(plan["payers"])):
+        # Two names are "one big joker each": one seat named twice, or two where one payer owes, would
+        # leave a declared joker in no hand (and the other side's playing it unflagged).
+        raise EventRejected(f"抗贡座位重复 / anti_tribute_declared: name the payer holding both big jokers once, "
+                            f"or each of two payers holding one; got {seats!r}")
     if deal["tributes"]:
         raise EventRejected("已进贡 / anti_tribute_declared: a tribute has already been given")
     deal["anti_tribute"] = {"seq": ev["seq"], "seats": list(seats), "cards": cards}

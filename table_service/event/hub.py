@@ -12,7 +12,6 @@ from __future__ import annotations
 import copy
 import json
 import logging
-import os
 import threading
 import time
 from collections import deque
@@ -34,6 +33,7 @@ from table_service.event.mqtt import HubMqtt, json_payload
 from table_service.event.state import byes_of
 from table_service.event.store import HubStore
 from table_service.event.table_messages import TableLive, TableMessages
+from table_service.store.durable import write_durably
 from table_service.views.deck_wire import deck_message, sha256_hex, withdrawal_message
 
 log = logging.getLogger(__name__)
@@ -167,10 +167,8 @@ class HubService(TableMessages):
         name = f"deck-{sha[:16]}.npz"
         with self.lock:
             etype, ev_data = self.core.check_deck(sha, len(data), name, meta, role)  # the role: the core's rule
-            path = self.data_dir / name
-            tmp = path.with_suffix(".tmp")
-            tmp.write_bytes(data)
-            os.replace(tmp, path)  # on disk before the log names it: a replay never names a missing file
+            # On disk, synced, before the log names it: a replay never names a missing file.
+            write_durably(self.data_dir / name, data)
             return self._commit(etype, ev_data, actor=actor, role=role)
 
     def withdraw_deck(self, actor: str, role: str) -> dict[str, Any]:

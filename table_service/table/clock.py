@@ -16,6 +16,8 @@ import threading
 import time
 from pathlib import Path
 
+from table_service.store.durable import write_durably
+
 
 class TableClock:
     """The service's clock in event milliseconds.
@@ -64,10 +66,8 @@ class TableClock:
         if self.path is None:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"speed": self.speed, "origin_wall": self.origin_wall,
-                                   "origin_table": self.origin_table}), encoding="utf-8")
-        os.replace(tmp, self.path)
+        write_durably(self.path, json.dumps({"speed": self.speed, "origin_wall": self.origin_wall,
+                                             "origin_table": self.origin_table}).encode("utf-8"))
 
     def now_ms(self) -> int:
         """Table time now, in ms."""

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 from pathlib import Path
 from typing import Any
+
+from table_service.store.durable import write_durably
 
 log = logging.getLogger(__name__)
 
@@ -44,13 +45,12 @@ def take_deck(pipe: Any, data: bytes, sha: str) -> bool:
     try:
         enrollment = Enrollment.load(tmp)
     except ValueError as exc:
-        tmp.unlink(missing_ok=True)
         log.warning("deck %s from the hub refused: %s", sha[:12], exc)
         return False
-    os.replace(tmp, path)  # the file a restart reads is whole, old or new
-    note = Path(f"{taken}.tmp")
-    note.write_text(sha + "\n", encoding="ascii")
-    os.replace(note, taken)  # which hub deck was taken outlives a restart
+    finally:
+        tmp.unlink(missing_ok=True)
+    write_durably(path, data)  # the file a restart reads is whole, old or new
+    write_durably(taken, (sha + "\n").encode("ascii"))  # which hub deck was taken outlives a restart
     _read_with(watcher, enrollment, f"deck {sha[:12]} from the hub in use ({path})")
     return True
 

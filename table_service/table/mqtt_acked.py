@@ -49,11 +49,9 @@ Why each choice:
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import os
-import tempfile
 import threading
 import time
 from collections import deque
@@ -61,6 +59,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from table_service.store.durable import write_durably
 
 log = logging.getLogger(__name__)
 
@@ -243,20 +243,4 @@ class AckedEvents:
         body = json.dumps({"version": ACKED_FILE_VERSION, **self.identity, "seq": mark.seq, "t_ms": mark.t_ms,
                            "type": mark.type, "wall_ms": int(time.time() * 1000)},
                           ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        fd, tmp = tempfile.mkstemp(prefix=self.path.name + ".", suffix=".tmp", dir=self.path.parent)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(body)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
-        with contextlib.suppress(OSError):  # the rename itself survives a power cut (not on every OS)
-            dfd = os.open(self.path.parent, os.O_RDONLY)
-            try:
-                os.fsync(dfd)
-            finally:
-                os.close(dfd)
+        write_durably(self.path, body)

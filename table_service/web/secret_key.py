@@ -9,9 +9,10 @@ users database, and read back at each start. A key in ``table.toml`` still wins.
 from __future__ import annotations
 
 import logging
-import os
 import secrets
 from pathlib import Path
+
+from table_service.store.durable import write_durably
 
 #: The file name, in the folder of the service's data.
 SECRET_KEY_FILE = "web-secret.key"
@@ -33,15 +34,9 @@ def kept_secret_key(folder: str | Path) -> str | None:
     except (OSError, UnicodeDecodeError) as exc:
         log.warning("session key file %s unreadable (%s): a new one is drawn", path, exc)
     key = secrets.token_hex(32)
-    tmp = path.with_name(f"{SECRET_KEY_FILE}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="ascii") as f:
-            f.write(key + "\n")
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
+        write_durably(path, (key + "\n").encode("ascii"), mode=0o600)
     except OSError as exc:
         log.warning("session key not kept in %s (%s): logins end when the service restarts", path, exc)
         return None

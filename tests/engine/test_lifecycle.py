@@ -149,6 +149,24 @@ def test_anti_tribute_both_big_jokers_top_leads() -> None:
     assert t.deal["tributes"] == [] and t.deal["counts"] == {s: 27 for s in "ESWN"}
 
 
+def test_an_anti_tribute_names_each_holder_once() -> None:
+    """One payer holds both big jokers, or each of two payers one: ``["S", "S"]`` (taken as one each,
+    so S was recorded holding one and N's big joker went unflagged) and two seats where one payer
+    owes are refused."""
+    t = Table()
+    t.first_deal("E", ONE_EACH)
+    t.finish_in_order(["E", "N", "W", "S"])
+    t.next_deal()
+    assert t.state["deal"]["tribute_plan"]["payers"] == ["S"]
+    assert "once" in t.reject("anti_tribute_declared", {"seats": ["S", "S"], "cards": ["BJ", "BJ"]})
+    t.do("anti_tribute_declared", {"seats": ["S"], "cards": ["BJ", "BJ"]})
+    assert t.deal["declared"] == {"S": ["BJ", "BJ"]}
+    d = _double_down_deal()
+    assert "once" in d.reject("anti_tribute_declared", {"seats": ["N", "N"], "cards": ["BJ", "BJ"]})
+    d.do("anti_tribute_declared", {"seats": ["N", "S"], "cards": ["BJ", "BJ"]})
+    assert d.deal["declared"] == {"N": ["BJ"], "S": ["BJ"]}
+
+
 def test_jiefeng_partner_leads_when_winner_has_finished(table: Table) -> None:
     table.first_deal("E", {"E": 1, "S": 2, "W": 2, "N": 2})
     table.play("E", "Ks")  # E finishes

@@ -70,6 +70,30 @@ def test_foul_ends_deal_offender_double_down_no_tribute_named_leader(table: Tabl
     assert table.replay_matches()
 
 
+def test_a_foul_keeps_the_real_top_on_the_score_sheet() -> None:
+    """W went out first, then NS fouled: NS counts as double-down, and W stays 上游 (the sheet said
+    E, W, N, S — seat order — so the score sheet, the deal record and the next deal's top named E)."""
+    t = Table()
+    t.first_deal("W", {"E": 5, "S": 5, "W": 1, "N": 5})
+    t.play("W", "Ks")
+    for seat in "SEN":
+        t.pass_(seat)
+    _pen(t, "NS", "foul", role="chief", seat="S", next_leader="W")
+    sheet = t.state["score_sheet"][-1]
+    assert sheet["finish_order"] == ["W", "E", "N", "S"]
+    assert t.state["deal_records"][-1]["finish_order"] == ["W", "E", "N", "S"]
+    assert t.state["next_deal"]["top"] == "W"
+    assert sheet["gain"] == {"side": "EW", "levels": 3} and t.state["levels"] == {"EW": "5", "NS": "2"}
+    assert t.replay_matches()
+    old = Table(generation=5)  # a round played before keeps the order it was scored with
+    old.first_deal("W", {"E": 5, "S": 5, "W": 1, "N": 5})
+    old.play("W", "Ks")
+    for seat in "SEN":
+        old.pass_(seat)
+    _pen(old, "NS", "foul", role="chief", seat="S", next_leader="W")
+    assert old.state["score_sheet"][-1]["finish_order"] == ["E", "W", "N", "S"]
+
+
 def test_second_foul_is_a_loss_scored_level_plus_four() -> None:
     t = Table()
     t.first_deal("E")

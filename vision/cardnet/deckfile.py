@@ -63,6 +63,8 @@ class Enrollment:
         with open(tmp, "wb") as fh:
             np.savez_compressed(fh, format=np.array(ENROLLMENT_FORMAT), head=np.frombuffer(self.head.to_bytes(), np.uint8),
                                 cards=np.array(" ".join(self.cards)), check=np.array(json.dumps(self.check)))
+            fh.flush()
+            os.fsync(fh.fileno())  # on the card before the rename: a power cut leaves the old file or this one
         os.replace(tmp, path)
 
     @classmethod
