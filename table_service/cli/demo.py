@@ -20,7 +20,7 @@ from table_service.demo.event_demo import CAMERA_TABLE_SPEED, EventDemo
 from table_service.demo.event_demo import format_summary as format_event_summary
 from table_service.demo.options import DemoOptions
 from table_service.demo.scorecard import format_summary
-from table_service.demo.table_demo import Demo
+from table_service.demo.table_demo import Demo, resolve_feed_delay
 from table_service.views.wire import is_host
 
 
@@ -284,7 +284,7 @@ def run_event_demo_cli(args: argparse.Namespace) -> int:
                      step_s=0.0 if args.headless else 0.02,
                      camera_tables=int(getattr(args, "camera_tables", 1)),
                      camera_options=demo_options(args, seed, speed, None), design=args.design,
-                     deals=args.deals or 1)
+                     deals=args.deals or 1, feed_delay_s=resolve_feed_delay(args.feed_delay))
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     print("启动中 / starting …", flush=True)

@@ -53,16 +53,16 @@ class CameraEventTable:
     camera = True
 
     def __init__(self, table_id: str, data_dir: Path, *, port: int, options: DemoOptions,
-                 design: str = "anglo", login: tuple[str, str] | None = None) -> None:
+                 design: str = "anglo", login: tuple[str, str] | None = None, feed_delay_s: float = 0.0) -> None:
         from dataclasses import replace
 
         self.table_id = table_id
         self.rounds_played: list[int] = []
         self._errors: list[str] = []
-        # Headless: the event demo serves this table's panel in its own tables app (one login).
-        # No broadcast delay: the hub's overview shows the table as the other tables do.
+        # Headless: the event demo serves this table's panel in its own tables app (one login). The
+        # hub's overview reads the table's undelayed summary whatever the broadcast delay.
         self.demo = Demo(replace(options, deals=None), str(data_dir), headless=True, port=0, design=design,
-                         mqtt=f"127.0.0.1:{port}", feed_delay_s=0.0, table_id=table_id, mqtt_login=login,
+                         mqtt=f"127.0.0.1:{port}", feed_delay_s=feed_delay_s, table_id=table_id, mqtt_login=login,
                          next_round=self._next_round)
 
     # ------------------------------------------------------------------ what the event demo uses

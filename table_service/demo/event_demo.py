@@ -58,8 +58,10 @@ class BotEventTable:
 
     def __init__(self, table_id: str, data_dir: Path, *, port: int, event_id: str, seed: int,
                  panel_url: str | None = None, step_s: float = 0.0, auto: bool = True,
-                 login: tuple[str, str] | None = None, ca_file: str | None = None, host: str = "127.0.0.1") -> None:
+                 login: tuple[str, str] | None = None, ca_file: str | None = None, host: str = "127.0.0.1",
+                 feed_delay_s: float = 0.0) -> None:
         self.table_id = table_id
+        self.feed_delay_s = feed_delay_s  # the public feed and the MQTT state/events, as the tables app's
         self.seed = seed
         self.step_s = step_s
         self.auto = auto
@@ -93,7 +95,7 @@ class BotEventTable:
         return MqttBridge(self.runner, host=self.host, port=self.port, event_id=self.event_id,
                           table_id=self.table_id, panel_url=self.panel_url,
                           client_id=f"guandan-{self.event_id}-{self.table_id}", username=user, password=password,
-                          ca_file=self.ca_file)
+                          ca_file=self.ca_file, delay_s=self.feed_delay_s)
 
     def play_assigned(self) -> None:
         """Play the round of the assignment this table holds (manual mode)."""
@@ -167,7 +169,7 @@ class EventDemo:
     def __init__(self, n_tables: int, *, rounds: int = 3, seed: int = 1, data: str | Path | None = None,
                  web: bool = True, host: str = "127.0.0.1", port: int = 8090, step_s: float = 0.0,
                  camera_tables: int = 1, camera_options: Any = None, design: str = "anglo",
-                 deals: int = 1) -> None:
+                 deals: int = 1, feed_delay_s: float = 0.0) -> None:
         if n_tables < 1:
             raise ValueError("至少一桌 / at least one table")
         if not 0 <= camera_tables <= n_tables:
@@ -182,6 +184,9 @@ class EventDemo:
         self.n, self.rounds, self.seed, self.web, self.host, self.port = n_tables, rounds, seed, web, host, port
         self.step_s = step_s
         self.deals = deals  # deals per round (the event's format: a round of N deals)
+        #: Every table's broadcast delay (its public feed, overlay and MQTT state/events; the hub's board
+        #: shows its results that much later): the command's ``--feed-delay``.
+        self.feed_delay_s = feed_delay_s
         self.broker: Any = None
         self.creds: Any = None  # what event provision wrote (table_service.event.provision.Provisioned)
         self.hub: Any = None
@@ -198,7 +203,7 @@ class EventDemo:
         self.broker = PrivateBroker(self.data / "broker", secure=self.creds).start()
         tables_handle = None
         if self.web:
-            app = create_app({"USERS_DB": str(self.data / "table-users.sqlite3")})
+            app = create_app({"USERS_DB": str(self.data / "table-users.sqlite3"), "FEED_DELAY_S": self.feed_delay_s})
             tables_handle = serve(app, self.host, 0 if self.port == 0 else self.port + 1)
             self.handles.append(tables_handle)
             self.tables_url = tables_handle.url
@@ -214,11 +219,11 @@ class EventDemo:
             if i <= self.camera_tables:
                 t = CameraEventTable(str(i), self.data / "tables" / f"camera-{i}", port=self.broker.port,
                                      options=replace(self.camera_options, seed=self.seed * 100 + i),
-                                     design=self.design, login=self._login(str(i)))
+                                     design=self.design, login=self._login(str(i)), feed_delay_s=self.feed_delay_s)
             else:
                 t = BotEventTable(str(i), self.data / "tables", port=self.broker.port, event_id="demo",
                                   seed=self.seed * 100 + i, panel_url=self.tables_url, step_s=self.step_s,
-                                  login=self._login(str(i)))
+                                  login=self._login(str(i)), feed_delay_s=self.feed_delay_s)
             self.tables.append(t.start())
             if tables_handle is not None:
                 attach_table(tables_handle.app, str(i), t.runner, hub_link=t.bridge)
@@ -291,7 +296,8 @@ class EventDemo:
     def banner(self) -> str:
         lines = ["掼蛋赛事演示 / guandan-table event demo",
                  f"  {self.n} 桌 {2 * self.n} 队 {self.rounds} 轮 / tables, teams, rounds; MQTT 127.0.0.1:{self.broker.port}",
-                 f"  数据目录 / data folder: {self.data}"]
+                 f"  数据目录 / data folder: {self.data}",
+                 f"  直播延时 / broadcast delay: {self.feed_delay_s:g} s（牌桌时间 / table time）"]
         if self.camera_tables:
             o = self.camera_options
             lines.append(f"  摄像头全流程 / full camera path: 第 1–{self.camera_tables} 桌 / table(s) 1-{self.camera_tables}, "

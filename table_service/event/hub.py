@@ -394,20 +394,23 @@ class HubService(TableMessages):
         return {"round": rnd, **core.draws[rnd], "stale": core.draft_changes(rnd),
                 "stale_text": f"{words[0]} / {words[1]}" if words else None}
 
-    def standings_json(self) -> dict[str, Any]:
+    def standings_json(self, *, public: bool = False) -> dict[str, Any]:
         """The standings with team names; computed once per change of the log (every board on
-        the hall's screens polls it)."""
+        the hall's screens polls it). ``public``: as the public may see them now (the board, the
+        overlay): up to :meth:`HubState.public_round`, never ahead of a table's delayed broadcast."""
         with self.lock:
+            upto = self.core.public_round(self.clock_ms()) if public else self.core.last_complete_round()
+            key = (self.core.last_seq, upto)
             cached = getattr(self, "_standings_cache", None)
-            if cached is not None and cached[0] == self.core.last_seq:
+            if cached is not None and cached[0] == key:
                 return copy.deepcopy(cached[1])
-            st, out = self.core.standings_marked()
+            st, out = self.core.standings_marked(upto)
             names = {t["id"]: t["name"] for t in (self.core.cfg or {}).get("teams", [])}
             for row in out["standings"]:
                 row["name"] = names.get(row["team"], row["team"])
             result = {**out, "rounds": st.rounds, "lots": st.lots,
                       "published_rounds": sorted(self.core.results_published)}
-            self._standings_cache = (self.core.last_seq, result)
+            self._standings_cache = (key, result)
             return copy.deepcopy(result)
 
 

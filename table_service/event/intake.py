@@ -209,7 +209,9 @@ STATUS_KEYS = frozenset({"table", "event", "status", "reason", "wall_ms", "panel
 SUMMARY_KEYS = frozenset({"table", "round", "round_status", "teams", "deal", "levels", "open_flags", "doubts",
                           "clocks_over", "penalties", "signed", "finished", "panel", "deck", "camera",
                           "last_seq", "wall_ms"})
-RESULT_KEYS = frozenset({"result_id", "result", "table_seq", "reason", "wall_ms"})
+RESULT_KEYS = frozenset({"result_id", "result", "table_seq", "reason", "wall_ms", "feed_delay_s"})
+#: The longest broadcast delay a table may have (``views.feed.FeedView`` refuses more).
+MAX_FEED_DELAY_S = 3600
 
 
 def check_status(table: str, data: dict[str, Any], event: str | None = None) -> dict[str, Any]:
@@ -283,8 +285,14 @@ def check_result(table: str, data: dict[str, Any]) -> dict[str, Any]:
         raise _bad(f"主题桌号 {table} 与成绩桌号 {_show(res.table)} 不符", f"topic table {table} differs from the "
                    f"result's table {_show(res.table)}")
     _str(data, "reason", 32)
+    delay = data.get("feed_delay_s")
+    if delay is None:  # absent from a table of an older release: none
+        delay = 0
+    if isinstance(delay, bool) or not isinstance(delay, (int, float)) or not 0 <= delay <= MAX_FEED_DELAY_S:
+        raise _bad(f"feed_delay_s 须为 0–{MAX_FEED_DELAY_S} 秒，得到 {_show(delay)}",
+                   f"feed_delay_s must be 0-{MAX_FEED_DELAY_S} seconds, got {_show(delay)}")
     return {"result_id": rid, "result": res.to_dict(), "table_seq": _int(data, "table_seq", 0, MAX_SEQ),
-            "wall_ms": _int(data, "wall_ms", MIN_WALL_MS, MAX_WALL_MS)}
+            "wall_ms": _int(data, "wall_ms", MIN_WALL_MS, MAX_WALL_MS), "feed_delay_s": float(delay)}
 
 
 CHECKS = {"status": check_status, "summary": check_summary, "result": check_result}

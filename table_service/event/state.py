@@ -48,6 +48,9 @@ class TableResult:
     seq: int = 0
     """The seq of the hub event that set ``line`` (``result_recorded`` or the latest
     ``result_corrected``): the ``basis`` a correction of this result names."""
+    public_ms: int = 0
+    """When the public pages may show it: a table's result once that table's delayed broadcast has
+    shown the deal that decided it (its arrival plus the table's ``feed_delay_s``); 0, at once."""
 
 
 @dataclass
@@ -144,20 +147,30 @@ class HubState:
             done = rnd
         return done
 
-    def standings(self) -> Standings:
-        """The standings after the last complete round (:meth:`last_complete_round`). Why not every
-        result so far: during a round, a team yet to play would count that round's running total
-        again in its progressive points (8 on the hall's board against 4 on the round's sheet), and
-        a bye team would collect its points before anyone had played."""
+    def public_round(self, now_ms: int) -> int:
+        """The last complete round whose every result the public may see at ``now_ms``
+        (:attr:`TableResult.public_ms`): the public standings stop there, so the hall's board never
+        tells who won before a table's delayed broadcast has shown the last deal."""
+        done = self.last_complete_round()
+        while done > 0 and any(tr.public_ms > now_ms for (rnd, _t), tr in self.results.items() if rnd == done):
+            done -= 1
+        return done
+
+    def standings(self, upto: int | None = None) -> Standings:
+        """The standings after the last complete round (:meth:`last_complete_round`), or after ``upto``
+        (an earlier one). Why not every result so far: during a round, a team yet to play would count
+        that round's running total again in its progressive points (8 on the hall's board against 4 on
+        the round's sheet), and a bye team would collect its points before anyone had played."""
         assert self.cfg is not None
-        return compute_standings(self.result_objects(upto=self.last_complete_round()), self.teams,
+        last = self.last_complete_round() if upto is None else min(upto, self.last_complete_round())
+        return compute_standings(self.result_objects(upto=last), self.teams,
                                  scoring_of(self.cfg), seed=self.cfg["event"]["seed"], recorded_lots=self.lots)
 
-    def standings_marked(self) -> tuple[Standings, dict[str, Any]]:
+    def standings_marked(self, upto: int | None = None) -> tuple[Standings, dict[str, Any]]:
         """The standings and their JSON, each row with ``withdrawn``: the first round a team withdrawn
         (退赛) is not drawn in, or None; the team keeps its place and its results. What the hub's pages
         and ``guandan-table event export --standings`` both show."""
-        st = self.standings()
+        st = self.standings(upto)
         out = st.to_json()
         for row in out["standings"]:
             w = self.withdrawn.get(row["team"])
@@ -207,7 +220,8 @@ class HubState:
             entry = {"source": d["source"], "t_ms": ev["t_ms"], "by": ev["actor"], "result": line,
                      "result_id": d["result_id"], "table_seq": d.get("table_seq"), "seq": ev["seq"]}
             self.results[key] = TableResult(line=line, source=d["source"], result_id=d["result_id"], t_ms=ev["t_ms"],
-                                            by=ev["actor"], history=[entry], seq=ev["seq"])
+                                            by=ev["actor"], history=[entry], seq=ev["seq"],
+                                            public_ms=int(d.get("public_ms") or 0))
             self.seen_ids.add((line["round"], line["table"], d["result_id"]))
             self.inputs_seq = ev["seq"]
         elif et == "result_corrected":

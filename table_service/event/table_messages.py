@@ -174,9 +174,12 @@ class TableMessages:
             return {"result_id": rid, "status": "refused", "round": line["round"], "reason": reason}
 
         clean = parse_result(line).to_dict()
-        ev = self.store.append("result_recorded", {"result": clean, "source": "table", "result_id": rid,
-                                                   "table_seq": msg.get("table_seq"), "received_ms": now},
-                               t_ms=now, actor=f"table:{table}", role=None)
+        data = {"result": clean, "source": "table", "result_id": rid, "table_seq": msg.get("table_seq"),
+                "received_ms": now}
+        delay_ms = int(round(float(msg.get("feed_delay_s") or 0) * 1000))
+        if delay_ms > 0:  # public (board, overlay, standings) once the table's broadcast has shown it
+            data["public_ms"] = now + delay_ms
+        ev = self.store.append("result_recorded", data, t_ms=now, actor=f"table:{table}", role=None)
         applied.append(ev)
         said = json.dumps(clean, sort_keys=True)
         pending.update({(clean["round"], table, rid), (clean["round"], table), (clean["round"], table, rid, said),

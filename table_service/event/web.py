@@ -213,18 +213,26 @@ def api_board() -> Any:
     """
     h = hub()
     ov = h.overview()
-    signed = Counter(frozenset((t["ns"], t["ew"])) for t in ov["tables"] if t["result"])
+    now = h.clock_ms()
+    with h.lock:  # a table's result once its delayed broadcast has shown the deal that decided it
+        shown = {t["table"] for t in ov["tables"]
+                 if t["result"] and (tr := h.core.results.get((ov["round"], t["table"]))) is not None
+                 and tr.public_ms <= now}
+    signed = Counter(frozenset((t["ns"], t["ew"])) for t in ov["tables"] if t["table"] in shown)
     both_rooms = 2 if scoring_of(h.core.cfg).duplicate else 1
     public_tables = [{**{k: t[k] for k in ("table", "ns", "ew", "ns_name", "ew_name", "online")},
-                      "result": t["result"] if signed[frozenset((t["ns"], t["ew"]))] >= both_rooms else None}
+                      "result": t["result"] if t["table"] in shown
+                      and signed[frozenset((t["ns"], t["ew"]))] >= both_rooms else None}
                      for t in ov["tables"]]
-    return jsonify(standings=h.standings_json(), round=ov["round"], rounds=ov["rounds"], tables=public_tables,
-                   bye=ov["bye"], byes=ov["byes"], event=ov["event"]["name"] if ov["event"] else None)
+    return jsonify(standings=h.standings_json(public=True), round=ov["round"], rounds=ov["rounds"],
+                   tables=public_tables, bye=ov["bye"], byes=ov["byes"],
+                   event=ov["event"]["name"] if ov["event"] else None)
 
 
 @bp.get("/api/standings")
 def api_standings() -> Any:
-    return jsonify(hub().standings_json())
+    """The standings as the public may see them now (as on the board)."""
+    return jsonify(hub().standings_json(public=True))
 
 
 @bp.get("/results.jsonl")

@@ -287,6 +287,9 @@ class MqttBridge:
         result = table_result(state, self.table_id)
         if result is None:
             return False
+        # The hub shows it in public (board, overlay, standings) no sooner than this table's own
+        # broadcast shows the deal that decided it.
+        result["feed_delay_s"] = round(float(getattr(self.feed, "delay_ms", 0.0)) / 1000.0, 3)
         with self._lock:
             if result["result_id"] == self._sent_result:
                 return False

@@ -86,6 +86,9 @@ def public_event(event: dict, state_json: dict) -> dict | None:
     out = {k: data[k] for k in fields if k in data}
     if etype == "return_given" and not returns_shown(state_json.get("deal")):
         out.pop("card", None)  # face down until every return is given (double-down: shown together)
+    if etype == "penalty_given" and out.get("flag") is not None and not any(
+            f.get("id") == out["flag"] and f.get("status") == "confirmed" for f in state_json.get("flags") or ()):
+        out.pop("flag")  # a ruling is public; the flag it cites only once confirmed (open flags are the referee's)
     if etype == "flag_confirmed":
         flag = next((f for f in state_json.get("flags", []) if f.get("id") == data.get("flag")), None)
         if flag is not None:

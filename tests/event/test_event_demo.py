@@ -167,6 +167,21 @@ def test_camera_table_plays_through_the_camera_and_reports_to_the_hub(tmp_path: 
         demo.stop()
 
 
+def test_the_event_demo_s_tables_broadcast_with_the_delay_asked(tmp_path: Path) -> None:
+    """``demo --tables N --feed-delay 30``: every table's public feed and its MQTT state are 30 s
+    behind (they were live, whatever the command said)."""
+    demo = EventDemo(2, rounds=2, seed=3, data=tmp_path / "demo", web=True, port=0, camera_tables=0,
+                     feed_delay_s=30.0)
+    try:
+        demo.start()
+        feeds = demo.handles[0].app.test_client().get("/feed/").get_json()
+        assert [t["delay_s"] for t in feeds["tables"]] == [30.0, 30.0]
+        assert all(t.bridge.feed.delay_ms == 30_000 for t in demo.tables)
+        assert "30 s" in demo.banner()
+    finally:
+        demo.stop()
+
+
 def test_camera_tables_option_is_checked() -> None:
     with pytest.raises(ValueError, match="camera-tables must be 0-2"):
         EventDemo(2, camera_tables=3, web=False)

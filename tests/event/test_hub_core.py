@@ -402,3 +402,53 @@ def test_a_bad_message_leaves_the_overview_after_half_an_hour(tmp_path: Path) ->
     ov = hub.overview()
     assert ov["bad_messages"] == [] and ov["faults"] == {"1": 1} and len(hub.core.bad_messages) == 1
     hub.stop()
+
+
+def test_a_table_s_result_is_public_only_once_its_delayed_broadcast_has_shown_it(tmp_path: Path) -> None:
+    """The hall's board, the overlay and the public standings told who won while the table's own
+    broadcast (60 s behind) still showed the last deal being played. A table's result now goes
+    public its ``feed_delay_s`` after it arrived; the organiser's views see it at once."""
+    from table_service.event.web import create_hub_app
+
+    clock = Clock()
+    hub = HubService(event_cfg(n=4, rounds=2), tmp_path, clock_ms=clock, connect=False)
+    hub.draw_next("org", "referee")
+    hub.publish_draw(1, "org", "referee")
+    tables = hub.core.draws[1]["tables"]
+    hub.hand_result(line_for(tables[0], 1, 3, 1), "org", "referee")  # entered by hand: public at once
+    msg = json.dumps({"result_id": "r1-s90", "result": line_for(tables[1], 1, 9, 4), "wall_ms": clock.now,
+                      "feed_delay_s": 60}).encode()
+    hub.handle_batch([(tables[1]["table"], "result", msg, False)])
+    assert hub.core.round_complete(1)
+    board = create_hub_app(hub, users_db=str(tmp_path / "users.sqlite3")).test_client()
+
+    def shown() -> dict[str, Any]:
+        return {t["table"]: t["result"] for t in board.get("/hub/api/board").get_json()["tables"]}
+
+    assert shown()[tables[0]["table"]] is not None and shown()[tables[1]["table"]] is None
+    assert board.get("/hub/api/standings").get_json()["rounds"] == 0  # no standings after round 1 yet
+    assert hub.standings_json()["rounds"] == 1  # the organiser's own view has it
+    clock.now += 59_000
+    assert shown()[tables[1]["table"]] is None
+    clock.now += 1_000
+    assert shown()[tables[1]["table"]] is not None
+    assert board.get("/hub/api/standings").get_json() == hub.standings_json()
+    hub.stop()
+    again = HubService(event_cfg(n=4, rounds=2), tmp_path, clock_ms=clock, connect=False)  # from the log
+    assert again.core.results[(1, tables[1]["table"])].public_ms == clock.now
+    again.stop()
+
+
+@pytest.mark.parametrize("delay", [-1, 3601, "60", True, None])
+def test_a_result_with_a_bad_feed_delay_is_refused(tmp_path: Path, delay: Any) -> None:
+    hub = HubService(event_cfg(n=4, rounds=2), tmp_path, connect=False)
+    hub.draw_next("org", "referee")
+    hub.publish_draw(1, "org", "referee")
+    t = hub.core.draws[1]["tables"][0]
+    msg = json.dumps({"result_id": "r1-s9", "result": line_for(t, 1, 9, 4), "feed_delay_s": delay}).encode()
+    hub.handle_batch([(t["table"], "result", msg, False)])
+    if delay is None:  # null: as absent
+        assert (1, t["table"]) in hub.core.results
+    else:
+        assert (1, t["table"]) not in hub.core.results
+    hub.stop()

@@ -147,6 +147,34 @@ def test_delay_holds_on_the_pi(mosquitto: int, runner: TableRunner) -> None:
         hub.close()
 
 
+def test_the_result_names_the_table_s_broadcast_delay(mosquitto: int, runner: TableRunner) -> None:
+    """The hub shows a result in public no sooner than the table's broadcast shows the deal that
+    decided it: the result message carries the table's feed delay (docs/hub-protocol.md)."""
+    import copy
+
+    from table_service.engine.self_play import SelfPlayTable
+
+    setup = {"players": {"N": "n", "S": "s", "E": "e", "W": "w"}, "teams": {"NS": "T1", "EW": "T2"},
+             "ruleset": "jiangsu", "format": {"kind": "deals", "deals": 1}}
+    submit(runner, "round_set_up", setup, role="referee")
+    bots = SelfPlayTable(3, step_ms=(5, 20))
+    bots.state = copy.deepcopy(runner.raw_state())
+    while runner.state()["result"] is None:
+        for ev in bots.deal():
+            assert runner.submit({"type": ev["type"], "source": ev["source"], "role": ev.get("role"),
+                                  "data": ev["data"]}).accepted
+    for side in ("NS", "EW"):
+        submit(runner, "score_sheet_signed", {"side": side}, role="referee")
+    listener = Listener(mosquitto, "guandan/ev1/R1/result")
+    bridge = MqttBridge(runner, port=mosquitto, event_id="ev1", table_id="R1", delay_s=45).start()
+    try:
+        _, _, msg, _ = listener.wait_for(lambda m: True)
+        assert msg["feed_delay_s"] == 45 and msg["result"]["table"] == "R1"
+    finally:
+        bridge.stop()
+        listener.close()
+
+
 def test_bad_topic_segment_is_refused(runner: TableRunner) -> None:
     with pytest.raises(ValueError, match="table id"):
         MqttBridge(runner, table_id="T1/#")

@@ -135,3 +135,26 @@ def test_whether_a_report_was_late_is_not_public() -> None:
     pub = public_state(st)
     assert pub["deal"]["reports"] == {"N": {"seq": 6, "count": 10}} and pub["deal"]["report_lamps"]["N"]
     assert "late" not in json.dumps(pub)
+
+
+def test_a_penalty_names_its_flag_in_public_only_once_the_flag_is_confirmed() -> None:
+    """A referee's warning is public as given; the open flag it cites is the referee's (the public
+    event named "F4" while the public flag list was empty)."""
+    s = initial_state()
+    steps = [*SETUP, ("drawing_finished", {}, 3000, "panel"),
+             ("cards_played", {"seat": "E", "cards": ["5s"]}, 4000, "camera")]  # North leads: out of turn
+    for seq, (etype, data, t, source) in enumerate(steps, 1):
+        s, _ = apply(s, {"seq": seq, "t_ms": t, "type": etype, "source": source,
+                         "role": "referee" if etype == "round_set_up" else None, "data": data})
+    flag = next(f for f in state_to_json(s)["flags"] if f["rule"] == "out_of_turn")
+    assert flag["status"] == "open"
+    pen = {"seq": 10, "t_ms": 5000, "type": "penalty_given", "source": "panel", "role": "referee",
+           "data": {"side": "EW", "level": "warning", "article": "越序出牌 / out of turn", "seat": "E",
+                    "flag": flag["id"]}}
+    s, _ = apply(s, pen)
+    out = public_event(pen, state_to_json(s))
+    assert out is not None and out["data"]["level"] == "warning" and "flag" not in out["data"]
+    conf = {"seq": 11, "t_ms": 6000, "type": "flag_confirmed", "source": "panel", "role": "referee",
+            "data": {"flag": flag["id"]}}
+    s, _ = apply(s, conf)
+    assert public_event(pen, state_to_json(s))["data"]["flag"] == flag["id"]  # type: ignore[index]
