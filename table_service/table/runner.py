@@ -60,6 +60,9 @@ class SubmitResult:
     stale: bool = False
     """True when the caller's ``precondition`` refused it: the table had moved on from what the caller
     saw (a second tap, another referee first), not a ruling of the engine."""
+    conflict: bool = False
+    """True when the caller's ``key`` already named another action (other type or data): refused,
+    never answered with that action's verdict as if this one had been done."""
 
 
 #: A caller's check of the state an event would be applied to: a message (Chinese, then English) refuses it.
@@ -69,6 +72,13 @@ Precondition = Callable[[State], str | None]
 KEYS_KEPT = 1000
 #: Largest ``data`` a rejected event is logged with whole (bytes of compact JSON).
 REJECTED_DATA_BYTES = 64 * 1024
+
+
+def _fingerprint(event: Any) -> str:
+    """What makes two submissions one action: its type and data (a retry sends both again as they were)."""
+    if not isinstance(event, dict):
+        return repr(event)
+    return json.dumps([event.get("type"), event.get("data")], sort_keys=True, ensure_ascii=False, default=repr)
 
 
 def _bounded(data: Any) -> dict[str, Any]:
@@ -118,9 +128,12 @@ class TableRunner:
         self._view: dict[str, Any] = state_to_json(self._state)
         self._queue: queue.Queue[Any] = queue.Queue()
         self._keys: OrderedDict[str, Future[SubmitResult]] = OrderedDict()
+        #: What each key's action was (:func:`_fingerprint`): the same key for another action is refused.
+        self._prints: dict[str, str] = {}
         self._keys_lock = threading.Lock()
         # The actions logged before a restart keep their verdicts: a retry of one is not a second action.
         for key, ev in self._store.actions(KEYS_KEPT):
+            self._prints[key] = _fingerprint(ev)
             done: Future[SubmitResult] = Future()
             error = ev.get("rejected")
             done.set_result(SubmitResult(error is None, ev["seq"], error, {k: v for k, v in ev.items() if k != "rejected"},
@@ -200,13 +213,18 @@ class TableRunner:
             event = {**event, "t_ms": self._clock()}
         with self._keys_lock:
             fut = self._keys.get(key) if key is not None else None
+            if fut is not None and key is not None and self._prints.get(key) != _fingerprint(event):
+                return SubmitResult(False, None, "此操作编号已用于另一操作，未执行 / action_id already names a "
+                                    "different action: this one was not done (send it under a new id)", None,
+                                    conflict=True)
             if fut is None:
                 fut = Future()
                 self._queue.put((event, fut, precondition, key))
                 if key is not None:
                     self._keys[key] = fut
+                    self._prints[key] = _fingerprint(event)
                     while len(self._keys) > KEYS_KEPT:
-                        self._keys.popitem(last=False)
+                        self._prints.pop(self._keys.popitem(last=False)[0], None)
         if on_done is not None:
             fut.add_done_callback(lambda f: on_done(f.result()))
         if not wait or threading.current_thread() is self._thread:

@@ -228,6 +228,9 @@ def _rejection(result: Any) -> tuple[Response, int]:
         # is a second action unless it carries the same action_id.
         return jsonify(accepted=False, pending=True, seq=None,
                        error=error + "；请查看事件列表后再决定是否重试 / look at the event list before trying again"), 202
+    if getattr(result, "conflict", False):
+        # The action_id names another action: this one was not done (and the other's verdict is not its).
+        return jsonify(accepted=False, conflict=True, seq=None, error=error), 409
     if getattr(result, "stale", False):
         # The table moved on from what the page showed (web/expect.py): nothing was done twice.
         return jsonify(accepted=False, stale=True, seq=result.seq, error=error), 409

@@ -66,10 +66,12 @@ _PENDING = {"description": "still queued for the engine after 5 s: it will be ap
         "accepted": {"const": False}, "pending": {"const": True}, "error": {"type": "string"}}}}}}
 
 _STALE = {"description": "the table moved on from what `expect` said the page showed (a second tap, another "
-                         "referee first): refused and logged as rejected, nothing done", "content": {"application/json": {
-    "schema": {"type": "object", "required": ["accepted", "stale", "error"], "properties": {
-        "accepted": {"const": False}, "stale": {"const": True}, "seq": {"type": ["integer", "null"]},
-        "error": {"type": "string"}}}}}}
+                         "referee first): refused and logged as rejected, nothing done; or (`conflict`) the "
+                         "`action_id` already names a different action: not done, not logged",
+          "content": {"application/json": {
+    "schema": {"type": "object", "required": ["accepted", "error"], "properties": {
+        "accepted": {"const": False}, "stale": {"const": True}, "conflict": {"const": True},
+        "seq": {"type": ["integer", "null"]}, "error": {"type": "string"}}}}}}
 _EXPECT = {"type": "object", "additionalProperties": False,
            "description": "what the page showed, checked just before the action is applied (web/expect.py)",
            "properties": {"turn": {"enum": ["E", "S", "W", "N", None],

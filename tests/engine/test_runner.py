@@ -169,6 +169,29 @@ def test_an_event_the_log_cannot_keep_does_not_take_effect(tmp_path: Path) -> No
         assert r.state()["deal"]["turn"] == "S"
 
 
+def test_an_action_id_used_for_another_action_is_refused_not_answered(tmp_path: Path) -> None:
+    """An id reused for a different action (a page's bug, a script) was answered with the first
+    action's verdict — "accepted", seq 7 — though nothing was done. It is refused as a conflict,
+    before a restart and after; the same action under its id still gets its first verdict."""
+    path = tmp_path / "t.sqlite3"
+    warning = {"type": "penalty_given", "source": "panel", "role": "referee",
+               "data": {"side": "NS", "level": "warning", "article": "x"}}
+    other = {"type": "penalty_given", "source": "panel", "role": "referee",
+             "data": {"side": "EW", "level": "warning", "article": "x"}}
+    with TableRunner(path) as r:
+        r.submit(SETUP)
+        first = r.submit(warning, key="rita:tap-1")
+        clash = r.submit(other, key="rita:tap-1")
+        assert first.accepted and not clash.accepted and clash.conflict and clash.seq is None
+        assert "different action" in (clash.error or "")
+        assert r.submit(warning, key="rita:tap-1").seq == first.seq
+        assert [p["side"] for p in r.state()["penalties"]["records"]] == ["NS"]
+    with TableRunner(path) as r:
+        assert r.submit(other, key="rita:tap-1").conflict
+        assert r.submit(warning, key="rita:tap-1").seq == first.seq
+        assert [p["side"] for p in r.state()["penalties"]["records"]] == ["NS"]
+
+
 def test_an_action_retried_after_a_restart_is_not_done_twice(tmp_path: Path) -> None:
     """The service killed as it answered: the panel got nothing and retries its tap with the same id
     against the restarted service. It gets the first verdict; the log holds the action once. A refused

@@ -91,3 +91,20 @@ def test_a_stale_tap_retried_after_a_restart_is_still_said_as_stale(tmp_path, h)
         again = r.submit({"type": "passed", "source": "panel", "role": "referee", "data": {"seat": "W"}},
                          key="rita:t1", precondition=parse_expect({"turn": "W"}))
         assert again.stale and again.seq == first.seq
+
+
+def test_an_action_id_reused_for_another_action_is_a_conflict(client, h, runner):
+    """The probe: a play under action_id "abc", then a penalty under "abc" was answered 200
+    "accepted" with the play's seq, and no penalty was given. Now 409, in words, nothing done."""
+    h.setup_deal(runner)
+    seat = runner.state()["deal"]["turn"]
+    h.login(client, "chen")
+    play = h.post_json(client, "/api/tables/1/actions", {"type": "cards_played", "data": {"seat": seat, "cards": ["3s"]},
+                                                          "action_id": "abc", "expect": {"turn": seat}})
+    assert play.status_code == 200, play.get_json()
+    pen = h.post_json(client, "/api/tables/1/actions", {"type": "penalty_given", "action_id": "abc",
+                                                         "data": {"side": "NS", "level": "warning", "article": "x"}})
+    body = pen.get_json()
+    assert pen.status_code == 409 and body["conflict"] is True and body["accepted"] is False
+    assert "已用于另一操作" in body["error"] and "different action" in body["error"]
+    assert runner.state()["penalties"]["records"] == []
