@@ -49,7 +49,7 @@ from urllib.parse import quote
 import paho.mqtt.client as mqtt
 
 from table_service.table.mqtt_acked import AckedEvents, acked_file_for
-from table_service.views.assignment import set_up_data
+from table_service.views.assignment import check_result_ack, set_up_data
 from table_service.views.deck_wire import deck_topic, read_deck_message, read_withdrawal
 from table_service.views.feed import FeedView
 from table_service.views.wire import SEGMENT_RE, loads_strict, table_result
@@ -252,10 +252,12 @@ class MqttBridge:
         self._table_changed.set()
 
     def _on_result_ack(self, _c: Any, _u: Any, msg: mqtt.MQTTMessage) -> None:
+        """The hub's answer to the result (retained). One that is not an answer (unreadable, another
+        shape) is logged and the one the table had stays: the panel shows it as it is."""
         try:
-            self.result_ack = loads_strict(msg.payload.decode("utf-8")) if msg.payload else None
+            self.result_ack = check_result_ack(loads_strict(msg.payload.decode("utf-8"))) if msg.payload else None
         except ValueError as exc:
-            log.warning("mqtt: unreadable result_ack on %s: %s", msg.topic, str(exc)[:120])
+            log.warning("mqtt: result_ack refused on %s: %s", msg.topic, str(exc)[:160])
 
     def _table_loop(self) -> None:
         """Publish the summary and, once signed, the result whenever the table changes."""

@@ -8,12 +8,11 @@ names at the table, and the round's set-up is in the table's own log like any ot
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from flask import Blueprint, abort, g, jsonify
 
-from table_service.views.assignment import set_up_data, started
+from table_service.views.assignment import ack_round, set_up_data, started
 
 from .auth import require_role
 from .tables import get_table
@@ -36,23 +35,11 @@ def get_assignment(table_id: str) -> Any:
     a = bridge.assignment
     state = get_table(table_id).runner.state()
     ack = bridge.result_ack
-    answered = _ack_round(ack)
+    answered = ack_round(ack)
     if a is not None and answered is not None and answered != a.get("round"):
         ack = None  # the hub's answer to another round's result: not shown under this round's card
     return jsonify(assignment=a, result_ack=ack, started=bool(a and started(state, a)),
                    connected=bridge.is_connected, hub=True)
-
-
-def _ack_round(ack: Any) -> int | None:
-    """The round a ``result_ack`` answers: its ``round`` (every answer of today's hub carries it), or
-    the round in its ``result_id`` (``r<round>-s<seq>``, views.wire) from an older hub's refusal."""
-    if not isinstance(ack, dict):
-        return None
-    rnd = ack.get("round")
-    if isinstance(rnd, int) and not isinstance(rnd, bool):
-        return rnd
-    m = re.fullmatch(r"r(\d+)-s\d+", str(ack.get("result_id", "")))
-    return int(m.group(1)) if m else None
 
 
 @bp.post("/tables/<table_id>/assignment/start")

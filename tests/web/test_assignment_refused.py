@@ -23,6 +23,11 @@ BAD = {
     "players a list": {**GOOD, "players": ["a", "b", "c", "d"]},
     "ruleset text": {**GOOD, "ruleset": "jiangsu"},
     "format a list": {**GOOD, "format": [1]},
+    # The probe's: each replaced a good assignment and put a card on the panel its start refused.
+    "round 0": {**GOOD, "round": 0},
+    "a team against itself": {**GOOD, "teams": {"NS": "T1", "EW": "T1"}},
+    "an unknown rule option": {**GOOD, "ruleset": {"preset": "jiangsu-2013", "options": {"bogus": 1}}},
+    "a blank player": {**GOOD, "players": {"N": " ", "S": "b", "E": "c", "W": "d"}},
 }
 
 
@@ -100,3 +105,30 @@ def test_a_message_the_hub_should_never_send_leaves_the_bridge_as_it_was(payload
     bridge._on_result_ack(None, None, SimpleNamespace(topic="guandan/ev/1/result_ack", payload=payload))
     assert bridge.assignment == GOOD and bridge.result_ack is None
     assert read_withdrawal(payload) is None
+
+
+@pytest.mark.parametrize("ack", [[1, 2], "hello", 5, {"status": {"x": 1}, "round": "1"},
+                                 {"result_id": "r" + "9" * 5000 + "-s1", "status": "refused"},
+                                 {"result_id": "r1-s9", "status": "maybe", "round": 1},
+                                 {"result_id": "r1-s9", "status": "accepted", "round": 0}])
+def test_a_result_ack_that_is_no_answer_is_refused_and_the_card_still_answers(make_app, runner, h, ack: Any) -> None:
+    """A retained ``result_ack`` with a 5,000-digit round in its id made every poll of the panel's
+    assignment card answer 500 (int() of 5,000 digits); a list, a number, a status that is no verdict
+    were kept and served. Refused on arrival, the answer the table had stays; the card answers 200."""
+    import json
+
+    from table_service.table.mqtt_bridge import MqttBridge
+    from table_service.web.tables import web_state
+
+    good = {"result_id": "r1-s9", "status": "accepted", "round": 1, "hub_seq": 4}
+    bridge = MqttBridge.__new__(MqttBridge)
+    bridge.table_id, bridge.assignment, bridge.assignment_listeners, bridge.result_ack = "1", None, [], None
+    topic = "guandan/ev/1/result_ack"
+    bridge._on_result_ack(None, None, SimpleNamespace(topic=topic, payload=json.dumps(good).encode()))
+    bridge._on_result_ack(None, None, SimpleNamespace(topic=topic, payload=json.dumps(ack).encode()))
+    assert bridge.result_ack == good
+    app = make_app(TABLES={"1": runner})
+    web_state(app).tables["1"].hub_link = SimpleNamespace(assignment=GOOD, result_ack=ack, is_connected=True)
+    client = app.test_client()
+    h.login(client, "rita")
+    assert client.get("/api/tables/1/assignment").status_code == 200
