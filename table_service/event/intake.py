@@ -24,6 +24,7 @@ from urllib.parse import quote, urlsplit
 from table_service.event.model import EventInputError, parse_result
 from table_service.rules.seats import SIDES
 from table_service.views.deck_wire import SHA256_RE
+from table_service.views.panel_url import panel_url_problem
 from table_service.views.wire import SEGMENT_RE, loads_strict
 
 #: The largest payload read at all (a summary is ~400 bytes, a result ~250).
@@ -171,20 +172,10 @@ def check_panel(url: Any, table: str) -> str | None:
     scheme, no user:password@, no query or fragment, no other table's page."""
     if url is None:
         return None
-    if not isinstance(url, str) or len(url) > 500 or not url.isprintable() or any(c.isspace() for c in url):
-        raise _bad("panel 地址无效", f"panel address is not a URL: {_show(url)}")
-    try:
-        parts = urlsplit(url)
-        port = parts.port
-    except ValueError:
-        raise _bad("panel 地址无效", f"panel address is not a URL: {_show(url)}") from None
-    if parts.scheme not in ("http", "https") or not parts.hostname or parts.username is not None \
-            or parts.password is not None or parts.query or parts.fragment or port == 0:
-        raise _bad("panel 须为 http(s)://主机[:端口]/tables/本桌", f"panel must be http(s)://host[:port]/tables/<this "
-                   f"table>, got {_show(url)}")
-    if parts.path != f"/tables/{quote(table, safe='')}":
-        raise _bad(f"panel 须指向本桌 {table} 的页面", f"panel must be this table's page /tables/{table}, got "
-                   f"{_show(parts.path)}")
+    problem = panel_url_problem(url, table)
+    if problem is not None:
+        raise BadMessage(problem)
+    assert isinstance(url, str)
     return url
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from hardware.config import parse_config
 from table_service.engine.ruleset import ALIASES
 from table_service.rules.ruleset import PRESETS
+from table_service.views.panel_url import own_panel_url, panel_url_problem
 from table_service.views.wire import SEGMENT_RE, is_host
 
 #: Longest a clock tick at a deadline waits for the camera (real seconds; ``[service]
@@ -156,6 +157,12 @@ def parse_service_config(data: dict[str, Any], *, base_dir: str | os.PathLike[st
         if table_id is not None and not SEGMENT_RE.match(str(table_id)):
             problems.append(f"table_id = {table_id!r}: 接入赛事时须为 1–64 个字母、数字、_ . - / with [mqtt] it must be "
                             "1-64 letters, digits, _ . - (an MQTT topic segment)")
+        elif table_id is not None and isinstance(mq.get("panel_url"), str):
+            # The hub refuses every status and summary naming another page: the table would never
+            # show on the chief referee's overview.
+            problem = panel_url_problem(own_panel_url(mq["panel_url"], str(table_id)), str(table_id))
+            if problem:
+                problems.append(f"[mqtt].panel_url: {problem}")
     if problems:
         raise ValueError("; ".join(problems))
     base = Path(base_dir)

@@ -52,6 +52,7 @@ from table_service.table.mqtt_acked import AckedEvents, acked_file_for
 from table_service.views.assignment import check_result_ack, set_up_data
 from table_service.views.deck_wire import deck_topic, read_deck_message, read_withdrawal
 from table_service.views.feed import FeedView
+from table_service.views.panel_url import own_panel_url, panel_url_problem
 from table_service.views.wire import SEGMENT_RE, loads_strict, table_result
 
 log = logging.getLogger(__name__)
@@ -147,6 +148,12 @@ class MqttBridge:
         self.published_states = 0
         self.runner = runner
         self.panel_url = own_panel_url(panel_url, self.table_id)
+        problem = panel_url_problem(self.panel_url, self.table_id) if self.panel_url else None
+        if problem:
+            # The hub would refuse every status and summary that carried it (the table unseen on the
+            # overview): said, and not announced. ``config check`` refuses it before this.
+            log.warning("mqtt: panel_url not announced: %s", problem)
+            self.panel_url = None
         self.assignment: dict[str, Any] | None = None
         self.result_ack: dict[str, Any] | None = None
         self._table_changed = threading.Event()
@@ -481,22 +488,6 @@ def announced_panel_url(host: str, port: int, table_id: str, *, broker: str) -> 
         addr = _address_towards(broker) or socket.gethostname()
     shown = f"[{addr}]" if ":" in addr else addr
     return f"http://{shown}:{int(port)}/tables/{quote(str(table_id), safe='')}"
-
-
-def own_panel_url(url: str | None, table_id: str) -> str | None:
-    """The panel address as the hub accepts it: this table's own page (``…/tables/<table>``, see
-    :func:`~table_service.event.intake.check_panel`). A bare base (``http://pi7:8080`` or
-    ``…/``) gets the page added; any other path is kept and logged, and the hub will refuse it."""
-    if not url:
-        return None
-    from urllib.parse import urlsplit
-
-    path = urlsplit(url).path
-    if path in ("", "/"):
-        return url.rstrip("/") + "/tables/" + quote(str(table_id), safe="")
-    if path != "/tables/" + quote(str(table_id), safe=""):
-        log.warning("mqtt: panel_url %s is not this table's page /tables/%s: the hub will refuse it", url, table_id)
-    return url
 
 
 def _address_towards(host: str) -> str | None:

@@ -73,13 +73,25 @@ def test_the_service_announces_its_panel_unless_table_toml_names_one(tmp_path: P
     with TableService(cfg, clock=TableClock(1.0)) as svc:
         status = _status(mosquitto, "guandan/ev/T-7/status")
         assert status["panel"] == f"http://127.0.0.1:{svc.server.port}/tables/T-7"
-    named = {**mq, "panel_url": "https://hall.example/tables/7"}
+    named = {**mq, "panel_url": "https://hall.example/tables/T-7"}
     cfg = parse_service_config(_config(tmp_path / "b", mqtt=named, web=web))
     with TableService(cfg, clock=TableClock(1.0)):
-        assert _status(mosquitto, "guandan/ev/T-7/status")["panel"] == "https://hall.example/tables/7"
+        assert _status(mosquitto, "guandan/ev/T-7/status")["panel"] == "https://hall.example/tables/T-7"
 
 
-@pytest.mark.parametrize("bad", ["ftp://x/tables/7", "hall/tables/7", 5, "http://a b/"])
+@pytest.mark.parametrize("bad", ["ftp://x/tables/7", "hall/tables/7", 5, "http://a b/",
+                                 # passed config check, then the hub refused every status and summary
+                                 # naming them: the table never showed on the chief referee's overview
+                                 "http://host/tables/OTHER", "https://hall.example/tables/7", "http://",
+                                 "http://host:99999/x?y#z", "http://u:p@host/tables/T-7"])
 def test_a_panel_url_that_is_no_web_address_is_refused(tmp_path: Path, bad: Any) -> None:
     with pytest.raises(ValueError, match=r"\[mqtt\]\.panel_url"):
         parse_service_config(_config(tmp_path, mqtt={"panel_url": bad}))
+
+
+def test_a_base_address_is_completed_to_this_table_s_page(tmp_path: Path) -> None:
+    from table_service.views.panel_url import own_panel_url, panel_url_problem
+
+    cfg = parse_service_config(_config(tmp_path, mqtt={"panel_url": "http://pi7.hall.lan:8080/"}))
+    announced = own_panel_url(cfg.mqtt["panel_url"], "T-7")
+    assert announced == "http://pi7.hall.lan:8080/tables/T-7" and panel_url_problem(announced, "T-7") is None
