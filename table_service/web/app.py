@@ -25,6 +25,7 @@ from .security import (
     csrf_token,
     refuse_repeated_fields,
     security_headers,
+    whole_chunked_body,
 )
 from .tables import WebState, attach_table
 
@@ -56,7 +57,8 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, config_file: str
         limiter=LoginLimiter(int(app.config["LOGIN_MAX_FAILURES"]), float(app.config["LOGIN_WINDOW_S"]))
     )
 
-    app.before_request(refuse_repeated_fields)  # first: a repeated csrf_token is a repeated field too
+    app.before_request(whole_chunked_body)  # before anything reads the body
+    app.before_request(refuse_repeated_fields)  # first of the form checks: a repeated csrf_token is a repeated field too
     app.before_request(check_csrf)
     auth.init_app(app)
     app.register_blueprint(auth.bp)

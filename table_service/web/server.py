@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from cheroot import server as cheroot_server
 from cheroot import wsgi
 from flask import Flask
 
@@ -71,6 +72,41 @@ class _Gateway(wsgi.Gateway_10):
         if sock is not None:
             env[CLIENT_GONE_KEY] = lambda: _peer_closed(sock)
         return env
+
+
+class _OneLength(dict):  # type: ignore[type-arg]
+    """The request's headers as cheroot reads them, refusing a second ``Content-Length``."""
+
+    def __setitem__(self, key: bytes, value: bytes) -> None:
+        if key == b"Content-Length" and key in self:
+            raise ValueError("Content-Length given twice")  # cheroot's plain answer: Latin-1 only
+        super().__setitem__(key, value)
+
+
+class _StrictHeaderReader(cheroot_server.HeaderReader):
+    """cheroot's header reader, refusing a body whose length two headers state differently.
+
+    Why: cheroot keeps the last of two ``Content-Length`` headers and takes ``Content-Length`` beside
+    ``Transfer-Encoding: chunked`` as it comes, where a proxy in front may read the other one: the
+    same bytes are then two different requests (request smuggling). Both are a 400 (cheroot's
+    reader says the ``ValueError``), and the connection is closed."""
+
+    def __call__(self, rfile: Any, hdict: Any = None) -> Any:
+        strict = super().__call__(rfile, _OneLength())
+        if b"Content-Length" in strict and b"Transfer-Encoding" in strict:
+            raise ValueError("Content-Length with Transfer-Encoding")
+        if hdict is None:
+            return strict
+        hdict.update(strict)
+        return hdict
+
+
+class _Request(cheroot_server.HTTPRequest):
+    header_reader = _StrictHeaderReader()
+
+
+class _Connection(cheroot_server.HTTPConnection):
+    RequestHandlerClass = _Request
 
 
 @dataclass
@@ -147,6 +183,7 @@ def serve(app: Flask, host: str = "127.0.0.1", port: int = 8080) -> ServerHandle
     server = wsgi.Server((host, port), app, numthreads=threads, max=threads,
                          server_name="guandan-table", shutdown_timeout=2)
     server.gateway = _Gateway
+    server.ConnectionClass = _Connection
     server.prepare()  # binds now, so a bind error raises here, in the caller's thread
     bound_host, bound_port = server.bind_addr[:2]
     thread = threading.Thread(target=server.serve, name=f"web-{bound_port}", daemon=True)
