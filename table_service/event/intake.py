@@ -233,9 +233,12 @@ def check_summary(table: str, data: dict[str, Any]) -> dict[str, Any]:
     camera = data.get("camera")  # absent from a table of an older release: unknown
     if camera is not None and not isinstance(camera, bool):
         raise _bad(f"camera 须为 true/false，得到 {_show(camera)}", f"camera must be true or false, got {_show(camera)}")
+    teams = _side_map(data, "teams", _team_id)
+    if teams and teams.get("NS") is not None and teams.get("NS") == teams.get("EW"):
+        raise _bad(f"队伍 {_show(teams['NS'])} 不能与自己对局", f"a team cannot play itself: {_show(teams)}")
     return {"table": table, "round": _int(data, "round", 1, MAX_ROUND),
             "round_status": _str(data, "round_status", 32),
-            "teams": _side_map(data, "teams", _team_id),
+            "teams": teams,
             "deal": _int(data, "deal", 0, MAX_COUNT),
             "levels": _side_map(data, "levels", _rank),
             "open_flags": _int(data, "open_flags", 0, MAX_COUNT) or 0,

@@ -36,6 +36,8 @@ class TableLive:
     online: bool | None = None
     status_ms: int | None = None
     summary: dict[str, Any] = field(default_factory=dict)
+    summary_rx_ms: int = 0
+    """When the hub received the summary it shows (its own clock, not the table's)."""
     panel: str | None = None
 
 
@@ -75,6 +77,8 @@ class TableMessages:
                         continue  # a cleared retained message
                     try:
                         clean = check_message(table, name, payload, tables, self.event_id)
+                        if name == "summary":
+                            self._check_summary_round(clean)
                     except BadMessage as exc:
                         self._bad_message(table, name, payload, str(exc), now, applied, pending)
                         continue
@@ -86,7 +90,7 @@ class TableMessages:
                         elif name == "status":
                             self._status(table, clean)
                         else:
-                            self._summary(table, clean)
+                            self._summary(table, clean, now)
                     except sqlite3.Error:
                         raise  # the hub's own log failed: nothing is acknowledged, all comes again
                     except Exception as exc:  # a hub bug on one message must not block the others
@@ -122,17 +126,28 @@ class TableMessages:
         if data["panel"]:
             live.panel = data["panel"]
 
-    def _summary(self, table: str, data: dict[str, Any]) -> None:
+    def _check_summary_round(self, data: dict[str, Any]) -> None:
+        """A summary of a round this event does not have is refused: kept, it outranked every real
+        summary after it (newer by round wins), and froze the table's row on the overview."""
+        rounds = int(((self.core.cfg or {}).get("event") or {}).get("rounds") or 0)
+        rnd = data.get("round")
+        if rounds and isinstance(rnd, int) and rnd > rounds:
+            raise BadMessage(f"summary 的轮次 {rnd} 超出本赛事的 {rounds} 轮 / summary names round {rnd}, "
+                             f"this event has {rounds} rounds")
+
+    def _summary(self, table: str, data: dict[str, Any], now: int) -> None:
         live = self.live.setdefault(table, TableLive(table))
         old = live.summary
 
         def order(d: dict[str, Any]) -> tuple[int, int]:
             return (d.get("round") or 0, d.get("last_seq") or 0)
 
-        # Newer by (round, seq) wins; a message a minute newer wins anyway (a Pi replaced mid-round
-        # starts its seqs again).
-        if not old or order(data) >= order(old) or (data["wall_ms"] or 0) > (old.get("wall_ms") or 0) + 60_000:
+        # Newer by (round, seq) wins; a message the hub receives a minute after the one it shows wins
+        # anyway (a Pi replaced mid-round starts its seqs again). By the hub's clock, not the table's:
+        # a summary claiming the far future kept every later one out.
+        if not old or order(data) >= order(old) or now > live.summary_rx_ms + 60_000:
             live.summary = data
+            live.summary_rx_ms = now
         if data["panel"]:
             live.panel = data["panel"]
 

@@ -361,3 +361,18 @@ def test_a_summary_says_whether_the_table_has_a_camera(hub: HubService) -> None:
     bad = table_summary({}, t["table"], None) | {"camera": "yes"}
     with pytest.raises(BadMessage, match="camera must be true or false"):
         check_message(t["table"], "summary", json.dumps(bad).encode())
+
+
+def test_a_summary_of_a_round_the_event_has_not_cannot_freeze_the_overview(hub: HubService) -> None:
+    """The probe: as table 1, a summary of round 999 with wall_ms at its maximum. Kept, it outranked
+    every real summary (newer by round wins; the minute-later escape read the table's own clock), so
+    the table's row stayed at round 999. Refused now; and a team playing itself is refused too."""
+    t = hub.core.draws[1]["tables"][0]["table"]
+    rounds = hub.core.cfg["event"]["rounds"]
+    bad = summary(t, round=rounds + 1, last_seq=5, wall_ms=9_999_999_999_999)
+    hub.handle_batch([(t, "summary", json.dumps(bad).encode(), True)])
+    hub.handle_batch([(t, "summary", json.dumps(summary(t, teams={"NS": "T3", "EW": "T3"}, last_seq=6)).encode(), True)])
+    assert t not in hub.live or not hub.live[t].summary
+    assert next(r for r in hub.overview()["tables"] if r["table"] == t)["faults"] == 2
+    hub.handle_batch([(t, "summary", json.dumps(summary(t, last_seq=41)).encode(), True)])
+    assert (hub.live[t].summary["round"], hub.live[t].summary["last_seq"]) == (1, 41)
