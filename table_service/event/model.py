@@ -19,8 +19,17 @@ from pathlib import Path
 from typing import Any
 
 from table_service.engine.events import MAX_TEXT as ENGINE_MAX_TEXT
-from table_service.rules.scoring import FORFEIT_SCORE, PENALTY_LOSS_GAP
+from table_service.rules.levels import level_position
+from table_service.rules.scoring import (
+    FORFEIT_SCORE,
+    PENALTY_LOSS_GAP,
+    level_difference_points,
+    penalty_loss_positions,
+)
 from table_service.views.wire import no_duplicate_keys
+
+#: Level 2's place on the 13-level scale: a line's levels gained count from it.
+LEVEL_2 = level_position("2")
 
 #: The hub's form limits (its pages, its OpenAPI description and EVENT.toml read these):
 #: the longest free text a form field takes (appeal text, correction reason, decision note): the
@@ -185,6 +194,18 @@ def parse_result(obj: Any, where: str = "") -> Result:
         if ns_score + ew_score != MAX_SCORE or abs(ns_score - ew_score) < 2 * PENALTY_LOSS_GAP:
             raise _err(where, f"判负比分无效 {ns_score}:{ew_score}（须为 13+d : 13−d，d ≥ {PENALTY_LOSS_GAP}）",
                        f"a penalty loss scores 13+d : 13-d with d >= {PENALTY_LOSS_GAP}, not {ns_score}:{ew_score}")
+        # And d is the one the rules give for the levels on the line (what the table's engine
+        # scores: the winner's levels gained against the offender's, at least 4, a larger lead kept):
+        # 17:9 for a side 7 levels ahead was ranked as given, against the 20:6 the rules give.
+        ns_won = ns_score > ew_score
+        won, lost = (levels[0], levels[1]) if ns_won else (levels[1], levels[0])
+        pts = level_difference_points(*penalty_loss_positions(LEVEL_2 + won, LEVEL_2 + lost))
+        want = pts if ns_won else pts[::-1]
+        if (ns_score, ew_score) != want:
+            raise _err(where, f"判负比分 {ns_score}:{ew_score} 与级数 {levels[0]}:{levels[1]} 不符，应为 {want[0]}:{want[1]}",
+                       f"a penalty loss with levels gained {levels[0]}:{levels[1]} scores {want[0]}:{want[1]} "
+                       f"(the offender's level + {PENALTY_LOSS_GAP}, or the larger lead on the table), "
+                       f"not {ns_score}:{ew_score}")
     return Result(round=rnd, table=table.strip(), ns=ns, ew=ew, ns_levels=levels[0], ew_levels=levels[1],
                   forfeit=forfeit, ns_score=ns_score, ew_score=ew_score)
 

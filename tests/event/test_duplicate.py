@@ -141,7 +141,7 @@ def test_the_public_board_holds_a_room_s_result_until_the_other_room_has_played(
         a = hub.publish_draw(1, "o", "chief")["data"]["assignments"]
         # What the table's MQTT summary carries once checked (the hub's handler hands it on so).
         hub._summary("1A", {"round": 1, "deal": 3, "levels": {"NS": "9", "EW": "4"}, "finished": False,
-                            "last_seq": 40, "wall_ms": 1, "panel": None})
+                            "last_seq": 40, "wall_ms": 1, "panel": None}, hub.clock_ms())
         c = create_hub_app(hub, users_db=str(tmp_path / "u.sqlite3")).test_client()
 
         def board() -> dict[str, Any]:

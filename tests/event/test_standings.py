@@ -124,7 +124,11 @@ def random_event(rng: random.Random, n: int, rounds: int) -> list[dict[str, Any]
             if roll < 0.1:
                 line["forfeit"] = rng.choice(["ns", "ew"])
             elif roll < 0.2:
-                line["ns_score"], line["ew_score"] = rng.choice([(17, 9), (9, 17), (20, 6), (26, 0)])  # 13 + d : 13 - d, d >= 4
+                # 13 + d : 13 - d for the side that did not offend, d = its lead in levels, at least 4
+                ns_wins = rng.random() < 0.5
+                won, lost = (line["ns_levels"], line["ew_levels"]) if ns_wins else (line["ew_levels"], line["ns_levels"])
+                d = min(13, max(4, won - lost))
+                line["ns_score"], line["ew_score"] = (13 + d, 13 - d) if ns_wins else (13 - d, 13 + d)
             elif roll < 0.4:
                 line["ew_levels"] = line["ns_levels"]
             lines.append(line)
@@ -234,14 +238,14 @@ def _order(lines: list[dict[str, Any]], opts: ScoringOptions) -> list[str]:
 
 def test_net_level_difference_counts_a_forfeit_and_a_penalty_loss_as_the_rules_score_them() -> None:
     """The net level difference is 级差分 scored minus conceded: C's opponent forfeited while ahead
-    on the table (9:2), yet C won 17 : 0; X won a penalty loss fixed at 20 : 6 on a 3 : 3 table.
+    on the table (9:2), yet C won 17 : 0; X won a penalty loss fixed at 17 : 9 on a 3 : 3 table.
     Counting the table's levels ranked C below A and D (who forfeited) above B, and X below Y."""
     opts = ScoringOptions(tiebreak=("match_points", "net_level_difference"))
     forfeit = [{"round": 1, "table": "1", "ns": "A", "ew": "B", "ns_levels": 2, "ew_levels": 0},
                {"round": 1, "table": "2", "ns": "C", "ew": "D", "ns_levels": 2, "ew_levels": 9, "forfeit": "ew"}]
     assert _order(forfeit, opts) == ["C", "A", "B", "D"]
     penalty = [{"round": 1, "table": "1", "ns": "X", "ew": "W", "ns_levels": 3, "ew_levels": 3,
-                "ns_score": 20, "ew_score": 6},
+                "ns_score": 17, "ew_score": 9},
                {"round": 1, "table": "2", "ns": "Y", "ew": "Z", "ns_levels": 5, "ew_levels": 4}]
     assert _order(penalty, opts) == ["X", "Y", "Z", "W"]
 
@@ -266,3 +270,25 @@ def test_a_duplicate_match_by_levels_counts_a_penalty_loss_at_its_fixed_score() 
     for mode in ("levels", "level_points"):
         rows = compute_standings(parse_results_text(text, duplicate=True), opts=ScoringOptions(duplicate=mode)).rows
         assert [(r.team, r.match_points, r.rounds_won) for r in rows] == [("T2", 2, 1), ("T1", 0, 0)], mode
+
+
+@pytest.mark.parametrize("levels, ok", [
+    ((9, 2, 17, 9), False),   # NS 7 ahead, EW offended: the table's 20 : 6 stands
+    ((9, 2, 20, 6), True),
+    ((9, 2, 5, 21), False),   # NS offended while 7 ahead: EW is scored the offender's level + 4
+    ((9, 2, 9, 17), True),
+    ((3, 3, 17, 9), True),
+    ((3, 3, 20, 6), False),
+    ((0, 13, 26, 0), False),  # NS won a penalty 13 down: d = 4
+    ((0, 13, 0, 26), True),   # EW won it 13 up: the table's 26 : 0 stands
+])
+def test_a_penalty_loss_score_is_the_one_the_rules_give_for_its_levels(levels: tuple, ok: bool) -> None:
+    """The standings audit: the hub took any 13+d : 13−d with d ≥ 4, so 17 : 9 on a table where the
+    winner was 7 levels up (the rules: the table score, 20 : 6) was ranked as entered."""
+    a, b, ns, ew = levels
+    line = {"round": 1, "table": "1", "ns": "A", "ew": "B", "ns_levels": a, "ew_levels": b, "ns_score": ns, "ew_score": ew}
+    if ok:
+        assert parse_result(line).level_points() == (ns, ew)
+    else:
+        with pytest.raises(EventInputError, match="penalty loss"):
+            parse_result(line)
