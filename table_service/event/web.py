@@ -294,8 +294,11 @@ def print_results(rnd: int) -> Any:
             rows.append({**t, "result": tr.line if tr else None, "source": tr.source if tr else None,
                          "t_ms": tr.t_ms if tr else None, "history": tr.history if tr else [],
                          "ldp": parse_result(tr.line).level_points() if tr else None})
-        # The standings after this round (a sheet printed later still shows that round's table).
-        st = compute_standings(h.core.result_objects(upto=rnd), h.core.teams, scoring_of(h.core.cfg),
+        # The standings after this round (a sheet printed later still shows that round's table); a round
+        # not complete yet has none (the running total counted twice, as HubState.standings says): the
+        # sheet says so and shows the standings after the last complete round before it.
+        upto = rnd if h.core.round_complete(rnd) else min(rnd - 1, h.core.last_complete_round())
+        st = compute_standings(h.core.result_objects(upto=upto), h.core.teams, scoring_of(h.core.cfg),
                                seed=h.core.cfg["event"]["seed"], recorded_lots=h.core.lots).to_json()
         sides = h.core.sheet_sides(rnd)
         names = {t["id"]: t["name"] for t in h.core.cfg["teams"]}  # then the names that round was published with:
@@ -307,7 +310,8 @@ def print_results(rnd: int) -> Any:
             row["withdrawn"] = w["from_round"] if w and w["from_round"] <= rnd + 1 else None
         return render_template("hub_print_results.html", ev=h.core.cfg["event"], rnd=rnd, rows=rows, draw=d,
                                byes=byes_of(d), sides=sides,
-                               standings=st["standings"], published=h.core.results_published.get(rnd))
+                               standings=st["standings"], standings_after=upto,
+                               published=h.core.results_published.get(rnd))
 
 
 @bp.get("/admin")

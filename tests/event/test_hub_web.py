@@ -173,6 +173,28 @@ def test_result_sheet_shows_where_each_result_came_from(hub_app: Any) -> None:
     assert "15 : 11" in sheet  # 级差分 of 4 : 2
 
 
+def test_a_results_sheet_of_a_round_not_complete_ranks_no_one_on_half_a_round(hub_app: Any) -> None:
+    """The standings audit: round 1 printed with one of its tables entered ranked that table's winner
+    on 2 match points while every other team had played nothing (the board showed none). The sheet
+    now says the round is not complete and shows the standings after the last complete round."""
+    app, hub = hub_app
+    _one_result(hub)
+    c = app.test_client()
+    login(c, "vera")
+    sheet = c.get("/hub/print/results/1").get_data(as_text=True)
+    assert 'id="standings-provisional"' in sheet and "尚无排名" in sheet and "no standings yet" in sheet
+    import re
+
+    table = sheet.split('id="standings-sheet"')[1]
+    mps = re.findall(r"<td>\d+</td><td>[^<]*</td><td>(\d+)</td>", table)
+    assert mps and set(mps) == {"0"}, mps  # no one ranked on half a round (the winner had 2)
+    for other in hub.core.draws[1]["tables"][1:]:
+        hub.hand_result({"round": 1, "table": other["table"], "ns": other["ns"], "ew": other["ew"], "ns_levels": 1,
+                         "ew_levels": 0}, "x", "chief")
+    sheet = c.get("/hub/print/results/1").get_data(as_text=True)
+    assert "standings-provisional" not in sheet and "Standings after round 1" in sheet
+
+
 # ------------------------------------------------------------------ bad input (issue 19)
 # Each of these answered 500 (or a login page to a script) before; the fuzz run in
 # test_fuzz_hub.py keeps the class closed, these name the cases.
