@@ -30,7 +30,7 @@ from typing import Any
 
 from table_service.event.config import draw_method, duplicate_name_message, name_key, scoring_of, team_players
 from table_service.event.draw import make_draw
-from table_service.event.model import EventInputError, parse_result, reused_id_reason
+from table_service.event.model import EventInputError, RoleRefused, parse_result, reused_id_reason
 from table_service.event.refusal_words import changed_since_words, hhmm, score_words
 from table_service.event.state import HubState
 from table_service.rules.ruleset import get_ruleset
@@ -49,7 +49,7 @@ def _can(role: str | None, need: str) -> bool:
 def need_role(role: str | None, need: str, what: str) -> None:
     """Refuse ``what`` (Chinese, for the message) unless ``role`` is at least ``need``."""
     if not _can(role, need):
-        raise EventInputError(f"{what}需要{'裁判' if need == 'referee' else '裁判长'}权限 / requires role {need}")
+        raise RoleRefused(f"{what}需要{'裁判' if need == 'referee' else '裁判长'}权限 / requires role {need}")
 
 
 class HubCore(HubState):
@@ -181,6 +181,10 @@ class HubCore(HubState):
             raise EventInputError(f"第 {rnd} 轮尚未编排 / round {rnd} has not been drawn")
         if d["published"]:
             raise EventInputError(f"第 {rnd} 轮编排已公布，不能更改 / the draw of round {rnd} is published and final")
+        if draft is not None and d.get("drawn_seq") is not None and draft > d["drawn_seq"]:
+            # No page showed a draft drawn after this one: a form sent by hand or a bug, not a redraw.
+            raise EventInputError(f"未公布：第 {rnd} 轮没有编号 {draft} 的草案 / not published: round {rnd} has no draft "
+                                  f"{draft}; reload the page and check the draft it shows")
         if draft is not None and draft != d.get("drawn_seq"):
             by = d.get("drawn_by") or "?"
             raise EventInputError(f"未公布：第 {rnd} 轮在您打开页面后已由 {by} 重新编排，请核对新的草案后再公布 / not published: "
@@ -408,6 +412,9 @@ class HubCore(HubState):
         t = self.table_of(rnd, table)
         if t is None or not self.draws[rnd]["published"]:
             raise EventInputError(f"第 {rnd} 轮没有 {table} 号桌 / table {table} is not drawn in round {rnd}")
+        if not team.strip():
+            raise EventInputError(f"请选择申诉的队伍（{t['ns']} 或 {t['ew']}）/ choose the team that appeals "
+                                  f"({t['ns']} or {t['ew']})")
         if team not in (t["ns"], t["ew"]):
             raise EventInputError(f"{team} 不在该桌 / team {team} did not play at table {table}")
         if not text.strip():
@@ -431,7 +438,7 @@ class HubCore(HubState):
     def check_appeal_decision(self, appeal_id: int, decision: str, note: str, role: str | None
                               ) -> tuple[str, dict[str, Any]]:
         if not _can(role, "chief"):
-            raise EventInputError("申诉由裁判长（仲裁）裁决 / only the chief referee records an appeal decision")
+            raise RoleRefused("申诉由裁判长（仲裁）裁决 / only the chief referee records an appeal decision")
         ap = next((a for a in self.appeals if a["id"] == appeal_id), None)
         if ap is None:
             raise EventInputError(f"没有第 {appeal_id} 号申诉 / no appeal {appeal_id}")

@@ -24,6 +24,7 @@ from table_service.event.deck import deck_meta
 from table_service.event.intake import panel_link
 from table_service.event.model import (
     EventInputError,
+    RoleRefused,
     parse_result,
     parse_results_text,
     results_to_jsonl,
@@ -236,7 +237,7 @@ class HubService(TableMessages):
     def hand_result(self, line: dict[str, Any], actor: str, role: str) -> dict[str, Any]:
         """A result entered at the hub (a table without a Pi, or a failed one)."""
         if not _can(role, "referee"):
-            raise EventInputError("录入成绩需要裁判权限 / entering a result requires role referee")
+            raise RoleRefused("录入成绩需要裁判权限 / entering a result requires role referee")
         with self.lock:
             rid = f"hand-{self.core.last_seq + 1}"
             verdict, reason = self.core.classify_result(line, rid)
@@ -275,7 +276,7 @@ class HubService(TableMessages):
 
     def acknowledge_refusal(self, seq: int, actor: str, role: str) -> dict[str, Any]:
         if not _can(role, "chief"):
-            raise EventInputError("须裁判长处理 / only the chief referee clears a refused result")
+            raise RoleRefused("须裁判长处理 / only the chief referee clears a refused result")
         with self.lock:
             if not any(r["seq"] == seq and not r["acknowledged"] for r in self.core.refusals):
                 raise EventInputError(f"没有待处理的拒收 #{seq} / no open refusal #{seq}")
@@ -289,7 +290,7 @@ class HubService(TableMessages):
         applied. A hub killed half-way has logged none of them, so the same file imports again.
         """
         if not _can(role, "referee"):
-            raise EventInputError("导入成绩需要裁判权限 / importing results requires role referee")
+            raise RoleRefused("导入成绩需要裁判权限 / importing results requires role referee")
         dup = bool((self.core.cfg or {}).get("event", {}).get("scoring", {}).get("duplicate"))
         if not text.strip():
             # An empty box answered "0 results imported": a paste that did not take looked done.

@@ -67,8 +67,9 @@ def load_object(payload: bytes) -> dict[str, Any]:
         data = loads_strict(text)
     except json.JSONDecodeError as exc:
         raise _bad("消息不是 JSON", f"message is not JSON ({exc.msg})") from None
-    except ValueError as exc:  # repeated key, NaN, 1e400, 5,000-digit number, deep nesting
-        raise _bad("消息不是可用的 JSON", f"unusable JSON ({str(exc)[:80]})") from None
+    except ValueError as exc:  # repeated key, NaN, 1e400, 5,000-digit number, deep nesting: said in both halves
+        zh, _sep, en = str(exc).partition(" / ")
+        raise _bad(f"消息不是可用的 JSON：{zh[:60]}", f"unusable JSON: {en[:100]}") from None
     if not isinstance(data, dict):
         raise _bad("消息须为 JSON 对象", f"message must be a JSON object, got {type(data).__name__}")
     return data

@@ -26,7 +26,7 @@ from table_service.rules.scoring import (
     level_difference_points,
     penalty_loss_positions,
 )
-from table_service.views.wire import no_duplicate_keys
+from table_service.views.wire import loads_strict
 
 #: Level 2's place on the 13-level scale: a line's levels gained count from it.
 LEVEL_2 = level_position("2")
@@ -48,6 +48,10 @@ MAX_SCORE = 26
 class EventInputError(ValueError):
     """Bad event input (a results line, a teams file, EVENT.toml); the message is one line,
     Chinese first, and names where the problem is."""
+
+
+class RoleRefused(EventInputError):
+    """An organiser action the user's role may not take: the pages answer 403, as the panel does."""
 
 
 @dataclass(frozen=True)
@@ -259,11 +263,12 @@ def parse_results_text(text: str, name: str = "RESULTS", *, duplicate: bool = Fa
             continue
         where = f"{name} 第 {i} 行 line {i}: "
         try:
-            obj = json.loads(line, object_pairs_hook=no_duplicate_keys)
+            obj = loads_strict(line)
         except json.JSONDecodeError as exc:
             raise EventInputError(f"{where}不是 JSON / not JSON ({exc.msg})") from None
-        except (ValueError, RecursionError) as exc:  # a 5,000-digit number, 100,000 "[", a key twice
-            raise EventInputError(f"{where}不是可用的 JSON / unusable JSON ({str(exc)[:80]})") from None
+        except ValueError as exc:  # a 5,000-digit number, 100,000 "[", a key twice, NaN: said in both halves
+            zh, _sep, en = str(exc).partition(" / ")
+            raise EventInputError(f"{where}不是可用的 JSON：{zh[:60]} / unusable JSON: {en[:100]}") from None
         out.append(parse_result(obj, where))
     return check_results(out, duplicate=duplicate)
 

@@ -106,11 +106,12 @@ def _form(fields: dict[str, dict[str, Any]], required: tuple[str, ...] = (), *, 
 
 def _action(summary: str, fields: dict[str, dict[str, Any]], required: tuple[str, ...] = (),
             chief: bool = False, files: bool = False) -> dict[str, Any]:
-    who = "裁判长 / chief referee only (a referee is refused with 400)" if chief else "裁判 / referee or chief"
+    who = "裁判长 / chief referee only (a referee is refused with 403)" if chief else "裁判 / referee or chief"
     return {"summary": summary, "tags": ["hub-actions"], "login": "referee", "csrf": True,
             "x-hub-role": "chief" if chief else "referee", "description": who,
             "requestBody": _form(fields, required, files=files),
-            "responses": {"200": _ACTION_OK, "302": _TO_ADMIN, "400": _ACTION_REFUSED}}
+            "responses": {"200": _ACTION_OK, "302": _TO_ADMIN, "400": _ACTION_REFUSED,
+                          "403": {**_ACTION_REFUSED, "description": "the role may not take this action"}}}
 
 
 def _text(max_len: int, description: str = "") -> dict[str, Any]:

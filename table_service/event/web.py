@@ -36,7 +36,15 @@ from werkzeug.exceptions import HTTPException
 from table_service.event.config import scoring_of
 from table_service.event.form_fields import form_int, form_text
 from table_service.event.intake import panel_link
-from table_service.event.model import MAX_ID, MAX_NAME, MAX_TEXT, EventInputError, parse_result, table_order
+from table_service.event.model import (
+    MAX_ID,
+    MAX_NAME,
+    MAX_TEXT,
+    EventInputError,
+    RoleRefused,
+    parse_result,
+    table_order,
+)
 from table_service.event.openapi_hub import HUB_INFO, HUB_OPERATIONS
 from table_service.event.refusal_words import hhmm
 from table_service.event.standings import compute_standings
@@ -555,7 +563,7 @@ def action(name: str) -> Any:
         msg = ACTIONS[name](h, who, role)
     except EventInputError as exc:
         if request.accept_mimetypes.best == "application/json":
-            return jsonify(ok=False, error=str(exc)), 400
+            return jsonify(ok=False, error=str(exc)), 403 if isinstance(exc, RoleRefused) else 400
         flash(str(exc), "error")
         return redirect(url_for("hub.admin"))
     if request.accept_mimetypes.best == "application/json":

@@ -57,6 +57,17 @@ def _not_a_number(name: str) -> Any:
     raise ValueError(f"{name} 不是 JSON 数 / {name} is not a JSON number")
 
 
+#: The most digits a whole number in a message or a RESULTS line may have (Python refuses over 4,300
+#: with an English sentence about "integer string conversion"; no count we take needs 20).
+MAX_INT_DIGITS = 30
+
+
+def _whole(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise ValueError(f"数字过长（{len(text)} 位）/ a number of {len(text)} digits is too long")
+    return int(text)
+
+
 def _finite(text: str) -> float:
     value = float(text)
     if value in (float("inf"), float("-inf")):
@@ -73,7 +84,8 @@ def loads_strict(text: str) -> Any:
     our answer then refuses), and raises ``RecursionError`` on ``[[[…`` — which ended the MQTT
     client's network thread for good when it escaped a message handler."""
     try:
-        return json.loads(text, object_pairs_hook=no_duplicate_keys, parse_constant=_not_a_number, parse_float=_finite)
+        return json.loads(text, object_pairs_hook=no_duplicate_keys, parse_constant=_not_a_number,
+                          parse_float=_finite, parse_int=_whole)
     except RecursionError:
         raise ValueError("JSON 嵌套过深 / JSON nested too deep") from None
 

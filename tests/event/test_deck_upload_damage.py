@@ -70,8 +70,16 @@ def _bomb(_data: bytes) -> bytes:
     return buf.getvalue()
 
 
+def _objects(_real: bytes) -> bytes:
+    """A .npz whose member is a pickled Python object (numpy said so in an English sentence about
+    ``allow_pickle``)."""
+    buf = io.BytesIO()
+    np.savez(buf, format=np.array("guandan-table-enrollment-2"), head=np.array([{"a": 1}], dtype=object))
+    return buf.getvalue()
+
+
 BAD = {"zlib-damaged": (_zlib_damaged, "damaged"), "bad fan check": (_bad_check, "fan check"),
-       "zip bomb": (_bomb, "zip bomb")}
+       "zip bomb": (_bomb, "zip bomb"), "python objects": (_objects, "Python objects")}
 
 
 @pytest.fixture

@@ -145,7 +145,7 @@ def test_event_settings_need_the_chief_and_reach_the_next_assignments(hub_app: A
     assert 'id="event-form"' not in r.get("/hub/admin").get_data(as_text=True)
     bad = r.post("/hub/action/edit_event", data={"csrf_token": rtok, "name": "x", "ruleset": "huaian-2017",
                                                  "kind": "deals", "deals": "4"}, headers={"Accept": "application/json"})
-    assert bad.status_code == 400 and "chief" in bad.get_json()["error"]
+    assert bad.status_code == 403 and "chief" in bad.get_json()["error"]
     c = app.test_client()
     tok = login(c, "chen")
     assert 'id="event-form"' in c.get("/hub/admin").get_data(as_text=True)
@@ -349,7 +349,7 @@ def test_the_events_deck_is_uploaded_by_the_chief_with_a_tap(hub_app: Any, tmp_p
                            content_type="multipart/form-data", headers={"Accept": "application/json"})
 
     r = upload(c, tok, data)
-    assert r.status_code == 400 and "requires role chief" in r.get_json()["error"]
+    assert r.status_code == 403 and "requires role chief" in r.get_json()["error"]
     chief = app.test_client()
     ctok = login(chief, "chen")
     assert 'id="deck-form"' in chief.get("/hub/admin").get_data(as_text=True)
@@ -376,7 +376,7 @@ def test_the_events_deck_is_uploaded_by_the_chief_with_a_tap(hub_app: Any, tmp_p
     assert 'id="deck-withdraw-form"' in page and "data-confirm" in page and "hub_admin.js" in page
     sha = hub.core.deck["sha256"]
     r = c.post("/hub/action/withdraw_deck", data={"csrf_token": tok}, headers={"Accept": "application/json"})
-    assert r.status_code == 400 and "requires role chief" in r.get_json()["error"] and hub.core.deck is not None
+    assert r.status_code == 403 and "requires role chief" in r.get_json()["error"] and hub.core.deck is not None
     r = chief.post("/hub/action/withdraw_deck", data={"csrf_token": ctok}, headers={"Accept": "application/json"})
     assert r.status_code == 200 and "withdrawn" in r.get_json()["message"]
     assert hub.core.deck is None and chief.get("/hub/api/overview").get_json()["deck_withdrawn"] == sha
@@ -490,6 +490,10 @@ def test_a_draft_drawn_again_from_another_page_is_not_published_unseen(hub_app: 
     page = c.get("/hub/admin").get_data(as_text=True)
     now = hub.core.draws[1]["drawn_seq"]
     assert now != seen and f'name="draft" value="{now}"' in page
+    # A draft no page ever showed (a form sent by hand) is said as unknown, not as someone's redraw.
+    r = c.post("/hub/action/publish", data={"csrf_token": tok, "round": "1", "draft": "99999"},
+               headers={"Accept": "application/json"})
+    assert r.status_code == 400 and "has no draft 99999" in r.get_json()["error"]
     ok = c.post("/hub/action/publish", data={"csrf_token": tok, "round": "1", "draft": str(now)},
                 headers={"Accept": "application/json"})
     assert ok.status_code == 200 and hub.core.draws[1]["published"]
@@ -505,3 +509,15 @@ def test_the_same_appeal_filed_twice_is_filed_once(hub_app: Any) -> None:
     again = c.post("/hub/action/appeal", data=form, headers={"Accept": "application/json"})
     assert again.status_code == 400 and "already filed as #1" in again.get_json()["error"]
     assert len(hub.core.appeals) == 1
+
+
+def test_an_appeal_without_a_team_asks_for_the_team(hub_app: Any) -> None:
+    """An empty team was answered " 不在该桌 / team  did not play at table 1": unreadable."""
+    app, hub = hub_app
+    t = _one_result(hub)
+    c = app.test_client()
+    tok = login(c, "rita")
+    r = c.post("/hub/action/appeal", data={"csrf_token": tok, "slot": f"1|{t['table']}", "team": "",
+                                             "text": "x"}, headers={"Accept": "application/json"})
+    err = r.get_json()["error"]
+    assert r.status_code == 400 and "请选择申诉的队伍" in err and t["ns"] in err and not hub.core.appeals

@@ -94,6 +94,9 @@ def test_three_two_one_zero_scheme() -> None:
     ('{"round":1,"table":"\\ud800","ns":"A","ew":"B","ns_levels":1,"ew_levels":2}', "invalid table"),
     ('{"round":1,"table":"1\\n","ns":"A","ew":"B","ns_levels":1,"ew_levels":2}', "invalid table"),
     ('[1,2]', "JSON object"),
+    # In words, both halves, no Python sentence ("Exceeds the limit (4300 digits)…", "maximum recursion depth")
+    ('{"round":1,"table":"1","ns":"A","ew":"B","ns_levels":' + "9" * 5000 + ',"ew_levels":2}', "too long"),
+    ("[" * 100_000, "nested too deep"),
     ('{"round":1,', "not JSON"),
 ])
 def test_bad_lines_are_refused_with_their_line_number(line: str, needle: str) -> None:

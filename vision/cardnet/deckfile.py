@@ -150,7 +150,8 @@ _UNREADABLE: tuple[type[BaseException], ...] = (
 
 
 class _TooLarge(Exception):
-    """A zip whose members would inflate beyond what an enrolment holds: refused before reading them."""
+    """A zip whose members are not what an enrolment holds (they would inflate beyond it, or hold
+    Python objects rather than numbers): refused before reading them, in words (Chinese, English)."""
 
     def __init__(self, zh: str, en: str) -> None:
         super().__init__(en)
@@ -211,6 +212,9 @@ def _read_members(zf: zipfile.ZipFile) -> dict[str, np.ndarray]:
                 shape, _fortran, dtype = np.lib.format.read_array_header_2_0(fp)
             else:  # numpy writes 1.0 for everything an enrolment holds (2.0 for headers over 64 KiB)
                 raise ValueError(f"member {name!r}: .npy version {version}")
+            if dtype.hasobject:  # a pickle: numpy refuses it in an English sentence about allow_pickle
+                raise _TooLarge(f"登记文件的 {name} 含 Python 对象，不是登记文件",
+                                f"member {name!r} holds Python objects, not numbers: not an enrolment file")
             count = math.prod(shape)
             if any(n < 0 for n in shape) or count > info.file_size or count * dtype.itemsize > info.file_size:
                 raise ValueError(f"member {name!r} declares {shape} of {dtype}, more than its {info.file_size} bytes")
