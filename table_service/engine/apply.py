@@ -23,6 +23,7 @@ from table_service.engine.events import (
     check_envelope,
     field,
     int_field,
+    says_something,
     seat_field,
 )
 from table_service.engine.flags import close_flag, find_flag, raise_flag, resolve_flag
@@ -207,7 +208,7 @@ def _on_deal_redrawn(state: State, ev: dict[str, Any], fx: Effects) -> None:
     starts the same deal again, with the same number and the same tribute to pay.
     """
     reason = field(ev["data"], "reason", ev["type"])
-    if not isinstance(reason, str) or not reason.strip():
+    if not isinstance(reason, str) or not reason.strip() or (since(state, 6) and not says_something(reason)):
         raise EventRejected("须说明理由 / deal_redrawn: reason is required")
     deal = state["deal"]
     base = state["_deal_base"]
@@ -299,7 +300,7 @@ def _supersede(state: State, ev: dict[str, Any], fx: Effects) -> None:
         if target["type"] not in VOIDABLE_TYPES:
             raise EventRejected(f"此类事件不可作废 / event_voided: a {target['type']} cannot be voided")
         reason = data.get("reason")
-        if not isinstance(reason, str) or not reason.strip():
+        if not isinstance(reason, str) or not reason.strip() or (since(state, 6) and not says_something(reason)):
             raise EventRejected("须说明理由 / event_voided: reason is required")
         new = None
     elif etype == "play_confirmed":

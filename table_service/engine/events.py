@@ -8,6 +8,7 @@ referee can read when a field is wrong; nothing here looks at the table state.
 from __future__ import annotations
 
 import json
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
@@ -195,6 +196,13 @@ def int_field(data: dict[str, Any], name: str, etype: str) -> int:
 MAX_HAND = 27
 #: Longest text field (names, reasons, notes, articles, details), in characters.
 MAX_TEXT = 500
+
+
+def says_something(text: object) -> bool:
+    """Whether ``text`` holds a character one can see: a reason, an article or a name of nothing but
+    spaces, zero-width spaces (U+200B), joiners or marks of direction says nothing on the score
+    sheet, though ``str.strip`` keeps a zero-width space. Rounds from engine generation 6."""
+    return isinstance(text, str) and any(unicodedata.category(c)[0] not in "ZC" for c in text)
 #: Largest ``data`` of any event, as compact JSON, in bytes (a camera question's picture included).
 MAX_DATA_BYTES = 1_200_000
 #: Deepest nesting of free-form values (ruleset options).

@@ -12,7 +12,7 @@ from typing import Any
 
 from table_service.engine.deal_end import end_round, finish_deal
 from table_service.engine.errors import EventRejected
-from table_service.engine.events import PENALTY_LEVELS, field, seat_field, side_field
+from table_service.engine.events import PENALTY_LEVELS, field, says_something, seat_field, side_field
 from table_service.engine.flags import find_flag, raise_flag, resolve_flag
 from table_service.engine.ladder import LEVEL_ZH, escalate
 from table_service.engine.play import arrive_turn
@@ -148,7 +148,7 @@ def on_penalty_given(state: State, ev: dict[str, Any], fx: Effects) -> None:
     if level not in PENALTY_LEVELS:
         raise EventRejected(f"处罚等级无效 / penalty_given: level must be warning, violation, foul or loss, got {level!r}")
     article = field(data, "article", ev["type"])
-    if not isinstance(article, str) or not article.strip():
+    if not isinstance(article, str) or not article.strip() or (since(state, 6) and not says_something(article)):
         raise EventRejected("须注明条款 / penalty_given: article (the rule) is required")
     seat = seat_field(data, "seat", ev["type"], required=False)
     if seat is not None and side_of(seat) != side:

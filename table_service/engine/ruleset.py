@@ -41,7 +41,8 @@ from table_service.rules.ruleset import DEFAULT_RULESET, Ruleset, get_ruleset
 #: a ``time_over`` flag says how late the action came (``timers.stop_and_check``), not the tick's 0.04 s.
 #: 6 (2026-12-06, fifth session): a foul keeps the real finishing order within each side (the 上游 who
 #: went out stays 上游 on the score sheet and for the next deal, ``deal_end.finish_deal``); an anti-tribute
-#: naming one seat twice, or two seats where one payer owes, is refused (``tribute_phase.on_anti_tribute``).
+#: naming one seat twice, or two seats where one payer owes, is refused (``tribute_phase.on_anti_tribute``);
+#: an article, a reason or a name with no visible character is refused as missing (``events.says_something``).
 ENGINE_GENERATION = 6
 
 

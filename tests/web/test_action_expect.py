@@ -108,3 +108,19 @@ def test_an_action_id_reused_for_another_action_is_a_conflict(client, h, runner)
     assert pen.status_code == 409 and body["conflict"] is True and body["accepted"] is False
     assert "已用于另一操作" in body["error"] and "different action" in body["error"]
     assert runner.state()["penalties"]["records"] == []
+
+
+def test_a_body_not_in_utf8_or_an_article_of_invisible_text_is_refused(client, h, runner):
+    """The probe: a UTF-16 body was applied (docs/api.md says UTF-8 only), and a warning whose article
+    was a zero-width space was logged with an article nobody can read on the score sheet."""
+    h.setup_deal(runner)
+    h.login(client, "rita")
+    body = '{"type": "penalty_given", "data": {"side": "NS", "level": "warning", "article": "x"}}'.encode("utf-16")
+    r = client.post("/api/tables/1/actions", data=body, content_type="application/json",
+                    headers={"X-CSRF-Token": h.csrf_of(client)})
+    assert r.status_code == 400 and "JSON" in r.get_json()["error"]
+    for blank in ("\u200b", " \u3000 ", "\u200d\u2060"):
+        r = h.post_json(client, "/api/tables/1/actions", {"type": "penalty_given", "data": {
+            "side": "NS", "level": "warning", "article": blank}})
+        assert r.status_code == 422 and "article" in r.get_json()["error"], blank
+    assert runner.state()["penalties"]["records"] == []
