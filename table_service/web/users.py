@@ -13,6 +13,7 @@ import re
 import secrets
 import sqlite3
 import time
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -176,13 +177,29 @@ def check_password(password: str) -> None:
         raise UserError(f"密码至少 {MIN_PASSWORD} 位 / password must have at least {MIN_PASSWORD} characters")
     if len(password) > MAX_PASSWORD:
         raise UserError(f"密码过长（最多 {MAX_PASSWORD} 个字符）/ the password is longer than {MAX_PASSWORD} characters")
+    if not password.strip():
+        raise UserError("密码不能全是空格 / a password of spaces only is no password")
+    if any(unicodedata.category(c) == "Cc" for c in password):
+        # NUL, ESC, a line break: no keyboard at a login form types them; a paste or script error does.
+        raise UserError("密码含控制字符 / the password holds a control character (a line break, NUL, ESC…)")
+
+
+def _look(name: str) -> str:
+    """How a name reads on the page: ``RITA`` and ``rita``, ``ab１`` and ``ab1`` look alike."""
+    return unicodedata.normalize("NFKC", name).casefold()
 
 
 def add_user(conn: sqlite3.Connection, name: str, password: str, role: str) -> User:
-    """Create an account; raises :class:`UserError` if it exists or the input is unacceptable."""
+    """Create an account; raises :class:`UserError` if it exists or the input is unacceptable.
+
+    A name that reads like an existing one (another case, full-width digits) is refused: two
+    logins the accounts page and the event log show alike are one referee to the people reading them."""
     check_name(name)
     role_rank(role)
     check_password(password)
+    alike = next((n for (n,) in conn.execute("SELECT name FROM users") if n != name and _look(n) == _look(name)), None)
+    if alike is not None:
+        raise UserError(f"用户名与已有账号 {alike!r} 难以区分 / the name {name!r} looks like the existing account {alike!r}")
     try:
         with conn:
             conn.execute(

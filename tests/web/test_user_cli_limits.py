@@ -71,3 +71,26 @@ def test_passwd_applies_the_same_limit(tmp_path, monkeypatch, capsys):
 def test_the_command_line_and_the_accounts_page_share_one_limit():
     """One constant (users.MAX_PASSWORD), one check (users.check_password), on the page as in the command."""
     assert not hasattr(accounts, "MAX_PASSWORD") and users.MAX_PASSWORD == 1024
+
+
+@pytest.mark.parametrize("second", ["RITA", "Rita", "ｒｉｔａ"])
+def test_a_name_that_reads_like_an_existing_one_is_refused(tmp_path, second):
+    """The probe: the accounts page took RITA beside rita, and ab１ (a full-width digit) beside ab1:
+    two logins that the page and the event log show alike."""
+    conn = users.connect(tmp_path / "u.sqlite3")
+    try:
+        users.add_user(conn, "rita", "correct-horse-9", "referee")
+        with pytest.raises(users.UserError, match="looks like the existing account 'rita'"):
+            users.add_user(conn, second, "correct-horse-9", "chief")
+        users.add_user(conn, "ab1", "correct-horse-9", "viewer")
+        with pytest.raises(users.UserError, match="looks like"):
+            users.add_user(conn, "ab１", "correct-horse-9", "viewer")
+        assert sorted(u.name for u in users.list_users(conn)) == ["ab1", "rita"]
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("password", [" " * 12, "correct\x00horse", "correct\x1bhorse", "correct\nhorse9"])
+def test_a_password_of_spaces_or_control_characters_is_refused(password):
+    with pytest.raises(users.UserError):
+        users.check_password(password)
