@@ -50,9 +50,19 @@ _KIND_WORDS = {"str": "文本 / text", "bool": "true 或 false / true or false",
                "num": "数字 / a number"}
 
 
+#: The shortest ``[web] secret_key`` taken: one that short can be guessed, and every login's cookie
+#: signed with it forged (the key drawn when none is given has 64 hex characters).
+MIN_SECRET_KEY = 16
+
+
 def _check_setting(section: str, key: str, value: Any) -> str | None:
     """What is wrong with ``[section] key = value``, naming the setting; None when it is fine."""
     kind, lo, hi = SERVICE_SCHEMA[section][key]
+    if key == "secret_key":  # never written back: it signs every login's cookie
+        if not isinstance(value, str) or len(value) < MIN_SECRET_KEY:
+            return (f"[{section}].{key}: 须为至少 {MIN_SECRET_KEY} 个字符的随机文本（不显示）/ must be random text of at "
+                    f"least {MIN_SECRET_KEY} characters (not shown); leave it out and one is drawn and kept")
+        return None
     name = f"[{section}].{key} = {value!r}"
     if kind == "ruleset":
         known = sorted({*PRESETS, *ALIASES})
@@ -192,7 +202,8 @@ def parse_service_config(data: dict[str, Any], *, base_dir: str | os.PathLike[st
             # The camera reads these at start-up: missing, ``run`` would stop after creating its log.
             if check_files and hw.camera.source != "none":
                 if not Path(vis[key]).is_file():
-                    raise ValueError(f"[vision].{key}: 找不到文件 / file not found: {vis[key]}")
+                    what = "不是文件 / not a file" if Path(vis[key]).exists() else "找不到文件 / file not found"
+                    raise ValueError(f"[vision].{key}: {what}: {vis[key]}")
                 _check_vision_file(key, Path(vis[key]))
     return ServiceConfig(hardware=hw, service=svc, web=own["web"], mqtt=own["mqtt"], vision=own["vision"],
                          path=Path(path) if path else None)

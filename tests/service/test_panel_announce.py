@@ -95,3 +95,19 @@ def test_a_base_address_is_completed_to_this_table_s_page(tmp_path: Path) -> Non
     cfg = parse_service_config(_config(tmp_path, mqtt={"panel_url": "http://pi7.hall.lan:8080/"}))
     announced = own_panel_url(cfg.mqtt["panel_url"], "T-7")
     assert announced == "http://pi7.hall.lan:8080/tables/T-7" and panel_url_problem(announced, "T-7") is None
+
+
+@pytest.mark.parametrize("key", ["x", "short-secret", 5])
+def test_a_secret_key_too_short_to_keep_logins_safe_is_refused_unshown(tmp_path: Path, key: Any) -> None:
+    """The probe: ``[web] secret_key = "x"`` passed config check; with it every login's cookie can be
+    forged. Refused, and the value is not written back (it is a secret)."""
+    with pytest.raises(ValueError, match=r"\[web\]\.secret_key") as err:
+        parse_service_config(_config(tmp_path, web={"secret_key": key}))
+    assert repr(key) not in str(err.value)
+    assert parse_service_config(_config(tmp_path, web={"secret_key": "k" * 16})).web["secret_key"] == "k" * 16
+
+
+def test_a_vision_file_that_is_not_a_file_is_said_so(tmp_path: Path) -> None:
+    cfg = _config(tmp_path, camera={"source": "synthetic"}, vision={"calibration": "/dev/null"})
+    with pytest.raises(ValueError, match="not a file: /dev/null"):
+        parse_service_config(cfg, check_devices=False)
