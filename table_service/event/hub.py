@@ -402,16 +402,20 @@ class HubService(TableMessages):
         with self.lock:
             upto = self.core.public_round(self.clock_ms()) if public else self.core.last_complete_round()
             key = (self.core.last_seq, upto)
-            cached = getattr(self, "_standings_cache", None)
-            if cached is not None and cached[0] == key:
-                return copy.deepcopy(cached[1])
+            # Two views can differ for a minute (the board's holds a round the organiser's has): one
+            # entry each, or every poll of the hall's screens would recompute after each organiser page.
+            cache: dict[tuple[int, int], dict[str, Any]] = self.__dict__.setdefault("_standings_cache", {})
+            if key in cache:
+                return copy.deepcopy(cache[key])
             st, out = self.core.standings_marked(upto)
             names = {t["id"]: t["name"] for t in (self.core.cfg or {}).get("teams", [])}
             for row in out["standings"]:
                 row["name"] = names.get(row["team"], row["team"])
             result = {**out, "rounds": st.rounds, "lots": st.lots,
                       "published_rounds": sorted(self.core.results_published)}
-            self._standings_cache = (key, result)
+            if len(cache) >= 4:
+                cache.clear()
+            cache[key] = result
             return copy.deepcopy(result)
 
 
