@@ -133,13 +133,25 @@ class HubCore(HubState):
         return {**self.cfg["event"].get("ruleset_options", {}),
                 **{f"match_points_{k}": getattr(sc, k) for k in ("win", "draw", "loss", "forfeit", "bye")}}
 
-    def check_team_edit(self, team: str, name: str, players: Sequence[str], role: str | None
-                        ) -> tuple[str, dict[str, Any]]:
+    def check_unchanged_since(self, key: str, seen: int | None, what: tuple[str, str]) -> None:
+        """Refuse an edit made from a page shown before another edit of the same thing (``key``: a
+        team id, or ``""`` for the event's settings; ``seen``: the log's seq the page was rendered at).
+        Two chiefs editing one team: the second save overwrote the first unseen (last one won)."""
+        last = self.edits.get(key)
+        if seen is not None and last is not None and last["seq"] > seen:
+            by = last.get("by") or "?"
+            raise EventInputError(f"未保存：{what[0]}在您打开页面后已由 {by}（{hhmm(last['t_ms'])}）修改，请核对后再改 / not "
+                                  f"saved: {by} changed {what[1]} ({hhmm(last['t_ms'])}) after your page showed it; "
+                                  "check it, then edit again")
+
+    def check_team_edit(self, team: str, name: str, players: Sequence[str], role: str | None,
+                        seen: int | None = None) -> tuple[str, dict[str, Any]]:
         """A team's name or players changed at the hub: they go into every assignment published
         from now on; published rounds keep what they were published with."""
         need_role(role, "referee", "修改队伍")
         if team not in self.teams:
             raise EventInputError(f"没有队伍 {team!r} / no team {team!r}")
+        self.check_unchanged_since(team, seen, (f"队伍 {team}", f"team {team}"))
         assert self.cfg is not None
         players = team_players([p for p in players if p.strip()],
                                bool(self.cfg["event"]["scoring"].get("duplicate")))
@@ -151,13 +163,13 @@ class HubCore(HubState):
             raise EventInputError(duplicate_name_message(name, other))
         return "team_edited", {"team": team, "name": name.strip(), "players": players}
 
-    def check_event_edit(self, name: str, ruleset: str, fmt: dict[str, Any], role: str | None
-                         ) -> tuple[str, dict[str, Any]]:
+    def check_event_edit(self, name: str, ruleset: str, fmt: dict[str, Any], role: str | None,
+                         seen: int | None = None) -> tuple[str, dict[str, Any]]:
         """The event's name, ruleset preset or round format changed at the hub: they go into the
         assignments published from now on. Scoring (match points, byes, duplicate comparison)
         is not editable here: it would re-rank rounds already published."""
         need_role(role, "chief", "修改赛事设置")
-
+        self.check_unchanged_since("", seen, ("赛事设置", "the event's settings"))
         try:
             get_ruleset(ruleset, **(self.cfg or {}).get("event", {}).get("ruleset_options", {}))
         except (KeyError, ValueError) as exc:

@@ -199,14 +199,18 @@ class HubService(TableMessages):
             etype, data = self.core.check_draw(role)
             return self._commit(etype, data, actor=actor, role=role)
 
-    def edit_team(self, team: str, name: str, players: list[str], actor: str, role: str) -> dict[str, Any]:
+    def edit_team(self, team: str, name: str, players: list[str], actor: str, role: str, *,
+                  seen: int | None = None) -> dict[str, Any]:
+        """``seen``: the log's seq the caller's page showed (refused when the team was edited since)."""
         with self.lock:
-            etype, data = self.core.check_team_edit(team, name, players, role)
+            etype, data = self.core.check_team_edit(team, name, players, role, seen)
             return self._commit(etype, data, actor=actor, role=role)
 
-    def edit_event(self, name: str, ruleset: str, fmt: dict[str, Any], actor: str, role: str) -> dict[str, Any]:
+    def edit_event(self, name: str, ruleset: str, fmt: dict[str, Any], actor: str, role: str, *,
+                   seen: int | None = None) -> dict[str, Any]:
+        """``seen``: as for :meth:`edit_team`, for the event's settings."""
         with self.lock:
-            etype, data = self.core.check_event_edit(name, ruleset, fmt, role)
+            etype, data = self.core.check_event_edit(name, ruleset, fmt, role, seen)
             return self._commit(etype, data, actor=actor, role=role)
 
     def publish_draw(self, rnd: int, actor: str, role: str, *, draft: int | None = None) -> dict[str, Any]:

@@ -202,7 +202,9 @@ HUB_OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "修改队伍 / change a team's name or players (from the next published draw)",
         {"team": _text(MAX_ID), "name": _text(MAX_ID), "players": _text(4 * (MAX_ID + 1), "2 或 4 个名字（复式 4 个），逗号分隔 / "
                                                                           "2 or 4 names (4 in a duplicate event), "
-                                                                          "comma-separated")},
+                                                                          "comma-separated"),
+         "seen": {**_DIGITS, "description": "页面显示时的日志序号 / the log's seq the page was shown at: refused "
+                                            "when the team was edited since (optional)"}},
         ("team", "name", "players")),
     ("POST", "/hub/action/withdraw_team"): _action(
         "退赛 / withdraw a team: never drawn again (no bye), its results kept; a published draw stays",
@@ -214,7 +216,9 @@ HUB_OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
     ("POST", "/hub/action/edit_event"): _action(
         "修改赛事设置 / change the event's name, ruleset or format (from the next published draw)",
         {"name": _text(MAX_NAME), "ruleset": _text(MAX_ID, "规则预设 / ruleset preset"),
-         "kind": {"type": "string", "enum": ["deals", "time", "past_a"]}, "deals": _DIGITS, "minutes": _DIGITS},
+         "kind": {"type": "string", "enum": ["deals", "time", "past_a"]}, "deals": _DIGITS, "minutes": _DIGITS,
+         "seen": {**_DIGITS, "description": "页面显示时的日志序号 / the log's seq the page was shown at: refused "
+                                            "when the settings were edited since (optional)"}},
         ("name", "ruleset", "kind"), chief=True),
     ("POST", "/hub/action/deck"): _action(
         "发布比赛用牌 / hand the event's enrolled deck to every table (docs/hub-protocol.md)",

@@ -83,6 +83,9 @@ class HubState:
     keeps saying so to the tables, which drop the file they saved of it."""
     team_changes: list[dict[str, Any]] = field(default_factory=list)
     """Every ``team_withdrawn`` and ``team_reinstated``, oldest first (``kind``, ``team``, ``seq``, …)."""
+    edits: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """The last ``team_edited`` of each team (keyed by team id) and the last ``event_edited`` (key
+    ``""``): ``seq``, ``by``, ``t_ms`` — what an edit form from a page shown before it is refused by."""
     inputs_seq: int = 0
     """The seq of the last event that changed what a draw is made from (a result recorded or
     corrected, a team withdrawn or reinstated); a draft drawn before it is stale."""
@@ -202,10 +205,12 @@ class HubState:
         elif et == "event_edited":
             assert self.cfg is not None
             self.cfg["event"].update(d)
+            self.edits[""] = {"seq": ev["seq"], "by": ev.get("actor"), "t_ms": ev["t_ms"]}
         elif et == "team_edited":
             assert self.cfg is not None
             t = self.team(d["team"])
             t["name"], t["players"] = d["name"], list(d["players"])
+            self.edits[d["team"]] = {"seq": ev["seq"], "by": ev.get("actor"), "t_ms": ev["t_ms"]}
         elif et == "round_drawn":
             # A log from before inputs_seq: the fold is where it was when the draft was drawn.
             self.draws[d["round"]] = {**d, "published": False, "drawn_ms": ev["t_ms"], "published_ms": None,

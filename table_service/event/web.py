@@ -344,7 +344,7 @@ def admin() -> Any:
                                         and r not in core.results_published],
                "can_draw": _can_draw(core), "teams": core.cfg["teams"], "rounds": core.published_rounds,
                "withdrawn": core.withdrawn, "next_round": core.next_round(),
-               "presets": _presets(), "event": core.cfg["event"]}
+               "presets": _presets(), "event": core.cfg["event"], "seen": core.last_seq}
         deck = ctx["ov"]["deck"]
         ctx["deck_tables"] = sum(1 for t in ctx["ov"]["tables"] if deck and t.get("deck") == deck["sha256"])
     return render_template("hub_admin.html", **ctx)
@@ -476,6 +476,11 @@ def _do_acknowledge(h: Any, who: str, role: str) -> str:
     return f"拒收 #{seq} 已处理 / refusal #{seq} cleared"
 
 
+def _seen() -> int | None:
+    """The log's seq the edit form's page was rendered at (``seen``), or None (a client without it)."""
+    return form_int("seen", 0, 2**62) if request.form.get("seen", "").strip() else None
+
+
 def _do_edit_event(h: Any, who: str, role: str) -> str:
     kind = form_text("kind", 20)
     fmt: dict[str, Any] = {"kind": kind}
@@ -483,14 +488,14 @@ def _do_edit_event(h: Any, who: str, role: str) -> str:
         fmt["deals"] = form_int("deals", 1, 99)
     elif kind == "time":
         fmt["minutes"] = form_int("minutes", 1, 600)
-    h.edit_event(form_text("name", MAX_NAME), form_text("ruleset", MAX_ID), fmt, who, role)
+    h.edit_event(form_text("name", MAX_NAME), form_text("ruleset", MAX_ID), fmt, who, role, seen=_seen())
     return "赛事设置已修改，自下一次公布编排起生效 / event settings changed (from the next published draw)"
 
 
 def _do_edit_team(h: Any, who: str, role: str) -> str:
     team = form_text("team", MAX_ID)
     players = form_text("players", 4 * (MAX_ID + 1)).replace("，", ",").split(",")
-    h.edit_team(team, form_text("name", MAX_ID), players, who, role)
+    h.edit_team(team, form_text("name", MAX_ID), players, who, role, seen=_seen())
     return f"队伍 {team} 已修改，自下一次公布编排起生效 / team {team} changed (from the next published draw)"
 
 

@@ -521,3 +521,34 @@ def test_an_appeal_without_a_team_asks_for_the_team(hub_app: Any) -> None:
                                              "text": "x"}, headers={"Accept": "application/json"})
     err = r.get_json()["error"]
     assert r.status_code == 400 and "请选择申诉的队伍" in err and t["ns"] in err and not hub.core.appeals
+
+
+def test_two_chiefs_editing_one_team_do_not_overwrite_each_other_unseen(hub_app: Any) -> None:
+    """chen opens the admin page; zhou renames T1 meanwhile; chen's save (from the page of before) was
+    the last and won silently. It is refused in words; from a fresh page it is saved."""
+    import re
+
+    app, hub = hub_app
+    c = app.test_client()
+    tok = login(c, "chen")
+    page = c.get("/hub/admin").get_data(as_text=True)
+    seen = re.search(r'id="team-form".*?name="seen" value="(\d+)"', page, re.S).group(1)  # type: ignore[union-attr]
+    hub.edit_team("T1", "苏州队", ["甲", "乙"], "zhou", "chief")
+    r = c.post("/hub/action/edit_team", data={"csrf_token": tok, "team": "T1", "name": "南京队", "players": "丙, 丁",
+                                              "seen": seen}, headers={"Accept": "application/json"})
+    assert r.status_code == 400 and "zhou changed team T1" in r.get_json()["error"]
+    assert hub.core.team("T1")["name"] == "苏州队"
+    # Another team is not held up by it; the event's settings likewise.
+    ok = c.post("/hub/action/edit_team", data={"csrf_token": tok, "team": "T2", "name": "南京队", "players": "丙, 丁",
+                                               "seen": seen}, headers={"Accept": "application/json"})
+    assert ok.status_code == 200, ok.get_json()
+    page = c.get("/hub/admin").get_data(as_text=True)
+    fresh = re.search(r'id="team-form".*?name="seen" value="(\d+)"', page, re.S).group(1)  # type: ignore[union-attr]
+    r = c.post("/hub/action/edit_team", data={"csrf_token": tok, "team": "T1", "name": "无锡队", "players": "丙, 丁",
+                                              "seen": fresh}, headers={"Accept": "application/json"})
+    assert r.status_code == 200 and hub.core.team("T1")["name"] == "无锡队"
+    hub.edit_event("新名字", "jiangsu-2013", {"kind": "deals", "deals": 4}, "zhou", "chief")
+    r = c.post("/hub/action/edit_event", data={"csrf_token": tok, "name": "x", "ruleset": "jiangsu-2013",
+                                               "kind": "deals", "deals": "6", "seen": fresh},
+               headers={"Accept": "application/json"})
+    assert r.status_code == 400 and "zhou changed the event's settings" in r.get_json()["error"]
