@@ -298,6 +298,10 @@ class HubCore(HubState):
         """The event's deck (a checked enrolment file, saved as ``file`` in the hub's folder): the
         chief referee's, as the deck is the event's."""
         need_role(role, "chief", "发布比赛用牌")
+        if self.deck is not None and self.deck.get("sha256") == sha256:
+            # The same file again (a second tap, a second desk): already with every table.
+            raise EventInputError(f"该登记文件已发布（{sha256[:12]}），各桌已在使用 / this enrolment file is already the "
+                                  f"event's deck ({sha256[:12]}): every table has it")
         return "deck_published", {"sha256": sha256, "size": size, "file": file, "meta": meta}
 
     def check_withdraw_deck(self, role: str | None) -> tuple[str, dict[str, Any]]:

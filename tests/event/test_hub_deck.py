@@ -73,6 +73,8 @@ def test_the_hub_hands_the_deck_to_every_table_and_sees_them_read_with_it(tmp_pa
         assert hub.core.deck is None  # refused: nothing logged, nothing sent
         ev = hub.publish_deck(deck_file, "o", "chief")
         sha = sha256_hex(deck_file)
+        with pytest.raises(EventInputError, match="already the event's deck"):  # a second tap, a second desk
+            hub.publish_deck(deck_file, "o2", "chief")
         assert ev["type"] == "deck_published" and ev["data"]["sha256"] == sha and ev["data"]["meta"]["cards"] == 2
         # The organiser is told which cards have no face in the file (read zero-shot at every table).
         not_enrolled = ev["data"]["meta"]["not_enrolled"]
