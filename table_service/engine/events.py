@@ -202,7 +202,13 @@ def says_something(text: object) -> bool:
     """Whether ``text`` holds a character one can see: a reason, an article or a name of nothing but
     spaces, zero-width spaces (U+200B), joiners or marks of direction says nothing on the score
     sheet, though ``str.strip`` keeps a zero-width space. Rounds from engine generation 6."""
-    return isinstance(text, str) and any(unicodedata.category(c)[0] not in "ZC" for c in text)
+    return isinstance(text, str) and any(unicodedata.category(c) not in _INVISIBLE for c in text)
+
+
+#: Unicode categories that show nothing: spaces and separators, controls, format characters (zero-width
+#: space, joiners, direction marks). Not unassigned or private-use ones: an emoji newer than Python's
+#: tables is still something someone wrote.
+_INVISIBLE = frozenset({"Zs", "Zl", "Zp", "Cc", "Cf"})
 #: Largest ``data`` of any event, as compact JSON, in bytes (a camera question's picture included).
 MAX_DATA_BYTES = 1_200_000
 #: Deepest nesting of free-form values (ruleset options).

@@ -328,7 +328,7 @@ class HubCore(HubState):
         if key in self.seen_ids:
             # Only the result recorded under this id is a redelivery: another one was acknowledged
             # "accepted" and dropped, and the table showed a result the hub never had.
-            first = parse_result(self.results[(res.round, res.table)].history[0]["result"])  # as this hub reads it
+            first = parse_result(self.results[(res.round, res.table)].history[0]["result"], stored=True)  # as this hub reads it
             if first.to_dict() == res.to_dict():
                 return "duplicate", None
             return "refuse", reused_id_reason(result_id)
@@ -343,7 +343,8 @@ class HubCore(HubState):
             return "refuse", (f"队伍与编排不符：编排 {t['ns']}(南北) 对 {t['ew']}(东西) / teams do not match the draw "
                               f"(drawn NS {t['ns']} v EW {t['ew']}, got NS {res.ns} v EW {res.ew})")
         if (res.round, res.table) in self.results:
-            if agreeing_is_duplicate and parse_result(self.results[(res.round, res.table)].line).to_dict() == res.to_dict():
+            if agreeing_is_duplicate and parse_result(self.results[(res.round, res.table)].line,
+                                                      stored=True).to_dict() == res.to_dict():
                 return "duplicate", None
             held = self.results[(res.round, res.table)]
             zh, en = score_words(held.line)  # what is there, and who entered it: the second person sees it

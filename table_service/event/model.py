@@ -144,8 +144,12 @@ def _int(value: Any, field: str, where: str, lo: int, hi: int) -> int:
 KNOWN_KEYS = frozenset({"round", "table", "ns", "ew", "ns_levels", "ew_levels", "forfeit", "ns_score", "ew_score"})
 
 
-def parse_result(obj: Any, where: str = "") -> Result:
+def parse_result(obj: Any, where: str = "", *, stored: bool = False) -> Result:
     """Check one RESULTS object and return it as a :class:`Result`.
+
+    ``stored``: a line the hub's log already holds (read again to rank, print, compare): a penalty
+    loss's score is taken as logged — a hub before 2026-12-06 took any 13+d : 13−d with d ≥ 4, and
+    its log must still rank and print — while every line offered now is held to the rules' score.
 
     :raises EventInputError: naming the field (and ``where``, e.g. ``"line 4: "``)."""
     if not isinstance(obj, dict):
@@ -198,9 +202,10 @@ def parse_result(obj: Any, where: str = "") -> Result:
         if ns_score + ew_score != MAX_SCORE or abs(ns_score - ew_score) < 2 * PENALTY_LOSS_GAP:
             raise _err(where, f"判负比分无效 {ns_score}:{ew_score}（须为 13+d : 13−d，d ≥ {PENALTY_LOSS_GAP}）",
                        f"a penalty loss scores 13+d : 13-d with d >= {PENALTY_LOSS_GAP}, not {ns_score}:{ew_score}")
-        # And d is the one the rules give for the levels on the line (what the table's engine
-        # scores: the winner's levels gained against the offender's, at least 4, a larger lead kept):
-        # 17:9 for a side 7 levels ahead was ranked as given, against the 20:6 the rules give.
+    # And d is the one the rules give for the levels on the line (what the table's engine scores:
+    # the winner's levels gained against the offender's, at least 4, a larger lead kept): 17:9 for a
+    # side 7 levels ahead was ranked as given, against the 20:6 the rules give.
+    if ns_score is not None and ew_score is not None and not stored:
         ns_won = ns_score > ew_score
         won, lost = (levels[0], levels[1]) if ns_won else (levels[1], levels[0])
         pts = level_difference_points(*penalty_loss_positions(LEVEL_2 + won, LEVEL_2 + lost))

@@ -138,7 +138,7 @@ class HubState:
             for t in d["tables"]:
                 tr = self.results.get((rnd, t["table"]))
                 if tr is not None:
-                    out.append(parse_result(tr.line))
+                    out.append(parse_result(tr.line, stored=True))
         return out
 
     def last_complete_round(self) -> int:

@@ -301,7 +301,7 @@ def print_results(rnd: int) -> Any:
             tr = h.core.results.get((rnd, t["table"]))
             rows.append({**t, "result": tr.line if tr else None, "source": tr.source if tr else None,
                          "t_ms": tr.t_ms if tr else None, "history": tr.history if tr else [],
-                         "ldp": parse_result(tr.line).level_points() if tr else None})
+                         "ldp": parse_result(tr.line, stored=True).level_points() if tr else None})
         # The standings after this round (a sheet printed later still shows that round's table); a round
         # not complete yet has none (the running total counted twice, as HubState.standings says): the
         # sheet says so and shows the standings after the last complete round before it.

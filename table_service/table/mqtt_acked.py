@@ -243,4 +243,4 @@ class AckedEvents:
         body = json.dumps({"version": ACKED_FILE_VERSION, **self.identity, "seq": mark.seq, "t_ms": mark.t_ms,
                            "type": mark.type, "wall_ms": int(time.time() * 1000)},
                           ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        write_durably(self.path, body)
+        write_durably(self.path, body, mode=0o600)  # as it was (mkstemp's): the table's own business

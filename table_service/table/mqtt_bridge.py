@@ -298,7 +298,9 @@ class MqttBridge:
             return False
         # The hub shows it in public (board, overlay, standings) no sooner than this table's own
         # broadcast shows the deal that decided it.
-        result["feed_delay_s"] = round(float(getattr(self.feed, "delay_ms", 0.0)) / 1000.0, 3)
+        delay_s = round(float(getattr(self.feed, "delay_ms", 0.0)) / 1000.0, 3)
+        if delay_s > 0:  # absent when none: a hub of an earlier release refuses a field it does not know
+            result["feed_delay_s"] = delay_s
         with self._lock:
             if result["result_id"] == self._sent_result:
                 return False

@@ -74,11 +74,22 @@ KEYS_KEPT = 1000
 REJECTED_DATA_BYTES = 64 * 1024
 
 
+#: What the runner adds to an event's data before logging it (``stamp_generation``, ``stamp_flag_of``):
+#: not the caller's, so not part of what the caller sent.
+_STAMPED = ("engine", "flag_of")
+
+
 def _fingerprint(event: Any) -> str:
-    """What makes two submissions one action: its type and data (a retry sends both again as they were)."""
+    """What makes two submissions one action: its type and data as the caller sent them (a retry sends
+    both again; the copy logged, read back after a restart, carries the runner's stamps, left out here)."""
     if not isinstance(event, dict):
         return repr(event)
-    return json.dumps([event.get("type"), event.get("data")], sort_keys=True, ensure_ascii=False, default=repr)
+    data = event.get("data")
+    if data is None:
+        data = {}
+    if isinstance(data, dict):
+        data = {k: v for k, v in data.items() if k not in _STAMPED}
+    return json.dumps([event.get("type"), data], sort_keys=True, ensure_ascii=False, default=repr)
 
 
 def _bounded(data: Any) -> dict[str, Any]:

@@ -307,6 +307,13 @@ class TableService:
         def written(res: Any) -> None:
             if not res.accepted:
                 self._note_rejected(event, res)
+            if res.seq is None:
+                # Not in the log (the store failed: a full card, an I/O error): not acknowledged, so the
+                # controller keeps it and sends it again to the restarted service, which logs it then.
+                log.error("screen press %s not logged (%s): kept unacknowledged for the next start", key, res.error)
+                with self._press_lock:
+                    self._presses.discard(key)
+                return
             if release is not None:
                 release()
 

@@ -192,6 +192,26 @@ def test_an_action_id_used_for_another_action_is_refused_not_answered(tmp_path: 
         assert [p["side"] for p in r.state()["penalties"]["records"]] == ["NS"]
 
 
+def test_a_retry_after_a_restart_matches_its_action_though_the_log_stamped_it(tmp_path: Path) -> None:
+    """The review: after a restart the action's record was the logged event, which the runner had
+    stamped (``engine`` on a round's set-up, ``flag_of`` on a ruling; no data as ``{}``): the panel's
+    identical retry of those was refused as a conflict."""
+    path = tmp_path / "t.sqlite3"
+    with TableRunner(path) as r:
+        first = r.submit(SETUP, key="chen:setup")
+        call = r.submit({"type": "referee_called", "source": "panel", "role": "referee", "data": {"seat": "E"}})
+        flag = r.state()["flags"][-1]["id"]
+        ruling = {"type": "flag_dismissed", "source": "panel", "role": "referee", "data": {"flag": flag}}
+        ruled = r.submit(ruling, key="rita:dismiss")
+        assert first.accepted and call.accepted and ruled.accepted
+        assert "flag_of" in r.events()[-1]["data"]
+    with TableRunner(path) as r:
+        again = r.submit(SETUP, key="chen:setup")
+        assert not again.conflict and again.seq == first.seq
+        again = r.submit(ruling, key="rita:dismiss")
+        assert not again.conflict and again.seq == ruled.seq
+
+
 def test_an_action_retried_after_a_restart_is_not_done_twice(tmp_path: Path) -> None:
     """The service killed as it answered: the panel got nothing and retries its tap with the same id
     against the restarted service. It gets the first verdict; the log holds the action once. A refused

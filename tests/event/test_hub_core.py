@@ -452,3 +452,30 @@ def test_a_result_with_a_bad_feed_delay_is_refused(tmp_path: Path, delay: Any) -
     else:
         assert (1, t["table"]) not in hub.core.results
     hub.stop()
+
+
+def test_a_penalty_score_an_earlier_hub_logged_still_ranks_and_prints(tmp_path: Path) -> None:
+    """The review: the stricter penalty-loss check was also applied to lines read back from the log,
+    so a hub upgraded mid-event, whose log held a 17 : 9 an earlier release took (the winner 7 levels
+    up: the rules give 20 : 6), could not rank, show the board or print. Logged lines are read as logged;
+    new ones are held to the rules."""
+    from table_service.event.web import create_hub_app
+
+    clock = Clock()
+    hub = HubService(event_cfg(n=4, rounds=2), tmp_path, clock_ms=clock, connect=False)
+    hub.draw_next("org", "referee")
+    hub.publish_draw(1, "org", "referee")
+    ts = hub.core.draws[1]["tables"]
+    old = {**line_for(ts[0], 1, 9, 2), "ns_score": 17, "ew_score": 9}
+    hub.store.append("result_recorded", {"result": old, "source": "hand", "result_id": "hand-9"},
+                     t_ms=clock.now, actor="org", role="referee")  # as a hub of an earlier release logged it
+    hub.stop()
+    again = HubService(event_cfg(n=4, rounds=2), tmp_path, clock_ms=clock, connect=False)
+    with pytest.raises(EventInputError, match="penalty loss"):
+        again.hand_result({**line_for(ts[1], 1, 9, 2), "ns_score": 17, "ew_score": 9}, "org", "referee")
+    again.hand_result(line_for(ts[1], 1, 3, 1), "org", "referee")
+    rows = {r["team"]: r for r in again.standings_json()["standings"]}
+    assert rows[ts[0]["ns"]]["level_points"] == 17 and rows[ts[0]["ew"]]["level_points"] == 9
+    users_db = str(tmp_path / "users.sqlite3")
+    assert create_hub_app(again, users_db=users_db).test_client().get("/hub/api/board").status_code == 200
+    again.stop()

@@ -346,6 +346,45 @@ def test_a_press_waiting_behind_a_slow_engine_stays_with_the_controller(wait_for
             assert emu.wait_for(lambda: not kept(), timeout=10), "never acknowledged"
 
 
+def test_a_press_the_log_could_not_take_is_kept_by_the_controller_for_the_next_start(wait_for: Any,
+                                                                                     tmp_path: Path) -> None:
+    """The review: the store failing (a full card) answered the press "internal error" and the link
+    acknowledged it anyway: the controller forgot a press no log held. It stays unacknowledged, and
+    the service started again (its card fixed) logs it from the controller's queue."""
+    from firmware_bridge.firmware.wire import BUTTON
+
+    with ScreenEmulator() as emu:
+        cfg = parse_service_config(sim_config(tmp_path, devices={"default": "screen", "status_led": "sim"},
+                                              screen={"port": emu.port, "connect_timeout_s": 5.0}))
+
+        def kept() -> bool:
+            with emu._lock:
+                return any(e[1] == BUTTON for e in emu.controller.endpoint.tx)
+
+        def calls(svc: TableService) -> list[str]:
+            return [e["data"]["seat"] for e in svc.runner.events() if e["type"] == "referee_called"]
+
+        with TableService(cfg, clock=TableClock(1.0)) as svc:
+            wait_for(lambda: svc.runner.state()["devices"]["screen"] == "online", what="screen online")
+            start_round(svc)
+            store = svc.runner._store
+            append = store.append
+
+            def full_card(ev: Any, *a: Any, **kw: Any) -> Any:  # the card refuses this one write
+                if ev.get("type") == "referee_called":
+                    raise OSError(28, "No space left on device")
+                return append(ev, *a, **kw)
+
+            store.append = full_card  # type: ignore[method-assign]
+            emu.press("E", "referee", bounce=False)
+            assert emu.wait_for(lambda: any(g.seat == "E" for g in emu.generated))
+            time.sleep(1.5)
+            assert calls(svc) == [] and kept(), "acknowledged though no log holds it"
+        with TableService(cfg, clock=TableClock(1.0)) as svc:
+            wait_for(lambda: calls(svc) == ["E"], what="the kept press logged at the next start")
+            assert emu.wait_for(lambda: not kept(), timeout=10)
+
+
 def test_a_pass_pressed_in_time_during_a_screen_outage_is_in_time(wait_for: Any, tmp_path: Path) -> None:
     """The cable is pulled; the seat to act passes 15 table-s before its deadline; the link returns
     after it. The controller kept the press with its own time: the pass is logged at the deadline
