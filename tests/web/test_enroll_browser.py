@@ -45,6 +45,8 @@ def test_enrol_deck_button(app, runner, serve_app, h, tmp_path, monkeypatch, ope
     page.click("#login-submit")
     page.click("a.table-link")
     page.click("#enroll-open")
+    page.wait_for_timeout(800)  # its first look finds no enrolment started: nothing to say, no "connection failed"
+    assert "连接失败" not in page.inner_text("#enroll-status")
     page.click("#enroll-start")
     page.wait_for_selector(".enroll-question img")
     page.wait_for_function("document.querySelector('.enroll-question img')?.naturalWidth > 100")

@@ -71,12 +71,16 @@
   let timer = null;
   function poll() {
     fetch(base, { credentials: "same-origin", headers: { Accept: "application/json" } })
-      .then(function (r) { return r.json(); })
+      .then(function (r) {
+        // 404: no enrolment started yet — nothing to say until 开始 is tapped (it read "connection failed").
+        if (r.status === 404) return null;
+        return r.json();
+      })
       .then(render)
       .catch(function () { status.textContent = "连接失败 / connection failed"; });
   }
   function render(v) {
-    if (!v || !v.status) { status.textContent = (v && v.error) || ""; return; }
+    if (!v || typeof v.status !== "string") { status.textContent = (v && v.error) || ""; return; }
     const open = v.questions.filter(function (q) { return !q.answered; });
     status.textContent = {
       finding: "正在找牌… / finding the cards…",
