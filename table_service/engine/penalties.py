@@ -13,7 +13,7 @@ from typing import Any
 from table_service.engine.deal_end import end_round, finish_deal
 from table_service.engine.errors import EventRejected
 from table_service.engine.events import PENALTY_LEVELS, field, says_something, seat_field, side_field
-from table_service.engine.flags import find_flag, raise_flag, resolve_flag
+from table_service.engine.flags import close_flag, find_flag, raise_flag, resolve_flag
 from table_service.engine.ladder import LEVEL_ZH, escalate
 from table_service.engine.play import arrive_turn
 from table_service.engine.roles import CHIEF_PENALTIES, is_late_for_chief
@@ -172,6 +172,18 @@ def on_penalty_given(state: State, ev: dict[str, Any], fx: Effects) -> None:
         side=side, level=level, article=article, seat=seat, flag=flag,
         lose_turn=bool(data.get("lose_turn")), next_leader=next_leader,
     )
+    if flag is not None and since(state, 6):
+        cited = state["flags"][find_flag(state, flag)]
+        if cited["status"] == "open" and cited["rule"] not in RULINGS_OF_THEIR_OWN:
+            # A penalty given on a flag upholds it: it was two taps (the penalty, then 确认), and flags
+            # piled up as "open" with their penalties given. Not ``flag_confirmed``: what a confirmation
+            # earns by itself (a missed report card's warning) is this penalty.
+            close_flag(state, flag, "confirmed", ev, fx)
+
+
+#: Flags a penalty does not close: a call for the referee (its answer restarts the clocks) and the
+#: 下家's choice of a lost turn (its confirmation takes the turn): each is ruled on by itself.
+RULINGS_OF_THEIR_OWN = frozenset({"referee_call", "lose_turn_choice"})
 
 
 def on_late_arrival(state: State, ev: dict[str, Any], fx: Effects) -> None:

@@ -345,3 +345,32 @@ def test_two_wilds_are_read_as_the_round_was_played(generation, flagged) -> None
     t.play("E", "7s 2h 2h 9s 9d")
     t.play("N", "8s 8d 8c 3s 3d")
     assert bool(t.flags("does_not_beat")) is flagged and t.replay_matches()
+
+
+def test_a_penalty_on_a_flag_upholds_it_and_voiding_the_penalty_reopens_it() -> None:
+    """One tap: a warning given on a flag confirms it (the referee tapped 警告 and then 确认, and open
+    flags piled up with their penalties given). Not a flag_confirmed: a missed report card's automatic
+    warning is not given on top. A call for the referee is not closed by a penalty (its answer restarts
+    the clocks); a round before generation 6 keeps the flag open, as it was played."""
+    t = Table()
+    t.first_deal("N")
+    wrong = t.play("E", "9c")  # out of turn: North leads
+    flag = next(f for f in t.state["flags"] if f["rule"] == "out_of_turn")
+    _pen(t, "EW", "warning", seat="E", flag=flag["id"])
+    upheld = next(f for f in t.state["flags"] if f["id"] == flag["id"])
+    assert upheld["status"] == "confirmed" and t.state["penalties"]["EW"]["warnings"] == 1
+    pen_seq = t.state["penalties"]["records"][-1]["seq"]
+    t.do("event_voided", {"ref": pen_seq, "reason": "判错 / wrong ruling"}, role="referee")
+    assert next(f for f in t.state["flags"] if f["id"] == flag["id"])["status"] == "open"
+    assert t.state["penalties"]["EW"]["warnings"] == 0 and wrong
+    assert t.replay_matches()
+    t.do("referee_called", {"seat": "S", "reason": "x"})
+    call = next(f for f in t.state["flags"] if f["rule"] == "referee_call")
+    _pen(t, "NS", "warning", seat="S", flag=call["id"])
+    assert next(f for f in t.state["flags"] if f["id"] == call["id"])["status"] == "open"
+    old = Table(generation=5)
+    old.first_deal("N")
+    old.play("E", "9c")
+    f5 = next(f for f in old.state["flags"] if f["rule"] == "out_of_turn")
+    _pen(old, "EW", "warning", seat="E", flag=f5["id"])
+    assert next(f for f in old.state["flags"] if f["id"] == f5["id"])["status"] == "open"

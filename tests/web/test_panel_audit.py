@@ -120,8 +120,11 @@ def test_a_flag_takes_one_penalty_however_often_it_is_tapped(page, app, runner, 
     page.wait_for_selector(f"{flag} .flag-penalty")
     assert "警告" in page.inner_text(f"{flag} .flag-penalty")
     assert page.query_selector_all(f"{flag} button.pen-warning, {flag} button.pen-violation, {flag} button.to-penalty") == []
-    # Confirm / dismiss stay, usable: the penalty does not decide the flag.
-    assert page.is_enabled(f"{flag} button.confirm") and page.is_enabled(f"{flag} button.dismiss")
+    # The penalty upholds the flag (engine generation 6): no second tap on 确认, and no 驳回 of a flag
+    # a penalty stands on (refused since generation 5).
+    page.wait_for_selector(f'{flag}[data-status="confirmed"]')
+    assert page.query_selector_all(f"{flag} button.confirm, {flag} button.dismiss") == []
+    assert next(f for f in runner.state()["flags"] if f["id"] == f"F{wrong.seq}")["status"] == "confirmed"
     page.wait_for_timeout(500)
     assert len(runner.state()["penalties"]["records"]) == 1
     shot(page, "one-penalty")
