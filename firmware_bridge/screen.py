@@ -17,9 +17,10 @@ from __future__ import annotations
 import logging
 import math
 import queue
+import re
 import threading
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -70,6 +71,12 @@ def _plausible_gap(lost: int, elapsed_ms: int) -> bool:
     controller's clock: at most every button changing once a millisecond (a clock that wrapped,
     after 49 days, says nothing)."""
     return elapsed_ms < 0 or lost <= (elapsed_ms + 1) * len(SEATS) * len(BUTTONS)
+
+#: Button frames remembered to tell a repeat from a misnumbered press (the controller's ring holds 256).
+DELIVERED_KEPT = 512
+#: The count in the controller's ``ERROR events_lost`` text ("ring buffer overflow: 144 button events lost").
+_COUNT_RE = re.compile(r"[0-9]{1,6}")
+
 
 @dataclass(frozen=True)
 class ScreenButtonEvent:
@@ -129,10 +136,19 @@ class ScreenController:
         self._resync = False
         self._last_event_no = 0
         self._last_ms = 0
+        #: The last button frames delivered, by event number: a number seen again with the same frame
+        #: is a repeat (dropped), with another a press the controller misnumbered (lost).
+        self._delivered: OrderedDict[int, bytes] = OrderedDict()
         self._queries: dict[int, list] = {}
         self._token = 0
         self.duplicates_dropped = 0
+        #: Button events the controller numbered that never arrived (a gap in the numbers), or that
+        #: arrived numbered again (a controller fault: the link drops its own repeats): presses the
+        #: host cannot log, which the service calls the referee for.
         self.events_lost = 0
+        #: Events the controller says its ring lost (``ERROR events_lost``): where the host has no
+        #: number to see a gap from (it restarted meanwhile), the only word of them.
+        self.overflow_lost = 0
         #: Frames from the controller that passed the wire checks but were refused here (a button
         #: out of range, an impossible event number, a malformed payload): each one is also said
         #: as a ``controller_error`` status and logged.
@@ -350,6 +366,7 @@ class ScreenController:
             # A new controller boot: event numbers restart at 1 and its outputs are blank.
             self._last_event_no = 0
             self._last_ms = 0
+            self._delivered.clear()
             self._push_state()
         elif st.kind == "connected" and self._resync:
             self._push_state()
@@ -364,6 +381,9 @@ class ScreenController:
             elif msg.type == ERROR:
                 code, text = unpack_error(msg.payload)
                 kind = "events_lost" if code == E_EVENTS_LOST else "controller_error"
+                if code == E_EVENTS_LOST:
+                    m = _COUNT_RE.search(text)
+                    self.overflow_lost += int(m.group(0)) if m else 1
                 self._status(LinkStatus(kind, f"控制器报错 / controller error ({ERROR_NAMES.get(code, code)}): {text}",
                                         self.link.peer, (code, text)))
             else:  # a newer firmware's type: sequenced and acknowledged like any other, and said
@@ -381,6 +401,14 @@ class ScreenController:
             raise FrameError(f"button {seat}/{button} out of range")
         if event_no <= self._last_event_no:
             self.duplicates_dropped += 1
+            if self._delivered.get(event_no, bytes(msg.payload)) != bytes(msg.payload):
+                # Another press under a number already delivered (a controller whose numbering
+                # started again without a reboot: a fault): the host cannot place it. Said, and
+                # counted as lost, so that the referee is called; the same press again is dropped.
+                self.events_lost += 1
+                self._status(LinkStatus("events_lost", f"控制器重复使用按键编号 {event_no}（控制器故障），该按键未记录 / "
+                                        f"the controller numbered another press {event_no} again (a fault): not logged",
+                                        self.link.peer, 1))
             return
         if self._last_event_no and not _plausible_gap(event_no - self._last_event_no - 1, ms - self._last_ms):
             # A number no table's buttons could reach (a controller fault): were it the new
@@ -394,6 +422,9 @@ class ScreenController:
                                     self.link.peer, lost))
         self._last_event_no = event_no
         self._last_ms = ms
+        self._delivered[event_no] = bytes(msg.payload)
+        while len(self._delivered) > DELIVERED_KEPT:
+            self._delivered.popitem(last=False)
         ev = ScreenButtonEvent(SEATS[seat], BUTTONS[button], pressed, ms, event_no,
                                hold=lambda: self.link.hold_ack(msg))
         self.events.put(ev)

@@ -53,6 +53,10 @@ from table_service.web.tables import attach_table, web_state
 
 log = logging.getLogger(__name__)
 
+#: Seconds within which lost presses are one loss for the referee: the controller's report of its
+#: ring's overflow and the gap in its numbers arrive apart, and one call is enough.
+LOST_PRESS_MERGE_S = 10.0
+
 # ---------------------------------------------------------------------------- the service
 
 
@@ -107,7 +111,9 @@ class TableService:
         """Open everything; returns self. Devices that are absent are reported, not fatal."""
         self.config.data_dir.mkdir(parents=True, exist_ok=True)
         self.runner = TableRunner(self.config.db_path, clock=self.clock.now_ms).start()
-        self._presses = {e["data"]["press"] for e in self.runner.events()
+        # Accepted and refused alike: a press the engine refused is decided, and in the log; the
+        # controller sending it again after a restart must not have it decided (maybe otherwise) twice.
+        self._presses = {e["data"]["press"] for e in [*self.runner.events(), *self.runner.rejected()]
                          if isinstance(e.get("data"), dict) and isinstance(e["data"].get("press"), str)}
         if self.devices is None:
             from hardware.table import TableDevices  # lazy: hardware's camera loads OpenCV (cv2)
@@ -460,7 +466,10 @@ class TableService:
     def _screen_monitor(self) -> None:
         screen = self.devices.screen
         last: bool | None = None
-        lost_seen = _presses_lost(screen)
+        # From 0, not from the count at start: the controller's report of presses its ring lost while
+        # the Pi was down arrives as the link comes up, before this first looks.
+        lost_seen = 0
+        called_at = -60.0
         while not self._stop.wait(0.25):
             up = bool(screen.is_connected)
             if up != last:
@@ -471,11 +480,15 @@ class TableService:
             if lost > lost_seen and self.runner is not None:
                 # A press the controller numbered but the host never got (its buffer overflowed, a
                 # frame was lost for good): a pass, a report or a call the log does not hold. Only
-                # the players know which: the referee is called, as a player's press would.
-                self.submit({"type": "referee_called", "source": "screen", "data": {
-                    "reason": f"隔板屏丢失 {lost - lost_seen} 次按键（过牌、报牌或呼叫），请向选手核实 / the partition "
-                              f"screen lost {lost - lost_seen} button press(es) (pass, report or call): check with "
-                              "the players"}}, wait=False)
+                # the players know which: the referee is called, as a player's press would. Once for
+                # one loss: the controller's own report and the gap in its numbers may both say it.
+                if time.monotonic() - called_at > LOST_PRESS_MERGE_S:
+                    presses = max(1, (lost - lost_seen + 1) // 2)  # a press is two events: down and up
+                    self.submit({"type": "referee_called", "source": "screen", "data": {
+                        "reason": f"隔板屏丢失约 {presses} 次按键（过牌、报牌或呼叫），请向选手核实 / the partition "
+                                  f"screen lost about {presses} button press(es) (pass, report or call): check with "
+                                  "the players"}}, wait=False)
+                    called_at = time.monotonic()
                 lost_seen = lost
 
     def _tick_loop(self) -> None:
@@ -542,5 +555,6 @@ class TableService:
 def _presses_lost(screen: object) -> int:
     """Button presses the partition screen's controller numbered and the host never received (the
     screen link's count; 0 for a screen without one)."""
-    lost = getattr(getattr(screen, "controller", None), "events_lost", 0)
-    return lost if isinstance(lost, int) else 0
+    controller = getattr(screen, "controller", None)
+    counts = (getattr(controller, "events_lost", 0), getattr(controller, "overflow_lost", 0))
+    return sum(n for n in counts if isinstance(n, int))

@@ -109,6 +109,7 @@ def test_every_button_is_mapped_to_its_seat(gpio_table, mock_factory) -> None:
             continue
         p = pin(mock_factory, number)  # the BCM pin the config names for it
         p.drive_low()
+        time.sleep(0.06)  # held as a finger holds it: longer than the 30 ms debounce window
         p.drive_high()
         pressed = events.get(timeout=2)
         released = events.get(timeout=2)
@@ -119,13 +120,45 @@ def test_every_button_is_mapped_to_its_seat(gpio_table, mock_factory) -> None:
 def test_contact_bounce_gives_one_press(gpio_table, mock_factory) -> None:
     events, _unsub = gpio_table.event_queue()
     p = pin(mock_factory, 5)  # E report
-    for _ in range(3):  # a bouncing contact: low/high/low/high/low/high within microseconds
+    for _ in range(3):  # a bouncing contact as it closes: low/high/low/high within microseconds
         p.drive_low()
         p.drive_high()
+    p.drive_low()
+    time.sleep(0.08)  # held
+    for _ in range(3):  # and as it opens
+        p.drive_high()
+        p.drive_low()
+    p.drive_high()
     first = events.get(timeout=2)
-    second = events.get(timeout=2)  # the settle check reports the final (released) level
+    second = events.get(timeout=2)
     assert [(e.button, e.pressed) for e in (first, second)] == [("report", True), ("report", False)]
-    assert second.time - first.time >= 0.025  # held back until the 30 ms window closed
+    assert second.time - first.time >= 0.06
+    time.sleep(0.1)
+    assert events.empty()
+
+
+def test_a_spike_is_no_press_and_a_long_chatter_is_one(gpio_table, mock_factory) -> None:
+    """The audit: a 0.2 ms spike counted as a press and release, and one push chattering for 60 ms
+    counted twice (100 ms: three times): the window was timed from the first edge, reported at once.
+    A change now counts once the level has held for the window (30 ms here)."""
+    events, _unsub = gpio_table.event_queue()
+    p = pin(mock_factory, 6)
+    p.drive_low()
+    time.sleep(0.0002)
+    p.drive_high()  # a spike
+    time.sleep(0.1)
+    assert events.empty()
+    end = time.monotonic() + 0.1
+    while time.monotonic() < end:  # 100 ms of chatter, gaps well under the window, ending pressed
+        p.drive_high()
+        time.sleep(0.004)
+        p.drive_low()
+        time.sleep(0.004)
+    time.sleep(0.1)
+    p.drive_high()
+    got = [events.get(timeout=2), events.get(timeout=2)]
+    assert [e.pressed for e in got] == [True, False]
+    time.sleep(0.1)
     assert events.empty()
 
 
@@ -189,6 +222,7 @@ def test_subscriber_failure_does_not_starve_others(gpio_table, mock_factory) -> 
     unsubscribe = gpio_table.on_button(got.put)
     gpio_table.seats["N"].buttons["pass"].simulate_press()
     assert got.get(timeout=2).seat == "N"
+    assert got.get(timeout=2).pressed is False  # and its release
     unsubscribe()
     gpio_table.seats["N"].buttons["report"].simulate_press()
     waited = gpio_table.wait_for_button("W", "report", timeout=0.05)

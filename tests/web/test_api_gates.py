@@ -204,3 +204,22 @@ def test_a_round_with_changed_options_is_the_chiefs(client, h, runner):
         "players": h.PLAYERS, "ruleset": {"preset": "jiangsu-2013", "options": {"late_warning_min": 999}}}})
     assert resp.status_code == 403 and "chief" in resp.get_json()["error"]
     assert h.logged_rows(runner) == before
+
+
+def test_another_press_under_a_number_already_delivered_is_said_lost():
+    """The audit: a controller whose numbering started again within one boot (a fault) had its new
+    S.report press dropped as a repeat, without a word. The same frame again is a repeat (dropped);
+    another press under the number is lost, said so, and counted for the referee's call."""
+    from firmware_bridge.firmware.wire import BUTTON, pack_button
+    from firmware_bridge.link import Message
+    from firmware_bridge.screen import ScreenController
+
+    got, said = [], []
+    screen = ScreenController("socket://127.0.0.1:1", on_button=got.append, on_status=said.append)
+    screen._on_message(Message(BUTTON, pack_button(1, 1000, 0, 1, True)))
+    screen._on_message(Message(BUTTON, pack_button(2, 1100, 0, 1, False)))
+    screen._on_message(Message(BUTTON, pack_button(2, 1100, 0, 1, False)))  # the same frame: a repeat
+    assert screen.events_lost == 0
+    screen._on_message(Message(BUTTON, pack_button(1, 5000, 1, 0, True)))  # S.report, numbered 1 again
+    assert [e.event_no for e in got] == [1, 2] and screen.events_lost == 1
+    assert any(s.kind == "events_lost" and "numbered another press 1" in s.message for s in said)
