@@ -292,6 +292,11 @@ class ScreenController:
         """Sound the buzzer for ``ms`` milliseconds (at most 5000). Not repeated after a restart."""
         if isinstance(ms, bool) or not isinstance(ms, int) or not 0 < ms <= 5000:
             raise ValueError(f"蜂鸣时长无效 / buzz duration must be 1..5000 ms, got {ms!r}")
+        if not self.is_connected:
+            # A sound is for now: queued, it sounded when the cable came back, however much later,
+            # in the middle of someone's turn. Displays and lamps are state, re-sent then; a buzz is not.
+            log.info("screen %s offline: buzz of %d ms not sounded", self.url, ms)
+            return
         self._send(BUZZ, pack_buzz(ms))
 
     def query_state(self, timeout: float = 2.0) -> dict:

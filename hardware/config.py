@@ -177,6 +177,10 @@ def _parse_screen(c: ConfigChecker, data: Mapping[str, Any], needed: bool, check
             )
             return None
         else:
+            problem = _url_problem(url, scheme, check_devices)
+            if problem:
+                c.error(f"[screen].url = {url!r}: 无法使用 / cannot be used: {problem}")
+                return None
             return ScreenConfig(url=url, is_port=False, connect_timeout_s=float(timeout))
     assert port is not None
     if check_devices:
@@ -187,6 +191,27 @@ def _parse_screen(c: ConfigChecker, data: Mapping[str, Any], needed: bool, check
             c.error(f"[screen].port {port} 不是串口设备（{what[0]}）/ {port} is not a serial port "
                     f"({what[1]}){_ports_hint()}")
     return ScreenConfig(url=port, is_port=True, connect_timeout_s=float(timeout))
+
+
+def _url_problem(url: str, scheme: str, check_devices: bool) -> str | None:
+    """Why pyserial would refuse ``url`` when the link opens it (``socket://host`` without a port,
+    ``loop://?foo=1``), read the way it reads it, without opening anything; None when it reads.
+    Such a URL passed ``config check`` and then failed at every reconnect as a port error."""
+    if scheme == "hwgrep" and not check_devices:
+        return None  # it searches this machine's ports: not for a file written for another machine
+    import serial
+
+    try:
+        inst = serial.serial_for_url(url, do_not_open=True)
+        parse = getattr(inst, "from_url", None)
+        if parse is not None:
+            parse(url)
+    except Exception as exc:  # pyserial raises ValueError, KeyError, TypeError, SerialException alike
+        said = str(exc)[:120] if isinstance(exc, ValueError | serial.SerialException) else ""
+        return ("地址不完整或含未知选项（如 socket://主机:端口、rfc2217://主机:端口、loop://）/ the address is "
+                "incomplete or has an unknown option (e.g. socket://host:port, rfc2217://host:port, loop://)"
+                + (f": {said}" if said else ""))
+    return None
 
 
 #: Character devices that are never a serial port (a placeholder left in, or a path mistyped).

@@ -475,3 +475,21 @@ def test_heartbeats_go_on_while_a_press_is_being_handled(emulator: ScreenEmulato
             synced, missed = ep.synced, ep.counters["heartbeats_missed"]
         slow.release.set()
         assert synced and missed == 0
+
+
+def test_a_buzz_asked_for_while_unplugged_does_not_sound_when_plugged_back(emulator: ScreenEmulator) -> None:
+    """The audit: unplugged, a buzz was queued and sounded 0.04 s after the cable came back, 8 s later,
+    in the middle of someone's turn. A buzz is for now; the lamps and displays (state) are re-sent."""
+    with ScreenController(emulator.port, reconnect_s=0.05) as sc:
+        assert sc.wait_for_connected(10)
+        emulator.unplug()
+        assert wait_until(lambda: not sc.is_connected, 10)
+        sc.buzz(300)
+        sc.set_lamp("S", "report", "on")
+        emulator.replug()
+        assert sc.wait_for_connected(10)
+        assert emulator.wait_for(lambda: emulator.lamp_is_lit("S.report"), timeout=10)
+        end = time.monotonic() + 1.0
+        while time.monotonic() < end:
+            assert not emulator.buzzer_on, "a buzz from before the cable came back sounded"
+            time.sleep(0.01)

@@ -204,6 +204,14 @@ def test_screen_url_scheme_checked(write_toml) -> None:
     assert ok.screen.url == "socket://h:1" and not ok.screen.is_port
 
 
+@pytest.mark.parametrize("url", ["loop://?foo=1", "socket://host", "rfc2217://"])
+def test_a_screen_url_pyserial_cannot_read_is_refused(write_toml, url: str) -> None:
+    """The audit: these passed config check and failed at every reconnect as a port error."""
+    text = MINIMAL + f'[devices]\ndefault = "screen"\nstatus_led = "none"\n[screen]\nurl = "{url}"\n'
+    problems = _problems(text, write_toml)
+    assert any(f"[screen].url = {url!r}" in p and "incomplete" in p for p in problems), problems
+
+
 def test_screen_has_no_status_led(write_toml) -> None:
     text = MINIMAL + '[devices]\ndefault = "screen"\n[screen]\nurl = "loop://"\n'
     problems = _problems(text, write_toml)
