@@ -594,6 +594,10 @@ def hub_home() -> Any:
     return redirect(url_for("hub.overview"))
 
 
+#: The hub's session cookie (the table panel's is ``guandan_session``).
+HUB_SESSION_COOKIE = "guandan_hub_session"
+
+
 def create_hub_app(hub_service: Any, *, users_db: str, secret_key: str | None = None) -> Any:
     """The table panel's app (login, roles, CSRF) with the hub blueprint and ``hub_service``;
     its ``/`` leads to the hub (:func:`hub_home`)."""
@@ -601,6 +605,9 @@ def create_hub_app(hub_service: Any, *, users_db: str, secret_key: str | None = 
     if secret_key:
         settings["SECRET_KEY"] = secret_key
     app = create_app(settings)
+    # Its own cookie: a hub and a table panel served from one host (the event demo, a one-machine
+    # event) shared "guandan_session", and opening a table from the overview logged the hub out.
+    app.config["SESSION_COOKIE_NAME"] = HUB_SESSION_COOKIE
     app.extensions["guandan_hub"] = hub_service
     app.config["GUANDAN_TITLE_KEY"] = "hub_title"  # base.html: the login page says whose it is
     app.extensions["guandan_openapi"] = HUB_OPERATIONS  # the hub's routes in /api/openapi.json

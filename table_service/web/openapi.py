@@ -403,7 +403,7 @@ def build_openapi(app: Any, *, strict: bool = True) -> dict[str, Any]:
                 "Action": action_schema(),
             },
             "securitySchemes": {
-                "session": {"type": "apiKey", "in": "cookie", "name": "guandan_session",
+                "session": {"type": "apiKey", "in": "cookie", "name": app.config.get("SESSION_COOKIE_NAME", "guandan_session"),
                             "description": "登录后的会话 / the session of POST /auth/login; ends at logout"},
                 "csrf": {"type": "apiKey", "in": "header", "name": "X-CSRF-Token",
                          "description": "the session's CSRF token (GET /auth/whoami)"},

@@ -102,3 +102,31 @@ def test_a_double_tapped_appeal_is_filed_once(live: Any, open_page: Any) -> None
     assert len(posts) == 1  # the page sent it once (the hub would refuse the same appeal again anyway)
     assert len(hub.core.appeals) == 1 and hub.core.last_seq == before + 1
     assert errors == []
+
+
+def test_a_table_panel_on_the_same_host_does_not_log_the_hub_out(live: Any, open_page: Any, tmp_path: Path) -> None:
+    """The tap audit: with the hub and the tables' panels on one host (the event demo; a one-machine
+    event), opening a table from the overview replaced the hub's cookie (both were "guandan_session"):
+    back on the hub, the chief was at the login page."""
+    from hub_browser import PASSWORD
+
+    from table_service.web import users
+    from table_service.web.app import create_app
+    from table_service.web.server import serve
+
+    hub, url = live
+    db = str(tmp_path / "table-users.sqlite3")
+    conn = users.connect(db)
+    users.add_user(conn, "chen", PASSWORD, "chief")
+    conn.close()
+    tables = serve(create_app({"USERS_DB": db}), "127.0.0.1", 0)
+    try:
+        page, errors = _login(open_page, url, "/hub/")
+        page.wait_for_selector("#overview, .overview, main")
+        log_in(page, tables.url, "chen", "/")
+        page.wait_for_load_state("load")
+        page.goto(f"{url}/hub/")
+        assert "/auth/login" not in page.url, page.url
+        assert errors == []
+    finally:
+        tables.stop()
