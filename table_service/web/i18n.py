@@ -168,6 +168,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     "next_step": ("下一步", "Next step"),
     "start_round": ("开始新一轮", "Start a round"),
     "start_same_players": ("同样选手再开一轮", "Start again with the same players"),
+    "next_round_from_hub": ("下一轮由赛事中心编排，请在上方的编排卡上一键开始",
+                            "The next round comes from the event hub: start it with one tap on the assignment card above"),
     "players": ("选手", "Players"),
     "teams": ("队名", "Teams"),
     "ruleset": ("规则", "Rules"),

@@ -352,3 +352,25 @@ def test_a_doubted_tribute_is_entered_as_read_with_one_tap(page, app, runner, se
     assert [(t["from"], t["card"]) for t in st["deal"]["tributes"]] == [("E", "Kd")]
     assert st["deal"]["phase"] == "return"
     assert page.query_selector(f"{flag} button.as-read") is None
+
+
+def test_an_event_s_table_offers_no_round_the_hub_did_not_draw(page, app, runner, serve_app, h):
+    """The tap audit: after the event's last round, a table linked to the hub still offered one-tap
+    「同样选手再开一轮」, a round the hub never drew (its result refused, its players' time spent).
+    An event's table says where its next round comes from; a table of its own keeps the button."""
+    from types import SimpleNamespace
+
+    from table_service.web.tables import web_state
+
+    h.setup_deal(runner)
+    assert runner.submit({"type": "round_ended", "source": "panel", "role": "chief", "data": {}}).accepted
+    for side in ("NS", "EW"):
+        runner.submit({"type": "score_sheet_signed", "source": "panel", "role": "referee", "data": {"side": side}})
+    srv = serve_app(app)
+    h.open_table(page, srv.url, "rita", h.PASSWORD)
+    page.wait_for_selector("#next-step .step-same")  # a table of its own: the same players, one tap
+    web_state(app).tables["1"].hub_link = SimpleNamespace(assignment=None, result_ack=None, is_connected=True)
+    page.reload()
+    page.wait_for_selector("#next-step .step-hub")
+    assert page.query_selector("#next-step .step-same") is None
+    assert "赛事中心" in page.inner_text("#next-step .step-hub")

@@ -410,7 +410,12 @@
       });
       if (row.children.length) box.appendChild(row);
     }
-    if (prev && prev.players) {
+    const hub = (document.getElementById("app") || {dataset: {}}).dataset.hub === "1";
+    if (hub) {
+      // An event's table: its rounds come from the hub's assignment (the card above, one tap), never
+      // "the same players again" (after the last round that started a round the hub never drew).
+      box.appendChild(el("p", "muted step-hub", GT.t("next_round_from_hub")));
+    } else if (prev && prev.players) {
       const data = { players: prev.players, ruleset: (prev.ruleset && prev.ruleset.name) || "jiangsu-2013",
         format: prev.format || { kind: "past_a" } };
       if (prev.teams) data.teams = prev.teams;
