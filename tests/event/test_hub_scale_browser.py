@@ -130,3 +130,18 @@ def test_a_table_panel_on_the_same_host_does_not_log_the_hub_out(live: Any, open
         assert errors == []
     finally:
         tables.stop()
+
+
+def test_the_organiser_s_controls_are_finger_sized(live: Any, open_page: Any) -> None:
+    """The tap audit: the organiser page's selects were 19 px tall, its inputs 21, its navigation 19."""
+    hub, url = live
+    page, errors = _login(open_page, url, "/hub/admin")
+    page.wait_for_selector("#appeal-slot")
+    small = page.evaluate("""() => [...document.querySelectorAll(
+            '.admin select, .admin input:not([type=hidden]):not([type=checkbox]):not([type=file]), .admin button, .hub-nav a')]
+        .filter(e => e.offsetParent !== null)
+        .map(e => [e.id || e.name || e.tagName, e.getBoundingClientRect().height])
+        .filter(r => r[1] > 0 && r[1] < 43.5)""")
+    assert small == [], small
+    assert page.locator(".admin select").count() >= 3 and page.locator(".hub-nav a").count() >= 3
+    assert errors == []
