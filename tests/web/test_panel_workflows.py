@@ -122,14 +122,24 @@ def test_every_referee_event_has_a_form(page, app, runner, serve_app, h):
     """Each event type the API lets a referee enter has its form (or its buttons) on the panel."""
     from table_service.engine.roles import ACTION_ROLES
 
+    h.setup_deal(runner)
+    play = h.play(runner, "N", ["3s"])
     srv = serve_app(app)
     h.open_table(page, srv.url, "chen", h.PASSWORD)
     forms = set(page.eval_on_selector_all("form.action[data-type]", "fs => fs.map(f => f.dataset.type)"))
     on_cards = {"flag_confirmed", "flag_dismissed", "play_confirmed", "passed"}  # flag/question buttons, pass
     if page.query_selector("#stop-play"):
         on_cards.add("referee_called")  # 叫停 / Stop play, by the flags
+    # A play is corrected, its wild card's pattern stated, or it is voided by tapping it (no event
+    # number typed): the dialog holds the three, the rank chosen from a list.
+    page.click(f'#deal-log .play[data-seq="{play.seq}"]')
+    page.wait_for_selector("#play-dialog:not([hidden]) .dlg-correct")
+    assert page.query_selector("#play-dialog .dlg-reading select.reading-rank") is not None
+    assert page.query_selector("#play-dialog .dlg-void") is not None
+    on_cards |= {"play_corrected", "reading_declared", "event_voided"}
     missing = set(ACTION_ROLES) - forms - on_cards
     assert not missing, f"no form for {sorted(missing)}"
+    assert not page.query_selector_all('form.action input[name="ref"]')  # no form asks for an event number
 
 
 def test_camera_question_answered_from_its_picture(page, app, runner, serve_app, h):

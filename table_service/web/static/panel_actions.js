@@ -309,12 +309,18 @@
       ["straight", "three_pairs", "two_triples", "full_house", "bomb", "straight_flush", "pair", "triple", "single"].forEach(function (k) {
         const o = el("option", "", GT.kind(k)); o.value = k; kind.appendChild(o);
       });
-      const rank = el("input"); rank.size = 3; rank.placeholder = GT.t("rank");
+      // The rank is chosen, not typed (a 40 × 20 px field and the tablet's keyboard over the dialog).
+      const rank = el("select", "reading-rank");
+      rank.setAttribute("aria-label", GT.t("rank"));
+      ["2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A"].forEach(function (r) {
+        const o = el("option", "", r === "T" ? "10" : r); o.value = r; rank.appendChild(o);
+      });
+      if (p.rank) rank.value = p.rank;
       const ok3 = el("button", "", GT.t("submit")); ok3.type = "submit";
       f3.appendChild(kind); f3.appendChild(rank); f3.appendChild(ok3);
       f3.onsubmit = async function (e) {
         e.preventDefault();
-        const r = await GT.act("reading_declared", { ref: p.seq, kind: kind.value, rank: rank.value.trim() });
+        const r = await GT.act("reading_declared", { ref: p.seq, kind: kind.value, rank: rank.value });
         if (r.ok && r.json.accepted) closeDialog();
       };
       box.appendChild(f3);
