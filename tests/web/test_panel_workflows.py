@@ -399,3 +399,16 @@ def test_every_control_a_finger_hits_is_at_least_44_px(page, app, runner, serve_
         .map(e => [e.className || e.tagName, e.textContent.trim().slice(0, 20), e.getBoundingClientRect().height])
         .filter(r => r[2] > 0 && r[2] < 43.5)""")
     assert small == [], small
+
+
+def test_card_fields_filled_from_a_picker_raise_no_on_screen_keyboard(page, app, runner, serve_app, h):
+    """The tap audit: a card field came first and a tap on it opened the tablet's keyboard over the
+    picker. Every field a picker fills asks for no keyboard (inputmode=none); a plugged-in one still types."""
+    h.setup_deal(runner)
+    srv = serve_app(app)
+    h.open_table(page, srv.url, "chen", h.PASSWORD)
+    page.wait_for_selector("#next-step .step-cards")
+    fields = page.evaluate("""() => [...document.querySelectorAll('.picker')].map(p => {
+        const f = p.closest('form'); const i = f && f.querySelector('[name="' + p.dataset.for + '"]');
+        return i ? [f.id || f.className, i.getAttribute('inputmode')] : null }).filter(Boolean)""")
+    assert fields and all(mode == "none" for _, mode in fields), fields

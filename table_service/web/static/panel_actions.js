@@ -71,6 +71,10 @@
     form.addEventListener("focusin", function (e) {
       if (e.target.name === picker.dataset.for) form.classList.add("picking");
     });
+    /* A card field is filled from its picker: a tap on it unfolds the cards, and a tablet's
+       on-screen keyboard stays down (it covered the picker). A keyboard plugged in still types. */
+    const field = form.querySelector('[name="' + picker.dataset.for + '"]');
+    if (field) field.setAttribute("inputmode", "none");
   });
 
   /* --- form fields to event data: "a.b" names nest, numbers are numbers, "cards" is a list,
@@ -374,6 +378,7 @@
     const input = el("input", "step-cards");
     input.name = opts.single ? "card" : "cards";
     input.placeholder = opts.single ? "7s" : "7s 7h";
+    input.setAttribute("inputmode", "none");  // filled from the picker below: no on-screen keyboard over it
     form.appendChild(input);
     const ok = el("button", "confirm", GT.t("send"));
     ok.type = "submit";
