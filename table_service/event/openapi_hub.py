@@ -197,7 +197,9 @@ HUB_OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
                                                  {"refusal": _DIGITS}, ("refusal",), chief=True),
     ("POST", "/hub/action/import"): _action(
         "导入成绩 / import RESULTS lines (all or nothing)",
-        {"lines": {"type": "string", "description": "RESULTS.jsonl text (docs/hub-protocol.md)"}}, ("lines",)),
+        {"lines": {"type": "string", "description": "RESULTS.jsonl text (docs/hub-protocol.md)"},
+         "file": {"type": "string", "format": "binary", "description": "或 RESULTS.jsonl 文件 / or the RESULTS.jsonl file"}},
+        (), files=True),
     ("POST", "/hub/action/edit_team"): _action(
         "修改队伍 / change a team's name or players (from the next published draw)",
         {"team": _text(MAX_ID), "name": _text(MAX_ID), "players": _text(4 * (MAX_ID + 1), "2 或 4 个名字（复式 4 个），逗号分隔 / "

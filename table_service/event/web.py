@@ -515,7 +515,19 @@ def _do_reinstate_team(h: Any, who: str, role: str) -> str:
 
 
 def _do_import(h: Any, who: str, role: str) -> str:
-    n = h.import_results(request.form.get("lines", ""), who, role)
+    """The lines pasted, or a RESULTS file chosen (the export of another hub, a federation's sheet
+    saved as JSON lines): an organiser with 500 lines should not have to paste them."""
+    text = request.form.get("lines", "")
+    upload = request.files.get("file")
+    if upload is not None and upload.filename:
+        if text.strip():
+            raise EventInputError("请只用一种方式：粘贴或选择文件 / paste the lines or choose a file, not both")
+        try:
+            text = upload.read().decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise EventInputError("成绩文件须为 UTF-8 文本（每行一个 JSON）/ the results file must be UTF-8 text, "
+                                  "one JSON line each") from None
+    n = h.import_results(text, who, role)
     return f"已导入 {n} 条成绩 / {n} result(s) imported"
 
 

@@ -552,3 +552,29 @@ def test_two_chiefs_editing_one_team_do_not_overwrite_each_other_unseen(hub_app:
                                                "kind": "deals", "deals": "6", "seen": fresh},
                headers={"Accept": "application/json"})
     assert r.status_code == 400 and "zhou changed the event's settings" in r.get_json()["error"]
+
+
+def test_results_are_imported_from_a_file_chosen_on_the_page(hub_app: Any) -> None:
+    """The tap audit: the import took only lines pasted into a text box; a federation's RESULTS file
+    of 500 lines had to be opened, copied and pasted. A file is chosen instead (UTF-8, BOM or not)."""
+    import io
+    import json as _json
+
+    app, hub = hub_app
+    _published(hub)
+    tables = hub.core.draws[1]["tables"]
+    text = "\ufeff" + "".join(_json.dumps({"round": 1, "table": t["table"], "ns": t["ns"], "ew": t["ew"],
+                                           "ns_levels": 3, "ew_levels": 1}) + "\n" for t in tables)
+    c = app.test_client()
+    tok = login(c, "rita")
+    both = c.post("/hub/action/import", data={"csrf_token": tok, "lines": "x", "file": (io.BytesIO(b"{}"), "R.jsonl")},
+                  content_type="multipart/form-data", headers=JSON)
+    assert both.status_code == 400 and "not both" in both.get_json()["error"]
+    latin = c.post("/hub/action/import", data={"csrf_token": tok, "file": (io.BytesIO("é".encode("latin-1")), "R.jsonl")},
+                   content_type="multipart/form-data", headers=JSON)
+    assert latin.status_code == 400 and "UTF-8" in latin.get_json()["error"]
+    ok = c.post("/hub/action/import", data={"csrf_token": tok, "file": (io.BytesIO(text.encode("utf-8")), "R.jsonl")},
+                content_type="multipart/form-data", headers=JSON)
+    assert ok.status_code == 200, ok.get_json()
+    assert len(hub.core.results) == len(tables)
+    assert 'id="import-file"' in c.get("/hub/admin").get_data(as_text=True)
