@@ -169,15 +169,19 @@ def test_an_event_the_log_cannot_keep_does_not_take_effect(tmp_path: Path) -> No
         assert r.state()["deal"]["turn"] == "S"
 
 
+def penalty(side: str, level: str) -> dict:
+    """A referee's penalty as the panel submits it."""
+    return {"type": "penalty_given", "source": "panel", "role": "referee",
+            "data": {"side": side, "level": level, "article": "x"}}
+
+
 def test_an_action_id_used_for_another_action_is_refused_not_answered(tmp_path: Path) -> None:
     """An id reused for a different action (a page's bug, a script) was answered with the first
     action's verdict — "accepted", seq 7 — though nothing was done. It is refused as a conflict,
     before a restart and after; the same action under its id still gets its first verdict."""
     path = tmp_path / "t.sqlite3"
-    warning = {"type": "penalty_given", "source": "panel", "role": "referee",
-               "data": {"side": "NS", "level": "warning", "article": "x"}}
-    other = {"type": "penalty_given", "source": "panel", "role": "referee",
-             "data": {"side": "EW", "level": "warning", "article": "x"}}
+    warning = penalty("NS", "warning")
+    other = penalty("EW", "warning")
     with TableRunner(path) as r:
         r.submit(SETUP)
         first = r.submit(warning, key="rita:tap-1")
@@ -217,10 +221,8 @@ def test_an_action_retried_after_a_restart_is_not_done_twice(tmp_path: Path) -> 
     against the restarted service. It gets the first verdict; the log holds the action once. A refused
     action is remembered as refused (its retry is not run again either)."""
     path = tmp_path / "t.sqlite3"
-    warning = {"type": "penalty_given", "source": "panel", "role": "referee",
-               "data": {"side": "NS", "level": "warning", "article": "x"}}
-    bad = {"type": "penalty_given", "source": "panel", "role": "referee",
-           "data": {"side": "NS", "level": "foul", "article": "x"}}
+    warning = penalty("NS", "warning")
+    bad = penalty("NS", "foul")
     with TableRunner(path) as r:
         r.submit(SETUP)
         first = r.submit(warning, key="rita:tap-1")

@@ -233,8 +233,7 @@ def test_restart_resumes_countdowns_at_their_deadlines(wait_for: Any, tmp_path: 
 
 def test_a_screen_controller_outage_is_an_event_and_play_goes_on(wait_for: Any, tmp_path: Path) -> None:
     with ScreenEmulator() as emu:
-        cfg = parse_service_config(sim_config(tmp_path, devices={"default": "screen", "status_led": "sim"},
-                                              screen={"port": emu.port, "connect_timeout_s": 5.0}))
+        cfg = screen_config(tmp_path, emu)
         with TableService(cfg, clock=TableClock(1.0)) as svc:
             wait_for(lambda: svc.runner.state()["devices"]["screen"] == "online", what="screen online")
             turn = start_round(svc)
@@ -260,8 +259,7 @@ def test_presses_the_screen_lost_call_the_referee(wait_for: Any, tmp_path: Path)
     pass, a report, a call). Before, that only reached the log; now the referee is called, once per
     gap, saying how many."""
     with ScreenEmulator() as emu:
-        cfg = parse_service_config(sim_config(tmp_path, devices={"default": "screen", "status_led": "sim"},
-                                              screen={"port": emu.port, "connect_timeout_s": 5.0}))
+        cfg = screen_config(tmp_path, emu)
         with TableService(cfg, clock=TableClock(1.0)) as svc:
             wait_for(lambda: svc.runner.state()["devices"]["screen"] == "online", what="screen online")
             turn = start_round(svc)
@@ -285,8 +283,7 @@ def test_presses_the_controller_lost_while_the_pi_was_down_call_the_referee(wait
     number to see a gap from, and the controller's own report ("ring buffer overflow: 144 button
     events lost") only reached the log as a warning line: no referee was called."""
     with ScreenEmulator() as emu:
-        cfg = parse_service_config(sim_config(tmp_path, devices={"default": "screen", "status_led": "sim"},
-                                              screen={"port": emu.port, "connect_timeout_s": 5.0}))
+        cfg = screen_config(tmp_path, emu)
         with TableService(cfg, clock=TableClock(1.0)) as svc:
             wait_for(lambda: svc.runner.state()["devices"]["screen"] == "online", what="screen online")
             start_round(svc)
@@ -304,8 +301,7 @@ def test_presses_after_the_controller_restarts_are_not_taken_for_repeats(wait_fo
     keyed by the controller's boot id and its number, so the new boot's press 1 is a new press, not
     a replay of the old boot's press 1 (the boot id was read wrongly, always "?", and it was dropped)."""
     with ScreenEmulator(heartbeat_ms=200) as emu:
-        cfg = parse_service_config(sim_config(tmp_path, devices={"default": "screen", "status_led": "sim"},
-                                              screen={"port": emu.port, "connect_timeout_s": 5.0}))
+        cfg = screen_config(tmp_path, emu)
         with TableService(cfg, clock=TableClock(1.0)) as svc:
             wait_for(lambda: svc.runner.state()["devices"]["screen"] == "online", what="screen online")
             start_round(svc)
@@ -330,22 +326,38 @@ def test_a_press_made_while_the_pi_is_down_is_logged_when_it_comes_back(wait_for
     link is up again; the service listens before it opens the link, and the press is acknowledged
     only once logged (it was acknowledged first, then reached no one: lost without a word)."""
     with ScreenEmulator() as emu:
-        cfg = parse_service_config(sim_config(tmp_path, devices={"default": "screen", "status_led": "sim"},
-                                              screen={"port": emu.port, "connect_timeout_s": 5.0}))
+        cfg = screen_config(tmp_path, emu)
 
-        def logged(svc: TableService) -> list[str]:
-            return [e["data"]["seat"] for e in svc.runner.events() if e["type"] == "referee_called"]
 
         with TableService(cfg, clock=TableClock(1.0)) as svc:
             wait_for(lambda: svc.runner.state()["devices"]["screen"] == "online", what="screen online")
             start_round(svc)
             emu.press("E", "referee", bounce=False)
-            wait_for(lambda: logged(svc) == ["E"], what="E's press logged")
+            wait_for(lambda: seats_calling(svc) == ["E"], what="E's press logged")
         emu.press("S", "referee", bounce=False)  # the Pi is down
         assert emu.wait_for(lambda: any(g.seat == "S" for g in emu.generated))
         with TableService(cfg, clock=TableClock(1.0)) as svc:
-            wait_for(lambda: logged(svc) == ["E", "S"], what="S's press, kept by the controller, logged")
+            wait_for(lambda: seats_calling(svc) == ["E", "S"], what="S's press, kept by the controller, logged")
             assert emu.wait_for(lambda: not emu.controller.endpoint.tx)  # and only then forgotten there
+
+
+def screen_config(tmp_path: Path, emu: ScreenEmulator) -> Any:
+    """A simulated table whose buttons and displays are the emulated screen controller's."""
+    return parse_service_config(sim_config(tmp_path, devices={"default": "screen", "status_led": "sim"},
+                                           screen={"port": emu.port, "connect_timeout_s": 5.0}))
+
+
+def seats_calling(svc: TableService) -> list[str]:
+    """The seats of the referee calls in the log, in order."""
+    return [e["data"]["seat"] for e in svc.runner.events() if e["type"] == "referee_called"]
+
+
+def press_kept(emu: ScreenEmulator) -> bool:
+    """Whether a button frame is still in the controller's queue (not yet acknowledged by the host)."""
+    from firmware_bridge.firmware.wire import BUTTON
+
+    with emu._lock:
+        return any(e[1] == BUTTON for e in emu.controller.endpoint.tx)
 
 
 def test_a_press_waiting_behind_a_slow_engine_stays_with_the_controller(wait_for: Any, tmp_path: Path) -> None:
@@ -354,15 +366,8 @@ def test_a_press_waiting_behind_a_slow_engine_stays_with_the_controller(wait_for
     2 s lost a press the controller had forgotten), and the screen stays online meanwhile."""
     import threading
 
-    from firmware_bridge.firmware.wire import BUTTON
-
     with ScreenEmulator() as emu:
-        cfg = parse_service_config(sim_config(tmp_path, devices={"default": "screen", "status_led": "sim"},
-                                              screen={"port": emu.port, "connect_timeout_s": 5.0}))
-
-        def kept() -> bool:
-            with emu._lock:
-                return any(e[1] == BUTTON for e in emu.controller.endpoint.tx)
+        cfg = screen_config(tmp_path, emu)
 
         with TableService(cfg, clock=TableClock(1.0)) as svc:
             wait_for(lambda: svc.runner.state()["devices"]["screen"] == "online", what="screen online")
@@ -379,13 +384,13 @@ def test_a_press_waiting_behind_a_slow_engine_stays_with_the_controller(wait_for
             emu.press("E", "referee", bounce=False)
             assert emu.wait_for(lambda: any(g.seat == "E" for g in emu.generated))
             time.sleep(2.0)
-            assert kept(), "acknowledged before it was in the log"
+            assert press_kept(emu), "acknowledged before it was in the log"
             assert not [e for e in svc.runner.events() if e["data"].get("seat") == "E"]
             assert svc.runner.state()["devices"]["screen"] == "online"
             free.set()
             wait_for(lambda: any(e["type"] == "referee_called" and e["data"]["seat"] == "E"
                                  for e in svc.runner.events()), what="the press logged")
-            assert emu.wait_for(lambda: not kept(), timeout=10), "never acknowledged"
+            assert emu.wait_for(lambda: not press_kept(emu), timeout=10), "never acknowledged"
 
 
 def test_a_press_the_log_could_not_take_is_kept_by_the_controller_for_the_next_start(wait_for: Any,
@@ -393,18 +398,9 @@ def test_a_press_the_log_could_not_take_is_kept_by_the_controller_for_the_next_s
     """The review: the store failing (a full card) answered the press "internal error" and the link
     acknowledged it anyway: the controller forgot a press no log held. It stays unacknowledged, and
     the service started again (its card fixed) logs it from the controller's queue."""
-    from firmware_bridge.firmware.wire import BUTTON
-
     with ScreenEmulator() as emu:
-        cfg = parse_service_config(sim_config(tmp_path, devices={"default": "screen", "status_led": "sim"},
-                                              screen={"port": emu.port, "connect_timeout_s": 5.0}))
+        cfg = screen_config(tmp_path, emu)
 
-        def kept() -> bool:
-            with emu._lock:
-                return any(e[1] == BUTTON for e in emu.controller.endpoint.tx)
-
-        def calls(svc: TableService) -> list[str]:
-            return [e["data"]["seat"] for e in svc.runner.events() if e["type"] == "referee_called"]
 
         with TableService(cfg, clock=TableClock(1.0)) as svc:
             wait_for(lambda: svc.runner.state()["devices"]["screen"] == "online", what="screen online")
@@ -421,10 +417,10 @@ def test_a_press_the_log_could_not_take_is_kept_by_the_controller_for_the_next_s
             emu.press("E", "referee", bounce=False)
             assert emu.wait_for(lambda: any(g.seat == "E" for g in emu.generated))
             time.sleep(1.5)
-            assert calls(svc) == [] and kept(), "acknowledged though no log holds it"
+            assert seats_calling(svc) == [] and press_kept(emu), "acknowledged though no log holds it"
         with TableService(cfg, clock=TableClock(1.0)) as svc:
-            wait_for(lambda: calls(svc) == ["E"], what="the kept press logged at the next start")
-            assert emu.wait_for(lambda: not kept(), timeout=10)
+            wait_for(lambda: seats_calling(svc) == ["E"], what="the kept press logged at the next start")
+            assert emu.wait_for(lambda: not press_kept(emu), timeout=10)
 
 
 def test_a_pass_pressed_in_time_during_a_screen_outage_is_in_time(wait_for: Any, tmp_path: Path) -> None:
@@ -433,8 +429,7 @@ def test_a_pass_pressed_in_time_during_a_screen_outage_is_in_time(wait_for: Any,
     (in time, as a camera play seen in time is), no one is flagged over time meanwhile (the
     countdowns were dark), and the next seat's countdown starts whole when the screen is back."""
     with ScreenEmulator(heartbeat_ms=200) as emu:
-        cfg = parse_service_config(sim_config(tmp_path, devices={"default": "screen", "status_led": "sim"},
-                                              screen={"port": emu.port, "connect_timeout_s": 5.0}))
+        cfg = screen_config(tmp_path, emu)
         with TableService(cfg, clock=TableClock(10.0)) as svc:
             wait_for(lambda: svc.runner.state()["devices"]["screen"] == "online", what="screen online")
             turn = start_round(svc)
