@@ -205,12 +205,12 @@ class HubState:
         elif et == "event_edited":
             assert self.cfg is not None
             self.cfg["event"].update(d)
-            self.edits[""] = {"seq": ev["seq"], "by": ev.get("actor"), "t_ms": ev["t_ms"]}
+            self.edits[""] = {"seq": ev["seq"], "by": ev.get("actor"), "t_ms": ev.get("t_ms") or 0}
         elif et == "team_edited":
             assert self.cfg is not None
             t = self.team(d["team"])
             t["name"], t["players"] = d["name"], list(d["players"])
-            self.edits[d["team"]] = {"seq": ev["seq"], "by": ev.get("actor"), "t_ms": ev["t_ms"]}
+            self.edits[d["team"]] = {"seq": ev["seq"], "by": ev.get("actor"), "t_ms": ev.get("t_ms") or 0}
         elif et == "round_drawn":
             # A log from before inputs_seq: the fold is where it was when the draft was drawn.
             self.draws[d["round"]] = {**d, "published": False, "drawn_ms": ev["t_ms"], "published_ms": None,
