@@ -88,6 +88,7 @@ class GpioButton(ButtonInput):
         self._lock = threading.Lock()
         self._reported = False
         self._edges = 0  # counts edges: a settle timer armed before the last edge is stale
+        self._level: tuple[bool, float] | None = None  # the level the last edge set, and when
         self._settle: threading.Timer | None = None
         self._button = _open(self.label, pin, lambda: Button(
             pin, pull_up=pull_up, bounce_time=debounce_s or None, pin_factory=pin_factory))
@@ -127,6 +128,8 @@ class GpioButton(ButtonInput):
         time.sleep(hold)
 
     def _edge(self, pressed: bool) -> None:
+        now = time.monotonic()
+        held: bool | None = None
         with self._lock:
             if self._closed:
                 return
@@ -134,16 +137,24 @@ class GpioButton(ButtonInput):
             if self._debounce <= 0:
                 if pressed == self._reported:
                     return
-                self._reported = pressed
+                self._reported = held = pressed
             else:
-                # Wait for the level to hold: every edge starts the window again.
+                # The level this edge ends held since the edge before: long enough, it was real, even
+                # if its window's timer has not run yet (a loaded machine runs a 20 ms timer late; the
+                # press was then lost, its release ending the window the press was waiting in).
+                if self._level is not None:
+                    level, since = self._level
+                    if now - since >= self._debounce and level != self._reported:
+                        self._reported = held = level
+                self._level = (pressed, now)
+                # And wait for this one to hold: every edge starts the window again.
                 if self._settle is not None:
                     self._settle.cancel()
                 self._settle = threading.Timer(self._debounce, self._settled, args=(self._edges,))
                 self._settle.daemon = True
                 self._settle.start()
-                return
-        self._emit(make_event(self.seat, self.button, pressed, "gpio"))
+        if held is not None:
+            self._emit(make_event(self.seat, self.button, held, "gpio"))
 
     def _settled(self, edges: int) -> None:
         with self._lock:

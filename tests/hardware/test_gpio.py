@@ -374,3 +374,25 @@ def test_buzzer_is_held_to_the_screens_range(gpio_table, monkeypatch) -> None:
     gpio_table.buzzer.buzz(1e9)
     gpio_table.buzzer.buzz(-5)
     assert asked == [5.0, 0.001]
+
+
+def test_a_press_counts_though_the_machine_runs_its_window_late(gpio_table, mock_factory, monkeypatch) -> None:
+    """The demo under load lost a pass: the press's 30 ms window ran 200 ms late, after the release
+    had started the next window, so the press was never reported. The level an edge ends is judged by
+    the edges' own times: held longer than the window, it counts, whenever the timer runs."""
+    import threading
+
+    from hardware.backends import gpio as gpio_backend
+
+    class LateTimer(threading.Timer):
+        def __init__(self, interval: float, *a, **kw) -> None:
+            super().__init__(interval + 0.2, *a, **kw)
+
+    monkeypatch.setattr(gpio_backend.threading, "Timer", LateTimer)
+    events, _unsub = gpio_table.event_queue()
+    p = pin(mock_factory, 5)
+    p.drive_low()
+    time.sleep(0.07)  # held 70 ms: a press
+    p.drive_high()
+    got = [events.get(timeout=2), events.get(timeout=2)]
+    assert [(e.button, e.pressed) for e in got] == [("report", True), ("report", False)]
