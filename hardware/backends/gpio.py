@@ -89,6 +89,8 @@ class GpioButton(ButtonInput):
         self._reported = False
         self._edges = 0  # counts edges: a settle timer armed before the last edge is stale
         self._level: tuple[bool, float] | None = None  # the level the last edge set, and when
+        #: Held across a change and its report (the pin's thread and the window's timer both report).
+        self._order = threading.Lock()
         self._settle: threading.Timer | None = None
         self._button = _open(self.label, pin, lambda: Button(
             pin, pull_up=pull_up, bounce_time=debounce_s or None, pin_factory=pin_factory))
@@ -128,6 +130,10 @@ class GpioButton(ButtonInput):
         time.sleep(hold)
 
     def _edge(self, pressed: bool) -> None:
+        with self._order:  # a press is said before its release, whichever thread comes first
+            self._on_edge(pressed)
+
+    def _on_edge(self, pressed: bool) -> None:
         now = time.monotonic()
         held: bool | None = None
         with self._lock:
@@ -157,6 +163,10 @@ class GpioButton(ButtonInput):
             self._emit(make_event(self.seat, self.button, held, "gpio"))
 
     def _settled(self, edges: int) -> None:
+        with self._order:
+            self._on_settled(edges)
+
+    def _on_settled(self, edges: int) -> None:
         with self._lock:
             if self._closed or edges != self._edges:
                 return  # another edge since: its own window decides
