@@ -214,9 +214,10 @@ class TableRunner:
         the engine thread: a check made by the caller before queuing would race with the event queued
         just ahead (a double tap; two referees' panels), which is the case it is for.
 
-        ``on_done``: called with the verdict once it is decided (and logged), on the engine thread,
-        so it must be quick; never when the engine is not running. For a caller that must not wait:
-        the link's reader, which holds a screen press's acknowledgement until it is in the log.
+        ``on_done``: called with the verdict once it is decided, on the engine thread, so it must be
+        quick; never when the engine is not running. A verdict with a ``seq`` is in the log (accepted
+        or refused); one without (the store failed) is not. For a caller that must not wait: the link's
+        reader, which holds a screen press's acknowledgement until it is in the log.
         """
         if self._closed or self._thread is None:
             return SubmitResult(False, None, "引擎未运行 / engine is not running", None)
