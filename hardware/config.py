@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware_bridge.firmware.wire import SEATS
+from hardware.camera import renderer_factory
 from hardware.config_checker import ConfigChecker, did_you_mean
 from hardware.config_model import (
     BACKENDS,
@@ -59,7 +60,7 @@ from hardware.config_model import (
     ScreenConfig,
     TableConfig,
 )
-from hardware.errors import ConfigError
+from hardware.errors import CameraError, ConfigError
 
 #: URL schemes ``serial.serial_for_url`` understands (the port is then not a file to check).
 SERIAL_URL_SCHEMES: tuple[str, ...] = ("loop", "socket", "rfc2217", "spy", "alt", "hwgrep", "cp2110")
@@ -403,6 +404,11 @@ def _parse_camera(c: ConfigChecker, data: Mapping[str, Any], base: Path, check_d
     elif renderer is not None and check_devices and not _module_exists(renderer.partition(":")[0]):
         # Found without importing the module itself (a dotted name imports its parent packages only).
         c.error(f"[camera].renderer = {renderer!r}: 找不到模块 / no module {renderer.partition(':')[0]!r} is installed")
+    elif renderer is not None and check_devices:
+        try:  # the module is there: what it names must be a factory(width, height), as the camera calls it
+            renderer_factory(renderer)
+        except CameraError as exc:
+            c.error(f"[camera].renderer: {exc}")
     exposure = c.number(cam, "exposure", "[camera]", None, -100, 1_000_000)  # driver units (V4L2 or log2)
     lores = (int(c.typed(cam, "lores_width", int, "[camera]", 640)), int(c.typed(cam, "lores_height", int, "[camera]", 360)))
     if backend == "picamera2" and not (64 <= lores[0] <= width and 64 <= lores[1] <= height):

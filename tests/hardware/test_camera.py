@@ -7,6 +7,7 @@ import itertools
 import os
 import queue
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -224,9 +225,13 @@ def test_open_source_from_config(write_toml, tmp_path: Path, video: Path) -> Non
     assert isinstance(open_source(cfg.camera), CaptureDeviceSource)
     with pytest.raises(ConfigError, match="no module 'nowhere.mod'"):  # refused by the config check itself
         load_config(write_toml(base + '[camera]\nsource = "synthetic"\nrenderer = "nowhere.mod:make"\n'))
-    cfg = load_config(write_toml(base + '[camera]\nsource = "synthetic"\nrenderer = "os:no_such_factory"\n'))
-    with pytest.raises(CameraError, match="cannot load renderer"):
-        open_source(cfg.camera)
+    for spec, words in (("os:no_such_factory", "cannot load renderer"), ("os:system", "not a renderer factory"),
+                        ("os:sep", "not a renderer factory")):
+        # A name that is there but is not factory(width, height) is a typo too: refused before the camera starts.
+        with pytest.raises(ConfigError, match=words):
+            load_config(write_toml(base + f'[camera]\nsource = "synthetic"\nrenderer = "{spec}"\n'))
+        with pytest.raises(CameraError, match=words):  # and by the camera, for a config built another way
+            open_source(replace(cfg.camera, source="synthetic", renderer=spec))
 
 
 def test_mjpeg_frame_decodes_only_as_far_as_used() -> None:
