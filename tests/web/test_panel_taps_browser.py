@@ -4,6 +4,8 @@ and an ended login are said in words (the panel audit of 2026-12-06)."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from table_service.web import users
@@ -67,6 +69,36 @@ def test_a_tap_with_the_network_down_is_said_and_safe_to_repeat(page, app, runne
     page.context.set_offline(False)
     page.click("#enter-pass")
     h.wait_for(lambda: runner.state()["deal"]["turn"] != seat, timeout=20)
+    assert _passes(runner, seat) == 1
+
+
+def test_a_tap_whose_outcome_stayed_unknown_is_asked_again_for_a_minute_then_is_a_new_action(
+        page, app, runner, serve_app, h):
+    """The network dropped the pass's request: tapped again within a minute it goes under the first
+    tap's id (the table answers with what it did); a minute later the same tap is a new action (a
+    pass when the turn comes round again), with an id of its own."""
+    h.setup_deal(runner)
+    h.play(runner, runner.state()["deal"]["turn"], ["3s"])
+    seat = runner.state()["deal"]["turn"]
+    ids: list[str] = []
+
+    def drop_the_first_two(route) -> None:
+        ids.append(json.loads(route.request.post_data)["action_id"])
+        route.abort() if len(ids) <= 2 else route.continue_()
+
+    page.clock.install()
+    srv = serve_app(app)
+    h.open_table(page, srv.url, "rita", h.PASSWORD)
+    page.route("**/actions", drop_the_first_two)
+    page.select_option("#f-play select[name=seat]", seat)
+    for _ in range(2):
+        page.click("#enter-pass")
+        page.wait_for_function("document.getElementById('toast').textContent.includes('网络中断')")
+        page.evaluate("document.getElementById('toast').textContent = ''")
+    page.clock.fast_forward(61_000)
+    page.click("#enter-pass")
+    h.wait_for(lambda: runner.state()["deal"]["turn"] != seat, timeout=20)
+    assert len(ids) == 3 and ids[0] == ids[1] != ids[2]
     assert _passes(runner, seat) == 1
 
 
