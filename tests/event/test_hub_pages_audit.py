@@ -454,3 +454,27 @@ def test_an_upheld_appeal_leads_to_its_tables_correction_with_one_tap(hub: HubSe
     page.click(f"#to-correct-{aid}")
     assert page.input_value("#correct-slot") == f"1|{t['table']}"
     assert (page.input_value("#correct-ns"), page.input_value("#correct-ew")) == ("9", "4")  # its result, to change
+
+
+@pytest.mark.browser
+def test_a_form_submitted_twice_before_its_answer_posts_once(hub: HubService, web: str, pages: Any) -> None:
+    """编排 tapped twice while the hub is slow to answer: one draw request leaves the browser. The
+    first request is held (not answered) so that the second tap comes while it is on its way, as on
+    a busy hall's network; without the page's guard the browser sends a second POST."""
+    page = pages()
+    login(page, web, nxt="/hub/admin")
+    held: list[Any] = []
+    page.route("**/hub/action/draw", lambda route: held.append(route))
+    box = page.locator("#draw-next").bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.click(x, y)  # the mouse, not a locator: a locator waits for the first tap's page to load
+    for _ in range(100):
+        if held:
+            break
+        page.wait_for_timeout(50)
+    page.mouse.click(x, y)
+    page.wait_for_timeout(500)  # a second request, had one gone, has reached the route
+    assert len(held) == 1
+    held[0].continue_()
+    page.wait_for_load_state("networkidle")
+    assert 1 in hub.core.draws and not hub.core.draws[1]["published"]  # the one draw was made
