@@ -21,8 +21,6 @@ table's corner markers (the synthetic camera's default picture, what the self-te
 
 from __future__ import annotations
 
-import importlib
-import inspect
 import logging
 import os
 import threading
@@ -38,6 +36,7 @@ import numpy as np
 
 from hardware.errors import CameraError
 from hardware.mjpeg_frame import MjpegFrame
+from hardware.renderer_spec import renderer_factory
 
 log = logging.getLogger(__name__)
 
@@ -459,24 +458,6 @@ class SyntheticSource(FrameSource):
 
 # ------------------------------------------------------------------------------------------------
 # From table.toml
-
-
-def renderer_factory(spec: str) -> Callable[[int, int], RenderFn]:
-    """The factory ``"module:factory"`` names, checked to take ``(width, height)``.
-
-    Why checked before it is called: a typo that names some other callable (``os:system``) would
-    otherwise pass ``config check`` and fail, or do something else, only when the camera starts."""
-    mod_name, _, attr = spec.partition(":")
-    try:
-        factory = getattr(importlib.import_module(mod_name), attr)
-    except (ImportError, AttributeError, ValueError) as exc:
-        raise CameraError(f"找不到合成渲染器 / cannot load renderer {spec!r}: {exc}") from exc
-    try:
-        inspect.signature(factory).bind(0, 0)
-    except (TypeError, ValueError) as exc:  # not callable, no signature, or not (width, height)
-        raise CameraError(f"{spec!r} 不是渲染器工厂 / is not a renderer factory: it must be called as "
-                          f"factory(width, height) ({exc})") from exc
-    return factory
 
 
 def load_renderer(spec: str, width: int, height: int) -> RenderFn:

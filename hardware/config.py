@@ -41,7 +41,6 @@ from pathlib import Path
 from typing import Any
 
 from firmware_bridge.firmware.wire import SEATS
-from hardware.camera import renderer_factory
 from hardware.config_checker import ConfigChecker, did_you_mean
 from hardware.config_model import (
     BACKENDS,
@@ -61,6 +60,7 @@ from hardware.config_model import (
     TableConfig,
 )
 from hardware.errors import CameraError, ConfigError
+from hardware.renderer_spec import renderer_factory
 
 #: URL schemes ``serial.serial_for_url`` understands (the port is then not a file to check).
 SERIAL_URL_SCHEMES: tuple[str, ...] = ("loop", "socket", "rfc2217", "spy", "alt", "hwgrep", "cp2110")
