@@ -290,7 +290,7 @@ def run_export(args: argparse.Namespace) -> int:
 
 def run_provision(args: argparse.Namespace) -> int:
     """``guandan-table event provision``: files for the broker, the hub and each table."""
-    cfg = load_event(args.event)
+    cfg = load_event(args.event, provisioned=False)
     out = Path(args.out) if args.out is not None else Path(args.event).resolve().parent / f"mqtt-{cfg['event']['id']}"
     done = provision(cfg, out, host=args.host, port=args.port, bind=args.bind, tls_hosts=args.tls,
                      tls_port=args.tls_port, force=args.force, watchers=args.watchers)

@@ -327,8 +327,12 @@ def validate(raw: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def load_event(path: str | Path) -> dict[str, Any]:
-    """Read and check EVENT.toml; one clear line on any problem."""
+def load_event(path: str | Path, *, provisioned: bool = True) -> dict[str, Any]:
+    """Read and check EVENT.toml; one clear line on any problem.
+
+    :param provisioned: take the hub's connection from ``mqtt-<event>/hub.toml`` when EVENT.toml names
+        no user (the hub); False for ``event provision`` itself, which reads EVENT.toml's own host and
+        port (the hub.toml of a TLS provision made the next ``--force`` plain port the TLS one)."""
     p = Path(path)
     try:
         raw = tomllib.loads(p.read_text(encoding="utf-8"))
@@ -338,12 +342,14 @@ def load_event(path: str | Path) -> dict[str, Any]:
         raise EventInputError(f"EVENT.toml 格式错误 / not valid TOML ({p}): {exc}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise EventInputError(f"无法读取赛事文件 / cannot read event file {p}: {exc}") from None
-    kept = provisioned_hub_mqtt(p, raw)
+    kept = provisioned_hub_mqtt(p, raw) if provisioned else None
     ca_base = p.resolve().parent
     if kept is not None:
         # No credential in EVENT.toml and `event provision` wrote the hub's: taken as it is, so the
-        # organiser copies no password by hand (its ca_file is relative to that file).
-        raw = {**raw, "mqtt": {**kept[1], **(raw.get("mqtt") or {})}}  # what EVENT.toml says itself wins
+        # organiser copies no password by hand (its ca_file is relative to that file). Its host, port
+        # and ca_file go together: EVENT.toml's plain port beside hub.toml's ca_file had the hub try
+        # TLS on the plain listener for ever (the security audit of 2026-12-06).
+        raw = {**raw, "mqtt": {**(raw.get("mqtt") or {}), **kept[1]}}
         ca_base = kept[0].parent
     cfg = validate(raw)
     ca = cfg["mqtt"]["ca_file"]

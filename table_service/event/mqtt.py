@@ -19,6 +19,7 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 
+from table_service.views.broker_reach import BrokerReach
 from table_service.views.deck_wire import deck_topic
 
 log = logging.getLogger(__name__)
@@ -67,8 +68,10 @@ class HubMqtt:
         self.client.max_inflight_messages_set(200)
         self.client.max_queued_messages_set(0)
         self.client.on_connect = self._on_connect
+        self.client.on_connect_fail = lambda *_a: self.reach.failed()
         self.client.on_disconnect = self._on_disconnect
         self.client.on_message = self._on_message
+        self.reach = BrokerReach("hub mqtt", self.host, self.port, bool(ca_file), log)
 
     def topic(self, table: str, name: str) -> str:
         return f"guandan/{self.event_id}/{table}/{name}"
@@ -92,6 +95,7 @@ class HubMqtt:
         if reason_code.is_failure:
             log.warning("hub mqtt: broker refused: %s", reason_code)
             return
+        self.reach.reached()
         client.subscribe([(f"guandan/{self.event_id}/+/{name}", 1) for name in SUBSCRIBED])
         self.connected.set()
         log.info("hub mqtt: connected to %s:%s (session present: %s)", self.host, self.port,

@@ -61,6 +61,14 @@ WATCH_READS = ("state", "events", "status")
 #: around it and the MQTT header (``tests/event/test_event_network.py`` sends one through). A
 #: table's own messages are tiny beside it (a summary ~400 bytes; the hub reads at most 16 KiB).
 MAX_PACKET_BYTES = 2 * MAX_DECK_BYTES
+#: Mosquitto's ``max_queued_bytes``: what the broker keeps, per client that is away, of the messages
+#: it is owed. ``max_packet_size`` bounds one message; this bounds their sum, or one table's own
+#: credential could queue 8 MiB messages for a stopped hub until the broker held gigabytes (the
+#: security audit of 2026-12-06: 1.6 GB after 200). A table away is owed the most: the event's
+#: deck (at most 5.6 MB as a message; a real one 0.86 MB), replaced or withdrawn while it was away,
+#: and its assignment and acks (a few KB). 64 MiB keeps eleven of the largest decks. Mosquitto
+#: drops the newest message over the limit, and everything that matters is also retained.
+MAX_QUEUED_BYTES = 64 * 1024 * 1024
 
 
 @dataclass
@@ -143,13 +151,14 @@ def conf_text(folder: Path, *, port: int, bind: str | None, tls_port: int | None
               persistence: Path | None = None, run_as_root: bool = False) -> str:
     """A complete ``mosquitto.conf``: no anonymous clients, passwords, ACL, client id = username,
     packets of at most :data:`MAX_PACKET_BYTES`."""
-    # With TLS the plain listener serves this machine only (the hub beside the broker); the
-    # venue's network gets the TLS one.
-    plain_bind = bind or ("127.0.0.1" if tls_port is not None else None)
+    # With TLS the plain listener serves this machine only (the hub beside the broker), whatever
+    # --bind says: the venue's network gets the TLS one (--bind 0.0.0.0 once put both on it).
+    plain_bind = "127.0.0.1" if tls_port is not None else bind
     listen = f"listener {port}" + (f" {plain_bind}" if plain_bind else "")
     lines = ["# guandan-table event provision (docs/security.md)", "per_listener_settings false",
              "allow_anonymous false", f"password_file {folder / 'passwd'}", f"acl_file {folder / 'acl'}",
-             "max_queued_messages 100000", f"max_packet_size {MAX_PACKET_BYTES}", "", listen,
+             "max_queued_messages 100000", f"max_queued_bytes {MAX_QUEUED_BYTES}",
+             f"max_packet_size {MAX_PACKET_BYTES}", "", listen,
              "use_username_as_clientid true"]
     if tls_port is not None and tls_dir is not None:
         lines += ["", f"listener {tls_port}" + (f" {bind}" if bind else ""), "use_username_as_clientid true",
@@ -165,6 +174,7 @@ def conf_text(folder: Path, *, port: int, bind: str | None, tls_port: int | None
 def _write_secret(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(fd, 0o600)  # O_CREAT's mode is for a new file: --force rewrote a 0644 one as it was
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(text)
 
@@ -237,7 +247,8 @@ def provision(cfg: dict[str, Any], folder: str | Path, *, host: str | None = Non
               force: bool = False, persistence: Path | None = None, watchers: int = 1) -> Provisioned:
     """Write the broker's and every participant's files for the event ``cfg`` (validated EVENT.toml).
 
-    :param host: the broker's address as the tables reach it (default EVENT.toml ``[mqtt] host``).
+    :param host: the broker's address as the tables reach it (default EVENT.toml ``[mqtt] host``; with
+        TLS, one of ``tls_hosts``: the first when EVENT.toml's is not one of them).
     :param port: the plain listener (default EVENT.toml ``[mqtt] port``).
     :param bind: the address Mosquitto listens on (default: every interface; with TLS the plain
         listener only on 127.0.0.1).
@@ -258,7 +269,12 @@ def provision(cfg: dict[str, Any], folder: str | Path, *, host: str | None = Non
         raise EventInputError(f"{folder} 已有密码文件；重新生成会锁住已配置的桌，确需请加 --force / {folder} is already "
                               "provisioned: new passwords would lock out tables already set up (use --force)")
     event = cfg["event"]["id"]
-    host = host or cfg["mqtt"]["host"]
+    if tls_hosts and host is not None and host not in tls_hosts:
+        raise EventInputError(f"--host {host} 不在证书的名称中 / --host {host} is not one of the certificate's names "
+                              f"(--tls {' --tls '.join(tls_hosts)}): no table could check the broker by it")
+    # With TLS the tables reach the broker by a name its certificate carries: EVENT.toml's host (often
+    # 127.0.0.1, the hub's own view) is kept only when it is one of them.
+    host = host or (cfg["mqtt"]["host"] if not tls_hosts or cfg["mqtt"]["host"] in tls_hosts else tls_hosts[0])
     port = int(port if port is not None else cfg["mqtt"]["port"])
     if tls_hosts and tls_port == port:
         # Two `listener <port>` lines: Mosquitto refuses to start.

@@ -50,6 +50,7 @@ import paho.mqtt.client as mqtt
 
 from table_service.table.mqtt_acked import AckedEvents, acked_file_for
 from table_service.views.assignment import check_result_ack, set_up_data
+from table_service.views.broker_reach import BrokerReach
 from table_service.views.deck_wire import deck_topic, read_deck_message, read_withdrawal
 from table_service.views.feed import FeedView
 from table_service.views.panel_url import own_panel_url, panel_url_problem
@@ -183,6 +184,8 @@ class MqttBridge:
         # network thread (the table would be cut off the hub for good, silently).
         self.client.suppress_exceptions = True
         self.client.on_connect = self._on_connect
+        self.reach = BrokerReach(f"mqtt table {table_id}", self.host, self.port, bool(ca_file), log)
+        self.client.on_connect_fail = lambda *_a: self.reach.failed()
         self.client.on_disconnect = self._on_disconnect
         self.client.on_publish = self._on_publish
         self.client.message_callback_add(self.topic("assignment"), self._on_assignment)
@@ -370,6 +373,7 @@ class MqttBridge:
         if reason_code.is_failure:
             log.warning("mqtt: broker %s:%s refused the connection: %s", self.host, self.port, reason_code)
             return
+        self.reach.reached()
         log.info("mqtt: connected to %s:%s as %s", self.host, self.port, self.prefix)
         client.publish(self.topic("status"), self._status_payload("online"), qos=1, retain=True)
         client.subscribe([(self.topic("assignment"), 1), (self.topic("result_ack"), 1),

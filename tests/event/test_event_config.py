@@ -29,7 +29,9 @@ def test_the_hub_takes_the_credential_provision_wrote_beside_event_toml(tmp_path
     (tmp_path / "mqtt-js2026" / "ca.crt").write_text("x")
     m = load_event(event)["mqtt"]
     assert (m["username"], m["password"]) == ("js2026-hub", "s3cret")
-    assert m["host"] == "127.0.0.1" and m["port"] == 1883  # what EVENT.toml says itself wins
+    # Host, port and CA are hub.toml's together: EVENT.toml's plain port beside hub.toml's CA made the
+    # hub try TLS on the plain listener, and never connect.
+    assert m["host"] == "10.0.0.1" and m["port"] == 8883
     assert m["ca_file"] == str(tmp_path / "mqtt-js2026" / "ca.crt") and m["source"].endswith("hub.toml")
     event.write_text(event.read_text().replace('port = 1883', 'port = 1883\nusername = "other"\npassword = "p"'))
     assert load_event(event)["mqtt"]["username"] == "other"  # named in EVENT.toml: the file is not read

@@ -23,6 +23,7 @@ from event_helpers import Broker
 from table_service.demo.event_demo import BotEventTable
 from table_service.event.config import validate
 from table_service.event.hub import HubService
+from table_service.event.model import EventInputError
 from table_service.event.provision import MAX_PACKET_BYTES, Provisioned, provision
 from table_service.views.deck_wire import MAX_DECK_BYTES, deck_message, deck_topic
 
@@ -301,6 +302,18 @@ def test_provision_command_writes_secret_files_and_refuses_to_overwrite(tmp_path
     conf = (out / "broker" / "mosquitto.conf").read_text()
     assert "allow_anonymous false" in conf and conf.count("use_username_as_clientid true") == 2
     assert "listener 1883 127.0.0.1" in conf, "with TLS the plain listener serves only this machine"
+    assert "max_queued_bytes 67108864" in conf, "no credential makes the broker queue gigabytes for a client away"
+    # Provisioned again with --force and --bind: the files are secret again however they were left,
+    # and the plain listener stays on this machine.
+    for p in [out / "hub.toml", out / "tables" / "1.toml"]:
+        p.chmod(0o644)
+    assert main(["event", "provision", "--event", str(ev), "--tls", "10.0.0.1", "--bind", "0.0.0.0", "--force"]) == 0
+    for p in [out / "hub.toml", out / "tables" / "1.toml"]:
+        assert stat.S_IMODE(p.stat().st_mode) == 0o600, f"{p} left readable by others by --force"
+    conf = (out / "broker" / "mosquitto.conf").read_text()
+    assert "listener 1883 127.0.0.1" in conf and "listener 8883 0.0.0.0" in conf
+    t1 = tomllib.loads((out / "tables" / "1.toml").read_text())["mqtt"]
+    capsys.readouterr()
     assert main(["event", "provision", "--event", str(ev)]) != 0
     assert "--force" in capsys.readouterr().err
     assert tomllib.loads((out / "tables" / "1.toml").read_text())["mqtt"]["password"] == t1["password"]
@@ -507,3 +520,20 @@ def test_provision_to_a_relative_folder_names_absolute_files_in_mosquitto_conf(
     files = [line.split(None, 1)[1] for line in conf.splitlines()
              if line.split(None, 1)[:1] and line.split()[0] in ("password_file", "acl_file", "persistence_location")]
     assert files and all(Path(f).is_absolute() for f in files), files
+
+
+def test_with_tls_the_tables_reach_the_broker_by_a_name_its_certificate_carries(tmp_path: Path) -> None:
+    """EVENT.toml's host 127.0.0.1 (the hub's own view of the broker) was written into every table's
+    credential beside a certificate made for 10.0.0.1: no table could check the broker by it."""
+    import tomllib
+
+    cfg = validate({"event": {"id": "cup", "rounds": 1}, "teams": [{"id": "A"}, {"id": "B"}],
+                    "mqtt": {"host": "127.0.0.1"}})
+    provision(cfg, tmp_path / "pv", tls_hosts=["10.0.0.1", "broker.hall.lan"])
+    for name in ("hub.toml", "tables/1.toml"):
+        m = tomllib.loads((tmp_path / "pv" / name).read_text())["mqtt"]
+        assert (m["host"], m["port"], m["ca_file"]) == ("10.0.0.1", 8883, "ca.crt")
+    provision(cfg, tmp_path / "pv2", host="broker.hall.lan", tls_hosts=["10.0.0.1", "broker.hall.lan"])
+    assert tomllib.loads((tmp_path / "pv2" / "hub.toml").read_text())["mqtt"]["host"] == "broker.hall.lan"
+    with pytest.raises(EventInputError, match="not one of the certificate's names"):
+        provision(cfg, tmp_path / "pv3", host="127.0.0.1", tls_hosts=["10.0.0.1"])
