@@ -9,6 +9,7 @@ defeat the broadcast delay), ``viewer`` (officials: the live referee view, read-
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import secrets
 import sqlite3
@@ -122,6 +123,7 @@ def connect(path: str | Path, *, create: bool = True) -> sqlite3.Connection:
         elif not create and p.stat().st_size == 0:
             # SQLite would take an empty file as a new database and write its schema into it.
             raise UserError(f"用户数据库是空文件 / {p} is an empty file, not a users database (add a user first)")
+        _keep_private(p)
     try:
         conn = sqlite3.connect(str(p), timeout=5.0, check_same_thread=False)
     except sqlite3.Error as exc:
@@ -142,6 +144,21 @@ def connect(path: str | Path, *, create: bool = True) -> sqlite3.Connection:
         conn.close()
         raise
     return conn
+
+
+def _keep_private(p: Path) -> None:
+    """The file readable by its owner only (0600), made so when new: it holds the password hashes and
+    the sessions (the hub's was 0644, the audit of 2026-12-06). SQLite gives its journal and WAL the
+    database's own mode. A file another user owns is left as it is (its owner chose)."""
+    try:
+        fd = os.open(p, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:
+        return  # not ours to open for writing: sqlite says why, below
+    try:
+        if os.fstat(fd).st_uid == os.geteuid() and os.fstat(fd).st_mode & 0o077:
+            os.fchmod(fd, 0o600)
+    finally:
+        os.close(fd)
 
 
 def _allow_spectator(conn: sqlite3.Connection) -> None:

@@ -80,3 +80,21 @@ def test_a_users_database_in_a_folder_not_made_yet_is_created_there(tmp_path):
     conn = users.connect(tmp_path / "accounts" / "users.sqlite3")
     conn.close()
     assert (tmp_path / "accounts" / "users.sqlite3").is_file()
+
+
+def test_the_users_database_is_readable_by_its_owner_only(tmp_path, monkeypatch):
+    """It holds the password hashes and the sessions: the hub's was 0644 (the audit of 2026-12-06)."""
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        db = tmp_path / "hub-data" / "web-users.sqlite3"
+        assert run(["user", "add", "li", "--role", "chief", "--db", str(db), "--password-stdin"],
+                   "a-long-password\n", monkeypatch) == 0
+        assert stat.S_IMODE(db.stat().st_mode) == 0o600
+        db.chmod(0o644)  # made by an earlier release
+        users.connect(db).close()
+        assert stat.S_IMODE(db.stat().st_mode) == 0o600
+    finally:
+        os.umask(old)
