@@ -155,9 +155,10 @@ class HubState:
         (:attr:`TableResult.public_ms`): the public standings stop there, so the hall's board never
         tells who won before a table's delayed broadcast has shown the last deal."""
         done = self.last_complete_round()
-        while done > 0 and any(tr.public_ms > now_ms for (rnd, _t), tr in self.results.items() if rnd == done):
-            done -= 1
-        return done
+        # Every round up to it counts, not only the last: round 1's table under an hour's delay is
+        # still hidden when round 2, played without one, is all public (the audit of 2026-12-06).
+        hidden = [rnd for (rnd, _t), tr in self.results.items() if rnd <= done and tr.public_ms > now_ms]
+        return min(done, min(hidden) - 1) if hidden else done
 
     def standings(self, upto: int | None = None) -> Standings:
         """The standings after the last complete round (:meth:`last_complete_round`), or after ``upto``

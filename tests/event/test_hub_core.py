@@ -439,6 +439,31 @@ def test_a_table_s_result_is_public_only_once_its_delayed_broadcast_has_shown_it
     again.stop()
 
 
+def test_an_earlier_round_s_hidden_result_keeps_the_public_standings_back(tmp_path: Path) -> None:
+    """Round 1's table under an hour's delay was on the public standings once round 2, played without
+    one, was all public: every round up to the one shown must be public (the audit of 2026-12-06)."""
+    clock = Clock()
+    hub = HubService(event_cfg(n=4, rounds=3), tmp_path, clock_ms=clock, connect=False)
+    hub.draw_next("org", "referee")
+    hub.publish_draw(1, "org", "referee")
+    late, other = hub.core.draws[1]["tables"]
+    msg = json.dumps({"result_id": "r1-late", "result": line_for(late, 1, 9, 0), "wall_ms": clock.now,
+                      "feed_delay_s": 3600}).encode()
+    hub.handle_batch([(late["table"], "result", msg, False)])
+    hub.hand_result(line_for(other, 1, 1, 0), "org", "referee")
+    clock.minutes(5)
+    hub.draw_next("org", "referee")
+    hub.publish_draw(2, "org", "referee")
+    for t in hub.core.draws[2]["tables"]:
+        hub.hand_result(line_for(t, 2, 2, 0), "org", "referee")
+    clock.minutes(5)
+    assert hub.core.last_complete_round() == 2 and hub.core.public_round(clock.now) == 0
+    assert hub.standings_json(public=True)["rounds"] == 0 and hub.standings_json()["rounds"] == 2
+    clock.minutes(55)
+    assert hub.core.public_round(clock.now) == 2
+    hub.stop()
+
+
 @pytest.mark.parametrize("delay", [-1, 3601, "60", True, None])
 def test_a_result_with_a_bad_feed_delay_is_refused(tmp_path: Path, delay: Any) -> None:
     hub = HubService(event_cfg(n=4, rounds=2), tmp_path, connect=False)
