@@ -4,7 +4,8 @@ A RESULTS file is JSON Lines. Each line is one table's round result::
 
     {"round": 1, "table": "3", "ns": "T1", "ew": "T7", "ns_levels": 9, "ew_levels": 4}
 
-with optional ``"forfeit": "ns"|"ew"`` (the side that forfeits: 17:0) and optional
+with optional ``"forfeit": "ns"|"ew"|"both"`` (the side that forfeits: 17:0; both sides absent:
+0:0, a forfeit for each) and optional
 ``"ns_score"``/``"ew_score"`` when a penalty loss (判负) fixed the level-difference score. A bye
 is a line ``{"round": 2, "bye": "T5"}``. Every field is checked here, so a bad line is refused
 with its line number before anything is ranked or paired.
@@ -27,6 +28,11 @@ from table_service.rules.scoring import (
     penalty_loss_positions,
 )
 from table_service.views.wire import loads_strict
+
+#: Who forfeits a table (``forfeit``): one side (17 : 0 to the other), or ``both`` when both are
+#: absent past the late-arrival limit (0 : 0, each side's a forfeit; the event went on, not stalled
+#: waiting for a result nobody could enter).
+FORFEIT_SIDES = ("ns", "ew", "both")
 
 #: Level 2's place on the 13-level scale: a line's levels gained count from it.
 LEVEL_2 = level_position("2")
@@ -86,6 +92,8 @@ class Result:
 
     def outcome(self) -> tuple[str, str]:
         """``(ns, ew)`` outcomes: ``win``/``draw``/``loss``/``forfeit`` (the forfeiting side)."""
+        if self.forfeit == "both":
+            return ("forfeit", "forfeit")
         if self.forfeit == "ns":
             return ("forfeit", "win")
         if self.forfeit == "ew":
@@ -104,6 +112,8 @@ class Result:
         """级差分 ``(ns, ew)``: 13 + d : 13 − d by the levels gained, 17 : 0 on a forfeit, or the
         score a penalty loss fixed."""
         won, lost = FORFEIT_SCORE  # the rules' (winner, forfeiting side), e.g. 17 : 0
+        if self.forfeit == "both":  # both sides absent: each the forfeiting side's score, nobody's win
+            return (lost, lost)
         if self.forfeit == "ns":
             return (lost, won)
         if self.forfeit == "ew":
@@ -175,9 +185,9 @@ def parse_result(obj: Any, where: str = "", *, stored: bool = False) -> Result:
     if ns == ew:
         raise _err(where, f"同一队不能自己对阵 {ns!r}", f"a team cannot play itself ({ns!r})")
     forfeit = obj.get("forfeit")
-    if forfeit not in (None, "ns", "ew"):
-        raise _err(where, f"forfeit 须为 ns 或 ew，得到 {_show(forfeit)}",
-                   f"forfeit must be 'ns' or 'ew', got {_show(forfeit)}")
+    if forfeit is not None and forfeit not in FORFEIT_SIDES:
+        raise _err(where, f"forfeit 须为 ns、ew 或 both，得到 {_show(forfeit)}",
+                   f"forfeit must be 'ns', 'ew' or 'both', got {_show(forfeit)}")
     need_levels = forfeit is None
     levels = []
     for key in ("ns_levels", "ew_levels"):

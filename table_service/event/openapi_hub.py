@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from table_service.event.model import MAX_ID, MAX_NAME, MAX_TEXT
+from table_service.event.model import FORFEIT_SIDES, MAX_ID, MAX_NAME, MAX_TEXT
 from table_service.web.openapi import _err, _ok, _page
 
 _STR_OR_NULL = {"type": ["string", "null"]}
@@ -33,7 +33,7 @@ _CSRF = {"type": "string", "description": "the session's CSRF token (or the X-CS
 _RESULT_LINE = {"type": "object", "required": ["round"], "properties": {
     "round": {"type": "integer"}, "table": {"type": "string"}, "ns": {"type": "string"}, "ew": {"type": "string"},
     "bye": {"type": "string"}, "ns_levels": {"type": "integer", "minimum": 0, "maximum": 13},
-    "ew_levels": {"type": "integer", "minimum": 0, "maximum": 13}, "forfeit": {"enum": ["ns", "ew"]},
+    "ew_levels": {"type": "integer", "minimum": 0, "maximum": 13}, "forfeit": {"enum": list(FORFEIT_SIDES)},
     "ns_score": {"type": "integer"}, "ew_score": {"type": "integer"}}}
 _STANDING_ROW = {"type": "object", "required": ["rank", "team", "match_points", "progressive", "rounds_won",
                                                 "level_points", "levels_gained"], "properties": {
@@ -122,7 +122,7 @@ def _text(max_len: int, description: str = "") -> dict[str, Any]:
 
 
 _RESULT_FIELDS = {"slot": _SLOT, "ns_levels": _LEVELS, "ew_levels": _LEVELS,
-                  "forfeit": {"type": "string", "enum": ["", "ns", "ew"], "description": "弃权方 / the side that forfeits"},
+                  "forfeit": {"type": "string", "enum": ["", *FORFEIT_SIDES], "description": "弃权方 / the side that forfeits (both: both absent)"},
                   "ns_score": _SCORE, "ew_score": _SCORE}
 
 #: ``(METHOD, flask rule)`` -> the OpenAPI operation, as in :data:`table_service.web.openapi.OPERATIONS`.

@@ -15,9 +15,11 @@ from table_service.event.state import TableResult
 
 def score_words(line: dict[str, Any]) -> tuple[str, str]:
     """A result as people read it, ``(Chinese, English)``: ``T01 3:1 T02`` and any forfeit or fixed score."""
-    base = f"{line['ns']} {line['ns_levels']}:{line['ew_levels']} {line['ew']}"
+    base = f"{line['ns']} {line.get('ns_levels', 0)}:{line.get('ew_levels', 0)} {line['ew']}"
     zh, en = base, base
-    if line.get("forfeit"):
+    if line.get("forfeit") == "both":
+        zh, en = f"{zh}（双方弃权）", f"{en} (both sides forfeit)"
+    elif line.get("forfeit"):
         side_zh, side_en = ("南北", "NS") if line["forfeit"] == "ns" else ("东西", "EW")
         zh, en = f"{zh}（{side_zh}弃权）", f"{en} ({side_en} forfeits)"
     if line.get("ns_score") is not None:

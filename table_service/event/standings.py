@@ -183,7 +183,7 @@ def _match_games(tables: list[Result], compare: str) -> Iterator[Game]:
         gap[r.ns] += d
         gap[r.ew] -= d
         if r.forfeit:
-            forfeited.add(r.ns if r.forfeit == "ns" else r.ew)
+            forfeited.update(t for t, side in ((r.ns, "ns"), (r.ew, "ew")) if r.forfeit in (side, "both"))
     if len(forfeited) == 1:
         loser = next(iter(forfeited))
         outcome = {loser: "forfeit", (y if loser == x else x): "win"}

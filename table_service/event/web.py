@@ -37,6 +37,7 @@ from table_service.event.config import scoring_of
 from table_service.event.form_fields import form_int, form_text
 from table_service.event.intake import panel_link
 from table_service.event.model import (
+    FORFEIT_SIDES,
     MAX_ID,
     MAX_NAME,
     MAX_TEXT,
@@ -379,8 +380,8 @@ def _line(rnd: int, table: str) -> dict[str, Any]:
         raise EventInputError(f"第 {rnd} 轮没有 {table} 号桌 / no table {table} in round {rnd}")
     line: dict[str, Any] = {"round": rnd, "table": table, "ns": t["ns"], "ew": t["ew"]}
     forfeit = request.form.get("forfeit") or None
-    if forfeit not in (None, "ns", "ew"):
-        raise EventInputError("弃权方须为 ns 或 ew / forfeit must be ns or ew")
+    if forfeit is not None and forfeit not in FORFEIT_SIDES:
+        raise EventInputError("弃权方须为南北、东西或双方 / forfeit must be ns, ew or both")
     if forfeit:
         line["forfeit"] = forfeit
     line["ns_levels"] = form_int("ns_levels", 0, 13) if request.form.get("ns_levels") else 0

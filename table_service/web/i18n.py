@@ -370,6 +370,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     # that forfeited or lost by penalty, {other} the side that scores; {win} : {lose} the 级差分.
     "hub_side_ns": ("南北", "NS"),
     "hub_side_ew": ("东西", "EW"),
+    "hub_res_both_forfeit": ("双方弃权 0 : 0", "both sides forfeit, 0 : 0"),
     "hub_res_forfeit": ("{side}弃权，{other} {win} : {lose}", "{side} forfeits, {win} : {lose} to {other}"),
     "hub_res_penalty": ("{side}判负，{other} {win} : {lose}", "{side} loses by penalty, {win} : {lose} to {other}"),
     "hub_src_table": ("桌面记录", "table log"),

@@ -504,3 +504,27 @@ def test_a_penalty_score_an_earlier_hub_logged_still_ranks_and_prints(tmp_path: 
     users_db = str(tmp_path / "users.sqlite3")
     assert create_hub_app(again, users_db=users_db).test_client().get("/hub/api/board").status_code == 200
     again.stop()
+
+
+def test_a_table_both_of_whose_teams_are_absent_is_entered_and_the_event_goes_on(tmp_path: Path) -> None:
+    """Both sides over 10 minutes late: only "ns" or "ew" could forfeit, so the table never had a result
+    and the next round could not be drawn (the standings audit of 2026-12-06). Both forfeit: 0 : 0,
+    no match points and no round won to either, in the standings and in words on the sheet."""
+    from table_service.event.refusal_words import score_words
+
+    hub = HubService(event_cfg(n=4, rounds=2), tmp_path, connect=False)
+    hub.draw_next("org", "referee")
+    hub.publish_draw(1, "org", "referee")
+    absent, played = hub.core.draws[1]["tables"]
+    line = {"round": 1, "table": absent["table"], "ns": absent["ns"], "ew": absent["ew"], "forfeit": "both"}
+    hub.hand_result(line, "org", "referee")
+    hub.hand_result(line_for(played, 1, 5, 2), "org", "referee")
+    assert hub.core.round_complete(1)
+    rows = {r["team"]: r for r in hub.standings_json()["standings"]}
+    for team in (absent["ns"], absent["ew"]):
+        assert (rows[team]["match_points"], rows[team]["level_points"]) == (0, 0), rows[team]
+    assert rows[played["ns"]]["match_points"] == 2
+    assert "双方弃权" in score_words(line)[0] and "both sides forfeit" in score_words(line)[1]
+    hub.draw_next("org", "referee")  # the event goes on
+    assert 2 in hub.core.draws
+    hub.stop()

@@ -221,7 +221,7 @@ def test_overlay_takes_only_ascii_digits(hub_app: Any, top: str) -> None:
     ({"slot": "1|{table}", "ns_levels": "²", "ew_levels": "2"}, "NS levels gained must be a whole number"),
     ({"slot": "1|{table}", "ns_levels": "1_0", "ew_levels": "2"}, "NS levels gained must be a whole number"),
     ({"slot": "1|{table}", "ns_levels": "1", "ew_levels": "9" * 5000}, "EW levels gained must be a whole number"),
-    ({"slot": "1|{table}", "forfeit": "both"}, "forfeit must be ns or ew"),
+    ({"slot": "1|{table}", "forfeit": "all"}, "forfeit must be ns, ew or both"),
     # Named as the page labels them, not by key; a score without the other.
     ({"slot": "1|{table}", "ns_levels": "14", "ew_levels": "2"}, "南北升级数须在 0–13 / NS levels gained must be 0-13"),
     ({"slot": "1|{table}", "ns_levels": "3", "ew_levels": "3", "ns_score": "20"}, "needs both scores"),

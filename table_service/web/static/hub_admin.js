@@ -18,7 +18,7 @@
   // turned to the draw's sides when the table played NS and EW swapped.
   function putOnDrawSides(d, prefix) {
     const swap = d.swapped === "1";
-    const other = {ns: "ew", ew: "ns"};
+    const other = {ns: "ew", ew: "ns", both: "both"};
     const put = {"ns": swap ? d.ewLevels : d.nsLevels, "ew": swap ? d.nsLevels : d.ewLevels,
                  "forfeit": d.forfeit && swap ? other[d.forfeit] : d.forfeit,
                  "ns-score": swap ? d.ewScore : d.nsScore, "ew-score": swap ? d.nsScore : d.ewScore};

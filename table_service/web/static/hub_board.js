@@ -22,6 +22,7 @@
     // EW forfeits, 17 : 0 to NS", a penalty loss with the score it fixed likewise.
     result: function (r) {
       if (!r) return "";
+      if (r.forfeit === "both") return both("hub_res_both_forfeit");
       if (r.forfeit === "ns" || r.forfeit === "ew") return bothSides("hub_res_forfeit", sideArgs(r.forfeit, 17, 0));
       if (isNum(r.ns_score) && isNum(r.ew_score) && r.ns_score !== r.ew_score) {
         var loser = r.ns_score < r.ew_score ? "ns" : "ew";
