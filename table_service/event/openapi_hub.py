@@ -80,7 +80,9 @@ BOARD = {"type": "object", "required": ["standings", "round", "rounds", "tables"
     "standings": STANDINGS, "round": {"type": "integer", "minimum": 0}, "rounds": _INT_OR_NULL,
     "tables": {"type": "array", "items": {"type": "object", "additionalProperties": False, "properties": {
         k: v for k, v in _TABLE_ROW["properties"].items()
-        if k in ("table", "ns", "ew", "ns_name", "ew_name", "online", "result")}}},
+        if k in ("table", "ns", "ew", "ns_name", "ew_name", "online", "result")} | {
+        "finished": {"type": "boolean", "description": "the table's result is in and past its broadcast delay; "
+                     "`result` shows it once the chief has published the round's results (公布成绩)"}}}},
     "bye": _STR_OR_NULL, "byes": {"type": "array", "items": {"type": "string"}}, "event": _STR_OR_NULL}}
 
 _ACTION_OK = _ok({"type": "object", "required": ["ok", "message"], "properties": {

@@ -151,10 +151,15 @@ class HubState:
         return done
 
     def public_round(self, now_ms: int) -> int:
-        """The last complete round whose every result the public may see at ``now_ms``
+        """The last complete round whose results the chief has published (公布成绩, it and every
+        round before it) and whose every result the public may see at ``now_ms``
         (:attr:`TableResult.public_ms`): the public standings stop there, so the hall's board never
-        tells who won before a table's delayed broadcast has shown the last deal."""
-        done = self.last_complete_round()
+        shows a round still under review (a hand entry, a correction, an appeal: the usability walk
+        of 2026-12-06 saw round 4 on the board before its results were published), nor tells who
+        won before a table's delayed broadcast has shown the last deal."""
+        done = 0
+        while done < self.last_complete_round() and done + 1 in self.results_published:
+            done += 1
         # Every round up to it counts, not only the last: round 1's table under an hour's delay is
         # still hidden when round 2, played without one, is all public (the audit of 2026-12-06).
         hidden = [rnd for (rnd, _t), tr in self.results.items() if rnd <= done and tr.public_ms > now_ms]

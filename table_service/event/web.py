@@ -213,7 +213,8 @@ _TIEBREAK_JSON = {"progressive_points": "progressive", "rounds_won": "rounds_won
 
 @bp.get("/api/board")
 def api_board() -> Any:
-    """The public board: standings, the round's tables and each table's signed result.
+    """The public board: standings, the round's tables and each table's signed result, once the
+    chief has published the round's results (before: ``finished``, the score held back).
 
     Nothing live goes public here: a table's levels and deal as it plays come from its undelayed
     summary (for the chief referee's overview, behind a login), while broadcasts are delayed. In
@@ -224,13 +225,15 @@ def api_board() -> Any:
     ov = h.overview()
     now = h.clock_ms()
     with h.lock:  # a table's result once its delayed broadcast has shown the deal that decided it
-        shown = {t["table"] for t in ov["tables"]
-                 if t["result"] and (tr := h.core.results.get((ov["round"], t["table"]))) is not None
-                 and tr.public_ms <= now}
-    signed = Counter(frozenset((t["ns"], t["ew"])) for t in ov["tables"] if t["table"] in shown)
+        finished = {t["table"] for t in ov["tables"]
+                    if t["result"] and (tr := h.core.results.get((ov["round"], t["table"]))) is not None
+                    and tr.public_ms <= now}
+        published = ov["round"] in h.core.results_published  # the chief's 公布成绩: reviewed, official
+    signed = Counter(frozenset((t["ns"], t["ew"])) for t in ov["tables"] if t["table"] in finished)
     both_rooms = 2 if scoring_of(h.core.cfg).duplicate else 1
     public_tables = [{**{k: t[k] for k in ("table", "ns", "ew", "ns_name", "ew_name", "online")},
-                      "result": t["result"] if t["table"] in shown
+                      "finished": t["table"] in finished,
+                      "result": t["result"] if published and t["table"] in finished
                       and signed[frozenset((t["ns"], t["ew"]))] >= both_rooms else None}
                      for t in ov["tables"]]
     return jsonify(standings=h.standings_json(public=True), round=ov["round"], rounds=ov["rounds"],

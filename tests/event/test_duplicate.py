@@ -153,6 +153,8 @@ def test_the_public_board_holds_a_room_s_result_until_the_other_room_has_played(
         hub.hand_result(line, "o", "chief")
         assert board()["1A"]["result"] is None  # room B has not played these deals
         hub.hand_result({**line, "table": "1B", "ns": line["ew"], "ew": line["ns"]}, "o", "chief")
+        assert board()["1A"]["finished"] and board()["1A"]["result"] is None  # not published yet
+        hub.core.results_published[1] = hub.clock_ms()  # as if published: the rooms' rule alone
         assert board()["1A"]["result"]["ns_levels"] == 5 and board()["1B"]["result"] is not None
         assert board()["2A"]["result"] is None
     finally:

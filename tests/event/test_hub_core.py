@@ -425,6 +425,11 @@ def test_a_table_s_result_is_public_only_once_its_delayed_broadcast_has_shown_it
     def shown() -> dict[str, Any]:
         return {t["table"]: t["result"] for t in board.get("/hub/api/board").get_json()["tables"]}
 
+    # Nothing of the round before the chief publishes its results (公布成绩): the hand entry is
+    # "finished", its score held back.
+    assert shown() == {tables[0]["table"]: None, tables[1]["table"]: None}
+    assert [t["finished"] for t in board.get("/hub/api/board").get_json()["tables"]] == [True, False]
+    hub.publish_results(1, "org", "referee")
     assert shown()[tables[0]["table"]] is not None and shown()[tables[1]["table"]] is None
     assert board.get("/hub/api/standings").get_json()["rounds"] == 0  # no standings after round 1 yet
     assert hub.standings_json()["rounds"] == 1  # the organiser's own view has it
@@ -451,11 +456,13 @@ def test_an_earlier_round_s_hidden_result_keeps_the_public_standings_back(tmp_pa
                       "feed_delay_s": 3600}).encode()
     hub.handle_batch([(late["table"], "result", msg, False)])
     hub.hand_result(line_for(other, 1, 1, 0), "org", "referee")
+    hub.publish_results(1, "org", "referee")
     clock.minutes(5)
     hub.draw_next("org", "referee")
     hub.publish_draw(2, "org", "referee")
     for t in hub.core.draws[2]["tables"]:
         hub.hand_result(line_for(t, 2, 2, 0), "org", "referee")
+    hub.publish_results(2, "org", "referee")
     clock.minutes(5)
     assert hub.core.last_complete_round() == 2 and hub.core.public_round(clock.now) == 0
     assert hub.standings_json(public=True)["rounds"] == 0 and hub.standings_json()["rounds"] == 2
@@ -527,4 +534,22 @@ def test_a_table_both_of_whose_teams_are_absent_is_entered_and_the_event_goes_on
     assert "双方弃权" in score_words(line)[0] and "both sides forfeit" in score_words(line)[1]
     hub.draw_next("org", "referee")  # the event goes on
     assert 2 in hub.core.draws
+    hub.stop()
+
+
+def test_the_public_standings_wait_for_the_chief_to_publish_the_round(tmp_path: Path) -> None:
+    """The board showed "after round 4" and every table's score while the chief had published rounds
+    1-3 only (the usability walk of 2026-12-06): a hand entry or an appeal under review reached the
+    hall. The public standings now stop at the last round published, the organiser's do not."""
+    hub = HubService(event_cfg(n=4, rounds=3), tmp_path, connect=False)
+    for rnd in (1, 2):
+        hub.draw_next("org", "referee")
+        hub.publish_draw(rnd, "org", "referee")
+        for t in hub.core.draws[rnd]["tables"]:
+            hub.hand_result(line_for(t, rnd, 3, 1), "org", "referee")
+        if rnd == 1:
+            hub.publish_results(1, "org", "referee")
+    assert hub.standings_json()["rounds"] == 2 and hub.standings_json(public=True)["rounds"] == 1
+    hub.publish_results(2, "org", "referee")
+    assert hub.standings_json(public=True)["rounds"] == 2
     hub.stop()

@@ -223,12 +223,23 @@ def test_a_forfeit_and_a_penalty_loss_read_the_same_on_the_board_the_overview_an
     board = pages(1920, 1080)
     board.goto(f"{web}/hub/board")
     board.wait_for_selector("#b-tables tbody tr")
-    # Table id -> its result cell (the last), as the hall sees them.
-    cell = dict(board.eval_on_selector_all("#b-tables tbody tr", "rows => rows.map(r => "
-                                           "[r.cells[0].innerText, r.cells[r.cells.length - 1].innerText])"))
+
+    def cells() -> dict[str, str]:  # table id -> its result cell (the last), as the hall sees them
+        return dict(board.eval_on_selector_all("#b-tables tbody tr", "rows => rows.map(r => "
+                                               "[r.cells[0].innerText, r.cells[r.cells.length - 1].innerText])"))
+
+    cell = cells()  # the round's results are not published yet: finished, the score held back
+    assert all("待公布" in cell[i] for i in ids[:3]) and "进行中" in cell[ids[3]], cell
+    t4 = tables[3]
+    hub.hand_result({"round": 1, "table": t4["table"], "ns": t4["ns"], "ew": t4["ew"], "ns_levels": 5, "ew_levels": 2},
+                    "rita", "referee")
+    hub.publish_results(1, "chen", "chief")
+    board.reload()
+    board.wait_for_selector("#b-tables tbody tr")
+    cell = cells()
     assert all(w in cell[ids[0]] for w in FORFEIT) and "0 : 0" not in cell[ids[0]], cell
     assert all(w in cell[ids[1]] for w in PENALTY), cell
-    assert cell[ids[2]] == "9 : 4" and "进行中" in cell[ids[3]]
+    assert cell[ids[2]] == "9 : 4" and cell[ids[3]] == "5 : 2"
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     board.screenshot(path=str(ARTIFACTS / "hub-board-forfeit.png"))
 

@@ -75,7 +75,9 @@
     document.querySelector("#b-tables tbody").innerHTML = t.slice(tpage * PAGE, (tpage + 1) * PAGE).map(function (x) {
       // Live levels are not public (broadcasts are delayed): a table shows its result once signed.
       // The English half of a long result in smaller type: one line on the hall's screen.
-      var st = x.result ? window.HubText.result(x.result) : "进行中 / playing", cut = st.indexOf(" / ");
+      // A finished table's score waits for the chief's 公布成绩 (a hand entry or an appeal under review).
+      var st = x.result ? window.HubText.result(x.result) : x.finished ? "已结束 · 待公布 / finished · results pending"
+        : "进行中 / playing", cut = st.indexOf(" / ");
       var shown = cut < 0 ? esc(st) : esc(st.slice(0, cut)) + '<small class="en"> / ' + esc(st.slice(cut + 3)) + "</small>";
       return '<tr class="' + (x.result ? "done" : "") + '" data-table="' + esc(x.table) + '"><td>' + esc(x.table) +
         '</td><td title="' + esc(x.ns) + '">' + esc(x.ns_name || x.ns) + '</td><td title="' + esc(x.ew) + '">' +
