@@ -16,8 +16,10 @@ import time
 from collections import deque
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlsplit
 
-from flask import abort, g, request, session
+from flask import abort, g, redirect, request, session, url_for
+from werkzeug.wrappers import Response
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
@@ -77,16 +79,34 @@ def csrf_token() -> str:
     return token
 
 
-def check_csrf() -> None:
-    """``before_request`` hook: abort with 400 when a state-changing request lacks a valid token."""
+def check_csrf() -> Response | None:
+    """``before_request`` hook: abort with 400 when a state-changing request lacks a valid token.
+
+    A page's form sent after its login ended (logged out in another tab: the session, and its token,
+    are gone) is not a forgery to report in raw words: the browser is sent to the login page, which
+    says the action was not done, and back to the page it came from (whose script puts back what was
+    typed). Nothing is done either way."""
     if request.method in SAFE_METHODS or request.routing_exception is not None:
-        return  # a request that matches no route gets its 404/405, which changes nothing
+        return None  # a request that matches no route gets its 404/405, which changes nothing
     expected = session.get("csrf")
     sent = request.headers.get(CSRF_HEADER) or request.form.get(CSRF_FIELD)
     # Compared as UTF-8 bytes: compare_digest raises TypeError on a str with non-ASCII characters
     # (a token of "é" in a form or header answered 500 before the login check).
     if not expected or not sent or not hmac.compare_digest(str(expected).encode(), str(sent).encode()):
+        if sent and "sid" not in session and request.endpoint != "auth.login" and _a_page_s_form():
+            back = urlsplit(request.referrer or "")
+            nxt = (back.path + (f"?{back.query}" if back.query else "")) if back.netloc == request.host else None
+            return redirect(url_for("auth.login", ended=1, **({"next": nxt} if nxt else {})))
         abort(400, description="CSRF 令牌缺失或无效，请刷新页面 / missing or invalid CSRF token, reload the page")
+    return None
+
+
+def _a_page_s_form() -> bool:
+    """A form a page posted (not a script's JSON, nor a call with the token header). With the token
+    the page was given (:func:`check_csrf` asks for one): a form from another site has none, and is
+    refused in words as before."""
+    return (request.mimetype in ("application/x-www-form-urlencoded", "multipart/form-data")
+            and CSRF_HEADER not in request.headers and request.accept_mimetypes.best != "application/json")
 
 
 def whole_chunked_body() -> None:

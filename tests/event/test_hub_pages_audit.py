@@ -492,3 +492,62 @@ def test_a_form_submitted_twice_before_its_answer_posts_once(hub: HubService, we
             break
         page.wait_for_timeout(50)
     assert 1 in hub.core.draws and not hub.core.draws[1]["published"]  # the one draw was made
+
+
+@pytest.mark.browser
+def test_a_refused_hand_entry_keeps_the_chosen_table_and_what_was_typed(hub: HubService, web: str,
+                                                                        pages: Any) -> None:
+    """A penalty score the rules do not give was refused and the form came back blank, the first table
+    chosen again: a second tap then filed against the wrong table (the usability walk of 2026-12-06)."""
+    tables = publish_round_1(hub)
+    page = pages()
+    login(page, web, nxt="/hub/admin")
+    slot = f"1|{tables[2]['table']}"
+    page.select_option("#hand-slot", slot)
+    page.fill("#hand-ns", "3")
+    page.fill("#hand-ew", "5")
+    page.fill("#hand-ns-score", "10")
+    page.fill("#hand-ew-score", "16")
+    page.click("#hand-submit")
+    page.wait_for_selector("#flash-error")
+    page.wait_for_selector("#form-kept")
+    assert page.input_value("#hand-slot") == slot
+    assert [page.input_value(f"#hand-{k}") for k in ("ns", "ew", "ns-score", "ew-score")] == ["3", "5", "10", "16"]
+    page.fill("#hand-ns-score", "9")
+    page.fill("#hand-ew-score", "17")
+    page.click("#hand-submit")
+    page.wait_for_selector("#flash-ok")
+    assert (1, tables[2]["table"]) in hub.core.results
+    page.reload()
+    assert page.query_selector("#form-kept") is None  # done: nothing is put back any more
+
+
+@pytest.mark.browser
+def test_a_form_sent_after_the_login_ended_leads_to_the_login_and_back_with_its_text(
+        hub: HubService, web: str, pages: Any) -> None:
+    """Logged out in another tab, the chief tapped 登记申诉: a raw "400 — CSRF token" page, and the
+    appeal's text was lost. Now the login page says the action was not done, and after it the form is
+    back as it was, not sent."""
+    tables = publish_round_1(hub)
+    enter_results(hub, tables)
+    page = pages()
+    login(page, web, nxt="/hub/admin")
+    page.fill("#appeal-text", "第三副牌记分有误，请复核")
+    other = page.context.new_page()
+    other.goto(f"{web}/hub/admin")
+    other.evaluate("""() => { const f = document.createElement('form'); f.method = 'post'; f.action = '/auth/logout';
+        const t = document.createElement('input'); t.type = 'hidden'; t.name = 'csrf_token';
+        t.value = document.querySelector('input[name=csrf_token]').value; f.appendChild(t);
+        document.body.appendChild(f); f.submit(); }""")
+    other.wait_for_url("**/auth/login**")
+    other.close()
+    page.click("#appeal-submit")
+    page.wait_for_url("**/auth/login**")
+    assert "刚才的操作未执行" in page.inner_text("body")
+    assert not hub.core.appeals
+    page.fill("#username", "chen")
+    page.fill("#password", PASSWORD)
+    page.click("#login-submit")
+    page.wait_for_url("**/hub/admin**")
+    page.wait_for_selector("#form-kept")
+    assert page.input_value("#appeal-text") == "第三副牌记分有误，请复核"

@@ -41,8 +41,41 @@
       if (form.dataset.sending === "1") { ev.preventDefault(); return; }
       form.dataset.sending = "1";
       form.classList.add("sending");
+      keep(form);
     });
   });
+
+  /* What a form held when it was sent, kept in this tab until the hub says it was done: a refusal
+     (a typo in a score) or an ended login (the login page brings the chief back here) used to give
+     a blank form again — the chosen table back to the first, an appeal's text lost. */
+  const KEPT = "hub-admin-form", KEPT_MS = 30 * 60 * 1000;
+  function keep(form) {
+    if (!form.id || form.enctype === "multipart/form-data") return;  // a file cannot be put back
+    const fields = {};
+    Array.prototype.forEach.call(form.elements, function (el) {
+      if (el.name && el.name !== "csrf_token" && el.type !== "hidden" && el.type !== "submit") fields[el.name] = el.value;
+    });
+    try { sessionStorage.setItem(KEPT, JSON.stringify({form: form.id, fields: fields, at: Date.now()})); } catch (e) { /* private mode */ }
+  }
+  function putBack() {
+    let kept = null;
+    try { kept = JSON.parse(sessionStorage.getItem(KEPT) || "null"); } catch (e) { kept = null; }
+    if (document.getElementById("flash-ok")) kept = null;  // the hub did it: nothing to put back
+    try { sessionStorage.removeItem(KEPT); } catch (e) { /* private mode */ }
+    if (!kept || Date.now() - kept.at > KEPT_MS) return;
+    const form = document.getElementById(kept.form);
+    if (!form) return;
+    Object.keys(kept.fields).forEach(function (name) {
+      const el = form.elements.namedItem(name);
+      if (el && "value" in el) { el.value = kept.fields[name]; el.dispatchEvent(new Event("change", {bubbles: true})); }
+    });
+    const note = document.createElement("p");
+    note.className = "flash kept";
+    note.id = "form-kept";
+    note.textContent = "已恢复刚才填写的内容，请核对后再提交 / what you entered is back: check it and send again";
+    form.insertBefore(note, form.firstChild);
+    form.scrollIntoView({block: "center"});
+  }
   /* Back to a page kept in the browser's cache (the back button): its forms may post again. */
   window.addEventListener("pageshow", function () {
     document.querySelectorAll("form[data-sending]").forEach(function (f) { delete f.dataset.sending; f.classList.remove("sending"); });
@@ -158,4 +191,5 @@
     });
     sel.parentNode.insertBefore(box, sel);
   });
+  putBack();  // last: after every form's own first fill (a correction's chosen result, a team's players)
 })();
