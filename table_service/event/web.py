@@ -338,6 +338,11 @@ def admin() -> Any:
                 item = {"round": rnd, **t}
                 tr = core.results.get((rnd, t["table"]))
                 if tr is None:
+                    # A table still playing this round (online, its summary of this round, not finished):
+                    # the hand-entry form asks before a result is entered over its play.
+                    live = h.live.get(t["table"])
+                    s = live.summary if live is not None and live.online else {}
+                    item["playing_deal"] = (s.get("deal") or 1) if s.get("round") == rnd and not s.get("finished") else None
                     open_tables.append(item)
                 else:
                     done_tables.append({**item, "result": tr.line, "source": tr.source, "basis": tr.seq,

@@ -551,3 +551,40 @@ def test_a_form_sent_after_the_login_ended_leads_to_the_login_and_back_with_its_
     page.wait_for_url("**/hub/admin**")
     page.wait_for_selector("#form-kept")
     assert page.input_value("#appeal-text") == "第三副牌记分有误，请复核"
+
+
+@pytest.mark.browser
+def test_a_hand_entry_for_a_table_still_playing_asks_first(hub: HubService, web: str, pages: Any) -> None:
+    """A slow table, online and playing deal 2, had a result entered over its play without a word: the
+    overview said "done" and its real result was refused later (the usability walk of 2026-12-06)."""
+    tables = publish_round_1(hub)
+    playing = tables[1]["table"]
+    hub._status(playing, {"status": "online", "wall_ms": hub.clock_ms(), "panel": None})
+    hub._summary(playing, {"round": 1, "deal": 2, "levels": {"NS": "5", "EW": "3"}, "finished": False,
+                           "last_seq": 40, "wall_ms": 1, "panel": None}, hub.clock_ms())
+    page = pages()
+    login(page, web, nxt="/hub/admin")
+    asked: list[str] = []
+
+    def answer(dialog: Any) -> None:
+        asked.append(dialog.message)
+        dialog.dismiss() if len(asked) == 1 else dialog.accept()
+
+    page.on("dialog", answer)
+    page.select_option("#hand-slot", f"1|{playing}")
+    page.fill("#hand-ns", "1")
+    page.fill("#hand-ew", "0")
+    page.click("#hand-submit")
+    page.wait_for_timeout(300)
+    assert len(asked) == 1 and f"{playing} 号桌在线，正在打第 2 副" in asked[0]
+    assert (1, playing) not in hub.core.results  # "no": nothing entered, the form still usable
+    page.click("#hand-submit")
+    page.wait_for_selector("#flash-ok")
+    assert len(asked) == 2 and (1, playing) in hub.core.results
+    asked.clear()
+    page.select_option("#hand-slot", f"1|{tables[0]['table']}")  # not heard from: entered without a question
+    page.fill("#hand-ns", "2")
+    page.fill("#hand-ew", "0")
+    page.click("#hand-submit")
+    page.wait_for_selector("#flash-ok")
+    assert not asked and (1, tables[0]["table"]) in hub.core.results

@@ -32,6 +32,20 @@
       if (!window.confirm(form.dataset.confirm)) ev.preventDefault();
     });
   });
+  /* A result entered by hand for a table that is online and still playing (its Pi is fine, only slow)
+     hid its play on the overview ("done") and refused its real result later: asked first. Before the
+     post-once guard below, so that "no" leaves the form free. */
+  const handForm = document.getElementById("hand-form");
+  if (handForm) {
+    handForm.addEventListener("submit", function (ev) {
+      const opt = handForm.elements.namedItem("slot").selectedOptions[0];
+      const deal = opt && opt.dataset.playing;
+      if (deal && !window.confirm(opt.dataset.table + " 号桌在线，正在打第 " + deal + " 副。仍要录入成绩吗？ / Table " +
+                                  opt.dataset.table + " is online, playing deal " + deal + ". Enter a result anyway?")) {
+        ev.preventDefault();
+      }
+    });
+  }
   /* A form posts once: a double tap on 编排, 公布, 录入, 申诉 or 发给各桌 sent it twice (two draws, two
      appeals, the deck twice to every table). The page reloads with the answer; until then a second
      submit is dropped (buttons are not disabled: a disabled submit button would drop its own value). */
