@@ -588,3 +588,33 @@ def test_a_hand_entry_for_a_table_still_playing_asks_first(hub: HubService, web:
     page.click("#hand-submit")
     page.wait_for_selector("#flash-ok")
     assert not asked and (1, tables[0]["table"]) in hub.core.results
+
+
+@pytest.mark.browser
+def test_the_overview_finds_a_table_by_number_or_team_and_counts_them(hub: HubService, web: str, pages: Any) -> None:
+    """At 500 tables table 37 was 15 screens down with nothing to find it by, and nothing said how many
+    tables played, were done or offline (the usability walk of 2026-12-06)."""
+    tables = publish_round_1(hub)
+    t0 = tables[0]
+    hub.hand_result({"round": 1, "table": t0["table"], "ns": t0["ns"], "ew": t0["ew"], "ns_levels": 3, "ew_levels": 1},
+                    "rita", "referee")
+    page = pages()
+    login(page, web, nxt="/hub/")
+    page.wait_for_selector("#ov-grid .tcard")
+    wait_text(page, "#ov-counts", "共 4 桌")
+    assert "已完 1" in page.inner_text("#ov-counts") and "4 tables" in page.inner_text("#ov-counts")
+    box = page.locator("#ov-find").bounding_box()
+    assert box["height"] >= 44
+    page.fill("#ov-find", tables[2]["table"])
+    page.wait_for_timeout(100)
+    assert page.eval_on_selector_all("#ov-grid .tcard", "cs => cs.map(c => c.dataset.table)") == [tables[2]["table"]]
+    team = tables[3]["ew"]
+    name = next(t["name"] for t in hub.core.cfg["teams"] if t["id"] == team)
+    page.fill("#ov-find", name[2:5])  # a part of a team's name: "第5掼"
+    page.wait_for_timeout(2500)  # and it holds over the next poll
+    assert page.eval_on_selector_all("#ov-grid .tcard", "cs => cs.map(c => c.dataset.table)") == [tables[3]["table"]]
+    page.fill("#ov-find", "无此队")
+    page.wait_for_selector("#ov-none")
+    page.fill("#ov-find", "")
+    page.wait_for_timeout(100)
+    assert len(page.query_selector_all("#ov-grid .tcard")) == 4

@@ -116,11 +116,41 @@
     others.innerHTML = "<h2>" + esc(head) + ' <small class="muted">' + on + " / " + list.length +
       " 在线 / online</small></h2>" + '<div class="hub-grid">' + list.map(otherCard).join("") + "</div>";
   }
+  /* The find box: a table by its number (its start: "3" finds 3, 30–39, 300–399), or by any other
+     text a team name or id of it holds. While it holds text the cards stay in table order
+     (nothing moves under a finger), and the others' list is filtered alike. */
+  var find = document.getElementById("ov-find");
+  var counts = document.getElementById("ov-counts");
+  var lastOv = null;
+  function query() { return find ? find.value.trim().toLowerCase() : ""; }
+  function matches(t, q) {
+    if (!q) return true;
+    if (String(t.table).toLowerCase().indexOf(q) === 0) return true;
+    if (/^[0-9]+$/.test(q)) return false;  // a number is a table's: "3" is not every team named "第3…"
+    return [t.ns, t.ew, t.ns_name, t.ew_name].some(function (s) { return s != null && String(s).toLowerCase().indexOf(q) >= 0; });
+  }
+  function countLine(tables) {
+    var n = {done: 0, playing: 0, offline: 0, attention: 0};
+    tables.forEach(function (t) {
+      if (t.result) n.done += 1; else if (t.online === false) n.offline += 1; else n.playing += 1;
+      if (attention(t) === 0) n.attention += 1;
+    });
+    return "共 " + tables.length + " 桌 · 需处理 " + n.attention + " · 离线 " + n.offline + " · 进行中 " + n.playing +
+      " · 已完 " + n.done + " / " + tables.length + " tables · need the chief " + n.attention + " · offline " +
+      n.offline + " · playing " + n.playing + " · done " + n.done;
+  }
+  if (find) find.addEventListener("input", function () { if (lastOv) render(lastOv); });
   function render(ov) {
+    lastOv = ov;
     document.getElementById("ov-round").textContent = ov.round || "-";
     document.getElementById("ov-mqtt").textContent = ov.connected ? "已连接 / connected" : "未连接 / not connected";
     var deck = ov.deck ? ov.deck.sha256 : null;
-    grid.innerHTML = byAttention(ov.tables).map(function (t) { return card(t, deck, ov); }).join("");
+    var q = query();
+    if (counts) counts.textContent = countLine(ov.tables || []);
+    var shown = q ? ov.tables.filter(function (t) { return matches(t, q); }) : byAttention(ov.tables);
+    grid.innerHTML = shown.length || !q ? shown.map(function (t) { return card(t, deck, ov); }).join("")
+      : '<p class="muted" id="ov-none">没有符合的桌 / no table matches</p>';
+    if (q && ov.others) ov = Object.assign({}, ov, {others: ov.others.filter(function (t) { return matches(t, q); })});
     if (others) renderOthers(ov);
     // A draft drawn before a result changed or a team withdrew: the hub will not publish it (redraw first).
     var a = ov.draft && ov.draft.stale && ov.draft.stale.length
