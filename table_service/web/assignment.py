@@ -28,7 +28,9 @@ def _bridge(table_id: str) -> Any:
 @bp.get("/tables/<table_id>/assignment")
 @require_role("viewer")
 def get_assignment(table_id: str) -> Any:
-    """``{"assignment": {...}|null, "result_ack": {...}|null, "started": bool, "connected": bool}``."""
+    """``{"assignment": {...}|null, "result_ack": {...}|null, "started": bool, "connected": bool,
+    "behind_round": int|null}`` (``behind_round``: this table's round still without a result while the
+    hub has drawn a later one)."""
     bridge = _bridge(table_id)
     if bridge is None:
         return jsonify(assignment=None, result_ack=None, started=False, connected=False, hub=False)
@@ -38,8 +40,14 @@ def get_assignment(table_id: str) -> Any:
     answered = ack_round(ack)
     if a is not None and answered is not None and answered != a.get("round"):
         ack = None  # the hub's answer to another round's result: not shown under this round's card
+    # The hub drew a later round while this table's round has no result: the Pi was down or slow and
+    # the chief entered its result at the hub. Said on the card, with the way to end the round here
+    # (the start answered only "the round is not over", the usability walk of 2026-12-06).
+    rnd = state.get("round") or {}
+    behind = (rnd.get("no") if a is not None and rnd and state.get("result") is None
+              and isinstance(rnd.get("no"), int) and rnd["no"] < int(a.get("round") or 0) else None)
     return jsonify(assignment=a, result_ack=ack, started=bool(a and started(state, a)),
-                   connected=bridge.is_connected, hub=True)
+                   connected=bridge.is_connected, hub=True, behind_round=behind)
 
 
 @bp.post("/tables/<table_id>/assignment/start")

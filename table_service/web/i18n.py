@@ -328,6 +328,11 @@ STRINGS: dict[str, tuple[str, str]] = {
     "assign_waiting": ("等待赛事中心编排", "Waiting for the hub's assignment"),
     "assign_title": ("{e} · 第 {r} 轮 · {t} 号桌", "{e} · round {r} · table {t}"),
     "assign_start": ("按编排开始本轮", "Start this round"),
+    "assign_behind": ("本桌第 {n} 轮尚未结束，赛事中心已公布第 {m} 轮（本桌成绩已在赛事中心录入）：请裁判长先结束第 {n} 轮，再开始第 {m} 轮。",
+                      "Round {n} is not over at this table, and the hub has published round {m} (this table's "
+                      "result was entered at the hub): the chief referee ends round {n} first, then starts round {m}."),
+    "assign_go_end": ("去结束本轮", "Go to End round"),
+    "assign_end_reason": ("赛事中心已录入第 {n} 轮成绩", "round {n}'s result was entered at the hub"),
     "assign_started": ("已开始", "Started"),
     "assign_result": ("成绩", "Result"),
     "ack_accepted": ("赛事中心已接收", "accepted by the hub"),

@@ -132,3 +132,25 @@ def test_a_result_ack_that_is_no_answer_is_refused_and_the_card_still_answers(ma
     client = app.test_client()
     h.login(client, "rita")
     assert client.get("/api/tables/1/assignment").status_code == 200
+
+
+def test_a_table_whose_round_the_hub_finished_says_so_and_leads_to_its_end(make_app, runner, h) -> None:
+    """The Pi was down; the chief entered its round-1 result at the hub and published round 2. The card's
+    start answered only "the round is not over" (the usability walk of 2026-12-06): it now says why,
+    for which rounds, and the round once ended (by the chief) starts from the card."""
+    from table_service.web.tables import web_state
+
+    app = make_app(TABLES={"1": runner})
+    web_state(app).tables["1"].hub_link = SimpleNamespace(assignment=GOOD, result_ack=None, is_connected=True)
+    client = app.test_client()
+    h.login(client, "rita")
+    assert client.get("/api/tables/1/assignment").get_json()["behind_round"] is None  # no round yet
+    assert h.post_json(client, "/api/tables/1/assignment/start", {}).status_code == 200
+    web_state(app).tables["1"].hub_link.assignment = {**GOOD, "round": 2, "teams": {"NS": "T3", "EW": "T4"}}
+    body = client.get("/api/tables/1/assignment").get_json()
+    assert body["behind_round"] == 1 and not body["started"]
+    assert runner.submit({"type": "round_ended", "source": "panel", "role": "chief",
+                          "data": {"reason": "赛事中心已录入第 1 轮成绩"}}).accepted
+    assert client.get("/api/tables/1/assignment").get_json()["behind_round"] is None
+    assert h.post_json(client, "/api/tables/1/assignment/start", {}).status_code == 200
+    assert runner.state()["round"]["no"] == 2

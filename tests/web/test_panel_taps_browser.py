@@ -194,3 +194,28 @@ def test_a_late_arrival_is_entered_by_taps(page, app, runner, serve_app, h):
     page.click("#f-late button[type=submit]")
     h.wait_for(lambda: runner.state()["penalties"]["records"], timeout=20)
     assert runner.events()[-1]["data"]["minutes"] == 3
+
+
+def test_a_round_the_hub_finished_is_said_on_the_card_and_its_end_is_one_tap_away(page, app, runner, serve_app, h):
+    """The chief entered round 1's result at the hub while this Pi was down, and published round 2:
+    the card says so and its button brings the round's end, its reason filled in, into view."""
+    from types import SimpleNamespace
+
+    from table_service.web.tables import web_state
+
+    a = {"event": "ev", "round": 1, "table": "1", "teams": {"NS": "T1", "EW": "T2"},
+         "players": {"N": "a", "S": "b", "E": "c", "W": "d"},
+         "ruleset": {"preset": "jiangsu-2013", "options": {}}, "format": {"kind": "deals", "deals": 2}}
+    from table_service.views.assignment import set_up_data
+
+    assert runner.submit({"type": "round_set_up", "source": "panel", "role": "referee", "data": set_up_data(a)}).accepted
+    web_state(app).tables["1"].hub_link = SimpleNamespace(
+        assignment={**a, "round": 2, "teams": {"NS": "T3", "EW": "T4"}}, result_ack=None, is_connected=True)
+    srv = serve_app(app)
+    h.open_table(page, srv.url, "chen", h.PASSWORD)
+    page.wait_for_selector("#assign-behind")
+    assert "第 1 轮尚未结束" in page.inner_text("#assign-behind") and "第 2 轮" in page.inner_text("#assign-behind")
+    page.click("#assign-go-end")
+    assert page.input_value("#f-end input[name=reason]") == "赛事中心已录入第 1 轮成绩"
+    box = page.locator("#f-end").bounding_box()
+    assert 0 <= box["y"] <= page.viewport_size["height"]

@@ -42,9 +42,22 @@
       "<div>" + esc(GT.t("side_NS")) + ": " + esc(tn.NS || a.teams.NS) + " — " + seat("N") + " · " + seat("S") + "</div>" +
       "<div>" + esc(GT.t("side_EW")) + ": " + esc(tn.EW || a.teams.EW) + " — " + seat("E") + " · " + seat("W") + "</div>" +
       '<div class="muted">' + esc(a.ruleset.preset) + " · " + esc(fmt(a.format)) + "</div>" +
+      (d.behind_round ? '<div class="assign-behind" id="assign-behind">' +
+        esc(GT.tf("assign_behind", {n: d.behind_round, m: a.round})) +
+        ' <button type="button" id="assign-go-end">' + esc(GT.t("assign_go_end")) + "</button></div>" : "") +
       (d.started ? '<div class="assign-started">' + esc(GT.t("assign_started")) + "</div>"
         : '<button type="button" id="assign-start">' + esc(GT.t("assign_start")) + "</button>") +
       '<div id="assign-msg" role="status">' + esc(lastMsg) + "</div>" + ack + "</div>";
+    var go = document.getElementById("assign-go-end");
+    if (go) go.onclick = function () {
+      var f = document.getElementById("f-end");
+      if (!f) return;
+      for (var p = f.parentNode; p; p = p.parentNode) if (p.tagName === "DETAILS") p.open = true;
+      var reason = f.querySelector("input[name=reason]");
+      if (reason && !reason.value) reason.value = GT.tf("assign_end_reason", {n: d.behind_round});
+      f.scrollIntoView({block: "center"});
+      if (reason) reason.focus();
+    };
     var btn = document.getElementById("assign-start");
     if (btn) btn.onclick = function () {
       btn.disabled = true;
