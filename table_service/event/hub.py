@@ -386,6 +386,7 @@ class HubService(TableMessages):
                     "deck": ({k: core.deck[k] for k in ("sha256", "size", "meta", "t_ms", "by")}
                              if core.deck else None),
                     "deck_withdrawn": core.deck_withdrawn,
+                    "last_seq": core.last_seq,
                     "config_note": self.config_note}
 
     def _draft(self) -> dict[str, Any] | None:

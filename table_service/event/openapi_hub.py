@@ -63,6 +63,8 @@ OVERVIEW = {"type": "object", "required": ["event", "round", "rounds", "bye", "t
                                            "draft", "connected", "config_note"], "properties": {
     "event": {"type": ["object", "null"]}, "round": {"type": "integer", "minimum": 0},
     "rounds": _INT_OR_NULL, "bye": _STR_OR_NULL, "tables": {"type": "array", "items": _TABLE_ROW},
+    "last_seq": {"type": "integer", "minimum": 0, "description": "the hub log's last event: a page that shows "
+                 "an older one is out of date (the organiser page says so)"},
     "byes": {"type": "array", "items": {"type": "string"}, "description": "every team with a bye this round "
              "(a round robin with withdrawn teams may have several)"},
     "refusals": {"type": "array", "items": _OBJ}, "appeals": {"type": "array", "items": _OBJ},

@@ -618,3 +618,24 @@ def test_the_overview_finds_a_table_by_number_or_team_and_counts_them(hub: HubSe
     page.fill("#ov-find", "")
     page.wait_for_timeout(100)
     assert len(page.query_selector_all("#ov-grid .tcard")) == 4
+
+
+@pytest.mark.browser
+def test_the_organiser_page_says_when_the_hub_has_news_and_reloads_keeping_what_was_typed(
+        hub: HubService, web: str, pages: Any) -> None:
+    """Results came in for minutes while the organiser page, drawn once, showed none of them and no
+    公布成绩 button (the usability walk of 2026-12-06)."""
+    tables = publish_round_1(hub)
+    page = pages()
+    login(page, web, nxt="/hub/admin")
+    assert page.locator("#admin-changed").is_hidden()
+    page.select_option("#hand-slot", f"1|{tables[1]['table']}")
+    page.fill("#hand-ns", "4")
+    t0 = tables[0]
+    hub.hand_result({"round": 1, "table": t0["table"], "ns": t0["ns"], "ew": t0["ew"], "ns_levels": 3, "ew_levels": 1},
+                    "rita", "referee")  # from another device
+    page.wait_for_selector("#admin-changed", state="visible", timeout=15_000)
+    page.click("#admin-reload")
+    page.wait_for_selector("#form-kept")
+    assert page.input_value("#hand-slot") == f"1|{tables[1]['table']}" and page.input_value("#hand-ns") == "4"
+    assert page.locator("#admin-changed").is_hidden()

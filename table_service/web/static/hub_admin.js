@@ -205,5 +205,26 @@
     });
     sel.parentNode.insertBefore(box, sel);
   });
+  /* The page is drawn once: results, appeals and refusals that arrive later were not on it (a 公布成绩
+     button stayed hidden for minutes). The hub's log is asked every 5 s; a newer event is said at the
+     top, with a reload that keeps what a form holds (the form last typed into comes back). */
+  const admin = document.getElementById("admin");
+  const changed = document.getElementById("admin-changed");
+  let typedIn = null;
+  document.addEventListener("input", function (ev) { if (ev.target.form) typedIn = ev.target.form; });
+  if (admin && changed) {
+    const seen = Number(admin.dataset.seen || 0);
+    document.getElementById("admin-reload").addEventListener("click", function () {
+      if (typedIn) keep(typedIn);
+      window.location.reload();
+    });
+    (function poll() {
+      fetch("/hub/api/overview", {headers: {Accept: "application/json"}, credentials: "same-origin"})
+        .then(function (r) { return r.ok ? r.json() : null; })
+        .then(function (ov) { if (ov && Number(ov.last_seq) > seen) changed.hidden = false; })
+        .catch(function () { /* the next poll */ })
+        .then(function () { if (changed.hidden) setTimeout(poll, 5000); });
+    })();
+  }
   putBack();  // last: after every form's own first fill (a correction's chosen result, a team's players)
 })();
