@@ -81,6 +81,8 @@ class HubService(TableMessages):
         self.live: dict[str, TableLive] = {}
         self.lags_ms: deque[int] = deque(maxlen=100_000)
         self.duplicates = 0
+        self.flooded: dict[str, int] = {}
+        self._flood_said: dict[str, int] = {}
         if connect:
             m = cfg["mqtt"]  # where the broker is today (deployment, not event state: from the file)
             self.mqtt = HubMqtt(self.event_id, self.handle_batch, host=m["host"], port=m["port"],
@@ -355,7 +357,7 @@ class HubService(TableMessages):
                              "finished": bool(s.get("finished")),
                              "panel": panel_link(t["table"], cfg_panels.get(t["table"]), live.panel),
                              "deck": live.summary.get("deck"), "camera": live.summary.get("camera"),
-                             "faults": core.faults.get(t["table"], 0),
+                             "faults": core.faults.get(t["table"], 0) + self.flooded.get(t["table"], 0),
                              "result": res.line if res else None, "source": res.source if res else None,
                              "result_ms": res.t_ms if res else None})
             drawn = {r["table"] for r in rows}
@@ -366,7 +368,7 @@ class HubService(TableMessages):
                                "round": live.summary.get("round"), "deal": live.summary.get("deal"),
                                "finished": bool(live.summary.get("finished")),
                                "panel": panel_link(tid, cfg_panels.get(tid), live.panel),
-                               "deck": live.summary.get("deck"), "faults": core.faults.get(tid, 0),
+                               "deck": live.summary.get("deck"), "faults": core.faults.get(tid, 0) + self.flooded.get(tid, 0),
                                "in_config": tid in cfg_panels})
             now_ms = self.clock_ms()
             return {"event": core.cfg["event"] if core.cfg else None, "round": rnd,
@@ -378,7 +380,8 @@ class HubService(TableMessages):
                     # Nothing to act on (the table's fault count stays on its card): the last half hour's.
                     "bad_messages": [{k: m[k] for k in ("seq", "table", "topic", "reason", "t_ms")}
                                      for m in core.bad_messages[-20:] if m["t_ms"] >= now_ms - BAD_MESSAGES_SHOWN_MS],
-                    "faults": dict(core.faults),
+                    # Logged faults plus those a flooding table had counted, not logged (:meth:`HubState.flooding`).
+                    "faults": {t: core.faults.get(t, 0) + self.flooded.get(t, 0) for t in {*core.faults, *self.flooded}},
                     "appeals": [a for a in core.appeals if not a["decision"]],
                     "draft": self._draft(),
                     "withdrawn": {t: dict(w) for t, w in core.withdrawn.items()},

@@ -20,6 +20,7 @@ next round to draw) · ``team_reinstated`` (the chief's, before any round is pub
 from __future__ import annotations
 
 import copy
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Self
@@ -32,6 +33,16 @@ from table_service.event.standings import Standings, compute_standings
 #: stay in memory (the log keeps them all). An open refusal is never dropped: another table's flood
 #: of bad results must not push one off the chief's list before it is dealt with.
 MAX_REFUSALS_KEPT = 500
+#: One table's bad messages logged one by one: at most this many in :data:`FLOOD_WINDOW_MS`; more in
+#: that window are counted (the table's fault count on the overview) but not logged, so one table's
+#: credential cannot grow the hub's log and memory without bound (the security audit of 2026-12-06:
+#: 155,000 distinct bad summaries made a 40 MB log, a 324 MB hub and a 6 s restart).
+FLOOD_LIMIT = 30
+FLOOD_WINDOW_MS = 10 * 60 * 1000
+#: Open refused results one table may have on the chief's list: past it, a table's further refused
+#: results are counted as its bad messages, not listed one by one (5,000 forged results made 5,005
+#: entries to clear one tap each and a 4 MB organiser page).
+MAX_OPEN_REFUSALS_PER_TABLE = 10
 
 
 @dataclass
@@ -74,6 +85,8 @@ class HubState:
     faults: dict[str, int] = field(default_factory=dict)
     """Per table: messages refused (``message_refused``) plus results refused (``result_refused``)."""
     fault_digests: set[tuple[str, str]] = field(default_factory=set)
+    fault_times: dict[str, deque[int]] = field(default_factory=dict)
+    """Per table: the times of its latest ``message_refused`` (at most :data:`FLOOD_LIMIT`)."""
     bad_messages: list[dict[str, Any]] = field(default_factory=list)
     """The latest ``message_refused`` (at most ``MAX_REFUSALS_KEPT``), newest last."""
     deck: dict[str, Any] | None = None
@@ -255,6 +268,7 @@ class HubState:
             self.faults[d["table"]] = self.faults.get(d["table"], 0) + 1
         elif et == "message_refused":
             self.fault_digests.add((d["table"], d["digest"]))
+            self.fault_times.setdefault(d["table"], deque(maxlen=FLOOD_LIMIT)).append(ev["t_ms"])
             self.bad_messages.append({**d, "seq": ev["seq"], "t_ms": ev["t_ms"]})
             del self.bad_messages[:-MAX_REFUSALS_KEPT]
             self.faults[d["table"]] = self.faults.get(d["table"], 0) + 1
@@ -282,6 +296,16 @@ class HubState:
             self.deck, self.deck_withdrawn = None, d["sha256"]
         else:
             raise ValueError(f"未知赛事事件 / unknown hub event type {et!r}")
+
+    def flooding(self, table: str, now_ms: int, more: int = 0) -> bool:
+        """Whether ``table`` has had :data:`FLOOD_LIMIT` bad messages logged (``more`` of them not yet
+        applied) within :data:`FLOOD_WINDOW_MS` before ``now_ms``: the next is counted, not logged."""
+        recent = sum(1 for t in self.fault_times.get(table, ()) if now_ms - t < FLOOD_WINDOW_MS)
+        return recent + more >= FLOOD_LIMIT
+
+    def open_refusals(self, table: str) -> int:
+        """Refused results of ``table`` still on the chief's list."""
+        return sum(1 for r in self.refusals if r["table"] == table and not r["acknowledged"])
 
     def _forget_cleared_refusals(self) -> None:
         """Keep at most ``MAX_REFUSALS_KEPT`` cleared refusals, dropping the oldest first. Only a

@@ -23,6 +23,7 @@ from table_service.event.core import HubCore
 from table_service.event.intake import BadMessage, check_message
 from table_service.event.model import parse_result, reused_id_reason
 from table_service.event.mqtt import HubMqtt, Message, json_payload
+from table_service.event.state import MAX_OPEN_REFUSALS_PER_TABLE
 from table_service.event.store import HubStore
 
 log = logging.getLogger(__name__)
@@ -54,6 +55,9 @@ class TableMessages:
     live: dict[str, TableLive]
     lags_ms: deque[int]
     duplicates: int
+    flooded: dict[str, int]
+    """Per table: bad messages counted but not logged (:meth:`HubState.flooding`), since the start."""
+    _flood_said: dict[str, int]
 
     def handle_batch(self, messages: list[Message]) -> None:
         """Results are logged in one transaction; status and summaries update the live view.
@@ -112,6 +116,16 @@ class TableMessages:
         key = ("fault", table, digest)
         if (table, digest) in self.core.fault_digests or key in pending:
             self.duplicates += 1
+            return
+        in_batch = sum(1 for k in pending if k[0] == "fault" and k[1] == table)
+        if self.core.flooding(table, now, in_batch):
+            # Counted, not logged: the table's fault count on the overview goes on rising, and one
+            # line a minute says so (a credential flooding distinct messages grew the log without bound).
+            self.flooded[table] = self.flooded.get(table, 0) + 1
+            if now - self._flood_said.get(table, 0) >= 60_000:
+                self._flood_said[table] = now
+                log.warning("hub: table %s floods bad messages: %d counted, not logged one by one (latest: %s)",
+                            table, self.flooded[table], reason[:120])
             return
         pending.add(key)
         applied.append(self.store.append("message_refused", {
@@ -179,6 +193,13 @@ class TableMessages:
             # a redelivery is never a second entry nor a second fault.
             if (table, refusal_id) in self.core.refused_ids or ("refused", table, refusal_id) in pending:
                 self.duplicates += 1
+                return {"result_id": rid, "status": "refused", "round": line["round"], "reason": reason}
+            listed = self.core.open_refusals(table) + sum(1 for k in pending if k[0] == "refused" and k[1] == table)
+            if listed >= MAX_OPEN_REFUSALS_PER_TABLE:
+                # The chief's list holds this table's first ones; more are its bad messages (counted).
+                more = (f"本桌已有 {listed} 条拒收成绩待处理，本条计为坏消息 / the table has {listed} refused "
+                        f"results open: this one is counted as a bad message ({reason})")
+                self._bad_message(table, "result", (rid + "\0" + said).encode(), more, now, applied, pending)
                 return {"result_id": rid, "status": "refused", "round": line["round"], "reason": reason}
             pending.add(("refused", table, refusal_id))
             applied.append(self.store.append("result_refused", {

@@ -193,6 +193,7 @@ def test_an_open_refusal_is_never_pushed_off_the_chiefs_list(tmp_path: Path, mon
     import table_service.event.state as core
 
     monkeypatch.setattr(core, "MAX_REFUSALS_KEPT", 5)  # the same rule as 500, with a test-sized flood
+    monkeypatch.setattr("table_service.event.table_messages.MAX_OPEN_REFUSALS_PER_TABLE", 100)  # listed, all 20
     hub = HubService(event_cfg(), tmp_path, connect=False)
     hub.draw_next("org", "referee")
     hub.publish_draw(1, "org", "referee")
@@ -552,4 +553,35 @@ def test_the_public_standings_wait_for_the_chief_to_publish_the_round(tmp_path: 
     assert hub.standings_json()["rounds"] == 2 and hub.standings_json(public=True)["rounds"] == 1
     hub.publish_results(2, "org", "referee")
     assert hub.standings_json(public=True)["rounds"] == 2
+    hub.stop()
+
+
+def test_one_table_flooding_bad_messages_or_results_is_counted_not_logged_without_bound(tmp_path: Path) -> None:
+    """One table's credential sent 155,000 distinct bad summaries (a 40 MB log, a 324 MB hub) and 5,000
+    forged results (5,005 refusals to clear one tap each): the security audit of 2026-12-06. Past the
+    limits they are counted on the table's card, not logged or listed one by one; another table's
+    bad message and refused result are still logged and listed."""
+    from table_service.event.state import FLOOD_LIMIT, FLOOD_WINDOW_MS, MAX_OPEN_REFUSALS_PER_TABLE
+
+    clock = Clock()
+    hub = HubService(event_cfg(), tmp_path, clock_ms=clock, connect=False)
+    hub.draw_next("org", "referee")
+    hub.publish_draw(1, "org", "referee")
+    victim, spammer = hub.core.draws[1]["tables"][:2]
+    hub.handle_batch([(spammer["table"], "summary", b'{"bad": %d}' % i, False) for i in range(FLOOD_LIMIT + 70)])
+    logged = [m for m in hub.core.bad_messages if m["table"] == spammer["table"]]
+    assert len(logged) == FLOOD_LIMIT
+    assert hub.overview()["faults"][spammer["table"]] == FLOOD_LIMIT + 70  # every one counted on the card
+    hub.handle_batch([(victim["table"], "summary", b"{not json", False)])
+    assert [m["table"] for m in hub.core.bad_messages][-1] == victim["table"]
+    clock.now += FLOOD_WINDOW_MS  # a new window: logged again
+    hub.handle_batch([(spammer["table"], "summary", b'{"late": 1}', False)])
+    assert len([m for m in hub.core.bad_messages if m["table"] == spammer["table"]]) == FLOOD_LIMIT + 1
+
+    hub.handle_batch([(spammer["table"], "result", _refused(spammer, f"forged{i}"), False) for i in range(25)])
+    swapped = json.dumps({"result_id": "r1-s77", "result": {**line_for(victim, 1, 4, 0), "ns": victim["ew"],
+                                                            "ew": victim["ns"]}}).encode()
+    hub.handle_batch([(victim["table"], "result", swapped, False)])
+    listed = [r["table"] for r in hub.overview()["refusals"]]
+    assert listed.count(spammer["table"]) == MAX_OPEN_REFUSALS_PER_TABLE and listed.count(victim["table"]) == 1
     hub.stop()

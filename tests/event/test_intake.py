@@ -333,7 +333,10 @@ def _wire_fuzz(tmp_path: Path, broker: Any, examples: int) -> None:
             except BadMessage:
                 bad.add((name, payload))
         logged = [e for e in hub.store.events() if e["type"] == "message_refused"]
-        assert len(logged) == len(bad), "each distinct bad message is logged exactly once"
+        # Each distinct bad message logged once, up to one table's flood limit (the rest are counted).
+        from table_service.event.state import FLOOD_LIMIT
+
+        assert len(logged) == min(len(bad), FLOOD_LIMIT), "each distinct bad message is logged exactly once"
         assert hub.overview()["faults"].get("1", 0) >= len(bad)
     finally:
         c.loop_stop()
