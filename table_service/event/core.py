@@ -299,9 +299,13 @@ class HubCore(HubState):
         chief referee's, as the deck is the event's."""
         need_role(role, "chief", "发布比赛用牌")
         if self.deck is not None and self.deck.get("sha256") == sha256:
-            # The same file again (a second tap, a second desk): already with every table.
-            raise EventInputError(f"该登记文件已发布（{sha256[:12]}），各桌已在使用 / this enrolment file is already the "
-                                  f"event's deck ({sha256[:12]}): every table has it")
+            # The same file again (a second tap, a second desk): already handed out. Not "every table
+            # has it" (the page beside it counted 0 of 15 reading with it): it is on the broker, kept for
+            # each table, which takes it when it is online; the organiser page counts who reads with it.
+            raise EventInputError(f"该登记文件已是比赛用牌（{sha256[:12]}），已发给各桌：离线的桌上线时收到，"
+                                  f"本页显示几桌在用 / this enrolment file is already the event's deck ({sha256[:12]}), "
+                                  "handed to every table: a table offline gets it when it comes back; this page "
+                                  "counts the tables reading with it")
         return "deck_published", {"sha256": sha256, "size": size, "file": file, "meta": meta}
 
     def check_withdraw_deck(self, role: str | None) -> tuple[str, dict[str, Any]]:
