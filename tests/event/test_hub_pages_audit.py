@@ -639,3 +639,21 @@ def test_the_organiser_page_says_when_the_hub_has_news_and_reloads_keeping_what_
     page.wait_for_selector("#form-kept")
     assert page.input_value("#hand-slot") == f"1|{tables[1]['table']}" and page.input_value("#hand-ns") == "4"
     assert page.locator("#admin-changed").is_hidden()
+
+
+@pytest.mark.browser
+def test_the_board_says_final_standings_once_the_last_round_is_published(hub: HubService, web: str,
+                                                                       pages: Any) -> None:
+    """After the last round the board still read "after round 3" as after any round: no word that the
+    event was over (the usability walk of 2026-12-06)."""
+    board = pages(1920, 1080)
+    for rnd in (1, 2, 3):
+        hub.draw_next("chen", "chief")
+        hub.publish_draw(rnd, "chen", "chief")
+        for t in hub.core.draws[rnd]["tables"]:
+            hub.hand_result({"round": rnd, "table": t["table"], "ns": t["ns"], "ew": t["ew"], "ns_levels": 3,
+                             "ew_levels": 1}, "rita", "referee")
+        hub.publish_results(rnd, "chen", "chief")
+        board.goto(f"{web}/hub/board")
+        wait_text(board, "#b-after", f"after round {rnd}" if rnd < 3 else "final standings (3 rounds)")
+    assert "最终排名" in board.inner_text("#b-after")

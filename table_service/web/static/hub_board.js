@@ -60,7 +60,11 @@
     document.getElementById("b-page").textContent = pages > 1 ? (page + 1) + "/" + pages : "";
     // The standings are those after the last complete round (the round in play counts once all its tables are in).
     var after = data.standings.rounds;
-    document.getElementById("b-after").textContent = after ? "第 " + after + " 轮后 / after round " + after : "";
+    // The last round published: the event is over and these are its final standings (they read "after
+    // round 5" as any other round did, the usability walk of 2026-12-06).
+    document.getElementById("b-after").textContent = after && after === data.rounds
+      ? "最终排名（共 " + after + " 轮）/ final standings (" + after + " rounds)"
+      : after ? "第 " + after + " 轮后 / after round " + after : "";
     document.querySelector("#b-standings tbody").innerHTML = rows.slice(page * PAGE, (page + 1) * PAGE).map(function (r) {
       // A withdrawn team (退赛) keeps its row and results, marked.
       var wd = r.withdrawn ? ' <small class="wd">退赛 / withdrawn</small>' : "";
