@@ -301,6 +301,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "ruling_confirmed": ("确认标记 {f}", "flag {f} confirmed"),
     "ruling_dismissed": ("驳回标记 {f}", "flag {f} dismissed"),
     "undo_ruling": ("撤销裁定", "Undo ruling"),
+    "undo_penalty": ("撤销处罚", "Undo penalty"),
     "reports_pressed": ("报牌记录", "Report cards pressed"),
     "question_first": ("先回答摄像头问题", "Answer the camera question first"),
     "question_first_hint": ("摄像头读牌待确认，{s} 的出牌等裁判答复后再录入。",

@@ -203,6 +203,11 @@ def test_penalty_ladder_from_the_flag(page, app, runner, serve_app, h):
     assert "北" in text and not re.search(r"\d{10,}", text)
     page.click(f"#flag-F{second.seq} button.pen-warning")
     page.wait_for_selector('#penalties .ladder[data-side="EW"] .rung-violation[data-n="1"]')
+    # The penalty upheld the flag: one undo on its card, named for what it undoes (two, "撤销" and
+    # "撤销裁定", undid the same event: the usability walk of 2026-12-06).
+    page.wait_for_selector(f'#flag-F{second.seq}[data-status="confirmed"]')
+    undos = page.eval_on_selector_all(f"#flag-F{second.seq} button", "bs => bs.map(b => b.innerText)")
+    assert [u for u in undos if "撤销" in u] == ["撤销处罚"], undos
     pen = runner.state()["penalties"]
     assert pen["EW"]["violations"] == 1 and [r["flag"] for r in pen["records"]] == [f"F{first.seq}", f"F{second.seq}"]
     shot(page, "ladder")

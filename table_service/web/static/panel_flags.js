@@ -186,11 +186,13 @@
         GT.t("penalty") + ": " + name + (r.withdrawn ? " (" + GT.w("withdrawn") + ")" : "") + " ");
       line.dataset.seq = String(r.seq);
       line.appendChild(el("span", "seq muted small", "#" + r.seq + " "));
-      if (!r.withdrawn) addUndo(line, r.seq, GT.t("penalty") + " " + name + " · " + side_(r));
+      if (!r.withdrawn) addUndo(line, r.seq, GT.t("penalty") + " " + name + " · " + side_(r), null, GT.t("undo_penalty"));
       card.appendChild(line);
     });
-    // The referee's ruling on it (confirm / dismiss) can be undone while it is of this deal.
-    if ((f.status === "confirmed" || f.status === "dismissed") && f.closed_seq) {
+    // The referee's ruling on it (confirm / dismiss) can be undone while it is of this deal; not a second
+    // time when the ruling was the penalty itself (a penalty on a flag upholds it): one undo, named.
+    const byPenalty = given.some(function (r) { return r.seq === f.closed_seq; });
+    if ((f.status === "confirmed" || f.status === "dismissed") && f.closed_seq && !byPenalty) {
       const ruling = el("div", "flag-ruling");
       addUndo(ruling, f.closed_seq, GT.tf(f.status === "confirmed" ? "ruling_confirmed" : "ruling_dismissed", { f: f.id }),
         null, GT.t("undo_ruling") + " #" + f.closed_seq);
