@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from table_service.engine.errors import EventRejected
 from table_service.engine.flags import raise_flag
-from table_service.engine.ladder import recount_ladder
+from table_service.engine.ladder import LEVEL_ZH, escalated_on, recount_ladder
 from table_service.engine.ruleset import since
 from table_service.engine.state import State
 
@@ -135,8 +136,17 @@ def withdraw_time_over(state: State, ev: dict[str, Any], flag_id: str, fx: list[
     counted again without them. ``levels``: the action was late, by less than these automatic
     penalties need: only they (and the escalation flags they raised, ``withdrawn_why: "not_earned"``)
     are withdrawn, the flag stands. ``why``: another reason to give (``"dismissed"``: the referee did
-    not uphold the flag the penalties cite)."""
+    not uphold the flag the penalties cite). From generation 7 nothing is withdrawn while a later
+    penalty was escalated on these (:func:`ladder.escalated_on`): the flag says so (``held_by``)."""
     why = why or ("in_time" if levels is None else "not_earned")
+    if since(state, 7):
+        later = escalated_on(state, set(time_penalties(state, flag_id, levels)))
+        if later is not None:
+            # A later penalty was escalated on them (generation 7): a ruling acted upon is history. The
+            # action's own time cannot be refused, so the flag and its penalties are held as they are,
+            # and say why; voiding that penalty re-folds the deal, and this action then withdraws them.
+            _hold(state, flag_id, later, why, fx)
+            return
     withdrawn = {flag_id}
     for i, f in enumerate(state["flags"]):
         cites = f["rule"] == "penalty_escalation" and f["evidence"].get("flag") == flag_id \
@@ -154,6 +164,43 @@ def withdraw_time_over(state: State, ev: dict[str, Any], flag_id: str, fx: list[
             sides.add(r["side"])
     for side in sorted(sides):
         recount_ladder(state, side)
+
+
+def time_penalties(state: State, flag_id: str, levels: set[str] | None = None) -> list[int]:
+    """The places in the round's records of the standing automatic penalties that cite the time flag
+    ``flag_id`` (only those given as one of ``levels``, when named)."""
+    return [i for i, r in enumerate(state["penalties"]["records"])
+            if r.get("auto") and r.get("flag") == flag_id and not r.get("withdrawn")
+            and (levels is None or r["given"] in levels)]
+
+
+def refuse_time_withdrawal(state: State, flag_id: str) -> None:
+    """A ``time_over`` flag is not dismissed (generation 7) while the automatic warning or violation it
+    would take with it is history: after the round's result, or once a later penalty was escalated on
+    it (:func:`ladder.escalated_on`) — the referee voids that penalty first.
+
+    :raises EventRejected: saying which, and what to do."""
+    places = time_penalties(state, flag_id, {"warning", "violation"})
+    if not places or not since(state, 7):
+        return
+    if state["result"] is not None:
+        raise EventRejected(f"本轮已结束，标记 {flag_id} 的自动处罚已计入结果，不能撤回 / flag {flag_id}: the round is "
+                            "over, and the automatic penalty under this flag is part of its result: it is not withdrawn")
+    later = escalated_on(state, set(places))
+    if later is not None:
+        given = state["penalties"]["records"][places[0]]["given"]
+        raise EventRejected(
+            f"标记 {flag_id} 的自动{LEVEL_ZH[given]}已计入后来的处罚（#{later['seq']}，{LEVEL_ZH[later['given']]}"
+            f"记为{LEVEL_ZH[later['level']]}），请先撤销该处罚再驳回 / flag {flag_id}: its automatic {given} counts "
+            f"under a later penalty (#{later['seq']}, given as a {later['given']}, counted as a {later['level']}): "
+            "void that penalty first, then dismiss the flag")
+
+
+def _hold(state: State, flag_id: str, later: dict[str, Any], why: str, fx: list[dict[str, Any]]) -> None:
+    for i, f in enumerate(state["flags"]):
+        if f["id"] == flag_id:
+            state["flags"][i] = dict(f, evidence={**f["evidence"], "held_by": later["seq"], "held_why": why})
+            fx.append({"kind": "flag_updated", "flag": dict(state["flags"][i])})
 
 
 def stop_all(state: State, fx: list[dict[str, Any]]) -> None:
