@@ -56,8 +56,16 @@ def restart_timer(state: State, seat: str, fx: list[dict[str, Any]], *, at_ms: i
         return False
     phase = timer["phase"]
     # The deal's first lead (a lost turn there leaves only a skipped entry in the trick) keeps its length.
-    first = phase == "lead" and not deal["tricks"] and all(p.get("skipped") for p in deal["trick"]["plays"])
+    first = phase == "lead" and (first_lead_due(deal) if since(state, 7) else
+                                 not deal["tricks"] and all(p.get("skipped") for p in deal["trick"]["plays"]))
     start_timer(state, seat, phase, fx, option="first_lead" if first else None, at_ms=at_ms)
+
+
+def first_lead_due(deal: dict[str, Any]) -> bool:
+    """Whether the lead now due is the deal's first: no trick has been won and nobody has led one yet.
+    A wrong lead (flagged, never the trick's top), a turn lost there (a skipped entry) and plays out of
+    turn leave it the first lead, with its own, longer countdown (generation 7)."""
+    return not deal["tricks"] and deal["trick"]["top"] is None
     return True
 
 
@@ -214,7 +222,7 @@ def stop_all(state: State, fx: list[dict[str, Any]]) -> None:
 
 def set_turn(state: State, seat: str | None, fx: list[dict[str, Any]], *, first_lead: bool = False) -> None:
     """Give the turn to ``seat``: turn lamps, and its lead or follow countdown (the first lead
-    of a deal has its own length in the ruleset)."""
+    of a deal has its own length in the ruleset: :func:`first_lead_due`)."""
     deal = state["deal"]
     old = deal["turn"]
     for other in list(deal["timers"]):
@@ -228,6 +236,9 @@ def set_turn(state: State, seat: str | None, fx: list[dict[str, Any]], *, first_
     if old != seat:
         fx.append({"kind": "lamp", "seat": seat, "lamp": "turn", "mode": "on"})
     phase = "lead" if deal["trick"]["top"] is None else "follow"
+    # Generation 7: the deal's first lead has its own length by whichever way the turn came (a lost turn,
+    # a ruling on a wrong lead); before, only where the caller said so.
+    first_lead = first_lead or (phase == "lead" and since(state, 7) and first_lead_due(deal))
     start_timer(state, seat, phase, fx, option="first_lead" if first_lead else None)
 
 
