@@ -444,6 +444,11 @@ def _dispatch(state: State, ev: dict[str, Any], fx: Effects) -> None:
         state["t_ms"] = t
     state["last_seq"] = max(state["last_seq"], ev["seq"] or 0)
     _late_by_own_time(state, ev, fx)
+    if ev["type"] != "clock_ticked" and since(state, 7):
+        # The round's time limit is judged by the event's own time, whether or not a tick came first
+        # (generation 7): what a tick at this time would have done — the time up, and between deals the
+        # round's end — is done before the event applies.
+        deal_end.on_time_tick(state, ev, fx)
     HANDLERS[ev["type"]](state, ev, fx)
 
 

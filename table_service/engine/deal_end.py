@@ -14,7 +14,7 @@ from typing import Any
 from table_service.engine import scoring
 from table_service.engine.errors import EventRejected
 from table_service.engine.events import int_field, side_field
-from table_service.engine.round_setup import require_round, rules_of_round
+from table_service.engine.round_setup import ended_by_time_now, require_round, rules_of_round
 from table_service.engine.ruleset import since
 from table_service.engine.state import State
 from table_service.engine.timers import stop_all
@@ -207,6 +207,8 @@ def _halt_deal(state: State, deal: dict[str, Any], fx: Effects) -> None:
 
 def on_round_ended(state: State, ev: dict[str, Any], fx: Effects) -> None:
     """``round_ended`` by the referee: a deal in progress is not scored; a tie plays one more deal."""
+    if ended_by_time_now(state, ev):
+        return  # the time limit had passed between deals: the round ended by it, as the chief says
     rnd = require_round(state, ev["type"])
     deal = state["deal"]
     if deal is not None and deal["phase"] != "over":

@@ -47,7 +47,9 @@ from table_service.rules.ruleset import DEFAULT_RULESET, Ruleset, get_ruleset
 #: 7 (2026-12-07): a ruling acted upon is history — an automatic time penalty a later penalty was escalated
 #: on is not withdrawn under it (a dismissal is refused until that penalty is voided, an in-time action
 #: leaves it held, ``timers.withdraw_time_over``), nor after the round's result; the deal's first lead has its
-#: 40 s by every path — after a lost turn ruled in play, after a ruling on a wrong lead (``timers.first_lead_due``).
+#: 40 s by every path — after a lost turn ruled in play, after a ruling on a wrong lead (``timers.first_lead_due``);
+#: a round's time limit judged by each event's own time, tick or no tick (``apply._dispatch``): a deal ending
+#: past it ends the round, and no deal is drawn after it (but the tie's extra deal).
 ENGINE_GENERATION = 7
 
 
