@@ -129,7 +129,8 @@ def check_round_end(state: State, ev: dict[str, Any], fx: Effects, *, past_a: st
         rnd["extra_deal"] = True
         fx.append({"kind": "tie_extra_deal"})
         return
-    end_round(state, ev, fx, winner=winner, reason="time" if fmt["kind"] == "time" else fmt["kind"])
+    reason = "ended" if rnd.get("called") else "time" if fmt["kind"] == "time" else fmt["kind"]
+    end_round(state, ev, fx, winner=winner, reason=reason)
 
 
 def end_round(
@@ -219,6 +220,11 @@ def on_round_ended(state: State, ev: dict[str, Any], fx: Effects) -> None:
     winner = scoring.leader_by_levels(gained)
     if winner is None and not rnd["extra_deal"] and state["score_sheet"]:
         rnd["extra_deal"] = True
+        if since(state, 7):
+            # The round's end was called on a tie: the extra deal decides it, and the result says the
+            # round was ended (check_round_end), not the format's reason (generation 6: "past_a" for a
+            # round to past A that nobody passed).
+            rnd["called"] = True
         fx.append({"kind": "tie_extra_deal"})
         return
     end_round(state, ev, fx, winner=winner, reason="ended")

@@ -49,7 +49,8 @@ from table_service.rules.ruleset import DEFAULT_RULESET, Ruleset, get_ruleset
 #: leaves it held, ``timers.withdraw_time_over``), nor after the round's result; the deal's first lead has its
 #: 40 s by every path — after a lost turn ruled in play, after a ruling on a wrong lead (``timers.first_lead_due``);
 #: a round's time limit judged by each event's own time, tick or no tick (``apply._dispatch``): a deal ending
-#: past it ends the round, and no deal is drawn after it (but the tie's extra deal).
+#: past it ends the round, and no deal is drawn after it (but the tie's extra deal); a round ended by the referee
+#: on a tie and decided by the extra deal has the reason ``ended``, not its format's (``deal_end.check_round_end``).
 ENGINE_GENERATION = 7
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from engine_helpers import ONE_EACH, Table
 
+from table_service.engine.scoring import describe_result
+
 MINUTE = 60_000
 
 
@@ -80,3 +82,41 @@ def test_generation_6_noticed_the_time_limit_only_on_a_tick() -> None:
     assert t.state["result"] is None and t.state["round"]["time_up"] is False
     t.next_deal(ONE_EACH)  # and a further deal started
     assert t.deal["no"] == 3
+
+
+# ------------------------------------------------------------------ a round ended on a tie
+
+
+def _called_on_a_tie(generation: int | None = None) -> Table:
+    """A round to past A: EW +3, then NS +3; the chief ends it level, and the extra deal goes to EW."""
+    t = Table() if generation is None else Table(generation=generation)
+    t.first_deal("E", ONE_EACH)
+    t.finish_in_order(["E", "W", "N", "S"])
+    t.next_deal({"E": 2, "N": 1, "W": 1, "S": 1})
+    t.do("anti_tribute_declared", {"seats": ["N", "S"], "cards": ["BJ", "BJ"]})
+    t.play("E", "3s")
+    t.play("N", "4s")
+    t.pass_("W")
+    t.play("S", "5s")
+    t.next_deal(ONE_EACH)
+    t.do("round_ended", {"reason": "time"}, role="chief")  # level: deal 3 is abandoned, one more deal
+    assert t.state["result"] is None and t.state["round"]["extra_deal"] is True
+    t.next_deal(ONE_EACH)
+    t.do("tribute_given", {"seat": "E", "card": "BJ"})
+    t.do("tribute_given", {"seat": "W", "card": "SJ"})
+    t.do("return_given", {"seat": "N", "card": "3s"})
+    t.do("return_given", {"seat": "S", "card": "4s"})
+    t.finish_in_order(["E", "N", "S", "W"])
+    return t
+
+
+def test_a_round_ended_on_a_tie_and_decided_by_the_extra_deal_says_it_was_ended_not_past_a() -> None:
+    t = _called_on_a_tie()
+    result = t.state["result"]
+    assert result["winner"] == "EW" and result["reason"] == "ended" and result["past_a"] is None
+    assert describe_result(result).startswith("EW 胜 / EW wins (中止 / ended)")
+    assert t.replay_matches()
+
+
+def test_generation_6_reported_the_round_ended_on_a_tie_as_past_a() -> None:
+    assert _called_on_a_tie(generation=6).state["result"]["reason"] == "past_a"
