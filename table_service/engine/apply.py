@@ -29,7 +29,14 @@ from table_service.engine.events import (
 from table_service.engine.flags import close_flag, find_flag, raise_flag, resolve_flag
 from table_service.engine.ruleset import since
 from table_service.engine.state import State, copy_state, initial_state
-from table_service.engine.timers import overdue, referee_called, restart_timer, set_turn, withdraw_time_over
+from table_service.engine.timers import (
+    overdue,
+    referee_called,
+    refuse_time_withdrawal,
+    restart_timer,
+    set_turn,
+    withdraw_time_over,
+)
 from table_service.rules.seats import SEATS, side_of
 
 Effects = list[dict[str, Any]]
@@ -144,6 +151,8 @@ def _on_flag_dismissed(state: State, ev: dict[str, Any], fx: Effects) -> None:
     called = referee_called(state)
     flag_id = resolve_flag(state, ev["data"])
     penalties.refuse_dismissal_of_ruled(state, flag_id)
+    if state["flags"][find_flag(state, flag_id)]["rule"] == "time_over":
+        refuse_time_withdrawal(state, flag_id)  # generation 7: not under a later penalty, nor after the result
     close_flag(state, flag_id, "dismissed", ev, fx)
     flag = state["flags"][find_flag(state, flag_id)]
     if flag["rule"] == "time_over" and since(state, 5):
@@ -435,6 +444,11 @@ def _dispatch(state: State, ev: dict[str, Any], fx: Effects) -> None:
         state["t_ms"] = t
     state["last_seq"] = max(state["last_seq"], ev["seq"] or 0)
     _late_by_own_time(state, ev, fx)
+    if ev["type"] != "clock_ticked" and since(state, 7):
+        # The round's time limit is judged by the event's own time, whether or not a tick came first
+        # (generation 7): what a tick at this time would have done — the time up, and between deals the
+        # round's end — is done before the event applies.
+        deal_end.on_time_tick(state, ev, fx)
     HANDLERS[ev["type"]](state, ev, fx)
 
 

@@ -14,7 +14,7 @@ from typing import Any
 from table_service.engine import scoring
 from table_service.engine.errors import EventRejected
 from table_service.engine.events import int_field, side_field
-from table_service.engine.round_setup import require_round, rules_of_round
+from table_service.engine.round_setup import ended_by_time_now, require_round, rules_of_round
 from table_service.engine.ruleset import since
 from table_service.engine.state import State
 from table_service.engine.timers import stop_all
@@ -129,7 +129,8 @@ def check_round_end(state: State, ev: dict[str, Any], fx: Effects, *, past_a: st
         rnd["extra_deal"] = True
         fx.append({"kind": "tie_extra_deal"})
         return
-    end_round(state, ev, fx, winner=winner, reason="time" if fmt["kind"] == "time" else fmt["kind"])
+    reason = "ended" if rnd.get("called") else "time" if fmt["kind"] == "time" else fmt["kind"]
+    end_round(state, ev, fx, winner=winner, reason=reason)
 
 
 def end_round(
@@ -207,6 +208,8 @@ def _halt_deal(state: State, deal: dict[str, Any], fx: Effects) -> None:
 
 def on_round_ended(state: State, ev: dict[str, Any], fx: Effects) -> None:
     """``round_ended`` by the referee: a deal in progress is not scored; a tie plays one more deal."""
+    if ended_by_time_now(state, ev):
+        return  # the time limit had passed between deals: the round ended by it, as the chief says
     rnd = require_round(state, ev["type"])
     deal = state["deal"]
     if deal is not None and deal["phase"] != "over":
@@ -217,6 +220,11 @@ def on_round_ended(state: State, ev: dict[str, Any], fx: Effects) -> None:
     winner = scoring.leader_by_levels(gained)
     if winner is None and not rnd["extra_deal"] and state["score_sheet"]:
         rnd["extra_deal"] = True
+        if since(state, 7):
+            # The round's end was called on a tie: the extra deal decides it, and the result says the
+            # round was ended (check_round_end), not the format's reason (generation 6: "past_a" for a
+            # round to past A that nobody passed).
+            rnd["called"] = True
         fx.append({"kind": "tie_extra_deal"})
         return
     end_round(state, ev, fx, winner=winner, reason="ended")

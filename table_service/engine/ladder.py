@@ -8,6 +8,8 @@ sit below the penalties, which end deals and rounds.
 
 from __future__ import annotations
 
+from typing import Any
+
 from table_service.engine.events import PENALTY_LEVELS
 from table_service.engine.state import State
 from table_service.rules.ruleset import Ruleset
@@ -39,6 +41,38 @@ def escalate(ladder: dict[str, int], level: str, rules: Ruleset | None = None) -
         lad["fouls"] += 1
         return ("foul" if lad["fouls"] < rules.fouls_per_loss else "loss"), lad
     return "loss", lad
+
+
+def counted_levels(state: State, side: str, leave_out: frozenset[int] = frozenset()) -> dict[int, str]:
+    """What each standing penalty record of ``side`` amounts to on the ladder, by its place in the
+    round's records, counted in order by the level each was given as; the records at ``leave_out``
+    not counted (what the ladder would say had they never been given)."""
+    ladder = {"warnings": 0, "violations": 0, "fouls": 0}
+    rules = state["round"]["_rules"]
+    out: dict[int, str] = {}
+    for i, r in enumerate(state["penalties"]["records"]):
+        if r["side"] == side and not r.get("withdrawn") and i not in leave_out and r["given"] in PENALTY_LEVELS:
+            out[i], ladder = escalate(ladder, r["given"], rules)
+    return out
+
+
+def escalated_on(state: State, places: set[int]) -> dict[str, Any] | None:
+    """The first standing record, other than those at ``places``, that amounts to something else
+    without them — a later penalty the ladder made a violation, a foul or a loss on top of them (or one
+    that would become more once they are gone). None when withdrawing them changes no other record.
+
+    Why: such a record has been acted upon (a lost turn, a deal ended by a foul, the round lost), and
+    the public saw it at its level; withdrawing what it stands on would leave it saying one thing while
+    the ladder counts another (engine generation 7)."""
+    records = state["penalties"]["records"]
+    leave_out = frozenset(places)
+    for side in sorted({records[i]["side"] for i in places}):
+        now = counted_levels(state, side)
+        then = counted_levels(state, side, leave_out)
+        for i in sorted(then):
+            if then[i] != now[i]:
+                return records[i]
+    return None
 
 
 def recount_ladder(state: State, side: str) -> None:

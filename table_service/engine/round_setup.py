@@ -41,6 +41,13 @@ def require_round(state: State, etype: str) -> dict[str, Any]:
     return rnd
 
 
+def ended_by_time_now(state: State, ev: dict[str, Any]) -> bool:
+    """Whether the round's time limit, passed between deals with no tick to notice it, ended the round as
+    ``ev`` was about to apply (generation 7, ``apply._dispatch``)."""
+    result = state["result"]
+    return result is not None and result["seq"] == ev["seq"] and result["reason"] == "time"
+
+
 def rules_of_round(state: State) -> Ruleset:
     """The round's ``Ruleset`` object."""
     return state["round"]["_rules"]
@@ -188,6 +195,11 @@ def on_first_cut(state: State, ev: dict[str, Any], fx: Effects) -> None:
 
 def on_drawing_finished(state: State, ev: dict[str, Any], fx: Effects) -> None:
     """``drawing_finished``: the deal starts — tribute, return, or straight to the lead."""
+    if ended_by_time_now(state, ev):
+        # Generation 7 (apply._dispatch): the time limit passed before this deal was drawn, with no tick to
+        # end the round then; it ended by its time, and no further deal starts.
+        raise EventRejected("时间已到，本轮已结束，不再开始新的一副 / drawing_finished: the round's time limit passed "
+                            "before this deal; the round ended with the deal before it, and no further deal starts")
     rnd = require_round(state, ev["type"])
     if state["deal"] is not None and state["deal"]["phase"] != "over":
         raise EventRejected("上一副牌未结束 / drawing_finished: the current deal has not ended")

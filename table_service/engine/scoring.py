@@ -27,9 +27,19 @@ def leader_by_levels(gained: dict[str, int]) -> str | None:
     return "EW" if gained["EW"] > gained["NS"] else "NS"
 
 
+#: What ended a round (``result.reason``), Chinese then English: the CLI prints it, the panel's words
+#: (``web.i18n``, ``st_<reason>``) come from here. ``ended``: the referee ended the round (``round_ended``),
+#: a tie then decided by the extra deal included (engine generation 7).
+RESULT_REASONS: dict[str, str] = {
+    "past_a": "过A / past A", "deals": "副数到 / deals played", "time": "时间到 / time", "loss": "判负 / loss",
+    "forfeit": "弃权 / forfeit", "ended": "中止 / ended",
+}
+
+
 def describe_result(result: dict[str, Any]) -> str:
     """One line, Chinese then English, for the CLI."""
     w = result["winner"]
     pts = result["level_points"]
     who = f"{w} 胜 / {w} wins" if w else "平局 / draw"
-    return f"{who} ({result['reason']}); 级差分 / level points EW {pts['EW']} : NS {pts['NS']}"
+    why = RESULT_REASONS.get(result["reason"], result["reason"])
+    return f"{who} ({why}); 级差分 / level points EW {pts['EW']} : NS {pts['NS']}"

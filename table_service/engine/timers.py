@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from table_service.engine.errors import EventRejected
 from table_service.engine.flags import raise_flag
-from table_service.engine.ladder import recount_ladder
+from table_service.engine.ladder import LEVEL_ZH, escalated_on, recount_ladder
 from table_service.engine.ruleset import since
 from table_service.engine.state import State
 
@@ -55,8 +56,16 @@ def restart_timer(state: State, seat: str, fx: list[dict[str, Any]], *, at_ms: i
         return False
     phase = timer["phase"]
     # The deal's first lead (a lost turn there leaves only a skipped entry in the trick) keeps its length.
-    first = phase == "lead" and not deal["tricks"] and all(p.get("skipped") for p in deal["trick"]["plays"])
+    first = phase == "lead" and (first_lead_due(deal) if since(state, 7) else
+                                 not deal["tricks"] and all(p.get("skipped") for p in deal["trick"]["plays"]))
     start_timer(state, seat, phase, fx, option="first_lead" if first else None, at_ms=at_ms)
+
+
+def first_lead_due(deal: dict[str, Any]) -> bool:
+    """Whether the lead now due is the deal's first: no trick has been won and nobody has led one yet.
+    A wrong lead (flagged, never the trick's top), a turn lost there (a skipped entry) and plays out of
+    turn leave it the first lead, with its own, longer countdown (generation 7)."""
+    return not deal["tricks"] and deal["trick"]["top"] is None
     return True
 
 
@@ -135,8 +144,17 @@ def withdraw_time_over(state: State, ev: dict[str, Any], flag_id: str, fx: list[
     counted again without them. ``levels``: the action was late, by less than these automatic
     penalties need: only they (and the escalation flags they raised, ``withdrawn_why: "not_earned"``)
     are withdrawn, the flag stands. ``why``: another reason to give (``"dismissed"``: the referee did
-    not uphold the flag the penalties cite)."""
+    not uphold the flag the penalties cite). From generation 7 nothing is withdrawn while a later
+    penalty was escalated on these (:func:`ladder.escalated_on`): the flag says so (``held_by``)."""
     why = why or ("in_time" if levels is None else "not_earned")
+    if since(state, 7):
+        later = escalated_on(state, set(time_penalties(state, flag_id, levels)))
+        if later is not None:
+            # A later penalty was escalated on them (generation 7): a ruling acted upon is history. The
+            # action's own time cannot be refused, so the flag and its penalties are held as they are,
+            # and say why; voiding that penalty re-folds the deal, and this action then withdraws them.
+            _hold(state, flag_id, later, why, fx)
+            return
     withdrawn = {flag_id}
     for i, f in enumerate(state["flags"]):
         cites = f["rule"] == "penalty_escalation" and f["evidence"].get("flag") == flag_id \
@@ -156,6 +174,43 @@ def withdraw_time_over(state: State, ev: dict[str, Any], flag_id: str, fx: list[
         recount_ladder(state, side)
 
 
+def time_penalties(state: State, flag_id: str, levels: set[str] | None = None) -> list[int]:
+    """The places in the round's records of the standing automatic penalties that cite the time flag
+    ``flag_id`` (only those given as one of ``levels``, when named)."""
+    return [i for i, r in enumerate(state["penalties"]["records"])
+            if r.get("auto") and r.get("flag") == flag_id and not r.get("withdrawn")
+            and (levels is None or r["given"] in levels)]
+
+
+def refuse_time_withdrawal(state: State, flag_id: str) -> None:
+    """A ``time_over`` flag is not dismissed (generation 7) while the automatic warning or violation it
+    would take with it is history: after the round's result, or once a later penalty was escalated on
+    it (:func:`ladder.escalated_on`) — the referee voids that penalty first.
+
+    :raises EventRejected: saying which, and what to do."""
+    places = time_penalties(state, flag_id, {"warning", "violation"})
+    if not places or not since(state, 7):
+        return
+    if state["result"] is not None:
+        raise EventRejected(f"本轮已结束，标记 {flag_id} 的自动处罚已计入结果，不能撤回 / flag {flag_id}: the round is "
+                            "over, and the automatic penalty under this flag is part of its result: it is not withdrawn")
+    later = escalated_on(state, set(places))
+    if later is not None:
+        given = state["penalties"]["records"][places[0]]["given"]
+        raise EventRejected(
+            f"标记 {flag_id} 的自动{LEVEL_ZH[given]}已计入后来的处罚（#{later['seq']}，{LEVEL_ZH[later['given']]}"
+            f"记为{LEVEL_ZH[later['level']]}），请先撤销该处罚再驳回 / flag {flag_id}: its automatic {given} counts "
+            f"under a later penalty (#{later['seq']}, given as a {later['given']}, counted as a {later['level']}): "
+            "void that penalty first, then dismiss the flag")
+
+
+def _hold(state: State, flag_id: str, later: dict[str, Any], why: str, fx: list[dict[str, Any]]) -> None:
+    for i, f in enumerate(state["flags"]):
+        if f["id"] == flag_id:
+            state["flags"][i] = dict(f, evidence={**f["evidence"], "held_by": later["seq"], "held_why": why})
+            fx.append({"kind": "flag_updated", "flag": dict(state["flags"][i])})
+
+
 def stop_all(state: State, fx: list[dict[str, Any]]) -> None:
     """Stop every running timer (deal over, round over)."""
     deal = state.get("deal")
@@ -167,7 +222,7 @@ def stop_all(state: State, fx: list[dict[str, Any]]) -> None:
 
 def set_turn(state: State, seat: str | None, fx: list[dict[str, Any]], *, first_lead: bool = False) -> None:
     """Give the turn to ``seat``: turn lamps, and its lead or follow countdown (the first lead
-    of a deal has its own length in the ruleset)."""
+    of a deal has its own length in the ruleset: :func:`first_lead_due`)."""
     deal = state["deal"]
     old = deal["turn"]
     for other in list(deal["timers"]):
@@ -181,6 +236,9 @@ def set_turn(state: State, seat: str | None, fx: list[dict[str, Any]], *, first_
     if old != seat:
         fx.append({"kind": "lamp", "seat": seat, "lamp": "turn", "mode": "on"})
     phase = "lead" if deal["trick"]["top"] is None else "follow"
+    # Generation 7: the deal's first lead has its own length by whichever way the turn came (a lost turn,
+    # a ruling on a wrong lead); before, only where the caller said so.
+    first_lead = first_lead or (phase == "lead" and since(state, 7) and first_lead_due(deal))
     start_timer(state, seat, phase, fx, option="first_lead" if first_lead else None)
 
 

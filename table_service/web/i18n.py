@@ -11,6 +11,7 @@ from flask import current_app, has_request_context, request
 
 from table_service.engine.errors import halves
 from table_service.engine.flags import ARTICLES
+from table_service.engine.scoring import RESULT_REASONS
 from table_service.rules.patterns import KIND_NAMES_ZH
 
 STRINGS: dict[str, tuple[str, str]] = {
@@ -419,9 +420,8 @@ def _add_words() -> None:
         "dismissed": ("已驳回", "dismissed"), "withdrawn": ("已撤回", "withdrawn"),
         "online": ("在线", "online"), "offline": ("离线", "offline"), "unknown": ("未知", "unknown"),
         "camera": ("摄像头", "camera"), "screen": ("隔板屏", "screen"), "gpio": ("GPIO", "GPIO"),
-        "foul": ("犯规", "foul"), "ended": ("中止", "ended"), "past_a": ("过A", "past A"),
-        "deals": ("副数到", "deals played"), "time": ("时间到", "time"), "loss": ("判负", "loss"),
-        "forfeit": ("弃权", "forfeit"),
+        "foul": ("犯规", "foul"),
+        **{reason: split_pair(words) for reason, words in RESULT_REASONS.items()},
     }
     for key, pair in words.items():
         STRINGS[f"st_{key}"] = pair

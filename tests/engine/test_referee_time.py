@@ -1,5 +1,6 @@
 """The referee's time is nobody's, in the tribute phase as in play; lost turns are taken wherever they
-are ruled; a round lost by penalty is scored on the levels gained (engine generation 5).
+are ruled; a round lost by penalty is scored on the levels gained (engine generation 5); the deal's first
+lead has its 40 s by every path (generation 7).
 
 Each case was worked by hand from the rules (docs/rules.md §3, §7, §8, §9) and each failed on
 generation 4, which the last tests of each group keep folding as it was played.
@@ -316,3 +317,65 @@ def test_a_penalty_loss_after_a_side_was_sent_back_from_a() -> None:
     assert t.state["levels"]["EW"] == "2"
     t.do("penalty_given", {"side": "EW", "level": "loss", "article": "x"}, role="chief")
     assert t.state["result"]["level_points"] == {"NS": 17, "EW": 9}
+
+
+# ------------------------------------------------------------------ the deal's first lead: 40 s by every path (generation 7)
+
+
+def _first_lead_clock(t: Table) -> tuple[str, int]:
+    seat = t.deal["turn"]
+    timer = t.deal["timers"][seat]
+    return seat, timer["deadline_ms"] - timer["started_ms"]
+
+
+def test_the_first_lead_taken_over_after_a_lost_turn_in_play_has_40s() -> None:
+    """E was to lead the deal and lost the turn before any card: N leads the deal's first trick, with the
+    first lead's 40 s, as when the same violation is ruled in the tribute phase."""
+    t = Table()
+    t.first_deal("E")
+    t.do("penalty_given", {"side": "EW", "level": "violation", "seat": "E", "lose_turn": True, "article": "talking"},
+         role="referee")
+    assert _first_lead_clock(t) == ("N", 40_000)
+
+
+def test_a_wrong_first_lead_upheld_gives_the_leader_the_first_lead_s_40s_again() -> None:
+    """The flagged play stays on the record in the trick, but nobody has led the deal yet: confirmed or
+    voided, the leader's countdown is the first lead's."""
+    upheld = Table()
+    upheld.first_deal("E")
+    upheld.play("E", "3s 4d")
+    (flag,) = upheld.flags("not_a_pattern")
+    upheld.do("flag_confirmed", {"flag": flag["id"]}, role="referee")
+    voided = Table()
+    voided.first_deal("E")
+    voided.play("E", "3s 4d")
+    voided.do("event_voided", {"ref": voided.events[-1]["seq"], "reason": "taken back"}, role="referee")
+    assert _first_lead_clock(upheld) == _first_lead_clock(voided) == ("E", 40_000)
+    assert upheld.replay_matches()
+
+
+def test_a_later_trick_s_lead_after_a_lost_turn_keeps_20s() -> None:
+    t = Table()
+    t.first_deal("E")
+    for seat, cards in (("E", "3s"), ("N", "4s")):
+        t.play(seat, cards)
+    t.pass_("W")
+    t.pass_("S")
+    t.pass_("E")
+    assert t.deal["turn"] == "N" and len(t.deal["tricks"]) == 1
+    t.do("penalty_given", {"side": "NS", "level": "violation", "seat": "N", "lose_turn": True, "article": "talking"},
+         role="referee")
+    assert _first_lead_clock(t) == ("W", 20_000)
+
+
+def test_generation_6_gave_the_first_lead_after_a_lost_turn_or_an_upheld_wrong_lead_20s() -> None:
+    t = Table(generation=6)
+    t.first_deal("E")
+    t.do("penalty_given", {"side": "EW", "level": "violation", "seat": "E", "lose_turn": True, "article": "talking"},
+         role="referee")
+    assert _first_lead_clock(t) == ("N", 20_000)
+    t = Table(generation=6)
+    t.first_deal("E")
+    t.play("E", "3s 4d")
+    t.do("flag_confirmed", {"flag": t.flags("not_a_pattern")[0]["id"]}, role="referee")
+    assert _first_lead_clock(t) == ("E", 20_000)
