@@ -607,6 +607,13 @@ def hub_home() -> Any:
     return redirect(url_for("hub.overview"))
 
 
+def hub_home_url() -> str:
+    """The hub's home for the person asking (as :func:`hub_home` decides it): the overview for an
+    account that may see it, the public board otherwise."""
+    user = getattr(g, "user", None)  # an error raised before the login was read has none
+    return url_for("hub.overview") if user is not None and user.can("viewer") else url_for("hub.board")
+
+
 #: The hub's session cookie (the table panel's is ``guandan_session``).
 HUB_SESSION_COOKIE = "guandan_hub_session"
 
@@ -627,6 +634,7 @@ def create_hub_app(hub_service: Any, *, users_db: str, secret_key: str | None = 
     app.extensions["guandan_openapi_info"] = HUB_INFO
     app.register_blueprint(bp)
     app.view_functions["panel.index"] = hub_home  # same rule "/", so the OpenAPI document still holds
+    app.extensions["guandan_home"] = hub_home_url  # where the error page's 返回 / Back leads
     app.before_request_funcs.setdefault(None, []).insert(0, deck_upload_limit)  # before the CSRF check
 
     app.template_filter("hhmm")(hhmm)

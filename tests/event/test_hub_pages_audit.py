@@ -77,11 +77,11 @@ def web(hub: HubService) -> Iterator[str]:
 
 @pytest.fixture
 def pages(open_page: Any) -> Iterator[Any]:
-    """``pages(width, height) -> page`` with the page's CSP on; no page may throw."""
+    """``pages(width, height, mobile=False) -> page`` with the page's CSP on; no page may throw."""
     opened: list[list[str]] = []
 
-    def _open(width: int = 1280, height: int = 900) -> Any:
-        pg, errors = open_page(width, height, bypass_csp=False, timeout_ms=20_000)
+    def _open(width: int = 1280, height: int = 900, mobile: bool = False) -> Any:
+        pg, errors = open_page(width, height, bypass_csp=False, timeout_ms=20_000, mobile=mobile)
         opened.append(errors)
         return pg
 
@@ -481,3 +481,74 @@ def test_a_form_submitted_twice_before_its_answer_posts_once(hub: HubService, we
             break
         page.wait_for_timeout(50)
     assert 1 in hub.core.draws and not hub.core.draws[1]["published"]  # the one draw was made
+
+
+# ------------------------------------------------------------------ 5. the s35 audit: fingers, words, names
+
+
+def _table_result(line: dict[str, Any], rid: str) -> tuple[str, str, bytes, bool]:
+    """A table's own result message, as the broker delivers it."""
+    return (line["table"], "result", json.dumps({"result_id": rid, "result": line, "table_seq": 9, "reason": "deals",
+                                                 "wall_ms": T0}).encode(), True)
+
+
+def _event_in_play(hub: HubService) -> list[dict[str, Any]]:
+    """Round 1 published: table a forfeited (by hand), table b's own result in (by its message),
+    table c waiting for one, table d's refused (it played NS and EW swapped), an appeal filed at b:
+    every form and list of the organiser page is there."""
+    a, b, c, d = tables = publish_round_1(hub)
+    hub.hand_result({"round": 1, "table": a["table"], "ns": a["ns"], "ew": a["ew"], "forfeit": "ew"}, "rita", "referee")
+    hub.handle_batch([_table_result({"round": 1, "table": b["table"], "ns": b["ns"], "ew": b["ew"], "ns_levels": 9,
+                                     "ew_levels": 4}, "r9")])
+    hub.handle_batch([_table_result({"round": 1, "table": d["table"], "ns": d["ew"], "ew": d["ns"], "ns_levels": 7,
+                                     "ew_levels": 3}, "r1")])
+    assert len(hub.core.refusals) == 1 and (1, b["table"]) in hub.core.results
+    hub.file_appeal(1, b["table"], b["ew"], "对方越序 / out of turn", "chen", "chief")
+    return tables
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("viewport", [(1024, 768), (390, 844)], ids=["tablet", "phone"])
+def test_every_control_a_finger_hits_on_the_hubs_pages_is_at_least_44_px(
+        viewport: tuple[int, int], hub: HubService, web: str, pages: Any, small_controls: Any) -> None:
+    """The s35 tap audit: the login page's fields 38 px, the organiser page's 第N轮编排表 / 成绩表 links
+    19, the board's find box 37, the error page's 返回 link 19, the bar's 账号 link 31 px wide on a
+    phone, the penalty score's EW field 38 px wide on a phone. Each page whole, on a tablet and a phone."""
+    _event_in_play(hub)
+    page = pages(*viewport, mobile=viewport[0] < 500)
+    found = {}
+    page.goto(f"{web}/auth/login?next=/hub/")
+    found["login"] = small_controls(page)
+    login(page, web)
+    for name, url in (("overview", "/hub/"), ("admin", "/hub/admin"), ("board", "/hub/board"),
+                      ("error", "/hub/print/draw/99")):
+        page.goto(f"{web}{url}")
+        page.wait_for_load_state("networkidle")
+        found[name] = small_controls(page)
+    assert page.query_selector("main a[href]"), "the error page leads somewhere"
+    assert {k: v for k, v in found.items() if v} == {}
+
+
+def test_the_error_pages_back_link_is_in_both_languages_and_leads_back(hub: HubService) -> None:
+    """The audit: the error page's 返回 (Chinese only) led to "/", not to the page the organiser came
+    from. It says 返回 / Back and leads to the page this hub's user came from, else to the hub's home."""
+    c = client_for(hub, "chen")
+
+    def back(**headers: str) -> str:
+        r = c.get("/hub/print/draw/99", headers=headers)
+        assert r.status_code == 404
+        page = r.get_data(as_text=True)
+        m = re.search(r'<a class="back" id="error-back" href="([^"]*)">([^<]*)</a>', page)
+        assert m, page
+        assert m.group(2) == "返回 / Back"
+        return m.group(1)
+
+    assert back(Referer="http://localhost/hub/admin?x=1") == "/hub/admin?x=1"
+    assert back() == "/hub/"  # no page before it: the hub's overview
+    assert back(Referer="http://elsewhere.example/hub/admin") == "/hub/"  # never another site's page
+    assert back(Referer="http://localhost//elsewhere.example/x") == "/hub/"
+    assert back(Referer="http://localhost/hub/print/draw/99") == "/hub/"  # not the failing page again
+    anonymous = create_hub_app(hub, users_db=hub.users_db).test_client()  # type: ignore[attr-defined]
+    page = anonymous.get("/hub/nowhere").get_data(as_text=True)
+    assert 'id="error-back" href="/hub/board"' in page  # a visitor: the public board
+
