@@ -379,7 +379,8 @@ class HubService(TableMessages):
                     "bad_messages": [{k: m[k] for k in ("seq", "table", "topic", "reason", "t_ms")}
                                      for m in core.bad_messages[-20:] if m["t_ms"] >= now_ms - BAD_MESSAGES_SHOWN_MS],
                     "faults": dict(core.faults),
-                    "appeals": [a for a in core.appeals if not a["decision"]],
+                    "appeals": [{**a, "team_name": names.get(a["team"], a["team"])}
+                                for a in core.appeals if not a["decision"]],
                     "draft": self._draft(),
                     "withdrawn": {t: dict(w) for t, w in core.withdrawn.items()},
                     "connected": bool(self.mqtt and self.mqtt.connected.is_set()),

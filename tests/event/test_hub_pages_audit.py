@@ -552,3 +552,70 @@ def test_the_error_pages_back_link_is_in_both_languages_and_leads_back(hub: HubS
     page = anonymous.get("/hub/nowhere").get_data(as_text=True)
     assert 'id="error-back" href="/hub/board"' in page  # a visitor: the public board
 
+
+def test_the_organiser_page_names_the_teams_and_a_tables_own_result(hub: HubService) -> None:
+    """The audit: the hand-entry list read "T10 – T31", and a table's own result was "by table:16"
+    in the correction list, the results sheet and the refusal of a second entry."""
+    a, b, c, d = _event_in_play(hub)
+    chen = client_for(hub, "chen")
+    page = chen.get("/hub/admin").get_data(as_text=True)
+    hand = page.split('id="hand-slot"', 1)[1].split("</select>", 1)[0]
+    name = {t: LONG.format(t[1:]) for t in hub.core.teams}
+    assert f"{c['table']} 号桌 · {name[c['ns']]} ({c['ns']}) – {name[c['ew']]} ({c['ew']})" in hand, hand
+    appeal = page.split('id="appeal-slot"', 1)[1].split("</select>", 1)[0]
+    assert f"{name[b['ns']]} ({b['ns']}) – {name[b['ew']]} ({b['ew']})" in appeal, appeal
+    correct = page.split('id="correct-slot"', 1)[1].split("</select>", 1)[0]
+    assert f"{b['table']} 号桌 / table {b['table']}" in correct and "table:" not in correct, correct
+    # A second person enters table b by hand: refused, naming who entered it in words.
+    with pytest.raises(Exception) as refused:
+        hub.hand_result({"round": 1, "table": b["table"], "ns": b["ns"], "ew": b["ew"], "ns_levels": 2,
+                         "ew_levels": 2}, "rita", "referee")
+    assert f"（{b['table']} 号桌 " in str(refused.value) and f"(table {b['table']}, " in str(refused.value)
+    assert "table:" not in str(refused.value)
+    hub.correct(1, b["table"], {"round": 1, "table": b["table"], "ns": b["ns"], "ew": b["ew"], "ns_levels": 9,
+                                "ew_levels": 3}, "录入有误 / typo", "chen", "chief")
+    sheet = chen.get("/hub/print/results/1").get_data(as_text=True)
+    assert f"{b['table']} 号桌 / table {b['table']}" in sheet and "table:" not in sheet
+
+
+def test_a_refused_team_edit_names_the_field_as_the_form_labels_it(hub: HubService) -> None:
+    """The audit: three players refused with "players 须为 2 或 4 个名字", the field's key in the
+    Chinese half; the form labels it 选手."""
+    c = client_for(hub, "chen")
+    tok = c.get("/auth/whoami").get_json()["csrf_token"]
+    r = c.post("/hub/action/edit_team", data={"csrf_token": tok, "team": "T1", "name": LONG.format(1),
+                                               "players": "甲, 乙, 丙"}, follow_redirects=True)
+    flash = r.get_data(as_text=True).split('id="flash-error">', 1)[1].split("</p>", 1)[0]
+    assert "选手须为 2 或 4 人 / players must be 2 or 4 names" in flash and "players 须为" not in flash, flash
+    r = c.post("/hub/action/edit_team", data={"csrf_token": tok, "team": "T1", "name": LONG.format(1),
+                                               "players": "甲" * 400}, follow_redirects=True)
+    flash = r.get_data(as_text=True).split('id="flash-error">', 1)[1].split("</p>", 1)[0]
+    assert flash.startswith("选手过长"), flash
+
+
+@pytest.mark.browser
+def test_the_board_and_the_overview_name_teams_and_rounds_in_both_languages(
+        hub: HubService, web: str, pages: Any) -> None:
+    """The audit: the board's lots read "T10 > T31", the overview's appeal "T02", and both headings
+    "第 1 / 5 轮 round" (neither Chinese then English nor a pair)."""
+    tables = publish_round_1(hub)
+    for t in tables:  # every table 9 : 4: the winners tie in full, and so do the losers: lots decide
+        hub.hand_result({"round": 1, "table": t["table"], "ns": t["ns"], "ew": t["ew"], "ns_levels": 9,
+                         "ew_levels": 4}, "rita", "referee")
+    hub.publish_results(1, "chen", "chief")
+    t = tables[0]
+    hub.file_appeal(1, t["table"], t["ew"], "对方越序 / out of turn", "chen", "chief")
+    board = pages(1024, 768)
+    board.goto(f"{web}/hub/board")
+    board.wait_for_selector("#b-standings tbody tr")
+    wait_text(board, "#b-lots", "抽签 / lots:")
+    lots = board.inner_text("#b-lots")
+    assert LONG.format(1) in lots and not re.search(r"\bT\d", lots), lots
+    assert board.inner_text("#b-round") == "第 1 / 3 轮 / round 1 of 3"
+    page = pages()
+    login(page, web)
+    page.wait_for_selector("#ov-alerts .appeal")
+    page.wait_for_timeout(2500)  # the overview's own poll has drawn the alerts again
+    alert = page.inner_text("#ov-alerts .appeal")
+    assert f"第 1 轮 / round 1 · {t['table']} 号桌 / table {t['table']} · {LONG.format(t['ew'][1:])} ({t['ew']})" in alert
+    assert page.inner_text("#ov h1").endswith("第 1 / 3 轮 / round 1 of 3")
