@@ -429,3 +429,40 @@ def test_card_fields_filled_from_a_picker_raise_no_on_screen_keyboard(page, app,
         return i ? [f.id || f.className, i.getAttribute('inputmode')] : null }).filter(Boolean)""")
     assert fields and all(mode == "none" for _, mode in fields), fields
 
+
+def test_a_refusal_in_english_names_the_event_in_words(page, app, runner, serve_app, h):
+    """The audit: the panel in English said "Rejected: round_set_up: the current round has no result
+    yet" (the event's internal name)."""
+    h.setup_deal(runner)
+    srv = serve_app(app)
+    h.open_table(page, srv.url, "rita", h.PASSWORD)
+    page.click("#lang-toggle")
+    for seat, name in h.PLAYERS.items():
+        page.fill(f'#f-setup [name="players.{seat}"]', name)
+    page.click("#f-setup button[type=submit]")
+    page.wait_for_selector(".toast.show.bad")
+    said = page.inner_text("#toast")
+    assert "New round: the current round has no result yet" in said and "round_set_up" not in said, said
+
+
+def test_the_hubs_assignment_and_the_set_up_form_name_the_ruleset(page, app, runner, serve_app, h):
+    """The audit: the assignment card read "jiangsu-2013", and so did the set-up form's list."""
+    from types import SimpleNamespace
+
+    from table_service.web.tables import web_state
+
+    assignment = {"event": "ev", "event_name": "江苏公开赛", "round": 1, "table": "1",
+                  "teams": {"NS": "T1", "EW": "T2"}, "team_names": {"NS": "南京队", "EW": "常州队"},
+                  "players": h.PLAYERS, "ruleset": {"preset": "jiangsu-2013", "options": {}},
+                  "format": {"kind": "deals", "deals": 2}}
+    web_state(app).tables["1"].hub_link = SimpleNamespace(assignment=assignment, result_ack=None, is_connected=True)
+    srv = serve_app(app)
+    h.open_table(page, srv.url, "rita", h.PASSWORD)
+    page.wait_for_selector("#assign-card")
+    card = page.inner_text("#assign-card")
+    assert "江苏 2013" in card and "jiangsu-2013" not in card, card
+    listed = page.eval_on_selector_all('#f-setup [name="ruleset"] option', "os => os.map(o => o.textContent)")
+    assert listed == ["江苏 2013", "淮安 2017", "全国 2022"]
+    page.click("#lang-toggle")
+    page.wait_for_function("document.getElementById('assign-card').innerText.includes('Jiangsu 2013')")
+    assert page.eval_on_selector('#f-setup [name="ruleset"] option', "o => o.textContent") == "Jiangsu 2013"
