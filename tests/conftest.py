@@ -42,7 +42,7 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture
 def open_page(browser: Any) -> Iterator[Callable[..., tuple[Any, list[str]]]]:
-    """``open_page(width, height, *, bypass_csp=True, timeout_ms=60_000) -> (page, errors)``: a page in
+    """``open_page(width, height, *, bypass_csp=True, timeout_ms=60_000, mobile=False) -> (page, errors)``: a page in
     a fresh zh-CN context; ``errors`` collects uncaught JavaScript errors for the test to assert on.
     Every context opened is closed at teardown.
 
@@ -51,13 +51,15 @@ def open_page(browser: Any) -> Iterator[Callable[..., tuple[Any, list[str]]]]:
     keep the CSP on.
 
     timeout_ms: how long a wait for a selector or a function may take before the test fails; it
-    only bounds a hang (a loaded 2-core CI machine can take seconds to render a page)."""
+    only bounds a hang (a loaded 2-core CI machine can take seconds to render a page).
+
+    mobile: a phone's browser (its viewport meta tag honoured, touch events), as the tap audits used."""
     contexts: list[Any] = []
 
     def _open(width: int = 1280, height: int = 1000, *, bypass_csp: bool = True,
-              timeout_ms: int = 60_000) -> tuple[Any, list[str]]:
+              timeout_ms: int = 60_000, mobile: bool = False) -> tuple[Any, list[str]]:
         ctx = browser.new_context(viewport={"width": width, "height": height}, locale="zh-CN",
-                                  bypass_csp=bypass_csp)
+                                  bypass_csp=bypass_csp, is_mobile=mobile, has_touch=mobile)
         contexts.append(ctx)
         pg = ctx.new_page()
         pg.set_default_timeout(timeout_ms)
@@ -89,3 +91,45 @@ def small_deck_file(tmp_path_factory: pytest.TempPathFactory) -> bytes:
     path = tmp_path_factory.mktemp("deck") / "deck.npz"
     enroll({c: deck.bgr(c) for c in ("Ah", "7c")}, px_per_mm=6.0, rows=4, check_plays=3).save(path)
     return path.read_bytes()
+
+
+#: What a finger hits, measured on the page: every link, button, field, list, ``<summary>`` and
+#: ``role=button`` shown, each at least 44 × 44 CSS px. A checkbox or radio button is hit through its
+#: label (the label is measured; one with no label is measured itself). ``scope``: a CSS selector of
+#: the part of the page measured (the whole page by default); ``heightOnly``: controls measured for
+#: height alone (the card pickers' 13 cards a row: 54 cards 44 px wide would not fit the side column).
+SMALL_CONTROLS_JS = r"""([scope, heightOnly]) => {
+  const out = [];
+  const root = scope ? document.querySelector(scope) : document;
+  if (!root) return [["no such part of the page", scope, 0, 0]];
+  const sel = 'a[href], button, input:not([type=hidden]), select, textarea, summary, [role=button], label';
+  for (const e of root.querySelectorAll(sel)) {
+    const box = e.tagName === 'INPUT' && (e.type === 'checkbox' || e.type === 'radio') ? e.closest('label') : null;
+    if (box) continue;  // measured as its label
+    if (e.tagName === 'LABEL' && !e.querySelector('input[type=checkbox], input[type=radio]')) continue;
+    const r = e.getBoundingClientRect(), cs = getComputedStyle(e);
+    if (r.width === 0 || r.height === 0 || cs.visibility === 'hidden' || cs.display === 'none') continue;
+    if ((r.width < 43.5 && !(heightOnly && e.matches(heightOnly))) || r.height < 43.5) {
+      const what = (e.id ? '#' + e.id : '') + (e.name ? '[name=' + e.name + ']' : '');
+      out.push([e.tagName.toLowerCase() + what, (e.innerText || e.value || e.placeholder || '').trim().slice(0, 24),
+                Math.round(r.width), Math.round(r.height)]);
+    }
+  }
+  return out;
+}"""
+
+#: The viewports the tap audits measure at: a tablet on the referee's table and a phone.
+TABLET = (1024, 768)
+PHONE = (390, 844)
+
+
+@pytest.fixture
+def small_controls() -> Callable[..., list[list[Any]]]:
+    """``small_controls(page, scope=None, height_only=None)``: the controls of ``page`` (or of its part
+    ``scope``) under 44 CSS px either way (``height_only``: a selector of those measured for height
+    alone), as ``[tag#id, text, width, height]``: empty when every one is big enough."""
+
+    def _measure(page: Any, scope: str | None = None, height_only: str | None = None) -> list[list[Any]]:
+        return page.evaluate(SMALL_CONTROLS_JS, [scope, height_only])
+
+    return _measure

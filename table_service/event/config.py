@@ -165,7 +165,7 @@ def team_players(players: Any, duplicate: bool) -> list[str]:
     and publishing the next draw failed (the long hub fuzz found it)."""
     if (not isinstance(players, list) or len(players) not in (2, 4)
             or not all(isinstance(p, str) and p.strip() for p in players)):
-        raise EventInputError("players 须为 2 或 4 个名字 / players must be 2 or 4 names")
+        raise EventInputError("选手须为 2 或 4 人 / players must be 2 or 4 names")
     if duplicate and len(players) != 4:
         raise EventInputError("复式每队须 4 名选手 / duplicate play needs 4 players a team")
     if any(len(p.strip()) > MAX_ID for p in players):

@@ -31,7 +31,7 @@ from typing import Any
 from table_service.event.config import draw_method, duplicate_name_message, name_key, scoring_of, team_players
 from table_service.event.draw import make_draw
 from table_service.event.model import EventInputError, RoleRefused, parse_result, reused_id_reason
-from table_service.event.refusal_words import changed_since_words, hhmm, score_words
+from table_service.event.refusal_words import changed_since_words, hhmm, score_words, who_words
 from table_service.event.state import HubState
 from table_service.rules.ruleset import get_ruleset
 from table_service.views.wire import control_character
@@ -352,9 +352,10 @@ class HubCore(HubState):
                 return "duplicate", None
             held = self.results[(res.round, res.table)]
             zh, en = score_words(held.line)  # what is there, and who entered it: the second person sees it
-            return "refuse", (f"第 {res.round} 轮 {res.table} 号桌已有成绩 {zh}（{held.by or '?'} {hhmm(held.t_ms)}），"
+            who_zh, who_en = who_words(held.by)
+            return "refuse", (f"第 {res.round} 轮 {res.table} 号桌已有成绩 {zh}（{who_zh} {hhmm(held.t_ms)}），"
                               f"改动须走更正 / table {res.table} already has a result for round {res.round}: {en} "
-                              f"({held.by or '?'}, {hhmm(held.t_ms)}); a change is a correction")
+                              f"({who_en}, {hhmm(held.t_ms)}); a change is a correction")
         return "accept", None
 
     def check_correction(self, rnd: int, table: str, line: dict[str, Any], reason: str, role: str | None,

@@ -14,11 +14,16 @@ from flask import request
 from table_service.event.model import EventInputError
 from table_service.views.wire import control_character
 
-#: The form's number fields as its labels name them (Chinese, English): an error names what the
-#: organiser sees, not the field's key ("ew_score 须为整数").
+#: The form's fields as its labels name them (Chinese, English): an error names what the organiser
+#: sees, not the field's key ("ew_score 须为整数", "players 过长").
 FIELD_WORDS = {"ns_levels": ("南北升级数", "NS levels gained"), "ew_levels": ("东西升级数", "EW levels gained"),
                "ns_score": ("南北判负比分", "NS penalty-loss score"), "ew_score": ("东西判负比分", "EW penalty-loss score"),
-               "round": ("轮次", "round"), "draft": ("草案", "draft")}
+               "round": ("轮次", "round"), "draft": ("草案", "draft"), "basis": ("所更正的成绩", "basis"),
+               "deals": ("副数", "deals"), "minutes": ("分钟", "minutes"), "name": ("名称", "name"),
+               "players": ("选手", "players"), "team": ("队", "team"), "text": ("书面理由", "the appeal in writing"),
+               "note": ("说明", "note"), "reason": ("原因", "reason"), "kind": ("赛制", "format"),
+               "ruleset": ("规则", "ruleset"), "decision": ("裁决", "decision"), "appeal": ("申诉", "appeal"),
+               "refusal": ("拒收的成绩", "refused result"), "seen": ("页面版本", "page version")}
 
 
 def form_int(name: str, lo: int = 0, hi: int = 10**9) -> int:
@@ -40,9 +45,10 @@ def form_text(name: str, max_len: int) -> str:
     holds a control or direction-override character (a line break or a tab excepted): what is
     typed here reaches the log, the pages and the printed sheets."""
     raw = request.form.get(name, "")
+    zh, en = FIELD_WORDS.get(name, (name, name))
     if len(raw) > max_len:
-        raise EventInputError(f"{name} 过长（最多 {max_len} 字）/ {name} is longer than {max_len} characters")
+        raise EventInputError(f"{zh}过长（最多 {max_len} 字）/ {en} is longer than {max_len} characters")
     bad = control_character(raw, lines=True)
     if bad is not None:
-        raise EventInputError(f"{name} 含控制字符 {bad} / {name} holds the control character {bad}")
+        raise EventInputError(f"{zh}含控制字符 {bad} / {en} holds the control character {bad}")
     return raw

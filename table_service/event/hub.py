@@ -382,7 +382,8 @@ class HubService(TableMessages):
                                      for m in core.bad_messages[-20:] if m["t_ms"] >= now_ms - BAD_MESSAGES_SHOWN_MS],
                     # Logged faults plus those a flooding table had counted, not logged (:meth:`HubState.flooding`).
                     "faults": {t: core.faults.get(t, 0) + self.flooded.get(t, 0) for t in {*core.faults, *self.flooded}},
-                    "appeals": [a for a in core.appeals if not a["decision"]],
+                    "appeals": [{**a, "team_name": names.get(a["team"], a["team"])}
+                                for a in core.appeals if not a["decision"]],
                     "draft": self._draft(),
                     "withdrawn": {t: dict(w) for t, w in core.withdrawn.items()},
                     "connected": bool(self.mqtt and self.mqtt.connected.is_set()),

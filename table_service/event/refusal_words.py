@@ -34,17 +34,34 @@ def hhmm(ms: int | None) -> str:
     return time.strftime("%H:%M:%S", time.localtime(ms / 1000)) if ms else ""
 
 
+def who_words(by: str | None) -> tuple[str, str]:
+    """Who entered a result, ``(Chinese, English)``: an account's name as it is, a table's own result
+    (logged as ``table:16``) as ``16 号桌`` / ``table 16``, never the log's internal form."""
+    if not by:
+        return "?", "?"
+    if by.startswith("table:"):
+        table = by[len("table:"):]
+        return f"{table} 号桌", f"table {table}"
+    return by, by
+
+
+def who_text(by: str | None) -> str:
+    """:func:`who_words` as one text, "中文 / English" (the name once where both halves are the same)."""
+    zh, en = who_words(by)
+    return zh if zh == en else f"{zh} / {en}"
+
+
 def changed_since_words(rnd: int, table: str, cur: TableResult, want: int, basis: int | None) -> str:
     """Why a correction made against the result with seq ``want`` is refused: what the table's
     result is now, who set it and when (Chinese first, then English)."""
     last = cur.history[-1]
     now_zh, now_en = score_words(last["result"])
-    who, when = last["by"] or "?", hhmm(last["t_ms"])
+    (who_zh, who), when = who_words(last["by"]), hhmm(last["t_ms"])
     why_zh = f"（原因：{last['reason']}）" if last.get("reason") else ""
     why_en = f" (reason: {last['reason']})" if last.get("reason") else ""
     seen = next((h for h in cur.history if h["seq"] == want), None)
     if seen is None:
-        return (f"未更正：basis {basis} 不是第 {rnd} 轮 {table} 号桌的成绩记录；现在的成绩是 {now_zh}（{who} {when}）。"
+        return (f"未更正：basis {basis} 不是第 {rnd} 轮 {table} 号桌的成绩记录；现在的成绩是 {now_zh}（{who_zh} {when}）。"
                 f"请刷新页面再更正 / not corrected: basis {basis} is not a result of table {table}, round {rnd}; "
                 f"its result now is {now_en} ({who}, {when}). Reload the page and correct again")
     n = sum(1 for h in cur.history if h["seq"] > want)
@@ -52,12 +69,12 @@ def changed_since_words(rnd: int, table: str, cur: TableResult, want: int, basis
     times_en = f" ({n} corrections since)" if n > 1 else ""
     seen_zh, seen_en = score_words(seen["result"])
     if basis is None:
-        return (f"未更正：请求没有注明所更正的成绩（basis），而第 {rnd} 轮 {table} 号桌的成绩已被 {who} 于 {when} "
+        return (f"未更正：请求没有注明所更正的成绩（basis），而第 {rnd} 轮 {table} 号桌的成绩已被 {who_zh} 于 {when} "
                 f"更正为 {now_zh}{why_zh}{times_zh}。请刷新页面，看清现在的成绩后再更正 / not corrected: the request "
                 f"does not say which result it corrects (basis), and table {table}, round {rnd} has been corrected by "
                 f"{who} at {when} to {now_en}{why_en}{times_en}. Reload the page, check the result now in force, "
                 "then correct it")
-    return (f"未更正：你打开页面后，第 {rnd} 轮 {table} 号桌的成绩已被 {who} 于 {when} 更正为 {now_zh}{why_zh}{times_zh}；"
+    return (f"未更正：你打开页面后，第 {rnd} 轮 {table} 号桌的成绩已被 {who_zh} 于 {when} 更正为 {now_zh}{why_zh}{times_zh}；"
             f"你看到的是 {seen_zh}。请刷新页面，看清现在的成绩后再决定 / not corrected: since you opened the page, "
             f"table {table}, round {rnd} has been corrected by {who} at {when} to {now_en}{why_en}{times_en}; "
             f"you saw {seen_en}. Reload the page, check the result now in force, then decide")

@@ -47,7 +47,7 @@ from table_service.event.model import (
     table_order,
 )
 from table_service.event.openapi_hub import HUB_INFO, HUB_OPERATIONS
-from table_service.event.refusal_words import hhmm
+from table_service.event.refusal_words import hhmm, who_text
 from table_service.event.standings import compute_standings
 from table_service.event.state import byes_of
 from table_service.rules.ruleset import PRESETS
@@ -106,7 +106,13 @@ def hub() -> Any:
 @bp.get("/")
 @hub_role("viewer")
 def overview() -> Any:
-    return render_template("hub_overview.html", ov=hub().overview())
+    h = hub()
+    return render_template("hub_overview.html", ov=h.overview(), names=_team_names(h.core))
+
+
+def _team_names(core: Any) -> dict[str, str]:
+    """Team id -> name, for the pages that show a team as its name with the id in brackets."""
+    return {t["id"]: t["name"] for t in (core.cfg or {}).get("teams", [])}
 
 
 @bp.get("/broadcast")
@@ -353,7 +359,8 @@ def admin() -> Any:
                                         and r not in core.results_published],
                "can_draw": _can_draw(core), "teams": core.cfg["teams"], "rounds": core.published_rounds,
                "withdrawn": core.withdrawn, "next_round": core.next_round(),
-               "presets": _presets(), "event": core.cfg["event"], "seen": core.last_seq}
+               "presets": _presets(), "event": core.cfg["event"], "seen": core.last_seq,
+               "names": _team_names(core)}
         deck = ctx["ov"]["deck"]
         ctx["deck_tables"] = sum(1 for t in ctx["ov"]["tables"] if deck and t.get("deck") == deck["sha256"])
     return render_template("hub_admin.html", **ctx)
@@ -615,6 +622,13 @@ def hub_home() -> Any:
     return redirect(url_for("hub.overview"))
 
 
+def hub_home_url() -> str:
+    """The hub's home for the person asking (as :func:`hub_home` decides it): the overview for an
+    account that may see it, the public board otherwise."""
+    user = getattr(g, "user", None)  # an error raised before the login was read has none
+    return url_for("hub.overview") if user is not None and user.can("viewer") else url_for("hub.board")
+
+
 #: The hub's session cookie (the table panel's is ``guandan_session``).
 HUB_SESSION_COOKIE = "guandan_hub_session"
 
@@ -635,9 +649,11 @@ def create_hub_app(hub_service: Any, *, users_db: str, secret_key: str | None = 
     app.extensions["guandan_openapi_info"] = HUB_INFO
     app.register_blueprint(bp)
     app.view_functions["panel.index"] = hub_home  # same rule "/", so the OpenAPI document still holds
+    app.extensions["guandan_home"] = hub_home_url  # where the error page's 返回 / Back leads
     app.before_request_funcs.setdefault(None, []).insert(0, deck_upload_limit)  # before the CSRF check
 
     app.template_filter("hhmm")(hhmm)
+    app.template_filter("who")(who_text)  # a table's own result: "16 号桌 / table 16", not "table:16"
 
     return app
 

@@ -11,8 +11,9 @@ import logging
 from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
+from urllib.parse import urlsplit
 
-from flask import Flask, current_app, has_request_context, jsonify, render_template, request
+from flask import Flask, current_app, has_request_context, jsonify, render_template, request, url_for
 from werkzeug.exceptions import HTTPException
 
 from . import accounts, api, assignment, auth, broadcast, camera, enroll, panel, record
@@ -74,7 +75,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, config_file: str
     @app.context_processor
     def _template_globals() -> dict[str, Any]:
         return {"t": tr, "csrf_token": csrf_token, "csp_nonce": csp_nonce, "lang": current_lang(),
-                "i18n": strings_for_js()}
+                "i18n": strings_for_js(), "back_url": back_url}
 
     app.after_request(security_headers)  # CSP, Referrer-Policy, nosniff, framing
 
@@ -94,6 +95,19 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, config_file: str
     for table_id, runner in dict(tables).items():
         attach_table(app, table_id, runner)
     return app
+
+
+def back_url() -> str:
+    """Where the error page's 返回 / Back leads: the page of this server the user came from (the
+    request's Referer, a path on this host other than the page that failed), else the app's home
+    (``app.extensions["guandan_home"]``: the hub names its own; the table panel's is its list of
+    tables). A bare "/" led a hub's referee nowhere useful; another site's address is never used."""
+    ref = urlsplit(request.referrer or "")
+    if (ref.scheme in ("http", "https") and ref.netloc == request.host and ref.path.startswith("/")
+            and ref.path[1:2] not in ("/", "\\") and ref.path != request.path):
+        return ref.path + (f"?{ref.query}" if ref.query else "")
+    home = current_app.extensions.get("guandan_home")
+    return str(home()) if home else url_for("panel.index")
 
 
 #: Our words for werkzeug's own (English-only) errors: a route not found, a method not allowed, a

@@ -7,6 +7,8 @@ client-side) or the ``DEFAULT_LANG`` setting.
 
 from __future__ import annotations
 
+import re
+
 from flask import current_app, has_request_context, request
 
 from table_service.engine.errors import halves
@@ -391,6 +393,40 @@ STRINGS: dict[str, tuple[str, str]] = {
 }
 
 
+#: Each event type in both languages: the record page's "what" column, and the words that replace an
+#: event's internal name at the head of the engine's refusal ("round_set_up: the current round has no
+#: result yet" reads "New round: …"; :func:`in_words`, common.js ``GT.bi``).
+EVENT_NAMES: dict[str, tuple[str, str]] = {
+    "round_set_up": ("开始一轮", "new round"), "first_cut_recorded": ("翻牌", "cut card"),
+    "drawing_finished": ("抓牌完毕", "drawing finished"), "anti_tribute_declared": ("抗贡", "anti-tribute"),
+    "tribute_given": ("进贡", "tribute"), "return_given": ("还贡", "return"), "cards_played": ("出牌", "play"),
+    "passed": ("过牌", "pass"), "report_pressed": ("报牌", "report card"), "referee_called": ("呼叫裁判", "referee called"),
+    "card_exposed": ("暴露张", "exposed card"), "zone_obstructed": ("出牌区遮挡", "zone obstructed"),
+    "clock_ticked": ("计时", "clock"), "device_status_changed": ("设备状态", "device status"),
+    "flag_confirmed": ("确认标记", "flag upheld"), "flag_dismissed": ("驳回标记", "flag dismissed"),
+    "play_confirmed": ("确认识别", "read confirmed"), "play_corrected": ("更正出牌", "play corrected"),
+    "reading_declared": ("声明牌型", "pattern declared"), "event_voided": ("撤销", "voided"),
+    "penalty_given": ("判罚", "penalty"), "late_arrival_recorded": ("迟到", "late arrival"),
+    "score_sheet_signed": ("签字", "score sheet signed"), "round_ended": ("结束本轮", "round ended"),
+    "deal_released": ("公开牌局", "deal released"), "deal_redrawn": ("重新抓牌", "deal redrawn"),
+}
+
+
+#: The head of an engine refusal's English half: the event type that refused ("round_set_up: ").
+_EVENT_HEAD = re.compile(r"^([a-z]+(?:_[a-z]+)+): ")
+
+
+def in_words(half: str, lang: str) -> str:
+    """One language's half of an engine message with the event's internal name at its head said in
+    words (``round_set_up: …`` -> ``New round: …``); any other text as it is."""
+    m = _EVENT_HEAD.match(half)
+    names = EVENT_NAMES.get(m.group(1)) if m else None
+    if m is None or names is None:
+        return half
+    word = names[0] if lang == "zh" else names[1][:1].upper() + names[1][1:]
+    return f"{word}{'：' if lang == 'zh' else ': '}{half[m.end():]}"
+
+
 #: Pattern names in English (the Chinese names come from the rules package).
 KIND_NAMES_EN: dict[str, str] = {
     "single": "single", "pair": "pair", "triple": "triple", "full_house": "full house",
@@ -425,6 +461,8 @@ def _add_words() -> None:
     }
     for key, pair in words.items():
         STRINGS[f"st_{key}"] = pair
+    for etype, pair in EVENT_NAMES.items():
+        STRINGS[f"evt_{etype}"] = pair
 
 
 _add_words()

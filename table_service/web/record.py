@@ -13,7 +13,7 @@ from typing import Any
 from flask import Blueprint, render_template, request
 
 from .auth import require_role
-from .i18n import current_lang, split_pair
+from .i18n import EVENT_NAMES, current_lang, in_words, split_pair
 from .tables import get_table
 
 bp = Blueprint("record", __name__)
@@ -23,21 +23,8 @@ SHOWN = 300
 #: Data fields shown for each event, in this order (pictures and the reader's numbers are left out).
 SHOWN_FIELDS = ("seat", "cards", "card", "side", "level", "article", "flag", "ref", "kind", "rank", "minutes",
                 "reason", "note", "device", "status", "lose_turn", "next_leader", "seats", "round", "deal")
-#: Each event type in both languages.
-TYPE_NAMES: dict[str, tuple[str, str]] = {
-    "round_set_up": ("开始一轮", "round set up"), "first_cut_recorded": ("翻牌", "cut card"),
-    "drawing_finished": ("抓牌完毕", "drawing finished"), "anti_tribute_declared": ("抗贡", "anti-tribute"),
-    "tribute_given": ("进贡", "tribute"), "return_given": ("还贡", "return"), "cards_played": ("出牌", "play"),
-    "passed": ("过牌", "pass"), "report_pressed": ("报牌", "report card"), "referee_called": ("呼叫裁判", "referee called"),
-    "card_exposed": ("暴露张", "exposed card"), "zone_obstructed": ("出牌区遮挡", "zone obstructed"),
-    "clock_ticked": ("计时", "clock"), "device_status_changed": ("设备状态", "device status"),
-    "flag_confirmed": ("确认标记", "flag upheld"), "flag_dismissed": ("驳回标记", "flag dismissed"),
-    "play_confirmed": ("确认识别", "read confirmed"), "play_corrected": ("更正出牌", "play corrected"),
-    "reading_declared": ("声明牌型", "pattern declared"), "event_voided": ("撤销", "voided"),
-    "penalty_given": ("判罚", "penalty"), "late_arrival_recorded": ("迟到", "late arrival"),
-    "score_sheet_signed": ("签字", "score sheet signed"), "round_ended": ("结束本轮", "round ended"),
-    "deal_released": ("公开牌局", "deal released"), "deal_redrawn": ("重新抓牌", "deal redrawn"),
-}
+#: Each event type in both languages (one table with the panel's refusals: web/i18n.py).
+TYPE_NAMES = EVENT_NAMES
 
 
 def _half(text: str, lang: str) -> str:
@@ -63,7 +50,7 @@ def row_of(ev: dict[str, Any], lang: str) -> dict[str, Any]:
     when = datetime.fromtimestamp(t / 1000).strftime("%H:%M:%S") if isinstance(t, int) and t > 0 else ""
     refused = ev.get("rejected")
     return {"seq": ev.get("seq"), "when": when, "what": what, "who": ev.get("role") or ev.get("source") or "",
-            "details": details[:300], "refused": _half(refused, lang) if refused else None}
+            "details": details[:300], "refused": in_words(_half(refused, lang), lang) if refused else None}
 
 
 @bp.get("/tables/<table_id>/record")

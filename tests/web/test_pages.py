@@ -86,3 +86,23 @@ def test_every_label_used_by_pages_and_scripts_exists():
     assert used, "no labels found: the scan is broken"
     assert sorted(k for k in used if k not in STRINGS) == []
     assert all(zh and en for zh, en in STRINGS.values())
+
+
+def test_the_error_pages_back_link_is_in_both_languages_and_leads_back(client, h):
+    """The audit: 返回 alone (the page's message is in both languages), always to "/". It says
+    返回 / Back and leads to the page of this server the referee came from, else the table list."""
+    import re
+
+    h.login(client, "vera")
+
+    def back(**headers):
+        page = client.get("/tables/nope", headers=headers).get_data(as_text=True)
+        m = re.search(r'<a class="back" id="error-back" href="([^"]*)">([^<]*)</a>', page)
+        assert m and m.group(2) == "返回 / Back", page
+        return m.group(1)
+
+    assert back(Referer="http://localhost/tables/1") == "/tables/1"
+    assert back() == "/"
+    assert back(Referer="https://elsewhere.example/tables/1") == "/"
+    client.set_cookie("lang", "en")
+    assert 'data-i18n="back"' not in client.get("/tables/nope").get_data(as_text=True)  # the toggle keeps both

@@ -391,23 +391,35 @@ def test_an_event_s_table_offers_no_round_the_hub_did_not_draw(page, app, runner
     assert "赛事中心" in page.inner_text("#next-step .step-hub")
 
 
-def test_every_control_a_finger_hits_is_at_least_44_px(page, app, runner, serve_app, h):
+@pytest.mark.parametrize("viewport", [(1024, 768), (390, 844)], ids=["tablet", "phone"])
+def test_every_control_a_finger_hits_is_at_least_44_px(viewport, open_page, app, runner, serve_app, h,
+                                                      small_controls):
     """The tap audit measured the flag buttons at 38 px, undo 32, the picker's cards 33, the bar's
-    links 19: too small for a finger on a tablet under time pressure."""
+    links 19: too small for a finger on a tablet under time pressure. The second audit (s35): the
+    记分表 and 记录 links 19 px, the set-up form's fields 30 and lists 29, the seat checkboxes 13 (their
+    labels are the target), the flag list's heading 25, the camera question's 其他 field 24, and on a
+    phone the bar's 账号 link 31 px wide. The whole page, at a tablet's size and a phone's."""
+    page, errors = open_page(*viewport, mobile=viewport[0] < 500)
     h.setup_deal(runner)
     h.play(runner, "E", ["9c"])  # out of turn: a flag with its buttons
+    h.play(runner, "N", ["3s"])
+    h.play(runner, "W", ["5h"], confidence=[0.9999], uncertain=True, crop=h.crop_data_url(["5d"]),
+           reasons=["5h 花色存疑 / suit of 5h in doubt (5d?)"], candidates=[["5h"], ["5d"]])  # a camera question
     srv = serve_app(app)
-    h.open_table(page, srv.url, "chen", h.PASSWORD)
+    h.open_table(page, srv.url, "chen", h.PASSWORD)  # the chief: the bar has the 账号 link too
     page.wait_for_selector(".flag button.confirm")
-    page.wait_for_selector("#next-step button.pick", state="attached")
-    if not page.is_visible("#next-step button.pick"):
-        page.click("#next-step .pick-open")  # the next step's picker, unfolded
-    page.wait_for_selector("#next-step button.pick")
-    small = page.evaluate("""() => [...document.querySelectorAll('button, .topbar a, .flag a')]
-        .filter(e => e.offsetParent !== null)
-        .map(e => [e.className || e.tagName, e.textContent.trim().slice(0, 20), e.getBoundingClientRect().height])
-        .filter(r => r[2] > 0 && r[2] < 43.5)""")
+    page.wait_for_selector("#questions .q-other input")
+    page.wait_for_selector("details.flag-group > summary")
+    for opener in page.query_selector_all(".pick-open"):
+        if opener.is_visible():
+            opener.click()  # the pickers' cards, unfolded
+    page.wait_for_selector("button.pick")
+    for part in ("#nav-accounts", "#scoresheet-link", "#record-link", "#f-setup select", "#f-setup input",
+                 "#f-anti label.inline-check"):
+        assert page.query_selector(part), part  # each part the audit named is on the page measured
+    small = small_controls(page, height_only="button.pick")  # 13 cards a row: 44 px tall, narrower
     assert small == [], small
+    assert errors == []
 
 
 def test_card_fields_filled_from_a_picker_raise_no_on_screen_keyboard(page, app, runner, serve_app, h):
@@ -421,3 +433,41 @@ def test_card_fields_filled_from_a_picker_raise_no_on_screen_keyboard(page, app,
         const f = p.closest('form'); const i = f && f.querySelector('[name="' + p.dataset.for + '"]');
         return i ? [f.id || f.className, i.getAttribute('inputmode')] : null }).filter(Boolean)""")
     assert fields and all(mode == "none" for _, mode in fields), fields
+
+
+def test_a_refusal_in_english_names_the_event_in_words(page, app, runner, serve_app, h):
+    """The audit: the panel in English said "Rejected: round_set_up: the current round has no result
+    yet" (the event's internal name)."""
+    h.setup_deal(runner)
+    srv = serve_app(app)
+    h.open_table(page, srv.url, "rita", h.PASSWORD)
+    page.click("#lang-toggle")
+    for seat, name in h.PLAYERS.items():
+        page.fill(f'#f-setup [name="players.{seat}"]', name)
+    page.click("#f-setup button[type=submit]")
+    page.wait_for_selector(".toast.show.bad")
+    said = page.inner_text("#toast")
+    assert "New round: the current round has no result yet" in said and "round_set_up" not in said, said
+
+
+def test_the_hubs_assignment_and_the_set_up_form_name_the_ruleset(page, app, runner, serve_app, h):
+    """The audit: the assignment card read "jiangsu-2013", and so did the set-up form's list."""
+    from types import SimpleNamespace
+
+    from table_service.web.tables import web_state
+
+    assignment = {"event": "ev", "event_name": "江苏公开赛", "round": 1, "table": "1",
+                  "teams": {"NS": "T1", "EW": "T2"}, "team_names": {"NS": "南京队", "EW": "常州队"},
+                  "players": h.PLAYERS, "ruleset": {"preset": "jiangsu-2013", "options": {}},
+                  "format": {"kind": "deals", "deals": 2}}
+    web_state(app).tables["1"].hub_link = SimpleNamespace(assignment=assignment, result_ack=None, is_connected=True)
+    srv = serve_app(app)
+    h.open_table(page, srv.url, "rita", h.PASSWORD)
+    page.wait_for_selector("#assign-card")
+    card = page.inner_text("#assign-card")
+    assert "江苏 2013" in card and "jiangsu-2013" not in card, card
+    listed = page.eval_on_selector_all('#f-setup [name="ruleset"] option', "os => os.map(o => o.textContent)")
+    assert listed == ["江苏 2013", "淮安 2017", "全国 2022"]
+    page.click("#lang-toggle")
+    page.wait_for_function("document.getElementById('assign-card').innerText.includes('Jiangsu 2013')")
+    assert page.eval_on_selector('#f-setup [name="ruleset"] option', "o => o.textContent") == "Jiangsu 2013"

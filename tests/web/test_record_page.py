@@ -26,3 +26,15 @@ def test_the_record_needs_a_login(client, h, runner):
     h.setup_deal(runner)
     resp = client.get("/tables/1/record")
     assert resp.status_code == 302 and "/auth/login" in resp.headers["Location"]
+
+
+def test_a_refusal_names_the_event_in_words_not_its_internal_name(client, h, runner):
+    """The audit: in English the refusal read "round_set_up: the current round has no result yet"."""
+    h.setup_deal(runner)
+    h.login(client, "rita")
+    r = h.post_json(client, "/api/tables/1/actions", {"type": "round_set_up", "data": {
+        "players": h.PLAYERS, "ruleset": "jiangsu-2013", "format": {"kind": "deals", "deals": 2}}})
+    assert r.status_code == 422 and "round_set_up: the current round" in r.get_json()["error"]  # the API's words stay
+    client.set_cookie("lang", "en")
+    shown = client.get("/tables/1/record?refused=1").get_data(as_text=True).split("<main>", 1)[1]
+    assert "New round: the current round has no result yet" in shown and "round_set_up" not in shown

@@ -21,6 +21,8 @@
     if (f.kind === "time") return GT.tf("fmt_minutes_n", {n: f.minutes});
     return GT.t("fmt_past_a");
   }
+  /* A ruleset preset by its name in the view's language ("江苏 2013"), not its id ("jiangsu-2013"). */
+  function presetName(p) { return window.I18N["hub_preset_" + p] ? GT.t("hub_preset_" + p) : String(p || ""); }
   /* The hub's answer to the table's result, in the view's language (a status word, never raw). */
   function ackText(ack) {
     var key = "ack_" + ack.status;
@@ -41,7 +43,7 @@
       "<b>" + esc(GT.tf("assign_title", {e: a.event_name || a.event, r: a.round, t: a.table})) + "</b>" +
       "<div>" + esc(GT.t("side_NS")) + ": " + esc(tn.NS || a.teams.NS) + " — " + seat("N") + " · " + seat("S") + "</div>" +
       "<div>" + esc(GT.t("side_EW")) + ": " + esc(tn.EW || a.teams.EW) + " — " + seat("E") + " · " + seat("W") + "</div>" +
-      '<div class="muted">' + esc(a.ruleset.preset) + " · " + esc(fmt(a.format)) + "</div>" +
+      '<div class="muted">' + esc(presetName(a.ruleset.preset)) + " · " + esc(fmt(a.format)) + "</div>" +
       (d.behind_round ? '<div class="assign-behind" id="assign-behind">' +
         esc(GT.tf("assign_behind", {n: d.behind_round, m: a.round})) +
         ' <button type="button" id="assign-go-end">' + esc(GT.t("assign_go_end")) + "</button></div>" : "") +

@@ -198,14 +198,22 @@
     return now === null ? null : (timer.deadline_ms - now) / 1000;
   };
 
-  /* "中文 / English" text (engine messages, rule articles): the half of the view's language. */
+  /* "中文 / English" text (engine messages, rule articles): the half of the view's language, an
+     event's internal name at its head said in words ("round_set_up: …" reads "New round: …", as
+     web/i18n.py's in_words says it on the record page). */
   GT.bi = function (text) {
     if (text === null || text === undefined) return "";
     const s = String(text);
     const i = s.indexOf(" / ");
-    if (i < 0) return s;
-    return window.LANG === "zh" ? s.slice(0, i).trim() : s.slice(i + 3).trim();
+    const half = i < 0 ? s : (window.LANG === "zh" ? s.slice(0, i).trim() : s.slice(i + 3).trim());
+    const m = /^([a-z]+(?:_[a-z]+)+): /.exec(half);
+    const names = m && window.I18N["evt_" + m[1]];
+    if (!names) return half;
+    const word = window.LANG === "zh" ? names[0] + "：" : names[1].charAt(0).toUpperCase() + names[1].slice(1) + ": ";
+    return word + half.slice(m[0].length);
   };
+  /* An event type in the view's language (its internal name only where no word is known). */
+  GT.evt = function (type) { return window.I18N["evt_" + type] ? GT.t("evt_" + type) : String(type); };
   /* A label with {placeholders} filled in. */
   GT.tf = function (key, vars) {
     let s = GT.t(key);

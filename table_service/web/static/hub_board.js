@@ -56,7 +56,9 @@
     if (!data) return;
     var rows = wanted(data.standings.standings, ["name", "team"]), pages = Math.max(1, Math.ceil(rows.length / PAGE));
     page = page % pages;
-    document.getElementById("b-round").textContent = "第 " + (data.round || "-") + " / " + data.rounds + " 轮 round";
+    var rnd = data.round || "-";
+    document.getElementById("b-round").textContent = "第 " + rnd + " / " + data.rounds + " 轮 / round " + rnd + " of " +
+      data.rounds;
     document.getElementById("b-page").textContent = pages > 1 ? (page + 1) + "/" + pages : "";
     // The standings are those after the last complete round (the round in play counts once all its tables are in).
     var after = data.standings.rounds;
@@ -71,9 +73,11 @@
       return '<tr class="' + (r.rank === 1 ? "lead" : "") + (r.withdrawn ? " withdrawn" : "") + '"><td>' + r.rank + "</td><td title=\"" + esc(r.name || r.team) + "\">" + esc(r.name || r.team) + wd + "</td><td>" + r.match_points + "</td><td>" +
         r.progressive + "</td><td>" + r.rounds_won + "</td><td>" + r.level_points + "</td><td>" + r.levels_gained + "</td></tr>";
     }).join("");
-    var lots = data.standings.lots || [];
+    // The lots' order by the teams' names, as the standings above name them (the id where a name is missing).
+    var lots = data.standings.lots || [], named = {};
+    data.standings.standings.forEach(function (r) { named[r.team] = r.name || r.team; });
     document.getElementById("b-lots").textContent = lots.length ? "抽签 / lots: " + lots.map(function (l) {
-      return l.order.join(" > "); }).join("; ") : "";
+      return l.order.map(function (id) { return named[id] || id; }).join(" > "); }).join("; ") : "";
     var t = wanted(data.tables, ["table", "ns", "ew", "ns_name", "ew_name"]);
     var tp = Math.max(1, Math.ceil(t.length / PAGE)), tpage = page % tp;
     document.querySelector("#b-tables tbody").innerHTML = t.slice(tpage * PAGE, (tpage + 1) * PAGE).map(function (x) {

@@ -143,6 +143,8 @@
   function render(ov) {
     lastOv = ov;
     document.getElementById("ov-round").textContent = ov.round || "-";
+    var roundEn = document.getElementById("ov-round-en");
+    if (roundEn) roundEn.textContent = ov.round || "-";
     document.getElementById("ov-mqtt").textContent = ov.connected ? "已连接 / connected" : "未连接 / not connected";
     var deck = ov.deck ? ov.deck.sha256 : null;
     var q = query();
@@ -162,9 +164,10 @@
       return '<p class="alert fault">坏消息 / bad message #' + num(m.seq) + ": " + esc(m.table) + " 号桌 / table " +
         esc(m.table) + " (" + esc(m.topic) + ") — " + esc(m.reason) + "</p>";
     })).concat(ov.appeals.map(function (x) {
-      return '<p class="alert appeal">申诉 / appeal #' + x.id + ": 第 " + num(x.round) + " 轮 " + esc(x.table) +
-        " 号桌 " + esc(x.team) + " / round " + num(x.round) + ", table " + esc(x.table) + ", " + esc(x.team) +
-        (x.late ? "（逾期 / late）" : "") + "</p>";
+      // The team by its name, its id in brackets (as the organiser page and the sheets name it).
+      return '<p class="alert appeal">申诉 / appeal #' + num(x.id) + ": 第 " + num(x.round) + " 轮 / round " +
+        num(x.round) + " · " + esc(x.table) + " 号桌 / table " + esc(x.table) + " · " +
+        esc(x.team_name || x.team) + " (" + esc(x.team) + ")" + (x.late ? "（逾期 / late）" : "") + "</p>";
     })));
     alerts.innerHTML = a.join("");
   }
