@@ -59,6 +59,7 @@ def restart_timer(state: State, seat: str, fx: list[dict[str, Any]], *, at_ms: i
     first = phase == "lead" and (first_lead_due(deal) if since(state, 7) else
                                  not deal["tricks"] and all(p.get("skipped") for p in deal["trick"]["plays"]))
     start_timer(state, seat, phase, fx, option="first_lead" if first else None, at_ms=at_ms)
+    return True
 
 
 def first_lead_due(deal: dict[str, Any]) -> bool:
@@ -66,7 +67,6 @@ def first_lead_due(deal: dict[str, Any]) -> bool:
     A wrong lead (flagged, never the trick's top), a turn lost there (a skipped entry) and plays out of
     turn leave it the first lead, with its own, longer countdown (generation 7)."""
     return not deal["tricks"] and deal["trick"]["top"] is None
-    return True
 
 
 def stop_timer(state: State, seat: str, fx: list[dict[str, Any]]) -> dict[str, Any] | None:

@@ -426,6 +426,11 @@ class HubCore(HubState):
             raise EventInputError(f"第 {rnd} 轮成绩不全 / round {rnd} is not complete")
         if rnd in self.results_published:
             raise EventInputError(f"第 {rnd} 轮成绩已公布 / round {rnd} results are already published")
+        earlier = [r for r in range(1, rnd) if r in self.draws and r not in self.results_published]
+        if earlier:
+            # In order: the public standings stop before the first round not published, so round 2's
+            # scores on the board beside standings of round 0 would read as two events.
+            raise EventInputError(f"请先公布第 {earlier[0]} 轮成绩 / publish round {earlier[0]}'s results first")
         return "results_published", {"round": rnd}
 
     def check_appeal(self, rnd: int, table: str, team: str, text: str, role: str | None,

@@ -585,3 +585,20 @@ def test_one_table_flooding_bad_messages_or_results_is_counted_not_logged_withou
     listed = [r["table"] for r in hub.overview()["refusals"]]
     assert listed.count(spammer["table"]) == MAX_OPEN_REFUSALS_PER_TABLE and listed.count(victim["table"]) == 1
     hub.stop()
+
+
+def test_rounds_results_are_published_in_order(tmp_path: Path) -> None:
+    """Round 2 published before round 1 put round 2's scores on the board beside standings of no round
+    (the public standings stop before the first round not published): the review of 2026-12-06."""
+    hub = HubService(event_cfg(n=4, rounds=3), tmp_path, connect=False)
+    for rnd in (1, 2):
+        hub.draw_next("org", "referee")
+        hub.publish_draw(rnd, "org", "referee")
+        for t in hub.core.draws[rnd]["tables"]:
+            hub.hand_result(line_for(t, rnd, 3, 1), "org", "referee")
+    with pytest.raises(EventInputError, match="publish round 1's results first"):
+        hub.publish_results(2, "org", "referee")
+    hub.publish_results(1, "org", "referee")
+    hub.publish_results(2, "org", "referee")
+    assert hub.standings_json(public=True)["rounds"] == 2
+    hub.stop()

@@ -85,3 +85,29 @@ def test_correction_form_prefills_and_the_second_chief_is_refused(live: Any, ope
     b.select_option("#correct-slot", slot)
     assert form(b)[:3] == (str(tr.seq), "3", "1")
     assert a_err == [] and b_err == [], (a_err, b_err)
+
+
+def test_a_refused_correction_put_back_is_refused_again_until_the_table_is_picked_afresh(
+        live: Any, open_page: Any) -> None:
+    """The page puts a refused form back as typed; a correction's basis went back as the newer one the
+    table's choice filled in, so one more tap replaced chen's correction with zhou's numbers typed
+    against the older result (the review of 2026-12-06). The basis it was sent with goes back too."""
+    hub, url = live
+    a, _ = admin_page(open_page, url, "chen")
+    b, _ = admin_page(open_page, url, "zhou")
+    slot = f"1|{hub.core.draws[1]['tables'][0]['table']}"
+    for page, ns, ew, why in ((a, "3", "1", "记分表誊写错"), (b, "2", "0", "东西少记一级")):
+        page.select_option("#correct-slot", slot)
+        page.fill("#correct-ns", ns)
+        page.fill("#correct-ew", ew)
+        page.fill("#correct-reason", why)
+    a.click("#correct-submit")
+    a.wait_for_selector("p.flash")
+    b.click("#correct-submit")
+    b.wait_for_selector("#flash-error")
+    b.wait_for_selector("#form-kept")
+    assert form(b)[1:3] == ("2", "0")  # what zhou typed is back, against the basis it was typed on
+    b.click("#correct-submit")
+    b.wait_for_selector("#flash-error")
+    tr = hub.core.results[(1, slot.split("|")[1])]
+    assert (tr.line["ns_levels"], tr.line["ew_levels"], tr.by) == (3, 1, "chen")

@@ -65,11 +65,12 @@
   const KEPT = "hub-admin-form", KEPT_MS = 30 * 60 * 1000;
   function keep(form) {
     if (!form.id || form.enctype === "multipart/form-data") return;  // a file cannot be put back
-    const fields = {};
+    const fields = {}, hidden = {};
     Array.prototype.forEach.call(form.elements, function (el) {
-      if (el.name && el.name !== "csrf_token" && el.type !== "hidden" && el.type !== "submit") fields[el.name] = el.value;
+      if (!el.name || el.name === "csrf_token" || el.type === "submit") return;
+      (el.type === "hidden" ? hidden : fields)[el.name] = el.value;
     });
-    try { sessionStorage.setItem(KEPT, JSON.stringify({form: form.id, fields: fields, at: Date.now()})); } catch (e) { /* private mode */ }
+    try { sessionStorage.setItem(KEPT, JSON.stringify({form: form.id, fields: fields, hidden: hidden, at: Date.now()})); } catch (e) { /* private mode */ }
   }
   function putBack() {
     let kept = null;
@@ -82,6 +83,13 @@
     Object.keys(kept.fields).forEach(function (name) {
       const el = form.elements.namedItem(name);
       if (el && "value" in el) { el.value = kept.fields[name]; el.dispatchEvent(new Event("change", {bubbles: true})); }
+    });
+    // Last, and without a change event: what the form was sent against (a correction's basis, an
+    // edit's "seen"), so the values typed against it are never sent against a newer result unseen;
+    // the hub refuses them again until the table is picked afresh (the review of 2026-12-06).
+    Object.keys(kept.hidden || {}).forEach(function (name) {
+      const el = form.elements.namedItem(name);
+      if (el && el.type === "hidden") el.value = kept.hidden[name];
     });
     const note = document.createElement("p");
     note.className = "flash kept";
