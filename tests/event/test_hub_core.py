@@ -538,16 +538,21 @@ def test_a_table_both_of_whose_teams_are_absent_is_entered_and_the_event_goes_on
     hub.stop()
 
 
+def _round_entered(hub: HubService, rnd: int) -> None:
+    """Round ``rnd`` drawn, published and every table's result entered by hand (3 : 1), not published."""
+    hub.draw_next("org", "referee")
+    hub.publish_draw(rnd, "org", "referee")
+    for t in hub.core.draws[rnd]["tables"]:
+        hub.hand_result(line_for(t, rnd, 3, 1), "org", "referee")
+
+
 def test_the_public_standings_wait_for_the_chief_to_publish_the_round(tmp_path: Path) -> None:
     """The board showed "after round 4" and every table's score while the chief had published rounds
     1-3 only (the usability walk of 2026-12-06): a hand entry or an appeal under review reached the
     hall. The public standings now stop at the last round published, the organiser's do not."""
     hub = HubService(event_cfg(n=4, rounds=3), tmp_path, connect=False)
     for rnd in (1, 2):
-        hub.draw_next("org", "referee")
-        hub.publish_draw(rnd, "org", "referee")
-        for t in hub.core.draws[rnd]["tables"]:
-            hub.hand_result(line_for(t, rnd, 3, 1), "org", "referee")
+        _round_entered(hub, rnd)
         if rnd == 1:
             hub.publish_results(1, "org", "referee")
     assert hub.standings_json()["rounds"] == 2 and hub.standings_json(public=True)["rounds"] == 1
@@ -592,10 +597,7 @@ def test_rounds_results_are_published_in_order(tmp_path: Path) -> None:
     (the public standings stop before the first round not published): the review of 2026-12-06."""
     hub = HubService(event_cfg(n=4, rounds=3), tmp_path, connect=False)
     for rnd in (1, 2):
-        hub.draw_next("org", "referee")
-        hub.publish_draw(rnd, "org", "referee")
-        for t in hub.core.draws[rnd]["tables"]:
-            hub.hand_result(line_for(t, rnd, 3, 1), "org", "referee")
+        _round_entered(hub, rnd)
     with pytest.raises(EventInputError, match="publish round 1's results first"):
         hub.publish_results(2, "org", "referee")
     hub.publish_results(1, "org", "referee")

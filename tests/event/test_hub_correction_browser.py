@@ -52,6 +52,15 @@ def form(page: Any) -> tuple[str, ...]:
     return tuple(page.input_value(s) for s in ("#correct-basis", "#correct-ns", "#correct-ew", "#correct-forfeit"))
 
 
+def fill_corrections(entries: Any, slot: str) -> None:
+    """Each ``(page, ns, ew, reason)``: the correction form filled in for table ``slot``, not sent."""
+    for page, ns, ew, why in entries:
+        page.select_option("#correct-slot", slot)
+        page.fill("#correct-ns", ns)
+        page.fill("#correct-ew", ew)
+        page.fill("#correct-reason", why)
+
+
 def test_correction_form_prefills_and_the_second_chief_is_refused(live: Any, open_page: Any) -> None:
     hub, url = live
     a, a_err = admin_page(open_page, url, "chen")
@@ -65,11 +74,7 @@ def test_correction_form_prefills_and_the_second_chief_is_refused(live: Any, ope
                            tr.line.get("forfeit", "")), t
     t = tables[0]
     slot = f"1|{t['table']}"
-    for page, ns, ew, why in ((a, "3", "1", "记分表誊写错 / sheet copied wrong"), (b, "2", "0", "东西少记一级")):
-        page.select_option("#correct-slot", slot)
-        page.fill("#correct-ns", ns)
-        page.fill("#correct-ew", ew)
-        page.fill("#correct-reason", why)
+    fill_corrections(((a, "3", "1", "记分表誊写错 / sheet copied wrong"), (b, "2", "0", "东西少记一级")), slot)
     a.click("#correct-submit")
     a.wait_for_selector("p.flash")
     assert a.query_selector("#flash-error") is None, a.inner_text("p.flash")
@@ -96,11 +101,7 @@ def test_a_refused_correction_put_back_is_refused_again_until_the_table_is_picke
     a, _ = admin_page(open_page, url, "chen")
     b, _ = admin_page(open_page, url, "zhou")
     slot = f"1|{hub.core.draws[1]['tables'][0]['table']}"
-    for page, ns, ew, why in ((a, "3", "1", "记分表誊写错"), (b, "2", "0", "东西少记一级")):
-        page.select_option("#correct-slot", slot)
-        page.fill("#correct-ns", ns)
-        page.fill("#correct-ew", ew)
-        page.fill("#correct-reason", why)
+    fill_corrections(((a, "3", "1", "记分表誊写错"), (b, "2", "0", "东西少记一级")), slot)
     a.click("#correct-submit")
     a.wait_for_selector("p.flash")
     b.click("#correct-submit")
