@@ -143,19 +143,39 @@ def test_a_spike_is_no_press_and_a_long_chatter_is_one(gpio_table, mock_factory)
     A change now counts once the level has held for the window (30 ms here)."""
     events, _unsub = gpio_table.event_queue()
     p = pin(mock_factory, 6)
-    p.drive_low()
-    time.sleep(0.0002)
-    p.drive_high()  # a spike
+
+    def drain() -> None:
+        time.sleep(0.1)
+        while not events.empty():
+            events.get_nowait()
+
+    # The pin is driven in real time: a run where this thread was held up (a loaded machine) long
+    # enough to make the spike or a chatter gap as long as the window is a real press, and is tried
+    # again (up to five times), so that only the filter is judged.
+    for _ in range(5):
+        t0 = time.monotonic()
+        p.drive_low()
+        time.sleep(0.0002)
+        p.drive_high()  # a spike
+        if time.monotonic() - t0 < 0.01:
+            break
+        drain()
     time.sleep(0.1)
     assert events.empty()
-    end = time.monotonic() + 0.1
-    while time.monotonic() < end:  # 100 ms of chatter, gaps well under the window, ending pressed
+    for _ in range(5):
+        end, last, widest = time.monotonic() + 0.1, time.monotonic(), 0.0
+        while time.monotonic() < end:  # 100 ms of chatter, gaps well under the window, ending pressed
+            p.drive_high()
+            time.sleep(0.004)
+            p.drive_low()
+            now = time.monotonic()
+            widest, last = max(widest, now - last), now
+            time.sleep(0.004)
+        time.sleep(0.1)
         p.drive_high()
-        time.sleep(0.004)
-        p.drive_low()
-        time.sleep(0.004)
-    time.sleep(0.1)
-    p.drive_high()
+        if widest < 0.015:
+            break
+        drain()
     got = [events.get(timeout=2), events.get(timeout=2)]
     assert [e.pressed for e in got] == [True, False]
     time.sleep(0.1)
