@@ -238,8 +238,15 @@ def on_flag_upheld(state: State, ev: dict[str, Any], fx: Effects, flag: dict[str
     (Huai'an 2017: "forgetting the report card: a warning, the second time a violation and one
     turn lost"), counted per side per round like the ladder; ``referee``: nothing automatic.
     The penalty cites the flag and is ``auto``; one that would escalate into a foul goes to the
-    chief (``penalty_escalation``), as an automatic time warning does."""
+    chief (``penalty_escalation``), as an automatic time warning does. Nothing once the round has
+    its result (generation 7)."""
     if flag["rule"] != "report_missing" or flag["seat"] is None or state.get("round") is None:
+        return
+    if state.get("result") is not None and since(state, 7):
+        # The round is over: a leftover flag upheld to tidy the list earns nothing by itself. Before
+        # generation 7 its automatic warning went on the ladder, and one that made a second foul
+        # replaced the round's result with a loss (16 : 10 became 17 : 9) after the score was final.
+        # The referee may still give a penalty by hand.
         return
     rules = state["round"]["_rules"]
     mode = rules.report_missing_penalty

@@ -124,3 +124,34 @@ def test_generation_6_withdrew_the_warning_under_a_foul() -> None:
     t.do("flag_dismissed", {"flag": flag}, role="referee")
     assert t.state["penalties"]["NS"]["fouls"] == 0 and t.state["levels"]["EW"] == "5"
     assert t.replay_matches()
+
+
+def _report_flag_left_open_at_the_round_s_end(generation: int) -> Table:
+    """EW holds a foul, a violation and a warning; E's missed report card is still an open flag when
+    the chief ends the round (NS wins 16 : 10)."""
+    t = Table(fmt={"kind": "deals", "deals": 2}, generation=generation)
+    t.first_deal("E", {"E": 11, "S": 27, "W": 27, "N": 27})
+    t.play("E", "3s")
+    t.pass_("N")  # E left 10 cards without a report card: flagged
+    t.do("penalty_given", {"side": "EW", "level": "foul", "article": "x", "seat": "E", "next_leader": "N"}, role="chief")
+    t.do("penalty_given", {"side": "EW", "level": "violation", "article": "x", "seat": "W"}, role="referee")
+    t.do("penalty_given", {"side": "EW", "level": "warning", "article": "x", "seat": "W"}, role="referee")
+    t.do("round_ended", {"reason": "time"}, role="chief")
+    assert t.state["result"]["level_points"] == {"NS": 16, "EW": 10}
+    return t
+
+
+def test_a_report_flag_upheld_after_the_round_s_result_earns_nothing_by_itself() -> None:
+    """The engine helper's probe (2026-12-06): upholding the leftover flag gave its automatic warning,
+    which climbed the ladder to a second foul and replaced the final 16 : 10 with a 17 : 9 loss."""
+    t = _report_flag_left_open_at_the_round_s_end(7)
+    t.do("flag_confirmed", {"flag": t.flags("report_missing")[0]["id"]}, role="chief")
+    assert t.state["result"]["level_points"] == {"NS": 16, "EW": 10} and t.state["result"]["reason"] != "loss"
+    assert len(t.state["penalties"]["records"]) == 3
+    assert t.replay_matches()
+
+
+def test_generation_6_gave_the_report_flag_s_warning_after_the_result() -> None:
+    t = _report_flag_left_open_at_the_round_s_end(6)
+    t.do("flag_confirmed", {"flag": t.flags("report_missing")[0]["id"]}, role="chief")
+    assert t.state["result"]["reason"] == "loss" and t.state["result"]["level_points"] == {"NS": 17, "EW": 9}
