@@ -340,7 +340,7 @@ class HubService(TableMessages):
             rnd = core.current_round()
             draw = core.draws.get(rnd) if rnd else None
             cfg_panels = {t["id"]: t.get("panel") for t in (core.cfg or {}).get("tables", [])}
-            names = {t["id"]: t["name"] for t in (core.cfg or {}).get("teams", [])}
+            names = core.team_names()
             rows = []
             for t in (draw or {}).get("tables", []):
                 live = self.live.get(t["table"], TableLive(t["table"]))
@@ -417,7 +417,7 @@ class HubService(TableMessages):
             if key in cache:
                 return copy.deepcopy(cache[key])
             st, out = self.core.standings_marked(upto)
-            names = {t["id"]: t["name"] for t in (self.core.cfg or {}).get("teams", [])}
+            names = self.core.team_names()
             for row in out["standings"]:
                 row["name"] = names.get(row["team"], row["team"])
             result = {**out, "rounds": st.rounds, "lots": st.lots,

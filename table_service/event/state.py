@@ -113,6 +113,10 @@ class HubState:
     def team(self, tid: str) -> dict[str, Any]:
         return next(t for t in (self.cfg or {})["teams"] if t["id"] == tid)
 
+    def team_names(self) -> dict[str, str]:
+        """Team id -> its name now (the pages show a team by its name, the id in brackets)."""
+        return {t["id"]: t["name"] for t in (self.cfg or {}).get("teams", [])}
+
     @property
     def withdrawn(self) -> dict[str, dict[str, Any]]:
         """Teams withdrawn (退赛) and not reinstated, folded from :attr:`team_changes`:

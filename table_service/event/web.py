@@ -107,12 +107,7 @@ def hub() -> Any:
 @hub_role("viewer")
 def overview() -> Any:
     h = hub()
-    return render_template("hub_overview.html", ov=h.overview(), names=_team_names(h.core))
-
-
-def _team_names(core: Any) -> dict[str, str]:
-    """Team id -> name, for the pages that show a team as its name with the id in brackets."""
-    return {t["id"]: t["name"] for t in (core.cfg or {}).get("teams", [])}
+    return render_template("hub_overview.html", ov=h.overview(), names=h.core.team_names())
 
 
 @bp.get("/broadcast")
@@ -163,7 +158,7 @@ def broadcast_rows(h: Any) -> list[dict[str, Any]]:
         draw = core.draws.get(rnd) if rnd else None
         cfg = core.cfg or {}
         cfg_panels = {t["id"]: t.get("panel") for t in cfg.get("tables", [])}
-        names = {t["id"]: t["name"] for t in cfg.get("teams", [])}
+        names = core.team_names()
         drawn = {t["table"]: t for t in (draw or {}).get("tables", [])}
         ids = list(drawn) + sorted((set(cfg_panels) | set(h.live)) - set(drawn), key=table_order)
         rows = []
@@ -319,7 +314,7 @@ def print_results(rnd: int) -> Any:
         st = compute_standings(h.core.result_objects(upto=upto), h.core.teams, scoring_of(h.core.cfg),
                                seed=h.core.cfg["event"]["seed"], recorded_lots=h.core.lots).to_json()
         sides = h.core.sheet_sides(rnd)
-        names = {t["id"]: t["name"] for t in h.core.cfg["teams"]}  # then the names that round was published with:
+        names = h.core.team_names()  # then the names that round was published with:
         names.update({t[side.lower()]: sides[t["table"]][side]["name"] for t in d["tables"] for side in ("NS", "EW")})
         for row in st["standings"]:
             row["name"] = names.get(row["team"], row["team"])
@@ -360,7 +355,7 @@ def admin() -> Any:
                "can_draw": _can_draw(core), "teams": core.cfg["teams"], "rounds": core.published_rounds,
                "withdrawn": core.withdrawn, "next_round": core.next_round(),
                "presets": _presets(), "event": core.cfg["event"], "seen": core.last_seq,
-               "names": _team_names(core)}
+               "names": core.team_names()}
         deck = ctx["ov"]["deck"]
         ctx["deck_tables"] = sum(1 for t in ctx["ov"]["tables"] if deck and t.get("deck") == deck["sha256"])
     return render_template("hub_admin.html", **ctx)
