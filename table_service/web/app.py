@@ -24,6 +24,7 @@ from .security import (
     check_csrf,
     csp_nonce,
     csrf_token,
+    referrer_path,
     refuse_repeated_fields,
     security_headers,
     whole_chunked_body,
@@ -102,10 +103,9 @@ def back_url() -> str:
     request's Referer, a path on this host other than the page that failed), else the app's home
     (``app.extensions["guandan_home"]``: the hub names its own; the table panel's is its list of
     tables). A bare "/" led a hub's referee nowhere useful; another site's address is never used."""
-    ref = urlsplit(request.referrer or "")
-    if (ref.scheme in ("http", "https") and ref.netloc == request.host and ref.path.startswith("/")
-            and ref.path[1:2] not in ("/", "\\") and ref.path != request.path):
-        return ref.path + (f"?{ref.query}" if ref.query else "")
+    back = referrer_path()
+    if back is not None and urlsplit(back).path != request.path:
+        return back
     home = current_app.extensions.get("guandan_home")
     return str(home()) if home else url_for("panel.index")
 

@@ -94,10 +94,19 @@ def check_csrf() -> Response | None:
     # (a token of "é" in a form or header answered 500 before the login check).
     if not expected or not sent or not hmac.compare_digest(str(expected).encode(), str(sent).encode()):
         if sent and "sid" not in session and request.endpoint != "auth.login" and _a_page_s_form():
-            back = urlsplit(request.referrer or "")
-            nxt = (back.path + (f"?{back.query}" if back.query else "")) if back.netloc == request.host else None
+            nxt = referrer_path()
             return redirect(url_for("auth.login", ended=1, **({"next": nxt} if nxt else {})))
         abort(400, description="CSRF 令牌缺失或无效，请刷新页面 / missing or invalid CSRF token, reload the page")
+    return None
+
+
+def referrer_path() -> str | None:
+    """The page of this server the request came from (its Referer), as a path with its query; None
+    for another site's, a scheme-relative or backslash path, or none. Where a page leads back to."""
+    ref = urlsplit(request.referrer or "")
+    if (ref.scheme in ("http", "https") and ref.netloc == request.host and ref.path.startswith("/")
+            and ref.path[1:2] not in ("/", "\\")):
+        return ref.path + (f"?{ref.query}" if ref.query else "")
     return None
 
 
