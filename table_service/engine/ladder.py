@@ -47,13 +47,19 @@ def counted_levels(state: State, side: str, leave_out: frozenset[int] = frozense
     """What each standing penalty record of ``side`` amounts to on the ladder, by its place in the
     round's records, counted in order by the level each was given as; the records at ``leave_out``
     not counted (what the ladder would say had they never been given)."""
+    return _fold(state, side, leave_out)[0]
+
+
+def _fold(state: State, side: str, leave_out: frozenset[int] = frozenset()) -> tuple[dict[int, str], dict[str, int]]:
+    """``side``'s standing records (but those at ``leave_out``) counted in order by the level each was
+    given as: what each amounts to, by its place, and the ladder they make."""
     ladder = {"warnings": 0, "violations": 0, "fouls": 0}
     rules = state["round"]["_rules"]
     out: dict[int, str] = {}
     for i, r in enumerate(state["penalties"]["records"]):
         if r["side"] == side and not r.get("withdrawn") and i not in leave_out and r["given"] in PENALTY_LEVELS:
             out[i], ladder = escalate(ladder, r["given"], rules)
-    return out
+    return out, ladder
 
 
 def escalated_on(state: State, places: set[int]) -> dict[str, Any] | None:
@@ -78,9 +84,4 @@ def escalated_on(state: State, places: set[int]) -> dict[str, Any] | None:
 def recount_ladder(state: State, side: str) -> None:
     """Count ``side``'s ladder again from its penalty records of the round that stand (a record
     marked ``withdrawn`` no longer counts), in order, by the level each was given as."""
-    ladder = {"warnings": 0, "violations": 0, "fouls": 0}
-    rules = state["round"]["_rules"]
-    for r in state["penalties"]["records"]:
-        if r["side"] == side and not r.get("withdrawn") and r["given"] in PENALTY_LEVELS:
-            _, ladder = escalate(ladder, r["given"], rules)
-    state["penalties"][side] = ladder
+    state["penalties"][side] = _fold(state, side)[1]

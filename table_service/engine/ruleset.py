@@ -44,7 +44,8 @@ from table_service.rules.ruleset import DEFAULT_RULESET, Ruleset, get_ruleset
 #: naming one seat twice, or two seats where one payer owes, is refused (``tribute_phase.on_anti_tribute``);
 #: an article, a reason or a name with no visible character is refused as missing (``events.says_something``);
 #: a penalty given on an open flag upholds it (``penalties.on_penalty_given``).
-#: 7 (2026-12-07): a ruling acted upon is history — an automatic time penalty a later penalty was escalated
+#: 7 (2026-12-06): a missed report card's flag upheld after the round's result earns nothing by itself;
+#: a ruling acted upon is history — an automatic time penalty a later penalty was escalated
 #: on is not withdrawn under it (a dismissal is refused until that penalty is voided, an in-time action
 #: leaves it held, ``timers.withdraw_time_over``), nor after the round's result; the deal's first lead has its
 #: 40 s by every path — after a lost turn ruled in play, after a ruling on a wrong lead (``timers.first_lead_due``);
