@@ -39,6 +39,8 @@ MAX_REFUSALS_KEPT = 500
 #: 155,000 distinct bad summaries made a 40 MB log, a 324 MB hub and a 6 s restart).
 FLOOD_LIMIT = 30
 FLOOD_WINDOW_MS = 10 * 60 * 1000
+#: While a table floods, one log line (not the event log) says so at most this often.
+FLOOD_SAID_MS = 60 * 1000
 #: Open refused results one table may have on the chief's list: past it, a table's further refused
 #: results are counted as its bad messages, not listed one by one (5,000 forged results made 5,005
 #: entries to clear one tap each and a 4 MB organiser page).

@@ -23,7 +23,7 @@ from table_service.event.core import HubCore
 from table_service.event.intake import BadMessage, check_message
 from table_service.event.model import parse_result, reused_id_reason
 from table_service.event.mqtt import HubMqtt, Message, json_payload
-from table_service.event.state import MAX_OPEN_REFUSALS_PER_TABLE
+from table_service.event.state import FLOOD_SAID_MS, MAX_OPEN_REFUSALS_PER_TABLE
 from table_service.event.store import HubStore
 
 log = logging.getLogger(__name__)
@@ -122,7 +122,7 @@ class TableMessages:
             # Counted, not logged: the table's fault count on the overview goes on rising, and one
             # line a minute says so (a credential flooding distinct messages grew the log without bound).
             self.flooded[table] = self.flooded.get(table, 0) + 1
-            if now - self._flood_said.get(table, 0) >= 60_000:
+            if now - self._flood_said.get(table, 0) >= FLOOD_SAID_MS:
                 self._flood_said[table] = now
                 log.warning("hub: table %s floods bad messages: %d counted, not logged one by one (latest: %s)",
                             table, self.flooded[table], reason[:120])
