@@ -61,6 +61,9 @@ def test_the_overview_of_many_tables_puts_the_finished_ones_last(live: Any, open
     hub, url = live
     page, errors = _login(open_page, url, "/hub/")
     page.wait_for_selector(".tcard")
+    # The server draws the cards in table order; the page's script sorts them on its first poll, and
+    # fills in the counts then (read before it, a loaded machine saw the server's order).
+    page.wait_for_function("document.getElementById('ov-counts').textContent.length > 0")
     order = page.eval_on_selector_all(".tcard:not(.other)", "els => els.map(e => e.dataset.table)")
     done = [t["table"] for t in hub.core.draws[1]["tables"][:3]]
     assert len(order) == 26 and order[-3:] == done and order[0] not in done
