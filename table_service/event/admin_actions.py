@@ -1,0 +1,203 @@
+"""The organiser's actions on the hub's pages: one function per form, each behind its own URL
+(``POST /hub/action/<name>``, routed by :mod:`table_service.event.web`), so the OpenAPI document
+describes each form exactly.
+
+Each reads its form, asks the hub, and returns the message shown when it is done; the hub's refusal
+is an :class:`~table_service.event.model.EventInputError`. Kept apart from the page routes so that
+what an action does and how a page is drawn are each read in one place.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from flask import request
+
+from table_service.event.form_fields import form_int, form_text
+from table_service.event.model import FORFEIT_SIDES, MAX_ID, MAX_NAME, MAX_TEXT, EventInputError
+
+
+def _slot() -> tuple[int, str]:
+    raw = request.form.get("slot", "")
+    rnd, _, table = raw.partition("|")
+    if not re.fullmatch(r"[0-9]{1,3}", rnd) or not table or len(table) > MAX_ID:
+        raise EventInputError("请选择轮次与桌号 / choose a round and table")
+    return int(rnd), table
+
+
+def _line(h: Any, rnd: int, table: str) -> dict[str, Any]:
+    t = h.core.table_of(rnd, table)
+    if t is None:
+        raise EventInputError(f"第 {rnd} 轮没有 {table} 号桌 / no table {table} in round {rnd}")
+    line: dict[str, Any] = {"round": rnd, "table": table, "ns": t["ns"], "ew": t["ew"]}
+    forfeit = request.form.get("forfeit") or None
+    if forfeit is not None and forfeit not in FORFEIT_SIDES:
+        raise EventInputError("弃权方须为南北、东西或双方 / forfeit must be ns, ew or both")
+    if forfeit:
+        line["forfeit"] = forfeit
+    line["ns_levels"] = form_int("ns_levels", 0, 13) if request.form.get("ns_levels") else 0
+    line["ew_levels"] = form_int("ew_levels", 0, 13) if request.form.get("ew_levels") else 0
+    if not forfeit and not (request.form.get("ns_levels") and request.form.get("ew_levels")):
+        raise EventInputError("请填写双方升级数 / enter both sides' levels gained")
+    if request.form.get("ns_score") or request.form.get("ew_score"):
+        if not (request.form.get("ns_score") and request.form.get("ew_score")):
+            raise EventInputError("判负须填双方比分（13+d : 13−d）/ a penalty loss needs both scores (13+d : 13-d)")
+        line["ns_score"], line["ew_score"] = form_int("ns_score", 0, 26), form_int("ew_score", 0, 26)
+    return line
+
+
+def _do_draw(h: Any, who: str, role: str) -> str:
+    ev = h.draw_next(who, role)
+    rnd = ev["data"]["round"]
+    zh, en = f"第 {rnd} 轮已编排（草案）", f"round {rnd} drawn (draft)"
+    unpublished = [r for r in range(1, rnd) if r not in h.core.results_published]
+    if unpublished:  # the hall and the teams wait for them: said where the organiser looks
+        zh += f"；第 {'、'.join(map(str, unpublished))} 轮成绩尚未公布"
+        en += f"; round(s) {', '.join(map(str, unpublished))}: results not published yet"
+    return f"{zh} / {en}"
+
+
+def _do_publish(h: Any, who: str, role: str) -> str:
+    """Publish the draft the page showed (``draft``: the seq of its draw): a round drawn again since,
+    from another page, is refused (the organiser would publish pairings never checked)."""
+    rnd = form_int("round", 1)
+    draft = form_int("draft", 1) if request.form.get("draft") else None
+    h.publish_draw(rnd, who, role, draft=draft)
+    return f"第 {rnd} 轮编排已公布并下发各桌 / round {rnd} published and sent to the tables"
+
+
+def _do_hand_result(h: Any, who: str, role: str) -> str:
+    rnd, table = _slot()
+    h.hand_result(_line(h, rnd, table), who, role)
+    return f"已录入第 {rnd} 轮 {table} 号桌成绩 / result of table {table}, round {rnd} entered"
+
+
+def _do_correct(h: Any, who: str, role: str) -> str:
+    """A correction of the result the referee saw: the form's ``basis`` is the seq of the hub event
+    that set it (the page fills it in for the table chosen). One whose basis is no longer the
+    table's result is refused with what changed since (two chiefs, two open pages); the same
+    correction again (a double tap) is answered as done, logged once. Without ``basis`` (an older
+    client) the correction is taken to be of the result as first recorded
+    (:meth:`~table_service.event.core.HubCore.check_correction_basis`)."""
+    rnd, table = _slot()
+    line, reason = _line(h, rnd, table), form_text("reason", MAX_TEXT)
+    basis = form_int("basis", 1) if request.form.get("basis") else None
+    with h.lock:  # the basis check and the correction as one step: nothing is logged between them
+        if h.core.check_correction_basis(rnd, table, basis, line, reason, who):
+            return (f"第 {rnd} 轮 {table} 号桌已是这次更正的结果（重复提交，只记录一次）/ table {table}, round {rnd} "
+                    "already holds this correction (sent twice: recorded once)")
+        ev = h.correct(rnd, table, line, reason, who, role)
+    zh, en = f"已更正第 {rnd} 轮 {table} 号桌", f"table {table}, round {rnd} corrected"
+    if ev["data"]["late"]:
+        zh, en = zh + "（逾期，裁判长更正）", en + " (late: chief referee)"
+    later = [r for r in h.core.published_rounds if r > rnd]
+    if later:  # published draws are final: the organiser should know they were made on the old result
+        zh += f"；第 {later[0]}–{later[-1]} 轮的编排按更正前的成绩排出，不变" if len(later) > 1 else \
+            f"；第 {later[0]} 轮的编排按更正前的成绩排出，不变"
+        en += f"; round(s) {', '.join(map(str, later))} were drawn on the result before it and stand"
+    return f"{zh} / {en}"
+
+
+def _do_publish_results(h: Any, who: str, role: str) -> str:
+    rnd = form_int("round", 1)
+    h.publish_results(rnd, who, role)
+    return f"第 {rnd} 轮成绩已公布 / round {rnd} results published"
+
+
+def _do_appeal(h: Any, who: str, role: str) -> str:
+    rnd, table = _slot()
+    ev = h.file_appeal(rnd, table, form_text("team", MAX_ID), form_text("text", MAX_TEXT), who, role)
+    return f"申诉 #{ev['data']['id']} 已登记 / appeal #{ev['data']['id']} filed"
+
+
+def _do_decide(h: Any, who: str, role: str) -> str:
+    aid = form_int("appeal", 1)
+    h.decide_appeal(aid, form_text("decision", 20), form_text("note", MAX_TEXT), who, role)
+    return f"申诉 #{aid} 已裁决 / appeal #{aid} decided"
+
+
+def _do_acknowledge(h: Any, who: str, role: str) -> str:
+    seq = form_int("refusal", 1)
+    h.acknowledge_refusal(seq, who, role)
+    return f"拒收 #{seq} 已处理 / refusal #{seq} cleared"
+
+
+def _seen() -> int | None:
+    """The log's seq the edit form's page was rendered at (``seen``), or None (a client without it)."""
+    return form_int("seen", 0, 2**62) if request.form.get("seen", "").strip() else None
+
+
+def _do_edit_event(h: Any, who: str, role: str) -> str:
+    kind = form_text("kind", 20)
+    fmt: dict[str, Any] = {"kind": kind}
+    if kind == "deals":
+        fmt["deals"] = form_int("deals", 1, 99)
+    elif kind == "time":
+        fmt["minutes"] = form_int("minutes", 1, 600)
+    h.edit_event(form_text("name", MAX_NAME), form_text("ruleset", MAX_ID), fmt, who, role, seen=_seen())
+    return "赛事设置已修改，自下一次公布编排起生效 / event settings changed (from the next published draw)"
+
+
+def _do_edit_team(h: Any, who: str, role: str) -> str:
+    team = form_text("team", MAX_ID)
+    players = form_text("players", 4 * (MAX_ID + 1)).replace("，", ",").split(",")
+    h.edit_team(team, form_text("name", MAX_ID), players, who, role, seen=_seen())
+    return f"队伍 {team} 已修改，自下一次公布编排起生效 / team {team} changed (from the next published draw)"
+
+
+def _do_withdraw_team(h: Any, who: str, role: str) -> str:
+    team = form_text("team", MAX_ID)
+    ev = h.withdraw_team(team, form_text("reason", MAX_TEXT), who, role)
+    n = ev["data"]["from_round"]
+    return (f"{team} 已退赛：自第 {n} 轮起不再编排，已赛成绩保留 / {team} withdrawn: not drawn from round {n} on, "
+            "its results so far stand")
+
+
+def _do_reinstate_team(h: Any, who: str, role: str) -> str:
+    team = form_text("team", MAX_ID)
+    ev = h.reinstate_team(team, who, role)
+    n = ev["data"]["from_round"]
+    return f"{team} 已恢复参赛，第 {n} 轮起照常编排 / {team} reinstated: drawn again from round {n}"
+
+
+def _do_import(h: Any, who: str, role: str) -> str:
+    """The lines pasted, or a RESULTS file chosen (the export of another hub, a federation's sheet
+    saved as JSON lines): an organiser with 500 lines should not have to paste them."""
+    text = request.form.get("lines", "")
+    upload = request.files.get("file")
+    if upload is not None and upload.filename:
+        if text.strip():
+            raise EventInputError("请只用一种方式：粘贴或选择文件 / paste the lines or choose a file, not both")
+        try:
+            text = upload.read().decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise EventInputError("成绩文件须为 UTF-8 文本（每行一个 JSON）/ the results file must be UTF-8 text, "
+                                  "one JSON line each") from None
+    n = h.import_results(text, who, role)
+    return f"已导入 {n} 条成绩 / {n} result(s) imported"
+
+
+def _do_deck(h: Any, who: str, role: str) -> str:
+    f = request.files.get("deck")
+    if f is None or not f.filename:
+        raise EventInputError("请选择登记文件（deck.npz）/ choose the enrolment file (deck.npz)")
+    ev = h.publish_deck(f.read(), who, role)
+    d, m = ev["data"], ev["data"]["meta"]
+    return (f"比赛用牌已发给各桌：登记 {m['cards']} 张牌面，{d['sha256'][:12]} / the event's deck goes to every table: "
+            f"{m['cards']} faces enrolled, {d['sha256'][:12]}. {m['verdict']}")
+
+
+def _do_withdraw_deck(h: Any, who: str, role: str) -> str:
+    ev = h.withdraw_deck(who, role)
+    return (f"比赛用牌 {ev['data']['sha256'][:12]} 已撤回：各桌不登记读牌、边打边学 / the event's deck "
+            f"{ev['data']['sha256'][:12]} is withdrawn: the tables read unenrolled and learn the deck in play")
+
+
+ACTIONS: dict[str, Callable[[Any, str, str], str]] = {
+    "draw": _do_draw, "publish": _do_publish, "hand_result": _do_hand_result, "correct": _do_correct,
+    "publish_results": _do_publish_results, "appeal": _do_appeal, "decide": _do_decide,
+    "acknowledge": _do_acknowledge, "import": _do_import, "edit_team": _do_edit_team, "edit_event": _do_edit_event,
+    "deck": _do_deck, "withdraw_deck": _do_withdraw_deck, "withdraw_team": _do_withdraw_team,
+    "reinstate_team": _do_reinstate_team}
