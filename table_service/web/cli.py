@@ -19,6 +19,11 @@ def _db_path(args: argparse.Namespace) -> str:
     for option, value in (("--db", args.db), ("--config", args.config)):
         if value is not None and not value.strip():
             raise ValueError(f"{option} 为空 / {option} is empty: give a file path, or leave the option out")
+    if args.db and args.config is not None:
+        # Both given: --db won and the settings file was never read, so a typo in it (or a file
+        # that does not exist) passed unsaid, exit 0.
+        raise ValueError("--db 与 --config 只能给一个（--config 的 USERS_DB 即数据库）/ give --db or --config, "
+                         "not both (--config names the database by its USERS_DB)")
     if args.db:
         return args.db
     return str(config.build(config_file=args.config)["USERS_DB"])

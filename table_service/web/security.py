@@ -114,8 +114,9 @@ def _a_page_s_form() -> bool:
     """A form a page posted (not a script's JSON, nor a call with the token header). :func:`check_csrf`
     also asks that it carry a token, as a page's form does (the one its page was given cannot be told
     from any other once the session is gone): a form with none is refused in words as before, one with
-    a token it cannot check goes to the login page. Neither is done."""
-    return (request.mimetype in ("application/x-www-form-urlencoded", "multipart/form-data")
+    a token it cannot check goes to the login page. Neither is done. Never a JSON API's path: no page
+    posts a form there, and its callers read a status, not a login page (a 302 is none of its answers)."""
+    return (not request.path.startswith(("/api/", "/hub/api/")) and request.mimetype in ("application/x-www-form-urlencoded", "multipart/form-data")
             and CSRF_HEADER not in request.headers and request.accept_mimetypes.best != "application/json")
 
 

@@ -78,3 +78,12 @@ def test_a_form_sent_after_the_login_ended_goes_back_to_its_page_saying_it_was_n
     after = client.post(location, data={"username": "chen", "password": "correct-horse-9",
                                         "csrf_token": h.csrf_of(client)})
     assert after.status_code == 302 and after.headers["Location"].endswith("/accounts/")
+
+
+def test_an_api_call_with_a_token_it_cannot_check_is_refused_in_words_not_sent_to_the_login_page(client) -> None:
+    """A JSON API's caller reads a status: a form-encoded POST there with a stale token and no session
+    was answered 302 to the HTML login page, which no operation of docs/openapi.json lists."""
+    for path in ("/api/tables/1/actions", "/api/tables/1/feed/release", "/api/tables/1/camera/relearn"):
+        res = client.post(path, data={"csrf_token": "stale-token-from-an-old-page"})
+        assert res.status_code == 400, path
+        assert "CSRF" in res.get_data(as_text=True)

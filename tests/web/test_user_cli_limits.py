@@ -94,3 +94,15 @@ def test_a_name_that_reads_like_an_existing_one_is_refused(tmp_path, second):
 def test_a_password_of_spaces_or_control_characters_is_refused(password):
     with pytest.raises(users.UserError):
         users.check_password(password)
+
+
+def test_db_and_config_together_are_refused_not_the_config_ignored(tmp_path, monkeypatch, capsys):
+    """With --db given, a --config that does not parse was never read: exit 0 and the account added,
+    the typo unsaid (the same file alone is refused, exit 2)."""
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[[[")
+    db = str(tmp_path / "u.db")
+    assert run(["user", "add", "okname", "--role", "viewer", "--db", db, "--config", str(bad),
+                "--password-stdin"], "a-long-password\n", monkeypatch) == 2
+    assert "not both" in capsys.readouterr().err
+    assert not (tmp_path / "u.db").exists()
