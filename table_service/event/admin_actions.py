@@ -147,6 +147,18 @@ def _do_edit_team(h: Any, who: str, role: str) -> str:
     return f"队伍 {team} 已修改，自下一次公布编排起生效 / team {team} changed (from the next published draw)"
 
 
+def _do_add_team(h: Any, who: str, role: str) -> str:
+    """A late entry from the desk: the team's id, name and players as the edit form takes them
+    (a Chinese comma too). The answer names it by its name, and says when a draft must be redrawn."""
+    players = form_text("players", 4 * (MAX_ID + 1)).replace("，", ",").split(",")
+    ev = h.add_team(form_text("team", MAX_ID), form_text("name", MAX_ID), players, who, role)
+    name = ev["data"]["name"]
+    zh, en = f"已添加队伍「{name}」，自第 1 轮起编排", f"team {name} added: drawn from round 1"
+    if h.core.draws.get(1) is not None:  # a draft of round 1 without it: stale now
+        zh, en = zh + "；第 1 轮草案须重新编排", en + "; redraw round 1's draft"
+    return f"{zh} / {en}"
+
+
 def _do_withdraw_team(h: Any, who: str, role: str) -> str:
     team = form_text("team", MAX_ID)
     ev = h.withdraw_team(team, form_text("reason", MAX_TEXT), who, role)
@@ -198,6 +210,7 @@ def _do_withdraw_deck(h: Any, who: str, role: str) -> str:
 ACTIONS: dict[str, Callable[[Any, str, str], str]] = {
     "draw": _do_draw, "publish": _do_publish, "hand_result": _do_hand_result, "correct": _do_correct,
     "publish_results": _do_publish_results, "appeal": _do_appeal, "decide": _do_decide,
-    "acknowledge": _do_acknowledge, "import": _do_import, "edit_team": _do_edit_team, "edit_event": _do_edit_event,
+    "acknowledge": _do_acknowledge, "import": _do_import, "edit_team": _do_edit_team, "add_team": _do_add_team,
+    "edit_event": _do_edit_event,
     "deck": _do_deck, "withdraw_deck": _do_withdraw_deck, "withdraw_team": _do_withdraw_team,
     "reinstate_team": _do_reinstate_team}

@@ -187,6 +187,49 @@ def duplicate_name_message(name: str, other: str, where: str = "") -> str:
             "the board and the standings show names only")
 
 
+def team_name(name: str, teams: list[dict[str, Any]], team: str) -> str:
+    """A team's name as the hub takes it (an edit, a late entry), stripped: 1-64 printable
+    characters and no other team's (``teams``: the event's; ``team``: the id it is for). One rule
+    for both forms and for a reload that carries them over a changed EVENT.toml."""
+    if not name.strip() or len(name) > MAX_ID or control_character(name) is not None:
+        raise EventInputError("队名无效（1–64 个可打印字符）/ a team's name is 1-64 printable characters")
+    other = next((t["id"] for t in teams if t["id"] != team and name_key(t["name"]) == name_key(name)), None)
+    if other is not None:
+        raise EventInputError(duplicate_name_message(name, other))
+    return name.strip()
+
+
+def tables_needed(teams: int, duplicate: bool) -> int:
+    """The physical tables a round of ``teams`` teams needs (an odd field's last team has a bye;
+    a duplicate match is two tables)."""
+    return (teams // 2) * (2 if duplicate else 1)
+
+
+def late_team(cfg: dict[str, Any], team: str, name: str, players: list[str]) -> dict[str, Any]:
+    """A team entered at the hub after EVENT.toml was loaded (a late registration), checked as
+    EVENT.toml's ``[[teams]]`` are — its id a topic segment no team of ``cfg`` has, a name no other
+    team has, 2 or 4 players (4 in a duplicate event) — and against ``[[tables]]``, when it lists
+    the tables: a draw with one table too few could not be sent to the tables. Returns
+    ``{"team", "name", "players"}`` (``team_added``'s data); refusals name teams by their names."""
+    team = team.strip()
+    if not SEGMENT_RE.match(team):
+        raise EventInputError(f"队号无效 {team[:64]!r}（1–64 个字母、数字、_ . -）/ invalid team id {team[:64]!r} (1-64 "
+                              "letters, digits, _ . -)")
+    same = next((t for t in cfg["teams"] if t["id"] == team), None)
+    if same is not None:
+        raise EventInputError(f"队号 {team} 已是「{same['name']}」的，请换一个 / the id {team} is already "
+                              f"{same['name']}'s: choose another")
+    dup = bool(cfg["event"]["scoring"].get("duplicate"))
+    clean = {"team": team, "name": team_name(name, cfg["teams"], team),
+             "players": team_players([p for p in players if p.strip()], dup)}
+    tables, need = cfg.get("tables") or [], tables_needed(len(cfg["teams"]) + 1, dup)
+    if tables and len(tables) < need:
+        raise EventInputError(f"EVENT.toml 只列了 {len(tables)} 张桌，{len(cfg['teams']) + 1} 队需要 {need} 张：请先在 "
+                              f"[[tables]] 加桌 / EVENT.toml's [[tables]] lists {len(tables)} tables and "
+                              f"{len(cfg['teams']) + 1} teams need {need}: add a table there first")
+    return clean
+
+
 def validate(raw: dict[str, Any]) -> dict[str, Any]:
     """Check a parsed EVENT.toml and return it normalised (defaults filled, JSON-ready): the
     form the hub logs in its first event."""
@@ -309,7 +352,7 @@ def validate(raw: dict[str, Any]) -> dict[str, Any]:
         tables.append({"id": tid, "panel": panel})
     if len({t["id"] for t in tables}) != len(tables):
         raise EventInputError("EVENT.toml: 桌号重复 / duplicate table ids in [[tables]]")
-    need = (len(teams) // 2) * (2 if dup else 1)
+    need = tables_needed(len(teams), bool(dup))
     if tables and len(tables) < need:
         raise EventInputError(f"EVENT.toml: {len(teams)} 队需要 {need} 张桌，只列了 {len(tables)} / "
                               f"{len(teams)} teams need {need} tables, [[tables]] lists {len(tables)}")

@@ -6,8 +6,8 @@ Pure: no clock, no SQLite, no MQTT. :class:`HubCore` is the hub's state
 second (:meth:`~.state.HubState.apply`), so a check never changes the state itself.
 
 A draft knows the results it was drawn from (``round_drawn``'s ``inputs_seq``: the seq of the last
-event that changed what a draw is made from — a result recorded or corrected, a team withdrawn or
-reinstated). A draft drawn before such a change is stale (:meth:`HubCore.draft_changes`): the pages
+event that changed what a draw is made from — a result recorded or corrected, a team withdrawn,
+reinstated or added). A draft drawn before such a change is stale (:meth:`HubCore.draft_changes`): the pages
 say so and :meth:`HubCore.check_publish` refuses it, naming the changes and asking for the one-tap
 redraw; a published draw never changes.
 
@@ -28,10 +28,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from table_service.event.config import draw_method, duplicate_name_message, name_key, scoring_of, team_players
+from table_service.event.config import draw_method, late_team, scoring_of, team_name, team_players
 from table_service.event.draw import make_draw
 from table_service.event.model import EventInputError, RoleRefused, parse_result, reused_id_reason
 from table_service.event.refusal_words import changed_since_words, hhmm, score_words, who_words
+from table_service.event.reload import reload_data
 from table_service.event.state import HubState
 from table_service.rules.ruleset import get_ruleset
 from table_service.views.wire import control_character
@@ -155,13 +156,38 @@ class HubCore(HubState):
         assert self.cfg is not None
         players = team_players([p for p in players if p.strip()],
                                bool(self.cfg["event"]["scoring"].get("duplicate")))
-        if not name.strip() or len(name) > 64 or control_character(name) is not None:
-            raise EventInputError("队名无效（1–64 个可打印字符）/ a team's name is 1-64 printable characters")
-        other = next((t["id"] for t in self.cfg["teams"] if t["id"] != team and name_key(t["name"]) == name_key(name)),
-                     None)
-        if other is not None:
-            raise EventInputError(duplicate_name_message(name, other))
-        return "team_edited", {"team": team, "name": name.strip(), "players": players}
+        return "team_edited", {"team": team, "name": team_name(name, self.cfg["teams"], team), "players": players}
+
+    def check_add_team(self, team: str, name: str, players: Sequence[str], role: str | None
+                       ) -> tuple[str, dict[str, Any]]:
+        """A late entry (a registration at the desk): ``team_added``, a team drawn from round 1 on.
+
+        Only until the first draw is published. Why not before a later round: a round robin's
+        schedule is the circle over the teams it started with (a team added after round 1 would
+        meet some teams twice and never others), and a Swiss entrant at 0 points after rounds it
+        never played would be ranked and paired as if it had lost them; the rules file says nothing
+        of late entries, so the hub allows none once a round is out. A draft of round 1 drawn
+        before becomes stale (:meth:`draft_changes`): redraw it. The role is edit_team's (a
+        referee at the desk), as both only change who the next draw seats."""
+        need_role(role, "referee", "添加队伍")
+        assert self.cfg is not None
+        if self.published_rounds:
+            raise EventInputError(f"第 {self.published_rounds[0]} 轮编排已公布，不能再添加队伍（报名须在第一轮公布前）/ round "
+                                  f"{self.published_rounds[0]} is published: a team can only be added before the first "
+                                  "draw is published")
+        data = late_team(self.cfg, team, name, list(players))
+        if data["team"] in self.withdrawn:  # a withdrawn team's id (one EVENT.toml no longer lists): not reused
+            raise EventInputError(f"队号 {data['team']} 属于已退赛的队，请换一个 / the id {data['team']} is a withdrawn "
+                                  "team's: choose another")
+        return "team_added", data
+
+    def check_reload(self, config: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        """``event_loaded`` for EVENT.toml as read now (a first load, or a changed file before
+        anything is drawn): on a reload, with which of the hub's own edits go on over it and what
+        is not kept, and why (:func:`~.reload.reload_data`)."""
+        if self.cfg is None:
+            return "event_loaded", {"config": config}
+        return "event_loaded", reload_data(self, config)
 
     def check_event_edit(self, name: str, ruleset: str, fmt: dict[str, Any], role: str | None,
                          seen: int | None = None) -> tuple[str, dict[str, Any]]:
@@ -213,7 +239,8 @@ class HubCore(HubState):
     def draft_changes(self, rnd: int) -> list[dict[str, Any]]:
         """What changed since the draft of ``rnd`` was drawn, oldest first: results recorded or
         corrected (``kind`` ``recorded`` | ``corrected``, with ``round``, ``table``, ``result``,
-        ``reason``) and teams withdrawn or reinstated (``withdrawn`` | ``reinstated``, ``team``),
+        ``reason``) and teams withdrawn, reinstated or added (``withdrawn`` | ``reinstated`` |
+        ``added``, ``team``),
         each with ``seq``, ``t_ms`` and ``by``. Empty for a draft drawn from the results now in
         force, and for a published round (final: corrections never redraw it). A round robin's
         draft is made from the teams alone: only withdrawals and reinstatements make it stale."""
@@ -251,6 +278,10 @@ class HubCore(HubState):
             elif c["kind"] == "withdrawn":
                 zh.append(f"{c['team']} 退赛（{who} {when}）")
                 en.append(f"{c['team']} withdrew ({who}, {when})")
+            elif c["kind"] == "added":
+                name = self.team_names().get(c["team"], c["team"])
+                zh.append(f"添加了队伍「{name}」（{who} {when}）")
+                en.append(f"team {name} was added ({who}, {when})")
             else:
                 zh.append(f"{c['team']} 恢复参赛（{who} {when}）")
                 en.append(f"{c['team']} reinstated ({who}, {when})")

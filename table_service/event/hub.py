@@ -61,10 +61,16 @@ class HubService(TableMessages):
         self.core = HubCore().replay(self.store.events())
         self.mqtt: HubMqtt | None = None
         self.config_note: str | None = None
+        said: list[tuple[str, str]] = []
         if self.core.cfg is None or (_event_part(self.core.loaded_cfg) != _event_part(cfg) and not self.core.draws):
             # The broker's password is deployment, not event state: it stays out of the hub's log.
             logged = {**cfg, "mqtt": {k: v for k, v in (cfg.get("mqtt") or {}).items() if k != "password"}}
-            self._commit("event_loaded", {"config": logged}, actor="EVENT.toml", role="chief")
+            etype, data = self.core.check_reload(logged)  # a reload: the hub's own edits merged onto the file
+            self._commit(etype, data, actor="EVENT.toml", role="chief")
+            if data.get("kept"):
+                n = len(data["kept"])
+                said.append((f"EVENT.toml 已改动并重新载入，保留了赛事中心的 {n} 项修改",
+                             f"EVENT.toml changed and was loaded again; {n} edit(s) made at the hub kept"))
         elif self.core.cfg["event"]["id"] != (cfg.get("event") or {}).get("id"):
             # Another event's folder: serving the logged event under this file's name would send the
             # wrong event's draws to the tables, and the banner would name the other.
@@ -73,8 +79,12 @@ class HubService(TableMessages):
                              f"{self.data_dir} holds event {self.core.cfg['event']['id']!r} (drawn already), "
                              f"EVENT.toml is event {(cfg.get('event') or {}).get('id')!r}: give each event its own folder")
         elif _event_part(self.core.loaded_cfg) != _event_part(cfg):
-            self.config_note = ("EVENT.toml 已改动，但已有编排：沿用日志中的配置 / EVENT.toml changed after the first "
-                                "draw: the logged configuration stays in force")
+            said.append(("EVENT.toml 已改动，但已有编排：沿用日志中的配置",
+                         "EVENT.toml changed after the first draw: the logged configuration stays in force"))
+        # What the last reload did not keep of the hub's edits stays said until the next one.
+        said += [(zh, en) for zh, en in self.core.load_notes]
+        if said:
+            self.config_note = f"{'；'.join(z for z, _ in said)} / {'; '.join(e for _, e in said)}"
             log.warning(self.config_note)
         assert self.core.cfg is not None
         self.event_id = self.core.cfg["event"]["id"]
@@ -206,6 +216,16 @@ class HubService(TableMessages):
         """``seen``: the log's seq the caller's page showed (refused when the team was edited since)."""
         with self.lock:
             etype, data = self.core.check_team_edit(team, name, players, role, seen)
+            return self._commit(etype, data, actor=actor, role=role)
+
+    def add_team(self, team: str, name: str, players: list[str], actor: str, role: str) -> dict[str, Any]:
+        """A late entry: a team added at the hub, drawn from round 1 (refused once a round is published).
+
+        :raises EventInputError: a referee's role too low, the id taken or ill-formed, a bad name or
+            players, too few tables listed, or a round already published.
+        """
+        with self.lock:
+            etype, data = self.core.check_add_team(team, name, players, role)
             return self._commit(etype, data, actor=actor, role=role)
 
     def edit_event(self, name: str, ruleset: str, fmt: dict[str, Any], actor: str, role: str, *,

@@ -69,7 +69,7 @@ OVERVIEW = {"type": "object", "required": ["event", "round", "rounds", "bye", "t
              "(a round robin with withdrawn teams may have several)"},
     "refusals": {"type": "array", "items": _OBJ}, "appeals": {"type": "array", "items": _OBJ},
     "draft": {"type": ["object", "null"], "description": "the unpublished draw; its `stale` lists what changed "
-              "since it was drawn (results recorded or corrected, teams withdrawn or reinstated) and `stale_text` "
+              "since it was drawn (results recorded or corrected, teams withdrawn, reinstated or added) and `stale_text` "
               "says so: a stale draft is refused at publication until redrawn"},
     "withdrawn": {"type": "object", "additionalProperties": _OBJ, "description": "退赛的队 / withdrawn teams: "
                   "from_round, reason, by, t_ms"},
@@ -211,6 +211,14 @@ HUB_OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
                                                                           "comma-separated"),
          "seen": {**_DIGITS, "description": "页面显示时的日志序号 / the log's seq the page was shown at: refused "
                                             "when the team was edited since (optional)"}},
+        ("team", "name", "players")),
+    ("POST", "/hub/action/add_team"): _action(
+        "添加队伍（迟到报名）/ add a team (a late entry): drawn from round 1; refused once round 1 is published, "
+        "for an id already taken or not 1-64 letters, digits, _ . -, a name another team has, or too few "
+        "[[tables]] for one more team",
+        {"team": _text(MAX_ID, "队号 / the new team's id"), "name": _text(MAX_ID, "队名 / its name"),
+         "players": _text(4 * (MAX_ID + 1), "2 或 4 个名字（复式 4 个），逗号分隔 / 2 or 4 names (4 in a duplicate "
+                                            "event), comma-separated")},
         ("team", "name", "players")),
     ("POST", "/hub/action/withdraw_team"): _action(
         "退赛 / withdraw a team: never drawn again (no bye), its results kept; a published draw stays",

@@ -12,9 +12,19 @@ Hub event types (documented in ``docs/hub-protocol.md``):
 changed again) · ``result_recorded`` · ``result_refused`` · ``message_refused`` (a table message that is not well
 formed: that table's fault) · ``refusal_acknowledged`` ·
 ``result_corrected`` · ``results_published`` · ``appeal_filed`` · ``appeal_decided`` ·
-``lots_drawn`` · ``team_edited`` · ``event_edited`` · ``team_withdrawn`` (退赛: the chief's, from the
+``lots_drawn`` · ``team_edited`` · ``event_edited`` · ``team_added`` (a late entry, before the first
+draw is published) · ``team_withdrawn`` (退赛: the chief's, from the
 next round to draw) · ``team_reinstated`` (the chief's, before any round is published without it) ·
 ``deck_published`` · ``deck_withdrawn``.
+
+The hub's own edits of the configuration (``team_edited``, ``event_edited``, ``team_added``) are
+kept in :attr:`HubState.hub_edits` as well as applied: a later ``event_loaded`` (EVENT.toml changed,
+reloaded before anything was drawn) names, in its ``kept``, which of them — and which of their
+fields — go on over the new file, and the fold applies exactly those (:func:`edit_config`, the one
+place an edit changes the configuration). What to keep is decided before the reload is logged
+(:mod:`.reload`); the fold only follows the log, so a replay never decides again. An
+``event_loaded`` without ``kept`` (every first load, and every reload an earlier release logged)
+keeps none, as reloads always did.
 """
 
 from __future__ import annotations
@@ -97,13 +107,23 @@ class HubState:
     """SHA-256 of the deck last withdrawn (``deck_withdrawn``) while none is published: the hub
     keeps saying so to the tables, which drop the file they saved of it."""
     team_changes: list[dict[str, Any]] = field(default_factory=list)
-    """Every ``team_withdrawn`` and ``team_reinstated``, oldest first (``kind``, ``team``, ``seq``, …)."""
+    """Every ``team_withdrawn``, ``team_reinstated`` and ``team_added``, oldest first (``kind``
+    ``withdrawn`` | ``reinstated`` | ``added``, ``team``, ``from_round``, ``seq``, …): what a
+    draft drawn before it did not know."""
     edits: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """The last ``team_edited`` of each team (keyed by team id) and the last ``event_edited`` (key
-    ``""``): ``seq``, ``by``, ``t_ms`` — what an edit form from a page shown before it is refused by."""
+    """The last ``team_edited`` or ``team_added`` of each team (keyed by team id) and the last
+    ``event_edited`` (key ``""``): ``seq``, ``by``, ``t_ms`` — what an edit form from a page shown
+    before it is refused by."""
+    hub_edits: list[dict[str, Any]] = field(default_factory=list)
+    """The hub's own edits of the configuration in force, oldest first: ``{"seq", "type", "data"}``
+    of each ``team_edited``, ``event_edited`` and ``team_added`` (``data`` cut to the fields a reload
+    kept). What a reload of a changed EVENT.toml merges onto the new file (:mod:`.reload`)."""
+    load_notes: list[list[str]] = field(default_factory=list)
+    """``[Chinese, English]`` for each hub edit (or field of one) the last ``event_loaded`` did not
+    keep because the new EVENT.toml says otherwise; shown with the hub's ``config_note``."""
     inputs_seq: int = 0
     """The seq of the last event that changed what a draw is made from (a result recorded or
-    corrected, a team withdrawn or reinstated); a draft drawn before it is stale."""
+    corrected, a team withdrawn, reinstated or added); a draft drawn before it is stale."""
     last_seq: int = 0
 
     # ------------------------------------------------------------------ derived views
@@ -128,7 +148,7 @@ class HubState:
         for c in self.team_changes:
             if c["kind"] == "withdrawn":
                 out[c["team"]] = {k: c[k] for k in ("from_round", "reason", "seq", "t_ms", "by")}
-            else:
+            elif c["kind"] == "reinstated":
                 out.pop(c["team"], None)
         return out
 
@@ -225,17 +245,16 @@ class HubState:
         et, d = ev["type"], ev["data"]
         self.last_seq = ev["seq"]
         if et == "event_loaded":
-            self.loaded_cfg = d["config"]
-            self.cfg = copy.deepcopy(d["config"])
-        elif et == "event_edited":
+            self._load(d)
+        elif et in CONFIG_EDITS:
             assert self.cfg is not None
-            self.cfg["event"].update(d)
-            self.edits[""] = {"seq": ev["seq"], "by": ev.get("actor"), "t_ms": ev.get("t_ms") or 0}
-        elif et == "team_edited":
-            assert self.cfg is not None
-            t = self.team(d["team"])
-            t["name"], t["players"] = d["name"], list(d["players"])
-            self.edits[d["team"]] = {"seq": ev["seq"], "by": ev.get("actor"), "t_ms": ev.get("t_ms") or 0}
+            edit_config(self.cfg, et, d)
+            self.hub_edits.append({"seq": ev["seq"], "type": et, "data": copy.deepcopy(d)})
+            self.edits[d.get("team", "")] = {"seq": ev["seq"], "by": ev.get("actor"), "t_ms": ev.get("t_ms") or 0}
+            if et == "team_added":
+                self.team_changes.append({"kind": "added", "team": d["team"], "from_round": 1, "reason": None,
+                                          "seq": ev["seq"], "t_ms": ev["t_ms"], "by": ev["actor"]})
+                self.inputs_seq = ev["seq"]
         elif et == "round_drawn":
             # A log from before inputs_seq: the fold is where it was when the draft was drawn.
             self.draws[d["round"]] = {**d, "published": False, "drawn_ms": ev["t_ms"], "published_ms": None,
@@ -303,6 +322,22 @@ class HubState:
         else:
             raise ValueError(f"未知赛事事件 / unknown hub event type {et!r}")
 
+    def _load(self, d: dict[str, Any]) -> None:
+        """``event_loaded``: EVENT.toml's configuration, then the hub's edits its ``kept`` names
+        (``[{"seq", "fields"}]``), each cut to those fields, in their order. A load without ``kept``
+        keeps none (a first load; a reload logged by a release that dropped the hub's edits)."""
+        self.loaded_cfg = d["config"]
+        self.cfg = copy.deepcopy(d["config"])
+        kept = {k["seq"]: set(k["fields"]) for k in d.get("kept") or ()}
+        carried = []
+        for e in self.hub_edits:
+            if e["seq"] in kept:
+                data = {k: v for k, v in e["data"].items() if k == "team" or k in kept[e["seq"]]}
+                edit_config(self.cfg, e["type"], data)
+                carried.append({**e, "data": data})
+        self.hub_edits = carried
+        self.load_notes = [list(n) for n in d.get("notes") or ()]
+
     def flooding(self, table: str, now_ms: int, more: int = 0) -> bool:
         """Whether ``table`` has had :data:`FLOOD_LIMIT` bad messages logged (``more`` of them not yet
         applied) within :data:`FLOOD_WINDOW_MS` before ``now_ms``: the next is counted, not logged."""
@@ -339,6 +374,28 @@ class HubState:
                 raise HubLogDamaged(f"赛事日志已损坏（第 {seq} 条：{type(exc).__name__}）/ the hub event log is "
                                     f"damaged at seq {seq} ({type(exc).__name__}: {str(exc)[:80]})") from None
         return self
+
+
+#: The hub's own edits of the configuration: kept in :attr:`HubState.hub_edits`, merged onto a
+#: changed EVENT.toml when it is reloaded before the first draw.
+CONFIG_EDITS = ("team_edited", "event_edited", "team_added")
+
+
+def edit_config(cfg: dict[str, Any], etype: str, d: dict[str, Any]) -> None:
+    """Apply one hub edit (``etype`` of :data:`CONFIG_EDITS`) to a configuration, in place: the one
+    place an edit changes it, whether logged just now or carried over a reload. ``d`` may hold only
+    some of the edit's fields (a reload kept those): the others stay as the configuration has them."""
+    if etype == "event_edited":
+        cfg["event"].update(d)
+    elif etype == "team_edited":
+        t = next((t for t in cfg["teams"] if t["id"] == d["team"]), None)
+        if t is None:  # a damaged log (the check names only teams there): named by its seq, as any
+            raise KeyError(f"no team {d['team']!r}")
+        t.update({k: (list(v) if k == "players" else v) for k, v in d.items() if k in ("name", "players")})
+    elif etype == "team_added":
+        cfg["teams"].append({"id": d["team"], "name": d["name"], "players": list(d["players"])})
+    else:
+        raise ValueError(f"not a configuration edit: {etype!r}")
 
 
 class HubLogDamaged(ValueError):

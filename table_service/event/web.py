@@ -351,10 +351,26 @@ def admin() -> Any:
                "can_draw": _can_draw(core), "teams": core.cfg["teams"], "rounds": core.published_rounds,
                "withdrawn": core.withdrawn, "next_round": core.next_round(),
                "presets": _presets(), "event": core.cfg["event"], "seen": core.last_seq,
-               "names": core.team_names()}
+               "names": core.team_names(), "new_team_id": next_team_id(core.teams)}
         deck = ctx["ov"]["deck"]
         ctx["deck_tables"] = sum(1 for t in ctx["ov"]["tables"] if deck and t.get("deck") == deck["sha256"])
     return render_template("hub_admin.html", **ctx)
+
+
+def next_team_id(ids: list[str]) -> str:
+    """The id the add-team form offers: the next number after the highest of the ids that end in
+    one, with their prefix and width ("T08" after "T07"), so a late entry at the desk is a name and
+    players typed, not an id invented; "" when the ids have no number to go on."""
+    numbered = [m for m in (re.fullmatch(r"(.*?)([0-9]{1,9})", i) for i in ids) if m]
+    if not numbered:
+        return ""
+    top = max(numbered, key=lambda m: int(m.group(2)))
+    n, width = int(top.group(2)), len(top.group(2))
+    while True:
+        n += 1
+        guess = f"{top.group(1)}{n:0{width}d}"
+        if guess not in ids:
+            return guess
 
 
 def _presets() -> list[str]:
