@@ -205,6 +205,18 @@ def says_something(text: object) -> bool:
     return isinstance(text, str) and any(unicodedata.category(c) not in _INVISIBLE for c in text)
 
 
+def is_name(text: object) -> bool:
+    """Whether ``text`` may be a team's, a player's or an event's name: something one can see, and no
+    character that is not text (a control, a format character such as a zero-width space or a mark
+    of direction, a line or paragraph break, half a surrogate pair). Spaces of any script are text:
+    ``str.isprintable`` refused the full-width space a Chinese input method types ("江苏　一队") and
+    the no-break space, so the hub took such a name and every table refused the round it sent. One
+    rule for the engine's round set-up and the hub's EVENT.toml and forms."""
+    return says_something(text) and all(unicodedata.category(c) not in _NOT_TEXT for c in str(text))
+
+
+#: Unicode categories that are not text in a name (spaces are: see :func:`is_name`).
+_NOT_TEXT = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 #: Unicode categories that show nothing: spaces and separators, controls, format characters (zero-width
 #: space, joiners, direction marks). Not unassigned or private-use ones: an emoji newer than Python's
 #: tables is still something someone wrote.

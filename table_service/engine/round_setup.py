@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from table_service.engine.errors import EventRejected
-from table_service.engine.events import card_field, field, says_something, seat_field
+from table_service.engine.events import card_field, field, is_name, seat_field
 from table_service.engine.flags import raise_flag
 from table_service.engine.ruleset import resolve_ruleset
 from table_service.engine.state import HAND_SIZE, State, initial_state, new_deal
@@ -74,14 +74,15 @@ def _check_format(fmt: Any) -> dict[str, Any]:
     return {"kind": "past_a"}
 
 
-def _check_names(players: dict[str, Any], teams: dict[str, Any], generation: int) -> None:
+def _check_names(players: dict[str, Any], teams: dict[str, Any]) -> None:
     """Names go to the score sheet, the public feed and the broadcast overlay as they are: each must
     be text one can print (no control or direction-changing character) and not blank — the hub's own
-    rule for the names in EVENT.toml."""
+    rule for the names in EVENT.toml (:func:`~table_service.engine.events.is_name`)."""
     for zh, en, names in (("选手名", "player", players), ("队名", "team", teams)):
         for key, name in names.items():
-            if not isinstance(name, str) or not name.strip() or not name.isprintable() or (
-                    generation >= 6 and not says_something(name)):
+            # is_name takes every name the older check took (isprintable, not blank) and spaces of
+            # any script besides, so a log of any generation folds as it was played.
+            if not is_name(name):
                 raise EventRejected(f"{zh}无效（{key}）：须为可打印文字，不可为空 / round_set_up: the {en} name for "
                                     f"{key} must be printable text, not blank: {name!r}"[:240])
 
@@ -118,7 +119,7 @@ def on_round_set_up(state: State, ev: dict[str, Any], fx: Effects) -> None:
     # rounds set up without them, and must still replay).
     checked = int(data.get("engine", 1)) >= 2
     if checked:
-        _check_names(players, teams, int(data.get("engine", 1)))
+        _check_names(players, teams)
         _check_no_other_keys(data.get("ruleset"), data.get("format"))
     rules = resolve_ruleset(data.get("ruleset"))
     fmt = _check_format(data.get("format"))

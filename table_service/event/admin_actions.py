@@ -22,7 +22,9 @@ from table_service.event.model import FORFEIT_SIDES, MAX_ID, MAX_NAME, MAX_TEXT,
 def _slot() -> tuple[int, str]:
     raw = request.form.get("slot", "")
     rnd, _, table = raw.partition("|")
-    if not re.fullmatch(r"[0-9]{1,3}", rnd) or not table or len(table) > MAX_ID:
+    # Not printable: refused before any message echoes it (an escape sequence or a direction mark
+    # in "no table … in round 1" reached the page and the JSON answer as sent).
+    if not re.fullmatch(r"[0-9]{1,3}", rnd) or not table or len(table) > MAX_ID or not table.isprintable():
         raise EventInputError("请选择轮次与桌号 / choose a round and table")
     return int(rnd), table
 

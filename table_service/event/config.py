@@ -54,6 +54,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
+from table_service.engine.events import is_name, says_something
 from table_service.event.model import MAX_ID, MAX_NAME, EventInputError
 from table_service.event.standings import MATCH_POINT_SCHEMES, ScoringOptions
 from table_service.rules.ruleset import get_ruleset
@@ -163,8 +164,7 @@ def team_players(players: Any, duplicate: bool) -> list[str]:
     in a duplicate event (each team's second pair plays room B). One rule for EVENT.toml and for
     the hub's team edit: a duplicate team edited down to 2 players could not be seated in room B,
     and publishing the next draw failed (the long hub fuzz found it)."""
-    if (not isinstance(players, list) or len(players) not in (2, 4)
-            or not all(isinstance(p, str) and p.strip() for p in players)):
+    if not isinstance(players, list) or len(players) not in (2, 4) or not all(isinstance(p, str) for p in players):
         raise EventInputError("选手须为 2 或 4 人 / players must be 2 or 4 names")
     if duplicate and len(players) != 4:
         raise EventInputError("复式每队须 4 名选手 / duplicate play needs 4 players a team")
@@ -172,6 +172,10 @@ def team_players(players: Any, duplicate: bool) -> list[str]:
         raise EventInputError("选手名过长 / a player's name is longer than 64 characters")
     if any(control_character(p) is not None for p in players):
         raise EventInputError("选手名含控制字符 / a player's name holds a control character")
+    bad = next((p for p in players if not is_name(p)), None)
+    if bad is not None:  # the tables' engine refuses it: the round sent would start at none of them
+        raise EventInputError(f"选手名 {bad!r} 无效：须有可见文字，不含控制或格式字符 / the player's name {bad!r} must "
+                              "be visible text with no control or format character")
     return [p.strip() for p in players]
 
 
@@ -191,7 +195,7 @@ def team_name(name: str, teams: list[dict[str, Any]], team: str) -> str:
     """A team's name as the hub takes it (an edit, a late entry), stripped: 1-64 printable
     characters and no other team's (``teams``: the event's; ``team``: the id it is for). One rule
     for both forms and for a reload that carries them over a changed EVENT.toml."""
-    if not name.strip() or len(name) > MAX_ID or control_character(name) is not None:
+    if not is_name(name) or len(name) > MAX_ID or control_character(name) is not None:
         raise EventInputError("队名无效（1–64 个可打印字符）/ a team's name is 1-64 printable characters")
     other = next((t["id"] for t in teams if t["id"] != team and name_key(t["name"]) == name_key(name)), None)
     if other is not None:
@@ -254,7 +258,7 @@ def validate(raw: dict[str, Any]) -> dict[str, Any]:
                               f"match_points must be one of {list(MATCH_POINT_SCHEMES)}, got {scheme!r}")
     fmt = _format(ev.get("format", {"kind": "deals", "deals": 8}))
     name = _opt(ev, "name", str, "event", eid, max_len=MAX_NAME)
-    if not name.strip():  # the hub's own edit form refuses it too: every page and sheet is titled by it
+    if not is_name(name):  # the hub's own edit form refuses it too: every page and sheet is titled by it
         raise EventInputError("EVENT.toml [event]: name 为空 / 'name' is empty (leave it out to use the id)")
     ruleset_name = _opt(ev, "ruleset", str, "event", "jiangsu-2013", max_len=MAX_ID)
     rs_opts = raw.get("ruleset_options", {})
@@ -327,8 +331,11 @@ def validate(raw: dict[str, Any]) -> dict[str, Any]:
         except EventInputError as exc:
             raise EventInputError(f"EVENT.toml [{where}]: {exc}") from None
         tname = _opt(t, "name", str, where, tid, max_len=MAX_ID)
-        if not tname.strip():
+        if not says_something(tname):
             raise EventInputError(f"EVENT.toml [{where}]: 队名为空 / 'name' is empty (leave it out to use the id)")
+        if not is_name(tname):  # a zero-width or format character: the tables' engine refuses the name
+            raise EventInputError(f"EVENT.toml [{where}]: 队名 {tname!r} 含不可见的格式字符 / the team name {tname!r} "
+                                  "holds an invisible format character")
         other = names.setdefault(name_key(tname), tid)
         if other != tid:
             raise EventInputError(duplicate_name_message(tname, other, f"EVENT.toml [{where}]: "))

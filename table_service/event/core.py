@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from table_service.engine.events import is_name, says_something
 from table_service.event.config import draw_method, late_team, scoring_of, team_name, team_players
 from table_service.event.draw import make_draw
 from table_service.event.model import EventInputError, RoleRefused, parse_result, reused_id_reason
@@ -207,7 +208,7 @@ class HubCore(HubState):
             raise EventInputError("分钟须为 1–600 / minutes must be 1-600")
         if kind not in ("deals", "time", "past_a"):
             raise EventInputError("赛制须为 deals、time 或 past_a / format must be deals, time or past_a")
-        if not name.strip() or len(name) > 120 or control_character(name) is not None:
+        if not is_name(name) or len(name) > 120 or control_character(name) is not None:
             raise EventInputError("赛事名称无效（1–120 个可打印字符）/ an event's name is 1-120 printable characters")
         fmt = {k: v for k, v in fmt.items() if k in ("kind", "deals", "minutes") and v is not None}
         return "event_edited", {"name": name.strip(), "ruleset": ruleset, "format": fmt}
@@ -402,7 +403,7 @@ class HubCore(HubState):
         if (res.round, res.table, res.ns, res.ew) != (rnd, table, cur.line["ns"], cur.line["ew"]):
             raise EventInputError("更正不能改轮次、桌号或队伍（编排已公布）/ a correction cannot change round, table or "
                                   "teams (the published draw is final)")
-        if not reason.strip():
+        if not says_something(reason):
             raise EventInputError("请写明更正原因 / a correction needs a reason")
         pub = self.results_published.get(rnd)
         if pub is None:
@@ -475,7 +476,7 @@ class HubCore(HubState):
                                   f"({t['ns']} or {t['ew']})")
         if team not in (t["ns"], t["ew"]):
             raise EventInputError(f"{team} 不在该桌 / team {team} did not play at table {table}")
-        if not text.strip():
+        if not says_something(text):
             raise EventInputError("申诉须有书面理由 / an appeal must be in writing")
         same = next((a for a in self.appeals if a["decision"] is None and a["round"] == rnd and a["table"] == table
                      and a["team"] == team and a["text"] == text.strip()), None)
