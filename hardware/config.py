@@ -68,11 +68,12 @@ SERIAL_URL_SCHEMES: tuple[str, ...] = ("loop", "socket", "rfc2217", "spy", "alt"
 BCM_PINS = range(0, 28)
 #: BCM 0/1 are the HAT ID EEPROM bus; usable, but a likely mistake.
 RESERVED_PINS = {0: "ID_SD", 1: "ID_SC"}
+#: The highest /dev/videoN Linux numbers (its V4L2 core allows 256 video nodes).
+MAX_VIDEO_INDEX = 255
 
 
 # --------------------------------------------------------------------------------------------
 # helpers
-
 
 def _split_url(value: str) -> tuple[str | None, str]:
     m = re.match(r"^([a-z0-9+]+)://", value)
@@ -384,6 +385,10 @@ def _parse_camera(c: ConfigChecker, data: Mapping[str, Any], base: Path, check_d
         if device is None:
             c.error("[camera].source = 'device' 需要 device（如 '/dev/video0' 或 0）/ needs device, "
                     "e.g. '/dev/video0' or 0")
+        elif isinstance(device, int) and not 0 <= device <= MAX_VIDEO_INDEX:
+            # Checked offline too: -1 or 2**63-1 passed `config check --offline` and failed on the Pi.
+            c.error(f"[camera].device = {device}: 摄像头编号须为 0–{MAX_VIDEO_INDEX}（/dev/videoN）/ a camera index "
+                    f"is 0-{MAX_VIDEO_INDEX} (/dev/videoN)")
         elif check_devices:
             dev_path = f"/dev/video{device}" if isinstance(device, int) else device
             if not os.path.exists(dev_path):

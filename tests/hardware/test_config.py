@@ -335,3 +335,10 @@ def test_numbers_out_of_range_are_named(write_toml, section: str, key: str, valu
     problems = _problems(text, write_toml, check_devices=False)
     assert problems == [p for p in problems if f"[{section}].{key} = {value}" in p and "must be" in p]
     assert len(problems) == 1
+
+
+@pytest.mark.parametrize("index", [-1, 256, 2**63 - 1])
+def test_a_camera_index_no_linux_has_is_refused_offline_too(write_toml, index: int) -> None:
+    """``config check --offline`` passed ``device = -1`` (the check of /dev/videoN ran online only)."""
+    problems = _problems(f'[camera]\nsource = "device"\ndevice = {index}\n', write_toml, check_devices=False)
+    assert any("0-255" in p and "摄像头编号" in p for p in problems), problems
