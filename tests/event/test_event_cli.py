@@ -206,7 +206,7 @@ CORPUS: list[tuple[str, Any, str]] = [
     ("results-table-twice", _standings(GOOD + GOOD.replace('"A"', '"C"').replace('"B"', '"D"')),
      "table '1' appears twice in round 1"),
     ("results-team-twice", _standings(GOOD + GOOD.replace('"table": "1"', '"table": "2"').replace('"B"', '"D"')),
-     "team 'A' appears twice"),
+     "team 'A' appears twice in round 1 (tables 1 and 2)"),
     ("results-odd-digit-table", _standings(GOOD.replace('"table": "1"', '"table": "²"') +
                                            GOOD.replace('"A"', '"C"').replace('"B"', '"D"').replace('"1"', '"3"')),
      ""),  # accepted: '²' is a table name like any other (it crashed the sort before)
