@@ -276,21 +276,21 @@ class HubCore(HubState):
                 v_zh, v_en = ("更正为", "corrected to") if c["kind"] == "corrected" else ("录入", "recorded as")
                 zh.append(f"第 {c['round']} 轮 {c['table']} 号桌{v_zh} {s_zh}（{who} {when}）")
                 en.append(f"table {c['table']}, round {c['round']} {v_en} {s_en} ({who}, {when})")
-            elif c["kind"] == "withdrawn":
-                zh.append(f"{c['team']} 退赛（{who} {when}）")
-                en.append(f"{c['team']} withdrew ({who}, {when})")
-            elif c["kind"] == "added":
+            else:  # a team's change, named as the pages name it
                 name = self.team_names().get(c["team"], c["team"])
-                zh.append(f"添加了队伍「{name}」（{who} {when}）")
-                en.append(f"team {name} was added ({who}, {when})")
-            else:
-                zh.append(f"{c['team']} 恢复参赛（{who} {when}）")
-                en.append(f"{c['team']} reinstated ({who}, {when})")
+                v_zh, v_en = {"withdrawn": ("退赛", "withdrew"), "added": ("报名加入", "was added"),
+                              "reinstated": ("恢复参赛", "was reinstated")}[c["kind"]]
+                zh.append(f"「{name}」{v_zh}（{who} {when}）")
+                en.append(f"team {name} {v_en} ({who}, {when})")
         if len(changes) > 3:
             zh.append(f"等共 {len(changes)} 项")
             en.append(f"{len(changes) - 3} more")
-        return (f"第 {rnd} 轮草案编排之后成绩或队伍有变：{'；'.join(zh)}，草案是按旧排名编排的",
-                f"round {rnd}'s draft was drawn before {'; '.join(en)}: it pairs on the old standings")
+        if any(c["kind"] in ("recorded", "corrected") for c in changes):
+            end_zh, end_en = "草案是按旧排名编排的", "it pairs on the old standings"
+        else:  # only who plays changed: "old standings" misled where no score had
+            end_zh, end_en = "草案是按原来的参赛队伍编排的", "it pairs the teams as they were"
+        return (f"第 {rnd} 轮草案编排之后成绩或队伍有变：{'；'.join(zh)}，{end_zh}",
+                f"round {rnd}'s draft was drawn before {'; '.join(en)}: {end_en}")
 
     def check_withdraw_team(self, team: str, reason: str, role: str | None) -> tuple[str, dict[str, Any]]:
         """A team withdraws (退赛): never drawn from the next round to draw on (no bye either); its

@@ -112,7 +112,7 @@ def test_no_team_is_added_once_round_1_is_published_and_a_draft_before_it_is_sta
     hub.draw_next("org", "referee")  # a draft of round 1, drawn without the late team
     hub.add_team("T08", "迟到队", ["甲", "乙"], "rita", "referee")
     assert hub.core.draft_changes(1)[0]["kind"] == "added"
-    with pytest.raises(EventInputError, match="添加了队伍「迟到队」.*team 迟到队 was added"):
+    with pytest.raises(EventInputError, match="「迟到队」报名加入.*team 迟到队 was added"):
         hub.publish_draw(1, "org", "referee")
     hub.draw_next("org", "referee")  # redrawn: with it
     hub.publish_draw(1, "org", "referee")
