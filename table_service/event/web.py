@@ -344,7 +344,12 @@ def admin() -> Any:
                 else:
                     done_tables.append({**item, "result": tr.line, "source": tr.source, "basis": tr.seq,
                                         "by": tr.by, "t_ms": tr.t_ms})
+        # The correction's list: every finished table of every published round, a group a round (the
+        # latest first), tables in the draw's order (the s36 audit: an earlier round's was out of reach).
+        correct_rounds = [(rnd, [t for t in done_tables if t["round"] == rnd])
+                          for rnd in sorted({t["round"] for t in done_tables}, reverse=True)]
         ctx = {"ov": h.overview(), "open_tables": open_tables, "done_tables": done_tables[::-1],
+               "correct_rounds": correct_rounds,
                "appeals": list(core.appeals), "refusals": [r for r in core.refusals if not r["acknowledged"]],
                "complete_unpublished": [r for r in core.published_rounds if core.round_complete(r)
                                         and r not in core.results_published],

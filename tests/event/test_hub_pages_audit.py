@@ -355,8 +355,11 @@ def test_the_organisers_broadcast_and_print_pages_fit_a_phone(hub: HubService, w
         page.goto(f"{web}{url}")
         page.wait_for_load_state("networkidle")
         width = page.evaluate("document.documentElement.scrollWidth")
+        # Past the screen's edge, unless inside a bar that scrolls sideways within it (the hub's links, s36).
         over = page.evaluate("""() => Array.from(document.querySelectorAll('main *'))
             .filter(e => e.getBoundingClientRect().right > innerWidth + 1)
+            .filter(e => !Array.from(document.querySelectorAll('main *')).some(s => s.contains(e) && s !== e
+                && ['auto', 'scroll'].includes(getComputedStyle(s).overflowX) && s.getBoundingClientRect().right <= innerWidth + 1))
             .slice(0, 4).map(e => e.tagName + '#' + e.id + '.' + e.className)""")
         assert width <= 390 and over == [], f"{url}: {width} px wide; past the screen: {over}"
 

@@ -27,11 +27,12 @@
   function ackText(ack) {
     var key = "ack_" + ack.status;
     var word = window.I18N[key] ? GT.t(key) : String(ack.status);
-    return GT.t("assign_result") + ": " + word + (ack.reason ? " — " + GT.bi(ack.reason) : "");
+    return GT.t("assign_result") + ": " + word + (ack.reason ? " — " + GT.refusal(ack.reason) : "");
   }
   var lastMsg = "";
   function render(d) {
     var a = d.assignment;
+    GT.assignment = a || null;  // the teams' names a refusal is said with (panel_state.js GT.named)
     if (!d.hub) { box.hidden = true; return; }
     box.hidden = false;
     if (!a) { box.innerHTML = '<div class="assign-card muted">' + esc(GT.t("assign_waiting")) + "</div>"; return; }
@@ -68,7 +69,7 @@
         .then(function (r) { return r.json().then(function (j) { return [r.ok, j]; }); })
         .then(function (x) {
           // Kept over the next redraws (every 5 s), so a refusal stays readable.
-          lastMsg = x[0] ? GT.t("assign_started") : (GT.bi(x[1].error) || GT.t("error"));
+          lastMsg = x[0] ? GT.t("assign_started") : (GT.refusal(x[1].error) || GT.t("error"));
           document.getElementById("assign-msg").textContent = lastMsg;
           load();
         }).catch(function () { btn.disabled = false; });

@@ -11,7 +11,10 @@
    - an upheld appeal's button chooses its table in the correction form;
    - a refused result of a table that already has one goes into the correction form with one tap,
      turned to the draw's sides, the reason begun;
-   - a long table list gets a table-number box that chooses the table typed. */
+   - a long table list gets a table-number box that chooses the table typed; a list grouped by round
+     (the correction's: every finished table of every published round) gets a round chooser too, and
+     the box chooses in that round (it chose the latest only: an earlier round could not be corrected
+     by number, the s36 audit). */
 (function () {
   "use strict";
   // A refused result's values (a button's data-*) into the form whose fields start with ``prefix``,
@@ -140,7 +143,7 @@
     document.querySelectorAll("button.refused-to-correct").forEach(function (b) {
       b.addEventListener("click", function () {
         cslot.value = b.dataset.slot;
-        prefill();
+        cslot.dispatchEvent(new Event("change"));  // prefill, and the round chooser follows
         const d = b.dataset;
         putOnDrawSides(d, "correct-");
         const reason = document.getElementById("correct-reason");
@@ -153,7 +156,7 @@
     document.querySelectorAll("button.to-correct").forEach(function (b) {
       b.addEventListener("click", function () {
         cslot.value = b.dataset.slot;
-        prefill();
+        cslot.dispatchEvent(new Event("change"));
         const form = document.getElementById("correct-form");
         form.scrollIntoView({block: "start"});
         const reason = document.getElementById("correct-reason");
@@ -183,12 +186,42 @@
     });
   });
 
+  /* A list grouped by round (optgroup data-round) gets a round chooser, in a label of its own before
+     the list's: choosing a round chooses the same table number in it (else its first table), and the
+     chooser follows the list whatever chose its table (a tap, a button, a form put back). */
+  function roundOf(opt) { return opt ? opt.value.split("|")[0] : ""; }
+  function roundChooser(sel) {
+    const groups = sel.querySelectorAll("optgroup[data-round]");
+    if (groups.length < 2) return null;
+    const pick = document.createElement("select");
+    pick.id = sel.id + "-round";
+    Array.prototype.forEach.call(groups, function (g) { pick.add(new Option(g.label, g.dataset.round)); });
+    const label = document.createElement("label");
+    label.append("轮 / round ", pick);
+    const own = sel.closest("label") || sel;
+    own.parentNode.insertBefore(label, own);
+    pick.value = roundOf(sel.selectedOptions[0]);
+    pick.addEventListener("change", function () {
+      const group = sel.querySelector('optgroup[data-round="' + pick.value + '"]');
+      if (!group || !group.querySelector("option")) return;
+      const table = (sel.value.split("|")[1]) || "";
+      const same = Array.prototype.filter.call(group.querySelectorAll("option"), function (o) {
+        return o.value.split("|")[1] === table; })[0];
+      sel.value = (same || group.querySelector("option")).value;
+      sel.dispatchEvent(new Event("change"));
+    });
+    sel.addEventListener("change", function () { pick.value = roundOf(sel.selectedOptions[0]); });
+    return pick;
+  }
   /* A long table list (a 500-table event: 500 options, a correction list growing by 500 a round)
-     gets a table-number box beside it: typing a table's number chooses it (its latest round). */
+     gets a table-number box beside it: typing a table's number chooses it (in the round chosen beside
+     it, else its latest round). */
   const JUMP_FROM = 12;
   ["hand-slot", "correct-slot", "appeal-slot"].forEach(function (id) {
     const sel = document.getElementById(id);
-    if (!sel || sel.options.length <= JUMP_FROM) return;
+    if (!sel) return;
+    const inRound = roundChooser(sel);
+    if (sel.options.length <= JUMP_FROM) return;
     const box = document.createElement("input");
     box.type = "text";
     box.id = id + "-jump";
@@ -201,6 +234,7 @@
       let best = null, bestRound = -1;
       Array.prototype.forEach.call(sel.options, function (opt) {
         const parts = opt.value.split("|");
+        if (inRound && parts[0] !== inRound.value) return;
         if (parts.length === 2 && parts[1] === want && Number(parts[0]) > bestRound) {
           best = opt; bestRound = Number(parts[0]);
         }
@@ -212,6 +246,9 @@
       }
     });
     sel.parentNode.insertBefore(box, sel);
+    if (inRound) inRound.addEventListener("change", function () {  // the number typed, in the round chosen
+      if (box.value.trim()) box.dispatchEvent(new Event("input"));
+    });
   });
   /* The page is drawn once: results, appeals and refusals that arrive later were not on it (a 公布成绩
      button stayed hidden for minutes). The hub's log is asked every 5 s; a newer event is said at the

@@ -52,6 +52,14 @@
   if (find) find.addEventListener("input", function () { page = 0; render(); });
   function esc(s) { return String(s == null ? "" : s).replace(/[&<>"']/g, function (c) {
     return {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]; }); }
+  /* A team's cell: its name whole (hub.css wraps it), a long one marked to be set smaller; the hover
+     title names the team too, never its id (the audit: "T07" over a cut name). ``extra``: markup after it. */
+  var LONG_NAME = 8, LONGER_NAME = 20;  // characters: two lines of a table's column at 1024 px, and more
+  function nameCell(name, extra) {
+    var n = String(name == null ? "" : name), len = Array.from(n).length;
+    var cls = "b-team" + (len > LONGER_NAME ? " longer" : len > LONG_NAME ? " long" : "");
+    return '<td class="' + cls + '" title="' + esc(n) + '">' + esc(n) + (extra || "") + "</td>";
+  }
   function render() {
     if (!data) return;
     var rows = wanted(data.standings.standings, ["name", "team"]), pages = Math.max(1, Math.ceil(rows.length / PAGE));
@@ -70,7 +78,8 @@
     document.querySelector("#b-standings tbody").innerHTML = rows.slice(page * PAGE, (page + 1) * PAGE).map(function (r) {
       // A withdrawn team (退赛) keeps its row and results, marked.
       var wd = r.withdrawn ? ' <small class="wd">退赛 / withdrawn</small>' : "";
-      return '<tr class="' + (r.rank === 1 ? "lead" : "") + (r.withdrawn ? " withdrawn" : "") + '"><td>' + r.rank + "</td><td title=\"" + esc(r.name || r.team) + "\">" + esc(r.name || r.team) + wd + "</td><td>" + r.match_points + "</td><td>" +
+      return '<tr class="' + (r.rank === 1 ? "lead" : "") + (r.withdrawn ? " withdrawn" : "") + '"><td>' + r.rank + "</td>" +
+        nameCell(r.name || r.team, wd) + "<td>" + r.match_points + "</td><td>" +
         r.progressive + "</td><td>" + r.rounds_won + "</td><td>" + r.level_points + "</td><td>" + r.levels_gained + "</td></tr>";
     }).join("");
     // The lots' order by the teams' names, as the standings above name them (the id where a name is missing).
@@ -88,8 +97,7 @@
         : "进行中 / playing", cut = st.indexOf(" / ");
       var shown = cut < 0 ? esc(st) : esc(st.slice(0, cut)) + '<small class="en"> / ' + esc(st.slice(cut + 3)) + "</small>";
       return '<tr class="' + (x.result ? "done" : "") + '" data-table="' + esc(x.table) + '"><td>' + esc(x.table) +
-        '</td><td title="' + esc(x.ns) + '">' + esc(x.ns_name || x.ns) + '</td><td title="' + esc(x.ew) + '">' +
-        esc(x.ew_name || x.ew) + '</td><td class="res">' + shown + "</td></tr>";
+        "</td>" + nameCell(x.ns_name || x.ns) + nameCell(x.ew_name || x.ew) + '<td class="res">' + shown + "</td></tr>";
     }).join("");
   }
   function load() {

@@ -2,6 +2,9 @@
 // A poll that fails is never silent: a login that ended says so at once (with the way back in),
 // any other failure marks what is shown as stale since the last good poll. The words of a result
 // are window.HubText's (hub_board.js, loaded first).
+// Every alert is a link to where it is dealt with (the s36 tap audit: none was): a refused result, an
+// appeal or a stale draft to its row on the organiser page, a bad message to its table's card here; the
+// counts of tables needing the chief or offline show only those tables with one tap.
 (function () {
   "use strict";
   var grid = document.getElementById("ov-grid");
@@ -52,7 +55,9 @@
     return "在线 / online";
   }
   function tile(cls, t, head, st, lv, bits) {
-    return '<a class="' + cls + '" data-table="' + esc(t.table) + '" data-faults="' + num(t.faults) + '" href="' +
+    if (pointed && pointed.table === t.table && Date.now() < pointed.until) cls += " pointed";
+    return '<a class="' + cls + '" id="table-' + esc(t.table) + '" data-table="' + esc(t.table) + '" data-faults="' +
+      num(t.faults) + '" href="' +
       esc(panelUrl(t)) + '"' + (panelUrl(t) !== "#" ? ' target="_blank" rel="noopener"' : "") + ">" + head +
       '<span class="st">' + esc(st) + "</span>" + (lv ? '<span class="lv">' + esc(lv) + "</span>" : "") +
       (bits.length ? '<span class="bits">' + esc(bits.join(" · ")) + "</span>" : "") + "</a>";
@@ -75,8 +80,9 @@
     if (deck && t.online && t.camera !== false && t.deck !== deck) bits.push("🂠 未用比赛用牌 / not on the event's deck");
     var p = pen(t.penalties);
     if (p) bits.push("罚 / penalties " + p);
-    var head = "<b>" + esc(t.table) + '</b> <span class="teams" title="' + esc(t.ns) + " – " + esc(t.ew) + '">' +
-      esc(t.ns_name || t.ns) + " – " + esc(t.ew_name || t.ew) + "</span>";
+    // The hover title names the teams whole (a long name is cut on a small card), never by their ids.
+    var teams = (t.ns_name || t.ns) + " – " + (t.ew_name || t.ew);
+    var head = "<b>" + esc(t.table) + '</b> <span class="teams" title="' + esc(teams) + '">' + esc(teams) + "</span>";
     return tile(cls, t, head, status(t, ov), lv, bits);
   }
   /* More tables than one screen shows (a 500-table event): those that need the chief first (flags,
@@ -129,17 +135,61 @@
     if (/^[0-9]+$/.test(q)) return false;  // a number is a table's: "3" is not every team named "第3…"
     return [t.ns, t.ew, t.ns_name, t.ew_name].some(function (s) { return s != null && String(s).toLowerCase().indexOf(q) >= 0; });
   }
+  /* The counts, each "中文 / English"; those needing the chief and those offline are buttons that show
+     only those tables (pressed again: all). Written only when it changes, so a tap is never lost to a poll. */
+  var only = null;  // "attention" | "offline" | null: what the counts' buttons keep shown
+  var ONLY = {attention: function (t) { return attention(t) === 0; },
+              offline: function (t) { return !t.result && t.online === false; }};
+  var countsSaid = null;
   function countLine(tables) {
     var n = {done: 0, playing: 0, offline: 0, attention: 0};
     tables.forEach(function (t) {
       if (t.result) n.done += 1; else if (t.online === false) n.offline += 1; else n.playing += 1;
       if (attention(t) === 0) n.attention += 1;
     });
-    return "共 " + tables.length + " 桌 · 需处理 " + n.attention + " · 离线 " + n.offline + " · 进行中 " + n.playing +
-      " · 已完 " + n.done + " / " + tables.length + " tables · need the chief " + n.attention + " · offline " +
-      n.offline + " · playing " + n.playing + " · done " + n.done;
+    function part(key, zh, en) {
+      var text = esc(zh + " " + n[key] + " / " + en + " " + n[key]);
+      if (!n[key] && only !== key) return text;
+      return '<button type="button" class="ov-only" id="ov-only-' + key + '" data-only="' + key + '" aria-pressed="' +
+        (only === key) + '">' + text + (only === key ? " · 显示全部 / show all" : "") + "</button>";
+    }
+    return esc("共 " + tables.length + " 桌 / " + tables.length + " tables") + " · " +
+      part("attention", "需处理", "need the chief") + " · " + part("offline", "离线", "offline") + " · " +
+      esc("进行中 " + n.playing + " / playing " + n.playing + " · 已完 " + n.done + " / done " + n.done);
   }
   if (find) find.addEventListener("input", function () { if (lastOv) render(lastOv); });
+  if (counts) counts.addEventListener("click", function (ev) {
+    var b = ev.target.closest("button[data-only]");
+    if (!b || !lastOv) return;
+    only = only === b.dataset.only ? null : b.dataset.only;
+    render(lastOv);
+    grid.scrollIntoView({block: "start"});
+  });
+  /* An alert about a table (a bad message): its card, shown (the find box and the counts' filter let go of
+     it), scrolled to and marked for a few seconds. The card is redrawn every poll: the mark is kept here. */
+  var pointed = null;
+  function showCard(table) {
+    if ((query() || only) && lastOv) { if (find) find.value = ""; only = null; render(lastOv); }
+    pointed = {table: table, until: Date.now() + 6000};
+    var card = Array.prototype.filter.call(document.querySelectorAll(".tcard"), function (c) {
+      return c.dataset.table === table; })[0];
+    if (!card) return;
+    card.classList.add("pointed");
+    card.scrollIntoView({block: "center"});
+    card.focus({preventScroll: true});
+  }
+  alerts.addEventListener("click", function (ev) {
+    var a = ev.target.closest("a[data-card]");
+    if (!a) return;
+    ev.preventDefault();
+    showCard(a.dataset.card);
+  });
+  // Where an alert leads: the organiser page's row (for an account that may open it), else the table's card.
+  var admin = root && root.dataset.admin;
+  function toAdmin(anchor, table) {
+    return admin ? ' href="' + esc(admin + "#" + anchor) + '"' : toCard(table);
+  }
+  function toCard(table) { return ' href="#table-' + esc(table) + '" data-card="' + esc(table) + '"'; }
   function render(ov) {
     lastOv = ov;
     document.getElementById("ov-round").textContent = ov.round || "-";
@@ -148,26 +198,29 @@
     document.getElementById("ov-mqtt").textContent = ov.connected ? "已连接 / connected" : "未连接 / not connected";
     var deck = ov.deck ? ov.deck.sha256 : null;
     var q = query();
-    if (counts) counts.textContent = countLine(ov.tables || []);
+    var line = countLine(ov.tables || []);
+    if (counts && line !== countsSaid) { counts.innerHTML = line; countsSaid = line; }
     var shown = q ? ov.tables.filter(function (t) { return matches(t, q); }) : byAttention(ov.tables);
-    grid.innerHTML = shown.length || !q ? shown.map(function (t) { return card(t, deck, ov); }).join("")
+    if (only) shown = shown.filter(ONLY[only]);
+    grid.innerHTML = shown.length || !(q || only) ? shown.map(function (t) { return card(t, deck, ov); }).join("")
       : '<p class="muted" id="ov-none">没有符合的桌 / no table matches</p>';
     if (q && ov.others) ov = Object.assign({}, ov, {others: ov.others.filter(function (t) { return matches(t, q); })});
     if (others) renderOthers(ov);
     // A draft drawn before a result changed or a team withdrew: the hub will not publish it (redraw first).
     var a = ov.draft && ov.draft.stale && ov.draft.stale.length
-      ? ['<p class="alert draft-stale" id="ov-draft-stale">草案已过时 / stale draft: ' + esc(ov.draft.stale_text) + "</p>"] : [];
+      ? ['<a class="alert draft-stale" id="ov-draft-stale"' + (admin ? ' href="' + esc(admin + "#draft-stale") + '"' : "") +
+         ">草案已过时 / stale draft: " + esc(ov.draft.stale_text) + "</a>"] : [];
     a = a.concat(ov.refusals.map(function (r) {
-      return '<p class="alert refusal">拒收 / refused #' + num(r.seq) + ": " + esc(r.table) + " 号桌 / table " +
-        esc(r.table) + " — " + esc(r.reason) + "</p>";
+      return '<a class="alert refusal"' + toAdmin("refusal-" + num(r.seq), r.table) + ">拒收 / refused #" + num(r.seq) +
+        ": " + esc(r.table) + " 号桌 / table " + esc(r.table) + " — " + esc(r.reason) + "</a>";
     }).concat((ov.bad_messages || []).map(function (m) {
-      return '<p class="alert fault">坏消息 / bad message #' + num(m.seq) + ": " + esc(m.table) + " 号桌 / table " +
-        esc(m.table) + " (" + esc(m.topic) + ") — " + esc(m.reason) + "</p>";
+      return '<a class="alert fault"' + toCard(m.table) + ">坏消息 / bad message #" + num(m.seq) + ": " + esc(m.table) +
+        " 号桌 / table " + esc(m.table) + " (" + esc(m.topic) + ") — " + esc(m.reason) + "</a>";
     })).concat(ov.appeals.map(function (x) {
       // The team by its name, its id in brackets (as the organiser page and the sheets name it).
-      return '<p class="alert appeal">申诉 / appeal #' + num(x.id) + ": 第 " + num(x.round) + " 轮 / round " +
-        num(x.round) + " · " + esc(x.table) + " 号桌 / table " + esc(x.table) + " · " +
-        esc(x.team_name || x.team) + " (" + esc(x.team) + ")" + (x.late ? "（逾期 / late）" : "") + "</p>";
+      return '<a class="alert appeal"' + toAdmin("appeal-" + num(x.id), x.table) + ">申诉 / appeal #" + num(x.id) +
+        ": 第 " + num(x.round) + " 轮 / round " + num(x.round) + " · " + esc(x.table) + " 号桌 / table " + esc(x.table) +
+        " · " + esc(x.team_name || x.team) + " (" + esc(x.team) + ")" + (x.late ? "（逾期 / late）" : "") + "</a>";
     })));
     alerts.innerHTML = a.join("");
   }

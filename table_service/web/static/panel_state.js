@@ -130,7 +130,7 @@
     try {
       r = await GT.post(ACTIONS, body);
       for (let i = 0; i < 6 && r.status === 202 && r.json && r.json.pending; i++) {
-        GT.toast(GT.bi(r.json.error), false);  // still queued: ask again for the same action's verdict
+        GT.toast(GT.refusal(r.json.error), false);  // still queued: ask again for the same action's verdict
         r = await GT.post(ACTIONS, body);
       }
     } catch (e) {
@@ -140,19 +140,66 @@
     }
     if (r.status === 202) {
       unknownIds[key] = { id: body.action_id, at: Date.now() };
-      GT.toast(GT.t("outcome_unknown") + ": " + GT.bi(r.json.error), false);
+      GT.toast(GT.t("outcome_unknown") + ": " + GT.refusal(r.json.error), false);
       return r;
     }
     delete unknownIds[key];
     if (r.ok && r.json.accepted && kept && state && state.last_seq >= r.json.seq) {
       GT.toast(GT.t("already_done") + " #" + r.json.seq, true);  // the earlier tap had been done
     } else if (r.ok && r.json.accepted) GT.toast(GT.t("done") + (label ? " " + label : "") + " #" + r.json.seq, true);
-    else if (r.status === 409) GT.toast(GT.t("not_done") + ": " + GT.bi(r.json.error), false);
+    else if (r.status === 409) GT.toast(GT.t("not_done") + ": " + GT.refusal(r.json.error), false);
     else if (r.status === 401) GT.loginEnded();
-    else GT.toast(GT.t("rejected") + ": " + GT.bi((r.json && r.json.error) || String(r.status)), false);
+    else GT.toast(GT.t("rejected") + ": " + GT.refusal((r.json && r.json.error) || String(r.status)), false);
     return r;
   }
   GT.act = act;
+
+  /* --- who a refusal names. The engine's texts name seats and sides by their ids ("seat E is not on
+     side NS", "payers: S N", "['S', 'N']"), the hub's name teams by theirs ("T09 4:2 T27"): what the
+     panel shows names them (the s36 tap audit), from the round's players and the teams' names the
+     hub's assignment gave (assignment.js keeps it in GT.assignment). The table's log keeps the
+     engine's own words; only the page says them otherwise. */
+  GT.assignment = null;
+  /* A side's team by name: the assignment's name when its teams are this round's, else the round's
+     own entry where it is more than the side's id (a name typed at the panel), else "". */
+  GT.teamName = function (side) {
+    const rnd = state && state.round;
+    const id = rnd && rnd.teams ? rnd.teams[side] : null;
+    const a = GT.assignment;
+    if (a && a.teams && a.team_names && a.team_names[side] && (!id || a.teams[side] === id)) return String(a.team_names[side]);
+    return id && id !== side ? String(id) : "";
+  };
+  function seatNamed(seat) {
+    const players = state && state.round && state.round.players;
+    return GT.seat(seat) + (players && players[seat] ? " " + players[seat] : "");
+  }
+  function sideNamed(side) {
+    const team = GT.teamName(side);
+    return GT.t("side_" + side) + (team ? " " + team : "");
+  }
+  function reEscape(text) { return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"); }
+  GT.named = function (text) {
+    let s = String(text === null || text === undefined ? "" : text);
+    const a = GT.assignment;
+    if (a && a.teams && a.team_names) {
+      ["NS", "EW"].forEach(function (side) {
+        const id = a.teams[side], name = a.team_names[side];
+        if (!id || !name || id === name) return;
+        s = s.replace(new RegExp("(^|[^\\w-])" + reEscape(String(id)) + "(?![\\w-])", "g"),
+                      function (m, before) { return before + name; });
+      });
+    }
+    s = s.replace(/\[((?:'[ESWN]'(?:, )?)+)\]/g, function (m, inner) {
+      return "[" + inner.match(/[ESWN]/g).map(seatNamed).join(", ") + "]";
+    });
+    s = s.replace(/(payers: )([ESWN](?: [ESWN])*)(?=\))/g, function (m, head, list) {
+      return head + list.split(" ").map(seatNamed).join(", ");
+    });
+    s = s.replace(/(\bseat |: )([ESWN])(?=[ ,.;)]|$)/g, function (m, head, seat) { return head + seatNamed(seat); });
+    return s.replace(/(\bside |\bfor |: )(NS|EW)(?=[ ,.;)]|$)/g, function (m, head, side) { return head + sideNamed(side); });
+  };
+  /* An engine's or the hub's refusal as the panel says it: the view's half, its event in words, who by name. */
+  GT.refusal = function (text) { return GT.named(GT.bi(text)); };
 
   GT.splitCards = function (text) {
     return String(text || "").split(/[\s,，]+/).filter(Boolean);

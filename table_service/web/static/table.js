@@ -187,7 +187,7 @@
     box.replaceChildren(el("strong", "", GT.tf("not_applied", { n: gone.length })));
     const list = el("ul", "");
     gone.forEach(function (g) {
-      list.appendChild(el("li", "", "#" + g.seq + " " + GT.evt(g.type) + " — " + GT.bi(g.error || "")));
+      list.appendChild(el("li", "", "#" + g.seq + " " + GT.evt(g.type) + " — " + GT.refusal(g.error || "")));
     });
     box.appendChild(list);
   }

@@ -1,0 +1,138 @@
+"""The organiser's day by taps (the s36 audit), at the table: the panel said the engine's and the hub's
+refusals with ids ("seat E is not on side NS", the hub's "T2 4:2 T1"), and on a 390 px phone its top
+bar wrapped into three lines. The panel names seats by their players and sides by their teams (the
+hub's assignment gives the names), and keeps the bar on one line. The engine's log keeps its own words.
+
+Real browser (Playwright, Debian's Chromium) on a real table runner served by cheroot."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+#: The bar's items, each as [top, height, lines of its text]: one line is every item in a common height
+#: band and no item's text broken over lines (a flex row keeps its items side by side but, squeezed,
+#: broke the brand in two and stacked 退出 a letter a line).
+BAR_JS = """els => els.filter(e => e.getBoundingClientRect().width * e.getBoundingClientRect().height > 0).map(e => {
+  const lines = new Set(), walk = document.createTreeWalker(e, NodeFilter.SHOW_TEXT);
+  for (let t = walk.nextNode(); t; t = walk.nextNode()) {
+    if (!t.data.trim()) continue;
+    const range = document.createRange();
+    range.selectNodeContents(t);
+    Array.from(range.getClientRects()).forEach(r => lines.add(Math.round(r.bottom)));
+  }
+  return [e.getBoundingClientRect().top, e.getBoundingClientRect().height, lines.size];
+})"""
+
+TEAMS = {"EW": "T1", "NS": "T2"}
+NAMES = {"EW": "南京队", "NS": "常州队"}
+
+
+class FakeHubLink:
+    """What the panel's assignment card reads of the table's MQTT bridge: this round's teams, named."""
+
+    is_connected = True
+
+    def __init__(self, players: dict[str, str]) -> None:
+        self.assignment = {"event": "js", "event_name": "江苏赛", "round": 1, "table": "1", "teams": dict(TEAMS),
+                           "team_names": dict(NAMES), "players": players, "ruleset": {"preset": "jiangsu-2013"},
+                           "format": {"kind": "deals", "deals": 2}}
+        self.result_ack = None
+
+
+def _round_with_teams(runner: Any, h: Any) -> None:
+    """The assignment's round, started at the table (its teams by id, as the hub sends them), in play."""
+    for ev in ({"type": "round_set_up", "source": "panel", "role": "referee",
+                "data": {"players": h.PLAYERS, "teams": TEAMS, "round": 1, "ruleset": "jiangsu",
+                         "format": {"kind": "deals", "deals": 2}}},
+               {"type": "first_cut_recorded", "source": "panel", "data": {"card": "7s"}},
+               {"type": "drawing_finished", "source": "panel", "data": {}}):
+        res = runner.submit(ev)
+        assert res.accepted, res.error
+
+
+def _open(page: Any, make_app: Any, runner: Any, serve_app: Any, h: Any, lang: str) -> Any:
+    from table_service.web.tables import attach_table
+
+    app = make_app()
+    link = FakeHubLink(h.PLAYERS)
+    attach_table(app, "1", runner, hub_link=link)
+    srv = serve_app(app)
+    page.context.add_cookies([{"name": "lang", "value": lang, "url": srv.url}])
+    h.open_table(page, srv.url, "rita", h.PASSWORD)
+    page.wait_for_selector("#assign-card")
+    return link
+
+
+def test_an_engine_refusal_names_the_seat_by_its_player_and_the_side_by_its_team(
+        page, make_app, runner, serve_app, h):
+    _round_with_teams(runner, h)
+    _open(page, make_app, runner, serve_app, h, "en")
+    page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
+    page.select_option("#penalty-level", "warning")
+    page.select_option("#penalty-side", "NS")
+    page.select_option("#penalty-seat", "E")
+    page.fill("#penalty-article", "5.1")
+    page.click("#penalty-submit")
+    page.wait_for_selector(".toast.show.bad", timeout=25_000)
+    said = page.inner_text("#toast")
+    assert f"seat East {h.PLAYERS['E']} is not on side NS {NAMES['NS']}" in said, said
+    assert "seat E " not in said
+    logged = runner.rejected()[-1]["rejected"]
+    assert "seat E is not on side NS" in logged  # the log keeps the engine's own words
+
+
+def test_the_engines_other_id_phrases_are_said_with_names(page, make_app, runner, serve_app, h):
+    """Every engine refusal that names a seat or a side by its id (engine/deal_end.py, penalties.py,
+    tribute_phase.py), in the English view; the Chinese halves name none."""
+    _round_with_teams(runner, h)
+    _open(page, make_app, runner, serve_app, h, "en")
+    page.wait_for_function("window.GT && GT.state() && GT.state().round")
+    p = h.PLAYERS
+    cases = {
+        "已签字 / score_sheet_signed: NS has already signed": f"NS {NAMES['NS']} has already signed",
+        "此座位不需进贡 / tribute_given: E owes no tribute (payers: S N)":
+            f"East {p['E']} owes no tribute (payers: South {p['S']}, North {p['N']})",
+        "已还贡 / return_given: W has already returned": f"West {p['W']} has already returned",
+        "抗贡座位无效 / anti_tribute_declared: seats must be among the payers ['S', 'N'], got ['E']":
+            f"the payers [South {p['S']}, North {p['N']}], got [East {p['E']}]",
+        "犯规/判负须由裁判长判罚 / only the chief referee may give a foul or a loss (violation for EW would be a foul)":
+            f"(violation for EW {NAMES['EW']} would be a foul)",
+    }
+    for text, want in cases.items():
+        said = page.evaluate("t => GT.refusal(t)", text)
+        assert want in said, (text, said)
+    # Text that only looks like an id is left alone: "expected E, S, W or N", a card, a number.
+    plain = "座位无效 / cards_played: unknown seat 'X' in 'seat' (expected E, S, W or N)"
+    assert page.evaluate("t => GT.refusal(t)", plain).endswith("(expected E, S, W or N)")
+
+
+def test_the_hubs_refusal_of_the_tables_result_names_the_teams(page, make_app, runner, serve_app, h):
+    _round_with_teams(runner, h)
+    link = _open(page, make_app, runner, serve_app, h, "zh")
+    link.result_ack = {"result_id": "r1-s40", "status": "refused", "round": 1,
+                       "reason": "第 1 轮 1 号桌已有成绩 T2 4:2 T1（rita 15:13），改动须走更正 / table 1 already has a "
+                                 "result for round 1: T2 4:2 T1 (rita, 15:13); a change is a correction"}
+    page.wait_for_selector('#assign-card .assign-ack[data-status="refused"]', timeout=15_000)
+    said = page.inner_text("#assign-card .assign-ack")
+    assert f"已有成绩 {NAMES['NS']} 4:2 {NAMES['EW']}（rita" in said, said
+    assert "T2" not in said and "T1" not in said
+
+
+def test_the_panels_top_bar_keeps_one_line_on_a_phone(open_page, make_app, runner, serve_app, h, small_controls):
+    """The bar wrapped into three lines at 390 px (the brand in two, 退出 a letter a line): the chief's,
+    the widest (its 账号 link too)."""
+    _round_with_teams(runner, h)
+    page, errors = open_page(390, 844, mobile=True)
+    app = make_app(TABLES={"1": runner})
+    srv = serve_app(app)
+    h.open_table(page, srv.url, "chen", h.PASSWORD)
+    rows = page.eval_on_selector_all(".topbar > *", BAR_JS)
+    assert max(top for top, _, _ in rows) < min(top + hgt for top, hgt, _ in rows), f"wrapped: {rows}"
+    assert {lines for _, _, lines in rows} == {1}, f"an item broken over lines: {rows}"
+    assert small_controls(page, ".topbar") == []
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    assert errors == []
