@@ -272,7 +272,7 @@ class HubCore(HubState):
         for c in changes[:3]:
             who, when = c["by"] or "?", hhmm(c["t_ms"])
             if c["kind"] in ("recorded", "corrected"):
-                s_zh, s_en = score_words(c["result"])
+                s_zh, s_en = score_words(c["result"], self.team_names())
                 v_zh, v_en = ("更正为", "corrected to") if c["kind"] == "corrected" else ("录入", "recorded as")
                 zh.append(f"第 {c['round']} 轮 {c['table']} 号桌{v_zh} {s_zh}（{who} {when}）")
                 en.append(f"table {c['table']}, round {c['round']} {v_en} {s_en} ({who}, {when})")
@@ -376,14 +376,16 @@ class HubCore(HubState):
             return "refuse", (f"第 {res.round} 轮没有 {res.table} 号桌 / table {res.table} is not drawn in round "
                               f"{res.round}")
         if (t["ns"], t["ew"]) != (res.ns, res.ew):
-            return "refuse", (f"队伍与编排不符：编排 {t['ns']}(南北) 对 {t['ew']}(东西) / teams do not match the draw "
-                              f"(drawn NS {t['ns']} v EW {t['ew']}, got NS {res.ns} v EW {res.ew})")
+            names = self.team_names()
+            d_ns, d_ew, g_ns, g_ew = (names.get(x, x) for x in (t["ns"], t["ew"], res.ns, res.ew))
+            return "refuse", (f"队伍与编排不符：编排 {d_ns}(南北) 对 {d_ew}(东西)，收到 {g_ns}(南北) 对 {g_ew}(东西) / "
+                              f"teams do not match the draw (drawn NS {d_ns} v EW {d_ew}, got NS {g_ns} v EW {g_ew})")
         if (res.round, res.table) in self.results:
             if agreeing_is_duplicate and parse_result(self.results[(res.round, res.table)].line,
                                                       stored=True).to_dict() == res.to_dict():
                 return "duplicate", None
             held = self.results[(res.round, res.table)]
-            zh, en = score_words(held.line)  # what is there, and who entered it: the second person sees it
+            zh, en = score_words(held.line, self.team_names())  # what is there, and who entered it: the second person sees it
             who_zh, who_en = who_words(held.by)
             return "refuse", (f"第 {res.round} 轮 {res.table} 号桌已有成绩 {zh}（{who_zh} {hhmm(held.t_ms)}），"
                               f"改动须走更正 / table {res.table} already has a result for round {res.round}: {en} "
@@ -450,7 +452,7 @@ class HubCore(HubState):
         if (len(cur.history) >= 2 and cur.history[-2]["seq"] == want and last["source"] == "correction"
                 and last["by"] == actor and last.get("reason") == reason.strip() and last["result"] == clean):
             return True
-        raise EventInputError(changed_since_words(rnd, table, cur, want, basis))
+        raise EventInputError(changed_since_words(rnd, table, cur, want, basis, self.team_names()))
 
     def check_results_published(self, rnd: int, role: str | None) -> tuple[str, dict[str, Any]]:
         need_role(role, "referee", "公布成绩")

@@ -13,9 +13,11 @@ from typing import Any
 from table_service.event.state import TableResult
 
 
-def score_words(line: dict[str, Any]) -> tuple[str, str]:
-    """A result as people read it, ``(Chinese, English)``: ``T01 3:1 T02`` and any forfeit or fixed score."""
-    base = f"{line['ns']} {line.get('ns_levels', 0)}:{line.get('ew_levels', 0)} {line['ew']}"
+def score_words(line: dict[str, Any], names: dict[str, str] | None = None) -> tuple[str, str]:
+    """A result as people read it, ``(Chinese, English)``: ``常州队 3:1 南京队`` (``names``: the teams'
+    names by id; an id without one stands as it is) and any forfeit or fixed score."""
+    ns, ew = ((names or {}).get(line[k], line[k]) for k in ("ns", "ew"))
+    base = f"{ns} {line.get('ns_levels', 0)}:{line.get('ew_levels', 0)} {ew}"
     zh, en = base, base
     if line.get("forfeit") == "both":
         zh, en = f"{zh}（双方弃权）", f"{en} (both sides forfeit)"
@@ -51,11 +53,12 @@ def who_text(by: str | None) -> str:
     return zh if zh == en else f"{zh} / {en}"
 
 
-def changed_since_words(rnd: int, table: str, cur: TableResult, want: int, basis: int | None) -> str:
+def changed_since_words(rnd: int, table: str, cur: TableResult, want: int, basis: int | None,
+                        names: dict[str, str] | None = None) -> str:
     """Why a correction made against the result with seq ``want`` is refused: what the table's
-    result is now, who set it and when (Chinese first, then English)."""
+    result is now, who set it and when (Chinese first, then English; teams by ``names``)."""
     last = cur.history[-1]
-    now_zh, now_en = score_words(last["result"])
+    now_zh, now_en = score_words(last["result"], names)
     (who_zh, who), when = who_words(last["by"]), hhmm(last["t_ms"])
     why_zh = f"（原因：{last['reason']}）" if last.get("reason") else ""
     why_en = f" (reason: {last['reason']})" if last.get("reason") else ""
@@ -67,7 +70,7 @@ def changed_since_words(rnd: int, table: str, cur: TableResult, want: int, basis
     n = sum(1 for h in cur.history if h["seq"] > want)
     times_zh = f"，此后共更正 {n} 次" if n > 1 else ""
     times_en = f" ({n} corrections since)" if n > 1 else ""
-    seen_zh, seen_en = score_words(seen["result"])
+    seen_zh, seen_en = score_words(seen["result"], names)
     if basis is None:
         return (f"未更正：请求没有注明所更正的成绩（basis），而第 {rnd} 轮 {table} 号桌的成绩已被 {who_zh} 于 {when} "
                 f"更正为 {now_zh}{why_zh}{times_zh}。请刷新页面，看清现在的成绩后再更正 / not corrected: the request "

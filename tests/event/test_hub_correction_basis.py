@@ -64,7 +64,8 @@ def test_second_correction_against_the_same_result_is_refused_naming_the_first(t
     msg = str(exc.value)
     # Chinese first, then English; who changed it, to what, and what the second chief saw.
     assert msg.index("未更正") < msg.index(" / not corrected")
-    assert "chen" in msg and f"{t['ns']} 3:1 {t['ew']}" in msg and f"{t['ns']} 1:2 {t['ew']}" in msg
+    ns, ew = hub.core.team_names()[t["ns"]], hub.core.team_names()[t["ew"]]  # teams by name, as the pages say
+    assert "chen" in msg and f"{ns} 3:1 {ew}" in msg and f"{ns} 1:2 {ew}" in msg and t["ns"] not in msg
     assert "记分表誊写错" in msg and "reload" in msg.lower()
     tr = hub.core.results[(1, t["table"])]
     assert (tr.line["ns_levels"], tr.line["ew_levels"], tr.by) == (3, 1, "chen")
@@ -222,3 +223,14 @@ def test_two_chiefs_sending_what_the_old_page_sent_lose_nothing(hub_app: Any) ->
     assert rb.get_json()["error"].startswith("未更正") and "chen" in rb.get_json()["error"]
     tr = hub.core.results[(1, t["table"])]
     assert (tr.line["ns_levels"], tr.line["ew_levels"], tr.by) == (3, 1, "chen")
+
+
+def test_a_refused_result_names_the_teams_by_name_drawn_and_sent(tmp_path: Path) -> None:
+    """The chief reads the refusal on the organiser page: "编排 T09 对 T27" made them look both up."""
+    hub, t, line = _hub(tmp_path)
+    names = hub.core.team_names()
+    other = next(tid for tid in names if tid not in (t["ns"], t["ew"]))
+    verdict, reason = hub.core.classify_result({**line, "ns": other}, "r-x")
+    assert verdict == "refuse"
+    assert f"编排 {names[t['ns']]}(南北) 对 {names[t['ew']]}(东西)，收到 {names[other]}(南北)" in reason
+    assert f"got NS {names[other]} v EW {names[t['ew']]}" in reason
