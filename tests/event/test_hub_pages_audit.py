@@ -683,6 +683,10 @@ def _event_in_play(hub: HubService) -> list[dict[str, Any]]:
                                      "ew_levels": 3}, "r1")])
     assert len(hub.core.refusals) == 1 and (1, b["table"]) in hub.core.results
     hub.file_appeal(1, b["table"], b["ew"], "对方越序 / out of turn", "chen", "chief")
+    # Table b announces its panel: the broadcast page lists its overlay and feed links.
+    hub.handle_batch([(b["table"], "status", json.dumps({"table": b["table"], "event": hub.event_id, "status": "online",
+                                                        "reason": None, "wall_ms": T0,
+                                                        "panel": "http://10.0.0.12:8080/"}).encode(), True)])
     return tables
 
 
@@ -692,7 +696,8 @@ def test_every_control_a_finger_hits_on_the_hubs_pages_is_at_least_44_px(
         viewport: tuple[int, int], hub: HubService, web: str, pages: Any, small_controls: Any) -> None:
     """The s35 tap audit: the login page's fields 38 px, the organiser page's 第N轮编排表 / 成绩表 links
     19, the board's find box 37, the error page's 返回 link 19, the bar's 账号 link 31 px wide on a
-    phone, the penalty score's EW field 38 px wide on a phone. Each page whole, on a tablet and a phone."""
+    phone, the penalty score's EW field 38 px wide on a phone; the broadcast page's feed links (s36). Each
+    page whole, on a tablet and a phone."""
     _event_in_play(hub)
     page = pages(*viewport, mobile=viewport[0] < 500)
     found = {}
@@ -700,7 +705,7 @@ def test_every_control_a_finger_hits_on_the_hubs_pages_is_at_least_44_px(
     found["login"] = small_controls(page)
     login(page, web)
     for name, url in (("overview", "/hub/"), ("admin", "/hub/admin"), ("board", "/hub/board"),
-                      ("error", "/hub/print/draw/99")):
+                      ("broadcast", "/hub/broadcast"), ("error", "/hub/print/draw/99")):
         page.goto(f"{web}{url}")
         page.wait_for_load_state("networkidle")
         found[name] = small_controls(page)
