@@ -304,7 +304,19 @@ def run_provision(args: argparse.Namespace) -> int:
           f"    每个账号同时只能连一台机器（第二台会把第一台挤下线），多台请用 --watchers N / each serves one "
           f"client at a time (a second one throws the first off): for more machines, --watchers N"
           + (f"\n  CA: {out / 'ca.crt'} → 与各桌、赛事中心的 toml 放在一起 / beside each table.toml and EVENT.toml"
-             if done.tls_port else ""))
+             f"\n  CA 私钥 / the CA's key: {out / 'ca' / 'ca.key'} → 留在本机，不要随 broker/ 拷走 / stays here, "
+             "never copied with broker/" if done.tls_port else "")
+          + f"\n  代理日志（含 ACL 拒绝）/ broker log, ACL refusals included: {done.log}  (grep 'Denied PUBLISH')")
+    run_as = done.run_as.user if done.run_as is not None else None
+    if run_as:
+        print(f"  代理运行账号（mosquitto.conf 的 user）/ the broker runs as (mosquitto.conf's user): {run_as}")
+    for what in done.removed:
+        print(f"  已删除过期凭据（其账号已不在密码文件中）/ deleted a stale credential (its user is no longer in the "
+              f"password file): {what}")
+    for what in done.moved:
+        print(f"  已把 CA 私钥移出 broker/ / moved the CA's key out of broker/: {what}")
+    if done.run_as is not None and done.run_as.note:
+        print(done.run_as.note, file=sys.stderr)
     return 0
 
 

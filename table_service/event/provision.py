@@ -16,20 +16,32 @@ to refuse that:
 ``broker/mosquitto.conf``
     ``allow_anonymous false``, the two files above, and on every listener
     ``use_username_as_clientid true``: a client's session is its user's, so no one takes the
-    hub's (or a table's) session by choosing its client id;
+    hub's (or a table's) session by choosing its client id; the ``user`` the broker runs as
+    (:mod:`~table_service.event.broker_user`: ``mosquitto`` when provisioned as root, never root
+    unless that account cannot read the files); a log with the ACL's refusals;
+``broker/mosquitto.log``
+    the broker's log, ACL refusals included (``Denied PUBLISH from <user>``: Mosquitto 2.0 logs
+    them only at its ``debug`` level, so that level is on);
 ``broker/tls/`` (with ``--tls HOST``)
-    a CA and a server certificate for the TLS listener (``openssl``); tables get ``ca.crt``;
-``tables/<id>.toml``, ``hub.toml``, ``watch.toml`` (``watch-2.toml`` …)
+    the server's certificate and key for the TLS listener and the CA's certificate (``openssl``);
+``ca/ca.key`` (with ``--tls``)
+    the CA's private key, beside ``broker/`` and not in it: ``broker/`` is what goes to the broker's
+    machine, the CA key stays with the organiser (it was in ``broker/tls/``: a re-provision moves it);
+``tables/<id>.toml``, ``hub.toml``, ``watch.toml`` (``watch-2.toml`` …), ``ca.crt``
     the ``[mqtt]`` section each one pastes into its ``table.toml`` / ``EVENT.toml`` / graphics
     client.
 
 Credentials are written with mode 0600 and never printed. Running again refuses to overwrite
-(a new password for a table that is already set up would lock it out) unless ``--force``.
+(a new password for a table that is already set up would lock it out) unless ``--force``, which
+also deletes the credential files of tables and watchers the event no longer has (their users
+are gone from the password file: a stale file only looked valid).
 """
 
 from __future__ import annotations
 
+import ipaddress
 import os
+import re
 import secrets
 import shutil
 import subprocess
@@ -38,6 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from table_service.event.broker_user import RunAs, settle_owner
 from table_service.event.core import HubCore
 from table_service.event.model import EventInputError
 from table_service.views.deck_wire import MAX_DECK_BYTES, deck_topic
@@ -94,6 +107,12 @@ class Provisioned:
     tables: dict[str, Credential] = field(default_factory=dict)
     port: int = 1883
     tls_port: int | None = None
+    run_as: RunAs | None = None
+    """Who the broker runs as (the config's ``user`` line) and, when it must stay root, why."""
+    removed: list[str] = field(default_factory=list)
+    """The stale credential files ``--force`` deleted (``tables/7.toml``, ``watch-2.toml``)."""
+    moved: list[str] = field(default_factory=list)
+    """What ``--force`` moved out of ``broker/`` (a CA key where older versions kept it)."""
 
     @property
     def watch(self) -> Credential:
@@ -103,6 +122,11 @@ class Provisioned:
     @property
     def conf(self) -> Path:
         return self.folder / "broker" / "mosquitto.conf"
+
+    @property
+    def log(self) -> Path:
+        """The broker's log (ACL refusals: ``Denied PUBLISH from <user>``)."""
+        return self.folder / "broker" / "mosquitto.log"
 
     @property
     def ca_file(self) -> Path | None:
@@ -147,10 +171,20 @@ def acl_text(event: str, hub: str, watchers: Sequence[str], tables: dict[str, st
     return "\n".join(lines) + "\n"
 
 
+#: The log types of a provisioned broker. Mosquitto 2.0 logs a publish its ACL refuses only at
+#: ``debug`` ("Denied PUBLISH from ev-table-2 (d0, q1, r1, m1, 'guandan/ev/1/result', ... (93
+#: bytes))"; ``mosquitto.conf(5)``, 2.0.11 as installed): without it a forged result left no trace.
+#: ``debug`` also logs every packet's header (client, topic, size; never a payload or password),
+#: about six lines per table message: tens of MB an hour for a 30-table event. ``subscribe`` names
+#: what each client asks to read (a refused read is not logged otherwise: it is simply not delivered).
+LOG_TYPES = ("error", "warning", "notice", "information", "subscribe", "debug")
+
+
 def conf_text(folder: Path, *, port: int, bind: str | None, tls_port: int | None, tls_dir: Path | None,
-              persistence: Path | None = None, run_as_root: bool = False) -> str:
+              persistence: Path | None = None, run_as: RunAs | None = None, log_file: Path | None = None) -> str:
     """A complete ``mosquitto.conf``: no anonymous clients, passwords, ACL, client id = username,
-    packets of at most :data:`MAX_PACKET_BYTES`."""
+    packets of at most :data:`MAX_PACKET_BYTES`; the ``user`` of ``run_as`` with the comment saying
+    why; with ``log_file``, the log (:data:`LOG_TYPES`) to that file and to stderr."""
     # With TLS the plain listener serves this machine only (the hub beside the broker), whatever
     # --bind says: the venue's network gets the TLS one (--bind 0.0.0.0 once put both on it).
     plain_bind = "127.0.0.1" if tls_port is not None else bind
@@ -166,8 +200,13 @@ def conf_text(folder: Path, *, port: int, bind: str | None, tls_port: int | None
                   f"keyfile {tls_dir / 'server.key'}", "tls_version tlsv1.2"]
     if persistence is not None:
         lines += ["", "persistence true", f"persistence_location {persistence}/"]
-    if run_as_root:
-        lines.append("user root")
+    if log_file is not None:
+        lines += ["", "# 日志（含 ACL 拒绝：grep 'Denied PUBLISH'）/ the log, ACL refusals included "
+                      "(grep 'Denied PUBLISH'): Mosquitto 2.0 logs them at debug only",
+                  f"log_dest file {log_file}", "log_dest stderr", "log_timestamp_format %Y-%m-%dT%H:%M:%S"]
+        lines += [f"log_type {t}" for t in LOG_TYPES]
+    if run_as is not None and (run_as.user or run_as.comment):
+        lines += ["", *run_as.comment] + ([f"user {run_as.user}"] if run_as.user else [])
     return "\n".join(lines) + "\n"
 
 
@@ -205,14 +244,19 @@ def _hash_passwords(passwd: Path) -> None:
         raise EventInputError(f"mosquitto_passwd 失败 / mosquitto_passwd failed: {done.stderr.strip()[:200]}")
 
 
-def make_tls(tls_dir: Path, hosts: list[str], days: int = 400) -> None:
-    """A CA and a server certificate for ``hosts`` (names or IP addresses), with ``openssl``."""
-    import ipaddress
-
+def make_tls(tls_dir: Path, hosts: list[str], days: int = 400, *, ca_dir: Path | None = None) -> None:
+    """A CA and a server certificate for ``hosts`` (names or IP addresses), with ``openssl``: the
+    broker's files in ``tls_dir``, the CA's key in ``ca_dir`` (mode 0700; default ``tls_dir``), which
+    is not copied to the broker's machine: whoever holds it can make a certificate every table trusts."""
     exe = shutil.which("openssl")
     if exe is None:
         raise EventInputError("找不到 openssl / openssl not found (apt install openssl)")
     tls_dir.mkdir(parents=True, exist_ok=True)
+    ca_dir = ca_dir or tls_dir
+    ca_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if ca_dir != tls_dir:
+        os.chmod(ca_dir, 0o700)  # mkdir's mode is for a new folder
+    ca_key = ca_dir / "ca.key"
     sans = []
     for h in hosts:
         try:
@@ -230,14 +274,14 @@ def make_tls(tls_dir: Path, hosts: list[str], days: int = 400) -> None:
             raise EventInputError(f"openssl 失败 / openssl failed: {done.stderr.strip()[:300]}")
 
     run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", str(days), "-subj", "/CN=guandan-table event CA",
-        "-keyout", str(tls_dir / "ca.key"), "-out", str(tls_dir / "ca.crt"))
+        "-keyout", str(ca_key), "-out", str(tls_dir / "ca.crt"))
+    os.chmod(ca_key, 0o600)
     run("req", "-newkey", "rsa:2048", "-nodes", "-subj", f"/CN={hosts[0]}", "-keyout", str(tls_dir / "server.key"),
         "-out", str(tls_dir / "server.csr"))
     run("x509", "-req", "-in", str(tls_dir / "server.csr"), "-CA", str(tls_dir / "ca.crt"), "-CAkey",
-        str(tls_dir / "ca.key"), "-CAcreateserial", "-days", str(days), "-extfile", str(ext),
+        str(ca_key), "-CAcreateserial", "-days", str(days), "-extfile", str(ext),
         "-out", str(tls_dir / "server.crt"))
-    for name in ("ca.key", "server.key"):
-        os.chmod(tls_dir / name, 0o600)
+    os.chmod(tls_dir / "server.key", 0o600)
     for name in ("server.csr", "server.ext", "ca.srl"):
         (tls_dir / name).unlink(missing_ok=True)
 
@@ -311,16 +355,22 @@ def _write_all(folder: Path, creds: Provisioned, host: str, port: int, bind: str
     everyone = [creds.hub, *creds.watchers, *creds.tables.values()]
     _write_secret(broker / PASSWD_NEW, "".join(f"{c.username}:{c.password}\n" for c in everyone))
     _hash_passwords(broker / PASSWD_NEW)
-    (broker / "acl").write_text(acl_text(event, creds.hub.username, [w.username for w in creds.watchers],
-                                         {t: c.username for t, c in creds.tables.items()}), encoding="utf-8")
+    _write_secret(broker / "acl", acl_text(event, creds.hub.username, [w.username for w in creds.watchers],
+                                           {t: c.username for t, c in creds.tables.items()}))
+    creds.moved += _move_old_ca_key(folder)
     tls_dir = None
+    broker_reads = [broker / PASSWD_NEW, broker / "acl", _open_log(creds.log)]
     if tls_hosts:
         tls_dir = broker / "tls"
-        make_tls(tls_dir, tls_hosts)
+        make_tls(tls_dir, tls_hosts, ca_dir=folder / CA_DIR)
         shutil.copyfile(tls_dir / "ca.crt", folder / "ca.crt")
+        broker_reads += [tls_dir / "ca.crt", tls_dir / "server.crt", tls_dir / "server.key"]
+    if persistence is not None:
+        persistence.mkdir(parents=True, exist_ok=True)
+    creds.run_as = settle_owner(broker_reads, [persistence] if persistence is not None else [])
     (broker / "mosquitto.conf").write_text(conf_text(broker, port=port, bind=bind, tls_port=creds.tls_port,
                                                      tls_dir=tls_dir, persistence=persistence,
-                                                     run_as_root=os.geteuid() == 0), encoding="utf-8")
+                                                     run_as=creds.run_as, log_file=creds.log), encoding="utf-8")
     use_port = creds.tls_port or port
     ca = "ca.crt" if tls_hosts else None
     _write_secret(folder / "hub.toml", mqtt_section(event, creds.hub, host, use_port, ca, hub=True))
@@ -328,4 +378,49 @@ def _write_all(folder: Path, creds: Provisioned, host: str, port: int, bind: str
         _write_secret(folder / watch_name(event, n)[1], mqtt_section(event, w, host, use_port, ca, hub=True))
     for t, c in creds.tables.items():
         _write_secret(folder / "tables" / f"{t}.toml", mqtt_section(event, c, host, use_port, ca, hub=False))
+    creds.removed += _remove_stale(folder, creds)
     os.replace(broker / PASSWD_NEW, broker / "passwd")
+
+
+#: Beside ``broker/``, never in it: the CA's private key (``ca/ca.key``, folder 0700, key 0600).
+CA_DIR = "ca"
+
+
+def _move_old_ca_key(folder: Path) -> list[str]:
+    """A folder provisioned before the CA key had its own place kept it in ``broker/tls/``, the folder
+    that goes to the broker's machine: move it to ``ca/`` (a provision with ``--tls`` then writes
+    its new CA over it; one without keeps it there, out of what is copied)."""
+    old = folder / "broker" / "tls" / "ca.key"
+    if not old.exists():
+        return []
+    ca_dir = folder / CA_DIR
+    ca_dir.mkdir(mode=0o700, exist_ok=True)
+    os.chmod(ca_dir, 0o700)
+    os.replace(old, ca_dir / "ca.key")
+    os.chmod(ca_dir / "ca.key", 0o600)
+    return [f"broker/tls/ca.key → {CA_DIR}/ca.key"]
+
+
+def _open_log(log: Path) -> Path:
+    """The broker's log file, made now (0600; an existing one is kept, appended to): Mosquitto opens it
+    after it has become its ``user``, who may not create files in ``broker/``."""
+    fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    os.fchmod(fd, 0o600)
+    os.close(fd)
+    return log
+
+
+#: The credential files of tables and of the second and later watchers.
+_WATCH_FILE = re.compile(r"watch-(\d+)\.toml")
+
+
+def _remove_stale(folder: Path, creds: Provisioned) -> list[str]:
+    """Delete the credential files of tables and watchers this provision did not write (a ``--force``
+    for fewer of them): their users are no longer in the password file, and a file that still looks
+    like a credential sends someone setting up a Pi to the wrong one."""
+    gone = [p for p in sorted((folder / "tables").glob("*.toml")) if p.stem not in creds.tables]
+    gone += [p for p in sorted(folder.glob("watch-*.toml"))
+             if (m := _WATCH_FILE.fullmatch(p.name)) and int(m.group(1)) > len(creds.watchers)]
+    for p in gone:
+        p.unlink()
+    return [str(p.relative_to(folder)) for p in gone]
