@@ -136,3 +136,21 @@ def test_the_panels_top_bar_keeps_one_line_on_a_phone(open_page, make_app, runne
     assert small_controls(page, ".topbar") == []
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     assert errors == []
+
+
+def test_the_forms_seat_and_side_choices_name_the_player_and_the_team(page, make_app, runner, serve_app, h):
+    """The penalty form offered "E" and "NS": the referee had to know who sat East and which team NS was.
+    Each choice now says it, and still sends the seat's or the side's id."""
+    _round_with_teams(runner, h)
+    _open(page, make_app, runner, serve_app, h, "zh")
+    page.wait_for_function("document.querySelector('#penalty-seat option[value=E]').textContent.includes("
+                           f"{h.PLAYERS['E']!r})")
+    seats = page.eval_on_selector_all("#penalty-seat option", "os => os.map(o => [o.value, o.textContent])")
+    assert [v for v, _ in seats] == ["", "E", "S", "W", "N"]
+    assert all(h.PLAYERS[v] in text and v in text for v, text in seats if v)
+    sides = dict(page.eval_on_selector_all("#penalty-side option", "os => os.map(o => [o.value, o.textContent])"))
+    assert sides == {"EW": f"东西 {NAMES['EW']}", "NS": f"南北 {NAMES['NS']}"}
+    leaders = page.eval_on_selector_all("#penalty-next-leader option", "os => os.map(o => o.textContent)")
+    assert h.PLAYERS["W"] in " ".join(leaders)
+    page.select_option("#penalty-seat", "W")  # still chosen by its id
+    assert page.eval_on_selector("#penalty-seat", "s => s.value") == "W"

@@ -200,6 +200,25 @@
   };
   /* An engine's or the hub's refusal as the panel says it: the view's half, its event in words, who by name. */
   GT.refusal = function (text) { return GT.named(GT.bi(text)); };
+  /* The forms' choices of a seat or a side say who that is ("东 E 张伟", "南北 常州队"), not "E" or
+     "NS": a referee giving a penalty under time pressure picks the player, and a wrong seat is a
+     wrong ruling. Each option keeps its value (set explicitly first: an <option>E</option> has its
+     text for a value). Run on every state: the players come with the round. */
+  const SEAT_CHOICES = /^(seat|next_leader|cut_card_holder)$/;
+  function nameChoices() {
+    document.querySelectorAll("form.action select").forEach(function (sel) {
+      Array.prototype.forEach.call(sel.options, function (opt) {
+        const v = opt.value;
+        if (!opt.hasAttribute("value")) opt.setAttribute("value", v);
+        let text = null;
+        if (SEATS.indexOf(v) >= 0 && SEAT_CHOICES.test(sel.name)) text = seatNamed(v);
+        else if ((v === "NS" || v === "EW") && sel.name === "side") text = sideNamed(v);
+        if (text !== null && opt.textContent !== text) opt.textContent = text;
+      });
+    });
+  }
+  GT.nameChoices = nameChoices;  // assignment.js: the teams' names arrive with the hub's assignment
+  GT.addHook(nameChoices);
 
   GT.splitCards = function (text) {
     return String(text || "").split(/[\s,，]+/).filter(Boolean);
