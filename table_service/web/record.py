@@ -13,7 +13,7 @@ from typing import Any
 from flask import Blueprint, render_template, request
 
 from .auth import require_role
-from .i18n import EVENT_NAMES, current_lang, in_words, split_pair
+from .i18n import EVENT_NAMES, STRINGS, current_lang, in_words, split_pair
 from .tables import get_table
 
 bp = Blueprint("record", __name__)
@@ -32,6 +32,41 @@ def _half(text: str, lang: str) -> str:
     return zh if lang == "zh" else en
 
 
+#: Fields that name a seat, and the one that names a side: said with who sits there (``People``).
+_SEAT_FIELDS = ("seat", "next_leader", "seats")
+
+
+class People:
+    """Who the current round seats where and which team each side is, for the events of that round:
+    the details say "seat 东 E 张伟", not "seat E" (the referee reads the record after a disputed tap,
+    and reads people, not compass points). An event older than the round is said by its ids."""
+
+    def __init__(self, state: dict[str, Any]) -> None:
+        rnd = state.get("round") or {}
+        self.players: dict[str, str] = dict(rnd.get("players") or {})
+        self.teams: dict[str, str] = dict(rnd.get("teams") or {})
+        self.since_ms: int | None = rnd.get("started_ms")
+
+    def knows(self, ev: dict[str, Any]) -> bool:
+        t = ev.get("t_ms")
+        return self.since_ms is not None and isinstance(t, int) and t >= self.since_ms
+
+    def seat(self, seat: str, lang: str) -> str:
+        words = STRINGS.get(f"seat_{seat}")
+        if words is None:
+            return seat
+        head = f"{words[0]} {seat}" if lang == "zh" else words[1]
+        return f"{head} {self.players[seat]}" if self.players.get(seat) else head
+
+    def side(self, side: str, lang: str) -> str:
+        words = STRINGS.get(f"side_{side}")
+        if words is None:
+            return side
+        team = self.teams.get(side)
+        head = words[0] if lang == "zh" else words[1]
+        return f"{head} {team}" if team and team != side else head
+
+
 def _value(v: Any, lang: str) -> str:
     if isinstance(v, list):
         return " ".join(str(x) for x in v)
@@ -40,12 +75,26 @@ def _value(v: Any, lang: str) -> str:
     return _half(str(v), lang)
 
 
-def row_of(ev: dict[str, Any], lang: str) -> dict[str, Any]:
-    """One line of the record: what the page shows of ``ev`` in ``lang``."""
+def _field(key: str, v: Any, lang: str, people: People | None) -> str:
+    """One detail, a seat or a side said with who it is where ``people`` knows the event's round."""
+    if people is not None and key in _SEAT_FIELDS:
+        seats = v if isinstance(v, list) else [v]
+        if all(isinstance(x, str) for x in seats):
+            return ", ".join(people.seat(x, lang) for x in seats)
+    if people is not None and key == "side" and isinstance(v, str):
+        return people.side(v, lang)
+    return _value(v, lang)
+
+
+def row_of(ev: dict[str, Any], lang: str, people: People | None = None) -> dict[str, Any]:
+    """One line of the record: what the page shows of ``ev`` in ``lang`` (seats and sides by who
+    they are where ``people`` knows the event's round)."""
     data = ev.get("data") if isinstance(ev.get("data"), dict) else {}
     names = TYPE_NAMES.get(str(ev.get("type")))
     what = (names[0] if lang == "zh" else names[1]) if names else str(ev.get("type"))
-    details = "; ".join(f"{k} {_value(data[k], lang)}" for k in SHOWN_FIELDS if k in data and data[k] not in (None, ""))
+    who = people if people is not None and people.knows(ev) else None
+    details = "; ".join(f"{k} {_field(k, data[k], lang, who)}" for k in SHOWN_FIELDS
+                        if k in data and data[k] not in (None, ""))
     t = ev.get("t_ms")
     when = datetime.fromtimestamp(t / 1000).strftime("%H:%M:%S") if isinstance(t, int) and t > 0 else ""
     refused = ev.get("rejected")
@@ -63,5 +112,6 @@ def record(table_id: str) -> Any:
     if request.args.get("refused") == "1":
         events = [e for e in events if e.get("rejected")]
     events = sorted(events, key=lambda e: e.get("seq") or 0)[-SHOWN:][::-1]
-    return render_template("record.html", table_id=table_id, rows=[row_of(e, lang) for e in events],
+    people = People(entry.runner.state())
+    return render_template("record.html", table_id=table_id, rows=[row_of(e, lang, people) for e in events],
                            refused_only=request.args.get("refused") == "1")

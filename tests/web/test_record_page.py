@@ -38,3 +38,18 @@ def test_a_refusal_names_the_event_in_words_not_its_internal_name(client, h, run
     client.set_cookie("lang", "en")
     shown = client.get("/tables/1/record?refused=1").get_data(as_text=True).split("<main>", 1)[1]
     assert "New round: the current round has no result yet" in shown and "round_set_up" not in shown
+
+
+def test_the_details_say_who_sits_at_a_seat_and_which_team_a_side_is(client, h, runner):
+    """The s36 tap audit: the record's details read "seat N; side NS"; the referee reads people."""
+    h.setup_deal(runner)
+    h.login(client, "rita")
+    ok = h.post_json(client, "/api/tables/1/actions", {"type": "penalty_given", "data": {
+        "side": "NS", "level": "warning", "seat": "N", "article": "越序出牌 / playing out of turn"}})
+    assert ok.status_code == 200
+    page = client.get("/tables/1/record").get_data(as_text=True)
+    row = page.split(f'data-seq="{ok.get_json()["seq"]}"', 1)[1].split("</tr>", 1)[0]
+    assert f"seat 北 N {h.PLAYERS['N']}" in row and "side 南北" in row
+    client.set_cookie("lang", "en")
+    row = client.get("/tables/1/record").get_data(as_text=True).split(f'data-seq="{ok.get_json()["seq"]}"', 1)[1]
+    assert f"seat North {h.PLAYERS['N']}" in row.split("</tr>", 1)[0]
