@@ -16,7 +16,7 @@ from typing import Any
 from flask import request
 
 from table_service.event.form_fields import form_int, form_text
-from table_service.event.model import FORFEIT_SIDES, MAX_ID, MAX_NAME, MAX_TEXT, EventInputError
+from table_service.event.model import FORFEIT_SIDES, MAX_ID, MAX_NAME, MAX_TEXT, EventInputError, RoleRefused
 
 
 def _slot() -> tuple[int, str]:
@@ -70,10 +70,44 @@ def _do_publish(h: Any, who: str, role: str) -> str:
     return f"第 {rnd} 轮编排已公布并下发各桌 / round {rnd} published and sent to the tables"
 
 
+def _settles(h: Any, rnd: int, table: str) -> int | None:
+    """The refused result a hand entry or a correction was made from (``settles``: the page's "put it
+    in the form" button fills it in), checked before anything is logged: an open refusal of this
+    round and table. None where the form names none."""
+    if not request.form.get("settles", "").strip():
+        return None
+    seq = form_int("settles", 1, 2**62)
+    r = next((r for r in h.core.refusals if r["seq"] == seq and not r["acknowledged"]), None)
+    if r is None:
+        return None  # cleared meanwhile (another chief): the result is still what was asked for
+    res = r.get("result") if isinstance(r.get("result"), dict) else {}
+    if (res.get("round"), r.get("table")) != (rnd, table):
+        raise EventInputError(f"拒收 #{seq} 不是第 {rnd} 轮 {table} 号桌的 / refusal #{seq} is not of table {table}, "
+                              f"round {rnd}")
+    return seq
+
+
+def _settled_words(h: Any, seq: int | None, who: str, role: str) -> tuple[str, str]:
+    """After the result is in: the refusal it came from cleared with it where the role may clear one
+    (the chief's: the same tap, so the chief's list does not keep a refusal already acted on), else
+    said to be left for the chief; ``(Chinese, English)`` to add to the message, empty for none."""
+    if seq is None:
+        return "", ""
+    try:
+        h.acknowledge_refusal(seq, who, role)
+    except RoleRefused:
+        return f"；拒收 #{seq} 待裁判长点「已处理」", f"; refusal #{seq} is left for the chief referee to clear"
+    return f"；拒收 #{seq} 已一并处理", f"; refusal #{seq} cleared with it"
+
+
 def _do_hand_result(h: Any, who: str, role: str) -> str:
     rnd, table = _slot()
-    h.hand_result(_line(h, rnd, table), who, role)
-    return f"已录入第 {rnd} 轮 {table} 号桌成绩 / result of table {table}, round {rnd} entered"
+    line = _line(h, rnd, table)
+    with h.lock:  # the result and the refusal it settles, nothing logged between them
+        seq = _settles(h, rnd, table)
+        h.hand_result(line, who, role)
+        s_zh, s_en = _settled_words(h, seq, who, role)
+    return f"已录入第 {rnd} 轮 {table} 号桌成绩{s_zh} / result of table {table}, round {rnd} entered{s_en}"
 
 
 def _do_correct(h: Any, who: str, role: str) -> str:
@@ -87,10 +121,12 @@ def _do_correct(h: Any, who: str, role: str) -> str:
     line, reason = _line(h, rnd, table), form_text("reason", MAX_TEXT)
     basis = form_int("basis", 1) if request.form.get("basis") else None
     with h.lock:  # the basis check and the correction as one step: nothing is logged between them
+        seq = _settles(h, rnd, table)
         if h.core.check_correction_basis(rnd, table, basis, line, reason, who):
             return (f"第 {rnd} 轮 {table} 号桌已是这次更正的结果（重复提交，只记录一次）/ table {table}, round {rnd} "
                     "already holds this correction (sent twice: recorded once)")
         ev = h.correct(rnd, table, line, reason, who, role)
+        s_zh, s_en = _settled_words(h, seq, who, role)
     zh, en = f"已更正第 {rnd} 轮 {table} 号桌", f"table {table}, round {rnd} corrected"
     if ev["data"]["late"]:
         zh, en = zh + "（逾期，裁判长更正）", en + " (late: chief referee)"
@@ -99,7 +135,7 @@ def _do_correct(h: Any, who: str, role: str) -> str:
         zh += f"；第 {later[0]}–{later[-1]} 轮的编排按更正前的成绩排出，不变" if len(later) > 1 else \
             f"；第 {later[0]} 轮的编排按更正前的成绩排出，不变"
         en += f"; round(s) {', '.join(map(str, later))} were drawn on the result before it and stand"
-    return f"{zh} / {en}"
+    return f"{zh}{s_zh} / {en}{s_en}"
 
 
 def _do_publish_results(h: Any, who: str, role: str) -> str:

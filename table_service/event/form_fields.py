@@ -23,7 +23,8 @@ FIELD_WORDS = {"ns_levels": ("南北升级数", "NS levels gained"), "ew_levels"
                "players": ("选手", "players"), "team": ("队号", "team id"), "text": ("书面理由", "the appeal in writing"),
                "note": ("说明", "note"), "reason": ("原因", "reason"), "kind": ("赛制", "format"),
                "ruleset": ("规则", "ruleset"), "decision": ("裁决", "decision"), "appeal": ("申诉", "appeal"),
-               "refusal": ("拒收的成绩", "refused result"), "seen": ("页面版本", "page version")}
+               "refusal": ("拒收的成绩", "refused result"),
+               "settles": ("所处理的拒收", "refused result settled"), "seen": ("页面版本", "page version")}
 
 
 def form_int(name: str, lo: int = 0, hi: int = 10**9) -> int:

@@ -127,7 +127,13 @@ def _text(max_len: int, description: str = "") -> dict[str, Any]:
 
 _RESULT_FIELDS = {"slot": _SLOT, "ns_levels": _LEVELS, "ew_levels": _LEVELS,
                   "forfeit": {"type": "string", "enum": ["", *FORFEIT_SIDES], "description": "弃权方 / the side that forfeits (both: both absent)"},
-                  "ns_score": _SCORE, "ew_score": _SCORE}
+                  "ns_score": _SCORE, "ew_score": _SCORE,
+                  "settles": {"type": "string", "pattern": "^([1-9][0-9]{0,8})?$", "description":
+                              "据以录入或更正的拒收成绩号（页面「填入」按钮自动填写）：裁判长提交时一并处理该拒收，"
+                              "裁判提交时留待裁判长；须为本轮本桌的拒收 / the refused result this entry or "
+                              "correction was made from (the page's put-it-in button fills it in): cleared with "
+                              "it when the chief sends it, left for the chief otherwise; must be a refusal of "
+                              "this round and table"}}
 
 #: ``(METHOD, flask rule)`` -> the OpenAPI operation, as in :data:`table_service.web.openapi.OPERATIONS`.
 HUB_OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {

@@ -407,6 +407,8 @@ def test_a_refused_result_goes_into_the_hand_entry_form_on_the_draws_sides_with_
     page.wait_for_load_state("networkidle")
     line = hub.core.results[(1, t["table"])].line
     assert (line["ns"], line["ew"], line["ns_levels"], line["ew_levels"]) == (t["ns"], t["ew"], 3, 7)
+    # The chief's one tap entered it and cleared the refusal it came from: no second 已处理 tap (s36).
+    assert hub.core.refusals[0]["acknowledged"] and page.query_selector(f"#refusal-{seq}") is None
 
 
 @pytest.mark.browser
@@ -436,6 +438,31 @@ def test_a_refused_second_result_goes_into_the_correction_form_with_one_tap(
     line = hub.core.results[(1, t["table"])].line
     assert (line["ns"], line["ew"], line["ns_levels"], line["ew_levels"]) == (t["ns"], t["ew"], 3, 7)
     assert hub.core.results[(1, t["table"])].source == "correction"
+    assert hub.core.refusals[0]["acknowledged"]  # cleared with the chief's correction (s36)
+
+
+def test_a_referees_entry_from_a_refusal_leaves_it_for_the_chief_and_one_of_another_table_is_refused(
+        hub: HubService) -> None:
+    """Clearing a refused result is the chief's: a referee's hand entry made from it is entered and
+    says the refusal waits for the chief. A ``settles`` naming another table's refusal is refused
+    before anything is logged."""
+    tables = publish_round_1(hub)
+    t, other = tables[3], tables[2]
+    swapped = {"round": 1, "table": t["table"], "ns": t["ew"], "ew": t["ns"], "ns_levels": 7, "ew_levels": 3}
+    hub.handle_batch([(t["table"], "result", json.dumps({"result_id": "r1", "result": swapped, "table_seq": 9,
+                                                         "reason": "deals", "wall_ms": T0}).encode(), True)])
+    seq = hub.core.refusals[0]["seq"]
+    c = client_for(hub, "rita")
+    token = c.get("/auth/whoami").get_json()["csrf_token"]
+    before = hub.core.last_seq
+    r = c.post("/hub/action/hand_result", headers={"Accept": "application/json"}, data={
+        "csrf_token": token, "slot": f"1|{other['table']}", "ns_levels": "2", "ew_levels": "0", "settles": str(seq)})
+    assert r.status_code == 400 and f"拒收 #{seq} 不是第 1 轮 {other['table']} 号桌的" in r.get_json()["error"]
+    assert hub.core.last_seq == before and (1, other["table"]) not in hub.core.results
+    r = c.post("/hub/action/hand_result", headers={"Accept": "application/json"}, data={
+        "csrf_token": token, "slot": f"1|{t['table']}", "ns_levels": "3", "ew_levels": "7", "settles": str(seq)})
+    assert r.status_code == 200 and f"refusal #{seq} is left for the chief referee to clear" in r.get_json()["message"]
+    assert (1, t["table"]) in hub.core.results and not hub.core.refusals[0]["acknowledged"]
 
 
 @pytest.mark.browser

@@ -136,7 +136,10 @@
         if (el) el.value = opt.dataset[fields[id]] || "";
       });
     }
+    const csettles = document.getElementById("correct-settles");
     cslot.addEventListener("change", prefill);
+    // Another table chosen by hand: the refused result the form was filled from is not this one's.
+    cslot.addEventListener("change", function () { if (csettles) csettles.value = ""; });
     prefill();  // also after the browser restored the form's choice on a reload
     // A refused result of a table that already has one: its values, turned to the draw's sides,
     // over the current result's basis (what a correction names), the reason started for the referee.
@@ -145,6 +148,7 @@
         cslot.value = b.dataset.slot;
         cslot.dispatchEvent(new Event("change"));  // prefill, and the round chooser follows
         const d = b.dataset;
+        if (csettles) csettles.value = d.refusal;  // the chief's 更正 clears this refusal with it
         putOnDrawSides(d, "correct-");
         const reason = document.getElementById("correct-reason");
         if (reason && !reason.value) reason.value = "采用桌上发来的成绩（拒收 #" + d.refusal + "）/ the table's own result (refused #" + d.refusal + ")";
@@ -176,10 +180,13 @@
   }
 
   const hslot = document.getElementById("hand-slot");
+  const hsettles = document.getElementById("hand-settles");
+  if (hslot && hsettles) hslot.addEventListener("change", function () { hsettles.value = ""; });
   document.querySelectorAll("button.use-refused").forEach(function (b) {
     b.addEventListener("click", function () {
       if (!hslot) return;
       hslot.value = b.dataset.slot;
+      if (hsettles) hsettles.value = b.dataset.refusal || "";  // the chief's 录入 clears this refusal with it
       putOnDrawSides(b.dataset, "hand-");
       const form = document.getElementById("hand-form");
       if (form) { form.scrollIntoView({block: "start"}); form.classList.add("blink"); }
