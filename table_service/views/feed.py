@@ -193,6 +193,15 @@ def deal_key(state_json: dict) -> tuple[int, int] | None:
     return int(rnd.get("no") or 0), int(deal.get("no") or 0)
 
 
+def is_board(state_json: dict) -> bool:
+    """Whether the state's round was set up as a duplicate (复式) board: the hub's assignment names
+    one (``round.board``). Its deals are held for release whatever the table's own ``duplicate``
+    setting: the other room plays the same cards, and a feed that a table set up from the hub's
+    assignment (settings left as deployed) published every hand of the board to it."""
+    rnd = state_json.get("round") or {}
+    return bool(rnd.get("board"))
+
+
 def release_key(entry: dict) -> tuple[int, int] | None:
     """The :func:`deal_key` a ``released_deals`` entry of the engine state releases."""
     try:
@@ -231,6 +240,7 @@ class FeedView:
         self._apply = apply
         self.delay_ms = float(delay_s) * 1000.0
         self.duplicate = duplicate
+        self._board_now = False  # the table's newest state is a duplicate board's (is_board)
         self.recent_plays = recent_plays
         self._clock = clock or _wall_ms
         self._lock = threading.RLock()  # public state, pending queue, published list
@@ -280,7 +290,8 @@ class FeedView:
         self._pending.append(event)
 
     def _note_releases(self, state: Any) -> None:
-        """Keep the releases of ``state`` (the engine's JSON view) unless a newer one was seen."""
+        """Keep the releases of ``state`` (the engine's JSON view), and whether it plays a duplicate
+        board, unless a newer one was seen."""
         if not isinstance(state, dict):
             return
         seq = int(state.get("last_seq") or 0)
@@ -288,6 +299,7 @@ class FeedView:
             if seq >= self._releases_seq:
                 self._releases_seq = seq
                 self._releases = list(state.get("released_deals") or ())
+                self._board_now = is_board(state)
 
     def _on_applied(self, event: dict, state: dict) -> None:
         """Runner callback (engine thread): queue the event; the pump decides when it is public."""
@@ -327,6 +339,12 @@ class FeedView:
         """The feed's notion of now, in ``t_ms`` units."""
         return float(self._clock())
 
+    def holds_deals(self) -> bool:
+        """Whether deals wait for the chief's release now: the table's duplicate setting, or the round
+        it plays is a duplicate board (:func:`is_board`). What the panel's release box and the
+        feed's index say."""
+        return self.duplicate or self._board_now
+
     def cutoff_ms(self) -> float:
         """Events with ``t_ms`` at or before this may be public now."""
         return self.now_ms() - self.delay_ms
@@ -350,7 +368,7 @@ class FeedView:
             self._blocked = False
             now = self.now_ms()
             cutoff = now - self.delay_ms
-            released = self._release_keys(now)[0] if self.duplicate else set()
+            released: set[tuple[int, int]] | None = None  # read once, where a deal is held
             stale = False  # public projection older than self._state
             while self._pending:
                 ev = self._pending[0]
@@ -367,9 +385,12 @@ class FeedView:
                         continue
                     key = deal_key(new_state)
                     self._held = (int(ev["seq"]), new_state, key)
-                if self.duplicate and key is not None and key not in released:
-                    self._blocked = True
-                    break  # this deal stays private until the organiser releases it
+                if key is not None and (self.duplicate or is_board(new_state)):
+                    if released is None:
+                        released = self._release_keys(now)[0]
+                    if key not in released:
+                        self._blocked = True
+                        break  # this deal stays private until the organiser releases it
                 self._pending.popleft()
                 self._held = None
                 self._state = new_state

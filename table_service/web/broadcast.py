@@ -31,7 +31,7 @@ def _cors(resp: Response) -> Response:
 @bp.get("/")
 def index() -> Any:
     """Tables that have a feed, with the delay and mode each applies."""
-    out = [{"id": tid, "delay_s": e.feed.delay_ms / 1000.0, "duplicate": e.feed.duplicate}
+    out = [{"id": tid, "delay_s": e.feed.delay_ms / 1000.0, "duplicate": e.feed.holds_deals()}
            for tid, e in sorted(web_state().tables.items())]
     return jsonify(tables=out)
 

@@ -69,7 +69,7 @@ def table(table_id: str) -> Any:
     entry = get_table(table_id)
     has_camera = getattr(entry.runner, "camera_pipeline", None) is not None
     return render_template("table.html", table_id=table_id, user=g.user, has_camera=has_camera,
-                           duplicate=entry.feed.duplicate, delay_s=entry.feed.delay_ms / 1000.0,
+                           duplicate=entry.feed.duplicate, board=entry.feed.holds_deals(), delay_s=entry.feed.delay_ms / 1000.0,
                            breaches=NAMED_BREACHES, hub=entry.hub_link is not None)
 
 

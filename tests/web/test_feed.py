@@ -420,3 +420,50 @@ def test_one_address_cannot_take_every_public_stream(make_app, runner, h):
     assert not state.acquire_feed_stream(limit, "10.0.0.77")  # the whole cap still holds
     state.release_feed_stream("10.0.0.9")
     assert state.acquire_feed_stream(limit, "10.0.0.9") and state.feed_streams == limit
+
+
+def test_a_duplicate_board_is_held_for_release_whatever_the_tables_setting(h):
+    """The s36 broadcast audit: a table set up from the hub's duplicate assignment (board R1-M1, room A)
+    with its settings as deployed (duplicate off, 60 s delay) published every play of the board 60 s
+    later, anonymously, to the room still playing the same cards. A round set up with a board is held
+    deal by deal until the chief releases it; the feed's index and the panel say deals are held."""
+    clock = h.FakeClockMs()
+    with tempfile.TemporaryDirectory() as tmp, TableRunner(Path(tmp) / "t.sqlite3", clock=clock) as runner:
+        feed = FeedView(runner, delay_s=60, duplicate=False, clock=clock, pump_thread=False)
+        try:
+            assert not feed.holds_deals()
+            for ev in ({"type": "round_set_up", "source": "panel", "role": "referee",
+                        "data": {"players": h.PLAYERS, "format": {"kind": "deals", "deals": 3}, "board": "R1-M1"}},
+                       {"type": "first_cut_recorded", "source": "panel", "data": {"card": "7s"}}):
+                assert runner.submit(ev).accepted
+            assert feed.holds_deals()
+            assert runner.submit({"type": "drawing_finished", "source": "panel", "data": {"counts": ONE_EACH}}).accepted
+            for seat, card in (("N", "3s"), ("W", "4s"), ("S", "5s")):
+                clock.advance(1_000)
+                h.play(runner, seat, [card])
+            clock.advance(3_600_000)  # an hour later: long past the delay
+            assert feed.state()["deal"] is None
+            assert not any(e["type"] == "cards_played" for e in feed.events())
+            assert runner.submit({"type": "deal_released", "source": "panel", "role": "chief",
+                                  "data": {"deal": 1}}).accepted
+            assert feed.state()["deal"]["phase"] == "over"
+            assert sum(e["type"] == "cards_played" for e in feed.events()) == 3
+        finally:
+            feed.close()
+
+
+def test_the_feeds_index_and_the_chiefs_panel_say_a_boards_deals_are_held(make_app, make_runner, h):
+    """The audit's feed index said ``duplicate: false`` on a board, and the chief's panel had no
+    release box (it showed only with the table's setting on): nobody could release the board."""
+    clock = h.FakeClockMs()
+    runner = make_runner("board", clock=clock)
+    app = make_app(TABLES={"1": runner}, FEED_CLOCK=clock, FEED_DELAY_S=60)
+    c = app.test_client()
+    h.login(c, "chen")
+    assert c.get("/feed/").get_json()["tables"][0]["duplicate"] is False
+    assert 'id="release-card" data-duplicate="0" hidden' in c.get("/tables/1").get_data(as_text=True)
+    assert runner.submit({"type": "round_set_up", "source": "panel", "role": "referee", "data": {
+        "players": h.PLAYERS, "format": {"kind": "deals", "deals": 3}, "board": "R1-M1"}}).accepted
+    assert c.get("/feed/").get_json()["tables"][0]["duplicate"] is True
+    page = c.get("/tables/1").get_data(as_text=True)
+    assert 'id="release-card" data-duplicate="0">' in page

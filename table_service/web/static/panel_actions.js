@@ -538,11 +538,13 @@
      on_deal_released): every deal started in this round or an archived one (round.deals_started,
      an abandoned deal too), but not the deal still being played, and not one released already
      (state.released_deals). */
-  function releasable(st) {
+  function releasable(st, boardsOnly) {
     const released = {};
     (st.released_deals || []).forEach(function (r) { released[r.round + ":" + r.deal] = true; });
     const rounds = (st.rounds || []).map(function (a) { return a.round; }).filter(Boolean);
     if (st.round) rounds.push(st.round);
+    // Without the table's duplicate setting only a duplicate board's deals are held (views/feed.py is_board).
+    if (boardsOnly) rounds.splice(0, rounds.length, ...rounds.filter(function (r) { return !!r.board; }));
     const out = [];
     rounds.forEach(function (rnd) {
       const live = st.round && rnd.no === st.round.no && st.deal && st.deal.phase !== "over" ? st.deal.no : null;
@@ -569,7 +571,10 @@
   function renderRelease(st) {
     const host = document.getElementById("release-list");
     if (!host) return;
-    const items = releasable(st);
+    const card = document.getElementById("release-card");
+    const dup = !!card && card.dataset.duplicate === "1";
+    const items = releasable(st, !dup);
+    if (card) card.hidden = !(dup || (st.round && st.round.board) || items.length);
     const key = window.LANG + "|" + items.map(function (i) { return i.round + ":" + i.deal; }).join(",");
     if (key === shownRelease) return;  // a button is never replaced under the chief's finger
     shownRelease = key;
