@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from table_service.engine import deal_end, penalties, play, round_setup, tribute_phase
+from table_service.engine import deal_end, penalties, play, round_setup, tribute_correction, tribute_phase
 from table_service.engine.errors import EventRejected, halves
 from table_service.engine.events import (
     DEVICE_STATUSES,
@@ -243,6 +243,7 @@ HANDLERS: dict[str, Handler] = {
     "anti_tribute_declared": tribute_phase.on_anti_tribute,
     "tribute_given": tribute_phase.on_tribute,
     "return_given": tribute_phase.on_return,
+    "tribute_corrected": tribute_correction.on_tribute_corrected,
     "cards_played": play.on_cards_played,
     "passed": play.on_passed,
     "report_pressed": play.on_report_pressed,
@@ -308,6 +309,7 @@ def _supersede(state: State, ev: dict[str, Any], fx: Effects) -> None:
     if etype == "event_voided":
         if target["type"] not in VOIDABLE_TYPES:
             raise EventRejected(f"此类事件不可作废 / event_voided: a {target['type']} cannot be voided")
+        tribute_correction.refuse_void_in_play(state, target)  # a tribute or return once play has begun (gen 8)
         reason = data.get("reason")
         if not isinstance(reason, str) or not reason.strip() or (since(state, 6) and not says_something(reason)):
             raise EventRejected("须说明理由 / event_voided: reason is required")

@@ -79,7 +79,9 @@ def finish_deal(state: State, ev: dict[str, Any], fx: Effects, *, ended_by: str,
             "deal": deal["no"],
             "level": deal["level"],
             "board": rnd.get("board"),
-            "tributes": [{k: t[k] for k in ("from", "to", "card")} for t in deal["tributes"]],
+            # A corrected tribute: the card the receiver ended with, and the wrong one first given.
+            "tributes": [{**{k: t[k] for k in ("from", "to", "card")},
+                          **({"given": t["corrected"]["given"]} if t.get("corrected") else {})} for t in deal["tributes"]],
             "returns": [{k: r[k] for k in ("from", "to", "card")} for r in deal["returns"]],
             "anti_tribute": deal["anti_tribute"],
             "tricks": [

@@ -38,6 +38,7 @@ EVENT_TYPES: tuple[str, ...] = (
     "play_confirmed",
     "play_corrected",
     "reading_declared",
+    "tribute_corrected",
     "event_voided",
     "penalty_given",
     "late_arrival_recorded",
@@ -56,6 +57,7 @@ REFEREE_TYPES: frozenset[str] = frozenset(
         "play_confirmed",
         "play_corrected",
         "reading_declared",
+        "tribute_corrected",
         "event_voided",
         "penalty_given",
         "late_arrival_recorded",
@@ -81,6 +83,7 @@ VOIDABLE_TYPES: frozenset[str] = frozenset(
         "flag_confirmed",
         "flag_dismissed",
         "reading_declared",
+        "tribute_corrected",
         "penalty_given",
     }
 )
@@ -330,6 +333,7 @@ DATA_SCHEMAS: dict[str, dict[str, Spec]] = {
     "play_corrected": {"ref": _REF, "cards": _cards()},
     "reading_declared": {"ref": _REF, "kind": _s(32, required=True),
                          "rank": Spec("str", required=True, max_len=4, alt=_i(0, 20))},
+    "tribute_corrected": {"ref": _REF, "card": _CARD, "reason": _s(MAX_TEXT, required=True)},
     "event_voided": {"ref": _REF, "reason": _TEXT},
     "penalty_given": {
         "side": _SIDE,

@@ -111,7 +111,9 @@ def _check_time(state: State, ev: dict[str, Any], seat: str, fx: Effects) -> int
 
 def _check_tribute(state: State, ev: dict[str, Any], seat: str, cards: list[str], fx: Effects) -> None:
     """Tribute not the highest card: proved when the tributor plays a card of strictly higher
-    power (not the heart level card; the card returned to it excepted, one copy per return)."""
+    power (not the heart level card; the card returned to it excepted, one copy per return). A
+    corrected tribute (``tribute_corrected``) is checked as it stands: the card given until the
+    correction, the corrected card after it."""
     deal = state["deal"]
     level = deal["level"]
     for i, trib in enumerate(deal["tributes"]):
@@ -129,7 +131,10 @@ def _check_tribute(state: State, ev: dict[str, Any], seat: str, cards: list[str]
                 received.remove(s)
                 continue
             if tribute_proved_wrong(tribute, c, level):
-                raise_flag(state, ev, "tribute_not_highest", seat, {"tribute": trib["card"], "card": s, "tribute_seq": trib["seq"]}, fx)
+                evidence = {"tribute": trib["card"], "card": s, "tribute_seq": trib["seq"]}
+                if trib.get("corrected"):  # the card the referee had given in place of a wrong one
+                    evidence["corrected_seq"] = trib["corrected"]["seq"]
+                raise_flag(state, ev, "tribute_not_highest", seat, evidence, fx)
                 deal["tributes"][i] = dict(trib, check="wrong")
                 break
 
@@ -138,7 +143,8 @@ def _settle_tribute(state: State, ev: dict[str, Any], seat: str, fx: Effects) ->
     """The tributor has played out: every card it held when paying has been seen, so the check
     is decided, not left open. ``check`` becomes ``highest`` (legal) or ``wrong`` (flagged, if no
     later play had proved it already). Left open when the seat's cards do not add up to a full
-    hand (a wrong count at the drawing): then not every card was seen."""
+    hand (a wrong count at the drawing): then not every card was seen. A corrected tribute is
+    settled against the cards played after the correction, the hand it was given from."""
     deal = state["deal"]
     level = deal["level"]
     received = [r["card"] for r in deal["returns"] if r["to"] == seat]
@@ -146,18 +152,32 @@ def _settle_tribute(state: State, ev: dict[str, Any], seat: str, fx: Effects) ->
     played = list(deal["by_seat"][seat])
     if not given or len(played) != HAND_SIZE - len(given) + len(received):
         return
-    held = list(played)
-    for c in received:
-        if c in held:
-            held.remove(c)
     for i, trib in enumerate(deal["tributes"]):
         if trib["from"] != seat or trib.get("check", "open") != "open":
             continue
+        held = _held_after(played, received, (trib.get("corrected") or {}).get("played_before", 0))
         if tribute_settled(parse_cards([trib["card"]])[0], parse_cards(held), level):
             deal["tributes"][i] = dict(trib, check="highest")
             continue
-        raise_flag(state, ev, "tribute_not_highest", seat, {"tribute": trib["card"], "held": held, "tribute_seq": trib["seq"], "settled": True}, fx)
+        evidence = {"tribute": trib["card"], "held": held, "tribute_seq": trib["seq"], "settled": True}
+        if trib.get("corrected"):
+            evidence["corrected_seq"] = trib["corrected"]["seq"]
+        raise_flag(state, ev, "tribute_not_highest", seat, evidence, fx)
         deal["tributes"][i] = dict(trib, check="wrong")
+
+
+def _held_after(played: list[str], received: list[str], before: int) -> list[str]:
+    """The cards a tributor played from its ``before``-th play on, less the cards returned to it
+    that it had not played by then (one copy per return): what it held, besides the tribute, when
+    it paid (``before`` 0) or when the referee had its tribute corrected."""
+    earlier = list(played[:before])
+    held = list(played[before:])
+    for c in received:
+        if c in earlier:
+            earlier.remove(c)
+        elif c in held:
+            held.remove(c)
+    return held
 
 
 def _beyond_the_decks(deal: dict[str, Any], seat: str, cards: list[str]) -> list[str]:

@@ -23,6 +23,7 @@ ACTION_ROLES: dict[str, str] = {
     "play_confirmed": "referee",
     "play_corrected": "referee",
     "reading_declared": "referee",
+    "tribute_corrected": "referee",  # a wrong tribute found in play: the card exchanged (as a void is)
     "event_voided": "referee",
     "penalty_given": "referee",
     "late_arrival_recorded": "referee",

@@ -219,8 +219,8 @@ def check_anti_tribute_missed(state: State, ev: dict[str, Any], seat: str, cards
     side seen to have held both big jokers when paying — big jokers given as tribute plus big
     jokers its payers play, a big joker returned to them excepted — should have declared it.
 
-    ``cards``: what ``seat`` shows by ``ev``: a tribute (``tribute_given``, already in
-    ``deal.tributes``: both big jokers given as tribute are seen at the second) or a play (not yet
+    ``cards``: what ``seat`` shows by ``ev``: a tribute (``tribute_given`` or ``tribute_corrected``,
+    already in ``deal.tributes``: both big jokers given as tribute are seen at the second) or a play (not yet
     in ``deal.by_seat``: ``play.on_cards_played`` calls it for every play). Flagged once per
     deal; nothing when the ruleset has no anti-tribute or lets a side waive it."""
     deal = state["deal"]
@@ -236,7 +236,8 @@ def check_anti_tribute_missed(state: State, ev: dict[str, Any], seat: str, cards
     ):
         return
     given = [t["seq"] for t in deal["tributes"] if t["card"] == "BJ"]
-    playing = 0 if ev["type"] == "tribute_given" else cards.count("BJ")
+    # A tribute, or a corrected one, is in ``deal.tributes`` already: only a play is counted here.
+    playing = 0 if ev["type"] in ("tribute_given", "tribute_corrected") else cards.count("BJ")
     played = sum(deal["by_seat"][p].count("BJ") for p in payers) + playing
     returned = sum(1 for r in deal["returns"] if r["to"] in payers and r["card"] == "BJ")
     if len(given) + played - returned >= 2:

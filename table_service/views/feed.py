@@ -57,6 +57,7 @@ PUBLIC_EVENT_FIELDS: dict[str, tuple[str, ...]] = {
     "play_confirmed": ("ref",),
     "play_corrected": ("ref", "cards"),
     "reading_declared": ("ref", "kind", "rank"),
+    "tribute_corrected": ("ref", "card"),
     "event_voided": ("ref",),
     "flag_confirmed": ("flag",),
     "penalty_given": ("side", "level", "article", "seat", "flag", "lose_turn", "next_leader"),

@@ -120,3 +120,38 @@ def test_a_round_ended_on_a_tie_and_decided_by_the_extra_deal_says_it_was_ended_
 
 def test_generation_6_reported_the_round_ended_on_a_tie_as_past_a() -> None:
     assert _called_on_a_tie(generation=6).state["result"]["reason"] == "past_a"
+
+
+# ------------------------------------------------------------------ readings the rules leave unsaid (the s36 audit)
+
+
+def _deal_two_at_ew_s_a(**kw: object) -> Table:
+    """EW at A (NS at 5): deal 1 at 2, EW first and second (levels stop at A); deal 2 is played at EW's A."""
+    t = Table(levels={"EW": "A", "NS": "5"}, **kw)
+    t.first_deal("E", ONE_EACH)
+    t.finish_in_order(["E", "W", "N", "S"])
+    t.next_deal()
+    assert t.deal["level"] == "A" and t.state["result"] is None
+    return t
+
+
+def test_a_foul_in_a_deal_at_a_passes_the_other_side_s_a_or_is_the_offender_s_failed_try() -> None:
+    """A foul: "the offending side counts as double-down", so the other side counts as 1st and 2nd.
+    In a deal played at EW's A, NS's foul passes EW's A and wins the round; EW's own foul is a deal at
+    A that EW did not pass (a failed try where the event counts them), and NS goes up 3."""
+    t = _deal_two_at_ew_s_a()
+    t.do("penalty_given", {"side": "NS", "level": "foul", "article": "x", "seat": "N", "next_leader": "W"}, role="chief")
+    assert (t.state["result"]["winner"], t.state["result"]["reason"]) == ("EW", "past_a")
+    t = _deal_two_at_ew_s_a(ruleset={"preset": "jiangsu", "options": {"tries_at_a": 3}})
+    t.do("penalty_given", {"side": "EW", "level": "foul", "article": "x", "seat": "E", "next_leader": "N"}, role="chief")
+    assert t.state["result"] is None
+    assert t.state["failed_at_a"] == {"EW": 1, "NS": 0} and t.state["levels"] == {"EW": "A", "NS": "8"}
+
+
+def test_a_round_of_a_number_of_deals_ends_at_once_when_a_side_passes_a() -> None:
+    """Seven deals left, or an hour and more: passing A ends the round all the same."""
+    for fmt in ({"kind": "deals", "deals": 8}, {"kind": "time", "minutes": 90}):
+        t = Table(fmt=fmt, levels={"EW": "A", "NS": "A"})
+        t.first_deal("E", ONE_EACH)
+        t.finish_in_order(["E", "W", "N", "S"])
+        assert (t.state["result"]["winner"], t.state["result"]["reason"], t.state["result"]["deals"]) == ("EW", "past_a", 1)

@@ -219,3 +219,51 @@ def test_a_round_the_hub_finished_is_said_on_the_card_and_its_end_is_one_tap_awa
     assert page.input_value("#f-end input[name=reason]") == "赛事中心已录入第 1 轮成绩"
     box = page.locator("#f-end").bounding_box()
     assert 0 <= box["y"] <= page.viewport_size["height"]
+
+
+def _wrong_tribute_shown_in_play(runner, h) -> tuple[str, int]:
+    """Deal 1 played out one card each; deal 2's 下游 gives Kd and then leads As (flag
+    tribute_not_highest): the wrong tribute card is still in its receiver's hand."""
+    for ev in ({"type": "round_set_up", "source": "panel", "role": "referee",
+                "data": {"players": h.PLAYERS, "ruleset": "jiangsu", "format": {"kind": "past_a"}}},
+               {"type": "first_cut_recorded", "source": "panel", "data": {"card": "7s"}},
+               {"type": "drawing_finished", "source": "panel", "data": {"counts": {s: 1 for s in "ESWN"}}}):
+        assert runner.submit(ev).accepted
+    singles = iter(["3s", "4s", "5s", "6s"])
+    while runner.state()["deal"]["phase"] == "play":
+        h.play(runner, runner.state()["deal"]["turn"], [next(singles)])
+    assert runner.submit({"type": "drawing_finished", "source": "panel", "data": {}}).accepted
+    plan = runner.state()["deal"]["tribute_plan"]
+    payer, top = plan["payers"][0], plan["top"]
+    res = runner.submit({"type": "tribute_given", "source": "panel", "data": {"seat": payer, "card": "Kd"}})
+    assert res.accepted
+    assert runner.submit({"type": "return_given", "source": "panel", "data": {"seat": top, "card": "3c"}}).accepted
+    h.play(runner, payer, ["As"])
+    (flag,) = [f for f in runner.state()["flags"] if f["rule"] == "tribute_not_highest"]
+    return flag["id"], res.seq
+
+
+def test_a_wrong_tribute_flagged_in_play_is_corrected_by_taps(page, app, runner, serve_app, h):
+    """The audit's wrong tribute found in play: the flag offers 纠正贡牌, the card is tapped, the plays
+    stand; the tribute's row has no undo (engine generation 8 refuses the void in play) but the same
+    correction; the warning is the flag's own button after."""
+    flag_id, trib = _wrong_tribute_shown_in_play(runner, h)
+    srv = serve_app(app)
+    h.open_table(page, srv.url, "rita", h.PASSWORD)
+    row = f'#tribute .tribute-row[data-seq="{trib}"]'
+    page.wait_for_selector(f"{row} button.correct-tribute")
+    assert page.query_selector(f"{row} button.undo") is None
+    page.click(f"#flag-{flag_id} button.correct-tribute")
+    page.wait_for_selector("#play-dialog:not([hidden]) form.tribute-correction")
+    page.click('#play-dialog [data-pick="Ah"]')
+    page.click("#play-dialog form.tribute-correction button[type=submit]")
+    h.wait_for(lambda: runner.events()[-1]["type"] == "tribute_corrected", timeout=20)
+    assert runner.events()[-1]["data"] == {"ref": trib, "card": "Ah", "reason": "错贡，收回重贡 / wrong tribute taken back and given again"}
+    deal = runner.state()["deal"]
+    assert deal["tributes"][0]["card"] == "Ah" and deal["phase"] == "play" and deal["superseded"] == []
+    assert [p["cards"] for p in deal["trick"]["plays"]] == [["As"]]
+    page.wait_for_selector(f"{row} .corrected")
+    page.click(f"#flag-{flag_id} button.pen-warning")
+    h.wait_for(lambda: runner.state()["penalties"]["records"], timeout=20)
+    assert runner.state()["penalties"]["records"][-1]["flag"] == flag_id
+    assert [f["status"] for f in runner.state()["flags"] if f["id"] == flag_id] == ["confirmed"]

@@ -137,6 +137,10 @@ def test_every_referee_event_has_a_form(page, app, runner, serve_app, h):
     assert page.query_selector("#play-dialog .dlg-reading select.reading-rank") is not None
     assert page.query_selector("#play-dialog .dlg-void") is not None
     on_cards |= {"play_corrected", "reading_declared", "event_voided"}
+    # A wrong tribute found in play is corrected from its flag or the tribute's row (no tribute in this
+    # first deal: test_panel_taps_browser.py::test_a_wrong_tribute_flagged_in_play_is_corrected_by_taps).
+    assert page.evaluate("typeof GT.openTributeCorrection") == "function"
+    on_cards.add("tribute_corrected")
     missing = set(ACTION_ROLES) - forms - on_cards
     assert not missing, f"no form for {sorted(missing)}"
     assert not page.query_selector_all('form.action input[name="ref"]')  # no form asks for an event number

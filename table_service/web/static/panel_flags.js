@@ -27,9 +27,9 @@
   }
 
   /* --- flag evidence, readable: times as clock times and seconds, seats by name, cards as cards */
-  const CARD_KEYS = { cards: 1, top: 1, card: 1, tribute: 1, proof_card: 1, held: 1, cards_declared: 1 };
+  const CARD_KEYS = { cards: 1, top: 1, card: 1, tribute: 1, proof_card: 1, held: 1, cards_declared: 1, corrected_card: 1 };
   const SEAT_KEYS = { turn: 1, next_actor: 1, to: 1, seat: 1, payers: 1, declared_by: 1 };
-  const SEQ_KEYS = { play_seq: 1, tribute_seq: 1, proof_seq: 1, first_seq: 1, earlier: 1, top_seq: 1, declared_seq: 1, tribute_seqs: 1 };
+  const SEQ_KEYS = { play_seq: 1, tribute_seq: 1, proof_seq: 1, first_seq: 1, earlier: 1, top_seq: 1, declared_seq: 1, tribute_seqs: 1, corrected_seq: 1 };
   const PENALTY_KEYS = { would_be: 1, given: 1 };
   function seqLink(n) {
     const a = el("a", "seq-link", "#" + n);
@@ -166,6 +166,66 @@
     return b;
   }
 
+  /* A wrong tribute found in play (flag tribute_not_highest, or tribute_wild_card: the tribute's own
+     event raised it): the tribute it concerns while the deal is in play and a card is on the table —
+     the card is exchanged then (tribute_corrected), the plays standing; before, the tribute's undo. */
+  function tributeOf(f) {
+    const state = GT.state();
+    const deal = state && state.deal;
+    if (!deal || f.deal !== deal.no || deal.phase !== "play" || !GT.firstCardPlayed || !GT.firstCardPlayed(deal)) return null;
+    const seq = f.rule === "tribute_wild_card" ? f.seq : f.rule === "tribute_not_highest" && f.evidence ? f.evidence.tribute_seq : null;
+    return (deal.tributes || []).filter(function (t) { return t.seq === seq; })[0] || null;
+  }
+
+  /* 纠正贡牌: a dialog with one card picked (the card given now) and the reason, logged in both
+     languages as every text of the log; the warning the rules give is the flag's own button after. */
+  GT.openTributeCorrection = function (t) {
+    const dialog = document.getElementById("play-dialog");
+    const state = GT.state();
+    const level = state.deal && state.deal.level;
+    const box = el("form", "dialog-box tribute-correction");
+    box.dataset.seq = String(t.seq);
+    const head = el("h3", "", GT.tf("correct_tribute_title", { seq: t.seq, s: GT.seat(t.from) }) + " ");
+    head.appendChild(GT.cardsEl([t.card], level));
+    box.appendChild(head);
+    box.appendChild(el("p", "muted", GT.t("correct_tribute_text")));
+    const input = el("input", "step-cards");
+    input.name = "card";
+    input.placeholder = "Ah";
+    input.setAttribute("inputmode", "none");
+    box.appendChild(input);
+    const picker = el("div", "picker");
+    picker.dataset.for = "card";
+    picker.dataset.single = "1";
+    box.appendChild(picker);
+    const lab = el("label", "confirm-reason", GT.t("reason") + " ");
+    const reason = el("input");
+    reason.name = "reason";
+    reason.required = true;
+    reason.value = window.I18N.correct_tribute_reason.join(" / ");
+    lab.appendChild(reason);
+    box.appendChild(lab);
+    const row = el("div", "step-row");
+    const ok = el("button", "big confirm", GT.t("correct_tribute"));
+    ok.type = "submit";
+    const cancel = el("button", "big dlg-cancel", GT.t("cancel"));
+    cancel.type = "button";
+    cancel.onclick = function () { GT.closeDialog(); };
+    row.appendChild(ok); row.appendChild(cancel);
+    box.appendChild(row);
+    box.onsubmit = async function (e) {
+      e.preventDefault();
+      const card = input.value.trim();
+      if (!card || !reason.value.trim()) { GT.toast(GT.t("pick_cards"), false); return; }
+      const r = await act("tribute_corrected", { ref: t.seq, card: card, reason: reason.value.trim() },
+        GT.t("correct_tribute") + " " + GT.seat(t.from) + " " + card);
+      if (r.ok && r.json.accepted) GT.closeDialog();
+    };
+    dialog.replaceChildren(box);
+    dialog.hidden = false;
+    GT.initPickers(box);
+  };
+
   function flagCard(f) {
     const state = GT.state();
     const card = el("div", "flag " + f.status);
@@ -211,6 +271,13 @@
         bar.appendChild(b1); bar.appendChild(b2);
         const asRead = asReadButton(f);
         if (asRead) bar.insertBefore(asRead, b1);
+        const trib = tributeOf(f);
+        if (trib) {
+          const c = el("button", "correct-tribute", GT.t("correct_tribute"));
+          c.type = "button";
+          c.onclick = function () { GT.openTributeCorrection(trib); };
+          bar.insertBefore(c, b1);
+        }
       }
       if (mayPenalise) {
         const side = f.seat ? SIDE[f.seat] : null;

@@ -70,12 +70,36 @@
     });
   }
 
-  function tributeRow(label, t, level, type) {
+  /* Whether a card of the deal is on the table: a play on the record or a camera read awaiting the
+     referee (engine/tribute_correction.py first_card_played). */
+  function firstCardPlayed(deal) {
+    const tricks = (deal.tricks || []).concat(deal.trick ? [deal.trick] : []);
+    const played = tricks.some(function (t) { return (t.plays || []).some(function (p) { return !p.pass; }); });
+    return played || (deal.questions || []).length > 0;
+  }
+  /* From engine generation 8 a tribute or return is not voided once play has begun (the void undid
+     every play since): its row has no undo then, and a tribute's row offers the correction instead. */
+  function voidRefusedInPlay(deal) {
+    const state = GT.state();
+    return Number((state.round && state.round.engine) || 1) >= 8 && firstCardPlayed(deal);
+  }
+
+  function tributeRow(label, t, deal, type) {
     const r = el("div", "tribute-row", label + ": " + GT.seat(t.from) + " → " + GT.seat(t.to) + " ");
     r.dataset.seq = String(t.seq);
-    r.appendChild(GT.cardsEl([t.card], level));
+    r.appendChild(GT.cardsEl([t.card], deal.level));
+    if (t.corrected) {
+      r.appendChild(el("span", "corrected muted small", " " + GT.tf("tribute_given_first", { c: t.corrected.given }) +
+        " · #" + t.corrected.seq));
+    }
     r.appendChild(el("span", "seq muted small", " #" + t.seq + " "));
-    addUndo(r, t.seq, label + " " + GT.seat(t.from) + " " + t.card, type);
+    if (!voidRefusedInPlay(deal)) addUndo(r, t.seq, label + " " + GT.seat(t.from) + " " + t.card, type);
+    else if (type === "tribute_given" && canRule && deal.phase === "play" && GT.openTributeCorrection) {
+      const b = el("button", "correct-tribute", GT.t("correct_tribute"));
+      b.type = "button";
+      b.onclick = function () { GT.openTributeCorrection(t); };
+      r.appendChild(b);
+    }
     return r;
   }
 
@@ -95,7 +119,7 @@
     }
     fill("deal-log", box);
     const key = JSON.stringify([window.LANG, deal && [deal.no, deal.started_ms, deal.level, deal.anti_tribute, deal.tributes,
-      deal.returns, deal.reports], state.penalties]);
+      deal.returns, deal.reports, deal.phase, firstCardPlayed(deal)], state.penalties]);
     if (key === shownRecord) return;
     shownRecord = key;
     const trib = el("div");
@@ -107,8 +131,8 @@
         addUndo(a, deal.anti_tribute.seq, GT.t("anti_tribute"), "anti_tribute_declared");
         trib.appendChild(a);
       }
-      (deal.tributes || []).forEach(function (t) { trib.appendChild(tributeRow(GT.t("tribute"), t, deal.level, "tribute_given")); });
-      (deal.returns || []).forEach(function (t) { trib.appendChild(tributeRow(GT.t("return"), t, deal.level, "return_given")); });
+      (deal.tributes || []).forEach(function (t) { trib.appendChild(tributeRow(GT.t("tribute"), t, deal, "tribute_given")); });
+      (deal.returns || []).forEach(function (t) { trib.appendChild(tributeRow(GT.t("return"), t, deal, "return_given")); });
     }
     fill("tribute", trib);
     renderReports();
@@ -168,6 +192,7 @@
   }
   function side_(r) { return (r.side || "") + (r.seat ? " " + GT.seat(r.seat) : ""); }
 
+  GT.firstCardPlayed = firstCardPlayed;
   GT.playRow = playRow;
   GT.addUndo = addUndo;
   GT.sideAndSeat = side_;

@@ -18,7 +18,7 @@
      _target: the deal's log runs from its drawing_finished). */
   const VOIDABLE = ["anti_tribute_declared", "tribute_given", "return_given", "cards_played", "passed",
     "report_pressed", "referee_called", "card_exposed", "zone_obstructed", "flag_confirmed", "flag_dismissed",
-    "reading_declared", "penalty_given"];
+    "reading_declared", "tribute_corrected", "penalty_given"];
   /* Who is looking: a viewer sees the table, a referee (or the chief) gets its buttons. */
   GT.canRule = app.dataset.role !== "viewer";
   GT.isChief = app.dataset.chief === "1";
