@@ -318,9 +318,19 @@ def _supersede(state: State, ev: dict[str, Any], fx: Effects) -> None:
         if question is None:
             raise EventRejected(f"没有待确认的识别 / play_confirmed: event {ref} is not an open question")
         new = dict(current, uncertain=False, confirmed=True)
+    elif etype == "play_corrected" and target["type"] in ("tribute_given", "return_given"):
+        # A misread tribute or return (the camera, or a tap on the wrong card): it always was the card
+        # named, so it is overridden and the deal re-folded, as a misread play is. Not a wrong tribute
+        # really given (that is tribute_corrected: the exchange happens at the ruling).
+        cards = cards_field(data, "cards", etype)
+        if len(cards) != 1:
+            raise EventRejected(f"贡牌或还贡只有一张 / play_corrected: a {target['type']} is one card, got {len(cards)}")
+        new = dict(current, card=cards[0], uncertain=False, corrected=True)
+        new.pop("confidence", None)
     elif etype == "play_corrected":
         if target["type"] != "cards_played":
-            raise EventRejected(f"只能更正出牌 / play_corrected: event {ref} is a {target['type']}, not cards_played")
+            raise EventRejected(f"只能更正出牌、贡牌或还贡 / play_corrected: event {ref} is a {target['type']}, not "
+                                "cards_played, tribute_given or return_given")
         cards = cards_field(data, "cards", etype)
         new = dict(current, cards=cards, uncertain=False, corrected=True)
         new.pop("confidence", None)

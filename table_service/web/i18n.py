@@ -227,6 +227,8 @@ STRINGS: dict[str, tuple[str, str]] = {
                              "Then give the warning on the flag."),
     "correct_tribute_reason": ("错贡，收回重贡", "wrong tribute taken back and given again"),
     "tribute_given_first": ("原贡 {c}", "first given {c}"),
+    "misread_card": ("识别有误：本来就是这张（无人犯规）", "Misread: this card was given (nobody erred)"),
+    "correct_reading": ("纠正识别", "Correct the reading"),
     "declare_this": ("宣告牌型", "Declare its pattern"),
     "ladder": ("处罚阶梯", "Penalty ladder"),
     "warnings": ("警告", "warnings"),

@@ -308,3 +308,25 @@ def test_after_the_heart_level_card_any_other_card_may_be_the_correction() -> No
     (flag,) = t.flags("tribute_wild_card")
     assert flag["status"] == "open" and flag["evidence"]["corrected_card"] == "As"
     assert t.deal["tributes"][0]["corrected"]["given"] == "4h" and t.replay_matches()
+
+
+# ---------------------------------------------------------------- a misread tribute or return
+
+
+def test_a_misread_tribute_or_return_found_in_play_is_corrected_as_a_misread_play_is() -> None:
+    """The camera read S's tribute as Kd; it was Kh (no breach: nobody erred). With the void refused in
+    play (generation 8) and ``tribute_corrected`` meant for a wrong card really given (higher only),
+    a misread had no remedy and stayed on the record. ``play_corrected`` on the tribute (or the return)
+    overrides its card, as for a misread play: the deal re-folds, the plays stand, no flag."""
+    t, trib = _deal_two()
+    ret = t.events[-1]["seq"]
+    _acts(t, "S:5s E:6s N:8s W:pass")
+    before = _the_table(t)
+    t.do("play_corrected", {"ref": trib, "cards": ["Kh"]}, role="referee")
+    assert [x["card"] for x in t.deal["tributes"]] == ["Kh"]
+    t.do("play_corrected", {"ref": ret, "cards": ["4c"]}, role="referee")
+    assert [x["card"] for x in t.deal["returns"]] == ["4c"]
+    after = _the_table(t)
+    assert after[:6] == before[:6] and after[7] == before[7] == []  # every play stands, nothing superseded
+    assert "is one card" in t.reject("play_corrected", {"ref": trib, "cards": ["Kh", "Kc"]}, role="referee")
+    assert fold(t.events) is not None and state_to_json(fold(t.events))["deal"]["tributes"][0]["card"] == "Kh"

@@ -243,6 +243,29 @@ def _wrong_tribute_shown_in_play(runner, h) -> tuple[str, int]:
     return flag["id"], res.seq
 
 
+def test_a_misread_return_found_in_play_is_corrected_by_taps(page, app, runner, serve_app, h, small_controls):
+    """A misread return (read 3c, was 4c) once play has begun: the void is refused in play, and the
+    return's row offers 纠正识别 — the dialog's misread choice set and fixed — which sends
+    ``play_corrected`` on the return: the deal re-folds with the card it always was, plays standing."""
+    _wrong_tribute_shown_in_play(runner, h)
+    ret = next(e for e in reversed(runner.events()) if e["type"] == "return_given")["seq"]
+    srv = serve_app(app)
+    h.open_table(page, srv.url, "rita", h.PASSWORD)
+    row = f'#tribute .tribute-row[data-seq="{ret}"]'
+    page.wait_for_selector(f"{row} button.correct-return")
+    page.click(f"{row} button.correct-return")
+    page.wait_for_selector("#play-dialog:not([hidden]) form.tribute-correction")
+    assert page.is_checked("#play-dialog input[name=misread]") and page.is_disabled("#play-dialog input[name=misread]")
+    assert small_controls(page, "#play-dialog .misread-choice") == []
+    page.click('#play-dialog [data-pick="4c"]')
+    page.click("#play-dialog form.tribute-correction button[type=submit]")
+    h.wait_for(lambda: runner.events()[-1]["type"] == "play_corrected", timeout=20)
+    assert runner.events()[-1]["data"] == {"ref": ret, "cards": ["4c"]}
+    deal = runner.state()["deal"]
+    assert deal["returns"][0]["card"] == "4c" and deal["superseded"] == []
+    assert [p["cards"] for p in deal["trick"]["plays"]] == [["As"]]
+
+
 def test_a_wrong_tribute_flagged_in_play_is_corrected_by_taps(page, app, runner, serve_app, h):
     """The audit's wrong tribute found in play: the flag offers 纠正贡牌, the card is tapped, the plays
     stand; the tribute's row has no undo (engine generation 8 refuses the void in play) but the same

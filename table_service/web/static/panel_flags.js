@@ -179,7 +179,8 @@
 
   /* 纠正贡牌: a dialog with one card picked (the card given now) and the reason, logged in both
      languages as every text of the log; the warning the rules give is the flag's own button after. */
-  GT.openTributeCorrection = function (t) {
+  /* ``misreadOnly``: a return's row (a return is not given again: only its reading is corrected). */
+  GT.openTributeCorrection = function (t, misreadOnly) {
     const dialog = document.getElementById("play-dialog");
     const state = GT.state();
     const level = state.deal && state.deal.level;
@@ -205,8 +206,18 @@
     reason.value = window.I18N.correct_tribute_reason.join(" / ");
     lab.appendChild(reason);
     box.appendChild(lab);
+    // A misread (the camera, or a tap on the wrong card): the card always was this one, so it is
+    // corrected as a misread play is (play_corrected re-folds the deal; no breach, no warning).
+    const mis = el("label", "misread-choice", " " + GT.t("misread_card"));
+    const misBox = el("input");
+    misBox.type = "checkbox";
+    misBox.name = "misread";
+    misBox.checked = !!misreadOnly;
+    misBox.disabled = !!misreadOnly;
+    mis.prepend(misBox);
+    box.appendChild(mis);
     const row = el("div", "step-row");
-    const ok = el("button", "big confirm", GT.t("correct_tribute"));
+    const ok = el("button", "big confirm", GT.t(misreadOnly ? "correct_reading" : "correct_tribute"));
     ok.type = "submit";
     const cancel = el("button", "big dlg-cancel", GT.t("cancel"));
     cancel.type = "button";
@@ -216,9 +227,11 @@
     box.onsubmit = async function (e) {
       e.preventDefault();
       const card = input.value.trim();
-      if (!card || !reason.value.trim()) { GT.toast(GT.t("pick_cards"), false); return; }
-      const r = await act("tribute_corrected", { ref: t.seq, card: card, reason: reason.value.trim() },
-        GT.t("correct_tribute") + " " + GT.seat(t.from) + " " + card);
+      if (!card || (!misBox.checked && !reason.value.trim())) { GT.toast(GT.t("pick_cards"), false); return; }
+      const r = misBox.checked
+        ? await act("play_corrected", { ref: t.seq, cards: [card] }, GT.t("correct_reading") + " " + GT.seat(t.from) + " " + card)
+        : await act("tribute_corrected", { ref: t.seq, card: card, reason: reason.value.trim() },
+          GT.t("correct_tribute") + " " + GT.seat(t.from) + " " + card);
       if (r.ok && r.json.accepted) GT.closeDialog();
     };
     dialog.replaceChildren(box);

@@ -94,10 +94,11 @@
     }
     r.appendChild(el("span", "seq muted small", " #" + t.seq + " "));
     if (!voidRefusedInPlay(deal)) addUndo(r, t.seq, label + " " + GT.seat(t.from) + " " + t.card, type);
-    else if (type === "tribute_given" && canRule && deal.phase === "play" && GT.openTributeCorrection) {
-      const b = el("button", "correct-tribute", GT.t("correct_tribute"));
+    else if (canRule && deal.phase === "play" && GT.openTributeCorrection) {
+      const own = type === "tribute_given";  // a return's row: its reading only
+      const b = el("button", own ? "correct-tribute" : "correct-return", GT.t(own ? "correct_tribute" : "correct_reading"));
       b.type = "button";
-      b.onclick = function () { GT.openTributeCorrection(t); };
+      b.onclick = function () { GT.openTributeCorrection(t, !own); };
       r.appendChild(b);
     }
     return r;
