@@ -52,9 +52,9 @@ from table_service.rules.ruleset import DEFAULT_RULESET, Ruleset, get_ruleset
 #: a round's time limit judged by each event's own time, tick or no tick (``apply._dispatch``): a deal ending
 #: past it ends the round, and no deal is drawn after it (but the tie's extra deal); a round ended by the referee
 #: on a tie and decided by the extra deal has the reason ``ended``, not its format's (``deal_end.check_round_end``).
-#: 8 (2026-12-06, later): a tribute or a return is not voided once the deal's first card is played — the void
-#: re-folded the deal into the tribute phase and superseded the return and every play since; a wrong
-#: tribute found in play is corrected with ``tribute_corrected`` instead (``tribute_correction``).
+#: 8 (2026-12-06, later): a tribute, a return or an anti-tribute is not voided once the deal's first card is
+#: played — the void re-folded the deal into the tribute phase and superseded the return and every play
+#: since; a wrong tribute found in play is corrected with ``tribute_corrected`` instead (``tribute_correction``).
 ENGINE_GENERATION = 8
 
 

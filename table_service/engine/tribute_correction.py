@@ -45,7 +45,8 @@ def first_card_played(deal: dict[str, Any]) -> bool:
 
 
 def refuse_void_in_play(state: State, target: dict[str, Any]) -> None:
-    """``event_voided`` on a tribute or a return once the deal's first card is played (generation 8).
+    """``event_voided`` on a tribute, a return or an anti-tribute once the deal's first card is played
+    (generation 8).
 
     Voiding re-folds the deal without the event: back to the tribute phase, every play since
     superseded. A wrong tribute is then corrected (``tribute_corrected``); a return stands as made
@@ -53,10 +54,18 @@ def refuse_void_in_play(state: State, target: dict[str, Any]) -> None:
     under generation 7 or earlier keep the void as they were played.
     """
     deal = state["deal"]
-    if target["type"] not in ("tribute_given", "return_given") or deal is None or not since(state, 8):
+    if target["type"] not in ("tribute_given", "return_given", "anti_tribute_declared") or deal is None \
+            or not since(state, 8):
         return
     if not first_card_played(deal):
         return
+    if target["type"] == "anti_tribute_declared":
+        # A false declaration found in play (flag declared_card_contradiction): the void would send the
+        # deal back to a tribute never paid and supersede every play; the breach is ruled on its flag.
+        raise EventRejected(
+            f"已开始出牌，抗贡不能作废：不实抗贡按其标记判罚 / event_voided: play has begun, so anti-tribute "
+            f"{target['seq']} is not voided (that would undo every play since); a false one is ruled by a penalty "
+            "citing its flag")
     if target["type"] == "tribute_given":
         raise EventRejected(
             f"已开始出牌，进贡不能作废：请用“纠正贡牌” / event_voided: play has begun, so tribute {target['seq']} is "

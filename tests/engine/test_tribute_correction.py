@@ -330,3 +330,27 @@ def test_a_misread_tribute_or_return_found_in_play_is_corrected_as_a_misread_pla
     assert after[:6] == before[:6] and after[7] == before[7] == []  # every play stands, nothing superseded
     assert "is one card" in t.reject("play_corrected", {"ref": trib, "cards": ["Kh", "Kc"]}, role="referee")
     assert fold(t.events) is not None and state_to_json(fold(t.events))["deal"]["tributes"][0]["card"] == "Kh"
+
+
+def test_an_anti_tribute_is_voided_before_the_first_card_only() -> None:
+    """A false anti-tribute found in play (a big joker from a seat the declaration does not account for)
+    was voided like a tribute: the deal went back to a tribute never paid and every play was superseded.
+    Generation 8 refuses it once a card is down (the breach is ruled on its flag); before, it stands."""
+    t = Table()
+    t.first_deal("E", ONE_EACH)
+    t.finish_in_order(["E", "N", "W", "S"])
+    t.next_deal()
+    t.do("anti_tribute_declared", {"seats": ["S"], "cards": ["BJ", "BJ"]})
+    anti = t.events[-1]["seq"]
+    turn = t.deal["turn"]
+    t.play(turn, "5s")
+    msg = t.reject("event_voided", {"ref": anti, "reason": "不实抗贡 / false anti-tribute"}, role="referee")
+    assert msg.startswith("已开始出牌，抗贡不能作废") and "penalty citing its flag" in msg
+    assert t.deal["phase"] == "play" and t.deal["superseded"] == []
+    t2 = Table()
+    t2.first_deal("E", ONE_EACH)
+    t2.finish_in_order(["E", "N", "W", "S"])
+    t2.next_deal()
+    t2.do("anti_tribute_declared", {"seats": ["S"], "cards": ["BJ", "BJ"]})
+    t2.do("event_voided", {"ref": t2.events[-1]["seq"], "reason": "看错 / misdeclared"}, role="referee")
+    assert t2.deal["phase"] == "tribute"

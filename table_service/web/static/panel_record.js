@@ -129,7 +129,7 @@
         const a = el("div", "tribute-row", GT.t("anti_tribute") + ": " + (deal.anti_tribute.seats || []).map(GT.seat).join(", ") + " ");
         a.dataset.seq = String(deal.anti_tribute.seq);
         a.appendChild(GT.cardsEl(deal.anti_tribute.cards || [], deal.level));
-        addUndo(a, deal.anti_tribute.seq, GT.t("anti_tribute"), "anti_tribute_declared");
+        if (!voidRefusedInPlay(deal)) addUndo(a, deal.anti_tribute.seq, GT.t("anti_tribute"), "anti_tribute_declared");
         trib.appendChild(a);
       }
       (deal.tributes || []).forEach(function (t) { trib.appendChild(tributeRow(GT.t("tribute"), t, deal, "tribute_given")); });
