@@ -15,7 +15,7 @@ from hardware.config_model import DEVICE_KINDS, TableConfig
 from hardware.errors import HardwareError
 from hardware.selftest import STEPS, SelfTest
 from hardware.table import TableDevices
-from table_service.table.config import load_service_config
+from table_service.table.config import load_service_config, service_warnings
 from table_service.table.placement import config_report
 from table_service.table.placement import meter as placement_meter
 from vision.calibration import LensCalibration, detect_markers
@@ -121,6 +121,7 @@ def cmd_config_check(args: argparse.Namespace) -> int:
         svc = load_service_config(args.path, check_devices=not args.offline, check_files=not args.offline)
         # The camera's px/mm over the play zones, from its mounting (or the lens calibration).
         lines, warnings = config_report(svc)
+        warnings = [*warnings, *service_warnings(svc)]
     except ValueError as exc:
         print(f"配置无效 / config invalid: {exc}", file=sys.stderr)
         return 1

@@ -121,6 +121,21 @@ class ServiceConfig:
         return Path(db) if db else self.data_dir / f"{self.table_id}.sqlite3"
 
 
+def service_warnings(config: ServiceConfig) -> list[str]:
+    """``config check``'s warnings about the service's own options (Chinese, then English): settings
+    that pass the schema but are seldom what a venue means.
+
+    A table of an event (``[mqtt]`` set) whose public feed has no delay: the default is 0 (the
+    embedded demo's), and the broadcast feed then shows each play as it is laid, to the room and to
+    every screen the producer puts it on."""
+    out: list[str] = []
+    if config.mqtt and not config.web.get("feed_delay_s"):
+        out.append("[web] feed_delay_s 未设置（0 秒）：本桌属于赛事（有 [mqtt]），直播数据流无延时 / not set (0 s): "
+                   "this table is part of an event ([mqtt] is set) and its broadcast feed has no delay; "
+                   "set e.g. feed_delay_s = 60")
+    return out
+
+
 def parse_service_config(data: dict[str, Any], *, base_dir: str | os.PathLike[str] = ".", check_devices: bool = True,
                          path: str | os.PathLike[str] | None = None, check_files: bool = True) -> ServiceConfig:
     """Split ``table.toml`` into the hardware part (checked by ``hardware.config``) and the

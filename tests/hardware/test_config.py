@@ -276,6 +276,20 @@ def test_cli_config_check(capsys, write_toml) -> None:
     assert "did you mean 'report_button'" in err and "config invalid" in err
 
 
+def test_config_check_warns_when_an_event_table_broadcasts_with_no_delay(capsys, write_toml) -> None:
+    """The s36 broadcast audit: a table.toml with [mqtt] but no [web] feed_delay_s put every play on the
+    public feed as it was laid (the default, 0, is the embedded demo's), and nothing said so."""
+    mqtt = '[mqtt]\nenabled = true\nhost = "hub.local"\nport = 1883\nevent = "x"\n'
+    assert cli_main(["config", "check", "--offline", str(write_toml(MINIMAL + mqtt))]) == 0
+    out = capsys.readouterr().out
+    assert "warning: [web] feed_delay_s 未设置" in out and "has no delay" in out
+    assert cli_main(["config", "check", "--offline",
+                     str(write_toml(MINIMAL + "[web]\nfeed_delay_s = 60\n" + mqtt))]) == 0
+    assert "feed_delay_s" not in capsys.readouterr().out
+    assert cli_main(["config", "check", "--offline", str(write_toml(MINIMAL))]) == 0  # a lone table: no event
+    assert "feed_delay_s" not in capsys.readouterr().out
+
+
 # One schema for table.toml (issue 18 item 10): `run` (service_config), `config check` and
 # `selftest` accept and refuse exactly the same files.
 SERVICE_VARIANTS = [
