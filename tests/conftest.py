@@ -133,3 +133,34 @@ def small_controls() -> Callable[..., list[list[Any]]]:
         return page.evaluate(SMALL_CONTROLS_JS, [scope, height_only])
 
     return _measure
+
+
+#: A bar's items, each as [top, height, lines of its text]: one line is every item in a common height
+#: band and no item's text broken over lines (a flex row keeps its items side by side but, squeezed,
+#: broke the brand in two and stacked 退出 a letter a line).
+BAR_JS = """els => els.filter(e => e.getBoundingClientRect().width * e.getBoundingClientRect().height > 0).map(e => {
+  const lines = new Set(), walk = document.createTreeWalker(e, NodeFilter.SHOW_TEXT);
+  for (let t = walk.nextNode(); t; t = walk.nextNode()) {
+    if (!t.data.trim()) continue;
+    const range = document.createRange();
+    range.selectNodeContents(t);
+    Array.from(range.getClientRects()).forEach(r => lines.add(Math.round(r.bottom)));
+  }
+  return [e.getBoundingClientRect().top, e.getBoundingClientRect().height, lines.size];
+})"""
+
+
+@pytest.fixture
+def one_line() -> Callable[[Any, str], str | None]:
+    """``one_line(page, bar)``: None when the bar's items keep one line (every item in a common height
+    band, items being centred, and no item's text broken over lines), else what wrapped, to assert on."""
+
+    def _check(page: Any, bar: str) -> str | None:
+        rows = page.eval_on_selector_all(f"{bar} > *", BAR_JS)
+        if max(top for top, _, _ in rows) >= min(top + hgt for top, hgt, _ in rows):
+            return f"{bar}: wrapped {rows}"
+        if {lines for _, _, lines in rows} != {1}:
+            return f"{bar}: an item broken over lines {rows}"
+        return None
+
+    return _check

@@ -29,20 +29,6 @@ from table_service.event.hub import HubService
 from table_service.event.model import MAX_ID
 from table_service.event.web import create_hub_app
 
-#: The bar's items, each as [top, height, lines of its text]: one line is every item in a common height
-#: band and no item's text broken over lines (a flex row keeps its items side by side but, squeezed,
-#: broke the brand in two and stacked 退出 a letter a line).
-BAR_JS = """els => els.filter(e => e.getBoundingClientRect().width * e.getBoundingClientRect().height > 0).map(e => {
-  const lines = new Set(), walk = document.createTreeWalker(e, NodeFilter.SHOW_TEXT);
-  for (let t = walk.nextNode(); t; t = walk.nextNode()) {
-    if (!t.data.trim()) continue;
-    const range = document.createRange();
-    range.selectNodeContents(t);
-    Array.from(range.getClientRects()).forEach(r => lines.add(Math.round(r.bottom)));
-  }
-  return [e.getBoundingClientRect().top, e.getBoundingClientRect().height, lines.size];
-})"""
-
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "event"
 #: The longest team name EVENT.toml and the team form take (``MAX_ID`` characters), all Chinese.
 LONGEST = ("江苏省南京市玄武区第一届职工掼蛋俱乐部代表队" * 4)[:MAX_ID]
@@ -306,17 +292,14 @@ def test_the_board_shows_the_longest_team_name_whole_on_the_halls_1024_screen(
 
 @pytest.mark.browser
 def test_the_top_bar_and_the_hubs_links_keep_one_line_on_a_phone(
-        hub: HubService, web: str, pages: Any, small_controls: Any) -> None:
+        hub: HubService, web: str, pages: Any, small_controls: Any, one_line: Any) -> None:
     page = pages(*PHONE)
     log_in(page, web, "chen", "/hub/")
     for url in ("/hub/", "/hub/admin", "/hub/broadcast"):
         page.goto(f"{web}{url}")
         page.wait_for_load_state("networkidle")
         for bar in (".topbar", ".hub-nav"):
-            rows = page.eval_on_selector_all(f"{bar} > *", BAR_JS)
-            # One line: every item spans a common height band (items are centred, not top-aligned).
-            assert max(top for top, _, _ in rows) < min(top + h for top, h, _ in rows), f"{url} {bar}: wrapped {rows}"
-            assert {lines for _, _, lines in rows} == {1}, f"{url} {bar}: an item broken over lines {rows}"
+            assert one_line(page, bar) is None, url
             assert small_controls(page, bar) == [], url
         assert page.evaluate("document.documentElement.scrollWidth") <= PHONE[0], url
     # The bar's links past the screen's edge are reached by scrolling the bar, not the page.
