@@ -17,7 +17,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from table_service.event.config import DRAW_METHODS
 from table_service.event.model import FORFEIT_SIDES, MAX_ID, MAX_NAME, MAX_TEXT
+from table_service.event.standings import MATCH_POINT_SCHEMES
 from table_service.web.openapi import _err, _ok, _page
 
 _STR_OR_NULL = {"type": ["string", "null"]}
@@ -234,9 +236,18 @@ HUB_OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "恢复参赛 / reinstate a withdrawn team (until a round is published without it)",
         {"team": _text(MAX_ID, "队号 / the team's id")}, ("team",), chief=True),
     ("POST", "/hub/action/edit_event"): _action(
-        "修改赛事设置 / change the event's name, ruleset or format (from the next published draw)",
+        "修改赛事设置 / change the event's name, ruleset or format (from the next published draw), and its rounds, "
+        "draw method or match points (at once; each only where it changes: rounds never below a round drawn nor, "
+        "in a round robin, past its circle; the draw method until round 1 is published; the match points until "
+        "round 1's results are published — refused in words otherwise, nothing saved)",
         {"name": _text(MAX_NAME), "ruleset": _text(MAX_ID, "规则预设 / ruleset preset"),
          "kind": {"type": "string", "enum": ["deals", "time", "past_a"]}, "deals": _DIGITS, "minutes": _DIGITS,
+         "rounds": {"type": "string", "pattern": "^([1-9][0-9]?)?$",
+                    "description": "轮数 1–99，空为不变 / rounds 1-99; empty or absent: as it is"},
+         "draw": {"type": "string", "enum": ["", *DRAW_METHODS],
+                  "description": "编排方法，空为不变 / draw method; empty or absent: as it is"},
+         "match_points": {"type": "string", "enum": ["", *MATCH_POINT_SCHEMES],
+                          "description": "比赛分方案，空为不变 / match points scheme; empty or absent: as it is"},
          "seen": {**_DIGITS, "description": "页面显示时的日志序号 / the log's seq the page was shown at: refused "
                                             "when the settings were edited since (optional)"}},
         ("name", "ruleset", "kind"), chief=True),
