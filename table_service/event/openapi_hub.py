@@ -71,7 +71,8 @@ OVERVIEW = {"type": "object", "required": ["event", "round", "rounds", "bye", "t
              "(a round robin with withdrawn teams may have several)"},
     "refusals": {"type": "array", "items": _OBJ}, "appeals": {"type": "array", "items": _OBJ},
     "draft": {"type": ["object", "null"], "description": "the unpublished draw; its `stale` lists what changed "
-              "since it was drawn (results recorded or corrected, teams withdrawn, reinstated or added) and `stale_text` "
+              "since it was drawn (results recorded or corrected, teams withdrawn, reinstated or added, the draw "
+              "method or match points it was drawn under changed: `settings`) and `stale_text` "
               "says so: a stale draft is refused at publication until redrawn"},
     "withdrawn": {"type": "object", "additionalProperties": _OBJ, "description": "退赛的队 / withdrawn teams: "
                   "from_round, reason, by, t_ms"},
