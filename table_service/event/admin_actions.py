@@ -17,6 +17,7 @@ from flask import request
 
 from table_service.event.form_fields import form_int, form_text
 from table_service.event.model import FORFEIT_SIDES, MAX_ID, MAX_NAME, MAX_TEXT, EventInputError, RoleRefused
+from table_service.event.settings import METHOD_WORDS, SETTING_WORDS, SETTINGS
 
 
 def _slot() -> tuple[int, str]:
@@ -168,14 +169,32 @@ def _seen() -> int | None:
 
 
 def _do_edit_event(h: Any, who: str, role: str) -> str:
+    """The event's settings: name, ruleset and format (from the next published draw), and the
+    rounds, draw method and match points, each optional (absent or empty: left as it is). The
+    answer names the ones that changed, from what to what: the number of rounds and the match
+    points are in force at once (the board's 最终排名, the standings)."""
     kind = form_text("kind", 20)
     fmt: dict[str, Any] = {"kind": kind}
     if kind == "deals":
         fmt["deals"] = form_int("deals", 1, 99)
     elif kind == "time":
         fmt["minutes"] = form_int("minutes", 1, 600)
-    h.edit_event(form_text("name", MAX_NAME), form_text("ruleset", MAX_ID), fmt, who, role, seen=_seen())
-    return "赛事设置已修改，自下一次公布编排起生效 / event settings changed (from the next published draw)"
+    rounds = form_int("rounds", 1, 99) if request.form.get("rounds", "").strip() else None
+    draw, points = (form_text(k, 20).strip() or None for k in ("draw", "match_points"))
+    name, ruleset, seen = form_text("name", MAX_NAME), form_text("ruleset", MAX_ID), _seen()
+    with h.lock:  # what it was, and the edit, with nothing logged between
+        before = dict(h.core.cfg["event"])
+        ev = h.edit_event(name, ruleset, fmt, who, role, seen=seen, rounds=rounds, draw=draw, match_points=points)
+    zh, en = "赛事设置已修改，自下一次公布编排起生效", "event settings changed (from the next published draw)"
+    changed = [k for k in SETTINGS if k in ev["data"]]
+    if changed:
+        def shown(key: str, v: Any) -> tuple[str, str]:
+            return METHOD_WORDS.get(v, (str(v), str(v))) if key == "draw" else (str(v), str(v))
+        zh += "；" + "、".join(f"{SETTING_WORDS[k][0]} {shown(k, before.get(k))[0]}→{shown(k, ev['data'][k])[0]}"
+                              for k in changed) + "，即时生效"
+        en += "; " + ", ".join(f"{SETTING_WORDS[k][1]} {shown(k, before.get(k))[1]} → {shown(k, ev['data'][k])[1]}"
+                               for k in changed) + ", in force now"
+    return f"{zh} / {en}"
 
 
 def _do_edit_team(h: Any, who: str, role: str) -> str:

@@ -437,11 +437,32 @@ def scoring_of(cfg: dict[str, Any]) -> ScoringOptions:
     return ScoringOptions.from_ruleset(rs, **ev["scoring"])
 
 
+def round_robin_rounds(teams: int) -> int:
+    """The rounds of one whole circle (:func:`~.draw.round_robin`) over ``teams`` teams: n − 1 for
+    an even field, n for an odd one (a bye a round). Past it the circle starts over: round n (or
+    n + 1) repeats round 1's tables, the same teams at the same sides."""
+    return teams - 1 if teams % 2 == 0 else teams
+
+
 def draw_method(cfg: dict[str, Any]) -> str:
     """``auto`` resolves to round robin when the whole round robin fits in the event's rounds."""
     ev = cfg["event"]
     if ev["draw"] != "auto":
         return str(ev["draw"])
-    n = len(cfg["teams"])
-    full = n - 1 if n % 2 == 0 else n
-    return "round-robin" if ev["rounds"] >= full else "swiss"
+    return "round-robin" if ev["rounds"] >= round_robin_rounds(len(cfg["teams"])) else "swiss"
+
+
+def scheme_scoring(event: dict[str, Any], scheme: str) -> dict[str, Any]:
+    """``event``'s scoring (``[event] scoring`` as :func:`validate` wrote it) under the match points
+    ``scheme``: its win, draw, loss and forfeit; a bye the scheme's too, unless the event's bye
+    differs from its current scheme's (EVENT.toml's ``bye_points``: the organiser's own number,
+    kept; :func:`validate` holds it below its scheme's win, so below the other scheme's too). The
+    duplicate comparison and ``bye_level_points`` stay. One rule for the hub's edit, its fold and a
+    reload that carries the edit over a changed file."""
+    now = MATCH_POINT_SCHEMES.get(str(event.get("match_points", "2-1-0")), MATCH_POINT_SCHEMES["2-1-0"])
+    scoring = dict(event["scoring"])
+    new = dict(MATCH_POINT_SCHEMES[scheme])
+    if scoring.get("bye", now["bye"]) != now["bye"]:
+        del new["bye"]
+    scoring.update(new)
+    return scoring

@@ -29,11 +29,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from table_service.engine.events import is_name, says_something
-from table_service.event.config import draw_method, late_team, scoring_of, team_name, team_players
+from table_service.event.config import late_team, scoring_of, team_name, team_players
 from table_service.event.draw import make_draw
 from table_service.event.model import EventInputError, RoleRefused, parse_result, reused_id_reason
 from table_service.event.refusal_words import changed_since_words, hhmm, score_words, who_words
 from table_service.event.reload import reload_data
+from table_service.event.settings import check_settings, draft_settings_words
 from table_service.event.state import HubState
 from table_service.rules.ruleset import get_ruleset
 from table_service.views.wire import control_character
@@ -70,7 +71,7 @@ class HubCore(HubState):
             missing = [t["table"] for t in self.draws[max(pub)]["tables"] if (max(pub), t["table"]) not in self.results]
             raise EventInputError(f"第 {max(pub)} 轮还缺 {len(missing)} 桌成绩 / round {max(pub)} still lacks the "
                                   f"result of table(s) {', '.join(missing[:10])}")
-        method = draw_method(self.cfg)
+        method = self.method_now()
         draw = make_draw(method, self.teams, self.result_objects(), scoring_of(self.cfg),
                          seed=self.cfg["event"]["seed"], round_no=nxt, recorded_lots=self.lots,
                          withdrawn=set(self.withdrawn))
@@ -83,7 +84,8 @@ class HubCore(HubState):
             tables.append(entry)
         info = {k: v for k, v in draw.info.items() if k != "regions"}
         return "round_drawn", {"round": nxt, "method": draw.method, "tables": tables, "bye": draw.bye,
-                               "byes": draw.byes, "info": info, "inputs_seq": self.inputs_seq}
+                               "byes": draw.byes, "info": info, "inputs_seq": self.inputs_seq,
+                               "match_points": self.cfg["event"]["match_points"]}
 
     def assignment(self, rnd: int, t: dict[str, Any]) -> dict[str, Any]:
         """What one table receives for a round (see docs/hub-protocol.md)."""
@@ -191,12 +193,16 @@ class HubCore(HubState):
         return "event_loaded", reload_data(self, config)
 
     def check_event_edit(self, name: str, ruleset: str, fmt: dict[str, Any], role: str | None,
-                         seen: int | None = None) -> tuple[str, dict[str, Any]]:
+                         seen: int | None = None, *, rounds: int | None = None, draw: str | None = None,
+                         match_points: str | None = None) -> tuple[str, dict[str, Any]]:
         """The event's name, ruleset preset or round format changed at the hub: they go into the
-        assignments published from now on. Scoring (match points, byes, duplicate comparison)
-        is not editable here: it would re-rank rounds already published."""
+        assignments published from now on. With them, the number of rounds, the draw method and the
+        match points scheme, each only where it changes and only while its rule allows
+        (:func:`~.settings.check_settings`: the draw method until round 1 is published, the match
+        points until round 1's results are). Byes and the duplicate comparison stay EVENT.toml's."""
         need_role(role, "chief", "修改赛事设置")
         self.check_unchanged_since("", seen, ("赛事设置", "the event's settings"))
+        settings = check_settings(self, rounds, draw, match_points)
         try:
             get_ruleset(ruleset, **(self.cfg or {}).get("event", {}).get("ruleset_options", {}))
         except (KeyError, ValueError) as exc:
@@ -211,7 +217,7 @@ class HubCore(HubState):
         if not is_name(name) or len(name) > 120 or control_character(name) is not None:
             raise EventInputError("赛事名称无效（1–120 个可打印字符）/ an event's name is 1-120 printable characters")
         fmt = {k: v for k, v in fmt.items() if k in ("kind", "deals", "minutes") and v is not None}
-        return "event_edited", {"name": name.strip(), "ruleset": ruleset, "format": fmt}
+        return "event_edited", {"name": name.strip(), "ruleset": ruleset, "format": fmt, **settings}
 
     def check_publish(self, rnd: int, role: str | None, *, draft: int | None = None) -> tuple[str, dict[str, Any]]:
         need_role(role, "referee", "公布编排")
@@ -244,16 +250,24 @@ class HubCore(HubState):
         ``added``, ``team``),
         each with ``seq``, ``t_ms`` and ``by``. Empty for a draft drawn from the results now in
         force, and for a published round (final: corrections never redraw it). A round robin's
-        draft is made from the teams alone: only withdrawals and reinstatements make it stale."""
+        draft is made from the teams alone: only withdrawals and reinstatements make it stale.
+        A draft drawn under settings no longer in force (:func:`~.settings.draft_settings_words`)
+        is stale too: ``settings``, with ``words`` and the last settings edit's ``seq``, ``t_ms``
+        and ``by``."""
         d = self.draws.get(rnd)
         if d is None or d["published"]:
             return []
+        out: list[dict[str, Any]] = []
+        words = draft_settings_words(self, d) if self.cfg is not None else []
+        if words:
+            last = self.edits.get("", {})
+            out.append({"kind": "settings", "words": words, "seq": last.get("seq", 0),
+                        "t_ms": last.get("t_ms", 0), "by": last.get("by")})
         since = d.get("inputs_seq", 0)
         if self.inputs_seq <= since:
-            return []
-        out: list[dict[str, Any]] = []
+            return out
         # A round robin's schedule is fixed by the teams alone: a result changes no pairing of it.
-        by_results = self.cfg is None or draw_method(self.cfg) != "round-robin"
+        by_results = d.get("method") != "round-robin"
         for (r, table), tr in self.results.items() if by_results else ():
             for h in tr.history:
                 if h["seq"] > since:
@@ -276,6 +290,9 @@ class HubCore(HubState):
                 v_zh, v_en = ("更正为", "corrected to") if c["kind"] == "corrected" else ("录入", "recorded as")
                 zh.append(f"第 {c['round']} 轮 {c['table']} 号桌{v_zh} {s_zh}（{who} {when}）")
                 en.append(f"table {c['table']}, round {c['round']} {v_en} {s_en} ({who}, {when})")
+            elif c["kind"] == "settings":
+                zh.append(f"{'、'.join(w[0] for w in c['words'])}（{who} {when}）")
+                en.append(f"{' and '.join(w[1] for w in c['words'])} ({who}, {when})")
             else:  # a team's change, named as the pages name it
                 name = self.team_names().get(c["team"], c["team"])
                 v_zh, v_en = {"withdrawn": ("退赛", "withdrew"), "added": ("报名加入", "was added"),
@@ -287,9 +304,12 @@ class HubCore(HubState):
             en.append(f"{len(changes) - 3} more")
         if any(c["kind"] in ("recorded", "corrected") for c in changes):
             end_zh, end_en = "草案是按旧排名编排的", "it pairs on the old standings"
+        elif all(c["kind"] == "settings" for c in changes):
+            end_zh, end_en = "草案是按原来的设置编排的", "it was drawn under the old settings"
         else:  # only who plays changed: "old standings" misled where no score had
             end_zh, end_en = "草案是按原来的参赛队伍编排的", "it pairs the teams as they were"
-        return (f"第 {rnd} 轮草案编排之后成绩或队伍有变：{'；'.join(zh)}，{end_zh}",
+        what = "赛事设置" if all(c["kind"] == "settings" for c in changes) else "成绩或队伍"
+        return (f"第 {rnd} 轮草案编排之后{what}有变：{'；'.join(zh)}，{end_zh}",
                 f"round {rnd}'s draft was drawn before {'; '.join(en)}: {end_en}")
 
     def check_withdraw_team(self, team: str, reason: str, role: str | None) -> tuple[str, dict[str, Any]]:

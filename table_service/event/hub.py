@@ -229,10 +229,13 @@ class HubService(TableMessages):
             return self._commit(etype, data, actor=actor, role=role)
 
     def edit_event(self, name: str, ruleset: str, fmt: dict[str, Any], actor: str, role: str, *,
-                   seen: int | None = None) -> dict[str, Any]:
-        """``seen``: as for :meth:`edit_team`, for the event's settings."""
+                   seen: int | None = None, rounds: int | None = None, draw: str | None = None,
+                   match_points: str | None = None) -> dict[str, Any]:
+        """``seen``: as for :meth:`edit_team`, for the event's settings. ``rounds``, ``draw`` and
+        ``match_points``: None leaves each as it is (:func:`~.settings.check_settings`)."""
         with self.lock:
-            etype, data = self.core.check_event_edit(name, ruleset, fmt, role, seen)
+            etype, data = self.core.check_event_edit(name, ruleset, fmt, role, seen, rounds=rounds, draw=draw,
+                                                     match_points=match_points)
             return self._commit(etype, data, actor=actor, role=role)
 
     def publish_draw(self, rnd: int, actor: str, role: str, *, draft: int | None = None) -> dict[str, Any]:

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from table_service.event.config import DRAW_METHODS
 from table_service.event.model import FORFEIT_SIDES, MAX_ID, MAX_NAME, MAX_TEXT
+from table_service.event.standings import MATCH_POINT_SCHEMES
 from table_service.web.openapi import _err, _ok, _page
 
 _STR_OR_NULL = {"type": ["string", "null"]}
@@ -69,7 +71,8 @@ OVERVIEW = {"type": "object", "required": ["event", "round", "rounds", "bye", "t
              "(a round robin with withdrawn teams may have several)"},
     "refusals": {"type": "array", "items": _OBJ}, "appeals": {"type": "array", "items": _OBJ},
     "draft": {"type": ["object", "null"], "description": "the unpublished draw; its `stale` lists what changed "
-              "since it was drawn (results recorded or corrected, teams withdrawn, reinstated or added) and `stale_text` "
+              "since it was drawn (results recorded or corrected, teams withdrawn, reinstated or added, the draw "
+              "method or match points it was drawn under changed: `settings`) and `stale_text` "
               "says so: a stale draft is refused at publication until redrawn"},
     "withdrawn": {"type": "object", "additionalProperties": _OBJ, "description": "退赛的队 / withdrawn teams: "
                   "from_round, reason, by, t_ms"},
@@ -234,9 +237,18 @@ HUB_OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "恢复参赛 / reinstate a withdrawn team (until a round is published without it)",
         {"team": _text(MAX_ID, "队号 / the team's id")}, ("team",), chief=True),
     ("POST", "/hub/action/edit_event"): _action(
-        "修改赛事设置 / change the event's name, ruleset or format (from the next published draw)",
+        "修改赛事设置 / change the event's name, ruleset or format (from the next published draw), and its rounds, "
+        "draw method or match points (at once; each only where it changes: rounds never below a round drawn nor, "
+        "in a round robin, past its circle; the draw method until round 1 is published; the match points until "
+        "round 1's results are published — refused in words otherwise, nothing saved)",
         {"name": _text(MAX_NAME), "ruleset": _text(MAX_ID, "规则预设 / ruleset preset"),
          "kind": {"type": "string", "enum": ["deals", "time", "past_a"]}, "deals": _DIGITS, "minutes": _DIGITS,
+         "rounds": {"type": "string", "pattern": "^([1-9][0-9]?)?$",
+                    "description": "轮数 1–99，空为不变 / rounds 1-99; empty or absent: as it is"},
+         "draw": {"type": "string", "enum": ["", *DRAW_METHODS],
+                  "description": "编排方法，空为不变 / draw method; empty or absent: as it is"},
+         "match_points": {"type": "string", "enum": ["", *MATCH_POINT_SCHEMES],
+                          "description": "比赛分方案，空为不变 / match points scheme; empty or absent: as it is"},
          "seen": {**_DIGITS, "description": "页面显示时的日志序号 / the log's seq the page was shown at: refused "
                                             "when the settings were edited since (optional)"}},
         ("name", "ruleset", "kind"), chief=True),

@@ -13,8 +13,9 @@ now (docs/hub-protocol.md, *A changed EVENT.toml*):
   field of it) is not kept, and ``notes`` says so, Chinese first, naming teams by their names.
 - An edit that no longer fits the new file (its team gone from it, a name another team of the
   file now has, 2 players where the file is now a duplicate event, a ruleset the file's
-  ``[ruleset_options]`` do not fit, a table too few for one more team) is not kept either, and
-  said.
+  ``[ruleset_options]`` do not fit, a table too few for one more team, a round robin longer than
+  the circle of the file's teams) is not kept either, and said. The rounds, draw method and match points (:mod:`.settings`) are fields of
+  ``event_edited`` like its name, merged the same way.
 - Withdrawals (``team_withdrawn``, ``team_reinstated``) are not configuration: they stay as they
   are logged, whatever the file says.
 
@@ -29,15 +30,16 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from table_service.event.config import late_team, team_name, team_players
+from table_service.event.config import draw_method, late_team, team_name, team_players
 from table_service.event.model import EventInputError
+from table_service.event.settings import SETTING_WORDS, SETTINGS, round_robin_fits
 from table_service.event.state import HubState, edit_config
 from table_service.rules.ruleset import get_ruleset
 
 #: Each edit's fields as a note names them: (Chinese, English).
 FIELD_WORDS = {"team_edited": {"name": ("队名", "name"), "players": ("选手", "players")},
                "event_edited": {"name": ("名称", "name"), "ruleset": ("规则", "ruleset"),
-                                "format": ("赛制", "format")}}
+                                "format": ("赛制", "format"), **SETTING_WORDS}}
 
 
 def reload_data(state: HubState, config: dict[str, Any]) -> dict[str, Any]:
@@ -57,7 +59,7 @@ def reload_data(state: HubState, config: dict[str, Any]) -> dict[str, Any]:
         elif e["type"] == "team_edited":
             fields = _team_edit(d, old, config, work, notes, quiet=d["team"] in dropped_teams)
         else:
-            fields = _event_edit(d, old, config, notes)
+            fields = _event_edit(d, old, config, work, notes)
         if fields:
             edit_config(work, e["type"], {k: v for k, v in d.items() if k == "team" or k in fields})
             kept.append({"seq": e["seq"], "fields": sorted(fields)})
@@ -131,11 +133,14 @@ def _team_edit(d: dict[str, Any], old: dict[str, Any], config: dict[str, Any], w
     return fields
 
 
-def _event_edit(d: dict[str, Any], old: dict[str, Any], config: dict[str, Any], notes: list[list[str]]) -> set[str]:
+def _event_edit(d: dict[str, Any], old: dict[str, Any], config: dict[str, Any], work: dict[str, Any],
+                notes: list[list[str]]) -> set[str]:
     """The event's settings edited at the hub: each field kept unless the file changed it since it
-    was last loaded (then the file's stands) or the file's ruleset options no longer fit it."""
+    was last loaded (then the file's stands) or it no longer fits the file: a ruleset its
+    ``[ruleset_options]`` do not take, a round robin longer than the circle of its teams
+    (``work``: the new file with the edits kept so far)."""
     fields: set[str] = set()
-    for f in ("name", "ruleset", "format"):
+    for f in ("name", "ruleset", "format", *SETTINGS):
         if f not in d:
             continue
         zh_f, en_f = FIELD_WORDS["event_edited"][f]
@@ -152,8 +157,26 @@ def _event_edit(d: dict[str, Any], old: dict[str, Any], config: dict[str, Any], 
                               f"the ruleset {d[f]} chosen at the hub does not take EVENT.toml's [ruleset_options] "
                               f"({str(exc)[:80]}): not kept"])
                 continue
+        if f in SETTINGS:
+            try:
+                _setting_fits(f, d, work, fields)
+            except EventInputError as exc:
+                zh, en = _both(exc)
+                notes.append([f"赛事中心对{zh_f}的修改（{_shown(d[f])}）未保留：{zh}",
+                              f"the hub's edit of the {en_f} ({_shown(d[f])}) is not kept: {en}"])
+                continue
         fields.add(f)
     return fields
+
+
+def _setting_fits(f: str, d: dict[str, Any], work: dict[str, Any], fields: set[str]) -> None:
+    """Refuse the hub's ``f`` (rounds, draw method, match points) where it does not fit the new
+    file with the fields of this edit kept so far, as the edit itself was checked
+    (:mod:`.settings`): nothing is drawn at a reload, so only the file's teams and byes bound it."""
+    if f == "match_points":  # any scheme fits any file: an own bye_points is below a win in each
+        return
+    event = {**work["event"], **{k: d[k] for k in fields if k in SETTINGS}, f: d[f]}
+    round_robin_fits(event["rounds"], len(work["teams"]), draw_method({**work, "event": event}))
 
 
 def _shown(value: Any) -> str:

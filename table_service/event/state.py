@@ -12,7 +12,8 @@ Hub event types (documented in ``docs/hub-protocol.md``):
 changed again) · ``result_recorded`` · ``result_refused`` · ``message_refused`` (a table message that is not well
 formed: that table's fault) · ``refusal_acknowledged`` ·
 ``result_corrected`` · ``results_published`` · ``appeal_filed`` · ``appeal_decided`` ·
-``lots_drawn`` · ``team_edited`` · ``event_edited`` · ``team_added`` (a late entry, before the first
+``lots_drawn`` · ``team_edited`` · ``event_edited`` (name, ruleset, format; and, when
+changed, rounds, draw method, match points: :mod:`.settings`) · ``team_added`` (a late entry, before the first
 draw is published) · ``team_withdrawn`` (退赛: the chief's, from the
 next round to draw) · ``team_reinstated`` (the chief's, before any round is published without it) ·
 ``deck_published`` · ``deck_withdrawn``.
@@ -35,7 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Self
 
-from table_service.event.config import scoring_of
+from table_service.event.config import draw_method, scheme_scoring, scoring_of
 from table_service.event.model import Result, parse_result
 from table_service.event.standings import Standings, compute_standings
 
@@ -160,6 +161,16 @@ class HubState:
     @property
     def published_rounds(self) -> list[int]:
         return sorted(r for r, d in self.draws.items() if d["published"])
+
+    def method_now(self) -> str:
+        """The method the next round is drawn by: round 1's once it is published (a Swiss after a
+        round robin's round 1, or the reverse, would be another event; and ``auto`` resolved again
+        after the rounds changed would switch mid-event); before that, the configuration's."""
+        assert self.cfg is not None
+        pub = self.published_rounds
+        if pub and self.draws[pub[0]].get("method"):
+            return str(self.draws[pub[0]]["method"])
+        return draw_method(self.cfg)
 
     def next_round(self) -> int:
         """The round the next draw is of (a draft of it may exist)."""
@@ -386,6 +397,8 @@ def edit_config(cfg: dict[str, Any], etype: str, d: dict[str, Any]) -> None:
     place an edit changes it, whether logged just now or carried over a reload. ``d`` may hold only
     some of the edit's fields (a reload kept those): the others stay as the configuration has them."""
     if etype == "event_edited":
+        if "match_points" in d:  # the scheme's points with it (before the update: from the scheme they were)
+            cfg["event"]["scoring"] = scheme_scoring(cfg["event"], d["match_points"])
         cfg["event"].update(d)
     elif etype == "team_edited":
         t = next((t for t in cfg["teams"] if t["id"] == d["team"]), None)

@@ -356,6 +356,10 @@ def admin() -> Any:
                "can_draw": _can_draw(core), "teams": core.cfg["teams"], "rounds": core.published_rounds,
                "withdrawn": core.withdrawn, "next_round": core.next_round(),
                "presets": _presets(), "event": core.cfg["event"], "seen": core.last_seq,
+               # The settings' rules (event/settings.py), said beside their controls
+               "drawn_rounds": max(core.draws, default=0),
+               "min_rounds": max(1, max(core.draws, default=0)), "method_now": core.method_now(),
+               "draw_fixed": bool(core.published_rounds), "points_fixed": min(core.results_published, default=None),
                "names": core.team_names(), "new_team_id": next_team_id(core.teams)}
         deck = ctx["ov"]["deck"]
         ctx["deck_tables"] = sum(1 for t in ctx["ov"]["tables"] if deck and t.get("deck") == deck["sha256"])
