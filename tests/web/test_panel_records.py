@@ -113,6 +113,22 @@ def test_release_box_says_so_when_no_deal_has_ended(page, make_app, runner, serv
     assert page.inner_text("#release-list") == "没有待公开的已结束牌局"
 
 
+def test_a_duplicate_boards_deals_get_release_buttons_without_the_tables_setting(page, make_app, runner, serve_app, h):
+    """The s36 broadcast audit: a round the hub set up as a duplicate board is held by the feed whatever
+    the table's setting, so the chief's release box shows for it (it showed only with FEED_DUPLICATE)."""
+    app = make_app(TABLES={"1": runner})
+    submit(runner, "round_set_up", {"players": h.PLAYERS, "format": {"kind": "deals", "deals": 3}, "board": "R1-M1"})
+    submit(runner, "first_cut_recorded", {"card": "7s"})
+    submit(runner, "drawing_finished", {"counts": ONE_EACH})
+    for seat, card in (("N", "3s"), ("W", "4s"), ("S", "5s")):
+        h.play(runner, seat, [card])
+    assert runner.state()["deal"]["phase"] == "over"
+    srv = serve_app(app)
+    h.log_in_page(page, srv.url, "chen")
+    page.goto(f"{srv.url}/tables/1")
+    page.wait_for_selector('#release-card:not([hidden]) #release-list button[data-round="1"][data-deal="1"]')
+
+
 # ------------------------------------------------------------------- 2. past deals, for an appeal
 
 
