@@ -296,6 +296,12 @@ def _supersede(state: State, ev: dict[str, Any], fx: Effects) -> None:
         raise EventRejected(f"事件已作废 / {etype}: event {ref} is already void")
     last = next((c for c in reversed(state["corrections"]) if c["ref"] == int(ref)), None)
     chiefs = target.get("role") == "chief" or (last is not None and last["role"] == "chief")
+    if target["type"] == "tribute_given" and state["deal"] is not None:
+        # The chief's tribute_corrected is the chief's ruling on this tribute too (it is an event of its
+        # own, not among the corrections): a referee's misread correction of the tribute would re-fold
+        # it away, and the flag and the warning on it with it.
+        trib = next((t for t in state["deal"]["tributes"] if t["seq"] == target["seq"]), None)
+        chiefs = chiefs or (trib is not None and (trib.get("corrected") or {}).get("role") == "chief")
     if chiefs and ev["role"] != "chief" and since(state, 4):
         # The chief's ruling (a foul, a loss, a long late arrival, a ruling on a flag, the chief's
         # correction of a read) is undone or changed by the chief alone: else a referee refused a

@@ -85,8 +85,12 @@ def public_event(event: dict, state_json: dict) -> dict | None:
         # doubts (a third copy of a face, a play with readings nobody stated).
         return None
     out = {k: data[k] for k in fields if k in data}
-    if etype == "return_given" and not returns_shown(state_json.get("deal")):
+    deal = state_json.get("deal")
+    if etype == "return_given" and not returns_shown(deal):
         out.pop("card", None)  # face down until every return is given (double-down: shown together)
+    if etype == "play_corrected" and not returns_shown(deal) and any(
+            r.get("seq") == data.get("ref") for r in (deal or {}).get("returns") or ()):
+        out.pop("cards", None)  # a misread return corrected while still face down: its card stays hidden
     if etype == "penalty_given" and out.get("flag") is not None and not any(
             f.get("id") == out["flag"] and f.get("status") == "confirmed" for f in state_json.get("flags") or ()):
         out.pop("flag")  # a ruling is public; the flag it cites only once confirmed (open flags are the referee's)

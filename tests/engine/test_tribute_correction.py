@@ -354,3 +354,43 @@ def test_an_anti_tribute_is_voided_before_the_first_card_only() -> None:
     t2.do("anti_tribute_declared", {"seats": ["S"], "cards": ["BJ", "BJ"]})
     t2.do("event_voided", {"ref": t2.events[-1]["seq"], "reason": "看错 / misdeclared"}, role="referee")
     assert t2.deal["phase"] == "tribute"
+
+
+def test_a_face_down_return_corrected_as_misread_stays_hidden_from_the_public() -> None:
+    """The s36 review: after a double-down the first return is face down until the second is given
+    (the public feed hides its card); a ``play_corrected`` on it was published with its card."""
+    from table_service.views.feed import public_event
+
+    t = Table()
+    t.first_deal("E", ONE_EACH)
+    _acts(t, "E:3s N:pass W:4s")  # E 1st, W 2nd: N and S pay (double-down)
+    t.next_deal()
+    t.do("tribute_given", {"seat": "S", "card": "9d"})
+    t.do("tribute_given", {"seat": "N", "card": "Qc"})
+    t.do("return_given", {"seat": "E", "card": "3c"})
+    ret = t.events[-1]["seq"]
+    assert "card" not in public_event(t.events[-1], state_to_json(t.state))["data"]
+    t.do("play_corrected", {"ref": ret, "cards": ["4c"]}, role="referee")
+    shown = public_event(t.events[-1], state_to_json(t.state))
+    assert shown is not None and "cards" not in shown["data"] and "4c" not in str(shown)
+    second = next(x for x in t.deal["tributes"] if x["to"] != "E")["to"]
+    t.do("return_given", {"seat": second, "card": "5c"})
+    t.do("play_corrected", {"ref": ret, "cards": ["6c"]}, role="referee")  # face up now: said
+    assert public_event(t.events[-1], state_to_json(t.state))["data"]["cards"] == ["6c"]
+
+
+def test_a_referee_cannot_undo_the_chiefs_tribute_correction_by_correcting_its_reading() -> None:
+    """The s36 review: the chief corrected the tribute and warned on its flag; a referee's
+    ``play_corrected`` on the tribute re-folded the deal, which dropped the chief's correction,
+    withdrew the flag and the warning."""
+    t, trib = _deal_two()
+    _acts(t, "S:5s E:6s N:8s W:pass S:As")
+    (flag,) = t.flags("tribute_not_highest")
+    t.do("tribute_corrected", {"ref": trib, "card": "Ah", "reason": "错贡 / wrong tribute"}, role="chief")
+    t.do("penalty_given", {"side": "NS", "level": "warning", "article": "错贡 / wrong tribute", "seat": "S",
+                           "flag": flag["id"]}, role="chief")
+    msg = t.reject("play_corrected", {"ref": trib, "cards": ["Ah"]}, role="referee")
+    assert "chief referee" in msg
+    assert t.deal["tributes"][0]["card"] == "Ah" and t.deal["superseded"] == []
+    assert [(r["level"], r["flag"]) for r in t.state["penalties"]["records"]] == [("warning", flag["id"])]
+    assert t.flags("tribute_not_highest")[0]["status"] == "confirmed"
