@@ -53,7 +53,7 @@ def reload_data(state: HubState, config: dict[str, Any]) -> dict[str, Any]:
     for e in state.hub_edits:
         d = e["data"]
         if e["type"] == "team_added":
-            fields = _added(d, config, work, notes)
+            fields = _added(d, config, work, notes, state.withdrawn)
             if not fields:
                 dropped_teams.add(d["team"])
         elif e["type"] == "team_edited":
@@ -76,7 +76,8 @@ def _team(cfg: dict[str, Any], tid: str) -> dict[str, Any] | None:
     return next((t for t in cfg.get("teams", []) if t["id"] == tid), None)
 
 
-def _added(d: dict[str, Any], config: dict[str, Any], work: dict[str, Any], notes: list[list[str]]) -> set[str]:
+def _added(d: dict[str, Any], config: dict[str, Any], work: dict[str, Any], notes: list[list[str]],
+           withdrawn: Any = ()) -> set[str]:
     """A team added at the hub: kept whole, or not at all when the file now has its id (the file's
     team wins) or it no longer fits the file (its name taken, its players, the tables)."""
     same = _team(config, d["team"])
@@ -84,6 +85,13 @@ def _added(d: dict[str, Any], config: dict[str, Any], work: dict[str, Any], note
         notes.append([f"EVENT.toml 现有队号 {d['team']}（「{same['name']}」），赛事中心添加的「{d['name']}」未保留",
                       f"EVENT.toml now has team {same['name']} as {d['team']}: the team added at the hub as "
                       f"{d['name']} is not kept"])
+        if d["team"] in withdrawn:
+            # A withdrawal is logged by id and stays (not configuration): the file's team of that id
+            # now carries the added team's. Said, so the chief reinstates it where that was not meant.
+            notes.append([f"「{d['name']}」已退赛，退赛记录现属于 EVENT.toml 的「{same['name']}」（{d['team']}）："
+                          "如非本意，请为其恢复参赛",
+                          f"{d['name']} had withdrawn: the withdrawal now stands for EVENT.toml's {same['name']} "
+                          f"({d['team']}); reinstate it if that is not meant"])
         return set()
     try:
         late_team(work, d["team"], d["name"], list(d["players"]))

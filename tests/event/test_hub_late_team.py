@@ -211,6 +211,26 @@ def test_where_the_file_changed_the_same_thing_the_file_wins_and_the_page_says_s
     again.stop()
 
 
+def test_a_withdrawn_added_team_whose_id_the_file_now_has_is_said_on_reload(tmp_path: Path) -> None:
+    """The s36 review: a team added at the hub and withdrawn, then EVENT.toml given its own team of that
+    id: the withdrawal (logged by id) now kept the file's team out of round 1, and nothing said so."""
+    folder = tmp_path / "hub"
+    hub = open_hub(folder, raw_cfg(7))
+    hub.add_team("T08", "迟到队", ["甲", "乙"], "rita", "referee")
+    hub.withdraw_team("T08", "未到 / did not come", "chen", "chief")
+    hub.stop()
+    raw = raw_cfg(7)
+    raw["teams"].append({"id": "T08", "name": "文件八队", "players": ["x", "y"]})
+    hub = open_hub(folder, raw)
+    assert "T08" in hub.core.withdrawn and hub.core.team_names()["T08"] == "文件八队"
+    note = hub.config_note or ""
+    assert "退赛记录现属于 EVENT.toml 的「文件八队」（T08）" in note and "reinstate it if that is not meant" in note
+    hub.reinstate_team("T08", "chen", "chief")  # the chief's one tap, as the note says
+    hub.draw_next("chen", "chief")
+    assert "T08" in drawn(hub, 1)
+    hub.stop()
+
+
 def test_the_fold_keeps_what_each_reload_names_and_none_for_a_reload_an_earlier_release_logged() -> None:
     cfg1 = validate(raw_cfg(4))
     raw2 = raw_cfg(4)
