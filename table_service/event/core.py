@@ -198,8 +198,8 @@ class HubCore(HubState):
         """The event's name, ruleset preset or round format changed at the hub: they go into the
         assignments published from now on. With them, the number of rounds, the draw method and the
         match points scheme, each only where it changes and only while its rule allows
-        (:func:`~.settings.check_settings`: the draw method until round 1 is published, the match
-        points until round 1's results are). Byes and the duplicate comparison stay EVENT.toml's."""
+        (:func:`~.settings.check_settings`: the draw method and the match points until round 1
+        is published). Byes and the duplicate comparison stay EVENT.toml's."""
         need_role(role, "chief", "修改赛事设置")
         self.check_unchanged_since("", seen, ("赛事设置", "the event's settings"))
         settings = check_settings(self, rounds, draw, match_points)

@@ -240,7 +240,7 @@ HUB_OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "修改赛事设置 / change the event's name, ruleset or format (from the next published draw), and its rounds, "
         "draw method or match points (at once; each only where it changes: rounds never below a round drawn nor, "
         "in a round robin, past its circle; the draw method until round 1 is published; the match points until "
-        "round 1's results are published — refused in words otherwise, nothing saved)",
+        "round 1's draw is published — refused in words otherwise, nothing saved)",
         {"name": _text(MAX_NAME), "ruleset": _text(MAX_ID, "规则预设 / ruleset preset"),
          "kind": {"type": "string", "enum": ["deals", "time", "past_a"]}, "deals": _DIGITS, "minutes": _DIGITS,
          "rounds": {"type": "string", "pattern": "^([1-9][0-9]?)?$",

@@ -16,8 +16,9 @@ page (``event_edited``, with the event's name, ruleset and format), each under i
   Swiss pairs on the standings of rounds drawn to another plan. Once published, the method is round
   1's (:meth:`~.state.HubState.method_now`), whatever ``auto`` would resolve to with another number
   of rounds.
-- **Match points**: only until round 1's results are published (公布成绩): a scheme changed after
-  re-ranks standings the hall has already seen.
+- **Match points**: only until round 1's draw is published: the assignments carry the points and
+  each table scores and signs its round with them, so a scheme changed after would rank by other
+  points than the tables' own sheets (and, once results are public, re-rank what the hall has seen).
 
 A setting given as it is now is not a change: it is neither checked nor logged, so a page that
 posts every field (the form does) renames the event after round 1 without asking about the draw
@@ -62,11 +63,13 @@ def check_settings(state: HubState, rounds: int | None, draw: str | None, match_
         if changed["match_points"] not in MATCH_POINT_SCHEMES:
             raise EventInputError(f"比赛分方案须为 {'、'.join(MATCH_POINT_SCHEMES)} / match points must be "
                                   f"{' or '.join(MATCH_POINT_SCHEMES)}")
-        if state.results_published:
-            first = min(state.results_published)
-            raise EventInputError(f"第 {first} 轮成绩已公布，比赛分方案不能再改：会改变已公布的排名 / round {first}'s results "
-                                  "are published: the match points can no longer change, as that would re-rank "
-                                  "standings already shown")
+        if state.published_rounds:
+            # The published round's assignments carry the points (the tables score and sign their round
+            # with them): a change now would rank by other points than the tables' own sheets.
+            first = min(state.published_rounds)
+            raise EventInputError(f"第 {first} 轮编排已公布，比赛分方案不能再改：各桌已按原方案计分 / round {first}'s draw "
+                                  "is published: the match points can no longer change, as the tables score their "
+                                  "rounds with the points their assignment gave")
     if "rounds" in changed:
         n = changed["rounds"]
         if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= 99:

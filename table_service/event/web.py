@@ -359,7 +359,7 @@ def admin() -> Any:
                # The settings' rules (event/settings.py), said beside their controls
                "drawn_rounds": max(core.draws, default=0),
                "min_rounds": max(1, max(core.draws, default=0)), "method_now": core.method_now(),
-               "draw_fixed": bool(core.published_rounds), "points_fixed": min(core.results_published, default=None),
+               "draw_fixed": bool(core.published_rounds), "points_fixed": min(core.published_rounds, default=None),
                "names": core.team_names(), "new_team_id": next_team_id(core.teams)}
         deck = ctx["ov"]["deck"]
         ctx["deck_tables"] = sum(1 for t in ctx["ov"]["tables"] if deck and t.get("deck") == deck["sha256"])

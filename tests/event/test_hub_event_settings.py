@@ -5,7 +5,7 @@ Before: the number of rounds, the draw method and the match points scheme were E
 changing one meant editing the file and restarting the hub, and after the first draw the file's
 change was ignored. Now the chief changes them on the organiser page: the rounds at any time (never
 below a round drawn; a round robin never past its circle), the draw method until round 1 is
-published, the match points until round 1's results are. A refusal says why, Chinese first, and
+published, the match points until round 1 is published. A refusal says why, Chinese first, and
 logs nothing; a reload of a changed EVENT.toml keeps the edit as it keeps the others; a replay
 gives the same state.
 """
@@ -153,22 +153,23 @@ def test_the_draw_method_changes_until_round_1_is_published_and_a_draft_before_i
     hub.stop()
 
 
-def test_the_match_points_change_until_round_1_s_results_are_published(tmp_path: Path) -> None:
+def test_the_match_points_change_until_round_1_is_published(tmp_path: Path) -> None:
+    """Until round 1's draw is published: its assignments carry the points, and each table scores and
+    signs its round with them (the s36 review: changed after the publication, the tables' sheets said
+    a win was 2 while the hub ranked it 3)."""
     hub = open_hub(tmp_path / "hub", raw_cfg(4, rounds=3))
-    play(hub, 1, publish_results=False)  # every result in, none published yet
-    mp = {r["team"]: r["match_points"] for r in hub.standings_json()["standings"]}
-    assert sorted(mp.values()) == [0, 1, 1, 2]
     ev = settings(hub, match_points="3-2-1-0")
     assert ev["data"]["match_points"] == "3-2-1-0"
-    assert {r["team"]: r["match_points"] for r in hub.standings_json()["standings"]} == {
-        t: {0: 1, 1: 2, 2: 3}[p] for t, p in mp.items()}  # re-scored: a win 3, a draw 2, a loss 1
-    hub.publish_results(1, "org", "referee")
-    refused(hub, "第 1 轮成绩已公布，比赛分方案不能再改：会改变已公布的排名", "round 1's results are published: the match points "
-            "can no longer change", match_points="2-1-0")
     hub.draw_next("org", "referee")
-    published = hub.publish_draw(2, "org", "referee")
+    published = hub.publish_draw(1, "org", "referee")
     opts = next(iter(published["data"]["assignments"].values()))["ruleset"]["options"]
     assert (opts["match_points_win"], opts["match_points_draw"], opts["match_points_loss"]) == (3, 2, 1)
+    refused(hub, "第 1 轮编排已公布，比赛分方案不能再改：各桌已按原方案计分", "round 1's draw is published: the match points "
+            "can no longer change", match_points="2-1-0")
+    for i, t in enumerate(hub.core.draws[1]["tables"]):
+        hub.hand_result({"round": 1, "table": t["table"], "ns": t["ns"], "ew": t["ew"], "ns_levels": 6,
+                         "ew_levels": i % 5 if i % 5 != 6 else 0}, "org", "referee")
+    assert sorted(r["match_points"] for r in hub.standings_json()["standings"]) in ([1, 1, 3, 3], [1, 2, 2, 3])
     hub.stop()
 
     bare = open_hub(tmp_path / "bare", raw_cfg(4))
@@ -281,10 +282,10 @@ def test_the_settings_form_answers_json_and_a_redirect(tmp_path: Path) -> None:
     r = c.post("/hub/action/edit_event", data={**form, "seen": str(before), "rounds": "5", "match_points": "2-1-0"})
     assert r.status_code == 302 and r.headers["Location"].endswith("/hub/admin")
     page = c.get("/hub/admin").get_data(as_text=True)
-    assert "第 1 轮成绩已公布，比赛分方案不能再改：会改变已公布的排名 / round 1&#39;s results are published" in page
+    assert "第 1 轮编排已公布，比赛分方案不能再改：各桌已按原方案计分 / round 1&#39;s draw is published" in page
     assert hub.core.last_seq == before
     assert '<select name="draw" id="event-draw" disabled>' in page and 'id="event-match-points" disabled>' in page
-    assert 'min="1" max="99" required value="5"' in page and "比赛分已固定（第 1 轮成绩已公布）" in page
+    assert 'min="1" max="99" required value="5"' in page and "比赛分已固定（第 1 轮编排已公布，各桌按原方案计分）" in page
     r = c.post("/hub/action/edit_event", data={**form, "seen": str(before), "rounds": "4"})  # no draw, no points: as they are
     assert r.status_code == 302 and hub.core.cfg["event"]["rounds"] == 4
     page = c.get("/hub/admin").get_data(as_text=True)
