@@ -143,11 +143,15 @@ def on_tribute_corrected(state: State, ev: dict[str, Any], fx: Effects) -> None:
 
 
 def _check_moment(deal: dict[str, Any], trib: dict[str, Any], etype: str) -> None:
-    """The deal is in play and the tributor still has a card to give."""
+    """The deal is in play (the returns made) and the tributor still has a card to give.
+
+    Also before the first card is played (where the panel offers the void and a new tribute instead):
+    a correction made in play must still stand when a re-fold replays it at a moment with no card down
+    (the deal's only play voided as a double read), or the exchange made at the table was dropped."""
     if deal["phase"] == "over":
         raise EventRejected(f"本副已结束：错贡按处罚裁决 / {etype}: the deal is over; rule the wrong tribute with a penalty")
-    if not first_card_played(deal):
-        raise EventRejected(f"尚未出牌：请作废进贡后重新进贡 / {etype}: no card has been played yet; void tribute "
+    if deal["phase"] != "play":
+        raise EventRejected(f"还贡尚未完成：请作废进贡后重新进贡 / {etype}: the returns are not all made; void tribute "
                             f"{trib['seq']} and have it given again")
     if deal["counts"][trib["from"]] <= 0:
         raise EventRejected(f"进贡者已出完牌 / {etype}: {trib['from']} has played out and has no card left to give")

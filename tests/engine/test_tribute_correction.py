@@ -205,8 +205,6 @@ def test_a_tribute_or_return_is_voided_before_the_first_card_and_corrected_after
     trib = t.events[-1]["seq"]
     t.do("return_given", {"seat": "E", "card": "3c"})
     ret = t.events[-1]["seq"]
-    msg = t.reject("tribute_corrected", {"ref": trib, "card": "BJ", "reason": "x"}, role="referee")
-    assert "void tribute" in msg and "尚未出牌" in msg
     # A camera read still in doubt is a card on the table: play has begun.
     t.play("S", "5s", data={"uncertain": True, "confidence": [0.4]})
     msg = t.reject("event_voided", {"ref": trib, "reason": "错贡 / wrong tribute"}, role="referee")
@@ -394,3 +392,25 @@ def test_a_referee_cannot_undo_the_chiefs_tribute_correction_by_correcting_its_r
     assert t.deal["tributes"][0]["card"] == "Ah" and t.deal["superseded"] == []
     assert [(r["level"], r["flag"]) for r in t.state["penalties"]["records"]] == [("warning", flag["id"])]
     assert t.flags("tribute_not_highest")[0]["status"] == "confirmed"
+
+
+def test_a_correction_stands_when_the_deals_only_play_is_voided_after_it() -> None:
+    """The s36 review: the tribute corrected after the deal's only play, then that play voided (a double
+    read): the re-fold replayed the correction with no card down, refused it ("void the tribute
+    instead") and dropped it unsaid, though the cards had been exchanged at the table."""
+    t, trib = _deal_two()
+    t.play("S", "As")
+    play = t.events[-1]["seq"]
+    _correct(t, trib, "Ah")
+    t.do("event_voided", {"ref": play, "reason": "重复识别 / read twice"}, role="referee")
+    assert t.deal["tributes"][0]["card"] == "Ah" and t.deal["superseded"] == []
+    assert t.deal["turn"] == "S"
+    assert state_to_json(fold(t.events)) == state_to_json(t.state)
+    # In the return phase the tribute is still voided and given again (the returns wait on it).
+    t2 = Table()
+    t2.first_deal("E", ONE_EACH)
+    t2.finish_in_order(["E", "N", "W", "S"])
+    t2.next_deal()
+    t2.do("tribute_given", {"seat": "S", "card": "Kd"})
+    msg = t2.reject("tribute_corrected", {"ref": t2.events[-1]["seq"], "card": "Ah", "reason": "x"}, role="referee")
+    assert msg.startswith("还贡尚未完成") and "void tribute" in msg
