@@ -195,7 +195,10 @@ def team_name(name: str, teams: list[dict[str, Any]], team: str) -> str:
     """A team's name as the hub takes it (an edit, a late entry), stripped: 1-64 printable
     characters and no other team's (``teams``: the event's; ``team``: the id it is for). One rule
     for both forms and for a reload that carries them over a changed EVENT.toml."""
-    if not is_name(name) or len(name) > MAX_ID or control_character(name) is not None:
+    # A team's name never reaches a table's engine (the assignment seats teams by id; the name is for
+    # the pages and sheets), so it keeps the hub's rule: something visible, no control character — an
+    # emoji with its zero-width joiner is a name. A player's name is the engine's (team_players).
+    if not says_something(name) or len(name) > MAX_ID or control_character(name) is not None:
         raise EventInputError("队名无效（1–64 个可打印字符）/ a team's name is 1-64 printable characters")
     other = next((t["id"] for t in teams if t["id"] != team and name_key(t["name"]) == name_key(name)), None)
     if other is not None:
@@ -258,7 +261,7 @@ def validate(raw: dict[str, Any]) -> dict[str, Any]:
                               f"match_points must be one of {list(MATCH_POINT_SCHEMES)}, got {scheme!r}")
     fmt = _format(ev.get("format", {"kind": "deals", "deals": 8}))
     name = _opt(ev, "name", str, "event", eid, max_len=MAX_NAME)
-    if not is_name(name):  # the hub's own edit form refuses it too: every page and sheet is titled by it
+    if not says_something(name):  # the hub's own edit form refuses it too: every page and sheet is titled by it
         raise EventInputError("EVENT.toml [event]: name 为空 / 'name' is empty (leave it out to use the id)")
     ruleset_name = _opt(ev, "ruleset", str, "event", "jiangsu-2013", max_len=MAX_ID)
     rs_opts = raw.get("ruleset_options", {})
@@ -333,9 +336,6 @@ def validate(raw: dict[str, Any]) -> dict[str, Any]:
         tname = _opt(t, "name", str, where, tid, max_len=MAX_ID)
         if not says_something(tname):
             raise EventInputError(f"EVENT.toml [{where}]: 队名为空 / 'name' is empty (leave it out to use the id)")
-        if not is_name(tname):  # a zero-width or format character: the tables' engine refuses the name
-            raise EventInputError(f"EVENT.toml [{where}]: 队名 {tname!r} 含不可见的格式字符 / the team name {tname!r} "
-                                  "holds an invisible format character")
         other = names.setdefault(name_key(tname), tid)
         if other != tid:
             raise EventInputError(duplicate_name_message(tname, other, f"EVENT.toml [{where}]: "))

@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from table_service.engine.events import is_name, says_something
+from table_service.engine.events import says_something
 from table_service.event.config import late_team, scoring_of, team_name, team_players
 from table_service.event.draw import make_draw
 from table_service.event.model import EventInputError, RoleRefused, parse_result, reused_id_reason
@@ -214,7 +214,7 @@ class HubCore(HubState):
             raise EventInputError("分钟须为 1–600 / minutes must be 1-600")
         if kind not in ("deals", "time", "past_a"):
             raise EventInputError("赛制须为 deals、time 或 past_a / format must be deals, time or past_a")
-        if not is_name(name) or len(name) > 120 or control_character(name) is not None:
+        if not says_something(name) or len(name) > 120 or control_character(name) is not None:
             raise EventInputError("赛事名称无效（1–120 个可打印字符）/ an event's name is 1-120 printable characters")
         fmt = {k: v for k, v in fmt.items() if k in ("kind", "deals", "minutes") and v is not None}
         return "event_edited", {"name": name.strip(), "ruleset": ruleset, "format": fmt, **settings}
