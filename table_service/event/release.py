@@ -29,21 +29,23 @@ def summary_ended(summary: Mapping[str, Any]) -> int:
     return deal if summary.get("finished") else max(0, deal - 1)
 
 
-def ended_at(rnd: int, assignment: Mapping[str, Any], summary: Mapping[str, Any] | None) -> int | None:
-    """How many deals of round ``rnd`` a table has ended, as its latest summary shows: None when it
-    has set up a later round (it has ended every deal it played of this one: no limit on its side);
-    0 when it has not reached this round, or plays it under other teams than the assignment's (not
-    this board: what it ended says nothing of this board's deals)."""
+def ended_at(rnd: int, assignment: Mapping[str, Any], summary: Mapping[str, Any] | None) -> tuple[int, bool]:
+    """``(deals ended, done)`` of round ``rnd`` at a table, as its latest summary shows. ``done``: the
+    table has finished the round (its result is in, or it has set up a later round: the count is then
+    unknown, 0), so it will end no further deal of it and limits the other room no more — a room that
+    stopped at 7 deals by the time limit must not hold back the other room's 8th. ``(0, False)`` when
+    it has not reached this round, or plays it under other teams than the assignment's (not this
+    board: what it ended says nothing of this board's deals)."""
     if not summary:
-        return 0
+        return 0, False
     at = summary.get("round")
     if not isinstance(at, int) or at < rnd:
-        return 0
+        return 0, False
     if at > rnd:
-        return None
+        return 0, True
     if summary.get("teams") != assignment.get("teams"):
-        return 0
-    return summary_ended(summary)
+        return 0, False
+    return summary_ended(summary), bool(summary.get("finished"))
 
 
 def board_tables(assignments: Mapping[str, Mapping[str, Any]]) -> dict[str, list[str]]:
@@ -62,9 +64,10 @@ def releases(draws: Mapping[int, Mapping[str, Any]], summaries: Mapping[str, Map
     Only the rounds some table's summary is at are looked at (a published round before those has
     been released already, or both its rooms moved on and the chief's tap covers what was missed),
     in order, so a table's later round replaces its earlier one — one retained message a table.
-    A board counts only with both rooms drawn; ``through`` is the fewer deals ended of the two (a
-    room that has moved past the round limits nothing). Nothing when it is 0, or when both rooms
-    have moved on (nothing new to say)."""
+    A board counts only with both rooms drawn; ``through`` is the fewer deals ended of the rooms still
+    playing the round (a room that has finished it, or moved past it, limits nothing), and once both
+    have finished it, the most either ended. Nothing when it is 0 (both rooms moved on: nothing new
+    to say)."""
     out: dict[str, dict[str, Any]] = {}
     rounds = sorted({s["round"] for s in summaries.values() if isinstance(s.get("round"), int)})
     for rnd in rounds:
@@ -76,8 +79,9 @@ def releases(draws: Mapping[int, Mapping[str, Any]], summaries: Mapping[str, Map
             if len(tables) != 2:
                 continue
             ends = [ended_at(rnd, assignments[t], summaries.get(t)) for t in tables]
-            limits = [e for e in ends if e is not None]
-            through = min(limits) if limits else 0
+            playing = [n for n, done in ends if not done]
+            # A room still playing limits; once both are done, every deal either of them ended.
+            through = min(playing) if playing else max(n for n, _done in ends)
             if through > 0:
                 for t in tables:
                     out[t] = {"round": rnd, "through": through, "board": board}

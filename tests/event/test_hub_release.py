@@ -106,6 +106,11 @@ def test_an_older_table_room_a_later_round_and_another_board(hub: HubService) ->
     s1b = {"round": 1, "teams": hub.core.draws[1]["assignments"]["1B"]["teams"], "deal": 4, "deals_ended": 4}
     assert releases(draws, {"1A": s1a, "1B": s1b})["1A"] == {"round": 1, "through": 4, "board": "R1-M1"}
     assert releases(draws, {"1A": s1a, "1B": {**s1b, "round": 2}}) == {}  # both moved on: nothing new
+    # A room that stopped at 3 deals (the round's time limit) holds back none of the other room's 4th.
+    s1a = {**s1b, "round": 1, "teams": hub.core.draws[1]["assignments"]["1A"]["teams"], "deal": 3, "deals_ended": 3,
+           "finished": True}
+    assert releases(draws, {"1A": s1a, "1B": {**s1b, "deals_ended": 3}})["1B"]["through"] == 3  # 4th being played
+    assert releases(draws, {"1A": s1a, "1B": {**s1b, "finished": True}})["1A"]["through"] == 4
 
 
 def test_a_plain_event_gets_no_release(tmp_path: Path) -> None:
