@@ -88,7 +88,7 @@ VOIDABLE_TYPES: frozenset[str] = frozenset(
     }
 )
 
-SOURCES: tuple[str, ...] = ("camera", "screen", "gpio", "panel", "bot", "clock", "system")
+SOURCES: tuple[str, ...] = ("camera", "screen", "gpio", "panel", "bot", "clock", "system", "hub")
 ROLES: tuple[str, ...] = ("viewer", "referee", "chief")
 DEVICES: tuple[str, ...] = ("camera", "screen", "gpio")
 DEVICE_STATUSES: tuple[str, ...] = ("online", "offline")

@@ -93,6 +93,7 @@ class HubService(TableMessages):
         self.duplicates = 0
         self.flooded: dict[str, int] = {}
         self._flood_said: dict[str, int] = {}
+        self.releases_sent: dict[str, tuple[int, int]] = {}
         if connect:
             m = cfg["mqtt"]  # where the broker is today (deployment, not event state: from the file)
             self.mqtt = HubMqtt(self.event_id, self.handle_batch, host=m["host"], port=m["port"],
@@ -154,6 +155,7 @@ class HubService(TableMessages):
             self.mqtt.publish(table, "assignment", json_payload(a))
         if rnd:
             self._clear_idle_assignments(assignments)
+        self.publish_releases(again=True)  # a duplicate board's deals both rooms have ended
 
     def _clear_idle_assignments(self, assignments: dict[str, Any]) -> None:
         """Clear the retained assignment of every table an earlier round used and this one does not

@@ -200,7 +200,7 @@ def panel_link(table: str, organiser: str | None, announced: str | None) -> str 
 STATUS_KEYS = frozenset({"table", "event", "status", "reason", "wall_ms", "panel"})
 SUMMARY_KEYS = frozenset({"table", "round", "round_status", "teams", "deal", "levels", "open_flags", "doubts",
                           "clocks_over", "penalties", "signed", "finished", "panel", "deck", "camera",
-                          "last_seq", "wall_ms"})
+                          "last_seq", "wall_ms", "deals_ended"})
 RESULT_KEYS = frozenset({"result_id", "result", "table_seq", "reason", "wall_ms", "feed_delay_s"})
 #: The longest broadcast delay a table may have (``views.feed.FeedView`` refuses more).
 MAX_FEED_DELAY_S = 3600
@@ -237,6 +237,12 @@ def check_summary(table: str, data: dict[str, Any]) -> dict[str, Any]:
     teams = _side_map(data, "teams", _team_id)
     if teams and teams.get("NS") is not None and teams.get("NS") == teams.get("EW"):
         raise _bad(f"队伍 {_show(teams['NS'])} 不能与自己对局", f"a team cannot play itself: {_show(teams)}")
+    # A duplicate board's tables only (absent from others and from a table of an older release): the
+    # deals of the round that have ended, which the hub releases at both rooms (event/release.py).
+    ended, deal = _int(data, "deals_ended", 0, MAX_COUNT), _int(data, "deal", 0, MAX_COUNT)
+    if ended is not None and ended > (deal or 0):
+        raise _bad(f"deals_ended {ended} 超过当前副数 {deal}", f"deals_ended {ended} is more than the deal {deal} "
+                   "the table is at")
     return {"table": table, "round": _int(data, "round", 1, MAX_ROUND),
             "round_status": _str(data, "round_status", 32),
             "teams": teams,
@@ -252,7 +258,8 @@ def check_summary(table: str, data: dict[str, Any]) -> dict[str, Any]:
             "deck": _deck_sha(data.get("deck")),
             "camera": camera,
             "last_seq": _int(data, "last_seq", 0, MAX_SEQ),
-            "wall_ms": _int(data, "wall_ms", MIN_WALL_MS, MAX_WALL_MS)}
+            "wall_ms": _int(data, "wall_ms", MIN_WALL_MS, MAX_WALL_MS),
+            "deals_ended": ended}
 
 
 def _deck_sha(value: Any) -> str | None:

@@ -39,7 +39,7 @@ def json_payload(obj: Any) -> bytes:
 
 
 class HubMqtt:
-    """Subscribes to every table of one event; publishes retained assignments and result acks."""
+    """Subscribes to every table of one event; publishes retained assignments, result acks and releases."""
 
     def __init__(self, event_id: str, handle_batch: Callable[[list[Message]], None], *, host: str = "127.0.0.1",
                  port: int = 1883, username: str | None = None, password: str | None = None, keepalive: int = 15,

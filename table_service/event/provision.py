@@ -11,8 +11,8 @@ to refuse that:
     one per graphics machine, as a user's second connection ends its first), hashed by
     ``mosquitto_passwd -U``;
 ``broker/acl``
-    a table writes only its own topics and reads only its own assignment and acknowledgement;
-    only the hub writes assignments and acknowledgements (``docs/security.md``);
+    a table writes only its own topics and reads only its own assignment, acknowledgement and
+    release; only the hub writes assignments, acknowledgements and releases (``docs/security.md``);
 ``broker/mosquitto.conf``
     ``allow_anonymous false``, the two files above, and on every listener
     ``use_username_as_clientid true``: a client's session is its user's, so no one takes the
@@ -57,8 +57,9 @@ from table_service.views.deck_wire import MAX_DECK_BYTES, deck_topic
 
 #: The topics a table writes (``guandan/<event>/<table>/<name>``; docs/hub-protocol.md).
 TABLE_WRITES = ("state", "events", "status", "summary", "result")
-#: The topics only the hub writes, each table reading its own.
-HUB_WRITES = ("assignment", "result_ack")
+#: The topics only the hub writes, each table reading its own (``release``: a duplicate board's deals
+#: both rooms have ended, which the table then logs as released; the watcher never reads it).
+HUB_WRITES = ("assignment", "result_ack", "release")
 #: What the hub reads (every table), and what the read-only watcher reads (public only).
 HUB_READS = ("result", "status", "summary", "state", "events")
 WATCH_READS = ("state", "events", "status")
@@ -155,8 +156,8 @@ def acl_text(event: str, hub: str, watchers: Sequence[str], tables: dict[str, st
     """Mosquitto's ACL: ``tables`` maps table id → username. Nothing is allowed that is not listed."""
     base = f"guandan/{event}"
     lines = ["# guandan-table event provision: written from EVENT.toml; regenerate, do not edit.",
-             "# A table writes only its own topics and reads only its own assignment and acknowledgement",
-             "# and the event's deck; only the hub writes those (docs/security.md).", "",
+             "# A table writes only its own topics and reads only its own assignment, acknowledgement,",
+             "# release and the event's deck; only the hub writes those (docs/security.md).", "",
              f"user {hub}"]
     lines += [f"topic read {base}/+/{name}" for name in HUB_READS]
     lines += [f"topic write {base}/+/{name}" for name in HUB_WRITES]

@@ -23,8 +23,10 @@ from table_service.event.core import HubCore
 from table_service.event.intake import BadMessage, check_message
 from table_service.event.model import parse_result, reused_id_reason
 from table_service.event.mqtt import HubMqtt, Message, json_payload
+from table_service.event.release import releases
 from table_service.event.state import FLOOD_SAID_MS, MAX_OPEN_REFUSALS_PER_TABLE
 from table_service.event.store import HubStore
+from table_service.views.release_wire import RELEASE_TOPIC
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +60,8 @@ class TableMessages:
     flooded: dict[str, int]
     """Per table: bad messages counted but not logged (:meth:`HubState.flooding`), since the start."""
     _flood_said: dict[str, int]
+    releases_sent: dict[str, tuple[int, int]]
+    """Per table, the ``(round, through)`` of the release last published to it since the connection."""
 
     def handle_batch(self, messages: list[Message]) -> None:
         """Results are logged in one transaction; status and summaries update the live view.
@@ -106,6 +110,27 @@ class TableMessages:
         if self.mqtt is not None:
             for table, ack in acks:
                 self.mqtt.publish(table, "result_ack", json_payload(ack))
+            if any(name == "summary" for _t, name, _p, _r in messages):
+                self.publish_releases()
+
+    def publish_releases(self, *, again: bool = False) -> int:
+        """Send each table of a duplicate board the release its rooms' summaries now allow
+        (:mod:`.release`), retained, QoS 1, when it goes further than the last one sent; ``again``:
+        every one (a (re)connect: what was sent before may be lost with the broker's memory). A
+        release never goes back: a summary seen out of order cannot withdraw what is public.
+        Returns how many were published."""
+        if self.mqtt is None:
+            return 0
+        with self.lock:
+            if again:
+                self.releases_sent.clear()
+            due = releases(self.core.draws, {t: live.summary for t, live in self.live.items()})
+            send = {t: r for t, r in due.items()
+                    if (r["round"], r["through"]) > self.releases_sent.get(t, (0, 0))}
+            self.releases_sent.update({t: (r["round"], r["through"]) for t, r in send.items()})
+        for table, release in sorted(send.items()):
+            self.mqtt.publish(table, RELEASE_TOPIC, json_payload(release))
+        return len(send)
 
     def _bad_message(self, table: str, name: str, payload: bytes, reason: str, now: int,
                      applied: list[dict[str, Any]], pending: set[tuple[Any, ...]]) -> None:

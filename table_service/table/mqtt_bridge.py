@@ -29,7 +29,9 @@ Topics (``<prefix>`` is ``guandan/<event>/<table>``):
 
 Subscribed: ``<prefix>/assignment`` (the hub's retained assignment for the coming round: teams,
 players, directions, ruleset; the panel shows it and starts the round with one tap) and
-``<prefix>/result_ack`` (the hub's answer to the result), and the event-wide ``guandan/<event>/deck``
+``<prefix>/result_ack`` (the hub's answer to the result), ``<prefix>/release`` (the hub's release of a
+duplicate board's deals once both rooms have ended them: :mod:`table_service.table.hub_release`
+logs them as ``deal_released``), and the event-wide ``guandan/<event>/deck``
 (the event's enrolled deck: handed to ``deck_listeners``; the summary then says which deck the
 table reads with). All hub messages are documented in ``docs/hub-protocol.md``.
 """
@@ -48,12 +50,14 @@ from urllib.parse import quote
 
 import paho.mqtt.client as mqtt
 
+from table_service.table.hub_release import HubReleases
 from table_service.table.mqtt_acked import AckedEvents, acked_file_for
 from table_service.views.assignment import check_result_ack, set_up_data
 from table_service.views.broker_reach import BrokerReach
 from table_service.views.deck_wire import deck_topic, read_deck_message, read_withdrawal
 from table_service.views.feed import FeedView
 from table_service.views.panel_url import own_panel_url, panel_url_problem
+from table_service.views.release_wire import RELEASE_TOPIC, deals_ended
 from table_service.views.wire import SEGMENT_RE, loads_strict, table_result
 
 log = logging.getLogger(__name__)
@@ -62,22 +66,29 @@ def table_summary(state: dict[str, Any], table_id: str, panel: str | None, deck:
                   camera: bool | None = None) -> dict[str, Any]:
     """Counts for the chief referee's overview (no content of flags or questions); ``deck``: the
     SHA-256 of the enrolment the camera reads with, when the hub handed it one; ``camera``: whether
-    this table has a camera at all (one without reads no deck, and is not "off the event's deck")."""
+    this table has a camera at all (one without reads no deck, and is not "off the event's deck").
+    A duplicate board's round adds ``deals_ended`` (deals 1..n of the round are over): the hub
+    releases a deal at both rooms once both have ended it. Absent otherwise, so a hub of an earlier
+    release, which refuses a field it does not know, still reads every table of a plain event."""
     rnd, deal = state.get("round") or {}, state.get("deal") or {}
     now = state.get("t_ms") or 0
     flags = [f for f in state.get("flags") or [] if f.get("status") == "open"]
     timers = (deal.get("timers") or {}).values() if deal.get("phase") not in (None, "over") else ()
     pens = state.get("penalties") or {}
-    return {"table": table_id, "round": rnd.get("no"), "round_status": rnd.get("status"),
-            "teams": rnd.get("teams"), "deal": deal.get("no"), "levels": state.get("levels"),
-            "open_flags": len(flags), "doubts": len(deal.get("questions") or []),
-            # A flag names its rule under "rule" (engine.flags.raise_flag); "kind" is an effect's key.
-            "clocks_over": sum(1 for f in flags if f.get("rule") == "time_over")
-            + sum(1 for t in timers if isinstance(t, dict) and now > int(t.get("deadline_ms") or now)),
-            "penalties": {side: dict(pens.get(side) or {}) for side in ("NS", "EW")},
-            "signed": state.get("signatures"), "finished": state.get("result") is not None,
-            "panel": panel, "deck": deck, "camera": camera, "last_seq": state.get("last_seq"),
-            "wall_ms": int(time.time() * 1000)}
+    out: dict[str, Any] = {"table": table_id, "round": rnd.get("no"), "round_status": rnd.get("status"),
+                       "teams": rnd.get("teams"), "deal": deal.get("no"), "levels": state.get("levels"),
+                       "open_flags": len(flags), "doubts": len(deal.get("questions") or []),
+                       # A flag names its rule under "rule" (engine.flags.raise_flag); "kind" is an effect's key.
+                       "clocks_over": sum(1 for f in flags if f.get("rule") == "time_over")
+                       + sum(1 for t in timers if isinstance(t, dict) and now > int(t.get("deadline_ms") or now)),
+                       "penalties": {side: dict(pens.get(side) or {}) for side in ("NS", "EW")},
+                       "signed": state.get("signatures"), "finished": state.get("result") is not None,
+                       "panel": panel, "deck": deck, "camera": camera, "last_seq": state.get("last_seq"),
+                       "wall_ms": int(time.time() * 1000)}
+    if rnd.get("board"):
+        out["deals_ended"] = deals_ended(rnd, state.get("deal"))
+    return out
+
 
 def _segment(value: str, what: str) -> str:
     """A topic segment: no wildcards, no separators (a table id with ``/`` or ``#`` would publish
@@ -170,6 +181,8 @@ class MqttBridge:
         #: hears it too); the listener drops the table's copy if it is that deck.
         self.deck_withdrawn_listeners: list[Callable[[str], Any]] = []
         self.deck_sha: str | None = None
+        #: The hub's releases of this table's duplicate board (``<prefix>/release``).
+        self.releases = HubReleases(runner, self.table_id)
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2,
                                   client_id=client_id or f"guandan-{self.event_id}-{self.table_id}",
                                   clean_session=True)
@@ -190,6 +203,7 @@ class MqttBridge:
         self.client.on_publish = self._on_publish
         self.client.message_callback_add(self.topic("assignment"), self._on_assignment)
         self.client.message_callback_add(self.topic("result_ack"), self._on_result_ack)
+        self.client.message_callback_add(self.topic(RELEASE_TOPIC), self._on_release)
         self.client.message_callback_add(deck_topic(self.event_id), self._on_deck)
 
     # ---------------------------------------------------------------------------- topics
@@ -269,6 +283,10 @@ class MqttBridge:
         except ValueError as exc:
             log.warning("mqtt: result_ack refused on %s: %s", msg.topic, str(exc)[:160])
 
+    def _on_release(self, _c: Any, _u: Any, msg: mqtt.MQTTMessage) -> None:
+        """The hub's release of this table's board (retained): see :class:`HubReleases`."""
+        self.releases.on_payload(bytes(msg.payload))
+
     def _table_loop(self) -> None:
         """Publish the summary and, once signed, the result whenever the table changes."""
         while not self._stop.is_set():
@@ -276,6 +294,10 @@ class MqttBridge:
             self._table_changed.clear()
             if self._stop.is_set():
                 return
+            try:  # a deal that ended since the hub's release came may be released now
+                self.releases.apply()
+            except Exception:
+                log.exception("mqtt: applying the hub's release failed")
             try:
                 self.publish_table_side()
             except Exception:
@@ -377,7 +399,7 @@ class MqttBridge:
         log.info("mqtt: connected to %s:%s as %s", self.host, self.port, self.prefix)
         client.publish(self.topic("status"), self._status_payload("online"), qos=1, retain=True)
         client.subscribe([(self.topic("assignment"), 1), (self.topic("result_ack"), 1),
-                          (deck_topic(self.event_id), 1)])
+                          (self.topic(RELEASE_TOPIC), 1), (deck_topic(self.event_id), 1)])
         # A (re)connected hub must see the current table at once, whatever happened meanwhile.
         with self._lock:
             self._last_state_seq = None

@@ -200,6 +200,32 @@ def test_nobody_but_the_hub_hands_out_assignments_or_acks(net: Net) -> None:
     assert t1.bridge.assignment["players"] == real["players"] and t1.bridge.result_ack is None
 
 
+def test_only_the_hub_releases_a_board_and_only_its_table_reads_it(net: Net) -> None:
+    """The release topic (a duplicate board's deals both rooms have ended, which the table logs as
+    released to its public feed): a table's or the watcher's release would publish a board's hands to
+    the other room, so the hub alone writes it; another table and the watcher read nothing of it."""
+    seen_by: dict[str, dict[str, Any]] = {}
+    clients: dict[str, mqtt.Client] = {}
+    for who, cred in (("1", net.creds.tables["1"]), ("2", net.creds.tables["2"]), ("watch", net.creds.watch)):
+        c, seen = net.client(cred.username, cred.password)
+        assert seen["connected"].wait(HANG)
+        subscribed = threading.Event()
+        c.on_subscribe = lambda *_a, ev=subscribed: ev.set()
+        c.subscribe([("guandan/ev/1/release", 1), ("guandan/ev/+/release", 1)])
+        assert subscribed.wait(HANG)
+        seen_by[who], clients[who] = seen, c
+    forged = json.dumps({"round": 1, "through": 8, "board": "R1-M1"}).encode()
+    for c in clients.values():  # table 1 itself included: it would release its own board early
+        publish_acked(c, "guandan/ev/1/release", forged)
+    real = json.dumps({"round": 1, "through": 1, "board": "R1-M1"}).encode()
+    assert net.hub.mqtt is not None
+    net.hub.mqtt.publish("1", "release", real)
+    wait_for(lambda: any(t.endswith("/release") for t, _ in seen_by["1"]["msgs"]), 15, what="table 1's release")
+    time.sleep(0.3)  # anything else on its way arrives meanwhile
+    assert [p for t, p in seen_by["1"]["msgs"] if t.endswith("/release")] == [real], "a forged release went through"
+    assert not [t for t, _ in seen_by["2"]["msgs"] + seen_by["watch"]["msgs"] if t.endswith("/release")]
+
+
 def test_a_table_reads_only_its_own_assignment(net: Net) -> None:
     c2, seen = net.client(net.creds.tables["2"].username, net.creds.tables["2"].password)
     assert seen["connected"].wait(HANG)
