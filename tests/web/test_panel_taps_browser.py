@@ -290,3 +290,26 @@ def test_a_wrong_tribute_flagged_in_play_is_corrected_by_taps(page, app, runner,
     h.wait_for(lambda: runner.state()["penalties"]["records"], timeout=20)
     assert runner.state()["penalties"]["records"][-1]["flag"] == flag_id
     assert [f["status"] for f in runner.state()["flags"] if f["id"] == flag_id] == ["confirmed"]
+
+
+def test_a_flag_raised_while_another_is_open_is_drawn_below_it(page, app, runner, serve_app, h):
+    """The s36 tap audit: the newest flag was drawn first, so a flag raised while the referee's finger
+    was on an open flag's 确认 moved that button 228 px down and put the new flag's 确认 under the
+    finger: the tap confirmed the wrong flag. Open flags are drawn oldest first; the buttons already
+    there stay where they are."""
+    h.setup_deal(runner)  # North leads
+    h.play(runner, "E", ["3s"])  # out of turn: a flag against East
+    (first,) = [f["id"] for f in runner.state()["flags"] if f["status"] == "open"]
+    srv = serve_app(app)
+    h.open_table(page, srv.url, "rita", h.PASSWORD)
+    button = f"#flag-{first} button.confirm"
+    page.wait_for_selector(button)
+    before = page.eval_on_selector(button, "b => b.getBoundingClientRect().top + window.scrollY")
+    h.play(runner, "S", ["4s"])  # another seat out of turn: a second open flag
+    second = [f["id"] for f in runner.state()["flags"] if f["status"] == "open" and f["id"] != first]
+    assert second
+    page.wait_for_selector(f"#flag-{second[0]} button.confirm")
+    after = page.eval_on_selector(button, "b => b.getBoundingClientRect().top + window.scrollY")
+    assert after == before
+    order = page.eval_on_selector_all("#flags .flag.open", "fs => fs.map(f => f.id)")
+    assert order[:2] == [f"flag-{first}", f"flag-{second[0]}"]

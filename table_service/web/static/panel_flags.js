@@ -336,7 +336,12 @@
     if (key === shownFlags) return;
     shownFlags = key;
     const box = el("div");
-    const flags = (state.flags || []).slice().reverse();
+    // Open flags first, oldest first, so a flag raised now is drawn below the ones already there: drawn
+    // first, it pushed every button down and a finger on one flag's 确认 landed on the new flag's (the s36
+    // tap audit confirmed the wrong flag). The flags already ruled on follow, newest first.
+    const all = state.flags || [];
+    const flags = all.filter(function (f) { return f.status === "open"; })
+      .concat(all.filter(function (f) { return f.status !== "open"; }).reverse());
     const open = flags.filter(function (f) { return f.status === "open"; });
     if (!open.length) box.appendChild(el("p", "muted", GT.t("no_flags")));
     const current = state.deal ? state.deal.no : null;
