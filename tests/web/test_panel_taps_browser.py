@@ -256,6 +256,9 @@ def test_a_misread_return_found_in_play_is_corrected_by_taps(page, app, runner, 
     page.click(f"{row} button.correct-return")
     page.wait_for_selector("#play-dialog:not([hidden]) form.tribute-correction")
     assert page.is_checked("#play-dialog input[name=misread]") and page.is_disabled("#play-dialog input[name=misread]")
+    # A return's own words: not the tribute's title, no warning to give, no reason asked (the tap audit).
+    assert "还贡" in page.inner_text("#play-dialog h3") and "进贡" not in page.inner_text("#play-dialog h3")
+    assert "不给处罚" in page.inner_text("#play-dialog") and page.query_selector("#play-dialog input[name=reason]") is None
     assert small_controls(page, "#play-dialog .misread-choice") == []
     page.click('#play-dialog [data-pick="4c"]')
     page.click("#play-dialog form.tribute-correction button[type=submit]")

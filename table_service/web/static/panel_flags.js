@@ -186,10 +186,12 @@
     const level = state.deal && state.deal.level;
     const box = el("form", "dialog-box tribute-correction");
     box.dataset.seq = String(t.seq);
-    const head = el("h3", "", GT.tf("correct_tribute_title", { seq: t.seq, s: GT.seat(t.from) }) + " ");
+    // A return's row: its own words (a return, read wrong; nobody erred, no penalty), no reason asked.
+    const head = el("h3", "", GT.tf(misreadOnly ? "correct_return_title" : "correct_tribute_title",
+                                    { seq: t.seq, s: GT.seat(t.from) }) + " ");
     head.appendChild(GT.cardsEl([t.card], level));
     box.appendChild(head);
-    box.appendChild(el("p", "muted", GT.t("correct_tribute_text")));
+    box.appendChild(el("p", "muted", GT.t(misreadOnly ? "correct_return_text" : "correct_tribute_text")));
     const input = el("input", "step-cards");
     input.name = "card";
     input.placeholder = "Ah";
@@ -205,7 +207,7 @@
     reason.required = true;
     reason.value = window.I18N.correct_tribute_reason.join(" / ");
     lab.appendChild(reason);
-    box.appendChild(lab);
+    if (!misreadOnly) box.appendChild(lab);
     // A misread (the camera, or a tap on the wrong card): the card always was this one, so it is
     // corrected as a misread play is (play_corrected re-folds the deal; no breach, no warning).
     const mis = el("label", "misread-choice", " " + GT.t("misread_card"));
