@@ -292,6 +292,8 @@ def test_a_wrong_tribute_flagged_in_play_is_corrected_by_taps(page, app, runner,
     page.click(f"#flag-{flag_id} button.pen-warning")
     h.wait_for(lambda: runner.state()["penalties"]["records"], timeout=20)
     assert runner.state()["penalties"]["records"][-1]["flag"] == flag_id
+    # Logged in both languages, as every text of the log (the tap audit: the panel's half alone).
+    assert runner.state()["penalties"]["records"][-1]["article"] == "进贡非最大牌 / tribute was not the highest card"
     assert [f["status"] for f in runner.state()["flags"] if f["id"] == flag_id] == ["confirmed"]
 
 

@@ -98,7 +98,9 @@
   /* One-tap penalty for a flag: the engine applies the ladder (a 2nd warning is a violation). */
   function penaltyFor(f, level) {
     const side = f.seat ? SIDE[f.seat] : (f.evidence && f.evidence.side) || null;
-    const data = { level: level, side: side, article: GT.bi(f.article) || f.rule, flag: f.id };
+    // The article in both languages, as the log keeps every text (the tap audit: a Chinese panel logged
+    // "越序出牌" alone, and the English score sheet showed it in Chinese).
+    const data = { level: level, side: side, article: f.article || f.rule, flag: f.id };
     if (f.seat) data.seat = f.seat;
     // A tap the ladder turns into a foul (the chief's) names the next leader: the offender's 下家.
     if (f.seat && side && GT.escalate(side, level) === "foul" && GT.foulNeedsLeader()) data.next_leader = GT.nextSeat(f.seat);
@@ -380,7 +382,7 @@
     if (!form) return;
     form.elements.flag.value = f.id;
     if (f.seat) { form.elements.seat.value = f.seat; form.elements.side.value = SIDE[f.seat]; }
-    form.elements.article.value = GT.bi(f.article) || f.rule;
+    form.elements.article.value = f.article || f.rule;
     if (isChief) form.elements.level.value = "foul";
     if (GT.updateNextLeader) GT.updateNextLeader(form);
     form.scrollIntoView({ block: "start" });
