@@ -22,7 +22,16 @@ bp = Blueprint("record", __name__)
 SHOWN = 300
 #: Data fields shown for each event, in this order (pictures and the reader's numbers are left out).
 SHOWN_FIELDS = ("seat", "cards", "card", "side", "level", "article", "flag", "ref", "kind", "rank", "minutes",
-                "reason", "note", "device", "status", "lose_turn", "next_leader", "seats", "round", "deal")
+                "reason", "note", "device", "status", "lose_turn", "next_leader", "seats", "round", "deal",
+                "players", "teams", "board")
+#: Each field's name as the page says it (the panel's own labels where it has one): the record read
+#: "seat 南 S 李娜; level violation; lose_turn True" on a Chinese page (the s36 tap audit).
+FIELD_LABELS: dict[str, tuple[str, str]] = {
+    **{k: STRINGS[k] for k in SHOWN_FIELDS if k in STRINGS},
+    "flag": ("标记", "Flag"), "ref": ("所指记录", "Event"), "device": ("设备", "Device"),
+    "seats": ("座位", "Seats"), "level": ("处罚", "Penalty")}
+#: Values said in words: the penalty levels, yes and no.
+_VALUE_WORDS = {v: STRINGS[v] for v in ("warning", "violation", "foul", "loss")}
 #: Each event type in both languages (one table with the panel's refusals: web/i18n.py).
 TYPE_NAMES = EVENT_NAMES
 
@@ -68,10 +77,14 @@ class People:
 
 
 def _value(v: Any, lang: str) -> str:
+    if isinstance(v, bool):
+        return ("是" if v else "否") if lang == "zh" else ("yes" if v else "no")
     if isinstance(v, list):
         return " ".join(str(x) for x in v)
     if isinstance(v, dict):
         return ", ".join(f"{k} {x}" for k, x in v.items())
+    if isinstance(v, str) and v in _VALUE_WORDS:
+        return _VALUE_WORDS[v][0 if lang == "zh" else 1]
     return _half(str(v), lang)
 
 
@@ -83,7 +96,24 @@ def _field(key: str, v: Any, lang: str, people: People | None) -> str:
             return ", ".join(people.seat(x, lang) for x in seats)
     if people is not None and key == "side" and isinstance(v, str):
         return people.side(v, lang)
+    if key == "players" and isinstance(v, dict):  # a round's set-up: who sits where
+        return ", ".join(f"{People({}).seat(s, lang)} {v[s]}" for s in ("E", "S", "W", "N") if s in v)
+    if key == "teams" and isinstance(v, dict):
+        return ", ".join(f"{People({}).side(s, lang)} {v[s]}" for s in ("NS", "EW") if s in v)
     return _value(v, lang)
+
+
+def _label(key: str, lang: str) -> str:
+    words = FIELD_LABELS.get(key)
+    return key if words is None else words[0 if lang == "zh" else 1]
+
+
+def _who(ev: dict[str, Any], lang: str) -> str:
+    """Who entered it, in the page's language: a role (裁判, 裁判长), else the device or page it came from."""
+    for key in (f"role_{ev.get('role')}", f"src_{ev.get('source')}"):
+        if key in STRINGS:
+            return STRINGS[key][0 if lang == "zh" else 1]
+    return str(ev.get("role") or ev.get("source") or "")
 
 
 def row_of(ev: dict[str, Any], lang: str, people: People | None = None) -> dict[str, Any]:
@@ -93,12 +123,12 @@ def row_of(ev: dict[str, Any], lang: str, people: People | None = None) -> dict[
     names = TYPE_NAMES.get(str(ev.get("type")))
     what = (names[0] if lang == "zh" else names[1]) if names else str(ev.get("type"))
     who = people if people is not None and people.knows(ev) else None
-    details = "; ".join(f"{k} {_field(k, data[k], lang, who)}" for k in SHOWN_FIELDS
+    details = "; ".join(f"{_label(k, lang)} {_field(k, data[k], lang, who)}" for k in SHOWN_FIELDS
                         if k in data and data[k] not in (None, ""))
     t = ev.get("t_ms")
     when = datetime.fromtimestamp(t / 1000).strftime("%H:%M:%S") if isinstance(t, int) and t > 0 else ""
     refused = ev.get("rejected")
-    return {"seq": ev.get("seq"), "when": when, "what": what, "who": ev.get("role") or ev.get("source") or "",
+    return {"seq": ev.get("seq"), "when": when, "what": what, "who": _who(ev, lang),
             "details": details[:300], "refused": in_words(_half(refused, lang), lang) if refused else None}
 
 

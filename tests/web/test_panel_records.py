@@ -280,3 +280,13 @@ def test_camera_buttons_show_before_the_first_clock_reading(page, app, runner, s
         for route in held:
             route.abort()
         page.unroute("**/api/tables/1/clock")
+
+
+def test_the_record_pages_links_are_fingers_wide(page, app, runner, serve_app, h, small_controls):
+    """The s36 tap audit: 只看被拒绝的 and 刷新 were 15 px tall on the record page."""
+    h.setup_deal(runner)
+    srv = serve_app(app)
+    h.log_in_page(page, srv.url, "rita")
+    page.goto(f"{srv.url}/tables/1/record")
+    page.wait_for_selector("#record")
+    assert small_controls(page, ".record") == []

@@ -49,7 +49,14 @@ def test_the_details_say_who_sits_at_a_seat_and_which_team_a_side_is(client, h, 
     assert ok.status_code == 200
     page = client.get("/tables/1/record").get_data(as_text=True)
     row = page.split(f'data-seq="{ok.get_json()["seq"]}"', 1)[1].split("</tr>", 1)[0]
-    assert f"seat 北 N {h.PLAYERS['N']}" in row and "side 南北" in row
+    # In the page's language: the field names, the penalty, who entered it (the s36 tap audit read
+    # "seat 南 S 李娜; level violation; lose_turn True" and "referee" on a Chinese page).
+    assert f"座位 北 N {h.PLAYERS['N']}" in row and "方 南北" in row and "处罚 警告" in row
+    assert "<td>裁判</td>" in row and "level" not in row and "seat" not in row
+    page = client.get("/tables/1/record").get_data(as_text=True)
+    setup = page.split('data-seq="1"', 1)[1].split("</tr>", 1)[0]  # the round's set-up: who sits where
+    assert f"选手 东 E {h.PLAYERS['E']}" in setup and f"北 N {h.PLAYERS['N']}" in setup
     client.set_cookie("lang", "en")
     row = client.get("/tables/1/record").get_data(as_text=True).split(f'data-seq="{ok.get_json()["seq"]}"', 1)[1]
-    assert f"seat North {h.PLAYERS['N']}" in row.split("</tr>", 1)[0]
+    row = row.split("</tr>", 1)[0]
+    assert f"Seat North {h.PLAYERS['N']}" in row and "Penalty Warning" in row and "<td>referee</td>" in row
