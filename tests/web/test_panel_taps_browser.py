@@ -318,3 +318,21 @@ def test_a_flag_raised_while_another_is_open_is_drawn_below_it(page, app, runner
     assert after == before
     order = page.eval_on_selector_all("#flags .flag.open", "fs => fs.map(f => f.id)")
     assert order[:2] == [f"flag-{first}", f"flag-{second[0]}"]
+
+
+def test_the_play_forms_pass_is_for_the_seat_on_turn(page, app, runner, serve_app, h):
+    """The s36 tap audit: the play form's 过牌 passed for East (the first option) with North on turn,
+    raising an out-of-turn flag against East's player. The form's seat follows the turn."""
+    h.setup_deal(runner)  # North leads
+    h.play(runner, "N", ["3s"])
+    seat = runner.state()["deal"]["turn"]
+    assert seat != "E"
+    srv = serve_app(app)
+    h.open_table(page, srv.url, "rita", h.PASSWORD)
+    page.wait_for_function(f"document.querySelector('#f-play select[name=seat]').value === {seat!r}")
+    page.click("#enter-pass")
+    h.wait_for(lambda: runner.state()["deal"]["turn"] != seat, timeout=20)
+    assert _passes(runner, seat) == 1
+    assert not [f for f in runner.state()["flags"] if f["rule"] == "out_of_turn"]
+    nxt = runner.state()["deal"]["turn"]
+    page.wait_for_function(f"document.querySelector('#f-play select[name=seat]').value === {nxt!r}")

@@ -533,7 +533,20 @@
     if (prev.teams) ["EW", "NS"].forEach(function (s) { if (!f.elements["teams." + s].value) f.elements["teams." + s].value = prev.teams[s] || ""; });
   }
 
-  GT.addHook(renderNextStep, prefillSetup);
+  /* The play form's seat follows the seat on turn (a manual choice stands until the turn moves): its
+     过牌 passed for East, the first option, whoever was on turn, and raised an out-of-turn flag against
+     East's player (the s36 tap audit). */
+  let turnShown = null;
+  function seatOnTurn(st) {
+    const d = st && st.deal;
+    const turn = d && d.phase === "play" ? d.turn : null;
+    if (!turn || turn === turnShown) return;
+    turnShown = turn;
+    const f = document.getElementById("f-play");
+    if (f && f.elements.seat) f.elements.seat.value = turn;
+  }
+
+  GT.addHook(renderNextStep, prefillSetup, seatOnTurn);
   const rerender = GT.rerender;
   /* The chief-only penalty options carry two labels (the page renders them server-side). */
   function labelChiefOptions() {
