@@ -290,3 +290,21 @@ def test_the_record_pages_links_are_fingers_wide(page, app, runner, serve_app, h
     page.goto(f"{srv.url}/tables/1/record")
     page.wait_for_selector("#record")
     assert small_controls(page, ".record") == []
+
+
+def test_pass_rows_and_the_tables_page_are_fingers_wide(page, app, runner, serve_app, h,
+                                                                      small_controls):
+    """The s36 tap audit: a tappable pass row in the trick 19 px tall, the tables page's links 19 px tall
+    (a flag's evidence #seq link, 28 px wide, is now 44 px by the same stylesheet: panel.css .seq-link)."""
+    h.setup_deal(runner)  # North leads
+    h.play(runner, "N", ["3s"])
+    seat = runner.state()["deal"]["turn"]
+    assert runner.submit({"type": "passed", "source": "panel", "data": {"seat": seat}}).accepted
+    srv = serve_app(app)
+    h.log_in_page(page, srv.url, "rita")
+    page.goto(f"{srv.url}/")
+    page.wait_for_selector("ul.tables a")
+    assert small_controls(page, "ul.tables") == []
+    page.goto(f"{srv.url}/tables/1")
+    page.wait_for_selector("#trick-plays .play.tappable")
+    assert small_controls(page, "#trick-plays") == []
