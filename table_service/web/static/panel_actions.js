@@ -277,7 +277,7 @@
     const level = st.deal && st.deal.level;
     const box = el("div", "dialog-box");
     box.dataset.seq = p.seq;
-    const head = el("h3", "", "#" + p.seq + " · " + GT.seat(p.seat) + " ");
+    const head = el("h3", "", "#" + p.seq + " · " + GT.who(p.seat) + " ");
     if (p.pass) head.appendChild(el("span", "pass", GT.t("pass"))); else head.appendChild(GT.cardsEl(p.cards, level));
     box.appendChild(head);
     const pic = el("div", "q-picture");
@@ -472,13 +472,13 @@
       box.appendChild(pickForm("step-cut", GT.t("first_cut"), "first_cut_recorded", {}, { single: true }));
     } else if (status === "drawing" || status === "deal_over") {
       if (status === "deal_over") box.appendChild(el("p", "muted", GT.t("waiting_next_deal")));
-      if (st.first_cut && !deal) box.appendChild(el("p", "", GT.t("first_drawer") + ": " + GT.seat(st.first_cut.first_drawer)));
+      if (st.first_cut && !deal) box.appendChild(el("p", "", GT.t("first_drawer") + ": " + GT.who(st.first_cut.first_drawer)));
       box.appendChild(tapButton("confirm step-draw", GT.t("drawing_finished"), "drawing_finished", {}));
     } else if (deal && deal.phase === "tribute") {
       const plan = deal.tribute_plan || {};
       const given = (deal.tributes || []).map(function (t) { return t.from; });
       (plan.payers || []).filter(function (s) { return given.indexOf(s) < 0; }).forEach(function (s) {
-        box.appendChild(pickForm("step-tribute-" + s, GT.tf("tribute_by", { s: GT.seat(s) }), "tribute_given", { seat: s }, { single: true }));
+        box.appendChild(pickForm("step-tribute-" + s, GT.tf("tribute_by", { s: GT.who(s) }), "tribute_given", { seat: s }, { single: true }));
       });
       if (!given.length) box.appendChild(tapButton("step-anti", GT.t("anti_tribute_declared"), "anti_tribute_declared",
         { seats: plan.payers || [], cards: ["BJ", "BJ"] }));
@@ -486,7 +486,7 @@
       const returned = (deal.returns || []).map(function (r) { return r.from; });
       (deal.tributes || []).forEach(function (t) {
         if (returned.indexOf(t.to) >= 0) return;
-        box.appendChild(pickForm("step-return-" + t.to, GT.tf("return_by", { s: GT.seat(t.to) }), "return_given", { seat: t.to }, { single: true }));
+        box.appendChild(pickForm("step-return-" + t.to, GT.tf("return_by", { s: GT.who(t.to) }), "return_given", { seat: t.to }, { single: true }));
       });
     } else if (deal && deal.phase === "play" && deal.turn) {
       const s = deal.turn;
@@ -502,16 +502,16 @@
           if (q) q.scrollIntoView({ block: "start" });
         };
         box.appendChild(go);
-        box.appendChild(el("p", "muted small", GT.tf("question_first_hint", { s: GT.seat(questions[0].seat || s) })));
+        box.appendChild(el("p", "muted small", GT.tf("question_first_hint", { s: GT.who(questions[0].seat || s) })));
       } else {
-        row.appendChild(tapButton("step-pass", GT.tf("pass_for", { s: GT.seat(s) }), "passed", { seat: s }));
+        row.appendChild(tapButton("step-pass", GT.tf("pass_for", { s: GT.who(s) }), "passed", { seat: s }));
       }
       Object.keys(deal.report_due || {}).forEach(function (r) {
-        row.appendChild(tapButton("step-report", GT.tf("report_for", { s: GT.seat(r) }), "report_pressed", { seat: r }));
+        row.appendChild(tapButton("step-report", GT.tf("report_for", { s: GT.who(r) }), "report_pressed", { seat: r }));
       });
       if (row.children.length) box.appendChild(row);
       if (!questions.length) {
-        box.appendChild(pickForm("step-play", GT.tf("play_for", { s: GT.seat(s) }), "cards_played", { seat: s }, { single: false, fold: true }));
+        box.appendChild(pickForm("step-play", GT.tf("play_for", { s: GT.who(s) }), "cards_played", { seat: s }, { single: false, fold: true }));
       }
     } else {
       box.appendChild(el("p", "muted", GT.w(status)));

@@ -48,7 +48,7 @@
       const cards = Array.isArray(v) ? v : (v && typeof v === "object" && v.cards) ? v.cards : [v];
       return GT.cardsEl(cards, level);
     }
-    if (SEAT_KEYS[k] && typeof v === "string") return el("span", "", GT.seat(v));
+    if (SEAT_KEYS[k] && typeof v === "string") return el("span", "", GT.who(v));
     if (SEAT_KEYS[k] && Array.isArray(v)) return el("span", "", v.map(GT.seat).join(", "));
     if (PENALTY_KEYS[k] && typeof v === "string") return el("span", "", window.I18N[v] ? GT.t(v) : v);
     if (SEQ_KEYS[k]) {
@@ -65,7 +65,7 @@
     if (k === "trick") return el("span", "", String(v));
     if (typeof v === "boolean") return el("span", "", GT.t(v ? "yes" : "no"));
     if (v && typeof v === "object" && !Array.isArray(v)) {
-      return el("span", "", Object.keys(v).map(function (s) { return (SIDE[s] ? GT.seat(s) : s) + " " + v[s]; }).join(" · "));
+      return el("span", "", Object.keys(v).map(function (s) { return (SIDE[s] ? GT.who(s) : s) + " " + v[s]; }).join(" · "));
     }
     return el("span", "", GT.bi(Array.isArray(v) ? v.join(", ") : v));
   }
@@ -190,7 +190,7 @@
     box.dataset.seq = String(t.seq);
     // A return's row: its own words (a return, read wrong; nobody erred, no penalty), no reason asked.
     const head = el("h3", "", GT.tf(misreadOnly ? "correct_return_title" : "correct_tribute_title",
-                                    { seq: t.seq, s: GT.seat(t.from) }) + " ");
+                                    { seq: t.seq, s: GT.who(t.from) }) + " ");
     head.appendChild(GT.cardsEl([t.card], level));
     box.appendChild(head);
     box.appendChild(el("p", "muted", GT.t(misreadOnly ? "correct_return_text" : "correct_tribute_text")));
@@ -233,9 +233,9 @@
       const card = input.value.trim();
       if (!card || (!misBox.checked && !reason.value.trim())) { GT.toast(GT.t("pick_cards"), false); return; }
       const r = misBox.checked
-        ? await act("play_corrected", { ref: t.seq, cards: [card] }, GT.t("correct_reading") + " " + GT.seat(t.from) + " " + card)
+        ? await act("play_corrected", { ref: t.seq, cards: [card] }, GT.t("correct_reading") + " " + GT.who(t.from) + " " + card)
         : await act("tribute_corrected", { ref: t.seq, card: card, reason: reason.value.trim() },
-          GT.t("correct_tribute") + " " + GT.seat(t.from) + " " + card);
+          GT.t("correct_tribute") + " " + GT.who(t.from) + " " + card);
       if (r.ok && r.json.accepted) GT.closeDialog();
     };
     dialog.replaceChildren(box);
@@ -250,7 +250,7 @@
     card.dataset.status = f.status;
     const head = el("div", "flag-head");
     head.appendChild(el("span", "flag-id", f.id));
-    head.appendChild(el("span", "flag-seat", GT.seat(f.seat)));
+    head.appendChild(el("span", "flag-seat", GT.who(f.seat)));
     head.appendChild(el("span", "flag-time", GT.clockTime(f.t_ms)));
     head.appendChild(el("span", "flag-status", GT.w(f.status)));
     card.appendChild(head);

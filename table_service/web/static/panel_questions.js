@@ -25,7 +25,7 @@
     const level = state.deal.level;
     const card = el("div", "question");
     card.id = "question-" + q.seq;
-    card.appendChild(el("div", "q-head", "#" + q.seq + " · " + GT.seat(q.seat) + " · " + GT.clockTime(q.t_ms)));
+    card.appendChild(el("div", "q-head", "#" + q.seq + " · " + GT.who(q.seat) + " · " + GT.clockTime(q.t_ms)));
     const pic = el("div", "q-picture");
     card.appendChild(pic);
     const read = el("div", "q-read");

@@ -173,6 +173,9 @@
     const players = state && state.round && state.round.players;
     return GT.seat(seat) + (players && players[seat] ? " " + players[seat] : "");
   }
+  /* A seat as the referee's boxes say it: with its player where the round names one ("东 E 张伟"; the
+     s36 tap audit found the next-step box, flag and question heads saying "东 E" alone). */
+  GT.who = seatNamed;
   function sideNamed(side) {
     const team = GT.teamName(side);
     return GT.t("side_" + side) + (team ? " " + team : "");
