@@ -331,7 +331,7 @@ def test_the_play_forms_pass_is_for_the_seat_on_turn(page, app, runner, serve_ap
     h.open_table(page, srv.url, "rita", h.PASSWORD)
     page.wait_for_function(f"document.querySelector('#f-play select[name=seat]').value === {seat!r}")
     # The next-step box and the flag and question heads name the player with the seat (the tap audit).
-    assert h.PLAYERS[seat] in page.inner_text("#step-pass")
+    assert h.PLAYERS[seat] in page.inner_text("#next-step button.step-pass")
     page.click("#enter-pass")
     h.wait_for(lambda: runner.state()["deal"]["turn"] != seat, timeout=20)
     assert _passes(runner, seat) == 1
