@@ -24,9 +24,9 @@ from table_service.event.model import EventInputError
 from table_service.event.state import HubState
 from table_service.event.store import HubStore
 
+from .test_hub_late_team import START_MS, open_hub
 from .test_hub_web import app_with_users, login
 
-START_MS = 1_795_000_000_000
 FMT = {"kind": "deals", "deals": 8}
 
 
@@ -34,11 +34,6 @@ def raw_cfg(n: int = 6, **event: Any) -> dict[str, Any]:
     """EVENT.toml as parsed: ``n`` teams T01… named 队1…"""
     return {"event": {"id": "set", "name": "设置赛", "rounds": 3, "seed": 7, "draw": "swiss", **event},
             "teams": [{"id": f"T{i:02d}", "name": f"队{i}", "players": [f"T{i}a", f"T{i}b"]} for i in range(1, n + 1)]}
-
-
-def open_hub(folder: Path, raw: dict[str, Any]) -> HubService:
-    clock = iter(range(START_MS, START_MS + 10**9, 1000))
-    return HubService(validate(raw), folder, clock_ms=lambda: next(clock), connect=False)
 
 
 def settings(hub: HubService, **changes: Any) -> dict[str, Any]:
