@@ -12,6 +12,8 @@ from typing import Any
 
 from flask import Blueprint, render_template, request
 
+from table_service.rules.seats import SEATS, SIDES
+
 from .auth import require_role
 from .i18n import EVENT_NAMES, STRINGS, current_lang, in_words, split_pair
 from .tables import get_table
@@ -97,9 +99,9 @@ def _field(key: str, v: Any, lang: str, people: People | None) -> str:
     if people is not None and key == "side" and isinstance(v, str):
         return people.side(v, lang)
     if key == "players" and isinstance(v, dict):  # a round's set-up: who sits where
-        return ", ".join(f"{People({}).seat(s, lang)} {v[s]}" for s in ("E", "S", "W", "N") if s in v)
+        return ", ".join(f"{People({}).seat(s, lang)} {v[s]}" for s in SEATS if s in v)
     if key == "teams" and isinstance(v, dict):
-        return ", ".join(f"{People({}).side(s, lang)} {v[s]}" for s in ("NS", "EW") if s in v)
+        return ", ".join(f"{People({}).side(s, lang)} {v[s]}" for s in SIDES if s in v)
     return _value(v, lang)
 
 
