@@ -7,6 +7,7 @@ with no way to jump to a table, and the overview was 500 cards in table order.""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -57,13 +58,22 @@ def test_a_table_number_chooses_the_table_in_a_long_list(live: Any, open_page: A
     assert errors == []
 
 
+def _until(page: Any, expression: str, timeout_s: float = 15.0) -> None:
+    """Until ``expression`` is true in the page, polled from here: ``wait_for_function`` polls with an
+    eval the hub pages' CSP refuses, whenever its first try is not already true (a loaded run)."""
+    end = time.monotonic() + timeout_s
+    while not page.evaluate(expression):
+        assert time.monotonic() < end, f"never true: {expression}"
+        page.wait_for_timeout(100)
+
+
 def test_the_overview_of_many_tables_puts_the_finished_ones_last(live: Any, open_page: Any) -> None:
     hub, url = live
     page, errors = _login(open_page, url, "/hub/")
     page.wait_for_selector(".tcard")
     # The server draws the cards in table order; the page's script sorts them on its first poll, and
     # fills in the counts then (read before it, a loaded machine saw the server's order).
-    page.wait_for_function("document.getElementById('ov-counts').textContent.length > 0")
+    _until(page, "document.getElementById('ov-counts').textContent.length > 0")
     order = page.eval_on_selector_all(".tcard:not(.other)", "els => els.map(e => e.dataset.table)")
     done = [t["table"] for t in hub.core.draws[1]["tables"][:3]]
     assert len(order) == 26 and order[-3:] == done and order[0] not in done
@@ -78,7 +88,7 @@ def test_a_player_finds_a_team_on_the_board(live: Any, open_page: Any) -> None:
     page.goto(f"{url}/hub/board")
     page.wait_for_selector("#b-standings tbody tr")
     page.fill("#b-find", "队37")
-    page.wait_for_function("document.querySelectorAll('#b-standings tbody tr').length === 1")
+    _until(page, "document.querySelectorAll('#b-standings tbody tr').length === 1")
     assert "队37" in page.inner_text("#b-standings tbody")
     tables = page.eval_on_selector_all("#b-tables tbody tr", "rs => rs.map(r => r.dataset.table)")
     mine = [t["table"] for t in hub.core.draws[1]["tables"] if "T37" in (t["ns"], t["ew"])]
