@@ -22,9 +22,8 @@ from table_service.event.config import validate
 from table_service.event.hub import HubService
 from table_service.event.model import EventInputError
 from table_service.event.state import HubState
-from table_service.event.store import HubStore
 
-from .test_hub_late_team import START_MS, open_hub
+from .test_hub_late_team import START_MS, open_hub, replayed_and_reopened
 from .test_hub_web import app_with_users, login
 
 FMT = {"kind": "deals", "deals": 8}
@@ -203,11 +202,6 @@ def test_an_old_event_edited_folds_as_before_and_a_new_one_rescores() -> None:
     assert new.cfg["event"]["scoring"] == {"win": 3, "draw": 2, "loss": 1, "forfeit": 0, "bye": 3}
 
 
-def _state(core: HubState) -> dict[str, Any]:
-    return {k: copy.deepcopy(getattr(core, k)) for k in (
-        "cfg", "loaded_cfg", "draws", "edits", "hub_edits", "load_notes", "last_seq")}
-
-
 def test_a_reload_of_a_changed_file_keeps_the_settings_and_a_replay_gives_the_same_state(tmp_path: Path) -> None:
     folder = tmp_path / "hub"
     hub = open_hub(folder, raw_cfg(6))
@@ -221,13 +215,7 @@ def test_a_reload_of_a_changed_file_keeps_the_settings_and_a_replay_gives_the_sa
     assert hub.core.team("T02")["name"] == "无锡队" and hub.core.load_notes == []
     assert hub.store.events()[-1]["data"]["kept"] == [{"seq": 2, "fields": [
         "draw", "format", "match_points", "name", "rounds", "ruleset"]}]
-    live = _state(hub.core)
-    hub.stop()
-    store = HubStore(folder / "hub-events.sqlite3")
-    assert _state(HubState().replay(store.events())) == live  # the fold alone, from the log
-    store.close()
-    again = open_hub(folder, raw)  # the same file again: nothing logged, the same state
-    assert _state(again.core) == live
+    again = replayed_and_reopened(hub, folder, raw)
     play(again, 1)
     assert again.core.draws[1]["method"] == "round-robin"
     again.stop()

@@ -128,6 +128,19 @@ def _state(core: HubState) -> dict[str, Any]:
         "cfg", "loaded_cfg", "draws", "team_changes", "edits", "hub_edits", "load_notes", "inputs_seq", "last_seq")}
 
 
+def replayed_and_reopened(hub: HubService, folder: Path, raw: dict[str, Any]) -> HubService:
+    """Stops ``hub``; its log alone folds to the state it had, and the same file opened again logs
+    nothing and gives that state: the hub reopened, to go on with."""
+    live = _state(hub.core)
+    hub.stop()
+    store = HubStore(folder / "hub-events.sqlite3")
+    assert _state(HubState().replay(store.events())) == live  # the fold alone, from the log
+    store.close()
+    again = open_hub(folder, raw)  # the same file again: nothing logged, the same state
+    assert _state(again.core) == live
+    return again
+
+
 def test_a_reload_keeps_the_hubs_edits_and_the_added_team_and_a_replay_gives_the_same_state(tmp_path: Path) -> None:
     folder = tmp_path / "hub"
     hub = open_hub(folder, raw_cfg(7))
@@ -153,13 +166,7 @@ def test_a_reload_keeps_the_hubs_edits_and_the_added_team_and_a_replay_gives_the
     loaded = hub.store.events()[-1]
     assert loaded["type"] == "event_loaded" and len(loaded["data"]["kept"]) == 4 and loaded["data"]["notes"] == []
     assert hub.config_note is not None and hub.config_note.startswith("EVENT.toml 已改动并重新载入，保留了赛事中心的 4 项修改 / ")
-    live = _state(core)
-    hub.stop()
-    store = HubStore(folder / "hub-events.sqlite3")
-    assert _state(HubState().replay(store.events())) == live  # the fold alone, from the log
-    store.close()
-    again = open_hub(folder, raw)  # the same file again: nothing logged, the same state
-    assert _state(again.core) == live
+    again = replayed_and_reopened(hub, folder, raw)
     play(again, 1)
     assert drawn(again, 1) == {f"T{i:02d}" for i in range(1, 10)} - {"T05"}
     again.stop()
