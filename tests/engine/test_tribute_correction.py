@@ -13,12 +13,27 @@ from table_service.engine.apply import fold
 from table_service.engine.state import state_to_json
 
 
-def _deal_two(generation: int | None = None) -> tuple[Table, int]:
-    """Deal 2 (played at EW's level 4): S (下游) gives Kd to E (上游), E returns 3c, S leads."""
+def _single_tribute_due(generation: int | None = None, counts: dict[str, int] | None = None) -> Table:
+    """Deal 2 drawn after E, N, W, S finished deal 1: S (下游) owes E (上游) one tribute."""
     t = Table() if generation is None else Table(generation=generation)
     t.first_deal("E", ONE_EACH)
     t.finish_in_order(["E", "N", "W", "S"])
+    t.next_deal(counts) if counts is not None else t.next_deal()
+    return t
+
+
+def _double_tribute_due() -> Table:
+    """Deal 2 drawn after E 1st and W 2nd: N and S each owe a tribute (a double-down)."""
+    t = Table()
+    t.first_deal("E", ONE_EACH)
+    _acts(t, "E:3s N:pass W:4s")
     t.next_deal()
+    return t
+
+
+def _deal_two(generation: int | None = None) -> tuple[Table, int]:
+    """Deal 2 (played at EW's level 4): S (下游) gives Kd to E (上游), E returns 3c, S leads."""
+    t = _single_tribute_due(generation)
     t.do("tribute_given", {"seat": "S", "card": "Kd"})
     trib = t.events[-1]["seq"]
     t.do("return_given", {"seat": "E", "card": "3c"})
@@ -141,10 +156,7 @@ def test_a_corrected_tribute_is_settled_on_what_the_tributor_held_after_the_corr
     """S's big joker, played before the exchange, proved Kd wrong; it no longer held it when it gave
     Ad in its place, so Ad was the highest: settled ``highest`` when S plays out (Kd taken back and
     the returned Tc among its last cards), no second flag."""
-    t = Table()
-    t.first_deal("E", ONE_EACH)
-    t.finish_in_order(["E", "N", "W", "S"])
-    t.next_deal()
+    t = _single_tribute_due()
     t.do("tribute_given", {"seat": "S", "card": "Kd"})
     trib = t.events[-1]["seq"]
     t.do("return_given", {"seat": "E", "card": "Tc"})
@@ -175,10 +187,7 @@ def test_a_corrected_card_a_later_play_shows_was_not_the_highest_is_flagged_agai
 def test_a_double_tribute_corrected_keeps_its_receivers_and_records_the_pairing_the_cards_name() -> None:
     """S gave 9d, N Qc: Qc to E (上游), 9d to W. S should have given Ah, which would have gone to E;
     the returns and the lead were made on the pairing at the table, so Ah goes to W, in 9d's place."""
-    t = Table()
-    t.first_deal("E", ONE_EACH)
-    _acts(t, "E:3s N:pass W:4s")  # E 1st, W 2nd: N and S pay
-    t.next_deal()
+    t = _double_tribute_due()  # N and S pay
     t.do("tribute_given", {"seat": "S", "card": "9d"})
     trib = t.events[-1]["seq"]
     t.do("tribute_given", {"seat": "N", "card": "Qc"})
@@ -275,10 +284,7 @@ def test_the_wrong_card_known_played_by_its_receiver_is_a_foul_not_a_correction(
 
 
 def test_no_correction_after_the_deal_or_from_a_tributor_who_has_played_out() -> None:
-    t = Table()
-    t.first_deal("E", ONE_EACH)
-    t.finish_in_order(["E", "N", "W", "S"])
-    t.next_deal({"E": 2, "S": 2, "W": 2, "N": 2})
+    t = _single_tribute_due(counts={"E": 2, "S": 2, "W": 2, "N": 2})
     t.do("tribute_given", {"seat": "S", "card": "Kd"})
     trib = t.events[-1]["seq"]
     t.do("return_given", {"seat": "E", "card": "3c"})
@@ -334,10 +340,7 @@ def test_an_anti_tribute_is_voided_before_the_first_card_only() -> None:
     """A false anti-tribute found in play (a big joker from a seat the declaration does not account for)
     was voided like a tribute: the deal went back to a tribute never paid and every play was superseded.
     Generation 8 refuses it once a card is down (the breach is ruled on its flag); before, it stands."""
-    t = Table()
-    t.first_deal("E", ONE_EACH)
-    t.finish_in_order(["E", "N", "W", "S"])
-    t.next_deal()
+    t = _single_tribute_due()
     t.do("anti_tribute_declared", {"seats": ["S"], "cards": ["BJ", "BJ"]})
     anti = t.events[-1]["seq"]
     turn = t.deal["turn"]
@@ -345,10 +348,7 @@ def test_an_anti_tribute_is_voided_before_the_first_card_only() -> None:
     msg = t.reject("event_voided", {"ref": anti, "reason": "不实抗贡 / false anti-tribute"}, role="referee")
     assert msg.startswith("已开始出牌，抗贡不能作废") and "penalty citing its flag" in msg
     assert t.deal["phase"] == "play" and t.deal["superseded"] == []
-    t2 = Table()
-    t2.first_deal("E", ONE_EACH)
-    t2.finish_in_order(["E", "N", "W", "S"])
-    t2.next_deal()
+    t2 = _single_tribute_due()
     t2.do("anti_tribute_declared", {"seats": ["S"], "cards": ["BJ", "BJ"]})
     t2.do("event_voided", {"ref": t2.events[-1]["seq"], "reason": "看错 / misdeclared"}, role="referee")
     assert t2.deal["phase"] == "tribute"
@@ -359,10 +359,7 @@ def test_a_face_down_return_corrected_as_misread_stays_hidden_from_the_public() 
     (the public feed hides its card); a ``play_corrected`` on it was published with its card."""
     from table_service.views.feed import public_event
 
-    t = Table()
-    t.first_deal("E", ONE_EACH)
-    _acts(t, "E:3s N:pass W:4s")  # E 1st, W 2nd: N and S pay (double-down)
-    t.next_deal()
+    t = _double_tribute_due()  # N and S pay
     t.do("tribute_given", {"seat": "S", "card": "9d"})
     t.do("tribute_given", {"seat": "N", "card": "Qc"})
     t.do("return_given", {"seat": "E", "card": "3c"})
@@ -407,10 +404,7 @@ def test_a_correction_stands_when_the_deals_only_play_is_voided_after_it() -> No
     assert t.deal["turn"] == "S"
     assert state_to_json(fold(t.events)) == state_to_json(t.state)
     # In the return phase the tribute is still voided and given again (the returns wait on it).
-    t2 = Table()
-    t2.first_deal("E", ONE_EACH)
-    t2.finish_in_order(["E", "N", "W", "S"])
-    t2.next_deal()
+    t2 = _single_tribute_due()
     t2.do("tribute_given", {"seat": "S", "card": "Kd"})
     msg = t2.reject("tribute_corrected", {"ref": t2.events[-1]["seq"], "card": "Ah", "reason": "x"}, role="referee")
     assert msg.startswith("还贡尚未完成") and "void tribute" in msg
