@@ -21,6 +21,14 @@ for arg in "$@"; do
     esac
 done
 
+# Before anything is installed: a Python the project cannot run on (Ubuntu 22.04's 3.10) is said at once.
+PY="${PYTHON:-python3}"
+if ! "$PY" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+    echo "install.sh: 需要 Python 3.11 或更高版本 / needs Python >= 3.11; $PY is $("$PY" -V 2>&1)." \
+         "安装后用 PYTHON=python3.11 重试 / install one and run again with PYTHON=python3.11" >&2
+    exit 1
+fi
+
 # Raspberry Pi OS: Raspbian (32-bit) says so in os-release; the 64-bit release says "debian" there
 # and is told by /etc/rpi-issue. (Paths overridable for the test of this script.)
 is_raspberry_pi_os() {
@@ -30,18 +38,29 @@ is_raspberry_pi_os() {
 }
 RPI_OS=0
 is_raspberry_pi_os && RPI_OS=1
+# Ubuntu has no Debian chromium package (only a snap behind "chromium-browser"): there the tests'
+# browser is Playwright's own build, which the test fixture falls back to.
+is_ubuntu() {
+    local osr="${OS_RELEASE_FILE:-/etc/os-release}"
+    [[ -f "$osr" ]] && grep -qE '^ID="?ubuntu"?$|^ID_LIKE=.*ubuntu' "$osr"
+}
+UBUNTU=0
+is_ubuntu && UBUNTU=1
 
 SUDO=""
 if [[ "$(id -u)" != "0" ]]; then SUDO="sudo"; fi
 
 # gnome-cards-data: real card artwork the synthetic camera renders (demo and tests);
 # librsvg2-bin: rsvg-convert renders that artwork; mosquitto: the event demo's private broker.
-APT_PKGS=(gnome-cards-data librsvg2-bin mosquitto)
+# python3-venv: Debian's python3 makes no venv without it (and leaves a .venv with no pip behind).
+APT_PKGS=(python3-venv gnome-cards-data librsvg2-bin mosquitto)
+BROWSER=none
 if [[ $WITH_TEST == 1 ]]; then
-    # chromium: real browser for the panel tests;
     # fonts-wqy-microhei: Chinese glyphs in the panel screenshots;
     # fonts-dejavu-core, fonts-liberation: index fonts of the synthetic training decks (vision).
-    APT_PKGS+=(chromium fonts-wqy-microhei fonts-dejavu-core fonts-liberation)
+    APT_PKGS+=(fonts-wqy-microhei fonts-dejavu-core fonts-liberation)
+    # chromium: real browser for the panel tests (Debian's; Playwright's own build on Ubuntu).
+    if [[ $UBUNTU == 1 ]]; then BROWSER=playwright; else BROWSER=apt; APT_PKGS+=(chromium); fi
 fi
 VENV_ARGS=()
 if [[ $RPI_OS == 1 ]]; then
@@ -52,6 +71,7 @@ fi
 if [[ $DRY_RUN == 1 ]]; then
     echo "raspberry_pi_os=$RPI_OS"
     echo "apt: ${APT_PKGS[*]}"
+    echo "browser: $BROWSER"
     echo "venv: python3 -m venv ${VENV_ARGS[*]} .venv"
     if [[ $WITH_TEST == 1 && $RPI_OS == 0 ]]; then echo "pip: -e .[test]; --no-deps picamera2==$PICAMERA2_SOURCE"
     elif [[ $WITH_TEST == 1 ]]; then echo "pip: -e .[test]"
@@ -67,8 +87,12 @@ if (( ${#missing[@]} )); then
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-PY="${PYTHON:-python3}"
-[[ -x .venv/bin/python ]] || "$PY" -m venv "${VENV_ARGS[@]}" .venv
+if [[ ! -x .venv/bin/python ]]; then
+    "$PY" -m venv "${VENV_ARGS[@]}" .venv
+elif ! .venv/bin/python -m pip --version >/dev/null 2>&1; then
+    # A venv left half-made (python3-venv was missing when it was first made): make it again.
+    "$PY" -m venv --clear "${VENV_ARGS[@]}" .venv
+fi
 if [[ $RPI_OS == 1 ]] && grep -q '^include-system-site-packages = false' .venv/pyvenv.cfg; then
     # A venv made before this script knew the Pi's camera: let it see apt's picamera2 too.
     sed -i 's/^include-system-site-packages = false/include-system-site-packages = true/' .venv/pyvenv.cfg
@@ -80,6 +104,7 @@ if [[ $WITH_TEST == 1 ]]; then
     # off a Pi it cannot be installed with its dependencies (python-prctl needs libcap headers,
     # libcamera does not exist), and is never imported here: the source alone, pinned.
     [[ $RPI_OS == 1 ]] || .venv/bin/python -m pip install -q --no-deps "picamera2==$PICAMERA2_SOURCE"
+    if [[ $BROWSER == playwright ]]; then .venv/bin/python -m playwright install --with-deps chromium; fi
 else
     .venv/bin/python -m pip install -q -e .
 fi

@@ -46,3 +46,35 @@ def test_plain_debian_is_unchanged(tmp_path):
 def test_unknown_option_is_refused(tmp_path):
     r = subprocess.run(["bash", str(SCRIPT), "--dryrun"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "unknown option" in r.stderr
+
+
+def test_every_plan_installs_python3_venv(tmp_path):
+    """Debian's python3 makes no venv without python3-venv, and the half-made .venv it leaves has no pip."""
+    for osr, issue in ((DEBIAN, False), (DEBIAN, True), (UBUNTU, False)):
+        assert "python3-venv" in _plan(tmp_path, osr, issue)["apt"].split()
+
+
+def test_debian_tests_use_debian_chromium(tmp_path):
+    plan = _plan(tmp_path, DEBIAN, False, "--test")
+    assert "chromium" in plan["apt"].split() and plan["browser"] == "apt"
+    assert _plan(tmp_path, DEBIAN, False)["browser"] == "none"  # the service alone needs no browser
+
+
+UBUNTU = 'PRETTY_NAME="Ubuntu 24.04.1 LTS"\nID=ubuntu\nID_LIKE=debian\n'
+
+
+def test_ubuntu_has_no_chromium_deb_so_the_tests_use_playwrights(tmp_path):
+    """Ubuntu's only "chromium" is a snap behind chromium-browser: apt-get install chromium fails there."""
+    plan = _plan(tmp_path, UBUNTU, False, "--test")
+    assert "chromium" not in plan["apt"].split() and plan["browser"] == "playwright"
+    assert "fonts-wqy-microhei" in plan["apt"].split()
+
+
+def test_a_python_too_old_is_refused_before_anything_is_installed(tmp_path):
+    fake = tmp_path / "python3.10"
+    fake.write_text('#!/bin/sh\n[ "$1" = -V ] && echo "Python 3.10.12" && exit 0\nexit 1\n')
+    fake.chmod(0o755)
+    r = subprocess.run(["bash", str(SCRIPT), "--dry-run"], env={"PATH": "/usr/bin:/bin", "PYTHON": str(fake)},
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1 and r.stdout == ""
+    assert r.stderr.startswith("install.sh: 需要 Python 3.11") and "3.10.12" in r.stderr and "PYTHON=" in r.stderr
