@@ -39,6 +39,19 @@ ARTICLES: dict[str, str] = {
 }
 
 
+def carries_picture(ev: dict[str, Any]) -> bool:
+    """Whether ``ev`` carries the camera's picture of its zone (``data.crop``, a ``data:image/…`` URL).
+
+    Why: a flag says so (``picture``), and the panel asks ``/api/tables/<t>/events/<seq>/crop`` for
+    the picture only then. It used to ask for every flag's, and each one raised by a tick, a tap or a
+    read without a picture was a 404 in the service's log and the browser's console. The engine knows
+    it where the flag is raised; the route still judges the picture itself (a damaged one is a 404).
+    """
+    data = ev.get("data")
+    crop = data.get("crop") if isinstance(data, dict) else None
+    return isinstance(crop, str) and crop.startswith("data:image/")
+
+
 def raise_flag(
     state: State,
     ev: dict[str, Any],
@@ -59,6 +72,7 @@ def raise_flag(
         "seat": seat,
         "deal": state["deal"]["no"] if state.get("deal") else None,
         "evidence": evidence,
+        "picture": carries_picture(ev),
         "status": "open",
     }
     state["flags"].append(flag)

@@ -97,6 +97,10 @@ def clock(table_id: str) -> Any:
 @bp.get("/tables/<table_id>/scoresheet")
 @require_role("viewer")
 def scoresheet(table_id: str) -> Any:
-    """The deal-by-deal score sheet, signed by both sides."""
-    get_table(table_id)
-    return render_template("scoresheet.html", table_id=table_id, user=g.user)
+    """The deal-by-deal score sheet, signed by both sides.
+
+    ``hub``: where the table has one, the page reads its assignment for the teams' names (the round
+    keeps the hub's team ids), so the sheet names the sides by team as the panel does.
+    """
+    entry = get_table(table_id)
+    return render_template("scoresheet.html", table_id=table_id, user=g.user, hub=entry.hub_link is not None)

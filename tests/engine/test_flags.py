@@ -541,3 +541,18 @@ def test_the_huaian_preset_keeps_the_return_at_ten_or_below() -> None:
         t.do("tribute_given", {"seat": "S", "card": "BJ"})
         t.do("return_given", {"seat": "E", "card": "Jd"})
         assert bool(t.flags("return_above_ten")) is flagged, ruleset
+
+
+def test_a_flag_says_whether_its_event_carries_the_cameras_picture() -> None:
+    """The panel asks for a flag's picture (``/events/<seq>/crop``) only where the flag says its event
+    carries one: it asked for every flag's, and each without one was a 404 in the log and the console."""
+    t = _started()  # E is to lead
+    t.play("N", "9s", data={"crop": "data:image/jpeg;base64,/9j/4AAQ"})  # out of turn, read with its picture
+    pictured = t.events[-1]["seq"]
+    t.play("W", "8s")  # out of turn, read without one
+    t.pass_("S")  # out of turn, a button
+    assert [f["picture"] for f in t.flags("out_of_turn")] == [True, False, False]
+    # A correction re-folds the deal from the log: the corrected read still carries its picture.
+    t.do("play_corrected", {"ref": pictured, "cards": ["9h"]}, role="referee")
+    (flag,) = [f for f in t.flags("out_of_turn", "open") if f["seq"] == pictured]
+    assert flag["picture"] is True and flag["evidence"]["cards"] == ["9h"]

@@ -139,3 +139,78 @@ def test_the_forms_seat_and_side_choices_name_the_player_and_the_team(page, make
     assert h.PLAYERS["W"] in " ".join(leaders)
     page.select_option("#penalty-seat", "W")  # still chosen by its id
     assert page.eval_on_selector("#penalty-seat", "s => s.value") == "W"
+
+
+#: Names longer than a phone's half line: the levels cut them (ellipsis), never break the line.
+LONG = {"EW": "南京市玄武区老年大学掼蛋协会第一代表队", "NS": "常州市天宁区红梅街道掼蛋爱好者联合会代表队"}
+
+
+def test_the_levels_name_the_teams_on_one_line_on_a_phone(open_page, make_app, runner, serve_app, h, one_line):
+    """The status bar and the score sheet said "EW 2 · NS 4": the referee had to know which team sat
+    East-West. They name the teams (the hub's names), long ones cut to keep one line on a 390 px phone."""
+    _round_with_teams(runner, h)
+    page, errors = open_page(390, 844, mobile=True)
+    from table_service.web.tables import attach_table
+
+    app = make_app()
+    link = FakeHubLink(h.PLAYERS)
+    link.assignment["team_names"] = dict(LONG)
+    attach_table(app, "1", runner, hub_link=link)
+    srv = serve_app(app)
+    h.open_table(page, srv.url, "chen", h.PASSWORD)
+    page.wait_for_function(f"document.getElementById('levels').textContent.includes({LONG['NS']!r})")
+    for bar in ("#levels", "#sheet-levels"):
+        if bar == "#sheet-levels":  # the score sheet, after the chief's foul ended the deal (NS +3)
+            r = runner.submit({"type": "penalty_given", "source": "panel", "role": "chief", "data": {
+                "side": "EW", "level": "foul", "seat": "E", "article": "藏牌", "next_leader": "N"}})
+            assert r.accepted, r.error
+            page.goto(f"{srv.url}/tables/1/scoresheet")
+            page.wait_for_function(f"document.getElementById('sheet-levels').textContent.includes({LONG['NS']!r})")
+        parts = page.eval_on_selector_all(f"{bar} .lv-side", "ps => ps.map(p => [p.dataset.side, p.innerText, "
+                                          "p.querySelector('.side-label').title])")
+        assert [(side, title) for side, _, title in parts] == [("EW", LONG["EW"]), ("NS", LONG["NS"])], parts
+        assert "EW" not in page.inner_text(bar) and "NS" not in page.inner_text(bar)
+        assert one_line(page, bar) is None
+        cut = page.eval_on_selector_all(f"{bar} .side-label", "ls => ls.map(l => l.scrollWidth > l.clientWidth)")
+        assert cut == [True, True]  # a long name gives way, whole in its title
+        right = page.eval_on_selector(bar, "b => b.getBoundingClientRect().right")
+        assert right <= 390
+    after = page.eval_on_selector_all('#sheet-rows tr[data-deal="1"] .levels-after .lv-side', "ls => ls.map(l => "
+                                      "[l.querySelector('.side-label').title, l.querySelector('.lv-level').textContent])")
+    assert after == [[LONG["EW"], "2"], [LONG["NS"], "5"]]  # the levels after the deal, by team
+    assert errors == []
+
+
+def test_without_teams_the_levels_name_the_sides_in_words(page, app, runner, serve_app, h):
+    """A round set up without teams: the sides in the page's language (东西, English EW), not the ids."""
+    h.setup_deal(runner)
+    srv = serve_app(app)
+    h.open_table(page, srv.url, "rita", h.PASSWORD)
+    page.wait_for_selector("#levels .lv-side")
+    assert page.inner_text("#levels").split() == ["级数", "东西", "2", "·", "南北", "2"]
+    page.click("#lang-toggle")
+    assert page.inner_text("#levels").split() == ["Levels", "EW", "2", "·", "NS", "2"]
+
+
+def test_the_drawing_and_anti_tribute_forms_name_each_seats_player(page, make_app, runner, serve_app, h):
+    """The drawing form's card counts and the anti-tribute's check boxes said "E S W N": each seat is
+    said with its player, as the other forms' seat choices are, and still sends its id."""
+    _round_with_teams(runner, h)
+    _open(page, make_app, runner, serve_app, h, "zh")
+    page.wait_for_function(f"document.querySelector('#f-anti .seat-named').textContent.includes({h.PLAYERS['E']!r})")
+    for form in ("#f-draw", "#f-anti"):
+        said = page.eval_on_selector_all(f"{form} label:has(.seat-named)", "ls => ls.map(l => [l.querySelector("
+                                         "'input').name, l.querySelector('input').value, l.innerText.trim()])")
+        assert len(said) == 4, said
+        for name, value, text in said:
+            seat = name.split(".")[-1] if name.startswith("counts.") else value
+            assert text == f"{'东南西北'['ESWN'.index(seat)]} {seat} {h.PLAYERS[seat]}", said
+    holders = page.eval_on_selector_all("#f-draw select[name=cut_card_holder] option",
+                                        "os => os.map(o => [o.value, o.textContent])")
+    assert all(h.PLAYERS[v] in text for v, text in holders if v), holders
+    page.click("#lang-toggle")
+    assert page.inner_text("#f-anti label:has(input[value=E])").strip() == f"East {h.PLAYERS['E']}"
+    page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
+    page.check("#f-anti input[value=S]")
+    page.check("#f-anti input[value=N]")
+    assert page.evaluate("GT.formData(document.getElementById('f-anti')).seats") == ["S", "N"]

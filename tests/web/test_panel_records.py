@@ -292,6 +292,34 @@ def test_the_record_pages_links_are_fingers_wide(page, app, runner, serve_app, h
     assert small_controls(page, ".record") == []
 
 
+def test_the_record_pages_language_button_says_it_in_the_other_language_at_once(open_page, app, runner, serve_app, h):
+    """The record page's 中文/English button set the cookie and changed nothing until a reload: the page
+    is said in the other language at once, as the main panel is, and stays where the referee was. With
+    the page's Content-Security-Policy on (polled from the test: the policy refuses wait_for_function)."""
+    page, errors = open_page(bypass_csp=False)
+    h.setup_deal(runner)
+    warned = runner.submit({"type": "penalty_given", "source": "panel", "role": "referee", "data": {
+        "side": "NS", "level": "warning", "seat": "N", "article": "越序出牌 / playing out of turn"}})
+    assert warned.accepted, warned.error
+    srv = serve_app(app)
+    h.log_in_page(page, srv.url, "rita")
+    page.goto(f"{srv.url}/tables/1/record")
+    row = f'#record tr[data-seq="{warned.seq}"]'
+    assert "越序出牌" in page.inner_text(row) and "playing out of turn" not in page.inner_text(row)
+    page.evaluate("window.sameRecordPage = true")  # gone if the page is loaded again
+    page.click("#lang-toggle")
+    said = h.wait_for(lambda: (t := page.inner_text(row)) and "playing out of turn" in t and t, timeout=15,
+                      interval=0.1)
+    assert f"North {h.PLAYERS['N']}" in said and "Warning" in said and "越序出牌" not in said, said
+    assert page.inner_text(".record h1").startswith("Record") and "What" in page.inner_text("#record thead")
+    assert page.inner_text("#lang-toggle") == "中文"
+    assert page.evaluate("window.sameRecordPage") is True
+    page.click("#lang-toggle")
+    h.wait_for(lambda: "越序出牌" in page.inner_text(row), timeout=15, interval=0.1)
+    assert page.inner_text(".record h1").startswith("记录") and page.evaluate("window.sameRecordPage") is True
+    assert errors == []
+
+
 def test_pass_rows_and_the_tables_page_are_fingers_wide(page, app, runner, serve_app, h,
                                                                       small_controls):
     """The s36 tap audit: a tappable pass row in the trick 19 px tall, the tables page's links 19 px tall

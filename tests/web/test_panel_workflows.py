@@ -171,6 +171,26 @@ def test_camera_question_answered_from_its_picture(page, app, runner, serve_app,
     assert ev["type"] == "play_corrected" and ev["data"] == {"ref": q.seq, "cards": ["5d"]}
 
 
+def test_a_flag_asks_for_its_picture_only_where_its_event_carries_one(page, app, runner, serve_app, h):
+    """Every open flag asked ``/events/<seq>/crop`` for its picture: a flag raised by a read without one
+    (or a tap, a tick) got a 404, in the service's log and the browser's console. The flag says whether
+    its event carries one (``picture``), and only then is the picture asked for."""
+    h.setup_deal(runner)  # North leads
+    bare = h.play(runner, "E", ["9c"])  # out of turn, read without a picture
+    pictured = h.play(runner, "W", ["8c"], crop=h.crop_data_url(["8c"]))  # out of turn, with its picture
+    asked: list[str] = []
+    missing: list[str] = []
+    page.on("request", lambda r: asked.append(r.url) if r.url.endswith("/crop") else None)
+    page.on("response", lambda r: missing.append(r.url) if r.status == 404 else None)
+    srv = serve_app(app)
+    h.open_table(page, srv.url, "rita", h.PASSWORD)
+    page.wait_for_selector(f'#flag-F{bare.seq}[data-status="open"]')
+    page.wait_for_function(f"document.querySelector('#flag-F{pictured.seq} img.crop')?.naturalWidth > 100")
+    assert page.query_selector(f"#flag-F{bare.seq} img.crop") is None
+    assert asked == [f"{srv.url}/api/tables/1/events/{pictured.seq}/crop"]
+    assert missing == []
+
+
 def test_tap_a_play_in_the_record_to_correct_it(page, app, runner, serve_app, h):
     h.setup_deal(runner)
     wrong = h.play(runner, "N", ["8s", "8h"])

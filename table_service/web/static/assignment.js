@@ -34,6 +34,7 @@
     var a = d.assignment;
     GT.assignment = a || null;  // the teams' names a refusal is said with (panel_state.js GT.named)
     if (GT.nameChoices) GT.nameChoices();  // and the forms' side choices
+    if (GT.renderHeader) GT.renderHeader();  // and the status bar's levels by team
     if (!d.hub) { box.hidden = true; return; }
     box.hidden = false;
     if (!a) { box.innerHTML = '<div class="assign-card muted">' + esc(GT.t("assign_waiting")) + "</div>"; return; }

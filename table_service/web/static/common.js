@@ -50,6 +50,44 @@
     return e;
   };
 
+  /* --- sides by their teams. The hub's assignment (teams by id, and their names) where the page read
+     it (assignment.js on the panel, scoresheet.js), else null. */
+  GT.assignment = null;
+  /* A side's team by name in `state`'s round: the assignment's name when its teams are this round's,
+     else the round's own entry where it is more than the side's id (a name typed at the panel), else "". */
+  GT.teamOf = function (state, side) {
+    const rnd = state && state.round;
+    const id = rnd && rnd.teams ? rnd.teams[side] : null;
+    const a = GT.assignment;
+    if (a && a.teams && a.team_names && a.team_names[side] && (!id || a.teams[side] === id)) return String(a.team_names[side]);
+    return id && id !== side ? String(id) : "";
+  };
+  /* A side as a referee in a hurry reads it: its team ("南京队") where the round has teams, else the
+     side ("东西" / "EW"), never the bare compass letters. */
+  GT.sideLabel = function (state, side) { return GT.teamOf(state, side) || GT.t("side_" + side); };
+  /* A side's label that gives way on a narrow screen: one line, cut with an ellipsis (panel.css
+     .side-label), whole in its title. */
+  GT.sideLabelEl = function (state, side) {
+    const name = GT.sideLabel(state, side);
+    const e = GT.el("span", "side-label", name);
+    e.title = name;
+    return e;
+  };
+  /* The levels by side into `box` ("级数 南京队 2 · 常州队 4"; the status bar and the score sheet said
+     "EW 2 · NS 4"): one item a part, so the line keeps to one line on a phone (panel.css .levels). */
+  GT.fillLevels = function (box, levels, state) {
+    const lv = levels || {};
+    box.replaceChildren(GT.el("span", "lv-head", GT.t("levels")));
+    ["EW", "NS"].forEach(function (side, i) {
+      if (i) box.appendChild(GT.el("span", "lv-sep", "·"));
+      const part = GT.el("span", "lv-side");
+      part.dataset.side = side;
+      part.appendChild(GT.sideLabelEl(state, side));
+      part.appendChild(GT.el("span", "lv-level", lv[side] || "—"));
+      box.appendChild(part);
+    });
+  };
+
   /* One card as a small card face. The heart level card (逢人配) is marked as wild. */
   GT.cardEl = function (c, level) {
     c = String(c);

@@ -16,7 +16,8 @@
   const addUndo = GT.addUndo;
   const side_ = GT.sideAndSeat;
 
-  /* The camera picture of event seq, if it carried one (an image that fails removes itself). */
+  /* The camera picture of event seq, asked for only where the flag says its event carried one
+     (f.picture: every other flag's ask was a 404); an image that fails (damaged) removes itself. */
   function cropEl(seq) {
     const img = el("img", "crop");
     img.loading = "lazy";
@@ -73,7 +74,7 @@
   function evidenceEl(f) {
     const box = el("div", "evidence");
     const ev = f.evidence;
-    if (f.seq) box.appendChild(cropEl(f.seq));
+    if (f.seq && f.picture) box.appendChild(cropEl(f.seq));
     if (!ev) return box;
     const dl = el("dl");
     Object.keys(ev).forEach(function (k) {

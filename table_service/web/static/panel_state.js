@@ -159,16 +159,8 @@
      panel shows names them (the s36 tap audit), from the round's players and the teams' names the
      hub's assignment gave (assignment.js keeps it in GT.assignment). The table's log keeps the
      engine's own words; only the page says them otherwise. */
-  GT.assignment = null;
-  /* A side's team by name: the assignment's name when its teams are this round's, else the round's
-     own entry where it is more than the side's id (a name typed at the panel), else "". */
-  GT.teamName = function (side) {
-    const rnd = state && state.round;
-    const id = rnd && rnd.teams ? rnd.teams[side] : null;
-    const a = GT.assignment;
-    if (a && a.teams && a.team_names && a.team_names[side] && (!id || a.teams[side] === id)) return String(a.team_names[side]);
-    return id && id !== side ? String(id) : "";
-  };
+  /* A side's team by name in the round shown (common.js GT.teamOf), else "". */
+  GT.teamName = function (side) { return GT.teamOf(state, side); };
   function seatNamed(seat) {
     const players = state && state.round && state.round.players;
     return GT.seat(seat) + (players && players[seat] ? " " + players[seat] : "");
@@ -206,7 +198,9 @@
   /* The forms' choices of a seat or a side say who that is ("东 E 张伟", "南北 常州队"), not "E" or
      "NS": a referee giving a penalty under time pressure picks the player, and a wrong seat is a
      wrong ruling. Each option keeps its value (set explicitly first: an <option>E</option> has its
-     text for a value). Run on every state: the players come with the round. */
+     text for a value). The seats a form names outside a list (the drawing's card counts, the
+     anti-tribute's check boxes: span.seat-named) are said the same way. Run on every state: the
+     players come with the round. */
   const SEAT_CHOICES = /^(seat|next_leader|cut_card_holder)$/;
   function nameChoices() {
     document.querySelectorAll("form.action select").forEach(function (sel) {
@@ -218,6 +212,10 @@
         else if ((v === "NS" || v === "EW") && sel.name === "side") text = sideNamed(v);
         if (text !== null && opt.textContent !== text) opt.textContent = text;
       });
+    });
+    document.querySelectorAll("form.action .seat-named[data-seat]").forEach(function (span) {
+      const text = seatNamed(span.dataset.seat);
+      if (span.textContent !== text) span.textContent = text;
     });
   }
   GT.nameChoices = nameChoices;  // assignment.js: the teams' names arrive with the hub's assignment

@@ -29,7 +29,16 @@
       td(tr, r.level);
       td(tr, (r.finish_order || []).map(GT.seat).join(" › "));
       td(tr, r.gain ? r.gain.side + " +" + r.gain.levels : "—");
-      td(tr, r.levels_after ? "EW " + r.levels_after.EW + " · NS " + r.levels_after.NS : "");
+      // The levels after the deal by team, a line each (a long name cut: the head names it whole).
+      const after = el("td", "levels-after");
+      if (r.levels_after) ["EW", "NS"].forEach(function (side) {
+        const line = el("div", "lv-side");
+        line.dataset.side = side;
+        line.appendChild(GT.sideLabelEl(state, side));
+        line.appendChild(el("span", "lv-level", r.levels_after[side]));
+        after.appendChild(line);
+      });
+      tr.appendChild(after);
       const diff = el("td", "level-diff", levelDiff(r.levels_after));
       tr.appendChild(diff);
       td(tr, r.ended_by && r.ended_by !== "play" ? GT.w(r.ended_by) : "");
@@ -46,8 +55,8 @@
     const rnd = state.round || {};
     const head = document.getElementById("sheet-head");
     head.textContent = (rnd.no !== undefined ? GT.t("round") + " " + rnd.no + " · " : "") +
-      (rnd.players ? ["E", "S", "W", "N"].map(function (s) { return GT.seat(s) + ": " + (rnd.players[s] || ""); }).join(" · ") : "") +
-      " | " + GT.t("levels") + ": EW " + state.levels.EW + " · NS " + state.levels.NS;
+      (rnd.players ? ["E", "S", "W", "N"].map(function (s) { return GT.seat(s) + ": " + (rnd.players[s] || ""); }).join(" · ") : "");
+    GT.fillLevels(document.getElementById("sheet-levels"), state.levels, state);
     const res = document.getElementById("sheet-result");
     res.replaceChildren();
     if (state.result) {
@@ -152,6 +161,19 @@
     host.replaceChildren(box);
   }
 
+  /* The teams' names the hub gave (its assignment; the round keeps the hub's ids for its teams), read
+     once a round where the table has a hub: the sheet names each side by its team, as the panel does. */
+  let namesFor;
+  function loadNames() {
+    const no = state && state.round ? state.round.no : null;
+    if (!app.dataset.assignment || no === namesFor) return;
+    namesFor = no;
+    fetch(app.dataset.assignment, { credentials: "same-origin", headers: { Accept: "application/json" } })
+      .then(function (r) { return r.ok ? r.json() : null; })
+      .then(function (d) { if (d) { GT.assignment = d.assignment || null; render(); } })
+      .catch(function () { namesFor = undefined; });
+  }
+
   GT.rerender = function () { shownPast = null; render(); renderPast(); };
-  GT.connect(app.dataset.stream, app, function (st) { state = st; render(); renderPast(); });
+  GT.connect(app.dataset.stream, app, function (st) { state = st; render(); renderPast(); loadNames(); });
 })();

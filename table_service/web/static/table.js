@@ -157,14 +157,19 @@
     if (rnd) parts.push(GT.t("round") + " " + rnd.no + " · " + GT.w(rnd.status));
     if (deal) parts.push(GT.t("deal") + " " + deal.no + " · " + GT.w(deal.phase));
     document.getElementById("round-info").textContent = parts.join(" | ");
-    const lv = state.levels || {};
-    document.getElementById("levels").textContent = GT.t("levels") + ": EW " + (lv.EW || "—") + " · NS " + (lv.NS || "—");
+    GT.fillLevels(document.getElementById("levels"), state.levels, state);
     const lc = document.getElementById("level-card");
     lc.replaceChildren();
     if (deal && deal.level) {
-      lc.appendChild(el("span", "", GT.t("level_card") + " " + deal.level + (deal.level_side ? " (" + deal.level_side + ") " : " ")));
+      lc.appendChild(el("span", "", GT.t("level_card") + " " + deal.level));
+      if (deal.level_side) {  // whose level it is, named as the levels beside it name the side
+        const whose = el("span", "lc-side", "(");
+        whose.appendChild(GT.sideLabelEl(state, deal.level_side));
+        whose.appendChild(document.createTextNode(")"));
+        lc.appendChild(whose);
+      }
       lc.appendChild(GT.cardEl(deal.level + "h", deal.level));
-      lc.appendChild(el("span", "muted", " " + GT.t("wild")));
+      lc.appendChild(el("span", "muted", GT.t("wild")));
     }
     renderCamera();
     const dv = state.devices || {};
@@ -172,6 +177,9 @@
       Object.keys(dv).filter(function (k) { return typeof dv[k] !== "object"; })
         .map(function (k) { return GT.w(k) + " " + GT.w(dv[k]); }).join(" · ");
   }
+
+  /* assignment.js: the teams' names came with the hub's assignment (the levels name the sides by them). */
+  GT.renderHeader = function () { if (GT.state()) renderHeader(); };
 
   /* Events of the log this release passes over as the table starts (an older release's log: a
      ruling on a flag these rules no longer raise). Kept in the log, not in the state: the referee
