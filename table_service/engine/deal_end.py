@@ -298,7 +298,10 @@ def on_deal_released(state: State, ev: dict[str, Any], fx: Effects) -> None:
         raise EventRejected(f"该副牌尚未结束 / {etype}: deal {deal_no} of round {round_no} has not ended")
     if any(r["round"] == round_no and r["deal"] == deal_no for r in state["released_deals"]):
         raise EventRejected(f"该副牌已公开 / {etype}: deal {deal_no} of round {round_no} is already released")
+    # ``source``: who made the call (``panel``: the chief's tap; ``hub``: the event hub, once both rooms
+    # ended the deal), so the panel can say which, and when.
     state["released_deals"].append(
-        {"round": round_no, "deal": deal_no, "seq": ev["seq"], "t_ms": ev["t_ms"], "role": ev["role"]}
+        {"round": round_no, "deal": deal_no, "seq": ev["seq"], "t_ms": ev["t_ms"], "role": ev["role"],
+         "source": ev["source"]}
     )
     fx.append({"kind": "deal_released", "round": round_no, "deal": deal_no})

@@ -102,12 +102,21 @@ def _settled_words(h: Any, seq: int | None, who: str, role: str) -> tuple[str, s
 
 
 def _do_hand_result(h: Any, who: str, role: str) -> str:
+    """A result entered at the hub, and the refusal it settles cleared with it. The same entry sent
+    again by the same person (a double submit) is answered as done, logged once: it was refused as
+    "the table already has a result", which read as a failed entry. Either way the refusal is
+    settled by whichever submit finds it still open, under the hub's lock: cleared exactly once."""
     rnd, table = _slot()
     line = _line(h, rnd, table)
     with h.lock:  # the result and the refusal it settles, nothing logged between them
         seq = _settles(h, rnd, table)
-        h.hand_result(line, who, role)
+        repeated = h.core.repeated_hand_entry(line, who)
+        if not repeated:
+            h.hand_result(line, who, role)
         s_zh, s_en = _settled_words(h, seq, who, role)
+    if repeated:
+        return (f"第 {rnd} 轮 {table} 号桌已是这次录入的成绩（重复提交，只记录一次）{s_zh} / table {table}, round "
+                f"{rnd} already holds this entry (sent twice: recorded once){s_en}")
     return f"已录入第 {rnd} 轮 {table} 号桌成绩{s_zh} / result of table {table}, round {rnd} entered{s_en}"
 
 
@@ -115,8 +124,10 @@ def _do_correct(h: Any, who: str, role: str) -> str:
     """A correction of the result the referee saw: the form's ``basis`` is the seq of the hub event
     that set it (the page fills it in for the table chosen). One whose basis is no longer the
     table's result is refused with what changed since (two chiefs, two open pages); the same
-    correction again (a double tap) is answered as done, logged once. Without ``basis`` (an older
-    client) the correction is taken to be of the result as first recorded
+    correction again (a double tap) is answered as done, logged once — and still settles the refusal
+    it names when that is open (it returned before clearing it, and the refusal stayed on the chief's
+    list with its correction long made). Without ``basis`` (an older client) the correction is
+    taken to be of the result as first recorded
     (:meth:`~table_service.event.core.HubCore.check_correction_basis`)."""
     rnd, table = _slot()
     line, reason = _line(h, rnd, table), form_text("reason", MAX_TEXT)
@@ -124,8 +135,9 @@ def _do_correct(h: Any, who: str, role: str) -> str:
     with h.lock:  # the basis check and the correction as one step: nothing is logged between them
         seq = _settles(h, rnd, table)
         if h.core.check_correction_basis(rnd, table, basis, line, reason, who):
-            return (f"第 {rnd} 轮 {table} 号桌已是这次更正的结果（重复提交，只记录一次）/ table {table}, round {rnd} "
-                    "already holds this correction (sent twice: recorded once)")
+            s_zh, s_en = _settled_words(h, seq, who, role)  # open only if no earlier submit cleared it
+            return (f"第 {rnd} 轮 {table} 号桌已是这次更正的结果（重复提交，只记录一次）{s_zh} / table {table}, "
+                    f"round {rnd} already holds this correction (sent twice: recorded once){s_en}")
         ev = h.correct(rnd, table, line, reason, who, role)
         s_zh, s_en = _settled_words(h, seq, who, role)
     zh, en = f"已更正第 {rnd} 轮 {table} 号桌", f"table {table}, round {rnd} corrected"

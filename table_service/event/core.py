@@ -440,6 +440,21 @@ class HubCore(HubState):
         return "result_corrected", {"round": rnd, "table": table, "result": res.to_dict(), "reason": reason.strip(),
                                     "kind": kind, "deadline_ms": deadline, "late": late, "basis": cur.seq}
 
+    def repeated_hand_entry(self, line: dict[str, Any], actor: str | None) -> bool:
+        """Is ``line`` a hand entry ``actor`` has already made — the table's current result, entered
+        at the hub by the same person, saying the same? A form sent twice (a double tap, a retry
+        after an answer lost on the hall's network) is then answered as done, nothing logged again;
+        it was refused as "the table already has a result", and the entry looked failed. Anything
+        else (another person's, another result, a table's or a corrected one) is ``False``: it goes
+        on to :meth:`classify_result`, which refuses it with what is there."""
+        try:
+            clean = parse_result(line).to_dict()
+        except EventInputError:
+            return False
+        cur = self.results.get((clean["round"], clean["table"]))
+        return (cur is not None and cur.source == "hand" and cur.by == actor
+                and parse_result(cur.line, stored=True).to_dict() == clean)
+
     def check_correction_basis(self, rnd: int, table: str, basis: int | None, line: dict[str, Any], reason: str,
                                actor: str | None) -> bool:
         """Is the result a correction was made against still the table's current one?

@@ -31,6 +31,7 @@ from table_service.event.model import (
     table_order,
 )
 from table_service.event.mqtt import HubMqtt, json_payload
+from table_service.event.release import ReleaseBook
 from table_service.event.state import byes_of
 from table_service.event.store import HubStore
 from table_service.event.table_messages import TableLive, TableMessages
@@ -93,7 +94,8 @@ class HubService(TableMessages):
         self.duplicates = 0
         self.flooded: dict[str, int] = {}
         self._flood_said: dict[str, int] = {}
-        self.releases_sent: dict[str, tuple[int, int]] = {}
+        self.release_book = ReleaseBook()
+        self.releases_sent: dict[str, dict[str, Any]] = {}
         if connect:
             m = cfg["mqtt"]  # where the broker is today (deployment, not event state: from the file)
             self.mqtt = HubMqtt(self.event_id, self.handle_batch, host=m["host"], port=m["port"],

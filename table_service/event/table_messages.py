@@ -23,10 +23,10 @@ from table_service.event.core import HubCore
 from table_service.event.intake import BadMessage, check_message
 from table_service.event.model import parse_result, reused_id_reason
 from table_service.event.mqtt import HubMqtt, Message, json_payload
-from table_service.event.release import releases
+from table_service.event.release import ReleaseBook
 from table_service.event.state import FLOOD_SAID_MS, MAX_OPEN_REFUSALS_PER_TABLE
 from table_service.event.store import HubStore
-from table_service.views.release_wire import RELEASE_TOPIC
+from table_service.views.release_wire import RELEASE_TOPIC, release_message
 
 log = logging.getLogger(__name__)
 
@@ -60,8 +60,10 @@ class TableMessages:
     flooded: dict[str, int]
     """Per table: bad messages counted but not logged (:meth:`HubState.flooding`), since the start."""
     _flood_said: dict[str, int]
-    releases_sent: dict[str, tuple[int, int]]
-    """Per table, the ``(round, through)`` of the release last published to it since the connection."""
+    release_book: ReleaseBook
+    """What each duplicate table may release, every round (:mod:`.release`), from the summaries seen."""
+    releases_sent: dict[str, dict[str, Any]]
+    """Per table, the release message last published to it since the connection."""
 
     def handle_batch(self, messages: list[Message]) -> None:
         """Results are logged in one transaction; status and summaries update the live view.
@@ -115,19 +117,26 @@ class TableMessages:
 
     def publish_releases(self, *, again: bool = False) -> int:
         """Send each table of a duplicate board the release its rooms' summaries now allow
-        (:mod:`.release`), retained, QoS 1, when it goes further than the last one sent; ``again``:
-        every one (a (re)connect: what was sent before may be lost with the broker's memory). A
-        release never goes back: a summary seen out of order cannot withdraw what is public.
-        Returns how many were published."""
+        (:mod:`.release`: every round released to it, the latest first-class and the others in
+        ``earlier``), retained, QoS 1, when it goes further than the last one sent; ``again``: every
+        one, every board worked out afresh (a (re)connect: what was sent before may be lost with the
+        broker's memory). A release never goes back: a summary seen out of order cannot withdraw
+        what is public. Only the boards the batch's summaries can change are worked out
+        (:meth:`.ReleaseBook.update`). Returns how many were published."""
         if self.mqtt is None:
             return 0
         with self.lock:
             if again:
                 self.releases_sent.clear()
-            due = releases(self.core.draws, {t: live.summary for t, live in self.live.items()})
-            send = {t: r for t, r in due.items()
-                    if (r["round"], r["through"]) > self.releases_sent.get(t, (0, 0))}
-            self.releases_sent.update({t: (r["round"], r["through"]) for t, r in send.items()})
+            changed = self.release_book.update(self.core.draws, everything=again)
+            if again:
+                changed = set(self.release_book.due)
+            send: dict[str, dict[str, Any]] = {}
+            for t in changed:
+                msg = release_message(self.release_book.due.get(t) or {})
+                if msg is not None and msg != self.releases_sent.get(t):
+                    send[t] = msg
+            self.releases_sent.update(send)
         for table, release in sorted(send.items()):
             self.mqtt.publish(table, RELEASE_TOPIC, json_payload(release))
         return len(send)
@@ -189,6 +198,8 @@ class TableMessages:
             live.summary_rx_ms = now
         if data["panel"]:
             live.panel = data["panel"]
+        # Every summary, the one shown or not: an older one may still hold a round's last count.
+        self.release_book.note(self.core.draws, table, data, live.summary.get("round"))
 
     def _table_result(self, table: str, msg: dict[str, Any], now: int, applied: list[dict[str, Any]],
                       pending: set[tuple[Any, ...]] | None = None) -> dict[str, Any] | None:

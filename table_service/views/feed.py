@@ -219,6 +219,11 @@ def _wall_ms() -> float:
     return time.time() * 1000.0
 
 
+#: Who released a deal, as the feed's index says it (Chinese first): the hub once both rooms of the
+#: board ended the deal (``deal_released`` source ``hub``), else the chief's tap on the panel.
+RELEASED_BY = {"hub": "赛事中心已公布 / released by the hub",
+               "chief": "裁判长已公布 / released by the chief referee"}
+
 #: Public events a feed keeps for :meth:`FeedView.events` (more than a table's day: a round is
 #: ~1,000 events, an event day ≤ 9 rounds).
 PUBLIC_EVENTS_KEPT = 16_384
@@ -338,6 +343,24 @@ class FeedView:
     def released(self) -> set[tuple[int, int]]:
         """``(round, deal)`` pairs released to the public as of now (from the engine's log)."""
         return self._release_keys(self.now_ms())[0]
+
+    def last_release(self) -> dict[str, Any] | None:
+        """The latest release the public may know of, for the feed's index: ``{"round", "deal",
+        "by": "hub"|"chief", "t_ms", "text"}`` (None: none yet). Why: a broadcaster whose board deal
+        stays dark needs to see whether the hub released it (both rooms ended it) or the chief's tap
+        did, and when. Counted like the deal's events, from ``t_ms + delay``: the index never says a
+        deal has ended before the delayed broadcast could have shown it."""
+        cutoff = self.cutoff_ms()
+        with self._inbox_lock:
+            entries = self._releases
+        for entry in reversed(entries):
+            key = release_key(entry)
+            if key is None or float(entry.get("t_ms") or 0) > cutoff:
+                continue
+            by = "hub" if entry.get("source") == "hub" else "chief"
+            return {"round": key[0], "deal": key[1], "by": by, "t_ms": int(entry.get("t_ms") or 0),
+                    "text": RELEASED_BY[by]}
+        return None
 
     # -- output ------------------------------------------------------------------------------
     def now_ms(self) -> float:

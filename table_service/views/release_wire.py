@@ -4,20 +4,31 @@ A board is played in two rooms; nothing of a deal may go public before both have
 (docs/security.md). The hub sees each table's progress in its ``summary`` (``deals_ended``) and,
 once both rooms have ended deals 1..k of a round, sends each of the two tables
 ``{"round": r, "through": k, "board": b}`` on ``guandan/<event>/<table>/release``; the table then
-logs ``deal_released`` for those deals. The counting rule and the message's check live here, below
+logs ``deal_released`` for those deals. The message is retained, one a table, so it also carries
+every earlier round released to that table (``"earlier": {"<round>": {"through", "board"}}``): a
+table away when its round's last release went out reads it there after the next round's release
+has replaced the message (a hub of an earlier release sends no ``earlier``: read as none). The counting rule and the message's check live here, below
 both ``table`` and ``event`` (neither imports the other), so the hub and the table count an ended
 deal the same way and agree on what a well formed release is.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 #: The hub → table topic name (``guandan/<event>/<table>/release``).
 RELEASE_TOPIC = "release"
-RELEASE_KEYS = frozenset({"round", "through", "board"})
+RELEASE_KEYS = frozenset({"round", "through", "board", "earlier"})
+#: The fields of one earlier round's release in ``earlier``.
+EARLIER_KEYS = frozenset({"through", "board"})
 #: The most deals a release may name (a round has far fewer; the hub's counts stop at 10,000).
 MAX_THROUGH = 10_000
+#: The most earlier rounds one release may carry: an event has at most 99 rounds
+#: (``event/config.py``'s ``rounds``), the message's own round being one of them. Bounds what a
+#: table reads and keeps from one message.
+MAX_EARLIER = 98
+_ROUND_KEY = re.compile(r"[1-9][0-9]{0,2}")
 
 
 def deals_ended(rnd: dict[str, Any] | None, deal: dict[str, Any] | None) -> int:
@@ -31,16 +42,26 @@ def deals_ended(rnd: dict[str, Any] | None, deal: dict[str, Any] | None) -> int:
     return started
 
 
-def _whole(data: dict[str, Any], key: str, lo: int, hi: int) -> int:
+def _whole(data: dict[str, Any], key: str, lo: int, hi: int, where: str = "") -> int:
     v = data.get(key)
     if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-        raise ValueError(f"公开通知无效 / release: {key} must be a whole number {lo}-{hi}, got {str(v)[:40]!r}")
+        raise ValueError(f"公开通知无效 / release{where}: {key} must be a whole number {lo}-{hi}, got {str(v)[:40]!r}")
     return v
+
+
+def _board(data: dict[str, Any], where: str) -> str:
+    board = data.get("board")
+    if not isinstance(board, str) or not 1 <= len(board) <= 64:
+        raise ValueError(f"公开通知无效 / release{where}: board must be text of 1-64 characters")
+    return board
 
 
 def check_release(msg: Any) -> dict[str, Any]:
     """A hub release as the table acts on it: exactly ``round`` (1-999), ``through`` (0-10,000) and
-    ``board`` (1-64 characters, the board the hub's assignment named).
+    ``board`` (1-64 characters, the board the hub's assignment named), and optionally ``earlier``:
+    at most :data:`MAX_EARLIER` rounds before ``round`` (keys ``"1"``–``"999"``, no leading zero),
+    each exactly ``{"through", "board"}`` as above. Returns the message as read (``earlier`` only
+    when it was sent), so a valid message comes back equal to itself.
 
     :raises ValueError: anything else (not an object, a field missing, unknown or out of range): the
         table submits nothing for it, as for an assignment it cannot read.
@@ -50,8 +71,42 @@ def check_release(msg: Any) -> dict[str, Any]:
     unknown = sorted(set(msg) - RELEASE_KEYS)
     if unknown:
         raise ValueError(f"公开通知无效 / release: unknown field(s) {', '.join(unknown)[:80]}")
-    board = msg.get("board")
-    if not isinstance(board, str) or not 1 <= len(board) <= 64:
-        raise ValueError("公开通知无效 / release: board must be text of 1-64 characters")
-    return {"round": _whole(msg, "round", 1, 999), "through": _whole(msg, "through", 0, MAX_THROUGH),
-            "board": board}
+    board = _board(msg, "")
+    out: dict[str, Any] = {"round": _whole(msg, "round", 1, 999), "through": _whole(msg, "through", 0, MAX_THROUGH),
+                           "board": board}
+    if "earlier" in msg:
+        earlier = msg["earlier"]
+        if not isinstance(earlier, dict) or len(earlier) > MAX_EARLIER:
+            raise ValueError(f"公开通知无效 / release: earlier must be an object of at most {MAX_EARLIER} rounds")
+        out["earlier"] = {}
+        for key, entry in earlier.items():
+            if not isinstance(key, str) or not _ROUND_KEY.fullmatch(key) or int(key) >= out["round"]:
+                raise ValueError(f"公开通知无效 / release: earlier names round {str(key)[:12]!r}, not a round "
+                                 f"before {out['round']}")
+            if not isinstance(entry, dict) or set(entry) != EARLIER_KEYS:
+                raise ValueError(f"公开通知无效 / release: earlier round {key} must be exactly through and board")
+            out["earlier"][key] = {"through": _whole(entry, "through", 0, MAX_THROUGH, f" (earlier round {key})"),
+                                   "board": _board(entry, f" (earlier round {key})")}
+    return out
+
+
+def release_rounds(release: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each round a checked release (:func:`check_release`) releases, as ``{"round", "through",
+    "board"}``, earliest first: its ``earlier`` rounds, then its own."""
+    out = [{"round": int(k), **v} for k, v in (release.get("earlier") or {}).items()]
+    out.sort(key=lambda r: r["round"])
+    return out + [{"round": release["round"], "through": release["through"], "board": release["board"]}]
+
+
+def release_message(due: dict[int, tuple[str, int]]) -> dict[str, Any] | None:
+    """The message the hub sends one table from what it may release there, ``round → (board,
+    through)``: the latest round as the message's own fields (what a table of an earlier release
+    reads), every other round in ``earlier``. None when there is nothing."""
+    if not due:
+        return None
+    rounds = sorted(due)
+    top = rounds[-1]
+    msg: dict[str, Any] = {"round": top, "through": due[top][1], "board": due[top][0]}
+    if len(rounds) > 1:
+        msg["earlier"] = {str(r): {"through": due[r][1], "board": due[r][0]} for r in rounds[:-1]}
+    return msg

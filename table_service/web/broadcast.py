@@ -30,9 +30,16 @@ def _cors(resp: Response) -> Response:
 
 @bp.get("/")
 def index() -> Any:
-    """Tables that have a feed, with the delay and mode each applies."""
-    out = [{"id": tid, "delay_s": e.feed.delay_ms / 1000.0, "duplicate": e.feed.holds_deals()}
-           for tid, e in sorted(web_state().tables.items())]
+    """Tables that have a feed, with the delay and mode each applies, and, for a table that holds
+    deals for release, its latest release the public may know of (who made it — the hub or the
+    chief — and when: :meth:`~table_service.views.feed.FeedView.last_release`)."""
+    out: list[dict[str, Any]] = []
+    for tid, e in sorted(web_state().tables.items()):
+        row: dict[str, Any] = {"id": tid, "delay_s": e.feed.delay_ms / 1000.0, "duplicate": e.feed.holds_deals()}
+        last = e.feed.last_release()
+        if last is not None:
+            row["last_release"] = last
+        out.append(row)
     return jsonify(tables=out)
 
 

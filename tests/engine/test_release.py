@@ -45,7 +45,8 @@ def test_only_the_chief_may_release_and_only_an_ended_deal() -> None:
     assert "missing field 'deal'" in t.reject("deal_released", {}, role="chief")
     fx = t.do("deal_released", {"deal": 1}, role="chief")
     assert fx == [{"kind": "deal_released", "round": 1, "deal": 1}]
-    release = {"round": 1, "deal": 1, "seq": t.events[-1]["seq"], "t_ms": t.t, "role": "chief"}
+    release = {"round": 1, "deal": 1, "seq": t.events[-1]["seq"], "t_ms": t.t, "role": "chief",
+               "source": t.events[-1]["source"]}
     assert t.state["released_deals"] == [release]
     assert state_to_json(t.state)["released_deals"] == [release]
     assert "already released" in t.reject("deal_released", {"deal": 1, "round": 1}, role="chief")

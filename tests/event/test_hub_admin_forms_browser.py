@@ -11,6 +11,7 @@ tested; the Flask test client for what the server renders."""
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -125,6 +126,68 @@ def test_a_referees_entry_from_a_refusal_leaves_it_for_the_chief_and_one_of_anot
         "csrf_token": token, "slot": f"1|{t['table']}", "ns_levels": "3", "ew_levels": "7", "settles": str(seq)})
     assert r.status_code == 200 and f"refusal #{seq} is left for the chief referee to clear" in r.get_json()["message"]
     assert (1, t["table"]) in hub.core.results and not hub.core.refusals[0]["acknowledged"]
+
+
+def test_a_hand_entry_or_correction_sent_twice_is_logged_once_and_clears_its_refusal_once(hub: HubService) -> None:
+    """A double submit (two taps, or a retry after the answer was lost on the hall's network), both
+    requests at once: the hand entry is logged once and its refusal cleared once, and the second
+    is answered as done — it was refused as "the table already has a result", so the entry looked
+    failed. A correction sent again still clears the refusal it names when that is open: it
+    returned before clearing it, and the refusal stayed on the chief's list."""
+    tables = publish_round_1(hub)
+    t = tables[3]
+    swapped = {"round": 1, "table": t["table"], "ns": t["ew"], "ew": t["ns"], "ns_levels": 7, "ew_levels": 3}
+
+    def refused(rid: str, line: dict[str, Any]) -> int:
+        hub.handle_batch([(t["table"], "result", json.dumps({"result_id": rid, "result": line, "table_seq": 9,
+                                                             "reason": "deals", "wall_ms": T0}).encode(), True)])
+        return int(hub.core.refusals[-1]["seq"])
+
+    def logged(etype: str) -> list[dict[str, Any]]:
+        return [e for e in hub.store.events() if e["type"] == etype]
+
+    seq = refused("r1", swapped)
+    clients = [client_for(hub, "chen") for _ in range(2)]
+    form = {"slot": f"1|{t['table']}", "ns_levels": "3", "ew_levels": "7", "settles": str(seq)}
+    answers: list[Any] = [None, None]
+    go = threading.Barrier(2)
+
+    def post(i: int) -> None:
+        c = clients[i]
+        token = c.get("/auth/whoami").get_json()["csrf_token"]
+        go.wait()
+        answers[i] = c.post("/hub/action/hand_result", headers={"Accept": "application/json"},
+                            data={**form, "csrf_token": token})
+
+    threads = [threading.Thread(target=post, args=(i,)) for i in range(2)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(30)
+    assert [a.status_code for a in answers] == [200, 200], [a.get_json() for a in answers]
+    said = sorted(a.get_json()["message"] for a in answers)
+    assert any(f"refusal #{seq} cleared with it" in m for m in said)
+    assert any("sent twice: recorded once" in m for m in said)
+    assert len([e for e in logged("result_recorded") if e["data"]["source"] == "hand"]) == 1
+    assert [e["data"]["seq"] for e in logged("refusal_acknowledged")] == [seq]
+
+    # The table sends another result: refused (a change is a correction). The chief corrects the
+    # table from the plain form (no refusal named), then sends the same correction from the
+    # refusal's button: recorded once, and this time the refusal it names is cleared, once.
+    other = {"round": 1, "table": t["table"], "ns": t["ns"], "ew": t["ew"], "ns_levels": 2, "ew_levels": 6}
+    seq2 = refused("r2", other)
+    c = clients[0]
+    token = c.get("/auth/whoami").get_json()["csrf_token"]
+    basis = hub.core.results[(1, t["table"])].seq
+    fix = {"slot": f"1|{t['table']}", "ns_levels": "2", "ew_levels": "6", "reason": "桌上记分有误 / table's sheet wrong",
+           "basis": str(basis), "csrf_token": token}
+    assert c.post("/hub/action/correct", headers={"Accept": "application/json"}, data=fix).status_code == 200
+    assert not next(r for r in hub.core.refusals if r["seq"] == seq2)["acknowledged"]
+    for _ in range(2):
+        r = c.post("/hub/action/correct", headers={"Accept": "application/json"}, data={**fix, "settles": str(seq2)})
+        assert r.status_code == 200 and "sent twice: recorded once" in r.get_json()["message"], r.get_json()
+    assert len(logged("result_corrected")) == 1
+    assert [e["data"]["seq"] for e in logged("refusal_acknowledged")] == [seq, seq2]
 
 
 @pytest.mark.browser

@@ -17,7 +17,7 @@ import pytest
 from table_service.event.config import validate
 from table_service.event.hub import HubService
 from table_service.event.intake import BadMessage, check_message
-from table_service.event.release import releases
+from table_service.event.release import ReleaseBook, releases
 from table_service.views.release_wire import check_release
 
 
@@ -137,3 +137,90 @@ def test_the_intake_checks_deals_ended(value: Any) -> None:
         check_message("1A", "summary", json.dumps({**base, "deals_ended": value}).encode())
     with pytest.raises(BadMessage, match="deals_ended"):  # more deals ended than the table is at
         check_message("1A", "summary", json.dumps({**base, "deals_ended": 4}).encode())
+
+
+def enter_round(hub: HubService, rnd: int) -> None:
+    """Round ``rnd``'s results entered at the hub, so that the next round can be drawn."""
+    for t in hub.core.draws[rnd]["tables"]:
+        hub.hand_result({"round": rnd, "table": t["table"], "ns": t["ns"], "ew": t["ew"], "ns_levels": 2,
+                         "ew_levels": 0}, "org", "chief")
+
+
+def test_every_round_a_table_missed_goes_with_its_next_release(hub: HubService) -> None:
+    """Room 1B's network went down during round 1's last deal: the hub last saw it with one deal
+    ended, then saw it again only in round 2. Both rooms had ended deal 2 of round 1, but no summary
+    at the hub was at round 1 any more, so round 1 was never worked out again and deal 2 stayed held
+    at both rooms until the chief tapped each panel; and the message, retained one a table, carried
+    only the latest round. Now the hub remembers each round and sends every round in ``earlier``."""
+    pub: Published = hub.mqtt  # type: ignore[assignment]
+    hub.handle_batch([summary(hub, "1A", deal=2, ended=1, seq=30), summary(hub, "1B", deal=2, ended=1, seq=30)])
+    r1 = {"round": 1, "through": 1, "board": "R1-M1"}
+    assert pub.releases() == [("1A", r1), ("1B", r1)]
+    # 1A ends round 1 (seen); 1B ends it offline: its summary of deal 2 never reaches the hub.
+    hub.handle_batch([summary(hub, "1A", deal=2, ended=2, seq=40, finished=True)])
+    assert pub.releases() == [], "1B may still be playing deal 2"
+    enter_round(hub, 1)
+    hub.draw_next("org", "chief")
+    hub.publish_draw(2, "org", "chief")
+    a2 = hub.core.draws[2]["assignments"]
+    assert (a2["1A"]["board"], a2["1B"]["board"]) == ("R2-M1", "R2-M1")
+    hub.handle_batch([summary(hub, "1A", deal=2, ended=1, seq=60, rnd=2)])
+    assert pub.releases() == []  # 1B is not at round 2 yet: nothing of round 2; round 1 as before
+    # 1B is back, already in round 2 with deal 1 ended: round 1's deal 2 too, in the same message.
+    hub.handle_batch([summary(hub, "1B", deal=2, ended=1, seq=70, rnd=2)])
+    want = {"round": 2, "through": 1, "board": "R2-M1", "earlier": {"1": {"through": 2, "board": "R1-M1"}}}
+    assert pub.releases() == [("1A", want), ("1B", want)]
+    assert check_release(want) == want
+    # Round 2's next deal: the message still carries round 1 (one retained message a table).
+    hub.handle_batch([summary(hub, "1A", deal=3, ended=2, seq=80, rnd=2), summary(hub, "1B", deal=3, ended=2,
+                                                                                     seq=80, rnd=2)])
+    assert pub.releases() == [("1A", {**want, "through": 2}), ("1B", {**want, "through": 2})]
+    # A (re)connect sends each table its whole message again; the other match got nothing.
+    hub._republish()
+    assert sorted(t for t, _ in pub.releases()) == ["1A", "1B"]
+    # A restarted hub knows only the latest summaries: round 2 again; the tables keep round 1.
+    assert releases(hub.core.draws, {t: live.summary for t, live in hub.live.items()}) == {
+        "1A": {"round": 2, "through": 2, "board": "R2-M1"}, "1B": {"round": 2, "through": 2, "board": "R2-M1"}}
+    assert hub.core.faults == {}
+
+
+def test_a_room_ahead_in_the_next_round_still_gets_the_earlier_rounds_release(hub: HubService) -> None:
+    """Worked out from the same summaries, a table's later round replaced its earlier one: room 1A,
+    already playing round 2 against another table, never got the round 1 deals that its round 1
+    twin's last summary released."""
+    a1 = hub.core.draws[1]["assignments"]
+    t2 = {"1A": {"NS": "T1", "EW": "T3"}, "2A": {"NS": "T3", "EW": "T1"}, "1B": {"NS": "T0", "EW": "T2"},
+          "2B": {"NS": "T2", "EW": "T0"}}
+    draws = {1: hub.core.draws[1], 2: {"published": True, "assignments": {
+        t: {"board": "R2-M1" if t in ("1A", "2A") else "R2-M2", "teams": teams} for t, teams in t2.items()}}}
+    now = {"1A": {"round": 2, "teams": t2["1A"], "deal": 2, "deals_ended": 1},
+           "2A": {"round": 2, "teams": t2["2A"], "deal": 2, "deals_ended": 1},
+           "1B": {"round": 1, "teams": a1["1B"]["teams"], "deal": 2, "deals_ended": 2, "finished": True}}
+    got = releases(draws, now)
+    assert got["1A"] == {"round": 2, "through": 1, "board": "R2-M1", "earlier": {"1": {"through": 2, "board": "R1-M1"}}}
+    assert got["1B"] == {"round": 1, "through": 2, "board": "R1-M1"}
+    assert got["2A"] == {"round": 2, "through": 1, "board": "R2-M1"}
+    # The book: only the boards a summary can change are worked out again, and never less.
+    book = ReleaseBook()
+    for t, s in now.items():
+        book.note(draws, t, s, s["round"])
+    assert book.update(draws) == {"1A", "1B", "2A"}
+    assert book.due["1A"] == {1: ("R1-M1", 2), 2: ("R2-M1", 1)}
+    assert book.update(draws) == set()  # nothing new: nothing to send
+    book.note(draws, "2A", {**now["2A"], "deals_ended": 0, "deal": 1}, 2)  # an older summary, late
+    assert book.update(draws) == set() and book.due["2A"] == {2: ("R2-M1", 1)}
+    assert book.update(draws, everything=True) == set()  # worked out afresh: the same, never less
+
+
+@pytest.mark.parametrize("earlier", [
+    [], {"0": {"through": 1, "board": "R"}}, {"01": {"through": 1, "board": "R"}}, {"3": {"through": 1, "board": "R"}},
+    {"2": {"through": 1, "board": "R"}}, {"1": {"through": 1}}, {"1": {"through": 1, "board": "R", "x": 1}},
+    {"1": {"through": -1, "board": "R"}}, {"1": {"through": 1, "board": ""}}, {"1": [1, "R"]},
+    {str(r): {"through": 1, "board": "R"} for r in range(1, 100)}])
+def test_the_table_checks_earlier_rounds(earlier: Any) -> None:
+    base = {"round": 2, "through": 1, "board": "R2-M1"}
+    assert check_release(base) == base  # the old form: still read, as itself
+    good = {**base, "earlier": {"1": {"through": 3, "board": "R1-M1"}}}
+    assert check_release(good) == good
+    with pytest.raises(ValueError, match="earlier"):
+        check_release({**base, "round": 100 if len(earlier) == 99 else 2, "earlier": earlier})

@@ -20,6 +20,7 @@ from table_service.engine.self_play import SelfPlayTable
 from table_service.event.config import validate
 from table_service.event.hub import HubService
 from table_service.views.assignment import set_up_data
+from table_service.views.wire import table_result
 
 HANG = 30.0
 
@@ -81,6 +82,80 @@ def test_room_a_shows_deal_1_once_room_b_has_ended_it(tmp_path: Path, broker: Se
         for t in tables:
             rel = [e for e in t.runner.events() if e["type"] == "deal_released"]
             assert [(e["data"], e["source"], e["role"]) for e in rel] == [({"round": 1, "deal": 1}, "hub", "chief")]
+        assert hub.core.faults == {}
+    finally:
+        for t in tables:
+            t.stop()
+        hub.stop()
+
+
+def released(t: BotEventTable) -> list[tuple[int, int, str]]:
+    """``(round, deal, source)`` of every ``deal_released`` in room ``t``'s log."""
+    return [(e["data"]["round"], e["data"]["deal"], e["source"]) for e in t.runner.events()
+            if e["type"] == "deal_released"]
+
+
+def sign(t: BotEventTable) -> None:
+    for side in ("NS", "EW"):
+        t._submit("score_sheet_signed", {"side": side})
+
+
+def test_a_room_away_for_a_rounds_last_deal_gets_it_released_from_the_next_round(
+        tmp_path: Path, broker: SecureBroker) -> None:
+    """Room B's network goes down during round 1's last deal and comes back only in round 2 (its
+    round entered by hand): the hub never saw B end round 1, and no summary was at round 1 any more,
+    so deal 2 of round 1 stayed held at both rooms. Now the hub remembers round 1, and the retained
+    release (one a table) carries it in ``earlier`` beside round 2's deal."""
+    cfg = validate({"event": {"id": "fz", "name": "复式测试", "rounds": 2, "duplicate": "levels",
+                              "format": {"kind": "deals", "deals": 2}},
+                    "mqtt": broker.hub_mqtt("fz"),
+                    "teams": [{"id": f"T{i}", "players": [f"{i}a", f"{i}b", f"{i}c", f"{i}d"]} for i in range(4)],
+                    "tables": [{"id": t} for t in ("1A", "1B", "2A", "2B")]})
+    hub = HubService(cfg, tmp_path / "hub").start()
+    tables: list[BotEventTable] = []
+    try:
+        assert hub.wait_connected(HANG)
+        hub.draw_next("org", "chief")
+        hub.publish_draw(1, "org", "chief")
+        for i, tid in enumerate(("1A", "1B")):
+            tables.append(BotEventTable(tid, tmp_path / "tables", port=broker.port, event_id="fz", seed=i + 1,
+                                        auto=False, login=broker.login("fz", tid)).start())
+        room_a, room_b = tables
+        for t in tables:
+            t._submit("round_set_up", set_up_data(wait_for(lambda t=t: t.bridge.assignment, "assignment")))
+        play_deal(room_a, 1)
+        play_deal(room_b, 2)
+        for t in tables:
+            wait_for(lambda t=t: released(t) == [(1, 1, "hub")], f"round 1 deal 1 released at {t.table_id}")
+        room_b.bridge.stop()  # B's network is down from here
+        play_deal(room_a, 3)
+        play_deal(room_b, 4)
+        wait_for(lambda: hub.live["1A"].summary.get("finished"), "room A's round 1 over at the hub")
+        time.sleep(0.5)
+        assert released(room_a) == [(1, 1, "hub")], "B's deal 2 is not known to be over: held"
+        # Round 1's results: A's from its table, the others' entered at the hub (B's as B will send it).
+        sign(room_a)
+        sign(room_b)
+        wait_for(lambda: (1, "1A") in hub.core.results, "room A's result")
+        for t in hub.core.draws[1]["tables"]:
+            if t["table"] != "1A":
+                line = {"round": 1, "table": t["table"], "ns": t["ns"], "ew": t["ew"], "ns_levels": 0, "ew_levels": 0}
+                if t["table"] == "1B":
+                    line = dict(table_result(room_b.runner.state(), "1B")["result"])  # type: ignore[index]
+                hub.hand_result(line, "org", "chief")
+        hub.draw_next("org", "chief")
+        hub.publish_draw(2, "org", "chief")
+        a2 = hub.core.draws[2]["assignments"]
+        assert a2["1A"]["board"] == a2["1B"]["board"]
+        room_a._submit("round_set_up", set_up_data(wait_for(
+            lambda: (room_a.bridge.assignment or {}).get("round") == 2 and room_a.bridge.assignment, "A's round 2")))
+        room_b._submit("round_set_up", set_up_data(a2["1B"]))  # entered at B's panel: no network
+        play_deal(room_a, 5)
+        play_deal(room_b, 6)
+        room_b.reconnect()  # back: its summary is of round 2
+        want = [(1, 1, "hub"), (1, 2, "hub"), (2, 1, "hub")]
+        for t in tables:
+            wait_for(lambda t=t: sorted(released(t)) == want, f"round 1 deal 2 and round 2 deal 1 at {t.table_id}")
         assert hub.core.faults == {}
     finally:
         for t in tables:

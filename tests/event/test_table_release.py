@@ -122,3 +122,34 @@ def test_an_archived_round_and_a_plain_round(table: Any) -> None:
     deliver(bridge, {"round": 1, "through": 1, "board": "R1-M1"})  # round 1 archived: still released
     settle(runner)
     assert releases(runner) == [(1, 1, "hub", "chief")]
+
+
+def test_a_table_back_after_its_rounds_last_release_releases_every_round_it_missed(table: Any) -> None:
+    """The table was away when round 1's last release went out; by the time it is back, round 2's
+    release has replaced the retained message (one a table). The message carries round 1 in
+    ``earlier``: both rounds' ended deals are released, the one the chief tapped meanwhile is not
+    submitted again, and a round the table played under another board (or not at all) is left."""
+    runner, bridge = table
+    submit(runner, {"type": "round_set_up", "data": {**SETUP, "format": {"kind": "deals", "deals": 2}}})
+    play(runner, 1)
+    play(runner, 2)
+    for side in ("NS", "EW"):
+        submit(runner, {"type": "score_sheet_signed", "data": {"side": side}})
+    submit(runner, {"type": "round_set_up", "data": {**SETUP, "round": 2, "board": "R2-M1"}})
+    play(runner, 3)
+    rest = play(runner, 4, stop_after=6)  # round 2's deal 2 is being played
+    submit(runner, {"type": "deal_released", "role": "chief", "data": {"round": 1, "deal": 1}})  # the chief's tap
+    deliver(bridge, {"round": 2, "through": 2, "board": "R2-M1",
+                     "earlier": {"1": {"through": 2, "board": "R1-M1"}}})
+    settle(runner)
+    assert releases(runner) == [(1, 1, "panel", "chief"), (1, 2, "hub", "chief"), (2, 1, "hub", "chief")]
+    # Another board's round, and a round this table never played: nothing; an older message (a
+    # restarted hub's, round 2 only) takes nothing back, and round 2's deal 2 goes once it ends.
+    deliver(bridge, {"round": 3, "through": 4, "board": "R3-M1", "earlier": {"1": {"through": 2, "board": "R1-M9"}}})
+    deliver(bridge, {"round": 2, "through": 2, "board": "R2-M1"})
+    for ev in rest:
+        submit(runner, ev)
+    bridge.releases.apply()
+    settle(runner)
+    assert releases(runner)[3:] == [(2, 2, "hub", "chief")] and len(releases(runner)) == 4
+    assert runner.rejected() == [], "no deal was submitted twice"

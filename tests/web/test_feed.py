@@ -467,3 +467,28 @@ def test_the_feeds_index_and_the_chiefs_panel_say_a_boards_deals_are_held(make_a
     assert c.get("/feed/").get_json()["tables"][0]["duplicate"] is True
     page = c.get("/tables/1").get_data(as_text=True)
     assert 'id="release-card" data-duplicate="0">' in page
+
+
+def test_the_feeds_index_says_the_hub_released_a_deal_and_when(make_app, make_runner, h):
+    """A broadcaster whose board stayed dark could not tell whether anyone had released it: the
+    index showed only ``duplicate``. It now names the latest release — the hub's (both rooms ended
+    it) or the chief's tap — with its time, once the delayed broadcast could have shown it."""
+    clock = h.FakeClockMs()
+    runner = make_runner("board", clock=clock)
+    app = make_app(TABLES={"1": runner}, FEED_CLOCK=clock, FEED_DELAY_S=60)
+    c = app.test_client()
+    assert runner.submit({"type": "round_set_up", "source": "panel", "role": "referee", "data": {
+        "players": h.PLAYERS, "format": {"kind": "deals", "deals": 3}, "board": "R1-M1"}}).accepted
+    for etype, data in (("first_cut_recorded", {"card": "7s"}), ("drawing_finished", {"counts": ONE_EACH})):
+        assert runner.submit({"type": etype, "source": "panel", "role": "referee", "data": data}).accepted
+    for seat, card in (("N", "3s"), ("W", "4s"), ("S", "5s")):
+        h.play(runner, seat, [card])
+    assert "last_release" not in c.get("/feed/").get_json()["tables"][0]
+    t_rel = clock()
+    assert runner.submit({"type": "deal_released", "source": "hub", "role": "chief",
+                          "data": {"round": 1, "deal": 1}}).accepted
+    assert "last_release" not in c.get("/feed/").get_json()["tables"][0], "not before the delay has passed"
+    clock.advance(60_000)
+    row = c.get("/feed/").get_json()["tables"][0]
+    assert row["last_release"] == {"round": 1, "deal": 1, "by": "hub", "t_ms": t_rel,
+                                   "text": "赛事中心已公布 / released by the hub"}

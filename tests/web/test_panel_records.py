@@ -129,6 +129,33 @@ def test_a_duplicate_boards_deals_get_release_buttons_without_the_tables_setting
     page.wait_for_selector('#release-card:not([hidden]) #release-list button[data-round="1"][data-deal="1"]')
 
 
+def test_the_release_box_says_the_hub_released_a_deal_and_when(page, make_app, runner, serve_app, h):
+    """A button vanished from the chief's box when the hub released its deal, and nothing said who
+    had: a chief could take it for a colleague's tap, or a fault. The box now lists the latest
+    releases, each with who made it (赛事中心已公布 for the hub) and its time."""
+    app = make_app(TABLES={"1": runner}, FEED_DUPLICATE=True)
+    two_rounds(runner, h)
+    submit(runner, "deal_released", {"round": 1, "deal": 1}, role="chief")  # the chief's tap
+    submit(runner, "deal_released", {"round": 1, "deal": 2}, source="hub", role="chief")  # the hub's
+    hub_ms = runner.state()["released_deals"][-1]["t_ms"]
+    srv = serve_app(app)
+    h.log_in_page(page, srv.url, "chen")
+    page.goto(f"{srv.url}/tables/1")
+    page.wait_for_selector("#release-done li.release-done-item")
+    items = page.eval_on_selector_all("#release-done li.release-done-item",
+                                      "ls => ls.map(l => [l.dataset.round, l.dataset.deal, l.className, l.innerText])")
+    hhmmss = page.evaluate("ms => GT.clockTime(ms)", hub_ms)
+    assert items[0][:3] == ["1", "2", "release-done-item by-hub"]  # newest first
+    assert items[0][3] == f"第 1 轮第 2 副 · 赛事中心已公布 {hhmmss}"
+    assert items[1][:3] == ["1", "1", "release-done-item by-chief"] and "裁判长已公布" in items[1][3]
+    assert page.eval_on_selector_all("#release-list button.release-deal",
+                                     "bs => bs.map(b => b.dataset.round + ':' + b.dataset.deal)") == ["2:1"]
+    page.click('[data-action="toggle-lang"]')  # English: the same line in the other language
+    page.wait_for_selector("#release-done li:has-text('released by the hub')")
+    assert page.inner_text("#release-done li") == f"Round 1 deal 2 · released by the hub {hhmmss}"
+    shot(page, "release-by-hub")
+
+
 # ------------------------------------------------------------------- 2. past deals, for an appeal
 
 

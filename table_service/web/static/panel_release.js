@@ -1,7 +1,10 @@
 /* The chief's 公开复式牌局 box: one release button per ended deal not yet released, for a table in
    duplicate mode or a round the hub set up as a duplicate board (the public feed holds those deals,
-   views/feed.py). Apart from panel_actions.js (the referee's entries) because it is the chief's
-   alone and concerns the public feed, not the deal. Loaded after panel_state.js. */
+   views/feed.py), and below them the deals released lately, each saying who released it and when:
+   the hub (赛事中心已公布: both rooms of the board ended it) or the chief's tap — so a chief who
+   sees a button vanish knows the hub did it, not a colleague. Apart from panel_actions.js (the
+   referee's entries) because it is the chief's alone and concerns the public feed, not the deal.
+   Loaded after panel_state.js. */
 (function () {
   "use strict";
   const app = document.getElementById("app");
@@ -42,8 +45,32 @@
       b.disabled = false;
     }
   }
+  /* The latest releases, newest first (state.released_deals is in log order; each has the source
+     and t_ms of its deal_released event): who made the call, and when. */
+  const DONE_SHOWN = 6;
+  function renderDone(st) {
+    const host = document.getElementById("release-done");
+    if (!host) return;
+    const done = (st.released_deals || []).slice(-DONE_SHOWN).reverse();
+    const key = window.LANG + "|" + done.map(function (r) { return r.seq; }).join(",");
+    if (key === host.dataset.shown) return;
+    host.dataset.shown = key;
+    const list = el("ul", "release-done-list");
+    done.forEach(function (r) {
+      const by = r.source === "hub" ? "released_by_hub" : "released_by_chief";
+      const li = el("li", "release-done-item " + (r.source === "hub" ? "by-hub" : "by-chief"));
+      li.dataset.round = String(r.round);
+      li.dataset.deal = String(r.deal);
+      li.appendChild(el("span", "release-done-deal", GT.tf("released_deal", { r: r.round, d: r.deal })));
+      li.appendChild(document.createTextNode(" · "));
+      li.appendChild(el("span", "release-done-by", GT.tf(by, { t: GT.clockTime(r.t_ms) })));
+      list.appendChild(li);
+    });
+    host.replaceChildren(done.length ? list : document.createTextNode(""));
+  }
   let shownRelease = null;
   function renderRelease(st) {
+    renderDone(st);
     const host = document.getElementById("release-list");
     if (!host) return;
     const card = document.getElementById("release-card");
@@ -68,5 +95,10 @@
 
   GT.addHook(renderRelease);
   const rerender = GT.rerender;
-  GT.rerender = function () { shownRelease = null; rerender(); };
+  GT.rerender = function () {
+    shownRelease = null;
+    const done = document.getElementById("release-done");
+    if (done) delete done.dataset.shown;
+    rerender();
+  };
 })();
