@@ -1,6 +1,11 @@
-"""A private Mosquitto for the event demo, the tests and the benchmark.
+"""Mosquitto run by this project: the event's own broker, and a private one for the demo and the tests.
 
-The demo must not touch a broker the machine may already run (port 1883, someone's retained
+:class:`EventBroker` (``guandan-table event broker``) runs the broker ``event provision`` configured,
+as its child, so that it can keep the broker's log to a bounded size (:mod:`.broker_log`: the log is
+at ``debug``, the only level at which Mosquitto 2.0 records an ACL refusal, and grows by about 190 MB
+an hour at 500 tables) and give back to the broker the files an earlier broker run as root left.
+
+:class:`PrivateBroker`: the demo must not touch a broker the machine may already run (port 1883, someone's retained
 messages), so it starts the Debian ``mosquitto`` binary on a free loopback port with its own
 configuration and data folder, and stops it at the end. Given what ``event provision`` wrote
 (:class:`~table_service.event.provision.Provisioned`), it runs as a real event's broker does:
@@ -12,12 +17,25 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import socket
 import subprocess
+import sys
+import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
+from table_service.event.broker_log import (
+    CHECK_S,
+    LOG_KEEP,
+    LOG_MAX_BYTES,
+    BrokerConf,
+    broker_account,
+    read_conf,
+    rotate_log,
+    settle_written,
+)
 from table_service.event.broker_user import RunAs
 from table_service.event.provision import conf_text
 
@@ -97,6 +115,142 @@ class PrivateBroker:
         self.proc = None
 
     def __enter__(self) -> PrivateBroker:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def catches_sighup(pid: int) -> bool:
+    """Whether process ``pid`` has its own handler for SIGHUP yet (``/proc/<pid>/status`` ``SigCgt``). Until
+    Mosquitto has set its handlers, SIGHUP would end it instead of reopening its log."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("SigCgt:"):
+                return bool(int(line.split()[1], 16) >> (signal.SIGHUP - 1) & 1)
+    except (OSError, ValueError):
+        pass
+    return False
+
+
+class EventBroker:
+    """The event's broker: ``mosquitto -c <provisioned mosquitto.conf>`` as this process's child, its
+    log rotated by size (:func:`~table_service.event.broker_log.rotate_log` then ``SIGHUP``).
+
+    Started as root, the broker becomes its config's ``user`` (``mosquitto``) and this process, still
+    root, gives each new log to that user; a log or persistence file an earlier broker left as root is
+    given to it before the start (:func:`~table_service.event.broker_log.settle_written`, listed in
+    :attr:`given`). Not root, such a file stops the start with a message saying what to do.
+
+    :param output: where the broker's own stdout/stderr go (default: this process's). The provisioned
+        config logs to its file only, so this carries only what Mosquitto prints before its log is open
+        (a bad config, a log it cannot open)."""
+
+    def __init__(self, conf: str | Path, *, log_max_bytes: int = LOG_MAX_BYTES, log_keep: int = LOG_KEEP,
+                 check_s: float = CHECK_S, output: IO[Any] | None = None) -> None:
+        if log_max_bytes < 1 or log_keep < 1:
+            raise ValueError(f"日志上限与保留份数须为正数 / the log's limit and the logs kept must be positive, got "
+                             f"{log_max_bytes} bytes, {log_keep} kept")
+        self.conf_path = Path(conf)
+        self.conf: BrokerConf = read_conf(self.conf_path)
+        self.log_max_bytes, self.log_keep, self.check_s = log_max_bytes, log_keep, check_s
+        self.output = output
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.given: list[Path] = []
+        """The files an earlier broker left that this start gave to the broker's account."""
+        self.rotations = 0
+        self._owner: tuple[int, int] | None = None
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> EventBroker:
+        """Give the broker its files, rotate a log already over the limit (no signal: nothing has it open),
+        start Mosquitto and the thread that watches its log.
+
+        :raises BrokerFilesError: not root, a file the broker writes that it could not write."""
+        self.given = settle_written(self.conf)
+        account = broker_account(self.conf)
+        self._owner = (account.pw_uid, account.pw_gid) if account is not None else None
+        log = self.conf.log
+        if log is not None and log.exists() and log.stat().st_size >= self.log_max_bytes:
+            rotate_log(log, self.log_keep, self._owner)
+            self.rotations += 1
+        self.proc = subprocess.Popen([mosquitto_exe(), "-c", str(self.conf_path)], stdout=self.output,
+                                     stderr=subprocess.STDOUT if self.output is not None else None)
+        if self._stop.is_set():  # terminate() came (a signal handler) before there was a broker to end
+            self.proc.terminate()
+        if log is not None:
+            self._thread = threading.Thread(target=self._watch, name="broker-log", daemon=True)
+            self._thread.start()
+        return self
+
+    def _watch(self) -> None:
+        """Look at the log every :attr:`check_s`. A rotation that fails (a full disk, the folder gone) is
+        said once on stderr, until one succeeds, and tried again at each look: the broker runs on."""
+        said = False
+        while not self._stop.wait(self.check_s):
+            try:
+                self.check_log()
+                said = False
+            except OSError as exc:
+                if not said:
+                    print(f"代理日志轮换失败，稍后重试 / rotating the broker's log failed, trying again: {exc}",
+                          file=sys.stderr, flush=True)
+                said = True
+
+    def check_log(self) -> bool:
+        """Rotate the log and have the broker reopen it, if it has reached the limit or is gone (deleted by
+        hand: the broker would write on into the deleted file), and the broker can take the signal. True
+        when it did."""
+        log = self.conf.log
+        with self._lock:
+            proc = self.proc
+            if log is None or proc is None or proc.poll() is not None or self._stop.is_set():
+                return False
+            try:
+                if log.stat().st_size < self.log_max_bytes:
+                    return False
+            except FileNotFoundError:
+                pass
+            if not catches_sighup(proc.pid):
+                return False
+            rotate_log(log, self.log_keep, self._owner)
+            proc.send_signal(signal.SIGHUP)
+            self.rotations += 1
+            return True
+
+    def wait(self, timeout: float | None = None) -> int:
+        """The broker's exit status, once it has ended."""
+        assert self.proc is not None, "not started"
+        return self.proc.wait(timeout)
+
+    def terminate(self) -> None:
+        """Ask the broker to end (SIGTERM); for a signal handler: takes no lock and waits for nothing, the
+        caller's :meth:`wait` returns once it has ended."""
+        self._stop.set()
+        proc = self.proc
+        if proc is not None and proc.poll() is None:
+            proc.terminate()
+
+    def stop(self) -> None:
+        """End the watcher, then the broker (SIGTERM: it saves its persistence file)."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(10)
+        with self._lock:
+            proc, self.proc = self.proc, None
+        if proc is None:
+            return
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(5)
+
+    def __enter__(self) -> EventBroker:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

@@ -11,10 +11,13 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import json
+import signal
 import sys
 from pathlib import Path
 from typing import Any
 
+from table_service.event.broker import EventBroker
+from table_service.event.broker_log import LOG_KEEP, LOG_MAX_BYTES
 from table_service.event.config import load_event
 from table_service.event.core import HubCore
 from table_service.event.draw import make_draw
@@ -165,6 +168,20 @@ def register(subparsers: Any) -> None:
                         "broadcast graphics, one per machine (a credential serves one client at a time; default 1)")
     v.add_argument("--force", action="store_true", help="覆盖已有凭据 / overwrite existing credentials")
     v.set_defaults(func=run_provision)
+    b = sub.add_parser("broker", help="运行赛事代理（日志按大小轮换）/ run the event's broker, its log rotated by size",
+                       description="以 provision 写出的配置运行 Mosquitto（mosquitto -c broker/mosquitto.conf），"
+                                   "日志满上限即轮换为 mosquitto.log.1 …；之前以 root 运行的代理留下的文件交还给代理账号。 / "
+                                   "Runs Mosquitto on the config event provision wrote (mosquitto -c "
+                                   "broker/mosquitto.conf), rotating its log to mosquitto.log.1 … at the limit; files "
+                                   "an earlier broker run as root left are given back to the broker's account.")
+    b.add_argument("--event", required=True, help="赛事配置文件 / the event's config (EVENT.toml)")
+    b.add_argument("--out", type=_given("provision 的输出目录"), default=None,
+                   help="provision 的输出目录 / the folder event provision wrote (default: mqtt-<event> beside EVENT.toml)")
+    b.add_argument("--log-max-mb", type=_int_in(1, 100_000, "日志上限"), default=LOG_MAX_BYTES // 2**20, metavar="MB",
+                   help=f"日志满此大小即轮换 / rotate the log at this size in MiB (default {LOG_MAX_BYTES // 2**20})")
+    b.add_argument("--log-keep", type=_int_in(1, 100, "保留份数"), default=LOG_KEEP, metavar="N",
+                   help=f"保留的旧日志份数 / rotated logs kept (default {LOG_KEEP})")
+    b.set_defaults(func=run_broker)
     p.set_defaults(func=lambda _a: (p.print_help(), 2)[1])
 
     h = subparsers.add_parser("hub", help="赛事中心服务 / the event hub (MQTT + pages + event log)",
@@ -296,7 +313,9 @@ def run_provision(args: argparse.Namespace) -> int:
                      tls_port=args.tls_port, force=args.force, watchers=args.watchers)
     files = ", ".join(watch_name(done.event, n)[1] for n in range(1, len(done.watchers) + 1))
     print(f"已写出 / written: {out}\n"
-          f"  Mosquitto: {done.conf}  (mosquitto -c {done.conf})\n"
+          f"  Mosquitto: {done.conf}\n"
+          f"    运行（日志按大小轮换）/ run it, its log rotated by size: guandan-table event broker --event {args.event}"
+          + (f" --out {out}" if args.out is not None else "") + "\n"
           f"  赛事中心 / hub: {out / 'hub.toml'} (EVENT.toml 的 [mqtt] 未写用户时自动使用 / used by the hub "
           f"when EVENT.toml's [mqtt] names no user)\n"
           f"  各桌 / tables ({len(done.tables)}): {out / 'tables'}/<id>.toml → table.toml [mqtt]\n"
@@ -306,7 +325,8 @@ def run_provision(args: argparse.Namespace) -> int:
           + (f"\n  CA: {out / 'ca.crt'} → 与各桌、赛事中心的 toml 放在一起 / beside each table.toml and EVENT.toml"
              f"\n  CA 私钥 / the CA's key: {out / 'ca' / 'ca.key'} → 留在本机，不要随 broker/ 拷走 / stays here, "
              "never copied with broker/" if done.tls_port else "")
-          + f"\n  代理日志（含 ACL 拒绝）/ broker log, ACL refusals included: {done.log}  (grep 'Denied PUBLISH')")
+          + f"\n  代理日志（含 ACL 拒绝）/ broker log, ACL refusals included: {done.log}  (grep 'Denied PUBLISH' "
+            f"{done.log}*)")
     run_as = done.run_as.user if done.run_as is not None else None
     if run_as:
         print(f"  代理运行账号（mosquitto.conf 的 user）/ the broker runs as (mosquitto.conf's user): {run_as}")
@@ -317,6 +337,38 @@ def run_provision(args: argparse.Namespace) -> int:
         print(f"  已把 CA 私钥移出 broker/ / moved the CA's key out of broker/: {what}")
     if done.run_as is not None and done.run_as.note:
         print(done.run_as.note, file=sys.stderr)
+    return 0
+
+
+def run_broker(args: argparse.Namespace) -> int:
+    """``guandan-table event broker``: the provisioned Mosquitto until it ends, or Ctrl-C / SIGTERM."""
+    cfg = load_event(args.event, provisioned=False)
+    out = Path(args.out) if args.out is not None else Path(args.event).resolve().parent / f"mqtt-{cfg['event']['id']}"
+    conf = out / "broker" / "mosquitto.conf"
+    if not conf.is_file():
+        raise EventInputError(f"找不到代理配置，请先运行 guandan-table event provision / no broker config at {conf}: "
+                              "run guandan-table event provision first")
+    broker = EventBroker(conf, log_max_bytes=args.log_max_mb * 2**20, log_keep=args.log_keep)
+    # Before the start: a stop asked for while it starts ends the broker too, never leaves it orphaned.
+    signal.signal(signal.SIGTERM, lambda *_: broker.terminate())
+    broker.start()
+    for p in broker.given:
+        print(f"已把之前以 root 运行的代理留下的文件交给代理账号 / gave a file an earlier broker left to the broker's "
+              f"account: {p}", flush=True)
+    log = broker.conf.log
+    print(f"赛事代理 / event broker: mosquitto -c {conf} (pid {broker.proc.pid if broker.proc else '?'})", flush=True)
+    if log is not None:
+        print(f"  日志 / log: {log}（满 {args.log_max_mb} MiB 轮换，保留 {args.log_keep} 份旧日志 / rotated at "
+              f"{args.log_max_mb} MiB, {args.log_keep} older kept: grep 'Denied PUBLISH' {log}*）", flush=True)
+    try:
+        rc = broker.wait()
+    except KeyboardInterrupt:
+        rc = 0
+    finally:
+        broker.stop()
+    if rc not in (0, -signal.SIGTERM, -signal.SIGINT):
+        print(f"Mosquitto 已退出（{rc}），见 {log} / Mosquitto ended ({rc}): see {log}", file=sys.stderr)
+        return 1
     return 0
 
 

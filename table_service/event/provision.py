@@ -21,7 +21,8 @@ to refuse that:
     unless that account cannot read the files); a log with the ACL's refusals;
 ``broker/mosquitto.log``
     the broker's log, ACL refusals included (``Denied PUBLISH from <user>``: Mosquitto 2.0 logs
-    them only at its ``debug`` level, so that level is on);
+    them only at its ``debug`` level, so that level is on); ``guandan-table event broker`` runs the
+    broker and rotates it by size (:mod:`~table_service.event.broker_log`);
 ``broker/tls/`` (with ``--tls HOST``)
     the server's certificate and key for the TLS listener and the CA's certificate (``openssl``);
 ``ca/ca.key`` (with ``--tls``)
@@ -50,6 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from table_service.event.broker_log import BrokerConf, broker_account, refusal, unwritable
 from table_service.event.broker_user import RunAs, settle_owner
 from table_service.event.core import HubCore
 from table_service.event.model import EventInputError
@@ -175,8 +177,10 @@ def acl_text(event: str, hub: str, watchers: Sequence[str], tables: dict[str, st
 #: The log types of a provisioned broker. Mosquitto 2.0 logs a publish its ACL refuses only at
 #: ``debug`` ("Denied PUBLISH from ev-table-2 (d0, q1, r1, m1, 'guandan/ev/1/result', ... (93
 #: bytes))"; ``mosquitto.conf(5)``, 2.0.11 as installed): without it a forged result left no trace.
-#: ``debug`` also logs every packet's header (client, topic, size; never a payload or password),
-#: about six lines per table message: tens of MB an hour for a 30-table event. ``subscribe`` names
+#: ``debug`` also logs every packet's header (client, topic, size; never a payload or password):
+#: a received publish and its acknowledgement, two more for each one the hub is sent, the keepalive
+#: pings; 18 MB an hour at 50 tables, 188 MB at 500 (``benchmarks/broker_log_bench.py``), which is why
+#: ``event broker`` rotates it (:mod:`~table_service.event.broker_log`). ``subscribe`` names
 #: what each client asks to read (a refused read is not logged otherwise: it is simply not delivered).
 LOG_TYPES = ("error", "warning", "notice", "information", "subscribe", "debug")
 
@@ -185,7 +189,9 @@ def conf_text(folder: Path, *, port: int, bind: str | None, tls_port: int | None
               persistence: Path | None = None, run_as: RunAs | None = None, log_file: Path | None = None) -> str:
     """A complete ``mosquitto.conf``: no anonymous clients, passwords, ACL, client id = username,
     packets of at most :data:`MAX_PACKET_BYTES`; the ``user`` of ``run_as`` with the comment saying
-    why; with ``log_file``, the log (:data:`LOG_TYPES`) to that file and to stderr."""
+    why; with ``log_file``, the log (:data:`LOG_TYPES`) to that file only: a copy on stderr carried every
+    packet's line again, to a terminal or the system journal, where no rotation bounds it (Mosquitto
+    still prints there what it cannot log: a bad config, a log file it cannot open)."""
     # With TLS the plain listener serves this machine only (the hub beside the broker), whatever
     # --bind says: the venue's network gets the TLS one (--bind 0.0.0.0 once put both on it).
     plain_bind = "127.0.0.1" if tls_port is not None else bind
@@ -204,7 +210,9 @@ def conf_text(folder: Path, *, port: int, bind: str | None, tls_port: int | None
     if log_file is not None:
         lines += ["", "# 日志（含 ACL 拒绝：grep 'Denied PUBLISH'）/ the log, ACL refusals included "
                       "(grep 'Denied PUBLISH'): Mosquitto 2.0 logs them at debug only",
-                  f"log_dest file {log_file}", "log_dest stderr", "log_timestamp_format %Y-%m-%dT%H:%M:%S"]
+                  "# 由 guandan-table event broker 按大小轮换（mosquitto.log.1 …）/ rotated by size by "
+                  "guandan-table event broker (mosquitto.log.1 …)",
+                  f"log_dest file {log_file}", "log_timestamp_format %Y-%m-%dT%H:%M:%S"]
         lines += [f"log_type {t}" for t in LOG_TYPES]
     if run_as is not None and (run_as.user or run_as.comment):
         lines += ["", *run_as.comment] + ([f"user {run_as.user}"] if run_as.user else [])
@@ -325,6 +333,7 @@ def provision(cfg: dict[str, Any], folder: str | Path, *, host: str | None = Non
         # Two `listener <port>` lines: Mosquitto refuses to start.
         raise EventInputError(f"TLS 端口不能与明文端口相同 / --tls-port {tls_port} is the plain listener's port too "
                               "(--port, or EVENT.toml [mqtt] port): Mosquitto cannot listen twice on one port")
+    _check_broker_writes(_broker_writes(folder, persistence))
     creds = Provisioned(folder=folder, event=event, port=port,
                         hub=Credential(f"{event}-hub", secrets.token_urlsafe(24)),
                         watchers=[Credential(watch_name(event, n)[0], secrets.token_urlsafe(24))
@@ -368,6 +377,9 @@ def _write_all(folder: Path, creds: Provisioned, host: str, port: int, bind: str
         broker_reads += [tls_dir / "ca.crt", tls_dir / "server.crt", tls_dir / "server.key"]
     if persistence is not None:
         persistence.mkdir(parents=True, exist_ok=True)
+    # An earlier broker run as root left its persistence file root's (0600): the broker, now `mosquitto`,
+    # would start without its retained messages and say nothing. Given to it with the rest.
+    broker_reads += _broker_writes(folder, persistence).db_files
     creds.run_as = settle_owner(broker_reads, [persistence] if persistence is not None else [])
     (broker / "mosquitto.conf").write_text(conf_text(broker, port=port, bind=bind, tls_port=creds.tls_port,
                                                      tls_dir=tls_dir, persistence=persistence,
@@ -400,6 +412,26 @@ def _move_old_ca_key(folder: Path) -> list[str]:
     os.replace(old, ca_dir / "ca.key")
     os.chmod(ca_dir / "ca.key", 0o600)
     return [f"broker/tls/ca.key → {CA_DIR}/ca.key"]
+
+
+def _broker_writes(folder: Path, persistence: Path | None) -> BrokerConf:
+    """Where the provisioned broker writes: its log and, with ``persistence``, its persistence file."""
+    return BrokerConf(folder / "broker" / "mosquitto.log", None, persistence)
+
+
+def _check_broker_writes(writes: BrokerConf) -> None:
+    """Provisioning as a normal user, for whom the broker will run: refuse, before anything is written,
+    a log or persistence file it could not write (an earlier broker run as root left it root's, 0600).
+    The broker would run with no log — a refused publish leaving no trace — or lose its retained
+    messages; before, provision itself stopped half-way on the log with a bare permission error.
+    As root these files are given to the broker's account instead (:func:`settle_owner`)."""
+    if os.geteuid() == 0:
+        return
+    bad = unwritable([p for p in (writes.log,) if p is not None] + writes.db_files,
+                     [writes.persistence] if writes.persistence is not None else [])
+    if bad:
+        me = broker_account(writes)
+        raise EventInputError(str(refusal(bad, me.pw_name if me is not None else str(os.geteuid()))))
 
 
 def _open_log(log: Path) -> Path:
