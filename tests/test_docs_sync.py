@@ -1,0 +1,30 @@
+"""Lists in the docs that must name everything the code has (the s37 docs audit): each was found
+missing an entry the code had added since. Read from the code, so the next addition fails here
+until the doc names it too."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import firmware_bridge.link as link
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _section(doc: str, name: str) -> str:
+    """The text between ``<!-- section:name -->`` and its end marker."""
+    text = (ROOT / "docs" / doc).read_text(encoding="utf-8")
+    return text.split(f"<!-- section:{name} -->", 1)[1].split(f"<!-- /section:{name} -->", 1)[0]
+
+
+def test_every_link_status_kind_is_documented() -> None:
+    """Finding 14: the kinds ``firmware_bridge`` emits (``_status("…")``, ``LinkStatus("…")``), each
+    in ``LinkStatus``'s docstring and in architecture.md."""
+    source = "".join(p.read_text(encoding="utf-8") for p in (ROOT / "firmware_bridge").glob("*.py"))
+    kinds = set(re.findall(r'(?:_status|LinkStatus)\(\s*"([a-z_]+)"', source))
+    assert {"connected", "queue_dropped", "skipped", "events_lost", "controller_error"} <= kinds  # the scan works
+    doc = link.LinkStatus.__doc__ or ""
+    arch = _section("architecture.md", "firmware_bridge")
+    assert not [k for k in sorted(kinds) if f"``{k}``" not in doc], "missing from LinkStatus's docstring"
+    assert not [k for k in sorted(kinds) if f"`{k}`" not in arch], "missing from architecture.md"
