@@ -28,3 +28,17 @@ def test_every_link_status_kind_is_documented() -> None:
     arch = _section("architecture.md", "firmware_bridge")
     assert not [k for k in sorted(kinds) if f"``{k}``" not in doc], "missing from LinkStatus's docstring"
     assert not [k for k in sorted(kinds) if f"`{k}`" not in arch], "missing from architecture.md"
+
+
+def test_every_panel_action_is_in_the_api_s_action_table() -> None:
+    """Finding 17: ``referee_called`` (accepted from the panel, ``roles.ACTION_ROLES``) was missing
+    from docs/api.md's table of actions; every action the roles accept is a row there, with its role."""
+    from table_service.engine.roles import ACTION_ROLES
+
+    text = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
+    table = text.split("| type | data (see `docs/events.md`) | least role |", 1)[1].split("\n\n", 1)[0]
+    cells = [re.split(r"(?<!\\)\|", row) for row in table.splitlines()[2:] if row.startswith("|")]  # not at \|
+    rows = {c[1]: c[3] for c in cells}
+    named = {t: role for first, role in rows.items() for t in re.findall(r"`([a-z_]+)`", first)}
+    assert not sorted(set(ACTION_ROLES) - set(named)), "actions missing from docs/api.md"
+    assert not [t for t, role in ACTION_ROLES.items() if role not in named[t]], "a row gives another least role"
