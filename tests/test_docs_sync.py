@@ -42,3 +42,40 @@ def test_every_panel_action_is_in_the_api_s_action_table() -> None:
     named = {t: role for first, role in rows.items() for t in re.findall(r"`([a-z_]+)`", first)}
     assert not sorted(set(ACTION_ROLES) - set(named)), "actions missing from docs/api.md"
     assert not [t for t, role in ACTION_ROLES.items() if role not in named[t]], "a row gives another least role"
+
+
+def _config_reference() -> dict[str, set[str]]:
+    """docs/config.md: section (``top`` for the top level) -> the keys its table's rows name."""
+    out: dict[str, set[str]] = {}
+    section = None
+    for line in (ROOT / "docs" / "config.md").read_text(encoding="utf-8").splitlines():
+        if line.startswith("### "):
+            m = re.search(r"`\[([a-z.<>]+)\]`", line)
+            section = m.group(1) if m else "top" if "top level" in line else None
+            out.setdefault(section or "?", set())
+        elif line.startswith("| `") and section is not None:
+            out[section] |= set(re.findall(r"`([A-Za-z_]+)`", re.split(r"(?<!\\)\|", line)[1]))
+    return out
+
+
+def test_every_table_toml_key_the_loader_accepts_is_in_the_reference() -> None:
+    """Finding 20: no user doc named [service] db/tick_s, [web] enabled/users_db, [mqtt] keepalive,
+    [vision] enabled/fps/px_per_mm. docs/config.md lists every key of every section, and no other."""
+    from firmware_bridge.firmware.wire import SEATS
+    from hardware import config as hw
+    from hardware.config_model import DEVICE_KINDS, SEAT_DEVICE_KINDS, TABLE_DEVICE_KINDS
+    from table_service.table.config import SERVICE_SCHEMA
+
+    sections = {"seats", "devices", "screen", "gpio", "camera"}
+    assert set(hw.TOP_KEYS) - sections == {"table_id", "data_dir"}  # a new top-level key or section: add it here
+    expected: dict[str, set[str]] = {
+        "top": {"table_id", "data_dir"}, "seats": set(SEATS), "devices": {"default", *DEVICE_KINDS},
+        "screen": set(hw.SCREEN_KEYS), "gpio": set(hw.GPIO_KEYS), "gpio.pins": {*TABLE_DEVICE_KINDS, *SEATS},
+        "gpio.pins.<seat>": set(SEAT_DEVICE_KINDS), "camera": set(hw.CAMERA_KEYS),
+        **{name: set(keys) for name, keys in SERVICE_SCHEMA.items()},
+    }
+    documented = _config_reference()
+    assert sorted(documented) == sorted(expected)
+    for name, keys in expected.items():
+        assert not sorted(keys - documented[name]), f"[{name}] keys missing from docs/config.md"
+        assert not sorted(documented[name] - keys), f"[{name}] keys in docs/config.md the loader refuses"
