@@ -64,9 +64,13 @@ class Message:
 class LinkStatus:
     """A change of link state.
 
-    ``kind`` is one of ``connected``, ``disconnected``, ``controller_new`` (first contact with a
-    controller boot: after the host starts or the controller rebooted), ``version_mismatch``,
-    ``port_error``, ``queue_dropped``. ``message`` is Chinese first, then English.
+    ``kind`` is, from the link: ``connected``, ``disconnected``, ``controller_new`` (first contact
+    with a controller boot: after the host starts or the controller rebooted), ``version_mismatch``,
+    ``port_error``, ``queue_dropped`` (commands queued for a controller that rebooted, dropped: the
+    state is re-sent), ``skipped`` (frames the controller gave up on); from the controller, through
+    :class:`~firmware_bridge.screen.ScreenController`: ``events_lost`` (button presses its ring
+    lost, or a reused press number) and ``controller_error`` (an error frame, an unknown or a
+    malformed frame). ``message`` is Chinese first, then English.
     """
 
     kind: str

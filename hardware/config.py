@@ -71,6 +71,16 @@ RESERVED_PINS = {0: "ID_SD", 1: "ID_SC"}
 #: The highest /dev/videoN Linux numbers (its V4L2 core allows 256 video nodes).
 MAX_VIDEO_INDEX = 255
 
+#: The keys of ``[screen]``, ``[gpio]`` and ``[camera]`` (``[devices]``, ``[gpio.pins]`` and ``[seats]``
+#: take the device kinds and seats of :mod:`hardware.config_model`). Named here so that
+#: docs/config.md, the reference of every table.toml key, is held to them by tests/test_docs_sync.py.
+SCREEN_KEYS: tuple[str, ...] = ("port", "url", "connect_timeout_s")
+GPIO_KEYS: tuple[str, ...] = ("pins", "debounce_ms", "button_pull_up", "lamp_active_high", "display_brightness",
+                              "pin_factory", "blink_on_s", "blink_off_s")
+CAMERA_KEYS: tuple[str, ...] = ("source", "device", "path", "width", "height", "fps", "exposure", "fourcc",
+                                "reconnect_s", "loop", "realtime", "renderer", "backend", "camera_num", "lores_width",
+                                "lores_height", "mount_height_mm", "lens", "hfov_deg")
+
 
 # --------------------------------------------------------------------------------------------
 # helpers
@@ -150,7 +160,7 @@ def _parse_backends(c: ConfigChecker, data: Mapping[str, Any]) -> dict[str, str]
 
 def _parse_screen(c: ConfigChecker, data: Mapping[str, Any], needed: bool, check_devices: bool) -> ScreenConfig | None:
     screen = c.table(data, "screen", "screen")
-    c.keys(screen, ("port", "url", "connect_timeout_s"), "[screen]")
+    c.keys(screen, SCREEN_KEYS, "[screen]")
     port = c.typed(screen, "port", str, "[screen]")
     url = c.typed(screen, "url", str, "[screen]")
     timeout = c.number(screen, "connect_timeout_s", "[screen]", 5.0, 0, 600)
@@ -259,12 +269,7 @@ def _pin(c: ConfigChecker, value: Any, where: str) -> int | None:
 
 def _parse_gpio(c: ConfigChecker, data: Mapping[str, Any], backends: Mapping[str, str]) -> GpioConfig:
     gpio = c.table(data, "gpio", "gpio")
-    c.keys(
-        gpio,
-        ("pins", "debounce_ms", "button_pull_up", "lamp_active_high", "display_brightness", "pin_factory",
-         "blink_on_s", "blink_off_s"),
-        "[gpio]",
-    )
+    c.keys(gpio, GPIO_KEYS, "[gpio]")
     used = [k for k, b in backends.items() if b == "gpio"]
     if gpio and not used:
         c.warnings.append("[gpio] 已配置但没有设备使用 gpio 后端 / [gpio] is set but no device uses it")
@@ -347,13 +352,7 @@ def _parse_gpio(c: ConfigChecker, data: Mapping[str, Any], backends: Mapping[str
 
 def _parse_camera(c: ConfigChecker, data: Mapping[str, Any], base: Path, check_devices: bool) -> CameraConfig:
     cam = c.table(data, "camera", "camera")
-    c.keys(
-        cam,
-        ("source", "device", "path", "width", "height", "fps", "exposure", "fourcc", "reconnect_s", "loop",
-         "realtime", "renderer", "backend", "camera_num", "lores_width", "lores_height", "mount_height_mm", "lens",
-         "hfov_deg"),
-        "[camera]",
-    )
+    c.keys(cam, CAMERA_KEYS, "[camera]")
     backend = c.typed(cam, "backend", str, "[camera]", "opencv")
     if backend not in CAMERA_BACKENDS:
         c.error(f"[camera].backend = {backend!r}: 未知 / unknown{did_you_mean(backend, CAMERA_BACKENDS)}；"

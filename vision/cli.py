@@ -21,6 +21,12 @@ if TYPE_CHECKING:
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"})
 
 
+#: ``enroll --camera``'s table config when ``--config`` is not given (the Pi's, deploy/README.md).
+DEFAULT_TABLE_CONFIG = "/etc/guandan-table/table.toml"
+#: Where ``enroll`` saves without ``--out`` and without a table config to say where the table reads.
+DEFAULT_ENROLL_OUT = "data/deck-enrollment.npz"
+
+
 #: The largest image a command decodes (pixels): a 48 Mpx phone photo passes; a 1.8 MB PNG that
 #: declares 25,000 × 25,000 (decoded: 1.9 GB, 4.4 GB at its peak, more than a Pi has) does not.
 MAX_IMAGE_PIXELS = 64_000_000
@@ -206,7 +212,28 @@ def _frames_from_camera(args: argparse.Namespace) -> list[np.ndarray]:
     take = getattr(args, "camera_frames", None)
     if take is None:
         raise ValueError("--camera 需要桌面服务 / --camera needs the table service: run `guandan-table vision enroll --camera`")
-    return take(args.config, args.decks)
+    return take(args.config or DEFAULT_TABLE_CONFIG, args.decks)
+
+
+def _enrol_out(args: argparse.Namespace) -> Path:
+    """Where ``enroll`` saves: ``--out``; else, with a table config (``--config``, or ``--camera``'s
+    default one), the file that table's service reads its deck from (``[vision] enrollment``, else
+    ``<data_dir>/deck-enrollment.npz``), asked of the layer above that reads table.toml; else
+    :data:`DEFAULT_ENROLL_OUT` under this folder.
+
+    Why: the file went to ``./data/deck-enrollment.npz`` of whatever folder the command ran in, and
+    the guide said it went to ``[vision] enrollment``: the table went on reading without it."""
+    if args.out is not None:
+        return _given(args.out, "--out")
+    if args.config is not None:
+        _given(args.config, "--config")
+    config = args.config or (DEFAULT_TABLE_CONFIG if args.camera else None)
+    where = getattr(args, "table_enrollment", None)
+    if config is None or where is None:
+        return Path(DEFAULT_ENROLL_OUT)
+    out = Path(where(config))
+    print(f"登记文件存为本桌读牌所用文件 / saving to the deck file the table reads ({config}): {out}")
+    return out
 
 
 def cmd_enroll_table(args: argparse.Namespace) -> int:
@@ -249,7 +276,7 @@ def cmd_enroll_table(args: argparse.Namespace) -> int:
     if not check.ok and not args.force:
         raise ValueError(f"登记后读错 {check.wrong} 张自己的牌，未保存 / the enrolment misreads {check.wrong} of its own "
                          "cards: not saved (it would misread plays silently; --force saves it anyway)")
-    _save_and_report(e, len(res.faces), Path(args.out))
+    _save_and_report(e, len(res.faces), args.out)
     return 0
 
 
@@ -261,7 +288,8 @@ def cmd_enroll(args: argparse.Namespace) -> int:
     from .cards import ALL_CARDS
 
     # Before the photos are read and the deck learnt (minutes), not when saving it.
-    _check_out_file(_given(args.out, "--out"), _is_zip, ("登记文件", "an enrolment file"))
+    args.out = _enrol_out(args)
+    _check_out_file(args.out, _is_zip, ("登记文件", "an enrolment file"))
     if args.frames or args.camera:
         if args.faces:
             raise ValueError("牌面目录与 --frames/--camera 只能选一 / give a faces folder or --frames/--camera, not both")
@@ -288,7 +316,7 @@ def cmd_enroll(args: argparse.Namespace) -> int:
         raise ValueError(f"缺少 {len(missing)} 张牌面 / {len(missing)} faces missing: {', '.join(missing)} "
                          "(--allow-missing: enrol the faces given; the others are read zero-shot)")
     e = enroll(faces, px_per_mm=args.px_per_mm)
-    _save_and_report(e, len(faces), Path(args.out))
+    _save_and_report(e, len(faces), args.out)
     return 0
 
 
@@ -324,9 +352,11 @@ def cmd_read(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: argparse._SubParsersAction,
-             camera_frames: Callable[[str, int], list[np.ndarray]] | None = None) -> None:
-    """Add ``vision …``; ``camera_frames(config_path, count)`` takes ``enroll --camera``'s frames
-    (given by the command line of the table service, which owns table.toml and the camera)."""
+             camera_frames: Callable[[str, int], list[np.ndarray]] | None = None,
+             table_enrollment: Callable[[str], str] | None = None) -> None:
+    """Add ``vision …``; ``camera_frames(config_path, count)`` takes ``enroll --camera``'s frames and
+    ``table_enrollment(config_path)`` names the deck file that table reads (both given by the command
+    line of the table service, which owns table.toml and the camera)."""
     p = subparsers.add_parser("vision", help="摄像头标定与读牌 / camera calibration and card reading")
     sub = p.add_subparsers(dest="vision_command", metavar="ACTION")
     sub.required = True
@@ -373,8 +403,10 @@ def register(subparsers: argparse._SubParsersAction,
                    help="桌面俯拍画面（最多 3 张）/ overhead frames of the deck laid face up in rows (≤ 3)")
     e.add_argument("--camera", action="store_true",
                    help="用桌上摄像头拍摄 / take the frames with the table's camera ([camera] of --config)")
-    e.add_argument("--config", default="/etc/guandan-table/table.toml",
-                   help="桌配置（--camera 用）/ table config whose [camera] --camera uses")
+    e.add_argument("--config", default=None,
+                   help="桌配置：--camera 用其 [camera]，未给 --out 时存为该桌读牌所用文件 / table config: --camera uses "
+                        f"its [camera], and without --out the enrolment goes to the deck file that table reads "
+                        f"([vision] enrollment, else <data_dir>/deck-enrollment.npz; --camera default: {DEFAULT_TABLE_CONFIG})")
     e.add_argument("--decks", type=int, default=1, choices=(1, 2, 3),
                    help="摆放几次（同款牌两副=2）/ how many layouts to photograph with --camera (two decks of one design: 2)")
     e.add_argument("--layout", default=None, help="桌面布局 JSON / table layout JSON (default: the standard 900 mm table)")
@@ -384,6 +416,7 @@ def register(subparsers: argparse._SubParsersAction,
     e.add_argument("--no-questions", action="store_true",
                    help="不提问，未识别的牌按通用模型读 / ask nothing; unclear cards are read zero-shot")
     e.add_argument("--px-per-mm", type=float, default=3.0, help="牌面照片比例 px/mm / scale of the face photos in pixels per mm (default 3.0)")
-    e.add_argument("--out", default="data/deck-enrollment.npz", help="登记文件保存位置 / where to save the enrolment (default data/deck-enrollment.npz)")
+    e.add_argument("--out", default=None, help="登记文件保存位置 / where to save the enrolment (default: the deck file "
+                                             f"of --config's table, else {DEFAULT_ENROLL_OUT} under this folder)")
     e.add_argument("--allow-missing", action="store_true", help="缺少部分牌面也登记（缺的牌按通用模型读）/ enrol even if some faces are missing (those cards are read zero-shot)")
-    e.set_defaults(func=cmd_enroll, camera_frames=camera_frames)
+    e.set_defaults(func=cmd_enroll, camera_frames=camera_frames, table_enrollment=table_enrollment)

@@ -16,8 +16,16 @@ from vision.cli import register as register_vision
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Add the ``vision`` sub-commands, with the table's camera for ``enroll --camera``."""
-    register_vision(subparsers, camera_frames=camera_frames)
+    """Add the ``vision`` sub-commands, with the table's camera for ``enroll --camera`` and the table's
+    deck file for ``enroll --config``."""
+    register_vision(subparsers, camera_frames=camera_frames, table_enrollment=table_enrollment)
+
+
+def table_enrollment(config_path: str) -> str:
+    """The deck file the table of ``config_path`` reads at start (``[vision] enrollment``, else
+    ``<data_dir>/deck-enrollment.npz``): where ``vision enroll --config`` saves without ``--out``.
+    Neither the devices nor the ``[vision]`` files are required: the file may be the one being made."""
+    return str(load_service_config(config_path, check_devices=False, check_files=False).enrollment_file)
 
 
 def camera_frames(config_path: str, count: int) -> list[np.ndarray]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import json
+import shutil
 import signal
 import sys
 from pathlib import Path
@@ -23,7 +24,7 @@ from table_service.event.core import HubCore
 from table_service.event.draw import make_draw
 from table_service.event.hub_command import run_hub_command
 from table_service.event.model import EventInputError, load_results, load_teams, results_to_jsonl
-from table_service.event.provision import MAX_WATCHERS, provision, watch_name
+from table_service.event.provision import MAX_WATCHERS, provision, taken_port_warning, taken_ports, watch_name
 from table_service.event.standings import (
     MATCH_POINT_SCHEMES,
     ScoringOptions,
@@ -312,8 +313,10 @@ def run_provision(args: argparse.Namespace) -> int:
     done = provision(cfg, out, host=args.host, port=args.port, bind=args.bind, tls_hosts=args.tls,
                      tls_port=args.tls_port, force=args.force, watchers=args.watchers)
     files = ", ".join(watch_name(done.event, n)[1] for n in range(1, len(done.watchers) + 1))
+    # Debian puts mosquitto in /usr/sbin, on root's PATH only: the command as a normal user types it.
+    exe = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
     print(f"已写出 / written: {out}\n"
-          f"  Mosquitto: {done.conf}\n"
+          f"  Mosquitto: {done.conf}  ({exe} -c {done.conf})\n"
           f"    运行（日志按大小轮换）/ run it, its log rotated by size: guandan-table event broker --event {args.event}"
           + (f" --out {out}" if args.out is not None else "") + "\n"
           f"  赛事中心 / hub: {out / 'hub.toml'} (EVENT.toml 的 [mqtt] 未写用户时自动使用 / used by the hub "
@@ -337,6 +340,9 @@ def run_provision(args: argparse.Namespace) -> int:
         print(f"  已把 CA 私钥移出 broker/ / moved the CA's key out of broker/: {what}")
     if done.run_as is not None and done.run_as.note:
         print(done.run_as.note, file=sys.stderr)
+    taken = taken_ports(done, args.bind)
+    if taken:
+        print(taken_port_warning(taken), file=sys.stderr)
     return 0
 
 

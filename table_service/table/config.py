@@ -116,6 +116,14 @@ class ServiceConfig:
         return Path(self.hardware.data_dir)
 
     @property
+    def enrollment_file(self) -> Path:
+        """The deck file this table reads with at start and keeps the deck enrolled at its panel or
+        handed down by the hub in: ``[vision] enrollment``, else ``<data_dir>/deck-enrollment.npz``.
+        One place, as ``vision enroll --config`` saves there and the service loads from there."""
+        named = self.vision.get("enrollment")
+        return Path(named) if named else self.data_dir / "deck-enrollment.npz"
+
+    @property
     def db_path(self) -> Path:
         db = self.service.get("db")
         return Path(db) if db else self.data_dir / f"{self.table_id}.sqlite3"

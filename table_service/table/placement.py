@@ -169,8 +169,11 @@ def config_report(config: Any) -> tuple[list[str], list[str]]:
         if cam.backend == "picamera2" and not cam.size_given:  # the sensor's largest mode is used
             width, height = full
     if cam.mount_height_mm is None or (lens is None and hfov is None):
-        return [("出牌区像素密度 / px/mm on the play zones: 未知 / unknown — 请给出 [camera] mount_height_mm 与 lens "
-                 "（或 hfov_deg），或运行 selftest 实测 / give [camera] mount_height_mm and lens (or hfov_deg), "
-                 "or run selftest to measure it")], []
+        # A warning, not a note: a camera whose px/mm nobody worked out is how a venue ends up with
+        # 1920x1080 over the table (1.07 px/mm) and a reader that misses half the cards of a deck.
+        return [], [f"出牌区像素密度未知：读牌需至少 {MIN_PX_PER_MM} px/mm，请给出 [camera] mount_height_mm 与 lens"
+                    "（或 hfov_deg），或运行 selftest 实测 / px/mm on the play zones unknown: the card reader needs "
+                    f"at least {MIN_PX_PER_MM} px/mm; give [camera] mount_height_mm and lens (or hfov_deg), or run "
+                    "selftest to measure it (deploy/README.md, camera height)"]
     placement = from_mount(layout, (width, height), cam.mount_height_mm, hfov_deg=hfov, lens=lens)
     return [describe(placement)], judge(placement, layout)

@@ -150,8 +150,7 @@ class TableService:
                 self.runner.camera_health = self.camera.health  # type: ignore[attr-defined]
                 self.runner.camera_pipeline = self.camera  # type: ignore[attr-defined]
                 if getattr(self.camera, "enrollment_path", False) is None:
-                    self.camera.enrollment_path = (self.config.vision.get("enrollment")
-                                                   or str(self.config.data_dir / "deck-enrollment.npz"))
+                    self.camera.enrollment_path = str(self.config.enrollment_file)
                 if load_saved_deck(self.camera):
                     self._note_camera(f"读牌用保存的牌组 / reading with the saved deck {self.camera.enrollment_path}")
             if callable(getattr(self.camera, "learn_from", None)):

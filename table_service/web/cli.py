@@ -13,7 +13,9 @@ from . import config, users
 
 
 def _db_path(args: argparse.Namespace) -> str:
-    """``--db``, else USERS_DB from the web settings (file, environment, defaults)."""
+    """``--db``, else USERS_DB from the web settings (file, environment, defaults); ``--config
+    table.toml`` gives the database the table's service opens (``[web] users_db``, else
+    ``<data_dir>/web-users.sqlite3``), so the chief added here can log in to its panel."""
     # "" (an unset shell variable) fell through to the default: the account went into data/ of
     # whatever folder the command ran in, and the organiser was told "added".
     for option, value in (("--db", args.db), ("--config", args.config)):
@@ -109,7 +111,8 @@ def register(subparsers: Any) -> None:
     """Add ``user`` with ``add``/``remove``/``list`` to the ``guandan-table`` command."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--db", help="用户数据库 / users SQLite file (default: the web config's USERS_DB)")
-    common.add_argument("--config", help="web 配置文件 / web settings TOML file")
+    common.add_argument("--config", help="比赛桌的 table.toml（其数据目录中的账户库）或 web 配置文件 / the table's "
+                                         "table.toml (the accounts its service reads) or a web settings TOML file")
     p = subparsers.add_parser("user", help="裁判台账户 / referee panel accounts")
     sub = p.add_subparsers(dest="user_command", metavar="ACTION", required=True)
     a = sub.add_parser("add", parents=[common], help="添加账户 / add an account")

@@ -7,6 +7,9 @@ error, not a silently ignored setting: a referee who sets ``FEED_DELAY_SECOND = 
 live, undelayed broadcast. So is a value out of its range (:data:`RANGES`, :data:`CHOICES`, why for
 each bound beside it): a setting the app cannot work with stops it at start, naming the key and
 what it allows, rather than answering 500 at the first login or turning a guard off.
+
+The file may be the table service's ``table.toml``: then only its ``[web]`` counts, with the keys
+the service gives it, and the users database is the one ``guandan-table run`` opens.
 """
 
 from __future__ import annotations
@@ -120,6 +123,19 @@ _UNITS = {"s": ("秒", " s"), "bytes": ("字节", " bytes"), "": ("", "")}
 _EXTRA_KEYS = {"TESTING", "DEBUG", "TABLES", "FEED_CLOCK", "SERVER_NAME", "WTF_CSRF_ENABLED"}
 
 ENV_PREFIX = "GUANDAN_WEB_"
+
+#: The ``[web]`` keys of the table service's ``table.toml`` (``table_service.table.config.SERVICE_SCHEMA``,
+#: held equal by ``tests/web/test_config_service_toml.py``; the web layer may not import the table's):
+#: each one -> the web setting it is, or None for the service's own (whether and where it serves).
+#: Why a map and not the settings' own names: the organiser's file says ``duplicate``, not
+#: ``FEED_DUPLICATE``, and the panel must read the very settings ``guandan-table run`` reads.
+SERVICE_WEB_KEYS: dict[str, str | None] = {
+    "users_db": "USERS_DB", "feed_delay_s": "FEED_DELAY_S", "duplicate": "FEED_DUPLICATE",
+    "secret_key": "SECRET_KEY", "enabled": None, "host": None, "port": None,
+}
+#: The users database's name in a table's ``data_dir`` when ``[web] users_db`` names none (where
+#: ``guandan-table run`` keeps it).
+USERS_DB_NAME = "web-users.sqlite3"
 
 
 class ConfigError(ValueError):
@@ -256,7 +272,9 @@ def normalise(raw: Mapping[str, Any], origin: str) -> dict[str, Any]:
 
 
 def load_file(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """Read a TOML settings file: the ``[web]`` table if there is one, else the top-level keys.
+    """Read a TOML settings file: the ``[web]`` table if there is one, else the top-level keys; a
+    table service's ``table.toml`` (it has ``table_id``): its ``[web]`` only, with the service's keys
+    and its users database (:func:`_from_service_config`).
 
     :raises ConfigError: file missing, not TOML, or an unknown key in the web settings.
     """
@@ -271,6 +289,10 @@ def load_file(path: str | os.PathLike[str]) -> dict[str, Any]:
         raise ConfigError(f"配置文件不是 UTF-8 文本 / the config file {p} is not UTF-8 text (is it the right file?)") from None
     except IsADirectoryError:
         raise ConfigError(f"配置文件是文件夹 / the config file {p} is a folder") from None
+    if "table_id" in data:
+        # The table service's table.toml (table_id is the one key it cannot go without): its [web]
+        # as ``guandan-table run`` reads it, the hardware's and other sections left to their owners.
+        return _from_service_config(data, p)
     if "web" in data:
         section = data["web"]
         if not isinstance(section, dict):
@@ -280,6 +302,36 @@ def load_file(path: str | os.PathLike[str]) -> dict[str, Any]:
         # service's table.toml) belong to other parts and are left to them.
         section = {k: v for k, v in data.items() if not isinstance(v, dict)}
     return normalise(section, f"{p} [web]" if "web" in data else str(p))
+
+
+def _from_service_config(data: Mapping[str, Any], path: Path) -> dict[str, Any]:
+    """The web settings a ``table.toml`` gives: its ``[web]`` keys (:data:`SERVICE_WEB_KEYS`) under
+    the settings' names, and the users database where ``guandan-table run`` keeps it — ``[web]
+    users_db``, else ``<data_dir>/web-users.sqlite3``, both relative to the file's folder as the
+    service takes them. Why: ``user add --config table.toml`` put the chief's account in
+    ``./data/`` of whatever folder it ran in, and the service never saw it (nobody could log in).
+
+    :raises ConfigError: ``[web]`` not a table, a key the service's ``[web]`` does not have, or a
+        ``data_dir`` that is not a folder name.
+    """
+    section = data.get("web", {})
+    if not isinstance(section, dict):
+        raise ConfigError(f"[web] 须为表 / [web] must be a table in {path}")
+    unknown = sorted(set(section) - set(SERVICE_WEB_KEYS))
+    if unknown:
+        raise ConfigError(f"未知配置项 {unknown[0]!r}（来自 {path} [web]）/ unknown setting {unknown[0]!r} in "
+                          f"{path} [web] (table.toml's [web] takes: {', '.join(SERVICE_WEB_KEYS)})")
+    raw = {SERVICE_WEB_KEYS[k]: v for k, v in section.items() if SERVICE_WEB_KEYS[k] is not None}
+    base = path.parent
+    if isinstance(raw.get("USERS_DB"), str) and raw["USERS_DB"].strip():
+        raw["USERS_DB"] = str(base / raw["USERS_DB"])  # an absolute path stays as it is
+    else:
+        data_dir = data.get("data_dir", "data")
+        if not isinstance(data_dir, str) or not data_dir.strip():
+            raise ConfigError(f"data_dir 须为文件夹路径（文本）/ data_dir must be a folder path (text) in {path}, "
+                              f"got {data_dir!r}")
+        raw.setdefault("USERS_DB", str(base / data_dir / USERS_DB_NAME))
+    return normalise(raw, f"{path} [web]")
 
 
 def from_environment(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
