@@ -28,6 +28,11 @@ def login(page, base, name, password):
     page.click("#login-submit")
 
 
+def words(page, selector):
+    """An element's text as words, one space apart (its side labels are flex items: innerText breaks lines)."""
+    return " ".join(page.text_content(selector).split())
+
+
 def test_referee_flow_live(page, app, runner, serve_app, h):
     h.setup_deal(runner)
     srv = serve_app(app)
@@ -96,20 +101,22 @@ def test_referee_flow_live(page, app, runner, serve_app, h):
     page.click("#scoresheet-link")
     page.wait_for_selector('#app[data-connected="1"]')
     page.wait_for_selector("#sheet-penalties tr.penalty-warning")
-    row = page.inner_text("#sheet-penalties tr.penalty-warning")
-    assert "EW" in row and "警告" in row
+    row = words(page, "#sheet-penalties tr.penalty-warning")
+    assert "东西" in row and "警告" in row and "EW" not in row  # the side in words (no teams in this round)
     # The chief referee rules a foul (through the engine): the deal ends and appears as a row.
     r = runner.submit({"type": "penalty_given", "source": "panel", "role": "chief",
                        "data": {"side": "EW", "level": "foul", "seat": "E", "article": "藏牌", "next_leader": "N"}})
     assert r.accepted, r.error
     page.wait_for_selector('#sheet-rows tr[data-deal="1"]')
-    deal_row = page.inner_text('#sheet-rows tr[data-deal="1"]')
-    assert "NS +3" in deal_row and "10 : 16" in deal_row and "犯规" in deal_row  # EW : NS
+    deal_row = words(page, '#sheet-rows tr[data-deal="1"]')
+    assert "南北 +3" in deal_row and "10 : 16" in deal_row and "犯规" in deal_row, deal_row  # EW : NS
+    assert words(page, "#level-diff-sides") == "东西 : 南北"  # the column's points, East-West's first
     # End the round through the API; both sides sign on the sheet.
     r = runner.submit({"type": "round_ended", "source": "panel", "role": "referee", "data": {}})
     assert r.accepted
     page.wait_for_selector("#sign-EW button")
-    assert "EW 10 : NS 16" in page.inner_text("#sheet-result")  # level-difference points, d = 3
+    assert "东西 10 : 南北 16" in words(page, "#sheet-result")  # level-difference points, d = 3
+    assert words(page, "#sign-EW .sig-head") == "东西 签字"
     page.click("#sign-EW button")
     page.wait_for_selector('#sign-EW[data-signed="1"]')
     page.click("#sign-NS button")

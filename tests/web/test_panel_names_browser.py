@@ -214,3 +214,179 @@ def test_the_drawing_and_anti_tribute_forms_name_each_seats_player(page, make_ap
     page.check("#f-anti input[value=S]")
     page.check("#f-anti input[value=N]")
     assert page.evaluate("GT.formData(document.getElementById('f-anti')).seats") == ["S", "N"]
+
+
+def _ended_with_long_names(runner: Any, h: Any, make_app: Any, serve_app: Any) -> Any:
+    """The assignment's round with LONG team names, its deal ended by the chief's foul on East-West
+    (North-South +3, 10 : 16) after a warning, and the round ended: every part of the sheet has a side."""
+    from table_service.web.tables import attach_table
+
+    _round_with_teams(runner, h)
+    for ev in ({"type": "penalty_given", "source": "panel", "role": "referee", "data": {
+                    "side": "EW", "level": "warning", "seat": "E", "article": "5.1"}},
+               {"type": "penalty_given", "source": "panel", "role": "chief", "data": {
+                    "side": "EW", "level": "foul", "seat": "E", "article": "藏牌", "next_leader": "N"}},
+               {"type": "round_ended", "source": "panel", "role": "referee", "data": {}}):
+        r = runner.submit(ev)
+        assert r.accepted, r.error
+    app = make_app()
+    link = FakeHubLink(h.PLAYERS)
+    link.assignment["team_names"] = dict(LONG)
+    attach_table(app, "1", runner, hub_link=link)
+    return serve_app(app)
+
+
+def _words(page: Any, selector: str) -> str:
+    return " ".join(page.text_content(selector).split())
+
+
+#: Each line of the sheet that names a side, as [selector, text, titles of its team names, lines of text,
+#: any name cut, right edge]: one line each, every name whole in a title.
+SIDE_LINES_JS = """els => els.map(e => {
+  const lines = new Set(), walk = document.createTreeWalker(e, NodeFilter.SHOW_TEXT);
+  for (let t = walk.nextNode(); t; t = walk.nextNode()) {
+    if (!t.data.trim()) continue;
+    const range = document.createRange();
+    range.selectNodeContents(t);
+    Array.from(range.getClientRects()).forEach(r => { if (r.width) lines.add(Math.round(r.top)); });
+  }
+  const labels = [...e.querySelectorAll('.side-label')];
+  return [e.textContent.split(/\\s+/).join(' ').trim(), labels.map(l => l.title), lines.size,
+          labels.some(l => l.scrollWidth > l.clientWidth), e.getBoundingClientRect().right];
+})"""
+
+
+def test_the_score_sheet_names_every_side_by_its_team_on_a_phone(open_page, make_runner, make_app, serve_app, h):
+    """The sheet said "NS +3", "EW:NS", "EW" for a penalty, "EW 10 : NS 16", "EW: ✓" and "签字 EW": the
+    players who sign had to know which team sat East-West. Every side is its team now, one line on a
+    390 px phone (a long name cut, whole in its title), and a signature says which team signs."""
+    runner = make_runner()
+    srv = _ended_with_long_names(runner, h, make_app, serve_app)
+    page, errors = open_page(390, 844, mobile=True)
+    h.open_table(page, srv.url, "rita", h.PASSWORD)
+    page.goto(f"{srv.url}/tables/1/scoresheet")
+    page.wait_for_function(f"document.getElementById('sign-NS').textContent.includes({LONG['NS'][:6]!r})")
+    ew, ns = LONG["EW"], LONG["NS"]
+    parts = {
+        "gain": ('#sheet-rows tr[data-deal="1"] td.gain .side-line', [ns]),
+        "diff": ('#sheet-rows tr[data-deal="1"] td.level-diff .diff-lead', [ns]),
+        "diff head": ("#level-diff-sides .side-line", [ew, ns]),
+        "penalties": ("#sheet-penalties td.penalty-side .side-line", [ew]),
+        "winner": ("#sheet-result .winner", [ns]),
+        "points": ("#sheet-result .level-points", [ew, ns]),
+        "match points": ("#sheet-result .match-points", [ew, ns]),
+        "signatures": ("#signatures .sig-head", [ew, ns]),
+        "sign buttons": ("#signatures button", [ew, ns]),
+    }
+    box_right = page.eval_on_selector("#app > section.box", "b => b.getBoundingClientRect().right")
+    assert box_right <= 390 and page.eval_on_selector("#sheet", "t => t.getBoundingClientRect().right") <= box_right
+    for what, (selector, names) in parts.items():
+        lines = page.eval_on_selector_all(selector, SIDE_LINES_JS)
+        assert lines, what
+        titles = [t for line in lines for t in line[1]]
+        assert titles == names or titles == names * len(lines), (what, lines)  # the penalties: a line each
+        for text, _, n, _, right in lines:
+            # One line (in the sheet's narrow columns the name keeps its line, the "+3" may go below it).
+            assert n == 1 or selector.startswith(("#sheet-rows", "#level-diff")), (what, text)
+            assert "EW" not in text.split() and "NS" not in text.split(), (what, text)
+            assert right <= box_right, (what, text, right)
+    assert all(cut for _, _, _, cut, _ in page.eval_on_selector_all(parts["signatures"][0], SIDE_LINES_JS))
+    assert _words(page, '#sheet-rows tr[data-deal="1"] td.level-diff .diff-points') == "10 : 16"  # EW's first
+    assert _words(page, "#sheet-result .level-points") == f"级差分: {ew} 10 : {ns} 16"
+    assert _words(page, "#sheet-result .winner") == f"结果: {ns} (中止)"
+    heads = page.eval_on_selector_all("#signatures .sig-head .side-team", "ts => ts.map(t => t.title)")
+    assert heads == [f"东西 · {ew}", f"南北 · {ns}"]  # which team signs, the side too
+    assert _words(page, "#sign-EW .sig-head").startswith("东西 · ") and _words(page, "#sign-EW .sig-head").endswith(" 签字")
+    assert page.eval_on_selector("#sign-EW button", "b => b.getBoundingClientRect().height") >= 44
+    page.click("#sign-NS button")  # still the side's id sent
+    page.wait_for_selector('#sign-NS[data-signed="1"]')
+    assert runner.state()["signatures"] == {"EW": False, "NS": True}
+    assert "已签字" in _words(page, "#sign-NS") and ns[:6] in _words(page, "#sign-NS")
+    assert errors == []
+
+
+def test_the_printed_sheet_fits_its_page_with_the_teams_signature_lines(open_page, make_runner, make_app, serve_app,
+                                                                        h):
+    """On paper (A4 portrait: 190 mm between the margins, 718 px) the sheet with long team names keeps
+    to the page's width and to one page; each signature line names its team, no button or bar prints."""
+    runner = make_runner()
+    srv = _ended_with_long_names(runner, h, make_app, serve_app)
+    page, errors = open_page(718, 1000)
+    h.open_table(page, srv.url, "chen", h.PASSWORD)
+    page.goto(f"{srv.url}/tables/1/scoresheet")
+    page.wait_for_function(f"document.getElementById('sign-NS').textContent.includes({LONG['NS'][:6]!r})")
+    page.emulate_media(media="print")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 718
+    assert page.eval_on_selector("#sheet", "t => t.getBoundingClientRect().right") <= 718
+    for side, word in (("EW", "东西"), ("NS", "南北")):
+        head = f"#sign-{side} .sig-head"
+        assert page.is_visible(head) and _words(page, head).startswith(word + " · ")
+        assert page.eval_on_selector(head + " .side-team", "t => t.title") == f"{word} · {LONG[side]}"
+        assert page.eval_on_selector(f"#sign-{side} .sig-line", "l => getComputedStyle(l).borderBottomStyle") == "solid"
+        assert not page.is_visible(f"#sign-{side} button")
+    assert not page.is_visible(".topbar")
+    pdf = page.pdf(format="A4", margin={"top": "10mm", "bottom": "10mm", "left": "10mm", "right": "10mm"})
+    import re
+
+    assert len(re.findall(rb"/Type\s*/Page(?![s\w])", pdf)) == 1  # one page
+    assert errors == []
+
+
+def test_the_panel_names_the_seats_sides_and_the_sign_buttons_by_team_on_a_phone(
+        open_page, make_runner, make_app, serve_app, h):
+    """The seat boxes said "EW" / "NS" and the next step's buttons "签字 · EW": by team now (the names the
+    hub's assignment gave, arriving after the state), one line on a 390 px phone, each tap still the side's id."""
+    runner = make_runner()
+    srv = _ended_with_long_names(runner, h, make_app, serve_app)
+    page, errors = open_page(390, 844, mobile=True)
+    h.open_table(page, srv.url, "rita", h.PASSWORD)
+    page.wait_for_function(f"document.querySelector('#next-step .step-sign').textContent.includes({LONG['EW'][:6]!r})")
+    tags = page.eval_on_selector_all(".seat-head .side-tag", "ts => ts.map(t => [t.dataset.side, t.title, "
+                                     "t.scrollWidth > t.clientWidth, t.getBoundingClientRect().right <= "
+                                     "t.closest('.seat-inner').getBoundingClientRect().right + 0.5, t.textContent])")
+    assert sorted((s, title) for s, title, *_ in tags) == [("EW", LONG["EW"])] * 2 + [("NS", LONG["NS"])] * 2, tags
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    assert all(cut and inside for _, _, cut, inside, _ in tags), tags
+    buttons = page.eval_on_selector_all("#next-step .step-sign", SIDE_LINES_JS)
+    assert [names for _, names, *_ in buttons] == [[LONG["EW"]], [LONG["NS"]]], buttons
+    for text, _, lines, cut, right in buttons:
+        assert text.startswith("签字 · ") and lines == 1 and cut and right <= 390, (text, lines, cut, right)
+    assert page.eval_on_selector_all("#next-step .step-sign", "bs => bs.map(b => b.title)") == [
+        f"签字 · 东西 · {LONG['EW']}", f"签字 · 南北 · {LONG['NS']}"]
+    assert min(page.eval_on_selector_all("#next-step .step-sign", "bs => bs.map(b => b.getBoundingClientRect().height)")) >= 44
+    page.click('#next-step .step-sign[data-side="NS"]')
+    h.wait_for(lambda: runner.state()["signatures"] == {"EW": False, "NS": True})
+    page.click("#lang-toggle")
+    page.wait_for_function("document.querySelector('#next-step .step-sign').textContent.startsWith('Sign for')")
+    assert errors == []
+
+
+def test_the_round_forms_teams_and_starting_levels_name_the_sides(page, app, runner, serve_app, h):
+    """The new-round form said "EW" / "NS" by its team fields and starting levels: the team fields are
+    the sides in words, the starting levels each the team typed above (the side while none is), and the
+    form still sends teams.EW and levels.EW."""
+    srv = serve_app(app)
+    h.open_table(page, srv.url, "rita", h.PASSWORD)
+    page.wait_for_selector('#next-step .steps[data-step="none"]')
+    page.click("#next-step .step-setup")
+    labels = "fs => fs.map(l => l.innerText.trim())"
+    assert page.eval_on_selector_all("#f-setup label:has(input[name^='teams.'])", labels) == ["东西", "南北"]
+    assert page.eval_on_selector_all("#f-setup .setup-side", "ss => ss.map(s => s.textContent)") == ["东西", "南北"]
+    for seat, name in h.PLAYERS.items():
+        page.fill(f'#f-setup [name="players.{seat}"]', name)
+    page.fill('#f-setup [name="teams.EW"]', "江苏")
+    page.fill('#f-setup [name="teams.NS"]', LONG["NS"])
+    sides = page.eval_on_selector_all("#f-setup .setup-side", "ss => ss.map(s => [s.dataset.side, s.textContent, "
+                                      "s.title, s.scrollWidth > s.clientWidth])")
+    assert sides == [["EW", "江苏", "江苏", False], ["NS", LONG["NS"], LONG["NS"], True]]
+    page.click("#lang-toggle")
+    assert page.eval_on_selector_all("#f-setup label:has(input[name^='teams.'])", labels) == ["EW", "NS"]
+    page.fill('#f-setup [name="teams.EW"]', "")
+    assert page.eval_on_selector_all("#f-setup .setup-side", "ss => ss.map(s => s.textContent)") == ["EW", LONG["NS"]]
+    page.fill('#f-setup [name="teams.EW"]', "江苏")
+    page.fill('#f-setup [name="levels.EW"]', "5")
+    page.fill('#f-setup [name="levels.NS"]', "3")
+    page.click("#f-setup button[type=submit]")
+    h.wait_for(lambda: runner.state()["round"] is not None)
+    st = runner.state()
+    assert st["round"]["teams"] == {"EW": "江苏", "NS": LONG["NS"]} and st["levels"] == {"EW": "5", "NS": "3"}

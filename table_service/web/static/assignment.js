@@ -30,11 +30,13 @@
     return GT.t("assign_result") + ": " + word + (ack.reason ? " — " + GT.refusal(ack.reason) : "");
   }
   var lastMsg = "";
+  var namesShown;  // the teams' names the panel was last drawn with
   function render(d) {
     var a = d.assignment;
     GT.assignment = a || null;  // the teams' names a refusal is said with (panel_state.js GT.named)
     if (GT.nameChoices) GT.nameChoices();  // and the forms' side choices
-    if (GT.renderHeader) GT.renderHeader();  // and the status bar's levels by team
+    var names = JSON.stringify(a ? [a.teams, a.team_names] : null);
+    if (names !== namesShown && GT.renderNames) { namesShown = names; GT.renderNames(); }  // and every side said by team
     if (!d.hub) { box.hidden = true; return; }
     box.hidden = false;
     if (!a) { box.innerHTML = '<div class="assign-card muted">' + esc(GT.t("assign_waiting")) + "</div>"; return; }

@@ -73,6 +73,42 @@
     e.title = name;
     return e;
   };
+  /* A side as a team signs for it: the side and its team ("东西 · 江苏队"), the side alone without one. */
+  GT.sideTeam = function (state, side) {
+    const team = GT.teamOf(state, side);
+    return GT.t("side_" + side) + (team ? " · " + team : "");
+  };
+  /* The same as one line (panel.css .side-team): the side's word whole, the team's name giving way
+     (ellipsis), the whole in the title. */
+  GT.sideTeamEl = function (state, side) {
+    const team = GT.teamOf(state, side);
+    const e = GT.el("span", "side-team");
+    e.dataset.side = side;
+    e.title = GT.sideTeam(state, side);
+    e.appendChild(GT.el("span", "side-word", GT.t("side_" + side)));
+    if (team) {
+      e.appendChild(document.createTextNode(" "));
+      e.appendChild(GT.el("span", "side-dot", "·"));
+      e.appendChild(document.createTextNode(" "));
+      const name = GT.el("span", "side-label", team);
+      name.title = team;
+      e.appendChild(name);
+    }
+    return e;
+  };
+  /* Label `key` with a side's element at its {side} ("{side} 签字": 东西 · 江苏队 签字), one line
+     (panel.css .side-says): the words kept, the side giving way. */
+  GT.sideSays = function (key, sideEl) {
+    const e = GT.el("span", "side-says");
+    GT.t(key).split("{side}").forEach(function (part, i) {
+      if (i) e.appendChild(sideEl);
+      if (!part.trim()) return;
+      if (i) e.appendChild(document.createTextNode(" "));  // words apart in the text too (the gap spaces them on screen)
+      e.appendChild(GT.el("span", "", part.trim()));
+      if (!i) e.appendChild(document.createTextNode(" "));
+    });
+    return e;
+  };
   /* The levels by side into `box` ("级数 南京队 2 · 常州队 4"; the status bar and the score sheet said
      "EW 2 · NS 4"): one item a part, so the line keeps to one line on a phone (panel.css .levels). */
   GT.fillLevels = function (box, levels, state) {

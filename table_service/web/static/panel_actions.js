@@ -417,7 +417,13 @@
     if (st.result && st.signatures) {
       const row = el("div", "step-row");
       ["EW", "NS"].forEach(function (side) {
-        if (!st.signatures[side]) row.appendChild(tapButton("step-sign", GT.t("sign") + " · " + side, "score_sheet_signed", { side: side }));
+        if (st.signatures[side]) return;
+        // "签字 · 江苏队" (the team signs), not "签字 · EW"; the side sent is still its id.
+        const b = tapButton("step-sign", "", "score_sheet_signed", { side: side });
+        b.dataset.side = side;
+        b.title = GT.t("sign") + " · " + GT.sideTeam(st, side);
+        b.appendChild(GT.sideSays("sign_for", GT.sideLabelEl(st, side)));
+        row.appendChild(b);
       });
       if (row.children.length) box.appendChild(row);
     }
@@ -446,7 +452,7 @@
   function stepKey(st) {
     const rnd = st.round, deal = st.deal;
     const parts = [window.LANG, rnd ? rnd.no + ":" + rnd.status : "none", st.first_cut ? st.first_cut.recut : "-",
-      JSON.stringify(st.signatures || {})];
+      JSON.stringify(st.signatures || {}), GT.sideTeam(st, "EW"), GT.sideTeam(st, "NS")];
     if (deal) {
       parts.push(deal.no, deal.phase, deal.turn, (deal.tributes || []).length, (deal.returns || []).length,
         Object.keys(deal.report_due || {}).join(""), (deal.finish_order || []).join(""),
@@ -531,7 +537,27 @@
     setupFilled = true;
     GT.SEATS.forEach(function (s) { if (!f.elements["players." + s].value) f.elements["players." + s].value = prev.players[s] || ""; });
     if (prev.teams) ["EW", "NS"].forEach(function (s) { if (!f.elements["teams." + s].value) f.elements["teams." + s].value = prev.teams[s] || ""; });
+    nameSetupLevels();
   }
+
+  /* The round form's starting levels name each side by the team typed above them (东西 / EW while
+     none is), as the status bar will once the round starts; the fields still send levels.EW / levels.NS. */
+  function nameSetupLevels() {
+    const f = document.getElementById("f-setup");
+    if (!f) return;
+    f.querySelectorAll(".setup-side[data-side]").forEach(function (span) {
+      const team = f.elements["teams." + span.dataset.side];
+      const name = (team && team.value.trim()) || GT.t("side_" + span.dataset.side);
+      if (span.textContent !== name) span.textContent = name;
+      span.title = name;
+    });
+  }
+  (function () {
+    const f = document.getElementById("f-setup");
+    if (!f) return;
+    ["EW", "NS"].forEach(function (s) { const i = f.elements["teams." + s]; if (i) i.addEventListener("input", nameSetupLevels); });
+    nameSetupLevels();
+  })();
 
   /* The play form's seat follows the seat on turn (a manual choice stands until the turn moves): its
      过牌 passed for East, the first option, whoever was on turn, and raised an out-of-turn flag against
@@ -555,5 +581,5 @@
       if (o) o.textContent = GT.t(lv) + " (" + GT.t("chief_only") + ")";
     });
   }
-  GT.rerender = function () { shownKey = null; GT.applyI18n(); labelChiefOptions(); labelArticles(); rebuildPickers(); rerender(); };
+  GT.rerender = function () { shownKey = null; GT.applyI18n(); labelChiefOptions(); labelArticles(); rebuildPickers(); nameSetupLevels(); rerender(); };
 })();

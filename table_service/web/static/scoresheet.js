@@ -7,15 +7,29 @@
   let state = null;
 
   function td(tr, text) { tr.appendChild(el("td", "", text)); }
+  /* A side by its team where the round has one (common.js GT.sideLabelEl: 东西 / EW without), the
+     sheet said "EW" / "NS": the players who sign read their team, not a compass. */
+  function side(s) { return GT.sideLabelEl(state, s); }
+  /* A line that names sides: text and side labels in turn, one line (a long name cut, whole in its title). */
+  function sideLine(cls, parts) {
+    const line = el("div", "side-line" + (cls ? " " + cls : ""));
+    parts.forEach(function (p, i) {
+      if (i) line.appendChild(document.createTextNode(" "));  // read and copied as words (the gap spaces them on screen)
+      line.appendChild(typeof p === "string" ? el("span", "", p) : p);
+    });
+    return line;
+  }
   const ORDER = "23456789TJQKA";
   /* Level difference d after a deal, and the 13-level / 26-point level-difference points it
-     would give if the round ended there: leader 13 + d, trailer 13 - d. */
-  function levelDiff(lv) {
-    if (!lv) return "";
+     would give if the round ended there: leader 13 + d, trailer 13 - d (East-West's first, as the
+     column's head names them). */
+  function levelDiff(cell, lv) {
+    if (!lv) return;
     const d = ORDER.indexOf(lv.EW) - ORDER.indexOf(lv.NS);
-    if (d === 0) return "0 · 13 : 13";
+    if (d === 0) { cell.appendChild(sideLine("diff-lead", ["0"])); cell.appendChild(el("div", "diff-points", "13 : 13")); return; }
     const a = Math.min(Math.abs(d), 13);
-    return (d > 0 ? "EW" : "NS") + " +" + a + " · " + (d > 0 ? (13 + a) + " : " + (13 - a) : (13 - a) + " : " + (13 + a));
+    cell.appendChild(sideLine("diff-lead", [side(d > 0 ? "EW" : "NS"), "+" + a]));
+    cell.appendChild(el("div", "diff-points", d > 0 ? (13 + a) + " : " + (13 - a) : (13 - a) + " : " + (13 + a)));
   }
 
   function render() {
@@ -28,7 +42,9 @@
       td(tr, r.deal);
       td(tr, r.level);
       td(tr, (r.finish_order || []).map(GT.seat).join(" › "));
-      td(tr, r.gain ? r.gain.side + " +" + r.gain.levels : "—");
+      const gain = el("td", "gain");
+      gain.appendChild(r.gain ? sideLine("", [side(r.gain.side), "+" + r.gain.levels]) : el("span", "", "—"));
+      tr.appendChild(gain);
       // The levels after the deal by team, a line each (a long name cut: the head names it whole).
       const after = el("td", "levels-after");
       if (r.levels_after) ["EW", "NS"].forEach(function (side) {
@@ -39,7 +55,8 @@
         after.appendChild(line);
       });
       tr.appendChild(after);
-      const diff = el("td", "level-diff", levelDiff(r.levels_after));
+      const diff = el("td", "level-diff");
+      levelDiff(diff, r.levels_after);
       tr.appendChild(diff);
       td(tr, r.ended_by && r.ended_by !== "play" ? GT.w(r.ended_by) : "");
       rows.appendChild(tr);
@@ -48,7 +65,11 @@
     pen.replaceChildren();
     ((state.penalties && state.penalties.records) || []).forEach(function (r, i) {
       const tr = el("tr", "penalty-" + r.level);
-      td(tr, i + 1); td(tr, r.side); td(tr, r.seat ? GT.seat(r.seat) : "—");
+      td(tr, i + 1);
+      const who = el("td", "penalty-side");
+      who.appendChild(r.side ? sideLine("", [side(r.side)]) : el("span", "", "—"));
+      tr.appendChild(who);
+      td(tr, r.seat ? GT.seat(r.seat) : "—");
       td(tr, GT.t(r.level) + (r.auto ? " (" + GT.t("auto") + ")" : "")); td(tr, GT.bi(r.article || ""));
       pen.appendChild(tr);
     });
@@ -57,27 +78,39 @@
     head.textContent = (rnd.no !== undefined ? GT.t("round") + " " + rnd.no + " · " : "") +
       (rnd.players ? ["E", "S", "W", "N"].map(function (s) { return GT.seat(s) + ": " + (rnd.players[s] || ""); }).join(" · ") : "");
     GT.fillLevels(document.getElementById("sheet-levels"), state.levels, state);
+    // The level-difference column's points are East-West's first: its head names the two teams.
+    const diffHead = document.getElementById("level-diff-sides");
+    if (diffHead) diffHead.replaceChildren(sideLine("", [side("EW"), ":", side("NS")]));
     const res = document.getElementById("sheet-result");
     res.replaceChildren();
     if (state.result) {
       const r = state.result;
-      res.appendChild(el("div", "winner", GT.t("result") + ": " + (r.winner || "—") + " (" + GT.w(r.reason) + ")"));
-      if (r.level_points) res.appendChild(el("div", "level-points", GT.t("level_points") + ": EW " + r.level_points.EW + " : NS " + r.level_points.NS));
-      if (r.match_points) res.appendChild(el("div", "", GT.t("match_points") + ": EW " + r.match_points.EW + " : NS " + r.match_points.NS));
+      res.appendChild(sideLine("winner", [GT.t("result") + ":", r.winner ? side(r.winner) : "—", "(" + GT.w(r.reason) + ")"]));
+      if (r.level_points) res.appendChild(sideLine("level-points", [GT.t("level_points") + ":", side("EW"), r.level_points.EW + " :",
+        side("NS"), String(r.level_points.NS)]));
+      if (r.match_points) res.appendChild(sideLine("match-points", [GT.t("match_points") + ":", side("EW"), r.match_points.EW + " :",
+        side("NS"), String(r.match_points.NS)]));
     } else res.appendChild(el("div", "muted", "—"));
     const sig = document.getElementById("signatures");
     sig.replaceChildren();
     const canSign = app.dataset.role !== "viewer";
-    ["EW", "NS"].forEach(function (side) {
-      const signed = state.signatures && state.signatures[side];
+    ["EW", "NS"].forEach(function (s) {
+      const signed = state.signatures && state.signatures[s];
       const box = el("div", "signature " + (signed ? "signed" : ""));
-      box.id = "sign-" + side;
+      box.id = "sign-" + s;
       box.dataset.signed = signed ? "1" : "0";
-      box.appendChild(el("span", "", side + ": " + (signed ? "✓ " + GT.t("signed") : "")));
+      // Which team signs, on the screen and on the printed sheet: "东西 · 江苏队 签字" (the sheet said "EW:").
+      const head = el("div", "sig-head");
+      head.appendChild(GT.sideSays("signature_of", GT.sideTeamEl(state, s)));
+      box.appendChild(head);
+      box.appendChild(el("div", "sig-line", signed ? "✓ " + GT.t("signed") : ""));
       if (!signed && canSign && state.result) {
-        const b = el("button", "", GT.t("sign") + " " + side);
+        const b = el("button", "sign-button");
+        b.type = "button";
+        b.title = GT.t("sign") + " · " + GT.sideTeam(state, s);
+        b.appendChild(GT.sideSays("sign_for", side(s)));  // the side's value sent stays its id
         b.onclick = async function () {
-          const r = await GT.post(app.dataset.actions, { type: "score_sheet_signed", data: { side: side } });
+          const r = await GT.post(app.dataset.actions, { type: "score_sheet_signed", data: { side: s } });
           GT.toast(r.ok ? GT.t("done") : (r.json && r.json.error) || String(r.status), r.ok);
         };
         box.appendChild(b);

@@ -48,7 +48,11 @@
     const head = el("div", "seat-head");
     head.appendChild(el("span", "seat-name", GT.seat(seat)));
     head.appendChild(el("span", "player", (rnd.players && rnd.players[seat]) || ""));
-    head.appendChild(el("span", "side-tag", SIDE[seat]));
+    // The seat's side by its team (东西 / EW without one), not "EW": one line, cut, whole in its title.
+    const tag = GT.sideLabelEl(state, SIDE[seat]);
+    tag.classList.add("side-tag");
+    tag.dataset.side = SIDE[seat];
+    head.appendChild(tag);
     box.appendChild(head);
     if (deal) {
       const info = el("div", "seat-info");
@@ -178,8 +182,9 @@
         .map(function (k) { return GT.w(k) + " " + GT.w(dv[k]); }).join(" · ");
   }
 
-  /* assignment.js: the teams' names came with the hub's assignment (the levels name the sides by them). */
-  GT.renderHeader = function () { if (GT.state()) renderHeader(); };
+  /* assignment.js: the teams' names came with the hub's assignment, or changed: the levels, the seats'
+     sides, the next step's sign buttons and the forms name the sides by them. */
+  GT.renderNames = function () { if (GT.state()) render(); };
 
   /* Events of the log this release passes over as the table starts (an older release's log: a
      ruling on a flag these rules no longer raise). Kept in the log, not in the state: the referee
