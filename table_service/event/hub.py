@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import json
 import logging
+import sqlite3
 import threading
 import time
 from collections import deque
@@ -37,6 +38,8 @@ from table_service.event.store import HubStore
 from table_service.event.table_messages import TableLive, TableMessages
 from table_service.store.durable import write_durably
 from table_service.views.deck_wire import deck_message, sha256_hex, withdrawal_message
+from table_service.web import users
+from table_service.web.event_accounts import outgoing
 
 log = logging.getLogger(__name__)
 
@@ -96,6 +99,10 @@ class HubService(TableMessages):
         self._flood_said: dict[str, int] = {}
         self.release_book = ReleaseBook()
         self.releases_sent: dict[str, dict[str, Any]] = {}
+        #: The hub's users database, whose event accounts go to every table; set by the hub's web
+        #: app (:func:`~table_service.event.web.create_hub_app`), which holds the accounts page.
+        self.accounts_db: str | None = None
+        self._accounts_lock = threading.Lock()
         if connect:
             m = cfg["mqtt"]  # where the broker is today (deployment, not event state: from the file)
             self.mqtt = HubMqtt(self.event_id, self.handle_batch, host=m["host"], port=m["port"],
@@ -158,6 +165,7 @@ class HubService(TableMessages):
         if rnd:
             self._clear_idle_assignments(assignments)
         self.publish_releases(again=True)  # a duplicate board's deals both rooms have ended
+        self.publish_accounts()  # the event accounts (a change made while the hub was away included)
 
     def _clear_idle_assignments(self, assignments: dict[str, Any]) -> None:
         """Clear the retained assignment of every table an earlier round used and this one does not
@@ -169,6 +177,31 @@ class HubService(TableMessages):
             used = {t for d in self.core.draws.values() if d["published"] for t in d["assignments"]}
         for table in sorted(used - set(assignments)):
             self.mqtt.publish(table, "assignment", b"")
+
+    # ---------------------------------------------------------------- the event accounts
+
+    def publish_accounts(self) -> int | None:
+        """Send the event accounts (赛事账号) to every table: one retained message on
+        ``guandan/<event>/accounts`` with the set as the hub's users database holds it now, numbered
+        one more when it changed (docs/hub-protocol.md). Called after every change on the accounts
+        page and on every (re)connect. Returns the version sent, or None (no broker, no database,
+        or a database that cannot be read: logged; the page's change itself stands)."""
+        if self.mqtt is None or self.accounts_db is None:
+            return None
+        with self._accounts_lock:  # one number per set, whichever thread asks
+            try:
+                conn = users.connect(self.accounts_db)
+                try:
+                    got, changed = outgoing(conn, self.event_id)
+                finally:
+                    conn.close()
+            except (users.UserError, sqlite3.Error, OSError) as exc:
+                log.error("hub: 赛事账号未能发出 / the event accounts were not sent: %s", exc)
+                return None
+            self.mqtt.publish_accounts(got.payload())
+        if changed:
+            log.info("hub: event accounts version %s sent (%d account(s))", got.version, len(got.accounts))
+        return got.version
 
     # ---------------------------------------------------------------- the event's deck
 

@@ -21,6 +21,7 @@ import paho.mqtt.client as mqtt
 
 from table_service.views.broker_reach import BrokerReach
 from table_service.views.deck_wire import deck_topic
+from table_service.web.event_accounts import accounts_topic
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +40,8 @@ def json_payload(obj: Any) -> bytes:
 
 
 class HubMqtt:
-    """Subscribes to every table of one event; publishes retained assignments, result acks and releases."""
+    """Subscribes to every table of one event; publishes retained assignments, result acks and releases,
+    and the event-wide deck and accounts."""
 
     def __init__(self, event_id: str, handle_batch: Callable[[list[Message]], None], *, host: str = "127.0.0.1",
                  port: int = 1883, username: str | None = None, password: str | None = None, keepalive: int = 15,
@@ -158,3 +160,7 @@ class HubMqtt:
     def publish_deck(self, payload: bytes) -> None:
         """The event's deck, retained on the event-wide topic (docs/hub-protocol.md)."""
         self.client.publish(deck_topic(self.event_id), payload, qos=1, retain=True)
+
+    def publish_accounts(self, payload: bytes) -> None:
+        """The event accounts, retained on the event-wide topic (docs/hub-protocol.md, ``accounts``)."""
+        self.client.publish(accounts_topic(self.event_id), payload, qos=1, retain=True)

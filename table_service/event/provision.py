@@ -12,7 +12,7 @@ to refuse that:
     ``mosquitto_passwd -U``;
 ``broker/acl``
     a table writes only its own topics and reads only its own assignment, acknowledgement and
-    release; only the hub writes assignments, acknowledgements and releases (``docs/security.md``);
+    release, and the event-wide deck and accounts; only the hub writes those (``docs/security.md``);
 ``broker/mosquitto.conf``
     ``allow_anonymous false``, the two files above, and on every listener
     ``use_username_as_clientid true``: a client's session is its user's, so no one takes the
@@ -57,6 +57,7 @@ from table_service.event.broker_user import RunAs, settle_owner
 from table_service.event.core import HubCore
 from table_service.event.model import EventInputError
 from table_service.views.deck_wire import MAX_DECK_BYTES, deck_topic
+from table_service.web.event_accounts import accounts_topic
 
 #: The topics a table writes (``guandan/<event>/<table>/<name>``; docs/hub-protocol.md).
 TABLE_WRITES = ("state", "events", "status", "summary", "result")
@@ -160,18 +161,20 @@ def acl_text(event: str, hub: str, watchers: Sequence[str], tables: dict[str, st
     base = f"guandan/{event}"
     lines = ["# guandan-table event provision: written from EVENT.toml; regenerate, do not edit.",
              "# A table writes only its own topics and reads only its own assignment, acknowledgement,",
-             "# release and the event's deck; only the hub writes those (docs/security.md).", "",
+             "# release, the event's deck and its accounts; only the hub writes those (docs/security.md).", "",
              f"user {hub}"]
     lines += [f"topic read {base}/+/{name}" for name in HUB_READS]
     lines += [f"topic write {base}/+/{name}" for name in HUB_WRITES]
     lines += [f"topic write {deck_topic(event)}"]  # the event's deck, one message for every table
+    # The event accounts (names, roles, salted hashes): one set for every table, no table's own.
+    lines += [f"topic write {accounts_topic(event)}"]
     for watch in watchers:
         lines += ["", f"user {watch}"] + [f"topic read {base}/+/{name}" for name in WATCH_READS]
     for table, user in tables.items():
         lines += ["", f"user {user}"]
         lines += [f"topic write {base}/{table}/{name}" for name in TABLE_WRITES]
         lines += [f"topic read {base}/{table}/{name}" for name in HUB_WRITES]
-        lines += [f"topic read {deck_topic(event)}"]
+        lines += [f"topic read {deck_topic(event)}", f"topic read {accounts_topic(event)}"]
     return "\n".join(lines) + "\n"
 
 

@@ -454,6 +454,11 @@ def hub_home_url() -> str:
     return url_for("hub.overview") if user is not None and user.can("viewer") else url_for("hub.board")
 
 
+def _sent_nowhere() -> None:
+    """The event accounts' sender of a hub app that has no hub service (tests of its pages)."""
+    return None
+
+
 #: The hub's session cookie (the table panel's is ``guandan_session``).
 HUB_SESSION_COOKIE = "guandan_hub_session"
 
@@ -475,6 +480,15 @@ def create_hub_app(hub_service: Any, *, users_db: str, secret_key: str | None = 
     app.register_blueprint(bp)
     app.view_functions["panel.index"] = hub_home  # same rule "/", so the OpenAPI document still holds
     app.extensions["guandan_home"] = hub_home_url  # where the error page's 返回 / Back leads
+    # The accounts page marks event accounts here (this is the hub) and sends them to the tables
+    # after every change; the hub sends them again on every (re)connect.
+    publish = getattr(hub_service, "publish_accounts", None)
+    if callable(publish):
+        hub_service.accounts_db = users_db
+        publish()
+    else:  # a hub app without its service (tests of the pages): marked, not sent
+        publish = _sent_nowhere
+    app.extensions["guandan_event_accounts"] = publish
     app.before_request_funcs.setdefault(None, []).insert(0, deck_upload_limit)  # before the CSRF check
 
     app.template_filter("hhmm")(hhmm)

@@ -33,7 +33,9 @@ players, directions, ruleset; the panel shows it and starts the round with one t
 duplicate board's deals once both rooms have ended them: :mod:`table_service.table.hub_release`
 logs them as ``deal_released``), and the event-wide ``guandan/<event>/deck``
 (the event's enrolled deck: handed to ``deck_listeners``; the summary then says which deck the
-table reads with). All hub messages are documented in ``docs/hub-protocol.md``.
+table reads with) and ``guandan/<event>/accounts`` (the hub's event accounts: applied to the
+panel's users database by :mod:`table_service.table.hub_accounts`). All hub messages are documented
+in ``docs/hub-protocol.md``.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ from urllib.parse import quote
 
 import paho.mqtt.client as mqtt
 
+from table_service.table.hub_accounts import HubAccounts
 from table_service.table.hub_release import HubReleases
 from table_service.table.mqtt_acked import AckedEvents, acked_file_for
 from table_service.views.assignment import check_result_ack, set_up_data
@@ -59,6 +62,7 @@ from table_service.views.feed import FeedView
 from table_service.views.panel_url import own_panel_url, panel_url_problem
 from table_service.views.release_wire import RELEASE_TOPIC, deals_ended
 from table_service.views.wire import SEGMENT_RE, loads_strict, table_result
+from table_service.web.event_accounts import accounts_topic
 
 log = logging.getLogger(__name__)
 
@@ -123,6 +127,8 @@ class MqttBridge:
         (:mod:`table_service.table.mqtt_acked`); default: beside the runner's log
         (``<log>.mqtt-acked.json`` in the table's data folder); a runner without a log file keeps
         it in memory only.
+    :param users_db: the panel's users database: the hub's event accounts are applied to it
+        (:mod:`table_service.table.hub_accounts`); None: no panel, no logins to give.
     :raises ValueError: an event or table id that cannot be a topic segment.
     """
 
@@ -131,7 +137,8 @@ class MqttBridge:
                  feed: Any = None, username: str | None = None, password: str | None = None,
                  keepalive: int = 15, qos: int = 1, client_id: str | None = None,
                  panel_url: str | None = None, ca_file: str | None = None, duplicate: bool = False,
-                 acked_file: str | os.PathLike[str] | None = None) -> None:
+                 acked_file: str | os.PathLike[str] | None = None,
+                 users_db: str | os.PathLike[str] | None = None) -> None:
         self.event_id = _segment(event_id, "赛事编号 / event id")
         self.table_id = _segment(table_id, "桌号 / table id")
         self.prefix = f"guandan/{self.event_id}/{self.table_id}"
@@ -183,6 +190,8 @@ class MqttBridge:
         self.deck_sha: str | None = None
         #: The hub's releases of this table's duplicate board (``<prefix>/release``).
         self.releases = HubReleases(runner, self.table_id)
+        #: The hub's event accounts, made this table's ``hub`` accounts (``guandan/<event>/accounts``).
+        self.accounts = HubAccounts(users_db, self.event_id, self.table_id)
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2,
                                   client_id=client_id or f"guandan-{self.event_id}-{self.table_id}",
                                   clean_session=True)
@@ -205,6 +214,7 @@ class MqttBridge:
         self.client.message_callback_add(self.topic("result_ack"), self._on_result_ack)
         self.client.message_callback_add(self.topic(RELEASE_TOPIC), self._on_release)
         self.client.message_callback_add(deck_topic(self.event_id), self._on_deck)
+        self.client.message_callback_add(accounts_topic(self.event_id), self._on_accounts)
 
     # ---------------------------------------------------------------------------- topics
 
@@ -286,6 +296,10 @@ class MqttBridge:
     def _on_release(self, _c: Any, _u: Any, msg: mqtt.MQTTMessage) -> None:
         """The hub's release of this table's board (retained): see :class:`HubReleases`."""
         self.releases.on_payload(bytes(msg.payload))
+
+    def _on_accounts(self, _c: Any, _u: Any, msg: mqtt.MQTTMessage) -> None:
+        """The hub's event accounts (retained): see :class:`HubAccounts`."""
+        self.accounts.on_payload(bytes(msg.payload))
 
     def _table_loop(self) -> None:
         """Publish the summary and, once signed, the result whenever the table changes."""
@@ -399,7 +413,8 @@ class MqttBridge:
         log.info("mqtt: connected to %s:%s as %s", self.host, self.port, self.prefix)
         client.publish(self.topic("status"), self._status_payload("online"), qos=1, retain=True)
         client.subscribe([(self.topic("assignment"), 1), (self.topic("result_ack"), 1),
-                          (self.topic(RELEASE_TOPIC), 1), (deck_topic(self.event_id), 1)])
+                          (self.topic(RELEASE_TOPIC), 1), (deck_topic(self.event_id), 1),
+                          (accounts_topic(self.event_id), 1)])
         # A (re)connected hub must see the current table at once, whatever happened meanwhile.
         with self._lock:
             self._last_state_seq = None
@@ -531,11 +546,12 @@ def _address_towards(host: str) -> str | None:
 
 
 def bridge_from_config(runner: Any, cfg: dict[str, Any], *, table_id: str, clock: Callable[[], float] | None = None,
-                       feed: Any = None, delay_s: float = 0.0, duplicate: bool = False) -> MqttBridge:
+                       feed: Any = None, delay_s: float = 0.0, duplicate: bool = False,
+                       users_db: str | os.PathLike[str] | None = None) -> MqttBridge:
     """Build a bridge from the ``[mqtt]`` table of the service config.
 
     Keys: ``host``, ``port``, ``event``, ``username``, ``password``, ``keepalive``, ``panel_url``,
-    ``ca_file``.
+    ``ca_file``. ``users_db``: the panel's users database, for the hub's event accounts.
 
     :raises ValueError: an unknown key (a typo must not silently drop the hub connection).
     """
@@ -547,4 +563,4 @@ def bridge_from_config(runner: Any, cfg: dict[str, Any], *, table_id: str, clock
                       event_id=str(cfg.get("event", "event")), table_id=table_id, delay_s=delay_s, clock=clock,
                       feed=feed, username=cfg.get("username"), password=cfg.get("password"),
                       keepalive=int(cfg.get("keepalive", 15)), panel_url=cfg.get("panel_url"),
-                      ca_file=cfg.get("ca_file"), duplicate=duplicate)
+                      ca_file=cfg.get("ca_file"), duplicate=duplicate, users_db=users_db)

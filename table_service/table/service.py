@@ -178,7 +178,9 @@ class TableService:
             self.mqtt = bridge_from_config(self.runner, mqtt_cfg, table_id=self.config.table_id,
                                            clock=self.clock.now_ms, feed=feed,
                                            delay_s=float(public["FEED_DELAY_S"]),
-                                           duplicate=bool(public["FEED_DUPLICATE"]))
+                                           duplicate=bool(public["FEED_DUPLICATE"]),
+                                           # the hub's event accounts become the panel's logins
+                                           users_db=self.app.config["USERS_DB"] if self.app is not None else None)
             if self.camera is not None:  # the event's deck, enrolled once and handed down by the hub
                 self.mqtt.deck_listeners.append(self._take_hub_deck)
                 self.mqtt.deck_withdrawn_listeners.append(self._drop_hub_deck)

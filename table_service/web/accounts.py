@@ -4,6 +4,13 @@ List the accounts of this server (each table's Pi and the event hub keep their o
 database), add one, change a password or a role, remove one, and lift a lock-out left by failed
 logins. Chief referee only; every form carries the CSRF token (the app's ``check_csrf`` hook).
 
+Event accounts (赛事账号, :mod:`.event_accounts`): on the hub's page the chief marks accounts valid
+at every table (a new account is marked by default: the box is ticked); after every change the hub
+sends the marked set to the tables (``app.extensions["guandan_event_accounts"]``, which only the
+hub's app has — that is how this page knows it is the hub's). On a table's page the accounts that
+came from the hub are listed read-only, "来自赛事中心 / from the event hub", and the page says
+that a local account of the same name wins.
+
 The database work is :mod:`.users`' (the command line's functions): this module only reads the
 form, refuses what the page must not allow (yourself removed or given another role; the last
 chief, which :mod:`.users` refuses inside the statement itself) and answers. A refusal is one line,
@@ -21,6 +28,7 @@ from typing import Any
 
 from flask import (
     Blueprint,
+    current_app,
     flash,
     g,
     jsonify,
@@ -31,7 +39,7 @@ from flask import (
     url_for,
 )
 
-from . import users
+from . import event_accounts, users
 from .auth import get_db, require_role
 from .security import LoginLimiter
 from .tables import web_state
@@ -48,20 +56,35 @@ def _wants_json() -> bool:
     return request.accept_mimetypes.best == "application/json"
 
 
+def _is_hub() -> bool:
+    """Whether this is the event hub's page (its app sends the event accounts; a table's does not)."""
+    return "guandan_event_accounts" in current_app.extensions
+
+
 def _view() -> dict[str, Any]:
-    """What the page shows: every account with its lock-out, and the addresses locked as a whole."""
+    """What the page shows: every account with its lock-out and scope (``local``; at the hub
+    ``event``: valid at every table; at a table ``hub``: from the event hub, read-only), the
+    addresses locked as a whole, and the event accounts' set (at the hub: the version sent; at a
+    table: the version received and the hub's names a local account shadows)."""
     lim = _limiter()
     by_name, by_address = lim.lockouts() if lim else ({}, {})
     me = g.user.name
+    db = get_db()
+    scopes = users.scopes(db)
     rows = []
-    for u in users.list_users(get_db()):
+    for u in users.list_users(db):
         failures, wait = by_name.get(u.name.lower(), (0, 0.0))
         rows.append({"name": u.name, "role": u.role, "you": u.name == me, "failures": failures,
-                     "locked": wait > 0, "retry_after_s": int(wait) + 1 if wait > 0 else 0})
+                     "locked": wait > 0, "retry_after_s": int(wait) + 1 if wait > 0 else 0,
+                     "scope": scopes.get(u.name, "local"), "can_event": u.role in users.EVENT_ROLES})
     addresses = [{"address": a, "failures": n, "retry_after_s": int(w) + 1}
                  for a, (n, w) in sorted(by_address.items()) if w > 0]
+    hub = _is_hub()
     return {"users": rows, "locked_addresses": addresses, "roles": list(users.ROLES),
-            "min_password": users.MIN_PASSWORD, "max_password": users.MAX_PASSWORD, "chiefs": sum(1 for r in rows if r["role"] == "chief")}
+            "min_password": users.MIN_PASSWORD, "max_password": users.MAX_PASSWORD,
+            "chiefs": sum(1 for r in rows if r["role"] == "chief"), "hub": hub,
+            "event_roles": list(users.EVENT_ROLES),
+            "event_set": event_accounts.sent_view(db) if hub else event_accounts.received_view(db)}
 
 
 @bp.get("/")
@@ -134,8 +157,10 @@ def _answer(action: Callable[[], str]) -> Callable[[], Any]:
             error = str(exc)
             if _wants_json():
                 return jsonify(ok=False, error=error, status=400), 400
-            kept = {"add_name": request.form.get("name", "")[:64] if request.endpoint == "accounts.add" else "",
-                    "add_role": request.form.get("role", "") if request.endpoint == "accounts.add" else ""}
+            adding = request.endpoint == "accounts.add"
+            kept = {"add_name": request.form.get("name", "")[:64] if adding else "",
+                    "add_role": request.form.get("role", "") if adding else "",
+                    "add_event": request.form.get("event", "") in _MARKED if adding else True}
             return render_template("accounts.html", error=error, **kept, **_view()), 400
         if _wants_json():
             return jsonify(ok=True, message=message)
@@ -145,12 +170,65 @@ def _answer(action: Callable[[], str]) -> Callable[[], Any]:
     return require_role("chief")(view)
 
 
+#: The ``event`` field's values: marked (the hub's box ticked: ``1``, a browser's ``on``) or not.
+_MARKED, _UNMARKED = ("1", "on"), ("", "0")
+NOT_THE_HUB = ("本服务器不是赛事中心：赛事账号在赛事中心的账号页设置 / this server is not the event hub: event "
+               "accounts are marked on the hub's accounts page")
+
+
+def _marked() -> bool:
+    """The form's ``event`` field: whether the account is to be an event account (the hub only)."""
+    value = request.form.get("event", "")
+    if value not in _MARKED + _UNMARKED:
+        raise users.UserError(f"event 只能是 1 或 0 / event must be 1 or 0, got {value[:20]!r}")
+    if value in _MARKED and not _is_hub():
+        raise users.UserError(NOT_THE_HUB)
+    return value in _MARKED
+
+
+def _sent() -> str:
+    """At the hub, after a change: send the event accounts to the tables, and say so when the set
+    changed (a new version); elsewhere nothing."""
+    if not _is_hub():
+        return ""
+    db = get_db()
+    before = event_accounts.sent_view(db)
+    current_app.extensions["guandan_event_accounts"]()
+    after = event_accounts.sent_view(db)
+    if after is None or after == before:
+        return ""
+    n = after["version"]
+    return f"；赛事账号第 {n} 版已发往各比赛桌 / event accounts version {n} sent to the tables"
+
+
 def _add() -> str:
     name = _text("name", 64).strip()
     role = _role()
-    user = users.add_user(get_db(), name, _new_password(), role)
-    log.info("accounts: %s added %r (%s)", g.user.name, user.name, user.role)
-    return f"已添加 {user.name}（{users.role_label(user.role)[0]}）/ added {user.name} ({user.role})"
+    marked = _marked()
+    if marked and role not in users.EVENT_ROLES:
+        raise users.UserError(users.EVENT_ROLE_ONLY)
+    user = users.add_user(get_db(), name, _new_password(), role, scope="event" if marked else "local")
+    log.info("accounts: %s added %r (%s%s)", g.user.name, user.name, user.role, ", event account" if marked else "")
+    where = "，在每张比赛桌有效" if marked else ""
+    where_en = ", valid at every table" if marked else ""
+    return (f"已添加 {user.name}（{users.role_label(user.role)[0]}）{where} / added {user.name} ({user.role})"
+            f"{where_en}{_sent()}")
+
+
+def _event() -> str:
+    """Mark an account an event account (valid at every table) or take the mark off (the hub only)."""
+    if not _is_hub():
+        raise users.UserError(NOT_THE_HUB)
+    name = _account()
+    if "event" not in request.form:
+        raise users.UserError("请选择是否设为赛事账号 / event must be 1 or 0")
+    marked = _marked()
+    users.set_scope(get_db(), name, "event" if marked else "local")
+    log.info("accounts: %s %s %r an event account", g.user.name, "made" if marked else "no longer made", name)
+    if marked:
+        return f"{name} 现为赛事账号，在每张比赛桌有效 / {name} is now an event account, valid at every table{_sent()}"
+    return (f"{name} 不再是赛事账号，各比赛桌将删除该账号 / {name} is no longer an event account: the tables "
+            f"remove it{_sent()}")
 
 
 def _password() -> str:
@@ -166,8 +244,9 @@ def _password() -> str:
         if csrf:
             session["csrf"] = csrf
         session.permanent = True
-        return "密码已修改，其他设备上的登录已失效 / password changed; your other sessions have ended"
-    return f"{name} 的密码已修改，其登录已全部失效 / password of {name} changed; every session of it has ended"
+        return "密码已修改，其他设备上的登录已失效 / password changed; your other sessions have ended" + _sent()
+    return (f"{name} 的密码已修改，其登录已全部失效 / password of {name} changed; every session of it has ended"
+            + _sent())
 
 
 def _set_role() -> str:
@@ -176,14 +255,18 @@ def _set_role() -> str:
     user = users.set_role(get_db(), name, _role())
     log.info("accounts: %s gave %r the role %s", g.user.name, name, user.role)
     return (f"{name} 的角色已改为{users.role_label(user.role)[0]}，下一次操作起生效 / {name} is now "
-            f"{user.role}, from the next request on")
+            f"{user.role}, from the next request on{_sent()}")
 
 
 def _remove() -> str:
     name = _account(not_me="不能删除自己的账号 / you cannot remove your own account")
     users.remove_user(get_db(), name, keep_a_chief=True)
     log.info("accounts: %s removed %r", g.user.name, name)
-    return f"已删除 {name}，其登录已失效 / removed {name}; its sessions have ended"
+    # At a table, the hub's account this local one shadowed comes in now.
+    came = event_accounts.resync(get_db()) if not _is_hub() else None
+    now_hub = (f"；赛事中心的同名账号现已生效 / the event hub's account {name} now holds here"
+               if came is not None and came.added else "")
+    return f"已删除 {name}，其登录已失效 / removed {name}; its sessions have ended{now_hub}{_sent()}"
 
 
 def _unlock() -> str:
@@ -204,5 +287,5 @@ def _unlock() -> str:
 
 
 for _rule, _fn in (("add", _add), ("password", _password), ("role", _set_role), ("remove", _remove),
-                   ("unlock", _unlock)):
+                   ("unlock", _unlock), ("event", _event)):
     bp.add_url_rule(f"/{_rule}", endpoint=_rule, view_func=_answer(_fn), methods=["POST"])

@@ -9,7 +9,7 @@ from typing import Any
 
 from table_service.store.event_log import is_utf8_text
 
-from . import config, users
+from . import config, event_accounts, users
 
 
 def _db_path(args: argparse.Namespace) -> str:
@@ -77,9 +77,12 @@ def cmd_remove(args: argparse.Namespace) -> int:
     conn = users.connect(_db_path(args), create=False)
     try:
         users.remove_user(conn, args.name)
+        came = event_accounts.resync(conn)  # at a table: the hub's account it shadowed comes in
     finally:
         conn.close()
     print(f"已删除 / removed: {args.name}")
+    if came is not None and came.added:
+        print(f"赛事中心的同名账号现已生效 / the event hub's account {', '.join(came.added)} now holds here")
     return 0
 
 
@@ -98,13 +101,19 @@ def cmd_list(args: argparse.Namespace) -> int:
     conn = users.connect(_db_path(args), create=False)
     try:
         rows = users.list_users(conn)
+        scopes = users.scopes(conn)
     finally:
         conn.close()
     if not rows:
         print("（无用户 / no users）")
     for u in rows:
-        print(f"{u.name}\t{u.role}\t{users.ROLE_NAMES[u.role]}")
+        print(f"{u.name}\t{u.role}\t{users.ROLE_NAMES[u.role]}{_SCOPE_NOTE.get(scopes.get(u.name, ''), '')}")
     return 0
+
+
+#: What ``user list`` adds after an account that is not this server's alone.
+_SCOPE_NOTE = {"event": "\t赛事账号，在每张比赛桌有效 / event account, valid at every table",
+               "hub": "\t来自赛事中心，只读 / from the event hub, read-only"}
 
 
 def register(subparsers: Any) -> None:

@@ -48,6 +48,28 @@ STRINGS: dict[str, tuple[str, str]] = {
     "acc_addresses": ("被整体锁定的地址", "Addresses locked as a whole"),
     "acc_address": ("地址", "Address"),
     "acc_none": ("无", "none"),
+    # Event accounts (赛事账号, web/event_accounts.py): the hub's marks, a table's accounts from the hub.
+    "acc_event": ("赛事账号", "Event account"),
+    "acc_event_note": ("赛事账号在每张比赛桌有效：勾选的账号（裁判长、裁判、旁观官员）连同其密码散列（从不发送密码本身）"
+                       "由赛事中心发往各比赛桌；修改密码、降级或删除后，各桌随之更新并结束其登录。",
+                       "Event accounts are valid at every table: the hub sends the marked accounts (chief referee, "
+                       "referee, viewer) with their password hashes (never a password) to every table; a new "
+                       "password, a demotion or a removal follows them there and ends their sessions."),
+    "acc_version_sent": ("已发往各比赛桌的版本", "version sent to the tables"),
+    "acc_event_on": ("每张比赛桌有效", "valid at every table"),
+    "acc_event_mark": ("设为赛事账号", "Make an event account"),
+    "acc_event_unmark": ("取消赛事账号", "Stop sending to the tables"),
+    "acc_event_no_spectator": ("观众账号不发往比赛桌", "spectator accounts are not sent to the tables"),
+    "acc_event_box": ("赛事账号 — 在每张比赛桌有效", "Event account — valid at every table"),
+    "acc_confirm_event_chief": ("确定把裁判长 {name} 设为赛事账号？其在每张比赛桌都是裁判长。",
+                                "Make the chief referee {name} an event account? They will be chief referee at every table."),
+    "acc_from_hub": ("来自赛事中心", "from the event hub"),
+    "acc_hub_note": ("来自赛事中心的账号在此只读，请在赛事中心的账号页修改。",
+                     "Accounts from the event hub are read-only here: change them on the hub's accounts page."),
+    "acc_version_received": ("收到的赛事中心账号版本", "version of the hub's accounts received"),
+    "acc_local_wins": ("同名的本机账号优先。", "A local account of the same name wins."),
+    "acc_shadowed": ("因本机同名账号而未生效的赛事中心账号", "the hub's accounts not in force here (a local account has the name)"),
+    "acc_hub_readonly": ("来自赛事中心：只读", "From the event hub: read-only"),
     "app_title": ("掼蛋裁判台", "Guandan referee panel"),
     "hub_title": ("掼蛋赛事中心", "Guandan event hub"),
     "login": ("登录", "Log in"),

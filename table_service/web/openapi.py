@@ -219,6 +219,8 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
 _ACC_FIELD = {"type": "string", "maxLength": 64}
 _ACC_PASSWORD = {"type": "string", "minLength": 8, "maxLength": 1024, "description": "at least 8 characters"}
 _ACC_ROLE = {"type": "string", "enum": ["spectator", "viewer", "referee", "chief"]}
+_ACC_EVENT = {"type": "string", "enum": ["1", "on", "0", ""], "description":
+              "赛事账号 / event account (the hub only; 1 or on: valid at every table)"}
 _ACC_DONE = {"200": _ok({"type": "object", "required": ["ok", "message"], "properties": {
     "ok": {"const": True}, "message": {"type": "string"}}}, "done (a client that asked for JSON)"),
     "302": {"description": "done: to the accounts page, the message on it"},
@@ -245,21 +247,30 @@ OPERATIONS.update({
                 **_HTML, "application/json": {"schema": {
                     "type": "object", "required": ["users", "locked_addresses", "roles"], "properties": {
                         "users": {"type": "array", "items": {"type": "object", "required": [
-                            "name", "role", "you", "locked", "failures", "retry_after_s"], "properties": {
+                            "name", "role", "you", "locked", "failures", "retry_after_s", "scope"], "properties": {
                             "name": {"type": "string"}, "role": _ACC_ROLE, "you": {"type": "boolean"},
                             "locked": {"type": "boolean"}, "failures": {"type": "integer", "minimum": 0},
-                            "retry_after_s": {"type": "integer", "minimum": 0}}}},
+                            "retry_after_s": {"type": "integer", "minimum": 0},
+                            "scope": {"type": "string", "enum": ["local", "event", "hub"], "description":
+                                      "local: this server's only; event (the hub): sent to every table; "
+                                      "hub (a table): from the event hub, read-only"},
+                            "can_event": {"type": "boolean"}}}},
                         "locked_addresses": {"type": "array", "items": {"type": "object", "properties": {
                             "address": {"type": "string"}, "failures": {"type": "integer"},
                             "retry_after_s": {"type": "integer"}}}},
                         "roles": {"type": "array", "items": {"type": "string"}},
-                        "min_password": {"type": "integer"}, "chiefs": {"type": "integer"}}}}}},
+                        "min_password": {"type": "integer"}, "chiefs": {"type": "integer"},
+                        "hub": {"type": "boolean", "description": "this is the event hub's page"},
+                        "event_roles": {"type": "array", "items": {"type": "string"}},
+                        "event_set": {"type": ["object", "null"], "description":
+                                      "the event accounts' set: at the hub the version sent; at a table the "
+                                      "version received, when, and the hub's names a local account shadows"}}}}}},
             "302": {"description": "to the login page"}}},
     ("POST", "/accounts/add"): _acc_form(
         "添加账号 / add an account (as `guandan-table user add`)",
         {"name": {**_ACC_FIELD, "description": "1-64 letters, digits, . _ -"}, "role": _ACC_ROLE,
-         "password": _ACC_PASSWORD, "password2": {**_ACC_PASSWORD, "description": "the password again"}},
-        ["name", "role", "password"]),
+         "password": _ACC_PASSWORD, "password2": {**_ACC_PASSWORD, "description": "the password again"},
+         "event": _ACC_EVENT}, ["name", "role", "password"]),
     ("POST", "/accounts/password"): _acc_form(
         "修改密码 / change an account's password; every session of it ends (the chief's own tablet "
         "goes on with a new one)",
@@ -274,6 +285,10 @@ OPERATIONS.update({
     ("POST", "/accounts/unlock"): _acc_form(
         "解除登录锁定 / lift a lock-out by failed logins: of an account (`name`) or of an address (`address`)",
         {"name": _ACC_FIELD, "address": {"type": "string", "maxLength": 64}}, []),
+    ("POST", "/accounts/event"): _acc_form(
+        "赛事账号 / at the event hub: make an account an event account, valid at every table (`event` 1), or "
+        "not (0); the hub then sends the set to the tables. A spectator cannot be one; a table refuses (400)",
+        {"name": _ACC_FIELD, "event": _ACC_EVENT}, ["name", "event"]),
 })
 
 _RULE_PARAM = re.compile(r"<(?:(\w+):)?(\w+)>")

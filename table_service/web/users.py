@@ -44,14 +44,27 @@ MIN_PASSWORD = 8
 #: was taken by ``user add``).
 MAX_PASSWORD = 1024
 
+#: Where an account comes from and where it holds (the ``scope`` column):
+#: ``local``: made on this server, valid here only (every account before event accounts existed);
+#: ``event``: at the event hub, an account its chief referee marked 赛事账号 — the hub sends it to
+#: every table (:mod:`.event_accounts`); ``hub``: at a table, an account received from the hub —
+#: read-only here, replaced whole by the hub's next set, never touching the ``local`` ones.
+SCOPES: tuple[str, ...] = ("local", "event", "hub")
+#: The roles an event account may have: the officials the tables need. A spectator account is not
+#: sent (the tables' delayed broadcast needs no login).
+EVENT_ROLES: tuple[str, ...] = ("viewer", "referee", "chief")
+
 # Only accounts live here. Duplicate-deal releases are engine events (``deal_released``) in each
 # table's own log; a ``feed_releases`` table left in an older database is never read or written.
+# ``account_set`` holds the event accounts' set as the hub last sent it (``sent``) or a table last
+# received it (``received``): :mod:`.event_accounts`.
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS users (
     name TEXT PRIMARY KEY,
     role TEXT NOT NULL CHECK (role IN ('spectator', 'viewer', 'referee', 'chief')),
     password_hash TEXT NOT NULL,
-    created_ms INTEGER NOT NULL
+    created_ms INTEGER NOT NULL,
+    scope TEXT NOT NULL DEFAULT 'local' CHECK (scope IN ('local', 'event', 'hub'))
 );
 CREATE TABLE IF NOT EXISTS sessions (
     token_hash TEXT PRIMARY KEY,
@@ -60,12 +73,18 @@ CREATE TABLE IF NOT EXISTS sessions (
     expires_ms INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS sessions_by_name ON sessions (name);
+CREATE TABLE IF NOT EXISTS account_set (
+    kind TEXT PRIMARY KEY CHECK (kind IN ('sent', 'received')),
+    version INTEGER NOT NULL,
+    t_ms INTEGER NOT NULL,
+    accounts TEXT NOT NULL
+);
 """
 
 #: Tables a users database may hold (``feed_releases``: left by an older version, never read).
 #: A file with any other table is someone else's database — an event log, say — and is refused
 #: rather than given a ``users`` table.
-OWN_TABLES = frozenset({"users", "sessions", "feed_releases"})
+OWN_TABLES = frozenset({"users", "sessions", "feed_releases", "account_set"})
 
 #: How long a login lasts without a logout (the cookie's lifetime as well).
 SESSION_LIFETIME_MS = 12 * 3600 * 1000
@@ -137,6 +156,7 @@ def connect(path: str | Path, *, create: bool = True) -> sqlite3.Connection:
                             "nothing was written")
         conn.executescript(_SCHEMA)
         _allow_spectator(conn)
+        _add_scope(conn)
     except sqlite3.Error as exc:
         conn.close()
         raise UserError(f"用户数据库损坏或不可写 / the users database {p} is damaged or not writable: {exc}") from None
@@ -170,8 +190,19 @@ def _allow_spectator(conn: sqlite3.Connection) -> None:
     with conn:
         conn.execute("ALTER TABLE users RENAME TO users_before_spectator")
         conn.execute(_SCHEMA.split(";")[0])
-        conn.execute("INSERT INTO users SELECT name, role, password_hash, created_ms FROM users_before_spectator")
+        conn.execute("INSERT INTO users (name, role, password_hash, created_ms) "
+                     "SELECT name, role, password_hash, created_ms FROM users_before_spectator")
         conn.execute("DROP TABLE users_before_spectator")
+
+
+def _add_scope(conn: sqlite3.Connection) -> None:
+    """A database made before event accounts has no ``scope`` column: added, every account kept and
+    ``local`` (what each was: made on this server for this server)."""
+    if any(r["name"] == "scope" for r in conn.execute("PRAGMA table_info(users)")):
+        return
+    with conn:
+        conn.execute("ALTER TABLE users ADD COLUMN scope TEXT NOT NULL DEFAULT 'local' "
+                     "CHECK (scope IN ('local', 'event', 'hub'))")
 
 
 def check_name(name: str) -> None:
@@ -201,74 +232,142 @@ def check_password(password: str) -> None:
         raise UserError("密码含控制字符 / the password holds a control character (a line break, NUL, ESC…)")
 
 
-def _look(name: str) -> str:
+def look(name: str) -> str:
     """How a name reads on the page: ``RITA`` and ``rita``, ``ab１`` and ``ab1`` look alike."""
     return unicodedata.normalize("NFKC", name).casefold()
 
 
-def add_user(conn: sqlite3.Connection, name: str, password: str, role: str) -> User:
+#: A stored hash as :func:`generate_password_hash` writes it (werkzeug 3: ``scrypt:N:r:p`` or
+#: ``pbkdf2:<sha256|sha512>:<iterations>``, then ``$<salt>$<hex digest>``).
+_HASH_RE = re.compile(r"(scrypt:(\d{1,7}):(\d{1,2}):(\d{1,2})|pbkdf2:(sha256|sha512):(\d{1,7}))"
+                      r"\$([A-Za-z0-9]{8,64})\$([0-9a-f]{64}|[0-9a-f]{128})", re.ASCII)
+#: The work a hash may ask of a login, bounded: werkzeug computes a hash with the parameters written
+#: in it, so a hash naming scrypt with N = 2^30 would make every login under that name take
+#: gigabytes of a Pi's memory. Our own hashes are scrypt 2^15:8:1 (32 MiB) or pbkdf2 at most
+#: werkzeug's 1,000,000 iterations; the bounds leave room for a newer werkzeug's defaults.
+SCRYPT_MAX_N, SCRYPT_MAX_R, SCRYPT_MAX_P = 2**16, 16, 4
+PBKDF2_ITERATIONS = (1_000, 2_000_000)
+
+
+def check_hash(value: object) -> str:
+    """Refuse what is not a salted hash as this module stores it (a hash received from the event hub
+    is checked with this before it is written: never a password in clear, never a hash whose
+    parameters would make a login cost the Pi more than ours do).
+
+    :raises UserError: naming what is wrong, never the hash itself.
+    """
+    m = _HASH_RE.fullmatch(value) if isinstance(value, str) else None
+    if m is None:
+        raise UserError("密码散列格式无效 / not a password hash as this service stores it "
+                        "(scrypt:N:r:p$salt$hex or pbkdf2:sha256:iterations$salt$hex)")
+    if m.group(2) is not None:
+        n, r, p = int(m.group(2)), int(m.group(3)), int(m.group(4))
+        if n < 2 or n & (n - 1) or n > SCRYPT_MAX_N or not 1 <= r <= SCRYPT_MAX_R or not 1 <= p <= SCRYPT_MAX_P:
+            raise UserError(f"密码散列参数超出范围 / scrypt parameters out of range (N a power of 2 up to "
+                            f"{SCRYPT_MAX_N}, r 1-{SCRYPT_MAX_R}, p 1-{SCRYPT_MAX_P})")
+        if len(m.group(8)) != 128:
+            raise UserError("密码散列长度无效 / a scrypt hash has 128 hex digits")
+    else:
+        lo, hi = PBKDF2_ITERATIONS
+        if not lo <= int(m.group(6)) <= hi:
+            raise UserError(f"密码散列参数超出范围 / pbkdf2 iterations out of range ({lo}-{hi})")
+        if len(m.group(8)) != (64 if m.group(5) == "sha256" else 128):
+            raise UserError("密码散列长度无效 / the digest's length does not fit its hash")
+    return value  # type: ignore[return-value]
+
+
+#: A refusal to change, at a table, an account the event hub sent: the hub's next set would undo it.
+FROM_HUB = ("来自赛事中心的账号只能在赛事中心修改 / this account comes from the event hub: change it at the "
+            "hub's accounts page")
+
+
+def add_user(conn: sqlite3.Connection, name: str, password: str, role: str, *, scope: str = "local") -> User:
     """Create an account; raises :class:`UserError` if it exists or the input is unacceptable.
 
     A name that reads like an existing one (another case, full-width digits) is refused: two
-    logins the accounts page and the event log show alike are one referee to the people reading them."""
+    logins the accounts page and the event log show alike are one referee to the people reading them.
+    An account received from the event hub under that name (or one that reads like it) gives way
+    instead: a local account wins over the hub's (its sessions end; :mod:`.event_accounts`).
+
+    :param scope: ``local``, or ``event`` (at the hub: sent to every table; not for a spectator).
+    """
     check_name(name)
     role_rank(role)
     check_password(password)
-    alike = next((n for (n,) in conn.execute("SELECT name FROM users") if n != name and _look(n) == _look(name)), None)
+    if scope not in ("local", "event") or (scope == "event" and role not in EVENT_ROLES):
+        raise UserError(EVENT_ROLE_ONLY if scope == "event" else f"未知范围 / unknown scope {scope!r}")
+    rows = conn.execute("SELECT name, scope FROM users").fetchall()
+    alike = next((n for n, sc in rows if sc != "hub" and n != name and look(n) == look(name)), None)
     if alike is not None:
         raise UserError(f"用户名与已有账号 {alike!r} 难以区分 / the name {name!r} looks like the existing account {alike!r}")
+    hub_alike = [n for n, sc in rows if sc == "hub" and look(n) == look(name)]
     try:
         with conn:
+            for n in hub_alike:  # the local account wins
+                conn.execute("DELETE FROM users WHERE name = ? AND scope = 'hub'", (n,))
+                conn.execute("DELETE FROM sessions WHERE name = ?", (n,))
             conn.execute(
-                "INSERT INTO users (name, role, password_hash, created_ms) VALUES (?, ?, ?, ?)",
-                (name, role, generate_password_hash(password), int(time.time() * 1000)),
+                "INSERT INTO users (name, role, password_hash, created_ms, scope) VALUES (?, ?, ?, ?, ?)",
+                (name, role, generate_password_hash(password), int(time.time() * 1000), scope),
             )
     except sqlite3.IntegrityError:
         raise UserError(f"用户已存在 / user already exists: {name!r}") from None
     return User(name, role)
 
 
-#: A statement's condition that keeps at least one chief referee: the row is not a chief, or
-#: another chief remains. Checked inside the statement itself, so two chiefs removing (or
-#: demoting) each other at the same moment cannot leave the database without one.
-_ANOTHER_CHIEF = "(role != 'chief' OR (SELECT COUNT(*) FROM users WHERE role = 'chief') > 1)"
+#: A statement's condition that keeps at least one chief referee of this server's own: the row is
+#: not a chief, or another local chief remains. Checked inside the statement itself, so two chiefs
+#: removing (or demoting) each other at the same moment cannot leave the database without one. A
+#: chief from the event hub does not count: the hub's next set may take it away.
+_ANOTHER_CHIEF = "(role != 'chief' OR (SELECT COUNT(*) FROM users WHERE role = 'chief' AND scope != 'hub') > 1)"
 
 LAST_CHIEF = "不能删除或降级最后一位裁判长 / the last chief referee cannot be removed or given another role"
+EVENT_ROLE_ONLY = ("观众账号不能设为赛事账号 / a spectator account cannot be an event account (the tables' "
+                   "delayed broadcast needs no login)")
+
+
+def _refused(conn: sqlite3.Connection, name: str, *, chief_rule: bool) -> UserError:
+    """Why a statement on ``name`` changed no row: no such account, the hub's, or the last chief."""
+    row = conn.execute("SELECT scope FROM users WHERE name = ?", (name,)).fetchone()
+    if row is None:
+        return UserError(f"没有该用户 / no such user: {name!r}")
+    if row["scope"] == "hub":
+        return UserError(FROM_HUB)
+    return UserError(LAST_CHIEF if chief_rule else f"没有该用户 / no such user: {name!r}")
 
 
 def remove_user(conn: sqlite3.Connection, name: str, *, keep_a_chief: bool = False) -> None:
-    """Delete an account and end its sessions; raises :class:`UserError` when there is none.
+    """Delete an account and end its sessions; raises :class:`UserError` when there is none, or it
+    came from the event hub (the hub's set is the hub's to change).
 
     :param keep_a_chief: refuse to delete the last ``chief`` (the panel's accounts page; the
         command line, run on the machine itself, may).
     """
     with conn:
-        cur = conn.execute("DELETE FROM users WHERE name = ?" + (f" AND {_ANOTHER_CHIEF}" if keep_a_chief else ""),
-                           (name,))
-        if cur.rowcount or not keep_a_chief:  # a chief kept keeps its sessions too
+        cur = conn.execute("DELETE FROM users WHERE name = ? AND scope != 'hub'"
+                           + (f" AND {_ANOTHER_CHIEF}" if keep_a_chief else ""), (name,))
+        if cur.rowcount:  # a chief kept (or the hub's account) keeps its sessions too
             conn.execute("DELETE FROM sessions WHERE name = ?", (name,))
     if cur.rowcount == 0:
-        if keep_a_chief and get_user(conn, name) is not None:
-            raise UserError(LAST_CHIEF)
-        raise UserError(f"没有该用户 / no such user: {name!r}")
+        raise _refused(conn, name, chief_rule=keep_a_chief)
 
 
 def set_role(conn: sqlite3.Connection, name: str, role: str) -> User:
     """Give ``name`` another role; never leaves the database without a ``chief``.
 
     Sessions stay open: every request reads the account's role afresh, so the new role holds
-    from the next request on.
+    from the next request on. An event account made a spectator stops being one (the tables get
+    no spectator accounts).
 
-    :raises UserError: unknown role, no such user, or the last chief given another role.
+    :raises UserError: unknown role, no such user, the hub's account, or the last chief given another role.
     """
     role_rank(role)
     with conn:
-        cur = conn.execute(f"UPDATE users SET role = ? WHERE name = ? AND (? = 'chief' OR {_ANOTHER_CHIEF})",
-                           (role, name, role))
+        cur = conn.execute("UPDATE users SET role = ?, scope = CASE WHEN scope = 'event' AND ? NOT IN "
+                           f"{EVENT_ROLES!r} THEN 'local' ELSE scope END WHERE name = ? AND scope != 'hub' "
+                           f"AND (? = 'chief' OR {_ANOTHER_CHIEF})", (role, role, name, role))
     if cur.rowcount == 0:
-        if get_user(conn, name) is not None:
-            raise UserError(LAST_CHIEF)
-        raise UserError(f"没有该用户 / no such user: {name!r}")
+        raise _refused(conn, name, chief_rule=True)
     return User(name, role)
 
 
@@ -276,11 +375,38 @@ def set_password(conn: sqlite3.Connection, name: str, password: str) -> None:
     """Change a password and end every session of that account (a stolen cookie dies with it)."""
     check_password(password)
     with conn:
-        cur = conn.execute("UPDATE users SET password_hash = ? WHERE name = ?",
+        cur = conn.execute("UPDATE users SET password_hash = ? WHERE name = ? AND scope != 'hub'",
                            (generate_password_hash(password), name))
-        conn.execute("DELETE FROM sessions WHERE name = ?", (name,))
+        if cur.rowcount:
+            conn.execute("DELETE FROM sessions WHERE name = ?", (name,))
     if cur.rowcount == 0:
-        raise UserError(f"没有该用户 / no such user: {name!r}")
+        raise _refused(conn, name, chief_rule=False)
+
+
+def set_scope(conn: sqlite3.Connection, name: str, scope: str) -> User:
+    """At the event hub: mark ``name`` an event account (``event``: sent to every table) or not
+    (``local``). Sessions are untouched (this server's login is the same account either way).
+
+    :raises UserError: an unknown scope, no such account, one received from a hub, or a spectator marked.
+    """
+    if scope not in ("local", "event"):
+        raise UserError(f"未知范围 / unknown scope {scope!r}")
+    with conn:
+        cur = conn.execute(f"UPDATE users SET scope = ? WHERE name = ? AND scope != 'hub' "
+                           f"AND (? = 'local' OR role IN {EVENT_ROLES!r})", (scope, name, scope))
+    if cur.rowcount == 0:
+        user = get_user(conn, name)
+        if user is not None and scope == "event" and user.role not in EVENT_ROLES:
+            raise UserError(EVENT_ROLE_ONLY)
+        raise _refused(conn, name, chief_rule=False)
+    user = get_user(conn, name)
+    assert user is not None
+    return user
+
+
+def scopes(conn: sqlite3.Connection) -> dict[str, str]:
+    """Every account's scope (:data:`SCOPES`), by name: what the accounts page marks."""
+    return {r["name"]: r["scope"] for r in conn.execute("SELECT name, scope FROM users")}
 
 
 # ---------------------------------------------------------------------------------- sessions

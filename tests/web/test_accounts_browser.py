@@ -75,3 +75,43 @@ def test_the_chief_manages_an_account_by_taps(make_app: Any, serve_app: Any, ope
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "accounts.png"), full_page=True)
     assert errors == []
+
+
+def test_the_hubs_chief_marks_event_accounts_by_taps_on_a_phone(users_db: str, serve_app: Any, open_page: Any,
+                                                                h: Any) -> None:
+    """The hub's page at 390 px: a new account is an event account unless the box is cleared, an
+    existing one is marked with one tap (a chief only after saying yes), every tap target ≥ 44 px."""
+    from table_service.event.web import create_hub_app
+
+    srv = serve_app(create_hub_app(None, users_db=users_db, secret_key="t"))
+    page, errors = open_page(390, 844, bypass_csp=False, mobile=True)
+    page.goto(f"{srv.url}/auth/login?next=/accounts/")
+    page.fill("#username", "chen")
+    page.fill("#password", h.PASSWORD)
+    page.click("#login-submit")
+    page.wait_for_selector("#event-note")
+    assert page.is_checked("#add-event")
+    page.fill("#add-name", "ann")
+    page.fill("#add-password", "ann-password-1")
+    page.fill("#add-password2", "ann-password-1")
+    page.click("#add-submit")
+    page.wait_for_selector('tr[data-user="ann"][data-scope="event"] .event-on')
+
+    page.locator('tr[data-user="rita"] button.event-btn').click()
+    page.wait_for_selector('tr[data-user="rita"][data-scope="event"]')
+    # A chief at every table: asked first; "no" leaves it this hub's own.
+    page.once("dialog", lambda d: d.dismiss())
+    page.locator('tr[data-user="chen"] button.event-btn').click()
+    assert page.locator('tr[data-user="chen"]').get_attribute("data-scope") == "local"
+    page.locator('tr[data-user="rita"] button.event-btn.unmark').click()
+    page.wait_for_selector('tr[data-user="rita"][data-scope="local"]')
+
+    conn = users.connect(users_db)
+    assert users.scopes(conn) == {"ann": "event", "chen": "local", "rita": "local", "vera": "local"}
+    conn.close()
+    for sel in ("button.event-btn", "label.acc-check", "#add-submit", "button.set-role-btn"):
+        for box in (page.locator(sel).nth(i).bounding_box() for i in range(page.locator(sel).count())):
+            assert box is not None and box["height"] >= 44, (sel, box)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "accounts-hub-event.png"), full_page=True)
+    assert errors == []

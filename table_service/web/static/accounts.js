@@ -1,5 +1,6 @@
-/* The chief referee's accounts page: asks before removing an account or making a chief, and
-   checks that a new password was typed the same twice (the server checks everything again). */
+/* The chief referee's accounts page: asks before removing an account, making a chief, or sending a
+   chief to every table as an event account (the hub's page), and checks that a new password was
+   typed the same twice (the server checks everything again). */
 (function () {
   "use strict";
   const t = window.GT ? window.GT.t : function (k) { return k; };
@@ -10,6 +11,11 @@
     const form = e.target;
     if (!form.classList || !form.classList.contains("acc-form")) return;
     if (form.classList.contains("remove") && !ask("acc_confirm_remove", form.dataset.name)) {
+      e.preventDefault();
+      return;
+    }
+    if (form.classList.contains("set-event") && form.dataset.role === "chief" &&
+        form.querySelector("input[name=event]").value === "1" && !ask("acc_confirm_event_chief", form.dataset.name)) {
       e.preventDefault();
       return;
     }
