@@ -16,7 +16,7 @@ released deal still waits for its own ``t_ms + delay``. (Reading releases from t
 instead would also deadlock: a release logged after the next deal began sits behind that deal's
 held events.)
 
-What is public (see ``docs/api.md``): seats and players, levels, the deal's level, whose turn, cards
+What is public (see ``docs/api.md``): seats and players, the teams by name, levels, the deal's level, whose turn, cards
 left, report lamps, the current trick, recent plays, tribute/return, confirmed flags and penalties,
 the score sheet. Never public: open or dismissed flags, uncertain camera reads (questions) and
 confidence values, cards seen/unseen counters, device status, evidence images, clock ticks, a
@@ -45,7 +45,7 @@ log = logging.getLogger(__name__)
 #: fields they keep. Types not listed still change the public *state* (e.g. ``clock_ticked``
 #: starts overtime) but are not listed as events.
 PUBLIC_EVENT_FIELDS: dict[str, tuple[str, ...]] = {
-    "round_set_up": ("players", "teams", "format", "levels", "round", "board"),
+    "round_set_up": ("players", "teams", "team_names", "format", "levels", "round", "board"),
     "first_cut_recorded": ("card",),
     "drawing_finished": ("counts",),
     "anti_tribute_declared": ("seats", "cards"),
@@ -132,6 +132,16 @@ def _public_play(p: dict) -> dict:
             "kind": p.get("kind"), "rank": p.get("rank")}
 
 
+def public_teams(rnd: dict | None) -> dict | None:
+    """The round's teams as the public knows them: by name. A round set up from the hub's assignment
+    holds the hub's ids in ``teams`` ("T01", what the result line must carry) and the names in
+    ``team_names``; a round typed at the panel holds the names in ``teams``. The s37 producer's audit
+    saw "EW T01 / NS T20" on air at every hub-run table."""
+    if not rnd:
+        return None
+    return rnd.get("team_names") or rnd.get("teams")
+
+
 def public_state(s: dict, recent_plays: int = 8) -> dict:
     """Project the engine's referee view onto what the public may see."""
     rnd = s.get("round") or {}
@@ -176,7 +186,7 @@ def public_state(s: dict, recent_plays: int = 8) -> dict:
         "t_ms": s.get("t_ms"),
         "round": ({k: rnd.get(k) for k in ("no", "status", "board", "format")} if rnd else None),
         "players": rnd.get("players") if rnd else None,
-        "teams": rnd.get("teams") if rnd else None,
+        "teams": public_teams(rnd),
         "levels": s.get("levels"),
         "deal": out_deal,
         "recent_plays": recent[-recent_plays:] if recent_plays > 0 else [],

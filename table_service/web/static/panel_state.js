@@ -160,10 +160,13 @@
      hub's assignment gave (assignment.js keeps it in GT.assignment). The table's log keeps the
      engine's own words; only the page says them otherwise. */
   GT.assignment = null;
-  /* A side's team by name: the assignment's name when its teams are this round's, else the round's
-     own entry where it is more than the side's id (a name typed at the panel), else "". */
+  /* A side's team by name: the round's own name for it (round.team_names: a round set up from the
+     hub's assignment keeps the names beside the ids, so a reload or a restart still says them), else
+     the assignment's name when its teams are this round's, else the round's own entry where it is
+     more than the side's id (a name typed at the panel), else "". */
   GT.teamName = function (side) {
     const rnd = state && state.round;
+    if (rnd && rnd.team_names && rnd.team_names[side]) return String(rnd.team_names[side]);
     const id = rnd && rnd.teams ? rnd.teams[side] : null;
     const a = GT.assignment;
     if (a && a.teams && a.team_names && a.team_names[side] && (!id || a.teams[side] === id)) return String(a.team_names[side]);

@@ -18,6 +18,15 @@
     return (d > 0 ? "EW" : "NS") + " +" + a + " · " + (d > 0 ? (13 + a) + " : " + (13 - a) : (13 - a) + " : " + (13 + a));
   }
 
+  /* A side said with its team: the name the hub gave (round.team_names) where the round came from
+     its assignment (round.teams then holds the hub's ids, "T01", which nobody at the table knows),
+     else the team typed at the panel; the side alone where the round names none. */
+  function sideTeam(side) {
+    const rnd = state.round || {};
+    const name = (rnd.team_names && rnd.team_names[side]) || (rnd.teams && rnd.teams[side]);
+    return name && name !== side ? side + " " + name : side;
+  }
+
   function render() {
     if (!state) return;
     const rows = document.getElementById("sheet-rows");
@@ -47,12 +56,13 @@
     const head = document.getElementById("sheet-head");
     head.textContent = (rnd.no !== undefined ? GT.t("round") + " " + rnd.no + " · " : "") +
       (rnd.players ? ["E", "S", "W", "N"].map(function (s) { return GT.seat(s) + ": " + (rnd.players[s] || ""); }).join(" · ") : "") +
+      (rnd.teams ? " | " + GT.t("teams") + ": " + sideTeam("EW") + " · " + sideTeam("NS") : "") +
       " | " + GT.t("levels") + ": EW " + state.levels.EW + " · NS " + state.levels.NS;
     const res = document.getElementById("sheet-result");
     res.replaceChildren();
     if (state.result) {
       const r = state.result;
-      res.appendChild(el("div", "winner", GT.t("result") + ": " + (r.winner || "—") + " (" + GT.w(r.reason) + ")"));
+      res.appendChild(el("div", "winner", GT.t("result") + ": " + (r.winner ? sideTeam(r.winner) : "—") + " (" + GT.w(r.reason) + ")"));
       if (r.level_points) res.appendChild(el("div", "level-points", GT.t("level_points") + ": EW " + r.level_points.EW + " : NS " + r.level_points.NS));
       if (r.match_points) res.appendChild(el("div", "", GT.t("match_points") + ": EW " + r.match_points.EW + " : NS " + r.match_points.NS));
     } else res.appendChild(el("div", "muted", "—"));
@@ -64,7 +74,7 @@
       const box = el("div", "signature " + (signed ? "signed" : ""));
       box.id = "sign-" + side;
       box.dataset.signed = signed ? "1" : "0";
-      box.appendChild(el("span", "", side + ": " + (signed ? "✓ " + GT.t("signed") : "")));
+      box.appendChild(el("span", "", sideTeam(side) + ": " + (signed ? "✓ " + GT.t("signed") : "")));
       if (!signed && canSign && state.result) {
         const b = el("button", "", GT.t("sign") + " " + side);
         b.onclick = async function () {
