@@ -5,11 +5,15 @@ test_overlay_producer_audit.py).
    ``team_names`` never reached the round. A round set up from the assignment as the hub sends it
    now keeps the names beside the ids: the public state says the names, the hub's result line and
    summary still carry the ids, and a log of a round set up without names folds as it did.
+2. A duplicate board's deal was held for minutes with nothing in ``state.json`` saying so. The
+   public state says ``held: {deal, reason}`` — nothing more, and no earlier than the delay — and the
+   stream carries it the moment the hold begins and the moment it ends.
 """
 
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -113,6 +117,62 @@ def test_team_names_that_are_not_both_sides_visible_names_are_refused(names: dic
     with pytest.raises(ValueError, match="编排无效"):
         set_up_data({"round": 1, "players": data["players"], "teams": data["teams"], "team_names": names,
                      "ruleset": {"preset": "jiangsu-2013"}, "format": {"kind": "deals", "deals": 1}})
+
+
+def _board_round(runner: Any, h: Any) -> None:
+    submit(runner, {"type": "round_set_up", "source": "panel", "role": "referee", "data": {
+        "players": h.PLAYERS, "format": {"kind": "deals", "deals": 3}, "board": "R1-M1"}})
+    submit(runner, {"type": "first_cut_recorded", "source": "panel", "data": {"card": "7s"}})
+
+
+def _one_card_deal(runner: Any, h: Any, clock: Any) -> None:
+    submit(runner, {"type": "drawing_finished", "source": "panel", "data": {"counts": ONE_EACH}})
+    for seat, card in (("N", "3s"), ("W", "4s"), ("S", "5s")):
+        clock.advance(1_000)
+        h.play(runner, seat, [card])
+
+
+def test_a_held_deal_is_said_in_the_public_state_and_nothing_of_it(h) -> None:
+    clock = h.FakeClockMs()
+    with tempfile.TemporaryDirectory() as tmp, TableRunner(Path(tmp) / "t.sqlite3", clock=clock) as runner:
+        feed = FeedView(runner, delay_s=30, clock=clock, pump_thread=False)
+        try:
+            _board_round(runner, h)
+            t_deal = clock()
+            _one_card_deal(runner, h, clock)
+            assert feed.state()["held"] is None  # nothing due yet: the hold tells nothing before the delay
+            clock.advance(t_deal + 30_000 - 1 - clock())
+            assert feed.state()["held"] is None
+            clock.advance(1)  # the deal's first event is due: the feed stops there, and says so
+            pub = feed.state()
+            assert pub["held"] == {"deal": 1, "reason": "duplicate board"} and pub["deal"] is None
+            text = json.dumps(pub) + json.dumps(feed.events())
+            assert not any(c in text for c in ('"3s"', '"4s"', '"5s"', "counts", "drawing_finished"))
+            # The stream learns it at once (no event carries it): its newest message is the held state.
+            assert feed.broadcaster.snapshot()[1]["held"] == pub["held"]
+            submit(runner, {"type": "deal_released", "source": "panel", "role": "chief", "data": {"deal": 1}})
+            clock.advance(60_000)
+            pub = feed.state()
+            assert pub["held"] is None and pub["deal"]["phase"] == "over"
+            assert feed.broadcaster.snapshot()[1]["held"] is None
+            submit(runner, {"type": "drawing_finished", "source": "panel", "data": {}})  # deal 2: E owes N a tribute
+            clock.advance(60_000)
+            assert feed.state()["held"] == {"deal": 2, "reason": "duplicate board"}
+            assert feed.state()["deal"]["no"] == 1  # the public still sees deal 1 as it ended
+        finally:
+            feed.close()
+
+
+def test_a_plain_tables_feed_never_says_held(h) -> None:
+    clock = h.FakeClockMs()
+    with tempfile.TemporaryDirectory() as tmp, TableRunner(Path(tmp) / "t.sqlite3", clock=clock) as runner:
+        feed = FeedView(runner, delay_s=1, clock=clock, pump_thread=False)
+        try:
+            h.setup_deal(runner)
+            clock.advance(5_000)
+            assert feed.state()["held"] is None and feed.state()["deal"]["no"] == 1
+        finally:
+            feed.close()
 
 
 def test_the_referees_record_names_a_side_by_its_teams_name_not_the_hubs_id(client, h, runner) -> None:
