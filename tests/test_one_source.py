@@ -97,3 +97,17 @@ def test_hardware_and_vision_read_the_same_image_files(tmp_path: Path) -> None:
         assert cv2.imwrite(str(path), img), suffix
         assert _read_image(path).shape == img.shape, suffix
 
+
+
+def test_a_team_name_the_hub_takes_is_one_every_table_takes() -> None:
+    """``round_set_up``'s ``team_names`` (the engine) and the hub's rule for a team's name
+    (``views.wire.control_character``, which ``event.config.team_name`` applies) refuse the same
+    characters: the engine may not import the views, so the rule is written twice and held equal here."""
+    from table_service.engine.events import is_team_name
+    from table_service.views.wire import control_character
+
+    for code in range(0x10000):
+        if 0xD800 <= code <= 0xDFFF:
+            continue
+        text = f"队{chr(code)}名"
+        assert is_team_name(text) == (control_character(text) is None), hex(code)

@@ -218,6 +218,19 @@ def is_name(text: object) -> bool:
     return says_something(text) and all(unicodedata.category(c) not in _NOT_TEXT for c in str(text))
 
 
+def is_team_name(text: object) -> bool:
+    """Whether ``text`` may be a team's name in ``round_set_up``'s ``team_names``: the hub's own rule
+    for a team's name (``event.config.team_name``: something visible, none of the characters
+    ``views.wire.control_character`` refuses — controls and the marks that turn text's direction),
+    laxer than :func:`is_name`: an emoji's zero-width joiner is part of a team's name the hub takes
+    (the s36 review), and a table must start every round the hub sends. tests/test_one_source.py
+    holds the two rules equal."""
+    return says_something(text) and not any(
+        unicodedata.category(c) == "Cc" or c in _DIRECTION_MARKS for c in str(text))
+
+
+#: The characters that turn the direction of the text after them (embeddings, overrides, isolates).
+_DIRECTION_MARKS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 #: Unicode categories that are not text in a name (spaces are: see :func:`is_name`).
 _NOT_TEXT = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 #: Unicode categories that show nothing: spaces and separators, controls, format characters (zero-width
@@ -290,6 +303,10 @@ DATA_SCHEMAS: dict[str, dict[str, Spec]] = {
     "round_set_up": {
         "players": Spec("map", required=True, keys=SEATS, item=_s(64)),
         "teams": Spec("map", keys=SIDES, item=_s(64)),
+        # The teams' names where ``teams`` holds the hub's ids (an event's assignment, whose names are
+        # at most event.model.MAX_ID long too): what every page and the public feed show; the ids stay
+        # what the round's result and summary name (views.wire.table_result, mqtt_bridge.table_summary).
+        "team_names": Spec("map", keys=SIDES, item=_s(64)),
         "ruleset": _RULESET,
         "format": _FORMAT,
         "levels": Spec("map", keys=SIDES, item=_s(2, choices=_RANKS)),

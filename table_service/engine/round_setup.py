@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from table_service.engine.errors import EventRejected
-from table_service.engine.events import card_field, field, is_name, seat_field
+from table_service.engine.events import card_field, field, is_name, is_team_name, seat_field
 from table_service.engine.flags import raise_flag
 from table_service.engine.ruleset import resolve_ruleset
 from table_service.engine.state import HAND_SIZE, State, initial_state, new_deal
@@ -115,9 +115,20 @@ def on_round_set_up(state: State, ev: dict[str, Any], fx: Effects) -> None:
     teams = data.get("teams") or {"EW": "EW", "NS": "NS"}
     if not isinstance(teams, dict) or set(teams) != {"EW", "NS"}:
         raise EventRejected(f"队伍无效 / round_set_up: teams must be {{EW: …, NS: …}}, got {teams!r}")
+    # ``team_names``: an event's round names its teams by the hub's ids in ``teams`` (the result line
+    # the hub scores must carry them) and by name here (what people read). Optional, added later than
+    # every other field: a log without it folds as it did, its ``teams`` shown as they are.
+    team_names = data.get("team_names")
+    if team_names is not None and (not isinstance(team_names, dict) or set(team_names) != {"EW", "NS"}):
+        raise EventRejected(f"队名无效 / round_set_up: team_names must be {{EW: …, NS: …}}, got {team_names!r}"[:240])
     # Checks added with the engine's generation 2, for rounds stamped with it (an older log holds
     # rounds set up without them, and must still replay).
     checked = int(data.get("engine", 1)) >= 2
+    if team_names is not None:  # a new field: checked in every round that carries it, by the hub's rule
+        for side, name in team_names.items():
+            if not is_team_name(name):
+                raise EventRejected(f"队名无效（{side}）：须有可见文字，不含控制字符 / round_set_up: the team name for "
+                                    f"{side} must be visible text with no control character: {name!r}"[:240])
     if checked:
         _check_names(players, teams)
         _check_no_other_keys(data.get("ruleset"), data.get("format"))
@@ -151,6 +162,7 @@ def on_round_set_up(state: State, ev: dict[str, Any], fx: Effects) -> None:
         "no": no,
         "players": dict(players),
         "teams": dict(teams),
+        "team_names": dict(team_names) if team_names is not None else None,
         "ruleset": rules.to_dict(),
         "_rules": rules,
         "format": fmt,

@@ -162,7 +162,9 @@ class MqttBridge:
         self._publish_lock = threading.Lock()
         self._queue_full = False
         self._gap_said = False
-        self._last_state_seq: int | None = None
+        #: The public state last put on ``state``: its seq and its ``held`` (a duplicate deal's hold
+        #: changes the state without an event, and a viewer of the retained state must see it too).
+        self._last_state_seq: tuple[int, Any] | None = None
         self.published_events = 0
         self.published_states = 0
         self.runner = runner
@@ -482,7 +484,7 @@ class MqttBridge:
             self.acked.checkpoint()
         if self._connected.is_set():
             state = self.feed.state()
-            seq = int(state.get("last_seq") or 0)
+            seq = (int(state.get("last_seq") or 0), state.get("held"))
             with self._lock:
                 changed = seq != self._last_state_seq
                 self._last_state_seq = seq

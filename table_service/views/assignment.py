@@ -16,6 +16,8 @@ from table_service.engine.state import initial_state
 
 
 def started(state: dict[str, Any], a: dict[str, Any]) -> bool:
+    """Whether the table plays the round ``a`` assigns: its number, and the teams by the hub's ids
+    (``round.teams``; the names in ``round.team_names`` are what people read)."""
     rnd = state.get("round") or {}
     return rnd.get("no") == a.get("round") and rnd.get("teams") == a.get("teams")
 
@@ -34,6 +36,11 @@ def set_up_data(a: dict[str, Any]) -> dict[str, Any]:
         data = {"players": dict(a["players"]), "teams": dict(a["teams"]), "round": a["round"],
                 "ruleset": {"preset": ruleset["preset"], "options": dict(ruleset.get("options") or {})},
                 "format": dict(a["format"])}
+        if a.get("team_names") is not None:
+            # The hub names teams by id in ``teams`` (its result lines must carry them back) and by
+            # name in ``team_names``: the round keeps both, so the overlay, the panel and the score
+            # sheet say "江苏一队", not "T01" (the s37 producer's audit), and the result stays scored.
+            data["team_names"] = dict(a["team_names"])
         if a.get("board"):  # duplicate: both rooms of a match play the same deals
             data["board"] = str(a["board"])
         check_data("round_set_up", data)

@@ -16,12 +16,13 @@ released deal still waits for its own ``t_ms + delay``. (Reading releases from t
 instead would also deadlock: a release logged after the next deal began sits behind that deal's
 held events.)
 
-What is public (see ``docs/api.md``): seats and players, levels, the deal's level, whose turn, cards
-left, report lamps, the current trick, recent plays, tribute/return, confirmed flags and penalties,
-the score sheet. Never public: open or dismissed flags, uncertain camera reads (questions) and
-confidence values, cards seen/unseen counters, device status, evidence images, clock ticks, a
-return card still face down (double-down: until both are given), whether a report was late (an open
-flag), a penalty withdrawn.
+What is public (see ``docs/api.md``): seats and players, the teams by name, levels, the deal's level,
+whose turn, cards left, report lamps, the current trick, recent plays, tribute/return, confirmed flags
+and penalties, the score sheet, and — while a duplicate deal waits for its release — that it does
+(``held``: the deal's number and why, nothing of its content). Never public: open or dismissed
+flags, uncertain camera reads (questions) and confidence values, cards seen/unseen counters, device
+status, evidence images, clock ticks, a return card still face down (double-down: until both are
+given), whether a report was late (an open flag), a penalty withdrawn.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ log = logging.getLogger(__name__)
 #: fields they keep. Types not listed still change the public *state* (e.g. ``clock_ticked``
 #: starts overtime) but are not listed as events.
 PUBLIC_EVENT_FIELDS: dict[str, tuple[str, ...]] = {
-    "round_set_up": ("players", "teams", "format", "levels", "round", "board"),
+    "round_set_up": ("players", "teams", "team_names", "format", "levels", "round", "board"),
     "first_cut_recorded": ("card",),
     "drawing_finished": ("counts",),
     "anti_tribute_declared": ("seats", "cards"),
@@ -132,8 +133,26 @@ def _public_play(p: dict) -> dict:
             "kind": p.get("kind"), "rank": p.get("rank")}
 
 
-def public_state(s: dict, recent_plays: int = 8) -> dict:
-    """Project the engine's referee view onto what the public may see."""
+#: Why a deal is held back from the public (the one reason there is): ``held.reason``.
+HELD_DUPLICATE = "duplicate board"
+
+
+def public_teams(rnd: dict | None) -> dict | None:
+    """The round's teams as the public knows them: by name. A round set up from the hub's assignment
+    holds the hub's ids in ``teams`` ("T01", what the result line must carry) and the names in
+    ``team_names``; a round typed at the panel holds the names in ``teams``. The s37 producer's audit
+    saw "EW T01 / NS T20" on air at every hub-run table."""
+    if not rnd:
+        return None
+    return rnd.get("team_names") or rnd.get("teams")
+
+
+def public_state(s: dict, recent_plays: int = 8, held: dict | None = None) -> dict:
+    """Project the engine's referee view onto what the public may see.
+
+    ``held``: the feed's word that the next deal is held for a duplicate release
+    (``FeedView._held_word``), else None; the engine state alone cannot say it (it is where the
+    feed's cursor waits, not a fold of the log)."""
     rnd = s.get("round") or {}
     deal = s.get("deal")
     out_deal = None
@@ -176,7 +195,7 @@ def public_state(s: dict, recent_plays: int = 8) -> dict:
         "t_ms": s.get("t_ms"),
         "round": ({k: rnd.get(k) for k in ("no", "status", "board", "format")} if rnd else None),
         "players": rnd.get("players") if rnd else None,
-        "teams": rnd.get("teams") if rnd else None,
+        "teams": public_teams(rnd),
         "levels": s.get("levels"),
         "deal": out_deal,
         "recent_plays": recent[-recent_plays:] if recent_plays > 0 else [],
@@ -186,6 +205,7 @@ def public_state(s: dict, recent_plays: int = 8) -> dict:
                       for r in penalties.get("records") or [] if _standing(r)],
         "score_sheet": s.get("score_sheet") or [],
         "result": s.get("result"),
+        "held": held,
     }
 
 
@@ -270,6 +290,7 @@ class FeedView:
         self._held: tuple[int, Any, tuple[int, int] | None] | None = None  # tentative apply
         self._closed = False
         self._blocked = False  # duplicate mode: waiting for a release
+        self._held_said: dict | None = None  # the ``held`` the broadcaster last carried
         self._published: deque[dict] = deque(maxlen=max(int(kept), int(buffer)))
         #: The newest seq that fell out of :attr:`_published` (0: none): a reader behind it missed events.
         self.evicted_seq = 0
@@ -428,14 +449,34 @@ class FeedView:
                     stale = True
                     continue
                 self._public = public_state(new_state, self.recent_plays)
+                self._held_said = None  # this message carries no hold: the cursor moved
                 stale = False
                 if len(self._published) == self._published.maxlen:
                     self.evicted_seq = int(self._published[0]["seq"])
                 self._published.append(pub)
                 self.broadcaster.publish(int(ev["seq"]), {"event": pub, "state": self._public}, self._public)
-            if stale:
-                self._public = public_state(self._state, self.recent_plays)
+            held = self._held_word()
+            if stale or held != self._public.get("held"):
+                self._public = public_state(self._state, self.recent_plays, held)
+            if held != self._held_said:
+                # Said at once, with no event (the hold folds nothing): the overlay's "第 2 副 复式保留"
+                # replaces a delay mark that claimed a few seconds' delay while the deal was kept for
+                # minutes (the s37 producer's audit), and leaves when the release lets the deal through.
+                self._held_said = held
+                self.broadcaster.publish(int(self._public.get("last_seq") or 0),
+                                         {"event": None, "state": self._public}, self._public)
         return done
+
+    def _held_word(self) -> dict | None:
+        """``held`` of the public state: the deal the cursor waits at, while it waits for a release.
+
+        Only what the public may know: that deal ``n`` began at least the delay ago and is kept until
+        the other room has played it — its number and why, never an event or a count of them. Set
+        only once the deal's first event is due (the pump stops at a hold only then), so it tells no
+        earlier than the delay what the table is doing."""
+        if not self._blocked or self._held is None or self._held[2] is None:
+            return None
+        return {"deal": self._held[2][1], "reason": HELD_DUPLICATE}
 
     def _snapshot(self) -> tuple[int, dict]:
         with self._lock:

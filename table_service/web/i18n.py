@@ -330,6 +330,18 @@ STRINGS: dict[str, tuple[str, str]] = {
     "live_delayed": ("延时 {n} 秒", "DELAYED {n}s"),
     "ov_table": ("第 {n} 桌", "TABLE {n}"),
     "ov_round_deal": ("第 {r} 轮 · 第 {d} 副", "R{r} · DEAL {d}"),
+    # the broadcast overlay's between-deal and round-end boxes, the duplicate hold, the wait (s37 audit)
+    "ov_round": ("第 {r} 轮", "ROUND {r}"),
+    "ov_waiting": ("等待开局", "waiting for the round"),
+    "ov_held": ("本副牌复式保留，结束后公布", "duplicate board: shown after both rooms finish"),
+    "ov_deal_result": ("第 {d} 副结果", "Deal {d} result"),
+    "ov_gain": ("{side} 升 {n} 级", "{side} up {n}"),
+    "ov_no_gain": ("本副不升级", "no level gained"),
+    "ov_round_over": ("第 {r} 轮结束", "Round {r} over"),
+    "ov_wins": ("{side} 胜", "{side} win"),
+    "ov_draw": ("平局", "draw"),
+    "ov_face_down": ("扣牌", "face down"),
+    "ov_tribute_title": ("进贡 · 还贡", "Tribute · return"),
     "yes": ("是", "yes"),
     "no": ("否", "no"),
     # --- the audit's fixes: confirmations, undo, the pending badge, hints (issue: panel audit)

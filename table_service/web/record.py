@@ -55,7 +55,8 @@ class People:
     def __init__(self, state: dict[str, Any]) -> None:
         rnd = state.get("round") or {}
         self.players: dict[str, str] = dict(rnd.get("players") or {})
-        self.teams: dict[str, str] = dict(rnd.get("teams") or {})
+        # The hub's names where the round has them (its ``teams`` are then the hub's ids, "T01").
+        self.teams: dict[str, str] = dict(rnd.get("team_names") or rnd.get("teams") or {})
         self.since_ms: int | None = rnd.get("started_ms")
 
     def knows(self, ev: dict[str, Any]) -> bool:

@@ -205,3 +205,28 @@ def test_last_will_marks_a_killed_table_offline(mosquitto: int, tmp_path: Path) 
         if proc.poll() is None:
             proc.kill()
         hub.close()
+
+
+def test_the_retained_state_says_when_a_duplicate_deal_is_held(mosquitto: int, runner: TableRunner) -> None:
+    """The s37 producer's audit: a held deal changes the public state without an event (``held``), so the
+    bridge, which put the state on the broker only when its seq moved, left the hub's retained copy
+    saying nothing of the hold. Both the hold and its end reach the broker."""
+    hub = Listener(mosquitto, "guandan/ev1/H1/state")
+    bridge = MqttBridge(runner, port=mosquitto, event_id="ev1", table_id="H1").start()
+    try:
+        assert bridge.wait_connected(60)
+        submit(runner, "round_set_up", {"players": {"E": "e", "S": "s", "W": "w", "N": "n"},
+                                        "format": {"kind": "deals", "deals": 2}, "board": "R1-M1"}, role="referee")
+        seq = submit(runner, "first_cut_recorded", {"card": "7s"})
+        hub.wait_for(lambda m: m[2]["last_seq"] == seq and m[2]["held"] is None)
+        submit(runner, "drawing_finished", {"counts": {"E": 1, "S": 1, "W": 1, "N": 1}})
+        held = hub.wait_for(lambda m: m[2]["held"] is not None)[2]
+        assert held["held"] == {"deal": 1, "reason": "duplicate board"} and held["last_seq"] == seq
+        for seat, card in (("N", "3s"), ("W", "4s"), ("S", "5s")):
+            submit(runner, "cards_played", {"seat": seat, "cards": [card]}, source="camera")
+        submit(runner, "deal_released", {"deal": 1}, role="chief")
+        end = hub.wait_for(lambda m: m[2]["deal"] is not None and m[2]["deal"]["phase"] == "over")[2]
+        assert end["held"] is None
+    finally:
+        bridge.stop()
+        hub.close()

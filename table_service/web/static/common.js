@@ -57,6 +57,9 @@
      else the round's own entry where it is more than the side's id (a name typed at the panel), else "". */
   GT.teamOf = function (state, side) {
     const rnd = state && state.round;
+    // The round's own name for it first: a round set up from the hub's assignment keeps the names
+    // beside the ids (round.team_names), so a reload or a restart still says them.
+    if (rnd && rnd.team_names && rnd.team_names[side]) return String(rnd.team_names[side]);
     const id = rnd && rnd.teams ? rnd.teams[side] : null;
     const a = GT.assignment;
     if (a && a.teams && a.team_names && a.team_names[side] && (!id || a.teams[side] === id)) return String(a.team_names[side]);
