@@ -140,7 +140,7 @@ def test_the_teams_are_named_not_numbered_on_the_overlay_the_panel_and_the_score
     assert "淮安二队" in option and "T20" not in option, option
     pg.goto(f"{srv.url}/tables/1/scoresheet")
     pg.wait_for_selector('#app[data-connected="1"]')
-    pg.wait_for_function("document.getElementById('sheet-head').textContent.includes('江苏一队')")
+    pg.wait_for_function("document.getElementById('sheet-levels').textContent.includes('江苏一队')")
     sheet = pg.inner_text("#app")
     assert "T01" not in sheet and "T20" not in sheet and "淮安二队" in pg.inner_text("#signatures")
     assert errors == [] and errs == []
