@@ -200,7 +200,7 @@ def panel_link(table: str, organiser: str | None, announced: str | None) -> str 
 STATUS_KEYS = frozenset({"table", "event", "status", "reason", "wall_ms", "panel"})
 SUMMARY_KEYS = frozenset({"table", "round", "round_status", "teams", "deal", "levels", "open_flags", "doubts",
                           "clocks_over", "penalties", "signed", "finished", "panel", "deck", "camera",
-                          "last_seq", "wall_ms", "deals_ended"})
+                          "last_seq", "wall_ms", "deals_ended", "feed_delay_s", "feed_holds"})
 RESULT_KEYS = frozenset({"result_id", "result", "table_seq", "reason", "wall_ms", "feed_delay_s"})
 #: The longest broadcast delay a table may have (``views.feed.FeedView`` refuses more).
 MAX_FEED_DELAY_S = 3600
@@ -240,6 +240,12 @@ def check_summary(table: str, data: dict[str, Any]) -> dict[str, Any]:
     # A duplicate board's tables only (absent from others and from a table of an older release): the
     # deals of the round that have ended, which the hub releases at both rooms (event/release.py).
     ended, deal = _int(data, "deals_ended", 0, MAX_COUNT), _int(data, "deal", 0, MAX_COUNT)
+    # The table's public broadcast (absent from a table of an older release, or with none): its delay,
+    # and whether it holds deals for release (a duplicate board) — the hub's 直播 page says both.
+    delay = _feed_delay(data)
+    holds = data.get("feed_holds", False)
+    if not isinstance(holds, bool):
+        raise _bad(f"feed_holds 须为 true/false，得到 {_show(holds)}", f"feed_holds must be true or false, got {_show(holds)}")
     if ended is not None and ended > (deal or 0):
         raise _bad(f"deals_ended {ended} 超过当前副数 {deal}", f"deals_ended {ended} is more than the deal {deal} "
                    "the table is at")
@@ -259,7 +265,9 @@ def check_summary(table: str, data: dict[str, Any]) -> dict[str, Any]:
             "camera": camera,
             "last_seq": _int(data, "last_seq", 0, MAX_SEQ),
             "wall_ms": _int(data, "wall_ms", MIN_WALL_MS, MAX_WALL_MS),
-            "deals_ended": ended}
+            "deals_ended": ended,
+            "feed_delay_s": delay,
+            "feed_holds": holds}
 
 
 def _deck_sha(value: Any) -> str | None:
@@ -287,14 +295,20 @@ def check_result(table: str, data: dict[str, Any]) -> dict[str, Any]:
         raise _bad(f"主题桌号 {table} 与成绩桌号 {_show(res.table)} 不符", f"topic table {table} differs from the "
                    f"result's table {_show(res.table)}")
     _str(data, "reason", 32)
+    return {"result_id": rid, "result": res.to_dict(), "table_seq": _int(data, "table_seq", 0, MAX_SEQ),
+            "wall_ms": _int(data, "wall_ms", MIN_WALL_MS, MAX_WALL_MS), "feed_delay_s": _feed_delay(data)}
+
+
+def _feed_delay(data: dict[str, Any]) -> float:
+    """A message's ``feed_delay_s`` (the table's broadcast delay), 0 when absent (a table of an
+    older release, or one without a delay)."""
     delay = data.get("feed_delay_s")
-    if delay is None:  # absent from a table of an older release: none
+    if delay is None:
         delay = 0
     if isinstance(delay, bool) or not isinstance(delay, (int, float)) or not 0 <= delay <= MAX_FEED_DELAY_S:
         raise _bad(f"feed_delay_s 须为 0–{MAX_FEED_DELAY_S} 秒，得到 {_show(delay)}",
                    f"feed_delay_s must be 0-{MAX_FEED_DELAY_S} seconds, got {_show(delay)}")
-    return {"result_id": rid, "result": res.to_dict(), "table_seq": _int(data, "table_seq", 0, MAX_SEQ),
-            "wall_ms": _int(data, "wall_ms", MIN_WALL_MS, MAX_WALL_MS), "feed_delay_s": float(delay)}
+    return float(delay)
 
 
 CHECKS = {"status": check_status, "summary": check_summary, "result": check_result}

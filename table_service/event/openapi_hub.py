@@ -81,6 +81,17 @@ OVERVIEW = {"type": "object", "required": ["event", "round", "rounds", "bye", "t
                      "well formed (docs/hub-protocol.md), of the last 30 minutes"},
     "faults": {"type": "object", "additionalProperties": {"type": "integer"}, "description": "refused messages and "
                "results by table"}}}
+BROADCAST = {"type": "object", "required": ["round", "tables"], "properties": {
+    "round": {"type": "integer", "minimum": 0},
+    "tables": {"type": "array", "items": {"type": "object", "required": ["table", "online", "links", "why"], "properties": {
+        "table": {"type": "string"}, "online": {"type": ["boolean", "null"]},
+        "links": {"type": ["object", "null"], "description": "overlay (?lang=zh), overlay_en, commentator, state, "
+                  "events, stream: on the table's own Pi"},
+        "why": _STR_OR_NULL, "ns": _STR_OR_NULL, "ew": _STR_OR_NULL,
+        "delay_s": {"type": ["number", "null"], "description": "the table's broadcast delay (its summary; null: none "
+                    "came yet)"},
+        "holds": {"type": "boolean", "description": "deals held until released (a duplicate board)"},
+        "room": _STR_OR_NULL}}}}}
 BOARD = {"type": "object", "required": ["standings", "round", "rounds", "tables", "bye", "event"], "properties": {
     "standings": STANDINGS, "round": {"type": "integer", "minimum": 0}, "rounds": _INT_OR_NULL,
     "tables": {"type": "array", "items": {"type": "object", "additionalProperties": False, "properties": {
@@ -146,6 +157,10 @@ HUB_OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "summary": "直播 / the tables' broadcast overlays and public feeds (on each table's Pi), from the panel "
                    "addresses the hub knows; a table whose address is unknown says so", "tags": ["hub"],
         "login": "viewer", "responses": {"200": _page("the page"), **_TO_LOGIN}},
+    ("GET", "/hub/api/broadcast"): {
+        "summary": "直播页数据 / the broadcast page's rows as JSON (polled every 5 s): each table's teams, online "
+                   "status, broadcast delay and deal hold (from its summary), and its feed's addresses",
+        "tags": ["hub"], "login": "viewer", "responses": {"200": _ok(BROADCAST)}},
     ("GET", "/hub/api/overview"): {"summary": "总览数据 / the overview as JSON (polled every 2 s)", "tags": ["hub"],
                                    "login": "viewer", "responses": {"200": _ok(OVERVIEW)}},
     ("GET", "/hub/board"): {"summary": "成绩大屏 / the results board for the hall's screen (public)",
@@ -155,7 +170,10 @@ HUB_OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "parameters": [{"name": "top", "in": "query", "required": False, "schema": {"type": "string"},
                         "description": "前 N 名 / show the top N teams (1–64; anything else: 8)"},
                        {"name": "lang", "in": "query", "required": False, "schema": {"type": "string"},
-                        "description": "en 为英文，其他为中文 / en for English, anything else Chinese"}],
+                        "description": "en 为英文，其他为中文 / en for English, anything else Chinese"},
+                       {"name": "pos", "in": "query", "required": False, "schema": {"type": "string"},
+                        "description": "排名框位置 / where the panel sits: right (default), left, bottom-right, "
+                                       "bottom-left (the bottom ones short, beside a table overlay's plates)"}],
         "responses": {"200": _page("the page")}},
     ("GET", "/hub/api/board"): {"summary": "大屏数据 / standings and the current round's tables (public)",
                                 "tags": ["hub"], "responses": {"200": _ok(BOARD)}},

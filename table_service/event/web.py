@@ -140,14 +140,19 @@ def feed_links(table: str, panel: str | None) -> tuple[dict[str, str] | None, st
         return None, (f"面板地址 {panel} 不以 /tables/{table} 结尾，无法得出直播地址 / the panel address {panel} "
                       f"does not end in /tables/{table}: the feed's address cannot be told from it")
     feed = urlunsplit((parts.scheme, parts.netloc, f"{prefix}/feed/{tid}", "", ""))
-    return {"panel": panel, "overlay": f"{feed}/overlay", "overlay_en": f"{feed}/overlay?lang=en",
+    # The overlay's language said in its address: OBS's browser sources share one cookie store, and
+    # a link without ?lang= once showed whatever a producer last clicked on a panel.
+    return {"panel": panel, "overlay": f"{feed}/overlay?lang=zh", "overlay_en": f"{feed}/overlay?lang=en",
+            "commentator": f"{feed}/commentator",
             "state": f"{feed}/state.json", "events": f"{feed}/events.json", "stream": f"{feed}/stream"}, None
 
 
 def broadcast_rows(h: Any) -> list[dict[str, Any]]:
     """One row per table the hub knows — the current round's, then EVENT.toml's ``[[tables]]``,
     then any other that announced itself — with its teams (when drawn), whether it is online,
-    and its feed's addresses (:func:`feed_links`) or why there are none."""
+    its broadcast's delay and whether it holds deals for release (what the table's summary said:
+    ``delay_s`` None until one came; a duplicate match's room holds them whatever it said), and
+    its feed's addresses (:func:`feed_links`) or why there are none."""
     with h.lock:
         core = h.core
         rnd = core.current_round()
@@ -162,10 +167,24 @@ def broadcast_rows(h: Any) -> list[dict[str, Any]]:
             live = h.live.get(tid)
             links, why = feed_links(tid, panel_link(tid, cfg_panels.get(tid), live.panel if live else None))
             t = drawn.get(tid)
+            summary = live.summary if live else {}
             rows.append({"table": tid, "online": live.online if live else None, "links": links, "why": why,
                          "ns": names.get(t["ns"], t["ns"]) if t else None,
-                         "ew": names.get(t["ew"], t["ew"]) if t else None})
+                         "ew": names.get(t["ew"], t["ew"]) if t else None,
+                         "delay_s": float(summary.get("feed_delay_s") or 0) if summary else None,
+                         "holds": bool(summary.get("feed_holds")) or bool(t and t.get("room")),
+                         "room": t.get("room") if t else None})
         return rows
+
+
+@bp.get("/api/broadcast")
+@hub_role("viewer")
+def api_broadcast() -> Any:
+    """The 直播 page's rows as JSON (:func:`broadcast_rows`), which the page polls to keep each
+    table's online status, delay and hold current while a producer watches it."""
+    h = hub()
+    with h.lock:
+        return jsonify(round=h.core.current_round(), tables=broadcast_rows(h))
 
 
 @bp.get("/api/overview")
@@ -187,20 +206,30 @@ def board() -> Any:
     return render_template("hub_board.html", ev=h.core.cfg["event"])
 
 
+#: Where the standings panel may sit on the stage (``?pos=``): the first is the default.
+OVERLAY_POSITIONS = ("right", "left", "bottom-right", "bottom-left")
+
+
 @bp.get("/overlay")
 def overlay() -> Any:
     """Broadcast scoreboard overlay (public, transparent): ``?top=N`` teams, ``?lang=en`` for
     English (Chinese otherwise: one language per view, never the panel's cookie, since a browser
     source on the producer's machine shares the panel's cookies). The column after match points
-    is the event's own next tie-break key, so a preset that ranks differently shows its column."""
+    is the event's own next tie-break key, so a preset that ranks differently shows its column.
+
+    ``?pos=`` places the panel (:data:`OVERLAY_POSITIONS`): ``right`` (top right, the default) or
+    ``left`` for a scene of its own; ``bottom-right`` / ``bottom-left`` a short panel (4 teams a
+    page) in the gaps a table overlay leaves below its side plates, so both stack in one scene."""
     top = request.args.get("top", "8")
     n = int(top) if re.fullmatch(r"[0-9]{1,2}", top) else 0  # ASCII digits only: int("²") fails
+    pos = request.args.get("pos", OVERLAY_POSITIONS[0])
     h = hub()
     # The first key after match points that the standings JSON carries (head-to-head has no column).
     tiebreak = next((_TIEBREAK_JSON[k] for k in scoring_of(h.core.cfg).tiebreak if k in _TIEBREAK_JSON),
                     "progressive")
     return render_template("hub_overlay.html", ev=h.core.cfg["event"], top=n if 0 < n <= 64 else 8,
-                           lang="en" if request.args.get("lang") == "en" else "zh", tiebreak=tiebreak)
+                           lang="en" if request.args.get("lang") == "en" else "zh", tiebreak=tiebreak,
+                           pos=pos if pos in OVERLAY_POSITIONS else OVERLAY_POSITIONS[0])
 
 
 #: A ruleset's tie-break key -> the standings JSON column that holds it.

@@ -8,6 +8,10 @@ rejected with its error — and ``seq`` is the primary key, so a conflicting app
 
 A file that is not a healthy SQLite database of this schema is refused with
 :class:`StoreCorruptError`, naming the file; the store never rewrites or deletes it.
+
+Each log has an identity, :attr:`EventStore.log_id` (random, drawn when a writer first opens the file,
+kept in its ``meta`` table): ``seq`` numbers restart in another log (another day, a replaced Pi), so a
+reader that remembers a seq — the broadcast overlay does — must know it is still the same log.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import secrets
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -94,6 +99,8 @@ class EventStore:
     def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
         self.path = Path(path)
         self.readonly = readonly
+        #: This log's identity (see the module doc); None only for an old log opened read-only.
+        self.log_id: str | None = None
         self._lock = threading.Lock()
         if self.path.is_dir():
             raise StoreError(f"这是文件夹，不是事件库 / {self.path} is a folder, not an event store")
@@ -178,6 +185,7 @@ class EventStore:
             if version == 0:
                 raise StoreCorruptError(f"不是事件库 / {self.path} holds no event store (empty database)")
             self._decode_all()
+            self.log_id = self._read_log_id()
             return
         sqlite.make_durable(conn)
         for target in range(version + 1, SCHEMA_VERSION + 1):
@@ -192,6 +200,16 @@ class EventStore:
                 conn.execute("ROLLBACK")
                 raise
         self._decode_all()
+        if self._read_log_id() is None:
+            # 16 random decimal digits: no letters, so it never reads as a card ("7d") in a public text
+            conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('log_id', ?)",
+                         (f"{secrets.randbelow(10**16):016d}",))
+        self.log_id = self._read_log_id()
+
+    def _read_log_id(self) -> str | None:
+        """The log's identity from ``meta`` (None: a log no writer of this release has opened yet)."""
+        row = self._conn.execute("SELECT value FROM meta WHERE key = 'log_id'").fetchone()
+        return str(row[0]) if row else None
 
     def _decode_all(self) -> None:
         """Decode every stored row once: a row that does not decode is damage, found at start-up

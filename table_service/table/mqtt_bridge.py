@@ -67,13 +67,15 @@ from table_service.web.event_accounts import accounts_topic
 log = logging.getLogger(__name__)
 
 def table_summary(state: dict[str, Any], table_id: str, panel: str | None, deck: str | None = None,
-                  camera: bool | None = None) -> dict[str, Any]:
+                  camera: bool | None = None, *, feed_delay_s: float = 0.0, feed_holds: bool = False) -> dict[str, Any]:
     """Counts for the chief referee's overview (no content of flags or questions); ``deck``: the
     SHA-256 of the enrolment the camera reads with, when the hub handed it one; ``camera``: whether
     this table has a camera at all (one without reads no deck, and is not "off the event's deck").
     A duplicate board's round adds ``deals_ended`` (deals 1..n of the round are over): the hub
     releases a deal at both rooms once both have ended it. Absent otherwise, so a hub of an earlier
-    release, which refuses a field it does not know, still reads every table of a plain event."""
+    release, which refuses a field it does not know, still reads every table of a plain event.
+    ``feed_delay_s`` / ``feed_holds``: the table's public broadcast, its delay and whether it holds
+    deals for release, for the hub's 直播 page (the producers); absent when 0 / false, likewise."""
     rnd, deal = state.get("round") or {}, state.get("deal") or {}
     now = state.get("t_ms") or 0
     flags = [f for f in state.get("flags") or [] if f.get("status") == "open"]
@@ -91,6 +93,10 @@ def table_summary(state: dict[str, Any], table_id: str, panel: str | None, deck:
                        "wall_ms": int(time.time() * 1000)}
     if rnd.get("board"):
         out["deals_ended"] = deals_ended(rnd, state.get("deal"))
+    if feed_delay_s > 0:
+        out["feed_delay_s"] = round(float(feed_delay_s), 3)
+    if feed_holds:
+        out["feed_holds"] = True
     return out
 
 
@@ -325,8 +331,11 @@ class MqttBridge:
         if not self._connected.is_set():
             return False
         state = self.runner.state()
+        holds = getattr(self.feed, "holds_deals", None)
         summary = table_summary(state, self.table_id, self.panel_url, self.deck_sha,
-                                camera=getattr(self.runner, "camera_pipeline", None) is not None)
+                                camera=getattr(self.runner, "camera_pipeline", None) is not None,
+                                feed_delay_s=float(getattr(self.feed, "delay_ms", 0.0)) / 1000.0,
+                                feed_holds=bool(callable(holds) and holds()))
         # Sent when something the overview shows changed, not on every event (last_seq alone).
         key = {k: v for k, v in summary.items() if k not in ("wall_ms", "last_seq")}
         with self._lock:

@@ -195,6 +195,12 @@ class TableRunner:
         """The table's database file."""
         return self._store.path
 
+    @property
+    def log_id(self) -> str | None:
+        """The log's identity (:attr:`EventStore.log_id`): a page that kept a seq of another log
+        (a new day's, a replaced Pi's) must start again, since seqs restart there."""
+        return self._store.log_id
+
     # ------------------------------------------------------------------ submitting
 
     def submit(self, event: dict[str, Any], wait: bool = True, timeout: float = 5.0,

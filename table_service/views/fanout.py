@@ -35,6 +35,9 @@ def sse_message(data: Any, *, event: str, msg_id: int | None = None) -> bytes:
 #: A usable ``Last-Event-ID``: a seq of at most 18 ASCII digits (seqs are SQLite integers, < 2**63).
 _LAST_ID_RE = re.compile(r"[0-9]{1,18}")
 
+#: An idle stream's keep-alive by default: an SSE comment.
+KEEPALIVE = b": keep-alive\n\n"
+
 #: Longest a waiting stream goes without checking that its client is still there (seconds).
 CLIENT_CHECK_S = 0.5
 
@@ -151,8 +154,14 @@ class Broadcaster:
             return [self._msgs[i - first] for i in range(cursor, self._count)], self._count
 
     def stream(self, last_event_id: int | None, heartbeat_s: float,
-               stop: threading.Event, gone: Callable[[], bool] | None = None) -> Iterator[bytes]:
+               stop: threading.Event, gone: Callable[[], bool] | None = None, *,
+               hello: bytes = b"", keepalive: bytes = KEEPALIVE) -> Iterator[bytes]:
         """The SSE byte stream for one client: optional snapshot, then updates and keep-alives.
+
+        ``hello``: sent first, before any snapshot or replay (the web streams say which log they
+        serve and their heartbeat, so a page can tell another log, or a stream gone quiet);
+        ``keepalive``: what an idle heartbeat writes (a comment by default, which a browser never
+        shows its page; the web streams send a named ``ping`` event instead).
 
         ``gone`` (from the server, see :mod:`table_service.web.server`) says whether the client
         has closed its connection (for the panel's stream, also whether its login has ended: the
@@ -160,7 +169,7 @@ class Broadcaster:
         :data:`CLIENT_CHECK_S`, so a closed client frees its worker thread (and its public feed
         slot) within a second instead of at the next keep-alive write.
         """
-        yield b"retry: 1000\n\n"
+        yield b"retry: 1000\n\n" + hello
         cursor = self.cursor_after(last_event_id) if last_event_id is not None else None
         step = heartbeat_s if gone is None else min(heartbeat_s, CLIENT_CHECK_S)
         while not stop.is_set():
@@ -182,7 +191,7 @@ class Broadcaster:
             msgs, cursor = got
             if gone is not None and gone():
                 return  # asked before every write too: a busy stream never waits long enough to ask
-            yield b"".join(msgs) if msgs else b": keep-alive\n\n"
+            yield b"".join(msgs) if msgs else keepalive
 
 
 class TableHub(Broadcaster):

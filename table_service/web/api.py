@@ -25,7 +25,7 @@ from . import users
 from .auth import require_role, session_holds
 from .expect import ExpectError, parse_expect
 from .openapi import build_openapi
-from .streams import client_gone, sse_response
+from .streams import PING, client_gone, sse_response, stream_hello
 from .tables import get_table, web_state
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -278,5 +278,7 @@ def stream(table_id: str) -> Response:
     last = parse_last_event_id(request.headers.get("Last-Event-ID") or request.args.get("last_event_id"))
     cfg = current_app.config
     gone, holds = client_gone(), session_holds("viewer")  # gone: None where the server cannot tell
-    return sse_response(entry.hub.stream(last, float(cfg["SSE_HEARTBEAT_S"]), web_state().stop,
-                                         lambda: (gone is not None and gone()) or not holds()))
+    heartbeat = float(cfg["SSE_HEARTBEAT_S"])
+    return sse_response(entry.hub.stream(last, heartbeat, web_state().stop,
+                                         lambda: (gone is not None and gone()) or not holds(),
+                                         hello=stream_hello(entry.runner, heartbeat), keepalive=PING))

@@ -33,8 +33,8 @@ DEFAULTS: dict[str, Any] = {
     "FEED_DELAY_S": 0.0,
     # Duplicate (复式) mode: nothing of a deal is public until the organiser releases it.
     "FEED_DUPLICATE": False,
-    # How many recent plays the public feed carries.
-    "FEED_RECENT_PLAYS": 8,
+    # How many recent plays the public feed carries (the commentator page lists them: the deal's last ten).
+    "FEED_RECENT_PLAYS": 10,
     # Failed logins allowed per (client address, user name) within the window before lock-out.
     "LOGIN_MAX_FAILURES": 5,
     "LOGIN_WINDOW_S": 300.0,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from flask import current_app, has_request_context, request
+from flask import current_app, g, has_request_context, request
 
 from table_service.engine.errors import halves
 from table_service.engine.flags import ARTICLES
@@ -519,16 +519,49 @@ def _add_words() -> None:
         STRINGS[f"evt_{etype}"] = pair
 
 
+
+#: The commentator's page (``/feed/<t>/commentator``): kept apart from the panel's labels above.
+STRINGS.update({
+    "cm_title": ("解说", "Commentator"),
+    "cm_seats": ("座位与余牌", "Seats and cards left"),
+    "cm_tribute": ("进贡 · 还贡 · 抗贡", "Tribute · return · anti-tribute"),
+    "cm_rulings": ("已确认的标记与判罚", "Confirmed flags and rulings"),
+    "cm_results": ("本副与本轮结果", "Deal and round results"),
+    "cm_hint": ("本页只显示延时播出的公开数据，与直播画面相同：没有手牌，也没有裁判尚未处理的事项。",
+                "This page shows only the delayed public feed, as the broadcast does: no hands, nothing the "
+                "referee has still to rule on."),
+    "cm_no_deal": ("尚未开始发牌", "No deal yet"),
+    "cm_no_plays": ("尚无出牌", "No plays yet"),
+    "cm_none": ("无", "None"),
+    "cm_leads": ("首出", "leads"),
+    "cm_to_play": ("该出牌", "to play"),
+    "cm_reported": ("报牌 {n} 张", "reported {n} left"),
+    "cm_face_down": ("扣着，尚未亮出", "face down, not shown yet"),
+    "cm_playing_level": ("本副打{side}的级", "this deal plays {side}'s level"),
+    "cm_gain": ("{side} 升 {n} 级", "{side} up {n}"),
+    "cm_winner": ("胜方：{side}", "Winner: {side}"),
+    "cm_held": ("复式：其余牌局在两个房间都打完后公开", "Duplicate: the other deals are shown once both rooms have played them"),
+    "cm_seconds": ("{n} 秒", "{n} s"),
+})
+
 _add_words()
+
+
+def language_from_address() -> None:
+    """This request's page takes its language from its address alone (``?lang=``, else
+    ``DEFAULT_LANG``), never the ``lang`` cookie: a broadcast overlay, whose OBS browser sources all
+    share one cookie store, so one English click on a panel once turned every table's overlay
+    English on air (the hub's overlay has always ignored the cookie)."""
+    g.lang_from_address = True
 
 
 def current_lang() -> str:
     """``zh`` or ``en`` for this request: ``?lang=`` (the overlay's browser source), else the
-    ``lang`` cookie, else ``DEFAULT_LANG``."""
+    ``lang`` cookie (not on a page that :func:`language_from_address`), else ``DEFAULT_LANG``."""
     lang = None
     if has_request_context():
         lang = request.args.get("lang")
-        if lang not in ("zh", "en"):
+        if lang not in ("zh", "en") and not g.get("lang_from_address"):
             lang = request.cookies.get("lang")
     if lang not in ("zh", "en"):
         lang = current_app.config.get("DEFAULT_LANG", "zh")

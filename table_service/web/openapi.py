@@ -200,17 +200,27 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "summary": "公开事件 / public events already due", "tags": ["feed"],
         "parameters": [_q("after", "seq to start after"), _q("limit", "at most this many (1–5000)")],
         "responses": {"200": _ok({"type": "object", "required": ["events"], "properties": {
+            "log": {"type": ["string", "null"], "description": "the identity of the table's log (seqs restart in another)"},
             "events": {"type": "array", "items": _JSON_OBJ}}}), "400": _err("bad query parameter")}},
     ("GET", "/feed/<table_id>/clock.json"): {"summary": "公开时钟 / the public clock", "tags": ["feed"],
                                              "responses": {"200": _ok(_JSON_OBJ)}},
     ("GET", "/feed/<table_id>/stream"): {
-        "summary": "公开实时流 / the public live stream (SSE, delayed)", "tags": ["feed"], "stream": True,
+        "summary": "公开实时流 / the public live stream (SSE, delayed): hello {log, heartbeat_s}, snapshot, "
+                   "update per public event, ping each idle heartbeat; 503 with Retry-After when full",
+        "tags": ["feed"], "stream": True,
         "parameters": [_q("last_event_id", "resume after this seq (also the Last-Event-ID header)",
                           {"type": "string"})],
         "responses": {"200": {"description": "Server-Sent Events", "content": _SSE},
                       "503": _err("too many feed streams open")}},
-    ("GET", "/feed/<table_id>/overlay"): {"summary": "直播叠加层 / the broadcast overlay page (OBS)", "tags": ["feed"],
-                                          "responses": {"200": _page("the page")}},
+    ("GET", "/feed/<table_id>/overlay"): {
+        "summary": "直播叠加层 / the broadcast overlay page (OBS); its language from ?lang= alone, never the cookie",
+        "tags": ["feed"], "parameters": [_q("lang", "en for English, anything else Chinese", {"type": "string"}),
+                                         _q("popup_s", "seconds a pop-up stays (default 8)", {"type": "string"})],
+        "responses": {"200": _page("the page")}},
+    ("GET", "/feed/<table_id>/commentator"): {
+        "summary": "解说页 / the commentator's page: the delayed public feed only (spectator and up)",
+        "tags": ["feed"], "responses": {"200": _page("the page"), "302": {"description": "to login"},
+                                        "404": _err("unknown table")}},
 }
 
 # The chief referee's accounts page (table_service/web/accounts.py): a form post answers a redirect

@@ -15,7 +15,7 @@ from flask import Blueprint, current_app, g, jsonify, render_template, send_from
 from table_service.rules.breaches import NAMED_BREACHES
 
 from .auth import require_role
-from .tables import TableEntry, get_table, web_state
+from .tables import TableEntry, get_table, table_sort_key, web_state
 
 bp = Blueprint("panel", __name__)
 
@@ -43,9 +43,11 @@ def table_clock(entry: TableEntry) -> tuple[Callable[[], float], float]:
 @bp.get("/")
 @require_role("spectator")
 def index() -> Any:
-    """List of tables; a spectator gets only the delayed broadcast pages (everything else on
-    this panel is live and needs ``viewer``)."""
-    return render_template("index.html", tables=sorted(web_state().tables), spectator=not g.user.can("viewer"))
+    """List of tables, in the order people count them (2 before 10); a spectator gets only the
+    delayed broadcast pages, the overlay and the commentator's (everything else on this panel is live
+    and needs ``viewer``)."""
+    return render_template("index.html", tables=sorted(web_state().tables, key=table_sort_key),
+                           spectator=not g.user.can("viewer"))
 
 
 @bp.get("/favicon.ico")

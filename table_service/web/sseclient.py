@@ -2,7 +2,8 @@
 
 Used by the tests, the benchmark and command-line tools to follow a panel or feed stream the way
 a browser's ``EventSource`` does: it parses ``id``/``event``/``data`` fields and remembers the last
-id so that a reconnect can send ``Last-Event-ID``.
+id so that a reconnect can send ``Last-Event-ID``. The streams' control messages (``hello``, ``ping``:
+see :mod:`table_service.web.streams`) are passed over, as comments are, unless ``control=True``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ import threading
 import time
 from dataclasses import dataclass
 from typing import Any
+
+#: The streams' own messages, not the table's (passed over unless asked for).
+CONTROL_EVENTS = frozenset({"hello", "ping"})
 
 
 @dataclass
@@ -35,11 +39,14 @@ class SSEClient:
 
     :param headers: extra request headers (e.g. ``Cookie`` for the panel stream).
     :param last_event_id: sent as ``Last-Event-ID`` to resume.
+    :param control: keep the ``hello`` and ``ping`` messages too (a tool reading the table's data
+        wants neither: the first message it gets is the snapshot, as before they existed).
     """
 
     def __init__(self, host: str, port: int, path: str, *, headers: dict[str, str] | None = None,
-                 last_event_id: str | int | None = None, timeout: float = 30.0) -> None:
+                 last_event_id: str | int | None = None, timeout: float = 30.0, control: bool = False) -> None:
         self.messages: queue.Queue[SSEMessage] = queue.Queue()
+        self._skip = frozenset() if control else CONTROL_EVENTS
         self.status: int | None = None
         self.last_id: str | None = None
         self._conn = http.client.HTTPConnection(host, port, timeout=timeout)
@@ -65,7 +72,7 @@ class SSEClient:
                     return
                 line = raw.decode("utf-8").rstrip("\r\n")
                 if line == "":
-                    if data:
+                    if data and ev_type not in self._skip:
                         if ev_id is not None:
                             self.last_id = ev_id
                         self.messages.put(SSEMessage(ev_id, ev_type, "\n".join(data), time.time()))

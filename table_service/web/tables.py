@@ -7,6 +7,7 @@ config as a shortcut.
 
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,6 +24,16 @@ from .security import LoginLimiter
 #: the one holding the most (10 of 40): one script opening every slot no longer turns the broadcast's
 #: overlays away, and one broadcast PC may still open 30.
 FEED_KEPT_FOR_OTHERS = 4
+
+
+_NUMBER = re.compile(r"([0-9]+)")
+
+
+def table_sort_key(table_id: str) -> tuple[tuple[int, int, str], ...]:
+    """Table ids in the order people count them, numbers read as numbers: 1, 2, 10 (not 1, 10, 2),
+    and a duplicate match's rooms 2A, 2B, 10A. ASCII digits only (``int("²")`` raises)."""
+    return tuple((0, int(part), part) if _NUMBER.fullmatch(part) else (1, 0, part)
+                 for part in _NUMBER.split(table_id) if part)
 
 
 @dataclass

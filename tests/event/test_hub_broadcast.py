@@ -74,10 +74,10 @@ def test_each_table_s_overlay_and_feed_from_the_panel_address_the_hub_knows(hub_
     assert list(rows)[:len(drawn)] == drawn and set(rows) == {"1", "2", "3", "4", "10"}
     assert list(rows)[len(drawn):] == sorted(set(rows) - set(drawn), key=int)  # 4 before 10
     # From the organiser's base address, and from what table 2 announced.
-    assert 'href="http://10.0.0.11:8080/feed/1/overlay"' in rows["1"]
+    assert 'href="http://10.0.0.11:8080/feed/1/overlay?lang=zh"' in rows["1"]
     assert 'href="http://10.0.0.11:8080/feed/1/overlay?lang=en"' in rows["1"]
     assert 'href="http://10.0.0.11:8080/feed/1/state.json"' in rows["1"]
-    assert 'data-copy="https://pi-2.hall.lan:8443/feed/2/overlay"' in rows["2"]
+    assert 'data-copy="https://pi-2.hall.lan:8443/feed/2/overlay?lang=zh"' in rows["2"]
     assert 'href="https://pi-2.hall.lan:8443/feed/2/stream"' in rows["2"] and "在线 / online" in rows["2"]
     # Unknown: said so, and no link at all (a forged address never becomes one).
     for tid in ("3", "10"):
@@ -100,7 +100,7 @@ def test_viewer_and_up_and_linked_from_the_overview(hub_app: Any) -> None:
     for who in ("vera", "chen"):
         c = app.test_client()
         login(c, who)
-        assert '<a href="/hub/broadcast" id="nav-broadcast">' in c.get("/hub/").get_data(as_text=True)
+        assert '<a href="/hub/broadcast" id="nav-broadcast" ' in c.get("/hub/").get_data(as_text=True)
         assert c.get("/hub/broadcast").status_code == 200
 
 
@@ -125,7 +125,8 @@ def test_no_tables_yet_is_said(tmp_path: Path) -> None:
 ])
 def test_feed_links_from_a_panel_address(table: str, panel: str, overlay: str) -> None:
     links, why = feed_links(table, panel)
-    assert why is None and links is not None and links["overlay"] == overlay
+    assert why is None and links is not None and links["overlay"] == overlay + "?lang=zh"
+    assert links["overlay_en"] == overlay + "?lang=en" and links["commentator"] == overlay.replace("/overlay", "/commentator")
     assert links["state"] == overlay.replace("/overlay", "/state.json")
 
 
@@ -156,7 +157,7 @@ def test_the_links_reach_a_real_table_s_feed(tmp_path: Path, hub_app: Any) -> No
         row = _rows(c.get("/hub/broadcast").get_data(as_text=True))["2"]
         overlay = re.search(r'class="overlay-link" href="([^"]+)"', row).group(1)
         state = re.search(r'class="feed-state" href="([^"]+)"', row).group(1)
-        assert overlay == f"{srv.url}/feed/2/overlay"
+        assert overlay == f"{srv.url}/feed/2/overlay?lang=zh"
         page = requests.get(overlay, timeout=10)
         assert page.status_code == 200 and 'data-table="2"' in page.text
         resp = requests.get(state, timeout=10)

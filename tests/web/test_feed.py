@@ -30,10 +30,12 @@ def feed_app(make_app, make_runner, h, **cfg):
 def test_feed_needs_no_login_and_is_read_only(make_app, make_runner, h):
     app, runner, _ = feed_app(make_app, make_runner, h)
     c = app.test_client()
-    assert c.get("/feed/").get_json() == {"tables": [{"id": "1", "delay_s": 0.0, "duplicate": False}]}
+    assert c.get("/feed/").get_json() == {"tables": [{
+        "id": "1", "delay_s": 0.0, "duplicate": False, "overlay": "/feed/1/overlay?lang=zh",
+        "commentator": "/feed/1/commentator"}]}
     resp = c.get("/feed/1/state.json")
     assert resp.status_code == 200 and resp.headers["Access-Control-Allow-Origin"] == "*"
-    assert c.get("/feed/1/events.json").get_json() == {"events": []}
+    assert c.get("/feed/1/events.json").get_json() == {"events": [], "log": runner.log_id}
     assert c.get("/feed/1/overlay").status_code == 200
     for method in ("post", "put", "delete"):
         assert getattr(c, method)("/feed/1/state.json").status_code == 405

@@ -118,7 +118,8 @@ def test_streams_through_the_test_client(client, h, runner):
         assert resp.status_code == 200 and resp.mimetype == "text/event-stream"
         assert resp.headers["Cache-Control"].startswith("no-")
         chunks = iter(resp.response)
-        assert next(chunks) == b"retry: 1000\n\n"
+        first = next(chunks)  # the retry time, then hello: the log served and the heartbeat
+        assert first.startswith(b"retry: 1000\n\nevent: hello\n") and b'"heartbeat_s"' in first
         snap = next(chunks).decode()
         assert snap.startswith("id: 3\nevent: snapshot\n")
         if url.startswith("/api/"):  # the next event too: a server that cannot tell a client gone is no fault

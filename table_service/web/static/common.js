@@ -179,33 +179,117 @@
     GT._toastTimer = setTimeout(function () { t.className = "toast"; }, 6000);
   };
 
-  /* EventSource resumes by itself: on reconnect the browser sends Last-Event-ID, and the server
-     replays what was missed (or a snapshot). States with an older seq than shown are ignored. */
-  GT.connect = function (url, root, onState) {
-    let shownSeq = -1;
+  /* The page's live stream. EventSource resumes a dropped connection by itself (sending
+     Last-Event-ID: the server replays what was missed, or a snapshot); this adds what it does not do:
+     - An HTTP error (503: every public slot taken) closes an EventSource for good, and an overlay
+       left blank on air: retried here with backoff (1 s doubling to 15 s, jittered, so 40 overlays
+       refused together do not come back together), reading the state meanwhile every 3 s
+       (opts.poll, by default a feed stream's own state.json), so the page still moves.
+     - The stream opens with hello {log, heartbeat_s}. Another log than the one shown (a new day's,
+       a replaced Pi's) has its own seqs, so the page starts again from a fresh snapshot (a lower seq
+       would otherwise be ignored for ever, and a resume id of the old log means nothing there).
+     - Nothing for 2.5 heartbeats (the server pings each one): the stream is dead (a half-open
+       connection after a network change, a hung Pi), so it is closed and opened again.
+     States with an older seq than the one shown (of the same log) are ignored. */
+  GT.connect = function (url, root, onState, opts) {
+    opts = opts || {};
+    const feed = /^(.*\/feed\/[^/?#]+)\/stream(?:[?#].*)?$/.exec(url);
+    const pollUrl = opts.poll !== undefined ? opts.poll : (feed ? feed[1] + "/state.json" : null);
     const conn = document.getElementById("conn");
-    const es = new EventSource(url);
-    function handle(e) {
-      const msg = JSON.parse(e.data);
-      const st = msg.state;
-      const seq = st && typeof st.last_seq === "number" ? st.last_seq : Number(e.lastEventId || 0);
+    let shownSeq = -1, shownLog = null, heartbeatMs = 0, failures = 0;
+    let es = null, retryTimer = null, pollTimer = null, watchdog = null;
+
+    function setConn(on) {
+      if (conn && !GT.ended) { conn.className = "conn " + (on ? "on" : "off"); conn.textContent = GT.t(on ? "live" : "reconnecting"); }
+      root.dataset.connected = on ? "1" : "0";
+    }
+    /* A message of log `log` (null: not said): another log than the one shown starts the seqs again. */
+    function sameLog(log) {
+      if (log === null || log === undefined) return true;
+      const same = shownLog === null || shownLog === log;
+      if (!same) shownSeq = -1;
+      shownLog = log;
+      root.dataset.log = log;
+      return same;
+    }
+    function show(st, ev, id) {
+      const seq = st && typeof st.last_seq === "number" ? st.last_seq : Number(id || 0);
       if (seq < shownSeq) return;
       shownSeq = seq;
       GT.receivedAt = performance.now();
-      onState(st, msg.event);
+      onState(st, ev);
       root.dataset.lastSeq = String(seq);
-      root.dataset.lastEvent = e.lastEventId || "";
+      root.dataset.lastEvent = id || "";
     }
-    es.addEventListener("snapshot", handle);
-    es.addEventListener("update", handle);
-    es.onopen = function () { if (conn) { conn.className = "conn on"; conn.textContent = GT.t("live"); } root.dataset.connected = "1"; GT.syncClock(); };
-    es.onerror = function () {
+    function arm() {
+      clearTimeout(watchdog);
+      if (heartbeatMs > 0) watchdog = setTimeout(stale, Math.max(2.5 * heartbeatMs, heartbeatMs + 3000));
+    }
+    function stale() {
       if (GT.ended) return;
-      if (conn) { conn.className = "conn off"; conn.textContent = GT.t("reconnecting"); }
-      root.dataset.connected = "0";
-      GT.syncClock();  // a stream refused for a login that ended looks like any drop: the clock's 401 tells
-    };
-    GT.source = es;
+      root.dataset.reconnects = String(Number(root.dataset.reconnects || 0) + 1);
+      setConn(false);
+      open();
+    }
+    function poll() {
+      if (!pollUrl || GT.ended) return;
+      fetch(pollUrl, { cache: "no-store", headers: { Accept: "application/json" } })
+        .then(function (r) { return r.ok ? r.json() : null; })
+        .then(function (j) {
+          if (!j || !j.state || !pollTimer) return;
+          sameLog(j.log);
+          show(j.state, null, "");
+          root.dataset.polled = String(Number(root.dataset.polled || 0) + 1);
+        })
+        .catch(function () { /* offline: the next try */ });
+    }
+    function startPolling() {
+      if (pollTimer || !pollUrl) return;
+      pollTimer = setInterval(poll, 3000);
+      poll();
+    }
+    function stopPolling() { clearInterval(pollTimer); pollTimer = null; }
+    function retryLater() {
+      if (GT.ended || retryTimer) return;
+      failures += 1;
+      const wait = Math.min(15000, 1000 * Math.pow(2, failures - 1)) * (0.8 + 0.4 * Math.random());
+      retryTimer = setTimeout(function () { retryTimer = null; open(); }, wait);
+      startPolling();
+    }
+    function open() {
+      if (GT.ended) return;
+      clearTimeout(retryTimer); retryTimer = null;
+      clearTimeout(watchdog);
+      if (es) es.close();
+      const src = (es = GT.source = new EventSource(url));
+      function mine(fn) { return function (e) { if (src === es) fn(e); }; }
+      function handle(e) {
+        arm();
+        const msg = JSON.parse(e.data);
+        show(msg.state, msg.event, e.lastEventId);
+      }
+      src.addEventListener("hello", mine(function (e) {
+        const h = JSON.parse(e.data);
+        heartbeatMs = h.heartbeat_s > 0 ? h.heartbeat_s * 1000 : 0;
+        arm();
+        // Another log: this connection may have resumed after an id of the old one, so start afresh.
+        if (!sameLog(h.log)) open();
+      }));
+      src.addEventListener("ping", mine(arm));
+      src.addEventListener("snapshot", mine(handle));
+      src.addEventListener("update", mine(handle));
+      src.onopen = mine(function () { failures = 0; stopPolling(); setConn(true); arm(); GT.syncClock(); });
+      src.onerror = mine(function () {
+        if (GT.ended) return;
+        setConn(false);
+        clearTimeout(watchdog);
+        // Closed for good (an HTTP error: 503, 401): EventSource will not try again, so this does.
+        if (src.readyState === EventSource.CLOSED) retryLater();
+        GT.syncClock();  // a stream refused for a login that ended looks like any drop: the clock's 401 tells
+      });
+    }
+    GT.stopStream = function () { stopPolling(); clearTimeout(retryTimer); clearTimeout(watchdog); if (es) es.close(); };
+    open();
     return es;
   };
 
@@ -214,7 +298,8 @@
   GT.loginEnded = function () {
     if (GT.ended) return;
     GT.ended = true;
-    if (GT.source) GT.source.close();
+    if (GT.stopStream) GT.stopStream();
+    else if (GT.source) GT.source.close();
     const conn = document.getElementById("conn");
     if (conn) {
       const a = GT.el("a", "conn off login-ended", GT.t("login_ended"));

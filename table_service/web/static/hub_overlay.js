@@ -5,6 +5,7 @@
    carry both ("南京队 / Nanjing") show their half. Rows are updated in place (no flicker); more
    than a page of teams pages itself; a long name shrinks to fit. A "delayed" mark shows only while
    the data on screen is older than it should be (the hub has not answered for a while).
+   ?pos= places the panel: right (default), left, or the short bottom-right / bottom-left panel.
    Test knobs: ?poll_s=N (default 5), ?page_s=N (default 8). */
 (function () {
   "use strict";
@@ -12,7 +13,9 @@
   var stage = document.getElementById("stage");
   var panel = document.getElementById("ov-strip");
   var list = document.getElementById("ov-list");
-  var PER_PAGE = 16;                 // rows that fit the title-safe height at 1080 (see hub.css)
+  // Rows a page: what fits the title-safe height at 1080 (see hub.css), 4 in the short panel that
+  // stacks beside a table overlay (?pos=bottom-right / bottom-left).
+  var PER_PAGE = parseInt(root.dataset.perPage, 10) || 16;
   var NAME_MIN_PX = 15;              // a name shrinks down to this, then ellipsis
   var params = new URLSearchParams(location.search);
   var POLL_MS = Math.max(0.2, Number(params.get("poll_s")) || 5) * 1000;
