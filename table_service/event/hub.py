@@ -31,7 +31,7 @@ from table_service.event.model import (
     results_to_jsonl,
     table_order,
 )
-from table_service.event.mqtt import HubMqtt, json_payload
+from table_service.event.mqtt import HubMqtt
 from table_service.event.release import ReleaseBook
 from table_service.event.state import byes_of
 from table_service.event.store import HubStore
@@ -139,9 +139,11 @@ class HubService(TableMessages):
         """Side effects of a committed event (MQTT publishing; nothing that changes state)."""
         if self.mqtt is None:
             return
-        if ev["type"] == "round_published":
+        if ev["type"] == "result_recorded" and self.note_results([ev]):
+            self.publish_releases()  # a room's result entered at the hub: it is done with that round
+        elif ev["type"] == "round_published":
             for table, a in ev["data"]["assignments"].items():
-                self.mqtt.publish(table, "assignment", json_payload({**a, "hub_seq": ev["seq"]}))
+                self.mqtt.publish(table, "assignment", assignment_payload(a, ev["seq"]))
             self._clear_idle_assignments(ev["data"]["assignments"])
         elif ev["type"] == "deck_published":
             self._publish_deck(ev["data"])
@@ -154,14 +156,18 @@ class HubService(TableMessages):
         with self.lock:
             deck, withdrawn = self.core.deck, self.core.deck_withdrawn
             rnd = self.core.current_round()
-            assignments = dict(self.core.draws[rnd]["assignments"]) if rnd else {}
+            draw = self.core.draws[rnd] if rnd else {}
+            assignments = dict(draw.get("assignments") or {})
+            published_seq = draw.get("published_seq")
         if deck is not None:
             self._publish_deck(deck)
         elif withdrawn is not None:
             self.mqtt.publish_deck(withdrawal_message(withdrawn))
         for table, a in assignments.items():
             assert self.mqtt is not None
-            self.mqtt.publish(table, "assignment", json_payload(a))
+            # Byte for byte the message :meth:`_after` sent at the publish, ``hub_seq`` included: a
+            # restart must not change the retained assignment the tables and the audit read.
+            self.mqtt.publish(table, "assignment", assignment_payload(a, published_seq))
         if rnd:
             self._clear_idle_assignments(assignments)
         self.publish_releases(again=True)  # a duplicate board's deals both rooms have ended
@@ -380,6 +386,9 @@ class HubService(TableMessages):
                         t_ms=now, actor=actor, role=role))
             for ev in logged:
                 self.core.apply(ev)
+            self.note_results(logged)
+        if logged:
+            self.publish_releases()  # as for one result entered at the hub (:meth:`_after`)
         return len(lines)
 
     def export_results(self) -> str:
@@ -486,6 +495,16 @@ class HubService(TableMessages):
                 cache.clear()
             cache[key] = result
             return copy.deepcopy(result)
+
+
+def assignment_payload(assignment: dict[str, Any], hub_seq: int | None) -> bytes:
+    """A table's ``assignment`` message: the published draw's assignment and ``hub_seq``, the seq
+    of the ``round_published`` event that made it (docs/hub-protocol.md). One function for the
+    publish and every re-publish, so the retained message never differs between them: keys sorted,
+    because the log gives a restarted hub the assignment back in its own key order; ``None`` (no
+    seq known) leaves ``hub_seq`` out. Otherwise :func:`~.mqtt.json_payload`'s form."""
+    msg = assignment if hub_seq is None else {**assignment, "hub_seq": hub_seq}
+    return json.dumps(msg, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode("utf-8")
 
 
 def _line_numbers(text: str) -> dict[tuple[Any, Any], int]:

@@ -13,12 +13,19 @@ until the chief tapped. :class:`ReleaseBook` therefore remembers, per table and 
 deals ended it has seen and what it may release, and each message carries every round released to
 that table (``earlier``, :func:`~table_service.views.release_wire.release_message`). It also means
 a room whose summary of a round's last deal never reached the hub (it moved on while away) no
-longer loses that deal: once both rooms are past the round, the most either was seen to end counts.
+longer loses that deal: once both rooms are past the round, it is released whole.
 
-Derived, not logged: a release follows from the summaries (retained on the broker, so a restarted
-hub computes the same again from each table's latest one) and the tables log what they release; a
-second record in the hub's log would only be a copy that could disagree. What a restart forgets is
-what only an older summary showed; the tables keep every release they have read.
+Derived, not logged, and so that a restarted hub works out the same again: a release follows
+from facts that outlive the hub's memory. Once both rooms are done with a round — its result is in
+the hub's log (signed, or entered at the hub), or the room's summary says it finished or is of a
+later round — the release is every deal of it (:data:`EVERY_DEAL`: each table releases only the
+deals it has itself ended, so no count of the hub's is needed). While a room still plays the round,
+its latest summary, retained on the broker, carries its count. Before, a round both rooms had left
+was released through "the most either was seen to end", a count only the hub's memory held: a hub
+restarted before the last room came back rebuilt it from summaries of the next round and never
+released that round's last deal. Nothing is added to the hub's log (a second record of what the
+results and the summaries already say could only disagree with them), and the tables log what
+they release.
 
 Incremental, because it runs on the MQTT worker for every batch holding a summary: a summary
 marks its table's rounds that it can change (:meth:`ReleaseBook.note`), and only those boards are
@@ -28,10 +35,18 @@ holds (``benchmarks/release_bench.py``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 from typing import Any
 
-from table_service.views.release_wire import release_message
+from table_service.views.release_wire import MAX_THROUGH, release_message
+
+#: ``through`` for a round both rooms are done with: every deal. Why not the most either was seen to
+#: end: that count lived only in the hub's memory, and each table releases no deal it has not itself
+#: ended, so any number at least its own count releases the same — the largest a release may name.
+EVERY_DEAL = MAX_THROUGH
+
+Resulted = Container[tuple[int, str]]
+"""The ``(round, table)`` pairs whose result is in the hub's log (``HubCore.results``)."""
 
 
 def summary_ended(summary: Mapping[str, Any]) -> int:
@@ -65,7 +80,9 @@ class ReleaseBook:
     round, from every summary seen under that round's assigned teams (a higher count is never
     forgotten: a summary seen out of order cannot lower it). ``at``: the round of each table's
     latest summary (a table past a round has ended it). ``due``: per table, ``round → (board,
-    through)`` — only ever raised (a release never goes back).
+    through)`` — only ever raised (a release never goes back). A round's result in the hub's log
+    (``results`` of :meth:`update`) also means its table is done with it: unlike the summaries,
+    the log is never of a later round only.
     """
 
     def __init__(self) -> None:
@@ -99,6 +116,13 @@ class ReleaseBook:
                 lo, hi = (1, at) if before is None else (min(before, at), max(before, at))
                 self._dirty.update((table, r) for r in range(lo, hi + 1) if r in draws)
 
+    def note_result(self, draws: Mapping[int, Mapping[str, Any]], table: str, rnd: int) -> None:
+        """A result of ``table`` for round ``rnd`` is now in the hub's log: the room is done with the
+        round, so its board is worked out again at the next :meth:`update` (a room whose Pi is off
+        the network, its result entered at the hub, no longer holds the other room's last deals)."""
+        if self.pairs(draws, rnd).get(table) is not None:
+            self._dirty.add((table, rnd))
+
     def pairs(self, draws: Mapping[int, Mapping[str, Any]], rnd: int) -> dict[str, tuple[str, str]]:
         """Round ``rnd``'s duplicate tables: ``table → (board, the other room's table)``; empty for
         a round not published, and a board without both rooms drawn is left out."""
@@ -116,24 +140,29 @@ class ReleaseBook:
         self._pairs[rnd] = (assignments, out)
         return out
 
-    def _end(self, table: str, rnd: int) -> tuple[int, bool]:
-        """``(deals ended, done)`` of ``rnd`` at ``table``: done once it has finished the round or
-        moved past it (it will end no further deal of it, and limits the other room no more)."""
+    def _end(self, table: str, rnd: int, results: Resulted = ()) -> tuple[int, bool]:
+        """``(deals ended, done)`` of ``rnd`` at ``table``: done once it has finished the round,
+        moved past it, or has its result in the hub's log (it will end no further deal of it, and
+        limits the other room no more)."""
         ended, finished = self.ends.get((table, rnd), (0, False))
-        return ended, finished or self.at.get(table, 0) > rnd
+        return ended, finished or self.at.get(table, 0) > rnd or (rnd, table) in results
 
-    def through(self, rnd: int, tables: tuple[str, str]) -> int:
+    def through(self, rnd: int, tables: tuple[str, str], results: Resulted = ()) -> int:
         """The deals of ``rnd`` both rooms allow: the fewer ended of the rooms still playing it (a
-        room that has finished, or moved past it, limits nothing — one that stopped at 7 deals by
-        the time limit must not hold back the other room's 8th); once both are done, the most
-        either ended (each table releases only the deals it has itself ended)."""
-        ends = [self._end(t, rnd) for t in tables]
+        room that is done with it limits nothing — one that stopped at 7 deals by the time limit
+        must not hold back the other room's 8th); once both are done, :data:`EVERY_DEAL` (each
+        table releases only the deals it has itself ended; a count of the hub's would be lost with
+        its memory, the release must not be)."""
+        ends = [self._end(t, rnd, results) for t in tables]
         playing = [n for n, done in ends if not done]
-        return min(playing) if playing else max(n for n, _done in ends)
+        return min(playing) if playing else EVERY_DEAL
 
-    def update(self, draws: Mapping[int, Mapping[str, Any]], *, everything: bool = False) -> set[str]:
-        """Work out again the boards :meth:`note` marked (``everything``: every board of every
-        published round). Returns the tables whose ``due`` went further."""
+    def update(self, draws: Mapping[int, Mapping[str, Any]], *, everything: bool = False,
+               results: Resulted = ()) -> set[str]:
+        """Work out again the boards :meth:`note` and :meth:`note_result` marked (``everything``:
+        every board of every published round: a restarted hub's first call). ``results``: the
+        ``(round, table)`` pairs whose result is in the hub's log. Returns the tables whose
+        ``due`` went further."""
         if everything:
             todo = {(t, r) for r in draws for t in self.pairs(draws, r)}
             self._dirty.clear()
@@ -147,7 +176,7 @@ class ReleaseBook:
                 continue
             board, twin = pair
             done.add((rnd, board))
-            through = self.through(rnd, (table, twin))
+            through = self.through(rnd, (table, twin), results)
             if through <= 0:
                 continue
             for t in (table, twin):
@@ -159,14 +188,14 @@ class ReleaseBook:
         return changed
 
 
-def releases(draws: Mapping[int, Mapping[str, Any]], summaries: Mapping[str, Mapping[str, Any]]
-             ) -> dict[str, dict[str, Any]]:
-    """Per table, the release message a hub holding only these latest summaries would send (what a
-    restarted hub computes first): :class:`ReleaseBook` over them, each table's message from
-    :func:`~table_service.views.release_wire.release_message`."""
+def releases(draws: Mapping[int, Mapping[str, Any]], summaries: Mapping[str, Mapping[str, Any]],
+             results: Resulted = ()) -> dict[str, dict[str, Any]]:
+    """Per table, the release message a hub holding only its log (``draws``, ``results``) and these
+    latest summaries would send — what a restarted hub computes first: :class:`ReleaseBook` over
+    them, each table's message from :func:`~table_service.views.release_wire.release_message`."""
     book = ReleaseBook()
     for table, summary in summaries.items():
         rnd = summary.get("round")
-        book.note(draws, table, summary, rnd if isinstance(rnd, int) else None)
-    book.update(draws)
+        book.note(draws, table, summary, rnd if isinstance(rnd, int) and not isinstance(rnd, bool) else None)
+    book.update(draws, everything=True, results=results)
     return {t: msg for t in sorted(book.due) if (msg := release_message(book.due[t])) is not None}

@@ -274,6 +274,7 @@ class HubState:
         elif et == "round_published":
             dr = self.draws[d["round"]]
             dr["published"], dr["published_ms"], dr["assignments"] = True, ev["t_ms"], d["assignments"]
+            dr["published_seq"] = ev["seq"]  # the assignments' hub_seq, sent again on every reconnect
         elif et == "result_recorded":
             line = d["result"]
             key = (line["round"], line["table"])

@@ -61,7 +61,8 @@ class TableMessages:
     """Per table: bad messages counted but not logged (:meth:`HubState.flooding`), since the start."""
     _flood_said: dict[str, int]
     release_book: ReleaseBook
-    """What each duplicate table may release, every round (:mod:`.release`), from the summaries seen."""
+    """What each duplicate table may release, every round (:mod:`.release`), from the summaries seen
+    and the results logged."""
     releases_sent: dict[str, dict[str, Any]]
     """Per table, the release message last published to it since the connection."""
 
@@ -109,14 +110,29 @@ class TableMessages:
                                           f"({type(exc).__name__})", now, applied, pending)
             for ev in applied:
                 self.core.apply(ev)
+            resulted = self.note_results(applied)
         if self.mqtt is not None:
             for table, ack in acks:
                 self.mqtt.publish(table, "result_ack", json_payload(ack))
-            if any(name == "summary" for _t, name, _p, _r in messages):
+            if resulted or any(name == "summary" for _t, name, _p, _r in messages):
                 self.publish_releases()
 
+    def note_results(self, events: list[dict[str, Any]]) -> bool:
+        """Mark the duplicate boards whose room has a result among these logged ``events``: the
+        room is done with that round (:meth:`.ReleaseBook.note_result`), which the hub's log, unlike
+        the summaries, remembers across a restart. Returns whether there was a result."""
+        found = False
+        with self.lock:
+            for ev in events:
+                if ev["type"] == "result_recorded" and "table" in ev["data"]["result"]:
+                    line = ev["data"]["result"]
+                    self.release_book.note_result(self.core.draws, line["table"], line["round"])
+                    found = True
+        return found
+
     def publish_releases(self, *, again: bool = False) -> int:
-        """Send each table of a duplicate board the release its rooms' summaries now allow
+        """Send each table of a duplicate board the release its rooms' summaries and the results in
+        the hub's log now allow
         (:mod:`.release`: every round released to it, the latest first-class and the others in
         ``earlier``), retained, QoS 1, when it goes further than the last one sent; ``again``: every
         one, every board worked out afresh (a (re)connect: what was sent before may be lost with the
@@ -128,7 +144,7 @@ class TableMessages:
         with self.lock:
             if again:
                 self.releases_sent.clear()
-            changed = self.release_book.update(self.core.draws, everything=again)
+            changed = self.release_book.update(self.core.draws, everything=again, results=self.core.results)
             if again:
                 changed = set(self.release_book.due)
             send: dict[str, dict[str, Any]] = {}

@@ -19,8 +19,9 @@ key the runner remembers (also across a restart), so a redelivery racing its fir
 action. What each valid release allows is kept, per round, and applied again whenever the table
 changes: a release that arrived before this table's own deal had ended (a table restored from an
 older log) releases that deal as soon as it ends, without waiting for the hub to say it again; and
-a round a later message leaves out (a restarted hub remembers only what the tables' latest
-summaries show) stays kept.
+a round a later message leaves out (a hub of an earlier release, restarted, remembered only what the
+tables' latest summaries showed) stays kept. A round both rooms are done with comes as ``through``
+10,000 (every deal): :func:`releasable` still submits only the deals this table has ended.
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@ A board is played in two rooms; nothing of a deal may go public before both have
 (docs/security.md). The hub sees each table's progress in its ``summary`` (``deals_ended``) and,
 once both rooms have ended deals 1..k of a round, sends each of the two tables
 ``{"round": r, "through": k, "board": b}`` on ``guandan/<event>/<table>/release``; the table then
-logs ``deal_released`` for those deals. The message is retained, one a table, so it also carries
+logs ``deal_released`` for those deals. Once both rooms are done with the round, ``through`` is
+:data:`MAX_THROUGH` (every deal: each table releases only those it has itself ended). The message is retained, one a table, so it also carries
 every earlier round released to that table (``"earlier": {"<round>": {"through", "board"}}``): a
 table away when its round's last release went out reads it there after the next round's release
 has replaced the message (a hub of an earlier release sends no ``earlier``: read as none). The counting rule and the message's check live here, below
@@ -22,7 +23,8 @@ RELEASE_TOPIC = "release"
 RELEASE_KEYS = frozenset({"round", "through", "board", "earlier"})
 #: The fields of one earlier round's release in ``earlier``.
 EARLIER_KEYS = frozenset({"through", "board"})
-#: The most deals a release may name (a round has far fewer; the hub's counts stop at 10,000).
+#: The most deals a release may name (a round has far fewer; the hub's counts stop at 10,000), and
+#: the hub's ``through`` for a round both rooms are done with: every deal.
 MAX_THROUGH = 10_000
 #: The most earlier rounds one release may carry: an event has at most 99 rounds
 #: (``event/config.py``'s ``rounds``), the message's own round being one of them. Bounds what a

@@ -17,7 +17,7 @@ import pytest
 from table_service.event.config import validate
 from table_service.event.hub import HubService
 from table_service.event.intake import BadMessage, check_message
-from table_service.event.release import ReleaseBook, releases
+from table_service.event.release import EVERY_DEAL, ReleaseBook, releases
 from table_service.views.release_wire import check_release
 
 
@@ -105,12 +105,15 @@ def test_an_older_table_room_a_later_round_and_another_board(hub: HubService) ->
     s1a = {"round": 2, "teams": {"NS": "Z", "EW": "Y"}, "deal": 1, "deals_ended": 0}
     s1b = {"round": 1, "teams": hub.core.draws[1]["assignments"]["1B"]["teams"], "deal": 4, "deals_ended": 4}
     assert releases(draws, {"1A": s1a, "1B": s1b})["1A"] == {"round": 1, "through": 4, "board": "R1-M1"}
-    assert releases(draws, {"1A": s1a, "1B": {**s1b, "round": 2}}) == {}  # both moved on: nothing new
+    # Both moved on: every deal (each table releases only those it has itself ended), though the
+    # summaries no longer say how many either ended.
+    every = {"round": 1, "through": EVERY_DEAL, "board": "R1-M1"}
+    assert releases(draws, {"1A": s1a, "1B": {**s1b, "round": 2}}) == {"1A": every, "1B": every}
     # A room that stopped at 3 deals (the round's time limit) holds back none of the other room's 4th.
     s1a = {**s1b, "round": 1, "teams": hub.core.draws[1]["assignments"]["1A"]["teams"], "deal": 3, "deals_ended": 3,
            "finished": True}
     assert releases(draws, {"1A": s1a, "1B": {**s1b, "deals_ended": 3}})["1B"]["through"] == 3  # 4th being played
-    assert releases(draws, {"1A": s1a, "1B": {**s1b, "finished": True}})["1A"]["through"] == 4
+    assert releases(draws, {"1A": s1a, "1B": {**s1b, "finished": True}})["1A"]["through"] == EVERY_DEAL
 
 
 def test_a_plain_event_gets_no_release(tmp_path: Path) -> None:
@@ -151,7 +154,8 @@ def test_every_round_a_table_missed_goes_with_its_next_release(hub: HubService) 
     ended, then saw it again only in round 2. Both rooms had ended deal 2 of round 1, but no summary
     at the hub was at round 1 any more, so round 1 was never worked out again and deal 2 stayed held
     at both rooms until the chief tapped each panel; and the message, retained one a table, carried
-    only the latest round. Now the hub remembers each round and sends every round in ``earlier``."""
+    only the latest round. Now the hub remembers each round and sends every round in ``earlier``;
+    and a room's result in the hub's log (1B's, entered at the hub) says it is done with the round."""
     pub: Published = hub.mqtt  # type: ignore[assignment]
     hub.handle_batch([summary(hub, "1A", deal=2, ended=1, seq=30), summary(hub, "1B", deal=2, ended=1, seq=30)])
     r1 = {"round": 1, "through": 1, "board": "R1-M1"}
@@ -159,28 +163,32 @@ def test_every_round_a_table_missed_goes_with_its_next_release(hub: HubService) 
     # 1A ends round 1 (seen); 1B ends it offline: its summary of deal 2 never reaches the hub.
     hub.handle_batch([summary(hub, "1A", deal=2, ended=2, seq=40, finished=True)])
     assert pub.releases() == [], "1B may still be playing deal 2"
-    enter_round(hub, 1)
+    enter_round(hub, 1)  # 1B's result among them: both rooms are done with round 1, every deal of it
+    every = {"round": 1, "through": EVERY_DEAL}
+    assert pub.releases() == [("1A", {**every, "board": "R1-M1"}), ("1B", {**every, "board": "R1-M1"}),
+                              ("2A", {**every, "board": "R1-M2"}), ("2B", {**every, "board": "R1-M2"})]
     hub.draw_next("org", "chief")
     hub.publish_draw(2, "org", "chief")
     a2 = hub.core.draws[2]["assignments"]
     assert (a2["1A"]["board"], a2["1B"]["board"]) == ("R2-M1", "R2-M1")
     hub.handle_batch([summary(hub, "1A", deal=2, ended=1, seq=60, rnd=2)])
     assert pub.releases() == []  # 1B is not at round 2 yet: nothing of round 2; round 1 as before
-    # 1B is back, already in round 2 with deal 1 ended: round 1's deal 2 too, in the same message.
+    # 1B is back, already in round 2 with deal 1 ended: round 1 goes with round 2's deal 1.
     hub.handle_batch([summary(hub, "1B", deal=2, ended=1, seq=70, rnd=2)])
-    want = {"round": 2, "through": 1, "board": "R2-M1", "earlier": {"1": {"through": 2, "board": "R1-M1"}}}
+    want = {"round": 2, "through": 1, "board": "R2-M1", "earlier": {"1": {"through": EVERY_DEAL, "board": "R1-M1"}}}
     assert pub.releases() == [("1A", want), ("1B", want)]
     assert check_release(want) == want
     # Round 2's next deal: the message still carries round 1 (one retained message a table).
     hub.handle_batch([summary(hub, "1A", deal=3, ended=2, seq=80, rnd=2), summary(hub, "1B", deal=3, ended=2,
                                                                                      seq=80, rnd=2)])
     assert pub.releases() == [("1A", {**want, "through": 2}), ("1B", {**want, "through": 2})]
-    # A (re)connect sends each table its whole message again; the other match got nothing.
+    # A (re)connect sends each table its whole message again (the other match: its round 1).
     hub._republish()
-    assert sorted(t for t, _ in pub.releases()) == ["1A", "1B"]
-    # A restarted hub knows only the latest summaries: round 2 again; the tables keep round 1.
-    assert releases(hub.core.draws, {t: live.summary for t, live in hub.live.items()}) == {
-        "1A": {"round": 2, "through": 2, "board": "R2-M1"}, "1B": {"round": 2, "through": 2, "board": "R2-M1"}}
+    assert sorted(t for t, _ in pub.releases()) == ["1A", "1B", "2A", "2B"]
+    # A restarted hub works out the same from the latest summaries alone, and from its log alone.
+    latest = {t: live.summary for t, live in hub.live.items()}
+    assert releases(hub.core.draws, latest)["1A"] == {**want, "through": 2}
+    assert releases(hub.core.draws, {}, hub.core.results)["1B"] == {**every, "board": "R1-M1"}
     assert hub.core.faults == {}
 
 
@@ -197,15 +205,16 @@ def test_a_room_ahead_in_the_next_round_still_gets_the_earlier_rounds_release(hu
            "2A": {"round": 2, "teams": t2["2A"], "deal": 2, "deals_ended": 1},
            "1B": {"round": 1, "teams": a1["1B"]["teams"], "deal": 2, "deals_ended": 2, "finished": True}}
     got = releases(draws, now)
-    assert got["1A"] == {"round": 2, "through": 1, "board": "R2-M1", "earlier": {"1": {"through": 2, "board": "R1-M1"}}}
-    assert got["1B"] == {"round": 1, "through": 2, "board": "R1-M1"}
+    r1 = {"through": EVERY_DEAL, "board": "R1-M1"}  # 1A past round 1, 1B finished it: both done
+    assert got["1A"] == {"round": 2, "through": 1, "board": "R2-M1", "earlier": {"1": r1}}
+    assert got["1B"] == {"round": 1, **r1}
     assert got["2A"] == {"round": 2, "through": 1, "board": "R2-M1"}
     # The book: only the boards a summary can change are worked out again, and never less.
     book = ReleaseBook()
     for t, s in now.items():
         book.note(draws, t, s, s["round"])
     assert book.update(draws) == {"1A", "1B", "2A"}
-    assert book.due["1A"] == {1: ("R1-M1", 2), 2: ("R2-M1", 1)}
+    assert book.due["1A"] == {1: ("R1-M1", EVERY_DEAL), 2: ("R2-M1", 1)}
     assert book.update(draws) == set()  # nothing new: nothing to send
     book.note(draws, "2A", {**now["2A"], "deals_ended": 0, "deal": 1}, 2)  # an older summary, late
     assert book.update(draws) == set() and book.due["2A"] == {2: ("R2-M1", 1)}
@@ -224,3 +233,111 @@ def test_the_table_checks_earlier_rounds(earlier: Any) -> None:
     assert check_release(good) == good
     with pytest.raises(ValueError, match="earlier"):
         check_release({**base, "round": 100 if len(earlier) == 99 else 2, "earlier": earlier})
+
+
+class Raw(Published):
+    """Also keeps each payload's bytes (the retained message as the broker holds it)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.raw: list[tuple[str, str, bytes]] = []
+
+    def publish(self, table: str, name: str, payload: bytes, *, retain: bool = True) -> None:
+        self.raw.append((table, name, payload))
+        super().publish(table, name, payload, retain=retain)
+
+    def publish_deck(self, payload: bytes) -> None:
+        pass
+
+    def publish_accounts(self, payload: bytes) -> None:
+        pass
+
+
+def restarted(hub: HubService, tmp_path: Path) -> HubService:
+    """The hub stopped (kill -9 or a clean stop: only its log stays) and started again on its folder."""
+    hub.mqtt = None
+    hub.stop()
+    again = HubService(duplicate_cfg(), tmp_path, connect=False)
+    again.mqtt = Raw()  # type: ignore[assignment]
+    return again
+
+
+def test_a_restarted_hub_still_releases_the_round_a_room_left_while_away(tmp_path: Path) -> None:
+    """The durability audit's case: room 1B's network is down for round 1's last deal and comes back
+    in round 2, and the hub restarts meanwhile. The hub's memory of round 1 (1A ended 2, 1B ended 1)
+    was lost, its summaries now of round 2: round 1 was worked out again as "through 1" (the most
+    a summary it still had showed) and deal 2 never went public at either room. Now a round both
+    rooms are done with — by their results in the hub's log, or summaries past it — is every deal."""
+    hub = HubService(duplicate_cfg(), tmp_path, connect=False)
+    hub.draw_next("org", "chief")
+    hub.publish_draw(1, "org", "chief")
+    hub.mqtt = Raw()  # type: ignore[assignment]
+    hub.handle_batch([summary(hub, "1A", deal=2, ended=1, seq=30), summary(hub, "1B", deal=2, ended=1, seq=30)])
+    hub.handle_batch([summary(hub, "1A", deal=2, ended=2, seq=40, finished=True)])
+    enter_round(hub, 1)
+    hub.draw_next("org", "chief")
+    hub.publish_draw(2, "org", "chief")
+    r2_1a = summary(hub, "1A", deal=2, ended=1, seq=60, rnd=2)
+    r1_1b = summary(hub, "1B", deal=2, ended=1, seq=30)  # 1B's last summary the broker holds
+    r2_1b = summary(hub, "1B", deal=2, ended=1, seq=70, rnd=2)
+    hub.handle_batch([r2_1a])
+
+    hub = restarted(hub, tmp_path)
+    try:
+        pub: Raw = hub.mqtt  # type: ignore[assignment]
+        hub._republish()  # on connect, before any summary: from the log alone (both rooms' results)
+        rel = dict(pub.releases())
+        assert rel["1A"] == rel["1B"] == {"round": 1, "through": EVERY_DEAL, "board": "R1-M1"}
+        hub.handle_batch([r2_1a, r1_1b])  # the retained summaries
+        assert pub.releases() == []  # nothing taken back, nothing of round 2 while 1B is away
+        hub.handle_batch([r2_1b])  # 1B is back
+        got = dict(pub.releases())
+        assert got["1A"] == got["1B"] == {"round": 2, "through": 1, "board": "R2-M1",
+                                          "earlier": {"1": {"through": EVERY_DEAL, "board": "R1-M1"}}}
+        assert got["1B"]["earlier"]["1"]["through"] >= 2, "round 1's deal 2, ended at both rooms, held"
+    finally:
+        hub.mqtt = None
+        hub.stop()
+
+
+def test_a_restart_without_results_still_releases_a_round_both_rooms_left() -> None:
+    """The rebuild from the tables' latest summaries alone (no result logged yet, e.g. both rooms'
+    results on their way): both summaries of round 2 say both rooms are done with round 1."""
+    draws = {1: {"published": True, "assignments": {
+        "1A": {"board": "R1-M1", "teams": {"NS": "T0", "EW": "T1"}},
+        "1B": {"board": "R1-M1", "teams": {"NS": "T1", "EW": "T0"}}}},
+             2: {"published": True, "assignments": {
+                 "1A": {"board": "R2-M1", "teams": {"NS": "T0", "EW": "T2"}},
+                 "1B": {"board": "R2-M1", "teams": {"NS": "T2", "EW": "T0"}}}}}
+    latest = {t: {"round": 2, "teams": draws[2]["assignments"][t]["teams"], "deal": 1, "deals_ended": 0}
+              for t in ("1A", "1B")}
+    assert releases(draws, latest)["1A"] == {"round": 1, "through": EVERY_DEAL, "board": "R1-M1"}
+    # One room still in round 1 (its latest summary, retained): it limits, as before the restart.
+    latest["1B"] = {"round": 1, "teams": draws[1]["assignments"]["1B"]["teams"], "deal": 2, "deals_ended": 1}
+    assert releases(draws, latest)["1A"] == {"round": 1, "through": 1, "board": "R1-M1"}
+    # ... unless its result is in the hub's log: then it is done with the round.
+    assert releases(draws, latest, {(1, "1B")})["1A"]["through"] == EVERY_DEAL
+
+
+def test_a_restarted_hub_sends_each_assignment_as_it_was_published(tmp_path: Path) -> None:
+    """A restarted hub re-published the current round's assignments without ``hub_seq``: the
+    retained message changed under the tables with nothing changed at the hub."""
+    hub = HubService(duplicate_cfg(), tmp_path, connect=False)
+    hub.draw_next("org", "chief")
+    hub.mqtt = Raw()  # type: ignore[assignment]
+    hub.publish_draw(1, "org", "chief")
+    first = {t: p for t, n, p in hub.mqtt.raw if n == "assignment"}  # type: ignore[attr-defined]
+    seq = hub.core.last_seq
+    assert set(first) == {"1A", "1B", "2A", "2B"}
+    assert all(json.loads(p)["hub_seq"] == seq for p in first.values())
+    hub._republish()  # a reconnect of the same hub
+    again = {t: p for t, n, p in hub.mqtt.raw if n == "assignment"}  # type: ignore[attr-defined]
+    assert again == first
+    hub = restarted(hub, tmp_path)
+    try:
+        hub._republish()
+        after = {t: p for t, n, p in hub.mqtt.raw if n == "assignment"}  # type: ignore[attr-defined]
+        assert after == first
+    finally:
+        hub.mqtt = None
+        hub.stop()

@@ -161,3 +161,73 @@ def test_a_room_away_for_a_rounds_last_deal_gets_it_released_from_the_next_round
         for t in tables:
             t.stop()
         hub.stop()
+
+
+def test_a_hub_restarted_while_a_room_is_away_still_releases_that_rounds_last_deal(
+        tmp_path: Path, broker: SecureBroker) -> None:
+    """As above, and the hub is stopped and started again on its folder while room B is away (the
+    durability audit: kill -9 and a clean stop lose the same, the hub's memory). Its memory of round
+    1 — room A ended 2 deals, room B 1 — was gone, the summaries the broker held of round 2 (A's)
+    or of B's deal 1, so round 1 was released "through 1" and deal 2 never went public at either
+    room. Now a round both rooms are done with is every deal: known from their results in the hub's
+    log, which a restart keeps. And the restarted hub sends each assignment as it first did
+    (``hub_seq`` included), so B, back, reads the message the hub published."""
+    cfg = validate({"event": {"id": "fz", "name": "复式测试", "rounds": 2, "duplicate": "levels",
+                              "format": {"kind": "deals", "deals": 2}},
+                    "mqtt": broker.hub_mqtt("fz"),
+                    "teams": [{"id": f"T{i}", "players": [f"{i}a", f"{i}b", f"{i}c", f"{i}d"]} for i in range(4)],
+                    "tables": [{"id": t} for t in ("1A", "1B", "2A", "2B")]})
+    hub = HubService(cfg, tmp_path / "hub").start()
+    tables: list[BotEventTable] = []
+    try:
+        assert hub.wait_connected(HANG)
+        hub.draw_next("org", "chief")
+        hub.publish_draw(1, "org", "chief")
+        for i, tid in enumerate(("1A", "1B")):
+            tables.append(BotEventTable(tid, tmp_path / "tables", port=broker.port, event_id="fz", seed=i + 1,
+                                        auto=False, login=broker.login("fz", tid)).start())
+        room_a, room_b = tables
+        for t in tables:
+            t._submit("round_set_up", set_up_data(wait_for(lambda t=t: t.bridge.assignment, "assignment")))
+        play_deal(room_a, 1)
+        play_deal(room_b, 2)
+        for t in tables:
+            wait_for(lambda t=t: released(t) == [(1, 1, "hub")], f"round 1 deal 1 released at {t.table_id}")
+        room_b.bridge.stop()  # B's network is down from here
+        play_deal(room_a, 3)
+        play_deal(room_b, 4)
+        wait_for(lambda: hub.live["1A"].summary.get("finished"), "room A's round 1 over at the hub")
+        sign(room_a)
+        sign(room_b)
+        wait_for(lambda: (1, "1A") in hub.core.results, "room A's result")
+        for t in hub.core.draws[1]["tables"]:
+            if t["table"] != "1A":
+                line = {"round": 1, "table": t["table"], "ns": t["ns"], "ew": t["ew"], "ns_levels": 0, "ew_levels": 0}
+                if t["table"] == "1B":
+                    line = dict(table_result(room_b.runner.state(), "1B")["result"])  # type: ignore[index]
+                hub.hand_result(line, "org", "chief")
+        hub.draw_next("org", "chief")
+        hub.publish_draw(2, "org", "chief")
+        published_seq = hub.core.last_seq
+        a2 = hub.core.draws[2]["assignments"]
+        room_a._submit("round_set_up", set_up_data(wait_for(
+            lambda: (room_a.bridge.assignment or {}).get("round") == 2 and room_a.bridge.assignment, "A's round 2")))
+        room_b._submit("round_set_up", set_up_data(a2["1B"]))  # entered at B's panel: no network
+        play_deal(room_a, 5)
+        play_deal(room_b, 6)
+        wait_for(lambda: hub.live["1A"].summary.get("round") == 2, "room A's round 2 at the hub")
+
+        hub.stop()  # the hub goes down and comes back on its folder; B is still away
+        hub = HubService(cfg, tmp_path / "hub").start()
+        assert hub.wait_connected(HANG)
+        room_b.reconnect()  # back: its summary is of round 2
+        want = [(1, 1, "hub"), (1, 2, "hub"), (2, 1, "hub")]
+        for t in tables:
+            wait_for(lambda t=t: sorted(released(t)) == want, f"round 1 deal 2 and round 2 deal 1 at {t.table_id}")
+        got = wait_for(lambda: room_b.bridge.assignment, "B's assignment from the restarted hub")
+        assert got == {**a2["1B"], "hub_seq": published_seq}
+        assert hub.core.faults == {}
+    finally:
+        for t in tables:
+            t.stop()
+        hub.stop()
