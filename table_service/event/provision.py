@@ -23,6 +23,10 @@ to refuse that:
     the broker's log, ACL refusals included (``Denied PUBLISH from <user>``: Mosquitto 2.0 logs
     them only at its ``debug`` level, so that level is on); ``guandan-table event broker`` runs the
     broker and rotates it by size (:mod:`~table_service.event.broker_log`);
+``broker/data/`` (``event provision``'s persistence, :data:`PERSISTENCE_DIR`)
+    Mosquitto's ``mosquitto.db``: retained messages (assignments, releases, the deck, the accounts)
+    and what is queued for a client that is away, kept across a restart of the broker (it saves on
+    SIGTERM and every ``autosave_interval``, 30 minutes by default); owned as the log is;
 ``broker/tls/`` (with ``--tls HOST``)
     the server's certificate and key for the TLS listener and the CA's certificate (``openssl``);
 ``ca/ca.key`` (with ``--tls``)
@@ -87,6 +91,11 @@ MAX_PACKET_BYTES = 2 * MAX_DECK_BYTES
 #: and its assignment and acks (a few KB). 64 MiB keeps eleven of the largest decks. Mosquitto
 #: drops the newest message over the limit, and everything that matters is also retained.
 MAX_QUEUED_BYTES = 64 * 1024 * 1024
+
+
+#: The persistence folder ``event provision`` gives the broker, in ``broker/`` (what goes to the broker's
+#: machine). Without one a restart of the broker lost every retained message and queued QoS-1 message.
+PERSISTENCE_DIR = "data"
 
 
 @dataclass

@@ -7,12 +7,16 @@ config a broker already runs on is refused, naming the pid, before the log is to
 from __future__ import annotations
 
 import os
+import pwd
 import signal
 import subprocess
 import sys
+import threading
 import time
+import tomllib
 from pathlib import Path
 
+import paho.mqtt.client as mqtt
 import pytest
 
 from table_service.cli import main
@@ -128,3 +132,51 @@ def test_a_start_on_a_port_another_program_holds_is_refused_saying_so() -> None:
         assert msg.index("端口") < msg.index("listens on port") and str(port) in msg, msg
         assert broker.proc is None
         del ev
+
+
+def _client(cred_file: Path, port: int, got: list[bytes] | None = None, topic: str = "") -> mqtt.Client:
+    """Connected with the credential ``event provision`` wrote in ``cred_file``; subscribed to ``topic``."""
+    cred = tomllib.loads(cred_file.read_text(encoding="utf-8"))["mqtt"]
+    ok = threading.Event()
+    c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="")
+    c.username_pw_set(cred["username"], cred["password"])
+    c.on_connect = lambda cl, _u, _f, rc, _p=None: (cl.subscribe(topic, 1) if topic else None, ok.set())
+    if got is not None:
+        c.on_message = lambda _c, _u, msg: got.append(bytes(msg.payload))
+    c.connect("127.0.0.1", port, 15)
+    c.loop_start()
+    assert ok.wait(HANG), f"{cred['username']} could not log in"
+    return c
+
+
+def test_the_provisioned_broker_keeps_a_retained_assignment_across_its_restart() -> None:
+    """``event provision`` gives the broker a persistence folder (``broker/data``, the broker's account's
+    as its log is): the hub's retained assignment is still there for the table after ``event broker`` is
+    stopped and started again (finding 3: it was lost, and so was every release, deck and account set)."""
+    mosquitto()
+    with open_folder() as d:
+        port = free_port()
+        _event(d, port)
+        folder = d / "mqtt-cup"
+        conf = folder / "broker" / "mosquitto.conf"
+        assert f"persistence_location {folder / 'broker' / 'data'}/" in conf.read_text()
+        topic = "guandan/cup/1/assignment"
+        with EventBroker(conf):
+            assert wait_port(port, HANG)
+            hub = _client(folder / "hub.toml", port)
+            hub.publish(topic, b'{"round": 1}', qos=1, retain=True).wait_for_publish(HANG)
+            hub.disconnect()
+            hub.loop_stop()
+        if ROOT:
+            db = folder / "broker" / "data" / "mosquitto.db"
+            assert db.exists() and db.stat().st_uid == pwd.getpwnam("mosquitto").pw_uid
+        got: list[bytes] = []
+        with EventBroker(conf):
+            assert wait_port(port, HANG)
+            table = _client(folder / "tables" / "1.toml", port, got, topic)
+            deadline = time.monotonic() + 5
+            while not got and time.monotonic() < deadline:
+                time.sleep(0.05)
+            table.disconnect()
+            table.loop_stop()
+        assert got == [b'{"round": 1}'], "the retained assignment was lost with the broker's restart"
