@@ -27,6 +27,8 @@ from table_service.event.model import EventInputError, load_results, load_teams,
 from table_service.event.provision import (
     MAX_WATCHERS,
     PERSISTENCE_DIR,
+    interrupted,
+    interrupted_error,
     provision,
     taken_port_warning,
     taken_ports,
@@ -365,6 +367,8 @@ def run_broker(args: argparse.Namespace) -> int:
     if not conf.is_file():
         raise EventInputError(f"找不到代理配置，请先运行 guandan-table event provision / no broker config at {conf}: "
                               "run guandan-table event provision first")
+    if interrupted(out):
+        raise interrupted_error(out)
     broker = EventBroker(conf, log_max_bytes=args.log_max_mb * 2**20, log_keep=args.log_keep)
     # Before the start: a stop asked for while it starts ends the broker too, never leaves it orphaned.
     signal.signal(signal.SIGTERM, lambda *_: broker.terminate())
