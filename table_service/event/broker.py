@@ -215,7 +215,13 @@ def check_not_running(conf_path: Path) -> None:
             "mosquitto")
 
 
-def _die_with_parent(parent: int) -> None:
+def _prctl() -> Any:
+    """libc's ``prctl``, looked up here in the parent: between ``fork`` and ``exec`` the child may only
+    call what is already loaded (a ``dlopen`` there could wait for ever on a lock another thread held)."""
+    return ctypes.CDLL(None, use_errno=True).prctl
+
+
+def _die_with_parent(parent: int, prctl: Any) -> None:
     """In the child, before ``exec``: SIGTERM when the thread that started it ends, ``kill -9`` of
     ``event broker`` included (Linux ``prctl(PR_SET_PDEATHSIG)``), so Mosquitto never outlives its
     supervisor as an orphan whose log no one rotates (the audit of 2026-12-06: a new ``event broker``
@@ -225,8 +231,7 @@ def _die_with_parent(parent: int) -> None:
     Called after ``Popen`` has set the broker's user: the kernel clears the setting whenever a process's
     user changes (``commit_creds``), as Mosquitto's own switch to ``user mosquitto`` did, so Mosquitto is
     started as that user already and never switches."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) != 0:
+    if prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG)")
     if os.getppid() != parent:  # the supervisor died before the setting took: end now
         os._exit(1)
@@ -283,10 +288,10 @@ class EventBroker:
         if os.geteuid() == 0 and account is not None:
             as_user = {"user": account.pw_uid, "group": account.pw_gid,
                        "extra_groups": os.getgrouplist(account.pw_name, account.pw_gid)}
-        parent = os.getpid()
+        parent, prctl = os.getpid(), _prctl()
         self.proc = subprocess.Popen([mosquitto_exe(), "-c", str(self.conf_path)], stdout=self.output,
                                      stderr=subprocess.STDOUT if self.output is not None else None,
-                                     preexec_fn=lambda: _die_with_parent(parent), **as_user)
+                                     preexec_fn=lambda: _die_with_parent(parent, prctl), **as_user)
         if self._stop.is_set():  # terminate() came (a signal handler) before there was a broker to end
             self.proc.terminate()
         if log is not None:
