@@ -15,8 +15,11 @@ pinned opencv-python-headless 5.0.0.93.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
+import os
+import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,6 +83,34 @@ MARKER_PAD_PX = 40
 # --------------------------------------------------------------------------- lens
 
 
+def write_whole(path: Path, data: bytes) -> None:
+    """``data`` at ``path`` so that a kill or a power cut leaves the old file or the new, never a torn one:
+    a temporary file in the same folder, ``fsync``, ``os.replace``, ``fsync`` of the folder. (The table
+    service's ``store.durable.write_durably`` does the same; ``vision`` is below it and cannot import it.)
+    A temporary an earlier kill left (``.<name>.*.tmp``) is removed."""
+    for stale in path.parent.glob(f".{path.name}.*.tmp"):
+        with contextlib.suppress(OSError):
+            stale.unlink()
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        os.fchmod(fd, 0o644)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    with contextlib.suppress(OSError):
+        dfd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+
+
 @dataclass
 class LensCalibration:
     """Intrinsics and distortion of one camera (from a ChArUco board)."""
@@ -95,7 +126,9 @@ class LensCalibration:
                 "image_size": list(self.image_size), "rms_px": self.rms_px}
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_json(), indent=2), encoding="utf-8")
+        """Write the calibration whole or leave the one there (:func:`write_whole`): a torn file makes the
+        table refuse to start ("bad lens calibration file")."""
+        write_whole(Path(path), json.dumps(self.to_json(), indent=2).encode("utf-8"))
 
     @classmethod
     def load(cls, path: str | Path) -> LensCalibration:

@@ -28,6 +28,7 @@ from table_service.demo.options import BOT_NAMES, DemoOptions
 from table_service.demo.scene import SceneActuator, SceneCamera
 from table_service.demo.scorecard import compare_with_log
 from table_service.rules.seats import SEATS
+from table_service.store.durable import write_durably
 from table_service.table.camera_pipeline import CameraPipeline
 from table_service.table.camera_watcher import make_watcher
 from table_service.table.clock import ActorClock
@@ -126,7 +127,8 @@ class Demo:
             except (OSError, ValueError, KeyError) as exc:
                 raise ValueError(f"演示状态文件无法读取 / demo state {state_file} is unreadable: {exc}") from exc
         else:
-            state_file.write_text(json.dumps({"seed": options.seed}), encoding="utf-8")
+            # Whole or not at all: a kill mid-write left a torn file, and every resume then refused it.
+            write_durably(state_file, json.dumps({"seed": options.seed}).encode("utf-8"))
         self.headless = headless
         self.port, self.host = port, host
         self.design = design

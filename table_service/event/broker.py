@@ -15,6 +15,7 @@ TLS listener when the provision made certificates.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import shutil
 import signal
@@ -31,6 +32,7 @@ from table_service.event.broker_log import (
     LOG_KEEP,
     LOG_MAX_BYTES,
     BrokerConf,
+    BrokerFilesError,
     broker_account,
     read_conf,
     rotate_log,
@@ -133,6 +135,108 @@ def catches_sighup(pid: int) -> bool:
     return False
 
 
+#: ``prctl(2)`` option: the signal this process gets when the thread that started it ends.
+PR_SET_PDEATHSIG = 1
+
+
+def running_brokers(conf: Path) -> list[int]:
+    """The pids of the Mosquitto processes running on ``conf`` (``mosquitto … -c <conf>``, from
+    ``/proc/<pid>/cmdline``): one left by an ``event broker`` killed before it took its broker with it,
+    or started by hand."""
+    want = str(conf.resolve())
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        args = [a.decode(errors="replace") for a in argv if a]
+        if not args or "mosquitto" not in Path(args[0]).name:
+            continue
+        for flag, value in zip(args, args[1:], strict=False):
+            if flag == "-c":
+                try:
+                    same = str((Path(f"/proc/{entry.name}/cwd") / value).resolve()) == want \
+                        if not value.startswith("/") else str(Path(value).resolve()) == want
+                except OSError:
+                    same = value == want
+                if same:
+                    found.append(int(entry.name))
+    return sorted(found)
+
+
+def listener_ports(conf: Path) -> list[int]:
+    """The ports of the ``listener`` lines of ``conf``."""
+    ports = []
+    for raw in conf.read_text(encoding="utf-8").splitlines():
+        parts = raw.split()
+        if len(parts) >= 2 and parts[0] == "listener" and parts[1].isdigit():
+            ports.append(int(parts[1]))
+    return ports
+
+
+def port_taken(port: int, timeout: float = 0.5) -> bool:
+    """Whether something on this machine accepts connections on ``127.0.0.1:port``."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+class BrokerRunningError(BrokerFilesError):
+    """A broker already runs on this config, or something else holds its port: starting another would
+    rotate the log out from under the first, then end with "Address already in use"."""
+
+
+def check_not_running(conf_path: Path) -> None:
+    """Refuse, before any file is touched, to start a second broker on ``conf_path``: a Mosquitto already
+    running on it (its pid, how to stop it), or another program on one of its ports.
+
+    :raises BrokerRunningError: with what to do, Chinese first."""
+    pids = running_brokers(conf_path)
+    if pids:
+        listed = ", ".join(str(p) for p in pids)
+        raise BrokerRunningError(
+            f"已有代理在按此配置运行（pid {listed}），多半是之前被强行结束的 event broker 留下的：请先结束它"
+            f"（kill {' '.join(str(p) for p in pids)}），再启动 / a broker already runs on {conf_path} (pid {listed}), "
+            f"most likely left by an event broker that was killed: stop it first (kill {' '.join(str(p) for p in pids)}), "
+            "then start this again")
+    taken = [p for p in listener_ports(conf_path) if port_taken(p)]
+    if taken:
+        listed = ", ".join(str(p) for p in taken)
+        raise BrokerRunningError(
+            f"本机已有程序在监听端口 {listed}（多为系统服务 mosquitto.service）：代理无法在此监听。"
+            f"请查看 ss -ltnp 'sport = :{taken[0]}'，如是系统服务：sudo systemctl disable --now mosquitto / something on this "
+            f"machine already listens on port {listed} (most often Debian's own mosquitto.service): the broker cannot "
+            f"listen there. See ss -ltnp 'sport = :{taken[0]}'; if it is the system service: sudo systemctl disable --now "
+            "mosquitto")
+
+
+def _prctl() -> Any:
+    """libc's ``prctl``, looked up here in the parent: between ``fork`` and ``exec`` the child may only
+    call what is already loaded (a ``dlopen`` there could wait for ever on a lock another thread held)."""
+    return ctypes.CDLL(None, use_errno=True).prctl
+
+
+def _die_with_parent(parent: int, prctl: Any) -> None:
+    """In the child, before ``exec``: SIGTERM when the thread that started it ends, ``kill -9`` of
+    ``event broker`` included (Linux ``prctl(PR_SET_PDEATHSIG)``), so Mosquitto never outlives its
+    supervisor as an orphan whose log no one rotates (the audit of 2026-12-06: a new ``event broker``
+    then rotated that orphan's log and its own Mosquitto ended "Address already in use"). SIGTERM,
+    not SIGKILL: Mosquitto saves its persistence file on it.
+
+    Called after ``Popen`` has set the broker's user: the kernel clears the setting whenever a process's
+    user changes (``commit_creds``), as Mosquitto's own switch to ``user mosquitto`` did, so Mosquitto is
+    started as that user already and never switches."""
+    if prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG)")
+    if os.getppid() != parent:  # the supervisor died before the setting took: end now
+        os._exit(1)
+
+
 class EventBroker:
     """The event's broker: ``mosquitto -c <provisioned mosquitto.conf>`` as this process's child, its
     log rotated by size (:func:`~table_service.event.broker_log.rotate_log` then ``SIGHUP``).
@@ -166,9 +270,12 @@ class EventBroker:
 
     def start(self) -> EventBroker:
         """Give the broker its files, rotate a log already over the limit (no signal: nothing has it open),
-        start Mosquitto and the thread that watches its log.
+        start Mosquitto and the thread that watches its log. Call it from the thread that lives as long as
+        the broker should (the main one): the broker ends when that thread does (:func:`_die_with_parent`).
 
+        :raises BrokerRunningError: a broker already runs on this config, or its port is taken (nothing touched).
         :raises BrokerFilesError: not root, a file the broker writes that it could not write."""
+        check_not_running(self.conf_path)
         self.given = settle_written(self.conf)
         account = broker_account(self.conf)
         self._owner = (account.pw_uid, account.pw_gid) if account is not None else None
@@ -176,8 +283,15 @@ class EventBroker:
         if log is not None and log.exists() and log.stat().st_size >= self.log_max_bytes:
             rotate_log(log, self.log_keep, self._owner)
             self.rotations += 1
+        # As root, the broker is started as its account already (see _die_with_parent).
+        as_user: dict[str, Any] = {}
+        if os.geteuid() == 0 and account is not None:
+            as_user = {"user": account.pw_uid, "group": account.pw_gid,
+                       "extra_groups": os.getgrouplist(account.pw_name, account.pw_gid)}
+        parent, prctl = os.getpid(), _prctl()
         self.proc = subprocess.Popen([mosquitto_exe(), "-c", str(self.conf_path)], stdout=self.output,
-                                     stderr=subprocess.STDOUT if self.output is not None else None)
+                                     stderr=subprocess.STDOUT if self.output is not None else None,
+                                     preexec_fn=lambda: _die_with_parent(parent, prctl), **as_user)
         if self._stop.is_set():  # terminate() came (a signal handler) before there was a broker to end
             self.proc.terminate()
         if log is not None:

@@ -24,7 +24,16 @@ from table_service.event.core import HubCore
 from table_service.event.draw import make_draw
 from table_service.event.hub_command import run_hub_command
 from table_service.event.model import EventInputError, load_results, load_teams, results_to_jsonl
-from table_service.event.provision import MAX_WATCHERS, provision, taken_port_warning, taken_ports, watch_name
+from table_service.event.provision import (
+    MAX_WATCHERS,
+    PERSISTENCE_DIR,
+    interrupted,
+    interrupted_error,
+    provision,
+    taken_port_warning,
+    taken_ports,
+    watch_name,
+)
 from table_service.event.standings import (
     MATCH_POINT_SCHEMES,
     ScoringOptions,
@@ -310,8 +319,11 @@ def run_provision(args: argparse.Namespace) -> int:
     """``guandan-table event provision``: files for the broker, the hub and each table."""
     cfg = load_event(args.event, provisioned=False)
     out = Path(args.out) if args.out is not None else Path(args.event).resolve().parent / f"mqtt-{cfg['event']['id']}"
+    # Persistence on: without it a restart of the broker lost every retained message (assignments,
+    # releases, the deck, the accounts) and what it queued for a client away (the durability audit, finding 3).
+    persistence = out.resolve() / "broker" / PERSISTENCE_DIR
     done = provision(cfg, out, host=args.host, port=args.port, bind=args.bind, tls_hosts=args.tls,
-                     tls_port=args.tls_port, force=args.force, watchers=args.watchers)
+                     tls_port=args.tls_port, force=args.force, watchers=args.watchers, persistence=persistence)
     files = ", ".join(watch_name(done.event, n)[1] for n in range(1, len(done.watchers) + 1))
     # Debian puts mosquitto in /usr/sbin, on root's PATH only: the command as a normal user types it.
     exe = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
@@ -329,7 +341,8 @@ def run_provision(args: argparse.Namespace) -> int:
              f"\n  CA 私钥 / the CA's key: {out / 'ca' / 'ca.key'} → 留在本机，不要随 broker/ 拷走 / stays here, "
              "never copied with broker/" if done.tls_port else "")
           + f"\n  代理日志（含 ACL 拒绝）/ broker log, ACL refusals included: {done.log}  (grep 'Denied PUBLISH' "
-            f"{done.log}*)")
+            f"{done.log}*)"
+          + f"\n  代理持久化（保留消息、离线队列）/ the broker's persistence (retained messages, queues): {persistence}")
     run_as = done.run_as.user if done.run_as is not None else None
     if run_as:
         print(f"  代理运行账号（mosquitto.conf 的 user）/ the broker runs as (mosquitto.conf's user): {run_as}")
@@ -354,6 +367,8 @@ def run_broker(args: argparse.Namespace) -> int:
     if not conf.is_file():
         raise EventInputError(f"找不到代理配置，请先运行 guandan-table event provision / no broker config at {conf}: "
                               "run guandan-table event provision first")
+    if interrupted(out):
+        raise interrupted_error(out)
     broker = EventBroker(conf, log_max_bytes=args.log_max_mb * 2**20, log_keep=args.log_keep)
     # Before the start: a stop asked for while it starts ends the broker too, never leaves it orphaned.
     signal.signal(signal.SIGTERM, lambda *_: broker.terminate())

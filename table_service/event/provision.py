@@ -23,6 +23,10 @@ to refuse that:
     the broker's log, ACL refusals included (``Denied PUBLISH from <user>``: Mosquitto 2.0 logs
     them only at its ``debug`` level, so that level is on); ``guandan-table event broker`` runs the
     broker and rotates it by size (:mod:`~table_service.event.broker_log`);
+``broker/data/`` (``event provision``'s persistence, :data:`PERSISTENCE_DIR`)
+    Mosquitto's ``mosquitto.db``: retained messages (assignments, releases, the deck, the accounts)
+    and what is queued for a client that is away, kept across a restart of the broker (it saves on
+    SIGTERM and every ``autosave_interval``, 30 minutes by default); owned as the log is;
 ``broker/tls/`` (with ``--tls HOST``)
     the server's certificate and key for the TLS listener and the CA's certificate (``openssl``);
 ``ca/ca.key`` (with ``--tls``)
@@ -56,6 +60,7 @@ from table_service.event.broker_log import BrokerConf, broker_account, refusal, 
 from table_service.event.broker_user import RunAs, settle_owner
 from table_service.event.core import HubCore
 from table_service.event.model import EventInputError
+from table_service.store.durable import write_durably
 from table_service.views.deck_wire import MAX_DECK_BYTES, deck_topic
 from table_service.web.event_accounts import accounts_topic
 
@@ -87,6 +92,11 @@ MAX_PACKET_BYTES = 2 * MAX_DECK_BYTES
 #: and its assignment and acks (a few KB). 64 MiB keeps eleven of the largest decks. Mosquitto
 #: drops the newest message over the limit, and everything that matters is also retained.
 MAX_QUEUED_BYTES = 64 * 1024 * 1024
+
+
+#: The persistence folder ``event provision`` gives the broker, in ``broker/`` (what goes to the broker's
+#: machine). Without one a restart of the broker lost every retained message and queued QoS-1 message.
+PERSISTENCE_DIR = "data"
 
 
 @dataclass
@@ -260,12 +270,19 @@ def taken_port_warning(ports: Sequence[int]) -> str:
             "mosquitto, or choose another port with --port")
 
 
-def _write_secret(path: Path, text: str) -> None:
+def _write_secret(path: Path, text: str, *, replaces: Path | None = None) -> None:
+    """``text`` at ``path`` whole or not at all (:func:`write_durably`: a kill or power cut once left a
+    torn credential), mode 0600 from the first byte (``--force`` over a 0644 file too). As root, a file
+    that was someone else's (``hub.toml`` given to the hub's user, as §6 says) stays theirs: the owner of
+    ``replaces`` (the file a staged one will be renamed over; default ``path``) is kept."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    os.fchmod(fd, 0o600)  # O_CREAT's mode is for a new file: --force rewrote a 0644 one as it was
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
+    try:
+        old = (replaces or path).stat()
+    except FileNotFoundError:
+        old = None
+    write_durably(path, text.encode("utf-8"), mode=0o600)
+    if old is not None and os.geteuid() == 0 and (old.st_uid, old.st_gid) != (0, 0):
+        os.chown(path, old.st_uid, old.st_gid)
 
 
 def _toml_str(value: str) -> str:
@@ -315,8 +332,8 @@ def make_tls(tls_dir: Path, hosts: list[str], days: int = 400, *, ca_dir: Path |
         except ValueError:
             sans.append(f"DNS:{h}")
     ext = tls_dir / "server.ext"
-    ext.write_text(f"subjectAltName={','.join(sans)}\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,"
-                   "keyEncipherment\nextendedKeyUsage=serverAuth\n")
+    write_durably(ext, f"subjectAltName={','.join(sans)}\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,"
+                  "keyEncipherment\nextendedKeyUsage=serverAuth\n".encode())
 
     def run(*args: str) -> None:
         done = subprocess.run([exe, *args], capture_output=True, text=True, timeout=120)
@@ -360,6 +377,8 @@ def provision(cfg: dict[str, Any], folder: str | Path, *, host: str | None = Non
                               "a file, not a folder (--out)")
     broker = folder / "broker"
     if (broker / "passwd").exists() and not force:
+        if interrupted(folder):
+            raise EventInputError(str(interrupted_error(folder)))
         raise EventInputError(f"{folder} 已有密码文件；重新生成会锁住已配置的桌，确需请加 --force / {folder} is already "
                               "provisioned: new passwords would lock out tables already set up (use --force)")
     event = cfg["event"]["id"]
@@ -382,12 +401,16 @@ def provision(cfg: dict[str, Any], folder: str | Path, *, host: str | None = Non
                         tables={t: Credential(f"{event}-table-{t}", secrets.token_urlsafe(24)) for t in table_ids(cfg)},
                         tls_port=tls_port if tls_hosts else None)
     broker.mkdir(parents=True, exist_ok=True)
+    for left in _staged(folder):  # staged by a run killed before its renames: never put in place
+        left.unlink(missing_ok=True)
     try:
         _write_all(folder, creds, host, port, bind, tls_hosts, persistence)
     except BaseException:
         # A failure half-way (openssl refusing a certificate) leaves no password file: the retry is
         # not refused as "already provisioned" (a kill leaves none either: it is put in place last).
         (broker / PASSWD_NEW).unlink(missing_ok=True)
+        for staged in _staged(folder):
+            staged.unlink(missing_ok=True)
         raise
     return creds
 
@@ -396,21 +419,69 @@ def provision(cfg: dict[str, Any], folder: str | Path, *, host: str | None = Non
 #: that a ``passwd`` means a whole provision (a kill half-way made the next run refuse "already
 #: provisioned" with the broker's files missing, and once left the passwords in clear text).
 PASSWD_NEW = "passwd.new"
+#: What a file is staged as until every file of a provision is written (``acl.new``, ``hub.toml.new`` …).
+STAGED = ".new"
+
+
+#: Written before a provision puts its staged files in place, deleted after the last rename.
+RENAMING = "provision-renaming"
+
+
+def interrupted(folder: Path) -> bool:
+    """Whether a provision was killed while putting its files in place (:data:`RENAMING` is left): some
+    files may then be the new provision's and the password file the old one's, whose passwords the new
+    credentials do not carry. A kill before (while writing, hashing, making certificates) leaves the
+    earlier provision whole, and only staged files beside it."""
+    return (folder / "broker" / RENAMING).exists()
+
+
+def interrupted_error(folder: Path) -> EventInputError:
+    """What ``event provision`` (without ``--force``) and ``event broker`` say on :func:`interrupted`."""
+    return EventInputError(
+        f"{folder} 的上一次 event provision 在替换文件时被中断（留下 broker/{RENAMING}）：凭据与密码文件可能不一致。"
+        "请再运行一次 event provision --force，并把新凭据发给各桌与赛事中心 / the last event provision in "
+        f"{folder} was interrupted while putting its files in place (broker/{RENAMING} is left): the credentials and the password file may not "
+        "match. Run event provision --force again and hand the new credentials to every table and the hub")
+
+
+def _staged(folder: Path) -> list[Path]:
+    """Files a provision staged (``*.new``, not yet in place) and left: a failure, or a kill."""
+    found = [p for d in (folder, folder / "broker", folder / "tables") if d.is_dir()
+             for p in d.glob("*" + STAGED) if p.name != PASSWD_NEW]
+    return sorted(found)
 
 
 def _write_all(folder: Path, creds: Provisioned, host: str, port: int, bind: str | None,
                tls_hosts: list[str] | None, persistence: Path | None) -> None:
-    """Every file of :func:`provision`; the password file, hashed beforehand, is put in place last."""
+    """Every file of :func:`provision`, so that a kill at any moment leaves a consistent set.
+
+    Each file is first written whole beside its place (``acl.new``, ``hub.toml.new`` … and ``passwd.new``,
+    hashed: :data:`STAGED`); only when all are, the renames follow at once, the password file last.
+    Before, ``--force`` rewrote the ACL and every credential in place while ``mosquitto_passwd`` and
+    ``openssl`` ran, the password file renamed last: a kill in between left the old passwords beside the
+    new credentials, everyone locked out. The renames themselves are not one step: a kill among them
+    leaves ``passwd.new``, which ``event broker`` and ``event provision`` then name (:func:`interrupted`)."""
     broker = folder / "broker"
     event = creds.event
     everyone = [creds.hub, *creds.watchers, *creds.tables.values()]
+    staged: list[Path] = []
+
+    def stage(path: Path, text: str, mode: int = 0o600) -> Path:
+        tmp = path.with_name(path.name + STAGED)
+        if mode == 0o600:
+            _write_secret(tmp, text, replaces=path)
+        else:
+            write_durably(tmp, text.encode("utf-8"), mode=mode)
+        staged.append(tmp)
+        return tmp
+
     _write_secret(broker / PASSWD_NEW, "".join(f"{c.username}:{c.password}\n" for c in everyone))
     _hash_passwords(broker / PASSWD_NEW)
-    _write_secret(broker / "acl", acl_text(event, creds.hub.username, [w.username for w in creds.watchers],
-                                           {t: c.username for t, c in creds.tables.items()}))
+    acl = stage(broker / "acl", acl_text(event, creds.hub.username, [w.username for w in creds.watchers],
+                                         {t: c.username for t, c in creds.tables.items()}))
     creds.moved += _move_old_ca_key(folder)
     tls_dir = None
-    broker_reads = [broker / PASSWD_NEW, broker / "acl", _open_log(creds.log)]
+    broker_reads = [broker / PASSWD_NEW, acl, _open_log(creds.log)]
     if tls_hosts:
         tls_dir = broker / "tls"
         make_tls(tls_dir, tls_hosts, ca_dir=folder / CA_DIR)
@@ -422,18 +493,38 @@ def _write_all(folder: Path, creds: Provisioned, host: str, port: int, bind: str
     # would start without its retained messages and say nothing. Given to it with the rest.
     broker_reads += _broker_writes(folder, persistence).db_files
     creds.run_as = settle_owner(broker_reads, [persistence] if persistence is not None else [])
-    (broker / "mosquitto.conf").write_text(conf_text(broker, port=port, bind=bind, tls_port=creds.tls_port,
-                                                     tls_dir=tls_dir, persistence=persistence,
-                                                     run_as=creds.run_as, log_file=creds.log), encoding="utf-8")
+    stage(broker / "mosquitto.conf", conf_text(broker, port=port, bind=bind, tls_port=creds.tls_port,
+                                               tls_dir=tls_dir, persistence=persistence,
+                                               run_as=creds.run_as, log_file=creds.log), 0o644)
     use_port = creds.tls_port or port
     ca = "ca.crt" if tls_hosts else None
-    _write_secret(folder / "hub.toml", mqtt_section(event, creds.hub, host, use_port, ca, hub=True))
+    stage(folder / "hub.toml", mqtt_section(event, creds.hub, host, use_port, ca, hub=True))
     for n, w in enumerate(creds.watchers, 1):
-        _write_secret(folder / watch_name(event, n)[1], mqtt_section(event, w, host, use_port, ca, hub=True))
+        stage(folder / watch_name(event, n)[1], mqtt_section(event, w, host, use_port, ca, hub=True))
     for t, c in creds.tables.items():
-        _write_secret(folder / "tables" / f"{t}.toml", mqtt_section(event, c, host, use_port, ca, hub=False))
+        stage(folder / "tables" / f"{t}.toml", mqtt_section(event, c, host, use_port, ca, hub=False))
+    write_durably(broker / RENAMING, b"event provision: putting its files in place (docs/security.md section 6)\n")
+    for tmp in staged:
+        os.replace(tmp, tmp.with_name(tmp.name[: -len(STAGED)]))
     creds.removed += _remove_stale(folder, creds)
     os.replace(broker / PASSWD_NEW, broker / "passwd")
+    for d in {folder, broker, folder / "tables"}:
+        _fsync_dir(d)
+    (broker / RENAMING).unlink()
+
+
+def _fsync_dir(folder: Path) -> None:
+    """The renames in ``folder`` on the disk (a power cut otherwise may undo some and not others)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 #: Beside ``broker/``, never in it: the CA's private key (``ca/ca.key``, folder 0700, key 0600).

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,10 +19,16 @@ from table_service.store.durable import write_durably
 log = logging.getLogger(__name__)
 
 
-def take_deck(pipe: Any, data: bytes, sha: str) -> bool:
+def take_deck(pipe: Any, data: bytes, sha: str, note: Callable[[], bool] | None = None) -> bool:
     """Check the enrolment file ``data``, save it where this table keeps its deck and read with it
     from the next play on. Returns False (and changes nothing) for a table without a camera or a
     file that is not an enrolment this version reads.
+
+    ``note``: logs that the table now reads with this deck, and says whether the log kept it. Called
+    once the deck is checked and written whole beside its place, before it is renamed into place and
+    read with; when it returns False nothing changes. Why first: the log must say which deck each
+    play was read with, and a deck used before its note (sent without waiting) could read plays the
+    log attributes to the deck before, or, the note lost, to none (the durability audit, finding 6).
     """
     path = getattr(pipe, "enrollment_path", None)
     watcher = getattr(pipe, "watcher", None)
@@ -41,16 +49,20 @@ def take_deck(pipe: Any, data: bytes, sha: str) -> bool:
         return True
     tmp = Path(f"{path}.hub.tmp")
     tmp.parent.mkdir(parents=True, exist_ok=True)
-    tmp.write_bytes(data)
     try:
-        enrollment = Enrollment.load(tmp)
-    except ValueError as exc:
-        log.warning("deck %s from the hub refused: %s", sha[:12], exc)
-        return False
+        write_durably(tmp, data)  # whole on the card: after the note it only has to be renamed
+        try:
+            enrollment = Enrollment.load(tmp)
+        except ValueError as exc:
+            log.warning("deck %s from the hub refused: %s", sha[:12], exc)
+            return False
+        if note is not None and not note():
+            log.warning("deck %s from the hub not taken: the log did not keep its note", sha[:12])
+            return False
+        os.replace(tmp, path)  # the file a restart reads is whole, old or new
     finally:
         tmp.unlink(missing_ok=True)
-    write_durably(path, data)  # the file a restart reads is whole, old or new
-    write_durably(taken, (sha + "\n").encode("ascii"))  # which hub deck was taken outlives a restart
+    write_durably(taken, (sha + "\n").encode("ascii"))  # which hub deck was taken outlives a restart (and syncs the rename)
     _read_with(watcher, enrollment, f"deck {sha[:12]} from the hub in use ({path})")
     return True
 

@@ -360,10 +360,19 @@ class TableService:
         if self.runner is not None:
             self.submit(camera_noted(self.runner.state(), detail), wait=False)
 
+    def _log_camera(self, detail: str) -> bool:
+        """:meth:`_note_camera` waiting for the verdict: True once the note is in the log. For a change of
+        deck, logged before the deck is used (``take_deck``'s ``note``)."""
+        if self.runner is None:
+            return True  # nothing to log into (a camera check without a match)
+        return bool(self.submit(camera_noted(self.runner.state(), detail), wait=True).accepted)
+
     def _take_hub_deck(self, data: bytes, sha: str, _meta: Any) -> bool:
-        taken = take_deck(self.camera, data, sha)
-        if taken:
-            self._note_camera(f"读牌用赛事中心的牌组 / reading with the hub's deck {sha[:12]}")
+        detail = f"读牌用赛事中心的牌组 / reading with the hub's deck {sha[:12]}"
+        noted: list[bool] = []
+        taken = take_deck(self.camera, data, sha, note=lambda: noted.append(self._log_camera(detail)) or noted[-1])
+        if taken and not noted:  # the deck taken before (a reconnect's retained copy): said again, as before
+            self._note_camera(detail)
         return taken
 
     def _drop_hub_deck(self, sha: str) -> bool:

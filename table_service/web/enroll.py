@@ -18,6 +18,7 @@ The web knows a table by its runner; the service hangs its camera pipeline on it
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -193,10 +194,21 @@ def _enrol(runner: Any, s: _Session, pipe: Any, out: Path) -> None:
             raise ValueError(f"登记后读错 {check.wrong} 张自己的牌，未启用 / the enrolment misreads {check.wrong} of "
                              f"its own cards ({', '.join(check.wrong_cards)}): not used")
         out.parent.mkdir(parents=True, exist_ok=True)
-        e.save(out)
+        staged = out.with_name(out.name + ".enrolled")
+        try:
+            e.save(staged)  # whole on the card first: after the note it only has to be renamed
+            # The note is in the log before the deck is used (the durability audit, finding 6): sent
+            # without waiting, plays could be read with a deck the log did not name yet, or ever.
+            res = runner.submit(camera_noted(runner.state(), f"读牌用本桌登记的牌组（{len(e.cards)} 张）/ reading with "
+                                                             f"the deck enrolled at this table ({len(e.cards)} faces, "
+                                                             f"{out})"), wait=True)
+            if not res.accepted:
+                raise ValueError(f"日志未能记下换用牌组，未启用 / the log did not keep the deck's note ({res.error}): "
+                                 "not used")
+            os.replace(staged, out)
+        finally:
+            staged.unlink(missing_ok=True)
         pipe.watcher.enrollment = e  # read with it from the next play on
-        runner.submit(camera_noted(runner.state(), f"读牌用本桌登记的牌组（{len(e.cards)} 张）/ reading with the deck "
-                                                   f"enrolled at this table ({len(e.cards)} faces, {out})"), wait=False)
         with s.lock:
             s.status = "done"
             warn, text = verdict(e.check)

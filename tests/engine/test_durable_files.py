@@ -4,6 +4,7 @@ or not at all: a failed write leaves the old file and no temporary behind."""
 from __future__ import annotations
 
 import os
+import signal
 import stat
 from pathlib import Path
 
@@ -61,3 +62,38 @@ def test_the_table_clock_and_the_session_key_are_written_through_it(tmp_path: Pa
     assert key and synced
     assert stat.S_IMODE((tmp_path / SECRET_KEY_FILE).stat().st_mode) == 0o600
     assert kept_secret_key(tmp_path) == key
+
+
+def test_the_temporaries_a_killed_writer_left_are_deleted_at_the_next_write(tmp_path: Path) -> None:
+    """The durability audit of 2026-12-06 (finding 5): each kill mid-write left ``.NAME.xxxx.tmp`` (the hub's
+    deck copies: megabytes each) and nothing ever deleted them. The next write of the same file deletes
+    those whose writer is gone, and nothing else: not another file's, not one of a writer still running,
+    not a file that only looks alike."""
+    import subprocess
+    import sys
+    import time
+
+    target = tmp_path / "deck.npz"
+    script = f"""
+import os, resource, signal, sys
+sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})
+from table_service.store.durable import write_durably
+signal.signal(signal.SIGXFSZ, signal.SIG_DFL)  # Python ignores it: the kernel then kills, as a kill -9 would
+resource.setrlimit(resource.RLIMIT_FSIZE, (100, 100))
+write_durably({str(target)!r}, b"x" * 1000)
+"""
+    for _ in range(3):
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=60)
+        assert done.returncode == -signal.SIGXFSZ, done.stderr
+    left = [p.name for p in tmp_path.iterdir()]  # each killed write deleted the one killed before it
+    assert len(left) == 1 and left[0].startswith(".deck.npz.") and left[0].endswith(".tmp"), left
+    running = tmp_path / f".deck.npz.{os.getpid()}.abcd1234.tmp"  # a writer of this process, mid-write
+    others = [tmp_path / ".clock.json.1.abcd1234.tmp", tmp_path / ".deck.npz.notmine.tmp", running]
+    for p in others:
+        p.write_bytes(b"")
+    old_format = tmp_path / ".deck.npz.k2j4h5g6.tmp"  # the name before the pid was in it, an hour old
+    old_format.write_bytes(b"")
+    os.utime(old_format, (time.time() - 3600, time.time() - 3600))
+    write_durably(target, b"new")
+    assert target.read_bytes() == b"new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["deck.npz", *(p.name for p in others)])

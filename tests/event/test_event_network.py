@@ -428,12 +428,14 @@ prov.provision(cfg, {str(tmp_path / "pv")!r})
 """
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.returncode == -9, done.stderr
-    assert (tmp_path / "pv" / "hub.toml").exists() and not (tmp_path / "pv" / "broker" / "passwd").exists()
+    # Killed while staging (hub.toml.new written whole, nothing put in place yet: provision_kill's tests).
+    assert (tmp_path / "pv" / "hub.toml.new").exists() and not (tmp_path / "pv" / "broker" / "passwd").exists()
     cfg = validate({"event": {"id": "cup", "rounds": 1}, "teams": [{"id": "A"}, {"id": "B"}]})
     again = provision(cfg, tmp_path / "pv")  # no --force needed
     lines = (tmp_path / "pv" / "broker" / "passwd").read_text().splitlines()
     assert len(lines) == 2 + len(again.tables) and all("$" in line.split(":", 1)[1] for line in lines)  # hashed
     assert not (tmp_path / "pv" / "broker" / "passwd.new").exists()
+    assert not list((tmp_path / "pv").rglob("*.new")), "the killed run's staged files were left"
 
 
 def test_the_broker_takes_the_largest_deck_and_drops_whoever_sends_more(net: Net) -> None:

@@ -60,3 +60,28 @@ def test_a_camera_note_keeps_the_camera_status_and_says_what_changed() -> None:
     assert ev["type"] == "device_status_changed" and ev["data"]["status"] == "offline"
     assert len(ev["data"]["detail"]) == 500
     assert camera_noted({}, "deck")["data"]["status"] == "online"
+
+
+def test_the_hubs_deck_is_in_the_log_before_it_is_used_and_unused_when_the_log_refuses(
+        tmp_path: Path, files: dict[str, bytes]) -> None:
+    """The durability audit of 2026-12-06 (finding 6): the deck was saved and read with before its note
+    was even queued (``wait=False``): plays could be read with a deck the log did not name yet, or never,
+    the note lost to a kill. ``take_deck`` now asks for the note first, with the deck checked and written
+    whole beside its place, and takes it only once the log has it."""
+    import hashlib
+
+    sha = hashlib.sha256(files["hub"]).hexdigest()
+    path = tmp_path / "deck-enrollment.npz"
+    path.write_bytes(files["own"])
+    cam = _camera(path)
+    at_note: list[tuple[Any, bytes]] = []
+    assert not take_deck(cam, files["hub"], sha, note=lambda: at_note.append((cam.watcher.enrollment,
+                                                                               path.read_bytes())) and False)
+    assert at_note == [(None, files["own"])]  # asked before anything changed ...
+    assert path.read_bytes() == files["own"] and cam.watcher.enrollment is None  # ... and refused: nothing did
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["deck-enrollment.npz"]  # no staged file left
+    at_note.clear()
+    assert take_deck(cam, files["hub"], sha, note=lambda: at_note.append((cam.watcher.enrollment,
+                                                                          path.read_bytes())) is None)
+    assert at_note == [(None, files["own"])]
+    assert path.read_bytes() == files["hub"] and cam.watcher.enrollment.cards == ("Ah", "Kh")

@@ -223,3 +223,32 @@ def test_markers_near_the_frame_edge_are_found(seed):
         assert np.abs(found[mid] - truth).max() < 2.0
     cal = calibrate_table(frame, layout)
     assert cal.markers_seen == tuple(inside)
+
+
+def test_a_save_killed_mid_write_leaves_the_previous_calibration(tmp_path):
+    """The durability audit (finding 4): ``save`` wrote the file in place, so a kill mid-write left a torn
+    one and the table refused to start ("bad lens calibration file"). The child here is killed by the
+    kernel (SIGXFSZ: a 200-byte file-size limit) while writing; the old calibration still loads."""
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    path = tmp_path / "lens.json"
+    LensCalibration(np.eye(3), np.zeros(5), (640, 480), 0.25).save(path)
+    assert path.stat().st_size > 200
+    script = f"""
+import resource
+import numpy as np
+from vision.calibration import LensCalibration
+import signal
+signal.signal(signal.SIGXFSZ, signal.SIG_DFL)  # Python ignores it: the kernel then kills, as a kill -9 would
+resource.setrlimit(resource.RLIMIT_FSIZE, (200, 200))
+LensCalibration(np.eye(3) * 2, np.ones(5), (1280, 960), 0.5).save({str(path)!r})
+"""
+    repo = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, cwd=repo)
+    assert done.returncode == -signal.SIGXFSZ, done.stderr
+    assert LensCalibration.load(path).image_size == (640, 480)
+    LensCalibration(np.eye(3), np.zeros(5), (800, 600)).save(path)  # the next save removes the kill's temporary
+    assert [p.name for p in tmp_path.iterdir()] == ["lens.json"]

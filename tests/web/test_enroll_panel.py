@@ -65,6 +65,15 @@ def test_enrol_from_the_table_at_the_panel(client, runner, h, laid_out_deck, tmp
         truth = h.card_laid_at(x, y)
         res = h.post_json(client, f"{base}/answer", {"id": q["id"], "card": truth})
         assert res.status_code == 200
+    noted: list[tuple[Any, bool, bool]] = []  # at each camera note: the deck in use, waited for, the file there
+    real_submit = runner.submit
+
+    def spy(event: dict[str, Any], *a: Any, **k: Any) -> Any:
+        if event.get("type") == "device_status_changed":
+            noted.append((pipe.watcher.enrollment, k.get("wait", True), (tmp_path / "deck.npz").exists()))
+        return real_submit(event, *a, **k)
+
+    monkeypatch.setattr(runner, "submit", spy)
     assert h.post_json(client, f"{base}/finish", {}).status_code == 202
     done = _wait(client, base, ("done", "failed"))
     # Either the enrolment reads the cards it was made from without a misread and is used and
@@ -76,6 +85,8 @@ def test_enrol_from_the_table_at_the_panel(client, runner, h, laid_out_deck, tmp
         assert len(done["result"]["not_enrolled"]) == 54 - done["result"]["enrolled"]
         assert done["result"]["check"]["plays"] == 6 and "fan check" in done["result"]["check_text"]
         assert pipe.watcher.enrollment is not None  # the running watcher reads with it now
+        # ... and the log named it first, waited for (the durability audit, finding 6): not in use, not in place
+        assert noted == [(None, True, False)], noted
         got = client.get(f"{base}/deck.npz")  # the chief takes the file to the hub's organiser page
         assert got.status_code == 200 and got.data == Path(done["result"]["file"]).read_bytes()
         assert "deck-table-1.npz" in got.headers["Content-Disposition"]
