@@ -294,12 +294,13 @@ def on_cards_played(state: State, ev: dict[str, Any], fx: Effects) -> None:
 
     _check_report_missing(state, ev, seat, fx)
     rules: list[str] = []
+    out_of_turn = None
     if finished_before:
         rules.append("finished_seat_acted")
         raise_flag(state, ev, "finished_seat_acted", seat, {"cards": cards}, fx)
     elif not in_turn:
         rules.append("out_of_turn")
-        raise_flag(state, ev, "out_of_turn", seat, {"turn": deal["turn"], "cards": cards}, fx)
+        out_of_turn = raise_flag(state, ev, "out_of_turn", seat, {"turn": deal["turn"], "cards": cards}, fx)
     if reading is None:
         rules.append("not_a_pattern")
         raise_flag(state, ev, "not_a_pattern", seat, {"cards": cards}, fx)
@@ -332,7 +333,11 @@ def on_cards_played(state: State, ev: dict[str, Any], fx: Effects) -> None:
     deal["by_seat"][seat] = deal["by_seat"][seat] + cards
     count = max(0, deal["counts"][seat] - len(cards))
     deal["counts"][seat] = count
-    if count == 0 and not finished_before:
+    if count == 0 and not finished_before and out_of_turn is not None and since(state, 9):
+        # Generation 9: the breach is for the referee, and the deal goes on until the ruling
+        # (finish_pending); before, the last card played out of turn ended and scored the deal.
+        deal["pending_out"] = {**deal.get("pending_out", {}), seat: out_of_turn["id"]}
+    elif count == 0 and not finished_before:
         deal["finish_order"].append(seat)
         _settle_tribute(state, ev, seat, fx)
     threshold = state["round"]["_rules"].report_threshold
@@ -547,3 +552,22 @@ def on_zone_obstructed(state: State, ev: dict[str, Any], fx: Effects) -> None:
         return
     deal["obstructed"][seat] = trick_no
     raise_flag(state, ev, "zone_obstructed", seat, {"seconds": seconds, "trick": trick_no + 1}, fx)
+
+
+def finish_pending(state: State, ev: dict[str, Any], fx: Effects) -> None:
+    """Generation 9: a seat whose out-of-turn play emptied its hand finishes once the referee has ruled
+    on that play's flag without voiding it (confirmed, dismissed or penalised): the breach is for the
+    referee, and the deal goes on until then. A void of the play re-folds the deal without it."""
+    deal = state.get("deal")
+    if deal is None or deal["phase"] != "play" or not deal.get("pending_out"):
+        return
+    status = {f["id"]: f["status"] for f in state["flags"]}
+    for seat, flag_id in sorted(deal["pending_out"].items()):
+        if status.get(flag_id) in ("confirmed", "dismissed"):
+            del deal["pending_out"][seat]
+            deal["finish_order"].append(seat)
+            _settle_tribute(state, ev, seat, fx)
+            if _maybe_end(state, ev, fx):
+                return
+            if deal["turn"] == seat:
+                _advance_after_play(state, ev, seat, fx)

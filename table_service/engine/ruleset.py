@@ -55,7 +55,15 @@ from table_service.rules.ruleset import DEFAULT_RULESET, Ruleset, get_ruleset
 #: 8 (2026-12-06, later): a tribute, a return or an anti-tribute is not voided once the deal's first card is
 #: played — the void re-folded the deal into the tribute phase and superseded the return and every play
 #: since; a wrong tribute found in play is corrected with ``tribute_corrected`` instead (``tribute_correction``).
-ENGINE_GENERATION = 8
+#: 9 (2026-12-06, s37): the referee's time is nobody's, whole (``referee_time``): play is stopped while a call,
+#: a breach that stops play (``timers.STOPS_PLAY``) or a dark screen is open, lateness is judged at the moment
+#: play stopped (a tick or the action's own stamp), and when play resumes — or any event is voided — the seat
+#: to act gets a whole countdown whatever flag of its own is open; an out-of-turn play that empties the hand
+#: finishes it only once its flag is ruled on (``play.finish_pending``); a violation the ladder makes between
+#: deals asks the 下家's choice of a lost turn; ``report_missing`` only when the seat to act acts; the report
+#: card refused where no play has left the seat ≤ 10 cards (or it has none); a late arrival of 0 minutes
+#: refused; a penalty of an earlier deal of the round voided by the chief (``penalties.void_earlier``).
+ENGINE_GENERATION = 9
 
 
 def since(state: dict[str, Any], generation: int) -> bool:

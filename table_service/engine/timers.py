@@ -27,6 +27,38 @@ PHASE_OPTION = {
 }
 
 
+#: Flags that stop play until the referee rules (generation 9): breaches of the play itself, seen at the
+#: table as they happen — "point it out and stop play, call the referee, take no action until the
+#: referee rules" — and whose ruling decides who acts next (a lost turn for a wrong play, an exposed
+#: card or a play out of turn; the lead after a wrong pass). Flags the engine raises from later proof
+#: (a tribute not the highest, a declaration contradicted), from the clock (``time_over``), from the
+#: count after the drawing (``wrong_count``), on the report card, or for the chief (``penalty_escalation``)
+#: do not stop play: the referee calls for a stop where one is needed.
+STOPS_PLAY = frozenset({"referee_call", "out_of_turn", "leader_passed", "does_not_beat", "not_a_pattern",
+                        "finished_seat_acted", "exposed_card"})
+
+def stopped_since(state: State) -> int | None:
+    """When play stopped (generation 9): the earliest time among the open flags that stop play and the
+    screen's going offline; None while play runs (and always before generation 9)."""
+    if not since(state, 9):
+        return None
+    deal = state.get("deal")
+    no = deal["no"] if deal is not None else None
+    # A call for the referee stops play wherever it was made; a breach stops its own deal's play only (a
+    # flag left open when its deal ended does not hold up the next).
+    times = [f["t_ms"] for f in state["flags"] if f["status"] == "open" and f["rule"] in STOPS_PLAY
+             and (f["rule"] == "referee_call" or f.get("deal") == no)]
+    if state.get("screen_offline_ms") is not None:
+        times.append(state["screen_offline_ms"])
+    return min(times) if times else None
+
+
+def judged_at(state: State, t: int) -> int:
+    """The time a lateness at ``t`` is judged at: ``t``, or the moment play stopped if it is stopped."""
+    stop = stopped_since(state)
+    return t if stop is None else min(t, stop)
+
+
 def start_timer(state: State, seat: str, phase: str, fx: list[dict[str, Any]], *, option: str | None = None,
                 at_ms: int | None = None) -> None:
     """Start ``seat``'s countdown for ``phase`` from the current event time (or from ``at_ms``)."""
@@ -94,7 +126,8 @@ def stop_and_check(state: State, ev: dict[str, Any], seat: str, fx: list[dict[st
     timer = stop_timer(state, seat, fx)
     if timer is None:
         return 0
-    over = max(0, ev["t_ms"] - timer["deadline_ms"])
+    # Generation 9: an action stamped while play is stopped is judged at the moment play stopped.
+    over = max(0, judged_at(state, ev["t_ms"]) - timer["deadline_ms"])
     timer["overtime_ms"] = over
     if over > 0 and not timer["flagged"]:
         raise_flag(
@@ -256,7 +289,7 @@ def overdue(state: State, at: int | None = None) -> list[tuple[str, dict[str, An
     for the referee is open.
     """
     deal = state.get("deal")
-    if deal is None or referee_called(state):
+    if deal is None or (referee_called(state) and not since(state, 9)):
         # A player called the referee: play stops, and nobody acts until the referee rules (the
         # rules' procedure on a breach); the countdown starts again then (apply._rearm_turn_clock).
         return []
