@@ -104,11 +104,13 @@ def give_penalty(
                               **kept}
     elif lose_turn:
         take_turn_away(state, ev, seat, fx)  # type: ignore[arg-type]  # seat checked above
-    elif gen2 and auto and final == "violation" and level != "violation" and seat is not None and in_deal \
-            and (deal["phase"] == "play" or (since(state, 5) and deal["phase"] in ("tribute", "return"))):
+    elif gen2 and auto and final == "violation" and level != "violation" and seat is not None and (
+            (in_deal and (deal["phase"] == "play" or (since(state, 5) and deal["phase"] in ("tribute", "return"))))
+            or (between and since(state, 9))):
         # An automatic warning the ladder made a violation: no referee chose, so the 下家's choice of
         # a lost turn is asked (confirming the flag takes the turn: apply._on_flag_confirmed); in the
-        # tribute phase too (generation 5), where the turn is lost at the first lead if it is theirs.
+        # tribute phase too (generation 5), where the turn is lost at the first lead if it is theirs; between
+        # two deals too (generation 9), where a turn the 下家 takes is lost in the next deal.
         raise_flag(state, ev, "lose_turn_choice", seat, {"side": side, "penalty_seq": ev["seq"]}, fx)
     return record
 
@@ -195,6 +197,8 @@ def on_late_arrival(state: State, ev: dict[str, Any], fx: Effects) -> None:
     minutes = field(data, "minutes", ev["type"])
     if not isinstance(minutes, int | float) or isinstance(minutes, bool) or minutes < 0:
         raise EventRejected(f"迟到分钟无效 / late_arrival_recorded: minutes must be ≥ 0, got {minutes!r}")
+    if minutes == 0 and since(state, 9):
+        raise EventRejected("迟到 0 分钟不是迟到 / late_arrival_recorded: 0 minutes late is on time, not a late arrival")
     article = f"迟到 {minutes} 分钟 / late arrival, {minutes} min"
     rules = state["round"]["_rules"]
     if not is_late_for_chief(minutes, rules):

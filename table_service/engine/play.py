@@ -92,8 +92,13 @@ def _check_report_missing(state: State, ev: dict[str, Any], actor: str, fx: Effe
 
     The report card is once per deal (rules: "never again, and nobody may ask again"), so a
     missed report is one breach: the seat goes into ``report_missed`` and its later plays at
-    ≤ 10 cards make no new report due (see ``on_cards_played``)."""
+    ≤ 10 cards make no new report due (see ``on_cards_played``). Generation 9: only when the seat to
+    act acts (docs/rules.md §6: "when the next seat acts first")."""
     deal = state["deal"]
+    if since(state, 9) and deal["turn"] != actor:
+        # Generation 9: missed when the seat to act acts (play has moved on), not when another seat acts
+        # out of turn (that is its own breach); before, any other seat's action.
+        return
     for seat in sorted(deal["report_due"]):
         if seat != actor:
             play_seq = deal["report_due"].pop(seat)
@@ -474,9 +479,14 @@ def on_report_pressed(state: State, ev: dict[str, Any], fx: Effects) -> None:
     if seat in deal["reports"]:
         raise_flag(state, ev, "report_twice", seat, {"first_seq": deal["reports"][seat]["seq"], "count": count}, fx)
         return
+    if count == 0 and since(state, 9):
+        raise EventRejected(f"{seat} 已出完，无牌可报 / report_pressed: {seat} has played out; there is nothing to report")
     if count > threshold:
         raise_flag(state, ev, "report_too_early", seat, {"count": count}, fx)
         return
+    if not deal["by_seat"][seat] and since(state, 9):
+        raise EventRejected(f"{seat} 尚未出牌，无需报牌 / report_pressed: {seat} has not played yet; the report card "
+                            "comes right after a play that leaves 10 cards or fewer")
     deal["reports"][seat] = {"seq": ev["seq"], "count": count, "late": seat not in deal["report_due"]}
     deal["report_due"].pop(seat, None)
     fx.append({"kind": "lamp", "seat": seat, "lamp": "report", "mode": "on"})
