@@ -218,6 +218,13 @@ def _supersede(state: State, ev: dict[str, Any], fx: Effects) -> None:
     """Record the override ``ev`` makes and re-fold the deal with it."""
     etype = ev["type"]
     data = ev["data"]
+    if etype == "event_voided":
+        place = penalties.earlier_penalty(state, int_field(data, "ref", etype))
+        if place is not None:  # generation 9: a penalty of an earlier deal, the chief's void
+            penalties.void_earlier(state, ev, fx, place)
+            state["corrections"].append({"seq": ev["seq"], "type": etype, "ref": int(data["ref"]), "role": ev["role"],
+                                         "t_ms": state["t_ms"], "earlier": True})
+            return
     target = _target(state, ev)
     ref = str(target["seq"])
     overrides = state["_overrides"]
@@ -334,6 +341,10 @@ def _refold_deal(state: State, ev: dict[str, Any], fx: Effects) -> dict[int, str
     overrides = state["_overrides"]
     old_flags = {f["id"]: f for f in state["flags"]}
     new = copy_state(base)
+    for c in state["corrections"]:  # generation 9: penalties of earlier deals the chief voided stay void
+        place = next((i for i, r in enumerate(new["penalties"]["records"]) if c.get("earlier") and r["seq"] == c["ref"]), None)
+        if place is not None:
+            penalties.withdraw_earlier(new, c["seq"], place)
     rejected: dict[int, str] = {}
     scratch: Effects = []
     pauses = sorted(overrides.get(_PAUSES, ()))

@@ -117,3 +117,45 @@ def test_report_lamps_go_out_when_a_foul_ends_the_deal() -> None:
     t.report("E")
     fx = t.do("penalty_given", {"side": "NS", "level": "foul", "article": "x", "next_leader": "E"}, role="chief")
     assert {"kind": "lamp", "seat": "E", "lamp": "report", "mode": "off"} in fx
+
+
+# ------------------------------------------------------------------ 8. a penalty of an earlier deal
+
+
+def _warning_then_next_deal(generation: int | None = None) -> tuple[Table, int]:
+    t = _table(ONE_EACH, generation)
+    t.do("penalty_given", {"side": "NS", "level": "warning", "article": "x"}, role="referee")
+    seq = t.events[-1]["seq"]
+    t.finish_in_order(["E", "N", "W", "S"])
+    t.next_deal()
+    return t, seq
+
+
+def test_the_chief_voids_a_warning_of_an_earlier_deal_and_the_ladder_is_counted_again() -> None:
+    t, seq = _warning_then_next_deal()
+    assert "only the chief referee" in t.reject("event_voided", {"ref": seq, "reason": "wrong side"}, role="referee")
+    t.do("event_voided", {"ref": seq, "reason": "wrong side"}, role="chief")
+    assert t.state["penalties"]["NS"]["warnings"] == 0
+    t.do("penalty_given", {"side": "NS", "level": "warning", "article": "y"}, role="referee")
+    assert [(r["level"], bool(r.get("withdrawn"))) for r in t.state["penalties"]["records"]] == [
+        ("warning", True), ("warning", False)]
+    # A later re-fold of this deal (a void of its own event) keeps the earlier void.
+    t.do("event_voided", {"ref": t.events[-1]["seq"], "reason": "wrong seat"}, role="referee")
+    assert t.state["penalties"]["NS"]["warnings"] == 0 and t.state["penalties"]["records"][0]["withdrawn"]
+    assert t.replay_matches()
+
+
+def test_an_earlier_penalty_that_changed_levels_or_a_later_one_stands_on_is_not_voided() -> None:
+    t = _table(ONE_EACH)
+    t.do("penalty_given", {"side": "NS", "level": "foul", "article": "x", "next_leader": "E"}, role="chief")
+    foul = t.events[-1]["seq"]
+    t.next_deal()
+    assert "changed the levels" in t.reject("event_voided", {"ref": foul, "reason": "r"}, role="chief")
+    t2, warn = _warning_then_next_deal()
+    t2.do("penalty_given", {"side": "NS", "level": "warning", "article": "y"}, role="referee")  # made a violation
+    assert "void that one first" in t2.reject("event_voided", {"ref": warn, "reason": "r"}, role="chief")
+
+
+def test_generation_8_refused_to_void_a_penalty_of_an_earlier_deal() -> None:
+    t, seq = _warning_then_next_deal(generation=8)
+    assert "not an event of the current deal" in t.reject("event_voided", {"ref": seq, "reason": "r"}, role="chief")
