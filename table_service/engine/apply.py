@@ -302,7 +302,7 @@ def _supersede(state: State, ev: dict[str, Any], fx: Effects) -> None:
         after = state["_deal_log"][-1]["seq"]
         overrides[_RESTARTS] = [*overrides.get(_RESTARTS, ()), *([after, state["t_ms"], s] for s in seats)]
     rejected = _refold_deal(state, ev, fx)
-    if new is None:
+    if new is None and since(state, 9):
         # Generation 9: whatever was voided, the seat to act is given a whole countdown from the ruling.
         after = state["_deal_log"][-1]["seq"]
         state["t_ms"] = max(state["t_ms"] or 0, ev["t_ms"])
