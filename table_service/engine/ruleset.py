@@ -26,12 +26,12 @@ from table_service.rules.ruleset import DEFAULT_RULESET, Ruleset, get_ruleset
 #: (``rules.reading``'s ``row_decides``); a late action judged by its own time alone — the
 #: ``time_over`` flag and the automatic warning or violation it has earned by then, whether or not a
 #: ``clock_ticked`` came first, and an automatic penalty a tick gave withdrawn when the action's own
-#: time shows it had not earned it (``apply._late_by_own_time``, ``timers.stop_and_check``); a
+#: time shows it had not earned it (``referee_time.late_by_own_time``, ``timers.stop_and_check``); a
 #: paid tribute flagged ``anti_tribute_missed`` when both big jokers are given as tribute
 #: (``tribute_phase.check_anti_tribute_missed``). 4 (2026-12-06): an event the chief referee entered is
 #: voided or changed by the chief alone (``apply._supersede``). 5 (2026-12-06, fourth session): the referee's
 #: time is nobody's in the tribute phase too — a call answered or the screen back gives each running
-#: countdown of the tribute or return its whole length (``apply._rearm_turn_clock``), and a play, pass,
+#: countdown of the tribute or return its whole length (``referee_time.rearm_turn_clock``), and a play, pass,
 #: tribute or return voided is made again against a whole countdown (``timers.restart_timer``); a dismissed
 #: ``time_over`` flag takes its automatic penalties with it; the 下家's choice of a lost turn asked in the
 #: tribute phase too, and a lost turn ruled between deals taken in the next deal

@@ -3,7 +3,7 @@
 The engine never reads a clock: a timer is a deadline in event time (``t_ms``); time-over is
 noticed when an event (a ``clock_ticked`` or the seat's own late action) carries a later time. In a
 round from generation 3 (ruleset.py) the ruling depends only on the times: a late action earns, by
-its own time, what ticks up to that time would have given (``apply._late_by_own_time``), and loses
+its own time, what ticks up to that time would have given (``referee_time.late_by_own_time``), and loses
 an automatic penalty that a tick gave but its own time shows it had not earned.
 """
 
@@ -81,7 +81,7 @@ def restart_timer(state: State, seat: str, fx: list[dict[str, Any]], *, at_ms: i
     Why: the referee's time is nobody's (the rules' procedure on a breach: play stops until the referee
     rules). A tribute or a play the referee sent back is given again against a whole countdown, not the
     one that ran out while the referee looked; so is each countdown of the tribute phase once a call for
-    the referee is answered (``apply._rearm_turn_clock``)."""
+    the referee is answered (``referee_time.rearm_turn_clock``)."""
     deal = state["deal"]
     timer = deal["timers"].get(seat) if deal is not None else None
     if timer is None:
@@ -115,7 +115,7 @@ def stop_and_check(state: State, ev: dict[str, Any], seat: str, fx: list[dict[st
     time ``ev["t_ms"]`` (a tribute, a return, a play or a pass alike).
 
     Late, and no ``clock_ticked`` had flagged it yet: flag ``time_over`` (in a round from
-    generation 3 ``apply._late_by_own_time`` has flagged it already, with the automatic penalties
+    generation 3 ``referee_time.late_by_own_time`` has flagged it already, with the automatic penalties
     due by the action's time). In time, although a tick had flagged it: the tick could not know that
     the play was already down (the camera stamps a play put down by the deadline but read after it
     at the deadline), so its ``time_over`` flag — and the automatic penalties that cite it — are
@@ -291,7 +291,7 @@ def overdue(state: State, at: int | None = None) -> list[tuple[str, dict[str, An
     deal = state.get("deal")
     if deal is None or (referee_called(state) and not since(state, 9)):
         # A player called the referee: play stops, and nobody acts until the referee rules (the
-        # rules' procedure on a breach); the countdown starts again then (apply._rearm_turn_clock).
+        # rules' procedure on a breach); the countdown starts again then (referee_time.rearm_turn_clock).
         return []
     t = state["t_ms"] if at is None else at
     timers = deal["timers"]
