@@ -17,8 +17,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from table_service.engine import penalties
+from table_service.engine import deal_end, penalties
 from table_service.engine.flags import raise_flag
+from table_service.engine.play import finish_pending
 from table_service.engine.ruleset import since
 from table_service.engine.state import State
 from table_service.engine.timers import judged_at, overdue, restart_timer, set_turn, stopped_since
@@ -33,8 +34,6 @@ TIMED_ACTIONS = {"cards_played": "play", "passed": "play", "tribute_given": "tri
 def on_clock_ticked(state: State, ev: dict[str, Any], fx: Effects) -> None:
     """Time-over for every overdue timer (flag once, then the automatic warning if the ruleset
     makes it automatic), the overtime count on the display, and the time limit of the round."""
-    from table_service.engine import deal_end
-
     deal = state.get("deal")
     if deal is not None and deal["phase"] != "over":
         at = judged_at(state, state["t_ms"])
@@ -147,8 +146,6 @@ def after_event(state: State, ev: dict[str, Any], fx: Effects, was: int | None) 
     on (:func:`finish_pending`)."""
     if not since(state, 9):
         return
-    from table_service.engine.play import finish_pending
-
     finish_pending(state, ev, fx)
     if stopped_since(state) is not None:
         return
