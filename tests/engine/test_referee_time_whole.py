@@ -122,9 +122,23 @@ def test_voiding_a_lost_turn_gives_the_seat_to_act_a_whole_countdown_and_a_later
          role="referee")
     assert t.deal["turn"] == "W"
     t.do("event_voided", {"ref": t.events[-1]["seq"], "reason": "wrong seat"}, role="referee", dt=40_000)
-    assert t.deal["turn"] == "N" and t.deal["timers"]["N"]["started_ms"] == t.t
+    voided_at = t.t
+    assert t.deal["turn"] == "N" and t.deal["timers"]["N"]["started_ms"] == voided_at
+    lead = next(e["seq"] for e in t.events if e["type"] == "cards_played")
+    t.do("play_corrected", {"ref": lead, "cards": ["3h"]}, role="referee", dt=1_000)  # re-folds the deal
+    assert t.deal["timers"]["N"]["started_ms"] == voided_at
     tick(t, t.t + 1_000)
     assert _records(t) == [] and not t.flags("time_over")
+    assert t.replay_matches()
+
+
+def test_voiding_a_loss_gives_the_seat_to_act_a_whole_countdown() -> None:
+    t, dl = _n_to_follow()
+    t.do("penalty_given", {"side": "EW", "level": "loss", "article": "x"}, role="chief", t=dl - 5_000)
+    assert t.state["result"] is not None
+    t.do("event_voided", {"ref": t.events[-1]["seq"], "reason": "wrong side"}, role="chief", t=dl + 60_000)
+    assert t.state["result"] is None and t.deal["turn"] == "N"
+    assert t.deal["timers"]["N"]["deadline_ms"] == dl + 80_000
     assert t.replay_matches()
 
 
