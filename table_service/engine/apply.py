@@ -12,7 +12,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from table_service.engine import deal_end, penalties, play, round_setup, tribute_correction, tribute_phase
+from table_service.engine import (
+    deal_end,
+    penalties,
+    play,
+    referee_time,
+    round_setup,
+    tribute_correction,
+    tribute_phase,
+)
 from table_service.engine.errors import EventRejected, halves
 from table_service.engine.events import (
     DEVICE_STATUSES,
@@ -27,77 +35,22 @@ from table_service.engine.events import (
     seat_field,
 )
 from table_service.engine.flags import close_flag, find_flag, raise_flag, resolve_flag
+from table_service.engine.referee_time import TIMED_ACTIONS as _TIMED_ACTIONS
+from table_service.engine.referee_time import late_by_own_time as _late_by_own_time
+from table_service.engine.referee_time import rearm_turn_clock as _rearm_turn_clock
 from table_service.engine.ruleset import since
 from table_service.engine.state import State, copy_state, initial_state
 from table_service.engine.timers import (
-    overdue,
     referee_called,
     refuse_time_withdrawal,
     restart_timer,
-    set_turn,
+    stopped_since,
     withdraw_time_over,
 )
-from table_service.rules.seats import SEATS, side_of
+from table_service.rules.seats import SEATS
 
 Effects = list[dict[str, Any]]
 Handler = Callable[[State, dict[str, Any], Effects], None]
-
-
-def _on_clock_ticked(state: State, ev: dict[str, Any], fx: Effects) -> None:
-    """Time-over for every overdue timer (flag once, then the automatic warning if the ruleset
-    makes it automatic), the overtime count on the display, and the time limit of the round."""
-    deal = state.get("deal")
-    if deal is not None and deal["phase"] != "over":
-        for seat, timer in overdue(state):
-            over = state["t_ms"] - timer["deadline_ms"]
-            fx.append({"kind": "overtime", "seat": seat, "seconds": over // 1000})
-            _overtime(state, ev, fx, seat, timer, over)
-    deal_end.on_time_tick(state, ev, fx)
-
-
-def _overtime(state: State, ev: dict[str, Any], fx: Effects, seat: str, timer: dict[str, Any], over: int) -> None:
-    """What ``over`` ms past ``seat``'s deadline has earned by ``ev``, each once per timer: the
-    ``time_over`` flag, then the automatic warning after ``overtime_warning_s`` and the violation
-    (with the turn lost) ``overtime_violation_s`` later, where the ruleset makes them automatic."""
-    deal = state["deal"]
-    rules = state["round"]["_rules"]
-    if not timer["flagged"]:
-        timer["flagged"] = True
-        flag = raise_flag(state, ev, "time_over", seat, {"phase": timer["phase"], "deadline_ms": timer["deadline_ms"], "overtime_ms": over}, fx)
-        timer["flag"] = flag["id"]
-    if not rules.auto_time_warning:
-        return
-    article = f"超时 {over // 1000} 秒 / time over by {over // 1000} s ({timer['phase']})"
-    if not timer["warned"] and over >= rules.overtime_warning_s * 1000:
-        timer["warned"] = True
-        penalties.give_penalty(state, ev, fx, side=side_of(seat), level="warning", seat=seat, auto=True,
-                               article=article, flag=timer.get("flag"))
-    limit = rules.overtime_violation_s
-    if limit is not None and timer["warned"] and not timer["violated"] and over >= (rules.overtime_warning_s + limit) * 1000:
-        timer["violated"] = True
-        lose = deal["phase"] == "play" and deal["turn"] == seat
-        penalties.give_penalty(state, ev, fx, side=side_of(seat), level="violation", seat=seat, auto=True,
-                               article=article, lose_turn=lose, flag=timer.get("flag"))
-
-
-#: A seat's own timed actions, by the deal phase in which they answer its countdown.
-_TIMED_ACTIONS = {"cards_played": "play", "passed": "play", "tribute_given": "tribute", "return_given": "return"}
-
-
-def _late_by_own_time(state: State, ev: dict[str, Any], fx: Effects) -> None:
-    """A seat's late action (a play, a pass, a tribute, a return) first earns, by its own time
-    ``ev["t_ms"]``, what the ticks up to that time would have given it (:func:`_overtime`): the ruling
-    depends on the times alone, not on whether a ``clock_ticked`` came between the deadline and the
-    action (rounds from generation 3, ruleset.py; before, a late action with no tick before it had
-    the flag only). A Huai'an violation's lost turn is lost before the action, as after a tick."""
-    phase = _TIMED_ACTIONS.get(ev["type"])
-    deal = state.get("deal")
-    if phase is None or deal is None or deal["phase"] != phase or not since(state, 3):
-        return
-    seat = ev["data"].get("seat")
-    for s, timer in overdue(state, at=ev["t_ms"]):
-        if s == seat:
-            _overtime(state, ev, fx, s, timer, ev["t_ms"] - timer["deadline_ms"])
 
 
 def _on_device_status(state: State, ev: dict[str, Any], fx: Effects) -> None:
@@ -110,7 +63,14 @@ def _on_device_status(state: State, ev: dict[str, Any], fx: Effects) -> None:
     was = state["devices"].get(device)
     state["devices"][device] = status
     fx.append({"kind": "device", "device": device, "status": status})
-    if device == "screen" and was == "offline" and status == "online" and since(state, 2):
+    if device == "screen" and since(state, 9):
+        # Generation 9: a dark screen stops play (timers.stopped_since); its return resumes it whole
+        # (referee_time.after_event).
+        if status == "offline" and was != "offline":
+            state["screen_offline_ms"] = state["t_ms"]
+        elif status == "online":
+            state.pop("screen_offline_ms", None)
+    elif device == "screen" and was == "offline" and status == "online" and since(state, 2):
         # The countdowns were dark and the pass buttons dead: the seat to act gets its whole
         # countdown again, as after a call for the referee (the table's ticks held meanwhile).
         _rearm_turn_clock(state, fx, restart=True)
@@ -177,36 +137,6 @@ def _settle_dismissed_time(state: State, ev: dict[str, Any], flag: dict[str, Any
         timer["warned"] = timer["violated"] = True
 
 
-def _rearm_turn_clock(state: State, fx: Effects, *, restart: bool = False) -> None:
-    """Once the referee has ruled, the player whose turn it is has a countdown again.
-
-    A wrong play (one that does not beat) keeps the turn with its player and stops their clock
-    for the referee; without this nothing started it again, and the player could take minutes.
-    ``restart``: the last call for the referee was answered, and play resumes with a whole
-    countdown (while the call was open nobody was over time). Not while the referee still has an
-    open flag or question about that seat.
-    """
-    deal = state["deal"]
-    if deal is None or state["result"] is not None:
-        return
-    if deal["phase"] in ("tribute", "return") and restart and since(state, 5):
-        # Every countdown of the tribute or the return still running stood still while the referee
-        # was called: each starts whole again (before generation 5 they ran on and ran out).
-        for seat in sorted(deal["timers"]):
-            if not any(f["status"] == "open" and f.get("seat") == seat for f in state["flags"]):
-                restart_timer(state, seat, fx)
-        return
-    if deal["phase"] != "play":
-        return
-    seat = deal["turn"]
-    if seat is None or (seat in deal["timers"] and not restart) or any(q["seat"] == seat for q in deal["questions"]):
-        return
-    if any(f["status"] == "open" and f.get("seat") == seat for f in state["flags"]):
-        return
-    # The deal's first lead keeps its own, longer countdown.
-    set_turn(state, seat, fx, first_lead=not deal["tricks"] and not deal["trick"]["plays"])
-
-
 def _on_deal_redrawn(state: State, ev: dict[str, Any], fx: Effects) -> None:
     """``deal_redrawn`` (referee): the cards were miscounted, so they are shuffled and drawn again
     (the rules' remedy), before the first card is played.
@@ -250,7 +180,7 @@ HANDLERS: dict[str, Handler] = {
     "referee_called": _on_referee_called,
     "card_exposed": play.on_card_exposed,
     "zone_obstructed": play.on_zone_obstructed,
-    "clock_ticked": _on_clock_ticked,
+    "clock_ticked": referee_time.on_clock_ticked,
     "device_status_changed": _on_device_status,
     "flag_confirmed": _on_flag_confirmed,
     "flag_dismissed": _on_flag_dismissed,
@@ -288,6 +218,13 @@ def _supersede(state: State, ev: dict[str, Any], fx: Effects) -> None:
     """Record the override ``ev`` makes and re-fold the deal with it."""
     etype = ev["type"]
     data = ev["data"]
+    if etype == "event_voided":
+        place = penalties.earlier_penalty(state, int_field(data, "ref", etype))
+        if place is not None:  # generation 9: a penalty of an earlier deal, the chief's void
+            penalties.void_earlier(state, ev, fx, place)
+            state["corrections"].append({"seq": ev["seq"], "type": etype, "ref": int(data["ref"]), "role": ev["role"],
+                                         "t_ms": state["t_ms"], "earlier": True})
+            return
     target = _target(state, ev)
     ref = str(target["seq"])
     overrides = state["_overrides"]
@@ -365,6 +302,13 @@ def _supersede(state: State, ev: dict[str, Any], fx: Effects) -> None:
         after = state["_deal_log"][-1]["seq"]
         overrides[_RESTARTS] = [*overrides.get(_RESTARTS, ()), *([after, state["t_ms"], s] for s in seats)]
     rejected = _refold_deal(state, ev, fx)
+    if new is None and since(state, 9):
+        # Generation 9: whatever was voided, the seat to act is given a whole countdown from the ruling.
+        after = state["_deal_log"][-1]["seq"]
+        state["t_ms"] = max(state["t_ms"] or 0, ev["t_ms"])
+        again = [[after, state["t_ms"], s] for s in referee_time.after_void(state, fx)]
+        if again:
+            overrides[_RESTARTS] = [*overrides.get(_RESTARTS, ()), *again]
     if new is not None and target["seq"] in rejected:
         # A correction that cannot apply (e.g. a reading the cards do not allow) is refused.
         zh, en = halves(rejected[target["seq"]])
@@ -397,6 +341,10 @@ def _refold_deal(state: State, ev: dict[str, Any], fx: Effects) -> dict[int, str
     overrides = state["_overrides"]
     old_flags = {f["id"]: f for f in state["flags"]}
     new = copy_state(base)
+    for c in state["corrections"]:  # generation 9: penalties of earlier deals the chief voided stay void
+        place = next((i for i, r in enumerate(new["penalties"]["records"]) if c.get("earlier") and r["seq"] == c["ref"]), None)
+        if place is not None:
+            penalties.withdraw_earlier(new, c["seq"], place)
     rejected: dict[int, str] = {}
     scratch: Effects = []
     pauses = sorted(overrides.get(_PAUSES, ()))
@@ -467,7 +415,9 @@ def _dispatch(state: State, ev: dict[str, Any], fx: Effects) -> None:
         # (generation 7): what a tick at this time would have done — the time up, and between deals the
         # round's end — is done before the event applies.
         deal_end.on_time_tick(state, ev, fx)
+    was = stopped_since(state)  # generation 9: play stopped before this event (None: runs, or older)
     HANDLERS[ev["type"]](state, ev, fx)
+    referee_time.after_event(state, ev, fx, was)
 
 
 def apply_in_place(state: State, event: dict[str, Any]) -> Effects:

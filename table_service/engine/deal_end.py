@@ -53,6 +53,7 @@ def finish_deal(state: State, ev: dict[str, Any], fx: Effects, *, ended_by: str,
     stop_all(state, fx)
     if deal["turn"] is not None:
         fx.append({"kind": "lamp", "seat": deal["turn"], "lamp": "turn", "mode": "off"})
+    _report_lamps_off(deal, fx)
     deal["turn"] = None
     levels_before = dict(state["levels"])
     rules = rules_of_round(state)
@@ -198,12 +199,19 @@ def end_round(
     fx.append({"kind": "round_ended", "result": dict(state["result"])})
 
 
+def _report_lamps_off(deal: dict[str, Any], fx: Effects) -> None:
+    """The deal is over: its report lamps go out (a device refresh after a restart shows them off too)."""
+    for seat in sorted(deal["reports"]):
+        fx.append({"kind": "lamp", "seat": seat, "lamp": "report", "mode": "off"})
+
+
 def _halt_deal(state: State, deal: dict[str, Any], fx: Effects) -> None:
     """A deal still in play when the round ends: its clocks stop, its turn lamp goes out, it is over
     (the caller says why)."""
     stop_all(state, fx)
     if deal["turn"] is not None:
         fx.append({"kind": "lamp", "seat": deal["turn"], "lamp": "turn", "mode": "off"})
+    _report_lamps_off(deal, fx)
     deal["turn"] = None
     deal["phase"] = "over"
 

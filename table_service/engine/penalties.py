@@ -14,7 +14,7 @@ from table_service.engine.deal_end import end_round, finish_deal
 from table_service.engine.errors import EventRejected
 from table_service.engine.events import PENALTY_LEVELS, field, says_something, seat_field, side_field
 from table_service.engine.flags import close_flag, find_flag, raise_flag, resolve_flag
-from table_service.engine.ladder import LEVEL_ZH, escalate
+from table_service.engine.ladder import LEVEL_ZH, escalate, escalated_on, recount_ladder
 from table_service.engine.play import arrive_turn
 from table_service.engine.roles import CHIEF_PENALTIES, is_late_for_chief
 from table_service.engine.ruleset import since
@@ -104,11 +104,13 @@ def give_penalty(
                               **kept}
     elif lose_turn:
         take_turn_away(state, ev, seat, fx)  # type: ignore[arg-type]  # seat checked above
-    elif gen2 and auto and final == "violation" and level != "violation" and seat is not None and in_deal \
-            and (deal["phase"] == "play" or (since(state, 5) and deal["phase"] in ("tribute", "return"))):
+    elif gen2 and auto and final == "violation" and level != "violation" and seat is not None and (
+            (in_deal and (deal["phase"] == "play" or (since(state, 5) and deal["phase"] in ("tribute", "return"))))
+            or (between and since(state, 9))):
         # An automatic warning the ladder made a violation: no referee chose, so the 下家's choice of
         # a lost turn is asked (confirming the flag takes the turn: apply._on_flag_confirmed); in the
-        # tribute phase too (generation 5), where the turn is lost at the first lead if it is theirs.
+        # tribute phase too (generation 5), where the turn is lost at the first lead if it is theirs; between
+        # two deals too (generation 9), where a turn the 下家 takes is lost in the next deal.
         raise_flag(state, ev, "lose_turn_choice", seat, {"side": side, "penalty_seq": ev["seq"]}, fx)
     return record
 
@@ -195,6 +197,8 @@ def on_late_arrival(state: State, ev: dict[str, Any], fx: Effects) -> None:
     minutes = field(data, "minutes", ev["type"])
     if not isinstance(minutes, int | float) or isinstance(minutes, bool) or minutes < 0:
         raise EventRejected(f"迟到分钟无效 / late_arrival_recorded: minutes must be ≥ 0, got {minutes!r}")
+    if minutes == 0 and since(state, 9):
+        raise EventRejected("迟到 0 分钟不是迟到 / late_arrival_recorded: 0 minutes late is on time, not a late arrival")
     article = f"迟到 {minutes} 分钟 / late arrival, {minutes} min"
     rules = state["round"]["_rules"]
     if not is_late_for_chief(minutes, rules):
@@ -268,3 +272,55 @@ def on_flag_upheld(state: State, ev: dict[str, Any], fx: Effects, flag: dict[str
         side=side, level=level, article=article, seat=flag["seat"], flag=flag["id"],
         lose_turn=second, auto=True,
     )
+
+
+def earlier_penalty(state: State, ref: int) -> int | None:
+    """The place in the round's records of the penalty entered by event ``ref`` when that event is not
+    of the current deal (a penalty of an earlier deal of the round, or one given before the first
+    deal): generation 9 lets the chief void it (:func:`void_earlier`). None otherwise."""
+    if not since(state, 9) or any(e["seq"] == ref for e in state["_deal_log"]):
+        return None
+    return next((i for i, r in enumerate(state["penalties"]["records"])
+                 if r["seq"] == ref and r["given"] in PENALTY_LEVELS), None)
+
+
+def void_earlier(state: State, ev: dict[str, Any], fx: Effects, place: int) -> None:
+    """``event_voided`` of a penalty of an earlier deal of the round (generation 9): the chief alone; the
+    record is marked withdrawn and the side's ladder counted again without it. Nothing is re-scored: the
+    deals since were played on it, so a penalty that changed levels or the round — a foul (the deal ended
+    and scored as double-down) or a loss — is refused, and so is one a later penalty was escalated on
+    (:func:`ladder.escalated_on`: void that one first). A lost turn it took stays taken (history)."""
+    records = state["penalties"]["records"]
+    r = records[place]
+    if ev["role"] != "chief":
+        raise EventRejected(f"前一副牌的处罚只能由裁判长撤销 / event_voided: penalty #{r['seq']} is of an earlier "
+                            "deal; only the chief referee voids it")
+    reason = ev["data"].get("reason")
+    if not isinstance(reason, str) or not says_something(reason):
+        raise EventRejected("须说明理由 / event_voided: reason is required")
+    if r.get("withdrawn"):
+        raise EventRejected(f"处罚已撤销 / event_voided: penalty #{r['seq']} is already void")
+    if state["result"] is not None:
+        raise EventRejected(f"本轮已结束，处罚 #{r['seq']} 已计入结果 / event_voided: the round is over and "
+                            f"penalty #{r['seq']} is part of its result")
+    if r["level"] not in ("warning", "violation"):
+        raise EventRejected(
+            f"处罚 #{r['seq']}（{LEVEL_ZH[r['level']]}）已改变级数或结果，不能事后撤销，请由裁判长在记分表上更正 / "
+            f"event_voided: penalty #{r['seq']} was a {r['level']}, which changed the levels or the round; a deal "
+            "already played on it is not re-scored: correct the score sheet at the chief's desk")
+    later = escalated_on(state, {place})
+    if later is not None:
+        raise EventRejected(
+            f"处罚 #{r['seq']} 已计入后来的处罚（#{later['seq']}，{LEVEL_ZH[later['given']]}记为{LEVEL_ZH[later['level']]}），"
+            f"请先撤销该处罚 / event_voided: penalty #{r['seq']} counts under a later penalty (#{later['seq']}, given "
+            f"as a {later['given']}, counted as a {later['level']}): void that one first")
+    withdraw_earlier(state, ev["seq"], place)
+    fx.append({"kind": "penalty_voided", "penalty": dict(records[place])})
+
+
+def withdraw_earlier(state: State, seq: int, place: int) -> None:
+    """Mark the record at ``place`` voided by event ``seq`` and count its side's ladder again (also after
+    every re-fold of the current deal, which starts from the deal's snapshot: ``apply._refold_deal``)."""
+    records = state["penalties"]["records"]
+    records[place] = dict(records[place], withdrawn=True, withdrawn_seq=seq, withdrawn_why="voided")
+    recount_ladder(state, records[place]["side"])

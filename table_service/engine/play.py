@@ -92,8 +92,13 @@ def _check_report_missing(state: State, ev: dict[str, Any], actor: str, fx: Effe
 
     The report card is once per deal (rules: "never again, and nobody may ask again"), so a
     missed report is one breach: the seat goes into ``report_missed`` and its later plays at
-    ≤ 10 cards make no new report due (see ``on_cards_played``)."""
+    ≤ 10 cards make no new report due (see ``on_cards_played``). Generation 9: only when the seat to
+    act acts (docs/rules.md §6: "when the next seat acts first")."""
     deal = state["deal"]
+    if since(state, 9) and deal["turn"] != actor:
+        # Generation 9: missed when the seat to act acts (play has moved on), not when another seat acts
+        # out of turn (that is its own breach); before, any other seat's action.
+        return
     for seat in sorted(deal["report_due"]):
         if seat != actor:
             play_seq = deal["report_due"].pop(seat)
@@ -294,12 +299,13 @@ def on_cards_played(state: State, ev: dict[str, Any], fx: Effects) -> None:
 
     _check_report_missing(state, ev, seat, fx)
     rules: list[str] = []
+    out_of_turn = None
     if finished_before:
         rules.append("finished_seat_acted")
         raise_flag(state, ev, "finished_seat_acted", seat, {"cards": cards}, fx)
     elif not in_turn:
         rules.append("out_of_turn")
-        raise_flag(state, ev, "out_of_turn", seat, {"turn": deal["turn"], "cards": cards}, fx)
+        out_of_turn = raise_flag(state, ev, "out_of_turn", seat, {"turn": deal["turn"], "cards": cards}, fx)
     if reading is None:
         rules.append("not_a_pattern")
         raise_flag(state, ev, "not_a_pattern", seat, {"cards": cards}, fx)
@@ -332,7 +338,11 @@ def on_cards_played(state: State, ev: dict[str, Any], fx: Effects) -> None:
     deal["by_seat"][seat] = deal["by_seat"][seat] + cards
     count = max(0, deal["counts"][seat] - len(cards))
     deal["counts"][seat] = count
-    if count == 0 and not finished_before:
+    if count == 0 and not finished_before and out_of_turn is not None and since(state, 9):
+        # Generation 9: the breach is for the referee, and the deal goes on until the ruling
+        # (finish_pending); before, the last card played out of turn ended and scored the deal.
+        deal["pending_out"] = {**deal.get("pending_out", {}), seat: out_of_turn["id"]}
+    elif count == 0 and not finished_before:
         deal["finish_order"].append(seat)
         _settle_tribute(state, ev, seat, fx)
     threshold = state["round"]["_rules"].report_threshold
@@ -469,9 +479,14 @@ def on_report_pressed(state: State, ev: dict[str, Any], fx: Effects) -> None:
     if seat in deal["reports"]:
         raise_flag(state, ev, "report_twice", seat, {"first_seq": deal["reports"][seat]["seq"], "count": count}, fx)
         return
+    if count == 0 and since(state, 9):
+        raise EventRejected(f"{seat} 已出完，无牌可报 / report_pressed: {seat} has played out; there is nothing to report")
     if count > threshold:
         raise_flag(state, ev, "report_too_early", seat, {"count": count}, fx)
         return
+    if not deal["by_seat"][seat] and since(state, 9):
+        raise EventRejected(f"{seat} 尚未出牌，无需报牌 / report_pressed: {seat} has not played yet; the report card "
+                            "comes right after a play that leaves 10 cards or fewer")
     deal["reports"][seat] = {"seq": ev["seq"], "count": count, "late": seat not in deal["report_due"]}
     deal["report_due"].pop(seat, None)
     fx.append({"kind": "lamp", "seat": seat, "lamp": "report", "mode": "on"})
@@ -547,3 +562,22 @@ def on_zone_obstructed(state: State, ev: dict[str, Any], fx: Effects) -> None:
         return
     deal["obstructed"][seat] = trick_no
     raise_flag(state, ev, "zone_obstructed", seat, {"seconds": seconds, "trick": trick_no + 1}, fx)
+
+
+def finish_pending(state: State, ev: dict[str, Any], fx: Effects) -> None:
+    """Generation 9: a seat whose out-of-turn play emptied its hand finishes once the referee has ruled
+    on that play's flag without voiding it (confirmed, dismissed or penalised): the breach is for the
+    referee, and the deal goes on until then. A void of the play re-folds the deal without it."""
+    deal = state.get("deal")
+    if deal is None or deal["phase"] != "play" or not deal.get("pending_out"):
+        return
+    status = {f["id"]: f["status"] for f in state["flags"]}
+    for seat, flag_id in sorted(deal["pending_out"].items()):
+        if status.get(flag_id) in ("confirmed", "dismissed"):
+            del deal["pending_out"][seat]
+            deal["finish_order"].append(seat)
+            _settle_tribute(state, ev, seat, fx)
+            if _maybe_end(state, ev, fx):
+                return
+            if deal["turn"] == seat:
+                _advance_after_play(state, ev, seat, fx)

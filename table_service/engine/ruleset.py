@@ -26,12 +26,12 @@ from table_service.rules.ruleset import DEFAULT_RULESET, Ruleset, get_ruleset
 #: (``rules.reading``'s ``row_decides``); a late action judged by its own time alone — the
 #: ``time_over`` flag and the automatic warning or violation it has earned by then, whether or not a
 #: ``clock_ticked`` came first, and an automatic penalty a tick gave withdrawn when the action's own
-#: time shows it had not earned it (``apply._late_by_own_time``, ``timers.stop_and_check``); a
+#: time shows it had not earned it (``referee_time.late_by_own_time``, ``timers.stop_and_check``); a
 #: paid tribute flagged ``anti_tribute_missed`` when both big jokers are given as tribute
 #: (``tribute_phase.check_anti_tribute_missed``). 4 (2026-12-06): an event the chief referee entered is
 #: voided or changed by the chief alone (``apply._supersede``). 5 (2026-12-06, fourth session): the referee's
 #: time is nobody's in the tribute phase too — a call answered or the screen back gives each running
-#: countdown of the tribute or return its whole length (``apply._rearm_turn_clock``), and a play, pass,
+#: countdown of the tribute or return its whole length (``referee_time.rearm_turn_clock``), and a play, pass,
 #: tribute or return voided is made again against a whole countdown (``timers.restart_timer``); a dismissed
 #: ``time_over`` flag takes its automatic penalties with it; the 下家's choice of a lost turn asked in the
 #: tribute phase too, and a lost turn ruled between deals taken in the next deal
@@ -55,7 +55,15 @@ from table_service.rules.ruleset import DEFAULT_RULESET, Ruleset, get_ruleset
 #: 8 (2026-12-06, later): a tribute, a return or an anti-tribute is not voided once the deal's first card is
 #: played — the void re-folded the deal into the tribute phase and superseded the return and every play
 #: since; a wrong tribute found in play is corrected with ``tribute_corrected`` instead (``tribute_correction``).
-ENGINE_GENERATION = 8
+#: 9 (2026-12-06, s37): the referee's time is nobody's, whole (``referee_time``): play is stopped while a call,
+#: a breach that stops play (``timers.STOPS_PLAY``) or a dark screen is open, lateness is judged at the moment
+#: play stopped (a tick or the action's own stamp), and when play resumes — or any event is voided — the seat
+#: to act gets a whole countdown whatever flag of its own is open; an out-of-turn play that empties the hand
+#: finishes it only once its flag is ruled on (``play.finish_pending``); a violation the ladder makes between
+#: deals asks the 下家's choice of a lost turn; ``report_missing`` only when the seat to act acts; the report
+#: card refused where no play has left the seat ≤ 10 cards (or it has none); a late arrival of 0 minutes
+#: refused; a penalty of an earlier deal of the round voided by the chief (``penalties.void_earlier``).
+ENGINE_GENERATION = 9
 
 
 def since(state: dict[str, Any], generation: int) -> bool:

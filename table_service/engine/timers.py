@@ -3,7 +3,7 @@
 The engine never reads a clock: a timer is a deadline in event time (``t_ms``); time-over is
 noticed when an event (a ``clock_ticked`` or the seat's own late action) carries a later time. In a
 round from generation 3 (ruleset.py) the ruling depends only on the times: a late action earns, by
-its own time, what ticks up to that time would have given (``apply._late_by_own_time``), and loses
+its own time, what ticks up to that time would have given (``referee_time.late_by_own_time``), and loses
 an automatic penalty that a tick gave but its own time shows it had not earned.
 """
 
@@ -25,6 +25,38 @@ PHASE_OPTION = {
     "tribute": "clock_tribute_s",
     "return": "clock_return_s",
 }
+
+
+#: Flags that stop play until the referee rules (generation 9): breaches of the play itself, seen at the
+#: table as they happen — "point it out and stop play, call the referee, take no action until the
+#: referee rules" — and whose ruling decides who acts next (a lost turn for a wrong play, an exposed
+#: card or a play out of turn; the lead after a wrong pass). Flags the engine raises from later proof
+#: (a tribute not the highest, a declaration contradicted), from the clock (``time_over``), from the
+#: count after the drawing (``wrong_count``), on the report card, or for the chief (``penalty_escalation``)
+#: do not stop play: the referee calls for a stop where one is needed.
+STOPS_PLAY = frozenset({"referee_call", "out_of_turn", "leader_passed", "does_not_beat", "not_a_pattern",
+                        "finished_seat_acted", "exposed_card"})
+
+def stopped_since(state: State) -> int | None:
+    """When play stopped (generation 9): the earliest time among the open flags that stop play and the
+    screen's going offline; None while play runs (and always before generation 9)."""
+    if not since(state, 9):
+        return None
+    deal = state.get("deal")
+    no = deal["no"] if deal is not None else None
+    # A call for the referee stops play wherever it was made; a breach stops its own deal's play only (a
+    # flag left open when its deal ended does not hold up the next).
+    times = [f["t_ms"] for f in state["flags"] if f["status"] == "open" and f["rule"] in STOPS_PLAY
+             and (f["rule"] == "referee_call" or f.get("deal") == no)]
+    if state.get("screen_offline_ms") is not None:
+        times.append(state["screen_offline_ms"])
+    return min(times) if times else None
+
+
+def judged_at(state: State, t: int) -> int:
+    """The time a lateness at ``t`` is judged at: ``t``, or the moment play stopped if it is stopped."""
+    stop = stopped_since(state)
+    return t if stop is None else min(t, stop)
 
 
 def start_timer(state: State, seat: str, phase: str, fx: list[dict[str, Any]], *, option: str | None = None,
@@ -49,7 +81,7 @@ def restart_timer(state: State, seat: str, fx: list[dict[str, Any]], *, at_ms: i
     Why: the referee's time is nobody's (the rules' procedure on a breach: play stops until the referee
     rules). A tribute or a play the referee sent back is given again against a whole countdown, not the
     one that ran out while the referee looked; so is each countdown of the tribute phase once a call for
-    the referee is answered (``apply._rearm_turn_clock``)."""
+    the referee is answered (``referee_time.rearm_turn_clock``)."""
     deal = state["deal"]
     timer = deal["timers"].get(seat) if deal is not None else None
     if timer is None:
@@ -83,7 +115,7 @@ def stop_and_check(state: State, ev: dict[str, Any], seat: str, fx: list[dict[st
     time ``ev["t_ms"]`` (a tribute, a return, a play or a pass alike).
 
     Late, and no ``clock_ticked`` had flagged it yet: flag ``time_over`` (in a round from
-    generation 3 ``apply._late_by_own_time`` has flagged it already, with the automatic penalties
+    generation 3 ``referee_time.late_by_own_time`` has flagged it already, with the automatic penalties
     due by the action's time). In time, although a tick had flagged it: the tick could not know that
     the play was already down (the camera stamps a play put down by the deadline but read after it
     at the deadline), so its ``time_over`` flag — and the automatic penalties that cite it — are
@@ -94,7 +126,8 @@ def stop_and_check(state: State, ev: dict[str, Any], seat: str, fx: list[dict[st
     timer = stop_timer(state, seat, fx)
     if timer is None:
         return 0
-    over = max(0, ev["t_ms"] - timer["deadline_ms"])
+    # Generation 9: an action stamped while play is stopped is judged at the moment play stopped.
+    over = max(0, judged_at(state, ev["t_ms"]) - timer["deadline_ms"])
     timer["overtime_ms"] = over
     if over > 0 and not timer["flagged"]:
         raise_flag(
@@ -256,9 +289,9 @@ def overdue(state: State, at: int | None = None) -> list[tuple[str, dict[str, An
     for the referee is open.
     """
     deal = state.get("deal")
-    if deal is None or referee_called(state):
+    if deal is None or (referee_called(state) and not since(state, 9)):
         # A player called the referee: play stops, and nobody acts until the referee rules (the
-        # rules' procedure on a breach); the countdown starts again then (apply._rearm_turn_clock).
+        # rules' procedure on a breach); the countdown starts again then (referee_time.rearm_turn_clock).
         return []
     t = state["t_ms"] if at is None else at
     timers = deal["timers"]

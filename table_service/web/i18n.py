@@ -107,6 +107,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     "timer_reading": ("计时读数", "Timer reading"),
     "confirm": ("确认", "Confirm"),
     "dismiss": ("驳回", "Dismiss"),
+    # A penalty_escalation flag: confirming it applies nothing (the chief gives the foul with 犯规…).
+    "escalation_noted": ("已阅，不加罚", "Noted, no penalty"),
+    "escalation_noted_title": ("确认此标记不判任何处罚；判犯规请用“犯规…”",
+                               "Confirming this flag gives no penalty; to give the foul use Foul…"),
     "questions": ("待确认读牌", "Reads to confirm"),
     "read_ok": ("读牌正确", "Read is right"),
     "correct_to": ("更正为", "Correct to"),

@@ -139,10 +139,13 @@ def test_undo_buttons_void_the_rows_own_event(page, app, runner, serve_app, h):
     short_deal(runner, h)
     wrong_count = next(f for f in runner.state()["flags"] if f["rule"] == "wrong_count")
     submit(runner, "flag_dismissed", {"flag": wrong_count["id"]})
+    h.play(runner, "N", ["3s"])
+    submit(runner, "passed", {"seat": "W"})
+    h.play(runner, "S", ["4s"])  # S at 4: a report is due (engine generation 9 refuses one before a play)
     report = submit(runner, "report_pressed", {"seat": "S"})
-    wrong = h.play(runner, "E", ["9c"])  # out of turn
+    wrong = h.play(runner, "W", ["9c"])  # out of turn (E is to follow)
     ruling = submit(runner, "flag_confirmed", {"flag": f"F{wrong.seq}"})
-    penalty = submit(runner, "penalty_given", {"side": "EW", "level": "warning", "seat": "E",
+    penalty = submit(runner, "penalty_given", {"side": "EW", "level": "warning", "seat": "W",
                                                "article": "越序出牌", "flag": f"F{wrong.seq}"})
     late = submit(runner, "late_arrival_recorded", {"side": "NS", "minutes": 2})
     srv = serve_app(app)

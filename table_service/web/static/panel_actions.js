@@ -188,7 +188,7 @@
   }
   /* A referee called over by voice stops play from here: the rules' procedure on a breach (play stops
      until the referee rules). The clocks stand still while the call is open; dismissing it gives the
-     seat to act a whole countdown (engine: apply._rearm_turn_clock). */
+     seat to act a whole countdown (engine: referee_time.rearm_turn_clock). */
   /* The rules' named breaches, one tap each into the penalty's article (typing stays possible). */
   function labelArticles() {
     document.querySelectorAll("#late-minutes .chip").forEach(function (b) {

@@ -282,8 +282,11 @@
     if (canRule && (f.status === "open" || mayPenalise)) {
       const bar = el("div", "buttons");
       if (f.status === "open") {
-        const b1 = el("button", "confirm", GT.t("confirm"));
-        b1.onclick = function () { flagAct(bar, "flag_confirmed", { flag: f.id }, GT.t("confirm") + " " + f.id); };
+        // Confirming a penalty_escalation applies nothing (the foul is given with 犯规…): the tap says so.
+        const noted = f.rule === "penalty_escalation";
+        const b1 = el("button", "confirm", GT.t(noted ? "escalation_noted" : "confirm"));
+        if (noted) b1.title = GT.t("escalation_noted_title");
+        b1.onclick = function () { flagAct(bar, "flag_confirmed", { flag: f.id }, b1.textContent + " " + f.id); };
         const b2 = el("button", "dismiss", GT.t("dismiss"));
         b2.onclick = function () { flagAct(bar, "flag_dismissed", { flag: f.id }, GT.t("dismiss") + " " + f.id); };
         bar.appendChild(b1); bar.appendChild(b2);
