@@ -368,7 +368,8 @@ def test_demo_with_panel_uses_the_documented_delay_and_reports_on_ctrl_c(wait_fo
         url = re.search(r"referee panel: (http://\S+)/", out).group(1)
         with urllib.request.urlopen(f"{url}/feed/") as resp:
             feeds = json.load(resp)["tables"]
-        assert feeds == [{"id": "DEMO", "delay_s": 20.0, "duplicate": False}]
+        assert feeds == [{"id": "DEMO", "delay_s": 20.0, "duplicate": False, "overlay": "/feed/DEMO/overlay?lang=zh",
+                          "commentator": "/feed/DEMO/commentator"}]
         with urllib.request.urlopen(f"{url}/favicon.ico") as resp:
             assert resp.headers["Content-Type"].startswith("image/svg+xml")
     finally:

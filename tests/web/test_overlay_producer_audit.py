@@ -224,6 +224,8 @@ def test_before_the_first_round_the_bug_waits_and_each_plate_says_its_seat_once(
     assert "waiting for the round" in en.inner_text("#ov-bug") and not CJK.search(en.inner_text("#ov"))
     h.setup_deal(runner)
     page.wait_for_selector("#ov-bug .bug-wait", state="hidden")
+    # The round's set-up and its first deal are two updates: on a loaded machine the page draws between them.
+    page.wait_for_function("document.getElementById('ov-bug').innerText.includes('第 1 副')")
     assert "第 1 轮 · 第 1 副" in page.inner_text("#ov-bug") and "赵敏" in page.inner_text("#ov-seat-N")
     assert errors == []
 
@@ -357,13 +359,14 @@ def test_an_update_redraws_only_what_changed_and_an_idle_plate_has_no_clock_row(
     page, errors = open_overlay(open_page, srv.url, (1920, 1080))
     submit(runner, "round_set_up", {"players": h.PLAYERS, "format": {"kind": "deals", "deals": 2}}, role="referee")
     submit(runner, "first_cut_recorded", {"card": "7s"})
-    submit(runner, "drawing_finished", {"counts": {"N": 10, "S": 27, "E": 27, "W": 27}})
+    submit(runner, "drawing_finished", {"counts": {"N": 11, "S": 27, "E": 27, "W": 27}})
+    play(runner, "N", ["3s"])  # down to 10: the report card is due (from generation 9, only after a play)
     submit(runner, "report_pressed", {"seat": "N"}, source="screen")
     page.wait_for_selector('#ov-seat-N .report-mark[data-on="1"]')
-    page.wait_for_function("Number(document.querySelector('#ov-clock-N .clock-num').textContent) > 0")
-    heights = page.evaluate("""() => ({clockW: getComputedStyle(document.getElementById('ov-clock-W')).display,
-      n: document.querySelector('#ov-seat-N .plate-inner').offsetHeight, w: document.querySelector('#ov-seat-W .plate-inner').offsetHeight})""")
-    assert heights["clockW"] == "none" and heights["w"] < heights["n"] - 20, heights
+    page.wait_for_function("Number(document.querySelector('#ov-clock-W .clock-num').textContent) > 0")
+    heights = page.evaluate("""() => ({clockE: getComputedStyle(document.getElementById('ov-clock-E')).display,
+      e: document.querySelector('#ov-seat-E .plate-inner').offsetHeight, w: document.querySelector('#ov-seat-W .plate-inner').offsetHeight})""")
+    assert heights["clockE"] == "none" and heights["e"] < heights["w"] - 20, heights
     page.evaluate("""() => { const m = document.querySelector('#ov-seat-N .report-mark');
       m.dataset.probe = 'kept'; window.__glow = m.getAnimations()[0].startTime; window.__added = 0;
       new MutationObserver(rs => rs.forEach(r => r.addedNodes.forEach(n => { if (n.nodeType === 1) window.__added += 1; })))
@@ -371,9 +374,9 @@ def test_an_update_redraws_only_what_changed_and_an_idle_plate_has_no_clock_row(
       ['E', 'S', 'W', 'N'].forEach(s => new MutationObserver(rs => rs.forEach(r => r.addedNodes.forEach(n => {
         if (n.nodeType === 1) window.__added += 1; }))).observe(document.getElementById('ov-seat-' + s), {childList: true, subtree: true})); }""")
     seq = runner.events()[-1]["seq"]
-    play(runner, "N", ["3s"])
     for seat in "WSE":
         play(runner, seat, None)
+    play(runner, "N", ["4s"])  # the trick was N's: N leads again
     page.wait_for_function(f"Number(document.getElementById('ov').dataset.lastSeq) >= {seq + 4}")
     kept = page.evaluate("""() => { const m = document.querySelector('#ov-seat-N .report-mark');
       return {probe: m.dataset.probe || null, same: m.getAnimations()[0].startTime === window.__glow, added: window.__added}; }""")
