@@ -39,7 +39,7 @@ from table_service.event.broker_log import (
     settle_written,
 )
 from table_service.event.broker_user import RunAs
-from table_service.event.provision import conf_text
+from table_service.event.provision import conf_text, port_taken
 
 
 def free_port() -> int:
@@ -175,15 +175,6 @@ def listener_ports(conf: Path) -> list[int]:
         if len(parts) >= 2 and parts[0] == "listener" and parts[1].isdigit():
             ports.append(int(parts[1]))
     return ports
-
-
-def port_taken(port: int, timeout: float = 0.5) -> bool:
-    """Whether something on this machine accepts connections on ``127.0.0.1:port``."""
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=timeout):
-            return True
-    except OSError:
-        return False
 
 
 class BrokerRunningError(BrokerFilesError):

@@ -233,6 +233,16 @@ def conf_text(folder: Path, *, port: int, bind: str | None, tls_port: int | None
     return "\n".join(lines) + "\n"
 
 
+def port_taken(port: int, host: str = "127.0.0.1", timeout: float = 0.5) -> bool:
+    """Whether something on this machine accepts connections on ``host:port`` (the one check of a port
+    a broker is to listen on: ``event provision`` warns, ``event broker`` refuses)."""
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
 def taken_ports(done: Provisioned, bind: str | None = None, timeout: float = 0.5) -> list[int]:
     """The ports of ``done``'s listeners on which something on this machine already accepts
     connections, asked at 127.0.0.1 and at ``bind`` (when it is one address, not every one).
@@ -248,13 +258,8 @@ def taken_ports(done: Provisioned, bind: str | None = None, timeout: float = 0.5
     for port in (done.port, done.tls_port):
         if port is None:
             continue
-        for host in hosts:
-            try:
-                with socket.create_connection((host, port), timeout=timeout):
-                    taken.append(port)
-                    break
-            except OSError:
-                continue
+        if any(port_taken(port, host, timeout) for host in hosts):
+            taken.append(port)
     return taken
 
 
