@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -77,3 +79,17 @@ class SecureBroker(Broker):
     def login(self, event: str, table: str) -> tuple[str, str]:
         c = self.creds[event].tables[table]
         return (c.username, c.password)
+
+
+#: How long a test through the real broker waits for a message before it fails (it only bounds a hang).
+BROKER_HANG_S = 30.0
+
+
+def wait_for(cond: Callable[[], Any], what: str, timeout: float = BROKER_HANG_S) -> Any:
+    """``cond()``'s first true value, polled every 50 ms; fails naming ``what`` after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while not (got := cond()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not within {timeout} s")
+        time.sleep(0.05)
+    return got

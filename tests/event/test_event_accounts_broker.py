@@ -11,12 +11,11 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import paho.mqtt.client as mqtt
-from event_helpers import SecureBroker
+from event_helpers import BROKER_HANG_S, SecureBroker, wait_for
 
 from table_service.event.config import validate
 from table_service.event.hub import HubService
@@ -27,17 +26,8 @@ from table_service.web import users
 from table_service.web.app import create_app
 from table_service.web.event_accounts import accounts_topic
 
-HANG = 30.0
+HANG = BROKER_HANG_S
 PW = "chief-at-the-hub-1"
-
-
-def wait_for(cond: Callable[[], Any], what: str, timeout: float = HANG) -> Any:
-    deadline = time.monotonic() + timeout
-    while not (got := cond()):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what}: not within {timeout} s")
-        time.sleep(0.05)
-    return got
 
 
 def role_at(db: str, name: str) -> str | None:

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from event_helpers import SecureBroker
+from event_helpers import BROKER_HANG_S, SecureBroker, wait_for
 
 from table_service.demo.event_demo import BotEventTable
 from table_service.engine.self_play import SelfPlayTable
@@ -22,16 +21,7 @@ from table_service.event.hub import HubService
 from table_service.views.assignment import set_up_data
 from table_service.views.wire import table_result
 
-HANG = 30.0
-
-
-def wait_for(cond: Callable[[], Any], what: str, timeout: float = HANG) -> Any:
-    deadline = time.monotonic() + timeout
-    while not (got := cond()):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what}: not within {timeout} s")
-        time.sleep(0.05)
-    return got
+HANG = BROKER_HANG_S
 
 
 def play_deal(t: BotEventTable, seed: int) -> None:
