@@ -58,7 +58,8 @@ from .firmware.wire import (
     unpack_error,
     unpack_state,
 )
-from .link import Link, LinkStatus, Message
+from .link import Link
+from .link_values import LinkStatus, Message
 
 __all__ = ["ScreenButtonEvent", "ScreenController"]
 
@@ -111,7 +112,7 @@ class ScreenController:
 
     :param url: pyserial URL of the controller (``/dev/ttyACM0``, ``spy://...``, the emulator's port).
     :param on_button: called with every :class:`ScreenButtonEvent` (on the link thread; be quick).
-    :param on_status: called with every :class:`~firmware_bridge.link.LinkStatus` (connected,
+    :param on_status: called with every :class:`~firmware_bridge.link_values.LinkStatus` (connected,
         disconnected, controller_new, version_mismatch, controller_error, events_lost, ...).
     :param heartbeat_s: heartbeat interval (the link is down after three missed).
     :param reconnect_s: pause between attempts to reopen a vanished port.

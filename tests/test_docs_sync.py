@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import firmware_bridge.link as link
+import firmware_bridge.link_values as link_values
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -24,7 +24,7 @@ def test_every_link_status_kind_is_documented() -> None:
     source = "".join(p.read_text(encoding="utf-8") for p in (ROOT / "firmware_bridge").glob("*.py"))
     kinds = set(re.findall(r'(?:_status|LinkStatus)\(\s*"([a-z_]+)"', source))
     assert {"connected", "queue_dropped", "skipped", "events_lost", "controller_error"} <= kinds  # the scan works
-    doc = link.LinkStatus.__doc__ or ""
+    doc = link_values.LinkStatus.__doc__ or ""
     arch = _section("architecture.md", "firmware_bridge")
     assert not [k for k in sorted(kinds) if f"``{k}``" not in doc], "missing from LinkStatus's docstring"
     assert not [k for k in sorted(kinds) if f"`{k}`" not in arch], "missing from architecture.md"

@@ -13,7 +13,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))  # bare_hal, the firmware tests' board
 
 from firmware_bridge.emulator import ScreenEmulator
-from firmware_bridge.link import LinkStatus
+from firmware_bridge.link_values import LinkStatus
 from firmware_bridge.screen import ScreenButtonEvent, ScreenController
 
 

@@ -17,7 +17,8 @@ import pytest
 from firmware_bridge.emulator import ScreenEmulator
 from firmware_bridge.errors import QueryTimeoutError
 from firmware_bridge.firmware.wire import ACK, SET_BLINK, encode_frame
-from firmware_bridge.link import Link, LinkStatus
+from firmware_bridge.link import Link
+from firmware_bridge.link_values import LinkStatus
 from firmware_bridge.screen import ScreenController
 
 from .conftest import Recorder, wait_until

@@ -130,7 +130,7 @@ def test_the_engine_alone_refuses_a_viewer_referee_action(runner, h):
 
 def test_the_screen_drops_a_button_event_it_already_delivered():
     from firmware_bridge.firmware.wire import BUTTON, pack_button
-    from firmware_bridge.link import Message
+    from firmware_bridge.link_values import Message
     from firmware_bridge.screen import ScreenController
 
     got = []
@@ -211,7 +211,7 @@ def test_another_press_under_a_number_already_delivered_is_said_lost():
     S.report press dropped as a repeat, without a word. The same frame again is a repeat (dropped);
     another press under the number is lost, said so, and counted for the referee's call."""
     from firmware_bridge.firmware.wire import BUTTON, pack_button
-    from firmware_bridge.link import Message
+    from firmware_bridge.link_values import Message
     from firmware_bridge.screen import ScreenController
 
     got, said = [], []
