@@ -6,11 +6,15 @@ the same headless Chromium: one launch recipe means one place to change a flag o
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+# Test helpers shared across areas (page_checks) are imported by name, as tests/event's are.
+sys.path.insert(0, str(Path(__file__).parent))
 
 if os.environ.get("PYTEST_XDIST_WORKER"):
     # One worker per core (pyproject's addopts): a worker's numpy and OpenCV must not each start a

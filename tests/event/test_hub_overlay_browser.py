@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from page_checks import outside_safe
 
 from table_service.event.config import validate
 from table_service.event.hub import HubService
@@ -26,18 +27,7 @@ ZH_NAMES = ["江苏省南京市玄武区第一掼蛋俱乐部代表队", "江苏
 N_TEAMS = 40
 
 #: Every visible element of the overlay inside the title-safe area (90 % of the frame)?
-OUTSIDE_SAFE = """() => {
-  const W = window.innerWidth, H = window.innerHeight, tol = 1;
-  const box = [W * 0.05 - tol, H * 0.05 - tol, W * 0.95 + tol, H * 0.95 + tol];
-  const out = [];
-  document.querySelectorAll('#hov, #hov *').forEach(e => {
-    const r = e.getBoundingClientRect();
-    if (!r.width || !r.height || getComputedStyle(e).visibility === 'hidden') return;
-    if (r.left < box[0] || r.top < box[1] || r.right > box[2] || r.bottom > box[3])
-      out.push((e.id || e.className) + ' ' + [r.left, r.top, r.right, r.bottom].map(Math.round).join(','));
-  });
-  return out;
-}"""
+OUTSIDE_SAFE = outside_safe("#hov, #hov *")
 
 #: Any element whose content is wider or taller than its box (a clipped name, a spilling panel)?
 OVERFLOWING = """() => [...document.querySelectorAll('#hov *')].filter(e => e.offsetParent !== null

@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
+from page_checks import outside_safe
 
 pytestmark = pytest.mark.browser
 
@@ -23,18 +24,7 @@ TRICK = [["3s"], ["4s"], ["5s"], ["6s"], ["8s"], ["9s"], ["Ts"], ["Js"], ["Qs"],
 ORDER = "NWSE"
 
 #: Every visible element of the overlay inside the title-safe area (90 % of the frame)?
-OUTSIDE_SAFE = """() => {
-  const W = window.innerWidth, H = window.innerHeight, tol = 1;
-  const box = [W * 0.05 - tol, H * 0.05 - tol, W * 0.95 + tol, H * 0.95 + tol];
-  const out = [];
-  document.querySelectorAll('#ov *').forEach(e => {
-    const r = e.getBoundingClientRect();
-    if (!r.width || !r.height || getComputedStyle(e).visibility === 'hidden') return;
-    if (r.left < box[0] || r.top < box[1] || r.right > box[2] || r.bottom > box[3])
-      out.push((e.id || e.className) + ' ' + [r.left, r.top, r.right, r.bottom].map(Math.round).join(','));
-  });
-  return out;
-}"""
+OUTSIDE_SAFE = outside_safe("#ov *")
 
 
 def shots(page, name: str) -> None:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from page_checks import outside_safe
 
 from table_service.views.assignment import set_up_data
 
@@ -40,18 +41,7 @@ LONG_TEAMS = {"EW": "江苏省淮安市清江浦区掼蛋协会一队", "NS": "�
 LONG_PLAYERS = {"E": "欧阳司马诸葛慕容春", "S": "欧阳司马诸葛慕容夏", "W": "欧阳司马诸葛慕容秋", "N": "欧阳司马诸葛慕容冬"}
 
 #: Every visible element of the overlay inside the title-safe area (90 % of the frame)?
-OUTSIDE_SAFE = """() => {
-  const W = window.innerWidth, H = window.innerHeight, tol = 1;
-  const box = [W * 0.05 - tol, H * 0.05 - tol, W * 0.95 + tol, H * 0.95 + tol];
-  const out = [];
-  document.querySelectorAll('#ov *').forEach(e => {
-    const r = e.getBoundingClientRect();
-    if (!r.width || !r.height || getComputedStyle(e).visibility === 'hidden') return;
-    if (r.left < box[0] || r.top < box[1] || r.right > box[2] || r.bottom > box[3])
-      out.push((e.id || e.className) + ' ' + [r.left, r.top, r.right, r.bottom].map(Math.round).join(','));
-  });
-  return out;
-}"""
+OUTSIDE_SAFE = outside_safe("#ov *")
 
 #: Every piece of text shown on the overlay as it reaches the screen: its font size times every scale
 #: on the way (the stage's, and any of its own), in screen px; those under 14 px.
