@@ -26,7 +26,7 @@ to refuse that:
 ``broker/data/`` (``event provision``'s persistence, :data:`PERSISTENCE_DIR`)
     Mosquitto's ``mosquitto.db``: retained messages (assignments, releases, the deck, the accounts)
     and what is queued for a client that is away, kept across a restart of the broker (it saves on
-    SIGTERM and every ``autosave_interval``, 30 minutes by default); owned as the log is;
+    SIGTERM and every :data:`AUTOSAVE_S` seconds, not Mosquitto's default 30 minutes); owned as the log is;
 ``broker/tls/`` (with ``--tls HOST``)
     the server's certificate and key for the TLS listener and the CA's certificate (``openssl``);
 ``ca/ca.key`` (with ``--tls``)
@@ -94,6 +94,8 @@ MAX_PACKET_BYTES = 2 * MAX_DECK_BYTES
 MAX_QUEUED_BYTES = 64 * 1024 * 1024
 
 
+#: How often the provisioned broker saves its persistence file (seconds): what a broker killed loses.
+AUTOSAVE_S = 60
 #: The persistence folder ``event provision`` gives the broker, in ``broker/`` (what goes to the broker's
 #: machine). Without one a restart of the broker lost every retained message and queued QoS-1 message.
 PERSISTENCE_DIR = "data"
@@ -220,7 +222,10 @@ def conf_text(folder: Path, *, port: int, bind: str | None, tls_port: int | None
                   f"cafile {tls_dir / 'ca.crt'}", f"certfile {tls_dir / 'server.crt'}",
                   f"keyfile {tls_dir / 'server.key'}", "tls_version tlsv1.2"]
     if persistence is not None:
-        lines += ["", "persistence true", f"persistence_location {persistence}/"]
+        # Saved each minute, not Mosquitto's 30: a broker killed (power, OOM, kill -9) loses at most a
+        # minute of what was queued for a client that was away (the hub re-publishes what is retained).
+        lines += ["", "persistence true", f"persistence_location {persistence}/",
+                  f"autosave_interval {AUTOSAVE_S}"]
     if log_file is not None:
         lines += ["", "# 日志（含 ACL 拒绝：grep 'Denied PUBLISH'）/ the log, ACL refusals included "
                       "(grep 'Denied PUBLISH'): Mosquitto 2.0 logs them at debug only",

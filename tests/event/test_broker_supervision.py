@@ -22,6 +22,7 @@ import pytest
 from table_service.cli import main
 from table_service.event.broker import EventBroker, free_port, running_brokers, wait_port
 from table_service.event.broker_log import rotated_logs
+from table_service.event.provision import AUTOSAVE_S
 
 from .test_event_provision import HANG, ROOT, mosquitto, open_folder
 
@@ -160,6 +161,7 @@ def test_the_provisioned_broker_keeps_a_retained_assignment_across_its_restart()
         folder = d / "mqtt-cup"
         conf = folder / "broker" / "mosquitto.conf"
         assert f"persistence_location {folder / 'broker' / 'data'}/" in conf.read_text()
+        assert f"autosave_interval {AUTOSAVE_S}\n" in conf.read_text()  # a kill loses a minute, not 30
         topic = "guandan/cup/1/assignment"
         with EventBroker(conf):
             assert wait_port(port, HANG)
