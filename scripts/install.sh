@@ -11,6 +11,10 @@ cd "$(dirname "$0")/.."
 
 #: The picamera2 release whose source the fake camera is checked against (tests).
 PICAMERA2_SOURCE=0.3.38
+#: On Raspberry Pi OS, apt's picamera2 imports apt's simplejpeg, built for the system's numpy (1.24 on
+#: bookworm), while .venv holds numpy 2 (the pinned OpenCV needs it): "numpy.dtype size changed" at
+#: import, so no Pi camera. A simplejpeg built for numpy 2 goes into .venv, ahead of apt's.
+PI_SIMPLEJPEG="simplejpeg>=1.8.1"
 WITH_TEST=0
 DRY_RUN=0
 for arg in "$@"; do
@@ -74,7 +78,8 @@ if [[ $DRY_RUN == 1 ]]; then
     echo "browser: $BROWSER"
     echo "venv: python3 -m venv ${VENV_ARGS[*]} .venv"
     if [[ $WITH_TEST == 1 && $RPI_OS == 0 ]]; then echo "pip: -e .[test]; --no-deps picamera2==$PICAMERA2_SOURCE"
-    elif [[ $WITH_TEST == 1 ]]; then echo "pip: -e .[test]"
+    elif [[ $WITH_TEST == 1 ]]; then echo "pip: -e .[test]; $PI_SIMPLEJPEG"
+    elif [[ $RPI_OS == 1 ]]; then echo "pip: -e .; $PI_SIMPLEJPEG"
     else echo "pip: -e ."; fi
     exit 0
 fi
@@ -107,4 +112,12 @@ if [[ $WITH_TEST == 1 ]]; then
     if [[ $BROWSER == playwright ]]; then .venv/bin/python -m playwright install --with-deps chromium; fi
 else
     .venv/bin/python -m pip install -q -e .
+fi
+if [[ $RPI_OS == 1 ]]; then
+    .venv/bin/python -m pip install -q "$PI_SIMPLEJPEG"
+    # The camera library is apt's: say now, not at the first deal, if .venv cannot import it.
+    if ! why=$(.venv/bin/python -c 'import picamera2' 2>&1); then
+        echo "install.sh: 警告：.venv 无法导入 picamera2，树莓派摄像头不可用（USB 摄像头不受影响）/ warning: .venv cannot" \
+             "import picamera2, so no Pi camera module (a USB camera is unaffected): $(tail -n 1 <<<"$why")" >&2
+    fi
 fi

@@ -135,11 +135,22 @@ def release_request(request: Any) -> None:
         log.debug("request release failed", exc_info=True)
 
 
+#: The simplejpeg that .venv needs beside its numpy 2 on Raspberry Pi OS (scripts/install.sh installs it).
+PI_SIMPLEJPEG = "simplejpeg>=1.8.1"
+
+
 def _import_picamera2() -> Any:
     """``picamera2.Picamera2``, or a :class:`CameraError` saying how to install it."""
     try:
         return importlib.import_module("picamera2").Picamera2
     except Exception as exc:  # ImportError, or libcamera's own failure inside the import
+        if "numpy" in str(exc) and "size changed" in str(exc):
+            # apt's simplejpeg, built for bookworm's numpy 1, under .venv's numpy 2 (OpenCV needs it).
+            raise CameraError(
+                f"无法导入 picamera2：apt 的 simplejpeg 为 numpy 1 编译，.venv 用的是 numpy 2（{exc}）。"
+                f"运行 `.venv/bin/pip install '{PI_SIMPLEJPEG}'`（scripts/install.sh 会装）/ cannot import "
+                f"picamera2: apt's simplejpeg was built for numpy 1 and .venv has numpy 2 ({exc}); run "
+                f"`.venv/bin/pip install '{PI_SIMPLEJPEG}'` (scripts/install.sh does)") from exc
         raise CameraError(
             "无法导入 picamera2 / cannot import picamera2 "
             f"({type(exc).__name__}: {exc}): 树莓派系统上 `sudo apt install python3-picamera2`，"

@@ -78,3 +78,18 @@ def test_a_python_too_old_is_refused_before_anything_is_installed(tmp_path):
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 1 and r.stdout == ""
     assert r.stderr.startswith("install.sh: 需要 Python 3.11") and "3.10.12" in r.stderr and "PYTHON=" in r.stderr
+
+
+def test_raspberry_pi_os_gets_a_simplejpeg_for_the_venvs_numpy(tmp_path):
+    """apt's simplejpeg is bookworm numpy 1's; .venv's numpy is 2 (the pinned OpenCV's): the Pi gets one
+    built for numpy 2 in .venv, the spec the camera's error names too (one spec, checked here)."""
+    import re
+
+    from hardware.backends.picamera2_camera import PI_SIMPLEJPEG
+
+    assert re.search(r'^PI_SIMPLEJPEG="(.+)"$', SCRIPT.read_text(), re.M).group(1) == PI_SIMPLEJPEG
+    for i, args in enumerate(((), ("--test",))):
+        (pi := tmp_path / f"pi{i}").mkdir()
+        (plain := tmp_path / f"plain{i}").mkdir()
+        assert PI_SIMPLEJPEG in _plan(pi, DEBIAN, True, *args)["pip"]
+        assert "simplejpeg" not in _plan(plain, DEBIAN, False, *args)["pip"]

@@ -212,3 +212,27 @@ def test_a_buffer_the_driver_cannot_hand_over_is_given_back_and_skipped(monkeypa
     if reopened:
         assert any(not s.connected and "unreadable" in (s.error or "") for s in statuses)
     it.close()
+
+
+def test_apt_simplejpeg_built_for_numpy_1_is_named_with_its_fix(tmp_path, monkeypatch):
+    """Raspberry Pi OS bookworm: apt's picamera2 imports apt's simplejpeg, built for numpy 1.24, and .venv
+    holds numpy 2 (the pinned OpenCV needs it): the import fails with numpy's ABI error. The error said
+    to install python3-picamera2, which was installed; now it names simplejpeg and the command."""
+    import sys
+
+    from hardware.backends.picamera2_camera import PI_SIMPLEJPEG, _import_picamera2
+    from hardware.errors import CameraError
+
+    fake = tmp_path / "picamera2"
+    fake.mkdir()
+    (fake / "__init__.py").write_text(  # what simplejpeg/_jpeg.pyx raises, deep in picamera2's import
+        'raise ValueError("numpy.dtype size changed, may indicate binary incompatibility. '
+        'Expected 96 from C header, got 88 from PyObject")\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "picamera2", raising=False)
+    with pytest.raises(CameraError) as err:
+        _import_picamera2()
+    text = str(err.value)
+    assert text.startswith("无法导入 picamera2：apt 的 simplejpeg 为 numpy 1 编译")
+    assert f".venv/bin/pip install '{PI_SIMPLEJPEG}'" in text and "size changed" in text
+    assert "python3-picamera2" not in text  # installed already: not the fix
