@@ -210,10 +210,16 @@ def public_state(s: dict, recent_plays: int = 8, held: dict | None = None) -> di
 
 
 def deal_key(state_json: dict) -> tuple[int, int] | None:
-    """``(round no, deal no)`` the state is in, or None between deals' scope (no deal yet)."""
+    """``(round no, deal no)`` the state is in, or None between deals' scope (no deal yet).
+
+    The first deal's cut card (``first_cut``, turned before any deal began) belongs to deal 1: it is
+    a card of that deal's hands, which the other room of a duplicate board draws too (the s38 audit:
+    it was public while deal 1 was held)."""
     rnd = state_json.get("round") or {}
     deal = state_json.get("deal")
     if not deal:
+        if rnd and state_json.get("first_cut") and not state_json.get("score_sheet"):
+            return int(rnd.get("no") or 0), 1
         return None
     return int(rnd.get("no") or 0), int(deal.get("no") or 0)
 

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from table_service.table.runner import TableRunner
-from table_service.views.feed import PUBLIC_EVENT_FIELDS, FeedView
+from table_service.views.feed import HELD_DUPLICATE, PUBLIC_EVENT_FIELDS, FeedView
 from table_service.web.sseclient import SSEClient
 from table_service.web.tables import web_state
 
@@ -178,9 +178,9 @@ def test_duplicate_mode_holds_each_deal_until_its_release_event(make_app, make_r
     short_deal(runner, h, clock, first=False)    # deal 2 begins before anyone releases deal 1
     clock.advance(60_000)                        # long past the delay: both deals are held
     evs = c.get("/feed/1/events.json").get_json()["events"]
-    assert [e["type"] for e in evs] == ["round_set_up", "first_cut_recorded"]
+    assert [e["type"] for e in evs] == ["round_set_up"]  # the cut card is deal 1's: held with it
     state = c.get("/feed/1/state.json").get_json()["state"]
-    assert state["players"] == h.PLAYERS and state["deal"] is None and state["last_seq"] == 2
+    assert state["players"] == h.PLAYERS and state["deal"] is None and state["last_seq"] == 1
     assert all(card not in public_text(c) for card in ("3s", "4s", "5s", "Kd", "3d"))
     # a referee cannot release; a chief can, and it is logged before it takes effect
     h.login(c, "rita")
@@ -293,7 +293,10 @@ def test_duplicate_feed_never_shows_an_unreleased_deal(h, delay_s, steps):
             if ev["t_ms"] + delay_ms > now:
                 break
             state, _ = apply(state, ev)
-            if state["deal"] is not None and (state["round"]["no"], state["deal"]["no"]) not in released:
+            # A deal's events, and the first deal's cut card (a card of its hands), wait for its release.
+            deal = state["deal"]["no"] if state["deal"] is not None else \
+                1 if state.get("first_cut") and not state["score_sheet"] else None
+            if deal is not None and (state["round"]["no"], deal) not in released:
                 break
             last = ev["seq"]
             if ev["type"] in PUBLIC_EVENT_FIELDS:
@@ -439,6 +442,10 @@ def test_a_duplicate_board_is_held_for_release_whatever_the_tables_setting(h):
                        {"type": "first_cut_recorded", "source": "panel", "data": {"card": "7s"}}):
                 assert runner.submit(ev).accepted
             assert feed.holds_deals()
+            clock.advance(3_600_000)
+            # The cut card is one of deal 1's cards (the s38 audit: it was public while deal 1 was held).
+            assert "first_cut_recorded" not in {e["type"] for e in feed.events()}
+            assert feed.state()["held"] == {"deal": 1, "reason": HELD_DUPLICATE}
             assert runner.submit({"type": "drawing_finished", "source": "panel", "data": {"counts": ONE_EACH}}).accepted
             for seat, card in (("N", "3s"), ("W", "4s"), ("S", "5s")):
                 clock.advance(1_000)
@@ -450,6 +457,8 @@ def test_a_duplicate_board_is_held_for_release_whatever_the_tables_setting(h):
                                   "data": {"deal": 1}}).accepted
             assert feed.state()["deal"]["phase"] == "over"
             assert sum(e["type"] == "cards_played" for e in feed.events()) == 3
+            cut = [e for e in feed.events() if e["type"] == "first_cut_recorded"]
+            assert [e["data"]["card"] for e in cut] == ["7s"]  # released with its deal
         finally:
             feed.close()
 
