@@ -84,7 +84,10 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, config_file: str
     def _http_error(exc: HTTPException) -> Any:
         code = exc.code or 500
         message = plain_message(exc)
-        if request.path.startswith(("/api/", "/feed/")) or request.accept_mimetypes.best == "application/json":
+        # The hub's JSON routes too (event/web.py: "JSON routes get JSON errors, never a page"), also
+        # where no route or method matched, which its own handler never sees.
+        if request.path.startswith(("/api/", "/feed/", "/hub/api/")) or \
+                request.accept_mimetypes.best == "application/json":
             resp = jsonify(error=message, status=code)
             resp.status_code = code
             for key, value in exc.get_headers():

@@ -279,6 +279,11 @@ def test_hub_json_routes_answer_json_errors(hub_app: Any) -> None:
     r = c.get("/hub/print/draw/7", headers=JSON)
     assert r.status_code == 404 and "round 7 has not been drawn" in r.get_json()["error"]
     assert c.post("/hub/action/nosuch", data={}).status_code == 404
+    # Where no route or method matches a JSON path (the s38 audit: these came back as HTML pages).
+    for method, path, code in (("post", "/hub/api/board", 405), ("delete", "/hub/api/standings", 405),
+                               ("get", "/hub/api/nope", 404)):
+        r = getattr(c, method)(path)
+        assert r.status_code == code and r.is_json and " / " in r.get_json()["error"], (path, r.data[:80])
 
 
 def test_a_body_over_the_limit_is_refused_in_both_languages(hub_app: Any) -> None:
