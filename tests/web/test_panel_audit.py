@@ -257,7 +257,7 @@ def test_next_step_waits_for_the_camera_question(page, app, runner, serve_app, h
     srv = serve_app(app)
     open_table(page, h, srv.url, "rita")
     page.wait_for_selector("#next-step .step-question")
-    assert "先回答摄像头问题" in page.inner_text("#next-step")
+    assert "先答复识别存疑" in page.inner_text("#next-step")
     assert page.query_selector("#next-step .step-pass") is None
     assert page.query_selector("#step-play") is None
     page.click("#next-step .step-question")
@@ -283,7 +283,7 @@ def test_open_flags_and_questions_are_named_at_the_top(open_page, app, runner, s
     page, errors = open_page(*size)
     open_table(page, h, srv.url, "rita")
     page.wait_for_selector('#pending-badge[data-open="1"][data-questions="1"]')
-    assert page.inner_text("#pending-badge") == "待处理 1 · 问题 1"
+    assert page.inner_text("#pending-badge") == "待处理 1 · 识别存疑 1"
     box = page.locator("#pending-badge").bounding_box()
     assert box["y"] + box["height"] <= size[1], box  # in the first screen, without scrolling
     shot(page, f"badge-{size[0]}")
