@@ -216,7 +216,7 @@ def test_an_upheld_appeal_leads_to_its_tables_correction_with_one_tap(hub: HubSe
     page = pages()
     login(page, web, nxt="/hub/admin")
     row = page.inner_text(".appeal-row")
-    assert LONG.format(t["ns"][1:]) in row and "支持 / upheld" in row
+    assert LONG.format(t["ns"][1:]) in row and "申诉成立 / upheld" in row
     page.click(f"#to-correct-{aid}")
     assert page.input_value("#correct-slot") == f"1|{t['table']}"
     assert (page.input_value("#correct-ns"), page.input_value("#correct-ew")) == ("9", "4")  # its result, to change

@@ -161,7 +161,7 @@ def test_polls_update_in_place_and_mark_only_real_delay(hub_url: str, open_page:
     # The hub stops answering: the data on screen is now old, and the overlay says so ...
     page.route("**/hub/api/board", lambda route: route.abort())
     page.wait_for_selector("#hov-delay", state="visible", timeout=5_000)
-    assert "DELAYED" not in page.inner_text("#hov-delay") and "数据延迟" in page.inner_text("#hov-delay")
+    assert "DELAYED" not in page.inner_text("#hov-delay") and "数据延时" in page.inner_text("#hov-delay")
     assert page.locator("#ov-list li").count() == 8  # the last standings stay on air
     check_on_air(page)
     shots(page, "delayed")

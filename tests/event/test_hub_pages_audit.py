@@ -414,7 +414,7 @@ def test_the_overview_finds_a_table_by_number_or_team_and_counts_them(hub: HubSe
     login(page, web, nxt="/hub/")
     page.wait_for_selector("#ov-grid .tcard")
     wait_text(page, "#ov-counts", "共 4 桌")
-    assert "已完 1" in page.inner_text("#ov-counts") and "4 tables" in page.inner_text("#ov-counts")
+    assert "已完赛 1" in page.inner_text("#ov-counts") and "4 tables" in page.inner_text("#ov-counts")
     box = page.locator("#ov-find").bounding_box()
     assert box["height"] >= 44
     page.fill("#ov-find", tables[2]["table"])

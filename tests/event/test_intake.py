@@ -271,7 +271,7 @@ def test_the_overview_page_and_board_carry_no_forged_link_or_count(tmp_path: Pat
 
     # The reasons quote the bad values as text; no link or count carries them.
     assert not re.search(r'href="javascript', page) and 'href="#"' in page
-    assert f'data-table="{t}" data-faults="2"' in page and "坏消息 / bad message" in page
+    assert f'data-table="{t}" data-faults="2"' in page and "异常消息 / bad message" in page
     board = c.get("/hub/api/board").get_json()
     assert "javascript" not in json.dumps(board) and "99.5" not in json.dumps(board)
     assert all("panel" not in row for row in board["tables"])

@@ -5,6 +5,7 @@ its own scripts); what the feed hides stays hidden; it reads at 1024×768 and on
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -127,6 +128,15 @@ def test_it_reads_on_a_phone_with_tribute_results_and_rulings(make_app, runner, 
     assert page.locator('#cm-tribute [data-card="Kd"]').count() == 1
     _until(lambda: "警告" in page.inner_text("#cm-rulings"), 30, "the ruling shown")
     assert "上游" in page.inner_text("#cm-results") or "升" in page.inner_text("#cm-results")
+    # The s38 audit: the sides in words, never "EW" / "NS" (the level chips, "· EW 5 / NS 3" after a deal),
+    # and where the table is as people say it ("轮次 1 · 副 2 · 出牌").
+    assert page.eval_on_selector_all("#cm-levels .chip", "cs => cs.map(c => c.textContent)") == ["东西", "南北"]
+    assert page.eval_on_selector_all("#cm-levels .team", "ts => ts.map(t => t.textContent)") == [
+        "江苏省淮安市掼蛋协会代表队", "南京"]
+    results = page.inner_text("#cm-results")
+    assert not re.search(r"\b(EW|NS)\b", results) and "第 1 副 · " in results, results
+    assert "级数 江苏省淮安市掼蛋协会代表队 2 · 南京 4" in results, results
+    assert page.inner_text("#cm-round .cm-where") == "第 1 轮 · 第 2 副 · 出牌阶段"
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     assert small_controls(page) == []
     ARTIFACTS.mkdir(parents=True, exist_ok=True)

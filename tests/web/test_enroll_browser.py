@@ -65,14 +65,15 @@ def test_enrol_deck_button(app, runner, serve_app, h, tmp_path, monkeypatch, ope
             likely.first.click()
         else:  # or typed
             q.locator("input").fill(truth)
-            q.locator("text=确定 / OK").click()
+            q.locator("button", has_text="确定").click()
         page.wait_for_function(f"document.querySelectorAll('.enroll-question').length === {before - 1}")
     page.click("#enroll-finish")
-    # Used (登记完成), or refused by its self-check with why (失败 … misreads): both are shown.
-    page.wait_for_function("(t => t.includes('登记完成') || t.includes('misreads'))"
+    # Used (登记完成), or refused by its self-check with why (失败：登记后读错…): both are shown, in the
+    # panel's language.
+    page.wait_for_function("(t => t.includes('登记完成') || t.includes('登记后读错'))"
                            "(document.getElementById('enroll-status').textContent)")
     page.screenshot(path=str(ARTIFACTS / "enroll-done.png"), full_page=True)
     done = "登记完成" in page.inner_text("#enroll-status")
-    assert not done or "fan check: about" in page.inner_text("#enroll-status")  # what the deck will cost the referee
+    assert not done or "扇形检查" in page.inner_text("#enroll-status")  # what the deck will cost the referee
     assert (pipe.watcher.enrollment is not None) == done
     assert errors == [], errors

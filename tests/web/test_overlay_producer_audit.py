@@ -244,7 +244,7 @@ def test_a_held_duplicate_deal_says_so_and_its_release_shows_where_it_ended(
     _long_deal(runner)
     page.wait_for_selector("#ov-delay.held", timeout=15_000)
     mark = page.inner_text("#ov-delay")
-    assert "本副牌复式保留，结束后公布" in mark and "延时" not in mark, mark
+    assert "本副复式保留，结束后公布" in mark and "延时" not in mark, mark
     assert "第 1 轮 · 第 1 副" in page.inner_text("#ov-bug")
     assert page.locator("#ov [data-card]").count() == 0 and page.locator("#ov-trick").is_hidden()
     assert all(page.locator(f"#ov-seat-{s} .stats").is_hidden() for s in "ESWN")

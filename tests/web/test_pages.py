@@ -22,13 +22,20 @@ def test_referee_sees_actions_but_foul_disabled(client, h):
     h.login(client, "rita")
     html = client.get("/tables/1").get_data(as_text=True)
     assert 'id="actions"' in html
-    assert '<option value="foul" disabled>' in html and '<option value="loss" disabled>' in html
+    # The chief's levels say so in the view's brackets (it read "犯规 (仅裁判长)"); the form's words are
+    # 处罚等级 for the field and 判罚 for the act (the s38 terms).
+    assert '<option value="foul" data-i18n="foul_chief" disabled>犯规（仅裁判长）</option>' in html
+    assert '<option value="loss" data-i18n="loss_chief" disabled>判负（仅裁判长）</option>' in html
+    assert '<h3 data-i18n="give_penalty">判罚</h3>' in html and '<span data-i18n="penalty_level">处罚等级</span>' in html
 
 
 def test_chief_may_choose_foul(client, h):
     h.login(client, "chen")
     html = client.get("/tables/1").get_data(as_text=True)
-    assert '<option value="foul" >' in html
+    assert '<option value="foul" data-i18n="foul_chief">犯规（仅裁判长）</option>' in html
+    client.set_cookie("lang", "en")
+    html = client.get("/tables/1").get_data(as_text=True)
+    assert '<option value="foul" data-i18n="foul_chief">Foul (chief referee only)</option>' in html
 
 
 def test_scoresheet_page(client, h):

@@ -238,7 +238,7 @@ def test_undo_a_tribute_and_no_undo_for_an_earlier_deal(page, app, runner, serve
     assert page.query_selector(f'#penalties .penalty-row[data-seq="{old.seq}"] button.undo') is None
     page.click(f"{row} button.undo")
     page.wait_for_selector("#play-dialog:not([hidden]) .confirm-box")
-    assert "Kd" in page.inner_text("#play-dialog .confirm-box")
+    assert "K♦" in page.inner_text("#play-dialog .confirm-box")  # the card as a card, not its code
     page.click("#play-dialog .confirm-ok")
     toast_ok(page)
     assert last_of(runner, "event_voided")["data"]["ref"] == trib.seq
@@ -257,7 +257,7 @@ def test_next_step_waits_for_the_camera_question(page, app, runner, serve_app, h
     srv = serve_app(app)
     open_table(page, h, srv.url, "rita")
     page.wait_for_selector("#next-step .step-question")
-    assert "先回答摄像头问题" in page.inner_text("#next-step")
+    assert "先答复识别存疑" in page.inner_text("#next-step")
     assert page.query_selector("#next-step .step-pass") is None
     assert page.query_selector("#step-play") is None
     page.click("#next-step .step-question")
@@ -283,7 +283,7 @@ def test_open_flags_and_questions_are_named_at_the_top(open_page, app, runner, s
     page, errors = open_page(*size)
     open_table(page, h, srv.url, "rita")
     page.wait_for_selector('#pending-badge[data-open="1"][data-questions="1"]')
-    assert page.inner_text("#pending-badge") == "待处理 1 · 问题 1"
+    assert page.inner_text("#pending-badge") == "待处理 1 · 识别存疑 1"
     box = page.locator("#pending-badge").bounding_box()
     assert box["y"] + box["height"] <= size[1], box  # in the first screen, without scrolling
     shot(page, f"badge-{size[0]}")
@@ -456,12 +456,12 @@ def test_the_hubs_answer_is_in_words(page, make_app, runner, serve_app, h):
     open_table(page, h, srv.url, "rita")
     page.wait_for_selector("#assign-card .assign-ack")
     ack = page.inner_text("#assign-card .assign-ack")
-    assert ack == "成绩: 赛事中心已接收", ack
+    assert ack == "成绩：赛事中心已接收", ack
     assert "accepted" not in page.inner_text("#assign-card")
     assert "第 1 轮" in page.inner_text("#assign-card")
     link.result_ack = {"result_id": "r1", "status": "refused", "reason": "第 1 轮没有 1 号桌 / table 1 is not drawn"}
     page.wait_for_function("document.querySelector('#assign-card .assign-ack')?.dataset.status === 'refused'", timeout=15_000)
-    assert page.inner_text("#assign-card .assign-ack") == "成绩: 赛事中心拒收 — 第 1 轮没有 1 号桌"
+    assert page.inner_text("#assign-card .assign-ack") == "成绩：赛事中心拒收 — 第 1 轮没有 1 号桌"
 
 
 class FakePipeline:

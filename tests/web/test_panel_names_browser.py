@@ -96,6 +96,30 @@ def test_the_engines_other_id_phrases_are_said_with_names(page, make_app, runner
     assert page.evaluate("t => GT.refusal(t)", plain).endswith("(expected E, S, W or N)")
 
 
+def test_the_chinese_half_names_the_seats_and_sides_too(page, make_app, runner, serve_app, h):
+    """The s38 audit: the players' and teams' names went into the English half alone; a Chinese panel
+    said "E 已出完" and "座位 E 不在 NS 一方". Each seat is its word and player, 东（张伟）, each side its
+    word and team; a list of every seat's id is left as it is, as in English."""
+    _round_with_teams(runner, h)
+    _open(page, make_app, runner, serve_app, h, "zh")
+    page.wait_for_function("window.GT && GT.state() && GT.state().round")
+    p = h.PLAYERS
+    cases = {
+        "E 已出完，无牌可报 / report_pressed: E has played out; there is nothing to report": f"东（{p['E']}）已出完，无牌可报",
+        "座位 E 不在 NS 一方 / penalty_given: seat E is not on side NS": f"座位东（{p['E']}）不在南北（{NAMES['NS']}）一方",
+        "抗贡座位须为进贡方 ['S', 'N'] / anti_tribute_declared: seats must be among the payers ['S', 'N']":
+            f"抗贡座位须为进贡方 [南（{p['S']}）、北（{p['N']}）]",
+        "东 E 已还贡 / return_given: W has already returned": f"东（{p['E']}）已还贡",
+        "NS 已签字 / score_sheet_signed: NS has already signed": f"南北（{NAMES['NS']}）已签字",
+        "第 1 轮 1 号桌已有成绩 T2 4:2 T1 / x": f"第 1 轮 1 号桌已有成绩 {NAMES['NS']} 4:2 {NAMES['EW']}",
+    }
+    for text, want in cases.items():
+        said = page.evaluate("t => GT.refusal(t)", text)
+        assert said == want, (text, said)
+    for plain in ("座位应为 E、S、W 或 N / cards_played: expected E, S, W or N", "级牌 T，Th 为逢人配 / x"):
+        assert page.evaluate("t => GT.refusal(t)", plain) == plain.split(" / ")[0]
+
+
 def test_the_hubs_refusal_of_the_tables_result_names_the_teams(page, make_app, runner, serve_app, h):
     _round_with_teams(runner, h)
     link = _open(page, make_app, runner, serve_app, h, "zh")

@@ -177,7 +177,7 @@ def test_past_deals_on_the_score_sheet_on_a_phone(open_page, app, runner, serve_
     assert "第 2 副" in summary and "级牌 4" in summary and "1 圈" in summary
     page.click(f"{r1d2} > summary")
     text = page.inner_text(r1d2)
-    assert "进贡: 东 E → 北 N" in text and "还贡: 北 N → 东 E" in text
+    assert "进贡：东 E → 北 N" in text and "还贡：北 N → 东 E" in text
     assert page.query_selector(f'{r1d2} .past-tribute [data-card="Kd"]') is not None
     assert page.query_selector(f'{r1d2} .past-tribute [data-card="3d"]') is not None
     plays = page.eval_on_selector_all(
@@ -185,7 +185,7 @@ def test_past_deals_on_the_score_sheet_on_a_phone(open_page, app, runner, serve_
         "ps => ps.map(p => [p.dataset.seat, [...p.querySelectorAll('[data-card]')].map(c => c.dataset.card).join(' '),"
         " !!p.querySelector('.pass')])")
     assert plays == [["E", "9h", False], ["N", "", True], ["W", "Th", False]]
-    assert "名次: 上游 东 E · 二游 西 W · 三游 南 S · 下游 北 N" in text
+    assert "名次：上游 东 E · 二游 西 W · 三游 南 S · 下游 北 N" in text
 
     # The ten-card bomb of round 2 wraps inside a 390 px screen.
     r2d1 = '#past-deals details[data-round="2"][data-deal="1"]'

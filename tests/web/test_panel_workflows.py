@@ -383,7 +383,7 @@ def test_a_doubted_tribute_is_entered_as_read_with_one_tap(page, app, runner, se
     h.open_table(page, srv.url, "rita", h.PASSWORD)
     flag = f"#flag-F{call.seq}"
     page.wait_for_function(f"document.querySelector('{flag} img.crop')?.naturalWidth > 50")
-    assert "Kd" in page.inner_text(f"{flag} button.as-read")
+    assert "K♦" in page.inner_text(f"{flag} button.as-read")  # the card as a card
     shot(page, "tribute-as-read")
     page.click(f"{flag} button.as-read")
     page.wait_for_selector(f'{flag}[data-status="dismissed"]')

@@ -14,12 +14,12 @@ def test_the_record_shows_accepted_and_refused_events_newest_first(client, h, ru
     page = client.get("/tables/1/record").get_data(as_text=True)
     assert page.index(f'data-seq="{refused.get_json()["seq"]}"') < page.index(f'data-seq="{ok.get_json()["seq"]}"')
     assert "判罚" in page and "越序出牌" in page and "playing out of turn" not in page  # one language
-    assert "被拒绝" in page and 'class="refused"' in page
+    assert "被拒绝：" in page and "被拒绝: " not in page and 'class="refused"' in page  # the view's colon
     only = client.get("/tables/1/record?refused=1").get_data(as_text=True)
     assert f'data-seq="{refused.get_json()["seq"]}"' in only and f'data-seq="{ok.get_json()["seq"]}"' not in only
     client.set_cookie("lang", "en")
     en = client.get("/tables/1/record").get_data(as_text=True)
-    assert "playing out of turn" in en and "penalty" in en
+    assert "playing out of turn" in en and "penalty" in en and "Rejected: " in en
 
 
 def test_the_record_needs_a_login(client, h, runner):

@@ -27,7 +27,7 @@
   function ackText(ack) {
     var key = "ack_" + ack.status;
     var word = window.I18N[key] ? GT.t(key) : String(ack.status);
-    return GT.t("assign_result") + ": " + word + (ack.reason ? " — " + GT.refusal(ack.reason) : "");
+    return GT.t("assign_result") + GT.colon() + word + (ack.reason ? " — " + GT.refusal(ack.reason) : "");
   }
   var lastMsg = "";
   var namesShown;  // the teams' names the panel was last drawn with
@@ -46,8 +46,8 @@
     function seat(s) { return esc(GT.seat(s)) + " " + esc(a.players[s]); }
     box.innerHTML = '<div class="assign-card" id="assign-card">' +
       "<b>" + esc(GT.tf("assign_title", {e: a.event_name || a.event, r: a.round, t: a.table})) + "</b>" +
-      "<div>" + esc(GT.t("side_NS")) + ": " + esc(tn.NS || a.teams.NS) + " — " + seat("N") + " · " + seat("S") + "</div>" +
-      "<div>" + esc(GT.t("side_EW")) + ": " + esc(tn.EW || a.teams.EW) + " — " + seat("E") + " · " + seat("W") + "</div>" +
+      "<div>" + esc(GT.t("side_NS") + GT.colon()) + esc(tn.NS || a.teams.NS) + " — " + seat("N") + " · " + seat("S") + "</div>" +
+      "<div>" + esc(GT.t("side_EW") + GT.colon()) + esc(tn.EW || a.teams.EW) + " — " + seat("E") + " · " + seat("W") + "</div>" +
       '<div class="muted">' + esc(presetName(a.ruleset.preset)) + " · " + esc(fmt(a.format)) + "</div>" +
       (d.behind_round ? '<div class="assign-behind" id="assign-behind">' +
         esc(GT.tf("assign_behind", {n: d.behind_round, m: a.round})) +

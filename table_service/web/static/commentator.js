@@ -12,28 +12,27 @@
   const SIDE = { E: "EW", W: "EW", S: "NS", N: "NS" };
   let state = null;
 
-  function teamName(side) {
+  /* A side's team by name ("" without one), and the side as the commentator says it: its team, else 东西. */
+  function teamOnly(side) {
     const t = state.teams && state.teams[side];
-    return t ? GT.bi(t) : GT.t("side_" + side);
+    return t ? GT.bi(t) : "";
   }
+  function teamName(side) { return teamOnly(side) || GT.t("side_" + side); }
   function player(seat) { return (state.players && state.players[seat]) || ""; }
   function who(seat) {
     const name = player(seat);
     return GT.t("seat_" + seat) + (name ? " " + name : "");
   }
-  function rankText(r) { return r === "T" ? "10" : (r || "—"); }
   function box(id) { return document.getElementById(id); }
   function line(cls, text) { return el("div", cls, text); }
   function empty(key) { return el("p", "muted", GT.t(key)); }
 
   /* --- head: round, deal, phase, level card; the delay; a duplicate board's hold */
   function renderHead() {
-    const rnd = state.round || {}, deal = state.deal;
+    const deal = state.deal;
     const head = box("cm-round");
-    const parts = [];
-    if (rnd.no !== undefined && rnd.no !== null) parts.push(GT.t("round") + " " + rnd.no);
-    if (deal) parts.push(GT.t("deal") + " " + deal.no, GT.w(deal.phase));
-    head.replaceChildren(el("span", "cm-where", parts.length ? parts.join(" · ") : GT.t("cm_no_deal")));
+    // "第 1 轮 · 第 2 副 · 出牌阶段" (it read "轮次 1 · 副 2 · 出牌").
+    head.replaceChildren(el("span", "cm-where", GT.where(state) || GT.t("cm_no_deal")));
     if (deal && deal.level) {
       const lc = el("span", "cm-levelcard");
       lc.appendChild(el("span", "", GT.t("level_card") + " "));
@@ -53,9 +52,10 @@
     const out = ["EW", "NS"].map(function (side) {
       const row = el("div", "cm-side side-" + side + (deal && deal.level_side === side ? " playing" : ""));
       row.dataset.side = side;
-      row.appendChild(el("span", "chip", side));
-      row.appendChild(el("span", "team", teamName(side)));
-      row.appendChild(el("span", "lvl", rankText(lv[side])));
+      // The side in words (东西, not "EW"), its team's name beside it where it has one.
+      row.appendChild(el("span", "chip", GT.t("side_" + side)));
+      row.appendChild(el("span", "team", teamOnly(side)));
+      row.appendChild(el("span", "lvl", GT.rank(lv[side])));
       return row;
     });
     if (deal && deal.level_side) out.push(line("muted small", GT.tf("cm_playing_level", { side: teamName(deal.level_side) })));
@@ -133,13 +133,13 @@
   function renderTribute() {
     const deal = state.deal, out = [];
     if (deal && deal.anti_tribute) {
-      const a = deal.anti_tribute, row = line("cm-anti", GT.t("anti_tribute") + ": " + (a.seats || []).map(who).join("、") + " ");
+      const a = deal.anti_tribute, row = line("cm-anti", GT.t("anti_tribute") + GT.colon() + (a.seats || []).map(who).join("、") + " ");
       row.appendChild(GT.cardsEl(a.cards, deal.level));
       out.push(row);
     }
     [["tributes", "tribute"], ["returns", "return"]].forEach(function (kind) {
       ((deal && deal[kind[0]]) || []).forEach(function (t) {
-        const row = line("cm-" + kind[1], GT.t(kind[1]) + ": " + who(t.from) + " → " + who(t.to) + " ");
+        const row = line("cm-" + kind[1], GT.t(kind[1]) + GT.colon() + who(t.from) + " → " + who(t.to) + " ");
         if (t.card) row.appendChild(GT.cardsEl([t.card], deal.level));
         else row.appendChild(el("span", "face-down", GT.t("cm_face_down")));
         out.push(row);
@@ -154,7 +154,7 @@
     const out = [];
     (state.flags || []).forEach(function (f) {
       out.push(line("cm-flag", GT.t("flags") + " · " + GT.rule(f) + (f.seat ? " · " + who(f.seat) : "") +
-        (f.deal ? " · " + GT.t("deal") + " " + f.deal : "")));
+        (f.deal ? " · " + GT.tf("deal_no", { n: f.deal }) : "")));
     });
     (state.penalties || []).forEach(function (r) {
       out.push(line("cm-penalty penalty-" + r.level, GT.t(r.level) + " · " + teamName(r.side) +
@@ -169,19 +169,21 @@
     const out = [], deal = state.deal, res = state.result;
     if (res) {
       const won = line("cm-result", res.winner ? GT.tf("cm_winner", { side: teamName(res.winner) }) : GT.t("result") + ": —");
-      won.appendChild(el("span", "muted", " (" + GT.w(res.reason) + ")"));
+      won.appendChild(el("span", "muted", GT.paren(GT.w(res.reason))));
       out.push(won);
-      if (res.level_points) out.push(line("", GT.t("level_points") + ": " + teamName("EW") + " " + res.level_points.EW + " : " + res.level_points.NS + " " + teamName("NS")));
-      if (res.match_points) out.push(line("", GT.t("match_points") + ": " + teamName("EW") + " " + res.match_points.EW + " : " + res.match_points.NS + " " + teamName("NS")));
+      if (res.level_points) out.push(line("", GT.t("level_points") + GT.colon() + teamName("EW") + " " + res.level_points.EW + " : " + res.level_points.NS + " " + teamName("NS")));
+      if (res.match_points) out.push(line("", GT.t("match_points") + GT.colon() + teamName("EW") + " " + res.match_points.EW + " : " + res.match_points.NS + " " + teamName("NS")));
     }
     if (deal && deal.phase === "over" && (deal.finish_order || []).length) {
-      out.push(line("cm-finish", GT.t("deal") + " " + deal.no + " · " + deal.finish_order.map(function (s, i) {
+      out.push(line("cm-finish", GT.tf("deal_no", { n: deal.no }) + " · " + deal.finish_order.map(function (s, i) {
         return GT.t("place_" + (i + 1)) + " " + who(s);
       }).join(" · ")));
     }
     (state.score_sheet || []).slice().reverse().forEach(function (r) {
-      const after = r.levels_after ? " · EW " + rankText(r.levels_after.EW) + " / NS " + rankText(r.levels_after.NS) : "";
-      out.push(line("cm-sheet-row", GT.t("deal") + " " + r.deal + " · " +
+      // The levels after the deal by team ("级数 南京 5 · 常州 3"; it said "EW 5 / NS 3").
+      const after = r.levels_after ? " · " + GT.t("levels") + " " + teamName("EW") + " " + GT.rank(r.levels_after.EW) +
+        " · " + teamName("NS") + " " + GT.rank(r.levels_after.NS) : "";
+      out.push(line("cm-sheet-row", GT.tf("deal_no", { n: r.deal }) + " · " +
         (r.gain ? GT.tf("cm_gain", { side: teamName(r.gain.side), n: r.gain.levels }) : "—") + after));
     });
     const rs = box("cm-results");

@@ -43,6 +43,29 @@
   };
   GT.kind = function (kind) { return window.I18N["kind_" + kind] ? GT.t("kind_" + kind) : String(kind); };
   GT.seat = function (s) { return s ? GT.t("seat_" + s) + (window.LANG === "zh" ? " " + s : "") : "—"; };
+  /* A rank or a level as people say it: the engine's "T" is 10 (the status bar said "级牌 T"). */
+  GT.rank = function (r) { return r === null || r === undefined || r === "" ? "—" : r === "T" ? "10" : String(r); };
+  /* A card in a sentence ("进贡 东 E 大王", "10♥"), never the engine's code ("BJ", "Th"). */
+  GT.cardName = function (c) {
+    c = String(c === null || c === undefined ? "" : c);
+    if (c === "BJ" || c === "SJ") return GT.t(c === "BJ" ? "big_joker" : "small_joker");
+    return c.length === 2 && SUITS[c.charAt(1)] ? GT.rank(c.charAt(0)) + SUITS[c.charAt(1)] : c;
+  };
+  /* Punctuation after words of the view's language: "规则：…" in Chinese, "Rule: …" in English. */
+  GT.colon = function () { return window.LANG === "zh" ? "：" : ": "; };
+  GT.paren = function (text) { return window.LANG === "zh" ? "（" + text + "）" : " (" + text + ")"; };
+  /* Where the table is: "第 1 轮 · 第 2 副 · 出牌阶段" (the round's status between deals, the deal's phase
+     in one). A state without a round says nothing. */
+  GT.where = function (state) {
+    const rnd = (state && state.round) || {}, deal = state && state.deal;
+    const parts = [];
+    if (rnd.no !== undefined && rnd.no !== null) parts.push(GT.tf("score_bug_round", { n: rnd.no }));
+    if (deal) parts.push(GT.tf("deal_no", { n: deal.no }));
+    const between = { cutting: 1, drawing: 1, over: 1 };
+    const stage = between[rnd.status] ? rnd.status : deal ? (deal.phase === "over" ? "deal_over" : deal.phase) : rnd.status;
+    if (stage) parts.push(window.I18N["stage_" + stage] ? GT.t("stage_" + stage) : GT.w(stage));
+    return parts.join(" · ");
+  };
   GT.el = function (tag, cls, text) {
     const e = document.createElement(tag);
     if (cls) e.className = cls;
@@ -122,7 +145,7 @@
       const part = GT.el("span", "lv-side");
       part.dataset.side = side;
       part.appendChild(GT.sideLabelEl(state, side));
-      part.appendChild(GT.el("span", "lv-level", lv[side] || "—"));
+      part.appendChild(GT.el("span", "lv-level", GT.rank(lv[side])));
       box.appendChild(part);
     });
   };
@@ -167,7 +190,8 @@
       body: JSON.stringify(body),
     });
     let json = null;
-    try { json = await resp.json(); } catch (e) { json = { error: resp.statusText }; }
+    // Not JSON (a proxy's "Bad Gateway" page): said in both languages with its status, as the table's own are.
+    try { json = await resp.json(); } catch (e) { json = { error: GT.both("http_error", { n: resp.status }) }; }
     return { status: resp.status, ok: resp.ok, json: json };
   };
   GT.toast = function (msg, ok) {
@@ -374,13 +398,21 @@
     const word = window.LANG === "zh" ? names[0] + "：" : names[1].charAt(0).toUpperCase() + names[1].slice(1) + ": ";
     return word + half.slice(m[0].length);
   };
+  /* A refusal (the engine's, the hub's, the server's) as a page says it: the view's half, its event in
+     words, and — on the panel, whose panel_state.js defines GT.named — who by name. */
+  GT.refusal = function (text) { const half = GT.bi(text); return GT.named ? GT.named(half) : half; };
   /* An event type in the view's language (its internal name only where no word is known). */
   GT.evt = function (type) { return window.I18N["evt_" + type] ? GT.t("evt_" + type) : String(type); };
   /* A label with {placeholders} filled in. */
-  GT.tf = function (key, vars) {
-    let s = GT.t(key);
+  function fill(s, vars) {
     Object.keys(vars || {}).forEach(function (k) { s = s.split("{" + k + "}").join(String(vars[k])); });
     return s;
+  }
+  GT.tf = function (key, vars) { return fill(GT.t(key), vars); };
+  /* A label in both languages, "中文 / English" (a text that GT.bi splits again). */
+  GT.both = function (key, vars) {
+    const pair = window.I18N[key] || [key, key];
+    return fill(pair[0], vars) + " / " + fill(pair[1], vars);
   };
   /* A flag's rule in the view's language (the rule key's label, else its bilingual article). */
   GT.rule = function (f) {

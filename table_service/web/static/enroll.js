@@ -19,6 +19,13 @@
     if (text !== undefined) e.textContent = text;
     return e;
   }
+  /* A label of the page's language, relabelled by the language toggle (common.js GT.applyI18n): the box
+     hard-coded "中文 / English" and stayed so in an English panel. */
+  function said(tag, cls, key) {
+    const e = el(tag, cls, GT.t(key));
+    e.dataset.i18n = key;
+    return e;
+  }
   function post(url, body) {
     const csrf = document.querySelector('meta[name="csrf-token"]');
     return fetch(url, {
@@ -38,20 +45,20 @@
   const box = el("section", "box enroll-box");
   box.id = "enroll-box";
   box.hidden = true;
-  const head = el("h2", "", "从桌面登记牌组 / Enrol the deck from the table");
-  const hint = el("p", "muted", "把整副牌正面朝上成行摆在桌上，然后开始 / Lay the whole deck face up in rows on the table, then start.");
+  const head = said("h2", "", "enrol_title");
+  const hint = said("p", "muted", "enrol_hint");
   const status = el("p", "enroll-status");
   status.id = "enroll-status";
   const questions = el("div", "enroll-questions");
   questions.id = "enroll-questions";
-  const start = el("button", "", "开始 / Start");
+  const start = said("button", "", "enrol_start");
   start.type = "button";
   start.id = "enroll-start";
-  const finish = el("button", "", "完成登记 / Finish");
+  const finish = said("button", "", "enrol_finish");
   finish.type = "button";
   finish.id = "enroll-finish";
   finish.hidden = true;
-  const close = el("button", "", "关闭 / Close");
+  const close = said("button", "", "enrol_close");
   close.type = "button";
   /* Once enrolled: the deck file, for the hub's 比赛用牌 (one upload hands it to every table). */
   const deckLink = el("p", "enroll-deck");
@@ -69,6 +76,32 @@
   (document.querySelector(".side") || document.body).prepend(box);
 
   let timer = null;
+  /* What the status line says now: a view of the enrolment, or a message of the server's ("中文 /
+     English", said in the page's language); said again when the language changes. */
+  let shown = null;
+  function say(what) {
+    shown = what;
+    if (typeof what === "string") { status.textContent = GT.bi(what); return; }
+    const v = what, open = v.questions.filter(function (q) { return !q.answered; });
+    const res = v.result || {};
+    const text = {
+      finding: GT.t("enrol_finding"),
+      asking: GT.tf("enrol_asking", { found: v.found, named: v.named, open: open.length }) +
+        (v.joined ? " — ⚠ " + GT.bi(v.joined) : ""),
+      enrolling: GT.t("enrol_enrolling"),
+      done: GT.tf("enrol_done", { n: res.faces || 0 }) +
+        (res.not_enrolled && res.not_enrolled.length ? GT.tf("enrol_not_enrolled", { cards: res.not_enrolled.map(GT.cardName).join(" ") }) : "") +
+        (res.check_text ? (res.check_warn ? " — ⚠ " : " — ") + GT.bi(res.check_text) : ""),
+      failed: GT.t("enrol_failed") + GT.colon() + GT.bi(v.error || ""),
+    }[v.status];
+    status.textContent = text === undefined ? v.status : text;
+  }
+  const rerender = GT.rerender;
+  GT.rerender = function () {
+    if (rerender) rerender();
+    if (shown !== null) say(shown);
+    questions.querySelectorAll("img[data-id]").forEach(function (img) { img.alt = GT.tf("enrol_card_alt", { n: img.dataset.id }); });
+  };
   function poll() {
     fetch(base, { credentials: "same-origin", headers: { Accept: "application/json" } })
       .then(function (r) {
@@ -77,22 +110,12 @@
         return r.json();
       })
       .then(render)
-      .catch(function () { status.textContent = "连接失败 / connection failed"; });
+      .catch(function () { say(GT.both("enrol_no_connection")); });
   }
   function render(v) {
-    if (!v || typeof v.status !== "string") { status.textContent = (v && v.error) || ""; return; }
+    if (!v || typeof v.status !== "string") { say((v && v.error) || ""); return; }
     const open = v.questions.filter(function (q) { return !q.answered; });
-    status.textContent = {
-      finding: "正在找牌… / finding the cards…",
-      asking: "找到 " + v.found + " 张，自动识别 " + v.named + " 张，待确认 " + open.length + " 张 / found " + v.found +
-        ", named " + v.named + ", " + open.length + " to confirm" + (v.joined ? " — ⚠ " + v.joined : ""),
-      enrolling: "正在登记（需几分钟，可继续比赛）… / enrolling (a few minutes; play may go on)…",
-      done: "登记完成 / enrolled: " + (v.result.faces || 0) + " faces" +
-        (v.result.not_enrolled && v.result.not_enrolled.length
-          ? "（未登记 " + v.result.not_enrolled.join(" ") + "，按通用模型读 / not enrolled, read zero-shot）" : "") +
-        (v.result.check_text ? (v.result.check_warn ? " — ⚠ " : " — ") + v.result.check_text : ""),
-      failed: "失败 / failed: " + (v.error || ""),
-    }[v.status] || v.status;
+    say(v);
     status.classList.toggle("warn", (v.status === "done" && !!(v.result && v.result.check_warn)) ||
       (v.status === "asking" && !!v.joined));
     finish.hidden = v.status !== "asking";
@@ -109,9 +132,10 @@
       card.dataset.id = q.id;
       const img = el("img");
       img.src = base + "/card/" + q.id + ".png";
-      img.alt = "card " + q.id;
+      img.alt = GT.tf("enrol_card_alt", { n: q.id });
+      img.dataset.id = String(q.id);
       img.width = 120;
-      card.append(el("div", "", "这是哪张牌？/ Which card is this?"), img);
+      card.append(said("div", "", "enrol_which"), img);
       q.likely.forEach(function (name) {
         const b = el("button", "enroll-likely", name);
         b.type = "button";
@@ -121,10 +145,10 @@
       const input = el("input");
       input.placeholder = "Qh, Td, SJ…";
       input.size = 5;
-      const ok = el("button", "", "确定 / OK");
+      const ok = said("button", "", "enrol_ok");
       ok.type = "button";
       ok.addEventListener("click", function () { answer(q.id, input.value.trim() || null); });
-      const skip = el("button", "", "跳过 / Skip");
+      const skip = said("button", "", "enrol_skip");
       skip.type = "button";
       skip.addEventListener("click", function () { answer(q.id, null); });
       card.append(input, ok, skip);
@@ -133,7 +157,7 @@
   }
   function answer(id, card) {
     post(base + "/answer", { id: id, card: card }).then(function (r) {
-      if (!r.ok) { status.textContent = r.json.error || "无效 / invalid"; return; }
+      if (!r.ok) { say(r.json.error || GT.both("enrol_invalid")); return; }
       render(r.json);
     });
   }
@@ -141,13 +165,13 @@
   close.addEventListener("click", function () { box.hidden = true; if (timer) clearTimeout(timer); });
   start.addEventListener("click", function () {
     post(base + "/start", {}).then(function (r) {
-      if (!r.ok) { status.textContent = r.json.error || "失败 / failed"; return; }
+      if (!r.ok) { say(r.json.error || GT.both("enrol_failed")); return; }
       render(r.json);
     });
   });
   finish.addEventListener("click", function () {
     post(base + "/finish", {}).then(function (r) {
-      if (!r.ok) { status.textContent = r.json.error || "失败 / failed"; return; }
+      if (!r.ok) { say(r.json.error || GT.both("enrol_failed")); return; }
       render(r.json);
     });
   });

@@ -26,7 +26,7 @@
   var WORDS = {
     zh: {rank: "名次", team: "队伍", mp: "比赛分", progressive: "累进分", rounds_won: "胜轮",
          level_points: "级差分", levels_gained: "升级", round: "第 {r} / {n} 轮", pre: "赛前",
-         standings: "排名", tables: "{n} 桌 · 已完成 {m}", delayed: "数据延迟 {n} 秒", page: "第 {p}/{n} 页",
+         standings: "排名", tables: "{n} 桌 · 已完成 {m}", delayed: "数据延时 {n} 秒", page: "第 {p}/{n} 页",
          withdrawn: "退赛"},
     en: {rank: "#", team: "TEAM", mp: "MP", progressive: "PROG", rounds_won: "WON",
          level_points: "LDP", levels_gained: "LVLS", round: "ROUND {r} OF {n}", pre: "PRE-EVENT",

@@ -21,16 +21,19 @@
     function two(n) { return (n < 10 ? "0" : "") + n; }
     return two(d.getHours()) + ":" + two(d.getMinutes()) + ":" + two(d.getSeconds());
   }
+  /* The sides' penalties, each language whole: "处罚 南北 警告1·违例0·犯规0 / penalties NS W1 V0 F0" (it said
+     "罚 / penalties NS 警告 1 W · 违例 0 V…": the compass letters, and the two languages in one). */
+  var SIDE_WORDS = {NS: ["南北", "NS"], EW: ["东西", "EW"]};
   function pen(p) {
     if (!p) return "";
-    var out = [];
+    var zh = [], en = [];
     ["NS", "EW"].forEach(function (s) {
-      var x = p[s] || {};
-      var n = (x.warnings || 0) + (x.violations || 0) + (x.fouls || 0);
-      if (n) out.push(s + " 警告 " + (x.warnings || 0) + " W · 违例 " + (x.violations || 0) + " V · 犯规 " +
-        (x.fouls || 0) + " F");
+      var x = p[s] || {}, w = num(x.warnings), v = num(x.violations), f = num(x.fouls);
+      if (!(w + v + f)) return;
+      zh.push(SIDE_WORDS[s][0] + " 警告" + w + "·违例" + v + "·犯规" + f);
+      en.push(SIDE_WORDS[s][1] + " W" + w + " V" + v + " F" + f);
     });
-    return out.join(" ");
+    return zh.length ? "处罚 " + zh.join("，") + " / penalties " + en.join(", ") : "";
   }
   function panelUrl(t) {
     // The hub sends only http(s) links to the table's own page (intake.panel_link); checked again.
@@ -47,7 +50,7 @@
     return min < 1 ? "编排刚公布 / draw just published" : "编排公布 " + min + " 分钟 / draw published " + min + " min ago";
   }
   function status(t, ov) {
-    if (t.result) return "完 / done · " + HT.result(t.result) + (t.source ? " · " + HT.source(t.source) : "");
+    if (t.result) return "已完赛 / done · " + HT.result(t.result) + (t.source ? " · " + HT.source(t.source) : "");
     if (!t.online) return onlineWord(t);
     // Before the table takes this round its levels are the panel's defaults, not play.
     if (!t.started) return "未开始 / not started" + (sincePublished(ov) ? " · " + sincePublished(ov) : "");
@@ -68,18 +71,20 @@
     if (num(t.open_flags) || num(t.doubts) || num(t.clocks_over) || num(t.faults)) cls += " alert";
     if (t.result) cls += " done";
     else if (t.online && !t.started) cls += " waiting";
-    var lv = t.levels ? "级 / levels NS " + t.levels.NS + " · EW " + t.levels.EW : "";
+    // The sides in words and level 10 as 10 (the engine keeps "T"): "级数 南北 5 · 东西 10 / levels NS 5 · EW 10".
+    var lv = t.levels ? "级数 南北 " + GT.rank(t.levels.NS) + " · 东西 " + GT.rank(t.levels.EW) + " / levels NS " +
+      GT.rank(t.levels.NS) + " · EW " + GT.rank(t.levels.EW) : "";
     var bits = [];
     if (num(t.deal)) bits.push("第" + num(t.deal) + "副 / deal " + num(t.deal));
-    if (num(t.open_flags)) bits.push("⚑ " + num(t.open_flags) + " 待裁决 / open flags");
+    if (num(t.open_flags)) bits.push("⚑ " + num(t.open_flags) + " 待处理 / open flags");
     if (num(t.doubts)) bits.push("? " + num(t.doubts) + " 识别存疑 / camera questions");
     if (num(t.clocks_over)) bits.push("⏱ " + num(t.clocks_over) + " 超时 / clocks over");
-    if (num(t.faults)) bits.push("✗ " + num(t.faults) + " 拒收或坏消息 / refused or bad messages");
+    if (num(t.faults)) bits.push("✗ " + num(t.faults) + " 拒收或异常消息 / refused or bad messages");
     // The event's deck handed out but this table's camera not reading with it (no camera, an old file).
     // A table without a camera reads no deck (camera false); an older table's summary does not say (null).
     if (deck && t.online && t.camera !== false && t.deck !== deck) bits.push("🂠 未用比赛用牌 / not on the event's deck");
     var p = pen(t.penalties);
-    if (p) bits.push("罚 / penalties " + p);
+    if (p) bits.push(p);
     // The hover title names the teams whole (a long name is cut on a small card), never by their ids.
     var teams = (t.ns_name || t.ns) + " – " + (t.ew_name || t.ew);
     var head = "<b>" + esc(t.table) + '</b> <span class="teams" title="' + esc(teams) + '">' + esc(teams) + "</span>";
@@ -104,7 +109,7 @@
     var bits = [];
     if (num(t.round)) bits.push("桌上为第 " + num(t.round) + " 轮 / the table shows round " + num(t.round) +
                                 (num(t.deal) ? " · 第" + num(t.deal) + "副 / deal " + num(t.deal) : ""));
-    if (num(t.faults)) bits.push("✗ " + num(t.faults) + " 拒收或坏消息 / refused or bad messages");
+    if (num(t.faults)) bits.push("✗ " + num(t.faults) + " 拒收或异常消息 / refused or bad messages");
     if (!t.in_config) bits.push("EVENT.toml 未列出 / not in EVENT.toml");
     return tile("tcard other " + stateClass(t), t, "<b>" + esc(t.table) + "</b>", onlineWord(t), "", bits);
   }
@@ -155,7 +160,7 @@
     }
     return esc("共 " + tables.length + " 桌 / " + tables.length + " tables") + " · " +
       part("attention", "需处理", "need the chief") + " · " + part("offline", "离线", "offline") + " · " +
-      esc("进行中 " + n.playing + " / playing " + n.playing + " · 已完 " + n.done + " / done " + n.done);
+      esc("进行中 " + n.playing + " / playing " + n.playing + " · 已完赛 " + n.done + " / done " + n.done);
   }
   if (find) find.addEventListener("input", function () { if (lastOv) render(lastOv); });
   if (counts) counts.addEventListener("click", function (ev) {
@@ -214,7 +219,7 @@
       return '<a class="alert refusal"' + toAdmin("refusal-" + num(r.seq), r.table) + ">拒收 / refused #" + num(r.seq) +
         ": " + esc(r.table) + " 号桌 / table " + esc(r.table) + " — " + esc(r.reason) + "</a>";
     }).concat((ov.bad_messages || []).map(function (m) {
-      return '<a class="alert fault"' + toCard(m.table) + ">坏消息 / bad message #" + num(m.seq) + ": " + esc(m.table) +
+      return '<a class="alert fault"' + toCard(m.table) + ">异常消息 / bad message #" + num(m.seq) + ": " + esc(m.table) +
         " 号桌 / table " + esc(m.table) + " (" + esc(m.topic) + ") — " + esc(m.reason) + "</a>";
     })).concat(ov.appeals.map(function (x) {
       // The team by its name, its id in brackets (as the organiser page and the sheets name it).

@@ -134,7 +134,7 @@
       r.row.hidden = !rnd;
       r.row.classList.toggle("playing", !!(deal && deal.level_side === side));
       setText(r.chip, sideLabel(side));
-      setText(r.lvl, lv[side] === "T" ? "10" : (lv[side] || "—"));
+      setText(r.lvl, GT.rank(lv[side]));
     });
     if (rnd && changed("teams", [teamName("EW"), teamName("NS"), window.LANG])) {
       // Both names first, then each fitted: the box's width follows the longer.

@@ -317,7 +317,7 @@
       const rank = el("select", "reading-rank");
       rank.setAttribute("aria-label", GT.t("rank"));
       ["2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A"].forEach(function (r) {
-        const o = el("option", "", r === "T" ? "10" : r); o.value = r; rank.appendChild(o);
+        const o = el("option", "", GT.rank(r)); o.value = r; rank.appendChild(o);
       });
       if (p.rank) rank.value = p.rank;
       const ok3 = el("button", "", GT.t("submit")); ok3.type = "submit";
@@ -474,11 +474,11 @@
     if (!rnd || status === "over") {
       startRoundStep(box, st);
     } else if (status === "cutting") {
-      if (st.first_cut && st.first_cut.recut) box.appendChild(el("p", "warn", GT.t("recut") + " (" + st.first_cut.card + ")"));
+      if (st.first_cut && st.first_cut.recut) box.appendChild(el("p", "warn", GT.t("recut") + GT.paren(GT.cardName(st.first_cut.card))));
       box.appendChild(pickForm("step-cut", GT.t("first_cut"), "first_cut_recorded", {}, { single: true }));
     } else if (status === "drawing" || status === "deal_over") {
       if (status === "deal_over") box.appendChild(el("p", "muted", GT.t("waiting_next_deal")));
-      if (st.first_cut && !deal) box.appendChild(el("p", "", GT.t("first_drawer") + ": " + GT.who(st.first_cut.first_drawer)));
+      if (st.first_cut && !deal) box.appendChild(el("p", "", GT.t("first_drawer") + GT.colon() + GT.who(st.first_cut.first_drawer)));
       box.appendChild(tapButton("confirm step-draw", GT.t("drawing_finished"), "drawing_finished", {}));
     } else if (deal && deal.phase === "tribute") {
       const plan = deal.tribute_plan || {};
@@ -574,12 +574,5 @@
 
   GT.addHook(renderNextStep, prefillSetup, seatOnTurn);
   const rerender = GT.rerender;
-  /* The chief-only penalty options carry two labels (the page renders them server-side). */
-  function labelChiefOptions() {
-    ["foul", "loss"].forEach(function (lv) {
-      const o = document.querySelector('#penalty-level option[value="' + lv + '"]');
-      if (o) o.textContent = GT.t(lv) + " (" + GT.t("chief_only") + ")";
-    });
-  }
-  GT.rerender = function () { shownKey = null; GT.applyI18n(); labelChiefOptions(); labelArticles(); rebuildPickers(); nameSetupLevels(); rerender(); };
+  GT.rerender = function () { shownKey = null; GT.applyI18n(); labelArticles(); rebuildPickers(); nameSetupLevels(); rerender(); };
 })();

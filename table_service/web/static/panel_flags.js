@@ -64,6 +64,7 @@
     if (k === "source") return el("span", "", window.I18N["src_" + v] ? GT.t("src_" + v) : String(v));
     if (k === "position_mm" && Array.isArray(v)) return el("span", "", v.map(function (x) { return Math.round(x); }).join(", ") + " mm");
     if (k === "trick") return el("span", "", String(v));
+    if (k === "level" || k === "rank") return el("span", "", GT.rank(v));  // the level card: 10, not T
     if (typeof v === "boolean") return el("span", "", GT.t(v ? "yes" : "no"));
     if (v && typeof v === "object" && !Array.isArray(v)) {
       return el("span", "", Object.keys(v).map(function (s) { return (SIDE[s] ? GT.who(s) : s) + " " + v[s]; }).join(" · "));
@@ -161,7 +162,7 @@
       if (due) type = "return_given";
     }
     if (!type) return null;
-    const b = el("button", "confirm as-read", GT.tf("enter_as_read", { c: card }));
+    const b = el("button", "confirm as-read", GT.tf("enter_as_read", { c: GT.cardName(card) }));
     b.onclick = async function () {
       const r = await act(type, { seat: f.seat, card: card });
       if (r.ok && r.json.accepted) act("flag_dismissed", { flag: f.id, note: window.I18N.entered_as_read.join(" / ") });
@@ -234,9 +235,9 @@
       const card = input.value.trim();
       if (!card || (!misBox.checked && !reason.value.trim())) { GT.toast(GT.t("pick_cards"), false); return; }
       const r = misBox.checked
-        ? await act("play_corrected", { ref: t.seq, cards: [card] }, GT.t("correct_reading") + " " + GT.who(t.from) + " " + card)
+        ? await act("play_corrected", { ref: t.seq, cards: [card] }, GT.t("correct_reading") + " " + GT.who(t.from) + " " + GT.cardName(card))
         : await act("tribute_corrected", { ref: t.seq, card: card, reason: reason.value.trim() },
-          GT.t("correct_tribute") + " " + GT.who(t.from) + " " + card);
+          GT.t("correct_tribute") + " " + GT.who(t.from) + " " + GT.cardName(card));
       if (r.ok && r.json.accepted) GT.closeDialog();
     };
     dialog.replaceChildren(box);
@@ -255,13 +256,13 @@
     head.appendChild(el("span", "flag-time", GT.clockTime(f.t_ms)));
     head.appendChild(el("span", "flag-status", GT.w(f.status)));
     card.appendChild(head);
-    card.appendChild(el("div", "flag-rule", GT.t("rule") + ": " + GT.rule(f)));
+    card.appendChild(el("div", "flag-rule", GT.t("rule") + GT.colon() + GT.rule(f)));
     if (f.status === "open") card.appendChild(evidenceEl(f));
     const given = ((state.penalties && state.penalties.records) || []).filter(function (r) { return r.flag === f.id; });
     given.forEach(function (r) {
       const name = (r.given && r.given !== r.level ? GT.t(r.given) + " → " : "") + GT.t(r.level);
       const line = el("div", "flag-penalty penalty-" + r.level + (r.withdrawn ? " withdrawn" : ""),
-        GT.t("penalty") + ": " + name + (r.withdrawn ? " (" + GT.w("withdrawn") + ")" : "") + " ");
+        GT.t("penalty") + GT.colon() + name + (r.withdrawn ? GT.paren(GT.w("withdrawn")) : "") + " ");
       line.dataset.seq = String(r.seq);
       line.appendChild(el("span", "seq muted small", "#" + r.seq + " "));
       if (!r.withdrawn) addUndo(line, r.seq, GT.t("penalty") + " " + name + " · " + side_(r), null, GT.t("undo_penalty"));
@@ -319,7 +320,7 @@
           });
           bar.appendChild(w); bar.appendChild(v);
         }
-        const b3 = el("button", "to-penalty", isChief ? GT.t("give_foul") : GT.t("penalty") + "…");
+        const b3 = el("button", "to-penalty", isChief ? GT.t("give_foul") : GT.t("give_penalty") + "…");
         b3.onclick = function () { prefillPenalty(f); };
         bar.appendChild(b3);
       }
@@ -339,7 +340,8 @@
       const seq = pendingPenalty[id];
       if (typeof seq === "number" && state.last_seq >= seq) delete pendingPenalty[id];
     });
-    const key = JSON.stringify([window.LANG, state.deal && [state.deal.no, state.deal.started_ms], state.flags || [],
+    const key = JSON.stringify([window.LANG, GT.teamOf(state, "EW"), GT.teamOf(state, "NS"),
+      state.deal && [state.deal.no, state.deal.started_ms], state.flags || [],
       records.map(function (r) { return [r.seq, r.flag, r.level, r.withdrawn]; }), Object.keys(pendingPenalty)]);
     if (key === shownFlags) return;
     shownFlags = key;
@@ -372,7 +374,9 @@
       grp.dataset.deal = key;
       grp.open = key === String(current) || nOpen > 0;
       const title = key === "none" ? GT.t("between_deals") : GT.tf("deal_no", { n: key });
-      grp.appendChild(el("summary", "", title + " · " + list.length + (nOpen ? " · " + GT.w("open") + " " + nOpen : "")));
+      // "第 1 副 · 2 个标记 · 1 个待处理" (it said "第 1 副 · 2 · 待处理 1": two of what?)
+      grp.appendChild(el("summary", "", title + " · " + GT.tf("flag_count", { n: list.length }) +
+        (nOpen ? " · " + GT.tf("open_count", { n: nOpen }) : "")));
       list.forEach(function (f) { grp.appendChild(flagCard(f)); });
       box.appendChild(grp);
     });

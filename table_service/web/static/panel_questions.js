@@ -36,7 +36,7 @@
     read.appendChild(cards);
     card.appendChild(read);
     const why = el("ul", "q-reasons");
-    if (q.reason === "third_copy") why.appendChild(el("li", "", GT.t("rule_card_seen_third_time") + (q.beyond ? ": " + [].concat(q.beyond).join(" ") : "")));
+    if (q.reason === "third_copy") why.appendChild(el("li", "", GT.t("rule_card_seen_third_time") + (q.beyond ? GT.colon() + [].concat(q.beyond).map(GT.cardName).join(" ") : "")));
     card.appendChild(why);
     const cands = el("div", "q-candidates");
     card.appendChild(cands);
@@ -54,7 +54,7 @@
       cands.appendChild(el("div", "muted small", GT.t("declare_this")));
       q.readings.forEach(function (text) {
         const parts = String(text).split(" ");
-        const b = el("button", "candidate reading", GT.kind(parts[0]) + " " + (parts[1] === "T" ? "10" : parts[1] || ""));
+        const b = el("button", "candidate reading", GT.kind(parts[0]) + " " + (parts[1] ? GT.rank(parts[1]) : ""));
         b.dataset.reading = text;
         b.onclick = function () {
           act("reading_declared", { ref: q.seq, kind: parts[0], rank: parts[1] }, "", { expect: { question: q.seq } });
@@ -102,7 +102,7 @@
       }
       (d.reasons || []).forEach(function (r) { why.appendChild(el("li", "", GT.bi(r))); });
       if (!why.children.length && (q.confidence || []).length) {
-        why.appendChild(el("li", "", GT.t("doubt_reason") + ": " + (q.confidence || []).map(function (c) { return Math.round(c * 100) + "%"; }).join(" ")));
+        why.appendChild(el("li", "", GT.t("doubt_reason") + GT.colon() + (q.confidence || []).map(function (c) { return Math.round(c * 100) + "%"; }).join(" ")));
       }
       if (canRule) {
         (d.candidates || []).forEach(function (cs) {

@@ -19,7 +19,7 @@
     if (p.pass) row.appendChild(el("span", "pass", GT.t("pass")));
     else {
       row.appendChild(GT.cardsEl(p.cards, level));
-      if (p.kind) row.appendChild(el("span", "kind", GT.kind(p.kind) + (p.rank ? " " + p.rank : "")));
+      if (p.kind) row.appendChild(el("span", "kind", GT.kind(p.kind) + (p.rank ? " " + GT.rank(p.rank) : "")));
     }
     if (canRule && p.seq) {
       row.tabIndex = 0;
@@ -85,15 +85,15 @@
   }
 
   function tributeRow(label, t, deal, type) {
-    const r = el("div", "tribute-row", label + ": " + GT.seat(t.from) + " → " + GT.seat(t.to) + " ");
+    const r = el("div", "tribute-row", label + GT.colon() + GT.seat(t.from) + " → " + GT.seat(t.to) + " ");
     r.dataset.seq = String(t.seq);
     r.appendChild(GT.cardsEl([t.card], deal.level));
     if (t.corrected) {
-      r.appendChild(el("span", "corrected muted small", " " + GT.tf("tribute_given_first", { c: t.corrected.given }) +
+      r.appendChild(el("span", "corrected muted small", " " + GT.tf("tribute_given_first", { c: GT.cardName(t.corrected.given) }) +
         " · #" + t.corrected.seq));
     }
     r.appendChild(el("span", "seq muted small", " #" + t.seq + " "));
-    if (!voidRefusedInPlay(deal)) addUndo(r, t.seq, label + " " + GT.seat(t.from) + " " + t.card, type);
+    if (!voidRefusedInPlay(deal)) addUndo(r, t.seq, label + " " + GT.seat(t.from) + " " + GT.cardName(t.card), type);
     else if (canRule && deal.phase === "play" && GT.openTributeCorrection) {
       const own = type === "tribute_given";  // a return's row: its reading only
       const b = el("button", own ? "correct-tribute" : "correct-return", GT.t(own ? "correct_tribute" : "correct_reading"));
@@ -120,13 +120,15 @@
     }
     fill("deal-log", box);
     const key = JSON.stringify([window.LANG, deal && [deal.no, deal.started_ms, deal.level, deal.anti_tribute, deal.tributes,
-      deal.returns, deal.reports, deal.phase, firstCardPlayed(deal)], state.penalties]);
+      deal.returns, deal.reports, deal.phase, firstCardPlayed(deal)], state.penalties,
+      // the sides and seats as the rows name them (the hub's team names may come after the state)
+      GT.teamOf(state, "EW"), GT.teamOf(state, "NS"), state.round && state.round.players]);
     if (key === shownRecord) return;
     shownRecord = key;
     const trib = el("div");
     if (deal) {
       if (deal.anti_tribute) {
-        const a = el("div", "tribute-row", GT.t("anti_tribute") + ": " + (deal.anti_tribute.seats || []).map(GT.seat).join(", ") + " ");
+        const a = el("div", "tribute-row", GT.t("anti_tribute") + GT.colon() + (deal.anti_tribute.seats || []).map(GT.seat).join(", ") + " ");
         a.dataset.seq = String(deal.anti_tribute.seq);
         a.appendChild(GT.cardsEl(deal.anti_tribute.cards || [], deal.level));
         if (!voidRefusedInPlay(deal)) addUndo(a, deal.anti_tribute.seq, GT.t("anti_tribute"), "anti_tribute_declared");
@@ -149,7 +151,7 @@
     SEATS.forEach(function (seat) {
       const rep = reps[seat];
       if (!rep || typeof rep !== "object") return;
-      const row = el("div", "report-row", GT.t("report") + ": " + GT.seat(seat) +
+      const row = el("div", "report-row", GT.t("report") + GT.colon() + GT.seat(seat) +
         (rep.count !== undefined && rep.count !== null ? " · " + rep.count : "") + " ");
       row.dataset.seq = String(rep.seq);
       row.appendChild(el("span", "seq muted small", "#" + rep.seq + " "));
@@ -169,7 +171,8 @@
       const l = p[side] || {};
       const row = el("div", "ladder");
       row.dataset.side = side;
-      row.appendChild(el("strong", "", side));
+      // The side as the referee reads it: its team, else 东西 / 南北 (the ladder said "EW 警告 1").
+      row.appendChild(el("strong", "")).appendChild(GT.sideLabelEl(state, side));
       [["warnings", "warning"], ["violations", "violation"], ["fouls", "foul"]].forEach(function (k) {
         const n = l[k[0]] || 0;
         const chip = el("span", "rung rung-" + k[1] + (n ? " on" : ""), GT.t(k[1]) + " " + n);
@@ -191,7 +194,11 @@
     });
     fill("penalties", pen);
   }
-  function side_(r) { return (r.side || "") + (r.seat ? " " + GT.seat(r.seat) : ""); }
+  /* A penalty's side and seat: "南京队 · 东 E 张伟" (the row and its undo said "EW 东 E"). */
+  function side_(r) {
+    const side = r.side ? GT.sideLabel(GT.state(), r.side) : "";
+    return side + (r.seat ? (side ? " · " : "") + GT.who(r.seat) : "");
+  }
 
   GT.firstCardPlayed = firstCardPlayed;
   GT.playRow = playRow;

@@ -40,7 +40,7 @@
     try {
       const r = await GT.post(app.dataset.release, { round: item.round, deal: item.deal });
       if (r.ok) GT.toast(GT.t("released") + " · " + GT.tf("release_btn", { r: item.round, d: item.deal }) + " #" + r.json.seq, true);
-      else GT.toast(GT.t("rejected") + ": " + GT.refusal((r.json && r.json.error) || String(r.status)), false);
+      else GT.toast(GT.t("rejected") + GT.colon() + GT.refusal((r.json && r.json.error) || GT.both("http_error", { n: r.status })), false);
     } finally {
       b.disabled = false;
     }

@@ -140,16 +140,17 @@
     }
     if (r.status === 202) {
       unknownIds[key] = { id: body.action_id, at: Date.now() };
-      GT.toast(GT.t("outcome_unknown") + ": " + GT.refusal(r.json.error), false);
+      // The table's text says the outcome is not known yet (and what to do): said once, the view's half.
+      GT.toast(r.json && r.json.error ? GT.refusal(r.json.error) : GT.t("outcome_unknown"), false);
       return r;
     }
     delete unknownIds[key];
     if (r.ok && r.json.accepted && kept && state && state.last_seq >= r.json.seq) {
       GT.toast(GT.t("already_done") + " #" + r.json.seq, true);  // the earlier tap had been done
     } else if (r.ok && r.json.accepted) GT.toast(GT.t("done") + (label ? " " + label : "") + " #" + r.json.seq, true);
-    else if (r.status === 409) GT.toast(GT.t("not_done") + ": " + GT.refusal(r.json.error), false);
+    else if (r.status === 409) GT.toast(GT.t("not_done") + GT.colon() + GT.refusal(r.json.error), false);
     else if (r.status === 401) GT.loginEnded();
-    else GT.toast(GT.t("rejected") + ": " + GT.refusal((r.json && r.json.error) || String(r.status)), false);
+    else GT.toast(GT.t("rejected") + GT.colon() + GT.refusal((r.json && r.json.error) || GT.both("http_error", { n: r.status })), false);
     return r;
   }
   GT.act = act;
@@ -172,6 +173,31 @@
     const team = GT.teamName(side);
     return GT.t("side_" + side) + (team ? " " + team : "");
   }
+  /* In a Chinese half: "东（张伟）", "南北（常州队）"; the bare word without a name. */
+  function zhNamed(id) {
+    const players = state && state.round && state.round.players;
+    const name = id.length === 2 ? GT.teamName(id) : (players && players[id]) || "";
+    return GT.t((id.length === 2 ? "side_" : "seat_") + id) + (name ? "（" + name + "）" : "");
+  }
+  const CJK = /[\u3400-\u9fff\uff08-\uff1f\u3001\u3002]/;
+  /* A Chinese half names seats and sides by their ids too ("E 已出完", "['S', 'N']", "东 E"): each said
+     as zhNamed, the space an id needed beside Chinese dropped. A half naming all four seats is a list of
+     the ids themselves ("应为 E、S、W 或 N"), left as it is. */
+  function namedZh(s) {
+    s = s.replace(/\[((?:'[ESWN]'(?:, )?)+)\]/g, function (m, inner) {
+      return "[" + inner.match(/[ESWN]/g).map(zhNamed).join("、") + "]";
+    });
+    const ID = /(^|[^A-Za-z0-9_'\-])( ?)(?:(东西|南北|东|南|西|北) )?(NS|EW|[ESWN])(?![A-Za-z0-9_'\-])( (?=[\u3400-\u9fff]))?/g;
+    const seen = {};
+    s.replace(ID, function (m, b, sp, word, id) { seen[id] = 1; return m; });
+    const list = seen.E && seen.S && seen.W && seen.N;
+    return s.replace(ID, function (m, before, space, word, id) {
+      if (list && id.length === 1) return m;
+      const said = zhNamed(id);
+      const keep = word && said.indexOf(word) !== 0 ? word + " " : "";  // a word that is not this id's stays
+      return before + (space && !CJK.test(before) ? space : "") + keep + said;
+    });
+  }
   function reEscape(text) { return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"); }
   GT.named = function (text) {
     let s = String(text === null || text === undefined ? "" : text);
@@ -184,6 +210,7 @@
                       function (m, before) { return before + name; });
       });
     }
+    if (window.LANG === "zh") return namedZh(s);
     s = s.replace(/\[((?:'[ESWN]'(?:, )?)+)\]/g, function (m, inner) {
       return "[" + inner.match(/[ESWN]/g).map(seatNamed).join(", ") + "]";
     });
@@ -193,8 +220,8 @@
     s = s.replace(/(\bseat |: )([ESWN])(?=[ ,.;)]|$)/g, function (m, head, seat) { return head + seatNamed(seat); });
     return s.replace(/(\bside |\bfor |: )(NS|EW)(?=[ ,.;)]|$)/g, function (m, head, side) { return head + sideNamed(side); });
   };
-  /* An engine's or the hub's refusal as the panel says it: the view's half, its event in words, who by name. */
-  GT.refusal = function (text) { return GT.named(GT.bi(text)); };
+  /* An engine's or the hub's refusal as the panel says it (common.js GT.refusal): the view's half, its
+     event in words, who by name (GT.named). */
   /* The forms' choices of a seat or a side say who that is ("东 E 张伟", "南北 常州队"), not "E" or
      "NS": a referee giving a penalty under time pressure picks the player, and a wrong seat is a
      wrong ruling. Each option keeps its value (set explicitly first: an <option>E</option> has its

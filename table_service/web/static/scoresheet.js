@@ -19,6 +19,12 @@
     });
     return line;
   }
+  /* A finishing order in the words of the game: "上游 东 E · 二游 北 N · …" (the sheet said "东 E › 北 N"). */
+  function placed(order) {
+    return (order || []).map(function (s, i) {
+      return (window.I18N["place_" + (i + 1)] ? GT.t("place_" + (i + 1)) + " " : "") + GT.seat(s);
+    }).join(" · ");
+  }
   const ORDER = "23456789TJQKA";
   /* Level difference d after a deal, and the 13-level / 26-point level-difference points it
      would give if the round ended there: leader 13 + d, trailer 13 - d (East-West's first, as the
@@ -40,8 +46,8 @@
       const tr = el("tr");
       tr.dataset.deal = r.deal;
       td(tr, r.deal);
-      td(tr, r.level);
-      td(tr, (r.finish_order || []).map(GT.seat).join(" › "));
+      td(tr, GT.rank(r.level));
+      td(tr, placed(r.finish_order));
       const gain = el("td", "gain");
       gain.appendChild(r.gain ? sideLine("", [side(r.gain.side), "+" + r.gain.levels]) : el("span", "", "—"));
       tr.appendChild(gain);
@@ -51,7 +57,7 @@
         const line = el("div", "lv-side");
         line.dataset.side = side;
         line.appendChild(GT.sideLabelEl(state, side));
-        line.appendChild(el("span", "lv-level", r.levels_after[side]));
+        line.appendChild(el("span", "lv-level", GT.rank(r.levels_after[side])));
         after.appendChild(line);
       });
       tr.appendChild(after);
@@ -70,13 +76,13 @@
       who.appendChild(r.side ? sideLine("", [side(r.side)]) : el("span", "", "—"));
       tr.appendChild(who);
       td(tr, r.seat ? GT.seat(r.seat) : "—");
-      td(tr, GT.t(r.level) + (r.auto ? " (" + GT.t("auto") + ")" : "")); td(tr, GT.bi(r.article || ""));
+      td(tr, GT.t(r.level) + (r.auto ? GT.paren(GT.t("auto")) : "")); td(tr, GT.bi(r.article || ""));
       pen.appendChild(tr);
     });
     const rnd = state.round || {};
     const head = document.getElementById("sheet-head");
-    head.textContent = (rnd.no !== undefined ? GT.t("round") + " " + rnd.no + " · " : "") +
-      (rnd.players ? ["E", "S", "W", "N"].map(function (s) { return GT.seat(s) + ": " + (rnd.players[s] || ""); }).join(" · ") : "");
+    head.textContent = (rnd.no !== undefined ? GT.tf("score_bug_round", { n: rnd.no }) + " · " : "") +
+      (rnd.players ? ["E", "S", "W", "N"].map(function (s) { return GT.seat(s) + GT.colon() + (rnd.players[s] || ""); }).join(" · ") : "");
     GT.fillLevels(document.getElementById("sheet-levels"), state.levels, state);
     // The level-difference column's points are East-West's first: its head names the two teams.
     const diffHead = document.getElementById("level-diff-sides");
@@ -111,7 +117,9 @@
         b.appendChild(GT.sideSays("sign_for", side(s)));  // the side's value sent stays its id
         b.onclick = async function () {
           const r = await GT.post(app.dataset.actions, { type: "score_sheet_signed", data: { side: s } });
-          GT.toast(r.ok ? GT.t("done") : (r.json && r.json.error) || String(r.status), r.ok);
+          // The refusal in the view's language ("本轮尚未结束", not both halves and the event's name).
+          GT.toast(r.ok ? GT.t("done") : GT.t("rejected") + GT.colon() + GT.refusal((r.json && r.json.error) ||
+            GT.both("http_error", { n: r.status })), r.ok);
         };
         box.appendChild(b);
       }
@@ -134,7 +142,7 @@
   }
   function tributeLine(label, t, level) {
     const row = el("div", "play past-tribute");
-    row.appendChild(el("span", "who", label + ": " + GT.seat(t.from) + " → " + GT.seat(t.to)));
+    row.appendChild(el("span", "who", label + GT.colon() + GT.seat(t.from) + " → " + GT.seat(t.to)));
     row.appendChild(GT.cardEl(t.card, level));
     return row;
   }
@@ -146,16 +154,14 @@
     box.open = !!openDeals[key];
     box.addEventListener("toggle", function () { openDeals[key] = box.open; });
     const tricks = rec.tricks || [];
-    box.appendChild(el("summary", "", GT.tf("deal_no", { n: rec.deal }) + " · " + GT.t("level_card") + " " + rec.level +
+    box.appendChild(el("summary", "", GT.tf("deal_no", { n: rec.deal }) + " · " + GT.t("level_card") + " " + GT.rank(rec.level) +
       " · " + GT.tf("tricks_count", { n: tricks.length })));
     const order = el("div", "past-order");
-    order.appendChild(el("span", "", GT.t("finish_order") + ": " + (rec.finish_order || []).map(function (s, i) {
-      return (window.I18N["place_" + (i + 1)] ? GT.t("place_" + (i + 1)) + " " : "") + GT.seat(s);
-    }).join(" · ")));
+    order.appendChild(el("span", "", GT.t("finish_order") + GT.colon() + placed(rec.finish_order)));
     box.appendChild(order);
     if (rec.anti_tribute) {
       const a = el("div", "play past-tribute");
-      a.appendChild(el("span", "who", GT.t("anti_tribute") + ": " + (rec.anti_tribute.seats || []).map(GT.seat).join(", ")));
+      a.appendChild(el("span", "who", GT.t("anti_tribute") + GT.colon() + (rec.anti_tribute.seats || []).map(GT.seat).join(", ")));
       (rec.anti_tribute.cards || []).forEach(function (c) { a.appendChild(GT.cardEl(c, rec.level)); });
       box.appendChild(a);
     }

@@ -62,7 +62,8 @@
       info.appendChild(cl);
       info.appendChild(reportChip(deal, seat));
       const pos = (deal.finish_order || []).indexOf(seat);
-      if (pos >= 0) info.appendChild(el("span", "finished", "#" + (pos + 1)));
+      // The finishing place in the words of the game (上游 … 下游), as the overlay and the past deals say it.
+      if (pos >= 0) info.appendChild(el("span", "finished", GT.t("place_" + (pos + 1))));
       box.appendChild(info);
       const timer = deal.timers && deal.timers[seat];
       if (deal.turn === seat || timer) {
@@ -126,7 +127,7 @@
     deckBox.onclick = deck.check ? function () { window.alert(GT.bi(deck.check)); } : null;
   }
 
-  /* The status bar's "待处理 N · 问题 M": on a phone the flags and questions are screens below; a
+  /* The status bar's "待处理 N · 识别存疑 M": on a phone the flags and questions are screens below; a
      tap brings the questions (or, with none, the flags) into view. */
   function renderBadge() {
     const state = GT.state();
@@ -155,21 +156,19 @@
   function renderHeader() {
     const state = GT.state();
     renderBadge();
-    const rnd = state.round;
     const deal = state.deal;
-    const parts = [];
-    if (rnd) parts.push(GT.t("round") + " " + rnd.no + " · " + GT.w(rnd.status));
-    if (deal) parts.push(GT.t("deal") + " " + deal.no + " · " + GT.w(deal.phase));
-    document.getElementById("round-info").textContent = parts.join(" | ");
+    // "第 1 轮 · 第 1 副 · 出牌阶段" (it read "轮次 1 · 出牌 | 副 1 · 出牌").
+    document.getElementById("round-info").textContent = state.round ? GT.where(state) : "";
     GT.fillLevels(document.getElementById("levels"), state.levels, state);
     const lc = document.getElementById("level-card");
     lc.replaceChildren();
     if (deal && deal.level) {
-      lc.appendChild(el("span", "", GT.t("level_card") + " " + deal.level));
+      lc.appendChild(el("span", "", GT.t("level_card") + " " + GT.rank(deal.level)));
       if (deal.level_side) {  // whose level it is, named as the levels beside it name the side
-        const whose = el("span", "lc-side", "(");
+        const zh = window.LANG === "zh";
+        const whose = el("span", "lc-side", zh ? "（" : "(");
         whose.appendChild(GT.sideLabelEl(state, deal.level_side));
-        whose.appendChild(document.createTextNode(")"));
+        whose.appendChild(document.createTextNode(zh ? "）" : ")"));
         lc.appendChild(whose);
       }
       lc.appendChild(GT.cardEl(deal.level + "h", deal.level));
@@ -177,7 +176,7 @@
     }
     renderCamera();
     const dv = state.devices || {};
-    document.getElementById("devices").textContent = GT.t("devices") + ": " +
+    document.getElementById("devices").textContent = GT.t("devices") + GT.colon() +
       Object.keys(dv).filter(function (k) { return typeof dv[k] !== "object"; })
         .map(function (k) { return GT.w(k) + " " + GT.w(dv[k]); }).join(" · ");
   }
