@@ -27,10 +27,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--port", default=None,
                    help="串口链接路径 / symlink path for the port (default: a new temporary directory)")
-    p.add_argument("--controller-id", default="EMU-SCREEN-1", help="控制器编号（HELLO 中发送）/ controller id sent in HELLO (1–40 bytes)")
+    p.add_argument("--controller-id", default="EMU-SCREEN-1", help="控制器编号（HELLO 中发送） / controller id sent in HELLO (1–40 bytes)")
     p.add_argument("--protocol-version", type=int, default=PROTOCOL_VERSION,
-                   help="模拟固件的协议版本（用于测试版本不符）/ protocol version the emulated firmware speaks (to try a mismatch)")
-    p.add_argument("--heartbeat-ms", type=int, default=1000, help="固件心跳间隔（毫秒）/ heartbeat interval of the firmware in ms")
+                   help="模拟固件的协议版本（用于测试版本不符） / protocol version the emulated firmware speaks (to try a mismatch)")
+    p.add_argument("--heartbeat-ms", type=int, default=1000, help="固件心跳间隔（毫秒） / heartbeat interval of the firmware in ms")
     p.add_argument("--duration", type=_duration, default=None,
                    help="运行秒数后退出 / exit after this many seconds (0 < s ≤ 86400)")
     p.add_argument("--interactive", action="store_true", help="从标准输入读取控制命令 / read control commands from stdin")

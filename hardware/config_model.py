@@ -23,7 +23,7 @@ from pathlib import Path
 #: in pyproject.toml) while table_service may import hardware.
 ID_SEGMENT_RE = re.compile(r"^(?!\.\.?\Z)[A-Za-z0-9_.\-]{1,64}\Z")
 #: :data:`ID_SEGMENT_RE` in words, Chinese then English, for the messages that refuse an id.
-ID_SEGMENT_RULE = "须为 1–64 个字母、数字、_ . -（不能只是 . 或 ..）/ must be 1-64 letters, digits, _ . - (not . or ..)"
+ID_SEGMENT_RULE = "须为 1–64 个字母、数字、_ . -（不能只是 . 或 ..） / must be 1-64 letters, digits, _ . - (not . or ..)"
 
 #: Buttons each seat has (the names carried by button events).
 BUTTONS: tuple[str, ...] = ("report", "pass", "referee")

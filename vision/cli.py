@@ -146,7 +146,7 @@ def cmd_board(args: argparse.Namespace) -> int:
     _check_board(args)
     out = _given(args.out, "--out")
     if out.is_dir() or not out.parent.is_dir():
-        raise ValueError(f"输出路径无效（文件夹不存在或是文件夹）/ cannot write {out}: its folder does not exist "
+        raise ValueError(f"输出路径无效（文件夹不存在或是文件夹） / cannot write {out}: its folder does not exist "
                          "or it is a folder")
     if not cv2.haveImageWriter(str(out)):
         raise ValueError(f"无法写成此格式 / cannot write an image named {out.name}: use .png or .jpg")
@@ -190,7 +190,7 @@ def _prompt(picture_dir: Path) -> object:
         hint = f" [{' '.join(likely)}]" if likely else ""
         while True:
             try:
-                answer = input(f"这是哪张牌？/ which card is this? {path}{hint} "
+                answer = input(f"这是哪张牌？ / which card is this? {path}{hint} "
                                "(回车=第一个 Enter=first, - 跳过 skip): ").strip()
             except EOFError:
                 return None
@@ -369,7 +369,7 @@ def register(subparsers: argparse._SubParsersAction,
         q.add_argument("--marker-mm", type=float, default=22.0,
                        help="打印后标记边长 mm / printed side of one ArUco marker in mm (default 22)")
 
-    c = sub.add_parser("calibrate", help="镜头标定（ChArUco）/ lens calibration from ChArUco photos")
+    c = sub.add_parser("calibrate", help="镜头标定（ChArUco） / lens calibration from ChArUco photos")
     c.add_argument("images", help="标定板照片目录 / folder of photos of the ChArUco board")
     c.add_argument("--out", default="data/lens.json",
                    help="标定结果保存位置 / where to save the calibration (JSON; default data/lens.json)")
@@ -395,12 +395,12 @@ def register(subparsers: argparse._SubParsersAction,
                    help="登记文件 / enrolment file from `vision enroll` (default: read zero-shot)")
     r.set_defaults(func=cmd_read)
 
-    e = sub.add_parser("enroll", help="登记本副牌（牌面照片，或桌上成行摆放）/ enrol the deck in use from face "
+    e = sub.add_parser("enroll", help="登记本副牌（牌面照片，或桌上成行摆放） / enrol the deck in use from face "
                                       "photos, or laid out on the table")
     e.add_argument("faces", nargs="?", default=None,
                    help="牌面照片目录 / folder with one image per card, named by the card: Ah.png … Td.png, SJ.png, BJ.png")
     e.add_argument("--frames", nargs="+", metavar="IMAGE", default=None,
-                   help="桌面俯拍画面（最多 3 张）/ overhead frames of the deck laid face up in rows (≤ 3)")
+                   help="桌面俯拍画面（最多 3 张） / overhead frames of the deck laid face up in rows (≤ 3)")
     e.add_argument("--camera", action="store_true",
                    help="用桌上摄像头拍摄 / take the frames with the table's camera ([camera] of --config)")
     e.add_argument("--config", default=None,
@@ -408,7 +408,7 @@ def register(subparsers: argparse._SubParsersAction,
                         f"its [camera], and without --out the enrolment goes to the deck file that table reads "
                         f"([vision] enrollment, else <data_dir>/deck-enrollment.npz; --camera default: {DEFAULT_TABLE_CONFIG})")
     e.add_argument("--decks", type=int, default=1, choices=(1, 2, 3),
-                   help="摆放几次（同款牌两副=2）/ how many layouts to photograph with --camera (two decks of one design: 2)")
+                   help="摆放几次（同款牌两副=2） / how many layouts to photograph with --camera (two decks of one design: 2)")
     e.add_argument("--layout", default=None, help="桌面布局 JSON / table layout JSON (default: the standard 900 mm table)")
     e.add_argument("--calibration", default=None, help="镜头标定文件 / lens calibration from `vision calibrate`")
     e.add_argument("--force", action="store_true",
@@ -418,5 +418,5 @@ def register(subparsers: argparse._SubParsersAction,
     e.add_argument("--px-per-mm", type=float, default=3.0, help="牌面照片比例 px/mm / scale of the face photos in pixels per mm (default 3.0)")
     e.add_argument("--out", default=None, help="登记文件保存位置 / where to save the enrolment (default: the deck file "
                                              f"of --config's table, else {DEFAULT_ENROLL_OUT} under this folder)")
-    e.add_argument("--allow-missing", action="store_true", help="缺少部分牌面也登记（缺的牌按通用模型读）/ enrol even if some faces are missing (those cards are read zero-shot)")
+    e.add_argument("--allow-missing", action="store_true", help="缺少部分牌面也登记（缺的牌按通用模型读） / enrol even if some faces are missing (those cards are read zero-shot)")
     e.set_defaults(func=cmd_enroll, camera_frames=camera_frames, table_enrollment=table_enrollment)

@@ -45,7 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                                   description="校验 table.toml，列出所有错误 / validate table.toml, listing every problem")
     check.add_argument("path", help="桌配置文件 / the table's config to check (table.toml)")
     check.add_argument("--offline", action="store_true",
-                       help="不检查串口/摄像头/文件是否存在（为另一台机器写的配置）/ skip checking that ports, "
+                       help="不检查串口/摄像头/文件是否存在（为另一台机器写的配置） / skip checking that ports, "
                             "cameras and files exist (a file written for another machine)")
     check.set_defaults(func=cmd_config_check)
 
@@ -63,7 +63,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     st.add_argument("--lamp-seconds", type=_between(0.0, 60.0), default=0.5, metavar="S", help="每盏灯亮多久 / seconds per lamp")
     st.add_argument("--displays-together", action="store_true", help="所有显示同时倒数 / count all displays at once")
     st.add_argument("--mock-gpio", action="store_true",
-                    help="GPIO 设备用模拟引脚（无硬件演练）/ run GPIO devices on gpiozero mock pins (dry run)")
+                    help="GPIO 设备用模拟引脚（无硬件演练） / run GPIO devices on gpiozero mock pins (dry run)")
     st.set_defaults(func=cmd_selftest)
 
 

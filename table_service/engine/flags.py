@@ -34,8 +34,8 @@ ARTICLES: dict[str, str] = {
     "exposed_card": "暴露张 / exposed card",
     "zone_obstructed": "手或物体长时间遮挡出牌区 / hand or object over the play zone",
     "penalty_escalation": "处罚升级须裁判长 / escalation needs the chief referee",
-    "lose_turn_choice": "违例：由下家决定是否失去一次出牌权（确认即失去）/ a violation: the offender's 下家 decides "
-                        "whether the offender loses a turn (confirm: it does)",
+    "lose_turn_choice": "违例：由下家决定是否失去一次出牌权（确认即失去） / a violation: the next player after the "
+                        "offender decides whether the offender loses a turn (confirm: it does)",
 }
 
 

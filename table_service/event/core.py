@@ -175,7 +175,7 @@ class HubCore(HubState):
         need_role(role, "referee", "添加队伍")
         assert self.cfg is not None
         if self.published_rounds:
-            raise EventInputError(f"第 {self.published_rounds[0]} 轮编排已公布，不能再添加队伍（报名须在第一轮公布前）/ round "
+            raise EventInputError(f"第 {self.published_rounds[0]} 轮编排已公布，不能再添加队伍（报名须在第一轮公布前） / round "
                                   f"{self.published_rounds[0]} is published: a team can only be added before the first "
                                   "draw is published")
         data = late_team(self.cfg, team, name, list(players))
@@ -215,7 +215,7 @@ class HubCore(HubState):
         if kind not in ("deals", "time", "past_a"):
             raise EventInputError("赛制须为 deals、time 或 past_a / format must be deals, time or past_a")
         if not says_something(name) or len(name) > 120 or control_character(name) is not None:
-            raise EventInputError("赛事名称无效（1–120 个可打印字符）/ an event's name is 1-120 printable characters")
+            raise EventInputError("赛事名称无效（1–120 个可打印字符） / an event's name is 1-120 printable characters")
         fmt = {k: v for k, v in fmt.items() if k in ("kind", "deals", "minutes") and v is not None}
         return "event_edited", {"name": name.strip(), "ruleset": ruleset, "format": fmt, **settings}
 
@@ -321,7 +321,7 @@ class HubCore(HubState):
             raise EventInputError(f"没有队伍 {team!r} / no team {team!r}")
         w = self.withdrawn.get(team)
         if w is not None:
-            raise EventInputError(f"{team} 已于 {hhmm(w['t_ms'])} 退赛（{w['by']}）/ {team} withdrew already "
+            raise EventInputError(f"{team} 已于 {hhmm(w['t_ms'])} 退赛（{w['by']}） / {team} withdrew already "
                                   f"({w['by']}, {hhmm(w['t_ms'])})")
         if len(self.active_teams) <= 2:
             raise EventInputError("退赛后在赛的队将不足两队 / fewer than two teams would be left in play")
@@ -423,7 +423,7 @@ class HubCore(HubState):
             raise EventInputError(f"第 {rnd} 轮 {table} 号桌还没有成绩 / table {table} has no result in round {rnd}")
         res = parse_result(line)
         if (res.round, res.table, res.ns, res.ew) != (rnd, table, cur.line["ns"], cur.line["ew"]):
-            raise EventInputError("更正不能改轮次、桌号或队伍（编排已公布）/ a correction cannot change round, table or "
+            raise EventInputError("更正不能改轮次、桌号或队伍（编排已公布） / a correction cannot change round, table or "
                                   "teams (the published draw is final)")
         if not says_something(reason):
             raise EventInputError("请写明更正原因 / a correction needs a reason")
@@ -509,7 +509,7 @@ class HubCore(HubState):
         if t is None or not self.draws[rnd]["published"]:
             raise EventInputError(f"第 {rnd} 轮没有 {table} 号桌 / table {table} is not drawn in round {rnd}")
         if not team.strip():
-            raise EventInputError(f"请选择申诉的队伍（{t['ns']} 或 {t['ew']}）/ choose the team that appeals "
+            raise EventInputError(f"请选择申诉的队伍（{t['ns']} 或 {t['ew']}） / choose the team that appeals "
                                   f"({t['ns']} or {t['ew']})")
         if team not in (t["ns"], t["ew"]):
             raise EventInputError(f"{team} 不在该桌 / team {team} did not play at table {table}")

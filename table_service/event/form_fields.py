@@ -50,7 +50,7 @@ def form_text(name: str, max_len: int) -> str:
     raw = request.form.get(name, "")
     zh, en = FIELD_WORDS.get(name, (name, name))
     if len(raw) > max_len:
-        raise EventInputError(f"{zh}过长（最多 {max_len} 字）/ {en} is longer than {max_len} characters")
+        raise EventInputError(f"{zh}过长（最多 {max_len} 字） / {en} is longer than {max_len} characters")
     bad = control_character(raw, lines=True)
     if bad is not None:
         raise EventInputError(f"{zh}含控制字符 {bad} / {en} holds the control character {bad}")

@@ -198,7 +198,7 @@ HUB_OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
                                          **_TO_LOGIN}},
     ("GET", "/hub/admin"): {"summary": "组织者操作页 / the organiser's forms", "tags": ["hub"], "login": "referee",
                             "responses": {"200": _page("the page"), **_TO_LOGIN}},
-    ("POST", "/hub/action/draw"): _action("编排下一轮（草案）/ draw the next round (a draft)", {}),
+    ("POST", "/hub/action/draw"): _action("编排下一轮（草案） / draw the next round (a draft)", {}),
     ("POST", "/hub/action/publish"): _action(
         "公布编排并下发各桌 / publish a draft draw and send it to the tables (refused while the draft is stale: a "
         "result changed or a team withdrew since it was drawn; redraw first)", {"round": _DIGITS}, ("round",)),
@@ -240,7 +240,7 @@ HUB_OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
                                             "when the team was edited since (optional)"}},
         ("team", "name", "players")),
     ("POST", "/hub/action/add_team"): _action(
-        "添加队伍（迟到报名）/ add a team (a late entry): drawn from round 1; refused once round 1 is published, "
+        "添加队伍（迟到报名） / add a team (a late entry): drawn from round 1; refused once round 1 is published, "
         "for an id already taken or not 1-64 letters, digits, _ . -, a name another team has, or too few "
         "[[tables]] for one more team",
         {"team": _text(MAX_ID, "队号 / the new team's id"), "name": _text(MAX_ID, "队名 / its name"),

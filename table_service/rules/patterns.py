@@ -113,7 +113,7 @@ class Play(NamedTuple):
     def describe_zh(self) -> str:
         """Chinese then English description, for referees."""
         rank = {"T": "10", "SJ": "小王", "BJ": "大王"}.get(self.rank, self.rank)
-        return f"{KIND_NAMES_ZH[self.kind]}（{rank}）/ {self.kind} ({self.rank})"
+        return f"{KIND_NAMES_ZH[self.kind]}（{rank}） / {self.kind} ({self.rank})"
 
     def __str__(self) -> str:
         return self.notation()

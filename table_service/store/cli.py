@@ -82,7 +82,7 @@ def _read_export(path: Path, include_rejected: bool) -> list[dict[str, Any]]:
             if "\\ud" in line.lower() and not is_utf8_text(json.dumps(obj, ensure_ascii=False)):
                 # A lone surrogate escape (\ud800) is JSON but no text: printing or exporting it failed
                 # half-way, in English, after the output file had been emptied.
-                raise ValueError(f"导出文件第{lineno}行含无效文字（单个代理码）/ {path}: line {lineno} holds text that "
+                raise ValueError(f"导出文件第{lineno}行含无效文字（单个代理码） / {path}: line {lineno} holds text that "
                                  "is not valid Unicode (a lone surrogate escape)")
             lines += 1
             if "rejected" in obj and not include_rejected:
@@ -119,7 +119,7 @@ def _describe_deal(rec: dict[str, Any], sheet: dict[str, Any] | None, out: TextI
     for r in rec["returns"]:
         out.write(f"  还贡 / return {_seat(r['from'])} → {_seat(r['to'])}: {r['card']}\n")
     for i, trick in enumerate(rec["tricks"], 1):
-        parts = [f"{p['seat']} {'过/pass' if p.get('pass') else ' '.join(p['cards'])}" for p in trick]
+        parts = [f"{p['seat']} {'过 / pass' if p.get('pass') else ' '.join(p['cards'])}" for p in trick]
         out.write(f"  第{i}圈 / trick {i}: " + " | ".join(parts) + "\n")
     order = " ".join(_seat(s) for s in rec["finish_order"])
     out.write(f"  名次 / finish: {order}\n")
@@ -256,6 +256,6 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=_cmd_replay)
     p = subparsers.add_parser("export", help="导出比赛记录为 JSON lines / export the match record as JSON lines")
     p.add_argument("db", help="桌面数据库 / table database")
-    p.add_argument("-o", "--output", help="输出文件（默认标准输出）/ output file (default stdout)")
+    p.add_argument("-o", "--output", help="输出文件（默认标准输出） / output file (default stdout)")
     p.add_argument("--all", action="store_true", help="包括被拒绝的事件 / include rejected events")
     p.set_defaults(func=_cmd_export)

@@ -53,7 +53,7 @@ def _json_body() -> dict:
     fault = _text_fault(body)
     if fault == "surrogate":
         # JSON may escape half a UTF-16 pair ("\ud800"): no UTF-8 text holds it, so the event log could not.
-        abort(400, description="JSON 含无效字符（半个代理对）/ the JSON holds a lone UTF-16 surrogate, which is no character")
+        abort(400, description="JSON 含无效字符（半个代理对） / the JSON holds a lone UTF-16 surrogate, which is no character")
     if fault is not None:
         abort(400, description=f"文字含控制字符 {fault} / the text holds the control character {fault}")
     return body

@@ -24,7 +24,7 @@ def _db_path(args: argparse.Namespace) -> str:
     if args.db and args.config is not None:
         # Both given: --db won and the settings file was never read, so a typo in it (or a file
         # that does not exist) passed unsaid, exit 0.
-        raise ValueError("--db 与 --config 只能给一个（--config 的 USERS_DB 即数据库）/ give --db or --config, "
+        raise ValueError("--db 与 --config 只能给一个（--config 的 USERS_DB 即数据库） / give --db or --config, "
                          "not both (--config names the database by its USERS_DB)")
     if args.db:
         return args.db

@@ -53,7 +53,7 @@ def test_pair_json_shape(files: tuple[Path, Path], capsys: pytest.CaptureFixture
 def test_human_output(files: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["event", "standings", str(files[0])]) == 0
     out = capsys.readouterr().out
-    assert "名次/rank" in out and "lots" in out  # C and D are tied on every column
+    assert "名次 / rank" in out and "lots" in out  # C and D are tied on every column
 
 
 @pytest.mark.parametrize("content,needle", [

@@ -157,7 +157,7 @@ def as_bgr(img: object, px_per_mm: float) -> np.ndarray:
     if img.size == 0:
         raise ValueError("图像为空 / zone image is empty")
     if img.ndim == 2 or (img.ndim == 3 and img.shape[2] == 1):
-        raise ValueError("需要彩色 BGR 图像（花色靠颜色区分）/ a colour BGR image is needed "
+        raise ValueError("需要彩色 BGR 图像（花色靠颜色区分） / a colour BGR image is needed "
                          "(grey-scale cannot tell hearts from spades)")
     if img.ndim != 3 or img.shape[2] not in (3, 4):
         raise ValueError(f"图像形状无效 / bad zone image shape {img.shape}, expected HxWx3 BGR")
