@@ -184,6 +184,18 @@ def card_name_zh(c: Card) -> str:
     return SUIT_NAMES_ZH[c.suit] + RANK_NAMES_ZH.get(c.rank, c.rank)
 
 
+def cards_zh(cards: Iterable[str | Card], sep: str = " ") -> str:
+    """Cards as a Chinese text says them (``红桃10 大王``): each by :func:`card_name_zh`, a token that is
+    no card as written. Why: the Chinese half of a message named cards "Th" and "BJ" (audit s38)."""
+    out = []
+    for c in cards:
+        try:
+            out.append(card_name_zh(c if isinstance(c, Card) else parse_card(c)))
+        except (InvalidCardError, AttributeError):
+            out.append(str(c))
+    return sep.join(out)
+
+
 def full_deck() -> list[Card]:
     """The 108 cards of a competition deck: two standard 54-card decks."""
     return [c for c in DECK_FACES for _ in range(2)]
