@@ -21,8 +21,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``emulate-screen`` sub-command."""
     p = subparsers.add_parser(
         "emulate-screen",
-        help="模拟屏幕控制器 / run the screen-controller emulator on a pseudo-terminal",
-        description="在伪终端上运行屏幕控制器固件 / run the screen-controller firmware on a pseudo-terminal "
+        help="模拟隔板屏控制器 / run the screen-controller emulator on a pseudo-terminal",
+        description="在伪终端上运行隔板屏控制器固件 / run the screen-controller firmware on a pseudo-terminal "
                     "and print its port",
     )
     p.add_argument("--port", default=None,
@@ -112,7 +112,7 @@ def run_emulate_screen(args: argparse.Namespace) -> int:
     emu.start()
     try:
         print(emu.port, flush=True)
-        print(f"屏幕控制器模拟器运行中 / screen emulator running: {emu.port} -> {emu.device} "
+        print(f"隔板屏控制器模拟器运行中 / screen emulator running: {emu.port} -> {emu.device} "
               f"(protocol v{args.protocol_version}); Ctrl-C 退出 / to stop", file=sys.stderr, flush=True)
         stop = threading.Event()
         if args.interactive:

@@ -395,7 +395,7 @@ def register(subparsers: argparse._SubParsersAction,
                    help="登记文件 / enrolment file from `vision enroll` (default: read zero-shot)")
     r.set_defaults(func=cmd_read)
 
-    e = sub.add_parser("enroll", help="登记本副牌（牌面照片，或桌上成行摆放） / enrol the deck in use from face "
+    e = sub.add_parser("enroll", help="登记本桌用牌（牌面照片，或桌上成行摆放） / enrol the deck in use from face "
                                       "photos, or laid out on the table")
     e.add_argument("faces", nargs="?", default=None,
                    help="牌面照片目录 / folder with one image per card, named by the card: Ah.png … Td.png, SJ.png, BJ.png")

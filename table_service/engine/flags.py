@@ -39,6 +39,10 @@ ARTICLES: dict[str, str] = {
 }
 
 
+#: A closed flag's status as the Chinese half says it.
+_STATUS_ZH = {"confirmed": "已确认", "dismissed": "已驳回", "withdrawn": "已撤回"}
+
+
 def carries_picture(ev: dict[str, Any]) -> bool:
     """Whether ``ev`` carries the camera's picture of its zone (``data.crop``, a ``data:image/…`` URL).
 
@@ -129,7 +133,8 @@ def close_flag(state: State, flag_id: Any, status: str, ev: dict[str, Any], fx: 
     i = find_flag(state, flag_id)
     flag = state["flags"][i]
     if flag["status"] != "open":
-        raise EventRejected(f"标记已处理 / flag {flag_id} is already {flag['status']}")
+        said = _STATUS_ZH.get(flag["status"], flag["status"])
+        raise EventRejected(f"标记 {flag_id} {said} / flag {flag_id} is already {flag['status']}")
     state["flags"][i] = dict(
         flag, status=status, closed_seq=ev["seq"], closed_by=ev["role"], note=ev["data"].get("note")
     )

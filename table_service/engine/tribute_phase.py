@@ -20,7 +20,7 @@ from table_service.engine.state import State
 from table_service.engine.timers import start_timer, stop_and_check, stop_timer
 from table_service.rules.cards import parse_cards
 from table_service.rules.ruleset import Ruleset
-from table_service.rules.seats import side_of
+from table_service.rules.seats import seat_zh, side_of
 from table_service.rules.tribute import (
     TributeDuty,
     leader_after_tribute,
@@ -81,9 +81,9 @@ def on_tribute(state: State, ev: dict[str, Any], fx: Effects) -> None:
     seat = seat_field(ev["data"], "seat", ev["type"])
     card = card_field(ev["data"], "card", ev["type"])
     if seat not in plan["payers"]:
-        raise EventRejected(f"此座位不需进贡 / tribute_given: {seat} owes no tribute (payers: {' '.join(plan['payers'])})")
+        raise EventRejected(f"{seat_zh(seat)}不需进贡（进贡方：{'、'.join(seat_zh(p) for p in plan['payers'])}） / tribute_given: {seat} owes no tribute (payers: {' '.join(plan['payers'])})")
     if any(t["from"] == seat for t in deal["tributes"]):
-        raise EventRejected(f"已进贡 / tribute_given: {seat} has already given tribute")
+        raise EventRejected(f"{seat_zh(seat)}已进贡 / tribute_given: {seat} has already given tribute")
     stop_and_check(state, ev, seat, fx)
     wild = tribute_is_wild(parse_cards([card])[0], deal["level"])
     # ``check``: open until a later play proves the tribute wrong or the tributor plays out.
@@ -115,9 +115,9 @@ def on_return(state: State, ev: dict[str, Any], fx: Effects) -> None:
     card = card_field(ev["data"], "card", ev["type"])
     owed = [t for t in deal["tributes"] if t["to"] == seat]
     if not owed:
-        raise EventRejected(f"此座位无需还贡 / return_given: {seat} received no tribute")
+        raise EventRejected(f"{seat_zh(seat)}未收到贡牌，无需还贡 / return_given: {seat} received no tribute")
     if any(r["from"] == seat for r in deal["returns"]):
-        raise EventRejected(f"已还贡 / return_given: {seat} has already returned")
+        raise EventRejected(f"{seat_zh(seat)}已还贡 / return_given: {seat} has already returned")
     to = owed[0]["from"]
     stop_and_check(state, ev, seat, fx)
     deal["returns"].append({"seq": ev["seq"], "from": seat, "to": to, "card": card})

@@ -136,17 +136,17 @@ def _do_correct(h: Any, who: str, role: str) -> str:
         seq = _settles(h, rnd, table)
         if h.core.check_correction_basis(rnd, table, basis, line, reason, who):
             s_zh, s_en = _settled_words(h, seq, who, role)  # open only if no earlier submit cleared it
-            return (f"第 {rnd} 轮 {table} 号桌已是这次更正的结果（重复提交，只记录一次）{s_zh} / table {table}, "
+            return (f"第 {rnd} 轮 {table} 号桌已是这次纠正的结果（重复提交，只记录一次）{s_zh} / table {table}, "
                     f"round {rnd} already holds this correction (sent twice: recorded once){s_en}")
         ev = h.correct(rnd, table, line, reason, who, role)
         s_zh, s_en = _settled_words(h, seq, who, role)
-    zh, en = f"已更正第 {rnd} 轮 {table} 号桌", f"table {table}, round {rnd} corrected"
+    zh, en = f"已纠正第 {rnd} 轮 {table} 号桌", f"table {table}, round {rnd} corrected"
     if ev["data"]["late"]:
-        zh, en = zh + "（逾期，裁判长更正）", en + " (late: chief referee)"
+        zh, en = zh + "（逾期，裁判长纠正）", en + " (late: chief referee)"
     later = [r for r in h.core.published_rounds if r > rnd]
     if later:  # published draws are final: the organiser should know they were made on the old result
-        zh += f"；第 {later[0]}–{later[-1]} 轮的编排按更正前的成绩排出，不变" if len(later) > 1 else \
-            f"；第 {later[0]} 轮的编排按更正前的成绩排出，不变"
+        zh += f"；第 {later[0]}–{later[-1]} 轮的编排按纠正前的成绩排出，不变" if len(later) > 1 else \
+            f"；第 {later[0]} 轮的编排按纠正前的成绩排出，不变"
         en += f"; round(s) {', '.join(map(str, later))} were drawn on the result before it and stand"
     return f"{zh}{s_zh} / {en}{s_en}"
 

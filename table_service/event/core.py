@@ -287,7 +287,7 @@ class HubCore(HubState):
             who, when = c["by"] or "?", hhmm(c["t_ms"])
             if c["kind"] in ("recorded", "corrected"):
                 s_zh, s_en = score_words(c["result"], self.team_names())
-                v_zh, v_en = ("更正为", "corrected to") if c["kind"] == "corrected" else ("录入", "recorded as")
+                v_zh, v_en = ("纠正为", "corrected to") if c["kind"] == "corrected" else ("录入", "recorded as")
                 zh.append(f"第 {c['round']} 轮 {c['table']} 号桌{v_zh} {s_zh}（{who} {when}）")
                 en.append(f"table {c['table']}, round {c['round']} {v_en} {s_en} ({who}, {when})")
             elif c["kind"] == "settings":
@@ -408,7 +408,7 @@ class HubCore(HubState):
             zh, en = score_words(held.line, self.team_names())  # what is there, and who entered it: the second person sees it
             who_zh, who_en = who_words(held.by)
             return "refuse", (f"第 {res.round} 轮 {res.table} 号桌已有成绩 {zh}（{who_zh} {hhmm(held.t_ms)}），"
-                              f"改动须走更正 / table {res.table} already has a result for round {res.round}: {en} "
+                              f"改动须走纠正 / table {res.table} already has a result for round {res.round}: {en} "
                               f"({who_en}, {hhmm(held.t_ms)}); a change is a correction")
         return "accept", None
 
@@ -417,16 +417,16 @@ class HubCore(HubState):
         """``result_corrected`` replacing the table's current result (its seq is logged as the
         correction's ``basis``). Whether that is the result the referee saw is
         :meth:`check_correction_basis`'s question, asked first under the same lock."""
-        need_role(role, "referee", "更正成绩")
+        need_role(role, "referee", "纠正成绩")
         cur = self.results.get((rnd, table))
         if cur is None:
             raise EventInputError(f"第 {rnd} 轮 {table} 号桌还没有成绩 / table {table} has no result in round {rnd}")
         res = parse_result(line)
         if (res.round, res.table, res.ns, res.ew) != (rnd, table, cur.line["ns"], cur.line["ew"]):
-            raise EventInputError("更正不能改轮次、桌号或队伍（编排已公布） / a correction cannot change round, table or "
+            raise EventInputError("纠正不能改轮次、桌号或队伍（编排已公布） / a correction cannot change round, table or "
                                   "teams (the published draw is final)")
         if not says_something(reason):
-            raise EventInputError("请写明更正原因 / a correction needs a reason")
+            raise EventInputError("请写明纠正原因 / a correction needs a reason")
         pub = self.results_published.get(rnd)
         if pub is None:
             kind, deadline = "entry", cur.history[0]["t_ms"] + ENTRY_WINDOW_MS
@@ -435,7 +435,7 @@ class HubCore(HubState):
         late = now_ms > deadline
         if late and not _can(role, "chief"):
             limit = "10" if kind == "entry" else "20"
-            raise EventInputError(f"已过 {limit} 分钟更正期限，须裁判长更正 / past the {limit}-minute correction "
+            raise EventInputError(f"已过 {limit} 分钟纠正期限，须裁判长纠正 / past the {limit}-minute correction "
                                   "deadline: only the chief referee may correct")
         return "result_corrected", {"round": rnd, "table": table, "result": res.to_dict(), "reason": reason.strip(),
                                     "kind": kind, "deadline_ms": deadline, "late": late, "basis": cur.seq}

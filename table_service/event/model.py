@@ -334,5 +334,5 @@ def results_to_jsonl(results: Iterable[Result]) -> str:
 
 def reused_id_reason(result_id: str) -> str:
     """Why a result is refused whose id is already recorded with a different result (Chinese first)."""
-    return (f"成绩编号 {result_id} 已记录为另一成绩：未采用，请核对桌面记录，改动须走更正 / result id {result_id} is "
+    return (f"成绩编号 {result_id} 已记录为另一成绩：未采用，请核对桌面记录，改动须走纠正 / result id {result_id} is "
             "already recorded with a different result: not taken; check the table's log, a change is a correction")

@@ -221,12 +221,13 @@ def check_possible(cards: Iterable[Card], *, max_cards: int | None = None) -> No
     """
     cs = list(cards)
     if max_cards is not None and len(cs) > max_cards:
-        raise ImpossibleCardsError(f"牌数不可能 / impossible: {len(cs)} cards, a hand holds at most {max_cards}")
+        raise ImpossibleCardsError(f"牌数不可能：{len(cs)} 张，一手最多 {max_cards} 张 / impossible: {len(cs)} cards, a hand holds at most {max_cards}")
     counts: dict[Card, int] = {}
     for c in cs:
         n = counts.get(c, 0) + 1
         if n > COPIES:
             raise ImpossibleCardsError(
-                f"牌不可能 / impossible cards: {c} appears {sum(1 for x in cs if x == c)} times (two decks hold {COPIES})"
+                f"牌不可能：{card_name_zh(c)} 出现 {sum(1 for x in cs if x == c)} 次（两副牌每张只有 {COPIES} 张） / "
+                f"impossible cards: {c} appears {sum(1 for x in cs if x == c)} times (two decks hold {COPIES})"
             )
         counts[c] = n

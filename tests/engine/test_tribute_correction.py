@@ -217,9 +217,9 @@ def test_a_tribute_or_return_is_voided_before_the_first_card_and_corrected_after
     # A camera read still in doubt is a card on the table: play has begun.
     t.play("S", "5s", data={"uncertain": True, "confidence": [0.4]})
     msg = t.reject("event_voided", {"ref": trib, "reason": "错贡 / wrong tribute"}, role="referee")
-    assert msg.startswith("已开始出牌，进贡不能作废") and "tribute_corrected" in msg
+    assert msg.startswith("已开始出牌，进贡不能撤销") and "tribute_corrected" in msg
     msg = t.reject("event_voided", {"ref": ret, "reason": "错还 / wrong return"}, role="referee")
-    assert msg.startswith("已开始出牌，还贡不能作废") and "penalty citing its flag" in msg
+    assert msg.startswith("已开始出牌，还贡不能撤销") and "penalty citing its flag" in msg
     t.do("play_confirmed", {"ref": t.events[-1]["seq"]}, role="referee")
     assert t.reject("event_voided", {"ref": trib, "reason": "wrong"}, role="referee").startswith("已开始出牌")
 
@@ -257,7 +257,8 @@ def test_a_correction_the_engine_can_tell_is_wrong_is_refused_with_nothing_chang
     assert f"event {play} is not a tribute" in refused({"ref": play})
     assert "a return_given is not a tribute" in refused({"ref": ret})
     assert "Kd is the card already given" in refused({"card": "Kd"})
-    assert "Qd is not higher than Kd" in refused({"card": "Qd"})
+    assert refused({"card": "Qd"}).startswith("纠正的贡牌须大于原贡牌：方块Q 不大于原贡牌 方块K / tribute_corrected: Qd "
+                                              "is not higher than Kd")
     assert "Ks is not higher than Kd" in refused({"card": "Ks"})  # equal power proves nothing
     assert "4h is the heart level card" in refused({"card": "4h"})
     assert "(tribute_corrected)" in refused({"card": "Xz"})
@@ -332,7 +333,8 @@ def test_a_misread_tribute_or_return_found_in_play_is_corrected_as_a_misread_pla
     assert [x["card"] for x in t.deal["returns"]] == ["4c"]
     after = _the_table(t)
     assert after[:6] == before[:6] and after[7] == before[7] == []  # every play stands, nothing superseded
-    assert "is one card" in t.reject("play_corrected", {"ref": trib, "cards": ["Kh", "Kc"]}, role="referee")
+    assert t.reject("play_corrected", {"ref": trib, "cards": ["Kh", "Kc"]}, role="referee").startswith(
+        "进贡、还贡只能是一张牌（收到 2 张） / play_corrected: a tribute_given is one card, got 2")
     assert fold(t.events) is not None and state_to_json(fold(t.events))["deal"]["tributes"][0]["card"] == "Kh"
 
 
@@ -346,7 +348,7 @@ def test_an_anti_tribute_is_voided_before_the_first_card_only() -> None:
     turn = t.deal["turn"]
     t.play(turn, "5s")
     msg = t.reject("event_voided", {"ref": anti, "reason": "不实抗贡 / false anti-tribute"}, role="referee")
-    assert msg.startswith("已开始出牌，抗贡不能作废") and "penalty citing its flag" in msg
+    assert msg.startswith("已开始出牌，抗贡不能撤销") and "penalty citing its flag" in msg
     assert t.deal["phase"] == "play" and t.deal["superseded"] == []
     t2 = _single_tribute_due()
     t2.do("anti_tribute_declared", {"seats": ["S"], "cards": ["BJ", "BJ"]})
