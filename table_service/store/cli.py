@@ -16,15 +16,21 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from table_service.engine.apply import replay
+from table_service.engine.ladder import LEVEL_ZH
 from table_service.engine.scoring import describe_result
 from table_service.engine.state import state_to_json
-from table_service.rules.seats import SEATS
+from table_service.rules.cards import RANK_NAMES_ZH
+from table_service.rules.seats import SEAT_NAMES_ZH, SEATS, seat_zh, side_zh
 from table_service.store.event_log import SQLITE_HEADER, EventStore, is_utf8_text
 
 EXPORT_FORMAT = "guandan-table-match"
 EXPORT_VERSION = 1
 
-SEAT_ZH = {"E": "东", "S": "南", "W": "西", "N": "北"}
+#: A flag's status and a deal's phase, Chinese then English (the replay printed "[confirmed]" and "tribute").
+STATUS_WORDS = {"open": "待处理 / open", "confirmed": "已确认 / confirmed", "dismissed": "已驳回 / dismissed",
+                "withdrawn": "已撤回 / withdrawn"}
+PHASE_WORDS = {"cutting": "切牌 / cutting", "drawing": "抓牌 / drawing", "tribute": "进贡 / tribute",
+               "return": "还贡 / return", "play": "出牌 / play", "over": "已结束 / over"}
 
 
 def read_events(path: Path, *, include_rejected: bool = False) -> list[dict[str, Any]]:
@@ -107,11 +113,16 @@ def _write_export(path: Path, events: list[dict[str, Any]], out: TextIO) -> int:
 
 
 def _seat(s: str) -> str:
-    return f"{SEAT_ZH[s]}{s}"
+    return f"{SEAT_NAMES_ZH[s]}{s}"
+
+
+def _level(rank: str) -> str:
+    """A level as both languages write it: 10, not the notation's T."""
+    return RANK_NAMES_ZH.get(rank, rank)
 
 
 def _describe_deal(rec: dict[str, Any], sheet: dict[str, Any] | None, out: TextIO) -> None:
-    out.write(f"\n第{rec['deal']}副 / deal {rec['deal']}  级牌 / level {rec['level']}\n")
+    out.write(f"\n第{rec['deal']}副 / deal {rec['deal']}  级牌 / level {_level(rec['level'])}\n")
     if rec.get("anti_tribute"):
         out.write(f"  抗贡 / anti-tribute: {' '.join(rec['anti_tribute']['seats'])}\n")
     for t in rec["tributes"]:
@@ -126,10 +137,12 @@ def _describe_deal(rec: dict[str, Any], sheet: dict[str, Any] | None, out: TextI
     if sheet:
         gain = sheet["gain"]
         end = {"play": "", "foul": "（犯规结束 / ended by a foul）"}.get(sheet["ended_by"], f"({sheet['ended_by']})")
+        after = sheet["levels_after"]
         out.write(
-            f"  {gain['side']} 升{gain['levels']}级 / {gain['side']} up {gain['levels']}{end}; "
-            f"级数 / levels EW {sheet['levels_after']['EW']} NS {sheet['levels_after']['NS']}"
-            + (f"; {sheet['past_a']} 过A / past A" if sheet.get("past_a") else "")
+            f"  {side_zh(gain['side'])}升 {gain['levels']} 级 / {gain['side']} up {gain['levels']}{end}; "
+            f"级数 东西 {_level(after['EW'])} 南北 {_level(after['NS'])} / levels EW {_level(after['EW'])} "
+            f"NS {_level(after['NS'])}"
+            + (f"; {side_zh(sheet['past_a'])}过A / {sheet['past_a']} past A" if sheet.get("past_a") else "")
             + "\n"
         )
 
@@ -147,13 +160,17 @@ def _describe_round(rnd: dict[str, Any], sheet: list[dict[str, Any]], records: l
     if flags:
         out.write("\n标记 / flags:\n")
         for f in flags:
-            out.write(f"  {f['id']} [{f['status']}] 第{f['deal']}副 / deal {f['deal']} {f['seat'] or '-'}: {f['article']}\n")
+            status = STATUS_WORDS.get(f["status"], f["status"])
+            seat = _seat(f["seat"]) if f["seat"] in SEATS else "-"
+            out.write(f"  {f['id']} [{status}] 第{f['deal']}副 / deal {f['deal']} {seat}: {f['article']}\n")
     records_p = penalties.get("records", [])
     if records_p:
         out.write("\n处罚 / penalties:\n")
         for p in records_p:
-            auto = " (自动 / automatic)" if p["auto"] else ""
-            out.write(f"  {p['side']} {p['seat'] or ''} {p['level']}{auto}: {p['article']}\n")
+            seat_both = (f" {seat_zh(p['seat'])}", f" {p['seat']}") if p["seat"] else ("", "")
+            auto = ("（自动）", " (automatic)") if p["auto"] else ("", "")
+            out.write(f"  {side_zh(p['side'])}{seat_both[0]} {LEVEL_ZH.get(p['level'], p['level'])}{auto[0]} / "
+                      f"{p['side']}{seat_both[1]} {p['level']}{auto[1]}: {p['article']}\n")
     if result:
         out.write(f"\n结果 / result: {describe_result(result)}\n")
 
@@ -171,7 +188,10 @@ def describe(events: list[dict[str, Any]], out: TextIO) -> dict[str, Any]:
         deal = view["deal"]
         if deal is not None and deal["phase"] != "over":
             counts = " ".join(f"{s}:{deal['counts'][s]}" for s in SEATS)
-            out.write(f"\n进行中 / in progress: 第{deal['no']}副 / deal {deal['no']}, {deal['phase']}, 轮到 / turn {deal['turn']}, 剩余 / cards {counts}\n")
+            phase = PHASE_WORDS.get(deal["phase"], deal["phase"])
+            turn = _seat(deal["turn"]) if deal["turn"] in SEATS else "-"
+            out.write(f"\n进行中 / in progress: 第{deal['no']}副 / deal {deal['no']}, {phase}, 轮到 / turn {turn}, "
+                      f"剩余 / cards {counts}\n")
     for gone in view["not_applied"]:
         out.write(f"\n按本版本规则不再适用 / does not apply under this release: #{gone['seq'] if gone['seq'] is not None else '?'} {gone['type']}: "
                   f"{gone['error']}")
