@@ -357,7 +357,10 @@ def register(subparsers: argparse._SubParsersAction,
     """Add ``vision …``; ``camera_frames(config_path, count)`` takes ``enroll --camera``'s frames and
     ``table_enrollment(config_path)`` names the deck file that table reads (both given by the command
     line of the table service, which owns table.toml and the camera)."""
-    p = subparsers.add_parser("vision", help="摄像头标定与读牌 / camera calibration and card reading")
+    p = subparsers.add_parser("vision", help="摄像头标定与读牌 / camera calibration and card reading",
+                              description="镜头标定、打印标定板与桌角标记、登记本桌用牌、读一张牌区图 / lens "
+                                          "calibration, the board and table-corner markers to print, enrolling the "
+                                          "deck in use, reading one zone image")
     sub = p.add_subparsers(dest="vision_command", metavar="ACTION")
     sub.required = True
 

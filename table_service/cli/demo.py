@@ -29,7 +29,7 @@ def _number(value: str, kind: type[int] | type[float] = float) -> float:
     try:
         return kind(value)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"须为{'整数' if kind is int else '数'} / must be "
+        raise argparse.ArgumentTypeError(f"须为{'整数' if kind is int else '数字'}：{value} / must be "
                                          f"{'a whole number' if kind is int else 'a number'}: {value}") from None
 
 

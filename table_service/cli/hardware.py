@@ -29,9 +29,10 @@ def _between(lo: float, hi: float, kind: type = float) -> Callable[[str], Any]:
         try:
             v = kind(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"须为数 / must be a number, got {text[:40]!r}") from None
+            raise argparse.ArgumentTypeError(f"须为数字（收到 {text[:40]!r}） / must be a number, got {text[:40]!r}") from None
         if not (lo <= v <= hi):  # nan fails this too
-            raise argparse.ArgumentTypeError(f"须在 {lo}–{hi} 之间 / must be within {lo}-{hi}, got {text[:40]}")
+            raise argparse.ArgumentTypeError(f"须在 {lo}–{hi} 之间（收到 {text[:40]}） / must be within {lo}-{hi}, "
+                                             f"got {text[:40]}")
         return v
     return parse
 

@@ -144,7 +144,7 @@ def register(subparsers: Any) -> None:
     _add_scoring(s)
     s.set_defaults(func=run_standings)
     q = sub.add_parser("pair", help="下一轮编排 / the next round's draw")
-    q.add_argument("results", type=_given("成绩文件路径"), help="RESULTS.jsonl (可为空 / may be empty: round 1)")
+    q.add_argument("results", type=_given("成绩文件路径"), help="成绩文件（第 1 轮可为空） / RESULTS.jsonl (may be empty: round 1)")
     q.add_argument("--teams", type=_given("队名单路径"), required=True,
                    help="队名单（每行一个） / TEAMS.txt, one team id a line")
     q.add_argument("--method", default="swiss", choices=("swiss", "round-robin"),
@@ -242,6 +242,10 @@ def _warn_single_rooms(results: list[Any]) -> None:
         print(f"注意 / note: 另有 {len(single) - 10} 场 / and {len(single) - 10} more", file=sys.stderr)
 
 
+#: Each draw method as the output says it.
+DRAW_METHODS = {"swiss": ("瑞士制", "Swiss"), "round-robin": ("循环赛", "round robin")}
+
+
 def format_standings(rows: list[dict[str, Any]]) -> str:
     head = ("名次 / rank", "队 / team", "比赛分 / MP", "累进分 / prog", "胜轮 / won", "级差分 / LDP", "升级 / levels")
     keys = ("rank", "team", "match_points", "progressive", "rounds_won", "level_points", "levels_gained")
@@ -258,7 +262,8 @@ def run_pair(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(draw.to_json(), ensure_ascii=False))
         return 0
-    print(f"第 {draw.round} 轮编排 / round {draw.round} draw ({draw.method})")
+    zh, en = DRAW_METHODS.get(draw.method, (draw.method, draw.method))
+    print(f"第 {draw.round} 轮编排（{zh}） / round {draw.round} draw ({en})")
     for t, ns, ew in draw.tables:
         print(f"  {t:>4}  南北 / NS {ns}  vs  东西 / EW {ew}")
     print(f"  轮空 / bye: {draw.bye if draw.bye else '无 / none'}")

@@ -122,10 +122,12 @@ def register(subparsers: Any) -> None:
     common.add_argument("--db", help="用户数据库 / users SQLite file (default: the web config's USERS_DB)")
     common.add_argument("--config", help="比赛桌的 table.toml（其数据目录中的账号库）或 web 配置文件 / the table's "
                                          "table.toml (the accounts its service reads) or a web settings TOML file")
-    p = subparsers.add_parser("user", help="裁判台账号 / referee panel accounts")
+    p = subparsers.add_parser("user", help="裁判台账号 / referee panel accounts",
+                              description="添加、删除、列出裁判台的账号，修改密码 / add, remove and list the "
+                                          "referee panel's accounts, change a password")
     sub = p.add_subparsers(dest="user_command", metavar="ACTION", required=True)
     a = sub.add_parser("add", parents=[common], help="添加账号 / add an account")
-    a.add_argument("name")
+    a.add_argument("name", help="用户名 / the user name (1-64 letters, digits, . _ -)")
     # Every choice, with its name, from the one list of roles (a role added there shows here too).
     roles = "; ".join(f"{r} = {' / '.join(users.role_label(r))}" for r in users.ROLES)
     a.add_argument("--role", choices=users.ROLES, default="referee",
@@ -133,10 +135,10 @@ def register(subparsers: Any) -> None:
     a.add_argument("--password-stdin", action="store_true", help="从标准输入读密码 / read the password from stdin")
     a.set_defaults(func=cmd_add)
     r = sub.add_parser("remove", parents=[common], help="删除账号 / remove an account")
-    r.add_argument("name")
+    r.add_argument("name", help="要删除的用户名 / the user name to remove")
     r.set_defaults(func=cmd_remove)
     pw = sub.add_parser("passwd", parents=[common], help="修改密码并注销其登录 / change a password (ends its sessions)")
-    pw.add_argument("name")
+    pw.add_argument("name", help="要修改密码的用户名 / the user whose password changes")
     pw.add_argument("--password-stdin", action="store_true", help="从标准输入读密码 / read the password from stdin")
     pw.set_defaults(func=cmd_passwd)
     ls = sub.add_parser("list", parents=[common], help="列出账号 / list accounts")
