@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from table_service.engine.errors import halves
 from table_service.engine.events import says_something
 from table_service.event.config import late_team, scoring_of, team_name, team_players
 from table_service.event.draw import make_draw
@@ -206,14 +207,15 @@ class HubCore(HubState):
         try:
             get_ruleset(ruleset, **(self.cfg or {}).get("event", {}).get("ruleset_options", {}))
         except (KeyError, ValueError) as exc:
-            raise EventInputError(f"规则无效 / bad ruleset: {exc}") from None
+            zh, en = halves(str(exc))
+            raise EventInputError(f"规则无效：{zh} / bad ruleset: {en}") from None
         kind = fmt.get("kind")
         if kind == "deals" and not (isinstance(fmt.get("deals"), int) and 1 <= fmt["deals"] <= 99):
             raise EventInputError("副数须为 1–99 / deals must be 1-99")
         if kind == "time" and not (isinstance(fmt.get("minutes"), int) and 1 <= fmt["minutes"] <= 600):
             raise EventInputError("分钟须为 1–600 / minutes must be 1-600")
         if kind not in ("deals", "time", "past_a"):
-            raise EventInputError("赛制须为 deals、time 或 past_a / format must be deals, time or past_a")
+            raise EventInputError("赛制须为固定副数（deals）、限时（time）或打过 A（past_a） / format must be deals, time or past_a")
         if not says_something(name) or len(name) > 120 or control_character(name) is not None:
             raise EventInputError("赛事名称无效（1–120 个可打印字符） / an event's name is 1-120 printable characters")
         fmt = {k: v for k, v in fmt.items() if k in ("kind", "deals", "minutes") and v is not None}

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from table_service.engine.errors import halves
 from table_service.event.core import HubCore, _can, need_role
 from table_service.event.deck import deck_meta
 from table_service.event.intake import panel_link
@@ -374,7 +375,8 @@ class HubService(TableMessages):
                 verdict, reason = self.core.classify_result(line, "import-check")
                 if verdict != "accept":
                     n = where.get((line["round"], line["table"]), 0)
-                    raise EventInputError(f"import 第 {n} 行 line {n}: {reason}")
+                    zh, en = halves(reason)
+                    raise EventInputError(f"导入第 {n} 行：{zh} / import line {n}: {en}")
             now = self.clock_ms()
             logged: list[dict[str, Any]] = []
             with self.store.transaction():
