@@ -42,6 +42,14 @@ SEAT_DEVICE_KINDS: tuple[str, ...] = (
 #: Device kinds present once per table.
 TABLE_DEVICE_KINDS: tuple[str, ...] = ("referee_lamp", "buzzer", "status_led")
 DEVICE_KINDS: tuple[str, ...] = SEAT_DEVICE_KINDS + TABLE_DEVICE_KINDS
+#: Each device kind as the operator reads it, Chinese then English (``config check`` printed the
+#: bare ids, ``report_button`` …; the self-test's table says them so too).
+DEVICE_NAMES: dict[str, str] = {
+    "report_button": "报牌按钮 / report button", "pass_button": "过牌按钮 / pass button",
+    "referee_button": "呼叫裁判按钮 / call-referee button", "countdown": "倒计时 / countdown",
+    "report_lamp": "报牌灯 / report lamp", "turn_lamp": "出牌灯 / turn lamp", "referee_lamp": "裁判灯 / referee lamp",
+    "buzzer": "蜂鸣器 / buzzer", "status_led": "状态灯 / status LED",
+}
 
 BACKENDS: tuple[str, ...] = ("screen", "gpio", "sim", "none")
 #: The screen controller has no status LED (that one sits on the Pi's own header).

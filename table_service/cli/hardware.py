@@ -11,7 +11,7 @@ from typing import Any
 
 from firmware_bridge.firmware.wire import SEATS
 from hardware.backends.gpio import resolve_pin_factory
-from hardware.config_model import DEVICE_KINDS, TableConfig
+from hardware.config_model import DEVICE_KINDS, DEVICE_NAMES, TableConfig
 from hardware.errors import HardwareError
 from hardware.selftest import STEPS, SelfTest
 from hardware.table import TableDevices
@@ -90,14 +90,15 @@ def describe(cfg: TableConfig) -> str:
             else:
                 where = " ".join(f"{s or '*'}:{pin}" for (s, k), pin in cfg.gpio.pins.items() if k == kind)
             where = f"  BCM {where}"
-        lines.append(f"    {kind:<15} {backend:<7}{where}".rstrip())
+        zh = DEVICE_NAMES[kind].split(" / ")[0]
+        lines.append(f"    {zh}{' ' * (13 - 2 * len(zh))}{kind:<15} {backend:<7}{where}".rstrip())
     cam = cfg.camera
     if cam.source == "none":
-        lines.append("  摄像头 / camera: none")
+        lines.append("  摄像头 / camera: 无 / none")
     else:
-        what = cam.device if cam.source == "device" else (cam.path or cam.renderer or "marker board")
+        what = cam.device if cam.source == "device" else (cam.path or cam.renderer or "标记板 / marker board")
         if cam.backend == "picamera2":
-            size = f"{cam.width}x{cam.height}" if cam.size_given else "sensor full size"
+            size = f"{cam.width}x{cam.height}" if cam.size_given else "传感器全幅 / sensor full size"
             lines.append(f"  摄像头 / camera: picamera2 camera {cam.camera_num} {size} + "
                          f"{cam.lores[0]}x{cam.lores[1]} YUV@{cam.fps:g}")
         else:
