@@ -135,7 +135,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     lens = calibrate_lens((_read_image(p) for p in paths), board)
     out.parent.mkdir(parents=True, exist_ok=True)
     lens.save(out)
-    print(f"镜头标定完成 / lens calibrated from {len(paths)} photos: rms {lens.rms_px:.3f} px -> {out}")
+    print(f"镜头标定完成：{len(paths)} 张照片，误差 rms {lens.rms_px:.3f} px -> {out} / lens calibrated from "
+          f"{len(paths)} photos: rms {lens.rms_px:.3f} px -> {out}")
     return 0
 
 
@@ -156,7 +157,8 @@ def cmd_board(args: argparse.Namespace) -> int:
                               marginSize=int(10 * ppm))
     if not cv2.imwrite(str(out), img):
         raise ValueError(f"无法写入图片 / could not write the image {out} (use .png or .jpg)")
-    print(f"标定板已写入 / board written to {args.out} (print at {ppm * 25.4:.0f} dpi)")
+    print(f"标定板已写入 {args.out}（按 {ppm * 25.4:.0f} dpi 打印） / board written to {args.out} "
+          f"(print at {ppm * 25.4:.0f} dpi)")
     return 0
 
 
@@ -265,13 +267,15 @@ def cmd_enroll_table(args: argparse.Namespace) -> int:
         print(f"  {joined_text(res.joined)}")
     unclear = [c for c in res.cards if c.name is None]
     if unclear:
-        print(f"  未识别 / not named: {len(unclear)} (这些牌按通用模型读 / read zero-shot)"
-              + ("" if interactive else " — 交互模式可逐张确认 / run in a terminal to be asked"))
+        print(f"  未识别 {len(unclear)} 张（这些牌按通用模型读{'' if interactive else '；在终端运行可逐张确认'}） / "
+              f"not named: {len(unclear)} (read zero-shot{'' if interactive else ' — run in a terminal to be asked'})")
     if not res.faces:
         raise ValueError("没有可登记的牌面 / no face named: nothing to enrol")
     e = enroll(res.faces, px_per_mm=TABLE_PPM)
     check = self_check(res.cards, e)
-    print(f"  自检 / self-check on the cards found: {check.right} right, {check.unsure} unsure, {check.wrong} wrong"
+    wrong = f"（{'、'.join(check.wrong_cards)}）" if check.wrong_cards else ""
+    print(f"  自检：读对 {check.right} 张，存疑 {check.unsure} 张，读错 {check.wrong} 张{wrong} / self-check on the cards "
+          f"found: {check.right} right, {check.unsure} unsure, {check.wrong} wrong"
           + (f" ({', '.join(check.wrong_cards)})" if check.wrong_cards else ""))
     if not check.ok and not args.force:
         raise ValueError(f"登记后读错 {check.wrong} 张自己的牌，未保存 / the enrolment misreads {check.wrong} of its own "
@@ -324,13 +328,16 @@ def _save_and_report(e: Enrollment, n_faces: int, out: Path) -> None:
     """Save an enrolment and say what it holds, including each face it could not learn and why."""
     out.parent.mkdir(parents=True, exist_ok=True)
     e.save(out)
-    print(f"登记完成 / deck enrolled: {len(e.cards)} of {n_faces} faces -> {out}")
+    print(f"登记完成：{n_faces} 种牌面中登记了 {len(e.cards)} 种 -> {out} / deck enrolled: {len(e.cards)} of {n_faces} "
+          f"faces -> {out}")
     for card, why in sorted(e.skipped.items()):
-        print(f"  未登记 / not enrolled {card}: {why} (该牌按通用模型读 / read zero-shot)")
+        why_zh, sep, why_en = why.partition(" / ")
+        print(f"  未登记 {card}：{why_zh}（该牌按通用模型读） / not enrolled {card}: {why_en if sep else why} "
+              "(read zero-shot)")
     absent = [c for c in e.not_enrolled if c not in e.skipped]
     if absent:
-        print(f"  没有牌面的牌 / no face given or found for {len(absent)}: {' '.join(absent)} "
-              "(按通用模型读 / read zero-shot)")
+        print(f"  没有牌面的牌 {len(absent)} 张：{' '.join(absent)}（按通用模型读） / no face given or found for "
+              f"{len(absent)}: {' '.join(absent)} (read zero-shot)")
     if e.check is not None:
         from .cardnet.fancheck import verdict
 
