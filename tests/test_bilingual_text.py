@@ -79,3 +79,39 @@ def test_a_text_an_older_release_logged_without_the_space_still_splits() -> None
     assert halves("违例（确认即失去） / a violation") == ("违例（确认即失去）", "a violation")
     assert halves("条款/原因") == ("条款/原因", "条款/原因")
     assert halves("规则 rules/ruleset.py") == ("规则 rules/ruleset.py", "规则 rules/ruleset.py")
+
+
+#: Warnings someone must act on, by module and a piece of their English half: each says it in Chinese
+#: first (they were English only; a camera recovery was a warning with an English prefix).
+OPERATOR_WARNINGS = (
+    ("table_service/table/camera_pipeline.py", "and the table markers are not found"),
+    ("table_service/table/camera_pipeline.py", "zones recalibrated"),
+    ("table_service/table/service.py", "kept unacknowledged for the next start"),
+    ("table_service/web/secret_key.py", "unreadable (%s): a new one is drawn"),
+    ("table_service/web/secret_key.py", "is too short: a new one is drawn"),
+    ("table_service/web/secret_key.py", "logins end when the service restarts"),
+    ("table_service/event/hub.py", "not handed to the tables"),
+    ("table_service/event/mqtt.py", "broker refused"),
+    ("table_service/event/mqtt.py", "retrying"),
+    ("table_service/table/mqtt_bridge.py", "refused the connection"),
+    ("table_service/table/mqtt_bridge.py", "retrying"),
+    ("table_service/table/deck.py", "from the hub refused"),
+    ("table_service/table/deck.py", "the log did not keep its note"),
+    ("table_service/table/deck.py", "not used, reading without it"),
+    ("table_service/table/deck.py", "withdrawn by the hub"),
+)
+
+
+def _log_formats(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [node.args[0].value for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("warning", "error", "info") and node.args
+            and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)]
+
+
+def test_the_warnings_an_operator_acts_on_are_chinese_first() -> None:
+    for module, english in OPERATOR_WARNINGS:
+        (text,) = [t for t in _log_formats(REPO / module) if english in t]
+        zh, sep, en = re.sub(r"^(hub )?mqtt: ", "", text).partition(" / ")
+        assert sep and re.match(rf"[{_CJK}]", zh) and english in en, (module, text)

@@ -244,7 +244,8 @@ class HubService(TableMessages):
         try:
             data = (self.data_dir / deck["file"]).read_bytes()
         except OSError as exc:
-            log.error("hub: the event's deck file %s cannot be read (%s): not handed to the tables", deck["file"], exc)
+            log.error("赛事中心：比赛用牌文件 %s 无法读取（%s），未发给各桌 / hub: the event's deck file %s cannot be "
+                      "read (%s): not handed to the tables", deck["file"], exc, deck["file"], exc)
             return
         self.mqtt.publish_deck(deck_message(data, deck.get("meta") or {}))
 
