@@ -243,7 +243,7 @@ def _supersede(state: State, ev: dict[str, Any], fx: Effects) -> None:
         # The chief's ruling (a foul, a loss, a long late arrival, a ruling on a flag, the chief's
         # correction of a read) is undone or changed by the chief alone: else a referee refused a
         # foul could still void the chief's, or correct a play the chief had corrected.
-        raise EventRejected(f"裁判长的裁决只能由裁判长更改 / {etype}: event {ref} was entered or last ruled on "
+        raise EventRejected(f"事件 #{ref} 由裁判长录入或裁决，只能由裁判长更改 / {etype}: event {ref} was entered or last ruled on "
                             "by the chief referee")
     question = None
     deal = state["deal"]
@@ -259,7 +259,7 @@ def _supersede(state: State, ev: dict[str, Any], fx: Effects) -> None:
         new = None
     elif etype == "play_confirmed":
         if question is None:
-            raise EventRejected(f"没有待确认的识别 / play_confirmed: event {ref} is not an open question")
+            raise EventRejected(f"事件 #{ref} 不是待确认的识别 / play_confirmed: event {ref} is not an open question")
         new = dict(current, uncertain=False, confirmed=True)
     elif etype == "play_corrected" and target["type"] in ("tribute_given", "return_given"):
         # A misread tribute or return (the camera, or a tap on the wrong card): it always was the card

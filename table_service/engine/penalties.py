@@ -293,13 +293,13 @@ def void_earlier(state: State, ev: dict[str, Any], fx: Effects, place: int) -> N
     records = state["penalties"]["records"]
     r = records[place]
     if ev["role"] != "chief":
-        raise EventRejected(f"前一副牌的处罚只能由裁判长撤销 / event_voided: penalty #{r['seq']} is of an earlier "
+        raise EventRejected(f"处罚 #{r['seq']} 属于前一副，只能由裁判长撤销 / event_voided: penalty #{r['seq']} is of an earlier "
                             "deal; only the chief referee voids it")
     reason = ev["data"].get("reason")
     if not isinstance(reason, str) or not says_something(reason):
         raise EventRejected("须说明理由 / event_voided: reason is required")
     if r.get("withdrawn"):
-        raise EventRejected(f"处罚已撤销 / event_voided: penalty #{r['seq']} is already void")
+        raise EventRejected(f"处罚 #{r['seq']} 已撤销 / event_voided: penalty #{r['seq']} is already void")
     if state["result"] is not None:
         raise EventRejected(f"本轮已结束，处罚 #{r['seq']} 已计入结果 / event_voided: the round is over and "
                             f"penalty #{r['seq']} is part of its result")

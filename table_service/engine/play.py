@@ -17,7 +17,7 @@ from table_service.engine.errors import EventRejected
 from table_service.engine.events import card_field, cards_field, field, seat_field
 from table_service.engine.flags import raise_flag
 from table_service.engine.ruleset import since
-from table_service.engine.state import HAND_SIZE, State, leader_after_trick, next_active
+from table_service.engine.state import HAND_SIZE, PHASE_ZH, State, leader_after_trick, next_active
 from table_service.engine.timers import set_turn, stop_and_check
 from table_service.engine.tribute_phase import check_anti_tribute_missed, prove_return_wrong
 from table_service.rules.cards import RANK_NAMES_ZH, cards_zh, parse_cards
@@ -41,7 +41,7 @@ def require_play_phase(state: State, etype: str) -> dict[str, Any]:
     if state.get("round") is None or deal is None:
         raise EventRejected(f"牌局未开始 / {etype}: no deal in progress")
     if deal["phase"] != "play":
-        raise EventRejected(f"当前不是出牌阶段 / {etype}: the deal is in its {deal['phase']} phase, not play")
+        raise EventRejected(f"当前不是出牌阶段（现在：{PHASE_ZH.get(deal['phase'], deal['phase'])}） / {etype}: the deal is in its {deal['phase']} phase, not play")
     return deal
 
 

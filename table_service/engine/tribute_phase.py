@@ -16,9 +16,9 @@ from table_service.engine.events import card_field, cards_field, field, seat_fie
 from table_service.engine.flags import raise_flag
 from table_service.engine.round_setup import require_round, rules_of_round, start_play
 from table_service.engine.ruleset import since
-from table_service.engine.state import State
+from table_service.engine.state import PHASE_ZH, State
 from table_service.engine.timers import start_timer, stop_and_check, stop_timer
-from table_service.rules.cards import parse_cards
+from table_service.rules.cards import cards_zh, parse_cards
 from table_service.rules.ruleset import Ruleset
 from table_service.rules.seats import seat_zh, side_of
 from table_service.rules.tribute import (
@@ -41,7 +41,9 @@ def _require_phase(state: State, ev: dict[str, Any], phase: str) -> dict[str, An
     deal = state["deal"]
     if deal is None or deal["phase"] != phase:
         now = deal["phase"] if deal else "no deal"
-        raise EventRejected(f"当前不是{ {'tribute': '进贡', 'return': '还贡'}[phase] }阶段 / {ev['type']}: not the {phase} phase (now: {now})")
+        now_zh = PHASE_ZH.get(now, now) if deal else "没有牌局"
+        raise EventRejected(f"当前不是{PHASE_ZH[phase]}阶段（现在：{now_zh}） / {ev['type']}: not the {phase} phase "
+                            f"(now: {now})")
     return deal
 
 
@@ -54,9 +56,9 @@ def on_anti_tribute(state: State, ev: dict[str, Any], fx: Effects) -> None:
     seats = field(ev["data"], "seats", ev["type"])
     cards = cards_field(ev["data"], "cards", ev["type"])
     if not isinstance(seats, list) or not seats or any(s not in plan["payers"] for s in seats):
-        raise EventRejected(f"抗贡座位无效 / anti_tribute_declared: seats must be among the payers {plan['payers']}, got {seats!r}")
+        raise EventRejected(f"抗贡座位须在进贡方（{'、'.join(seat_zh(p) for p in plan['payers'])}）之中 / anti_tribute_declared: seats must be among the payers {plan['payers']}, got {seats!r}")
     if sorted(cards) != ["BJ", "BJ"]:
-        raise EventRejected(f"抗贡须两张大王 / anti_tribute_declared: needs both big jokers, got {cards!r}")
+        raise EventRejected(f"抗贡须两张大王（收到 {cards_zh(cards, '、') or '无'}） / anti_tribute_declared: needs both big jokers, got {cards!r}")
     if since(state, 6) and (len(set(seats)) != len(seats) or len(seats) > len(plan["payers"])):
         # Two names are "one big joker each": one seat named twice, or two where one payer owes, would
         # leave a declared joker in no hand (and the other side's playing it unflagged).

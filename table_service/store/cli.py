@@ -18,7 +18,7 @@ from typing import Any, TextIO
 from table_service.engine.apply import replay
 from table_service.engine.ladder import LEVEL_ZH
 from table_service.engine.scoring import describe_result
-from table_service.engine.state import state_to_json
+from table_service.engine.state import PHASE_ZH, state_to_json
 from table_service.rules.cards import RANK_NAMES_ZH
 from table_service.rules.seats import SEAT_NAMES_ZH, SEATS, seat_zh, side_zh
 from table_service.store.event_log import SQLITE_HEADER, EventStore, is_utf8_text
@@ -29,8 +29,7 @@ EXPORT_VERSION = 1
 #: A flag's status and a deal's phase, Chinese then English (the replay printed "[confirmed]" and "tribute").
 STATUS_WORDS = {"open": "待处理 / open", "confirmed": "已确认 / confirmed", "dismissed": "已驳回 / dismissed",
                 "withdrawn": "已撤回 / withdrawn"}
-PHASE_WORDS = {"cutting": "切牌 / cutting", "drawing": "抓牌 / drawing", "tribute": "进贡 / tribute",
-               "return": "还贡 / return", "play": "出牌 / play", "over": "已结束 / over"}
+PHASE_WORDS = {phase: f"{zh} / {phase}" for phase, zh in PHASE_ZH.items()}
 
 
 def read_events(path: Path, *, include_rejected: bool = False) -> list[dict[str, Any]]:
