@@ -164,7 +164,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--mqtt", default=None, metavar="HOST:PORT",
                    help="把公开数据发到 MQTT 赛事中心 / publish the public feed to an MQTT hub")
     p.add_argument("--referee", choices=("auto", "human"), default="auto",
-                   help="演示裁判：auto 自动回答问题与标记；human 由面板用户处理 / the demo referee: auto answers "
+                   help="演示裁判：auto 自动回答识别存疑与标记；human 由面板用户处理 / the demo referee: auto answers "
                         "questions and rules on flags; human leaves them to you at the panel (default auto)")
     p.add_argument("--referee-pause", type=_seconds, default=None, metavar="S",
                    help=f"自动裁判回答前等待的秒数（真实时间） / real seconds the auto referee waits before it "
