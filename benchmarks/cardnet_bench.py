@@ -111,9 +111,9 @@ def _score(st: dict, truth: list[str], r, ms: float, left_out: frozenset[str] = 
         st["ms10"].append(ms)
     st["ms"].append(ms)
     # For the bar's curve: the joint, whether anything but the joint doubted the play, and right or not.
-    from vision.cardnet.read import LOW_CONFIDENCE
+    from vision.cardnet.read import is_low_confidence
 
-    st["curve"].append((float(r.joint), any(not why.startswith(LOW_CONFIDENCE) for why in r.reasons), exact))
+    st["curve"].append((float(r.joint), any(not is_low_confidence(why) for why in r.reasons), exact))
 
 
 def _new_stats() -> dict:

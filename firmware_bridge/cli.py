@@ -21,16 +21,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``emulate-screen`` sub-command."""
     p = subparsers.add_parser(
         "emulate-screen",
-        help="模拟屏幕控制器 / run the screen-controller emulator on a pseudo-terminal",
-        description="在伪终端上运行屏幕控制器固件 / run the screen-controller firmware on a pseudo-terminal "
+        help="模拟隔板屏控制器 / run the screen-controller emulator on a pseudo-terminal",
+        description="在伪终端上运行隔板屏控制器固件 / run the screen-controller firmware on a pseudo-terminal "
                     "and print its port",
     )
     p.add_argument("--port", default=None,
                    help="串口链接路径 / symlink path for the port (default: a new temporary directory)")
-    p.add_argument("--controller-id", default="EMU-SCREEN-1", help="控制器编号（HELLO 中发送）/ controller id sent in HELLO (1–40 bytes)")
+    p.add_argument("--controller-id", default="EMU-SCREEN-1", help="控制器编号（HELLO 中发送） / controller id sent in HELLO (1–40 bytes)")
     p.add_argument("--protocol-version", type=int, default=PROTOCOL_VERSION,
-                   help="模拟固件的协议版本（用于测试版本不符）/ protocol version the emulated firmware speaks (to try a mismatch)")
-    p.add_argument("--heartbeat-ms", type=int, default=1000, help="固件心跳间隔（毫秒）/ heartbeat interval of the firmware in ms")
+                   help="模拟固件的协议版本（用于测试版本不符） / protocol version the emulated firmware speaks (to try a mismatch)")
+    p.add_argument("--heartbeat-ms", type=int, default=1000, help="固件心跳间隔（毫秒） / heartbeat interval of the firmware in ms")
     p.add_argument("--duration", type=_duration, default=None,
                    help="运行秒数后退出 / exit after this many seconds (0 < s ≤ 86400)")
     p.add_argument("--interactive", action="store_true", help="从标准输入读取控制命令 / read control commands from stdin")
@@ -112,7 +112,7 @@ def run_emulate_screen(args: argparse.Namespace) -> int:
     emu.start()
     try:
         print(emu.port, flush=True)
-        print(f"屏幕控制器模拟器运行中 / screen emulator running: {emu.port} -> {emu.device} "
+        print(f"隔板屏控制器模拟器运行中 / screen emulator running: {emu.port} -> {emu.device} "
               f"(protocol v{args.protocol_version}); Ctrl-C 退出 / to stop", file=sys.stderr, flush=True)
         stop = threading.Event()
         if args.interactive:

@@ -109,7 +109,7 @@ def _existing_serial_ports() -> list[str]:
 
 def _parse_seats(c: ConfigChecker, data: Mapping[str, Any]) -> dict[str, str]:
     if "seats" not in data:
-        c.error("缺少 [seats] 表（四个座位 E S W N 的名字）/ missing [seats] table (names of seats E S W N)")
+        c.error("缺少 [seats] 表（四个座位 E S W N 的名字） / missing [seats] table (names of seats E S W N)")
         return {s: s for s in SEATS}
     seats = c.table(data, "seats", "seats")
     c.keys(seats, SEATS, "[seats]")
@@ -200,7 +200,7 @@ def _parse_screen(c: ConfigChecker, data: Mapping[str, Any], needed: bool, check
             c.error(f"[screen].port 串口 {port} 不存在 / serial port {port} does not exist{_ports_hint()}")
         elif what := _not_a_serial_device(port):
             # Accepted before, then every selftest step failed with "Inappropriate ioctl".
-            c.error(f"[screen].port {port} 不是串口设备（{what[0]}）/ {port} is not a serial port "
+            c.error(f"[screen].port {port} 不是串口设备（{what[0]}） / {port} is not a serial port "
                     f"({what[1]}){_ports_hint()}")
     return ScreenConfig(url=port, is_port=True, connect_timeout_s=float(timeout))
 
@@ -220,7 +220,7 @@ def _url_problem(url: str, scheme: str, check_devices: bool) -> str | None:
             parse(url)
     except Exception as exc:  # pyserial raises ValueError, KeyError, TypeError, SerialException alike
         said = str(exc)[:120] if isinstance(exc, ValueError | serial.SerialException) else ""
-        return ("地址不完整或含未知选项（如 socket://主机:端口、rfc2217://主机:端口、loop://）/ the address is "
+        return ("地址不完整或含未知选项（如 socket://主机:端口、rfc2217://主机:端口、loop://） / the address is "
                 "incomplete or has an unknown option (e.g. socket://host:port, rfc2217://host:port, loop://)"
                 + (f": {said}" if said else ""))
     return None
@@ -255,7 +255,7 @@ def _not_a_serial_device(path: str) -> tuple[str, str] | None:
 
 def _pin(c: ConfigChecker, value: Any, where: str) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int):
-        c.error(f"{where} 应为 BCM 引脚号（整数）/ must be a BCM pin number, got {value!r}")
+        c.error(f"{where} 应为 BCM 引脚号（整数） / must be a BCM pin number, got {value!r}")
         return None
     if value not in BCM_PINS:
         c.error(f"{where} = {value}: BCM 引脚应在 0–27 / BCM pin must be 0–27")
@@ -382,11 +382,11 @@ def _parse_camera(c: ConfigChecker, data: Mapping[str, Any], base: Path, check_d
         pass  # libcamera numbers its cameras (camera_num); there is no /dev/video path to check
     elif source == "device":
         if device is None:
-            c.error("[camera].source = 'device' 需要 device（如 '/dev/video0' 或 0）/ needs device, "
+            c.error("[camera].source = 'device' 需要 device（如 '/dev/video0' 或 0） / needs device, "
                     "e.g. '/dev/video0' or 0")
         elif isinstance(device, int) and not 0 <= device <= MAX_VIDEO_INDEX:
             # Checked offline too: -1 or 2**63-1 passed `config check --offline` and failed on the Pi.
-            c.error(f"[camera].device = {device}: 摄像头编号须为 0–{MAX_VIDEO_INDEX}（/dev/videoN）/ a camera index "
+            c.error(f"[camera].device = {device}: 摄像头编号须为 0–{MAX_VIDEO_INDEX}（/dev/videoN） / a camera index "
                     f"is 0-{MAX_VIDEO_INDEX} (/dev/videoN)")
         elif check_devices:
             dev_path = f"/dev/video{device}" if isinstance(device, int) else device

@@ -23,7 +23,7 @@ from pathlib import Path
 #: in pyproject.toml) while table_service may import hardware.
 ID_SEGMENT_RE = re.compile(r"^(?!\.\.?\Z)[A-Za-z0-9_.\-]{1,64}\Z")
 #: :data:`ID_SEGMENT_RE` in words, Chinese then English, for the messages that refuse an id.
-ID_SEGMENT_RULE = "须为 1–64 个字母、数字、_ . -（不能只是 . 或 ..）/ must be 1-64 letters, digits, _ . - (not . or ..)"
+ID_SEGMENT_RULE = "须为 1–64 个字母、数字、_ . -（不能只是 . 或 ..） / must be 1-64 letters, digits, _ . - (not . or ..)"
 
 #: Buttons each seat has (the names carried by button events).
 BUTTONS: tuple[str, ...] = ("report", "pass", "referee")
@@ -42,6 +42,14 @@ SEAT_DEVICE_KINDS: tuple[str, ...] = (
 #: Device kinds present once per table.
 TABLE_DEVICE_KINDS: tuple[str, ...] = ("referee_lamp", "buzzer", "status_led")
 DEVICE_KINDS: tuple[str, ...] = SEAT_DEVICE_KINDS + TABLE_DEVICE_KINDS
+#: Each device kind as the operator reads it, Chinese then English (``config check`` printed the
+#: bare ids, ``report_button`` …; the self-test's table says them so too).
+DEVICE_NAMES: dict[str, str] = {
+    "report_button": "报牌按钮 / report button", "pass_button": "过牌按钮 / pass button",
+    "referee_button": "呼叫裁判按钮 / call-referee button", "countdown": "倒计时 / countdown",
+    "report_lamp": "报牌灯 / report lamp", "turn_lamp": "出牌灯 / turn lamp", "referee_lamp": "裁判灯 / referee lamp",
+    "buzzer": "蜂鸣器 / buzzer", "status_led": "状态灯 / status LED",
+}
 
 BACKENDS: tuple[str, ...] = ("screen", "gpio", "sim", "none")
 #: The screen controller has no status LED (that one sits on the Pi's own header).

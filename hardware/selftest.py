@@ -23,6 +23,7 @@ from typing import Any, TextIO
 
 from firmware_bridge.firmware.wire import SEATS
 from hardware.backends.sim import SimButton
+from hardware.config_model import DEVICE_NAMES
 from hardware.corner_markers import CORNER_MARKER_IDS, find_corner_markers
 from hardware.table import TableDevices
 
@@ -42,15 +43,8 @@ class PlacementReading:
 
 PlacementMeter = Callable[[Any], PlacementReading]
 
-KIND_NAMES = {
-    "report_lamp": "报牌灯 / report lamp",
-    "turn_lamp": "出牌灯 / turn lamp",
-    "referee_lamp": "裁判灯 / referee lamp",
-    "status_led": "状态灯 / status LED",
-    "countdown": "倒计时 / countdown",
-    "buzzer": "蜂鸣器 / buzzer",
-    "camera": "摄像头 / camera",
-}
+KIND_NAMES = {**{k: DEVICE_NAMES[k] for k in ("report_lamp", "turn_lamp", "referee_lamp", "status_led", "countdown",
+                                                "buzzer")}, "camera": "摄像头 / camera"}
 BUTTON_NAMES = {"report": "报牌 / report", "pass": "过牌 / pass", "referee": "呼叫裁判 / call referee"}
 SEAT_NAMES = {"E": "东 E", "S": "南 S", "W": "西 W", "N": "北 N"}
 

@@ -290,7 +290,7 @@ def _snapshot(root: Path) -> dict[str, bytes]:
 def _check_answer(rc: int, err: str, needle: str) -> None:
     assert rc not in (0, None), "a bad input must end with a non-zero exit"
     assert "Traceback" not in err, err
-    lines = [ln for ln in err.splitlines() if ln.strip() and not ln.startswith(("usage:", "  "))]
+    lines = [ln for ln in err.splitlines() if ln.strip() and not ln.startswith(("用法 / usage:", "  "))]
     assert len(lines) == 1, f"not one clear line: {err!r}"
     assert needle in lines[0], f"{needle!r} not named in {lines[0]!r}"
 

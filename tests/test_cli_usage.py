@@ -62,3 +62,64 @@ def test_every_option_is_explained_in_chinese_first() -> None:
     missing = [f"{cmd} {opt}: {text!r}" for cmd, opt, text in _helps(build_parser(), "guandan-table")
                if not re.search(r"[\u4e00-\u9fff]", text)]
     assert not missing, "\n".join(missing)
+
+
+def _parsers(parser: argparse.ArgumentParser, path: str) -> list[tuple[str, argparse.ArgumentParser]]:
+    out = [(path, parser)]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                out += _parsers(sub, f"{path} {name}")
+    return out
+
+
+def test_argparse_own_words_are_chinese_first_in_every_help() -> None:
+    """argparse's "usage:", "positional arguments:", "options:" and "show this help message and exit"
+    were English in every ``-h`` (only its errors went through the bilingual parser)."""
+    for path, parser in _parsers(build_parser(), "guandan-table"):
+        text = parser.format_help()
+        assert text.startswith("用法 / usage: "), path
+        assert "\n选项 / options:\n" in text, path
+        assert re.search(r"-h, --help\s+显示帮助并退出 / show this help message and exit", text), path
+        lines = text.splitlines()
+        assert not any(line.startswith(("usage:", "options:", "positional arguments:")) for line in lines), path
+        assert "show this help message and exit" not in text.replace(
+            "显示帮助并退出 / show this help message and exit", ""), path
+
+
+def test_every_argument_has_help_and_every_command_group_a_description() -> None:
+    """``rules legal --level`` and ``hand``, ``user add NAME`` … had no help; ``rules``, ``user`` and
+    ``vision`` listed their sub-commands with no word of what the group is for."""
+    missing = []
+    for path, parser in _parsers(build_parser(), "guandan-table"):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                if not parser.description or not re.search(r"[\u4e00-\u9fff]", parser.description):
+                    missing.append(f"{path}: no description")
+            elif action.help is None:
+                missing.append(f"{path} {'/'.join(action.option_strings) or action.dest}: no help")
+    assert not missing, "\n".join(missing)
+
+
+@pytest.mark.parametrize("argv, line", [
+    # The argument's name and the type's own words in each half (it read "错误 / error: 命令行参数有误 /
+    # argument --speed: 须为数 / must be a number: abc").
+    (["demo", "--speed", "abc"],
+     "guandan-table demo: 错误 / error: 参数 --speed：须为数字：abc / argument --speed: must be a number: abc"),
+    (["selftest", "--config", "t.toml", "--button-timeout", "x"],
+     "guandan-table selftest: 错误 / error: 参数 --button-timeout：须为数字（收到 'x'） / argument "
+     "--button-timeout: must be a number, got 'x'"),
+    # An invalid choice names the argument, the value and the choices in Chinese too.
+    (["event", "pair", "r.jsonl", "--teams", "t.txt", "--method", "knockout"],
+     "guandan-table event pair: 错误 / error: 参数 --method：无效的选项 'knockout'（可选：'swiss', 'round-robin'） / "
+     "argument --method: invalid choice: 'knockout' (choose from 'swiss', 'round-robin')"),
+    (["user", "add"],
+     "guandan-table user add: 错误 / error: 缺少必需的参数：name / the following arguments are required: name"),
+    (["rules", "classify", "--level", "7", "7h", "--bogus"],
+     "guandan-table: 错误 / error: 无法识别的参数：--bogus / unrecognized arguments: --bogus"),
+])
+def test_a_usage_error_says_the_same_in_each_half(argv: list[str], line: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == line

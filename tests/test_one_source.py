@@ -111,3 +111,14 @@ def test_a_team_name_the_hub_takes_is_one_every_table_takes() -> None:
             continue
         text = f"队{chr(code)}名"
         assert is_team_name(text) == (control_character(text) is None), hex(code)
+
+
+def test_the_reader_names_a_card_in_chinese_as_the_engine_does() -> None:
+    """The card reader's reasons say the cards in their Chinese half (``红桃10``, ``大王``, not ``Th``,
+    ``BJ``) as the engine's messages do: vision may not import the rules, so the names are held equal here."""
+    from table_service.rules.cards import DECK_FACES, card_name_zh, cards_zh
+    from vision.cards import ALL_CARDS, card_zh
+
+    assert {c: card_zh(c) for c in ALL_CARDS} == {str(c): card_name_zh(c) for c in DECK_FACES}
+    assert card_zh("Th") == "红桃10" and card_zh("BJ") == "大王" and card_zh("??") == "??"
+    assert cards_zh(["Th", "SJ", "x9"]) == "红桃10 小王 x9"

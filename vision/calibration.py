@@ -327,5 +327,6 @@ def calibrate_table(frame: np.ndarray, layout: TableLayout, lens: LensCalibratio
     back = cv2.perspectiveTransform(dst[None], np.linalg.inv(H))[0]
     err = float(np.sqrt(((back - src) ** 2).sum(axis=1)).max())
     if err > 15.0:
-        raise ValueError(f"标记位置不一致 / markers disagree by {err:.1f} mm (moved marker or wrong layout?)")
+        raise ValueError(f"标记位置相差 {err:.1f} 毫米（标记被移动或布局文件不对？） / markers disagree by {err:.1f} mm "
+                         "(moved marker or wrong layout?)")
     return TableCalibration(H, (frame.shape[1], frame.shape[0]), tuple(ids), err)

@@ -15,6 +15,21 @@ ALL_CARDS: tuple[str, ...] = tuple(r + s for s in SUITS for r in RANKS) + ("SJ",
 CARD_INDEX: dict[str, int] = {c: i for i, c in enumerate(ALL_CARDS)}
 
 
+#: A card's Chinese name (``红桃10``, ``大王``): the reader's reasons name the cards in their Chinese half
+#: as the engine's do (``table_service.rules.cards.card_name_zh``; ``tests/test_one_source.py`` holds
+#: the two equal: vision may not import the table service).
+_SUIT_ZH = {"s": "黑桃", "h": "红桃", "d": "方块", "c": "梅花"}
+
+
+def card_zh(card: str) -> str:
+    """``card``'s Chinese name, or ``card`` as it is where it is none of the 54."""
+    if card in ("SJ", "BJ"):
+        return "小王" if card == "SJ" else "大王"
+    if card not in CARD_INDEX:
+        return card
+    return _SUIT_ZH[card[1]] + ("10" if card[0] == "T" else card[0])
+
+
 def is_red(card: str) -> bool:
     """Red ink: hearts, diamonds and the big joker (whose mark is coloured)."""
     return card == "BJ" or (len(card) == 2 and card[1] in RED_SUITS)

@@ -135,7 +135,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     lens = calibrate_lens((_read_image(p) for p in paths), board)
     out.parent.mkdir(parents=True, exist_ok=True)
     lens.save(out)
-    print(f"镜头标定完成 / lens calibrated from {len(paths)} photos: rms {lens.rms_px:.3f} px -> {out}")
+    print(f"镜头标定完成：{len(paths)} 张照片，误差 rms {lens.rms_px:.3f} px -> {out} / lens calibrated from "
+          f"{len(paths)} photos: rms {lens.rms_px:.3f} px -> {out}")
     return 0
 
 
@@ -146,7 +147,7 @@ def cmd_board(args: argparse.Namespace) -> int:
     _check_board(args)
     out = _given(args.out, "--out")
     if out.is_dir() or not out.parent.is_dir():
-        raise ValueError(f"输出路径无效（文件夹不存在或是文件夹）/ cannot write {out}: its folder does not exist "
+        raise ValueError(f"输出路径无效（文件夹不存在或是文件夹） / cannot write {out}: its folder does not exist "
                          "or it is a folder")
     if not cv2.haveImageWriter(str(out)):
         raise ValueError(f"无法写成此格式 / cannot write an image named {out.name}: use .png or .jpg")
@@ -156,7 +157,8 @@ def cmd_board(args: argparse.Namespace) -> int:
                               marginSize=int(10 * ppm))
     if not cv2.imwrite(str(out), img):
         raise ValueError(f"无法写入图片 / could not write the image {out} (use .png or .jpg)")
-    print(f"标定板已写入 / board written to {args.out} (print at {ppm * 25.4:.0f} dpi)")
+    print(f"标定板已写入 {args.out}（按 {ppm * 25.4:.0f} dpi 打印） / board written to {args.out} "
+          f"(print at {ppm * 25.4:.0f} dpi)")
     return 0
 
 
@@ -190,7 +192,7 @@ def _prompt(picture_dir: Path) -> object:
         hint = f" [{' '.join(likely)}]" if likely else ""
         while True:
             try:
-                answer = input(f"这是哪张牌？/ which card is this? {path}{hint} "
+                answer = input(f"这是哪张牌？ / which card is this? {path}{hint} "
                                "(回车=第一个 Enter=first, - 跳过 skip): ").strip()
             except EOFError:
                 return None
@@ -265,13 +267,15 @@ def cmd_enroll_table(args: argparse.Namespace) -> int:
         print(f"  {joined_text(res.joined)}")
     unclear = [c for c in res.cards if c.name is None]
     if unclear:
-        print(f"  未识别 / not named: {len(unclear)} (这些牌按通用模型读 / read zero-shot)"
-              + ("" if interactive else " — 交互模式可逐张确认 / run in a terminal to be asked"))
+        print(f"  未识别 {len(unclear)} 张（这些牌按通用模型读{'' if interactive else '；在终端运行可逐张确认'}） / "
+              f"not named: {len(unclear)} (read zero-shot{'' if interactive else ' — run in a terminal to be asked'})")
     if not res.faces:
         raise ValueError("没有可登记的牌面 / no face named: nothing to enrol")
     e = enroll(res.faces, px_per_mm=TABLE_PPM)
     check = self_check(res.cards, e)
-    print(f"  自检 / self-check on the cards found: {check.right} right, {check.unsure} unsure, {check.wrong} wrong"
+    wrong = f"（{'、'.join(check.wrong_cards)}）" if check.wrong_cards else ""
+    print(f"  自检：读对 {check.right} 张，存疑 {check.unsure} 张，读错 {check.wrong} 张{wrong} / self-check on the cards "
+          f"found: {check.right} right, {check.unsure} unsure, {check.wrong} wrong"
           + (f" ({', '.join(check.wrong_cards)})" if check.wrong_cards else ""))
     if not check.ok and not args.force:
         raise ValueError(f"登记后读错 {check.wrong} 张自己的牌，未保存 / the enrolment misreads {check.wrong} of its own "
@@ -324,13 +328,16 @@ def _save_and_report(e: Enrollment, n_faces: int, out: Path) -> None:
     """Save an enrolment and say what it holds, including each face it could not learn and why."""
     out.parent.mkdir(parents=True, exist_ok=True)
     e.save(out)
-    print(f"登记完成 / deck enrolled: {len(e.cards)} of {n_faces} faces -> {out}")
+    print(f"登记完成：{n_faces} 种牌面中登记了 {len(e.cards)} 种 -> {out} / deck enrolled: {len(e.cards)} of {n_faces} "
+          f"faces -> {out}")
     for card, why in sorted(e.skipped.items()):
-        print(f"  未登记 / not enrolled {card}: {why} (该牌按通用模型读 / read zero-shot)")
+        why_zh, sep, why_en = why.partition(" / ")
+        print(f"  未登记 {card}：{why_zh}（该牌按通用模型读） / not enrolled {card}: {why_en if sep else why} "
+              "(read zero-shot)")
     absent = [c for c in e.not_enrolled if c not in e.skipped]
     if absent:
-        print(f"  没有牌面的牌 / no face given or found for {len(absent)}: {' '.join(absent)} "
-              "(按通用模型读 / read zero-shot)")
+        print(f"  没有牌面的牌 {len(absent)} 张：{' '.join(absent)}（按通用模型读） / no face given or found for "
+              f"{len(absent)}: {' '.join(absent)} (read zero-shot)")
     if e.check is not None:
         from .cardnet.fancheck import verdict
 
@@ -357,7 +364,10 @@ def register(subparsers: argparse._SubParsersAction,
     """Add ``vision …``; ``camera_frames(config_path, count)`` takes ``enroll --camera``'s frames and
     ``table_enrollment(config_path)`` names the deck file that table reads (both given by the command
     line of the table service, which owns table.toml and the camera)."""
-    p = subparsers.add_parser("vision", help="摄像头标定与读牌 / camera calibration and card reading")
+    p = subparsers.add_parser("vision", help="摄像头标定与读牌 / camera calibration and card reading",
+                              description="镜头标定、打印标定板与桌角标记、登记本桌用牌、读一张牌区图 / lens "
+                                          "calibration, the board and table-corner markers to print, enrolling the "
+                                          "deck in use, reading one zone image")
     sub = p.add_subparsers(dest="vision_command", metavar="ACTION")
     sub.required = True
 
@@ -369,7 +379,7 @@ def register(subparsers: argparse._SubParsersAction,
         q.add_argument("--marker-mm", type=float, default=22.0,
                        help="打印后标记边长 mm / printed side of one ArUco marker in mm (default 22)")
 
-    c = sub.add_parser("calibrate", help="镜头标定（ChArUco）/ lens calibration from ChArUco photos")
+    c = sub.add_parser("calibrate", help="镜头标定（ChArUco） / lens calibration from ChArUco photos")
     c.add_argument("images", help="标定板照片目录 / folder of photos of the ChArUco board")
     c.add_argument("--out", default="data/lens.json",
                    help="标定结果保存位置 / where to save the calibration (JSON; default data/lens.json)")
@@ -395,12 +405,12 @@ def register(subparsers: argparse._SubParsersAction,
                    help="登记文件 / enrolment file from `vision enroll` (default: read zero-shot)")
     r.set_defaults(func=cmd_read)
 
-    e = sub.add_parser("enroll", help="登记本副牌（牌面照片，或桌上成行摆放）/ enrol the deck in use from face "
+    e = sub.add_parser("enroll", help="登记本桌用牌（牌面照片，或桌上成行摆放） / enrol the deck in use from face "
                                       "photos, or laid out on the table")
     e.add_argument("faces", nargs="?", default=None,
                    help="牌面照片目录 / folder with one image per card, named by the card: Ah.png … Td.png, SJ.png, BJ.png")
     e.add_argument("--frames", nargs="+", metavar="IMAGE", default=None,
-                   help="桌面俯拍画面（最多 3 张）/ overhead frames of the deck laid face up in rows (≤ 3)")
+                   help="桌面俯拍画面（最多 3 张） / overhead frames of the deck laid face up in rows (≤ 3)")
     e.add_argument("--camera", action="store_true",
                    help="用桌上摄像头拍摄 / take the frames with the table's camera ([camera] of --config)")
     e.add_argument("--config", default=None,
@@ -408,7 +418,7 @@ def register(subparsers: argparse._SubParsersAction,
                         f"its [camera], and without --out the enrolment goes to the deck file that table reads "
                         f"([vision] enrollment, else <data_dir>/deck-enrollment.npz; --camera default: {DEFAULT_TABLE_CONFIG})")
     e.add_argument("--decks", type=int, default=1, choices=(1, 2, 3),
-                   help="摆放几次（同款牌两副=2）/ how many layouts to photograph with --camera (two decks of one design: 2)")
+                   help="摆放几次（同款牌两副=2） / how many layouts to photograph with --camera (two decks of one design: 2)")
     e.add_argument("--layout", default=None, help="桌面布局 JSON / table layout JSON (default: the standard 900 mm table)")
     e.add_argument("--calibration", default=None, help="镜头标定文件 / lens calibration from `vision calibrate`")
     e.add_argument("--force", action="store_true",
@@ -418,5 +428,5 @@ def register(subparsers: argparse._SubParsersAction,
     e.add_argument("--px-per-mm", type=float, default=3.0, help="牌面照片比例 px/mm / scale of the face photos in pixels per mm (default 3.0)")
     e.add_argument("--out", default=None, help="登记文件保存位置 / where to save the enrolment (default: the deck file "
                                              f"of --config's table, else {DEFAULT_ENROLL_OUT} under this folder)")
-    e.add_argument("--allow-missing", action="store_true", help="缺少部分牌面也登记（缺的牌按通用模型读）/ enrol even if some faces are missing (those cards are read zero-shot)")
+    e.add_argument("--allow-missing", action="store_true", help="缺少部分牌面也登记（缺的牌按通用模型读） / enrol even if some faces are missing (those cards are read zero-shot)")
     e.set_defaults(func=cmd_enroll, camera_frames=camera_frames, table_enrollment=table_enrollment)

@@ -6,7 +6,7 @@ deck of the same design is a second frame):
 1. each frame is put top-down on the table by its corner markers (:func:`calibrate_table`),
 2. every card-sized paper blob is cut out upright (:func:`find_cards`),
 3. each is named by the zero-shot reader on its own (one card on felt, as a play of one),
-4. only the cards the reader is unsure of are asked ("这是哪张牌？/ which card is this?", with
+4. only the cards the reader is unsure of are asked ("这是哪张牌？ / which card is this?", with
    the picture: an interactive prompt on the CLI, the panel's enrolment page),
 5. the faces go to :func:`vision.cardnet.enrol.enroll`; two copies of one card (two decks of one
    design) enrol as one face, the clearer one.
@@ -212,7 +212,7 @@ def joined_text(joined: Sequence[tuple[int, tuple[float, float]]]) -> str:
     many = any(f for f, _ in joined)
     where = "; ".join((f"画面 {f + 1} / frame {f + 1}: " if many else "") + f"右 {x:.0f} 毫米、下 {y:.0f} 毫米 / "
                       f"{x:.0f} mm right, {y:.0f} mm down" for f, (x, y) in joined)
-    return (f"{len(joined)} 处牌相碰或叠放，这些牌未登记，请分开后重拍（从摄像头所见的左上桌角量起）/ {len(joined)} "
+    return (f"{len(joined)} 处牌相碰或叠放，这些牌未登记，请分开后重拍（从摄像头所见的左上桌角量起） / {len(joined)} "
             f"place{'s' if len(joined) > 1 else ''} where cards touch or overlap, not enrolled: part them and take "
             f"the frame again (from the table corner the camera sees top-left): {where}")
 

@@ -51,7 +51,7 @@ def check_picture(grey: np.ndarray) -> None:
     lo, hi = (int(np.searchsorted(counts, q * counts[-1])) for q in (TAIL, 1.0 - TAIL))
     if hi - lo < MIN_SPAN:
         what = "全黑" if hi < 32 else "全白" if lo > 224 else "单色"
-        raise ValueError(f"画面无内容（{what}）/ the frame shows nothing (grey levels {lo:.0f}–{hi:.0f}): "
+        raise ValueError(f"画面无内容（{what}） / the frame shows nothing (grey levels {lo:.0f}–{hi:.0f}): "
                          "lens covered, lights off or over-exposed?")
 
 

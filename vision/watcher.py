@@ -139,7 +139,7 @@ def vote(readings: list[PlayReading]) -> tuple[PlayReading, int]:
     uncertain = any(r.uncertain for r in agree)
     if n < len(readings):
         uncertain = True
-        reasons.append(f"各帧读数不一致 / frames disagree ({n} of {len(readings)})")
+        reasons.append(f"各帧读数不一致（{len(readings)} 帧中 {n} 帧相同） / frames disagree ({n} of {len(readings)})")
     first = agree[0]  # the sharpest frame of those that agree (the caller sorts them so)
     return PlayReading(list(best), conf, uncertain, reasons, list(first.alternatives), first.joint,
                        first.embeddings, first.none_embeddings, first.face, list(first.candidates)), n
@@ -283,7 +283,7 @@ class TableWatcher:
                 zh, en = (zh + f"，边打边学（已学裁判答复 {answers} 张，整牌 {faces} 张）",
                           en + f": learning ({answers} answers, {faces} faces seen whole)")
         if tuned:
-            zh, en = zh + "，已按本副牌调整", en + ", tuned to this deck"
+            zh, en = zh + "，已按本桌用牌调整", en + ", tuned to this deck"
         if resumed:
             zh, en = zh + f"，重启前所学已恢复（{resumed} 条）", en + f", {resumed} labels kept from before the restart"
         out["text"] = f"{zh} / {en}"

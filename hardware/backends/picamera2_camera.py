@@ -148,7 +148,7 @@ def _import_picamera2() -> Any:
             # apt's simplejpeg, built for bookworm's numpy 1, under .venv's numpy 2 (OpenCV needs it).
             raise CameraError(
                 f"无法导入 picamera2：apt 的 simplejpeg 为 numpy 1 编译，.venv 用的是 numpy 2（{exc}）。"
-                f"运行 `.venv/bin/pip install '{PI_SIMPLEJPEG}'`（scripts/install.sh 会装）/ cannot import "
+                f"运行 `.venv/bin/pip install '{PI_SIMPLEJPEG}'`（scripts/install.sh 会装） / cannot import "
                 f"picamera2: apt's simplejpeg was built for numpy 1 and .venv has numpy 2 ({exc}); run "
                 f"`.venv/bin/pip install '{PI_SIMPLEJPEG}'` (scripts/install.sh does)") from exc
         raise CameraError(

@@ -11,11 +11,12 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import signal
 import sys
 import threading
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 #: Modules that contribute sub-commands, in the order they appear in ``--help``.
 COMMAND_MODULES: tuple[str, ...] = (
@@ -31,26 +32,78 @@ COMMAND_MODULES: tuple[str, ...] = (
 )
 
 
-#: The Chinese for argparse's own usage errors (its words are English), by the start of its message.
-_USAGE_ZH: tuple[tuple[str, str], ...] = (
-    ("the following arguments are required", "缺少必需的参数"),
-    ("unrecognized arguments", "无法识别的参数"),
-    ("invalid choice", "无效的选项"),
-    ("expected one argument", "该选项需要一个值"),
-    ("invalid ", "值无效"),
-    ("not allowed with argument", "两个选项不能同时使用"),
-)
+#: argparse's own words in ``--help`` (its words are English): Chinese first, as every text of the table.
+USAGE_PREFIX = "用法 / usage: "
+POSITIONALS_TITLE = "参数 / positional arguments"
+OPTIONS_TITLE = "选项 / options"
+HELP_HELP = "显示帮助并退出 / show this help message and exit"
+#: The Chinese of argparse's usage errors, each with what it names (the argument, the value, the
+#: choices): a pattern on its English message and the Chinese made of the pattern's groups.
+_USAGE_ZH: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(en, re.S), zh) for en, zh in (
+    (r"the following arguments are required: (?P<a>.*)", "缺少必需的参数：{a}"),
+    (r"unrecognized arguments: (?P<a>.*)", "无法识别的参数：{a}"),
+    (r"invalid choice: (?P<v>.*) \(choose from (?P<c>.*)\)", "无效的选项 {v}（可选：{c}）"),
+    (r"invalid int value: (?P<v>.*)", "{v} 无效：须为整数"),
+    (r"invalid float value: (?P<v>.*)", "{v} 无效：须为数字"),
+    (r"invalid (?P<t>.*) value: (?P<v>.*)", "{v} 无效"),
+    (r"expected one argument", "该选项需要一个值"),
+    (r"expected at least one argument", "该选项至少需要一个值"),
+    (r"expected (?P<n>\d+) arguments?", "该选项需要 {n} 个值"),
+    (r"not allowed with argument (?P<a>.*)", "不能与 {a} 同时使用"),
+    (r"ambiguous option: (?P<o>\S+) could match (?P<m>.*)", "选项 {o} 有歧义，可指：{m}"),
+    (r"ignored explicit argument (?P<v>.*)", "多余的值 {v}"),
+))
+
+
+def _said_in_two(message: str) -> tuple[str, str]:
+    """A usage error's Chinese and English: its own halves where a type check wrote both
+    ("须为数字 / must be a number: abc"), else argparse's English with its Chinese from :data:`_USAGE_ZH`."""
+    zh, sep, en = message.partition(" / ")
+    if sep:
+        return zh, en
+    for pattern, words in _USAGE_ZH:
+        m = pattern.fullmatch(message)
+        if m:
+            return words.format(**m.groupdict()), message
+    return "命令行参数有误", message
+
+
+class BilingualFormatter(argparse.HelpFormatter):
+    """argparse's help with its "usage:" said in Chinese first."""
+
+    def add_usage(self, usage: str | None, actions: Any, groups: Any, prefix: str | None = None) -> None:
+        super().add_usage(usage, actions, groups, USAGE_PREFIX if prefix is None else prefix)
 
 
 class BilingualParser(argparse.ArgumentParser):
-    """argparse, with its usage errors said in Chinese first: referees and organisers read the
-    command's errors as they read every other message of the table (one line, Chinese / English)."""
+    """argparse, with its own words said in Chinese first: referees and organisers read the command's
+    help and errors as they read every other message of the table ("中文 / English").
+
+    One place for the whole command: every sub-command's parser is one of these (``add_parser``
+    makes its parsers of the parent's class). The help's "usage:" (:class:`BilingualFormatter`), its
+    two sections and ``-h``'s own help are set here; a usage error is one line, each half whole
+    ("错误 / error: 参数 --speed：须为数字 / argument --speed: must be a number: abc"), where the
+    argument's name and argparse's English had been put between a generic Chinese and the rest."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", BilingualFormatter)
+        super().__init__(*args, **kwargs)
+        # After super(): ``parents`` (plain parsers, English titles) were merged by their titles then.
+        self._positionals.title = POSITIONALS_TITLE
+        self._optionals.title = OPTIONS_TITLE
+        for action in self._actions:
+            if isinstance(action, argparse._HelpAction):
+                action.help = HELP_HELP
 
     def error(self, message: str) -> NoReturn:
-        said = message.split(": ", 1)[1] if message.startswith("argument ") and ": " in message else message
-        zh = next((z for en, z in _USAGE_ZH if said.startswith(en)), "命令行参数有误")
+        m = re.fullmatch(r"argument (?P<name>.+?): (?P<said>.*)", message, re.S)
+        if m:
+            zh, en = _said_in_two(m["said"])
+            zh, en = f"参数 {m['name']}：{zh}", f"argument {m['name']}: {en}"
+        else:
+            zh, en = _said_in_two(message)
         self.print_usage(sys.stderr)
-        self.exit(2, f"{self.prog}: 错误 / error: {zh} / {message}\n")
+        self.exit(2, f"{self.prog}: 错误 / error: {zh} / {en}\n")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -29,7 +29,7 @@ def _number(value: str, kind: type[int] | type[float] = float) -> float:
     try:
         return kind(value)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"须为{'整数' if kind is int else '数'} / must be "
+        raise argparse.ArgumentTypeError(f"须为{'整数' if kind is int else '数字'}：{value} / must be "
                                          f"{'a whole number' if kind is int else 'a number'}: {value}") from None
 
 
@@ -159,25 +159,25 @@ def register(subparsers: Any) -> None:
     p.add_argument("--port", type=int, default=8080, help="面板端口 / panel port (default 8080; 0: any free port)")
     p.add_argument("--host", type=_host, default="127.0.0.1", help="面板地址 / panel address (default 127.0.0.1)")
     p.add_argument("--data", default=None,
-                   help="数据目录（同一目录可继续）/ data folder (default: a temporary one; the same folder resumes)")
+                   help="数据目录（同一目录可继续） / data folder (default: a temporary one; the same folder resumes)")
     p.add_argument("--design", default="anglo", help="牌面设计 / card design of the synthetic camera")
     p.add_argument("--mqtt", default=None, metavar="HOST:PORT",
                    help="把公开数据发到 MQTT 赛事中心 / publish the public feed to an MQTT hub")
     p.add_argument("--referee", choices=("auto", "human"), default="auto",
-                   help="演示裁判：auto 自动回答问题与标记；human 由面板用户处理 / the demo referee: auto answers "
+                   help="演示裁判：auto 自动回答识别存疑与标记；human 由面板用户处理 / the demo referee: auto answers "
                         "questions and rules on flags; human leaves them to you at the panel (default auto)")
     p.add_argument("--referee-pause", type=_seconds, default=None, metavar="S",
-                   help=f"自动裁判回答前等待的秒数（真实时间）/ real seconds the auto referee waits before it "
+                   help=f"自动裁判回答前等待的秒数（真实时间） / real seconds the auto referee waits before it "
                         f"answers, so you can act first (default {DEFAULT_REFEREE_PAUSE_S:g} with the panel, "
                         f"0 with --headless)")
     p.add_argument("--feed-delay", type=_seconds, default=None, metavar="S",
-                   help="直播延时（牌桌秒）/ broadcast delay of the public feed and overlay in table seconds "
+                   help="直播延时（牌桌秒） / broadcast delay of the public feed and overlay in table seconds "
                         "(default: GUANDAN_WEB_FEED_DELAY_S, else 10)")
     p.add_argument("--json", action="store_true", help="总结以 JSON 输出 / print the summary as JSON")
     p.add_argument("--tables", type=_tables, default=1,
-                   help="N>1：整场赛事（私有 MQTT、赛事中心、N 桌机器人）/ N>1: a whole event (see event_demo)")
+                   help="N>1：整场赛事（私有 MQTT、赛事中心、N 桌机器人） / N>1: a whole event (see event_demo)")
     p.add_argument("--camera-tables", type=int, default=1, metavar="K",
-                   help="赛事演示中走摄像头全流程的桌数（0 关闭）/ event demo: how many tables (from table 1) "
+                   help="赛事演示中走摄像头全流程的桌数（0 关闭） / event demo: how many tables (from table 1) "
                         "play through the full camera path, the rest feed events directly (default 1; 0: none)")
     p.add_argument("--rounds", type=int, default=3, help="赛事演示的轮数 / event demo: rounds, 2-9 (default 3)")
     p.add_argument("--verbose", "-v", action="store_true", help="详细日志 / verbose log")
@@ -199,7 +199,7 @@ def run_demo(args: argparse.Namespace) -> int:
     if args.headless and args.deals is None:
         raise ValueError("--headless 需要 --deals N / --headless needs --deals N")
     if args.headless and args.referee == "human":
-        raise ValueError("--referee human 需要面板（不能与 --headless 同用）/ --referee human needs the panel "
+        raise ValueError("--referee human 需要面板（不能与 --headless 同用） / --referee human needs the panel "
                          "(not with --headless)")
     speed = args.speed if args.speed is not None else 1.0
     _check_data_folder(args.data, args.design, speed)
@@ -218,7 +218,7 @@ def run_demo(args: argparse.Namespace) -> int:
         try:
             demo.start()
         except OSError as exc:
-            raise ValueError(f"无法启动（端口 {args.port} 被占用？可用 --port 换一个）/ cannot start "
+            raise ValueError(f"无法启动（端口 {args.port} 被占用？可用 --port 换一个） / cannot start "
                              f"(port {args.port} in use? choose another with --port): {exc}") from exc
         print(demo.banner(), flush=True)
         assert demo.table is not None
@@ -275,7 +275,7 @@ def run_event_demo_cli(args: argparse.Namespace) -> int:
     if not 2 <= rounds <= 9:
         raise ValueError(f"轮数须在 2 到 9 之间 / --rounds must be 2-9, got {rounds}")
     if args.headless and args.referee == "human":
-        raise ValueError("--referee human 需要面板（不能与 --headless 同用）/ --referee human needs the panel "
+        raise ValueError("--referee human 需要面板（不能与 --headless 同用） / --referee human needs the panel "
                          "(not with --headless)")
     speed = args.speed if args.speed is not None else CAMERA_TABLE_SPEED
     _check_data_folder(None, args.design, speed)  # the card design of the camera tables
@@ -292,7 +292,7 @@ def run_event_demo_cli(args: argparse.Namespace) -> int:
         try:
             demo.start()
         except OSError as exc:
-            raise ValueError(f"无法启动（端口被占用？可用 --port 换一个）/ cannot start (port in use? try --port): "
+            raise ValueError(f"无法启动（端口被占用？可用 --port 换一个） / cannot start (port in use? try --port): "
                              f"{exc}") from exc
         print(demo.banner(), flush=True)
         demo.run_rounds(pause_s=0.0 if args.headless else 10.0, stop=stop)

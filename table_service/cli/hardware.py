@@ -11,7 +11,7 @@ from typing import Any
 
 from firmware_bridge.firmware.wire import SEATS
 from hardware.backends.gpio import resolve_pin_factory
-from hardware.config_model import DEVICE_KINDS, TableConfig
+from hardware.config_model import DEVICE_KINDS, DEVICE_NAMES, TableConfig
 from hardware.errors import HardwareError
 from hardware.selftest import STEPS, SelfTest
 from hardware.table import TableDevices
@@ -29,9 +29,10 @@ def _between(lo: float, hi: float, kind: type = float) -> Callable[[str], Any]:
         try:
             v = kind(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"须为数 / must be a number, got {text[:40]!r}") from None
+            raise argparse.ArgumentTypeError(f"须为数字（收到 {text[:40]!r}） / must be a number, got {text[:40]!r}") from None
         if not (lo <= v <= hi):  # nan fails this too
-            raise argparse.ArgumentTypeError(f"须在 {lo}–{hi} 之间 / must be within {lo}-{hi}, got {text[:40]}")
+            raise argparse.ArgumentTypeError(f"须在 {lo}–{hi} 之间（收到 {text[:40]}） / must be within {lo}-{hi}, "
+                                             f"got {text[:40]}")
         return v
     return parse
 
@@ -45,7 +46,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                                   description="校验 table.toml，列出所有错误 / validate table.toml, listing every problem")
     check.add_argument("path", help="桌配置文件 / the table's config to check (table.toml)")
     check.add_argument("--offline", action="store_true",
-                       help="不检查串口/摄像头/文件是否存在（为另一台机器写的配置）/ skip checking that ports, "
+                       help="不检查串口/摄像头/文件是否存在（为另一台机器写的配置） / skip checking that ports, "
                             "cameras and files exist (a file written for another machine)")
     check.set_defaults(func=cmd_config_check)
 
@@ -63,7 +64,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     st.add_argument("--lamp-seconds", type=_between(0.0, 60.0), default=0.5, metavar="S", help="每盏灯亮多久 / seconds per lamp")
     st.add_argument("--displays-together", action="store_true", help="所有显示同时倒数 / count all displays at once")
     st.add_argument("--mock-gpio", action="store_true",
-                    help="GPIO 设备用模拟引脚（无硬件演练）/ run GPIO devices on gpiozero mock pins (dry run)")
+                    help="GPIO 设备用模拟引脚（无硬件演练） / run GPIO devices on gpiozero mock pins (dry run)")
     st.set_defaults(func=cmd_selftest)
 
 
@@ -89,14 +90,15 @@ def describe(cfg: TableConfig) -> str:
             else:
                 where = " ".join(f"{s or '*'}:{pin}" for (s, k), pin in cfg.gpio.pins.items() if k == kind)
             where = f"  BCM {where}"
-        lines.append(f"    {kind:<15} {backend:<7}{where}".rstrip())
+        zh = DEVICE_NAMES[kind].split(" / ")[0]
+        lines.append(f"    {zh}{' ' * (13 - 2 * len(zh))}{kind:<15} {backend:<7}{where}".rstrip())
     cam = cfg.camera
     if cam.source == "none":
-        lines.append("  摄像头 / camera: none")
+        lines.append("  摄像头 / camera: 无 / none")
     else:
-        what = cam.device if cam.source == "device" else (cam.path or cam.renderer or "marker board")
+        what = cam.device if cam.source == "device" else (cam.path or cam.renderer or "标记板 / marker board")
         if cam.backend == "picamera2":
-            size = f"{cam.width}x{cam.height}" if cam.size_given else "sensor full size"
+            size = f"{cam.width}x{cam.height}" if cam.size_given else "传感器全幅 / sensor full size"
             lines.append(f"  摄像头 / camera: picamera2 camera {cam.camera_num} {size} + "
                          f"{cam.lores[0]}x{cam.lores[1]} YUV@{cam.fps:g}")
         else:

@@ -11,6 +11,8 @@ from collections import Counter
 from typing import Any
 
 from table_service.demo.bots import TruthLog
+from table_service.engine.errors import halves
+from table_service.engine.flags import ARTICLES
 
 #: Which flag rule each injected mistake should raise.
 MISTAKE_FLAGS: dict[str, str] = {
@@ -183,6 +185,18 @@ def _describe(f: dict[str, Any], events: list[dict[str, Any]]) -> str:
     return f"{f['id']} {f['rule']} {f.get('seat')} deal {f.get('deal')}{extra}"
 
 
+def _counts(zh: str, en: str, counts: dict[str, int], rule_of: dict[str, str] | None = None) -> str:
+    """``counts`` (a mistake or flag rule -> how many) in two whole halves, each rule in its words
+    ("引擎标记：越序出牌 2、超时 1 / flags raised: out_of_turn 2, time_over 1"); it printed the dict."""
+    def zh_name(key: str) -> str:
+        rule = (rule_of or {}).get(key, key)
+        return halves(ARTICLES[rule])[0] if rule in ARTICLES else key
+
+    items = sorted(counts.items())
+    return (f"  {zh}：{'、'.join(f'{zh_name(k)} {n}' for k, n in items) or '无'} / "
+            f"{en}: {', '.join(f'{k} {n}' for k, n in items) or 'none'}")
+
+
 def format_summary(s: dict[str, Any]) -> str:
     """The headless demo's closing report, Chinese then English."""
     acc = s.get("card_accuracy")
@@ -193,7 +207,8 @@ def format_summary(s: dict[str, Any]) -> str:
         f"  出牌 / plays: {s['plays']}  (摄像头直接读对 / read right by the camera: {s['read_right']}, "
         f"询问裁判 / asked the referee: {s['asked']}, 无声读错 / wrong without doubt: {s['wrong_certain']}, "
         f"未读到 / not seen: {s['missing']})",
-        f"  识别准确率 / recognition accuracy: per card {acc:.2%}" if acc is not None else "  识别准确率 / recognition accuracy: -",
+        f"  识别准确率（按张）{acc:.2%} / recognition accuracy: per card {acc:.2%}" if acc is not None
+        else "  识别准确率 / recognition accuracy: -",
         f"  整手直接读对率 / exact plays read without asking: {rate:.2%}" if rate is not None else "",
         f"  无声读错的出牌 / plays read wrong without doubt: {s['wrong_certain_plays'][:8]}" if s.get("wrong_certain_plays") else "",
         (f"  进贡/还贡牌 / tribute and return cards: 摄像头读 / read by the camera {tr['read']}, 无声读错 / wrong "
@@ -202,8 +217,8 @@ def format_summary(s: dict[str, Any]) -> str:
         "  每副询问率 / asked per deal: " + (", ".join(
             f"{d['deal']}: {d['asked'] / d['plays']:.0%} ({d['asked']}/{d['plays']})" for d in s["by_deal"] if d["plays"])
             or "-") if s.get("by_deal") is not None else "",
-        f"  注入失误 / mistakes injected: {s['mistakes']}",
-        f"  标记违规 / flags raised: {s['flags']}",
+        _counts("注入失误", "mistakes injected", s["mistakes"], MISTAKE_FLAGS),
+        _counts("引擎标记", "flags raised", s["flags"]),
         f"  失误与标记相符 / flags match mistakes: {'是 / yes' if s['flag_match'] else '否 / no'}",
     ]
     un = s.get("unmatched") or {}

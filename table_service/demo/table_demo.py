@@ -259,7 +259,7 @@ class Demo:
             f"失误率 / mistake rate: {self.options.mistakes:g}",
             f"  演示裁判 / demo referee: {self.options.referee}"
             + (f"  （等待 / pauses {self.options.referee_pause_s:g} s）" if self.options.referee == "auto" else
-               "  （问题与标记由面板用户处理 / questions and flags are yours at the panel）"),
+               "  （识别存疑与标记由面板用户处理 / questions and flags are yours at the panel）"),
         ]
         if self.service.url:
             table = self.service.config.table_id

@@ -207,11 +207,11 @@ def _target(state: State, ev: dict[str, Any]) -> dict[str, Any]:
     """The event of the current deal that ``ev`` refers to by ``ref``."""
     ref = int_field(ev["data"], "ref", ev["type"])
     if state["_deal_base"] is None:
-        raise EventRejected(f"没有可更正的牌局 / {ev['type']}: no deal to correct")
+        raise EventRejected(f"没有可纠正的牌局 / {ev['type']}: no deal to correct")
     for e in state["_deal_log"]:
         if e["seq"] == ref:
             return e
-    raise EventRejected(f"只能更正本副牌的事件 / {ev['type']}: event {ref} is not an event of the current deal")
+    raise EventRejected(f"只能纠正本副的事件 / {ev['type']}: event {ref} is not an event of the current deal")
 
 
 def _supersede(state: State, ev: dict[str, Any], fx: Effects) -> None:
@@ -230,7 +230,7 @@ def _supersede(state: State, ev: dict[str, Any], fx: Effects) -> None:
     overrides = state["_overrides"]
     current = overrides.get(ref, target["data"])
     if current is None:
-        raise EventRejected(f"事件已作废 / {etype}: event {ref} is already void")
+        raise EventRejected(f"事件 #{ref} 已撤销 / {etype}: event {ref} is already void")
     last = next((c for c in reversed(state["corrections"]) if c["ref"] == int(ref)), None)
     chiefs = target.get("role") == "chief" or (last is not None and last["role"] == "chief")
     if target["type"] == "tribute_given" and state["deal"] is not None:
@@ -243,7 +243,7 @@ def _supersede(state: State, ev: dict[str, Any], fx: Effects) -> None:
         # The chief's ruling (a foul, a loss, a long late arrival, a ruling on a flag, the chief's
         # correction of a read) is undone or changed by the chief alone: else a referee refused a
         # foul could still void the chief's, or correct a play the chief had corrected.
-        raise EventRejected(f"裁判长的裁决只能由裁判长更改 / {etype}: event {ref} was entered or last ruled on "
+        raise EventRejected(f"事件 #{ref} 由裁判长录入或裁决，只能由裁判长更改 / {etype}: event {ref} was entered or last ruled on "
                             "by the chief referee")
     question = None
     deal = state["deal"]
@@ -251,7 +251,7 @@ def _supersede(state: State, ev: dict[str, Any], fx: Effects) -> None:
         question = next((q for q in deal["questions"] if str(q["seq"]) == ref), None)
     if etype == "event_voided":
         if target["type"] not in VOIDABLE_TYPES:
-            raise EventRejected(f"此类事件不可作废 / event_voided: a {target['type']} cannot be voided")
+            raise EventRejected(f"此类事件（{target['type']}）不可撤销 / event_voided: a {target['type']} cannot be voided")
         tribute_correction.refuse_void_in_play(state, target)  # a tribute or return once play has begun (gen 8)
         reason = data.get("reason")
         if not isinstance(reason, str) or not reason.strip() or (since(state, 6) and not says_something(reason)):
@@ -259,7 +259,7 @@ def _supersede(state: State, ev: dict[str, Any], fx: Effects) -> None:
         new = None
     elif etype == "play_confirmed":
         if question is None:
-            raise EventRejected(f"没有待确认的识别 / play_confirmed: event {ref} is not an open question")
+            raise EventRejected(f"事件 #{ref} 不是待确认的识别 / play_confirmed: event {ref} is not an open question")
         new = dict(current, uncertain=False, confirmed=True)
     elif etype == "play_corrected" and target["type"] in ("tribute_given", "return_given"):
         # A misread tribute or return (the camera, or a tap on the wrong card): it always was the card
@@ -267,12 +267,12 @@ def _supersede(state: State, ev: dict[str, Any], fx: Effects) -> None:
         # really given (that is tribute_corrected: the exchange happens at the ruling).
         cards = cards_field(data, "cards", etype)
         if len(cards) != 1:
-            raise EventRejected(f"贡牌或还贡只有一张 / play_corrected: a {target['type']} is one card, got {len(cards)}")
+            raise EventRejected(f"进贡、还贡只能是一张牌（收到 {len(cards)} 张） / play_corrected: a {target['type']} is one card, got {len(cards)}")
         new = dict(current, card=cards[0], uncertain=False, corrected=True)
         new.pop("confidence", None)
     elif etype == "play_corrected":
         if target["type"] != "cards_played":
-            raise EventRejected(f"只能更正出牌、贡牌或还贡 / play_corrected: event {ref} is a {target['type']}, not "
+            raise EventRejected(f"只能纠正出牌、贡牌或还贡 / play_corrected: event {ref} is a {target['type']}, not "
                                 "cards_played, tribute_given or return_given")
         cards = cards_field(data, "cards", etype)
         new = dict(current, cards=cards, uncertain=False, corrected=True)
@@ -312,7 +312,7 @@ def _supersede(state: State, ev: dict[str, Any], fx: Effects) -> None:
     if new is not None and target["seq"] in rejected:
         # A correction that cannot apply (e.g. a reading the cards do not allow) is refused.
         zh, en = halves(rejected[target["seq"]])
-        raise EventRejected(f"更正无法成立：{zh} / {etype}: {en}")
+        raise EventRejected(f"纠正无法成立：{zh} / {etype}: {en}")
     state["corrections"].append({"seq": ev["seq"], "type": etype, "ref": int(ref), "role": ev["role"], "t_ms": state["t_ms"]})
 
 

@@ -20,7 +20,7 @@ from table_service.engine.state import State
 from table_service.engine.timers import stop_all
 from table_service.rules.levels import apply_deal, deal_outcome, level_position
 from table_service.rules.scoring import level_difference_points, match_points, penalty_loss_positions
-from table_service.rules.seats import seats_from, seats_of
+from table_service.rules.seats import seats_from, seats_of, side_zh
 from table_service.rules.tribute import tribute_duty
 
 Effects = list[dict[str, Any]]
@@ -246,7 +246,7 @@ def on_score_sheet_signed(state: State, ev: dict[str, Any], fx: Effects) -> None
         raise EventRejected("本轮尚未结束 / score_sheet_signed: the round has no result yet")
     side = side_field(ev["data"], "side", ev["type"])
     if state["signatures"][side]:
-        raise EventRejected(f"已签字 / score_sheet_signed: {side} has already signed")
+        raise EventRejected(f"{side_zh(side)}方已签字 / score_sheet_signed: {side} has already signed")
     state["signatures"][side] = True
 
 
@@ -297,15 +297,15 @@ def on_deal_released(state: State, ev: dict[str, Any], fx: Effects) -> None:
     else:
         archived = next((a for a in reversed(state["rounds"]) if a["round"]["no"] == round_no), None)
         if archived is None:
-            raise EventRejected(f"本桌没有该轮 / {etype}: this table has no round {round_no}")
+            raise EventRejected(f"本桌没有第 {round_no} 轮 / {etype}: this table has no round {round_no}")
         rnd, live = archived["round"], None  # an archived round is over, and so is every deal of it
     started = rnd["deals_started"]
     if not 1 <= deal_no <= started:
-        raise EventRejected(f"没有该副牌 / {etype}: round {round_no} has no deal {deal_no} (deals started: {started})")
+        raise EventRejected(f"第 {round_no} 轮没有第 {deal_no} 副（已开始 {started} 副） / {etype}: round {round_no} has no deal {deal_no} (deals started: {started})")
     if live is not None and live["no"] == deal_no and live["phase"] != "over":
-        raise EventRejected(f"该副牌尚未结束 / {etype}: deal {deal_no} of round {round_no} has not ended")
+        raise EventRejected(f"第 {round_no} 轮第 {deal_no} 副尚未结束 / {etype}: deal {deal_no} of round {round_no} has not ended")
     if any(r["round"] == round_no and r["deal"] == deal_no for r in state["released_deals"]):
-        raise EventRejected(f"该副牌已公开 / {etype}: deal {deal_no} of round {round_no} is already released")
+        raise EventRejected(f"第 {round_no} 轮第 {deal_no} 副已公开 / {etype}: deal {deal_no} of round {round_no} is already released")
     # ``source``: who made the call (``panel``: the chief's tap; ``hub``: the event hub, once both rooms
     # ended the deal), so the panel can say which, and when.
     state["released_deals"].append(

@@ -34,9 +34,13 @@ ARTICLES: dict[str, str] = {
     "exposed_card": "暴露张 / exposed card",
     "zone_obstructed": "手或物体长时间遮挡出牌区 / hand or object over the play zone",
     "penalty_escalation": "处罚升级须裁判长 / escalation needs the chief referee",
-    "lose_turn_choice": "违例：由下家决定是否失去一次出牌权（确认即失去）/ a violation: the offender's 下家 decides "
-                        "whether the offender loses a turn (confirm: it does)",
+    "lose_turn_choice": "违例：由下家决定是否失去一次出牌权（确认即失去） / a violation: the next player after the "
+                        "offender decides whether the offender loses a turn (confirm: it does)",
 }
+
+
+#: A closed flag's status as the Chinese half says it.
+_STATUS_ZH = {"confirmed": "已确认", "dismissed": "已驳回", "withdrawn": "已撤回"}
 
 
 def carries_picture(ev: dict[str, Any]) -> bool:
@@ -129,7 +133,8 @@ def close_flag(state: State, flag_id: Any, status: str, ev: dict[str, Any], fx: 
     i = find_flag(state, flag_id)
     flag = state["flags"][i]
     if flag["status"] != "open":
-        raise EventRejected(f"标记已处理 / flag {flag_id} is already {flag['status']}")
+        said = _STATUS_ZH.get(flag["status"], flag["status"])
+        raise EventRejected(f"标记 {flag_id} {said} / flag {flag_id} is already {flag['status']}")
     state["flags"][i] = dict(
         flag, status=status, closed_seq=ev["seq"], closed_by=ev["role"], note=ev["data"].get("note")
     )

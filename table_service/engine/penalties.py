@@ -20,7 +20,7 @@ from table_service.engine.roles import CHIEF_PENALTIES, is_late_for_chief
 from table_service.engine.ruleset import since
 from table_service.engine.state import State
 from table_service.rules.scoring import FORFEIT_SCORE
-from table_service.rules.seats import side_of
+from table_service.rules.seats import seat_zh, side_of, side_zh
 
 Effects = list[dict[str, Any]]
 
@@ -64,12 +64,12 @@ def give_penalty(
     if final == "foul" and (in_deal or between) and next_leader is None:
         raise EventRejected("犯规须指定下一副牌的领出者 / a foul needs next_leader (who leads the next deal)")
     if gen2 and final == "foul" and next_leader is not None and not (in_deal or between):
-        raise EventRejected("第一副牌的首出由翻牌决定，不能指定 / next_leader: before the first deal its leader is "
+        raise EventRejected("第一副牌的领出由翻牌决定，不能指定 / next_leader: before the first deal its leader is "
                             "drawn by the cut card; the foul counts on the ladder only")
     if lose_turn and seat is None:
         raise EventRejected("失去出牌权须指明座位 / lose_turn needs the offender's seat")
     if gen2 and lose_turn and final != "violation":
-        raise EventRejected(f"失去出牌权只随违例 / lose_turn goes with a violation only (this penalty is a {final})")
+        raise EventRejected(f"只有违例才可附加失去一次出牌权（此次为{LEVEL_ZH.get(final, final)}） / lose_turn goes with a violation only (this penalty is a {final})")
     if lose_turn and not in_deal and not between and since(state, 5):
         raise EventRejected("第一副牌开始前没有可失去的出牌权 / lose_turn: no deal has started yet, so there is no turn "
                             "to lose (give the violation without it)")
@@ -154,7 +154,7 @@ def on_penalty_given(state: State, ev: dict[str, Any], fx: Effects) -> None:
         raise EventRejected("须注明条款 / penalty_given: article (the rule) is required")
     seat = seat_field(data, "seat", ev["type"], required=False)
     if seat is not None and side_of(seat) != side:
-        raise EventRejected(f"座位与方不符 / penalty_given: seat {seat} is not on side {side}")
+        raise EventRejected(f"{seat_zh(seat)}不属于{side_zh(side)}方 / penalty_given: seat {seat} is not on side {side}")
     next_leader = seat_field(data, "next_leader", ev["type"], required=False)
     flag = resolve_flag(state, data)
     if flag is not None:
@@ -293,19 +293,19 @@ def void_earlier(state: State, ev: dict[str, Any], fx: Effects, place: int) -> N
     records = state["penalties"]["records"]
     r = records[place]
     if ev["role"] != "chief":
-        raise EventRejected(f"前一副牌的处罚只能由裁判长撤销 / event_voided: penalty #{r['seq']} is of an earlier "
+        raise EventRejected(f"处罚 #{r['seq']} 属于前一副，只能由裁判长撤销 / event_voided: penalty #{r['seq']} is of an earlier "
                             "deal; only the chief referee voids it")
     reason = ev["data"].get("reason")
     if not isinstance(reason, str) or not says_something(reason):
         raise EventRejected("须说明理由 / event_voided: reason is required")
     if r.get("withdrawn"):
-        raise EventRejected(f"处罚已撤销 / event_voided: penalty #{r['seq']} is already void")
+        raise EventRejected(f"处罚 #{r['seq']} 已撤销 / event_voided: penalty #{r['seq']} is already void")
     if state["result"] is not None:
         raise EventRejected(f"本轮已结束，处罚 #{r['seq']} 已计入结果 / event_voided: the round is over and "
                             f"penalty #{r['seq']} is part of its result")
     if r["level"] not in ("warning", "violation"):
         raise EventRejected(
-            f"处罚 #{r['seq']}（{LEVEL_ZH[r['level']]}）已改变级数或结果，不能事后撤销，请由裁判长在记分表上更正 / "
+            f"处罚 #{r['seq']}（{LEVEL_ZH[r['level']]}）已改变级数或结果，不能事后撤销，请由裁判长在记分表上纠正 / "
             f"event_voided: penalty #{r['seq']} was a {r['level']}, which changed the levels or the round; a deal "
             "already played on it is not re-scored: correct the score sheet at the chief's desk")
     later = escalated_on(state, {place})

@@ -17,16 +17,22 @@ from table_service.engine.errors import EventRejected
 from table_service.engine.events import card_field, cards_field, field, seat_field
 from table_service.engine.flags import raise_flag
 from table_service.engine.ruleset import since
-from table_service.engine.state import HAND_SIZE, State, leader_after_trick, next_active
+from table_service.engine.state import HAND_SIZE, PHASE_ZH, State, leader_after_trick, next_active
 from table_service.engine.timers import set_turn, stop_and_check
 from table_service.engine.tribute_phase import check_anti_tribute_missed, prove_return_wrong
-from table_service.rules.cards import parse_cards
-from table_service.rules.patterns import Play, beats, classify, strength
+from table_service.rules.cards import RANK_NAMES_ZH, cards_zh, parse_cards
+from table_service.rules.patterns import KIND_NAMES_ZH, Play, beats, classify, strength
 from table_service.rules.reading import consistent_with_order, reading_for, row_readings
-from table_service.rules.seats import seats_from, side_of
+from table_service.rules.seats import seat_zh, seats_from, side_of
 from table_service.rules.tribute import tribute_proved_wrong, tribute_settled
 
 Effects = list[dict[str, Any]]
+
+
+def _reading_zh(kind: Any, rank: Any) -> str:
+    """A reading as the Chinese half says it (``顺子 10``): the pattern's name, the rank as a card says it."""
+    return f"{KIND_NAMES_ZH.get(kind, kind) if isinstance(kind, str) else kind} " \
+           f"{RANK_NAMES_ZH.get(rank, rank) if isinstance(rank, str) else rank}"
 
 
 def require_play_phase(state: State, etype: str) -> dict[str, Any]:
@@ -35,7 +41,7 @@ def require_play_phase(state: State, etype: str) -> dict[str, Any]:
     if state.get("round") is None or deal is None:
         raise EventRejected(f"牌局未开始 / {etype}: no deal in progress")
     if deal["phase"] != "play":
-        raise EventRejected(f"当前不是出牌阶段 / {etype}: the deal is in its {deal['phase']} phase, not play")
+        raise EventRejected(f"当前不是出牌阶段（现在：{PHASE_ZH.get(deal['phase'], deal['phase'])}） / {etype}: the deal is in its {deal['phase']} phase, not play")
     return deal
 
 
@@ -60,7 +66,8 @@ def choose_reading(cards: list[str], level: str, top: Play | None, declared: dic
                 return p, plays
         options = ", ".join(f"{p.kind} {p.rank}" for p in plays)
         raise EventRejected(
-            f"声明的牌型不成立 / declared reading {declared.get('kind')} {declared.get('rank')} "
+            f"声明的牌型{_reading_zh(declared.get('kind'), declared.get('rank'))} 不成立：{cards_zh(cards)} 只可读作"
+            f"{'、'.join(_reading_zh(p.kind, p.rank) for p in plays)} / declared reading {declared.get('kind')} {declared.get('rank')} "
             f"is not a reading of {' '.join(cards)} (possible: {options})"
         )
     if len(plays) == 1:
@@ -270,7 +277,7 @@ def on_cards_played(state: State, ev: dict[str, Any], fx: Effects) -> None:
     twice = sorted({c for c in cards if cards.count(c) > 2})
     if twice:
         raise EventRejected(
-            f"牌不可能 / impossible cards: {' '.join(twice)} more than twice in one play (two decks hold 2)"
+            f"牌不可能：{cards_zh(twice, '、')} 在一手中超过两张（两副牌每张只有两张） / impossible cards: {' '.join(twice)} more than twice in one play (two decks hold 2)"
         )
     level = deal["level"]
     trick = deal["trick"]
@@ -480,12 +487,12 @@ def on_report_pressed(state: State, ev: dict[str, Any], fx: Effects) -> None:
         raise_flag(state, ev, "report_twice", seat, {"first_seq": deal["reports"][seat]["seq"], "count": count}, fx)
         return
     if count == 0 and since(state, 9):
-        raise EventRejected(f"{seat} 已出完，无牌可报 / report_pressed: {seat} has played out; there is nothing to report")
+        raise EventRejected(f"{seat_zh(seat)}已出完，无牌可报 / report_pressed: {seat} has played out; there is nothing to report")
     if count > threshold:
         raise_flag(state, ev, "report_too_early", seat, {"count": count}, fx)
         return
     if not deal["by_seat"][seat] and since(state, 9):
-        raise EventRejected(f"{seat} 尚未出牌，无需报牌 / report_pressed: {seat} has not played yet; the report card "
+        raise EventRejected(f"{seat_zh(seat)}尚未出牌，无需报牌 / report_pressed: {seat} has not played yet; the report card "
                             "comes right after a play that leaves 10 cards or fewer")
     deal["reports"][seat] = {"seq": ev["seq"], "count": count, "late": seat not in deal["report_due"]}
     deal["report_due"].pop(seat, None)

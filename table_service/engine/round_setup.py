@@ -97,7 +97,7 @@ _FORMAT_KEYS = {"past_a": frozenset({"kind"}), "deals": frozenset({"kind", "deal
 def _check_no_other_keys(ruleset: Any, fmt: Any) -> None:
     if isinstance(ruleset, dict) and "name" not in ruleset and set(ruleset) - _RULESET_KEYS:
         extra = sorted(set(ruleset) - _RULESET_KEYS)
-        raise EventRejected(f"规则含未知项 {extra}（选项请放在 options 内）/ round_set_up: ruleset holds unknown keys "
+        raise EventRejected(f"规则含未知项 {extra}（选项请放在 options 内） / round_set_up: ruleset holds unknown keys "
                             f"{extra} (options go inside 'options')")
     if isinstance(fmt, dict) and fmt.get("kind") in _FORMAT_KEYS and set(fmt) - _FORMAT_KEYS[fmt["kind"]]:
         extra = sorted(set(fmt) - _FORMAT_KEYS[fmt["kind"]])

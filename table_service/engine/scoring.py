@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from table_service.engine.errors import halves
 from table_service.rules.cards import RANKS
+from table_service.rules.seats import side_zh
 
 #: Level index of a side that has won past A (one above A).
 PAST_A = 13
@@ -37,9 +39,10 @@ RESULT_REASONS: dict[str, str] = {
 
 
 def describe_result(result: dict[str, Any]) -> str:
-    """One line, Chinese then English, for the CLI."""
+    """One line, Chinese then English, for the CLI (the Chinese half says the side: "东西胜", not "EW 胜")."""
     w = result["winner"]
     pts = result["level_points"]
-    who = f"{w} 胜 / {w} wins" if w else "平局 / draw"
-    why = RESULT_REASONS.get(result["reason"], result["reason"])
-    return f"{who} ({why}); 级差分 / level points EW {pts['EW']} : NS {pts['NS']}"
+    why_zh, why_en = halves(RESULT_REASONS.get(result["reason"], result["reason"]))
+    who_zh, who_en = (f"{side_zh(w)}胜", f"{w} wins") if w else ("平局", "draw")
+    return (f"{who_zh}（{why_zh}），级差分 东西 {pts['EW']} : 南北 {pts['NS']} / "
+            f"{who_en} ({why_en}); level points EW {pts['EW']} : NS {pts['NS']}")

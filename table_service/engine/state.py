@@ -21,6 +21,9 @@ State = dict[str, Any]
 
 SCHEMA = 1
 HAND_SIZE = 27
+#: A deal's phase as the Chinese half of a message says it (the English half says the phase's id).
+PHASE_ZH: dict[str, str] = {"cutting": "切牌", "drawing": "抓牌", "tribute": "进贡", "return": "还贡", "play": "出牌",
+                            "over": "已结束"}
 
 #: Top-level lists that only ever grow; their elements are replaced, never mutated.
 _APPEND_ONLY = ("flags", "score_sheet", "deal_records", "rounds", "corrections", "released_deals", "_deal_log")

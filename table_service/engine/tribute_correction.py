@@ -28,7 +28,8 @@ from table_service.engine.round_setup import require_round, rules_of_round
 from table_service.engine.ruleset import since
 from table_service.engine.state import State
 from table_service.engine.tribute_phase import check_anti_tribute_missed
-from table_service.rules.cards import parse_cards
+from table_service.rules.cards import cards_zh, parse_cards
+from table_service.rules.seats import seat_zh
 from table_service.rules.tribute import pair_tributes, tribute_proved_wrong
 
 Effects = list[dict[str, Any]]
@@ -63,15 +64,15 @@ def refuse_void_in_play(state: State, target: dict[str, Any]) -> None:
         # A false declaration found in play (flag declared_card_contradiction): the void would send the
         # deal back to a tribute never paid and supersede every play; the breach is ruled on its flag.
         raise EventRejected(
-            f"已开始出牌，抗贡不能作废：不实抗贡按其标记判罚 / event_voided: play has begun, so anti-tribute "
+            f"已开始出牌，抗贡 #{target['seq']} 不能撤销：不实抗贡按其标记判罚 / event_voided: play has begun, so anti-tribute "
             f"{target['seq']} is not voided (that would undo every play since); a false one is ruled by a penalty "
             "citing its flag")
     if target["type"] == "tribute_given":
         raise EventRejected(
-            f"已开始出牌，进贡不能作废：请用“纠正贡牌” / event_voided: play has begun, so tribute {target['seq']} is "
+            f"已开始出牌，进贡 #{target['seq']} 不能撤销：请用“纠正贡牌” / event_voided: play has begun, so tribute {target['seq']} is "
             "not voided (that would undo every play since); take the wrong card back with tribute_corrected")
     raise EventRejected(
-        f"已开始出牌，还贡不能作废：还贡错误按其标记判罚 / event_voided: play has begun, so return {target['seq']} is not "
+        f"已开始出牌，还贡 #{target['seq']} 不能撤销：还贡错误按其标记判罚 / event_voided: play has begun, so return {target['seq']} is not "
         "voided (that would undo every play since); a wrong return is ruled by a penalty citing its flag")
 
 
@@ -109,7 +110,7 @@ def on_tribute_corrected(state: State, ev: dict[str, Any], fx: Effects) -> None:
     at = next((i for i, t in enumerate(deal["tributes"]) if t["seq"] == ref), None)
     if at is None:
         what = "a return_given" if any(r["seq"] == ref for r in deal["returns"]) else f"event {ref}"
-        raise EventRejected(f"不是本副牌的进贡 / {etype}: {what} is not a tribute given in this deal")
+        raise EventRejected(f"不是本副的进贡 / {etype}: {what} is not a tribute given in this deal")
     trib = deal["tributes"][at]
     _check_moment(deal, trib, etype)
     old = trib["card"]
@@ -151,10 +152,10 @@ def _check_moment(deal: dict[str, Any], trib: dict[str, Any], etype: str) -> Non
     if deal["phase"] == "over":
         raise EventRejected(f"本副已结束：错贡按处罚裁决 / {etype}: the deal is over; rule the wrong tribute with a penalty")
     if deal["phase"] != "play":
-        raise EventRejected(f"还贡尚未完成：请作废进贡后重新进贡 / {etype}: the returns are not all made; void tribute "
+        raise EventRejected(f"还贡尚未完成：请撤销进贡 #{trib['seq']} 后重新进贡 / {etype}: the returns are not all made; void tribute "
                             f"{trib['seq']} and have it given again")
     if deal["counts"][trib["from"]] <= 0:
-        raise EventRejected(f"进贡者已出完牌 / {etype}: {trib['from']} has played out and has no card left to give")
+        raise EventRejected(f"进贡者{seat_zh(trib['from'])}已出完牌，无牌可贡 / {etype}: {trib['from']} has played out and has no card left to give")
 
 
 def _check_card(deal: dict[str, Any], trib: dict[str, Any], card: str, etype: str) -> None:
@@ -163,18 +164,18 @@ def _check_card(deal: dict[str, Any], trib: dict[str, Any], card: str, etype: st
     old = trib["card"]
     new_c, old_c = parse_cards([card])[0], parse_cards([old])[0]
     if card == old:
-        raise EventRejected(f"与原贡牌相同 / {etype}: {card} is the card already given; name the card given instead")
+        raise EventRejected(f"{cards_zh([card])} 就是原贡牌，请写实际应贡的牌 / {etype}: {card} is the card already given; name the card given instead")
     if new_c.is_wild(level):
-        raise EventRejected(f"红心级牌不能进贡 / {etype}: {card} is the heart level card, which is never a tribute")
+        raise EventRejected(f"{cards_zh([card])} 是红心级牌，不能进贡 / {etype}: {card} is the heart level card, which is never a tribute")
     if not old_c.is_wild(level) and not tribute_proved_wrong(old_c, new_c, level):
-        raise EventRejected(f"更正的贡牌须大于原贡牌 / {etype}: {card} is not higher than {old}, the card given "
+        raise EventRejected(f"纠正的贡牌须大于原贡牌：{cards_zh([card])} 不大于原贡牌 {cards_zh([old])} / {etype}: {card} is not higher than {old}, the card given "
                             "(a tribute is corrected to a card of higher power)")
     if deal["seen"].get(card, 0) >= 2:
-        raise EventRejected(f"此牌两张都已打出 / {etype}: both copies of {card} have been played; it cannot be given")
+        raise EventRejected(f"{cards_zh([card])} 两张都已打出，不能再贡 / {etype}: both copies of {card} have been played; it cannot be given")
     to = trib["to"]
     returned_own = any(r["from"] == to and r["card"] == old for r in deal["returns"])
     if old in deal["by_seat"][to] and deal["seen"].get(old, 0) >= 2 and not returned_own:
-        raise EventRejected(f"错贡的牌已被打出：应判犯规 / {etype}: {to} has played {old}, and both copies are on the "
+        raise EventRejected(f"{seat_zh(to)}已打出错贡的牌 {cards_zh([old])}，两张都已在记录中：应判犯规 / {etype}: {to} has played {old}, and both copies are on the "
                             "record, so the wrong tribute card has been played: a foul (penalty_given), not a correction")
 
 

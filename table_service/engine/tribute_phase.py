@@ -16,11 +16,11 @@ from table_service.engine.events import card_field, cards_field, field, seat_fie
 from table_service.engine.flags import raise_flag
 from table_service.engine.round_setup import require_round, rules_of_round, start_play
 from table_service.engine.ruleset import since
-from table_service.engine.state import State
+from table_service.engine.state import PHASE_ZH, State
 from table_service.engine.timers import start_timer, stop_and_check, stop_timer
-from table_service.rules.cards import parse_cards
+from table_service.rules.cards import cards_zh, parse_cards
 from table_service.rules.ruleset import Ruleset
-from table_service.rules.seats import side_of
+from table_service.rules.seats import seat_zh, side_of
 from table_service.rules.tribute import (
     TributeDuty,
     leader_after_tribute,
@@ -41,7 +41,9 @@ def _require_phase(state: State, ev: dict[str, Any], phase: str) -> dict[str, An
     deal = state["deal"]
     if deal is None or deal["phase"] != phase:
         now = deal["phase"] if deal else "no deal"
-        raise EventRejected(f"当前不是{ {'tribute': '进贡', 'return': '还贡'}[phase] }阶段 / {ev['type']}: not the {phase} phase (now: {now})")
+        now_zh = PHASE_ZH.get(now, now) if deal else "没有牌局"
+        raise EventRejected(f"当前不是{PHASE_ZH[phase]}阶段（现在：{now_zh}） / {ev['type']}: not the {phase} phase "
+                            f"(now: {now})")
     return deal
 
 
@@ -54,9 +56,9 @@ def on_anti_tribute(state: State, ev: dict[str, Any], fx: Effects) -> None:
     seats = field(ev["data"], "seats", ev["type"])
     cards = cards_field(ev["data"], "cards", ev["type"])
     if not isinstance(seats, list) or not seats or any(s not in plan["payers"] for s in seats):
-        raise EventRejected(f"抗贡座位无效 / anti_tribute_declared: seats must be among the payers {plan['payers']}, got {seats!r}")
+        raise EventRejected(f"抗贡座位须在进贡方（{'、'.join(seat_zh(p) for p in plan['payers'])}）之中 / anti_tribute_declared: seats must be among the payers {plan['payers']}, got {seats!r}")
     if sorted(cards) != ["BJ", "BJ"]:
-        raise EventRejected(f"抗贡须两张大王 / anti_tribute_declared: needs both big jokers, got {cards!r}")
+        raise EventRejected(f"抗贡须两张大王（收到 {cards_zh(cards, '、') or '无'}） / anti_tribute_declared: needs both big jokers, got {cards!r}")
     if since(state, 6) and (len(set(seats)) != len(seats) or len(seats) > len(plan["payers"])):
         # Two names are "one big joker each": one seat named twice, or two where one payer owes, would
         # leave a declared joker in no hand (and the other side's playing it unflagged).
@@ -81,9 +83,9 @@ def on_tribute(state: State, ev: dict[str, Any], fx: Effects) -> None:
     seat = seat_field(ev["data"], "seat", ev["type"])
     card = card_field(ev["data"], "card", ev["type"])
     if seat not in plan["payers"]:
-        raise EventRejected(f"此座位不需进贡 / tribute_given: {seat} owes no tribute (payers: {' '.join(plan['payers'])})")
+        raise EventRejected(f"{seat_zh(seat)}不需进贡（进贡方：{'、'.join(seat_zh(p) for p in plan['payers'])}） / tribute_given: {seat} owes no tribute (payers: {' '.join(plan['payers'])})")
     if any(t["from"] == seat for t in deal["tributes"]):
-        raise EventRejected(f"已进贡 / tribute_given: {seat} has already given tribute")
+        raise EventRejected(f"{seat_zh(seat)}已进贡 / tribute_given: {seat} has already given tribute")
     stop_and_check(state, ev, seat, fx)
     wild = tribute_is_wild(parse_cards([card])[0], deal["level"])
     # ``check``: open until a later play proves the tribute wrong or the tributor plays out.
@@ -115,9 +117,9 @@ def on_return(state: State, ev: dict[str, Any], fx: Effects) -> None:
     card = card_field(ev["data"], "card", ev["type"])
     owed = [t for t in deal["tributes"] if t["to"] == seat]
     if not owed:
-        raise EventRejected(f"此座位无需还贡 / return_given: {seat} received no tribute")
+        raise EventRejected(f"{seat_zh(seat)}未收到贡牌，无需还贡 / return_given: {seat} received no tribute")
     if any(r["from"] == seat for r in deal["returns"]):
-        raise EventRejected(f"已还贡 / return_given: {seat} has already returned")
+        raise EventRejected(f"{seat_zh(seat)}已还贡 / return_given: {seat} has already returned")
     to = owed[0]["from"]
     stop_and_check(state, ev, seat, fx)
     deal["returns"].append({"seq": ev["seq"], "from": seat, "to": to, "card": card})

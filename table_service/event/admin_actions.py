@@ -46,7 +46,7 @@ def _line(h: Any, rnd: int, table: str) -> dict[str, Any]:
         raise EventInputError("请填写双方升级数 / enter both sides' levels gained")
     if request.form.get("ns_score") or request.form.get("ew_score"):
         if not (request.form.get("ns_score") and request.form.get("ew_score")):
-            raise EventInputError("判负须填双方比分（13+d : 13−d）/ a penalty loss needs both scores (13+d : 13-d)")
+            raise EventInputError("判负须填双方比分（13+d : 13−d） / a penalty loss needs both scores (13+d : 13-d)")
         line["ns_score"], line["ew_score"] = form_int("ns_score", 0, 26), form_int("ew_score", 0, 26)
     return line
 
@@ -136,17 +136,17 @@ def _do_correct(h: Any, who: str, role: str) -> str:
         seq = _settles(h, rnd, table)
         if h.core.check_correction_basis(rnd, table, basis, line, reason, who):
             s_zh, s_en = _settled_words(h, seq, who, role)  # open only if no earlier submit cleared it
-            return (f"第 {rnd} 轮 {table} 号桌已是这次更正的结果（重复提交，只记录一次）{s_zh} / table {table}, "
+            return (f"第 {rnd} 轮 {table} 号桌已是这次纠正的结果（重复提交，只记录一次）{s_zh} / table {table}, "
                     f"round {rnd} already holds this correction (sent twice: recorded once){s_en}")
         ev = h.correct(rnd, table, line, reason, who, role)
         s_zh, s_en = _settled_words(h, seq, who, role)
-    zh, en = f"已更正第 {rnd} 轮 {table} 号桌", f"table {table}, round {rnd} corrected"
+    zh, en = f"已纠正第 {rnd} 轮 {table} 号桌", f"table {table}, round {rnd} corrected"
     if ev["data"]["late"]:
-        zh, en = zh + "（逾期，裁判长更正）", en + " (late: chief referee)"
+        zh, en = zh + "（逾期，裁判长纠正）", en + " (late: chief referee)"
     later = [r for r in h.core.published_rounds if r > rnd]
     if later:  # published draws are final: the organiser should know they were made on the old result
-        zh += f"；第 {later[0]}–{later[-1]} 轮的编排按更正前的成绩排出，不变" if len(later) > 1 else \
-            f"；第 {later[0]} 轮的编排按更正前的成绩排出，不变"
+        zh += f"；第 {later[0]}–{later[-1]} 轮的编排按纠正前的成绩排出，不变" if len(later) > 1 else \
+            f"；第 {later[0]} 轮的编排按纠正前的成绩排出，不变"
         en += f"; round(s) {', '.join(map(str, later))} were drawn on the result before it and stand"
     return f"{zh}{s_zh} / {en}{s_en}"
 
@@ -254,7 +254,7 @@ def _do_import(h: Any, who: str, role: str) -> str:
         try:
             text = upload.read().decode("utf-8-sig")
         except UnicodeDecodeError:
-            raise EventInputError("成绩文件须为 UTF-8 文本（每行一个 JSON）/ the results file must be UTF-8 text, "
+            raise EventInputError("成绩文件须为 UTF-8 文本（每行一个 JSON） / the results file must be UTF-8 text, "
                                   "one JSON line each") from None
     n = h.import_results(text, who, role)
     return f"已导入 {n} 条成绩 / {n} result(s) imported"
@@ -263,7 +263,7 @@ def _do_import(h: Any, who: str, role: str) -> str:
 def _do_deck(h: Any, who: str, role: str) -> str:
     f = request.files.get("deck")
     if f is None or not f.filename:
-        raise EventInputError("请选择登记文件（deck.npz）/ choose the enrolment file (deck.npz)")
+        raise EventInputError("请选择登记文件（deck.npz） / choose the enrolment file (deck.npz)")
     ev = h.publish_deck(f.read(), who, role)
     d, m = ev["data"], ev["data"]["meta"]
     return (f"比赛用牌已发给各桌：登记 {m['cards']} 张牌面，{d['sha256'][:12]} / the event's deck goes to every table: "

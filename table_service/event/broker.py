@@ -65,7 +65,7 @@ def mosquitto_exe() -> str:
     """The broker binary, or a clear error naming the install step."""
     exe = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
     if not Path(exe).exists():
-        raise RuntimeError("找不到 mosquitto（请运行 bash scripts/install.sh）/ mosquitto not found "
+        raise RuntimeError("找不到 mosquitto（请运行 bash scripts/install.sh） / mosquitto not found "
                            "(run bash scripts/install.sh)")
     return exe
 

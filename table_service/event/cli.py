@@ -139,14 +139,14 @@ def register(subparsers: Any) -> None:
     s = sub.add_parser("standings", help="排名 / standings with every tie-break column")
     s.add_argument("results", type=_given("成绩文件路径"), help="成绩文件 / the results file (RESULTS.jsonl, one result a line)")
     s.add_argument("--teams", type=_given("队名单路径"), default=None,
-                   help="队名单（每行一个）/ TEAMS.txt, one team id a line (optional)")
+                   help="队名单（每行一个） / TEAMS.txt, one team id a line (optional)")
     s.add_argument("--json", action="store_true", help="JSON 输出 / print JSON")
     _add_scoring(s)
     s.set_defaults(func=run_standings)
     q = sub.add_parser("pair", help="下一轮编排 / the next round's draw")
-    q.add_argument("results", type=_given("成绩文件路径"), help="RESULTS.jsonl (可为空 / may be empty: round 1)")
+    q.add_argument("results", type=_given("成绩文件路径"), help="成绩文件（第 1 轮可为空） / RESULTS.jsonl (may be empty: round 1)")
     q.add_argument("--teams", type=_given("队名单路径"), required=True,
-                   help="队名单（每行一个）/ TEAMS.txt, one team id a line")
+                   help="队名单（每行一个） / TEAMS.txt, one team id a line")
     q.add_argument("--method", default="swiss", choices=("swiss", "round-robin"),
                    help="编排方法 / draw method (default swiss)")
     q.add_argument("--json", action="store_true", help="JSON 输出 / print JSON")
@@ -171,14 +171,14 @@ def register(subparsers: Any) -> None:
     v.add_argument("--bind", type=_address, default=None,
                    help="代理监听地址 / address Mosquitto listens on (default: all)")
     v.add_argument("--tls", type=_host, action="append", default=None, metavar="HOST",
-                   help="启用 TLS，证书含此主机名或 IP（可重复）/ TLS listener, certificate for HOST (repeatable)")
+                   help="启用 TLS，证书含此主机名或 IP（可重复） / TLS listener, certificate for HOST (repeatable)")
     v.add_argument("--tls-port", type=_int_in(1, 65535, "端口"), default=8883, help="TLS 端口 / TLS port (8883)")
     v.add_argument("--watchers", type=_int_in(1, MAX_WATCHERS, "观看账号数"), default=1, metavar="N",
-                   help="只读观看账号数，每台直播图文机一个（同一账号同时只能连一台）/ read-only credentials for "
+                   help="只读观看账号数，每台直播图文机一个（同一账号同时只能连一台） / read-only credentials for "
                         "broadcast graphics, one per machine (a credential serves one client at a time; default 1)")
     v.add_argument("--force", action="store_true", help="覆盖已有凭据 / overwrite existing credentials")
     v.set_defaults(func=run_provision)
-    b = sub.add_parser("broker", help="运行赛事代理（日志按大小轮换）/ run the event's broker, its log rotated by size",
+    b = sub.add_parser("broker", help="运行赛事代理（日志按大小轮换） / run the event's broker, its log rotated by size",
                        description="以 provision 写出的配置运行 Mosquitto（mosquitto -c broker/mosquitto.conf），"
                                    "日志满上限即轮换为 mosquitto.log.1 …；之前以 root 运行的代理留下的文件交还给代理账号。 / "
                                    "Runs Mosquitto on the config event provision wrote (mosquitto -c "
@@ -233,7 +233,7 @@ def _warn_single_rooms(results: list[Any]) -> None:
     matches = duplicate_matches(results)
     single = sorted((rnd, sorted(teams)) for (rnd, teams), tables in matches.items() if len(tables) != 2)
     if matches and len(single) == len(matches):
-        raise EventInputError("没有一场复式比赛两室成绩齐全：这些是复式成绩吗？/ no duplicate match has both rooms' "
+        raise EventInputError("没有一场复式比赛两室成绩齐全：这些是复式成绩吗？ / no duplicate match has both rooms' "
                               "results: are these duplicate results? (without --duplicate each table is a match)")
     for rnd, (a, b) in single[:10]:
         print(f"注意 / note: 第 {rnd} 轮 {a}–{b} 只有一室成绩，未计入 / round {rnd} {a} v {b} has one room's "
@@ -242,8 +242,12 @@ def _warn_single_rooms(results: list[Any]) -> None:
         print(f"注意 / note: 另有 {len(single) - 10} 场 / and {len(single) - 10} more", file=sys.stderr)
 
 
+#: Each draw method as the output says it.
+DRAW_METHODS = {"swiss": ("瑞士制", "Swiss"), "round-robin": ("循环赛", "round robin")}
+
+
 def format_standings(rows: list[dict[str, Any]]) -> str:
-    head = ("名次/rank", "队/team", "比赛分/MP", "累进分/prog", "胜轮/won", "级差分/LDP", "升级/levels")
+    head = ("名次 / rank", "队 / team", "比赛分 / MP", "累进分 / prog", "胜轮 / won", "级差分 / LDP", "升级 / levels")
     keys = ("rank", "team", "match_points", "progressive", "rounds_won", "level_points", "levels_gained")
     table = [head] + [tuple(str(r[k]) for k in keys) for r in rows]
     widths = [max(len(row[i]) for row in table) for i in range(len(head))]
@@ -258,9 +262,10 @@ def run_pair(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(draw.to_json(), ensure_ascii=False))
         return 0
-    print(f"第 {draw.round} 轮编排 / round {draw.round} draw ({draw.method})")
+    zh, en = DRAW_METHODS.get(draw.method, (draw.method, draw.method))
+    print(f"第 {draw.round} 轮编排（{zh}） / round {draw.round} draw ({en})")
     for t, ns, ew in draw.tables:
-        print(f"  {t:>4}  南北/NS {ns}  vs  东西/EW {ew}")
+        print(f"  {t:>4}  南北 / NS {ns}  vs  东西 / EW {ew}")
     print(f"  轮空 / bye: {draw.bye if draw.bye else '无 / none'}")
     return 0
 
@@ -329,7 +334,7 @@ def run_provision(args: argparse.Namespace) -> int:
     exe = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
     print(f"已写出 / written: {out}\n"
           f"  Mosquitto: {done.conf}  ({exe} -c {done.conf})\n"
-          f"    运行（日志按大小轮换）/ run it, its log rotated by size: guandan-table event broker --event {args.event}"
+          f"    运行（日志按大小轮换） / run it, its log rotated by size: guandan-table event broker --event {args.event}"
           + (f" --out {out}" if args.out is not None else "") + "\n"
           f"  赛事中心 / hub: {out / 'hub.toml'} (EVENT.toml 的 [mqtt] 未写用户时自动使用 / used by the hub "
           f"when EVENT.toml's [mqtt] names no user)\n"
@@ -340,14 +345,14 @@ def run_provision(args: argparse.Namespace) -> int:
           + (f"\n  CA: {out / 'ca.crt'} → 与各桌、赛事中心的 toml 放在一起 / beside each table.toml and EVENT.toml"
              f"\n  CA 私钥 / the CA's key: {out / 'ca' / 'ca.key'} → 留在本机，不要随 broker/ 拷走 / stays here, "
              "never copied with broker/" if done.tls_port else "")
-          + f"\n  代理日志（含 ACL 拒绝）/ broker log, ACL refusals included: {done.log}  (grep 'Denied PUBLISH' "
+          + f"\n  代理日志（含 ACL 拒绝） / broker log, ACL refusals included: {done.log}  (grep 'Denied PUBLISH' "
             f"{done.log}*)"
-          + f"\n  代理持久化（保留消息、离线队列）/ the broker's persistence (retained messages, queues): {persistence}")
+          + f"\n  代理持久化（保留消息、离线队列） / the broker's persistence (retained messages, queues): {persistence}")
     run_as = done.run_as.user if done.run_as is not None else None
     if run_as:
-        print(f"  代理运行账号（mosquitto.conf 的 user）/ the broker runs as (mosquitto.conf's user): {run_as}")
+        print(f"  代理运行账号（mosquitto.conf 的 user） / the broker runs as (mosquitto.conf's user): {run_as}")
     for what in done.removed:
-        print(f"  已删除过期凭据（其账号已不在密码文件中）/ deleted a stale credential (its user is no longer in the "
+        print(f"  已删除过期凭据（其账号已不在密码文件中） / deleted a stale credential (its user is no longer in the "
               f"password file): {what}")
     for what in done.moved:
         print(f"  已把 CA 私钥移出 broker/ / moved the CA's key out of broker/: {what}")

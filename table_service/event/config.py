@@ -199,7 +199,7 @@ def team_name(name: str, teams: list[dict[str, Any]], team: str) -> str:
     # the pages and sheets), so it keeps the hub's rule: something visible, no control character — an
     # emoji with its zero-width joiner is a name. A player's name is the engine's (team_players).
     if not says_something(name) or len(name) > MAX_ID or control_character(name) is not None:
-        raise EventInputError("队名无效（1–64 个可打印字符）/ a team's name is 1-64 printable characters")
+        raise EventInputError("队名无效（1–64 个可打印字符） / a team's name is 1-64 printable characters")
     other = next((t["id"] for t in teams if t["id"] != team and name_key(t["name"]) == name_key(name)), None)
     if other is not None:
         raise EventInputError(duplicate_name_message(name, other))
@@ -220,7 +220,7 @@ def late_team(cfg: dict[str, Any], team: str, name: str, players: list[str]) -> 
     ``{"team", "name", "players"}`` (``team_added``'s data); refusals name teams by their names."""
     team = team.strip()
     if not SEGMENT_RE.match(team):
-        raise EventInputError(f"队号无效 {team[:64]!r}（1–64 个字母、数字、_ . -）/ invalid team id {team[:64]!r} (1-64 "
+        raise EventInputError(f"队号无效 {team[:64]!r}（1–64 个字母、数字、_ . -） / invalid team id {team[:64]!r} (1-64 "
                               "letters, digits, _ . -)")
     same = next((t for t in cfg["teams"] if t["id"] == team), None)
     if same is not None:

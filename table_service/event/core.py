@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from table_service.engine.errors import halves
 from table_service.engine.events import says_something
 from table_service.event.config import late_team, scoring_of, team_name, team_players
 from table_service.event.draw import make_draw
@@ -175,7 +176,7 @@ class HubCore(HubState):
         need_role(role, "referee", "添加队伍")
         assert self.cfg is not None
         if self.published_rounds:
-            raise EventInputError(f"第 {self.published_rounds[0]} 轮编排已公布，不能再添加队伍（报名须在第一轮公布前）/ round "
+            raise EventInputError(f"第 {self.published_rounds[0]} 轮编排已公布，不能再添加队伍（报名须在第一轮公布前） / round "
                                   f"{self.published_rounds[0]} is published: a team can only be added before the first "
                                   "draw is published")
         data = late_team(self.cfg, team, name, list(players))
@@ -206,16 +207,17 @@ class HubCore(HubState):
         try:
             get_ruleset(ruleset, **(self.cfg or {}).get("event", {}).get("ruleset_options", {}))
         except (KeyError, ValueError) as exc:
-            raise EventInputError(f"规则无效 / bad ruleset: {exc}") from None
+            zh, en = halves(str(exc))
+            raise EventInputError(f"规则无效：{zh} / bad ruleset: {en}") from None
         kind = fmt.get("kind")
         if kind == "deals" and not (isinstance(fmt.get("deals"), int) and 1 <= fmt["deals"] <= 99):
             raise EventInputError("副数须为 1–99 / deals must be 1-99")
         if kind == "time" and not (isinstance(fmt.get("minutes"), int) and 1 <= fmt["minutes"] <= 600):
             raise EventInputError("分钟须为 1–600 / minutes must be 1-600")
         if kind not in ("deals", "time", "past_a"):
-            raise EventInputError("赛制须为 deals、time 或 past_a / format must be deals, time or past_a")
+            raise EventInputError("赛制须为固定副数（deals）、限时（time）或打过 A（past_a） / format must be deals, time or past_a")
         if not says_something(name) or len(name) > 120 or control_character(name) is not None:
-            raise EventInputError("赛事名称无效（1–120 个可打印字符）/ an event's name is 1-120 printable characters")
+            raise EventInputError("赛事名称无效（1–120 个可打印字符） / an event's name is 1-120 printable characters")
         fmt = {k: v for k, v in fmt.items() if k in ("kind", "deals", "minutes") and v is not None}
         return "event_edited", {"name": name.strip(), "ruleset": ruleset, "format": fmt, **settings}
 
@@ -287,7 +289,7 @@ class HubCore(HubState):
             who, when = c["by"] or "?", hhmm(c["t_ms"])
             if c["kind"] in ("recorded", "corrected"):
                 s_zh, s_en = score_words(c["result"], self.team_names())
-                v_zh, v_en = ("更正为", "corrected to") if c["kind"] == "corrected" else ("录入", "recorded as")
+                v_zh, v_en = ("纠正为", "corrected to") if c["kind"] == "corrected" else ("录入", "recorded as")
                 zh.append(f"第 {c['round']} 轮 {c['table']} 号桌{v_zh} {s_zh}（{who} {when}）")
                 en.append(f"table {c['table']}, round {c['round']} {v_en} {s_en} ({who}, {when})")
             elif c["kind"] == "settings":
@@ -321,7 +323,7 @@ class HubCore(HubState):
             raise EventInputError(f"没有队伍 {team!r} / no team {team!r}")
         w = self.withdrawn.get(team)
         if w is not None:
-            raise EventInputError(f"{team} 已于 {hhmm(w['t_ms'])} 退赛（{w['by']}）/ {team} withdrew already "
+            raise EventInputError(f"{team} 已于 {hhmm(w['t_ms'])} 退赛（{w['by']}） / {team} withdrew already "
                                   f"({w['by']}, {hhmm(w['t_ms'])})")
         if len(self.active_teams) <= 2:
             raise EventInputError("退赛后在赛的队将不足两队 / fewer than two teams would be left in play")
@@ -408,7 +410,7 @@ class HubCore(HubState):
             zh, en = score_words(held.line, self.team_names())  # what is there, and who entered it: the second person sees it
             who_zh, who_en = who_words(held.by)
             return "refuse", (f"第 {res.round} 轮 {res.table} 号桌已有成绩 {zh}（{who_zh} {hhmm(held.t_ms)}），"
-                              f"改动须走更正 / table {res.table} already has a result for round {res.round}: {en} "
+                              f"改动须走纠正 / table {res.table} already has a result for round {res.round}: {en} "
                               f"({who_en}, {hhmm(held.t_ms)}); a change is a correction")
         return "accept", None
 
@@ -417,16 +419,16 @@ class HubCore(HubState):
         """``result_corrected`` replacing the table's current result (its seq is logged as the
         correction's ``basis``). Whether that is the result the referee saw is
         :meth:`check_correction_basis`'s question, asked first under the same lock."""
-        need_role(role, "referee", "更正成绩")
+        need_role(role, "referee", "纠正成绩")
         cur = self.results.get((rnd, table))
         if cur is None:
             raise EventInputError(f"第 {rnd} 轮 {table} 号桌还没有成绩 / table {table} has no result in round {rnd}")
         res = parse_result(line)
         if (res.round, res.table, res.ns, res.ew) != (rnd, table, cur.line["ns"], cur.line["ew"]):
-            raise EventInputError("更正不能改轮次、桌号或队伍（编排已公布）/ a correction cannot change round, table or "
+            raise EventInputError("纠正不能改轮次、桌号或队伍（编排已公布） / a correction cannot change round, table or "
                                   "teams (the published draw is final)")
         if not says_something(reason):
-            raise EventInputError("请写明更正原因 / a correction needs a reason")
+            raise EventInputError("请写明纠正原因 / a correction needs a reason")
         pub = self.results_published.get(rnd)
         if pub is None:
             kind, deadline = "entry", cur.history[0]["t_ms"] + ENTRY_WINDOW_MS
@@ -435,7 +437,7 @@ class HubCore(HubState):
         late = now_ms > deadline
         if late and not _can(role, "chief"):
             limit = "10" if kind == "entry" else "20"
-            raise EventInputError(f"已过 {limit} 分钟更正期限，须裁判长更正 / past the {limit}-minute correction "
+            raise EventInputError(f"已过 {limit} 分钟纠正期限，须裁判长纠正 / past the {limit}-minute correction "
                                   "deadline: only the chief referee may correct")
         return "result_corrected", {"round": rnd, "table": table, "result": res.to_dict(), "reason": reason.strip(),
                                     "kind": kind, "deadline_ms": deadline, "late": late, "basis": cur.seq}
@@ -509,7 +511,7 @@ class HubCore(HubState):
         if t is None or not self.draws[rnd]["published"]:
             raise EventInputError(f"第 {rnd} 轮没有 {table} 号桌 / table {table} is not drawn in round {rnd}")
         if not team.strip():
-            raise EventInputError(f"请选择申诉的队伍（{t['ns']} 或 {t['ew']}）/ choose the team that appeals "
+            raise EventInputError(f"请选择申诉的队伍（{t['ns']} 或 {t['ew']}） / choose the team that appeals "
                                   f"({t['ns']} or {t['ew']})")
         if team not in (t["ns"], t["ew"]):
             raise EventInputError(f"{team} 不在该桌 / team {team} did not play at table {table}")

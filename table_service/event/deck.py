@@ -24,7 +24,7 @@ def deck_meta(data: bytes) -> dict[str, Any]:
     if not isinstance(data, bytes) or not data:
         raise EventInputError("没有收到登记文件 / no enrolment file received")
     if len(data) > MAX_DECK_BYTES:
-        raise EventInputError(f"登记文件过大（最多 {MAX_DECK_BYTES // 1024} KiB）/ enrolment file larger than "
+        raise EventInputError(f"登记文件过大（最多 {MAX_DECK_BYTES // 1024} KiB） / enrolment file larger than "
                               f"{MAX_DECK_BYTES // 1024} KiB")
     from vision.cardnet.deckfile import Enrollment  # lazy: vision loads OpenCV (cv2)
     from vision.cardnet.fancheck import verdict  # lazy: vision loads OpenCV (cv2)

@@ -18,7 +18,7 @@ from table_service.views.wire import control_character
 #: sees, not the field's key ("ew_score 须为整数", "players 过长").
 FIELD_WORDS = {"ns_levels": ("南北升级数", "NS levels gained"), "ew_levels": ("东西升级数", "EW levels gained"),
                "ns_score": ("南北判负比分", "NS penalty-loss score"), "ew_score": ("东西判负比分", "EW penalty-loss score"),
-               "round": ("轮次", "round"), "draft": ("草案", "draft"), "basis": ("所更正的成绩", "basis"),
+               "round": ("轮次", "round"), "draft": ("草案", "draft"), "basis": ("所纠正的成绩", "basis"),
                "deals": ("副数", "deals"), "minutes": ("分钟", "minutes"), "name": ("名称", "name"),
                "players": ("选手", "players"), "team": ("队号", "team id"), "text": ("书面理由", "the appeal in writing"),
                "note": ("说明", "note"), "reason": ("原因", "reason"), "kind": ("赛制", "format"),
@@ -50,7 +50,7 @@ def form_text(name: str, max_len: int) -> str:
     raw = request.form.get(name, "")
     zh, en = FIELD_WORDS.get(name, (name, name))
     if len(raw) > max_len:
-        raise EventInputError(f"{zh}过长（最多 {max_len} 字）/ {en} is longer than {max_len} characters")
+        raise EventInputError(f"{zh}过长（最多 {max_len} 字） / {en} is longer than {max_len} characters")
     bad = control_character(raw, lines=True)
     if bad is not None:
         raise EventInputError(f"{zh}含控制字符 {bad} / {en} holds the control character {bad}")

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from table_service.engine.errors import halves
 from table_service.event.core import HubCore, _can, need_role
 from table_service.event.deck import deck_meta
 from table_service.event.intake import panel_link
@@ -243,7 +244,8 @@ class HubService(TableMessages):
         try:
             data = (self.data_dir / deck["file"]).read_bytes()
         except OSError as exc:
-            log.error("hub: the event's deck file %s cannot be read (%s): not handed to the tables", deck["file"], exc)
+            log.error("赛事中心：比赛用牌文件 %s 无法读取（%s），未发给各桌 / hub: the event's deck file %s cannot be "
+                      "read (%s): not handed to the tables", deck["file"], exc, deck["file"], exc)
             return
         self.mqtt.publish_deck(deck_message(data, deck.get("meta") or {}))
 
@@ -374,7 +376,8 @@ class HubService(TableMessages):
                 verdict, reason = self.core.classify_result(line, "import-check")
                 if verdict != "accept":
                     n = where.get((line["round"], line["table"]), 0)
-                    raise EventInputError(f"import 第 {n} 行 line {n}: {reason}")
+                    zh, en = halves(reason)
+                    raise EventInputError(f"导入第 {n} 行：{zh} / import line {n}: {en}")
             now = self.clock_ms()
             logged: list[dict[str, Any]] = []
             with self.store.transaction():

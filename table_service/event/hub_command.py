@@ -62,7 +62,7 @@ def run_hub_command(args: argparse.Namespace) -> int:
                            secret_key=kept_secret_key(data))
     except OSError as exc:
         hub.stop()
-        raise ValueError(f"无法启动网页（端口 {port} 被占用？）/ cannot serve on port {port}: {exc}") from exc
+        raise ValueError(f"无法启动网页（端口 {port} 被占用？） / cannot serve on port {port}: {exc}") from exc
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     print(f"赛事中心 / event hub {cfg['event']['id']}: {handle.url}/hub/  (MQTT {cfg['mqtt']['host']}:"

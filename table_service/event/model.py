@@ -246,7 +246,7 @@ def check_results(results: Iterable[Result], *, duplicate: bool = False) -> list
             prev = seen_team.get((r.round, team))
             if prev is not None and not (duplicate and _other_room(prev, r) and (r.round, team) not in twice):
                 # Both tables named: in 500 pasted lines, "appears twice" alone left the organiser searching.
-                raise EventInputError(f"第 {r.round} 轮 {team!r} 出现两次（{prev.table} 号桌与 {r.table} 号桌）/ team "
+                raise EventInputError(f"第 {r.round} 轮 {team!r} 出现两次（{prev.table} 号桌与 {r.table} 号桌） / team "
                                       f"{team!r} appears twice in round {r.round} (tables {prev.table} and {r.table})"
                                       + (" (复式须为同一对手、换方向 / duplicate: same opponent, sides swapped)"
                                          if duplicate else ""))
@@ -334,5 +334,5 @@ def results_to_jsonl(results: Iterable[Result]) -> str:
 
 def reused_id_reason(result_id: str) -> str:
     """Why a result is refused whose id is already recorded with a different result (Chinese first)."""
-    return (f"成绩编号 {result_id} 已记录为另一成绩：未采用，请核对桌面记录，改动须走更正 / result id {result_id} is "
+    return (f"成绩编号 {result_id} 已记录为另一成绩：未采用，请核对桌面记录，改动须走纠正 / result id {result_id} is "
             "already recorded with a different result: not taken; check the table's log, a change is a correction")

@@ -95,7 +95,7 @@ class HubMqtt:
 
     def _on_connect(self, client: mqtt.Client, _u: Any, flags: Any, reason_code: Any, _p: Any = None) -> None:
         if reason_code.is_failure:
-            log.warning("hub mqtt: broker refused: %s", reason_code)
+            log.warning("hub mqtt: 消息服务器拒绝连接（%s） / broker refused: %s", reason_code, reason_code)
             return
         self.reach.reached()
         client.subscribe([(f"guandan/{self.event_id}/+/{name}", 1) for name in SUBSCRIBED])
@@ -111,7 +111,8 @@ class HubMqtt:
     def _on_disconnect(self, *_a: Any) -> None:
         self.disconnects += 1
         if self.connected.is_set() and not self._stopping:
-            log.warning("hub mqtt: disconnected from %s:%s; retrying", self.host, self.port)
+            log.warning("hub mqtt: 与消息服务器 %s:%s 断开，正在重连 / disconnected from %s:%s; retrying",
+                        self.host, self.port, self.host, self.port)
         self.connected.clear()
 
     def _on_message(self, _c: Any, _u: Any, msg: mqtt.MQTTMessage) -> None:

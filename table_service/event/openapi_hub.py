@@ -143,7 +143,7 @@ _RESULT_FIELDS = {"slot": _SLOT, "ns_levels": _LEVELS, "ew_levels": _LEVELS,
                   "forfeit": {"type": "string", "enum": ["", *FORFEIT_SIDES], "description": "弃权方 / the side that forfeits (both: both absent)"},
                   "ns_score": _SCORE, "ew_score": _SCORE,
                   "settles": {"type": "string", "pattern": "^([1-9][0-9]{0,8})?$", "description":
-                              "据以录入或更正的拒收成绩号（页面「填入」按钮自动填写）：裁判长提交时一并处理该拒收，"
+                              "据以录入或纠正的拒收成绩号（页面「填入」按钮自动填写）：裁判长提交时一并处理该拒收，"
                               "裁判提交时留待裁判长；须为本轮本桌的拒收 / the refused result this entry or "
                               "correction was made from (the page's put-it-in button fills it in): cleared with "
                               "it when the chief sends it, left for the chief otherwise; must be a refusal of "
@@ -198,18 +198,18 @@ HUB_OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
                                          **_TO_LOGIN}},
     ("GET", "/hub/admin"): {"summary": "组织者操作页 / the organiser's forms", "tags": ["hub"], "login": "referee",
                             "responses": {"200": _page("the page"), **_TO_LOGIN}},
-    ("POST", "/hub/action/draw"): _action("编排下一轮（草案）/ draw the next round (a draft)", {}),
+    ("POST", "/hub/action/draw"): _action("编排下一轮（草案） / draw the next round (a draft)", {}),
     ("POST", "/hub/action/publish"): _action(
         "公布编排并下发各桌 / publish a draft draw and send it to the tables (refused while the draft is stale: a "
         "result changed or a team withdrew since it was drawn; redraw first)", {"round": _DIGITS}, ("round",)),
     ("POST", "/hub/action/hand_result"): _action("手工录入成绩 / enter a table's result by hand", _RESULT_FIELDS,
                                                  ("slot",)),
     ("POST", "/hub/action/correct"): _action(
-        "更正成绩 / correct a result (past the 10/20-minute deadline: chief only)",
-        {**_RESULT_FIELDS, "reason": _text(MAX_TEXT, "更正原因 / why"),
+        "纠正成绩 / correct a result (past the 10/20-minute deadline: chief only)",
+        {**_RESULT_FIELDS, "reason": _text(MAX_TEXT, "纠正原因 / why"),
          "basis": {"type": "string", "pattern": "^([1-9][0-9]{0,8})?$", "description":
-                   "所更正的成绩的记录号（总览的 result_seq，本页自动填写）；该桌成绩此后已被更正则拒绝，"
-                   "同一更正重复提交只记录一次；不填则视为更正最初录入的成绩 / the seq of the result this "
+                   "所纠正的成绩的记录号（总览的 result_seq，本页自动填写）；该桌成绩此后已被纠正则拒绝，"
+                   "同一纠正重复提交只记录一次；不填则视为纠正最初录入的成绩 / the seq of the result this "
                    "corrects (the overview's result_seq; the page fills it in): refused if the table's result "
                    "was corrected since, the same correction sent twice is recorded once; left out, the "
                    "correction is taken to be of the result as first recorded (refused once it was corrected)"}},
@@ -240,7 +240,7 @@ HUB_OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
                                             "when the team was edited since (optional)"}},
         ("team", "name", "players")),
     ("POST", "/hub/action/add_team"): _action(
-        "添加队伍（迟到报名）/ add a team (a late entry): drawn from round 1; refused once round 1 is published, "
+        "添加队伍（迟到报名） / add a team (a late entry): drawn from round 1; refused once round 1 is published, "
         "for an id already taken or not 1-64 letters, digits, _ . -, a name another team has, or too few "
         "[[tables]] for one more team",
         {"team": _text(MAX_ID, "队号 / the new team's id"), "name": _text(MAX_ID, "队名 / its name"),

@@ -227,9 +227,9 @@ def conf_text(folder: Path, *, port: int, bind: str | None, tls_port: int | None
         lines += ["", "persistence true", f"persistence_location {persistence}/",
                   f"autosave_interval {AUTOSAVE_S}"]
     if log_file is not None:
-        lines += ["", "# 日志（含 ACL 拒绝：grep 'Denied PUBLISH'）/ the log, ACL refusals included "
+        lines += ["", "# 日志（含 ACL 拒绝：grep 'Denied PUBLISH'） / the log, ACL refusals included "
                       "(grep 'Denied PUBLISH'): Mosquitto 2.0 logs them at debug only",
-                  "# 由 guandan-table event broker 按大小轮换（mosquitto.log.1 …）/ rotated by size by "
+                  "# 由 guandan-table event broker 按大小轮换（mosquitto.log.1 …） / rotated by size by "
                   "guandan-table event broker (mosquitto.log.1 …)",
                   f"log_dest file {log_file}", "log_timestamp_format %Y-%m-%dT%H:%M:%S"]
         lines += [f"log_type {t}" for t in LOG_TYPES]
@@ -314,7 +314,7 @@ def mqtt_section(event: str, cred: Credential, host: str, port: int, ca_file: st
 def _hash_passwords(passwd: Path) -> None:
     exe = shutil.which("mosquitto_passwd") or "/usr/bin/mosquitto_passwd"
     if not Path(exe).exists():
-        raise EventInputError("找不到 mosquitto_passwd（请运行 bash scripts/install.sh）/ mosquitto_passwd not found "
+        raise EventInputError("找不到 mosquitto_passwd（请运行 bash scripts/install.sh） / mosquitto_passwd not found "
                               "(run bash scripts/install.sh)")
     done = subprocess.run([exe, "-U", str(passwd)], capture_output=True, text=True, timeout=120)
     if done.returncode != 0:

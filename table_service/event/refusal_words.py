@@ -64,20 +64,20 @@ def changed_since_words(rnd: int, table: str, cur: TableResult, want: int, basis
     why_en = f" (reason: {last['reason']})" if last.get("reason") else ""
     seen = next((h for h in cur.history if h["seq"] == want), None)
     if seen is None:
-        return (f"未更正：basis {basis} 不是第 {rnd} 轮 {table} 号桌的成绩记录；现在的成绩是 {now_zh}（{who_zh} {when}）。"
-                f"请刷新页面再更正 / not corrected: basis {basis} is not a result of table {table}, round {rnd}; "
+        return (f"未纠正：basis {basis} 不是第 {rnd} 轮 {table} 号桌的成绩记录；现在的成绩是 {now_zh}（{who_zh} {when}）。"
+                f"请刷新页面再纠正 / not corrected: basis {basis} is not a result of table {table}, round {rnd}; "
                 f"its result now is {now_en} ({who}, {when}). Reload the page and correct again")
     n = sum(1 for h in cur.history if h["seq"] > want)
-    times_zh = f"，此后共更正 {n} 次" if n > 1 else ""
+    times_zh = f"，此后共纠正 {n} 次" if n > 1 else ""
     times_en = f" ({n} corrections since)" if n > 1 else ""
     seen_zh, seen_en = score_words(seen["result"], names)
     if basis is None:
-        return (f"未更正：请求没有注明所更正的成绩（basis），而第 {rnd} 轮 {table} 号桌的成绩已被 {who_zh} 于 {when} "
-                f"更正为 {now_zh}{why_zh}{times_zh}。请刷新页面，看清现在的成绩后再更正 / not corrected: the request "
+        return (f"未纠正：请求没有注明所纠正的成绩（basis），而第 {rnd} 轮 {table} 号桌的成绩已被 {who_zh} 于 {when} "
+                f"纠正为 {now_zh}{why_zh}{times_zh}。请刷新页面，看清现在的成绩后再纠正 / not corrected: the request "
                 f"does not say which result it corrects (basis), and table {table}, round {rnd} has been corrected by "
                 f"{who} at {when} to {now_en}{why_en}{times_en}. Reload the page, check the result now in force, "
                 "then correct it")
-    return (f"未更正：你打开页面后，第 {rnd} 轮 {table} 号桌的成绩已被 {who_zh} 于 {when} 更正为 {now_zh}{why_zh}{times_zh}；"
+    return (f"未纠正：你打开页面后，第 {rnd} 轮 {table} 号桌的成绩已被 {who_zh} 于 {when} 纠正为 {now_zh}{why_zh}{times_zh}；"
             f"你看到的是 {seen_zh}。请刷新页面，看清现在的成绩后再决定 / not corrected: since you opened the page, "
             f"table {table}, round {rnd} has been corrected by {who} at {when} to {now_en}{why_en}{times_en}; "
             f"you saw {seen_en}. Reload the page, check the result now in force, then decide")

@@ -383,7 +383,7 @@ class HubState:
                 self.apply(ev)
             except (KeyError, TypeError, IndexError, AttributeError, ValueError) as exc:
                 seq = ev.get("seq") if isinstance(ev, dict) else None
-                raise HubLogDamaged(f"赛事日志已损坏（第 {seq} 条：{type(exc).__name__}）/ the hub event log is "
+                raise HubLogDamaged(f"赛事日志已损坏（第 {seq} 条：{type(exc).__name__}） / the hub event log is "
                                     f"damaged at seq {seq} ({type(exc).__name__}: {str(exc)[:80]})") from None
         return self
 

@@ -93,7 +93,7 @@ class HubStore:
         tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         if tables and "hub_events" not in tables:
             names = ", ".join(sorted(tables)[:5]) + (" …" if len(tables) > 5 else "")
-            raise HubStoreError(f"不是赛事日志（含其他表 {names}；是比赛桌的事件库或其他程序的数据库？）/ not a hub event "
+            raise HubStoreError(f"不是赛事日志（含其他表 {names}；是比赛桌的事件库或其他程序的数据库？） / not a hub event "
                                 f"log: {self.path} holds the tables {names} (a table's event log, or another "
                                 "program's database?); the file is left as it is")
         if version > SCHEMA_VERSION:
@@ -139,7 +139,7 @@ class HubStore:
                 data = None
             if not isinstance(data, dict) or not isinstance(ty, str) or not isinstance(t, int):
                 # A truncated or hand-edited file: say where, rather than fail somewhere later.
-                raise HubStoreError(f"赛事日志已损坏（第 {s} 条）/ the hub event log {self.path} is damaged at seq {s}")
+                raise HubStoreError(f"赛事日志已损坏（第 {s} 条） / the hub event log {self.path} is damaged at seq {s}")
             out.append({"seq": s, "t_ms": t, "type": ty, "actor": a, "role": r, "data": data})
         return out
 

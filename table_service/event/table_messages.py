@@ -249,7 +249,7 @@ class TableMessages:
             listed = self.core.open_refusals(table) + sum(1 for k in pending if k[0] == "refused" and k[1] == table)
             if listed >= MAX_OPEN_REFUSALS_PER_TABLE:
                 # The chief's list holds this table's first ones; more are its bad messages (counted).
-                more = (f"本桌已有 {listed} 条拒收成绩待处理，本条计为坏消息 / the table has {listed} refused "
+                more = (f"本桌已有 {listed} 条拒收成绩待处理，本条计为异常消息 / the table has {listed} refused "
                         f"results open: this one is counted as a bad message ({reason})")
                 self._bad_message(table, "result", (rid + "\0" + said).encode(), more, now, applied, pending)
                 return {"result_id": rid, "status": "refused", "round": line["round"], "reason": reason}

@@ -283,8 +283,8 @@ def export_results() -> Any:
 #: The standings sheet's columns: (standings JSON key, heading, Chinese first).
 _STANDINGS_CSV = (("rank", "名次 / rank"), ("team", "队号 / team"), ("name", "队名 / name"),
                   ("match_points", "比赛分 / match points"), ("progressive", "累进分 / progressive"),
-                  ("rounds_won", "胜局 / rounds won"), ("level_points", "级差分 / level points"),
-                  ("levels_gained", "升级数 / levels gained"), ("withdrawn", "退赛（自第几轮）/ withdrawn from round"))
+                  ("rounds_won", "胜轮 / rounds won"), ("level_points", "级差分 / level points"),
+                  ("levels_gained", "升级数 / levels gained"), ("withdrawn", "退赛（自第几轮） / withdrawn from round"))
 
 
 @bp.get("/standings.csv")

@@ -15,7 +15,7 @@ NAMED_BREACHES: tuple[str, ...] = (
     "越序出牌 / playing out of turn",
     "暴露张 / exposed card",
     "拖延时间 / delaying play",
-    "摸牌错误 / wrong drawing",
+    "抓牌错误 / wrong drawing",
     "进贡还贡错误 / wrong tribute or return",
     "藏牌、夹带 / hiding or slipping cards",
     "传递违规信息 / passing illegal information",

@@ -184,6 +184,18 @@ def card_name_zh(c: Card) -> str:
     return SUIT_NAMES_ZH[c.suit] + RANK_NAMES_ZH.get(c.rank, c.rank)
 
 
+def cards_zh(cards: Iterable[str | Card], sep: str = " ") -> str:
+    """Cards as a Chinese text says them (``红桃10 大王``): each by :func:`card_name_zh`, a token that is
+    no card as written. Why: the Chinese half of a message named cards "Th" and "BJ" (audit s38)."""
+    out = []
+    for c in cards:
+        try:
+            out.append(card_name_zh(c if isinstance(c, Card) else parse_card(c)))
+        except (InvalidCardError, AttributeError):
+            out.append(str(c))
+    return sep.join(out)
+
+
 def full_deck() -> list[Card]:
     """The 108 cards of a competition deck: two standard 54-card decks."""
     return [c for c in DECK_FACES for _ in range(2)]
@@ -209,12 +221,13 @@ def check_possible(cards: Iterable[Card], *, max_cards: int | None = None) -> No
     """
     cs = list(cards)
     if max_cards is not None and len(cs) > max_cards:
-        raise ImpossibleCardsError(f"牌数不可能 / impossible: {len(cs)} cards, a hand holds at most {max_cards}")
+        raise ImpossibleCardsError(f"牌数不可能：{len(cs)} 张，一手最多 {max_cards} 张 / impossible: {len(cs)} cards, a hand holds at most {max_cards}")
     counts: dict[Card, int] = {}
     for c in cs:
         n = counts.get(c, 0) + 1
         if n > COPIES:
             raise ImpossibleCardsError(
-                f"牌不可能 / impossible cards: {c} appears {sum(1 for x in cs if x == c)} times (two decks hold {COPIES})"
+                f"牌不可能：{card_name_zh(c)} 出现 {sum(1 for x in cs if x == c)} 次（两副牌每张只有 {COPIES} 张） / "
+                f"impossible cards: {c} appears {sum(1 for x in cs if x == c)} times (two decks hold {COPIES})"
             )
         counts[c] = n

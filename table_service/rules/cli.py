@@ -55,15 +55,17 @@ def _legal(args: argparse.Namespace) -> int:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``rules classify`` and ``rules legal``."""
-    p = subparsers.add_parser("rules", help="牌型与合法出牌 / patterns and legal plays")
+    p = subparsers.add_parser("rules", help="牌型与合法出牌 / patterns and legal plays",
+                              description="按本桌规则列出一手牌的读法，或手牌中所有合法出牌 / every reading of a "
+                                          "play, or every legal play from a hand, by the table's rules")
     sub = p.add_subparsers(dest="rules_command", metavar="SUBCOMMAND", required=True)
     c = sub.add_parser("classify", help="列出一手牌的所有读法 / every reading of a play")
     c.add_argument("--level", required=True, help="本副级数 / the deal's level, e.g. 7")
     c.add_argument("cards", nargs="+", help="牌, 如 / cards, e.g. 7h 5s 6s 8s 9s")
     c.set_defaults(func=_classify)
     lg = sub.add_parser("legal", help="列出手牌中所有合法出牌 / every legal play from a hand")
-    lg.add_argument("--level", required=True)
+    lg.add_argument("--level", required=True, help="本副级数 / the deal's level, e.g. 7")
     lg.add_argument("--previous", default=None, help="上家出的牌 / the play to beat, e.g. \"8s 8d\"")
     lg.add_argument("--kind", choices=KINDS, default=None, help="只看某种牌型 / only this kind")
-    lg.add_argument("hand", nargs="+")
+    lg.add_argument("hand", nargs="+", help="手牌 / the hand, e.g. 3s 3d 4h 5c 6s 7s")
     lg.set_defaults(func=_legal)

@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 from table_service.rules.cards import (
     NATURAL_VALUE,
+    RANK_NAMES_ZH,
     RANKS,
     Card,
     card,
@@ -111,9 +112,12 @@ class Play(NamedTuple):
         return f"{self.kind} {self.rank}: {format_cards(self.cards)}"
 
     def describe_zh(self) -> str:
-        """Chinese then English description, for referees."""
-        rank = {"T": "10", "SJ": "小王", "BJ": "大王"}.get(self.rank, self.rank)
-        return f"{KIND_NAMES_ZH[self.kind]}（{rank}）/ {self.kind} ({self.rank})"
+        """Chinese then English description, for referees. The joker bomb has one form, so no rank
+        (it read "四大天王（大王）", a rank that means nothing)."""
+        if self.kind == "joker_bomb":
+            return f"{KIND_NAMES_ZH[self.kind]} / {self.kind}"
+        rank = RANK_NAMES_ZH.get(self.rank, self.rank)
+        return f"{KIND_NAMES_ZH[self.kind]}（{rank}） / {self.kind} ({self.rank})"
 
     def __str__(self) -> str:
         return self.notation()

@@ -12,6 +12,18 @@ SIDES: tuple[str, ...] = ("EW", "NS")
 PLAY_ORDER: tuple[str, ...] = ("E", "N", "W", "S")
 
 SEAT_NAMES_ZH: dict[str, str] = {"E": "东", "S": "南", "W": "西", "N": "北"}
+SIDE_NAMES_ZH: dict[str, str] = {"EW": "东西", "NS": "南北"}
+
+
+def seat_zh(seat: object) -> str:
+    """A seat as a Chinese text says it (``东``); anything else as it is. Why: the Chinese half of a
+    refusal said "此座位" or a bare "E" where the English half named the seat (audit s38)."""
+    return SEAT_NAMES_ZH.get(seat, str(seat)) if isinstance(seat, str) else str(seat)
+
+
+def side_zh(side: object) -> str:
+    """A side as a Chinese text says it (``东西``); anything else as it is."""
+    return SIDE_NAMES_ZH.get(side, str(side)) if isinstance(side, str) else str(side)
 
 
 def _check(seat: str) -> str:

@@ -203,7 +203,7 @@ def first_drawer(cut: Card | str) -> str:
     if isinstance(cut, str):
         cut = parse_card(cut)
     if not isinstance(cut, Card):
-        raise ValueError(f"切出的须是一张牌 / the cut must be a card, got {cut!r}")
+        raise ValueError(f"翻牌须是一张牌 / the cut must be a card, got {cut!r}")
     if cut.is_joker or (cut.rank == "2" and cut.suit == "h"):
         raise ValueError(f"须重新切牌 / re-cut: {cut} cannot choose the first drawer")
     return seats_from("S")[(CUT_COUNT[cut.rank] - 1) % 4]

@@ -16,15 +16,20 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from table_service.engine.apply import replay
+from table_service.engine.ladder import LEVEL_ZH
 from table_service.engine.scoring import describe_result
-from table_service.engine.state import state_to_json
-from table_service.rules.seats import SEATS
+from table_service.engine.state import PHASE_ZH, state_to_json
+from table_service.rules.cards import RANK_NAMES_ZH
+from table_service.rules.seats import SEAT_NAMES_ZH, SEATS, seat_zh, side_zh
 from table_service.store.event_log import SQLITE_HEADER, EventStore, is_utf8_text
 
 EXPORT_FORMAT = "guandan-table-match"
 EXPORT_VERSION = 1
 
-SEAT_ZH = {"E": "东", "S": "南", "W": "西", "N": "北"}
+#: A flag's status and a deal's phase, Chinese then English (the replay printed "[confirmed]" and "tribute").
+STATUS_WORDS = {"open": "待处理 / open", "confirmed": "已确认 / confirmed", "dismissed": "已驳回 / dismissed",
+                "withdrawn": "已撤回 / withdrawn"}
+PHASE_WORDS = {phase: f"{zh} / {phase}" for phase, zh in PHASE_ZH.items()}
 
 
 def read_events(path: Path, *, include_rejected: bool = False) -> list[dict[str, Any]]:
@@ -82,7 +87,7 @@ def _read_export(path: Path, include_rejected: bool) -> list[dict[str, Any]]:
             if "\\ud" in line.lower() and not is_utf8_text(json.dumps(obj, ensure_ascii=False)):
                 # A lone surrogate escape (\ud800) is JSON but no text: printing or exporting it failed
                 # half-way, in English, after the output file had been emptied.
-                raise ValueError(f"导出文件第{lineno}行含无效文字（单个代理码）/ {path}: line {lineno} holds text that "
+                raise ValueError(f"导出文件第{lineno}行含无效文字（单个代理码） / {path}: line {lineno} holds text that "
                                  "is not valid Unicode (a lone surrogate escape)")
             lines += 1
             if "rejected" in obj and not include_rejected:
@@ -107,11 +112,16 @@ def _write_export(path: Path, events: list[dict[str, Any]], out: TextIO) -> int:
 
 
 def _seat(s: str) -> str:
-    return f"{SEAT_ZH[s]}{s}"
+    return f"{SEAT_NAMES_ZH[s]}{s}"
+
+
+def _level(rank: str) -> str:
+    """A level as both languages write it: 10, not the notation's T."""
+    return RANK_NAMES_ZH.get(rank, rank)
 
 
 def _describe_deal(rec: dict[str, Any], sheet: dict[str, Any] | None, out: TextIO) -> None:
-    out.write(f"\n第{rec['deal']}副 / deal {rec['deal']}  级牌 / level {rec['level']}\n")
+    out.write(f"\n第{rec['deal']}副 / deal {rec['deal']}  级牌 / level {_level(rec['level'])}\n")
     if rec.get("anti_tribute"):
         out.write(f"  抗贡 / anti-tribute: {' '.join(rec['anti_tribute']['seats'])}\n")
     for t in rec["tributes"]:
@@ -119,17 +129,19 @@ def _describe_deal(rec: dict[str, Any], sheet: dict[str, Any] | None, out: TextI
     for r in rec["returns"]:
         out.write(f"  还贡 / return {_seat(r['from'])} → {_seat(r['to'])}: {r['card']}\n")
     for i, trick in enumerate(rec["tricks"], 1):
-        parts = [f"{p['seat']} {'过/pass' if p.get('pass') else ' '.join(p['cards'])}" for p in trick]
+        parts = [f"{p['seat']} {'过 / pass' if p.get('pass') else ' '.join(p['cards'])}" for p in trick]
         out.write(f"  第{i}圈 / trick {i}: " + " | ".join(parts) + "\n")
     order = " ".join(_seat(s) for s in rec["finish_order"])
     out.write(f"  名次 / finish: {order}\n")
     if sheet:
         gain = sheet["gain"]
         end = {"play": "", "foul": "（犯规结束 / ended by a foul）"}.get(sheet["ended_by"], f"({sheet['ended_by']})")
+        after = sheet["levels_after"]
         out.write(
-            f"  {gain['side']} 升{gain['levels']}级 / {gain['side']} up {gain['levels']}{end}; "
-            f"级数 / levels EW {sheet['levels_after']['EW']} NS {sheet['levels_after']['NS']}"
-            + (f"; {sheet['past_a']} 过A / past A" if sheet.get("past_a") else "")
+            f"  {side_zh(gain['side'])}升 {gain['levels']} 级 / {gain['side']} up {gain['levels']}{end}; "
+            f"级数 东西 {_level(after['EW'])} 南北 {_level(after['NS'])} / levels EW {_level(after['EW'])} "
+            f"NS {_level(after['NS'])}"
+            + (f"; {side_zh(sheet['past_a'])}过A / {sheet['past_a']} past A" if sheet.get("past_a") else "")
             + "\n"
         )
 
@@ -147,13 +159,17 @@ def _describe_round(rnd: dict[str, Any], sheet: list[dict[str, Any]], records: l
     if flags:
         out.write("\n标记 / flags:\n")
         for f in flags:
-            out.write(f"  {f['id']} [{f['status']}] 第{f['deal']}副 / deal {f['deal']} {f['seat'] or '-'}: {f['article']}\n")
+            status = STATUS_WORDS.get(f["status"], f["status"])
+            seat = _seat(f["seat"]) if f["seat"] in SEATS else "-"
+            out.write(f"  {f['id']} [{status}] 第{f['deal']}副 / deal {f['deal']} {seat}: {f['article']}\n")
     records_p = penalties.get("records", [])
     if records_p:
         out.write("\n处罚 / penalties:\n")
         for p in records_p:
-            auto = " (自动 / automatic)" if p["auto"] else ""
-            out.write(f"  {p['side']} {p['seat'] or ''} {p['level']}{auto}: {p['article']}\n")
+            seat_both = (f" {seat_zh(p['seat'])}", f" {p['seat']}") if p["seat"] else ("", "")
+            auto = ("（自动）", " (automatic)") if p["auto"] else ("", "")
+            out.write(f"  {side_zh(p['side'])}{seat_both[0]} {LEVEL_ZH.get(p['level'], p['level'])}{auto[0]} / "
+                      f"{p['side']}{seat_both[1]} {p['level']}{auto[1]}: {p['article']}\n")
     if result:
         out.write(f"\n结果 / result: {describe_result(result)}\n")
 
@@ -171,7 +187,10 @@ def describe(events: list[dict[str, Any]], out: TextIO) -> dict[str, Any]:
         deal = view["deal"]
         if deal is not None and deal["phase"] != "over":
             counts = " ".join(f"{s}:{deal['counts'][s]}" for s in SEATS)
-            out.write(f"\n进行中 / in progress: 第{deal['no']}副 / deal {deal['no']}, {deal['phase']}, 轮到 / turn {deal['turn']}, 剩余 / cards {counts}\n")
+            phase = PHASE_WORDS.get(deal["phase"], deal["phase"])
+            turn = _seat(deal["turn"]) if deal["turn"] in SEATS else "-"
+            out.write(f"\n进行中 / in progress: 第{deal['no']}副 / deal {deal['no']}, {phase}, 轮到 / turn {turn}, "
+                      f"剩余 / cards {counts}\n")
     for gone in view["not_applied"]:
         out.write(f"\n按本版本规则不再适用 / does not apply under this release: #{gone['seq'] if gone['seq'] is not None else '?'} {gone['type']}: "
                   f"{gone['error']}")
@@ -256,6 +275,6 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=_cmd_replay)
     p = subparsers.add_parser("export", help="导出比赛记录为 JSON lines / export the match record as JSON lines")
     p.add_argument("db", help="桌面数据库 / table database")
-    p.add_argument("-o", "--output", help="输出文件（默认标准输出）/ output file (default stdout)")
+    p.add_argument("-o", "--output", help="输出文件（默认标准输出） / output file (default stdout)")
     p.add_argument("--all", action="store_true", help="包括被拒绝的事件 / include rejected events")
     p.set_defaults(func=_cmd_export)

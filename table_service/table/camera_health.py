@@ -129,8 +129,12 @@ class CameraHealth:
         old, self._health_state = self._health_state, h["state"]
         if h["state"] == old:
             return
-        if h["state"] in ("lagging", "not_reading") or old in ("lagging", "not_reading"):
-            log.warning("camera health: %s", h["text"])
+        # Lagging or not reading is for someone to look at; the way back is news only (a one-deal demo
+        # logged ~100 recoveries as warnings, each with an English prefix before the Chinese).
+        if h["state"] in ("lagging", "not_reading"):
+            log.warning("%s", h["text"])
+        elif old in ("lagging", "not_reading"):
+            log.info("%s", h["text"])
         # Not reading counts as offline for the table (the referee enters plays, no tick waits
         # for a camera that reads nothing); back to reading or lagging is online again.
         if self.on_status is not None and self._offline_why is None:

@@ -359,11 +359,13 @@ class CameraPipeline(CameraHealth):
         The flag for the referee is the service's (``table.inputs.sighting_event``)."""
         if not ob.recalibrated:
             self._offline_why = MOVED_TEXT
-            log.warning("camera moved by %.1f mm and the table markers are not found: reading stopped", ob.shift_mm)
+            log.warning("摄像头移动了 %.1f 毫米，找不到桌角标记：已停止读牌 / camera moved by %.1f mm and the table "
+                        "markers are not found: reading stopped", ob.shift_mm, ob.shift_mm)
             if self.on_status is not None:
                 self.on_status(PipelineStatus(False, MOVED_TEXT))
         else:
-            log.warning("camera moved (%.1f mm): zones recalibrated", ob.shift_mm)
+            log.warning("摄像头移动了 %.1f 毫米：出牌区已重新标定 / camera moved (%.1f mm): zones recalibrated",
+                        ob.shift_mm, ob.shift_mm)
             if self._offline_why == MOVED_TEXT:
                 self._offline_why = None
                 if self.on_status is not None:

@@ -60,7 +60,7 @@ def _check_setting(section: str, key: str, value: Any) -> str | None:
     kind, lo, hi = SERVICE_SCHEMA[section][key]
     if key == "secret_key":  # never written back: it signs every login's cookie
         if not isinstance(value, str) or len(value) < MIN_SECRET_KEY:
-            return (f"[{section}].{key}: 须为至少 {MIN_SECRET_KEY} 个字符的随机文本（不显示）/ must be random text of at "
+            return (f"[{section}].{key}: 须为至少 {MIN_SECRET_KEY} 个字符的随机文本（不显示） / must be random text of at "
                     f"least {MIN_SECRET_KEY} characters (not shown); leave it out and one is drawn and kept")
         return None
     name = f"[{section}].{key} = {value!r}"

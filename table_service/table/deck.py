@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from table_service.engine.errors import halves
 from table_service.store.durable import write_durably
 
 log = logging.getLogger(__name__)
@@ -54,10 +55,13 @@ def take_deck(pipe: Any, data: bytes, sha: str, note: Callable[[], bool] | None 
         try:
             enrollment = Enrollment.load(tmp)
         except ValueError as exc:
-            log.warning("deck %s from the hub refused: %s", sha[:12], exc)
+            why = halves(str(exc))
+            log.warning("赛事中心发来的牌组 %s 不可用：%s / deck %s from the hub refused: %s", sha[:12], why[0], sha[:12],
+                        why[1])
             return False
         if note is not None and not note():
-            log.warning("deck %s from the hub not taken: the log did not keep its note", sha[:12])
+            log.warning("赛事中心发来的牌组 %s 未采用：记录未能写入其说明 / deck %s from the hub not taken: the log did "
+                        "not keep its note", sha[:12], sha[:12])
             return False
         os.replace(tmp, path)  # the file a restart reads is whole, old or new
     finally:
@@ -102,7 +106,9 @@ def load_saved_deck(pipe: Any) -> bool:
     try:
         enrollment = Enrollment.load(path)
     except ValueError as exc:
-        log.warning("saved deck %s not used, reading without it: %s", path, exc)
+        why = halves(str(exc))
+        log.warning("已保存的牌组 %s 不可用，不用它读牌：%s / saved deck %s not used, reading without it: %s",
+                    path, why[0], path, why[1])
         return False
     _read_with(watcher, enrollment, f"saved deck {path} in use")
     return True
@@ -121,5 +127,6 @@ def drop_deck(pipe: Any, sha: str) -> bool:
         return False  # no saved deck, or the table's own: nothing of the hub's to drop
     Path(path).unlink(missing_ok=True)  # first: a restart must not read the withdrawn deck again
     watcher.enrollment = None
-    log.warning("deck %s withdrawn by the hub: reading unenrolled (%s removed)", sha[:12], path)
+    log.warning("赛事中心撤回了牌组 %s：按未登记牌组读牌（已删除 %s） / deck %s withdrawn by the hub: reading "
+                "unenrolled (%s removed)", sha[:12], path, sha[:12], path)
     return True

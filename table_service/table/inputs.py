@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from table_service.rules.cards import cards_zh
+
 #: Button name -> engine event type.
 BUTTON_EVENTS: dict[str, str] = {"report": "report_pressed", "pass": "passed", "referee": "referee_called"}
 
@@ -49,10 +51,11 @@ def camera_event(state: dict[str, Any], seat: str, cards: list[str], confidence:
         # it); a single card read in doubt comes with the reading, for the panel's one-tap entry.
         if len(cards) == 1:
             called: dict[str, Any] = {"seat": seat, "card": cards[0],
-                                      "reason": f"{zh}牌识别不确定 / {en} card read uncertain: {cards[0]}?"}
+                                      "reason": f"{zh}牌识别不确定：{cards_zh(cards)}？ / {en} card read uncertain: "
+                                                f"{cards[0]}?"}
         else:
-            called = {"seat": seat, "reason": f"{zh}区读到 {len(cards)} 张牌 / {len(cards)} cards read in the "
-                                              f"{en} zone: {' '.join(cards)}"}
+            called = {"seat": seat, "reason": f"{zh}区读到 {len(cards)} 张牌：{cards_zh(cards) or '无'} / {len(cards)} "
+                                              f"cards read in the {en} zone: {' '.join(cards)}"}
         if extra and extra.get("crop"):
             called["crop"] = extra["crop"]
         return {"type": "referee_called", "source": source, "data": called}

@@ -225,7 +225,7 @@ class AckedEvents:
             self._write(mark)
         except OSError as exc:
             if not self._write_failed:
-                log.warning("mqtt: 已确认记录写不进去（桌继续发送；重启后会重发）/ cannot write the acknowledged "
+                log.warning("mqtt: 已确认记录写不进去（桌继续发送；重启后会重发） / cannot write the acknowledged "
                             "mark %s (%s): the table carries on; after a restart it will send again what the "
                             "broker already has", self.path, exc)
             self._write_failed = True

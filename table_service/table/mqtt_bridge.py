@@ -418,7 +418,8 @@ class MqttBridge:
     def _on_connect(self, client: mqtt.Client, _userdata: Any, _flags: Any, reason_code: Any,
                     _properties: Any = None) -> None:
         if reason_code.is_failure:
-            log.warning("mqtt: broker %s:%s refused the connection: %s", self.host, self.port, reason_code)
+            log.warning("mqtt: 消息服务器 %s:%s 拒绝连接（%s） / broker %s:%s refused the connection: %s",
+                        self.host, self.port, reason_code, self.host, self.port, reason_code)
             return
         self.reach.reached()
         log.info("mqtt: connected to %s:%s as %s", self.host, self.port, self.prefix)
@@ -438,7 +439,8 @@ class MqttBridge:
     def _on_disconnect(self, _client: mqtt.Client, _userdata: Any, _flags: Any, reason_code: Any,
                        _properties: Any = None) -> None:
         if self._connected.is_set() and not self._stop.is_set():
-            log.warning("mqtt: disconnected from %s:%s (%s); retrying", self.host, self.port, reason_code)
+            log.warning("mqtt: 与消息服务器 %s:%s 断开（%s），正在重连 / disconnected from %s:%s (%s); retrying",
+                        self.host, self.port, reason_code, self.host, self.port, reason_code)
         self._connected.clear()
 
     # ----------------------------------------------------------------------------- publish

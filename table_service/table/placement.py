@@ -22,6 +22,7 @@ import numpy as np
 
 from hardware.config_model import LENSES
 from hardware.selftest import PlacementMeter, PlacementReading
+from table_service.rules.seats import seat_zh
 from vision.calibration import LensCalibration, calibrate_table
 from vision.geometry import TableLayout, default_layout
 
@@ -111,13 +112,15 @@ def judge(placement: Placement, layout: Any) -> list[str]:
     worst = placement.worst
     if worst < MIN_PX_PER_MM:
         seat = min(placement.zone_px_per_mm, key=placement.zone_px_per_mm.get)  # type: ignore[arg-type]
-        warnings.append(f"出牌区像素密度 {worst:.2f} px/mm（{seat} 区）低于 {MIN_PX_PER_MM} / play zones get "
+        warnings.append(f"出牌区像素密度 {worst:.2f} px/mm（{seat_zh(seat)}区）低于 {MIN_PX_PER_MM}：请把摄像头装低些、"
+                        f"换视角更窄的镜头或更高的分辨率（见 deploy/README.md 摄像头高度） / play zones get "
                         f"{worst:.2f} px/mm ({seat} zone), under {MIN_PX_PER_MM}: mount the camera lower, use a "
                         f"narrower lens or a higher resolution (docs: deploy/README.md, camera height)")
     tw, th = layout.table_mm
     vw, vh = placement.view_mm
     if vw < tw or vh < th:
-        warnings.append(f"视野 {vw:.0f}×{vh:.0f} mm 装不下 {tw:.0f}×{th:.0f} mm 的桌面与四角标记 / the view "
+        warnings.append(f"视野 {vw:.0f}×{vh:.0f} mm 装不下 {tw:.0f}×{th:.0f} mm 的桌面与四角标记：请把摄像头装高些"
+                        f"或换广角镜头 / the view "
                         f"({vw:.0f}×{vh:.0f} mm) does not hold the {tw:.0f}×{th:.0f} mm table and its corner "
                         "markers: mount the camera higher or use a wider lens")
     return warnings

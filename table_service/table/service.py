@@ -317,7 +317,8 @@ class TableService:
             if res.seq is None:
                 # Not in the log (the store failed: a full card, an I/O error): not acknowledged, so the
                 # controller keeps it and sends it again to the restarted service, which logs it then.
-                log.error("screen press %s not logged (%s): kept unacknowledged for the next start", key, res.error)
+                log.error("隔板屏按键 %s 未写入记录（%s）：暂不确认，下次启动时重发 / screen press %s not logged (%s): "
+                          "kept unacknowledged for the next start", key, res.error, key, res.error)
                 with self._press_lock:
                     self._presses.discard(key)
                 return

@@ -43,7 +43,7 @@ class BrokerReach:
     def reached(self) -> None:
         """The broker answered: a line when failures had been said, and the count starts again."""
         if self._logged_at is not None:
-            self.log.warning("%s: 已连上消息服务器 %s:%s（之前失败 %d 次）/ reached the broker at %s:%s after %d failed "
+            self.log.warning("%s: 已连上消息服务器 %s:%s（之前失败 %d 次） / reached the broker at %s:%s after %d failed "
                              "tries", self.who, self.host, self.port, self.failures, self.host, self.port, self.failures)
         self.failures = 0
         self._logged_at = None

@@ -64,7 +64,7 @@ MAX_INT_DIGITS = 30
 
 def _whole(text: str) -> int:
     if len(text.lstrip("-")) > MAX_INT_DIGITS:
-        raise ValueError(f"数字过长（{len(text)} 位）/ a number of {len(text)} digits is too long")
+        raise ValueError(f"数字过长（{len(text)} 位） / a number of {len(text)} digits is too long")
     return int(text)
 
 

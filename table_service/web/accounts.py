@@ -108,7 +108,7 @@ def _text(field: str, max_len: int) -> str:
     raw = request.form.get(field, "")
     if len(raw) > max_len:
         zh, en = _LABELS[field]
-        raise users.UserError(f"{zh}过长（最多 {max_len} 个字符）/ {en} is longer than {max_len} characters")
+        raise users.UserError(f"{zh}过长（最多 {max_len} 个字符） / {en} is longer than {max_len} characters")
     if not raw.isprintable():
         # An ESC or CR in an address was echoed back into the page's message (and the log): refused.
         zh, en = _LABELS[field]
@@ -141,7 +141,7 @@ def _role() -> str:
     role = request.form.get("role", "")
     if role not in users.ROLES:
         shown = role if len(role) <= 20 else role[:20] + "…"
-        raise users.UserError(f"未知角色 {shown!r}（可选 {'/'.join(users.ROLES)}）/ unknown role {shown!r}")
+        raise users.UserError(f"未知角色 {shown!r}（可选 {'/'.join(users.ROLES)}） / unknown role {shown!r}")
     return role
 
 

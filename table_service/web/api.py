@@ -14,7 +14,7 @@ from typing import Any
 
 from flask import Blueprint, Response, abort, current_app, g, jsonify, request
 
-from table_service.engine.errors import EventRejected
+from table_service.engine.errors import EventRejected, halves
 from table_service.engine.events import check_data
 from table_service.engine.roles import ACTION_ROLES, required_role, rules_in_force
 from table_service.store.event_log import is_utf8_text
@@ -53,7 +53,7 @@ def _json_body() -> dict:
     fault = _text_fault(body)
     if fault == "surrogate":
         # JSON may escape half a UTF-16 pair ("\ud800"): no UTF-8 text holds it, so the event log could not.
-        abort(400, description="JSON 含无效字符（半个代理对）/ the JSON holds a lone UTF-16 surrogate, which is no character")
+        abort(400, description="JSON 含无效字符（半个代理对） / the JSON holds a lone UTF-16 surrogate, which is no character")
     if fault is not None:
         abort(400, description=f"文字含控制字符 {fault} / the text holds the control character {fault}")
     return body
@@ -226,9 +226,11 @@ def _rejection(result: Any) -> tuple[Response, int]:
     error = result.error or "未被接受 / not accepted"
     if result.queued:
         # Still queued: it will be applied or refused. Not a 503, which says "try again": a retry
-        # is a second action unless it carries the same action_id.
+        # is a second action unless it carries the same action_id. The hint goes into each half: added
+        # after the whole text, its Chinese landed in the English half (the toast read "仍在处理，结果未知").
+        zh, en = halves(error)
         return jsonify(accepted=False, pending=True, seq=None,
-                       error=error + "；请查看事件列表后再决定是否重试 / look at the event list before trying again"), 202
+                       error=f"{zh}；请查看事件列表后再决定是否重试 / {en}; look at the event list before trying again"), 202
     if getattr(result, "conflict", False):
         # The action_id names another action: this one was not done (and the other's verdict is not its).
         return jsonify(accepted=False, conflict=True, seq=None, error=error), 409

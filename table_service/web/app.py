@@ -118,7 +118,7 @@ def back_url() -> str:
 #: message of its own.
 PLAIN_ERRORS = {400: "请求无效 / bad request", 404: "没有该页面或资源 / no such page or resource",
                 405: "不支持该方法 / method not allowed",
-                413: "请求内容过大（最多 {kib} KiB）/ request body too large (at most {kib} KiB)"}
+                413: "请求内容过大（最多 {kib} KiB） / request body too large (at most {kib} KiB)"}
 #: A 413 when no byte limit is known (raised by code, no limit set): no number rather than a wrong one.
 TOO_LARGE_NO_LIMIT = "请求内容过大 / request body too large"
 

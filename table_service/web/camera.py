@@ -41,7 +41,7 @@ def recalibrate(table_id: str) -> Any:
         abort(409, description="此桌没有摄像头 / this table has no camera to recalibrate")
     log.info("table %s: camera recalibration asked by %s", table_id, getattr(g.user, "name", "?"))
     runner = get_table(table_id).runner
-    runner.submit(camera_noted(runner.state(), f"重新标定摄像头（{getattr(g.user, 'name', '?')}）/ camera recalibration "
+    runner.submit(camera_noted(runner.state(), f"重新标定摄像头（{getattr(g.user, 'name', '?')}） / camera recalibration "
                                                f"asked by {getattr(g.user, 'name', '?')}"), wait=False)
     again()
     return jsonify({"started": True}), 202
@@ -56,11 +56,11 @@ def relearn(table_id: str) -> Any:
         abort(409, description="此桌没有摄像头 / this table has no camera")
     forgot = forget()
     if forgot is None:
-        abort(409, description="此桌摄像头不边打边学（[vision] learn = false）/ this table's reader does not learn "
+        abort(409, description="此桌摄像头不边打边学（[vision] learn = false） / this table's reader does not learn "
                                "in play ([vision] learn = false)")
     who = getattr(g.user, "name", "?")
     log.info("table %s: the reader's learning of the deck started afresh by %s (%s)", table_id, who, forgot)
-    runner.submit(camera_noted(runner.state(), f"换牌，重新学牌（{who}，忘掉裁判答复 {forgot['answers']} 张）/ a different "
+    runner.submit(camera_noted(runner.state(), f"换牌，重新学牌（{who}，忘掉裁判答复 {forgot['answers']} 张） / a different "
                                                f"deck: learning started afresh by {who} ({forgot['answers']} answers "
                                                f"forgotten)"), wait=False)
     return jsonify({"forgot": forgot})

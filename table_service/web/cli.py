@@ -24,7 +24,7 @@ def _db_path(args: argparse.Namespace) -> str:
     if args.db and args.config is not None:
         # Both given: --db won and the settings file was never read, so a typo in it (or a file
         # that does not exist) passed unsaid, exit 0.
-        raise ValueError("--db 与 --config 只能给一个（--config 的 USERS_DB 即数据库）/ give --db or --config, "
+        raise ValueError("--db 与 --config 只能给一个（--config 的 USERS_DB 即数据库） / give --db or --config, "
                          "not both (--config names the database by its USERS_DB)")
     if args.db:
         return args.db
@@ -93,7 +93,7 @@ def cmd_passwd(args: argparse.Namespace) -> int:
         users.set_password(conn, args.name, _password(args))
     finally:
         conn.close()
-    print(f"已修改密码，该账户的登录已全部失效 / password changed; every session of {args.name} has ended")
+    print(f"已修改密码，该账号的登录已全部失效 / password changed; every session of {args.name} has ended")
     return 0
 
 
@@ -120,24 +120,26 @@ def register(subparsers: Any) -> None:
     """Add ``user`` with ``add``/``remove``/``list`` to the ``guandan-table`` command."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--db", help="用户数据库 / users SQLite file (default: the web config's USERS_DB)")
-    common.add_argument("--config", help="比赛桌的 table.toml（其数据目录中的账户库）或 web 配置文件 / the table's "
+    common.add_argument("--config", help="比赛桌的 table.toml（其数据目录中的账号库）或 web 配置文件 / the table's "
                                          "table.toml (the accounts its service reads) or a web settings TOML file")
-    p = subparsers.add_parser("user", help="裁判台账户 / referee panel accounts")
+    p = subparsers.add_parser("user", help="裁判台账号 / referee panel accounts",
+                              description="添加、删除、列出裁判台的账号，修改密码 / add, remove and list the "
+                                          "referee panel's accounts, change a password")
     sub = p.add_subparsers(dest="user_command", metavar="ACTION", required=True)
-    a = sub.add_parser("add", parents=[common], help="添加账户 / add an account")
-    a.add_argument("name")
+    a = sub.add_parser("add", parents=[common], help="添加账号 / add an account")
+    a.add_argument("name", help="用户名 / the user name (1-64 letters, digits, . _ -)")
     # Every choice, with its name, from the one list of roles (a role added there shows here too).
     roles = "; ".join(f"{r} = {' / '.join(users.role_label(r))}" for r in users.ROLES)
     a.add_argument("--role", choices=users.ROLES, default="referee",
                    help=f"角色，由低到高 / role, least to most powerful: {roles} (默认 / default: %(default)s)")
     a.add_argument("--password-stdin", action="store_true", help="从标准输入读密码 / read the password from stdin")
     a.set_defaults(func=cmd_add)
-    r = sub.add_parser("remove", parents=[common], help="删除账户 / remove an account")
-    r.add_argument("name")
+    r = sub.add_parser("remove", parents=[common], help="删除账号 / remove an account")
+    r.add_argument("name", help="要删除的用户名 / the user name to remove")
     r.set_defaults(func=cmd_remove)
     pw = sub.add_parser("passwd", parents=[common], help="修改密码并注销其登录 / change a password (ends its sessions)")
-    pw.add_argument("name")
+    pw.add_argument("name", help="要修改密码的用户名 / the user whose password changes")
     pw.add_argument("--password-stdin", action="store_true", help="从标准输入读密码 / read the password from stdin")
     pw.set_defaults(func=cmd_passwd)
-    ls = sub.add_parser("list", parents=[common], help="列出账户 / list accounts")
+    ls = sub.add_parser("list", parents=[common], help="列出账号 / list accounts")
     ls.set_defaults(func=cmd_list)

@@ -206,7 +206,7 @@ def _text_problems(config: Mapping[str, Any]) -> list[str]:
     # A path as text: ``USERS_DB = 5`` in TOML made a database file named "5" in the working folder;
     # an empty one a database nobody can find again; a NUL byte failed at the first login (500).
     if not isinstance(db, str) or not db.strip() or "\x00" in db:
-        problems.append(f"配置项 USERS_DB 须为用户数据库的文件路径（非空文本）/ USERS_DB must be the users "
+        problems.append(f"配置项 USERS_DB 须为用户数据库的文件路径（非空文本） / USERS_DB must be the users "
                         f"database's file path (non-empty text), got {db!r}")
     key = config.get("SECRET_KEY")
     # None or empty: one is generated per process. Anything else signs cookies, so text or bytes.
@@ -225,7 +225,7 @@ def _text_problems(config: Mapping[str, Any]) -> list[str]:
     if config.get("SERVER_NAME") is not None and not isinstance(config["SERVER_NAME"], str):
         problems.append("配置项 SERVER_NAME 须为文本 / SERVER_NAME must be text (host[:port])")
     if config.get("FEED_CLOCK") is not None and not callable(config["FEED_CLOCK"]):
-        problems.append("配置项 FEED_CLOCK 须为函数（返回毫秒）/ FEED_CLOCK must be a function returning milliseconds")
+        problems.append("配置项 FEED_CLOCK 须为函数（返回毫秒） / FEED_CLOCK must be a function returning milliseconds")
     if config.get("TABLES") is not None and not isinstance(config["TABLES"], Mapping):
         problems.append("配置项 TABLES 须为 桌号→运行器 的映射 / TABLES must be a mapping of table id to runner")
     return problems
@@ -266,7 +266,7 @@ def normalise(raw: Mapping[str, Any], origin: str) -> dict[str, Any]:
     for key, value in raw.items():
         name = str(key).upper()
         if name not in DEFAULTS and name not in _EXTRA_KEYS:
-            raise ConfigError(f"未知配置项 {key!r}（来自 {origin}）/ unknown setting {key!r} in {origin}")
+            raise ConfigError(f"未知配置项 {key!r}（来自 {origin}） / unknown setting {key!r} in {origin}")
         out[name] = _coerce(name, value)
     return out
 
@@ -319,7 +319,7 @@ def _from_service_config(data: Mapping[str, Any], path: Path) -> dict[str, Any]:
         raise ConfigError(f"[web] 须为表 / [web] must be a table in {path}")
     unknown = sorted(set(section) - set(SERVICE_WEB_KEYS))
     if unknown:
-        raise ConfigError(f"未知配置项 {unknown[0]!r}（来自 {path} [web]）/ unknown setting {unknown[0]!r} in "
+        raise ConfigError(f"未知配置项 {unknown[0]!r}（来自 {path} [web]） / unknown setting {unknown[0]!r} in "
                           f"{path} [web] (table.toml's [web] takes: {', '.join(SERVICE_WEB_KEYS)})")
     raw = {SERVICE_WEB_KEYS[k]: v for k, v in section.items() if SERVICE_WEB_KEYS[k] is not None}
     base = path.parent
@@ -328,7 +328,7 @@ def _from_service_config(data: Mapping[str, Any], path: Path) -> dict[str, Any]:
     else:
         data_dir = data.get("data_dir", "data")
         if not isinstance(data_dir, str) or not data_dir.strip():
-            raise ConfigError(f"data_dir 须为文件夹路径（文本）/ data_dir must be a folder path (text) in {path}, "
+            raise ConfigError(f"data_dir 须为文件夹路径（文本） / data_dir must be a folder path (text) in {path}, "
                               f"got {data_dir!r}")
         raw.setdefault("USERS_DB", str(base / data_dir / USERS_DB_NAME))
     return normalise(raw, f"{path} [web]")

@@ -199,7 +199,7 @@ def _enrol(runner: Any, s: _Session, pipe: Any, out: Path) -> None:
             e.save(staged)  # whole on the card first: after the note it only has to be renamed
             # The note is in the log before the deck is used (the durability audit, finding 6): sent
             # without waiting, plays could be read with a deck the log did not name yet, or ever.
-            res = runner.submit(camera_noted(runner.state(), f"读牌用本桌登记的牌组（{len(e.cards)} 张）/ reading with "
+            res = runner.submit(camera_noted(runner.state(), f"读牌用本桌登记的牌组（{len(e.cards)} 张） / reading with "
                                                              f"the deck enrolled at this table ({len(e.cards)} faces, "
                                                              f"{out})"), wait=True)
             if not res.accepted:

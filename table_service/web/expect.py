@@ -82,5 +82,5 @@ def _question_closed(state: State, seq: int) -> str | None:
     deal = state.get("deal")
     if deal is not None and any(q["seq"] == seq for q in deal["questions"]):
         return None
-    return (f"{STALE_PREFIX}摄像头问题 #{seq} 已不在待答之列（多半已被回答），请看最新记录 / camera question #{seq} is not open "
+    return (f"{STALE_PREFIX}识别存疑 #{seq} 已不在待答之列（多半已被回答），请看最新记录 / camera question #{seq} is not open "
             "(most likely answered already, by a second tap or another referee): look at the record now")

@@ -194,7 +194,7 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
             "what was forgotten"), "409": _err("no camera at this table, or its reader does not learn")}},
     ("GET", "/feed/"): {"summary": "有直播的桌 / tables with a public feed", "tags": ["feed"], "responses": {
         "200": _TABLES}},
-    ("GET", "/feed/<table_id>/state.json"): {"summary": "公开状态（延迟后）/ the public state as of now − delay",
+    ("GET", "/feed/<table_id>/state.json"): {"summary": "公开状态（延迟后） / the public state as of now − delay",
                                              "tags": ["feed"], "responses": {"200": _ok(_JSON_OBJ)}},
     ("GET", "/feed/<table_id>/events.json"): {
         "summary": "公开事件 / public events already due", "tags": ["feed"],

@@ -12,6 +12,7 @@ from typing import Any
 
 from flask import Blueprint, render_template, request
 
+from table_service.rules.cards import RANK_NAMES_ZH
 from table_service.rules.seats import SEATS, SIDES
 
 from .auth import require_role
@@ -36,6 +37,12 @@ FIELD_LABELS: dict[str, tuple[str, str]] = {
 _VALUE_WORDS = {v: STRINGS[v] for v in ("warning", "violation", "foul", "loss")}
 #: Each event type in both languages (one table with the panel's refusals: web/i18n.py).
 TYPE_NAMES = EVENT_NAMES
+#: Fields whose value is a word the pages already say in both languages (the key's prefix in
+#: ``STRINGS``): a declared reading's pattern, a device and its status. The record read "牌型 straight"
+#: and "设备 camera; 状态 online" on a Chinese page (audit s38).
+_WORD_FIELDS = {"kind": "kind_", "device": "st_", "status": "st_"}
+#: A rank as each language says it (a declared reading's rank "T" read as the letter).
+_RANK_EN = {"T": "10", "SJ": "small joker", "BJ": "big joker"}
 
 
 def _half(text: str, lang: str) -> str:
@@ -103,6 +110,10 @@ def _field(key: str, v: Any, lang: str, people: People | None) -> str:
         return ", ".join(f"{People({}).seat(s, lang)} {v[s]}" for s in SEATS if s in v)
     if key == "teams" and isinstance(v, dict):
         return ", ".join(f"{People({}).side(s, lang)} {v[s]}" for s in SIDES if s in v)
+    if key in _WORD_FIELDS and isinstance(v, str) and f"{_WORD_FIELDS[key]}{v}" in STRINGS:
+        return STRINGS[f"{_WORD_FIELDS[key]}{v}"][0 if lang == "zh" else 1]
+    if key == "rank" and isinstance(v, str):
+        return (RANK_NAMES_ZH if lang == "zh" else _RANK_EN).get(v, v)
     return _value(v, lang)
 
 

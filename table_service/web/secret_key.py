@@ -28,16 +28,19 @@ def kept_secret_key(folder: str | Path) -> str | None:
         key = path.read_text(encoding="ascii").strip()
         if len(key) >= 32:
             return key
-        log.warning("session key file %s is too short: a new one is drawn", path)
+        log.warning("登录密钥文件 %s 过短：已另生成一个 / session key file %s is too short: a new one is drawn",
+                    path, path)
     except FileNotFoundError:
         pass
     except (OSError, UnicodeDecodeError) as exc:
-        log.warning("session key file %s unreadable (%s): a new one is drawn", path, exc)
+        log.warning("登录密钥文件 %s 无法读取（%s）：已另生成一个 / session key file %s unreadable (%s): a new one "
+                    "is drawn", path, exc, path, exc)
     key = secrets.token_hex(32)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_durably(path, (key + "\n").encode("ascii"), mode=0o600)
     except OSError as exc:
-        log.warning("session key not kept in %s (%s): logins end when the service restarts", path, exc)
+        log.warning("登录密钥无法保存到 %s（%s）：服务重启后所有登录失效 / session key not kept in %s (%s): logins end "
+                    "when the service restarts", path, exc, path, exc)
         return None
     return key

@@ -22,15 +22,16 @@ from werkzeug.security import check_password_hash, generate_password_hash
 
 #: Roles from least to most powerful; a higher role may do everything a lower one may.
 ROLES: tuple[str, ...] = ("spectator", "viewer", "referee", "chief")
-ROLE_NAMES: dict[str, str] = {"spectator": "观众（延时直播）/ spectator (delayed broadcast only)",
-                              "viewer": "旁观官员（实时）/ viewer (officials: live view)",
+ROLE_NAMES: dict[str, str] = {"spectator": "观众（延时直播） / spectator (delayed broadcast only)",
+                              "viewer": "旁观官员（实时） / viewer (officials: live view)",
                               "referee": "裁判 / referee", "chief": "裁判长 / chief referee"}
 
 
 def role_label(role: str) -> tuple[str, str]:
     """``(Chinese, English)`` halves of a role's :data:`ROLE_NAMES` entry, for a message that says
     Chinese first, English second: the whole entry put into the Chinese half left English in the
-    middle (``split(" / ")`` missed the viewer's ``（实时）/ viewer``, which has no space before the slash)."""
+    middle (``split(" / ")`` missed the viewer's ``（实时）/ viewer`` when it was written with no space before
+    the slash; ``tests/test_bilingual_text.py`` now refuses that spelling)."""
     zh, _, en = ROLE_NAMES[role].partition("/")
     return zh.strip(), en.strip()
 
@@ -115,7 +116,7 @@ def role_rank(role: str) -> int:
     try:
         return ROLES.index(role)
     except ValueError:
-        raise UserError(f"未知角色 {role!r}（可选 {'/'.join(ROLES)}）/ unknown role {role!r}") from None
+        raise UserError(f"未知角色 {role!r}（可选 {'/'.join(ROLES)}） / unknown role {role!r}") from None
 
 
 def connect(path: str | Path, *, create: bool = True) -> sqlite3.Connection:
@@ -224,7 +225,7 @@ def check_password(password: str) -> None:
     if len(password or "") < MIN_PASSWORD:
         raise UserError(f"密码至少 {MIN_PASSWORD} 位 / password must have at least {MIN_PASSWORD} characters")
     if len(password) > MAX_PASSWORD:
-        raise UserError(f"密码过长（最多 {MAX_PASSWORD} 个字符）/ the password is longer than {MAX_PASSWORD} characters")
+        raise UserError(f"密码过长（最多 {MAX_PASSWORD} 个字符） / the password is longer than {MAX_PASSWORD} characters")
     if not password.strip():
         raise UserError("密码不能全是空格 / a password of spaces only is no password")
     if any(unicodedata.category(c) == "Cc" for c in password):

@@ -127,3 +127,25 @@ def test_export_never_writes_over_what_is_not_an_export(db: Path, tmp_path: Path
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")
     assert main(["export", str(db), "-o", str(empty)]) == 0
+
+
+def test_replay_says_sides_levels_statuses_and_penalties_in_each_language() -> None:
+    """The s38 audit: the replay (read at an appeal) printed "F6 [confirmed]", "NS S warning (自动 /
+    automatic)", "EW 升2级 / EW up 2" and the level "T"; each is now said in both languages, 10 for T."""
+    import io
+
+    from table_service.store.cli import _describe_round
+
+    rnd = {"no": 1, "players": {"E": "a", "S": "b", "W": "c", "N": "d"}, "format": {"kind": "deals", "deals": 2},
+           "ruleset": {"name": "jiangsu-2013"}}
+    sheet = [{"deal": 1, "gain": {"side": "EW", "levels": 2}, "ended_by": "play", "levels_after": {"EW": "T", "NS": "2"}}]
+    records = [{"deal": 1, "level": "T", "tributes": [], "returns": [], "tricks": [], "finish_order": ["E", "W", "N", "S"]}]
+    flags = [{"id": "F6", "status": "confirmed", "deal": 1, "seat": "S", "article": "越序出牌 / play or pass out of turn"}]
+    penalties = {"records": [{"side": "NS", "seat": "S", "level": "warning", "auto": True, "article": "超时 / time over"}]}
+    out = io.StringIO()
+    _describe_round(rnd, sheet, records, flags, penalties, None, out)
+    text = out.getvalue()
+    assert "级牌 / level 10" in text and "level T" not in text
+    assert "东西升 2 级 / EW up 2; 级数 东西 10 南北 2 / levels EW 10 NS 2" in text
+    assert "F6 [已确认 / confirmed] 第1副 / deal 1 南S: 越序出牌" in text
+    assert "南北 南 警告（自动） / NS S warning (automatic): 超时 / time over" in text

@@ -97,7 +97,8 @@ def test_void_a_pass(table: Table) -> None:
     assert "reason" in table.reject("event_voided", {"ref": wrong}, role="referee")
     table.do("event_voided", {"ref": wrong, "reason": "N pressed by mistake"}, role="referee")
     assert table.deal["turn"] == "N" and len(table.deal["trick"]["plays"]) == 1
-    assert "already void" in table.reject("event_voided", {"ref": wrong, "reason": "again"}, role="referee")
+    assert table.reject("event_voided", {"ref": wrong, "reason": "again"}, role="referee") == (
+        f"事件 #{wrong} 已撤销 / event_voided: event {wrong} is already void")
     assert table.replay_matches()
 
 
@@ -105,7 +106,8 @@ def test_void_refusals(table: Table) -> None:
     assert "no deal" in table.reject("event_voided", {"ref": 1, "reason": "x"}, role="referee")
     table.first_deal("E")
     draw = table.events[-1]["seq"]
-    assert "cannot be voided" in table.reject("event_voided", {"ref": draw, "reason": "x"}, role="referee")
+    assert table.reject("event_voided", {"ref": draw, "reason": "x"}, role="referee").startswith(
+        "此类事件（drawing_finished）不可撤销 / event_voided: a drawing_finished cannot be voided")
     assert "not an event of the current deal" in table.reject("event_voided", {"ref": 1, "reason": "x"}, role="referee")
     table.play("E", "9s")
     assert "not cards_played" in table.reject("play_corrected", {"ref": draw, "cards": ["3s"]}, role="referee")
@@ -140,7 +142,10 @@ def test_declared_reading_of_a_wild_card_play() -> None:
     assert t.deal["trick"]["plays"][0]["rank"] == "6"
     t.play("N", "3d 4s 5d 6c 7c")  # 7-high straight beats the declared 6-high
     assert t.rules_raised() == set()
-    assert "not a reading" in t.reject("reading_declared", {"ref": seq, "kind": "straight", "rank": "9"}, role="referee")
+    msg = t.reject("reading_declared", {"ref": seq, "kind": "straight", "rank": "9"}, role="referee")
+    # The Chinese half names the reading, the cards and what they may be read as (it had said only "不成立").
+    assert "not a reading" in msg and msg.startswith(
+        "纠正无法成立：声明的牌型顺子 9 不成立：黑桃3 方块4 梅花5 黑桃6 红桃2 只可读作顺子 6、顺子 7 / ")
     assert t.replay_matches()
 
 

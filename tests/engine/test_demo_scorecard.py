@@ -112,3 +112,17 @@ def test_a_tribute_card_read_wrong_without_doubt_is_counted() -> None:
                               "wrong": ["#11 tribute S deal 2: Kh read as 8h"]}
     text = format_summary({**s, "deals": 3})
     assert "tribute and return cards: 摄像头读 / read by the camera 2" in text and "Kh read as 8h" in text
+
+
+def test_the_summary_says_mistakes_and_flags_in_words_not_as_a_dict() -> None:
+    """The s38 audit: the closing report printed ``{'out_of_turn': 1}`` twice, "per card" in the Chinese
+    line's English only, and called the engine's flags "标记违规"."""
+    truth = _truth(("slow", "N", 1))
+    flags = [_flag("F5", "time_over", "N", 1, phase="lead", overtime_ms=1_000)]
+    s = compare_with_log(truth, [], flags)
+    text = format_summary({**s, "deals": 1, "card_accuracy": 0.5})
+    assert "  注入失误：超时 1 / mistakes injected: slow 1" in text
+    assert "  引擎标记：超时 1 / flags raised: time_over 1" in text
+    assert "识别准确率（按张）50.00% / recognition accuracy: per card 50.00%" in text
+    assert "{" not in text and "标记违规" not in text
+    assert "  注入失误：无 / mistakes injected: none" in format_summary({**compare_with_log(_truth(), [], []), "deals": 1})

@@ -373,7 +373,8 @@ def test_flag_confirm_and_dismiss_need_an_open_flag_and_a_referee() -> None:
     assert "no such flag" in t.reject("flag_confirmed", {"flag": "F999"}, role="referee")
     t.do("flag_confirmed", {"flag": flag["id"]}, role="referee")
     assert t.flags("out_of_turn")[0]["status"] == "confirmed"
-    assert "already confirmed" in t.reject("flag_dismissed", {"flag": flag["id"]}, role="referee")
+    assert t.reject("flag_dismissed", {"flag": flag["id"]}, role="referee") == (
+        f"标记 {flag['id']} 已确认 / flag {flag['id']} is already confirmed")
 
 
 def test_automatic_warning_that_would_be_a_foul_goes_to_the_chief() -> None:

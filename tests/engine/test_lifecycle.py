@@ -75,12 +75,15 @@ def test_single_tribute_and_return_then_payer_leads(table: Table) -> None:
     assert table.deal["phase"] == "tribute" and table.deal["level"] == "4"
     assert table.deal["timers"]["S"]["phase"] == "tribute"
     assert table.deal["timers"]["S"]["deadline_ms"] - table.deal["timers"]["S"]["started_ms"] == 20_000
-    assert "owes no tribute" in table.reject("tribute_given", {"seat": "N", "card": "As"})
+    # The Chinese half names the seat and the payers as the English half does (it had said "此座位不需进贡").
+    assert table.reject("tribute_given", {"seat": "N", "card": "As"}).startswith(
+        "北不需进贡（进贡方：南） / tribute_given: N owes no tribute (payers: S)")
     table.do("tribute_given", {"seat": "S", "card": "BJ"})
     assert table.deal["tributes"][0]["to"] == "E" and table.deal["phase"] == "return"
     assert table.deal["counts"] == {"E": 28, "S": 26, "W": 27, "N": 27}
     assert table.deal["timers"]["E"]["deadline_ms"] - table.deal["timers"]["E"]["started_ms"] == 40_000
-    assert "received no tribute" in table.reject("return_given", {"seat": "N", "card": "3c"})
+    assert table.reject("return_given", {"seat": "N", "card": "3c"}).startswith(
+        "北未收到贡牌，无需还贡 / return_given: N received no tribute")
     table.do("return_given", {"seat": "E", "card": "Tc"})
     assert table.deal["returns"] == [{"seq": table.events[-1]["seq"], "from": "E", "to": "S", "card": "Tc"}]
     assert table.deal["counts"] == {s: 27 for s in "ESWN"}
@@ -262,7 +265,8 @@ def test_format_n_deals_ends_with_level_points() -> None:
     t.do("score_sheet_signed", {"side": "EW"}, role="referee")
     t.do("score_sheet_signed", {"side": "NS"}, role="referee")
     assert t.state["signatures"] == {"EW": True, "NS": True}
-    assert "already signed" in t.reject("score_sheet_signed", {"side": "NS"}, role="referee")
+    assert t.reject("score_sheet_signed", {"side": "NS"}, role="referee") == (
+        "南北方已签字 / score_sheet_signed: NS has already signed")
     assert t.replay_matches()
 
 

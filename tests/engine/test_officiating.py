@@ -283,7 +283,8 @@ def test_three_copies_in_one_play_at_the_panel_is_refused() -> None:
     t = Table()
     t.first_deal("E")
     msg = t.reject("cards_played", {"seat": "E", "cards": ["3s", "3s", "3s"]})
-    assert msg.startswith("牌不可能 / impossible cards: 3s")
+    # Each half names the card (the Chinese half had said only "牌不可能").
+    assert msg.startswith("牌不可能：黑桃3 在一手中超过两张（两副牌每张只有两张） / impossible cards: 3s")
 
 
 def test_second_copy_is_an_ordinary_play() -> None:

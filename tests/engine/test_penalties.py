@@ -276,7 +276,9 @@ def test_a_lost_turn_goes_with_a_violation_only(table: Table) -> None:
     table.play("E", "3s")
     msg = table.reject("penalty_given", {"side": "NS", "seat": "N", "level": "warning", "article": "x", "lose_turn": True},
                        role="referee")
-    assert "violation only" in msg and "违例" in msg
+    assert "violation only" in msg and msg.startswith("只有违例才可附加失去一次出牌权（此次为警告） / ")
+    assert table.reject("penalty_given", {"side": "EW", "seat": "N", "level": "warning", "article": "x"},
+                        role="referee") == "北不属于东西方 / penalty_given: seat N is not on side EW"
     assert table.deal["turn"] == "N" and table.state["penalties"]["NS"]["warnings"] == 0
     _pen(table, "NS", "warning")
     _pen(table, "NS", "warning", seat="N", lose_turn=True)  # the second warning: a violation

@@ -73,7 +73,7 @@ def test_the_report_card_is_refused_from_a_seat_that_has_played_out() -> None:
 
 def test_the_report_card_is_refused_before_the_seat_has_played() -> None:
     t = _table({"E": 27, "S": 27, "W": 27, "N": 10})
-    assert "has not played yet" in t.reject("report_pressed", {"seat": "N"}, source="screen")
+    assert t.reject("report_pressed", {"seat": "N"}, source="screen").startswith("北尚未出牌，无需报牌 / ")
 
 
 def test_generation_8_accepted_the_report_card_where_none_was_due() -> None:

@@ -247,7 +247,7 @@ def test_a_refused_correction_gives_its_reason_in_each_language_half() -> None:
     ref = t.events[-1]["seq"]
     why = t.reject("reading_declared", {"ref": ref, "kind": "straight", "rank": "T"}, role="referee")
     zh, en = why.split(" / ", 1)
-    assert zh.startswith("更正无法成立：") and " / " not in en and all(ord(c) < 0x3000 for c in en)
+    assert zh.startswith("纠正无法成立：") and " / " not in en and all(ord(c) < 0x3000 for c in en)
 
 
 # ------------------------------------------------------------------ the diff review's cases (2026-12-06)

@@ -114,7 +114,9 @@ def test_a_round_ended_on_a_tie_and_decided_by_the_extra_deal_says_it_was_ended_
     t = _called_on_a_tie()
     result = t.state["result"]
     assert result["winner"] == "EW" and result["reason"] == "ended" and result["past_a"] is None
-    assert describe_result(result).startswith("EW 胜 / EW wins (中止 / ended)")
+    # The Chinese half says the side in Chinese, and each half is whole (it read "EW 胜 / EW wins (中止 / ended)").
+    assert describe_result(result).startswith("东西胜（中止），级差分 东西 ")
+    assert " / EW wins (ended); level points EW " in describe_result(result)
     assert t.replay_matches()
 
 

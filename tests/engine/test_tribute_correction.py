@@ -217,9 +217,9 @@ def test_a_tribute_or_return_is_voided_before_the_first_card_and_corrected_after
     # A camera read still in doubt is a card on the table: play has begun.
     t.play("S", "5s", data={"uncertain": True, "confidence": [0.4]})
     msg = t.reject("event_voided", {"ref": trib, "reason": "错贡 / wrong tribute"}, role="referee")
-    assert msg.startswith("已开始出牌，进贡不能作废") and "tribute_corrected" in msg
+    assert msg.startswith(f"已开始出牌，进贡 #{trib} 不能撤销") and "tribute_corrected" in msg
     msg = t.reject("event_voided", {"ref": ret, "reason": "错还 / wrong return"}, role="referee")
-    assert msg.startswith("已开始出牌，还贡不能作废") and "penalty citing its flag" in msg
+    assert msg.startswith(f"已开始出牌，还贡 #{ret} 不能撤销") and "penalty citing its flag" in msg
     t.do("play_confirmed", {"ref": t.events[-1]["seq"]}, role="referee")
     assert t.reject("event_voided", {"ref": trib, "reason": "wrong"}, role="referee").startswith("已开始出牌")
 
@@ -256,16 +256,19 @@ def test_a_correction_the_engine_can_tell_is_wrong_is_refused_with_nothing_chang
     assert "event 999 is not a tribute" in refused({"ref": 999})
     assert f"event {play} is not a tribute" in refused({"ref": play})
     assert "a return_given is not a tribute" in refused({"ref": ret})
-    assert "Kd is the card already given" in refused({"card": "Kd"})
-    assert "Qd is not higher than Kd" in refused({"card": "Qd"})
+    assert refused({"card": "Kd"}).startswith("方块K 就是原贡牌，请写实际应贡的牌 / tribute_corrected: Kd is the card "
+                                              "already given")
+    assert refused({"card": "Qd"}).startswith("纠正的贡牌须大于原贡牌：方块Q 不大于原贡牌 方块K / tribute_corrected: Qd "
+                                              "is not higher than Kd")
     assert "Ks is not higher than Kd" in refused({"card": "Ks"})  # equal power proves nothing
-    assert "4h is the heart level card" in refused({"card": "4h"})
+    assert refused({"card": "4h"}).startswith("红桃4 是红心级牌，不能进贡 / tribute_corrected: 4h is the heart level card")
     assert "(tribute_corrected)" in refused({"card": "Xz"})
     assert "reason is required" in refused({"reason": " \u200b"})
     assert "referee role required for tribute_corrected" in refused({}, role="viewer")
     # Both aces of spades played: none left to give.
     _acts(t, "E:pass N:pass W:pass")
     t.play("S", "As")
+    assert refused({"card": "As"}).startswith("黑桃A 两张都已打出，不能再贡 / ")
     assert "both copies of As have been played" in refused({"card": "As"})
 
 
@@ -280,7 +283,7 @@ def test_the_wrong_card_known_played_by_its_receiver_is_a_foul_not_a_correction(
     t.do("event_voided", {"ref": t.events[-1]["seq"], "reason": "the tribute's Kd was played"}, role="referee")
     _acts(t, "E:pass N:Kd")  # N shows the other Kd (it does not beat: flagged, but seen)
     msg = t.reject("tribute_corrected", {"ref": trib, "card": "Ah", "reason": "x"}, role="referee")
-    assert msg.startswith("错贡的牌已被打出：应判犯规") and "a foul" in msg
+    assert msg.startswith("东已打出错贡的牌 方块K，两张都已在记录中：应判犯规 / ") and "a foul" in msg
 
 
 def test_no_correction_after_the_deal_or_from_a_tributor_who_has_played_out() -> None:
@@ -332,7 +335,8 @@ def test_a_misread_tribute_or_return_found_in_play_is_corrected_as_a_misread_pla
     assert [x["card"] for x in t.deal["returns"]] == ["4c"]
     after = _the_table(t)
     assert after[:6] == before[:6] and after[7] == before[7] == []  # every play stands, nothing superseded
-    assert "is one card" in t.reject("play_corrected", {"ref": trib, "cards": ["Kh", "Kc"]}, role="referee")
+    assert t.reject("play_corrected", {"ref": trib, "cards": ["Kh", "Kc"]}, role="referee").startswith(
+        "进贡、还贡只能是一张牌（收到 2 张） / play_corrected: a tribute_given is one card, got 2")
     assert fold(t.events) is not None and state_to_json(fold(t.events))["deal"]["tributes"][0]["card"] == "Kh"
 
 
@@ -346,7 +350,7 @@ def test_an_anti_tribute_is_voided_before_the_first_card_only() -> None:
     turn = t.deal["turn"]
     t.play(turn, "5s")
     msg = t.reject("event_voided", {"ref": anti, "reason": "不实抗贡 / false anti-tribute"}, role="referee")
-    assert msg.startswith("已开始出牌，抗贡不能作废") and "penalty citing its flag" in msg
+    assert msg.startswith("已开始出牌，抗贡 #") and "不能撤销" in msg and "penalty citing its flag" in msg
     assert t.deal["phase"] == "play" and t.deal["superseded"] == []
     t2 = _single_tribute_due()
     t2.do("anti_tribute_declared", {"seats": ["S"], "cards": ["BJ", "BJ"]})

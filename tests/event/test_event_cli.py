@@ -53,7 +53,7 @@ def test_pair_json_shape(files: tuple[Path, Path], capsys: pytest.CaptureFixture
 def test_human_output(files: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["event", "standings", str(files[0])]) == 0
     out = capsys.readouterr().out
-    assert "名次/rank" in out and "lots" in out  # C and D are tied on every column
+    assert "名次 / rank" in out and "lots" in out  # C and D are tied on every column
 
 
 @pytest.mark.parametrize("content,needle", [
@@ -357,7 +357,7 @@ def test_event_and_hub_bad_input(name: str, argv: Any, needle: str, tmp_path: Pa
         return
     assert rc not in (0, None), "a bad input must end with a non-zero exit"
     assert "Traceback" not in err and "internal error" not in err, err
-    lines = [ln for ln in err.splitlines() if ln.strip() and not ln.startswith(("usage:", "  "))]
+    lines = [ln for ln in err.splitlines() if ln.strip() and not ln.startswith(("用法 / usage:", "  "))]
     assert len(lines) == 1, f"not one clear line: {err!r}"
     assert needle in lines[0], f"{needle!r} not named in {lines[0]!r}"
     assert re.search(r"[\u4e00-\u9fff]", lines[0].split(" / ")[0]), f"Chinese first: {lines[0]!r}"

@@ -252,8 +252,11 @@ def test_an_import_names_the_line_it_refuses_and_logs_nothing(tmp_path: Path) ->
     bad = {**line_for(ts[0], 1, 5, 2), "ns": ts[0]["ew"], "ew": ts[0]["ns"]}  # sides swapped
     text = "\n".join([json.dumps(line_for(ts[1], 1, 5, 2)), "", json.dumps(bad)]) + "\n"
     seq = hub.core.last_seq
-    with pytest.raises(EventInputError, match="line 3: .*teams do not match"):
+    with pytest.raises(EventInputError, match="line 3: .*teams do not match") as refused:
         hub.import_results(text, "rita", "referee")
+    # Each half whole: it read "import 第 3 行 line 3: <the whole bilingual reason>".
+    zh, _, en = str(refused.value).partition(" / ")
+    assert zh.startswith("导入第 3 行：") and en.startswith("import line 3: ") and "teams do not match" in en
     assert hub.core.last_seq == seq and not hub.core.results
     with pytest.raises(EventInputError, match="requires role referee"):
         hub.import_results(json.dumps(line_for(ts[1], 1, 5, 2)), "vera", "viewer")

@@ -63,7 +63,7 @@ def test_second_correction_against_the_same_result_is_refused_naming_the_first(t
         _correct(hub, t, {**line, "ns_levels": 2, "ew_levels": 0}, seen, "东西少记一级", "zhou")
     msg = str(exc.value)
     # Chinese first, then English; who changed it, to what, and what the second chief saw.
-    assert msg.index("未更正") < msg.index(" / not corrected")
+    assert msg.index("未纠正") < msg.index(" / not corrected")
     ns, ew = hub.core.team_names()[t["ns"]], hub.core.team_names()[t["ew"]]  # teams by name, as the pages say
     assert "chen" in msg and f"{ns} 3:1 {ew}" in msg and f"{ns} 1:2 {ew}" in msg and t["ns"] not in msg
     assert "记分表誊写错" in msg and "reload" in msg.lower()
@@ -162,7 +162,7 @@ def test_two_chiefs_correcting_from_open_pages(hub_app: Any) -> None:
                                             "reason": "东西少记一级"})
     [(cat, said)] = flashes(b)
     assert r.status_code == 302 and cat == "error", said
-    assert said.startswith("未更正") and "chen" in said and "3:1" in said and "reload" in said.lower()
+    assert said.startswith("未纠正") and "chen" in said and "3:1" in said and "reload" in said.lower()
     tr = hub.core.results[(1, t["table"])]
     assert (tr.line["ns_levels"], tr.line["ew_levels"], tr.by) == (3, 1, "chen") and len(tr.history) == 2
     # The same as a script (JSON): 400 with the reason.
@@ -209,7 +209,7 @@ def test_double_tap_and_a_client_without_basis(hub_app: Any) -> None:
 
 def test_two_chiefs_sending_what_the_old_page_sent_lose_nothing(hub_app: Any) -> None:
     """The audit's s06 as the page before the fix posted it (no basis): the first correction
-    stands and the second chief is told, rather than both reading "已更正"."""
+    stands and the second chief is told, rather than both reading "已纠正"."""
     app, hub, t = hub_app
     a, b = app.test_client(), app.test_client()
     atok, btok = login(a, "chen"), login(b, "zhou")
@@ -220,7 +220,7 @@ def test_two_chiefs_sending_what_the_old_page_sent_lose_nothing(hub_app: Any) ->
                                              "reason": "东西少记一级"}, headers=JSON)
     assert ra.status_code == 200, ra.get_json()
     assert rb.status_code == 400, rb.get_json()
-    assert rb.get_json()["error"].startswith("未更正") and "chen" in rb.get_json()["error"]
+    assert rb.get_json()["error"].startswith("未纠正") and "chen" in rb.get_json()["error"]
     tr = hub.core.results[(1, t["table"])]
     assert (tr.line["ns_levels"], tr.line["ew_levels"], tr.by) == (3, 1, "chen")
 

@@ -1,7 +1,7 @@
 """Real browser (Playwright, Debian's Chromium, the hub's pages on cheroot): the organiser page's
 correction form fills in the chosen table's current result and basis, and two chief referees
 correcting the same table from pages opened before either submitted (the audit's s06) no longer
-both read "已更正": the second is told who changed it to what, and nothing of the first is lost.
+both read "已纠正": the second is told who changed it to what, and nothing of the first is lost.
 Screenshot in test-artifacts/event/hub-correction-refused.png."""
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def test_correction_form_prefills_and_the_second_chief_is_refused(live: Any, ope
     said = b.inner_text("#flash-error")
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     b.screenshot(path=str(ARTIFACTS / "hub-correction-refused.png"), full_page=True)
-    assert said.startswith("未更正") and "chen" in said and "3:1" in said, said
+    assert said.startswith("未纠正") and "chen" in said and "3:1" in said, said
     tr = hub.core.results[(1, t["table"])]
     assert (tr.line["ns_levels"], tr.line["ew_levels"], tr.by) == (3, 1, "chen")
     # The refused page is the reloaded one: picking the table shows chen's result, ready to decide on.

@@ -282,3 +282,20 @@ def test_the_settings_form_answers_json_and_a_redirect(tmp_path: Path) -> None:
                   headers={"Accept": "application/json"})
     assert r.status_code == 403 and hub.core.cfg["event"]["rounds"] == 4
     hub.stop()
+
+
+def test_a_format_or_ruleset_the_hub_does_not_know_is_said_in_words_in_each_half(tmp_path: Path) -> None:
+    """The s38 audit: "赛制须为 deals、time 或 past_a" named the format by its internal words only."""
+    hub = open_hub(tmp_path / "hub", raw_cfg(6))
+    before = (hub.core.last_seq, copy.deepcopy(hub.core.cfg))
+    ev = hub.core.cfg["event"]  # type: ignore[index]
+    with pytest.raises(EventInputError) as exc:
+        hub.edit_event(ev["name"], ev["ruleset"], {"kind": "knockout"}, "chen", "chief")
+    assert str(exc.value) == ("赛制须为固定副数（deals）、限时（time）或打过 A（past_a） / format must be deals, time "
+                              "or past_a")
+    with pytest.raises(EventInputError) as exc:
+        hub.edit_event(ev["name"], "nosuch-2099", dict(ev["format"]), "chen", "chief")
+    said_zh, _, said_en = str(exc.value).partition(" / ")
+    assert said_zh.startswith("规则无效：") and said_en.startswith("bad ruleset: ") and " / " not in said_en
+    assert (hub.core.last_seq, hub.core.cfg) == before
+    hub.stop()

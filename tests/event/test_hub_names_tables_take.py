@@ -89,7 +89,7 @@ def test_an_appeal_or_a_correction_of_invisible_text_is_refused_and_the_slot_is_
     code, body = post("appeal", slot=slot, team=t["ns"], text=ZW)
     assert code == 400 and "申诉须有书面理由" in body["error"]
     code, body = post("correct", slot=slot, ns_levels="2", ew_levels="1", reason=ZW)
-    assert code == 400 and "请写明更正原因" in body["error"]
+    assert code == 400 and "请写明纠正原因" in body["error"]
     code, body = post("edit_event", name=ZW, ruleset=hub.core.cfg["event"]["ruleset"], kind="deals", deals="8")
     assert code == 400
     code, body = post("hand_result", slot="1|\x1b[2J\u202eX", ns_levels="1", ew_levels="0")

@@ -79,7 +79,7 @@ def test_a_draft_drawn_before_a_correction_is_refused_at_publication_until_redra
     assert [(c["kind"], c["round"], c["table"], c["by"]) for c in changes] == [("corrected", 1, t["table"], "chen")]
     draft = hub.overview()["draft"]
     assert draft["round"] == 2 and draft["stale"] == changes
-    assert f"第 1 轮 {t['table']} 号桌更正为" in draft["stale_text"] and "corrected to" in draft["stale_text"]
+    assert f"第 1 轮 {t['table']} 号桌纠正为" in draft["stale_text"] and "corrected to" in draft["stale_text"]
     with pytest.raises(EventInputError) as refused:
         hub.publish_draw(2, "org", "referee")
     msg = str(refused.value)
@@ -160,7 +160,7 @@ def test_the_pages_mark_a_stale_draft_and_redraw_it_with_one_tap(app_hub: Any) -
     banner = page[page.index('id="draft-stale"'):]
     banner = banner[:banner.index("</div>")]
     assert "草案已过时，不能公布 / This draft is out of date" in banner
-    assert f"第 1 轮 {t['table']} 号桌更正为" in banner and 'id="stale-redraw"' in banner
+    assert f"第 1 轮 {t['table']} 号桌纠正为" in banner and 'id="stale-redraw"' in banner
     assert re.search(r'id="publish-draw" disabled', page)
     assert 'id="draft-stale"' in c.get("/hub/print/draw/2").get_data(as_text=True)
     assert 'id="ov-draft-stale"' in c.get("/hub/").get_data(as_text=True)
@@ -233,4 +233,4 @@ def test_a_correction_after_later_rounds_were_published_says_they_stand(app_hub:
                                             "basis": str(hub.core.results[(1, t["table"])].seq)},
                headers={"Accept": "application/json"})
     msg = r.get_json()["message"]
-    assert "第 2 轮的编排按更正前的成绩排出，不变" in msg and "round(s) 2 were drawn on the result before it and stand" in msg
+    assert "第 2 轮的编排按纠正前的成绩排出，不变" in msg and "round(s) 2 were drawn on the result before it and stand" in msg

@@ -313,5 +313,6 @@ def test_the_standings_download_from_the_nav_is_the_boards_table_with_the_withdr
     for row, s in zip(rows, want, strict=True):
         assert row["队名 / name"] == s["name"] and int(row["比赛分 / match points"]) == s["match_points"]
         assert int(row["名次 / rank"]) == s["rank"] and int(row["累进分 / progressive"]) == s["progressive"]
-        assert row["退赛（自第几轮）/ withdrawn from round"] == ("" if s["withdrawn"] is None else str(s["withdrawn"]))
-    assert next(row for row in rows if row["队号 / team"] == W)["退赛（自第几轮）/ withdrawn from round"] == "2"
+        assert int(row["胜轮 / rounds won"]) == s["rounds_won"]  # the column said 胜局 where every page says 胜轮
+        assert row["退赛（自第几轮） / withdrawn from round"] == ("" if s["withdrawn"] is None else str(s["withdrawn"]))
+    assert next(row for row in rows if row["队号 / team"] == W)["退赛（自第几轮） / withdrawn from round"] == "2"

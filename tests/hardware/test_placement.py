@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import re
 
 import numpy as np
 import pytest
@@ -38,6 +39,7 @@ def test_too_low_a_camera_loses_the_markers_and_a_wide_lens_s_distortion_counts(
     hfov, size = LENSES["cm3"]
     low = from_mount(LAYOUT, size, 1000, hfov_deg=hfov)
     assert low.worst > 3.5 and [w for w in judge(low, LAYOUT) if "does not hold" in w]
+    assert [w for w in judge(low, LAYOUT) if "的桌面与四角标记：请把摄像头装高些或换广角镜头 / " in w]
     w, h = size
     f = (w / 2) / np.tan(np.radians(51.0))
     k = np.array([[f, 0, w / 2], [0, f, h / 2], [0, 0, 1]])
@@ -54,10 +56,13 @@ def test_config_check_prints_px_per_mm_and_warns_under_2_5(tmp_path, capsys):
     assert cmd_config_check(argparse.Namespace(path=str(path), offline=True)) == 0
     out = capsys.readouterr().out
     assert "px/mm on the play zones" in out and "E=2.16" in out and "under 2.5" in out
+    # The Chinese half says the remedy too (it stopped at "低于 2.5"), and the devices are said in words.
+    assert "（东区）低于 2.5：请把摄像头装低些、换视角更窄的镜头或更高的分辨率" in out
+    assert re.search(r"报牌按钮 +report_button", out) and re.search(r"蜂鸣器 +buzzer", out)
     path.write_text(BASE + '[camera]\nbackend = "picamera2"\nmount_height_mm = 1370\nlens = "cm3"\n')
     assert cmd_config_check(argparse.Namespace(path=str(path), offline=True)) == 0
     out = capsys.readouterr().out
-    assert "picamera2 camera 0 sensor full size + 640x360" in out and "S=2.59" in out and "warning" not in out
+    assert "picamera2 camera 0 传感器全幅 / sensor full size + 640x360" in out and "S=2.59" in out and "warning" not in out
     path.write_text(BASE + '[camera]\nbackend = "picamera2"\n')
     assert cmd_config_check(argparse.Namespace(path=str(path), offline=True)) == 0
     assert "mount_height_mm" in capsys.readouterr().out  # says what to give to get the figure

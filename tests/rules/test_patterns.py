@@ -253,3 +253,12 @@ def test_play_value_semantics():
     b = classify(parse_cards("9s 8s 7s 6s 5s"), "2")[0]
     assert a == b and hash(a) == hash(b)
     assert eval(repr(a), {"Play": Play, "parse_cards": parse_cards}) == a
+
+
+def test_the_description_says_the_rank_as_a_card_does_and_none_for_the_joker_bomb():
+    """``rules classify`` printed "四大天王（大王）": the joker bomb has one form, its "rank" means nothing."""
+    (bomb,) = classify("SJ SJ BJ BJ", "7")
+    assert bomb.describe_zh() == "四大天王 / joker_bomb"
+    (straight,) = classify("Ts Jd Qc Kh As", "7")
+    assert straight.describe_zh() == "顺子（A） / straight (A)"
+    assert [p.describe_zh() for p in classify("Ts Td", "7")] == ["对子（10） / pair (T)"]

@@ -13,13 +13,16 @@ from table_service.rules.patterns import classify
 
 
 def test_classify_refuses_a_third_copy() -> None:
-    with pytest.raises(ImpossibleCardsError, match=r"^牌不可能 / impossible cards: 3s appears 3 times"):
+    # Each half names the card and the count (the Chinese half had said only "牌不可能").
+    with pytest.raises(ImpossibleCardsError, match=r"^牌不可能：黑桃3 出现 3 次（两副牌每张只有 2 张） / impossible cards: "
+                                                   r"3s appears 3 times"):
         classify("3s 3s 3s", "5")
     assert [p.kind for p in classify("3s 3s 3d", "5")] == ["triple"]  # two of a face is fine
 
 
 def test_legal_plays_refuses_a_third_copy_and_a_28_card_hand() -> None:
-    with pytest.raises(ImpossibleCardsError, match="28 cards, a hand holds at most 27"):
+    with pytest.raises(ImpossibleCardsError, match="^牌数不可能：28 张，一手最多 27 张 / impossible: 28 cards, a hand "
+                                                   "holds at most 27"):
         legal_plays(["3s"] * 28, "5")
     with pytest.raises(ImpossibleCardsError, match="3s appears 3 times"):
         legal_plays("3s 3s 3s 4d", "5")

@@ -95,8 +95,9 @@ def test_a_recording_is_read_whole(wait_for: Any):
     assert pipe.drop_stale is False and len(watcher.fed) == 20 and pipe.dropped == 0
 
 
-def test_a_stuck_reader_is_lagging_then_not_reading_then_back(wait_for: Any, monkeypatch):
+def test_a_stuck_reader_is_lagging_then_not_reading_then_back(wait_for: Any, monkeypatch, caplog):
     # Lagging from 0.5 s, not reading from 5 s: windows a loaded machine's stalls do not skip.
+    caplog.set_level("INFO", logger=camera_health.__name__)
     monkeypatch.setattr(camera_health, "LAGGING_S", 0.5)
     monkeypatch.setattr(camera_health, "NOT_READING_S", 5.0)
     statuses: list[tuple[bool, str | None]] = []
@@ -122,6 +123,11 @@ def test_a_stuck_reader_is_lagging_then_not_reading_then_back(wait_for: Any, mon
     finally:
         pipe.stop()
     assert healths[:3] == ["reading", "lagging", "not_reading"] and "reading" in healths[3:]
+    # Lagging and not reading are warnings; the way back is news (a one-deal demo logged ~100 recoveries
+    # as warnings), and each is the health's own "中文 / English" text, no English prefix before it.
+    said = [(r.levelname, r.getMessage()) for r in caplog.records if r.name == camera_health.__name__]
+    assert [lv for lv, _ in said][:2] == ["WARNING", "WARNING"] and said[-1][0] == "INFO", said
+    assert all(not text.startswith("camera health") and "/" in text for _, text in said), said
 
 
 def test_a_stream_that_ends_is_offline_with_why(wait_for: Any):

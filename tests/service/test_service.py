@@ -91,8 +91,11 @@ def test_camera_reads_map_to_the_event_the_phase_calls_for() -> None:
     assert called["type"] == "referee_called"  # the camera's guess and picture, for a one-tap entry
     assert called["data"]["card"] == "BJ" and called["data"]["crop"] == "data:image/jpeg;base64,AA=="
     assert "reasons" not in called["data"]
+    # Each half names the card (the Chinese half had said only "进贡牌识别不确定").
+    assert called["data"]["reason"] == "进贡牌识别不确定：大王？ / tribute card read uncertain: BJ?"
     two = camera_event(tribute, "S", ["BJ", "5c"], [0.9, 0.9], False)  # two cards where one is due
     assert two["type"] == "referee_called" and "card" not in two["data"] and "2" in two["data"]["reason"]
+    assert two["data"]["reason"] == "进贡区读到 2 张牌：大王 梅花5 / 2 cards read in the tribute zone: BJ 5c"
     assert camera_event(tribute, "E", ["BJ"]) is None  # E owes nothing
     ret = {"deal": {"phase": "return", "tributes": [{"from": "S", "to": "E", "card": "BJ"}], "returns": []}}
     assert camera_event(ret, "E", ["4c"])["type"] == "return_given"

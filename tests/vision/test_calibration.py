@@ -252,3 +252,21 @@ LensCalibration(np.eye(3) * 2, np.ones(5), (1280, 960), 0.5).save({str(path)!r})
     assert LensCalibration.load(path).image_size == (640, 480)
     LensCalibration(np.eye(3), np.zeros(5), (800, 600)).save(path)  # the next save removes the kill's temporary
     assert [p.name for p in tmp_path.iterdir()] == ["lens.json"]
+
+
+def test_a_moved_marker_is_said_with_its_distance_in_each_half(layout, monkeypatch):
+    """The Chinese half said "标记位置不一致" and left the millimetres and the likely cause to the English."""
+    frame = TableRenderer(layout, "plastic", CameraView(size=(1280, 720), px_per_mm=0.72, seed=1), seed=4).render(
+        TableScene({}), seed=1)
+    true_corners = TableLayout.marker_corners_mm
+
+    def moved(self: TableLayout) -> dict[int, np.ndarray]:
+        corners = true_corners(self)
+        return {**corners, 2: corners[2][[1, 2, 3, 0]]}  # marker 2 turned a quarter in the layout
+
+    monkeypatch.setattr(TableLayout, "marker_corners_mm", moved)
+    with pytest.raises(ValueError) as exc:
+        calibrate_table(frame, layout)
+    zh, _, en = str(exc.value).partition(" / ")
+    mm = en.split("markers disagree by ", 1)[1].split(" mm", 1)[0]
+    assert zh == f"标记位置相差 {mm} 毫米（标记被移动或布局文件不对？）" and "(moved marker or wrong layout?)" in en

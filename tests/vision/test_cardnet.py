@@ -460,6 +460,9 @@ def test_a_card_whose_two_corners_disagree_is_doubted(seed):
     assert r.uncertain
     if r.cards == ["4c"]:
         assert any("two corners" in why for why in r.reasons) and "9h" in r.alternatives
+        # Each half names both faces (the Chinese half had named neither).
+        assert "最后一张牌两角读数不同：一角 梅花4，另一角 红桃9 / the last card's two corners read differently: " \
+               "one 4c, the other 9h" in r.reasons
     # The card as printed: its far corner agrees, so it gives no such doubt.
     assert not any("two corners" in why for why in read_play(a.image, 3.0).reasons)
 
@@ -523,3 +526,25 @@ def test_a_corner_seen_between_two_cards_read_with_room_for_a_card_is_a_doubt():
     zr = render_zone(["Qh", "Td", "4h", "Tc", "Qs"], "tango", 4.0, seed=72745217, realism=Realism())
     r = read_play(zr.image, 4.0)
     assert r.cards == ["Qh", "Td", "4h", "Tc", "Qs"] or r.uncertain, (r.cards, r.reasons)
+
+
+def test_a_low_confidence_reason_names_the_doubted_cards_in_both_halves():
+    """The doubted cards were added after the whole "识别把握不足 / low confidence", so only the
+    English half named them; the benchmark still tells the reason from the others, and its kind (the
+    English half before the colon or bracket) is still one."""
+    from benchmarks.cardnet_bench import reason_kind
+    from table_service.engine.errors import halves
+    from vision.cardnet.read import is_low_confidence, low_confidence
+
+    why = low_confidence([("7h", 0.93), ("Td", 0.8), ("BJ", 0.5)], 0.4)
+    assert why == "识别把握不足：红桃7 93%、方块10 80%、大王 50% / low confidence: 7h 93%, Td 80%, BJ 50%"
+    assert halves(why)[0] == "识别把握不足：红桃7 93%、方块10 80%、大王 50%"
+    joint = low_confidence([], 0.87)
+    assert joint == "识别把握不足（整手 87%） / low confidence (87%)"
+    assert is_low_confidence(why) and is_low_confidence(joint)
+    assert not is_low_confidence("最后一张牌两角读数不同：一角 梅花4，另一角 红桃9 / the last card's two corners "
+                                 "read differently: one 4c, the other 9h")
+    assert reason_kind(why) == reason_kind(joint) == "low confidence"
+    # A real read under the bar gives it.
+    r = read_play(render_zone(["7h", "7d"], "anglo", 3.0, seed=SHIFT + 3, realism=Realism.clean()).image, 3.0)
+    assert all(is_low_confidence(w) == w.startswith("识别把握不足") for w in r.reasons)

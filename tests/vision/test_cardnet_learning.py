@@ -266,7 +266,7 @@ def test_the_watcher_says_which_deck_it_reads_with():
         watcher.learn_answer(emb, TWINS_TAUGHT)
     watcher.learner.wait(300)
     status = watcher.deck_status()
-    assert status["answers"] == 400 and status["tuned"] and "已按本副牌调整" in status["text"]
+    assert status["answers"] == 400 and status["tuned"] and "已按本桌用牌调整" in status["text"]
     own = default_head().with_temperature(default_head().temperature)  # a head of its own, as an enrolment has
     watcher.enrollment = Enrollment(own, ("Kh",), check={"plays": 90, "asked": 1, "cards": 300,
                                                                     "cards_right": 300, "silent": 0})

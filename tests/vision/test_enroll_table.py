@@ -4,6 +4,7 @@ asked, two decks of one design enrolled as one."""
 
 from __future__ import annotations
 
+import re
 import tempfile
 
 import cv2
@@ -128,11 +129,14 @@ def test_cli_enrols_from_frames(frames, tmp_path, capsys, monkeypatch):
     assert main(["vision", "enroll", "--frames", str(tmp_path / "a.png"), "--out", str(out), "--force"]) == 0
     text = capsys.readouterr().out
     assert "found 54 cards" in text and "self-check" in text and "deck enrolled" in text
+    # The counts in the Chinese half too (they were in the English half only).
+    assert "桌上找到 54 张牌" in text and "  自检：读对 " in text and re.search(r"登记完成：\d+ 种牌面中登记了 \d+ 种", text)
     assert not list(scratch.iterdir())  # no questions' folder left behind in the temporary directory
     e = Enrollment.load(out)
     assert len(e.cards) >= 40 and set(e.cards) <= set(ALL_CARDS)  # the rest are read zero-shot
     absent = [c for c in ALL_CARDS if c not in e.cards]
     assert (f"no face given or found for {len(absent)}: {' '.join(absent)}" in text) == bool(absent), text
+    assert (f"没有牌面的牌 {len(absent)} 张：" in text) == bool(absent), text
     if absent:  # read as the shipped head reads them (vision.cardnet.head.Head.known)
         assert e.head.known is not None and [c for c in ALL_CARDS if not e.head.known[CARD_INDEX[c]]] == absent
     else:

@@ -290,3 +290,14 @@ def test_a_play_read_while_the_markers_lie_elsewhere_is_a_question(renderer):
     seen = turned.play(TableScene({"N": ["8s", "8h"]}), 12, key=60)
     plays = [o for o in seen if isinstance(o, PlayObservation) and o.cards]
     assert plays and all(p.uncertain and any("camera moved" in why for why in p.reasons) for p in plays), plays
+
+
+def test_frames_that_disagree_say_how_many_agreed_in_each_half() -> None:
+    # The Chinese half had said only "各帧读数不一致", the English half "(2 of 3)".
+    from vision import PlayReading
+    from vision.watcher import vote
+
+    reading, n = vote([PlayReading(["7h"], [0.99], False, []), PlayReading(["7h"], [0.99], False, []),
+                       PlayReading(["7d"], [0.99], False, [])])
+    assert n == 2 and reading.uncertain
+    assert "各帧读数不一致（3 帧中 2 帧相同） / frames disagree (2 of 3)" in reading.reasons

@@ -58,6 +58,7 @@ def test_a_question_answered_twice_is_answered_once(client, h, runner):
     late = h.post_json(client, "/api/tables/1/actions", {"type": "play_corrected", "data": {"ref": read, "cards": ["5s"]},
                                                           "expect": {"question": read}})
     assert late.status_code == 409 and "is not open" in late.get_json()["error"]
+    assert f"识别存疑 #{read} 已不在待答之列" in late.get_json()["error"]  # the camera question's word (not 摄像头问题)
     play = [p for p in runner.state()["deal"]["trick"]["plays"] if p.get("seq") == read][0]
     assert play["cards"] == ["5c"]
 

@@ -38,7 +38,7 @@ def test_a_deck_upload_over_its_limit_names_that_limit(hub_app, accept):
 def test_other_routes_still_name_the_apps_limit(hub_app, tmp_path):
     r = hub_app.test_client().post("/hub/action/edit_team", data={"name": "x" * 70_000}, headers=JSON)
     assert r.status_code == 413 and r.get_json()["error"] == (
-        "请求内容过大（最多 64 KiB）/ request body too large (at most 64 KiB)")
+        "请求内容过大（最多 64 KiB） / request body too large (at most 64 KiB)")
     panel = create_app({"TESTING": True, "USERS_DB": str(tmp_path / "p.db"), "MAX_CONTENT_LENGTH": 8192})
     r = panel.test_client().post("/auth/login", data={"password": "x" * 10_000}, headers=JSON)
     assert r.status_code == 413 and "at most 8 KiB" in r.get_json()["error"]

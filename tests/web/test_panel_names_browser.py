@@ -124,7 +124,7 @@ def test_the_hubs_refusal_of_the_tables_result_names_the_teams(page, make_app, r
     _round_with_teams(runner, h)
     link = _open(page, make_app, runner, serve_app, h, "zh")
     link.result_ack = {"result_id": "r1-s40", "status": "refused", "round": 1,
-                       "reason": "第 1 轮 1 号桌已有成绩 T2 4:2 T1（rita 15:13），改动须走更正 / table 1 already has a "
+                       "reason": "第 1 轮 1 号桌已有成绩 T2 4:2 T1（rita 15:13），改动须走纠正 / table 1 already has a "
                                  "result for round 1: T2 4:2 T1 (rita, 15:13); a change is a correction"}
     page.wait_for_selector('#assign-card .assign-ack[data-status="refused"]', timeout=15_000)
     said = page.inner_text("#assign-card .assign-ack")

@@ -60,3 +60,20 @@ def test_the_details_say_who_sits_at_a_seat_and_which_team_a_side_is(client, h, 
     row = client.get("/tables/1/record").get_data(as_text=True).split(f'data-seq="{ok.get_json()["seq"]}"', 1)[1]
     row = row.split("</tr>", 1)[0]
     assert f"Seat North {h.PLAYERS['N']}" in row and "Penalty Warning" in row and "<td>referee</td>" in row
+
+
+def test_a_declared_pattern_a_device_and_its_status_are_said_in_words(client, h, runner):
+    """The s38 audit: the record read "牌型 straight; 点数 T" and "设备 camera; 状态 online" on a
+    Chinese page."""
+    from table_service.web.record import row_of
+
+    declared = {"seq": 9, "type": "reading_declared", "role": "referee",
+                "data": {"ref": 8, "kind": "straight", "rank": "T"}}
+    device = {"seq": 10, "type": "device_status_changed", "source": "system",
+              "data": {"device": "camera", "status": "online"}}
+    zh, en = row_of(declared, "zh")["details"], row_of(declared, "en")["details"]
+    assert "顺子" in zh and "straight" not in zh and "10" in zh and "T" not in zh
+    assert "straight" in en and "10" in en
+    zh, en = row_of(device, "zh")["details"], row_of(device, "en")["details"]
+    assert "摄像头" in zh and "在线" in zh and "camera" not in zh and "online" not in zh
+    assert "camera" in en and "online" in en

@@ -86,7 +86,7 @@ def verdict(check: dict[str, Any] | None) -> tuple[bool, str]:
         return False, "未做扇形检查 / no fan check made"
     problem = fan_check_problem(check)
     if problem is not None:
-        return True, (f"扇形检查记录无效，无法判断此副牌，请重新登记 / the fan check record is ill-formed ({problem}): "
+        return True, (f"扇形检查记录无效，无法判断此牌组，请重新登记 / the fan check record is ill-formed ({problem}): "
                       "nothing can be said of this deck; enrol it again")
     plays = int(check["plays"])
     share = check["asked"] / plays
@@ -108,7 +108,7 @@ def verdict(check: dict[str, Any] | None) -> tuple[bool, str]:
             zh.append(f"常混淆 {pairs}")
             en.append(f"most doubted {pairs}")
         if check.get("doubts") and 2 * check.get("suit_only_doubts", 0) >= check["doubts"]:
-            zh.append("多为同点数不同花色：此副牌的角标可能不印花色，叠放时人也看不出，建议换用角标带花色的牌")
+            zh.append("多为同点数不同花色：这套牌的角标可能不印花色，叠放时人也看不出，建议换用角标带花色的牌")
             en.append("mostly one rank in two suits: this deck's corner may not print the suit, which no one can "
                       "see where cards overlap; a deck with the suit under the rank is advised")
     text = "。".join(zh) + " / " + "; ".join(en)

@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
-from vision.cards import ALL_CARDS, CARD_INDEX, check_card
+from vision.cards import ALL_CARDS, CARD_INDEX, card_zh, check_card
 
 from . import nets
 from .body import LOOK_BELOW, weigh_suits
@@ -70,8 +70,28 @@ from .spec import FEATURE_DIM, MIN_CORNER_GAP_MM, NONE_CLASS
 #: alone: tigullio and plastic are silent from 0.80 up and cannot tell 0.95 from 0.99.
 PLAY_BAR = 0.98
 #: How a reason given because the joint fell under the bar begins (the others are geometry, the far
-#: corner, or cards no longer possible): the benchmark tells them apart by it to draw the bar's curve.
-LOW_CONFIDENCE = "识别把握不足 / low confidence"
+#: corner, or cards no longer possible): :func:`is_low_confidence` tells them apart by it (the
+#: benchmark, to draw the bar's curve). The doubted cards follow in each half (:func:`low_confidence`).
+LOW_CONFIDENCE_ZH = "识别把握不足"
+
+
+def low_confidence(doubted: list[tuple[str, float]], joint: float) -> str:
+    """The reason for a joint under the bar: the doubted cards with their confidence in both halves
+    ("识别把握不足：红桃7 93%、方块7 80% / low confidence: 7h 93%, 7d 80%"), else the joint.
+
+    Why: the cards were added after the whole "识别把握不足 / low confidence", so the Chinese view
+    never named them."""
+    if doubted:
+        return (f"{LOW_CONFIDENCE_ZH}：{'、'.join(f'{card_zh(c)} {p:.0%}' for c, p in doubted)} / low confidence: "
+                + ", ".join(f"{c} {p:.0%}" for c, p in doubted))
+    return f"{LOW_CONFIDENCE_ZH}（整手 {joint:.0%}） / low confidence ({joint:.0%})"
+
+
+def is_low_confidence(why: str) -> bool:
+    """Whether the reason ``why`` is :func:`low_confidence`'s (the joint under the bar), not a doubt of
+    another kind."""
+    return why.startswith(LOW_CONFIDENCE_ZH)
+
 #: No fan a player lays leaves more than this between two neighbouring corners (overlap of a
 #: 52–65 mm card leaves 10–30 mm): a wider gap may hide a card.
 MAX_STEP_MM = 40.0
@@ -157,7 +177,7 @@ def as_bgr(img: object, px_per_mm: float) -> np.ndarray:
     if img.size == 0:
         raise ValueError("图像为空 / zone image is empty")
     if img.ndim == 2 or (img.ndim == 3 and img.shape[2] == 1):
-        raise ValueError("需要彩色 BGR 图像（花色靠颜色区分）/ a colour BGR image is needed "
+        raise ValueError("需要彩色 BGR 图像（花色靠颜色区分） / a colour BGR image is needed "
                          "(grey-scale cannot tell hearts from spades)")
     if img.ndim != 3 or img.shape[2] not in (3, 4):
         raise ValueError(f"图像形状无效 / bad zone image shape {img.shape}, expected HxWx3 BGR")
@@ -308,15 +328,15 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
             # whose corner no one can read (a worn index, a sticker, a card face down).
             reasons.append(FAR_CORNER_UNSEEN)
         elif far_face is not None and far_face != own_last:
-            reasons.append(f"同一张牌两角读数不同 / the last card's two corners read differently: {own_last} / {far_face}")
+            reasons.append(f"最后一张牌两角读数不同：一角 {card_zh(own_last)}，另一角 {card_zh(far_face)} / the last "
+                           f"card's two corners read differently: one {own_last}, the other {far_face}")
             alts[-1] = far_face if far_face != cards[-1] else own_last
     _geometry_doubts(kept, px_per_mm, reasons)
     if head is default_head():  # a head fitted on this deck knows its art's "none" (enrolment, learning)
         _room_doubts(corners, p_card, px_per_mm, reasons)
     _paper_before_first(det, kept[0], px_per_mm, reasons)
-    low = [f"{c} {p:.0%}" for c, p in zip(cards, confs, strict=True) if p < PLAY_BAR]
     if joint < PLAY_BAR:
-        reasons.append(LOW_CONFIDENCE + (f": {', '.join(low)}" if low else f" ({joint:.0%})"))
+        reasons.append(low_confidence([(c, float(p)) for c, p in zip(cards, confs, strict=True) if p < PLAY_BAR], joint))
     dropped = [k for k in range(len(corners)) if k not in keep]
     face = lone_face(bgr, px_per_mm, (kept[0].x, kept[0].y)) if len(kept) == 1 else None
     return PlayReading(cards, [float(c) for c in confs], bool(reasons), reasons, alts, joint, emb[keep], emb[dropped],
