@@ -40,3 +40,15 @@ def test_sigint_stops_a_command_started_with_sigint_ignored(tmp_path: Path) -> N
     reader.join(10)
     assert rc == 0, "".join(err)
     assert not port.exists(), "the emulator did not clean up: it was killed, not stopped"
+
+
+def test_ctrl_c_while_the_commands_load_is_a_quiet_130(monkeypatch) -> None:
+    """The s38 audit: Ctrl-C in the first seconds (every command's modules loading, ``build_parser``)
+    printed a Python traceback; it ends the command quietly, as it does once the command runs."""
+    import table_service.cli as cli
+
+    def interrupted() -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "build_parser", interrupted)
+    assert cli.main(["user", "list"]) == 130

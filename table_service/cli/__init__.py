@@ -143,8 +143,11 @@ def _honour_ctrl_c() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit status."""
     _honour_ctrl_c()
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    try:  # building the parser imports every command (Flask, OpenCV: seconds on a Pi): Ctrl-C there too
+        parser = build_parser()
+        args = parser.parse_args(argv)
+    except KeyboardInterrupt:
+        return 130
     func = getattr(args, "func", None)
     if func is None:
         parser.print_help()
