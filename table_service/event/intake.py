@@ -22,6 +22,7 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 from table_service.event.model import EventInputError, parse_result
+from table_service.rules.cards import RANKS
 from table_service.rules.seats import SIDES
 from table_service.views.deck_wire import SHA256_RE
 from table_service.views.panel_url import panel_url_problem
@@ -35,7 +36,9 @@ MAX_ROUND = 999
 MAX_SEQ = 2**53
 #: Wall-clock stamps in Unix ms, up to 2286-11-20 (a table's clock may be wrong, never a 30-digit number).
 MIN_WALL_MS, MAX_WALL_MS = 0, 9_999_999_999_999
-_RANKS = frozenset({"2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"})
+#: A side's level as the engine writes it (``rules.cards.RANKS``: "T" for 10), and "10" as a person writes it.
+#: Only "10" was taken: every summary of a table at level 10 was refused as a bad message (the s38 audit).
+_RANKS = frozenset(RANKS) | {"10"}
 #: The two sides of :data:`table_service.rules.seats.SIDES` in the order the hub writes them, NS before
 #: EW (as its results lines, ns then ew, and the table's own summary); the order is the order a summary's
 #: fields are checked in, so one wrong on both sides is refused naming NS.

@@ -366,6 +366,18 @@ def test_a_summary_says_whether_the_table_has_a_camera(hub: HubService) -> None:
         check_message(t["table"], "summary", json.dumps(bad).encode())
 
 
+def test_a_table_at_level_10_is_read_not_refused(hub: HubService) -> None:
+    """The engine writes level 10 as "T" (rules.cards.RANKS); the intake took only "10", so every summary
+    of a table at level 10 went on the chief's list as a bad message and the overview froze there."""
+    from table_service.table.mqtt_bridge import table_summary
+
+    t = hub.core.draws[1]["tables"][0]["table"]
+    sent = table_summary({"round": {"no": 1}, "levels": {"NS": "T", "EW": "A"}}, t, None)
+    assert check_message(t, "summary", json.dumps(sent).encode())["levels"] == {"NS": "T", "EW": "A"}
+    hub.handle_batch([(t, "summary", json.dumps(sent).encode(), True)])
+    assert not hub.core.refusals and hub.overview()["tables"][0]["levels"] == {"NS": "T", "EW": "A"}
+
+
 def test_a_summary_of_a_round_the_event_has_not_cannot_freeze_the_overview(hub: HubService) -> None:
     """The probe: as table 1, a summary of round 999 with wall_ms at its maximum. Kept, it outranked
     every real summary (newer by round wins; the minute-later escape read the table's own clock), so
