@@ -19,6 +19,11 @@ class EventRejected(EngineError):
     """
 
 
+class RoleRejected(EventRejected):
+    """An event refused for the role that sent it (a referee's for the chief alone): the panel answers
+    403, every other refusal 422 — told by the class, never guessed from the message's wording."""
+
+
 def halves(message: str) -> tuple[str, str]:
     """A "中文 / English" message's two halves (the message twice where it has no separator).
 

@@ -12,7 +12,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-from table_service.engine.errors import EventRejected
+from table_service.engine.errors import EventRejected, RoleRejected
 from table_service.rules.cards import format_cards, parse_cards
 from table_service.rules.errors import InvalidCardError
 from table_service.rules.seats import SEATS, SIDES
@@ -126,7 +126,7 @@ def check_envelope(event: Any) -> dict[str, Any]:
     if seq is not None and (not isinstance(seq, int) or isinstance(seq, bool) or seq < 1):
         raise EventRejected(f"序号无效 / seq must be a positive integer, got {seq!r}")
     if etype in REFEREE_TYPES and role not in ("referee", "chief"):
-        raise EventRejected(f"需要裁判权限 / referee role required for {etype} (role {role!r})")
+        raise RoleRejected(f"需要裁判权限 / referee role required for {etype} (role {role!r})")
     return {"seq": seq, "t_ms": t_ms, "type": etype, "source": source, "role": role, "data": data}
 
 

@@ -238,7 +238,9 @@ def _rejection(result: Any) -> tuple[Response, int]:
     if result.seq is None and not result.event:
         # Never reached the log (queue full / runner stopped): a service problem, not the request's.
         return jsonify(accepted=False, seq=None, error=error), 503
-    status = 403 if "裁判长" in error or "需要裁判权限" in error else 422
+    # 403 only where the engine said the refusal is about the role (RoleRejected), never from the
+    # wording: "…请由裁判长在记分表上更正" to a chief is a ruling on the event, not on the chief.
+    status = 403 if getattr(result, "role", False) else 422
     return jsonify(accepted=False, seq=result.seq, error=error), status
 
 
