@@ -8,6 +8,7 @@ referee can read when a field is wrong; nothing here looks at the table state.
 from __future__ import annotations
 
 import json
+import math
 import unicodedata
 from dataclasses import dataclass
 from typing import Any
@@ -384,7 +385,9 @@ def _depth_ok(value: Any, depth: int) -> bool:
         return all(isinstance(k, str) and _depth_ok(v, depth + 1) for k, v in value.items())
     if isinstance(value, list):
         return all(_depth_ok(v, depth + 1) for v in value)
-    return value is None or isinstance(value, str | int | float | bool)
+    if isinstance(value, float):
+        return math.isfinite(value)  # NaN and Infinity: no JSON number (a ruleset's options took them)
+    return value is None or isinstance(value, str | int | bool)
 
 
 def _check_value(value: Any, spec: Spec, where: str) -> str | None:
@@ -492,7 +495,8 @@ def check_data(etype: str, data: Any) -> None:
     if not isinstance(data, dict):
         raise EventRejected(f"data 必须是对象 / data must be a JSON object, got {_kind_name(data)}")
     try:
-        size = len(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+        # allow_nan=False: NaN and Infinity are no JSON values (json.dumps writes a bare NaN token).
+        size = len(json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False))
     except (TypeError, ValueError, RecursionError):
         raise EventRejected(f"数据无效 / {etype}: data holds a value JSON cannot") from None
     if size > MAX_DATA_BYTES:

@@ -100,7 +100,8 @@ def _bounded(data: Any) -> dict[str, Any]:
     if data is None:
         return {}
     try:
-        size = len(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+        # allow_nan=False: data with NaN is logged as a raw excerpt, never as a bare NaN token (no JSON).
+        size = len(json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False))
     except (TypeError, ValueError, RecursionError):
         size = REJECTED_DATA_BYTES + 1
     if isinstance(data, dict) and size <= REJECTED_DATA_BYTES:
