@@ -99,7 +99,9 @@ def _int_arg(name: str, default: int, lo: int, hi: int) -> int:
     if not re.fullmatch(r"-?[0-9]+", raw):  # int() would take " 1", "1_0", "٣"
         abort(400, description=f"参数 {name} 须为整数 / query parameter {name!r} must be an integer")
     # Twenty digits are an integer out of range, not "not an integer"; 19 digits bound what int() reads.
-    value = int(raw) if len(raw.lstrip("-")) <= 19 else (hi + 1 if not raw.startswith("-") else lo - 1)
+    # Leading zeros are no size: "000…001" (20 characters) is 1, not out of range.
+    digits = raw.lstrip("-").lstrip("0") or "0"
+    value = int(raw) if len(digits) <= 19 else (hi + 1 if not raw.startswith("-") else lo - 1)
     if not lo <= value <= hi:
         abort(400, description=f"参数 {name} 须在 {lo}–{hi} 之间 / {name!r} must be within {lo}-{hi}")
     return value
