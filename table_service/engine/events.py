@@ -528,8 +528,7 @@ def check_data(etype: str, data: Any) -> None:
     if not isinstance(data, dict):
         raise EventRejected(f"data 必须是对象 / data must be a JSON object, got {_kind_name(data)}")
     try:
-        # allow_nan=False: NaN and Infinity are no JSON values (json.dumps writes a bare NaN token).
-        size = len(json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False))
+        size = len(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
     except (TypeError, ValueError, RecursionError):
         raise EventRejected(f"数据无效：{etype} 的 data 含 JSON 不能表示的值 / {etype}: data holds a value JSON cannot") from None
     if size > MAX_DATA_BYTES:

@@ -44,6 +44,8 @@ def _json_body() -> dict:
     except RecursionError:
         abort(400, description="JSON 嵌套过深 / the JSON body is nested too deeply")
     except ValueError as exc:  # UnicodeDecodeError included
+        if str(exc).startswith("JSON 嵌套过深"):  # loads_strict's RecursionError
+            abort(400, description="JSON 嵌套过深 / the JSON body is nested too deeply")
         zh, sep, en = str(exc).partition(" / ")
         if sep:  # our own reason, already in two halves (a key given twice): each half in its place
             abort(400, description=f"JSON 无效：{zh[:60]} / the body is not valid JSON: {en[:120]}")
