@@ -21,7 +21,7 @@ from table_service.engine import (
     tribute_correction,
     tribute_phase,
 )
-from table_service.engine.errors import EventRejected, halves
+from table_service.engine.errors import EventRejected, RoleRejected, halves
 from table_service.engine.events import (
     DEVICE_STATUSES,
     DEVICES,
@@ -243,7 +243,7 @@ def _supersede(state: State, ev: dict[str, Any], fx: Effects) -> None:
         # The chief's ruling (a foul, a loss, a long late arrival, a ruling on a flag, the chief's
         # correction of a read) is undone or changed by the chief alone: else a referee refused a
         # foul could still void the chief's, or correct a play the chief had corrected.
-        raise EventRejected(f"事件 #{ref} 由裁判长录入或裁决，只能由裁判长更改 / {etype}: event {ref} was entered or last ruled on "
+        raise RoleRejected(f"事件 #{ref} 由裁判长录入或裁决，只能由裁判长更改 / {etype}: event {ref} was entered or last ruled on "
                             "by the chief referee")
     question = None
     deal = state["deal"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from table_service.engine import scoring
-from table_service.engine.errors import EventRejected
+from table_service.engine.errors import EventRejected, RoleRejected
 from table_service.engine.events import int_field, side_field
 from table_service.engine.round_setup import ended_by_time_now, require_round, rules_of_round
 from table_service.engine.ruleset import since
@@ -281,7 +281,7 @@ def on_deal_released(state: State, ev: dict[str, Any], fx: Effects) -> None:
     """
     etype = ev["type"]
     if ev["role"] != "chief":
-        raise EventRejected(f"公开牌局须由裁判长决定 / {etype}: only the chief referee may release a deal")
+        raise RoleRejected(f"公开牌局须由裁判长决定 / {etype}: only the chief referee may release a deal")
     data = ev["data"]
     deal_no = int_field(data, "deal", etype)
     current = state["round"]

@@ -21,6 +21,11 @@ class EventRejected(EngineError):
     """
 
 
+class RoleRejected(EventRejected):
+    """An event refused for the role that sent it (a referee's for the chief alone): the panel answers
+    403, every other refusal 422 — told by the class, never guessed from the message's wording."""
+
+
 #: The separator an older release wrote after a closing Chinese bracket or mark ("（确认即失去）/ a …",
 #: no space before the slash): texts logged then (a camera note, a penalty's article) still split.
 _OLD_SEPARATOR = re.compile(r"(?<=[\u3000-\u303f\uff00-\uffef])/ ")

@@ -8,11 +8,12 @@ referee can read when a field is wrong; nothing here looks at the table state.
 from __future__ import annotations
 
 import json
+import math
 import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-from table_service.engine.errors import EventRejected
+from table_service.engine.errors import EventRejected, RoleRejected
 from table_service.rules.cards import format_cards, parse_cards
 from table_service.rules.errors import InvalidCardError
 from table_service.rules.seats import SEATS, SIDES
@@ -126,7 +127,7 @@ def check_envelope(event: Any) -> dict[str, Any]:
     if seq is not None and (not isinstance(seq, int) or isinstance(seq, bool) or seq < 1):
         raise EventRejected(f"序号无效 / seq must be a positive integer, got {seq!r}")
     if etype in REFEREE_TYPES and role not in ("referee", "chief"):
-        raise EventRejected(f"需要裁判权限 / referee role required for {etype} (role {role!r})")
+        raise RoleRejected(f"需要裁判权限 / referee role required for {etype} (role {role!r})")
     return {"seq": seq, "t_ms": t_ms, "type": etype, "source": source, "role": role, "data": data}
 
 
@@ -384,11 +385,13 @@ def _depth_ok(value: Any, depth: int) -> bool:
         return all(isinstance(k, str) and _depth_ok(v, depth + 1) for k, v in value.items())
     if isinstance(value, list):
         return all(_depth_ok(v, depth + 1) for v in value)
-    return value is None or isinstance(value, str | int | float | bool)
+    if isinstance(value, float):
+        return math.isfinite(value)  # NaN and Infinity: no JSON number (a ruleset's options took them)
+    return value is None or isinstance(value, str | int | bool)
 
 
-def _check_value(value: Any, spec: Spec, where: str) -> str | None:
-    """None when ``value`` fits ``spec``, else what is wrong (English, naming ``where``)."""
+def _check_value(value: Any, spec: Spec, where: str) -> Problem | None:
+    """None when ``value`` fits ``spec``, else what is wrong (:data:`Problem`, naming ``where``)."""
     problem = _check_one(value, spec, where)
     if problem is not None and spec.alt is not None:
         other = _check_one(value, spec.alt, where)
@@ -408,46 +411,77 @@ def _type_fits(value: Any, spec: Spec) -> bool:
     return isinstance(value, expected) and not (isinstance(value, bool) and spec.kind in ("int", "num"))
 
 
-def _check_one(value: Any, spec: Spec, where: str) -> str | None:
+#: A schema problem in both languages: (中文, English), each naming the field and what is expected.
+Problem = tuple[str, str]
+
+
+def _p(zh: str, en: str) -> Problem:
+    """A schema problem in both languages (a pair: the value quoted in it may hold " / " itself)."""
+    return (zh, en)
+
+
+#: :func:`_kind_name` in Chinese.
+_KIND_ZH = {"object": "对象", "list": "列表", "text": "文字", "true/false": "真假值", "null": "null", "number": "数字"}
+
+
+def _kind_zh(value: Any) -> str:
+    name = _kind_name(value)
+    return _KIND_ZH.get(name, name)
+
+
+def _check_one(value: Any, spec: Spec, where: str) -> Problem | None:
+    """None when ``value`` fits ``spec``, else what is wrong (:data:`Problem`), naming ``where``."""
     k = spec.kind
     if k == "str":
         if not isinstance(value, str):
-            return f"{where} must be text, got {_kind_name(value)}"
+            return _p(f"{where} 须为文字，收到{_kind_zh(value)}", f"{where} must be text, got {_kind_name(value)}")
         if len(value) > spec.max_len:
-            return f"{where} is longer than {spec.max_len} characters"
+            return _p(f"{where} 超过 {spec.max_len} 个字符", f"{where} is longer than {spec.max_len} characters")
         if spec.choices is not None and value not in spec.choices:
             if spec.choices == SEATS:
-                return f"unknown seat {value[:20]!r} in {where} (expected E, S, W or N)"
+                return _p(f"{where} 为未知座位 {value[:20]!r}（应为 E、S、W 或 N）",
+                          f"unknown seat {value[:20]!r} in {where} (expected E, S, W or N)")
             if spec.choices == SIDES:
-                return f"unknown side {value[:20]!r} in {where} (expected EW or NS)"
-            return f"{where} must be one of {', '.join(map(str, spec.choices))}, got {value[:20]!r}"
+                return _p(f"{where} 为未知一方 {value[:20]!r}（应为 EW 或 NS）",
+                          f"unknown side {value[:20]!r} in {where} (expected EW or NS)")
+            return _p(f"{where} 须为 {'、'.join(map(str, spec.choices))} 之一，收到 {value[:20]!r}",
+                      f"{where} must be one of {', '.join(map(str, spec.choices))}, got {value[:20]!r}")
         return None
     if k in ("int", "num"):
         ok = isinstance(value, int) if k == "int" else isinstance(value, int | float)
         if not ok or isinstance(value, bool):
-            return f"{where} must be {'an integer' if k == 'int' else 'a number'}, got {_kind_name(value)}"
+            return _p(f"{where} 须为{'整数' if k == 'int' else '数字'}，收到{_kind_zh(value)}",
+                      f"{where} must be {'an integer' if k == 'int' else 'a number'}, got {_kind_name(value)}")
         if value != value or value in (float("inf"), float("-inf")):
-            return f"{where} must be a finite number"
+            return _p(f"{where} 须为有限数", f"{where} must be a finite number")
         if (spec.lo is not None and value < spec.lo) or (spec.hi is not None and value > spec.hi):
-            return f"{where} must be within {_range(spec)}"
+            if spec.hi is None or spec.hi >= 2**62:  # no upper limit a person meets: "within ≥ 0" said neither
+                if spec.lo is not None and value < spec.lo:
+                    return _p(f"{where} 须不小于 {_range(spec)[2:]}", f"{where} must be at least {_range(spec)[2:]}")
+                return _p(f"{where} 数值过大", f"{where} is too large")
+            return _p(f"{where} 须在 {_range(spec)} 之间", f"{where} must be within {_range(spec)}")
         return None
     if k == "bool":
-        return None if isinstance(value, bool) else f"{where} must be true or false, got {_kind_name(value)}"
+        return None if isinstance(value, bool) else _p(f"{where} 须为 true 或 false，收到{_kind_zh(value)}",
+                                                       f"{where} must be true or false, got {_kind_name(value)}")
     if k == "cards":
         items = value.split() if isinstance(value, str) and len(value) <= spec.max_len * 9 else value
         if not isinstance(items, list):
-            return f"{where} must be a list of cards, got {_kind_name(value)}"
+            return _p(f"{where} 须为牌的列表，收到{_kind_zh(value)}", f"{where} must be a list of cards, got {_kind_name(value)}")
         if not spec.min_len <= len(items) <= spec.max_len:
-            return f"{where} must hold {spec.min_len}-{spec.max_len} cards, got {len(items)}"
+            return _p(f"{where} 须有 {spec.min_len}–{spec.max_len} 张牌，收到 {len(items)} 张",
+                      f"{where} must hold {spec.min_len}-{spec.max_len} cards, got {len(items)}")
         bad = next((c for c in items if not isinstance(c, str) or not 0 < len(c) <= 8), None)
         if bad is not None:
-            return f"{where} must hold card strings, got {_kind_name(bad)} {str(bad)[:20]!r}"
+            return _p(f"{where} 须为牌名文字，收到{_kind_zh(bad)} {str(bad)[:20]!r}",
+                      f"{where} must hold card strings, got {_kind_name(bad)} {str(bad)[:20]!r}")
         return None
     if k == "list":
         if not isinstance(value, list):
-            return f"{where} must be a list, got {_kind_name(value)}"
+            return _p(f"{where} 须为列表，收到{_kind_zh(value)}", f"{where} must be a list, got {_kind_name(value)}")
         if not spec.min_len <= len(value) <= spec.max_len:
-            return f"{where} must hold {spec.min_len}-{spec.max_len} items, got {len(value)}"
+            return _p(f"{where} 须有 {spec.min_len}–{spec.max_len} 项，收到 {len(value)} 项",
+                      f"{where} must hold {spec.min_len}-{spec.max_len} items, got {len(value)}")
         assert spec.item is not None
         for i, v in enumerate(value):
             problem = _check_value(v, spec.item, f"{where}[{i}]")
@@ -456,11 +490,12 @@ def _check_one(value: Any, spec: Spec, where: str) -> str | None:
         return None
     if k in ("map", "obj"):
         if not isinstance(value, dict):
-            return f"{where} must be an object, got {_kind_name(value)}"
+            return _p(f"{where} 须为对象，收到{_kind_zh(value)}", f"{where} must be an object, got {_kind_name(value)}")
         allowed = spec.keys if k == "map" else tuple(spec.fields or ())
         unknown = [key for key in value if key not in allowed]
         if unknown:
-            return f"{where} has unknown key {str(unknown[0])[:20]!r} (allowed: {', '.join(allowed)})"
+            return _p(f"{where} 有未知字段 {str(unknown[0])[:20]!r}（可用：{'、'.join(allowed)}）",
+                      f"{where} has unknown key {str(unknown[0])[:20]!r} (allowed: {', '.join(allowed)})")
         for key, v in value.items():
             sub = spec.item if k == "map" else (spec.fields or {})[key]
             assert sub is not None
@@ -469,13 +504,14 @@ def _check_one(value: Any, spec: Spec, where: str) -> str | None:
                 return problem
         for key, sub in (spec.fields or {}).items() if k == "obj" else ():
             if sub.required and key not in value:
-                return f"{where} is missing {key!r}"
+                return _p(f"{where} 缺少 {key!r}", f"{where} is missing {key!r}")
         return None
     if k == "json":
         if not _depth_ok(value, 1):
-            return f"{where} is nested more than {MAX_DEPTH} deep or holds a value JSON cannot"
+            return _p(f"{where} 嵌套超过 {MAX_DEPTH} 层或含 JSON 不能表示的值",
+                      f"{where} is nested more than {MAX_DEPTH} deep or holds a value JSON cannot")
         if len(json.dumps(value, ensure_ascii=False)) > spec.max_len:
-            return f"{where} is larger than {spec.max_len} bytes"
+            return _p(f"{where} 超过 {spec.max_len} 字节", f"{where} is larger than {spec.max_len} bytes")
         return None
     raise AssertionError(f"unknown spec kind {k}")
 
@@ -494,12 +530,13 @@ def check_data(etype: str, data: Any) -> None:
     try:
         size = len(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
     except (TypeError, ValueError, RecursionError):
-        raise EventRejected(f"数据无效 / {etype}: data holds a value JSON cannot") from None
+        raise EventRejected(f"数据无效：{etype} 的 data 含 JSON 不能表示的值 / {etype}: data holds a value JSON cannot") from None
     if size > MAX_DATA_BYTES:
         raise EventRejected(f"数据过大 / {etype}: data is {size} bytes, more than {MAX_DATA_BYTES}")
     problem = _check_one(data, Spec("obj", fields=schema), "data")
     if problem is not None:
-        raise EventRejected(f"数据无效 / {etype}: {problem}")
+        zh, en = problem  # the field and what is expected, in both halves
+        raise EventRejected(f"数据无效：{etype} 的 {zh} / {etype}: {en}")
 
 
 def _range(spec: Spec) -> str:

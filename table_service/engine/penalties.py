@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from table_service.engine.deal_end import end_round, finish_deal
-from table_service.engine.errors import EventRejected
+from table_service.engine.errors import EventRejected, RoleRejected
 from table_service.engine.events import PENALTY_LEVELS, field, says_something, seat_field, side_field
 from table_service.engine.flags import close_flag, find_flag, raise_flag, resolve_flag
 from table_service.engine.ladder import LEVEL_ZH, escalate, escalated_on, recount_ladder
@@ -52,7 +52,7 @@ def give_penalty(
             raise_flag(state, ev, "penalty_escalation", seat, evidence, fx)
             return None
         why = "" if final == level else f"（{LEVEL_ZH[level]} → {LEVEL_ZH[final]}）"
-        raise EventRejected(
+        raise RoleRejected(
             f"犯规/判负须由裁判长判罚{why} / only the chief referee may give a foul or a loss "
             f"({level} for {side} would be a {final})"
         )
@@ -205,7 +205,7 @@ def on_late_arrival(state: State, ev: dict[str, Any], fx: Effects) -> None:
         give_penalty(state, ev, fx, side=side, level="warning", article=article)
         return
     if ev["role"] != "chief":
-        raise EventRejected(
+        raise RoleRejected(
             f"迟到超过{rules.late_warning_min}分钟须由裁判长判罚 / a late arrival over {rules.late_warning_min} minutes is for the chief referee"
         )
     if minutes <= rules.late_foul_min:
@@ -293,7 +293,7 @@ def void_earlier(state: State, ev: dict[str, Any], fx: Effects, place: int) -> N
     records = state["penalties"]["records"]
     r = records[place]
     if ev["role"] != "chief":
-        raise EventRejected(f"处罚 #{r['seq']} 属于前一副，只能由裁判长撤销 / event_voided: penalty #{r['seq']} is of an earlier "
+        raise RoleRejected(f"处罚 #{r['seq']} 属于前一副，只能由裁判长撤销 / event_voided: penalty #{r['seq']} is of an earlier "
                             "deal; only the chief referee voids it")
     reason = ev["data"].get("reason")
     if not isinstance(reason, str) or not says_something(reason):

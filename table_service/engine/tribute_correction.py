@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from table_service.engine.errors import EventRejected
+from table_service.engine.errors import EventRejected, RoleRejected
 from table_service.engine.events import card_field, field, int_field, says_something
 from table_service.engine.round_setup import require_round, rules_of_round
 from table_service.engine.ruleset import since
@@ -117,7 +117,7 @@ def on_tribute_corrected(state: State, ev: dict[str, Any], fx: Effects) -> None:
     _check_card(deal, trib, card, etype)
     prior = trib.get("corrected")
     if prior is not None and prior["role"] == "chief" and ev["role"] != "chief":
-        raise EventRejected(f"裁判长的裁决只能由裁判长更改 / {etype}: tribute {ref} was last corrected by the chief referee")
+        raise RoleRejected(f"裁判长的裁决只能由裁判长更改 / {etype}: tribute {ref} was last corrected by the chief referee")
     corrected = {
         "seq": ev["seq"],
         "given": prior["given"] if prior else old,

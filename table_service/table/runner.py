@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from table_service.engine.apply import apply, device_effects, replay
-from table_service.engine.errors import EventRejected
+from table_service.engine.errors import EventRejected, RoleRejected
 from table_service.engine.events import check_data
 from table_service.engine.flags import stamp_flag_of
 from table_service.engine.ruleset import stamp_generation
@@ -63,6 +63,8 @@ class SubmitResult:
     conflict: bool = False
     """True when the caller's ``key`` already named another action (other type or data): refused,
     never answered with that action's verdict as if this one had been done."""
+    role: bool = False
+    """True when the engine refused it for the role that sent it (:class:`RoleRejected`): the panel's 403."""
 
 
 #: A caller's check of the state an event would be applied to: a message (Chinese, then English) refuses it.
@@ -98,7 +100,8 @@ def _bounded(data: Any) -> dict[str, Any]:
     if data is None:
         return {}
     try:
-        size = len(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+        # allow_nan=False: data with NaN is logged as a raw excerpt, never as a bare NaN token (no JSON).
+        size = len(json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False))
     except (TypeError, ValueError, RecursionError):
         size = REJECTED_DATA_BYTES + 1
     if isinstance(data, dict) and size <= REJECTED_DATA_BYTES:
@@ -342,7 +345,7 @@ class TableRunner:
         except EventRejected as exc:
             stored = self._normalise_rejected(stamped)
             self._store.append(stored, status="rejected", error=str(exc), action=key)
-            return SubmitResult(False, seq, str(exc), stored)
+            return SubmitResult(False, seq, str(exc), stored, role=isinstance(exc, RoleRejected))
         except Exception as exc:  # an engine bug: keep the event (as rejected) and the thread alive
             log.exception("engine failed on %r", event)
             stored = self._normalise_rejected(stamped)

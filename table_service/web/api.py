@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 import re
 from typing import Any
 
@@ -19,7 +18,7 @@ from table_service.engine.events import check_data
 from table_service.engine.roles import ACTION_ROLES, required_role, rules_in_force
 from table_service.store.event_log import is_utf8_text
 from table_service.views.fanout import parse_last_event_id
-from table_service.views.wire import control_character, no_duplicate_keys
+from table_service.views.wire import control_character, loads_strict
 
 from . import users
 from .auth import require_role, session_holds
@@ -39,10 +38,14 @@ def _json_body() -> dict:
     raw = request.get_data(cache=True)
     try:
         # UTF-8 only (docs/api.md): json.loads of bytes also takes UTF-16 and UTF-32, which no page sends.
-        body = json.loads(raw.decode("utf-8"), object_pairs_hook=no_duplicate_keys)
+        # loads_strict: NaN, Infinity and 1e400 are no JSON numbers (json.loads took them, and a refused
+        # event was logged with a bare NaN token); a key given twice is refused, as on the MQTT link.
+        body = loads_strict(raw.decode("utf-8"))
     except RecursionError:
         abort(400, description="JSON 嵌套过深 / the JSON body is nested too deeply")
     except ValueError as exc:  # UnicodeDecodeError included
+        if str(exc).startswith("JSON 嵌套过深"):  # loads_strict's RecursionError
+            abort(400, description="JSON 嵌套过深 / the JSON body is nested too deeply")
         zh, sep, en = str(exc).partition(" / ")
         if sep:  # our own reason, already in two halves (a key given twice): each half in its place
             abort(400, description=f"JSON 无效：{zh[:60]} / the body is not valid JSON: {en[:120]}")
@@ -98,7 +101,9 @@ def _int_arg(name: str, default: int, lo: int, hi: int) -> int:
     if not re.fullmatch(r"-?[0-9]+", raw):  # int() would take " 1", "1_0", "٣"
         abort(400, description=f"参数 {name} 须为整数 / query parameter {name!r} must be an integer")
     # Twenty digits are an integer out of range, not "not an integer"; 19 digits bound what int() reads.
-    value = int(raw) if len(raw.lstrip("-")) <= 19 else (hi + 1 if not raw.startswith("-") else lo - 1)
+    # Leading zeros are no size: "000…001" (20 characters) is 1, not out of range.
+    digits = raw.lstrip("-").lstrip("0") or "0"
+    value = int(raw) if len(digits) <= 19 else (hi + 1 if not raw.startswith("-") else lo - 1)
     if not lo <= value <= hi:
         abort(400, description=f"参数 {name} 须在 {lo}–{hi} 之间 / {name!r} must be within {lo}-{hi}")
     return value
@@ -240,7 +245,9 @@ def _rejection(result: Any) -> tuple[Response, int]:
     if result.seq is None and not result.event:
         # Never reached the log (queue full / runner stopped): a service problem, not the request's.
         return jsonify(accepted=False, seq=None, error=error), 503
-    status = 403 if "裁判长" in error or "需要裁判权限" in error else 422
+    # 403 only where the engine said the refusal is about the role (RoleRejected), never from the
+    # wording: "…请由裁判长在记分表上更正" to a chief is a ruling on the event, not on the chief.
+    status = 403 if getattr(result, "role", False) else 422
     return jsonify(accepted=False, seq=result.seq, error=error), status
 
 

@@ -14,6 +14,7 @@ from flask import Blueprint, abort, g, jsonify
 
 from table_service.views.assignment import ack_round, set_up_data, started
 
+from .api import _action_wait_s, _rejection
 from .auth import require_role
 from .tables import get_table
 
@@ -65,7 +66,10 @@ def start_from_assignment(table_id: str) -> Any:
         data = set_up_data(a)
     except ValueError as exc:
         abort(409, description=str(exc))
-    result = entry.runner.submit({"type": "round_set_up", "source": "panel", "role": g.user.role, "data": data})
+    event = {"type": "round_set_up", "source": "panel", "role": g.user.role, "data": data}
+    result = entry.runner.submit(event, wait=True, timeout=_action_wait_s())
     if not result.accepted:
-        return jsonify(accepted=False, error=result.error), 409
+        # As /actions answers: 202 still queued (it may yet start the round), 503 the engine is not
+        # running, 403 a role refusal, 422 the engine's refusal (it answered 409 "refused" to all).
+        return _rejection(result)
     return jsonify(accepted=True, seq=result.seq)

@@ -24,7 +24,7 @@ from flask import (
 )
 
 from . import users
-from .i18n import tr
+from .i18n import STRINGS, tr
 from .security import csrf_token
 from .tables import web_state
 
@@ -179,7 +179,9 @@ def login() -> Any:
                     return jsonify(user=user.name, role=user.role, csrf_token=csrf_token())
                 return redirect(_safe_next(request.args.get("next") or request.form.get("next")))
         if _wants_json():
-            return jsonify(error=error), status, headers
+            # docs/api.md: an API error is {"error": "中文 / English", "status"}, whatever the page's language.
+            both = STRINGS["login_locked" if status == 429 else "login_failed"][0].format(s=headers.get("Retry-After", ""))
+            return jsonify(error=both, status=status), status, headers
     if error is None and request.args.get("ended") == "1":
         error = tr("login_ended_action")
     return render_template("login.html", error=error, next=request.args.get("next", "")), status, headers

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import cv2
-from flask import Blueprint, Response, abort, jsonify, send_file
+from flask import Blueprint, Response, abort, jsonify, request, send_file
 
 from table_service.views.camera_note import camera_noted
 
@@ -106,11 +106,23 @@ def _view(s: _Session) -> dict[str, Any]:
 @bp.post("/<table_id>/enroll/start")
 @require_role("chief")
 def start(table_id: str) -> Any:
-    """Take the camera's newest frame and look for the cards laid out (in the background)."""
+    """Take the camera's newest frame and look for the cards laid out (in the background).
+
+    ``{"discard": true}`` starts over while questions are being answered (the answers given are
+    thrown away); without it that start is refused 409, ``"asking": true``."""
     pipe = _pipeline(table_id)
+    body = _json_body() if request.get_data(cache=True) else {}
+    unknown = sorted(set(body) - {"discard"})
+    if unknown or not isinstance(body.get("discard", False), bool):
+        abort(400, description='需要 {} 或 {"discard": true} / expected {} or {"discard": true}'
+                               + (f"; unknown field(s): {', '.join(unknown)[:80]}" if unknown else ""))
     old = _sessions.get(table_id)
     if old is not None and old.status in ("finding", "enrolling"):
         abort(409, description="登记进行中 / an enrolment is already running")
+    if old is not None and old.status == "asking" and not body.get("discard"):
+        # A second start replaced the session and threw away every answer given, unasked.
+        return jsonify(error="已有登记在问答中，答完或放弃后再开始 / an enrolment is waiting for answers: "
+                             "finish or discard it first", status=409, asking=True), 409
     s = _sessions[table_id] = _Session()
     threading.Thread(target=_find, args=(table_id, s, pipe), name=f"enrol-{table_id}", daemon=True).start()
     return jsonify(_view(s)), 202
@@ -159,7 +171,8 @@ def answer(table_id: str) -> Any:
     # UTF-8 or a body nested too deep is a 400 naming it, as for every other action.
     body = _json_body()
     unknown = sorted(set(body) - {"id", "card"})
-    if unknown or isinstance(body.get("id"), bool) or not isinstance(body.get("id"), int) \
+    # The skip is "card": null; a body without "card" is no answer (it was taken as a skip).
+    if unknown or "card" not in body or isinstance(body.get("id"), bool) or not isinstance(body.get("id"), int) \
             or not isinstance(body.get("card"), str | None):
         abort(400, description='需要 {"id": 数字, "card": 牌名或 null} / expected {"id": int, "card": name or null}'
                                + (f"; unknown field(s): {', '.join(unknown)[:80]}" if unknown else ""))

@@ -55,6 +55,18 @@ def wait_for(cond: Callable[[], Any], timeout: float = 60.0, interval: float = 0
         time.sleep(interval)
 
 
+@pytest.fixture(autouse=True)
+def no_enrolment_left_over() -> Iterator[None]:
+    """A table's enrolment session lives in the web process (``web.enroll._sessions``, by table id): one
+    a test left waiting for answers would refuse the next test's start (409, the s38 rule that keeps
+    answers), as it would on a table whose panel restarted in the same process. Each test starts clean."""
+    from table_service.web import enroll
+
+    enroll._sessions.clear()
+    yield
+    enroll._sessions.clear()
+
+
 @pytest.fixture(scope="session")
 def _users_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # Hashing is deliberately slow (scrypt); hash the test accounts once per session.

@@ -73,7 +73,8 @@
         .then(function (r) { return r.json().then(function (j) { return [r.ok, j]; }); })
         .then(function (x) {
           // Kept over the next redraws (every 5 s), so a refusal stays readable.
-          lastMsg = x[0] ? GT.t("assign_started") : (GT.refusal(x[1].error) || GT.t("error"));
+          // 202 {"pending": true} is ok but not started: its message says to look before tapping again.
+          lastMsg = x[0] && x[1].accepted ? GT.t("assign_started") : (GT.refusal(x[1].error) || GT.t("error"));
           document.getElementById("assign-msg").textContent = lastMsg;
           load();
         }).catch(function () { btn.disabled = false; });

@@ -165,6 +165,13 @@
   close.addEventListener("click", function () { box.hidden = true; if (timer) clearTimeout(timer); });
   start.addEventListener("click", function () {
     post(base + "/start", {}).then(function (r) {
+      // Questions are being answered: starting over throws the answers away, so only when confirmed.
+      if (!r.ok && r.json.asking && window.confirm("放弃已给出的回答并重新开始？ / Discard the answers given and start over?")) {
+        return post(base + "/start", { discard: true });
+      }
+      return r;
+    }).then(function (r) {
+      if (!r) return;
       if (!r.ok) { say(r.json.error || GT.both("enrol_failed")); return; }
       render(r.json);
     });
