@@ -59,7 +59,7 @@ from hardware.config_model import (
     ScreenConfig,
     TableConfig,
 )
-from hardware.errors import CameraError, ConfigError
+from hardware.errors import CameraError, ConfigError, not_regular_file
 from hardware.renderer_spec import renderer_factory
 
 #: URL schemes ``serial.serial_for_url`` understands (the port is then not a file to check).
@@ -510,6 +510,8 @@ def load_config(path: str | os.PathLike[str], *, check_devices: bool = True) -> 
         validation problem — all of them, in one error.
     """
     p = Path(path)
+    if (problem := not_regular_file(p)) is not None:
+        raise ConfigError(problem)
     try:
         raw = p.read_bytes()
     except FileNotFoundError:
@@ -517,7 +519,7 @@ def load_config(path: str | os.PathLike[str], *, check_devices: bool = True) -> 
     except OSError as exc:
         raise ConfigError(f"无法读取配置文件 / cannot read config file {p}: {exc.strerror or exc}") from None
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
+        data = tomllib.loads(raw.decode("utf-8-sig"))  # -sig: Notepad's BOM
     except UnicodeDecodeError as exc:
         raise ConfigError(f"不是 UTF-8 文本 / not UTF-8 text (byte {exc.start})", str(p)) from None
     except tomllib.TOMLDecodeError as exc:

@@ -452,3 +452,50 @@ def _png_bomb(p: Path) -> Path:
     chunk = b"IHDR" + ihdr
     p.write_bytes(b"\x89PNG\r\n\x1a\n" + struct.pack(">I", len(ihdr)) + chunk + struct.pack(">I", zlib.crc32(chunk)))
     return p
+
+
+# ------------------------------------------------- /dev/zero and a FIFO given as an input file
+
+# Each read /dev/zero as one endless line (memory grew until the machine stalled) or waited on a
+# FIFO for a writer forever; now each refuses it: "不是普通文件 / not a regular file".
+_NOT_REGULAR = {
+    "config-check": ["config", "check", "{src}"],
+    "run-config": ["run", "--config", "{src}"],
+    "selftest-config": ["selftest", "--config", "{src}"],
+    "hub-event": ["hub", "--event", "{src}"],
+    "event-provision": ["event", "provision", "--event", "{src}", "--out", "{tmp}/p"],
+    "event-broker": ["event", "broker", "--event", "{src}"],
+    "event-standings": ["event", "standings", "{src}"],
+    "event-pair-teams": ["event", "pair", "{tmp}/R.jsonl", "--teams", "{src}"],
+    "vision-read-enrollment": ["vision", "read", "{tmp}/x.png", "--enrollment", "{src}"],
+    "vision-enroll-camera-config": ["vision", "enroll", "--camera", "--config", "{src}"],
+    "user-add-config": ["user", "add", "zz", "--config", "{src}", "--password-stdin"],
+}
+
+
+@pytest.mark.parametrize("source", ["dev-zero", "fifo"])
+@pytest.mark.parametrize("name", sorted(_NOT_REGULAR))
+def test_a_device_or_fifo_as_input_is_refused(name: str, source: str, tmp_path: Path) -> None:
+    src = "/dev/zero" if source == "dev-zero" else str(_fifo(tmp_path / "in.toml"))
+    (tmp_path / "R.jsonl").write_bytes(b"")
+    (tmp_path / "x.png").write_bytes(b"x")
+    argv = [a.format(src=src, tmp=tmp_path) for a in _NOT_REGULAR[name]]
+    try:
+        proc = subprocess.run([sys.executable, "-m", "table_service", *argv], capture_output=True, text=True,
+                              timeout=60, input="a-long-password\n", cwd=tmp_path,
+                              env={**os.environ, "PYTHONPATH": str(REPO)})
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{name} hung on {src}")
+    _check_answer(proc.returncode, proc.stderr, "not a regular file")
+
+
+def test_password_stdin_without_an_end_of_line_is_refused(tmp_path: Path) -> None:
+    with open("/dev/zero", "rb") as zero:
+        try:
+            proc = subprocess.run([sys.executable, "-m", "table_service", "user", "add", "zz", "--db",
+                                   str(tmp_path / "u.db"), "--password-stdin"], stdin=zero, capture_output=True,
+                                  text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(REPO)})
+        except subprocess.TimeoutExpired:
+            pytest.fail("--password-stdin drained /dev/zero forever")
+    _check_answer(proc.returncode, proc.stderr, "no end of line")
+    assert not (tmp_path / "u.db").exists()

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from hardware.config import parse_config
+from hardware.errors import not_regular_file
 from table_service.engine.ruleset import ALIASES
 from table_service.rules.ruleset import PRESETS
 from table_service.views.panel_url import own_panel_url, panel_url_problem
@@ -271,8 +272,10 @@ def load_service_config(path: str | os.PathLike[str], *, check_devices: bool = T
         ``ConfigError`` is a ``ValueError`` too).
     """
     p = Path(path)
+    if (problem := not_regular_file(p)) is not None:
+        raise ValueError(problem)
     try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
+        data = tomllib.loads(p.read_text(encoding="utf-8-sig"))  # -sig: the BOM Windows Notepad writes
     except FileNotFoundError:
         raise ValueError(f"配置文件不存在 / config file not found: {p}") from None
     except (OSError, UnicodeDecodeError) as exc:
