@@ -43,8 +43,8 @@ def _password(args: argparse.Namespace) -> str:
         line = sys.stdin.readline(users.MAX_PASSWORD + 3)
         rest, drained = line, 0
         while rest and not rest.endswith("\n"):
-            if drained > 1024 * 1024:  # /dev/zero has no end of line: refused, not drained forever
-                raise ValueError("标准输入的密码没有结尾 / the password on stdin has no end of line within 1 MiB")
+            if drained > 16 * 1024 * 1024:  # /dev/zero has no end of line: not drained forever, and the
+                break                       # line kept is over the limit, refused as too long below
             rest = sys.stdin.readline(64 * 1024)
             drained += len(rest)
         line = line.rstrip("\r\n")
