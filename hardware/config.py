@@ -454,18 +454,21 @@ TOP_KEYS = ("table_id", "data_dir", "seats", "devices", "screen", "gpio", "camer
 
 
 def parse_config(data: Mapping[str, Any], *, base_dir: str | os.PathLike[str] = ".",
-                 check_devices: bool = True, path: str | os.PathLike[str] | None = None) -> TableConfig:
+                 check_devices: bool = True, path: str | os.PathLike[str] | None = None,
+                 other_sections: tuple[str, ...] = ()) -> TableConfig:
     """Validate an already-parsed TOML document.
 
     :param base_dir: where relative paths (``data_dir``, camera ``path``) are anchored — the
         config file's folder, so a table folder can be moved as a whole.
     :param check_devices: also check that the serial port, camera device and files exist. Off for
         checking a file written for another machine.
+    :param other_sections: the sections of table.toml its caller reads (the service's, taken out of
+        ``data`` before): named with :data:`TOP_KEYS` in an unknown key's hint and "allowed" list.
     :raises ConfigError: listing every problem found.
     """
     c = ConfigChecker()
     base = Path(base_dir)
-    c.keys(data, TOP_KEYS, "table.toml")
+    c.keys(data, TOP_KEYS + tuple(other_sections), "table.toml")
     table_id = c.typed(data, "table_id", str, "table.toml")
     if table_id is None:
         if "table_id" not in data:
