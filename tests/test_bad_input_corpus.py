@@ -175,6 +175,15 @@ CASES: list[Case] = [
     Case("replay-dev-zero", "crash", lambda t: ["replay", "/dev/zero"], "not a regular file"),
     Case("replay-a-fifo", "crash", lambda t: ["replay", str(_fifo(t / "fifo"))], "not a regular file"),
     Case("replay-lone-surrogate", "unclear", lambda t: ["replay", str(_surrogate_export(t))], "line 2"),
+    Case("replay-export-data-null", "silent",
+         lambda t: ["replay", str(_export_plus(t, {"type": "passed", "source": "screen", "t_ms": 9, "data": None}))],
+         "line 3 is a malformed event"),
+    Case("replay-export-unknown-type", "silent",
+         lambda t: ["replay", str(_export_plus(t, {"type": "nonsense", "source": "screen", "t_ms": 9, "data": {}}))],
+         "unknown type 'nonsense'"),
+    Case("replay-export-seq-not-a-number", "silent",
+         lambda t: ["replay", str(_export_plus(t, {"type": "passed", "source": "screen", "t_ms": 9, "seq": "x",
+                                                   "data": {"seat": "E"}}))], "seq = 'x'"),
     Case("replay-hub-log", "unclear", lambda t: ["replay", str(_hub_log(t))], "not an event store"),
     Case("export-o-empty", "silent", lambda t: ["export", str(_event_log(t / "T.sqlite3")), "-o", ""], "-o"),
     Case("export-o-fifo", "crash",
@@ -228,7 +237,36 @@ CASES: list[Case] = [
     Case("config-devices-default-unknown", "unclear",
          lambda t: ["config", "check", "--offline", str(_write(t / "table.toml", f'table_id = "T1"\n{SEATS}'.replace(
              'default = "sim"', 'default = "nope"').encode()))], "[devices].default = 'nope'"),
+    # Fourth probe: an unknown section's hint named only the hardware's sections; deals and minutes
+    # without their format were taken and never used.
+    Case("config-unknown-top-key-hint", "unclear",
+         lambda t: ["config", "check", "--offline", str(_write(t / "table.toml", f'table_id = "T1"\nwebb = 1\n'
+                                                                                  f'{SEATS}'.encode()))],
+         "did you mean 'web'?）；可用 / allowed: table_id, data_dir, seats, devices, screen, gpio, camera, service, web, "
+         "mqtt, vision"),
+    Case("config-deals-without-format", "silent",
+         lambda t: ["config", "check", "--offline", str(_write(t / "table.toml", f'table_id = "T1"\n{SEATS}'
+                                                                                  f'[service]\ndeals = 5\n'.encode()))],
+         'add format = "deals"'),
+    Case("config-minutes-without-format", "silent",
+         lambda t: ["config", "check", "--offline", str(_write(t / "table.toml", f'table_id = "T1"\n{SEATS}'
+                                                                                  f'[service]\nminutes = 30\n'.encode()))],
+         'add format = "time"'),
 ]
+
+
+def _export_plus(tmp: Path, event: dict) -> Path:
+    """An export of one round set up, with ``event`` added by hand and the header's count kept true
+    (so only the event itself is wrong: replay passed over it and exited 0)."""
+    db = _event_log(tmp / "E.sqlite3", 1)
+    out = tmp / "E.jsonl"
+    assert main(["export", str(db), "-o", str(out)]) == 0
+    (tmp / "E.sqlite3").unlink()
+    head, *rest = out.read_text(encoding="utf-8").splitlines()
+    header = json.loads(head)
+    header["events"] += 1
+    out.write_text("\n".join([json.dumps(header), *rest, json.dumps(event)]) + "\n", encoding="utf-8")
+    return out
 
 
 def _touch(p: Path) -> Path:
@@ -321,6 +359,12 @@ def test_reading_a_database_leaves_nothing_beside_it(tmp_path: Path, capsys) -> 
     main(["replay", str(db)])
     capsys.readouterr()
     assert _snapshot(tmp_path) == before  # no -wal, no -shm, the file unchanged
+
+
+def test_a_table_toml_with_a_bom_passes_config_check(tmp_path: Path, capsys) -> None:
+    # Windows Notepad starts a UTF-8 file with a BOM: it was a cryptic TOML syntax error.
+    toml = _write(tmp_path / "table.toml", b"\xef\xbb\xbf" + f'table_id = "T1"\n{SEATS}'.encode())
+    assert main(["config", "check", "--offline", str(toml)]) == 0, capsys.readouterr().err
 
 
 def test_deploy_table_toml_passes_config_check(capsys) -> None:
