@@ -18,6 +18,7 @@ import collections
 import contextlib
 import os
 import random
+import re
 import select
 import tempfile
 import threading
@@ -122,6 +123,11 @@ class ScreenEmulator:
         if os.path.lexists(self.port) and not os.path.islink(self.port):
             raise ValueError(f"端口路径已被占用 / {self.port} exists and is not a symlink; "
                              "the emulator only replaces its own symlinks")
+        if os.path.islink(self.port) and not re.fullmatch(r"/dev/pts/\d+", os.readlink(self.port)):
+            # Any symlink was replaced, then deleted on exit: a mistyped /dev/serial/by-id/… was lost.
+            raise ValueError(f"端口路径是指向 {os.readlink(self.port)} 的链接，不是模拟器的伪终端，不替换 / "
+                             f"{self.port} is a link to {os.readlink(self.port)}, not an emulator's "
+                             "pseudo-terminal: not replaced (give another --port)")
         self.config = Config(controller_id=controller_id, firmware_version=firmware_version,
                              protocol_version=protocol_version, ring_size=ring_size,
                              debounce_samples=debounce_samples, heartbeat_ms=heartbeat_ms)

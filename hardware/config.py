@@ -59,7 +59,7 @@ from hardware.config_model import (
     ScreenConfig,
     TableConfig,
 )
-from hardware.errors import CameraError, ConfigError
+from hardware.errors import CameraError, ConfigError, not_regular_file
 from hardware.renderer_spec import renderer_factory
 
 #: URL schemes ``serial.serial_for_url`` understands (the port is then not a file to check).
@@ -454,18 +454,21 @@ TOP_KEYS = ("table_id", "data_dir", "seats", "devices", "screen", "gpio", "camer
 
 
 def parse_config(data: Mapping[str, Any], *, base_dir: str | os.PathLike[str] = ".",
-                 check_devices: bool = True, path: str | os.PathLike[str] | None = None) -> TableConfig:
+                 check_devices: bool = True, path: str | os.PathLike[str] | None = None,
+                 other_sections: tuple[str, ...] = ()) -> TableConfig:
     """Validate an already-parsed TOML document.
 
     :param base_dir: where relative paths (``data_dir``, camera ``path``) are anchored — the
         config file's folder, so a table folder can be moved as a whole.
     :param check_devices: also check that the serial port, camera device and files exist. Off for
         checking a file written for another machine.
+    :param other_sections: the sections of table.toml its caller reads (the service's, taken out of
+        ``data`` before): named with :data:`TOP_KEYS` in an unknown key's hint and "allowed" list.
     :raises ConfigError: listing every problem found.
     """
     c = ConfigChecker()
     base = Path(base_dir)
-    c.keys(data, TOP_KEYS, "table.toml")
+    c.keys(data, TOP_KEYS + tuple(other_sections), "table.toml")
     table_id = c.typed(data, "table_id", str, "table.toml")
     if table_id is None:
         if "table_id" not in data:
@@ -510,6 +513,8 @@ def load_config(path: str | os.PathLike[str], *, check_devices: bool = True) -> 
         validation problem — all of them, in one error.
     """
     p = Path(path)
+    if (problem := not_regular_file(p)) is not None:
+        raise ConfigError(problem)
     try:
         raw = p.read_bytes()
     except FileNotFoundError:
@@ -517,7 +522,7 @@ def load_config(path: str | os.PathLike[str], *, check_devices: bool = True) -> 
     except OSError as exc:
         raise ConfigError(f"无法读取配置文件 / cannot read config file {p}: {exc.strerror or exc}") from None
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
+        data = tomllib.loads(raw.decode("utf-8-sig"))  # -sig: Notepad's BOM
     except UnicodeDecodeError as exc:
         raise ConfigError(f"不是 UTF-8 文本 / not UTF-8 text (byte {exc.start})", str(p)) from None
     except tomllib.TOMLDecodeError as exc:

@@ -8,6 +8,9 @@ then English, because they reach referees and technicians at the table.
 
 from __future__ import annotations
 
+import os
+import stat
+
 
 class HardwareError(Exception):
     """Base of every error raised by :mod:`hardware`."""
@@ -44,3 +47,21 @@ class DisplayNotAcknowledged(DeviceError):
 
 class CameraError(HardwareError, OSError):
     """A frame source could not be opened or read (no such device, unreadable file or folder)."""
+
+
+def not_regular_file(path: str | os.PathLike[str]) -> str | None:
+    """Why ``path`` cannot be read as an input file, or None when it is a regular file or cannot be
+    looked at (the reader's own open then says why: no such file, no permission).
+
+    A reader given /dev/zero read one endless line until memory ran out, and one given a FIFO
+    waited for a writer forever: every input file is checked with this before it is opened.
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return f"是文件夹 / is a folder: {path}"
+    return f"不是普通文件 / not a regular file: {path}"

@@ -175,6 +175,15 @@ CASES: list[Case] = [
     Case("replay-dev-zero", "crash", lambda t: ["replay", "/dev/zero"], "not a regular file"),
     Case("replay-a-fifo", "crash", lambda t: ["replay", str(_fifo(t / "fifo"))], "not a regular file"),
     Case("replay-lone-surrogate", "unclear", lambda t: ["replay", str(_surrogate_export(t))], "line 2"),
+    Case("replay-export-data-null", "silent",
+         lambda t: ["replay", str(_export_plus(t, {"type": "passed", "source": "screen", "t_ms": 9, "data": None}))],
+         "line 3 is a malformed event"),
+    Case("replay-export-unknown-type", "silent",
+         lambda t: ["replay", str(_export_plus(t, {"type": "nonsense", "source": "screen", "t_ms": 9, "data": {}}))],
+         "unknown type 'nonsense'"),
+    Case("replay-export-seq-not-a-number", "silent",
+         lambda t: ["replay", str(_export_plus(t, {"type": "passed", "source": "screen", "t_ms": 9, "seq": "x",
+                                                   "data": {"seat": "E"}}))], "seq = 'x'"),
     Case("replay-hub-log", "unclear", lambda t: ["replay", str(_hub_log(t))], "not an event store"),
     Case("export-o-empty", "silent", lambda t: ["export", str(_event_log(t / "T.sqlite3")), "-o", ""], "-o"),
     Case("export-o-fifo", "crash",
@@ -228,7 +237,36 @@ CASES: list[Case] = [
     Case("config-devices-default-unknown", "unclear",
          lambda t: ["config", "check", "--offline", str(_write(t / "table.toml", f'table_id = "T1"\n{SEATS}'.replace(
              'default = "sim"', 'default = "nope"').encode()))], "[devices].default = 'nope'"),
+    # Fourth probe: an unknown section's hint named only the hardware's sections; deals and minutes
+    # without their format were taken and never used.
+    Case("config-unknown-top-key-hint", "unclear",
+         lambda t: ["config", "check", "--offline", str(_write(t / "table.toml", f'table_id = "T1"\nwebb = 1\n'
+                                                                                  f'{SEATS}'.encode()))],
+         "did you mean 'web'?）；可用 / allowed: table_id, data_dir, seats, devices, screen, gpio, camera, service, web, "
+         "mqtt, vision"),
+    Case("config-deals-without-format", "silent",
+         lambda t: ["config", "check", "--offline", str(_write(t / "table.toml", f'table_id = "T1"\n{SEATS}'
+                                                                                  f'[service]\ndeals = 5\n'.encode()))],
+         'add format = "deals"'),
+    Case("config-minutes-without-format", "silent",
+         lambda t: ["config", "check", "--offline", str(_write(t / "table.toml", f'table_id = "T1"\n{SEATS}'
+                                                                                  f'[service]\nminutes = 30\n'.encode()))],
+         'add format = "time"'),
 ]
+
+
+def _export_plus(tmp: Path, event: dict) -> Path:
+    """An export of one round set up, with ``event`` added by hand and the header's count kept true
+    (so only the event itself is wrong: replay passed over it and exited 0)."""
+    db = _event_log(tmp / "E.sqlite3", 1)
+    out = tmp / "E.jsonl"
+    assert main(["export", str(db), "-o", str(out)]) == 0
+    (tmp / "E.sqlite3").unlink()
+    head, *rest = out.read_text(encoding="utf-8").splitlines()
+    header = json.loads(head)
+    header["events"] += 1
+    out.write_text("\n".join([json.dumps(header), *rest, json.dumps(event)]) + "\n", encoding="utf-8")
+    return out
 
 
 def _touch(p: Path) -> Path:
@@ -321,6 +359,12 @@ def test_reading_a_database_leaves_nothing_beside_it(tmp_path: Path, capsys) -> 
     main(["replay", str(db)])
     capsys.readouterr()
     assert _snapshot(tmp_path) == before  # no -wal, no -shm, the file unchanged
+
+
+def test_a_table_toml_with_a_bom_passes_config_check(tmp_path: Path, capsys) -> None:
+    # Windows Notepad starts a UTF-8 file with a BOM: it was a cryptic TOML syntax error.
+    toml = _write(tmp_path / "table.toml", b"\xef\xbb\xbf" + f'table_id = "T1"\n{SEATS}'.encode())
+    assert main(["config", "check", "--offline", str(toml)]) == 0, capsys.readouterr().err
 
 
 def test_deploy_table_toml_passes_config_check(capsys) -> None:
@@ -452,3 +496,50 @@ def _png_bomb(p: Path) -> Path:
     chunk = b"IHDR" + ihdr
     p.write_bytes(b"\x89PNG\r\n\x1a\n" + struct.pack(">I", len(ihdr)) + chunk + struct.pack(">I", zlib.crc32(chunk)))
     return p
+
+
+# ------------------------------------------------- /dev/zero and a FIFO given as an input file
+
+# Each read /dev/zero as one endless line (memory grew until the machine stalled) or waited on a
+# FIFO for a writer forever; now each refuses it: "不是普通文件 / not a regular file".
+_NOT_REGULAR = {
+    "config-check": ["config", "check", "{src}"],
+    "run-config": ["run", "--config", "{src}"],
+    "selftest-config": ["selftest", "--config", "{src}"],
+    "hub-event": ["hub", "--event", "{src}"],
+    "event-provision": ["event", "provision", "--event", "{src}", "--out", "{tmp}/p"],
+    "event-broker": ["event", "broker", "--event", "{src}"],
+    "event-standings": ["event", "standings", "{src}"],
+    "event-pair-teams": ["event", "pair", "{tmp}/R.jsonl", "--teams", "{src}"],
+    "vision-read-enrollment": ["vision", "read", "{tmp}/x.png", "--enrollment", "{src}"],
+    "vision-enroll-camera-config": ["vision", "enroll", "--camera", "--config", "{src}"],
+    "user-add-config": ["user", "add", "zz", "--config", "{src}", "--password-stdin"],
+}
+
+
+@pytest.mark.parametrize("source", ["dev-zero", "fifo"])
+@pytest.mark.parametrize("name", sorted(_NOT_REGULAR))
+def test_a_device_or_fifo_as_input_is_refused(name: str, source: str, tmp_path: Path) -> None:
+    src = "/dev/zero" if source == "dev-zero" else str(_fifo(tmp_path / "in.toml"))
+    (tmp_path / "R.jsonl").write_bytes(b"")
+    (tmp_path / "x.png").write_bytes(b"x")
+    argv = [a.format(src=src, tmp=tmp_path) for a in _NOT_REGULAR[name]]
+    try:
+        proc = subprocess.run([sys.executable, "-m", "table_service", *argv], capture_output=True, text=True,
+                              timeout=60, input="a-long-password\n", cwd=tmp_path,
+                              env={**os.environ, "PYTHONPATH": str(REPO)})
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{name} hung on {src}")
+    _check_answer(proc.returncode, proc.stderr, "not a regular file")
+
+
+def test_password_stdin_without_an_end_of_line_is_refused(tmp_path: Path) -> None:
+    with open("/dev/zero", "rb") as zero:
+        try:
+            proc = subprocess.run([sys.executable, "-m", "table_service", "user", "add", "zz", "--db",
+                                   str(tmp_path / "u.db"), "--password-stdin"], stdin=zero, capture_output=True,
+                                  text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(REPO)})
+        except subprocess.TimeoutExpired:
+            pytest.fail("--password-stdin drained /dev/zero forever")
+    _check_answer(proc.returncode, proc.stderr, "longer than")
+    assert not (tmp_path / "u.db").exists()

@@ -103,6 +103,47 @@ def _check_out_file(out: Path, is_ours: Callable[[Path], bool], what: tuple[str,
                          "not overwritten (remove it or choose another name)")
 
 
+def _image_format(out: Path) -> str:
+    """The extension OpenCV encodes ``out`` with, or a clear error (no writer for it)."""
+    ext = out.suffix.lower()
+    if not ext.isascii() or not cv2.haveImageWriter("x" + ext):
+        raise ValueError(f"无法写成此格式 / cannot write an image named {out.name}: use .png or .jpg")
+    return ext
+
+
+def _write_image(path: Path, img: np.ndarray) -> None:
+    """Encode with OpenCV and write with Python: ``cv2.imwrite`` segfaulted on a path that is not
+    valid UTF-8 and said only False when the file could not be written (a folder of that name, a full
+    disk), which was then ignored.
+
+    :raises ValueError: naming the file that could not be written, and why.
+    """
+    ok, buf = cv2.imencode(_image_format(path), img)
+    if not ok:
+        raise ValueError(f"无法编码图片 / could not encode the image {path}")
+    try:
+        with open(path, "wb") as fh:
+            fh.write(buf.tobytes())
+    except OSError as exc:
+        raise ValueError(f"无法写入图片 / could not write the image {path}: {exc.strerror or exc}") from None
+
+
+def _is_board_image(path: Path) -> bool:
+    """Whether ``path`` is a board image ``vision board`` wrote: black and white only, with the
+    board's markers in it (a photo or another file of that name is not replaced without --force)."""
+    from .calibration import BOARD_DICT
+
+    try:
+        img = cv2.imdecode(np.fromfile(path, np.uint8), cv2.IMREAD_UNCHANGED)
+    except (OSError, ValueError, cv2.error):
+        return False
+    if img is None or img.ndim != 2 or not np.isin(img, (0, 255)).all():
+        return False
+    detector = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(BOARD_DICT))
+    _corners, ids, _rejected = detector.detectMarkers(img)
+    return ids is not None and len(ids) >= 4
+
+
 def _is_lens_file(path: Path) -> bool:
     try:
         return isinstance(json.loads(path.read_text(encoding="utf-8")).get("camera_matrix"), list)
@@ -149,14 +190,14 @@ def cmd_board(args: argparse.Namespace) -> int:
     if out.is_dir() or not out.parent.is_dir():
         raise ValueError(f"输出路径无效（文件夹不存在或是文件夹） / cannot write {out}: its folder does not exist "
                          "or it is a folder")
-    if not cv2.haveImageWriter(str(out)):
-        raise ValueError(f"无法写成此格式 / cannot write an image named {out.name}: use .png or .jpg")
+    _image_format(out)
+    if not args.force:
+        _check_out_file(out, _is_board_image, ("标定板图像", "a board image (--force replaces it)"))
     board = charuco_board((args.squares_x, args.squares_y), args.square_mm, args.marker_mm)
     ppm = 10.0
     img = board.generateImage((int(args.squares_x * args.square_mm * ppm), int(args.squares_y * args.square_mm * ppm)),
                               marginSize=int(10 * ppm))
-    if not cv2.imwrite(str(out), img):
-        raise ValueError(f"无法写入图片 / could not write the image {out} (use .png or .jpg)")
+    _write_image(out, img)
     print(f"标定板已写入 {args.out}（按 {ppm * 25.4:.0f} dpi 打印） / board written to {args.out} "
           f"(print at {ppm * 25.4:.0f} dpi)")
     return 0
@@ -172,7 +213,7 @@ def cmd_markers(args: argparse.Namespace) -> int:
     for i in range(4):
         img = cv2.aruco.generateImageMarker(d, i, 600)
         img = cv2.copyMakeBorder(img, 100, 100, 100, 100, cv2.BORDER_CONSTANT, value=255)
-        cv2.imwrite(str(out / f"table-marker-{i}.png"), img)
+        _write_image(out / f"table-marker-{i}.png", img)
     print(f"桌角标记已写入 / markers 0–3 written to {out}")
     return 0
 
@@ -187,7 +228,7 @@ def _prompt(picture_dir: Path) -> object:
     def ask(card: FoundCard) -> str | None:
         count[0] += 1
         path = picture_dir / f"question-{count[0]:02d}.png"
-        cv2.imwrite(str(path), card.zone)
+        _write_image(path, card.zone)
         likely = card.likely
         hint = f" [{' '.join(likely)}]" if likely else ""
         while True:
@@ -389,6 +430,8 @@ def register(subparsers: argparse._SubParsersAction,
     b = sub.add_parser("board", help="生成标定板 / write the ChArUco board image to print")
     b.add_argument("--out", default="charuco-board.png",
                    help="标定板图像保存位置 / where to write the board image (default charuco-board.png)")
+    b.add_argument("--force", action="store_true",
+                   help="覆盖已有的其他文件 / replace an existing file that is not a board image")
     board_args(b)
     b.set_defaults(func=cmd_board)
 

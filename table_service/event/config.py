@@ -54,6 +54,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
+from hardware.errors import not_regular_file
 from table_service.engine.events import is_name, says_something
 from table_service.event.model import MAX_ID, MAX_NAME, EventInputError
 from table_service.event.standings import MATCH_POINT_SCHEMES, ScoringOptions
@@ -384,8 +385,10 @@ def load_event(path: str | Path, *, provisioned: bool = True) -> dict[str, Any]:
         no user (the hub); False for ``event provision`` itself, which reads EVENT.toml's own host and
         port (the hub.toml of a TLS provision made the next ``--force`` plain port the TLS one)."""
     p = Path(path)
+    if (problem := not_regular_file(p)) is not None:
+        raise EventInputError(problem)
     try:
-        raw = tomllib.loads(p.read_text(encoding="utf-8"))
+        raw = tomllib.loads(p.read_text(encoding="utf-8-sig"))  # -sig: the BOM Windows Notepad writes
     except FileNotFoundError:
         raise EventInputError(f"找不到赛事文件 / event file not found: {p}") from None
     except tomllib.TOMLDecodeError as exc:

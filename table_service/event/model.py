@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hardware.errors import not_regular_file
 from table_service.engine.events import MAX_TEXT as ENGINE_MAX_TEXT
 from table_service.rules.levels import level_position
 from table_service.rules.scoring import (
@@ -292,8 +293,10 @@ def parse_results_text(text: str, name: str = "RESULTS", *, duplicate: bool = Fa
 
 def read_text(path: str | Path, what: str) -> str:
     """A UTF-8 file, or one clear error line."""
+    if not Path(path).is_dir() and (problem := not_regular_file(path)) is not None:  # a folder: said below
+        raise EventInputError(problem)
     try:
-        return Path(path).read_text(encoding="utf-8")
+        return Path(path).read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise EventInputError(f"找不到 {what} 文件 / {what} file not found: {path}") from None
     except (OSError, UnicodeDecodeError) as exc:

@@ -71,6 +71,15 @@ class SeqConflictError(StoreError):
     """An append with a ``seq`` that is already in the log."""
 
 
+class StoreFullError(StoreReadOnlyError):
+    """The disk holding the database is full: the table could record nothing more."""
+
+
+def _is_full_error(exc: BaseException) -> bool:
+    return "database or disk is full" in str(exc).lower() or isinstance(exc, sqlite3.OperationalError) \
+        and getattr(exc, "sqlite_errorcode", None) == 13  # SQLITE_FULL
+
+
 def _is_readonly_error(exc: BaseException) -> bool:
     text = str(exc).lower()
     return "readonly" in text or "read-only" in text or "unable to open database file" in text
@@ -119,6 +128,10 @@ class EventStore:
                                          f"{exc.strerror or exc}") from None
             self._check_writable()
         _check_header(self.path)
+        # Files this open makes, removed again if it fails (a full disk left a file of 0 bytes).
+        made = [] if readonly else [p for p in (self.path, *(self.path.with_name(self.path.name + x)
+                                                               for x in ("-wal", "-shm", "-journal")))
+                                    if not p.exists()]
         # The writer that would append after the skipped events checks (replay and export read
         # what SQLite reads, and a writer running beside them may restart its -wal meanwhile).
         damage = None if readonly else sqlite.wal_damage(self.path)
@@ -137,6 +150,12 @@ class EventStore:
                 self._conn.execute("ROLLBACK")
         except sqlite3.DatabaseError as exc:
             self._conn.close()
+            if _is_full_error(exc):
+                for p in made:
+                    with contextlib.suppress(OSError):
+                        p.unlink()
+                raise StoreFullError(f"磁盘已满，无法记录 / disk full: the event store {self.path} could record "
+                                     "nothing; free space on that disk and start again") from None
             if _is_readonly_error(exc):
                 raise self._readonly_error() from None
             raise StoreCorruptError(

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from hardware.errors import HardwareError
 from table_service.rules.seats import SEATS
 from table_service.table.camera_frames import (
     LatestFrameGrabber,
@@ -524,7 +525,10 @@ class CameraPipeline(CameraHealth):
             exc = failed.__cause__
             why = f"摄像头故障 / camera failed: {exc}"
             if why != self._offline_why:  # once per reason, not once per retry
-                log.error("camera source failed", exc_info=exc)
+                if isinstance(exc, HardwareError):  # the project's own, said in words: no traceback
+                    log.error("%s", why)
+                else:
+                    log.error("camera source failed", exc_info=exc)
                 self._offline_why = why
                 if self.on_status is not None:
                     self.on_status(PipelineStatus(False, why))

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from hardware.config import parse_config
+from hardware.errors import not_regular_file
 from table_service.engine.ruleset import ALIASES
 from table_service.rules.ruleset import PRESETS
 from table_service.views.panel_url import own_panel_url, panel_url_problem
@@ -177,6 +178,13 @@ def parse_service_config(data: dict[str, Any], *, base_dir: str | os.PathLike[st
         problems.append("[service].format = 'deals' 需要 deals = N / needs deals = N (N ≥ 1)")
     if fmt == "time" and "minutes" not in svc:
         problems.append("[service].format = 'time' 需要 minutes = N / needs minutes = N")
+    # Each was taken and never used: the table played to A with no word of the count it was given.
+    if fmt != "deals" and "deals" in svc:
+        problems.append(f"[service].deals 只用于 format = 'deals'（现为 {fmt!r}）/ [service].deals is used only with "
+                        f"format = \"deals\" (format is {fmt!r}): add format = \"deals\", or remove deals")
+    if fmt != "time" and "minutes" in svc:
+        problems.append(f"[service].minutes 只用于 format = 'time'（现为 {fmt!r}）/ [service].minutes is used only with "
+                        f"format = \"time\" (format is {fmt!r}): add format = \"time\", or remove minutes")
     mq = own["mqtt"]
     if mq.get("enabled", bool(mq)):
         # What the MQTT bridge would refuse at start-up is refused here, so that ``config check``,
@@ -205,7 +213,8 @@ def parse_service_config(data: dict[str, Any], *, base_dir: str | os.PathLike[st
         if check_files and not ca.is_file():
             raise ValueError(f"[mqtt].ca_file: 找不到文件 / file not found: {ca}")
         mq["ca_file"] = str(ca)
-    hw = parse_config(data, base_dir=base, check_devices=check_devices, path=path)
+    hw = parse_config(data, base_dir=base, check_devices=check_devices, path=path,
+                      other_sections=tuple(SERVICE_SECTIONS))
     for section in ("web",):
         if own[section].get("users_db"):
             p = Path(own[section]["users_db"])
@@ -271,8 +280,10 @@ def load_service_config(path: str | os.PathLike[str], *, check_devices: bool = T
         ``ConfigError`` is a ``ValueError`` too).
     """
     p = Path(path)
+    if (problem := not_regular_file(p)) is not None:
+        raise ValueError(problem)
     try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
+        data = tomllib.loads(p.read_text(encoding="utf-8-sig"))  # -sig: the BOM Windows Notepad writes
     except FileNotFoundError:
         raise ValueError(f"配置文件不存在 / config file not found: {p}") from None
     except (OSError, UnicodeDecodeError) as exc:

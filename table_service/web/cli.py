@@ -41,9 +41,12 @@ def _password(args: argparse.Namespace) -> str:
         # Keep no more than a too-long password needs to be seen as too long (a 5 MB line was taken);
         # the rest of the line is read and dropped, so the program writing it gets no broken pipe.
         line = sys.stdin.readline(users.MAX_PASSWORD + 3)
-        rest = line
+        rest, drained = line, 0
         while rest and not rest.endswith("\n"):
+            if drained > 16 * 1024 * 1024:  # /dev/zero has no end of line: not drained forever, and the
+                break                       # line kept is over the limit, refused as too long below
             rest = sys.stdin.readline(64 * 1024)
+            drained += len(rest)
         line = line.rstrip("\r\n")
         if not is_utf8_text(line):  # bytes that are not UTF-8 arrive as surrogates
             raise ValueError("密码须为 UTF-8 文本 / the password on stdin is not UTF-8 text")

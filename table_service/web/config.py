@@ -22,6 +22,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from hardware.errors import not_regular_file
+
 #: Default settings. Keys are upper case, as Flask expects.
 DEFAULTS: dict[str, Any] = {
     # SQLite file that holds panel users (name, role, password hash).
@@ -279,8 +281,10 @@ def load_file(path: str | os.PathLike[str]) -> dict[str, Any]:
     :raises ConfigError: file missing, not TOML, or an unknown key in the web settings.
     """
     p = Path(path)
+    if not p.is_dir() and (problem := not_regular_file(p)) is not None:  # a folder: said below
+        raise ConfigError(problem)
     try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
+        data = tomllib.loads(p.read_text(encoding="utf-8-sig"))  # -sig: the BOM Windows Notepad writes
     except FileNotFoundError:
         raise ConfigError(f"找不到配置文件 / config file not found: {p}") from None
     except tomllib.TOMLDecodeError as exc:

@@ -15,6 +15,8 @@ import secrets
 import sqlite3
 import time
 import unicodedata
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -167,6 +169,23 @@ def connect(path: str | Path, *, create: bool = True) -> sqlite3.Connection:
     return conn
 
 
+@contextmanager
+def _written(conn: sqlite3.Connection) -> Iterator[None]:
+    """``with conn:`` (one transaction) that says a read-only database in words: it was "internal
+    error (OperationalError: attempt to write a readonly database)", exit 3.
+
+    :raises UserError: the database file (or its folder) cannot be written.
+    """
+    try:
+        with conn:
+            yield
+    except sqlite3.OperationalError as exc:
+        if "readonly" not in str(exc):
+            raise
+        row = conn.execute("PRAGMA database_list").fetchone()
+        raise UserError(f"用户数据库只读 / the users database {row[2] if row else ''} is read-only") from None
+
+
 def _keep_private(p: Path) -> None:
     """The file readable by its owner only (0600), made so when new: it holds the password hashes and
     the sessions (the hub's was 0644, the audit of 2026-12-06). SQLite gives its journal and WAL the
@@ -303,7 +322,7 @@ def add_user(conn: sqlite3.Connection, name: str, password: str, role: str, *, s
         raise UserError(f"用户名与已有账号 {alike!r} 难以区分 / the name {name!r} looks like the existing account {alike!r}")
     hub_alike = [n for n, sc in rows if sc == "hub" and look(n) == look(name)]
     try:
-        with conn:
+        with _written(conn):
             for n in hub_alike:  # the local account wins
                 conn.execute("DELETE FROM users WHERE name = ? AND scope = 'hub'", (n,))
                 conn.execute("DELETE FROM sessions WHERE name = ?", (n,))
@@ -344,7 +363,7 @@ def remove_user(conn: sqlite3.Connection, name: str, *, keep_a_chief: bool = Fal
     :param keep_a_chief: refuse to delete the last ``chief`` (the panel's accounts page; the
         command line, run on the machine itself, may).
     """
-    with conn:
+    with _written(conn):
         cur = conn.execute("DELETE FROM users WHERE name = ? AND scope != 'hub'"
                            + (f" AND {_ANOTHER_CHIEF}" if keep_a_chief else ""), (name,))
         if cur.rowcount:  # a chief kept (or the hub's account) keeps its sessions too
@@ -363,7 +382,7 @@ def set_role(conn: sqlite3.Connection, name: str, role: str) -> User:
     :raises UserError: unknown role, no such user, the hub's account, or the last chief given another role.
     """
     role_rank(role)
-    with conn:
+    with _written(conn):
         cur = conn.execute("UPDATE users SET role = ?, scope = CASE WHEN scope = 'event' AND ? NOT IN "
                            f"{EVENT_ROLES!r} THEN 'local' ELSE scope END WHERE name = ? AND scope != 'hub' "
                            f"AND (? = 'chief' OR {_ANOTHER_CHIEF})", (role, role, name, role))
@@ -375,7 +394,7 @@ def set_role(conn: sqlite3.Connection, name: str, role: str) -> User:
 def set_password(conn: sqlite3.Connection, name: str, password: str) -> None:
     """Change a password and end every session of that account (a stolen cookie dies with it)."""
     check_password(password)
-    with conn:
+    with _written(conn):
         cur = conn.execute("UPDATE users SET password_hash = ? WHERE name = ? AND scope != 'hub'",
                            (generate_password_hash(password), name))
         if cur.rowcount:
@@ -392,7 +411,7 @@ def set_scope(conn: sqlite3.Connection, name: str, scope: str) -> User:
     """
     if scope not in ("local", "event"):
         raise UserError(f"未知范围 / unknown scope {scope!r}")
-    with conn:
+    with _written(conn):
         cur = conn.execute(f"UPDATE users SET scope = ? WHERE name = ? AND scope != 'hub' "
                            f"AND (? = 'local' OR role IN {EVENT_ROLES!r})", (scope, name, scope))
     if cur.rowcount == 0:

@@ -226,3 +226,23 @@ def test_a_power_cut_tearing_the_last_transaction_is_not_damage(tmp_path: Path) 
     _flip(wal, 32 + first_of_last * size + 24 + 100)
     with EventStore(db) as store:
         assert len(store.events()) == 59  # the torn last append is gone, as SQLite drops it
+
+
+def test_a_full_disk_is_said_as_such_and_leaves_no_file(tmp_path, monkeypatch):
+    """"database or disk is full" was called a damaged event store, and the new file stayed behind."""
+    from table_service.store import event_log
+    from table_service.store import sqlite as store_sqlite
+
+    connect = store_sqlite.connect
+
+    def full(path, readonly=False):  # SQLite's own SQLITE_FULL: the file may grow by no page
+        conn = connect(path, readonly=readonly)
+        conn.execute("PRAGMA max_page_count = 1")
+        return conn
+
+    monkeypatch.setattr(store_sqlite, "connect", full)
+    db = tmp_path / "T.sqlite3"
+    with pytest.raises(event_log.StoreFullError, match="磁盘已满.* / disk full") as caught:
+        event_log.EventStore(db)
+    assert "damaged" not in str(caught.value)
+    assert sorted(p.name for p in tmp_path.iterdir()) == []

@@ -493,3 +493,23 @@ def test_a_buzz_asked_for_while_unplugged_does_not_sound_when_plugged_back(emula
         while time.monotonic() < end:
             assert not emulator.buzzer_on, "a buzz from before the cable came back sounded"
             time.sleep(0.01)
+
+
+def test_emulator_never_replaces_a_link_to_anything_but_a_pseudo_terminal(tmp_path) -> None:
+    """A mistyped --port naming a /dev/serial/by-id/… link was replaced, then deleted on exit."""
+    link = tmp_path / "usb-screen-if00"
+    link.symlink_to("../../ttyACM0")
+    with pytest.raises(ValueError, match="not an emulator's pseudo-terminal"):
+        ScreenEmulator(str(link))
+    assert os.readlink(link) == "../../ttyACM0"
+
+
+def test_emulator_replaces_its_own_link_left_behind(tmp_path) -> None:
+    link = tmp_path / "ttyScreen0"
+    link.symlink_to("/dev/pts/9999")  # an emulator killed before it could remove its link
+    emulator = ScreenEmulator(str(link))
+    emulator.start()
+    try:
+        assert os.readlink(link).startswith("/dev/pts/") and os.readlink(link) != "/dev/pts/9999"
+    finally:
+        emulator.stop()

@@ -222,3 +222,28 @@ def test_a_fault_of_the_pipelines_own_code_never_reads_the_camera_twice_at_once(
     assert source.opened == 2  # read once (the 1 set above, and this reading): never a second reader
     assert "bug in the pipeline" in (pipe._offline_why or "")
     pipe.stop()
+
+
+class BadVideoSource(FlakySource):
+    """A recording the camera layer cannot decode: it raises the project's own CameraError."""
+
+    def frames(self) -> Any:
+        from hardware.errors import CameraError
+
+        self.opened += 1
+        raise CameraError("无法解码视频 / cannot decode the video garbage.mp4")
+        yield  # pragma: no cover
+
+
+def test_the_projects_own_camera_error_is_one_line_without_a_traceback(caplog):
+    """`run` on a garbage video printed a Python traceback for a CameraError it had put in words."""
+    pipe = CameraPipeline(BadVideoSource(frames=1), ScriptedWatcher({}), on_status=lambda st: None)
+    pipe.drop_stale = False
+    with caplog.at_level("ERROR"):
+        pipe.start(Observer())
+        deadline = time.monotonic() + 10
+        while pipe._thread is not None and pipe._thread.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.01)
+    errors = [r for r in caplog.records if r.levelname == "ERROR"]
+    assert errors and all(r.exc_info is None for r in errors), [r.exc_info for r in errors]
+    assert any("cannot decode the video garbage.mp4" in r.getMessage() for r in errors)

@@ -123,3 +123,34 @@ def test_every_vision_option_has_help_text():
             if isinstance(action, argparse._HelpAction):
                 continue
             assert action.help, f"vision {name} {action.option_strings or action.dest}: no help text"
+
+
+def test_markers_that_cannot_be_written_name_the_file_and_fail(tmp_path, capsys):
+    (tmp_path / "table-marker-2.png").mkdir()  # a folder named like the PNG: cv2.imwrite said False, ignored
+    assert main(["vision", "markers", "--out", str(tmp_path)]) == 2
+    assert "table-marker-2.png" in capsys.readouterr().err
+
+
+def test_board_and_markers_write_to_a_path_that_is_not_utf8(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    env = {"PYTHONPATH": str(repo), "PATH": "/usr/bin:/bin"}
+    for argv in (["board", "--out", "b\udcff.png"], ["markers", "--out", "m\udcff"]):  # OpenCV segfaulted (rc 139)
+        proc = subprocess.run([sys.executable, "-m", "table_service", "vision", *argv], cwd=tmp_path, env=env,
+                              capture_output=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "b\udcff.png").stat().st_size > 0
+    assert len(list((tmp_path / "m\udcff").iterdir())) == 4
+
+
+def test_board_keeps_a_file_it_did_not_make_unless_forced(tmp_path, capsys):
+    photo = tmp_path / "board.png"
+    photo.write_bytes(b"\x89PNG a photo of the table")
+    assert main(["vision", "board", "--out", str(photo)]) == 2
+    assert "not overwritten" in capsys.readouterr().err
+    assert photo.read_bytes() == b"\x89PNG a photo of the table"
+    assert main(["vision", "board", "--out", str(photo), "--force"]) == 0
+    assert main(["vision", "board", "--out", str(photo)]) == 0  # its own board: written again

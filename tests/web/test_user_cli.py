@@ -98,3 +98,25 @@ def test_the_users_database_is_readable_by_its_owner_only(tmp_path, monkeypatch)
         assert stat.S_IMODE(db.stat().st_mode) == 0o600
     finally:
         os.umask(old)
+
+
+@pytest.mark.parametrize("argv", [["add", "zhao", "--password-stdin"], ["remove", "li"],
+                                  ["passwd", "li", "--password-stdin"]])
+def test_a_read_only_users_database_is_said_in_words(argv, tmp_path, monkeypatch, capsys):
+    """It was "内部错误 / internal error (OperationalError: attempt to write a readonly database)", exit 3."""
+    db = str(tmp_path / "u.db")
+    assert run(["user", "add", "li", "--role", "chief", "--db", db, "--password-stdin"],
+               "a-long-password\n", monkeypatch) == 0
+    (tmp_path / "u.db").chmod(0o400)
+    connect = users.connect
+
+    def read_only(path, **kw):  # root ignores the file's mode: sqlite is told to write nothing
+        conn = connect(path, **kw)
+        conn.execute("PRAGMA query_only = ON")
+        return conn
+
+    monkeypatch.setattr(users, "connect", read_only)
+    capsys.readouterr()
+    rc = run(["user", *argv, "--db", db], "another-password\n", monkeypatch)
+    err = capsys.readouterr().err
+    assert rc == 2 and f"the users database {db} is read-only" in err and "Traceback" not in err, err

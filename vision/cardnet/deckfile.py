@@ -80,6 +80,9 @@ class Enrollment:
             (bad compressed data, a bad member, an ill-formed fan check) or one that would inflate
             beyond :data:`MAX_INFLATED_BYTES`; the message is Chinese first, then English.
         """
+        if os.path.exists(path) and not os.path.isdir(path) and not os.path.isfile(path):
+            # /dev/zero was searched for a zip directory without end, a FIFO waited for a writer
+            raise ValueError(f"不是普通文件 / not a regular file: {path}")
         try:
             zf = zipfile.ZipFile(path)
         except OSError as exc:
