@@ -180,10 +180,10 @@ def parse_service_config(data: dict[str, Any], *, base_dir: str | os.PathLike[st
         problems.append("[service].format = 'time' 需要 minutes = N / needs minutes = N")
     # Each was taken and never used: the table played to A with no word of the count it was given.
     if fmt != "deals" and "deals" in svc:
-        problems.append(f"[service].deals 只用于 format = 'deals'（现为 {fmt!r}）/ [service].deals is used only with "
+        problems.append(f"[service].deals 只用于 format = 'deals'（现为 {fmt!r}） / [service].deals is used only with "
                         f"format = \"deals\" (format is {fmt!r}): add format = \"deals\", or remove deals")
     if fmt != "time" and "minutes" in svc:
-        problems.append(f"[service].minutes 只用于 format = 'time'（现为 {fmt!r}）/ [service].minutes is used only with "
+        problems.append(f"[service].minutes 只用于 format = 'time'（现为 {fmt!r}） / [service].minutes is used only with "
                         f"format = \"time\" (format is {fmt!r}): add format = \"time\", or remove minutes")
     mq = own["mqtt"]
     if mq.get("enabled", bool(mq)):

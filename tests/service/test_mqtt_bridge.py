@@ -215,13 +215,15 @@ def test_the_retained_state_says_when_a_duplicate_deal_is_held(mosquitto: int, r
     bridge = MqttBridge(runner, port=mosquitto, event_id="ev1", table_id="H1").start()
     try:
         assert bridge.wait_connected(60)
-        submit(runner, "round_set_up", {"players": {"E": "e", "S": "s", "W": "w", "N": "n"},
-                                        "format": {"kind": "deals", "deals": 2}, "board": "R1-M1"}, role="referee")
-        seq = submit(runner, "first_cut_recorded", {"card": "7s"})
+        seq = submit(runner, "round_set_up", {"players": {"E": "e", "S": "s", "W": "w", "N": "n"},
+                                              "format": {"kind": "deals", "deals": 2}, "board": "R1-M1"},
+                     role="referee")
         hub.wait_for(lambda m: m[2]["last_seq"] == seq and m[2]["held"] is None)
-        submit(runner, "drawing_finished", {"counts": {"E": 1, "S": 1, "W": 1, "N": 1}})
+        # The cut card is one of deal 1's cards: with it the deal is held (s38), before the drawing ends.
+        submit(runner, "first_cut_recorded", {"card": "7s"})
         held = hub.wait_for(lambda m: m[2]["held"] is not None)[2]
         assert held["held"] == {"deal": 1, "reason": "duplicate board"} and held["last_seq"] == seq
+        submit(runner, "drawing_finished", {"counts": {"E": 1, "S": 1, "W": 1, "N": 1}})
         for seat, card in (("N", "3s"), ("W", "4s"), ("S", "5s")):
             submit(runner, "cards_played", {"seat": seat, "cards": [card]}, source="camera")
         submit(runner, "deal_released", {"deal": 1}, role="chief")
