@@ -12,6 +12,7 @@ Example (``examples/event.toml``)::
     match_points = "2-1-0"        # or "3-2-1-0": the hub ranks by it and hands it to every table
     bye_points = 2                # optional: match points of a bye
     seed = 2026                   # seed of the lots (recorded as events when drawn)
+    first_round = "lots"          # round 1 drawn by lots (default), or "order": as [[teams]] lists them
 
     [mqtt]                        # the hub's credential: hub.toml of `guandan-table event provision`
     host = "127.0.0.1"
@@ -55,6 +56,7 @@ from pathlib import Path
 from typing import Any
 
 from table_service.engine.events import is_name, says_something
+from table_service.event.draw import FIRST_ROUND
 from table_service.event.model import MAX_ID, MAX_NAME, EventInputError
 from table_service.event.standings import MATCH_POINT_SCHEMES, ScoringOptions
 from table_service.rules.ruleset import get_ruleset
@@ -62,7 +64,7 @@ from table_service.views.wire import SEGMENT_RE, control_character, is_host
 
 _SECTIONS: dict[str, set[str]] = {
     "event": {"id", "name", "rounds", "draw", "ruleset", "format", "match_points", "bye_points", "seed",
-              "bye_level_points", "duplicate"},
+              "bye_level_points", "duplicate", "first_round"},
     "ruleset_options": set(),
     "mqtt": {"host", "port", "username", "password", "keepalive", "ca_file"},
     "hub": {"host", "port", "data"},
@@ -70,6 +72,9 @@ _SECTIONS: dict[str, set[str]] = {
     "tables": {"id", "panel"},
 }
 DRAW_METHODS = ("auto", "swiss", "round-robin")
+#: ``[event] first_round`` (:data:`~.draw.FIRST_ROUND`) as the pages and sheets say it: round 1 (and a
+#: round robin's circle) drawn by lots, or in the order of ``[[teams]]`` (an organiser who seeded the list).
+FIRST_ROUND_WORDS = {"lots": ("首轮抽签", "round 1 by lots"), "order": ("首轮按名单顺序", "round 1 in entry order")}
 
 
 def _unknown(where: str, keys: set[str], known: set[str]) -> None:
@@ -292,6 +297,11 @@ def validate(raw: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(seed, int | str) or isinstance(seed, bool) or len(str(seed)) > 64:
         raise EventInputError(f"EVENT.toml [event]: seed 须为整数或字符串 / seed must be an integer or string (at most "
                               f"64 characters): {seed!r}"[:200])
+    first_round = ev.get("first_round", "lots")
+    if not isinstance(first_round, str) or first_round not in FIRST_ROUND:
+        raise EventInputError(f"EVENT.toml [event]: first_round 须为 \"lots\"（首轮抽签）或 \"order\"（首轮按 [[teams]] 的顺序"
+                              f"编排）/ first_round must be \"lots\" (round 1 drawn by lots, the default) or \"order\" "
+                              f"(round 1 paired in the order [[teams]] lists them), got {first_round!r}"[:300])
 
     mqtt = raw.get("mqtt", {})
     hub = raw.get("hub", {})
@@ -366,7 +376,11 @@ def validate(raw: dict[str, Any]) -> dict[str, Any]:
     return {
         "event": {"id": eid, "name": name, "rounds": rounds, "draw": draw,
                   "ruleset": ruleset_name, "ruleset_options": dict(rs_opts), "format": fmt,
-                  "match_points": scheme, "scoring": scoring_opts, "seed": seed},
+                  "match_points": scheme, "scoring": scoring_opts, "seed": seed,
+                  # Only when the file says it: a configuration logged without it (the default, or a
+                  # release before the option) reads as lots, and EVENT.toml unchanged stays the
+                  # configuration the hub logged (no reload, no "changed after the first draw").
+                  **({"first_round": first_round} if "first_round" in ev else {})},
         "mqtt": {"host": str(mqtt.get("host", "127.0.0.1")), "port": int(mqtt.get("port", 1883)),
                  "username": mqtt.get("username"), "password": mqtt.get("password"),
                  "keepalive": keepalive, "ca_file": mqtt.get("ca_file")},
@@ -450,6 +464,11 @@ def draw_method(cfg: dict[str, Any]) -> str:
     if ev["draw"] != "auto":
         return str(ev["draw"])
     return "round-robin" if ev["rounds"] >= round_robin_rounds(len(cfg["teams"])) else "swiss"
+
+
+def first_round_of(cfg: dict[str, Any]) -> str:
+    """How the event draws round 1: ``lots`` (absent: the default) or ``order``."""
+    return str(cfg["event"].get("first_round", "lots"))
 
 
 def scheme_scoring(event: dict[str, Any], scheme: str) -> dict[str, Any]:

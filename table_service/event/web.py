@@ -34,7 +34,7 @@ from flask import (
 from werkzeug.exceptions import HTTPException
 
 from table_service.event.admin_actions import ACTIONS
-from table_service.event.config import scoring_of
+from table_service.event.config import FIRST_ROUND_WORDS, scoring_of
 from table_service.event.intake import panel_link
 from table_service.event.model import (
     EventInputError,
@@ -312,9 +312,12 @@ def print_draw(rnd: int) -> Any:
             abort(404, description=f"第 {rnd} 轮尚未编排 / round {rnd} has not been drawn")
         names = {t["id"]: t for t in h.core.cfg["teams"]}
         stale = h.core.stale_words(rnd)  # a draft drawn before a result changed: said on the sheet too
+        # Round 1 says how it was drawn (a round 1 logged before the option: nothing said)
+        first = FIRST_ROUND_WORDS.get(d.get("first_round") or "")
         return render_template("hub_print_draw.html", ev=h.core.cfg["event"], rnd=rnd, draw=d, teams=names,
                                sides=h.core.sheet_sides(rnd), byes=byes_of(d),
-                               stale=f"{stale[0]} / {stale[1]}" if stale else None)
+                               stale=f"{stale[0]} / {stale[1]}" if stale else None,
+                               first_round=f"{first[0]} / {first[1]}" if first else None)
 
 
 @bp.get("/print/results/<int:rnd>")
@@ -389,7 +392,8 @@ def admin() -> Any:
                "drawn_rounds": max(core.draws, default=0),
                "min_rounds": max(1, max(core.draws, default=0)), "method_now": core.method_now(),
                "draw_fixed": bool(core.published_rounds), "points_fixed": min(core.published_rounds, default=None),
-               "names": core.team_names(), "new_team_id": next_team_id(core.teams)}
+               "names": core.team_names(), "new_team_id": next_team_id(core.teams),
+               "first_round_words": FIRST_ROUND_WORDS}
         deck = ctx["ov"]["deck"]
         ctx["deck_tables"] = sum(1 for t in ctx["ov"]["tables"] if deck and t.get("deck") == deck["sha256"])
     return render_template("hub_admin.html", **ctx)
