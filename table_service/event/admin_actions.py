@@ -243,9 +243,9 @@ def _do_reinstate_team(h: Any, who: str, role: str) -> str:
     return f"{team} 已恢复参赛，第 {n} 轮起照常编排 / {team} reinstated: drawn again from round {n}"
 
 
-def _do_import(h: Any, who: str, role: str) -> str:
-    """The lines pasted, or a RESULTS file chosen (the export of another hub, a federation's sheet
-    saved as JSON lines): an organiser with 500 lines should not have to paste them."""
+def _pasted_or_file(what: tuple[str, str]) -> str:
+    """The text of an import: the lines pasted (``lines``) or the file chosen (``file``; UTF-8, a BOM
+    allowed), one or the other. ``what``: the file's kind as the refusal names it (Chinese, English)."""
     text = request.form.get("lines", "")
     upload = request.files.get("file")
     if upload is not None and upload.filename:
@@ -254,10 +254,22 @@ def _do_import(h: Any, who: str, role: str) -> str:
         try:
             text = upload.read().decode("utf-8-sig")
         except UnicodeDecodeError:
-            raise EventInputError("成绩文件须为 UTF-8 文本（每行一个 JSON）/ the results file must be UTF-8 text, "
-                                  "one JSON line each") from None
-    n = h.import_results(text, who, role)
-    return f"已导入 {n} 条成绩 / {n} result(s) imported"
+            raise EventInputError(f"{what[0]}须为 UTF-8 文本 / {what[1]} must be UTF-8 text") from None
+    return text
+
+
+def _do_import(h: Any, who: str, role: str) -> str:
+    """The lines pasted, or a file chosen: RESULTS lines (the export of another hub) or a table with
+    a header row (a spreadsheet saved as CSV, or its cells copied): an organiser with 500 lines
+    should not have to paste them, nor turn a federation's sheet into JSON. Lines already recorded
+    as they are are skipped and counted; bad lines refuse the import, every one named."""
+    text = _pasted_or_file(("成绩文件（RESULTS 行或带表头的 CSV）", "the results file (RESULTS lines or CSV with a header "
+                                                                "row)"))
+    n, skipped = h.import_results(text, who, role)
+    if not skipped:
+        return f"已导入 {n} 条成绩 / {n} result(s) imported"
+    return (f"已导入 {n} 条成绩；{skipped} 行与已记录的成绩相同，已跳过 / {n} result(s) imported; {skipped} line(s) "
+            "already recorded as they are, skipped")
 
 
 def _do_deck(h: Any, who: str, role: str) -> str:

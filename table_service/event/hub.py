@@ -27,12 +27,12 @@ from table_service.event.model import (
     EventInputError,
     RoleRefused,
     parse_result,
-    parse_results_text,
     results_to_jsonl,
     table_order,
 )
 from table_service.event.mqtt import HubMqtt
 from table_service.event.release import ReleaseBook
+from table_service.event.result_import import check_results_import
 from table_service.event.state import byes_of
 from table_service.event.store import HubStore
 from table_service.event.table_messages import TableLive, TableMessages
@@ -354,31 +354,27 @@ class HubService(TableMessages):
                 raise EventInputError(f"没有待处理的拒收 #{seq} / no open refusal #{seq}")
             return self._commit("refusal_acknowledged", {"seq": seq}, actor=actor, role=role)
 
-    def import_results(self, text: str, actor: str, role: str) -> int:
-        """RESULTS lines entered by hand in bulk; byes are the draw's and are skipped.
+    def import_results(self, text: str, actor: str, role: str) -> tuple[int, int]:
+        """RESULTS lines or a results table (CSV, tabs) entered in bulk: ``(imported, skipped)``;
+        byes are the draw's and are passed over, and a line identical to a recorded result is
+        skipped (:func:`~.result_import.check_results_import`).
 
-        All or nothing: every line is checked before the first is logged (a bad one refuses the
-        import, naming its line), then all are logged in one store transaction and only then
-        applied. A hub killed half-way has logged none of them, so the same file imports again.
+        All or nothing: every line is checked before the first is logged (bad ones refuse the
+        import, each named by its line: :class:`~.bulk_text.LinesRefused`), then all are logged in
+        one store transaction and only then applied. A hub killed half-way has logged none of them,
+        so the same file imports again.
         """
         if not _can(role, "referee"):
             raise RoleRefused("导入成绩需要裁判权限 / importing results requires role referee")
-        dup = bool((self.core.cfg or {}).get("event", {}).get("scoring", {}).get("duplicate"))
         if not text.strip():
             # An empty box answered "0 results imported": a paste that did not take looked done.
             raise EventInputError("没有可导入的成绩行 / nothing to import: paste the RESULTS lines")
-        lines = [r.to_dict() for r in parse_results_text(text, "import", duplicate=dup) if r.ew is not None]
-        where = _line_numbers(text)
         with self.lock:
-            for line in lines:
-                verdict, reason = self.core.classify_result(line, "import-check")
-                if verdict != "accept":
-                    n = where.get((line["round"], line["table"]), 0)
-                    raise EventInputError(f"import 第 {n} 行 line {n}: {reason}")
+            lines = check_results_import(self.core, text)
             now = self.clock_ms()
             logged: list[dict[str, Any]] = []
             with self.store.transaction():
-                for line in lines:
+                for line in lines.lines:
                     # the id hand entry gives a result: "hand-" and the seq it is logged at
                     rid = f"hand-{self.core.last_seq + len(logged) + 1}"
                     logged.append(self.store.append("result_recorded", {
@@ -389,7 +385,7 @@ class HubService(TableMessages):
             self.note_results(logged)
         if logged:
             self.publish_releases()  # as for one result entered at the hub (:meth:`_after`)
-        return len(lines)
+        return len(lines.lines), lines.skipped
 
     def export_results(self) -> str:
         with self.lock:
@@ -505,14 +501,3 @@ def assignment_payload(assignment: dict[str, Any], hub_seq: int | None) -> bytes
     seq known) leaves ``hub_seq`` out. Otherwise :func:`~.mqtt.json_payload`'s form."""
     msg = assignment if hub_seq is None else {**assignment, "hub_seq": hub_seq}
     return json.dumps(msg, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode("utf-8")
-
-
-def _line_numbers(text: str) -> dict[tuple[Any, Any], int]:
-    """``(round, table)`` → its line number in a RESULTS text that :func:`parse_results_text`
-    accepted (which sorts the lines), so a refusal names the line the organiser typed."""
-    out: dict[tuple[Any, Any], int] = {}
-    for n, raw in enumerate(text.splitlines(), 1):
-        obj = json.loads(raw) if raw.strip() else None
-        if isinstance(obj, dict):
-            out.setdefault((obj.get("round"), obj.get("table")), n)
-    return out

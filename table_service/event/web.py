@@ -34,6 +34,7 @@ from flask import (
 from werkzeug.exceptions import HTTPException
 
 from table_service.event.admin_actions import ACTIONS
+from table_service.event.bulk_text import LinesRefused, line_words
 from table_service.event.config import FIRST_ROUND_WORDS, scoring_of
 from table_service.event.intake import panel_link
 from table_service.event.model import (
@@ -358,7 +359,12 @@ def print_results(rnd: int) -> Any:
 @bp.get("/admin")
 @hub_role("referee")
 def admin() -> Any:
-    h = hub()
+    return render_template("hub_admin.html", **admin_context(hub()))
+
+
+def admin_context(h: Any, **shown: Any) -> dict[str, Any]:
+    """What the organiser page shows; ``shown``: what an answer adds to it (a refused import's lines,
+    a teams import's preview)."""
     with h.lock:
         core = h.core
         open_tables, done_tables = [], []
@@ -396,7 +402,7 @@ def admin() -> Any:
                "first_round_words": FIRST_ROUND_WORDS}
         deck = ctx["ov"]["deck"]
         ctx["deck_tables"] = sum(1 for t in ctx["ov"]["tables"] if deck and t.get("deck") == deck["sha256"])
-    return render_template("hub_admin.html", **ctx)
+    return {**ctx, **shown}
 
 
 def next_team_id(ids: list[str]) -> str:
@@ -452,6 +458,16 @@ def action(name: str) -> Any:
     h, who, role = hub(), g.user.name, g.user.role
     try:  # a field sent twice never gets here (web.security.refuse_repeated_fields, every app's)
         msg = ACTIONS[name](h, who, role)
+    except LinesRefused as exc:
+        # Every bad line, each named: in the JSON, and on the organiser page drawn at once (a list of
+        # 400 lines does not fit the session's cookie a redirect would carry it in), the text pasted
+        # back in its box as typed.
+        problems = [{"line": n, "error": why} for n, why in exc.problems]
+        if request.accept_mimetypes.best == "application/json":
+            return jsonify(ok=False, error=str(exc), problems=problems), 400
+        flash(exc.head, "error")
+        return render_template("hub_admin.html", **admin_context(h, refused={
+            "form": name, "problems": exc.problems, "text": request.form.get("lines", "")})), 400
     except EventInputError as exc:
         if request.accept_mimetypes.best == "application/json":
             return jsonify(ok=False, error=str(exc)), 403 if isinstance(exc, RoleRefused) else 400
@@ -525,6 +541,7 @@ def create_hub_app(hub_service: Any, *, users_db: str, secret_key: str | None = 
     app.before_request_funcs.setdefault(None, []).insert(0, deck_upload_limit)  # before the CSRF check
 
     app.template_filter("hhmm")(hhmm)
+    app.template_global("line_words")(line_words)  # a refused line as the refusal names it
     app.template_filter("who")(who_text)  # a table's own result: "16 号桌 / table 16", not "table:16"
 
     return app

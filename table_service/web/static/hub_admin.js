@@ -67,12 +67,16 @@
      a blank form again — the chosen table back to the first, an appeal's text lost. */
   const KEPT = "hub-admin-form", KEPT_MS = 30 * 60 * 1000;
   function keep(form) {
-    if (!form.id || form.enctype === "multipart/form-data") return;  // a file cannot be put back
+    if (!form.id) return;
     const fields = {}, hidden = {};
     Array.prototype.forEach.call(form.elements, function (el) {
-      if (!el.name || el.name === "csrf_token" || el.type === "submit") return;
+      // A file chosen cannot be put back (the browser allows no script to choose one); what was
+      // typed or pasted beside it can (the import's 500 pasted lines, lost on any refusal).
+      if (!el.name || el.name === "csrf_token" || el.type === "submit" || el.type === "file") return;
       (el.type === "hidden" ? hidden : fields)[el.name] = el.value;
     });
+    // A file's form with nothing typed (the deck's): nothing to put back, nothing to say.
+    if (form.enctype === "multipart/form-data" && !Object.keys(fields).some(function (k) { return fields[k]; })) return;
     try { sessionStorage.setItem(KEPT, JSON.stringify({form: form.id, fields: fields, hidden: hidden, at: Date.now()})); } catch (e) { /* private mode */ }
   }
   function putBack() {
@@ -85,7 +89,7 @@
     if (!form) return;
     Object.keys(kept.fields).forEach(function (name) {
       const el = form.elements.namedItem(name);
-      if (el && "value" in el) { el.value = kept.fields[name]; el.dispatchEvent(new Event("change", {bubbles: true})); }
+      if (el && "value" in el && el.type !== "file") { el.value = kept.fields[name]; el.dispatchEvent(new Event("change", {bubbles: true})); }
     });
     // Last, and without a change event: what the form was sent against (a correction's basis, an
     // edit's "seen"), so the values typed against it are never sent against a newer result unseen;
