@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from flask import request
@@ -272,6 +273,37 @@ def _do_import(h: Any, who: str, role: str) -> str:
             "already recorded as they are, skipped")
 
 
+@dataclass(frozen=True)
+class Shown:
+    """An answer the organiser page draws at once rather than after a redirect: a preview whose
+    rows would not fit the session cookie a redirect carries its message in. ``context``: what the
+    page adds (:func:`~table_service.event.web.admin_context`); ``data``: what a JSON client gets."""
+
+    message: str
+    context: dict[str, Any]
+    data: dict[str, Any]
+
+
+def _do_import_teams(h: Any, who: str, role: str) -> str | Shown:
+    """The entry list from a spreadsheet (``step`` ``preview``: checked and shown, nothing logged;
+    ``import``, the preview's one tap: every team added, all or nothing). Every bad row refuses it,
+    each named (:mod:`~table_service.event.team_import`)."""
+    text = _pasted_or_file(("队伍文件", "the teams file"))
+    step = request.form.get("step", "import")
+    if step not in ("preview", "import"):
+        raise EventInputError("step 须为 preview 或 import / step must be preview or import")
+    teams = h.import_teams(text, who, role, preview=step == "preview")
+    n = len(teams)
+    if step == "preview":
+        return Shown(f"预览：{n} 队无误，核对后点「导入这 {n} 队」/ preview: {n} teams, no errors: check them, then tap "
+                     f"Import these {n} teams", {"team_preview": {"text": text, "typed": request.form.get("lines", ""),
+                                                       "teams": teams}}, {"teams": teams})
+    zh, en = f"已导入 {n} 队，自第 1 轮起编排", f"{n} teams imported: drawn from round 1"
+    if h.core.draws.get(1) is not None:  # a draft of round 1 without them: stale now
+        zh, en = zh + "；第 1 轮草案须重新编排", en + "; redraw round 1's draft"
+    return f"{zh} / {en}"
+
+
 def _do_deck(h: Any, who: str, role: str) -> str:
     f = request.files.get("deck")
     if f is None or not f.filename:
@@ -288,10 +320,11 @@ def _do_withdraw_deck(h: Any, who: str, role: str) -> str:
             f"{ev['data']['sha256'][:12]} is withdrawn: the tables read unenrolled and learn the deck in play")
 
 
-ACTIONS: dict[str, Callable[[Any, str, str], str]] = {
+ACTIONS: dict[str, Callable[[Any, str, str], str | Shown]] = {
     "draw": _do_draw, "publish": _do_publish, "hand_result": _do_hand_result, "correct": _do_correct,
     "publish_results": _do_publish_results, "appeal": _do_appeal, "decide": _do_decide,
-    "acknowledge": _do_acknowledge, "import": _do_import, "edit_team": _do_edit_team, "add_team": _do_add_team,
+    "acknowledge": _do_acknowledge, "import": _do_import, "import_teams": _do_import_teams, "edit_team": _do_edit_team,
+    "add_team": _do_add_team,
     "edit_event": _do_edit_event,
     "deck": _do_deck, "withdraw_deck": _do_withdraw_deck, "withdraw_team": _do_withdraw_team,
     "reinstate_team": _do_reinstate_team}

@@ -36,6 +36,7 @@ from table_service.event.result_import import check_results_import
 from table_service.event.state import byes_of
 from table_service.event.store import HubStore
 from table_service.event.table_messages import TableLive, TableMessages
+from table_service.event.team_import import check_teams_import
 from table_service.store.durable import write_durably
 from table_service.views.deck_wire import deck_message, sha256_hex, withdrawal_message
 from table_service.web import users
@@ -270,6 +271,28 @@ class HubService(TableMessages):
         with self.lock:
             etype, data = self.core.check_add_team(team, name, players, role)
             return self._commit(etype, data, actor=actor, role=role)
+
+    def import_teams(self, text: str, actor: str, role: str, *, preview: bool = False) -> list[dict[str, Any]]:
+        """The entry list pasted or uploaded on the organiser page (a table with a header row:
+        :mod:`.team_import`), before round 1 is published: every row checked, then, unless this is
+        the ``preview``, one ``team_added`` a team, logged in one store transaction and only then
+        applied — all or nothing, as the results import. Returns the teams (``line``, ``team``,
+        ``name``, ``players``).
+
+        :raises LinesRefused: every bad row, each named (nothing logged).
+        :raises EventInputError: not the chief referee, a round published, nothing to import.
+        """
+        with self.lock:
+            teams = check_teams_import(self.core, text, role)
+            if preview:
+                return teams
+            now = self.clock_ms()
+            with self.store.transaction():
+                logged = [self.store.append("team_added", {k: t[k] for k in ("team", "name", "players")},
+                                            t_ms=now, actor=actor, role=role) for t in teams]
+            for ev in logged:
+                self.core.apply(ev)
+            return teams
 
     def edit_event(self, name: str, ruleset: str, fmt: dict[str, Any], actor: str, role: str, *,
                    seen: int | None = None, rounds: int | None = None, draw: str | None = None,

@@ -256,12 +256,22 @@ HUB_OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         ("team", "name", "players")),
     ("POST", "/hub/action/add_team"): _action(
         "添加队伍（迟到报名）/ add a team (a late entry): drawn from round 1; refused once round 1 is published, "
-        "for an id already taken or not 1-64 letters, digits, _ . -, a name another team has, or too few "
+        "for an id already taken or not 1-64 ASCII letters, digits, _ . -, a name another team has, or too few "
         "[[tables]] for one more team",
         {"team": _text(MAX_ID, "队号 / the new team's id"), "name": _text(MAX_ID, "队名 / its name"),
          "players": _text(4 * (MAX_ID + 1), "2 或 4 个名字（复式 4 个），逗号分隔 / 2 or 4 names (4 in a duplicate "
                                             "event), comma-separated")},
         ("team", "name", "players")),
+    ("POST", "/hub/action/import_teams"): _action(
+        "导入队伍 / import the teams (before round 1 is published): a table with a header row (CSV or tabs: "
+        "id,name,player1,player2[,player3,player4], or a players column; Chinese headings too: 队号,队名,选手1,选手2), "
+        "every row checked as EVENT.toml's [[teams]] are; step=preview answers the teams (nothing logged), "
+        "step=import adds them all, one team_added a team in one transaction; every bad row named, nothing taken",
+        {"lines": {"type": "string", "description": "the teams table as text"},
+         "file": {"type": "string", "format": "binary", "description": "或文件 / or the file (.csv; UTF-8, a BOM allowed)"},
+         "step": {"type": "string", "enum": ["preview", "import"],
+                  "description": "preview: checked and shown, nothing logged; import (default): added"}},
+        (), chief=True, files=True, lines=True),
     ("POST", "/hub/action/withdraw_team"): _action(
         "退赛 / withdraw a team: never drawn again (no bye), its results kept; a published draw stays",
         {"team": _text(MAX_ID, "队号 / the team's id"), "reason": _text(MAX_TEXT, "原因 / why (optional)")},

@@ -33,7 +33,7 @@ from flask import (
 )
 from werkzeug.exceptions import HTTPException
 
-from table_service.event.admin_actions import ACTIONS
+from table_service.event.admin_actions import ACTIONS, Shown
 from table_service.event.bulk_text import LinesRefused, line_words
 from table_service.event.config import FIRST_ROUND_WORDS, scoring_of
 from table_service.event.intake import panel_link
@@ -447,7 +447,7 @@ def deck_upload_limit() -> None:
     import's own limits."""
     if request.endpoint == "hub.action":
         name = (request.view_args or {}).get("name")
-        if name in ("deck", "import"):
+        if name in ("deck", "import", "import_teams"):  # a list of 1,000 teams in Chinese, form-encoded: ~200 KB
             request.max_content_length = DECK_UPLOAD_BYTES if name == "deck" else IMPORT_BYTES
 
 
@@ -473,6 +473,11 @@ def action(name: str) -> Any:
             return jsonify(ok=False, error=str(exc)), 403 if isinstance(exc, RoleRefused) else 400
         flash(str(exc), "error")
         return redirect(url_for("hub.admin"))
+    if isinstance(msg, Shown):  # a preview: the page drawn at once with it
+        if request.accept_mimetypes.best == "application/json":
+            return jsonify(ok=True, message=msg.message, **msg.data)
+        flash(msg.message, "ok")
+        return render_template("hub_admin.html", **admin_context(h, **msg.context))
     if request.accept_mimetypes.best == "application/json":
         return jsonify(ok=True, message=msg)
     flash(msg, "ok")
