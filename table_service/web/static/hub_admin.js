@@ -261,6 +261,65 @@
       if (box.value.trim()) box.dispatchEvent(new Event("input"));
     });
   });
+  /* 400 teams: the teams list and the team-edit list each get a find box (team id, name or a player;
+     letters in any case): the list keeps the teams that match, and the edit form takes the first of
+     them when the team it held is not one (a withdrawal of T100 was a scroll through 400 rows, its
+     edit a 400-option list). */
+  function teamText(el) {  // a row's id, name and players cells; an option's id, name and players
+    const parts = el.cells ? Array.prototype.slice.call(el.cells, 0, 3).map(function (c) { return c.textContent; })
+                           : [el.value, el.dataset.name || "", el.dataset.players || ""];
+    return parts.join(" ").toLowerCase();
+  }
+  function findBox(id, label, before, keep) {
+    const box = document.createElement("input");
+    box.type = "search";
+    box.id = id;
+    box.setAttribute("aria-label", label);
+    box.placeholder = label;
+    box.size = 24;
+    const said = document.createElement("span");
+    said.className = "muted";
+    said.id = id + "-count";
+    said.setAttribute("role", "status");
+    box.addEventListener("input", function () {
+      const want = box.value.trim().toLowerCase();
+      const n = keep(want);
+      box.classList.toggle("nomatch", want !== "" && n === 0);
+      said.textContent = want === "" ? "" : " " + n + " 队 / " + n + " team(s)";
+    });
+    const wrap = document.createElement("p");
+    wrap.className = "team-find";
+    wrap.append(box, said);
+    before.parentNode.insertBefore(wrap, before);
+    return box;
+  }
+  const teamsTable = document.getElementById("teams-table");
+  if (teamsTable && teamsTable.tBodies[0] && teamsTable.tBodies[0].rows.length > JUMP_FROM) {
+    findBox("teams-find", "找队：队号、队名或选手 / find a team: id, name or player", teamsTable, function (want) {
+      let n = 0;
+      Array.prototype.forEach.call(teamsTable.tBodies[0].rows, function (row) {
+        row.hidden = want !== "" && teamText(row).indexOf(want) < 0;
+        if (!row.hidden) n += 1;
+      });
+      return n;
+    });
+  }
+  if (teamId && teamId.options.length > JUMP_FROM) {
+    findBox("team-id-find", "找队：队号、队名或选手 / find a team: id, name or player", teamId.closest("label") || teamId,
+            function (want) {
+      let n = 0, first = null;
+      Array.prototype.forEach.call(teamId.options, function (opt) {
+        opt.hidden = want !== "" && teamText(opt).indexOf(want) < 0;
+        if (!opt.hidden) { n += 1; if (!first) first = opt; }
+      });
+      const cur = teamId.options[teamId.selectedIndex];
+      if (first && (!cur || cur.hidden)) {
+        teamId.value = first.value;
+        teamId.dispatchEvent(new Event("change"));  // the form holds the team found
+      }
+      return n;
+    });
+  }
   /* The page is drawn once: results, appeals and refusals that arrive later were not on it (a 公布成绩
      button stayed hidden for minutes). The hub's log is asked every 5 s; a newer event is said at the
      top, with a reload that keeps what a form holds (the form last typed into comes back). */
