@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from flask import request
@@ -243,9 +244,9 @@ def _do_reinstate_team(h: Any, who: str, role: str) -> str:
     return f"{team} 已恢复参赛，第 {n} 轮起照常编排 / {team} reinstated: drawn again from round {n}"
 
 
-def _do_import(h: Any, who: str, role: str) -> str:
-    """The lines pasted, or a RESULTS file chosen (the export of another hub, a federation's sheet
-    saved as JSON lines): an organiser with 500 lines should not have to paste them."""
+def _pasted_or_file(what: tuple[str, str]) -> str:
+    """The text of an import: the lines pasted (``lines``) or the file chosen (``file``; UTF-8, a BOM
+    allowed), one or the other. ``what``: the file's kind as the refusal names it (Chinese, English)."""
     text = request.form.get("lines", "")
     upload = request.files.get("file")
     if upload is not None and upload.filename:
@@ -254,10 +255,53 @@ def _do_import(h: Any, who: str, role: str) -> str:
         try:
             text = upload.read().decode("utf-8-sig")
         except UnicodeDecodeError:
-            raise EventInputError("成绩文件须为 UTF-8 文本（每行一个 JSON） / the results file must be UTF-8 text, "
-                                  "one JSON line each") from None
-    n = h.import_results(text, who, role)
-    return f"已导入 {n} 条成绩 / {n} result(s) imported"
+            raise EventInputError(f"{what[0]}须为 UTF-8 文本 / {what[1]} must be UTF-8 text") from None
+    return text
+
+
+def _do_import(h: Any, who: str, role: str) -> str:
+    """The lines pasted, or a file chosen: RESULTS lines (the export of another hub) or a table with
+    a header row (a spreadsheet saved as CSV, or its cells copied): an organiser with 500 lines
+    should not have to paste them, nor turn a federation's sheet into JSON. Lines already recorded
+    as they are are skipped and counted; bad lines refuse the import, every one named."""
+    text = _pasted_or_file(("成绩文件（RESULTS 行或带表头的 CSV）", "the results file (RESULTS lines or CSV with a header "
+                                                                "row)"))
+    n, skipped = h.import_results(text, who, role)
+    if not skipped:
+        return f"已导入 {n} 条成绩 / {n} result(s) imported"
+    return (f"已导入 {n} 条成绩；{skipped} 行与已记录的成绩相同，已跳过 / {n} result(s) imported; {skipped} line(s) "
+            "already recorded as they are, skipped")
+
+
+@dataclass(frozen=True)
+class Shown:
+    """An answer the organiser page draws at once rather than after a redirect: a preview whose
+    rows would not fit the session cookie a redirect carries its message in. ``context``: what the
+    page adds (:func:`~table_service.event.web.admin_context`); ``data``: what a JSON client gets."""
+
+    message: str
+    context: dict[str, Any]
+    data: dict[str, Any]
+
+
+def _do_import_teams(h: Any, who: str, role: str) -> str | Shown:
+    """The entry list from a spreadsheet (``step`` ``preview``: checked and shown, nothing logged;
+    ``import``, the preview's one tap: every team added, all or nothing). Every bad row refuses it,
+    each named (:mod:`~table_service.event.team_import`)."""
+    text = _pasted_or_file(("队伍文件", "the teams file"))
+    step = request.form.get("step", "import")
+    if step not in ("preview", "import"):
+        raise EventInputError("step 须为 preview 或 import / step must be preview or import")
+    teams = h.import_teams(text, who, role, preview=step == "preview")
+    n = len(teams)
+    if step == "preview":
+        return Shown(f"预览：{n} 队无误，核对后点「导入这 {n} 队」 / preview: {n} teams, no errors: check them, then tap "
+                     f"Import these {n} teams", {"team_preview": {"text": text, "typed": request.form.get("lines", ""),
+                                                       "teams": teams}}, {"teams": teams})
+    zh, en = f"已导入 {n} 队，自第 1 轮起编排", f"{n} teams imported: drawn from round 1"
+    if h.core.draws.get(1) is not None:  # a draft of round 1 without them: stale now
+        zh, en = zh + "；第 1 轮草案须重新编排", en + "; redraw round 1's draft"
+    return f"{zh} / {en}"
 
 
 def _do_deck(h: Any, who: str, role: str) -> str:
@@ -276,10 +320,11 @@ def _do_withdraw_deck(h: Any, who: str, role: str) -> str:
             f"{ev['data']['sha256'][:12]} is withdrawn: the tables read unenrolled and learn the deck in play")
 
 
-ACTIONS: dict[str, Callable[[Any, str, str], str]] = {
+ACTIONS: dict[str, Callable[[Any, str, str], str | Shown]] = {
     "draw": _do_draw, "publish": _do_publish, "hand_result": _do_hand_result, "correct": _do_correct,
     "publish_results": _do_publish_results, "appeal": _do_appeal, "decide": _do_decide,
-    "acknowledge": _do_acknowledge, "import": _do_import, "edit_team": _do_edit_team, "add_team": _do_add_team,
+    "acknowledge": _do_acknowledge, "import": _do_import, "import_teams": _do_import_teams, "edit_team": _do_edit_team,
+    "add_team": _do_add_team,
     "edit_event": _do_edit_event,
     "deck": _do_deck, "withdraw_deck": _do_withdraw_deck, "withdraw_team": _do_withdraw_team,
     "reinstate_team": _do_reinstate_team}

@@ -21,7 +21,7 @@ from table_service.event.broker import EventBroker
 from table_service.event.broker_log import LOG_KEEP, LOG_MAX_BYTES
 from table_service.event.config import load_event
 from table_service.event.core import HubCore
-from table_service.event.draw import make_draw
+from table_service.event.draw import FIRST_ROUND, make_draw
 from table_service.event.hub_command import run_hub_command
 from table_service.event.model import EventInputError, load_results, load_teams, results_to_jsonl
 from table_service.event.provision import (
@@ -149,6 +149,10 @@ def register(subparsers: Any) -> None:
                    help="队名单（每行一个） / TEAMS.txt, one team id a line")
     q.add_argument("--method", default="swiss", choices=("swiss", "round-robin"),
                    help="编排方法 / draw method (default swiss)")
+    q.add_argument("--first-round", default="lots", choices=FIRST_ROUND,
+                   help="首轮编排：lots 按 --seed 抽签（默认，与赛事中心相同），order 按队名单顺序；循环赛的轮转顺序亦同 / "
+                        "round 1 (and a round robin's circle): lots drawn from --seed (default, as the hub draws "
+                        "them), or order: as TEAMS lists them")
     q.add_argument("--json", action="store_true", help="JSON 输出 / print JSON")
     _add_scoring(q)
     q.set_defaults(func=run_pair)
@@ -258,12 +262,15 @@ def run_pair(args: argparse.Namespace) -> int:
     results = load_results(args.results, duplicate=bool(args.duplicate))
     teams = load_teams(args.teams)
     _check_rounds_complete(results, teams)
-    draw = make_draw(args.method, teams, results, scoring_from_args(args), seed=args.seed)
+    draw = make_draw(args.method, teams, results, scoring_from_args(args), seed=args.seed,
+                     first_round=args.first_round)
     if args.json:
         print(json.dumps(draw.to_json(), ensure_ascii=False))
         return 0
     zh, en = DRAW_METHODS.get(draw.method, (draw.method, draw.method))
     print(f"第 {draw.round} 轮编排（{zh}） / round {draw.round} draw ({en})")
+    if draw.info.get("first_round") == "lots":
+        print(f"  首轮抽签（种子 {args.seed}） / round 1 by lots (seed {args.seed})")
     for t, ns, ew in draw.tables:
         print(f"  {t:>4}  南北 / NS {ns}  vs  东西 / EW {ew}")
     print(f"  轮空 / bye: {draw.bye if draw.bye else '无 / none'}")

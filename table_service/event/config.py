@@ -12,6 +12,7 @@ Example (``examples/event.toml``)::
     match_points = "2-1-0"        # or "3-2-1-0": the hub ranks by it and hands it to every table
     bye_points = 2                # optional: match points of a bye
     seed = 2026                   # seed of the lots (recorded as events when drawn)
+    first_round = "lots"          # round 1 drawn by lots (default), or "order": as [[teams]] lists them
 
     [mqtt]                        # the hub's credential: hub.toml of `guandan-table event provision`
     host = "127.0.0.1"
@@ -56,6 +57,7 @@ from typing import Any
 
 from hardware.errors import not_regular_file
 from table_service.engine.events import is_name, says_something
+from table_service.event.draw import FIRST_ROUND
 from table_service.event.model import MAX_ID, MAX_NAME, EventInputError
 from table_service.event.standings import MATCH_POINT_SCHEMES, ScoringOptions
 from table_service.rules.ruleset import get_ruleset
@@ -63,7 +65,7 @@ from table_service.views.wire import SEGMENT_RE, control_character, is_host
 
 _SECTIONS: dict[str, set[str]] = {
     "event": {"id", "name", "rounds", "draw", "ruleset", "format", "match_points", "bye_points", "seed",
-              "bye_level_points", "duplicate"},
+              "bye_level_points", "duplicate", "first_round"},
     "ruleset_options": set(),
     "mqtt": {"host", "port", "username", "password", "keepalive", "ca_file"},
     "hub": {"host", "port", "data"},
@@ -71,6 +73,9 @@ _SECTIONS: dict[str, set[str]] = {
     "tables": {"id", "panel"},
 }
 DRAW_METHODS = ("auto", "swiss", "round-robin")
+#: ``[event] first_round`` (:data:`~.draw.FIRST_ROUND`) as the pages and sheets say it: round 1 (and a
+#: round robin's circle) drawn by lots, or in the order of ``[[teams]]`` (an organiser who seeded the list).
+FIRST_ROUND_WORDS = {"lots": ("首轮抽签", "round 1 by lots"), "order": ("首轮按名单顺序", "round 1 in entry order")}
 
 
 def _unknown(where: str, keys: set[str], known: set[str]) -> None:
@@ -213,28 +218,53 @@ def tables_needed(teams: int, duplicate: bool) -> int:
     return (teams // 2) * (2 if duplicate else 1)
 
 
-def late_team(cfg: dict[str, Any], team: str, name: str, players: list[str]) -> dict[str, Any]:
-    """A team entered at the hub after EVENT.toml was loaded (a late registration), checked as
-    EVENT.toml's ``[[teams]]`` are — its id a topic segment no team of ``cfg`` has, a name no other
-    team has, 2 or 4 players (4 in a duplicate event) — and against ``[[tables]]``, when it lists
-    the tables: a draw with one table too few could not be sent to the tables. Returns
-    ``{"team", "name", "players"}`` (``team_added``'s data); refusals name teams by their names."""
-    team = team.strip()
-    if not SEGMENT_RE.match(team):
-        raise EventInputError(f"队号无效 {team[:64]!r}（1–64 个字母、数字、_ . -） / invalid team id {team[:64]!r} (1-64 "
-                              "letters, digits, _ . -)")
-    same = next((t for t in cfg["teams"] if t["id"] == team), None)
+def team_id(tid: str) -> str:
+    """A team's id as EVENT.toml, the late entry and the teams import take it: 1-64 ASCII letters,
+    digits, ``_ . -`` — it names the team in every MQTT message and assignment (a topic segment,
+    :data:`~table_service.views.wire.SEGMENT_RE`). A Chinese id ("一队") is refused saying what an
+    id may be and that the Chinese goes in the team's name."""
+    if not SEGMENT_RE.match(tid):
+        raise EventInputError(f"队号 {tid[:64]!r} 无效：队号只能用英文字母 A–Z a–z、数字 0–9 和 _ . -（1–64 个，如 T01），"
+                              f"中文请写在队名里 / invalid team id {tid[:64]!r}: an id is 1-64 ASCII letters A-Z a-z, "
+                              "digits 0-9 and _ . - (e.g. T01), as the tables' messages name teams by it; a Chinese "
+                              "name goes in the team's name")
+    return tid
+
+
+def team_entry(teams: list[dict[str, Any]], dup: bool, team: str, name: str, players: list[str]) -> dict[str, Any]:
+    """A team entered at the hub (a late entry, a line of the teams import), checked as EVENT.toml's
+    ``[[teams]]`` are: its id (:func:`team_id`) no team of ``teams`` has, a name no other team has
+    (:func:`team_name`), 2 or 4 players (:func:`team_players`; 4 when ``dup``, a duplicate event).
+    Returns ``{"team", "name", "players"}`` (``team_added``'s data); refusals name teams by their names."""
+    team = team_id(team.strip())
+    same = next((t for t in teams if t["id"] == team), None)
     if same is not None:
         raise EventInputError(f"队号 {team} 已是「{same['name']}」的，请换一个 / the id {team} is already "
                               f"{same['name']}'s: choose another")
+    return {"team": team, "name": team_name(name, teams, team),
+            "players": team_players([p for p in players if p.strip()], dup)}
+
+
+def tables_short(cfg: dict[str, Any], more: int) -> str | None:
+    """Why ``[[tables]]``, when it lists the tables, is too few for ``more`` teams more than ``cfg``
+    has (a draw with a table too few could not be sent to the tables); None when they fit."""
     dup = bool(cfg["event"]["scoring"].get("duplicate"))
-    clean = {"team": team, "name": team_name(name, cfg["teams"], team),
-             "players": team_players([p for p in players if p.strip()], dup)}
-    tables, need = cfg.get("tables") or [], tables_needed(len(cfg["teams"]) + 1, dup)
+    n = len(cfg["teams"]) + more
+    tables, need = cfg.get("tables") or [], tables_needed(n, dup)
     if tables and len(tables) < need:
-        raise EventInputError(f"EVENT.toml 只列了 {len(tables)} 张桌，{len(cfg['teams']) + 1} 队需要 {need} 张：请先在 "
-                              f"[[tables]] 加桌 / EVENT.toml's [[tables]] lists {len(tables)} tables and "
-                              f"{len(cfg['teams']) + 1} teams need {need}: add a table there first")
+        return (f"EVENT.toml 只列了 {len(tables)} 张桌，{n} 队需要 {need} 张：请先在 [[tables]] 加桌 / EVENT.toml's "
+                f"[[tables]] lists {len(tables)} tables and {n} teams need {need}: add a table there first")
+    return None
+
+
+def late_team(cfg: dict[str, Any], team: str, name: str, players: list[str]) -> dict[str, Any]:
+    """A team entered at the hub after EVENT.toml was loaded (a late registration), checked as
+    EVENT.toml's ``[[teams]]`` are (:func:`team_entry`) and against ``[[tables]]``, when it lists
+    the tables (:func:`tables_short`). Returns ``team_added``'s data."""
+    clean = team_entry(cfg["teams"], bool(cfg["event"]["scoring"].get("duplicate")), team, name, players)
+    short = tables_short(cfg, 1)
+    if short is not None:
+        raise EventInputError(short)
     return clean
 
 
@@ -293,6 +323,11 @@ def validate(raw: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(seed, int | str) or isinstance(seed, bool) or len(str(seed)) > 64:
         raise EventInputError(f"EVENT.toml [event]: seed 须为整数或字符串 / seed must be an integer or string (at most "
                               f"64 characters): {seed!r}"[:200])
+    first_round = ev.get("first_round", "lots")
+    if not isinstance(first_round, str) or first_round not in FIRST_ROUND:
+        raise EventInputError(f"EVENT.toml [event]: first_round 须为 \"lots\"（首轮抽签）或 \"order\"（首轮按 [[teams]] 的顺序"
+                              f"编排）/ first_round must be \"lots\" (round 1 drawn by lots, the default) or \"order\" "
+                              f"(round 1 paired in the order [[teams]] lists them), got {first_round!r}"[:300])
 
     mqtt = raw.get("mqtt", {})
     hub = raw.get("hub", {})
@@ -313,9 +348,11 @@ def validate(raw: dict[str, Any]) -> dict[str, Any]:
     keepalive = _opt(mqtt, "keepalive", int, "mqtt", 15, 5, 3600)
     _opt(hub, "data", str, "hub", None, max_len=1000)
 
-    teams_raw = raw.get("teams")
-    if not isinstance(teams_raw, list) or len(teams_raw) < 2:
-        raise EventInputError("EVENT.toml: 至少需要两个 [[teams]] / at least two [[teams]] are needed")
+    # No [[teams]] at all is an event whose teams are imported on the hub's organiser page (a list
+    # of 400 from a spreadsheet); the draw needs two, and says so.
+    teams_raw = raw.get("teams", [])
+    if not isinstance(teams_raw, list):
+        raise EventInputError("EVENT.toml: teams 须写成 [[teams]] / teams must be [[teams]] entries")
     teams: list[dict[str, Any]] = []
     seen: set[str] = set()
     names: dict[str, str] = {}  # name_key(name) -> the team that has it
@@ -325,8 +362,10 @@ def validate(raw: dict[str, Any]) -> dict[str, Any]:
             raise EventInputError(f"EVENT.toml [{where}] 须为表 / must be a table")
         _unknown(where, set(t), _SECTIONS["teams"])
         tid = str(_need(t, "id", (str, int), where))
-        if not SEGMENT_RE.match(tid):
-            raise EventInputError(f"EVENT.toml [{where}]: 队号无效 {tid!r} / invalid team id (letters, digits, _ . -)")
+        try:
+            team_id(tid)
+        except EventInputError as exc:
+            raise EventInputError(f"EVENT.toml [{where}]: {exc}") from None
         if tid in seen:
             raise EventInputError(f"EVENT.toml [{where}]: 队号重复 {tid!r} / duplicate team id {tid!r}")
         seen.add(tid)
@@ -367,7 +406,11 @@ def validate(raw: dict[str, Any]) -> dict[str, Any]:
     return {
         "event": {"id": eid, "name": name, "rounds": rounds, "draw": draw,
                   "ruleset": ruleset_name, "ruleset_options": dict(rs_opts), "format": fmt,
-                  "match_points": scheme, "scoring": scoring_opts, "seed": seed},
+                  "match_points": scheme, "scoring": scoring_opts, "seed": seed,
+                  # Only when the file says it: a configuration logged without it (the default, or a
+                  # release before the option) reads as lots, and EVENT.toml unchanged stays the
+                  # configuration the hub logged (no reload, no "changed after the first draw").
+                  **({"first_round": first_round} if "first_round" in ev else {})},
         "mqtt": {"host": str(mqtt.get("host", "127.0.0.1")), "port": int(mqtt.get("port", 1883)),
                  "username": mqtt.get("username"), "password": mqtt.get("password"),
                  "keepalive": keepalive, "ca_file": mqtt.get("ca_file")},
@@ -452,7 +495,13 @@ def draw_method(cfg: dict[str, Any]) -> str:
     ev = cfg["event"]
     if ev["draw"] != "auto":
         return str(ev["draw"])
-    return "round-robin" if ev["rounds"] >= round_robin_rounds(len(cfg["teams"])) else "swiss"
+    n = len(cfg["teams"])  # none yet (to be imported at the hub): nothing fits a circle
+    return "round-robin" if n >= 2 and ev["rounds"] >= round_robin_rounds(n) else "swiss"
+
+
+def first_round_of(cfg: dict[str, Any]) -> str:
+    """How the event draws round 1: ``lots`` (absent: the default) or ``order``."""
+    return str(cfg["event"].get("first_round", "lots"))
 
 
 def scheme_scoring(event: dict[str, Any], scheme: str) -> dict[str, Any]:

@@ -30,7 +30,7 @@ from typing import Any
 
 from table_service.engine.errors import halves
 from table_service.engine.events import says_something
-from table_service.event.config import late_team, scoring_of, team_name, team_players
+from table_service.event.config import first_round_of, late_team, scoring_of, team_name, team_players
 from table_service.event.draw import make_draw
 from table_service.event.model import EventInputError, RoleRefused, parse_result, reused_id_reason
 from table_service.event.refusal_words import changed_since_words, hhmm, score_words, who_words
@@ -73,9 +73,10 @@ class HubCore(HubState):
             raise EventInputError(f"第 {max(pub)} 轮还缺 {len(missing)} 桌成绩 / round {max(pub)} still lacks the "
                                   f"result of table(s) {', '.join(missing[:10])}")
         method = self.method_now()
+        first, order = self.first_round_now()
         draw = make_draw(method, self.teams, self.result_objects(), scoring_of(self.cfg),
                          seed=self.cfg["event"]["seed"], round_no=nxt, recorded_lots=self.lots,
-                         withdrawn=set(self.withdrawn))
+                         withdrawn=set(self.withdrawn), first_round=first, order=order)
         phys = [t["id"] for t in self.cfg["tables"]]
         tables = []
         for i, (t, ns, ew) in enumerate(draw.tables):
@@ -83,10 +84,29 @@ class HubCore(HubState):
             if t[-1:] in ("A", "B") and draw.info.get("duplicate"):
                 entry.update(room=t[-1], match=int(t[:-1]))
             tables.append(entry)
-        info = {k: v for k, v in draw.info.items() if k != "regions"}
+        info = {k: v for k, v in draw.info.items() if k not in ("regions", "first_round", "lots")}
+        # Round 1: how it was drawn, and the lots' order (the record a round robin's later rounds follow)
+        first_words = {"first_round": first, **({"lots": draw.info["lots"]} if "lots" in draw.info else {})}
         return "round_drawn", {"round": nxt, "method": draw.method, "tables": tables, "bye": draw.bye,
                                "byes": draw.byes, "info": info, "inputs_seq": self.inputs_seq,
-                               "match_points": self.cfg["event"]["match_points"]}
+                               "match_points": self.cfg["event"]["match_points"],
+                               **(first_words if nxt == 1 else {})}
+
+    def first_round_now(self) -> tuple[str, list[str] | None]:
+        """How round 1 is drawn, and the order a draw follows: ``(first_round, order)``. Before round 1
+        is published, the configuration's (``order`` None: drawn now); after, what round 1's
+        ``round_drawn`` logged — its lots' order, which a round robin's later rounds go round, or
+        ``"order"`` with the teams' own order for a round 1 drawn in the list's order or logged
+        before the lots existed (its circle stays the one its tables were drawn from)."""
+        assert self.cfg is not None
+        pub = self.published_rounds
+        if not pub:
+            return first_round_of(self.cfg), None
+        first = self.draws[pub[0]]
+        if first.get("first_round") == "lots" and first.get("lots"):
+            drawn = [t for t in first["lots"] if t in self.teams]
+            return "lots", drawn + [t for t in self.teams if t not in drawn]
+        return "order", list(self.teams)
 
     def assignment(self, rnd: int, t: dict[str, Any]) -> dict[str, Any]:
         """What one table receives for a round (see docs/hub-protocol.md)."""

@@ -30,6 +30,15 @@ rematch (1,000 teams, 7 rounds: none).
 Directions: the team that has sat NS fewer times (net of EW) sits NS; then the one that sat EW
 last round; then the higher-ranked one. Tables are numbered from the top of the standings.
 
+Round 1 (首轮抽签): with no results there is nothing to rank by, so the teams are put in an order
+drawn by lots (:func:`first_round_order`: the standings' own lots, :func:`~.standings.draw_lots`,
+over the whole field, seeded by the event's seed, so the hub, a replay and ``guandan-table event pair``
+all draw the same order) and paired as a ranking would be: 1-2, 3-4, …, the bye to the last. A
+round robin's circle is that order too (each round's schedule follows from it). ``first_round =
+"order"`` keeps the order the teams are listed in (an organiser who seeded the list). The hub logs the
+order it drew with round 1 and draws a round robin's later rounds from that record
+(:meth:`~.core.HubCore.check_draw`), so an event whose round 1 was drawn in entry order keeps its circle.
+
 Withdrawn teams (退赛, ``withdrawn``): never drawn again and never given a bye. Their results so far
 stay in the standings the Swiss draw ranks by (their opponents' records keep them); only the
 active teams are paired, the bye going to an active one. A round robin keeps its schedule (the
@@ -47,13 +56,26 @@ from typing import Any
 import networkx as nx
 
 from table_service.event.model import EventInputError, Result
-from table_service.event.standings import ScoringOptions, compute_standings
+from table_service.event.standings import ScoringOptions, compute_standings, draw_lots
 
 BYE = "\x00bye"
 DEFAULT_WINDOW = 4
 #: Fields up to this size are always solved as one complete matching (exact).
 EXACT_N = 24
 METHODS = ("swiss", "round-robin")
+#: How round 1 is drawn (EVENT.toml ``[event] first_round``): by lots (the default), or in the order
+#: the teams are listed (a seeded list).
+FIRST_ROUND = ("lots", "order")
+
+
+def first_round_order(teams: Sequence[str], seed: int | str = 0, first_round: str = "lots") -> list[str]:
+    """The order round 1 pairs by (and a round robin's circle): the teams' lots drawn from ``seed``
+    (independent of the order given: the same field and seed always draw the same), or ``teams`` as
+    listed for ``first_round="order"``."""
+    if first_round not in FIRST_ROUND:
+        raise EventInputError(f"首轮编排须为 lots（抽签）或 order（按名单顺序）/ first_round must be lots or order, "
+                              f"got {first_round!r}")
+    return draw_lots(teams, seed) if first_round == "lots" and len(teams) > 1 else list(teams)
 
 
 @dataclass(frozen=True)
@@ -147,23 +169,26 @@ def _number(pairs: list[tuple[int, str, str]], hist: History) -> list[tuple[str,
 
 
 def round_robin(teams: Sequence[str], results: Sequence[Result] = (), *, round_no: int | None = None,
-                withdrawn: Collection[str] = ()) -> Draw:
+                withdrawn: Collection[str] = (), seed: int | str = 0, first_round: str = "lots",
+                order: Sequence[str] | None = None) -> Draw:
     """The circle method: the first team stays, the others turn one place a round. A field of
     n teams (n even) meets everyone in n − 1 rounds; an odd field gives one bye a round. Past
     the last round the cycle starts again. A ``withdrawn`` team keeps its place in the circle
-    (the schedule stays) but is not drawn: the team set against it has a bye."""
+    (the schedule stays) but is not drawn: the team set against it has a bye. The circle is
+    ``order`` when given (the one round 1 was drawn with), else :func:`first_round_order`."""
     results = list(results)
     out = set(withdrawn)
     _check_teams(teams, results, out)
     hist = History.of(results)
     rnd = round_no if round_no is not None else hist.rounds + 1
-    arr: list[str | None] = list(teams) + ([None] if len(teams) % 2 else [])
+    circle = _circle(teams, order, seed, first_round)
+    arr: list[str | None] = list(circle) + ([None] if len(teams) % 2 else [])
     n = len(arr)
     k = (rnd - 1) % (n - 1)
     rest = arr[1:]
     rest = rest[-k:] + rest[:-k] if k else rest
     ring = [arr[0], *rest]
-    pos = {t: i for i, t in enumerate(teams)}
+    pos = {t: i for i, t in enumerate(circle)}
     pairs: list[tuple[int, str, str]] = []
     free: list[str] = []
     for i in range(n // 2):
@@ -179,7 +204,24 @@ def round_robin(teams: Sequence[str], results: Sequence[Result] = (), *, round_n
         pairs.append((pos[a], a, b))
     free.sort(key=lambda t: pos[t])
     return Draw(round=rnd, tables=_number(pairs, hist), bye=free[0] if free else None, method="round-robin",
-                extra_byes=tuple(free[1:]))
+                extra_byes=tuple(free[1:]), info=_first_round_info(rnd, order, first_round, circle))
+
+
+def _circle(teams: Sequence[str], order: Sequence[str] | None, seed: int | str, first_round: str) -> list[str]:
+    """The order to draw by: ``order`` (a recorded one: each of ``teams`` once), else round 1's."""
+    if order is None:
+        return first_round_order(teams, seed, first_round)
+    if sorted(order) != sorted(teams):
+        raise EventInputError("首轮抽签的顺序与队伍名单不符 / the order round 1 was drawn by does not hold the teams "
+                              "listed now")
+    return list(order)
+
+
+def _first_round_info(rnd: int, order: Sequence[str] | None, first_round: str, drawn: list[str]) -> dict[str, Any]:
+    """Round 1's ``info``: how it was drawn (``first_round``) and, by lots, the order drawn (``lots``)."""
+    if rnd != 1:
+        return {}
+    return {"first_round": first_round, **({"lots": list(drawn)} if first_round == "lots" else {})}
 
 
 def pairing_cost_scales(n: int, max_gap: int) -> tuple[int, int, int]:
@@ -223,21 +265,25 @@ def _solve_region(ranked: Sequence[str], lo_i: int, hi_i: int, with_bye: bool, m
 def swiss(teams: Sequence[str], results: Sequence[Result] = (), opts: ScoringOptions | None = None, *,
           seed: int | str = 0, window: int = DEFAULT_WINDOW, round_no: int | None = None,
           recorded_lots: Mapping[tuple[str, ...], Sequence[str]] | None = None,
-          withdrawn: Collection[str] = ()) -> Draw:
+          withdrawn: Collection[str] = (), first_round: str = "lots", order: Sequence[str] | None = None) -> Draw:
     """The next Swiss round from the results so far (see the module doc); ``recorded_lots``
     (the hub's drawn lots) order full ties exactly as published. ``withdrawn`` teams are ranked
-    with their results (the standings are everyone's) but left out of the pairing and the bye."""
+    with their results (the standings are everyone's) but left out of the pairing and the bye.
+    With no results (round 1) the teams are ranked by ``order`` when given, else by
+    :func:`first_round_order` (lots from ``seed``, or the list's order)."""
     results = list(results)
     out = set(withdrawn)
     _check_teams(teams, results, out)
     hist = History.of(results)
     rnd = round_no if round_no is not None else hist.rounds + 1
+    drawn: list[str] = []
     if results:
         st = compute_standings(results, teams, opts, seed=seed, recorded_lots=recorded_lots)
         ranked = [row.team for row in st.rows if row.team not in out]
         mp = {row.team: row.match_points for row in st.rows if row.team not in out}
     else:
-        ranked = [t for t in teams if t not in out]
+        drawn = _circle(teams, order, seed, first_round)
+        ranked = [t for t in drawn if t not in out]
         mp = {t: 0 for t in ranked}
     n = len(ranked)
     pos = {t: i for i, t in enumerate(ranked)}
@@ -298,6 +344,8 @@ def swiss(teams: Sequence[str], results: Sequence[Result] = (), opts: ScoringOpt
             "repeat_byes": int(bye is not None and hist.byes.get(bye, 0) > 0),
             "gap": sum(abs(mp[a] - mp[b]) for _, a, b in pairs) + (mp[bye] - lo if bye else 0),
             "regions": [list(r) for r in regions] if chosen else [], "tries": tries}
+    if not results:
+        info.update(_first_round_info(1, order, first_round, drawn))
     return Draw(round=rnd, tables=_number(pairs, hist), bye=bye, method="swiss", info=info)
 
 
@@ -314,15 +362,18 @@ def duplicate_rooms(draw: Draw) -> Draw:
 def make_draw(method: str, teams: Sequence[str], results: Sequence[Result] = (),
               opts: ScoringOptions | None = None, *, seed: int | str = 0, round_no: int | None = None,
               recorded_lots: Mapping[tuple[str, ...], Sequence[str]] | None = None,
-              withdrawn: Collection[str] = ()) -> Draw:
+              withdrawn: Collection[str] = (), first_round: str = "lots", order: Sequence[str] | None = None
+              ) -> Draw:
     """Dispatch by method name (``swiss`` or ``round-robin``); duplicate events get two rooms a
-    match; ``withdrawn`` teams are never drawn (see the module doc)."""
+    match; ``withdrawn`` teams are never drawn; round 1 (and a round robin's circle) by lots from
+    ``seed`` or in the list's order (``first_round``), or by a recorded ``order`` (see the module doc)."""
     dup = bool(opts and opts.duplicate)
     if method == "swiss":
         d = swiss(teams, results, opts, seed=seed, round_no=round_no, recorded_lots=recorded_lots,
-                  withdrawn=withdrawn)
+                  withdrawn=withdrawn, first_round=first_round, order=order)
         return duplicate_rooms(d) if dup else d
     if method in ("round-robin", "round_robin"):
-        d = round_robin(teams, results, round_no=round_no, withdrawn=withdrawn)
+        d = round_robin(teams, results, round_no=round_no, withdrawn=withdrawn, seed=seed, first_round=first_round,
+                        order=order)
         return duplicate_rooms(d) if dup else d
     raise EventInputError(f"未知编排方法 / unknown draw method {method!r} (swiss or round-robin)")

@@ -20,7 +20,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from table_service.engine.errors import halves
 from table_service.event.core import HubCore, _can, need_role
 from table_service.event.deck import deck_meta
 from table_service.event.intake import panel_link
@@ -28,15 +27,16 @@ from table_service.event.model import (
     EventInputError,
     RoleRefused,
     parse_result,
-    parse_results_text,
     results_to_jsonl,
     table_order,
 )
 from table_service.event.mqtt import HubMqtt
 from table_service.event.release import ReleaseBook
+from table_service.event.result_import import check_results_import
 from table_service.event.state import byes_of
 from table_service.event.store import HubStore
 from table_service.event.table_messages import TableLive, TableMessages
+from table_service.event.team_import import check_teams_import
 from table_service.store.durable import write_durably
 from table_service.views.deck_wire import deck_message, sha256_hex, withdrawal_message
 from table_service.web import users
@@ -273,6 +273,28 @@ class HubService(TableMessages):
             etype, data = self.core.check_add_team(team, name, players, role)
             return self._commit(etype, data, actor=actor, role=role)
 
+    def import_teams(self, text: str, actor: str, role: str, *, preview: bool = False) -> list[dict[str, Any]]:
+        """The entry list pasted or uploaded on the organiser page (a table with a header row:
+        :mod:`.team_import`), before round 1 is published: every row checked, then, unless this is
+        the ``preview``, one ``team_added`` a team, logged in one store transaction and only then
+        applied — all or nothing, as the results import. Returns the teams (``line``, ``team``,
+        ``name``, ``players``).
+
+        :raises LinesRefused: every bad row, each named (nothing logged).
+        :raises EventInputError: not the chief referee, a round published, nothing to import.
+        """
+        with self.lock:
+            teams = check_teams_import(self.core, text, role)
+            if preview:
+                return teams
+            now = self.clock_ms()
+            with self.store.transaction():
+                logged = [self.store.append("team_added", {k: t[k] for k in ("team", "name", "players")},
+                                            t_ms=now, actor=actor, role=role) for t in teams]
+            for ev in logged:
+                self.core.apply(ev)
+            return teams
+
     def edit_event(self, name: str, ruleset: str, fmt: dict[str, Any], actor: str, role: str, *,
                    seen: int | None = None, rounds: int | None = None, draw: str | None = None,
                    match_points: str | None = None) -> dict[str, Any]:
@@ -356,32 +378,27 @@ class HubService(TableMessages):
                 raise EventInputError(f"没有待处理的拒收 #{seq} / no open refusal #{seq}")
             return self._commit("refusal_acknowledged", {"seq": seq}, actor=actor, role=role)
 
-    def import_results(self, text: str, actor: str, role: str) -> int:
-        """RESULTS lines entered by hand in bulk; byes are the draw's and are skipped.
+    def import_results(self, text: str, actor: str, role: str) -> tuple[int, int]:
+        """RESULTS lines or a results table (CSV, tabs) entered in bulk: ``(imported, skipped)``;
+        byes are the draw's and are passed over, and a line identical to a recorded result is
+        skipped (:func:`~.result_import.check_results_import`).
 
-        All or nothing: every line is checked before the first is logged (a bad one refuses the
-        import, naming its line), then all are logged in one store transaction and only then
-        applied. A hub killed half-way has logged none of them, so the same file imports again.
+        All or nothing: every line is checked before the first is logged (bad ones refuse the
+        import, each named by its line: :class:`~.bulk_text.LinesRefused`), then all are logged in
+        one store transaction and only then applied. A hub killed half-way has logged none of them,
+        so the same file imports again.
         """
         if not _can(role, "referee"):
             raise RoleRefused("导入成绩需要裁判权限 / importing results requires role referee")
-        dup = bool((self.core.cfg or {}).get("event", {}).get("scoring", {}).get("duplicate"))
         if not text.strip():
             # An empty box answered "0 results imported": a paste that did not take looked done.
             raise EventInputError("没有可导入的成绩行 / nothing to import: paste the RESULTS lines")
-        lines = [r.to_dict() for r in parse_results_text(text, "import", duplicate=dup) if r.ew is not None]
-        where = _line_numbers(text)
         with self.lock:
-            for line in lines:
-                verdict, reason = self.core.classify_result(line, "import-check")
-                if verdict != "accept":
-                    n = where.get((line["round"], line["table"]), 0)
-                    zh, en = halves(reason)
-                    raise EventInputError(f"导入第 {n} 行：{zh} / import line {n}: {en}")
+            lines = check_results_import(self.core, text)
             now = self.clock_ms()
             logged: list[dict[str, Any]] = []
             with self.store.transaction():
-                for line in lines:
+                for line in lines.lines:
                     # the id hand entry gives a result: "hand-" and the seq it is logged at
                     rid = f"hand-{self.core.last_seq + len(logged) + 1}"
                     logged.append(self.store.append("result_recorded", {
@@ -392,7 +409,7 @@ class HubService(TableMessages):
             self.note_results(logged)
         if logged:
             self.publish_releases()  # as for one result entered at the hub (:meth:`_after`)
-        return len(lines)
+        return len(lines.lines), lines.skipped
 
     def export_results(self) -> str:
         with self.lock:
@@ -508,14 +525,3 @@ def assignment_payload(assignment: dict[str, Any], hub_seq: int | None) -> bytes
     seq known) leaves ``hub_seq`` out. Otherwise :func:`~.mqtt.json_payload`'s form."""
     msg = assignment if hub_seq is None else {**assignment, "hub_seq": hub_seq}
     return json.dumps(msg, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode("utf-8")
-
-
-def _line_numbers(text: str) -> dict[tuple[Any, Any], int]:
-    """``(round, table)`` → its line number in a RESULTS text that :func:`parse_results_text`
-    accepted (which sorts the lines), so a refusal names the line the organiser typed."""
-    out: dict[tuple[Any, Any], int] = {}
-    for n, raw in enumerate(text.splitlines(), 1):
-        obj = json.loads(raw) if raw.strip() else None
-        if isinstance(obj, dict):
-            out.setdefault((obj.get("round"), obj.get("table")), n)
-    return out

@@ -277,18 +277,21 @@ def parse_results_text(text: str, name: str = "RESULTS", *, duplicate: bool = Fa
     """Every non-blank line of a RESULTS file, checked (see the module doc)."""
     out = []
     for i, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        where = f"{name} 第 {i} 行 line {i}: "
-        try:
-            obj = loads_strict(line)
-        except json.JSONDecodeError as exc:
-            raise EventInputError(f"{where}不是 JSON / not JSON ({exc.msg})") from None
-        except ValueError as exc:  # a 5,000-digit number, 100,000 "[", a key twice, NaN: said in both halves
-            zh, _sep, en = str(exc).partition(" / ")
-            raise EventInputError(f"{where}不是可用的 JSON：{zh[:60]} / unusable JSON: {en[:100]}") from None
-        out.append(parse_result(obj, where))
+        if line.strip():
+            out.append(parse_result_line(line, f"{name} 第 {i} 行 line {i}: "))
     return check_results(out, duplicate=duplicate)
+
+
+def parse_result_line(line: str, where: str = "") -> Result:
+    """One RESULTS line (JSON) checked (:func:`parse_result`); ``where`` begins the refusal."""
+    try:
+        obj = loads_strict(line)
+    except json.JSONDecodeError as exc:
+        raise EventInputError(f"{where}不是 JSON / not JSON ({exc.msg})") from None
+    except ValueError as exc:  # a 5,000-digit number, 100,000 "[", a key twice, NaN: said in both halves
+        zh, _sep, en = str(exc).partition(" / ")
+        raise EventInputError(f"{where}不是可用的 JSON：{zh[:60]} / unusable JSON: {en[:100]}") from None
+    return parse_result(obj, where)
 
 
 def read_text(path: str | Path, what: str) -> str:

@@ -108,6 +108,16 @@ _ACTION_REFUSED = {"description": "refused: the hub's reason, Chinese first then
                    "content": {"application/json": {"schema": {"type": "object", "required": ["error"], "properties": {
                        "ok": {"const": False}, "error": {"type": "string"}, "status": {"type": "integer"}}}},
                        "text/html": {"schema": {"type": "string"}}}}
+_LINES_REFUSED = {"description": "refused: every bad line at once, and nothing taken (whole or nothing): `error` "
+                                 "names each, Chinese first, `problems` one entry a line (`line` 0: the text as a "
+                                 "whole; JSON client); a browser gets the organiser page at once with the lines "
+                                 "listed and the pasted text back in its box",
+                  "content": {"application/json": {"schema": {"type": "object", "required": ["error"], "properties": {
+                      "ok": {"const": False}, "error": {"type": "string"}, "status": {"type": "integer"},
+                      "problems": {"type": "array", "items": {"type": "object", "required": ["line", "error"],
+                                                               "properties": {"line": {"type": "integer", "minimum": 0},
+                                                                              "error": {"type": "string"}}}}}}},
+                      "text/html": {"schema": {"type": "string"}}}}
 _TO_ADMIN = {"description": "a browser's form post: back to /hub/admin with the verdict (done or refused) shown"}
 _TO_LOGIN = {"302": {"description": "not logged in (a browser): to the login page"}}
 
@@ -123,12 +133,13 @@ def _form(fields: dict[str, dict[str, Any]], required: tuple[str, ...] = (), *, 
 
 
 def _action(summary: str, fields: dict[str, dict[str, Any]], required: tuple[str, ...] = (),
-            chief: bool = False, files: bool = False) -> dict[str, Any]:
+            chief: bool = False, files: bool = False, lines: bool = False) -> dict[str, Any]:
+    """One organiser action; ``lines``: a paste or file of many lines, every bad one named at once."""
     who = "裁判长 / chief referee only (a referee is refused with 403)" if chief else "裁判 / referee or chief"
     return {"summary": summary, "tags": ["hub-actions"], "login": "referee", "csrf": True,
             "x-hub-role": "chief" if chief else "referee", "description": who,
             "requestBody": _form(fields, required, files=files),
-            "responses": {"200": _ACTION_OK, "302": _TO_ADMIN, "400": _ACTION_REFUSED,
+            "responses": {"200": _ACTION_OK, "302": _TO_ADMIN, "400": _LINES_REFUSED if lines else _ACTION_REFUSED,
                           "403": {**_ACTION_REFUSED, "description": "the role may not take this action"}}}
 
 
@@ -227,10 +238,14 @@ HUB_OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
     ("POST", "/hub/action/acknowledge"): _action("处理拒收的成绩 / clear a refused result from the list",
                                                  {"refusal": _DIGITS}, ("refusal",), chief=True),
     ("POST", "/hub/action/import"): _action(
-        "导入成绩 / import RESULTS lines (all or nothing)",
-        {"lines": {"type": "string", "description": "RESULTS.jsonl text (docs/hub-protocol.md)"},
-         "file": {"type": "string", "format": "binary", "description": "或 RESULTS.jsonl 文件 / or the RESULTS.jsonl file"}},
-        (), files=True),
+        "导入成绩 / import results: RESULTS lines or a table with a header row (CSV or tabs: round,table,ns,ew,"
+        "ns_levels,ew_levels[,forfeit,ns_score,ew_score], Chinese headings too); a line identical to a recorded "
+        "result is skipped and counted, one that differs is refused (a correction); every bad line named, nothing "
+        "imported (all or nothing)",
+        {"lines": {"type": "string", "description": "RESULTS lines or CSV text (docs/hub-protocol.md)"},
+         "file": {"type": "string", "format": "binary", "description": "或文件 / or the file (RESULTS.jsonl, .csv; "
+                                                                        "UTF-8, a BOM allowed)"}},
+        (), files=True, lines=True),
     ("POST", "/hub/action/edit_team"): _action(
         "修改队伍 / change a team's name or players (from the next published draw)",
         {"team": _text(MAX_ID), "name": _text(MAX_ID), "players": _text(4 * (MAX_ID + 1), "2 或 4 个名字（复式 4 个），逗号分隔 / "
@@ -241,12 +256,22 @@ HUB_OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         ("team", "name", "players")),
     ("POST", "/hub/action/add_team"): _action(
         "添加队伍（迟到报名） / add a team (a late entry): drawn from round 1; refused once round 1 is published, "
-        "for an id already taken or not 1-64 letters, digits, _ . -, a name another team has, or too few "
+        "for an id already taken or not 1-64 ASCII letters, digits, _ . -, a name another team has, or too few "
         "[[tables]] for one more team",
         {"team": _text(MAX_ID, "队号 / the new team's id"), "name": _text(MAX_ID, "队名 / its name"),
          "players": _text(4 * (MAX_ID + 1), "2 或 4 个名字（复式 4 个），逗号分隔 / 2 or 4 names (4 in a duplicate "
                                             "event), comma-separated")},
         ("team", "name", "players")),
+    ("POST", "/hub/action/import_teams"): _action(
+        "导入队伍 / import the teams (before round 1 is published): a table with a header row (CSV or tabs: "
+        "id,name,player1,player2[,player3,player4], or a players column; Chinese headings too: 队号,队名,选手1,选手2), "
+        "every row checked as EVENT.toml's [[teams]] are; step=preview answers the teams (nothing logged), "
+        "step=import adds them all, one team_added a team in one transaction; every bad row named, nothing taken",
+        {"lines": {"type": "string", "description": "the teams table as text"},
+         "file": {"type": "string", "format": "binary", "description": "或文件 / or the file (.csv; UTF-8, a BOM allowed)"},
+         "step": {"type": "string", "enum": ["preview", "import"],
+                  "description": "preview: checked and shown, nothing logged; import (default): added"}},
+        (), chief=True, files=True, lines=True),
     ("POST", "/hub/action/withdraw_team"): _action(
         "退赛 / withdraw a team: never drawn again (no bye), its results kept; a published draw stays",
         {"team": _text(MAX_ID, "队号 / the team's id"), "reason": _text(MAX_TEXT, "原因 / why (optional)")},

@@ -92,7 +92,7 @@ def round_robin_fits(rounds: int, teams: int, method: str, *, fixed: bool = Fals
     ``method`` = round robin (``fixed``: since round 1 was published). Why: past the circle
     :func:`~.draw.round_robin` starts over, and the next round repeats round 1's tables."""
     most = round_robin_rounds(teams)
-    if method != "round-robin" or rounds <= most:
+    if method != "round-robin" or rounds <= most or teams < 2:  # no teams yet: they are imported before round 1
         return
     if fixed:
         zh, en = "本赛事自第 1 轮起按循环赛编排", "the event is drawn as a round robin since round 1"

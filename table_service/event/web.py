@@ -33,8 +33,9 @@ from flask import (
 )
 from werkzeug.exceptions import HTTPException
 
-from table_service.event.admin_actions import ACTIONS
-from table_service.event.config import scoring_of
+from table_service.event.admin_actions import ACTIONS, Shown
+from table_service.event.bulk_text import LinesRefused, line_words
+from table_service.event.config import FIRST_ROUND_WORDS, scoring_of
 from table_service.event.intake import panel_link
 from table_service.event.model import (
     EventInputError,
@@ -312,9 +313,12 @@ def print_draw(rnd: int) -> Any:
             abort(404, description=f"第 {rnd} 轮尚未编排 / round {rnd} has not been drawn")
         names = {t["id"]: t for t in h.core.cfg["teams"]}
         stale = h.core.stale_words(rnd)  # a draft drawn before a result changed: said on the sheet too
+        # Round 1 says how it was drawn (a round 1 logged before the option: nothing said)
+        first = FIRST_ROUND_WORDS.get(d.get("first_round") or "")
         return render_template("hub_print_draw.html", ev=h.core.cfg["event"], rnd=rnd, draw=d, teams=names,
                                sides=h.core.sheet_sides(rnd), byes=byes_of(d),
-                               stale=f"{stale[0]} / {stale[1]}" if stale else None)
+                               stale=f"{stale[0]} / {stale[1]}" if stale else None,
+                               first_round=f"{first[0]} / {first[1]}" if first else None)
 
 
 @bp.get("/print/results/<int:rnd>")
@@ -355,7 +359,12 @@ def print_results(rnd: int) -> Any:
 @bp.get("/admin")
 @hub_role("referee")
 def admin() -> Any:
-    h = hub()
+    return render_template("hub_admin.html", **admin_context(hub()))
+
+
+def admin_context(h: Any, **shown: Any) -> dict[str, Any]:
+    """What the organiser page shows; ``shown``: what an answer adds to it (a refused import's lines,
+    a teams import's preview)."""
     with h.lock:
         core = h.core
         open_tables, done_tables = [], []
@@ -389,10 +398,11 @@ def admin() -> Any:
                "drawn_rounds": max(core.draws, default=0),
                "min_rounds": max(1, max(core.draws, default=0)), "method_now": core.method_now(),
                "draw_fixed": bool(core.published_rounds), "points_fixed": min(core.published_rounds, default=None),
-               "names": core.team_names(), "new_team_id": next_team_id(core.teams)}
+               "names": core.team_names(), "new_team_id": next_team_id(core.teams),
+               "first_round_words": FIRST_ROUND_WORDS}
         deck = ctx["ov"]["deck"]
         ctx["deck_tables"] = sum(1 for t in ctx["ov"]["tables"] if deck and t.get("deck") == deck["sha256"])
-    return render_template("hub_admin.html", **ctx)
+    return {**ctx, **shown}
 
 
 def next_team_id(ids: list[str]) -> str:
@@ -437,7 +447,7 @@ def deck_upload_limit() -> None:
     import's own limits."""
     if request.endpoint == "hub.action":
         name = (request.view_args or {}).get("name")
-        if name in ("deck", "import"):
+        if name in ("deck", "import", "import_teams"):  # a list of 1,000 teams in Chinese, form-encoded: ~200 KB
             request.max_content_length = DECK_UPLOAD_BYTES if name == "deck" else IMPORT_BYTES
 
 
@@ -448,11 +458,26 @@ def action(name: str) -> Any:
     h, who, role = hub(), g.user.name, g.user.role
     try:  # a field sent twice never gets here (web.security.refuse_repeated_fields, every app's)
         msg = ACTIONS[name](h, who, role)
+    except LinesRefused as exc:
+        # Every bad line, each named: in the JSON, and on the organiser page drawn at once (a list of
+        # 400 lines does not fit the session's cookie a redirect would carry it in), the text pasted
+        # back in its box as typed.
+        problems = [{"line": n, "error": why} for n, why in exc.problems]
+        if request.accept_mimetypes.best == "application/json":
+            return jsonify(ok=False, error=str(exc), problems=problems), 400
+        flash(exc.head, "error")
+        return render_template("hub_admin.html", **admin_context(h, refused={
+            "form": name, "problems": exc.problems, "text": request.form.get("lines", "")})), 400
     except EventInputError as exc:
         if request.accept_mimetypes.best == "application/json":
             return jsonify(ok=False, error=str(exc)), 403 if isinstance(exc, RoleRefused) else 400
         flash(str(exc), "error")
         return redirect(url_for("hub.admin"))
+    if isinstance(msg, Shown):  # a preview: the page drawn at once with it
+        if request.accept_mimetypes.best == "application/json":
+            return jsonify(ok=True, message=msg.message, **msg.data)
+        flash(msg.message, "ok")
+        return render_template("hub_admin.html", **admin_context(h, **msg.context))
     if request.accept_mimetypes.best == "application/json":
         return jsonify(ok=True, message=msg)
     flash(msg, "ok")
@@ -521,6 +546,7 @@ def create_hub_app(hub_service: Any, *, users_db: str, secret_key: str | None = 
     app.before_request_funcs.setdefault(None, []).insert(0, deck_upload_limit)  # before the CSRF check
 
     app.template_filter("hhmm")(hhmm)
+    app.template_global("line_words")(line_words)  # a refused line as the refusal names it
     app.template_filter("who")(who_text)  # a table's own result: "16 号桌 / table 16", not "table:16"
 
     return app

@@ -47,9 +47,9 @@ def random_history(rng: random.Random, teams: list[str], rounds: int) -> list[di
 
 
 def _above_last(teams: list[str], lines: list[dict[str, Any]]) -> dict[str, int]:
-    """Each team's place above the last of the standings (0: the last), the ranking the draw uses."""
-    if not lines:
-        return {t: len(teams) - 1 - i for i, t in enumerate(teams)}
+    """Each team's place above the last of the standings (0: the last), the ranking the draw uses.
+    Round 1 too: the standings with no results rank the whole field by its lots, the order round 1
+    is drawn by (it was the list's order before round 1 was drawn by lots)."""
     rows = compute_standings(parse_results_text("\n".join(json.dumps(x) for x in lines)), teams).rows
     return {r.team: len(rows) - 1 - i for i, r in enumerate(rows)}
 

@@ -284,8 +284,10 @@ CORPUS: list[tuple[str, Any, str]] = [
     ("hub-tables-not-entries", lambda t: ["hub", "--event", _w(t / "E.toml", "tables = 5\n" + EVENT.format(
         event="", more=""))], "tables must be [[tables]]"),
     ("hub-table-panel-number", _hub("", ""), ""),  # placeholder replaced below
-    ("hub-teams-one", lambda t: ["hub", "--event", _w(t / "E.toml", '[event]\nid = "x"\nrounds = 3\n[[teams]]\nid = "A"\n')],
-     "at least two [[teams]]"),
+    # No or one [[teams]] is an event whose teams are imported at the hub (its draw asks for two);
+    # teams that are not [[teams]] entries are refused.
+    ("hub-teams-not-entries", lambda t: ["hub", "--event", _w(t / "E.toml", 'teams = 5\n[event]\nid = "x"\nrounds = 3\n')],
+     "teams must be [[teams]] entries"),
     ("hub-team-name-list", lambda t: ["hub", "--event", _w(t / "E.toml", EVENT.format(event="", more="").replace(
         'id = "B"', 'id = "B"\nname = [1]'))], "'name' has the wrong type"),
     ("hub-team-players-3", lambda t: ["hub", "--event", _w(t / "E.toml", EVENT.format(event="", more="").replace(

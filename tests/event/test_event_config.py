@@ -52,8 +52,10 @@ def test_the_hub_takes_the_credential_provision_wrote_beside_event_toml(tmp_path
 def test_config_errors_are_one_clear_line() -> None:
     with pytest.raises(EventInputError, match="did you mean 'rounds'"):
         validate({"event": {"id": "x", "roundz": 3, "rounds": 2}, "teams": []})
-    with pytest.raises(EventInputError, match="at least two"):
-        validate({"event": {"id": "x", "rounds": 2}, "teams": [{"id": "A"}]})
+    # No [[teams]] (or one) is an event whose teams are imported at the hub: its draw asks for two.
+    assert validate({"event": {"id": "x", "rounds": 2}})["teams"] == []
+    with pytest.raises(EventInputError, match="teams must be"):
+        validate({"event": {"id": "x", "rounds": 2}, "teams": {"id": "A"}})
     with pytest.raises(EventInputError, match="duplicate team"):
         validate({"event": {"id": "x", "rounds": 2}, "teams": [{"id": "A"}, {"id": "A"}]})
     with pytest.raises(EventInputError, match="invalid id"):

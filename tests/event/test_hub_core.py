@@ -236,7 +236,7 @@ def test_an_import_is_logged_whole_or_not_at_all(tmp_path: Path, monkeypatch: py
     hub.stop()
     again = HubService(event_cfg(), tmp_path, connect=False)
     assert not again.core.results, "nothing of the interrupted import is in the log"
-    assert again.import_results(text, "rita", "referee") == 4
+    assert again.import_results(text, "rita", "referee") == (4, 0)  # imported, skipped as already recorded
     assert all(tr.source == "hand" and tr.by == "rita" for tr in again.core.results.values())
     ids = [tr.result_id for tr in again.core.results.values()]
     assert len(set(ids)) == 4

@@ -78,7 +78,7 @@ def test_a_bad_late_entry_is_refused_in_both_languages_and_logs_nothing(tmp_path
     before = hub.core.last_seq
     for args, needle in (
             (("T03", "新队", ["a", "b"]), "队号 T03 已是「队3」的，请换一个 / the id T03 is already 队3's"),
-            (("T 9", "新队", ["a", "b"]), "队号无效"),
+            (("T 9", "新队", ["a", "b"]), "队号 'T 9' 无效：队号只能用英文字母"),
             (("", "新队", ["a", "b"]), "invalid team id"),
             (("T09", "  ", ["a", "b"]), "队名无效（1–64 个可打印字符） / a team's name is 1-64"),
             (("T09", " 队2 ", ["a", "b"]), "队名 '队2' 与 T02 队重复"),

@@ -67,12 +67,16 @@
      a blank form again — the chosen table back to the first, an appeal's text lost. */
   const KEPT = "hub-admin-form", KEPT_MS = 30 * 60 * 1000;
   function keep(form) {
-    if (!form.id || form.enctype === "multipart/form-data") return;  // a file cannot be put back
+    if (!form.id) return;
     const fields = {}, hidden = {};
     Array.prototype.forEach.call(form.elements, function (el) {
-      if (!el.name || el.name === "csrf_token" || el.type === "submit") return;
+      // A file chosen cannot be put back (the browser allows no script to choose one); what was
+      // typed or pasted beside it can (the import's 500 pasted lines, lost on any refusal).
+      if (!el.name || el.name === "csrf_token" || el.type === "submit" || el.type === "file") return;
       (el.type === "hidden" ? hidden : fields)[el.name] = el.value;
     });
+    // A file's form with nothing typed (the deck's): nothing to put back, nothing to say.
+    if (form.enctype === "multipart/form-data" && !Object.keys(fields).some(function (k) { return fields[k]; })) return;
     try { sessionStorage.setItem(KEPT, JSON.stringify({form: form.id, fields: fields, hidden: hidden, at: Date.now()})); } catch (e) { /* private mode */ }
   }
   function putBack() {
@@ -85,7 +89,7 @@
     if (!form) return;
     Object.keys(kept.fields).forEach(function (name) {
       const el = form.elements.namedItem(name);
-      if (el && "value" in el) { el.value = kept.fields[name]; el.dispatchEvent(new Event("change", {bubbles: true})); }
+      if (el && "value" in el && el.type !== "file") { el.value = kept.fields[name]; el.dispatchEvent(new Event("change", {bubbles: true})); }
     });
     // Last, and without a change event: what the form was sent against (a correction's basis, an
     // edit's "seen"), so the values typed against it are never sent against a newer result unseen;
@@ -257,6 +261,65 @@
       if (box.value.trim()) box.dispatchEvent(new Event("input"));
     });
   });
+  /* 400 teams: the teams list and the team-edit list each get a find box (team id, name or a player;
+     letters in any case): the list keeps the teams that match, and the edit form takes the first of
+     them when the team it held is not one (a withdrawal of T100 was a scroll through 400 rows, its
+     edit a 400-option list). */
+  function teamText(el) {  // a row's id, name and players cells; an option's id, name and players
+    const parts = el.cells ? Array.prototype.slice.call(el.cells, 0, 3).map(function (c) { return c.textContent; })
+                           : [el.value, el.dataset.name || "", el.dataset.players || ""];
+    return parts.join(" ").toLowerCase();
+  }
+  function findBox(id, label, before, keep) {
+    const box = document.createElement("input");
+    box.type = "search";
+    box.id = id;
+    box.setAttribute("aria-label", label);
+    box.placeholder = label;
+    box.size = 24;
+    const said = document.createElement("span");
+    said.className = "muted";
+    said.id = id + "-count";
+    said.setAttribute("role", "status");
+    box.addEventListener("input", function () {
+      const want = box.value.trim().toLowerCase();
+      const n = keep(want);
+      box.classList.toggle("nomatch", want !== "" && n === 0);
+      said.textContent = want === "" ? "" : " " + n + " 队 / " + n + " team(s)";
+    });
+    const wrap = document.createElement("p");
+    wrap.className = "team-find";
+    wrap.append(box, said);
+    before.parentNode.insertBefore(wrap, before);
+    return box;
+  }
+  const teamsTable = document.getElementById("teams-table");
+  if (teamsTable && teamsTable.tBodies[0] && teamsTable.tBodies[0].rows.length > JUMP_FROM) {
+    findBox("teams-find", "找队：队号、队名或选手 / find a team: id, name or player", teamsTable, function (want) {
+      let n = 0;
+      Array.prototype.forEach.call(teamsTable.tBodies[0].rows, function (row) {
+        row.hidden = want !== "" && teamText(row).indexOf(want) < 0;
+        if (!row.hidden) n += 1;
+      });
+      return n;
+    });
+  }
+  if (teamId && teamId.options.length > JUMP_FROM) {
+    findBox("team-id-find", "找队：队号、队名或选手 / find a team: id, name or player", teamId.closest("label") || teamId,
+            function (want) {
+      let n = 0, first = null;
+      Array.prototype.forEach.call(teamId.options, function (opt) {
+        opt.hidden = want !== "" && teamText(opt).indexOf(want) < 0;
+        if (!opt.hidden) { n += 1; if (!first) first = opt; }
+      });
+      const cur = teamId.options[teamId.selectedIndex];
+      if (first && (!cur || cur.hidden)) {
+        teamId.value = first.value;
+        teamId.dispatchEvent(new Event("change"));  // the form holds the team found
+      }
+      return n;
+    });
+  }
   /* The page is drawn once: results, appeals and refusals that arrive later were not on it (a 公布成绩
      button stayed hidden for minutes). The hub's log is asked every 5 s; a newer event is said at the
      top, with a reload that keeps what a form holds (the form last typed into comes back). */
