@@ -34,7 +34,7 @@ class LinesRefused(EventInputError):
     def __init__(self, what: tuple[str, str], problems: list[tuple[int, str]]) -> None:
         self.problems = sorted(problems, key=lambda p: p[0])
         n = len({line for line, _ in self.problems})
-        self.head = (f"未{what[0]}：{n} 行有误，全部未{what[0]}（改正后再{what[0]}）/ nothing {what[1]}: {n} bad "
+        self.head = (f"未{what[0]}：{n} 行有误，全部未{what[0]}（改正后再{what[0]}） / nothing {what[1]}: {n} bad "
                      f"line(s), none taken (fix them, then try again)")
         super().__init__(f"{self.head}：" + "；".join(line_words(line, why) for line, why in self.problems))
 

@@ -56,6 +56,7 @@ from pathlib import Path
 from typing import Any
 
 from hardware.errors import not_regular_file
+from table_service.engine.errors import halves
 from table_service.engine.events import is_name, says_something
 from table_service.event.draw import FIRST_ROUND
 from table_service.event.model import MAX_ID, MAX_NAME, EventInputError
@@ -326,7 +327,7 @@ def validate(raw: dict[str, Any]) -> dict[str, Any]:
     first_round = ev.get("first_round", "lots")
     if not isinstance(first_round, str) or first_round not in FIRST_ROUND:
         raise EventInputError(f"EVENT.toml [event]: first_round 须为 \"lots\"（首轮抽签）或 \"order\"（首轮按 [[teams]] 的顺序"
-                              f"编排）/ first_round must be \"lots\" (round 1 drawn by lots, the default) or \"order\" "
+                              f"编排） / first_round must be \"lots\" (round 1 drawn by lots, the default) or \"order\" "
                               f"(round 1 paired in the order [[teams]] lists them), got {first_round!r}"[:300])
 
     mqtt = raw.get("mqtt", {})
@@ -429,7 +430,8 @@ def load_event(path: str | Path, *, provisioned: bool = True) -> dict[str, Any]:
         port (the hub.toml of a TLS provision made the next ``--force`` plain port the TLS one)."""
     p = Path(path)
     if (problem := not_regular_file(p)) is not None:
-        raise EventInputError(problem)
+        zh, en = halves(problem)
+        raise EventInputError(f"无法读取赛事文件：{zh} / cannot read event file: {en}")
     try:
         raw = tomllib.loads(p.read_text(encoding="utf-8-sig"))  # -sig: the BOM Windows Notepad writes
     except FileNotFoundError:

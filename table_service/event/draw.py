@@ -73,7 +73,7 @@ def first_round_order(teams: Sequence[str], seed: int | str = 0, first_round: st
     (independent of the order given: the same field and seed always draw the same), or ``teams`` as
     listed for ``first_round="order"``."""
     if first_round not in FIRST_ROUND:
-        raise EventInputError(f"首轮编排须为 lots（抽签）或 order（按名单顺序）/ first_round must be lots or order, "
+        raise EventInputError(f"首轮编排须为 lots（抽签）或 order（按名单顺序） / first_round must be lots or order, "
                               f"got {first_round!r}")
     return draw_lots(teams, seed) if first_round == "lots" and len(teams) > 1 else list(teams)
 

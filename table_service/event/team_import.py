@@ -88,7 +88,7 @@ def check_teams_import(core: Any, text: str, role: str | None) -> list[dict[str,
     need_role(role, "chief", "导入队伍")
     assert core.cfg is not None
     if core.published_rounds:
-        raise EventInputError(f"第 {core.published_rounds[0]} 轮编排已公布，不能再导入队伍（须在第一轮公布前）/ round "
+        raise EventInputError(f"第 {core.published_rounds[0]} 轮编排已公布，不能再导入队伍（须在第一轮公布前） / round "
                               f"{core.published_rounds[0]} is published: teams can only be imported before the "
                               "first draw is published")
     if not text.strip():
