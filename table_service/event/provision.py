@@ -222,10 +222,8 @@ def conf_text(folder: Path, *, port: int, bind: str | None, tls_port: int | None
                   f"cafile {tls_dir / 'ca.crt'}", f"certfile {tls_dir / 'server.crt'}",
                   f"keyfile {tls_dir / 'server.key'}", "tls_version tlsv1.2"]
     if persistence is not None:
-        # Saved each minute, not Mosquitto's 30: a broker killed (power, OOM, kill -9) loses at most a
-        # minute of what was queued for a client that was away (the hub re-publishes what is retained).
-        lines += ["", "persistence true", f"persistence_location {persistence}/",
-                  f"autosave_interval {AUTOSAVE_S}"]
+        # Saved each minute (Mosquitto's default: 30): a broker killed loses a minute of what it queued.
+        lines += ["", "persistence true", f"persistence_location {persistence}/", f"autosave_interval {AUTOSAVE_S}"]
     if log_file is not None:
         lines += ["", "# 日志（含 ACL 拒绝：grep 'Denied PUBLISH'） / the log, ACL refusals included "
                       "(grep 'Denied PUBLISH'): Mosquitto 2.0 logs them at debug only",
