@@ -5,9 +5,9 @@ message that merely mentions the chief."""
 
 from __future__ import annotations
 
-import threading
-import time
 from types import SimpleNamespace
+
+from .test_action_pending import _engine_busy_for
 
 GOOD = {
     "event": "ev", "round": 1, "table": "1", "teams": {"NS": "T1", "EW": "T2"},
@@ -21,20 +21,6 @@ def _with_assignment(make_app, runner, **cfg):
     app = make_app(TABLES={"1": runner}, **cfg)
     web_state(app).tables["1"].hub_link = SimpleNamespace(assignment=GOOD, result_ack=None, is_connected=True)
     return app
-
-
-def _engine_busy_for(runner, seconds: float) -> None:
-    busy = threading.Event()
-
-    def slow(ev, _state):
-        if ev["type"] == "device_status_changed" and not busy.is_set():
-            busy.set()
-            time.sleep(seconds)
-
-    runner.subscribe(slow)
-    runner.submit({"type": "device_status_changed", "source": "system",
-                   "data": {"device": "camera", "status": "offline"}}, wait=False)
-    assert busy.wait(5)
 
 
 def test_a_start_still_queued_is_pending_not_refused(make_app, runner, h):
