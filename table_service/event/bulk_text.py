@@ -20,6 +20,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from table_service.engine.errors import halves
 from table_service.event.model import EventInputError
 
 #: Separators a header row may use, in the order they are tried.
@@ -36,12 +37,25 @@ class LinesRefused(EventInputError):
         n = len({line for line, _ in self.problems})
         self.head = (f"未{what[0]}：{n} 行有误，全部未{what[0]}（改正后再{what[0]}） / nothing {what[1]}: {n} bad "
                      f"line(s), none taken (fix them, then try again)")
-        super().__init__(f"{self.head}：" + "；".join(line_words(line, why) for line, why in self.problems))
+        # Each half whole (the pages show one language, split at the first " / "): every line's Chinese
+        # in the Chinese half, its English in the English one.
+        zh_head, en_head = halves(self.head)
+        named = [line_halves(line, why) for line, why in self.problems]
+        super().__init__(f"{zh_head}：" + "；".join(zh for zh, _ in named) + f" / {en_head}: "
+                         + "; ".join(en for _, en in named))
+
+
+def line_halves(line: int, why: str) -> tuple[str, str]:
+    """A problem as the refusal names it, in two halves: ("第 3 行：…", "line 3: …") (line 0: the text
+    as a whole)."""
+    zh, en = halves(why)
+    return (zh, en) if line == 0 else (f"第 {line} 行：{zh}", f"line {line}: {en}")
 
 
 def line_words(line: int, why: str) -> str:
-    """A problem as the refusal names it: "第 3 行 line 3: …" (line 0: the text as a whole)."""
-    return why if line == 0 else f"第 {line} 行 line {line}: {why}"
+    """A problem as the organiser page lists it: "第 3 行：… / line 3: …"."""
+    zh, en = line_halves(line, why)
+    return f"{zh} / {en}"
 
 
 def header_key(cell: str) -> list[str]:

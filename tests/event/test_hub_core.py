@@ -254,9 +254,11 @@ def test_an_import_names_the_line_it_refuses_and_logs_nothing(tmp_path: Path) ->
     seq = hub.core.last_seq
     with pytest.raises(EventInputError, match="line 3: .*teams do not match") as refused:
         hub.import_results(text, "rita", "referee")
-    # Each half whole: it read "import 第 3 行 line 3: <the whole bilingual reason>".
+    # Each half whole: it read "import 第 3 行 line 3: <the whole bilingual reason>", then "…：第 3 行：
+    # 队伍与编排不符… / teams do not match…", each line's two languages between the halves' heads.
     zh, _, en = str(refused.value).partition(" / ")
-    assert zh.startswith("导入第 3 行：") and en.startswith("import line 3: ") and "teams do not match" in en
+    assert "第 3 行：队伍与编排不符" in zh and "teams" not in zh
+    assert en.startswith("nothing imported") and "line 3: teams do not match" in en and "队伍" not in en
     assert hub.core.last_seq == seq and not hub.core.results
     with pytest.raises(EventInputError, match="requires role referee"):
         hub.import_results(json.dumps(line_for(ts[1], 1, 5, 2)), "vera", "viewer")

@@ -94,7 +94,7 @@ def test_the_cli_reproduces_the_hub_s_round_1(tmp_path: Path, capsys: pytest.Cap
                                   str(tmp_path / "TEAMS.txt"), "--seed", "2026", *extra])
         assert args.func(args) == 0
     text, js = capsys.readouterr().out.rsplit("\n", 2)[:2]
-    assert "首轮抽签 / round 1 by lots (seed 2026)" in text
+    assert "首轮抽签（种子 2026） / round 1 by lots (seed 2026)" in text
     got = json.loads(js)
     assert [(t["table"], t["ns"], t["ew"]) for t in got["tables"]] == [(t["table"], t["ns"], t["ew"])
                                                                        for t in d["tables"]]

@@ -125,7 +125,7 @@ def test_every_bad_line_is_named_at_once_and_nothing_is_imported(hub: HubService
         assert needle in problems[n], (n, problems[n])
     msg = str(exc.value)
     assert msg.startswith("未导入：7 行有误，全部未导入") and "nothing imported: 7 bad line(s)" in msg and "\n" not in msg
-    assert "第 3 行 line 3: " in msg and "第 10 行 line 10: " in msg
+    assert "第 3 行：" in msg and "line 10: " in msg
     assert hub.core.last_seq == seq and not hub.core.results
 
 
@@ -154,13 +154,13 @@ def test_the_page_lists_every_bad_line_and_gives_the_pasted_text_back(hub: HubSe
     r = c.post("/hub/action/import", data={"lines": text, "csrf_token": tok})  # a browser's form post
     page = r.get_data(as_text=True)
     assert r.status_code == 400 and 'id="import-problems"' in page
-    assert '<li data-line="3">第 3 行 line 3: ' in page and '<li data-line="4">第 4 行 line 4: ' in page
+    assert '<li data-line="3">第 3 行：' in page and '<li data-line="4">第 4 行：' in page
     assert 'id="flash-error">未导入：2 行有误' in page
     assert 'id="import-lines" rows="4" cols="80"' in page and html.escape(text) in page  # the box, as typed
     assert not hub.core.results
     r = c.post("/hub/action/import", data={"lines": text, "csrf_token": tok}, headers=JSON)
     assert r.status_code == 400
-    assert [p["line"] for p in r.get_json()["problems"]] == [3, 4] and "第 4 行 line 4" in r.get_json()["error"]
+    assert [p["line"] for p in r.get_json()["problems"]] == [3, 4] and "第 4 行：" in r.get_json()["error"]
     # Fixed and sent again: imported, and the page says how many, and how many were already there
     hub.hand_result({"round": 1, "table": t[0]["table"], "ns": t[0]["ns"], "ew": t[0]["ew"], "ns_levels": 9,
                      "ew_levels": 4}, "rita", "referee")

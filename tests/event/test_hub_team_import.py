@@ -111,7 +111,7 @@ def test_the_id_rule_says_what_an_id_may_be_in_event_toml_and_at_the_desk_alike(
 
 def test_a_duplicate_event_needs_four_players_and_the_tables_must_fit(tmp_path: Path) -> None:
     hub = open_hub(tmp_path / "hub", duplicate="levels")
-    with pytest.raises(LinesRefused, match="line 2: 复式每队须 4 名选手"):
+    with pytest.raises(LinesRefused, match="第 2 行：复式每队须 4 名选手"):
         hub.import_teams(entry_list(4, players=2), "chen", "chief")
     assert len(hub.import_teams(entry_list(4, players=4), "chen", "chief")) == 4
     clock = iter(range(START_MS, START_MS + 10**9, 1000))
@@ -177,7 +177,7 @@ def test_the_page_previews_then_imports_in_one_tap(tmp_path: Path) -> None:
     text = entry_list(4).replace("T003", "三队")
     r = c.post("/hub/action/import_teams", data={"csrf_token": tok, "lines": text, "step": "preview"})
     page = r.get_data(as_text=True)
-    assert r.status_code == 400 and 'id="team-import-problems"' in page and '<li data-line="4">第 4 行 line 4: ' in page
+    assert r.status_code == 400 and 'id="team-import-problems"' in page and '<li data-line="4">第 4 行：' in page
     assert html.escape(text) in page and not hub.core.teams  # the box, as typed
     # A CSV file chosen (a BOM, commas): previewed, then one tap on the preview's button
     csv = "\ufeff队号,队名,选手\r\nT01,南京一队,张三、李四\r\nT02,苏州一队,\"王五,赵六\"\r\n"

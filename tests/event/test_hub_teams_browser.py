@@ -62,7 +62,7 @@ def test_four_hundred_teams_are_imported_by_paste_preview_and_one_tap(hub: HubSe
     page.fill("#team-import-text", entry_list(400).replace("T007\t", "七队\t"))
     page.click("#team-import-preview")
     page.wait_for_selector("#team-import-problems")
-    assert page.inner_text("#team-import-problems li[data-line='8']").startswith("第 8 行 line 8: 队号 '七队' 无效")
+    assert page.inner_text("#team-import-problems li[data-line='8']").startswith("第 8 行：队号 '七队' 无效")
     assert "七队\t俱乐部2-7" in page.input_value("#team-import-text") and not hub.core.teams  # the text, as typed
     page.fill("#team-import-text", entry_list(400))
     page.click("#team-import-preview")
