@@ -21,7 +21,7 @@ from table_service.event.broker import EventBroker
 from table_service.event.broker_log import LOG_KEEP, LOG_MAX_BYTES
 from table_service.event.config import load_event
 from table_service.event.core import HubCore
-from table_service.event.draw import FIRST_ROUND, make_draw
+from table_service.event.draw import FIRST_ROUND, bye_note, make_draw
 from table_service.event.hub_command import run_hub_command
 from table_service.event.model import EventInputError, load_results, load_teams, results_to_jsonl
 from table_service.event.provision import (
@@ -274,6 +274,8 @@ def run_pair(args: argparse.Namespace) -> int:
     for t, ns, ew in draw.tables:
         print(f"  {t:>4}  南北 / NS {ns}  vs  东西 / EW {ew}")
     print(f"  轮空 / bye: {draw.bye if draw.bye else '无 / none'}")
+    if note := bye_note(draw.method, draw.round, draw.info):  # a no-show passed over, or why it has the bye
+        print(f"  {note[0]} / {note[1]}")
     return 0
 
 

@@ -5,11 +5,26 @@ teams ranked by the standings so far. The matching minimises, in strict order of
 
 1. rematches and second byes (a pairing that can avoid them always does), a bye weighing once for
    each bye its team has had (a small field over many rounds gives it to a team with the fewest);
-2. the bye goes to the lowest-ranked team that can take it (as Swiss practice has it: a bye is a
+2. no bye to a no-show: a team that forfeited the round before (弃权, a result with ``forfeit``
+   naming it — :meth:`~.model.Result.forfeited_by`, the one reading the standings use too: the rules'
+   17 : 0 for absence, or over 10 minutes late) does not get the bye while another team can take it;
+3. the bye goes to the lowest-ranked team that can take it (as Swiss practice has it: a bye is a
    free win, never the leader's while a team below has had none);
-3. the total match-point gap over all tables;
-4. the distance in the ranking (so inside a match-point group 1 meets 2, 3 meets 4 — the
+4. the total match-point gap over all tables;
+5. the distance in the ranking (so inside a match-point group 1 meets 2, 3 meets 4 — the
    adjacent pairing Guandan events use).
+
+Why the no-show weighs where it does. A forfeit leaves a team at the bottom of the standings (no
+match points, no 级差分), so priority 3 alone handed it the next round's bye: a free win for being
+absent, which Swiss practice never gives. It weighs above 3, so the bye passes over every no-show
+to the lowest-ranked team that played. It weighs below 1 because a rematch or a second bye is an
+absolute rule of the pairing (the optimality argument below and the tests' brute force rest on "a
+pairing that can avoid them always does"), and it costs as much: a second bye is the same free win,
+to a team that has had one already, and a rematch spoils a round for two teams where a no-show's bye
+favours one. So in a small field where every other team has had a bye (or could only be paired again),
+the no-show takes it: the rules' pairing stands, and :func:`bye_note` says why. A team forfeited two
+rounds ago is not a no-show any more (it played since, or it forfeited that round too); a withdrawn
+team (below) is never drawn at all.
 
 Each priority is scaled above the largest possible sum of the ones below, so the integer weights
 encode exactly that lexicographic order (tests check it against a brute force over every
@@ -18,14 +33,18 @@ matching of small fields).
 Scale: the blossom algorithm is cubic, and a complete graph on 1,000 teams has 500,000 edges —
 tens of seconds in pure Python (``benchmarks/draw_bench.py``: 200 teams already take ~4 s).
 Teams sorted by standing only ever want neighbours, and the adjacent pairing (1-2, 3-4, …, the
-bye to the last team) is itself optimal whenever it holds no rematch and no second bye. So only
-the places where it does are solved: a region of ``window`` pairs either side of each bad pair
-(overlapping regions merged) is matched on its own, with edges between teams at most
-``2·window + 1`` places apart; if a region still holds a rematch or a second bye, the window
-doubles and the regions are solved again, up to the whole field. Fields of up to ``EXACT_N``
+bye to the last team) is itself optimal whenever it holds no rematch and no second bye and the last
+team is no no-show. So only the places where it does are solved: a region of ``window`` pairs either
+side of each bad pair (and of the bye) is matched on its own (overlapping regions merged), with edges
+between teams at most ``2·window + 1`` places apart; if a region still holds a rematch, a second bye
+or a no-show's bye (a forfeit's bottom may hold more no-shows than one window), the window doubles and the regions are solved again, up to the whole field. Fields of up to ``EXACT_N``
 teams are always one complete matching, so they are exact (the tests check them against a
 brute force); for larger fields the result is locally optimal, which in practice never needed a
 rematch (1,000 teams, 7 rounds: none).
+
+The draw says what it did about a no-show in ``info`` (``no_shows_passed``: the teams that forfeited
+the round before and rank below the bye, passed over; ``no_show_byes``: the bye's team when it
+forfeited the round before, as nobody else could take it), and :func:`bye_note` words it for the pairing sheet and ``guandan-table event pair``.
 
 Directions: the team that has sat NS fewer times (net of EW) sits NS; then the one that sat EW
 last round; then the higher-ranked one. Tables are numbered from the top of the standings.
@@ -45,6 +64,11 @@ active teams are paired, the bye going to an active one. A round robin keeps its
 circle over every team, so nobody meets anyone twice): whoever the schedule sets against a
 withdrawn team has a bye that round, as the odd field's team does (:attr:`Draw.extra_byes` when
 a round has more than one).
+
+A round robin gives no bye by choice: with an odd field each team's bye is fixed by the circle, one
+each over the schedule. A no-show keeps its scheduled bye (moving it would break the schedule: the
+team that took it would meet its scheduled opponent of that round again, or never); ``info`` says so
+(``no_show_byes``), and so does :func:`bye_note`.
 """
 
 from __future__ import annotations
@@ -118,6 +142,12 @@ class History:
     """NS sittings minus EW sittings."""
     last_dir: dict[str, str] = field(default_factory=dict)
     rounds: int = 0
+    forfeits: dict[int, set[str]] = field(default_factory=dict)
+    """The teams that forfeited a table of each round (:meth:`~.model.Result.forfeited_by`)."""
+
+    def no_shows(self, rnd: int) -> set[str]:
+        """The teams that forfeited round ``rnd - 1``: the round before the one drawn."""
+        return set(self.forfeits.get(rnd - 1, ()))
 
     @classmethod
     def of(cls, results: Iterable[Result]) -> History:
@@ -128,6 +158,8 @@ class History:
                 h.byes[r.ns] = h.byes.get(r.ns, 0) + 1
                 continue
             h.met.add(frozenset((r.ns, r.ew)))
+            if gone := r.forfeited_by():
+                h.forfeits.setdefault(r.round, set()).update(gone)
             h.balance[r.ns] = h.balance.get(r.ns, 0) + 1
             h.balance[r.ew] = h.balance.get(r.ew, 0) - 1
             h.last_dir[r.ns], h.last_dir[r.ew] = "ns", "ew"
@@ -203,8 +235,11 @@ def round_robin(teams: Sequence[str], results: Sequence[Result] = (), *, round_n
             a, b = b, a
         pairs.append((pos[a], a, b))
     free.sort(key=lambda t: pos[t])
+    # The schedule's byes stand, a no-show's too (see the module doc): said, not moved.
+    info = {**_first_round_info(rnd, order, first_round, circle),
+            "no_show_byes": [t for t in free if t in hist.no_shows(rnd)]}
     return Draw(round=rnd, tables=_number(pairs, hist), bye=free[0] if free else None, method="round-robin",
-                extra_byes=tuple(free[1:]), info=_first_round_info(rnd, order, first_round, circle))
+                extra_byes=tuple(free[1:]), info=info)
 
 
 def _circle(teams: Sequence[str], order: Sequence[str] | None, seed: int | str, first_round: str) -> list[str]:
@@ -224,26 +259,28 @@ def _first_round_info(rnd: int, order: Sequence[str] | None, first_round: str, d
     return {"first_round": first_round, **({"lots": list(drawn)} if first_round == "lots" else {})}
 
 
-def pairing_cost_scales(n: int, max_gap: int) -> tuple[int, int, int]:
-    """``(R, B, G)``: the weight of a rematch/second bye, of the bye's place above the last team,
-    and of one match point of gap, chosen so each priority outweighs every possible sum of the
-    lower ones."""
+def pairing_cost_scales(n: int, max_gap: int) -> tuple[int, int, int, int]:
+    """``(R, F, B, G)``: the weight of a rematch/second bye, of a no-show's bye, of the bye's place
+    above the last team, and of one match point of gap, chosen so each priority outweighs every
+    possible sum of the lower ones (one bye a draw: ``F`` counts once at most, so ``2F`` is above it
+    and everything below it)."""
     tiny_total = (n // 2 + 1) * (n + 1)
     g = tiny_total + 1
     b = g * (max_gap + 1) * (n // 2 + 1) + 1
-    r = b * (n + 1) + 1
-    return r, b, g
+    f = b * (n + 1) + 1
+    return 2 * f, f, b, g
 
 
 def _solve_region(ranked: Sequence[str], lo_i: int, hi_i: int, with_bye: bool, mp: dict[str, int], lo: int,
-                  hist: History, band: int | None = None) -> tuple[list[tuple[str, str]], int]:
+                  hist: History, band: int | None = None, no_show: Collection[str] = ()
+                  ) -> tuple[list[tuple[str, str]], int]:
     """Matching of ``ranked[lo_i:hi_i]`` (plus the bye node), with edges between teams at most
     ``band`` places apart (``None``: all pairs, exact): returns the pairs and how many of them are
-    rematches or second byes."""
+    rematches, second byes or a bye to one of ``no_show`` (what a wider region may avoid)."""
     part = ranked[lo_i:hi_i]
     n = len(ranked)
     gap = max(mp[t] for t in part) - min(min(mp[t] for t in part), lo)
-    big_r, b_w, g = pairing_cost_scales(max(n, len(part) + with_bye), gap)
+    big_r, f_w, b_w, g = pairing_cost_scales(max(n, len(part) + with_bye), gap)
     costs: dict[tuple[str, str], int] = {}
     for i, a in enumerate(part):
         for j in range(i + 1, len(part) if band is None else min(len(part), i + band + 1)):
@@ -252,14 +289,16 @@ def _solve_region(ranked: Sequence[str], lo_i: int, hi_i: int, with_bye: bool, m
         if with_bye:
             # A bye more weighs as a rematch does, per bye had: once every team has had one (a small field over
             # many rounds), the bye goes to a team with the fewest, never a third to one while another has one.
-            costs[(a, BYE)] = big_r * hist.byes.get(a, 0) + b_w * (n - 1 - lo_i - i) + g * (mp[a] - lo)
+            # A no-show's bye weighs below that, above the bye's place (the module doc says why).
+            costs[(a, BYE)] = (big_r * hist.byes.get(a, 0) + f_w * (a in no_show) + b_w * (n - 1 - lo_i - i)
+                               + g * (mp[a] - lo))
     top = max(costs.values()) + 1
     graph = nx.Graph()
     for (a, b), c in costs.items():
         graph.add_edge(a, b, weight=top - c)
     matching = nx.max_weight_matching(graph, maxcardinality=True)
     pairs = [(a, b) if (a, b) in costs else (b, a) for a, b in matching]
-    return pairs, sum(costs[p] >= big_r for p in pairs)
+    return pairs, sum(costs[p] >= f_w for p in pairs)
 
 
 def swiss(teams: Sequence[str], results: Sequence[Result] = (), opts: ScoringOptions | None = None, *,
@@ -289,10 +328,11 @@ def swiss(teams: Sequence[str], results: Sequence[Result] = (), opts: ScoringOpt
     pos = {t: i for i, t in enumerate(ranked)}
     lo = min(mp.values())
     odd = n % 2 == 1
+    no_show = hist.no_shows(rnd) & set(ranked)
     # The adjacent pairing (1-2, 3-4, …; the last team's bye) is the optimum whenever it holds no
     # rematch and no second bye; only the places where it does are solved as matchings.
     bad_blocks = [k for k in range(n // 2) if frozenset((ranked[2 * k], ranked[2 * k + 1])) in hist.met]
-    bye_bad = odd and hist.byes.get(ranked[-1], 0) > 0
+    bye_bad = odd and (hist.byes.get(ranked[-1], 0) > 0 or ranked[-1] in no_show)
     if n <= EXACT_N:
         bad_blocks, bye_bad, w = list(range(n // 2)), odd, n
     chosen: dict[int, list[tuple[str, str]]] = {}
@@ -317,7 +357,7 @@ def swiss(teams: Sequence[str], results: Sequence[Result] = (), opts: ScoringOpt
         worst, chosen = 0, {}
         for a, b in regions:
             pairs, bad = _solve_region(ranked, a, b, odd and b == n, mp, lo, hist,
-                                       None if n <= EXACT_N else 2 * w + 1)
+                                       None if n <= EXACT_N else 2 * w + 1, no_show)
             chosen[a] = pairs
             worst = max(worst, bad)
         if worst == 0 or (regions == [(0, n)] and (n <= EXACT_N or 2 * w + 1 >= n)):
@@ -342,11 +382,43 @@ def swiss(teams: Sequence[str], results: Sequence[Result] = (), opts: ScoringOpt
         pairs.append((pos[a], a, b))
     info = {"rematches": sum(frozenset((a, b)) in hist.met for _, a, b in pairs),
             "repeat_byes": int(bye is not None and hist.byes.get(bye, 0) > 0),
+            "no_show_byes": [bye] if bye in no_show else [],
+            "no_shows_passed": [t for t in ranked if t in no_show and bye is not None and pos[t] > pos[bye]],
             "gap": sum(abs(mp[a] - mp[b]) for _, a, b in pairs) + (mp[bye] - lo if bye else 0),
             "regions": [list(r) for r in regions] if chosen else [], "tries": tries}
     if not results:
         info.update(_first_round_info(1, order, first_round, drawn))
     return Draw(round=rnd, tables=_number(pairs, hist), bye=bye, method="swiss", info=info)
+
+
+def bye_note(method: str, rnd: int, info: Mapping[str, Any], names: Mapping[str, str] | None = None
+             ) -> tuple[str, str] | None:
+    """What the draw of round ``rnd`` did about no-shows (teams that forfeited round ``rnd - 1``), in
+    Chinese and English, from its ``info`` (a :class:`Draw`'s, or the one the hub logged): the ones
+    the bye passed over, or the no-show that took it and why; ``None`` when there were none to say.
+    ``names``: team id -> name, shown as "name (id)"."""
+    names = names or {}
+
+    def who(teams: Sequence[str]) -> tuple[str, str]:
+        shown = [f"{names[t]} ({t})" if names.get(t, t) != t else t for t in teams]
+        return "、".join(shown), ", ".join(shown)
+
+    prev = rnd - 1
+    took = list(info.get("no_show_byes") or [])
+    passed = list(info.get("no_shows_passed") or [])
+    if took and method != "swiss":
+        zh, en = who(took)
+        return (f"循环赛赛程固定：{zh} 第 {prev} 轮弃权，仍按赛程轮空",
+                f"a round robin's schedule is fixed: {en} forfeited round {prev} and keeps its scheduled bye")
+    if took:
+        zh, en = who(took)
+        return (f"轮空给了第 {prev} 轮弃权的 {zh}：其他安排都要重复轮空或重复对阵",
+                f"the bye goes to {en}, which forfeited round {prev}: any other draw needs a second bye or a rematch")
+    if passed:
+        zh, en = who(passed)
+        return (f"第 {prev} 轮弃权的 {zh} 不轮空（缺席不得轮空）",
+                f"{en} forfeited round {prev}: passed over for the bye (an absence earns no bye)")
+    return None
 
 
 def duplicate_rooms(draw: Draw) -> Draw:

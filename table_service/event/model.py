@@ -91,6 +91,14 @@ class Result:
             d["ns_score"], d["ew_score"] = self.ns_score, self.ew_score
         return d
 
+    def forfeited_by(self) -> tuple[str, ...]:
+        """The teams that forfeited this table (弃权: absent past the late-arrival limit): the side
+        ``forfeit`` names, both for ``"both"``, none for a bye or a played table. The one reading of
+        ``forfeit`` the standings (a duplicate match lost) and the draw (no bye after a no-show) share."""
+        if self.ew is None or self.forfeit is None:
+            return ()
+        return tuple(t for t, side in ((self.ns, "ns"), (self.ew, "ew")) if self.forfeit in (side, "both"))
+
     def outcome(self) -> tuple[str, str]:
         """``(ns, ew)`` outcomes: ``win``/``draw``/``loss``/``forfeit`` (the forfeiting side)."""
         if self.forfeit == "both":

@@ -182,8 +182,7 @@ def _match_games(tables: list[Result], compare: str) -> Iterator[Game]:
         d = (p_ns - p_ew) // 2 if r.ns_score is not None else r.ns_levels - r.ew_levels
         gap[r.ns] += d
         gap[r.ew] -= d
-        if r.forfeit:
-            forfeited.update(t for t, side in ((r.ns, "ns"), (r.ew, "ew")) if r.forfeit in (side, "both"))
+        forfeited.update(r.forfeited_by())
     if len(forfeited) == 1:
         loser = next(iter(forfeited))
         outcome = {loser: "forfeit", (y if loser == x else x): "win"}

@@ -36,6 +36,7 @@ from werkzeug.exceptions import HTTPException
 from table_service.event.admin_actions import ACTIONS, Shown
 from table_service.event.bulk_text import LinesRefused, line_words
 from table_service.event.config import FIRST_ROUND_WORDS, scoring_of
+from table_service.event.draw import bye_note
 from table_service.event.intake import panel_link
 from table_service.event.model import (
     EventInputError,
@@ -315,10 +316,13 @@ def print_draw(rnd: int) -> Any:
         stale = h.core.stale_words(rnd)  # a draft drawn before a result changed: said on the sheet too
         # Round 1 says how it was drawn (a round 1 logged before the option: nothing said)
         first = FIRST_ROUND_WORDS.get(d.get("first_round") or "")
+        # A no-show (forfeited the round before) passed over for the bye, or why it has it: the draw's own words
+        note = bye_note(d.get("method") or "swiss", rnd, d.get("info") or {}, h.core.team_names())
         return render_template("hub_print_draw.html", ev=h.core.cfg["event"], rnd=rnd, draw=d, teams=names,
                                sides=h.core.sheet_sides(rnd), byes=byes_of(d),
                                stale=f"{stale[0]} / {stale[1]}" if stale else None,
-                               first_round=f"{first[0]} / {first[1]}" if first else None)
+                               first_round=f"{first[0]} / {first[1]}" if first else None,
+                               bye_note=f"{note[0]} / {note[1]}" if note else None)
 
 
 @bp.get("/print/results/<int:rnd>")
