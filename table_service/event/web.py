@@ -221,7 +221,11 @@ def overlay() -> Any:
 
     ``?pos=`` places the panel (:data:`OVERLAY_POSITIONS`): ``right`` (top right, the default) or
     ``left`` for a scene of its own; ``bottom-right`` / ``bottom-left`` a short panel (4 teams a
-    page) in the gaps a table overlay leaves below its side plates, so both stack in one scene."""
+    page) in the gaps a table overlay leaves below its side plates, so both stack in one scene.
+
+    A withdrawn team (退赛) in the top N is shown, marked (已退赛 / WD): its results stand and the rules
+    rank it there, so leaving it out would either skip a rank on air or renumber the teams below it
+    into places the board, the printed sheet and the export do not give them."""
     top = request.args.get("top", "8")
     n = int(top) if re.fullmatch(r"[0-9]{1,2}", top) else 0  # ASCII digits only: int("²") fails
     pos = request.args.get("pos", OVERLAY_POSITIONS[0])

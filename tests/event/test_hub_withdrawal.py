@@ -227,7 +227,7 @@ def test_the_chief_withdraws_a_team_with_one_confirmed_tap_on_the_team_list(app_
     board = c.get("/hub/api/board").get_json()
     assert next(r for r in board["standings"]["standings"] if r["team"] == W)["withdrawn"] == 2
     sheet = c.get("/hub/print/results/1").get_data(as_text=True)
-    assert re.search(r"队5 <small class=\"wd\">退赛 / withdrawn</small>", sheet)
+    assert re.search(r"队5 <small class=\"wd\">已退赛 / withdrawn</small>", sheet)
     # The draw leaves it out; the chief reinstates it with one tap before the next round is published.
     c.post("/hub/action/draw", data={"csrf_token": tok})
     assert W not in _drawn(hub, 2)
@@ -316,3 +316,41 @@ def test_the_standings_download_from_the_nav_is_the_boards_table_with_the_withdr
         assert int(row["胜轮 / rounds won"]) == s["rounds_won"]  # the column said 胜局 where every page says 胜轮
         assert row["退赛（自第几轮） / withdrawn from round"] == ("" if s["withdrawn"] is None else str(s["withdrawn"]))
     assert next(row for row in rows if row["队号 / team"] == W)["退赛（自第几轮） / withdrawn from round"] == "2"
+
+
+def test_a_withdrawn_leader_keeps_its_place_marked_on_every_view_and_export(app_hub: Any,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """The audit: a withdrawn team stood among the others with nothing to tell it apart. It keeps
+    the place the rules give it (its results stand: the order is the one before it withdrew), and
+    the board's data, the printed results, the CSV and the exported JSON all mark it."""
+    import csv
+    import io
+
+    from table_service.cli import main
+
+    app, hub = app_hub
+    _play(hub, 1)
+    _play(hub, 2)
+    before = hub.standings_json()["standings"]
+    leader = before[0]["team"]
+    hub.withdraw_team(leader, "", "chen", "chief")
+    after = hub.standings_json()["standings"]
+    assert [(r["rank"], r["team"]) for r in after] == [(r["rank"], r["team"]) for r in before]
+    assert [{**r, "withdrawn": None} for r in after] == before and after[0]["withdrawn"] == 3
+    c = app.test_client()
+    login(c, "chen")
+    board = c.get("/hub/api/board").get_json()["standings"]["standings"]
+    assert (board[0]["team"], board[0]["rank"], board[0]["withdrawn"]) == (leader, 1, 3)
+    sheet = html.unescape(c.get("/hub/print/results/2").get_data(as_text=True))
+    first = sheet[sheet.index('id="standings-sheet"'):]
+    first = first[first.index("<tr", first.index("<tbody")):first.index("</tr>", first.index("<tbody"))]
+    name = after[0]["name"]
+    assert 'class="withdrawn"' in first and f'{name} <small class="wd">已退赛 / withdrawn</small>' in first
+    assert sheet.count("已退赛 / withdrawn") == 1  # the others in play: unmarked
+    rows = list(csv.DictReader(io.StringIO(c.get("/hub/standings.csv").get_data(as_text=True)[1:])))
+    assert (rows[0]["队号 / team"], rows[0]["名次 / rank"], rows[0]["退赛（自第几轮） / withdrawn from round"]) == (
+        leader, "1", "3")
+    assert all(r["退赛（自第几轮） / withdrawn from round"] == "" for r in rows[1:])
+    assert main(["event", "export", str(hub.data_dir), "--standings"]) == 0
+    exported = json.loads(capsys.readouterr().out)["standings"]
+    assert (exported[0]["team"], exported[0]["rank"], exported[0]["withdrawn"]) == (leader, 1, 3)

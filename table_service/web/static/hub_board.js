@@ -76,8 +76,8 @@
       ? "最终排名（共 " + after + " 轮）/ final standings (" + after + " rounds)"
       : after ? "第 " + after + " 轮后 / after round " + after : "";
     document.querySelector("#b-standings tbody").innerHTML = rows.slice(page * PAGE, (page + 1) * PAGE).map(function (r) {
-      // A withdrawn team (退赛) keeps its row and results, marked.
-      var wd = r.withdrawn ? ' <small class="wd">退赛 / withdrawn</small>' : "";
+      // A withdrawn team (退赛) keeps its row, its rank and its results, marked.
+      var wd = r.withdrawn ? ' <small class="wd">已退赛 / withdrawn</small>' : "";
       return '<tr class="' + (r.rank === 1 ? "lead" : "") + (r.withdrawn ? " withdrawn" : "") + '"><td>' + r.rank + "</td>" +
         nameCell(r.name || r.team, wd) + "<td>" + r.match_points + "</td><td>" +
         r.progressive + "</td><td>" + r.rounds_won + "</td><td>" + r.level_points + "</td><td>" + r.levels_gained + "</td></tr>";

@@ -27,7 +27,7 @@
     zh: {rank: "名次", team: "队伍", mp: "比赛分", progressive: "累进分", rounds_won: "胜轮",
          level_points: "级差分", levels_gained: "升级", round: "第 {r} / {n} 轮", pre: "赛前",
          standings: "排名", tables: "{n} 桌 · 已完成 {m}", delayed: "数据延时 {n} 秒", page: "第 {p}/{n} 页",
-         withdrawn: "退赛"},
+         withdrawn: "已退赛"},
     en: {rank: "#", team: "TEAM", mp: "MP", progressive: "PROG", rounds_won: "WON",
          level_points: "LDP", levels_gained: "LVLS", round: "ROUND {r} OF {n}", pre: "PRE-EVENT",
          standings: "STANDINGS", tables: "{n} TABLES · {m} DONE", delayed: "DATA DELAYED {n}s", page: "PAGE {p}/{n}",
@@ -103,7 +103,8 @@
       var li = rowEl(i), cells = li.children;
       li.classList.toggle("lead", r.rank === 1);
       setText(cells[0], String(r.rank));
-      // A withdrawn team (退赛) keeps its row and results, marked.
+      // A withdrawn team (退赛) keeps its row, its rank and its results, marked: the top N are the
+      // standings' first N, as the board and the printed sheet rank them (hub.overlay says why).
       if (setText(cells[1], bi(r.name || r.team, r.team) + (r.withdrawn ? " · " + WORDS.withdrawn : ""))) fitName(cells[1]);
       setText(cells[2], String(r.match_points));
       setText(cells[3], String(r[TB] === undefined ? "" : r[TB]));
