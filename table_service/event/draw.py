@@ -17,14 +17,14 @@ teams ranked by the standings so far. The matching minimises, in strict order of
 Why the no-show weighs where it does. A forfeit leaves a team at the bottom of the standings (no
 match points, no 级差分), so priority 3 alone handed it the next round's bye: a free win for being
 absent, which Swiss practice never gives. It weighs above 3, so the bye passes over every no-show
-to the lowest-ranked team that played. It weighs below 1 because a rematch or a second bye is an
-absolute rule of the pairing (the optimality argument below and the tests' brute force rest on "a
-pairing that can avoid them always does"), and it costs as much: a second bye is the same free win,
-to a team that has had one already, and a rematch spoils a round for two teams where a no-show's bye
-favours one. So in a small field where every other team has had a bye (or could only be paired again),
-the no-show takes it: the rules' pairing stands, and :func:`bye_note` says why. A team forfeited two
-rounds ago is not a no-show any more (it played since, or it forfeited that round too); a withdrawn
-team (below) is never drawn at all.
+to the lowest-ranked team that played. It weighs below 1 because a rematch and a second bye are the
+pairing's absolute rules (the optimality argument below and the tests' brute force rest on "a
+pairing that can avoid them always does"), and they are no smaller a wrong: a second bye is the same
+free win, to a team that has had one already, and a rematch spoils a round for two teams where a
+no-show's bye favours one. So in a small field where every other team has had a bye (or could only
+be paired again), the no-show takes it, and :func:`bye_note` says why. Only the round before counts:
+a team that forfeited earlier and has played since has come back. A withdrawn team (below) is never
+drawn at all.
 
 Each priority is scaled above the largest possible sum of the ones below, so the integer weights
 encode exactly that lexicographic order (tests check it against a brute force over every
@@ -37,14 +37,16 @@ bye to the last team) is itself optimal whenever it holds no rematch and no seco
 team is no no-show. So only the places where it does are solved: a region of ``window`` pairs either
 side of each bad pair (and of the bye) is matched on its own (overlapping regions merged), with edges
 between teams at most ``2·window + 1`` places apart; if a region still holds a rematch, a second bye
-or a no-show's bye (a forfeit's bottom may hold more no-shows than one window), the window doubles and the regions are solved again, up to the whole field. Fields of up to ``EXACT_N``
-teams are always one complete matching, so they are exact (the tests check them against a
-brute force); for larger fields the result is locally optimal, which in practice never needed a
-rematch (1,000 teams, 7 rounds: none).
+or a no-show's bye (the bottom of the standings may hold more no-shows than one window), the window
+doubles and the regions are solved again, up to the whole field. Fields of up to ``EXACT_N`` teams
+are always one complete matching, so they are exact (the tests check them against a brute force);
+for larger fields the result is locally optimal, which in practice never needed a rematch (1,000
+teams, 7 rounds: none) nor a no-show's bye (1,001 teams, 2 % of tables forfeited: none).
 
 The draw says what it did about a no-show in ``info`` (``no_shows_passed``: the teams that forfeited
 the round before and rank below the bye, passed over; ``no_show_byes``: the bye's team when it
-forfeited the round before, as nobody else could take it), and :func:`bye_note` words it for the pairing sheet and ``guandan-table event pair``.
+forfeited the round before, as nobody else could take it), and :func:`bye_note` words it for the
+pairing sheet and ``guandan-table event pair``.
 
 Directions: the team that has sat NS fewer times (net of EW) sits NS; then the one that sat EW
 last round; then the higher-ranked one. Tables are numbered from the top of the standings.
