@@ -422,8 +422,10 @@ class HubService(TableMessages):
         every other table the hub knows — EVENT.toml's ``[[tables]]`` and any that spoke to the
         broker — that is not in it (``others``), so tables can be watched coming online before the
         first draw is published. ``started``: the table's summary is of this round (before that its
-        levels are the panel's defaults, not play); ``published_ms`` and ``now_ms`` (the hub's
-        clock) tell how long ago the round went out."""
+        levels are the panel's defaults, not play); ``connected``: the Pi is connected now
+        (:attr:`TableLive.connected`, the one liveness rule: the page says 未连接 / not connected
+        otherwise, never playing); ``published_ms`` and ``now_ms`` (the hub's clock) tell how long
+        ago the round went out."""
         with self.lock:
             core = self.core
             rnd = core.current_round()
@@ -437,6 +439,7 @@ class HubService(TableMessages):
                 started = bool(rnd) and live.summary.get("round") == rnd
                 s = live.summary if started or live.summary.get("round") is None else {}
                 rows.append({"table": t["table"], "ns": t["ns"], "ew": t["ew"], "online": live.online,
+                             "connected": live.connected,
                              "ns_name": names.get(t["ns"], t["ns"]), "ew_name": names.get(t["ew"], t["ew"]),
                              "round": s.get("round"), "started": started,
                              "deal": s.get("deal") if started else None,
@@ -453,7 +456,8 @@ class HubService(TableMessages):
             others = []
             for tid in sorted((set(cfg_panels) | set(self.live)) - drawn, key=table_order):
                 live = self.live.get(tid, TableLive(tid))
-                others.append({"table": tid, "online": live.online, "status_ms": live.status_ms,
+                others.append({"table": tid, "online": live.online, "connected": live.connected,
+                               "status_ms": live.status_ms,
                                "round": live.summary.get("round"), "deal": live.summary.get("deal"),
                                "finished": bool(live.summary.get("finished")),
                                "panel": panel_link(tid, cfg_panels.get(tid), live.panel),

@@ -54,7 +54,11 @@ _TABLE_ROW = {"type": "object", "required": ["table", "ns", "ew", "online", "fin
     "table": {"type": "string"}, "ns": {"type": "string"}, "ew": {"type": "string"},
     "ns_name": {"type": "string", "description": "the team's name (overview)"},
     "ew_name": {"type": "string", "description": "the team's name (overview)"},
-    "online": {"type": ["boolean", "null"]}, "round": _INT_OR_NULL, "deal": _INT_OR_NULL,
+    "online": {"type": ["boolean", "null"]},
+    "connected": {"type": "boolean", "description": "the table's Pi is connected now (overview): its last status "
+                  "said online; false when it never spoke or went offline (the broker's last will), which the "
+                  "overview shows as 未连接 / not connected"},
+    "round": _INT_OR_NULL, "deal": _INT_OR_NULL,
     "levels": {"description": "the table's levels as its summary says (any JSON)"}, "finished": {"type": "boolean"},
     "panel": _STR_OR_NULL, "result": {"anyOf": [_RESULT_LINE, {"type": "null"}]},
     "source": {"enum": ["table", "hand", "correction", None]}, "result_ms": _INT_OR_NULL,

@@ -43,6 +43,15 @@ class TableLive:
     """When the hub received the summary it shows (its own clock, not the table's)."""
     panel: str | None = None
 
+    @property
+    def connected(self) -> bool:
+        """Whether the table's Pi is connected now: its last ``status`` said ``online``. The hub's one
+        liveness rule, and it keeps no timer of its own: a Pi that stops without a word is said
+        ``offline`` by the broker itself (the table's last will, sent once 1.5 × its MQTT keepalive
+        passes without a packet), and one never heard from has no status at all. Both are 未连接 /
+        not connected on the overview: a table silent at the start of a round is not playing."""
+        return self.online is True
+
 
 class TableMessages:
     """Results, status and summaries from the tables, for :class:`~.hub.HubService` (whose

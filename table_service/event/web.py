@@ -384,7 +384,7 @@ def admin_context(h: Any, **shown: Any) -> dict[str, Any]:
                     # A table still playing this round (online, its summary of this round, not finished):
                     # the hand-entry form asks before a result is entered over its play.
                     live = h.live.get(t["table"])
-                    s = live.summary if live is not None and live.online else {}
+                    s = live.summary if live is not None and live.connected else {}
                     item["playing_deal"] = (s.get("deal") or 1) if s.get("round") == rnd and not s.get("finished") else None
                     open_tables.append(item)
                 else:
