@@ -172,8 +172,8 @@ def test_each_alert_on_the_overview_leads_with_one_tap_to_where_it_is_dealt_with
     assert set(_shown(page)) == {day["flagged"], day["faulty"], day["refused"]}
     page.click("#ov-only-attention")  # pressed again: every table
     assert len(_shown(page)) == 16
-    # The offline tables: only they.
-    page.click("#ov-only-offline")
+    # The tables not connected (here one gone offline): only they.
+    page.click("#ov-only-silent")
     assert _shown(page) == [day["offline"]] and _in_view(page, f'#ov-grid .tcard[data-table="{day["offline"]}"]')
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"hub-overview-alerts-{viewport[0]}.png"))

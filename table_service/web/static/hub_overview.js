@@ -4,7 +4,10 @@
 // are window.HubText's (hub_board.js, loaded first).
 // Every alert is a link to where it is dealt with (the s36 tap audit: none was): a refused result, an
 // appeal or a stale draft to its row on the organiser page, a bad message to its table's card here; the
-// counts of tables needing the chief or offline show only those tables with one tap.
+// counts of tables needing the chief or not connected show only those tables with one tap.
+// Nothing moves under a finger (the s39 audit at 200 tables: cards re-sorted as the chief reached for
+// one): the cards keep table order, or the order the chief took with a tap, and a poll rewrites only
+// the cards whose content changed, in place.
 (function () {
   "use strict";
   var grid = document.getElementById("ov-grid");
@@ -40,9 +43,15 @@
     return t.panel && /^https?:\/\//.test(t.panel) ? t.panel : "#";
   }
   function num(n) { return typeof n === "number" && isFinite(n) ? n : 0; }
-  function onlineWord(t) {
-    return t.online ? "在线 / online" : (t.online === false ? "离线 / offline" : "未知 / unknown");
+  /* A table's connection: the hub's `connected` (its one liveness rule, TableLive.connected: the last
+     status said online; the broker says offline by the table's last will). A table never heard from,
+     or gone offline, is 未连接 / not connected — never counted as playing. As hub_overview.html says it. */
+  function linkWords(t) {
+    if (t.connected) return "在线 / online";
+    return t.online === false ? "未连接（已离线）/ not connected (went offline)"
+      : "未连接（尚无消息）/ not connected (never heard from)";
   }
+  function linkClass(t) { return t.connected ? "online" : "silent " + (t.online === false ? "offline" : "unknown"); }
   // How long ago the round's draw went out, by the hub's clock (the browser's may differ).
   function sincePublished(ov) {
     if (!num(ov.published_ms) || !num(ov.now_ms)) return "";
@@ -51,7 +60,7 @@
   }
   function status(t, ov) {
     if (t.result) return "已完赛 / done · " + HT.result(t.result) + (t.source ? " · " + HT.source(t.source) : "");
-    if (!t.online) return onlineWord(t);
+    if (!t.connected) return linkWords(t);
     // Before the table takes this round its levels are the panel's defaults, not play.
     if (!t.started) return "未开始 / not started" + (sincePublished(ov) ? " · " + sincePublished(ov) : "");
     if (t.finished) return "本轮已结束，待成绩 / round over, result not in yet";
@@ -65,12 +74,11 @@
       '<span class="st">' + esc(st) + "</span>" + (lv ? '<span class="lv">' + esc(lv) + "</span>" : "") +
       (bits.length ? '<span class="bits">' + esc(bits.join(" · ")) + "</span>" : "") + "</a>";
   }
-  function stateClass(t) { return t.online ? "online" : (t.online === false ? "offline" : "unknown"); }
   function card(t, deck, ov) {
-    var cls = "tcard " + stateClass(t);
+    var cls = "tcard " + linkClass(t);
     if (num(t.open_flags) || num(t.doubts) || num(t.clocks_over) || num(t.faults)) cls += " alert";
     if (t.result) cls += " done";
-    else if (t.online && !t.started) cls += " waiting";
+    else if (t.connected && !t.started) cls += " waiting";
     // The sides in words and level 10 as 10 (the engine keeps "T"): "级数 南北 5 · 东西 10 / levels NS 5 · EW 10".
     var lv = t.levels ? "级数 南北 " + GT.rank(t.levels.NS) + " · 东西 " + GT.rank(t.levels.EW) + " / levels NS " +
       GT.rank(t.levels.NS) + " · EW " + GT.rank(t.levels.EW) : "";
@@ -82,7 +90,7 @@
     if (num(t.faults)) bits.push("✗ " + num(t.faults) + " 拒收或异常消息 / refused or bad messages");
     // The event's deck handed out but this table's camera not reading with it (no camera, an old file).
     // A table without a camera reads no deck (camera false); an older table's summary does not say (null).
-    if (deck && t.online && t.camera !== false && t.deck !== deck) bits.push("🂠 未用比赛用牌 / not on the event's deck");
+    if (deck && t.connected && t.camera !== false && t.deck !== deck) bits.push("🂠 未用比赛用牌 / not on the event's deck");
     var p = pen(t.penalties);
     if (p) bits.push(p);
     // The hover title names the teams whole (a long name is cut on a small card), never by their ids.
@@ -90,19 +98,78 @@
     var head = "<b>" + esc(t.table) + '</b> <span class="teams" title="' + esc(teams) + '">' + esc(teams) + "</span>";
     return tile(cls, t, head, status(t, ov), lv, bits);
   }
-  /* More tables than one screen shows (a 500-table event): those that need the chief first (flags,
-     camera questions, clocks over, refused messages), then offline, then playing, then done, each in
-     table order. A small event keeps table order: its cards never move under a finger. */
-  var SORT_FROM = 24;
+  /* The cards' order: table order (the draw's, as the hub sends it) while the page is live, whatever
+     the tables do. A tap on 需处理的在前 takes the order of that moment — those that need the chief
+     (flags, camera questions, clocks over, refused messages), then not connected, then playing, then
+     done, each in table order — and it stays, the cards not moving as tables change, until the next
+     tap (again: the order of then; 按桌号: table order). A new round takes it again for its tables; a
+     table the order does not hold comes last. Kept in the tab's sessionStorage across a reload. */
   function attention(t) {
     if (num(t.open_flags) || num(t.doubts) || num(t.clocks_over) || num(t.faults)) return 0;
     if (t.result) return 3;
-    return t.online === false ? 1 : 2;
+    return t.connected ? 2 : 1;
   }
   function byAttention(tables) {
-    if (tables.length <= SORT_FROM) return tables;
     return tables.map(function (t, i) { return [attention(t), i, t]; })
       .sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; }).map(function (x) { return x[2]; });
+  }
+  var ORDER_KEY = "hub-overview-order";
+  var order = {mode: "table", round: null, tables: []};  // tables: the ids in the order taken at the tap
+  try {
+    var kept = JSON.parse(sessionStorage.getItem(ORDER_KEY) || "null");
+    if (kept && kept.mode === "attention" && Array.isArray(kept.tables)) order = kept;
+  } catch (e) { /* no storage (a private window): the order lasts the page */ }
+  function takeOrder(mode, ov) {
+    order = {mode: mode, round: ov.round, tables: mode === "attention"
+      ? byAttention(ov.tables || []).map(function (t) { return String(t.table); }) : []};
+    try { sessionStorage.setItem(ORDER_KEY, JSON.stringify(order)); } catch (e) { /* as above */ }
+  }
+  function ordered(ov) {
+    var tables = ov.tables || [];
+    if (order.mode !== "attention") return tables;
+    if (order.round !== ov.round) takeOrder("attention", ov);
+    var at = {};
+    order.tables.forEach(function (id, i) { at[id] = i; });
+    return tables.map(function (t, i) { var k = at[String(t.table)]; return [k === undefined ? tables.length + i : k, t]; })
+      .sort(function (a, b) { return a[0] - b[0]; }).map(function (x) { return x[1]; });
+  }
+  var orderBox = document.querySelector(".ov-order");
+  function showOrder() {
+    if (!orderBox) return;
+    orderBox.querySelectorAll("button[data-order]").forEach(function (b) {
+      b.setAttribute("aria-pressed", String(b.dataset.order === order.mode));
+    });
+  }
+  showOrder();
+  if (orderBox) orderBox.addEventListener("click", function (ev) {
+    var b = ev.target.closest("button[data-order]");
+    if (!b || !lastOv) return;
+    takeOrder(b.dataset.order, lastOv);
+    showOrder();
+    render(lastOv);
+  });
+  /* The cards in ``container`` made to be ``items`` ([{key, html}]) with the fewest changes: a card whose
+     markup is unchanged stays the very element it was (a tap on it is never lost to a poll), a changed
+     one is replaced where it stands, and a card moves only when the order itself changed. */
+  function place(container, items) {
+    var have = {};
+    Array.prototype.forEach.call(container.children, function (el) {
+      if (el.dataset && el.dataset.table !== undefined) have[el.dataset.table] = el;
+    });
+    var wanted = items.map(function (it) {
+      var el = have[it.key];
+      if (el && el.hubHtml === it.html) return el;
+      var box = document.createElement("div");
+      box.innerHTML = it.html;
+      var made = box.firstElementChild;
+      made.hubHtml = it.html;  // what it was drawn from, on the element (not an attribute: no copy in the DOM)
+      if (el) container.replaceChild(made, el);
+      return made;
+    });
+    wanted.forEach(function (el, i) {
+      if (container.children[i] !== el) container.insertBefore(el, container.children[i] || null);
+    });
+    while (container.children.length > wanted.length) container.removeChild(container.lastElementChild);
   }
   // A table the hub knows (EVENT.toml, or it spoke to the broker) that has no match this round.
   function otherCard(t) {
@@ -111,7 +178,7 @@
                                 (num(t.deal) ? " · 第" + num(t.deal) + "副 / deal " + num(t.deal) : ""));
     if (num(t.faults)) bits.push("✗ " + num(t.faults) + " 拒收或异常消息 / refused or bad messages");
     if (!t.in_config) bits.push("EVENT.toml 未列出 / not in EVENT.toml");
-    return tile("tcard other " + stateClass(t), t, "<b>" + esc(t.table) + "</b>", onlineWord(t), "", bits);
+    return tile("tcard other " + linkClass(t), t, "<b>" + esc(t.table) + "</b>", linkWords(t), "", bits);
   }
   function renderOthers(ov) {
     var list = ov.others || [];
@@ -123,13 +190,20 @@
           "come online yet, and EVENT.toml lists no [[tables]]</p>";
       return;
     }
-    var on = list.filter(function (t) { return t.online; }).length;
-    others.innerHTML = "<h2>" + esc(head) + ' <small class="muted">' + on + " / " + list.length +
-      " 在线 / online</small></h2>" + '<div class="hub-grid">' + list.map(otherCard).join("") + "</div>";
+    var on = list.filter(function (t) { return t.connected; }).length;
+    var h2 = esc(head) + ' <small class="muted">' + on + " / " + list.length + " 在线 / online</small>";
+    var box = others.querySelector(".hub-grid");
+    if (!box || !others.querySelector("h2")) {
+      others.innerHTML = '<h2></h2><div class="hub-grid"></div>';
+      box = others.querySelector(".hub-grid");
+    }
+    var title = others.querySelector("h2");
+    if (title.innerHTML !== h2) title.innerHTML = h2;
+    place(box, list.map(function (t) { return {key: String(t.table), html: otherCard(t)}; }));
   }
   /* The find box: a table by its number (its start: "3" finds 3, 30–39, 300–399), or by any other
-     text a team name or id of it holds. While it holds text the cards stay in table order
-     (nothing moves under a finger), and the others' list is filtered alike. */
+     text a team name or id of it holds. The cards it keeps stay in the page's order (nothing moves
+     under a finger), and the others' list is filtered alike. */
   var find = document.getElementById("ov-find");
   var counts = document.getElementById("ov-counts");
   var lastOv = null;
@@ -140,16 +214,17 @@
     if (/^[0-9]+$/.test(q)) return false;  // a number is a table's: "3" is not every team named "第3…"
     return [t.ns, t.ew, t.ns_name, t.ew_name].some(function (s) { return s != null && String(s).toLowerCase().indexOf(q) >= 0; });
   }
-  /* The counts, each "中文 / English"; those needing the chief and those offline are buttons that show
-     only those tables (pressed again: all). Written only when it changes, so a tap is never lost to a poll. */
-  var only = null;  // "attention" | "offline" | null: what the counts' buttons keep shown
+  /* The counts, each "中文 / English"; those needing the chief and those not connected (no result yet,
+     the Pi never heard from or gone offline: linkWords) are buttons that show only those tables (pressed
+     again: all). Written only when it changes, so a tap is never lost to a poll. */
+  var only = null;  // "attention" | "silent" | null: what the counts' buttons keep shown
   var ONLY = {attention: function (t) { return attention(t) === 0; },
-              offline: function (t) { return !t.result && t.online === false; }};
+              silent: function (t) { return !t.result && !t.connected; }};
   var countsSaid = null;
   function countLine(tables) {
-    var n = {done: 0, playing: 0, offline: 0, attention: 0};
+    var n = {done: 0, playing: 0, silent: 0, attention: 0};
     tables.forEach(function (t) {
-      if (t.result) n.done += 1; else if (t.online === false) n.offline += 1; else n.playing += 1;
+      if (t.result) n.done += 1; else if (!t.connected) n.silent += 1; else n.playing += 1;
       if (attention(t) === 0) n.attention += 1;
     });
     function part(key, zh, en) {
@@ -159,7 +234,7 @@
         (only === key) + '">' + text + (only === key ? " · 显示全部 / show all" : "") + "</button>";
     }
     return esc("共 " + tables.length + " 桌 / " + tables.length + " tables") + " · " +
-      part("attention", "需处理", "need the chief") + " · " + part("offline", "离线", "offline") + " · " +
+      part("attention", "需处理", "need the chief") + " · " + part("silent", "未连接", "not connected") + " · " +
       esc("进行中 " + n.playing + " / playing " + n.playing + " · 已完赛 " + n.done + " / done " + n.done);
   }
   if (find) find.addEventListener("input", function () { if (lastOv) render(lastOv); });
@@ -205,10 +280,16 @@
     var q = query();
     var line = countLine(ov.tables || []);
     if (counts && line !== countsSaid) { counts.innerHTML = line; countsSaid = line; }
-    var shown = q ? ov.tables.filter(function (t) { return matches(t, q); }) : byAttention(ov.tables);
+    var shown = ordered(ov);
+    if (q) shown = shown.filter(function (t) { return matches(t, q); });
     if (only) shown = shown.filter(ONLY[only]);
-    grid.innerHTML = shown.length || !(q || only) ? shown.map(function (t) { return card(t, deck, ov); }).join("")
-      : '<p class="muted" id="ov-none">没有符合的桌 / no table matches</p>';
+    if (shown.length || !(q || only)) {
+      var none = document.getElementById("ov-none");
+      if (none) none.remove();
+      place(grid, shown.map(function (t) { return {key: String(t.table), html: card(t, deck, ov)}; }));
+    } else {
+      grid.innerHTML = '<p class="muted" id="ov-none">没有符合的桌 / no table matches</p>';
+    }
     if (q && ov.others) ov = Object.assign({}, ov, {others: ov.others.filter(function (t) { return matches(t, q); })});
     if (others) renderOthers(ov);
     // A draft drawn before a result changed or a team withdrew: the hub will not publish it (redraw first).
