@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 from hub_browser import PASSWORD, log_in, serve_with_accounts
+from page_checks import outside_safe
 
 from table_service.event.config import validate
 from table_service.event.hub import HubService
@@ -210,3 +211,34 @@ def test_the_cards_keep_their_order_while_tables_change_and_the_chiefs_order_sta
     assert _shown(page) == taken
     page.click("#ov-order-table")  # and back to table order with a tap
     assert _shown(page) == ids
+
+
+# ------------------------------------------------------------------ 3. the hall board's lots line
+
+
+@pytest.mark.browser
+def test_the_boards_lots_line_stays_on_the_hall_screen_and_names_the_pages_teams(
+        tmp_path: Path, pages: Any) -> None:
+    """Round 1's lots tie the whole field: 100 teams with long names. At the hall's 1920x1080 the line
+    lies within the screen, and names the teams of the page shown, in the lots' order."""
+    name = "江苏省南京市玄武区第{}届职工掼蛋俱乐部代表队暨全民健身运动会参赛队"
+    cfg = validate({"event": {"id": "big", "name": "大赛", "rounds": 3},
+                    "teams": [{"id": f"T{i:03d}", "name": name.format(i)} for i in range(1, 101)]})
+    h = HubService(cfg, tmp_path / "hub", connect=False)
+    h.draw_next("org", "chief")
+    h.publish_draw(1, "org", "chief")
+    assert [len(g["teams"]) for g in h.standings_json(public=True)["lots"]] == [100]
+    handle = serve_with_accounts(h, tmp_path, {})
+    try:
+        page = pages(1920, 1080)
+        page.goto(f"{handle.url}/hub/board")
+        page.wait_for_selector("#b-standings tbody tr")
+        _until(page, "document.getElementById('b-lots').textContent.length > 0")
+        assert page.evaluate(outside_safe("#b-lots", margin=0)) == []
+        rows = page.eval_on_selector_all("#b-standings tbody td.b-team", "ts => ts.map(t => t.title)")
+        line = page.eval_on_selector("#b-lots", "p => p.textContent")  # the whole text, cut or not
+        assert line.startswith("抽签 / lots: ")
+        assert line[len("抽签 / lots: "):].split(" > ") == rows + ["…"]  # the lots run on to the next page
+    finally:
+        handle.stop()
+        h.stop()

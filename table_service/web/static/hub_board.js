@@ -60,6 +60,24 @@
     var cls = "b-team" + (len > LONGER_NAME ? " longer" : len > LONG_NAME ? " long" : "");
     return '<td class="' + cls + '" title="' + esc(n) + '">' + esc(n) + (extra || "") + "</td>";
   }
+  /* The lots that ordered the rows on this page, by the teams' names as the standings name them (the id
+     where a name is missing): "抽签 / lots: … > A > B > …", a group cut where it runs on to another page.
+     Round 1's lots tie the whole field (400 names at 200 tables ran 2,600 px off the hall's screen, the
+     s39 audit): a page names at most its own 16, and hub.css keeps the line to two lines. */
+  function lotsLine(standings, pageRows) {
+    var named = {}, here = {};
+    standings.standings.forEach(function (r) { named[r.team] = r.name || r.team; });
+    pageRows.forEach(function (r) { here[r.team] = true; });
+    var parts = (standings.lots || []).map(function (l) {
+      var on = l.order.filter(function (id) { return here[id]; });
+      if (!on.length) return "";
+      var names = on.map(function (id) { return named[id] || id; });
+      if (!here[l.order[0]]) names.unshift("…");
+      if (!here[l.order[l.order.length - 1]]) names.push("…");
+      return names.join(" > ");
+    }).filter(Boolean);
+    return parts.length ? "抽签 / lots: " + parts.join("; ") : "";
+  }
   function render() {
     if (!data) return;
     var rows = wanted(data.standings.standings, ["name", "team"]), pages = Math.max(1, Math.ceil(rows.length / PAGE));
@@ -75,18 +93,15 @@
     document.getElementById("b-after").textContent = after && after === data.rounds
       ? "最终排名（共 " + after + " 轮）/ final standings (" + after + " rounds)"
       : after ? "第 " + after + " 轮后 / after round " + after : "";
-    document.querySelector("#b-standings tbody").innerHTML = rows.slice(page * PAGE, (page + 1) * PAGE).map(function (r) {
+    var pageRows = rows.slice(page * PAGE, (page + 1) * PAGE);
+    document.querySelector("#b-standings tbody").innerHTML = pageRows.map(function (r) {
       // A withdrawn team (退赛) keeps its row, its rank and its results, marked.
       var wd = r.withdrawn ? ' <small class="wd">已退赛 / withdrawn</small>' : "";
       return '<tr class="' + (r.rank === 1 ? "lead" : "") + (r.withdrawn ? " withdrawn" : "") + '"><td>' + r.rank + "</td>" +
         nameCell(r.name || r.team, wd) + "<td>" + r.match_points + "</td><td>" +
         r.progressive + "</td><td>" + r.rounds_won + "</td><td>" + r.level_points + "</td><td>" + r.levels_gained + "</td></tr>";
     }).join("");
-    // The lots' order by the teams' names, as the standings above name them (the id where a name is missing).
-    var lots = data.standings.lots || [], named = {};
-    data.standings.standings.forEach(function (r) { named[r.team] = r.name || r.team; });
-    document.getElementById("b-lots").textContent = lots.length ? "抽签 / lots: " + lots.map(function (l) {
-      return l.order.map(function (id) { return named[id] || id; }).join(" > "); }).join("; ") : "";
+    document.getElementById("b-lots").textContent = lotsLine(data.standings, pageRows);
     var t = wanted(data.tables, ["table", "ns", "ew", "ns_name", "ew_name"]);
     var tp = Math.max(1, Math.ceil(t.length / PAGE)), tpage = page % tp;
     document.querySelector("#b-tables tbody").innerHTML = t.slice(tpage * PAGE, (tpage + 1) * PAGE).map(function (x) {
