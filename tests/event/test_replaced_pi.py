@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -18,10 +19,14 @@ from table_service.demo.event_demo import BotEventTable
 from table_service.engine.self_play import SelfPlayTable
 from table_service.event.config import validate
 from table_service.event.hub import HubService
+from table_service.event.spare import provision_folder
+from table_service.event.web import create_hub_app
 from table_service.views.assignment import set_up_data
+from table_service.web import users
 
 #: The hub's clock stands still in these tests: a summary is never taken because a minute passed.
 FIXED_MS = 1_795_000_000_000
+PASSWORD = "correct-horse-9"
 
 
 def _cfg(broker: Any) -> dict[str, Any]:
@@ -127,3 +132,68 @@ def test_a_table_of_an_older_release_is_ordered_by_seq_as_before(tmp_path: Path,
     finally:
         raw.close()
         hub.stop()
+
+
+def _app(hub: HubService, tmp: Path) -> Any:
+    db = str(tmp / "users.sqlite3")
+    conn = users.connect(db)
+    for name, role in (("rita", "referee"), ("chen", "chief")):
+        users.add_user(conn, name, PASSWORD, role)
+    conn.close()
+    app = create_hub_app(hub, users_db=db)
+    app.config["TESTING"] = True
+    return app
+
+
+def _login(client: Any, name: str) -> None:
+    token = client.get("/auth/whoami").get_json()["csrf_token"]
+    assert client.post("/auth/login", data={"username": name, "password": PASSWORD, "csrf_token": token}
+                       ).status_code == 302
+
+
+def test_the_chief_downloads_a_replacement_pis_credential_and_the_pi_connects_with_it(tmp_path: Path,
+                                                                                       broker: Any) -> None:
+    hub = HubService(_cfg(broker), tmp_path / "hub").start()
+    hub.provision_dir = broker.creds["ev"].folder  # what `event provision` wrote for this event
+    pi = None
+    try:
+        assert hub.wait_connected(10)
+        app = _app(hub, tmp_path)
+        nobody, referee, chief = app.test_client(), app.test_client(), app.test_client()
+        _login(referee, "rita")
+        _login(chief, "chen")
+        assert nobody.get("/hub/table-mqtt.toml?table=1").status_code == 302  # to the login page
+        assert referee.get("/hub/table-mqtt.toml?table=1").status_code == 403
+        assert 'id="credential-form"' not in referee.get("/hub/admin").get_data(as_text=True)
+        page = chief.get("/hub/admin").get_data(as_text=True)
+        assert 'id="credential-form"' in page and '<option value="9">' in page
+        assert "文件含该桌的 MQTT 密码" in page and "holds the table's MQTT password" in page
+
+        r = chief.get("/hub/table-mqtt.toml?table=1")
+        assert r.status_code == 200 and r.headers["Cache-Control"] == "no-store"
+        assert r.headers["Content-Disposition"] == 'attachment; filename="table-1-mqtt.toml"'
+        text = r.get_data(as_text=True)
+        assert "请保密" in text and "keep it secret" in text
+        got = tomllib.loads(text)["mqtt"]
+        cred = broker.creds["ev"].tables["1"]
+        assert (got["username"], got["password"], got["event"]) == (cred.username, cred.password, "ev")
+        assert chief.get("/hub/table-mqtt.toml?table=77").status_code == 404
+        assert chief.get("/hub/ca.crt").status_code == 404  # provisioned without TLS: none
+
+        # A replacement Pi set up with the download reaches the broker as table 1 and the hub sees it
+        pi = BotEventTable("1", tmp_path / "pi", port=broker.port, event_id=got["event"], seed=1, auto=False,
+                           login=(got["username"], got["password"])).start()
+        wait_for(lambda: getattr(hub.live.get("1"), "online", None) is True, what="the replacement Pi online")
+    finally:
+        if pi is not None:
+            pi.stop()
+        hub.stop()
+
+
+def test_the_provision_folder_is_where_the_hubs_credential_came_from_or_beside_event_toml(tmp_path: Path) -> None:
+    """``guandan-table hub`` finds the tables' credentials: the folder of the hub.toml it took its own
+    from, else ``mqtt-<event>`` beside EVENT.toml."""
+    cfg = {"event": {"id": "ev"}, "mqtt": {"source": str(tmp_path / "elsewhere" / "hub.toml")}}
+    assert provision_folder(cfg, tmp_path / "EVENT.toml") == tmp_path / "elsewhere"
+    assert provision_folder({"event": {"id": "ev"}, "mqtt": {}}, tmp_path / "EVENT.toml") == (tmp_path / "mqtt-ev").resolve()
+    assert provision_folder({"event": {"id": "ev"}, "mqtt": {}}) is None
