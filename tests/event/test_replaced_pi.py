@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import copy
 import json
+import logging
 import tomllib
 from pathlib import Path
 from typing import Any
 
 import paho.mqtt.client as mqtt
+import pytest
 from event_helpers import wait_for
 
 from table_service.demo.event_demo import BotEventTable
@@ -151,8 +153,8 @@ def _login(client: Any, name: str) -> None:
                        ).status_code == 302
 
 
-def test_the_chief_downloads_a_replacement_pis_credential_and_the_pi_connects_with_it(tmp_path: Path,
-                                                                                       broker: Any) -> None:
+def test_the_chief_downloads_a_replacement_pis_credential_and_the_pi_connects_with_it(
+        tmp_path: Path, broker: Any, caplog: pytest.LogCaptureFixture) -> None:
     hub = HubService(_cfg(broker), tmp_path / "hub").start()
     hub.provision_dir = broker.creds["ev"].folder  # what `event provision` wrote for this event
     pi = None
@@ -169,7 +171,9 @@ def test_the_chief_downloads_a_replacement_pis_credential_and_the_pi_connects_wi
         assert 'id="credential-form"' in page and '<option value="9">' in page
         assert "文件含该桌的 MQTT 密码" in page and "holds the table's MQTT password" in page
 
-        r = chief.get("/hub/table-mqtt.toml?table=1")
+        with caplog.at_level(logging.WARNING, logger="table_service.event.web_spare"):
+            r = chief.get("/hub/table-mqtt.toml?table=1")
+        assert "table 1's MQTT credential downloaded by chen" in caplog.text  # who fetched which, said
         assert r.status_code == 200 and r.headers["Cache-Control"] == "no-store"
         assert r.headers["Content-Disposition"] == 'attachment; filename="table-1-mqtt.toml"'
         text = r.get_data(as_text=True)
