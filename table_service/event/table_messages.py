@@ -26,6 +26,7 @@ from table_service.event.mqtt import HubMqtt, Message, json_payload
 from table_service.event.release import ReleaseBook
 from table_service.event.state import FLOOD_SAID_MS, MAX_OPEN_REFUSALS_PER_TABLE
 from table_service.event.store import HubStore
+from table_service.event.summaries import takes_summary
 from table_service.views.release_wire import RELEASE_TOPIC, release_message
 
 log = logging.getLogger(__name__)
@@ -41,36 +42,10 @@ class TableLive:
     summary: dict[str, Any] = field(default_factory=dict)
     summary_rx_ms: int = 0
     """When the hub received the summary it shows (its own clock, not the table's)."""
-    panel: str | None = None
     logs_left: set[str] = field(default_factory=set)
-    """The logs this table's summaries came from before the one shown (a replaced Pi's): a message of
-    one of them that arrives late is ordered by seq as any, never taken as a new log."""
-
-
-#: A table's summary the hub received this long after the one it shows wins whatever its round and seq.
-SUMMARY_STALE_MS = 60_000
-
-
-def takes_summary(live: TableLive, new: dict[str, Any], now_ms: int) -> bool:
-    """Whether the summary ``new``, received at ``now_ms``, replaces the one ``live`` shows.
-
-    Newer by (round, seq) wins, and a summary the hub receives a minute after the one it shows wins
-    anyway (by the hub's clock, not the table's: a summary claiming the far future kept every later
-    one out). Seqs are numbered within one log, and a replaced Pi starts a new one at 1: a summary
-    naming another log than the one shown wins at once (the hub kept the dead Pi's highest seq and
-    ignored the new Pi's summaries for a minute, the overview showing the old Pi's last deal); one of
-    a log the table has moved on from (``live.logs_left``, a late delivery) only by the minute. A
-    summary without a log (a table of an older release) is ordered by round and seq, as before."""
-    old = live.summary
-    stale = now_ms > live.summary_rx_ms + SUMMARY_STALE_MS
-    was, log = old.get("log"), new.get("log")
-    if log and log in live.logs_left:
-        return stale
-
-    def order(d: dict[str, Any]) -> tuple[int, int]:
-        return (d.get("round") or 0, d.get("last_seq") or 0)
-
-    return not old or stale or bool(was and log and was != log) or order(new) >= order(old)
+    """The logs this table's summaries came from before the one shown (a replaced Pi's): a late
+    message of one of them is never taken as a new log (:func:`~.summaries.takes_summary`)."""
+    panel: str | None = None
 
 
 class TableMessages:
@@ -232,7 +207,7 @@ class TableMessages:
         live = self.live.setdefault(table, TableLive(table))
         old = live.summary
 
-        if takes_summary(live, data, now):
+        if takes_summary(live.summary, live.summary_rx_ms, live.logs_left, data, now):
             if old.get("log") and data.get("log") and old["log"] != data["log"]:
                 live.logs_left.add(old["log"])  # its late messages no longer outrank the new log's
             live.summary = data
