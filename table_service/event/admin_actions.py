@@ -19,6 +19,7 @@ from flask import request
 from table_service.event.form_fields import form_int, form_text
 from table_service.event.model import FORFEIT_SIDES, MAX_ID, MAX_NAME, MAX_TEXT, EventInputError, RoleRefused
 from table_service.event.settings import METHOD_WORDS, SETTING_WORDS, SETTINGS
+from table_service.event.spare import move_match
 
 
 def _slot() -> tuple[int, str]:
@@ -320,6 +321,18 @@ def _do_withdraw_deck(h: Any, who: str, role: str) -> str:
             f"{ev['data']['sha256'][:12]} is withdrawn: the tables read unenrolled and learn the deck in play")
 
 
+def _do_move_match(h: Any, who: str, role: str) -> str:
+    """A failed table's match of the current round moved to a spare table (``to``), the reason said."""
+    rnd, table = _slot()
+    to = form_text("to", MAX_ID).strip()
+    if not to:
+        raise EventInputError("请选择新桌 / choose the table to move the match to")
+    move_match(h, rnd, table, to, form_text("reason", MAX_TEXT).strip(), who, role)
+    return (f"第 {rnd} 轮 {table} 号桌的比赛已移至 {to} 号桌：编排已发给 {to} 号桌，{table} 号桌的编排已撤回，成绩由 {to} "
+            f"号桌上报 / round {rnd}'s match at table {table} moved to table {to}: the assignment went to table {to}, "
+            f"table {table}'s was withdrawn, and the result comes from table {to}")
+
+
 ACTIONS: dict[str, Callable[[Any, str, str], str | Shown]] = {
     "draw": _do_draw, "publish": _do_publish, "hand_result": _do_hand_result, "correct": _do_correct,
     "publish_results": _do_publish_results, "appeal": _do_appeal, "decide": _do_decide,
@@ -327,4 +340,4 @@ ACTIONS: dict[str, Callable[[Any, str, str], str | Shown]] = {
     "add_team": _do_add_team,
     "edit_event": _do_edit_event,
     "deck": _do_deck, "withdraw_deck": _do_withdraw_deck, "withdraw_team": _do_withdraw_team,
-    "reinstate_team": _do_reinstate_team}
+    "reinstate_team": _do_reinstate_team, "move_match": _do_move_match}

@@ -26,7 +26,7 @@ FIELD_WORDS = {"ns_levels": ("南北升级数", "NS levels gained"), "ew_levels"
                "refusal": ("拒收的成绩", "refused result"),
                "settles": ("所处理的拒收", "refused result settled"), "seen": ("页面版本", "page version"),
                "rounds": ("轮数", "rounds"), "draw": ("编排方法", "draw method"),
-               "match_points": ("比赛分方案", "match points")}
+               "match_points": ("比赛分方案", "match points"), "to": ("新桌", "new table")}
 
 
 def form_int(name: str, lo: int = 0, hi: int = 10**9) -> int:

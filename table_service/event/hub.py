@@ -30,6 +30,7 @@ from table_service.event.model import (
     results_to_jsonl,
     table_order,
 )
+from table_service.event.moves import assignment_seq
 from table_service.event.mqtt import HubMqtt
 from table_service.event.release import ReleaseBook
 from table_service.event.result_import import check_results_import
@@ -103,6 +104,9 @@ class HubService(TableMessages):
         #: The hub's users database, whose event accounts go to every table; set by the hub's web
         #: app (:func:`~table_service.event.web.create_hub_app`), which holds the accounts page.
         self.accounts_db: str | None = None
+        #: Where ``event provision`` wrote the tables' credentials (a replacement Pi's, on the organiser
+        #: page: :mod:`.spare`); set by whoever knows EVENT.toml's place (``guandan-table hub``), else None.
+        self.provision_dir: Path | None = None
         self._accounts_lock = threading.Lock()
         if connect:
             m = cfg["mqtt"]  # where the broker is today (deployment, not event state: from the file)
@@ -159,7 +163,7 @@ class HubService(TableMessages):
             rnd = self.core.current_round()
             draw = self.core.draws[rnd] if rnd else {}
             assignments = dict(draw.get("assignments") or {})
-            published_seq = draw.get("published_seq")
+            seqs = {t: assignment_seq(draw, t) for t in assignments}  # a moved match's: the move's seq
         if deck is not None:
             self._publish_deck(deck)
         elif withdrawn is not None:
@@ -168,7 +172,7 @@ class HubService(TableMessages):
             assert self.mqtt is not None
             # Byte for byte the message :meth:`_after` sent at the publish, ``hub_seq`` included: a
             # restart must not change the retained assignment the tables and the audit read.
-            self.mqtt.publish(table, "assignment", assignment_payload(a, published_seq))
+            self.mqtt.publish(table, "assignment", assignment_payload(a, seqs[table]))
         if rnd:
             self._clear_idle_assignments(assignments)
         self.publish_releases(again=True)  # a duplicate board's deals both rooms have ended
@@ -182,6 +186,7 @@ class HubService(TableMessages):
         assert self.mqtt is not None
         with self.lock:
             used = {t for d in self.core.draws.values() if d["published"] for t in d["assignments"]}
+            used |= {m["from"] for d in self.core.draws.values() for m in d.get("moves", ())}  # a match moved off it
         for table in sorted(used - set(assignments)):
             self.mqtt.publish(table, "assignment", b"")
 

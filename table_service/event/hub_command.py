@@ -15,6 +15,7 @@ from pathlib import Path
 
 from table_service.event.config import load_event
 from table_service.event.hub import HubService
+from table_service.event.spare import provision_folder
 from table_service.event.web import serve_hub
 from table_service.web import users
 from table_service.web.secret_key import kept_secret_key
@@ -55,7 +56,9 @@ def run_hub_command(args: argparse.Namespace) -> int:
     host = cfg["hub"]["host"] if args.host is None else args.host
     port = cfg["hub"]["port"] if args.port is None else args.port
     check_address(host, port, ("赛事中心网页", "the hub's pages"), "--host/--port, or [hub] host, port in EVENT.toml")
-    hub = HubService(cfg, data).start()
+    hub = HubService(cfg, data)
+    hub.provision_dir = provision_folder(cfg, args.event)  # a replacement Pi's credential, on the organiser page
+    hub.start()
     try:
         # A restarted hub keeps its chiefs and referees logged in (web/secret_key.py says why).
         handle = serve_hub(hub, host=host, port=port, users_db=str(data / "web-users.sqlite3"),

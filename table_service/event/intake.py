@@ -203,7 +203,7 @@ def panel_link(table: str, organiser: str | None, announced: str | None) -> str 
 STATUS_KEYS = frozenset({"table", "event", "status", "reason", "wall_ms", "panel"})
 SUMMARY_KEYS = frozenset({"table", "round", "round_status", "teams", "deal", "levels", "open_flags", "doubts",
                           "clocks_over", "penalties", "signed", "finished", "panel", "deck", "camera",
-                          "last_seq", "wall_ms", "deals_ended", "feed_delay_s", "feed_holds"})
+                          "last_seq", "wall_ms", "deals_ended", "feed_delay_s", "feed_holds", "log"})
 RESULT_KEYS = frozenset({"result_id", "result", "table_seq", "reason", "wall_ms", "feed_delay_s"})
 #: The longest broadcast delay a table may have (``views.feed.FeedView`` refuses more).
 MAX_FEED_DELAY_S = 3600
@@ -270,7 +270,9 @@ def check_summary(table: str, data: dict[str, Any]) -> dict[str, Any]:
             "wall_ms": _int(data, "wall_ms", MIN_WALL_MS, MAX_WALL_MS),
             "deals_ended": ended,
             "feed_delay_s": delay,
-            "feed_holds": holds}
+            "feed_holds": holds,
+            # The table's log (absent from a table of an older release: None): its seqs are numbered in it.
+            "log": _str(data, "log", 64)}
 
 
 def _deck_sha(value: Any) -> str | None:

@@ -307,6 +307,26 @@ HUB_OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
     ("POST", "/hub/action/withdraw_deck"): _action(
         "撤回比赛用牌 / withdraw the event's deck: the tables drop it and read unenrolled (docs/hub-protocol.md)",
         {}, chief=True),
+    ("POST", "/hub/action/move_match"): _action(
+        "换桌 / move a failed table's match of the current round to an idle spare table: match_moved is logged, "
+        "the assignment goes to the new table, the old table's is withdrawn, the result comes from the new table; "
+        "refused for a table that already plays a match this round, or a match already finished",
+        {"slot": _SLOT, "to": {"type": "string", "pattern": "^[A-Za-z0-9_.\\-]{1,64}$",
+                               "description": "新桌 / the idle table to move the match to (one of [[tables]])"},
+         "reason": _text(MAX_TEXT, "原因 / why (optional)")}, ("slot", "to"), chief=True),
+    ("GET", "/hub/table-mqtt.toml"): {
+        "summary": "换机凭据 / a table's [mqtt] as event provision wrote it (its MQTT password: a secret), for a "
+                   "replacement Pi's table.toml; no-store, an attachment", "tags": ["hub"], "login": "chief",
+        "parameters": [{"name": "table", "in": "query", "required": True, "schema": {"type": "string"},
+                        "description": "桌号 / the table"}],
+        "responses": {"200": {"description": "the [mqtt] section with a header saying it holds a secret",
+                              "content": {"application/toml": {"schema": {"type": "string"}}}},
+                      "404": _err("没有该桌的凭据 / no credential for that table"), **_TO_LOGIN}},
+    ("GET", "/hub/ca.crt"): {
+        "summary": "经纪服务器的 CA 证书 / the broker's CA certificate (TLS) a table's ca_file names",
+        "tags": ["hub"], "login": "chief",
+        "responses": {"200": {"description": "PEM", "content": {"application/x-pem-file": {"schema": {"type": "string"}}}},
+                      "404": _err("未启用 TLS / the broker was provisioned without TLS"), **_TO_LOGIN}},
 }
 
 #: The document's title for the hub app.

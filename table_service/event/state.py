@@ -38,6 +38,7 @@ from typing import Any, Self
 
 from table_service.event.config import draw_method, scheme_scoring, scoring_of
 from table_service.event.model import Result, parse_result
+from table_service.event.moves import MOVE_EVENT, apply_move
 from table_service.event.standings import Standings, compute_standings
 
 #: How many refusals already cleared by the chief referee, and how many of the latest bad messages,
@@ -331,6 +332,8 @@ class HubState:
             self.deck_withdrawn = None
         elif et == "deck_withdrawn":
             self.deck, self.deck_withdrawn = None, d["sha256"]
+        elif et == MOVE_EVENT:
+            apply_move(self.draws, d, ev)
         else:
             raise ValueError(f"未知赛事事件 / unknown hub event type {et!r}")
 

@@ -26,6 +26,7 @@ from table_service.event.mqtt import HubMqtt, Message, json_payload
 from table_service.event.release import ReleaseBook
 from table_service.event.state import FLOOD_SAID_MS, MAX_OPEN_REFUSALS_PER_TABLE
 from table_service.event.store import HubStore
+from table_service.event.summaries import takes_summary
 from table_service.views.release_wire import RELEASE_TOPIC, release_message
 
 log = logging.getLogger(__name__)
@@ -41,6 +42,9 @@ class TableLive:
     summary: dict[str, Any] = field(default_factory=dict)
     summary_rx_ms: int = 0
     """When the hub received the summary it shows (its own clock, not the table's)."""
+    logs_left: set[str] = field(default_factory=set)
+    """The logs this table's summaries came from before the one shown (a replaced Pi's): a late
+    message of one of them is never taken as a new log (:func:`~.summaries.takes_summary`)."""
     panel: str | None = None
 
     @property
@@ -212,13 +216,9 @@ class TableMessages:
         live = self.live.setdefault(table, TableLive(table))
         old = live.summary
 
-        def order(d: dict[str, Any]) -> tuple[int, int]:
-            return (d.get("round") or 0, d.get("last_seq") or 0)
-
-        # Newer by (round, seq) wins; a message the hub receives a minute after the one it shows wins
-        # anyway (a Pi replaced mid-round starts its seqs again). By the hub's clock, not the table's:
-        # a summary claiming the far future kept every later one out.
-        if not old or order(data) >= order(old) or now > live.summary_rx_ms + 60_000:
+        if takes_summary(live.summary, live.summary_rx_ms, live.logs_left, data, now):
+            if old.get("log") and data.get("log") and old["log"] != data["log"]:
+                live.logs_left.add(old["log"])  # its late messages no longer outrank the new log's
             live.summary = data
             live.summary_rx_ms = now
         if data["panel"]:

@@ -48,6 +48,7 @@ from table_service.event.openapi_hub import HUB_INFO, HUB_OPERATIONS
 from table_service.event.refusal_words import hhmm, who_text
 from table_service.event.standings import compute_standings
 from table_service.event.state import byes_of
+from table_service.event.web_spare import register_spare
 from table_service.rules.ruleset import PRESETS
 from table_service.views.deck_wire import MAX_DECK_BYTES
 from table_service.web.app import create_app, plain_message
@@ -540,6 +541,7 @@ def create_hub_app(hub_service: Any, *, users_db: str, secret_key: str | None = 
     app.extensions["guandan_openapi"] = HUB_OPERATIONS  # the hub's routes in /api/openapi.json
     app.extensions["guandan_openapi_info"] = HUB_INFO
     app.register_blueprint(bp)
+    register_spare(app)  # a failed table: its match moved to a spare, a replacement Pi's credential
     app.view_functions["panel.index"] = hub_home  # same rule "/", so the OpenAPI document still holds
     app.extensions["guandan_home"] = hub_home_url  # where the error page's 返回 / Back leads
     # The accounts page marks event accounts here (this is the hub) and sends them to the tables

@@ -67,7 +67,8 @@ from table_service.web.event_accounts import accounts_topic
 log = logging.getLogger(__name__)
 
 def table_summary(state: dict[str, Any], table_id: str, panel: str | None, deck: str | None = None,
-                  camera: bool | None = None, *, feed_delay_s: float = 0.0, feed_holds: bool = False) -> dict[str, Any]:
+                  camera: bool | None = None, *, feed_delay_s: float = 0.0, feed_holds: bool = False,
+                  log: str | None = None) -> dict[str, Any]:
     """Counts for the chief referee's overview (no content of flags or questions); ``deck``: the
     SHA-256 of the enrolment the camera reads with, when the hub handed it one; ``camera``: whether
     this table has a camera at all (one without reads no deck, and is not "off the event's deck").
@@ -75,7 +76,10 @@ def table_summary(state: dict[str, Any], table_id: str, panel: str | None, deck:
     releases a deal at both rooms once both have ended it. Absent otherwise, so a hub of an earlier
     release, which refuses a field it does not know, still reads every table of a plain event.
     ``feed_delay_s`` / ``feed_holds``: the table's public broadcast, its delay and whether it holds
-    deals for release, for the hub's 直播 page (the producers); absent when 0 / false, likewise."""
+    deals for release, for the hub's 直播 page (the producers); absent when 0 / false, likewise.
+    ``log``: the identity of the table's event log (:attr:`~table_service.store.event_log.EventStore.log_id`):
+    a replaced Pi's new log numbers its seqs from 1 again, and the hub, which keeps a table's highest
+    ``last_seq``, takes a summary of another log at once instead of ignoring it for a minute."""
     rnd, deal = state.get("round") or {}, state.get("deal") or {}
     now = state.get("t_ms") or 0
     flags = [f for f in state.get("flags") or [] if f.get("status") == "open"]
@@ -97,6 +101,8 @@ def table_summary(state: dict[str, Any], table_id: str, panel: str | None, deck:
         out["feed_delay_s"] = round(float(feed_delay_s), 3)
     if feed_holds:
         out["feed_holds"] = True
+    if log is not None:
+        out["log"] = log
     return out
 
 
@@ -335,7 +341,8 @@ class MqttBridge:
         summary = table_summary(state, self.table_id, self.panel_url, self.deck_sha,
                                 camera=getattr(self.runner, "camera_pipeline", None) is not None,
                                 feed_delay_s=float(getattr(self.feed, "delay_ms", 0.0)) / 1000.0,
-                                feed_holds=bool(callable(holds) and holds()))
+                                feed_holds=bool(callable(holds) and holds()),
+                                log=getattr(self.runner, "log_id", None))
         # Sent when something the overview shows changed, not on every event (last_seq alone).
         key = {k: v for k, v in summary.items() if k not in ("wall_ms", "last_seq")}
         with self._lock:

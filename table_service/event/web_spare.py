@@ -1,0 +1,94 @@
+"""The organiser page's part for a failed table: move its match to a spare table (the form posts
+``/hub/action/move_match``, one of :data:`~.admin_actions.ACTIONS`), and download what a
+replacement Pi needs (the table's MQTT credential; the broker's CA under TLS).
+
+Why apart from :mod:`.web`: the pages' other routes are not this one fault's, and the credential
+routes are the only hub pages that hand out a secret: chief only (the organiser's account), never
+cached, and each download said in the hub's log (who fetched which table's password).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from flask import Blueprint, Flask, Response, abort, current_app, g, request
+
+from table_service.event.model import EventInputError, table_order
+from table_service.event.spare import SPARE_ROLE, ca_certificate, credential_tables, table_credential
+from table_service.web.auth import require_role
+
+log = logging.getLogger(__name__)
+
+spare_bp = Blueprint("hub_spare", __name__, url_prefix="/hub")
+
+
+def _hub() -> Any:
+    h = current_app.extensions.get("guandan_hub")
+    if h is None:
+        abort(404, description="本服务没有赛事中心 / this server runs no event hub")
+    return h
+
+
+def _secret(body: bytes | str, name: str, mimetype: str) -> Response:
+    """A download that must not stay in a cache or a proxy: ``no-store``, an attachment."""
+    resp = Response(body, mimetype=mimetype)
+    resp.headers["Content-Disposition"] = f'attachment; filename="{name}"'
+    resp.headers["Cache-Control"] = "no-store"
+    return resp
+
+
+@spare_bp.get("/table-mqtt.toml")
+@require_role(SPARE_ROLE)
+def table_mqtt() -> Any:
+    """The ``[mqtt]`` a replacement Pi of the table ``?table=`` pastes into its ``table.toml`` (a query
+    parameter: the page's one form picks the table, no script builds the address)."""
+    h = _hub()
+    table = request.args.get("table", "")
+    try:
+        text = table_credential(getattr(h, "provision_dir", None), table)
+    except EventInputError as exc:
+        abort(404, description=str(exc))
+    log.warning("hub: table %s's MQTT credential downloaded by %s", table, g.user.name)
+    return _secret(text, f"table-{table}-mqtt.toml", "application/toml")
+
+
+@spare_bp.get("/ca.crt")
+@require_role(SPARE_ROLE)
+def ca_crt() -> Any:
+    """The broker's CA certificate (TLS), which a replacement Pi's ``ca_file`` names."""
+    try:
+        body = ca_certificate(getattr(_hub(), "provision_dir", None))
+    except EventInputError as exc:
+        abort(404, description=str(exc))
+    return _secret(body, "ca.crt", "application/x-pem-file")
+
+
+def spare_view() -> dict[str, Any]:
+    """What the organiser page's 换桌与换机 part shows: the current round's matches still to play (each
+    may move), the idle tables they may move to (the event's tables no match of the round uses), the
+    moves made, and, for the chief, the tables with a credential and whether there is a CA."""
+    h = _hub()
+    with h.lock:
+        core = h.core
+        rnd = core.current_round()
+        draw = core.draws.get(rnd) if rnd else None
+        names = core.team_names()
+        open_matches = [{**t, "ns_name": names.get(t["ns"], t["ns"]), "ew_name": names.get(t["ew"], t["ew"])}
+                        for t in (draw or {}).get("tables", []) if (rnd, t["table"]) not in core.results]
+        used = {t["table"] for t in (draw or {}).get("tables", [])}
+        listed = [t["id"] for t in (core.cfg or {}).get("tables", [])]
+        known = listed or sorted(set(h.live) | set(credential_tables(getattr(h, "provision_dir", None))), key=table_order)
+        idle = [{"table": t, "online": getattr(h.live.get(t), "online", None)} for t in known if t not in used]
+        moves = list((draw or {}).get("moves", ()))
+    folder = getattr(h, "provision_dir", None)
+    chief = g.user is not None and g.user.can(SPARE_ROLE)
+    return {"round": rnd, "open": open_matches, "idle": idle, "moves": moves,
+            "credentials": credential_tables(folder) if chief else [],
+            "ca": bool(chief and folder is not None and (folder / "ca.crt").is_file())}
+
+
+def register_spare(app: Flask) -> None:
+    """Add the routes and the page's data to the hub's app (:func:`~.web.create_hub_app`)."""
+    app.register_blueprint(spare_bp)
+    app.template_global("spare_view")(spare_view)
