@@ -24,7 +24,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "table_service.cli.run",
     "table_service.rules.cli",
     "table_service.store.cli",
-    "table_service.web.cli",
+    "table_service.cli.user",
     "table_service.event.cli",
     "firmware_bridge.cli",
     "table_service.cli.hardware",
