@@ -142,3 +142,24 @@ def test_config_check_refuses_what_run_refuses_at_start_and_neither_writes(tmp_p
         for named in ("T7.sqlite3", "users.sqlite3", "clock.json"):
             assert named in err, (named, err)
     assert files() == before
+
+
+def test_config_check_says_the_panel_address_run_cannot_serve(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """``run`` refuses a ``[web]`` host that is not this machine's and a port in use before it starts;
+    ``config check`` passed both. It now refuses the host, as ``run`` does, and warns of the port (a
+    state of the moment: the running table itself may hold it), creating nothing either way."""
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        path = write(tmp_path, web=f'host = "127.0.0.1"\nport = {port}\n')
+        assert main(["config", "check", str(path)]) == 0
+        out = capsys.readouterr().out
+        assert f"warning: 裁判面板的端口 127.0.0.1:{port} 此刻被占用" in out and "in use now" in out, out
+    path = write(tmp_path, web='host = "192.0.2.1"\nport = 8080\n')  # TEST-NET-1: never this machine's
+    assert main(["config", "check", str(path)]) == 1
+    assert "192.0.2.1 is not an address of this machine" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["table.toml"]
