@@ -32,6 +32,27 @@ print("main returned", rc, flush=True)
 sys.exit(rc)
 """
 
+#: A command whose clean-up takes its time, in a process a thread would hold (one the clean-up would
+#: have stopped): a second Ctrl-C during the clean-up must end it, not leave it waiting for the thread.
+CUT_SHORT = """
+import sys, threading
+import table_service.cli as cli
+
+def command(_args):
+    threading.Thread(target=threading.Event().wait).start()
+    try:
+        print("running", flush=True)
+        threading.Event().wait()
+    finally:
+        print("cleaning up", flush=True)
+        threading.Event().wait()
+
+parser = cli.BilingualParser(prog="t")
+parser.set_defaults(func=command)
+cli.build_parser = lambda: parser
+sys.exit(cli.main([]))
+"""
+
 
 def _start(argv: list[str], **kw: object) -> subprocess.Popen[str]:
     return subprocess.Popen([sys.executable, "-m", "table_service", *argv], cwd=REPO, stdout=subprocess.PIPE,
@@ -59,9 +80,12 @@ def test_ctrl_c_is_a_quiet_130_and_sigterm_cleans_the_emulator(tmp_path: Path) -
     # All at once: each start costs a second or more.
     interrupted = _start(["emulate-screen", "--duration", "600"], preexec_fn=_ignore_sigint)
     terminated = _start(["emulate-screen", "--duration", "600"])
-    # A second Ctrl-C while Python winds down (here for ever: a thread it waits for never ends).
+    # A second Ctrl-C while Python winds down (here for ever: a thread it waits for never ends), and one
+    # while the command cleans up.
     twice = subprocess.Popen([sys.executable, "-c", WINDING_DOWN], cwd=REPO, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True)
+    cut_short = subprocess.Popen([sys.executable, "-c", CUT_SHORT], cwd=REPO, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True)
     ports = {}
     try:
         for name, proc in (("interrupted", interrupted), ("terminated", terminated), ("twice", twice)):
@@ -69,16 +93,19 @@ def test_ctrl_c_is_a_quiet_130_and_sigterm_cleans_the_emulator(tmp_path: Path) -
             assert ports[name].parent.name.startswith("guandan-screen-"), ports[name]
         twice.send_signal(signal.SIGINT)
         assert twice.stdout.readline().strip() == "main returned 130"
+        assert cut_short.stdout.readline().strip() == "running"
+        cut_short.send_signal(signal.SIGINT)
+        assert cut_short.stdout.readline().strip() == "cleaning up"
     except BaseException:
-        for proc in (interrupted, terminated, twice):
+        for proc in (interrupted, terminated, twice, cut_short):
             proc.kill()
             proc.communicate(timeout=10)
         raise
     # Without the Ctrl-C handler the interrupted emulator ran its whole 600 s: it never saw the Ctrl-C.
     results = {"interrupted": _finish(interrupted, signal.SIGINT), "terminated": _finish(terminated, signal.SIGTERM),
-               "twice": _finish(twice, signal.SIGINT)}
-    assert {name: rc for name, (rc, _err) in results.items()} == {"interrupted": 130, "terminated": 0, "twice": 130}, \
-        results
+               "twice": _finish(twice, signal.SIGINT), "cut short": _finish(cut_short, signal.SIGINT)}
+    assert {name: rc for name, (rc, _err) in results.items()} == {"interrupted": 130, "terminated": 0, "twice": 130,
+                                                                  "cut short": 130}, results
     assert not any("Traceback" in err or "KeyboardInterrupt" in err for _rc, err in results.values()), results
     for name, port in ports.items():
         assert not port.parent.exists(), f"the {name} emulator left {port.parent}"

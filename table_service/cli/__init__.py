@@ -127,8 +127,8 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-#: Set by the SIGINT handler :func:`_honour_ctrl_c` installs: Ctrl-C came while this command ran.
-_CTRL_C = threading.Event()
+#: The Ctrl-Cs (SIGINT) this command has had, counted by the handler :func:`_honour_ctrl_c` installs.
+_ctrl_c_count = 0
 
 #: The exit status of a command stopped by Ctrl-C (128 + SIGINT, as a shell reports it), whatever the
 #: command returned on its way out: a script or a service manager reads "interrupted", never "done" (0)
@@ -137,9 +137,10 @@ CTRL_C_EXIT = 130
 
 
 def _on_ctrl_c(_sig: int, _frame: object) -> None:
-    """SIGINT: noted (:data:`_CTRL_C`), then Python's own KeyboardInterrupt, so every command's
+    """SIGINT: counted (:data:`_ctrl_c_count`), then Python's own KeyboardInterrupt, so every command's
     ``finally`` (and its closing report) runs as before."""
-    _CTRL_C.set()
+    global _ctrl_c_count
+    _ctrl_c_count += 1
     raise KeyboardInterrupt
 
 
@@ -156,17 +157,21 @@ def _honour_ctrl_c() -> None:
     130; :func:`main` now answers 130 for all. Only the main thread may set a handler (an
     in-process caller on another thread keeps its own).
     """
+    global _ctrl_c_count
     if threading.current_thread() is threading.main_thread():
-        _CTRL_C.clear()
+        _ctrl_c_count = 0
         signal.signal(signal.SIGINT, _on_ctrl_c)
 
 
-def _quit_at_once(_sig: int, _frame: object) -> None:
-    """A further Ctrl-C once the command has ended on one: out now, still quiet and 130.
+def _quit_at_once(_sig: int = 0, _frame: object = None) -> None:
+    """Out now, quiet and 130: a further Ctrl-C once the command has ended on one, or a command whose
+    clean-up a second Ctrl-C cut short.
 
     Python winds down after :func:`main` returns (the threads it waits for, the modules it frees: a
-    second or more after the demo); a KeyboardInterrupt then ended the process by the signal itself
-    (status -2, "killed"), not 130. Whatever was written is already written: the event log commits
+    second or more after the demo); a KeyboardInterrupt then printed a traceback or ended the process
+    by the signal itself (status -2). After a clean-up cut short, threads it would have stopped
+    (the camera's, OpenCV's) held the process, or aborted it as it freed them ("terminate called
+    without an active exception", -6). Whatever was written is already written: the event log commits
     each event whole before it is accepted, so leaving now loses none."""
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
@@ -181,8 +186,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         status = _run(argv)
     except KeyboardInterrupt:  # a second Ctrl-C inside _run's own error handling
         status = CTRL_C_EXIT
-    if _CTRL_C.is_set():  # the command may have taken the Ctrl-C as its stop and returned 0: interrupted all the same
-        signal.signal(signal.SIGINT, _quit_at_once)  # set only by the main thread's handler, so on the main thread
+    if _ctrl_c_count > 1:  # Ctrl-C again while the command cleaned up: the user wants out, now
+        _quit_at_once()
+    if _ctrl_c_count:  # the command may have taken the Ctrl-C as its stop and returned 0: interrupted all the same
+        signal.signal(signal.SIGINT, _quit_at_once)  # counted only by the main thread's handler, so on the main thread
         return CTRL_C_EXIT
     return status
 
