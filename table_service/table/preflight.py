@@ -36,22 +36,27 @@ def check_before_start(config: ServiceConfig, *, web: bool, busy_port_ok: bool =
     problems: list[str] = []
     warnings: list[str] = []
 
-    def check(fn: Callable[..., object], *args: object) -> None:
+    def check(fn: Callable[..., object], *args: object) -> bool:
         try:
             fn(*args)
         except ValueError as exc:
             problems.append(str(exc))
+            return False
+        return True
 
-    check(check_folder_path, "data_dir", config.data_dir)
-    db_key = "[service].db" if config.service.get("db") else "data_dir"
-    check(check_database_path, db_key, config.db_path)
-    check(check_store, config.db_path)
-    if float(config.service.get("speed", 1.0)) != 1.0:  # only a faster clock keeps its time line
+    # A file in a data folder that cannot be made is said once, as the folder.
+    folder_ok = check(check_folder_path, "data_dir", config.data_dir)
+    if folder_ok or config.service.get("db"):
+        db_key = "[service].db" if config.service.get("db") else "data_dir"
+        if check(check_database_path, db_key, config.db_path):
+            check(check_store, config.db_path)
+    if float(config.service.get("speed", 1.0)) != 1.0 and folder_ok:  # only a faster clock keeps its time line
         check(read_time_line, config.clock_path)
-    if web:
+    if web and (folder_ok or config.web.get("users_db")):
         users_key = "[web].users_db" if config.web.get("users_db") else "data_dir"
-        check(check_database_path, users_key, config.users_db_path)
-        check(check_database, config.users_db_path)
+        if check(check_database_path, users_key, config.users_db_path):
+            check(check_database, config.users_db_path)
+    if web:
         host, port = str(config.web.get("host", "127.0.0.1")), int(config.web.get("port", 8080))
         try:
             check_address(host, port, ("裁判面板", "the referee panel"),
