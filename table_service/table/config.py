@@ -281,9 +281,12 @@ def check_folder_path(key: str, folder: Path, wanted: Path | None = None) -> Non
     parent = folder
     while not parent.exists() and parent != parent.parent:
         parent = parent.parent
-    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
-        raise ValueError(f"{key}: 无法在 {parent} 下创建或写入 {wanted} / {wanted} cannot be created or written "
-                         f"under {parent}")
+    if not parent.is_dir():
+        raise ValueError(f"{key}: {parent} 不是文件夹，无法在其下创建 {wanted} / {parent} is not a folder: {wanted} "
+                         "cannot be created under it")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ValueError(f"{key}: 文件夹 {parent} 只读，无法写入 {wanted} / the folder {parent} is read-only: {wanted} "
+                         "cannot be written there")
 
 
 def _check_vision_file(key: str, path: Path) -> None:
