@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import signal
 import sys
 import threading
 from pathlib import Path
@@ -107,14 +108,19 @@ def run_emulate_screen(args: argparse.Namespace) -> int:
             raise ValueError(f"端口所在文件夹不存在 / the folder of --port {link} does not exist")
         if link.is_dir():
             raise ValueError(f"--port 是文件夹 / --port {link} is a folder: give the path of a link to create")
+    stop = threading.Event()
+    if threading.current_thread() is threading.main_thread():
+        # SIGTERM (systemd, ``kill``, a test's terminate) ends it as Ctrl-C and --duration do: through
+        # ``emu.stop()``, which removes the link and its /tmp/guandan-screen-* folder (Python's default
+        # for SIGTERM is to die on the spot, and each stop left a folder behind).
+        signal.signal(signal.SIGTERM, lambda *_: stop.set())
     emu = ScreenEmulator(args.port, controller_id=args.controller_id, protocol_version=args.protocol_version,
                          heartbeat_ms=args.heartbeat_ms)
-    emu.start()
     try:
+        emu.start()
         print(emu.port, flush=True)
         print(f"隔板屏控制器模拟器运行中 / screen emulator running: {emu.port} -> {emu.device} "
               f"(protocol v{args.protocol_version}); Ctrl-C 退出 / to stop", file=sys.stderr, flush=True)
-        stop = threading.Event()
         if args.interactive:
             def reader() -> None:
                 for line in sys.stdin:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -21,25 +20,95 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def test_sigint_stops_a_command_started_with_sigint_ignored(tmp_path: Path) -> None:
-    port = tmp_path / "ttyCtrlC"
-    proc = subprocess.Popen([sys.executable, "-m", "table_service", "emulate-screen", "--port", str(port),
-                             "--duration", "600"], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, preexec_fn=_ignore_sigint)
-    err: list[str] = []
-    reader = threading.Thread(target=lambda: err.extend(iter(proc.stderr.readline, "")), daemon=True)
-    reader.start()
+#: ``guandan-table emulate-screen`` in a process that cannot wind down after it: a thread Python waits
+#: for at exit never ends (as a hub's worker that hangs in its stop would), so a second Ctrl-C comes
+#: while it winds down. It says when main has returned.
+WINDING_DOWN = """
+import sys, threading
+from table_service.cli import main
+threading.Thread(target=threading.Event().wait).start()
+rc = main(["emulate-screen", "--duration", "600"])
+print("main returned", rc, flush=True)
+sys.exit(rc)
+"""
+
+#: A command whose clean-up takes its time, in a process a thread would hold (one the clean-up would
+#: have stopped): a second Ctrl-C during the clean-up must end it, not leave it waiting for the thread.
+CUT_SHORT = """
+import sys, threading
+import table_service.cli as cli
+
+def command(_args):
+    threading.Thread(target=threading.Event().wait).start()
     try:
-        assert proc.stdout.readline().strip() == str(port)  # running
-        proc.send_signal(signal.SIGINT)
-        rc = proc.wait(120)  # bounds a hang only: without the fix it runs its whole 600 s
+        print("running", flush=True)
+        threading.Event().wait()
+    finally:
+        print("cleaning up", flush=True)
+        threading.Event().wait()
+
+parser = cli.BilingualParser(prog="t")
+parser.set_defaults(func=command)
+cli.build_parser = lambda: parser
+sys.exit(cli.main([]))
+"""
+
+
+def _start(argv: list[str], **kw: object) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "table_service", *argv], cwd=REPO, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, **kw)  # type: ignore[call-overload]
+
+
+def _finish(proc: subprocess.Popen[str], sig: int) -> tuple[int, str]:
+    """Send ``sig`` and wait for the end; (exit status, stderr). The wait bounds a hang only."""
+    try:
+        proc.send_signal(sig)
+        _out, err = proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:
             proc.kill()
-            proc.wait(10)
-    reader.join(10)
-    assert rc == 0, "".join(err)
-    assert not port.exists(), "the emulator did not clean up: it was killed, not stopped"
+            proc.communicate(timeout=10)
+    return proc.returncode, err
+
+
+def test_ctrl_c_is_a_quiet_130_and_sigterm_cleans_the_emulator(tmp_path: Path) -> None:
+    """Ctrl-C reaches a command started with SIGINT ignored, and the command answers it with 130 even
+    where it takes Ctrl-C as its stop and returns: the s39 audit found ``emulate-screen``, ``hub`` and
+    ``event broker`` exiting 0 on it, the others 130 (``table_service.cli.main`` now says 130 for all).
+    And SIGTERM ends ``emulate-screen`` as Ctrl-C does, through its clean-up: Python's default for
+    SIGTERM (die at once) left its /tmp/guandan-screen-* folder behind."""
+    # All at once: each start costs a second or more.
+    interrupted = _start(["emulate-screen", "--duration", "600"], preexec_fn=_ignore_sigint)
+    terminated = _start(["emulate-screen", "--duration", "600"])
+    # A second Ctrl-C while Python winds down (here for ever: a thread it waits for never ends), and one
+    # while the command cleans up.
+    twice = subprocess.Popen([sys.executable, "-c", WINDING_DOWN], cwd=REPO, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    cut_short = subprocess.Popen([sys.executable, "-c", CUT_SHORT], cwd=REPO, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True)
+    ports = {}
+    try:
+        for name, proc in (("interrupted", interrupted), ("terminated", terminated), ("twice", twice)):
+            ports[name] = Path(proc.stdout.readline().strip())  # its port: it is running
+            assert ports[name].parent.name.startswith("guandan-screen-"), ports[name]
+        twice.send_signal(signal.SIGINT)
+        assert twice.stdout.readline().strip() == "main returned 130"
+        assert cut_short.stdout.readline().strip() == "running"
+        cut_short.send_signal(signal.SIGINT)
+        assert cut_short.stdout.readline().strip() == "cleaning up"
+    except BaseException:
+        for proc in (interrupted, terminated, twice, cut_short):
+            proc.kill()
+            proc.communicate(timeout=10)
+        raise
+    # Without the Ctrl-C handler the interrupted emulator ran its whole 600 s: it never saw the Ctrl-C.
+    results = {"interrupted": _finish(interrupted, signal.SIGINT), "terminated": _finish(terminated, signal.SIGTERM),
+               "twice": _finish(twice, signal.SIGINT), "cut short": _finish(cut_short, signal.SIGINT)}
+    assert {name: rc for name, (rc, _err) in results.items()} == {"interrupted": 130, "terminated": 0, "twice": 130,
+                                                                  "cut short": 130}, results
+    assert not any("Traceback" in err or "KeyboardInterrupt" in err for _rc, err in results.values()), results
+    for name, port in ports.items():
+        assert not port.parent.exists(), f"the {name} emulator left {port.parent}"
 
 
 def test_ctrl_c_while_the_commands_load_is_a_quiet_130(monkeypatch) -> None:

@@ -9,6 +9,7 @@ import every layer below, and nothing imports them.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import re
@@ -24,7 +25,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "table_service.cli.run",
     "table_service.rules.cli",
     "table_service.store.cli",
-    "table_service.web.cli",
+    "table_service.cli.user",
     "table_service.event.cli",
     "firmware_bridge.cli",
     "table_service.cli.hardware",
@@ -126,28 +127,80 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: The Ctrl-Cs (SIGINT) this command has had, counted by the handler :func:`_honour_ctrl_c` installs.
+_ctrl_c_count = 0
+
+#: The exit status of a command stopped by Ctrl-C (128 + SIGINT, as a shell reports it), whatever the
+#: command returned on its way out: a script or a service manager reads "interrupted", never "done" (0)
+#: or "failed" (1).
+CTRL_C_EXIT = 130
+
+
+def _on_ctrl_c(_sig: int, _frame: object) -> None:
+    """SIGINT: counted (:data:`_ctrl_c_count`), then Python's own KeyboardInterrupt, so every command's
+    ``finally`` (and its closing report) runs as before."""
+    global _ctrl_c_count
+    _ctrl_c_count += 1
+    raise KeyboardInterrupt
+
+
 def _honour_ctrl_c() -> None:
-    """Make Ctrl-C (SIGINT) stop the command with its closing report, whatever the parent did.
+    """Make Ctrl-C (SIGINT) stop the command with its closing report and exit 130, whatever the
+    parent did and whatever the command returns.
 
     A process started in the background of a non-interactive shell (``cmd &`` in a script, a CI
     step, a test runner started so) inherits SIGINT *ignored*, and Python then installs no
     KeyboardInterrupt handler: the demo, ``run`` or ``hub`` ignored Ctrl-C (or ``kill -INT``) and
     never printed its report. Every long command here promises "Ctrl-C to stop", so it takes
-    SIGINT back. Only the main thread may set a handler (an in-process caller on another thread
-    keeps its own).
+    SIGINT back. The handler also notes the Ctrl-C: commands that end their loop on
+    KeyboardInterrupt and return (``hub``, ``event broker``, ``emulate-screen``) exited 0, others
+    130; :func:`main` now answers 130 for all. Only the main thread may set a handler (an
+    in-process caller on another thread keeps its own).
     """
+    global _ctrl_c_count
     if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        _ctrl_c_count = 0
+        signal.signal(signal.SIGINT, _on_ctrl_c)
+
+
+def _quit_at_once(_sig: int = 0, _frame: object = None) -> None:
+    """Out now, quiet and 130: a further Ctrl-C once the command has ended on one, or a command whose
+    clean-up a second Ctrl-C cut short.
+
+    Python winds down after :func:`main` returns (the threads it waits for, the modules it frees: a
+    second or more after the demo); a KeyboardInterrupt then printed a traceback or ended the process
+    by the signal itself (status -2). After a clean-up cut short, threads it would have stopped
+    (the camera's, OpenCV's) held the process, or aborted it as it freed them ("terminate called
+    without an active exception", -6). Whatever was written is already written: the event log commits
+    each event whole before it is accepted, so leaving now loses none."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(CTRL_C_EXIT)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the process exit status."""
+    """Run the command line; returns the process exit status (:data:`CTRL_C_EXIT` after a Ctrl-C)."""
     _honour_ctrl_c()
+    try:
+        status = _run(argv)
+    except KeyboardInterrupt:  # a second Ctrl-C inside _run's own error handling
+        status = CTRL_C_EXIT
+    if _ctrl_c_count > 1:  # Ctrl-C again while the command cleaned up: the user wants out, now
+        _quit_at_once()
+    if _ctrl_c_count:  # the command may have taken the Ctrl-C as its stop and returned 0: interrupted all the same
+        signal.signal(signal.SIGINT, _quit_at_once)  # counted only by the main thread's handler, so on the main thread
+        return CTRL_C_EXIT
+    return status
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    """Parse ``argv`` and run its command; an error becomes one line and an exit status, never a traceback."""
     try:  # building the parser imports every command (Flask, OpenCV: seconds on a Pi): Ctrl-C there too
         parser = build_parser()
         args = parser.parse_args(argv)
     except KeyboardInterrupt:
-        return 130
+        return CTRL_C_EXIT
     func = getattr(args, "func", None)
     if func is None:
         parser.print_help()
@@ -155,7 +208,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         result = func(args)
     except KeyboardInterrupt:
-        return 130
+        return CTRL_C_EXIT
     except BrokenPipeError:
         return 0
     except ValueError as exc:

@@ -18,6 +18,7 @@ from hardware.table import TableDevices
 from table_service.table.config import load_service_config, service_warnings
 from table_service.table.placement import config_report
 from table_service.table.placement import meter as placement_meter
+from table_service.table.preflight import check_before_start
 from vision.calibration import LensCalibration, detect_markers
 from vision.geometry import TableLayout
 
@@ -118,7 +119,10 @@ def _load_table_toml(path: str, *, check_devices: bool, check_files: bool = True
 
 
 def cmd_config_check(args: argparse.Namespace) -> int:
-
+    """Check a ``table.toml`` as ``run`` does: the file (every section), then, unless ``--offline``,
+    what ``run`` opens before it starts (the event log, the users database, the clock, the panel's
+    address: :func:`check_before_start`), reading only, so nothing is written or made. Exit 1 for
+    either, each said as what it is."""
     try:
         svc = load_service_config(args.path, check_devices=not args.offline, check_files=not args.offline)
         # The camera's px/mm over the play zones, from its mounting (or the lens calibration).
@@ -127,6 +131,12 @@ def cmd_config_check(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"配置无效 / config invalid: {exc}", file=sys.stderr)
         return 1
+    if not args.offline:  # a file written for another machine: its files are there, not here
+        try:
+            warnings += check_before_start(svc, web=bool(svc.web.get("enabled", True)), busy_port_ok=True)
+        except ValueError as exc:
+            print(f"配置有效，但本桌无法启动 / the config is valid, but run would refuse to start: {exc}", file=sys.stderr)
+            return 1
     print(describe(svc.hardware))
     for line in lines:
         print(f"  {line}")

@@ -11,8 +11,8 @@ import threading
 from typing import Any
 
 from table_service.table.config import load_service_config
+from table_service.table.preflight import check_before_start
 from table_service.table.service import TableService
-from table_service.web.server import check_address
 
 
 def register(subparsers: Any) -> None:
@@ -32,9 +32,9 @@ def run_service(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     config = load_service_config(args.config)
-    if not args.no_web and config.web.get("enabled", True):
-        check_address(str(config.web.get("host", "127.0.0.1")), int(config.web.get("port", 8080)),
-                      ("裁判面板", "the referee panel"), "[web] host, port in the config; --no-web runs without it")
+    # Before anything is made: what the service would refuse half-way (the log, the users database,
+    # the panel's address), the same checks ``config check`` makes (table_service.table.preflight).
+    check_before_start(config, web=not args.no_web and bool(config.web.get("enabled", True)))
     for w in getattr(config.hardware, "warnings", ()):
         print(f"注意 / note: {w}", file=sys.stderr)
     stop = threading.Event()

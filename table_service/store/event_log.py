@@ -97,6 +97,93 @@ def _check_header(path: Path) -> None:
         )
 
 
+def _folder_error(path: Path) -> StoreError:
+    return StoreError(f"这是文件夹，不是事件库 / {path} is a folder, not an event store")
+
+
+def _vet(conn: sqlite3.Connection, path: Path) -> int:
+    """The file's schema version, once it is known to be a healthy event store this program can
+    read: not of a newer schema, SQLite's quick check clean, and no other program's database.
+    Every open makes these checks, and so does :func:`check_store`.
+
+    :raises StoreCorruptError: naming the file and what is wrong.
+    """
+    version = sqlite.user_version(conn)
+    if version > SCHEMA_VERSION:
+        raise StoreCorruptError(
+            f"事件库版本过新 / event store {path} has schema {version}, newer than this program's "
+            f"{SCHEMA_VERSION}; upgrade the program"
+        )
+    damage = sqlite.integrity_problems(conn)
+    if damage:
+        raise StoreCorruptError(f"事件库损坏 / event store {path} is damaged: {damage}; it has been left as it is")
+    tables = [t[0] for t in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()]
+    # Another program's database: none stamped (version 0), or stamped but without the events
+    # table (a hub's event log, which `replay` and `run` called damaged).
+    if (version == 0 and tables) or (version > 0 and "events" not in tables):
+        raise StoreCorruptError(
+            f"不是事件库 / {path} is an SQLite database but not an event store "
+            f"(tables: {', '.join(tables) or 'none'}); left as it is"
+        )
+    return version
+
+
+def _decode_all(conn: sqlite3.Connection, path: Path) -> None:
+    """Decode every stored row once: a row that does not decode is damage, found at start-up
+    and not in the middle of a match."""
+    for row in conn.execute("SELECT seq, data FROM events"):
+        try:
+            json.loads(row[1])
+        except (TypeError, ValueError):
+            raise StoreCorruptError(f"事件库损坏 / event store {path}: event {row[0]} does not decode") from None
+
+
+def check_store(path: str | Path) -> None:
+    """Refuse what the table's writer (:class:`EventStore`) refuses when it opens ``path``, without
+    writing a byte or creating a file: ``config check`` says it, and ``run`` says it before it
+    creates anything (it used to make the data folder, the clock and the session key, then stop).
+
+    A file that is not there, or empty, is a new log: whether its folder can be written is the
+    caller's check (the config's). Every other refusal is the writer's own: a folder, a file or
+    folder it may not write, not SQLite, a damaged ``-wal``, a newer schema, a damaged database,
+    another program's, a row that does not decode. Read as ``replay`` reads (a file without a
+    ``-wal`` immutable, so nothing is written beside it).
+
+    :raises StoreError: the writer's refusal, naming the file.
+    """
+    p = Path(path)
+    if p.is_dir():
+        raise _folder_error(p)
+    if not p.exists():
+        return
+    if not (os.access(p.parent, os.W_OK | os.X_OK) and os.access(p, os.W_OK)):
+        raise _readonly_error(p)
+    _check_header(p)
+    if p.stat().st_size == 0:
+        return
+    damage = sqlite.wal_damage(p)
+    if damage:
+        raise StoreCorruptError(f"事件库损坏 / event store {p} is damaged: {damage}; it has been left as it is")
+    try:
+        conn = sqlite.connect(p, readonly=True)
+    except sqlite3.Error as exc:
+        raise StoreCorruptError(f"无法打开事件库 / cannot open event store {p}: {exc}") from None
+    try:
+        if _vet(conn, p):
+            _decode_all(conn, p)
+    except sqlite3.DatabaseError as exc:
+        raise StoreCorruptError(
+            f"事件库损坏，拒绝启动 / event store {p} is damaged ({exc}); it has been left as it is") from None
+    finally:
+        conn.close()
+
+
+def _readonly_error(path: Path) -> StoreReadOnlyError:
+    return StoreReadOnlyError(
+        f"事件库或其文件夹只读，无法记录 / the event store {path} or its folder is read-only, so the "
+        "table could record nothing; make it writable (or copy the folder elsewhere) and start again")
+
+
 class EventStore:
     """Append-only event log of one table.
 
@@ -112,7 +199,7 @@ class EventStore:
         self.log_id: str | None = None
         self._lock = threading.Lock()
         if self.path.is_dir():
-            raise StoreError(f"这是文件夹，不是事件库 / {self.path} is a folder, not an event store")
+            raise _folder_error(self.path)
         if readonly and not self.path.exists():
             raise StoreError(f"文件不存在 / no such event store: {self.path}")
         if readonly and self.path.with_name(self.path.name + "-wal").exists() \
@@ -166,9 +253,7 @@ class EventStore:
             raise
 
     def _readonly_error(self) -> StoreReadOnlyError:
-        return StoreReadOnlyError(
-            f"事件库或其文件夹只读，无法记录 / the event store {self.path} or its folder is read-only, so the "
-            "table could record nothing; make it writable (or copy the folder elsewhere) and start again")
+        return _readonly_error(self.path)
 
     def _check_writable(self) -> None:
         """Refuse before opening when the file or its folder cannot be written (SQLite needs to
@@ -180,23 +265,7 @@ class EventStore:
 
     def _open(self) -> None:
         conn = self._conn
-        version = sqlite.user_version(conn)
-        if version > SCHEMA_VERSION:
-            raise StoreCorruptError(
-                f"事件库版本过新 / event store {self.path} has schema {version}, newer than this program's "
-                f"{SCHEMA_VERSION}; upgrade the program"
-            )
-        damage = sqlite.integrity_problems(conn)
-        if damage:
-            raise StoreCorruptError(f"事件库损坏 / event store {self.path} is damaged: {damage}; it has been left as it is")
-        tables = [t[0] for t in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()]
-        # Another program's database: none stamped (version 0), or stamped but without the events
-        # table (a hub's event log, which `replay` and `run` called damaged).
-        if (version == 0 and tables) or (version > 0 and "events" not in tables):
-            raise StoreCorruptError(
-                f"不是事件库 / {self.path} is an SQLite database but not an event store "
-                f"(tables: {', '.join(tables) or 'none'}); left as it is"
-            )
+        version = _vet(conn, self.path)
         if self.readonly:
             # Reading (replay, export) never writes: no journal change, no migration. Every schema
             # version so far keeps the columns reading selects (v3 only added ``action``, which only the
@@ -231,13 +300,7 @@ class EventStore:
         return str(row[0]) if row else None
 
     def _decode_all(self) -> None:
-        """Decode every stored row once: a row that does not decode is damage, found at start-up
-        and not in the middle of a match."""
-        for row in self._conn.execute("SELECT seq, data FROM events"):
-            try:
-                json.loads(row[1])
-            except (TypeError, ValueError):
-                raise StoreCorruptError(f"事件库损坏 / event store {self.path}: event {row[0]} does not decode") from None
+        _decode_all(self._conn, self.path)
 
     # ------------------------------------------------------------------ writing
 

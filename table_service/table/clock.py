@@ -19,6 +19,23 @@ from pathlib import Path
 from table_service.store.durable import write_durably
 
 
+def read_time_line(path: Path) -> tuple[float, float, float] | None:
+    """The time line a clock kept in ``path``: (speed, origin wall ms, origin table ms); None when
+    there is no file yet. The clock reads it at start, and ``config check`` (through
+    ``table.preflight``) reads it the same way without making one.
+
+    :raises ValueError: the file is there but unreadable (the table's times would jump; a clock that
+        guessed would put every countdown off).
+    """
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return float(data["speed"]), float(data["origin_wall"]), float(data["origin_table"])
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"时钟文件 {path} 无法读取 / clock file {path} is unreadable: {exc}") from exc
+
+
 class TableClock:
     """The service's clock in event milliseconds.
 
@@ -44,15 +61,9 @@ class TableClock:
 
     def _load_or_create(self, now_wall: float) -> None:
         assert self.path is not None
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-            old_speed = float(data["speed"])
-            ow, ot = float(data["origin_wall"]), float(data["origin_table"])
-        except FileNotFoundError:
-            data = None
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise ValueError(f"时钟文件无法读取 / clock file {self.path} is unreadable: {exc}") from exc
-        if data is not None:
+        kept = read_time_line(self.path)
+        if kept is not None:
+            old_speed, ow, ot = kept
             if old_speed == self.speed:
                 self.origin_wall, self.origin_table = ow, ot
                 return

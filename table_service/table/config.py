@@ -20,11 +20,14 @@ from table_service.engine.ruleset import ALIASES
 from table_service.rules.ruleset import PRESETS
 from table_service.views.panel_url import own_panel_url, panel_url_problem
 from table_service.views.wire import SEGMENT_RE, is_host
+from table_service.web.config import USERS_DB_NAME
 
 #: Longest a clock tick at a deadline waits for the camera (real seconds; ``[service]
 #: camera_grace_s``). A read takes well under a second on the Pi; past this the tick goes anyway.
 DEFAULT_CAMERA_GRACE_S = 3.0
 
+#: The clock's time line in the data folder (:attr:`ServiceConfig.clock_path`).
+CLOCK_FILE = "clock.json"
 
 
 #: Service sections of table.toml (the rest belongs to ``hardware.config``): section -> key ->
@@ -129,6 +132,18 @@ class ServiceConfig:
         db = self.service.get("db")
         return Path(db) if db else self.data_dir / f"{self.table_id}.sqlite3"
 
+    @property
+    def users_db_path(self) -> Path:
+        """The panel's accounts: ``[web] users_db``, else ``<data_dir>/web-users.sqlite3``. One place for
+        the service, ``config check`` and ``user add --config``, so an account added is one the panel reads."""
+        named = self.web.get("users_db")
+        return Path(named) if named else self.data_dir / USERS_DB_NAME
+
+    @property
+    def clock_path(self) -> Path:
+        """Where a clock faster than the wall (``[service] speed``) keeps its time line."""
+        return self.data_dir / CLOCK_FILE
+
 
 def service_warnings(config: ServiceConfig) -> list[str]:
     """``config check``'s warnings about the service's own options (Chinese, then English): settings
@@ -220,12 +235,12 @@ def parse_service_config(data: dict[str, Any], *, base_dir: str | os.PathLike[st
             p = Path(own[section]["users_db"])
             own[section]["users_db"] = str(p if p.is_absolute() else base / p)
             if check_files:
-                _check_database_path(f"[{section}].users_db", Path(own[section]["users_db"]))
+                check_database_path(f"[{section}].users_db", Path(own[section]["users_db"]))
     if svc.get("db"):
         p = Path(svc["db"])
         svc["db"] = str(p if p.is_absolute() else base / p)
         if check_files:
-            _check_database_path("[service].db", Path(svc["db"]))
+            check_database_path("[service].db", Path(svc["db"]))
     vis = own["vision"]
     for key in ("layout", "calibration", "enrollment"):
         if isinstance(vis.get(key), str):
@@ -241,21 +256,37 @@ def parse_service_config(data: dict[str, Any], *, base_dir: str | os.PathLike[st
                          path=Path(path) if path else None)
 
 
-def _check_database_path(key: str, path: Path) -> None:
+def check_database_path(key: str, path: Path) -> None:
     """A database path SQLite can open for writing: a file there, or a folder it may be created in.
     Why here: the event log is opened when ``run`` starts, the users' database at the first login;
-    a path under a file, a folder, or a read-only place would otherwise fail then, not at ``config check``."""
+    a path under a file, a folder, or a read-only place would otherwise fail then, not at ``config check``.
+
+    :raises ValueError: naming ``key`` and the path."""
     if path.exists():
         if not path.is_file():
             raise ValueError(f"{key}: 不是文件 / not a file: {path}")
         if not os.access(path, os.R_OK | os.W_OK):
             raise ValueError(f"{key}: 文件不可写 / file not writable: {path}")
         return
-    parent = path.parent
+    check_folder_path(key, path.parent, path)
+
+
+def check_folder_path(key: str, folder: Path, wanted: Path | None = None) -> None:
+    """``folder`` is a folder this program may write in, or may be made (with the folders above it)
+    where it is not yet: ``run`` makes the data folder first, and stopped there with "file or device
+    error" where it could not. ``wanted``: the file named in the message (default: the folder).
+
+    :raises ValueError: naming ``key`` and the path."""
+    wanted = folder if wanted is None else wanted
+    parent = folder
     while not parent.exists() and parent != parent.parent:
         parent = parent.parent
-    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
-        raise ValueError(f"{key}: 无法在 {parent} 下创建 / cannot be created under {parent}: {path}")
+    if not parent.is_dir():
+        raise ValueError(f"{key}: {parent} 不是文件夹，无法在其下创建 {wanted} / {parent} is not a folder: {wanted} "
+                         "cannot be created under it")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ValueError(f"{key}: 文件夹 {parent} 只读，无法写入 {wanted} / the folder {parent} is read-only: {wanted} "
+                         "cannot be written there")
 
 
 def _check_vision_file(key: str, path: Path) -> None:

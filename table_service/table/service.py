@@ -76,8 +76,7 @@ class TableService:
                  camera: Any = None, web: bool | None = None, mqtt: bool | None = None,
                  pin_factory: Any = None) -> None:
         self.config = config
-        self.clock = clock or TableClock(float(config.service.get("speed", 1.0)),
-                                         config.data_dir / "clock.json")
+        self.clock = clock or TableClock(float(config.service.get("speed", 1.0)), config.clock_path)
         self._own_devices = devices is None
         self.devices = devices
         self.camera = camera
@@ -195,7 +194,7 @@ class TableService:
         override them with 0 / false)."""
         web = self.config.web
         settings: dict[str, Any] = {
-            "USERS_DB": web.get("users_db") or str(self.config.data_dir / "web-users.sqlite3"),
+            "USERS_DB": str(self.config.users_db_path),
             "FEED_CLOCK": self.clock.now_ms,
         }
         if "feed_delay_s" in web:

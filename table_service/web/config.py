@@ -273,6 +273,23 @@ def normalise(raw: Mapping[str, Any], origin: str) -> dict[str, Any]:
     return out
 
 
+#: The key that makes a TOML file the table service's ``table.toml`` (the one it cannot go without).
+TABLE_KEY = "table_id"
+
+
+def is_table_toml(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is a table's ``table.toml`` (it has :data:`TABLE_KEY`): ``user … --config``
+    reads such a file whole, as ``run`` does, and a settings file as the panel does. False for a file
+    that is not a regular file or does not read as TOML: :func:`load_file` then says why."""
+    p = Path(path)
+    if not p.is_file():  # a folder, a device (/dev/zero never ends), a FIFO: load_file refuses it in words
+        return False
+    try:
+        return TABLE_KEY in tomllib.loads(p.read_text(encoding="utf-8-sig"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False
+
+
 def load_file(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Read a TOML settings file: the ``[web]`` table if there is one, else the top-level keys; a
     table service's ``table.toml`` (it has ``table_id``): its ``[web]`` only, with the service's keys
@@ -293,7 +310,7 @@ def load_file(path: str | os.PathLike[str]) -> dict[str, Any]:
         raise ConfigError(f"配置文件不是 UTF-8 文本 / the config file {p} is not UTF-8 text (is it the right file?)") from None
     except IsADirectoryError:
         raise ConfigError(f"配置文件是文件夹 / the config file {p} is a folder") from None
-    if "table_id" in data:
+    if TABLE_KEY in data:
         # The table service's table.toml (table_id is the one key it cannot go without): its [web]
         # as ``guandan-table run`` reads it, the hardware's and other sections left to their owners.
         return _from_service_config(data, p)

@@ -142,6 +142,11 @@ class ServerHandle:
         self.stop()
 
 
+class AddressInUseError(ValueError):
+    """The port is taken now: by another program, or (``config check`` beside a running table) by
+    this very service. A state of the moment, not of the config: ``config check`` warns of it."""
+
+
 def check_address(host: str, port: int, pages: tuple[str, str], options: str) -> None:
     """Bind ``host:port`` once and let it go, before a service creates anything: a port in use, or a
     host that is not this machine's, failed only after the table's log or the hub's files had been made
@@ -149,7 +154,8 @@ def check_address(host: str, port: int, pages: tuple[str, str], options: str) ->
 
     ``pages`` names what would be served (Chinese, English); ``options`` where the address is set.
 
-    :raises ValueError: the address cannot be served on, saying why (Chinese first).
+    :raises ValueError: the address cannot be served on, saying why (Chinese first);
+        :class:`AddressInUseError` for a port in use.
     """
     zh, en = pages
     where = f"无法开启{zh} / cannot serve {en} on {host}:{port}"
@@ -163,8 +169,8 @@ def check_address(host: str, port: int, pages: tuple[str, str], options: str) ->
                          f"({options}): {exc}") from None
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
-            raise ValueError(f"{where}: 端口 {port} 被占用 / port {port} is in use by another program "
-                             f"({options})") from None
+            raise AddressInUseError(f"{where}: 端口 {port} 被占用 / port {port} is in use by another program "
+                                    f"({options})") from None
         if exc.errno == errno.EADDRNOTAVAIL:
             raise ValueError(f"{where}: {host} 不是本机地址 / {host} is not an address of this machine "
                              f"({options})") from None

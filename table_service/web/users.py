@@ -133,7 +133,7 @@ def connect(path: str | Path, *, create: bool = True) -> sqlite3.Connection:
     memory = str(p) == ":memory:"
     if not memory:
         if p.is_dir():
-            raise UserError(f"用户数据库是文件夹 / the users database {p} is a folder, not a file")
+            raise _folder_error(p)
         if not p.exists():
             if not create:
                 raise UserError(f"用户数据库不存在 / no users database at {p} (give --db, or add a user first)")
@@ -152,21 +152,64 @@ def connect(path: str | Path, *, create: bool = True) -> sqlite3.Connection:
         raise UserError(f"无法打开用户数据库 / cannot open the users database {p}: {exc}") from None
     conn.row_factory = sqlite3.Row
     try:
-        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        foreign = sorted(tables - OWN_TABLES)
-        if foreign:
-            raise UserError(f"不是用户数据库 / {p} is not a users database (it holds {', '.join(foreign[:4])}); "
-                            "nothing was written")
+        _refuse_foreign(conn, p)
         conn.executescript(_SCHEMA)
         _allow_spectator(conn)
         _add_scope(conn)
     except sqlite3.Error as exc:
         conn.close()
-        raise UserError(f"用户数据库损坏或不可写 / the users database {p} is damaged or not writable: {exc}") from None
+        raise _damaged_error(p, exc) from None
     except UserError:
         conn.close()
         raise
     return conn
+
+
+def check_database(path: str | Path) -> None:
+    """Refuse what :func:`connect` refuses in the file at ``path``, without writing or creating
+    anything: ``config check`` says it, and ``run`` says it before it creates its log (it used to
+    start, make the log, then stop at the panel's first open of this file).
+
+    A missing or empty file is a new database (whether its folder can be written is the config's
+    check, as is the file's own write permission).
+
+    :raises UserError: a folder, not SQLite, damaged, or another program's database.
+    """
+    p = Path(path)
+    if p.is_dir():
+        raise _folder_error(p)
+    if not p.exists() or p.stat().st_size == 0:
+        return
+    try:  # mode=ro: read beside a panel that has it open, and write nothing (not even a journal)
+        conn = sqlite3.connect(f"{p.resolve().as_uri()}?mode=ro", uri=True, timeout=5.0)
+    except sqlite3.Error as exc:
+        raise UserError(f"无法打开用户数据库 / cannot open the users database {p}: {exc}") from None
+    try:
+        _refuse_foreign(conn, p)
+    except sqlite3.Error as exc:
+        raise _damaged_error(p, exc) from None
+    finally:
+        conn.close()
+
+
+def _folder_error(p: Path) -> UserError:
+    return UserError(f"用户数据库是文件夹 / the users database {p} is a folder, not a file")
+
+
+def _damaged_error(p: Path, exc: sqlite3.Error) -> UserError:
+    return UserError(f"用户数据库损坏或不可写 / the users database {p} is damaged or not writable: {exc}")
+
+
+def _refuse_foreign(conn: sqlite3.Connection, p: Path) -> None:
+    """Refuse another program's database (an event log named as the users database): its tables
+    are not ours, and nothing is written to it.
+
+    :raises sqlite3.Error: the file is not SQLite, or damaged (the caller words it)."""
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    foreign = sorted(tables - OWN_TABLES)
+    if foreign:
+        raise UserError(f"不是用户数据库 / {p} is not a users database (it holds {', '.join(foreign[:4])}); "
+                        "nothing was written")
 
 
 @contextmanager

@@ -101,3 +101,65 @@ def test_a_table_without_a_camera_is_not_refused_for_its_vision_files(tmp_path: 
     captured = capsys.readouterr()
     assert "配置无效 / config invalid" not in captured.err, captured.err
     assert rc == 0, captured.out
+
+
+def test_config_check_refuses_what_run_refuses_at_start_and_neither_writes(tmp_path: Path) -> None:
+    """The s39 audit: ``config check`` passed a table ``run`` then refused at start (a garbage event log,
+    a users database that is another program's, a clock file that does not read), and ``run`` made its
+    session key and clock before it stopped. Both now make ``run``'s start-up checks
+    (table_service/table/preflight.py), name every problem at once, and write nothing."""
+    import sqlite3
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[2]
+    path = write(tmp_path, service="speed = 2.0\n", web='host = "127.0.0.1"\nport = 0\nusers_db = "users.sqlite3"\n')
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "T7.sqlite3").write_bytes(b"junk" * 300)
+    (tmp_path / "data" / "clock.json").write_text("{not json", encoding="utf-8")
+    other = sqlite3.connect(tmp_path / "users.sqlite3")  # another program's database named as the accounts
+    other.execute("CREATE TABLE events (seq INTEGER)")
+    other.commit()
+    other.close()
+    def files() -> dict[Path, tuple[bytes, int] | None]:
+        return {p: (p.read_bytes(), p.stat().st_mtime_ns) if p.is_file() else None for p in tmp_path.rglob("*")}
+
+    before = files()
+    procs = {name: subprocess.Popen([sys.executable, "-m", "table_service", *argv], cwd=repo, text=True,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+             for name, argv in (("config check", ["config", "check", str(path)]), ("run", ["run", "--config", str(path)]))}
+    results = {}
+    for name, proc in procs.items():
+        try:
+            _out, err = proc.communicate(timeout=120)  # bounds a hang only (a run that started serves for ever)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        results[name] = (proc.returncode, err)
+    assert results["config check"][0] == 1 and results["run"][0] == 2, results
+    for _rc, err in results.values():
+        assert "Traceback" not in err, err
+        for named in ("T7.sqlite3", "users.sqlite3", "clock.json"):
+            assert named in err, (named, err)
+    assert files() == before
+
+
+def test_config_check_says_the_panel_address_run_cannot_serve(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """``run`` refuses a ``[web]`` host that is not this machine's and a port in use before it starts;
+    ``config check`` passed both. It now refuses the host, as ``run`` does, and warns of the port (a
+    state of the moment: the running table itself may hold it), creating nothing either way."""
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        path = write(tmp_path, web=f'host = "127.0.0.1"\nport = {port}\n')
+        assert main(["config", "check", str(path)]) == 0
+        out = capsys.readouterr().out
+        assert f"warning: 裁判面板的端口 127.0.0.1:{port} 此刻被占用" in out and "in use now" in out, out
+    path = write(tmp_path, web='host = "192.0.2.1"\nport = 8080\n')  # TEST-NET-1: never this machine's
+    assert main(["config", "check", str(path)]) == 1
+    assert "192.0.2.1 is not an address of this machine" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["table.toml"]

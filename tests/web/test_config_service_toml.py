@@ -92,3 +92,36 @@ def test_user_add_with_the_table_toml_is_an_account_the_panel_knows(tmp_path, mo
     capsys.readouterr()
     assert main(["user", "list", "--config", str(toml)]) == 0
     assert "chief" in capsys.readouterr().out
+
+
+def test_user_add_reads_the_whole_table_toml_as_run_does(tmp_path):
+    """The s39 audit: ``user add --config table.toml`` read only ``[web]``, so a table.toml that ``run``
+    refuses (here a ``[service]`` typo, and a ``[web]`` users_db that the environment would have
+    overridden) was taken and the account written. The command checks the file by run's schema, says
+    every problem, and writes nothing; it also never lets GUANDAN_WEB_USERS_DB move a table's accounts
+    away from the database ``run`` opens."""
+    import os
+    import subprocess
+
+    toml = tmp_path / "table.toml"
+    shutil.copy(ROOT / "examples" / "table-sim.toml", toml)
+    good = toml.read_text(encoding="utf-8")
+    toml.write_text(good + '\n[service]\nformat = "bogus"\n', encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GUANDAN_WEB_")}
+    env["GUANDAN_WEB_USERS_DB"] = str(tmp_path / "elsewhere.sqlite3")
+    cmd = [sys.executable, "-m", "table_service", "user", "add", "chief", "--role", "chief", "--config", str(toml),
+           "--password-stdin"]
+    res = subprocess.run(cmd, cwd=ROOT, env=env, input="a-long-password\n", capture_output=True, text=True,
+                         timeout=120)
+    assert res.returncode == 2 and "[service].format" in res.stderr and "Traceback" not in res.stderr, res.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["table.toml"]
+    toml.write_text(good, encoding="utf-8")  # fixed: the account goes where run looks, whatever the environment
+    res = subprocess.run(cmd, cwd=ROOT, env=env, input="a-long-password\n", capture_output=True, text=True,
+                         timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert not (tmp_path / "elsewhere.sqlite3").exists()
+    conn = users.connect(load_service_config(toml).users_db_path, create=False)
+    try:
+        assert [u.name for u in users.list_users(conn)] == ["chief"]
+    finally:
+        conn.close()

@@ -1,4 +1,10 @@
-"""``guandan-table user add/remove/list``: manage the referee panel's accounts."""
+"""``guandan-table user add/remove/passwd/list``: manage the referee panel's accounts.
+
+In the command line's top layer, not in ``web``: ``--config table.toml`` reads the whole file with
+the one schema ``run`` reads it with (:func:`table_service.table.config.load_service_config`), which
+the web layer may not import. Only ``[web]`` was read before, so a table.toml that ``run`` refuses
+(a typo in ``[service]``) was taken, the account added, and the organiser told nothing.
+"""
 
 from __future__ import annotations
 
@@ -8,14 +14,17 @@ import sys
 from typing import Any
 
 from table_service.store.event_log import is_utf8_text
-
-from . import config, event_accounts, users
+from table_service.table.config import load_service_config
+from table_service.web import config, event_accounts, users
 
 
 def _db_path(args: argparse.Namespace) -> str:
     """``--db``, else USERS_DB from the web settings (file, environment, defaults); ``--config
     table.toml`` gives the database the table's service opens (``[web] users_db``, else
-    ``<data_dir>/web-users.sqlite3``), so the chief added here can log in to its panel."""
+    ``<data_dir>/web-users.sqlite3``: :attr:`ServiceConfig.users_db_path`), so the chief added here
+    can log in to its panel, once the whole file has passed run's checks of its settings.
+
+    :raises ValueError: an empty or doubled option, or the file's problems."""
     # "" (an unset shell variable) fell through to the default: the account went into data/ of
     # whatever folder the command ran in, and the organiser was told "added".
     for option, value in (("--db", args.db), ("--config", args.config)):
@@ -28,6 +37,11 @@ def _db_path(args: argparse.Namespace) -> str:
                          "not both (--config names the database by its USERS_DB)")
     if args.db:
         return args.db
+    if args.config is not None and config.is_table_toml(args.config):
+        # The whole file, by run's schema. Not its devices or the files beside it (a screen unplugged, a
+        # CA file on the Pi): accounts are added before the table is wired, or on the laptop the file was
+        # written on; ``config check`` is the check of those.
+        return str(load_service_config(args.config, check_devices=False, check_files=False).users_db_path)
     return str(config.build(config_file=args.config)["USERS_DB"])
 
 

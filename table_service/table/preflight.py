@@ -1,0 +1,75 @@
+"""What ``guandan-table run`` refuses before it starts, found without starting or writing anything.
+
+One source for two commands: ``run`` calls :func:`check_before_start` before it makes its data
+folder, so a table that cannot start creates nothing; ``config check`` calls it and stops there, so
+a file it passes is one ``run`` starts with. Before this, ``config check`` passed a table whose event
+log was garbage or whose users database was another program's, and ``run`` then refused it, after
+making its log, clock and session key.
+
+Each check is the refusal of the part that would open the file: the event log's
+(:func:`table_service.store.event_log.check_store`), the users database's
+(:func:`table_service.web.users.check_database`), the clock's (:func:`table_service.table.clock.read_time_line`)
+and the panel address's (:func:`table_service.web.server.check_address`), each reading without writing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from table_service.store.event_log import check_store
+from table_service.table.clock import read_time_line
+from table_service.table.config import ServiceConfig, check_database_path, check_folder_path
+from table_service.web.server import AddressInUseError, check_address
+from table_service.web.users import check_database
+
+
+def check_before_start(config: ServiceConfig, *, web: bool, busy_port_ok: bool = False) -> list[str]:
+    """Check every file and address ``run`` opens as it starts; return the warnings.
+
+    ``web``: the panel will be served (``[web] enabled`` and no ``--no-web``): its address and its
+    users database are checked then only, as ``run`` opens them then only.
+    ``busy_port_ok``: a port in use is a warning, not a refusal (``config check``: the table
+    itself may be running and hold it; ``run`` refuses it).
+
+    :raises ValueError: every problem at once, each naming its file or setting ("; " between them).
+    """
+    problems: list[str] = []
+    warnings: list[str] = []
+
+    def check(fn: Callable[..., object], *args: object) -> bool:
+        try:
+            fn(*args)
+        except ValueError as exc:
+            problems.append(str(exc))
+            return False
+        return True
+
+    # A file in a data folder that cannot be made is said once, as the folder.
+    folder_ok = check(check_folder_path, "data_dir", config.data_dir)
+    if folder_ok or config.service.get("db"):
+        db_key = "[service].db" if config.service.get("db") else "data_dir"
+        if check(check_database_path, db_key, config.db_path):
+            check(check_store, config.db_path)
+    if float(config.service.get("speed", 1.0)) != 1.0 and folder_ok:  # only a faster clock keeps its time line
+        check(read_time_line, config.clock_path)
+    if web and (folder_ok or config.web.get("users_db")):
+        users_key = "[web].users_db" if config.web.get("users_db") else "data_dir"
+        if check(check_database_path, users_key, config.users_db_path):
+            check(check_database, config.users_db_path)
+    if web:
+        host, port = str(config.web.get("host", "127.0.0.1")), int(config.web.get("port", 8080))
+        try:
+            check_address(host, port, ("裁判面板", "the referee panel"),
+                          "[web] host, port in the config; --no-web runs without it")
+        except AddressInUseError as exc:
+            if not busy_port_ok:
+                problems.append(str(exc))
+            else:
+                warnings.append(f"裁判面板的端口 {host}:{port} 此刻被占用（本桌若正在运行，即其面板占用；run 启动时须空出） / "
+                                f"the referee panel's port {host}:{port} is in use now (if this table is running, its "
+                                "own panel holds it; run needs it free)")
+        except ValueError as exc:
+            problems.append(str(exc))
+    if problems:
+        raise ValueError("; ".join(problems))
+    return warnings
