@@ -39,6 +39,11 @@ log = logging.getLogger(__name__)
 
 #: Consecutive unusable frames after which the camera counts as offline (the referee enters plays).
 BAD_FRAMES_OFFLINE = 15
+#: Frames read from a zone's first busy one until the watcher can call a play settled at the
+#: earliest (vision/settle.py): the busy frame, one with the withdrawing arm still over the zone,
+#: one that moved against it, and one still for settle_s. A camera reading seconds apart is
+#: waited for that many frames past the grace (within LAG_GRACE_S), however far apart they were taken.
+SETTLE_FRAMES = 4
 
 
 class _SourceFailed(Exception):
@@ -126,6 +131,9 @@ class CameraPipeline(CameraHealth):
         self._seen_wall = 0.0  # after the frame's plays are submitted, as seen_ms
         self._cur_wall = 0.0  # the frame being read
         self._busy_since_wall: dict[str, float] = {}
+        #: Per seat, how many frames the camera has read since the zone became busy (the first busy
+        #: one counts): a camera reading far apart still sees the play settle (see :meth:`holds`).
+        self._busy_frames: dict[str, int] = {}
         #: Event seq of each doubted play still unanswered -> (cards read, crop embeddings of the
         #: cards, of the spots read as no card, a lone card's face): the referee's answer to it is
         #: what the reader learns from (see :meth:`learn_from`).
@@ -278,13 +286,16 @@ class CameraPipeline(CameraHealth):
         if lag_only:
             # A play put down by the deadline is still settling in frames the camera has read:
             # hold while those frames were taken within twice the settle time of its start (the
-            # watcher needs settle_s of stillness after the hand withdraws). Measured between
-            # capture instants, so however late the camera reads, it is waited for, and a hand
-            # held over the zone is not.
+            # watcher needs settle_s of stillness after the hand withdraws), or while the camera
+            # has read fewer frames of it than the watcher needs to call any play settled (a
+            # camera reading seconds apart: a loaded Pi). Measured between capture instants and
+            # in frames read, so however late and however seldom the camera reads, it is waited
+            # for; a hand held over the zone is not, beyond those frames (and LAG_GRACE_S).
             since_wall = self._busy_since_wall.get(seat)
             settle_s = float(getattr(getattr(self.watcher, "settle_cfg", None), "settle_s", 0.8))
             if (since is not None and since <= deadline_ms and since_wall is not None
-                    and self._seen_wall - since_wall <= 2.0 * settle_s
+                    and (self._seen_wall - since_wall <= 2.0 * settle_s
+                         or self._busy_frames.get(seat, 0) < SETTLE_FRAMES)
                     and self.health()["state"] in ("reading", "lagging")):
                 return "摄像头仍在看这手牌落定 / the camera is still watching the play settle"
             return None
@@ -381,6 +392,7 @@ class CameraPipeline(CameraHealth):
             if seat in read or not busy(seat):
                 self.busy_since_ms.pop(seat, None)
                 self._busy_since_wall.pop(seat, None)
+                self._busy_frames.pop(seat, None)
             else:
                 # Reading latest-first, the frames between the last one read and this one were
                 # dropped: the play went down somewhere in between, and the player gets the
@@ -388,6 +400,7 @@ class CameraPipeline(CameraHealth):
                 placed = taken if not self.drop_stale or self.seen_ms is None else min(taken, self.seen_ms + 1)
                 self.busy_since_ms.setdefault(seat, placed)
                 self._busy_since_wall.setdefault(seat, self._cur_wall)
+                self._busy_frames[seat] = self._busy_frames.get(seat, 0) + 1
 
     def _frame_failed(self, exc: Exception) -> None:
         """A frame the watcher could not take: counted and skipped. A run of them is the camera

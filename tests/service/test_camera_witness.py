@@ -204,7 +204,10 @@ def test_a_camera_lagging_past_the_grace_does_not_put_the_player_over_time(wait_
     loaded Pi), so the camera reads the newest frame about a second after it was taken, and the
     play (cards down, the arm withdrawing over 0.7 s) settles in frames read over seconds, past
     the 1 s grace: the tick still waits while the camera is behind the deadline or still
-    watching the play settle, and the play put down in time is in time."""
+    watching the play settle, and the play put down in time is in time. On a machine loaded past
+    its cores (the s39 full run at load 14) the frames read lay further apart than twice the
+    settle time, and the tick went before the play settled: it now also waits until the camera
+    has read as many frames of the play as the watcher needs to settle one (SETTLE_FRAMES)."""
     with Table(tmp_path, renderer, wait_for=wait_for, delay_s=0.0, grace_s=1.0, read_s=0.9) as tb:
         # The read comes some frames after the cards go down (the arm withdraws, the zone
         # settles): bound the wait by this machine's own frame time, 0.9 s by design and several
