@@ -350,7 +350,7 @@ class MqttBridge:
             self._sent_summary = key
         if changed:
             self.client.publish(self.topic("summary"), _dumps(summary), qos=self.qos, retain=True)
-        result = table_result(state, self.table_id)
+        result = table_result(state, self.table_id, log=getattr(self.runner, "log_id", None))
         if result is None:
             return False
         # The hub shows it in public (board, overlay, standings) no sooner than this table's own

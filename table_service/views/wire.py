@@ -103,9 +103,15 @@ def is_host(text: object) -> bool:
     return True
 
 
-def table_result(state: dict[str, Any], table_id: str) -> dict[str, Any] | None:
+def table_result(state: dict[str, Any], table_id: str, log: str | None = None) -> dict[str, Any] | None:
     """The result message of a finished, signed round, in the hub's RESULTS form plus its id
-    (``None`` while the round runs or a side has not signed)."""
+    (``None`` while the round runs or a side has not signed).
+
+    The id is the round and the result's seq in the table's log, and with ``log`` (the log's
+    identity, :attr:`~table_service.store.event_log.EventStore.log_id`) its first 8 characters:
+    a replacement Pi numbers its seqs from 1 again, and its refused result of the same round at
+    the same seq as one the hub refused from the old Pi was answered as that one's redelivery,
+    never listed for the chief referee."""
     rnd, res = state.get("round"), state.get("result")
     sig = state.get("signatures") or {}
     if not rnd or not res or not (sig.get("NS") and sig.get("EW")):
@@ -121,5 +127,6 @@ def table_result(state: dict[str, Any], table_id: str) -> dict[str, Any] | None:
     elif res.get("reason") == "loss":
         lp = res.get("level_points") or {}
         line["ns_score"], line["ew_score"] = int(lp.get("NS", 0)), int(lp.get("EW", 0))
-    return {"result_id": f"r{line['round']}-s{res.get('seq')}", "result": line, "table_seq": res.get("seq"),
+    rid = f"r{line['round']}-s{res.get('seq')}" + (f"-{log[:8]}" if log else "")
+    return {"result_id": rid, "result": line, "table_seq": res.get("seq"),
             "reason": res.get("reason"), "wall_ms": int(time.time() * 1000)}

@@ -4,11 +4,14 @@ bots through a real TableRunner), forfeit and penalty-loss forms, and the overvi
 from __future__ import annotations
 
 import copy
+import json
 from pathlib import Path
 from typing import Any
 
 from table_service.engine.flags import raise_flag
 from table_service.engine.self_play import SelfPlayTable
+from table_service.event.config import validate
+from table_service.event.hub import HubService
 from table_service.event.model import parse_result
 from table_service.table.mqtt_bridge import table_summary
 from table_service.table.runner import TableRunner
@@ -39,6 +42,8 @@ def test_signed_round_becomes_a_results_line(tmp_path: Path) -> None:
         assert line == {"round": 4, "table": "7", "ns": "T1", "ew": "T2", "ns_levels": gained["NS"],
                         "ew_levels": gained["EW"]}
         assert msg["result_id"] == f"r4-s{runner.state()['result']['seq']}"
+        assert runner.log_id and table_result(runner.state(), "7", log=runner.log_id)["result_id"] == (  # type: ignore[index]
+            f"r4-s{runner.state()['result']['seq']}-{runner.log_id[:8]}")
 
 
 def test_forfeit_and_penalty_loss_forms() -> None:
@@ -67,3 +72,31 @@ def test_the_summary_counts_open_time_over_flags_as_clocks_over() -> None:
     # A running clock past its deadline counts too.
     state["deal"] = {"no": 3, "phase": "play", "timers": {"N": {"deadline_ms": 400}, "S": {"deadline_ms": 5000}}}
     assert table_summary(state, "7", None)["clocks_over"] == 2
+
+
+def test_a_replacement_pis_refused_result_is_not_taken_for_the_old_pis(tmp_path: Path) -> None:
+    """A replacement Pi's log numbers its seqs from 1 again. The old Pi's result of round 1 was
+    refused (its sides swapped); the new Pi's, at the same seq of its own log and refused too (it
+    was set up the same wrong way), is a refusal of its own on the chief's list, not answered
+    "refused" as a redelivery of the old one and never shown: the id carries the log."""
+    hub = HubService(validate({"event": {"id": "ev", "name": "换机", "rounds": 2},
+                               "teams": [{"id": f"T{i}"} for i in range(1, 5)]}), tmp_path / "hub", connect=False)
+    try:
+        hub.draw_next("org", "chief")
+        hub.publish_draw(1, "org", "chief")
+        t = hub.core.draws[1]["tables"][0]
+        swapped = {"round": {"no": 1, "teams": {"NS": t["ew"], "EW": t["ns"]}}, "signatures": {"NS": True, "EW": True},
+                   "result": {"reason": "deals", "winner": "NS", "gained": {"NS": 3, "EW": 0}, "seq": 40}}
+
+        def send(state: dict[str, Any], log: str) -> None:
+            msg = table_result(state, t["table"], log=log)
+            hub.handle_batch([(t["table"], "result", json.dumps(msg).encode(), True)])
+
+        send(swapped, "1111111111111111")  # the old Pi's
+        assert len(hub.core.refusals) == 1
+        send({**swapped, "result": {**swapped["result"], "gained": {"NS": 2, "EW": 0}}}, "2222222222222222")
+        assert len(hub.core.refusals) == 2, "the replacement's refusal is listed for the chief"
+        send(swapped, "1111111111111111")  # the old Pi's again (a redelivery): not a third
+        assert len(hub.core.refusals) == 2 and (1, t["table"]) not in hub.core.results
+    finally:
+        hub.stop()
