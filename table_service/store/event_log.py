@@ -92,8 +92,8 @@ def _check_header(path: Path) -> None:
         head = fh.read(16)
     if head != SQLITE_HEADER:
         raise StoreCorruptError(
-            f"事件库文件损坏或不是数据库，拒绝启动 / event store {path} is not an SQLite database "
-            "(damaged?); it has been left as it is — restore it from a backup or move it away"
+            f"事件库 {path} 损坏或不是数据库，拒绝启动；文件原样保留，请从备份恢复或移走 / event store {path} is not "
+            "an SQLite database (damaged?); it has been left as it is — restore it from a backup or move it away"
         )
 
 

@@ -193,11 +193,11 @@ def check_database(path: str | Path) -> None:
 
 
 def _folder_error(p: Path) -> UserError:
-    return UserError(f"用户数据库是文件夹 / the users database {p} is a folder, not a file")
+    return UserError(f"用户数据库 {p} 是文件夹，不是文件 / the users database {p} is a folder, not a file")
 
 
 def _damaged_error(p: Path, exc: sqlite3.Error) -> UserError:
-    return UserError(f"用户数据库损坏或不可写 / the users database {p} is damaged or not writable: {exc}")
+    return UserError(f"用户数据库 {p} 损坏或不可写（{exc}） / the users database {p} is damaged or not writable: {exc}")
 
 
 def _refuse_foreign(conn: sqlite3.Connection, p: Path) -> None:
