@@ -142,9 +142,15 @@ def test_the_tables_not_connected_are_counted_and_shown_alone_with_one_tap(
     log_in(page, web, "chen", "/hub/")
     page.wait_for_selector("#ov-only-silent")
     counts = page.inner_text("#ov-counts")
-    # 26 tables: 1 done (by hand, its Pi never heard from), 4 not connected, 21 playing (the flagged one too).
-    assert "未连接 4 / not connected 4" in counts and "进行中 21 / playing 21" in counts, counts
-    assert "已完赛 1 / done 1" in counts, counts
+    # 26 tables: 1 done (by hand, its Pi never heard from), 4 not connected, 20 connected and not started,
+    # 1 playing (the flagged one, whose summary says so).
+    assert "未连接 4 / not connected 4" in counts and "进行中 1 / playing 1" in counts, counts
+    assert "未开始 20 / not started 20" in counts and "已完赛 1 / done 1" in counts, counts
+    page.click("#ov-only-waiting")
+    assert len(_shown(page)) == 20 and all(
+        w == "未开始 / not started" for w in page.eval_on_selector_all(
+            "#ov-grid .tcard .st", "ss => ss.map(s => s.textContent.split(' · ')[0])")), "only the tables not started"
+    page.click("#ov-only-waiting")
     page.click("#ov-only-silent")
     assert _shown(page) == day["silent"]
     words = page.eval_on_selector_all("#ov-grid .tcard .st", "ss => ss.map(s => s.textContent)")

@@ -218,13 +218,17 @@
      the Pi never heard from or gone offline: linkWords) are buttons that show only those tables (pressed
      again: all). Written only when it changes, so a tap is never lost to a poll. */
   var only = null;  // "attention" | "silent" | null: what the counts' buttons keep shown
+  /* A Pi connected that has not started the round (its players not seated yet, its referee not at
+     it) is counted apart from the tables playing: at a round's start the chief looks for both. */
   var ONLY = {attention: function (t) { return attention(t) === 0; },
-              silent: function (t) { return !t.result && !t.connected; }};
+              silent: function (t) { return !t.result && !t.connected; },
+              waiting: function (t) { return !t.result && t.connected && !t.started; }};
   var countsSaid = null;
   function countLine(tables) {
-    var n = {done: 0, playing: 0, silent: 0, attention: 0};
+    var n = {done: 0, playing: 0, silent: 0, waiting: 0, attention: 0};
     tables.forEach(function (t) {
-      if (t.result) n.done += 1; else if (!t.connected) n.silent += 1; else n.playing += 1;
+      if (t.result) n.done += 1; else if (!t.connected) n.silent += 1; else if (!t.started) n.waiting += 1;
+      else n.playing += 1;
       if (attention(t) === 0) n.attention += 1;
     });
     function part(key, zh, en) {
@@ -235,7 +239,7 @@
     }
     return esc("共 " + tables.length + " 桌 / " + tables.length + " tables") + " · " +
       part("attention", "需处理", "need the chief") + " · " + part("silent", "未连接", "not connected") + " · " +
-      esc("进行中 " + n.playing + " / playing " + n.playing + " · 已完赛 " + n.done + " / done " + n.done);
+      part("waiting", "未开始", "not started") + " · " + esc("进行中 " + n.playing + " / playing " + n.playing + " · 已完赛 " + n.done + " / done " + n.done);
   }
   if (find) find.addEventListener("input", function () { if (lastOv) render(lastOv); });
   if (counts) counts.addEventListener("click", function (ev) {
