@@ -66,6 +66,20 @@ class Polled:
             return self._body
 
 
+def answer_fresh(doc: Any) -> Response:
+    """A document made for this request alone (the chief's overview carries the hub's clock, so no
+    two polls are alike): no ETag, but gzipped for a client that accepts it (~86 KB at 200 tables,
+    ~10 KB so) at the fastest level, as it is compressed once per poll."""
+    raw = json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    if request.accept_encodings["gzip"]:
+        resp = Response(gzip.compress(raw, 1, mtime=0), mimetype="application/json")
+        resp.headers["Content-Encoding"] = "gzip"
+    else:
+        resp = Response(raw, mimetype="application/json")
+    resp.vary.add("Accept-Encoding")
+    return resp
+
+
 def answer(body: Encoded) -> Response:
     """``body`` as the client asked: ``304`` when its ``If-None-Match`` names the ETag, gzipped when
     it accepts gzip, as is otherwise. ``no-cache``: a browser may keep it but asks each time (its

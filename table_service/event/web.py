@@ -44,7 +44,7 @@ from table_service.event.model import (
     table_order,
 )
 from table_service.event.openapi_hub import HUB_INFO, HUB_OPERATIONS
-from table_service.event.polled import Polled, answer
+from table_service.event.polled import Polled, answer, answer_fresh
 from table_service.event.refusal_words import hhmm, who_text
 from table_service.event.standings import compute_standings
 from table_service.event.state import byes_of
@@ -186,7 +186,7 @@ def api_broadcast() -> Any:
     table's online status, delay and hold current while a producer watches it."""
     h = hub()
     with h.lock:
-        return jsonify(round=h.core.current_round(), tables=broadcast_rows(h))
+        return answer_fresh({"round": h.core.current_round(), "tables": broadcast_rows(h)})
 
 
 @bp.get("/api/overview")
@@ -198,7 +198,7 @@ def api_overview() -> Any:
         for t in ov["tables"]:
             tr = h.core.results.get((ov["round"], t["table"]))
             t["result_seq"] = tr.seq if tr is not None else None
-    return jsonify(ov)
+    return answer_fresh(ov)
 
 
 @bp.get("/board")

@@ -101,3 +101,23 @@ def test_gzip_only_for_a_client_that_accepts_it(board: Any) -> None:
     refused = client.get("/hub/api/board", headers={"Accept-Encoding": "gzip;q=0, identity"})
     assert "Content-Encoding" not in refused.headers and refused.get_json() == plain.get_json()
     assert "Content-Encoding" not in client.get("/hub/api/board", headers={"Accept-Encoding": "br"}).headers
+
+
+@pytest.mark.parametrize("path", ["/hub/api/overview", "/hub/api/broadcast"])
+def test_the_chiefs_polled_json_is_gzipped_when_accepted(tmp_path: Path, path: str) -> None:
+    """The chief's overview and the producers' page (made for each poll: they carry the hub's clock
+    and the tables' live counts) go gzipped to a tablet that accepts it, as they are otherwise."""
+    from test_hub_web import app_with_users, login
+
+    hub = HubService(event_cfg(n=4, rounds=2), tmp_path / "hub", connect=False)
+    hub.draw_next("org", "chief")
+    hub.publish_draw(1, "org", "chief")
+    client = app_with_users(hub, tmp_path).test_client()
+    login(client, "vera")
+    plain = client.get(path)
+    zipped = client.get(path, headers={"Accept-Encoding": "gzip"})
+    assert "Content-Encoding" not in plain.headers and zipped.headers["Content-Encoding"] == "gzip"
+    got, want = json.loads(gzip.decompress(zipped.data)), plain.get_json()
+    got.pop("now_ms", None), want.pop("now_ms", None)
+    assert got == want and [t["table"] for t in got["tables"]] == [t["table"] for t in hub.core.draws[1]["tables"]]
+    hub.stop()
