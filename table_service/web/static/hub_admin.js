@@ -30,6 +30,46 @@
       if (el) el.value = put[id] || "";
     });
   }
+  /* Lists sent once (the s39 audit: 460–870 KB at 200 tables, each list twice): the appeal form's
+     tables are the correction list's (select[data-copy]), its teams and the team-edit list are the
+     teams table's rows (select[data-teams]). Filled first: everything below reads them. */
+  document.querySelectorAll("select[data-copy]").forEach(function (sel) {
+    const from = document.getElementById(sel.dataset.copy);
+    if (from) sel.replaceChildren.apply(sel, Array.prototype.map.call(from.children, function (n) { return n.cloneNode(true); }));
+  });
+  const teamRows = document.querySelectorAll("#teams-table tbody tr[data-team]");
+  document.querySelectorAll("select[data-teams]").forEach(function (sel) {
+    const edit = sel.dataset.teams === "edit";
+    Array.prototype.forEach.call(teamRows, function (row) {
+      const id = row.dataset.team, name = row.cells[1].textContent, players = row.cells[2].textContent;
+      const opt = new Option(edit ? id + " · " + name + " · " + players : name + " (" + id + ")", id);
+      if (edit) { opt.dataset.name = name; opt.dataset.players = players; }
+      sel.add(opt);
+    });
+  });
+  /* One withdrawal form for all the rows: a row's 退赛 brings it into that row, its question naming the
+     team (data-confirm, asked on submit below), the reason box ready. */
+  const wform = document.getElementById("withdraw-form");
+  if (wform) {
+    const question = wform.dataset.confirm;
+    const openFor = function (row) {
+      const id = row.dataset.team, name = row.cells[1].textContent;
+      wform.elements.namedItem("team").value = id;
+      wform.dataset.confirm = question.split("{name}").join(name).split("{id}").join(id);
+      document.getElementById("withdraw-who").textContent = name + " (" + id + ")";
+      row.cells[row.cells.length - 1].appendChild(wform);
+      wform.hidden = false;
+    };
+    teamRows.forEach(function (row) {
+      const b = row.querySelector("button.withdraw");
+      if (b) b.addEventListener("click", function () { openFor(row); document.getElementById("withdraw-reason").focus(); });
+    });
+    document.getElementById("withdraw-cancel").addEventListener("click", function () { wform.hidden = true; });
+    wform.addEventListener("kept", function () {  // put back after a refusal: in its team's row again
+      const row = document.querySelector('#teams-table tr[data-team="' + CSS.escape(wform.elements.namedItem("team").value) + '"]');
+      if (row) openFor(row);
+    });
+  }
   document.querySelectorAll("form[data-confirm]").forEach(function (form) {
     form.addEventListener("submit", function (ev) {
       if (!window.confirm(form.dataset.confirm)) ev.preventDefault();
@@ -98,6 +138,7 @@
       const el = form.elements.namedItem(name);
       if (el && el.type === "hidden") el.value = kept.hidden[name];
     });
+    form.dispatchEvent(new Event("kept"));  // a form shown on demand (the withdrawal's) shows itself
     const note = document.createElement("p");
     note.className = "flash kept";
     note.id = "form-kept";
