@@ -195,7 +195,7 @@ def main() -> None:
         print(f"organiser page /hub/admin: {admin['identity'][0]:,} B plain, {admin['gzip'][0]:,} B as sent "
               f"to a gzip client; server {admin['identity'][1] * 1000:.0f} ms; {admin['options']} options, "
               f"{admin['forms']} forms, {admin['rows']} table rows")
-        print(f"| pollers (every {args.poll_s:g} s) | board req/s | board p50 / p95 ms | bytes a poll (wire) "
+        print(f"| pollers (every {args.poll_s:g} s) | board req/s | board p50 / p95 ms | body bytes a poll "
               "| 200 / 304 | chief overview p50 / p95 ms |")
         print("|---|---|---|---|---|---|")
         for n in pollers:
