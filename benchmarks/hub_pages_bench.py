@@ -170,6 +170,34 @@ def serve_event(tables: int, rounds: int, ready: Any, done: Any) -> None:
         hub.stop()
 
 
+def browser_load(port: int, throttle: float, runs: int) -> list[float]:
+    """Seconds until the organiser page's ``load`` event and its script ran (the lists built), in
+    headless Chromium with the CPU slowed ``throttle`` times (DevTools' CPU throttling: a tablet),
+    logged in through the login form; ``runs`` loads."""
+    from playwright.sync_api import sync_playwright
+
+    binary = "/usr/bin/chromium"
+    times = []
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=binary if Path(binary).exists() else p.chromium.executable_path,
+                              headless=True, args=["--no-sandbox", "--disable-gpu"])
+        page = b.new_page(viewport={"width": 1024, "height": 768})
+        page.goto(f"http://127.0.0.1:{port}/auth/login?next=/hub/admin")
+        page.fill("#username", "chen")
+        page.fill("#password", PASSWORD)
+        page.click("#login-submit")
+        page.wait_for_selector("#admin")
+        cdp = page.context.new_cdp_session(page)
+        cdp.send("Emulation.setCPUThrottlingRate", {"rate": throttle})
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            page.reload(wait_until="load", timeout=120_000)
+            page.wait_for_selector("#team-find, #teams-find", state="attached", timeout=120_000)
+            times.append(time.perf_counter() - t0)
+        b.close()
+    return times
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tables", type=int, default=200)
@@ -177,6 +205,8 @@ def main() -> None:
     ap.add_argument("--pollers", type=int, action="append", help="concurrent phones (repeat for several runs)")
     ap.add_argument("--poll-s", type=float, default=3.0, help="each phone's pause between polls (hub_board.js: 3 s)")
     ap.add_argument("--seconds", type=float, default=15.0)
+    ap.add_argument("--browser", type=float, default=0, metavar="X",
+                    help="also load the organiser page in headless Chromium with the CPU slowed X times")
     args = ap.parse_args()
     pollers = args.pollers or [1, 40, 120, 200]
     print(f"# {platform.node()} {platform.machine()} {platform.processor() or ''} Python {platform.python_version()}"
@@ -195,6 +225,10 @@ def main() -> None:
         print(f"organiser page /hub/admin: {admin['identity'][0]:,} B plain, {admin['gzip'][0]:,} B as sent "
               f"to a gzip client; server {admin['identity'][1] * 1000:.0f} ms; {admin['options']} options, "
               f"{admin['forms']} forms, {admin['rows']} table rows")
+        if args.browser:
+            took = browser_load(port, args.browser, 3)
+            print(f"organiser page in Chromium, CPU slowed {args.browser:g}x: load and script "
+                  + ", ".join(f"{t:.1f}" for t in took) + " s")
         print(f"| pollers (every {args.poll_s:g} s) | board req/s | board p50 / p95 ms | body bytes a poll "
               "| 200 / 304 | chief overview p50 / p95 ms |")
         print("|---|---|---|---|---|---|")
