@@ -14,7 +14,8 @@
    - a long table list gets a table-number box that chooses the table typed; a list grouped by round
      (the correction's: every finished table of every published round) gets a round chooser too, and
      the box chooses in that round (it chose the latest only: an earlier round could not be corrected
-     by number, the s36 audit). */
+     by number, the s36 audit); a list of many rounds holds one round at a time, the others in a template
+     the round chooser swaps in (a select of 1,200 options took a tablet seconds to lay out, s39). */
 (function () {
   "use strict";
   // A refused result's values (a button's data-*) into the form whose fields start with ``prefix``,
@@ -30,12 +31,35 @@
       if (el) el.value = put[id] || "";
     });
   }
+  /* A list of many rounds (select[data-rounds], the correction's) holds one round at a time, the others
+     in its template: Chromium took seconds to lay out a select of 1,200 options on a tablet. */
+  function roundsOf(sel) { return sel.dataset.rounds ? document.getElementById(sel.dataset.rounds) : null; }
+  function showRound(sel, rnd) {
+    const tpl = roundsOf(sel);
+    const want = tpl && tpl.content.querySelector('optgroup[data-round="' + rnd + '"]');
+    if (!want) return;  // shown already, or no such round
+    Array.prototype.slice.call(sel.children).forEach(function (g) { tpl.content.appendChild(g); });
+    sel.appendChild(want);
+  }
+  function choose(sel, slot) {  // any table of any round, its round swapped in first
+    showRound(sel, String(slot).split("|")[0]);
+    sel.value = slot;
+  }
   /* Lists sent once (the s39 audit: 460–870 KB at 200 tables, each list twice): the appeal form's
      tables are the correction list's (select[data-copy]), its teams and the team-edit list are the
      teams table's rows (select[data-teams]). Filled first: everything below reads them. */
   document.querySelectorAll("select[data-copy]").forEach(function (sel) {
     const from = document.getElementById(sel.dataset.copy);
-    if (from) sel.replaceChildren.apply(sel, Array.prototype.map.call(from.children, function (n) { return n.cloneNode(true); }));
+    if (!from) return;
+    sel.replaceChildren.apply(sel, Array.prototype.map.call(from.children, function (n) { return n.cloneNode(true); }));
+    const rounds = roundsOf(from);
+    if (rounds) {  // its other rounds too, in a template of its own
+      const own = document.createElement("template");
+      own.id = sel.id + "-rounds";
+      own.content.appendChild(rounds.content.cloneNode(true));
+      sel.after(own);
+      sel.dataset.rounds = own.id;
+    }
   });
   const teamRows = document.querySelectorAll("#teams-table tbody tr[data-team]");
   document.querySelectorAll("select[data-teams]").forEach(function (sel) {
@@ -129,7 +153,10 @@
     if (!form) return;
     Object.keys(kept.fields).forEach(function (name) {
       const el = form.elements.namedItem(name);
-      if (el && "value" in el && el.type !== "file") { el.value = kept.fields[name]; el.dispatchEvent(new Event("change", {bubbles: true})); }
+      if (el && "value" in el && el.type !== "file") {
+        if (el.dataset && el.dataset.rounds) choose(el, kept.fields[name]); else el.value = kept.fields[name];
+        el.dispatchEvent(new Event("change", {bubbles: true}));
+      }
     });
     // Last, and without a change event: what the form was sent against (a correction's basis, an
     // edit's "seen"), so the values typed against it are never sent against a newer result unseen;
@@ -190,7 +217,7 @@
     // over the current result's basis (what a correction names), the reason started for the referee.
     document.querySelectorAll("button.refused-to-correct").forEach(function (b) {
       b.addEventListener("click", function () {
-        cslot.value = b.dataset.slot;
+        choose(cslot, b.dataset.slot);
         cslot.dispatchEvent(new Event("change"));  // prefill, and the round chooser follows
         const d = b.dataset;
         if (csettles) csettles.value = d.refusal;  // the chief's 更正 clears this refusal with it
@@ -204,7 +231,7 @@
     });
     document.querySelectorAll("button.to-correct").forEach(function (b) {
       b.addEventListener("click", function () {
-        cslot.value = b.dataset.slot;
+        choose(cslot, b.dataset.slot);
         cslot.dispatchEvent(new Event("change"));
         const form = document.getElementById("correct-form");
         form.scrollIntoView({block: "start"});
@@ -243,7 +270,9 @@
      chooser follows the list whatever chose its table (a tap, a button, a form put back). */
   function roundOf(opt) { return opt ? opt.value.split("|")[0] : ""; }
   function roundChooser(sel) {
-    const groups = sel.querySelectorAll("optgroup[data-round]");
+    const tpl = roundsOf(sel);
+    const groups = Array.prototype.slice.call(sel.querySelectorAll("optgroup[data-round]")).concat(
+      tpl ? Array.prototype.slice.call(tpl.content.querySelectorAll("optgroup[data-round]")) : []);
     if (groups.length < 2) return null;
     const pick = document.createElement("select");
     pick.id = sel.id + "-round";
@@ -254,6 +283,7 @@
     own.parentNode.insertBefore(label, own);
     pick.value = roundOf(sel.selectedOptions[0]);
     pick.addEventListener("change", function () {
+      showRound(sel, pick.value);
       const group = sel.querySelector('optgroup[data-round="' + pick.value + '"]');
       if (!group || !group.querySelector("option")) return;
       const table = (sel.value.split("|")[1]) || "";
@@ -273,7 +303,8 @@
     const sel = document.getElementById(id);
     if (!sel) return;
     const inRound = roundChooser(sel);
-    if (sel.options.length <= JUMP_FROM) return;
+    const rounds = roundsOf(sel);
+    if (sel.options.length + (rounds ? rounds.content.querySelectorAll("option").length : 0) <= JUMP_FROM) return;
     const box = document.createElement("input");
     box.type = "text";
     box.id = id + "-jump";
