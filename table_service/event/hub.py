@@ -101,6 +101,7 @@ class HubService(TableMessages):
         self._flood_said: dict[str, int] = {}
         self.release_book = ReleaseBook()
         self.releases_sent: dict[str, dict[str, Any]] = {}
+        self.status_seq = 0
         #: The hub's users database, whose event accounts go to every table; set by the hub's web
         #: app (:func:`~table_service.event.web.create_hub_app`), which holds the accounts page.
         self.accounts_db: str | None = None
@@ -490,6 +491,13 @@ class HubService(TableMessages):
                     "deck_withdrawn": core.deck_withdrawn,
                     "last_seq": core.last_seq,
                     "config_note": self.config_note}
+
+    def board_version(self) -> tuple[int, int]:
+        """What the public board is made of, as a version: the log's last event and the tables'
+        status messages taken in (a summary changes nothing on it). A board kept under one version
+        is the board of that version, but for the clock (:meth:`HubState.next_public_ms`)."""
+        with self.lock:
+            return (self.core.last_seq, self.status_seq)
 
     def _draft(self) -> dict[str, Any] | None:
         """The unpublished draw, if any, with ``stale``: what changed since it was drawn (results,

@@ -124,6 +124,8 @@ _LINES_REFUSED = {"description": "refused: every bad line at once, and nothing t
                       "text/html": {"schema": {"type": "string"}}}}
 _TO_ADMIN = {"description": "a browser's form post: back to /hub/admin with the verdict (done or refused) shown"}
 _TO_LOGIN = {"302": {"description": "not logged in (a browser): to the login page"}}
+#: The polled public JSON's: kept once per change, a weak ETag, gzip when accepted (event/polled.py).
+_NOT_MODIFIED = {"304": {"description": "没有变化 / not modified: If-None-Match names the current ETag (no body)"}}
 
 
 def _form(fields: dict[str, dict[str, Any]], required: tuple[str, ...] = (), *, files: bool = False) -> dict[str, Any]:
@@ -191,9 +193,9 @@ HUB_OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
                                        "bottom-left (the bottom ones short, beside a table overlay's plates)"}],
         "responses": {"200": _page("the page")}},
     ("GET", "/hub/api/board"): {"summary": "大屏数据 / standings and the current round's tables (public)",
-                                "tags": ["hub"], "responses": {"200": _ok(BOARD)}},
+                                "tags": ["hub"], "responses": {"200": _ok(BOARD), **_NOT_MODIFIED}},
     ("GET", "/hub/api/standings"): {"summary": "排名 / standings with every tie-break column (public)",
-                                    "tags": ["hub"], "responses": {"200": _ok(STANDINGS)}},
+                                    "tags": ["hub"], "responses": {"200": _ok(STANDINGS), **_NOT_MODIFIED}},
     ("GET", "/hub/results.jsonl"): {
         "summary": "导出成绩 / every published round's results as RESULTS.jsonl", "tags": ["hub"], "login": "viewer",
         "responses": {"200": {"description": "RESULTS lines (docs/hub-protocol.md)",

@@ -216,6 +216,12 @@ class HubState:
         hidden = [rnd for (rnd, _t), tr in self.results.items() if rnd <= done and tr.public_ms > now_ms]
         return min(done, min(hidden) - 1) if hidden else done
 
+    def next_public_ms(self, now_ms: int) -> int | None:
+        """The next moment after ``now_ms`` a logged result becomes public (its
+        :attr:`TableResult.public_ms`), or None: until then the public pages change only with the log
+        (what the board's kept JSON is kept by, :mod:`.polled`)."""
+        return min((tr.public_ms for tr in self.results.values() if tr.public_ms > now_ms), default=None)
+
     def standings(self, upto: int | None = None) -> Standings:
         """The standings after the last complete round (:meth:`last_complete_round`), or after ``upto``
         (an earlier one). Why not every result so far: during a round, a team yet to play would count

@@ -78,6 +78,9 @@ class TableMessages:
     and the results logged."""
     releases_sent: dict[str, dict[str, Any]]
     """Per table, the release message last published to it since the connection."""
+    status_seq: int
+    """One more with each table status taken in (online, offline, its panel): with the log's
+    ``last_seq``, the version of what the public board shows (:meth:`~.hub.HubService.board_version`)."""
 
     def handle_batch(self, messages: list[Message]) -> None:
         """Results are logged in one transaction; status and summaries update the live view.
@@ -198,6 +201,7 @@ class TableMessages:
 
     def _status(self, table: str, data: dict[str, Any]) -> None:
         live = self.live.setdefault(table, TableLive(table))
+        self.status_seq += 1  # the board shows who is online: its kept JSON is made again
         live.online = data["status"] == "online"
         live.status_ms = data["wall_ms"]
         if data["panel"]:

@@ -45,6 +45,7 @@ from table_service.event.model import (
     table_order,
 )
 from table_service.event.openapi_hub import HUB_INFO, HUB_OPERATIONS
+from table_service.event.polled import Polled, answer, answer_fresh
 from table_service.event.refusal_words import hhmm, who_text
 from table_service.event.standings import compute_standings
 from table_service.event.state import byes_of
@@ -187,7 +188,7 @@ def api_broadcast() -> Any:
     table's online status, delay and hold current while a producer watches it."""
     h = hub()
     with h.lock:
-        return jsonify(round=h.core.current_round(), tables=broadcast_rows(h))
+        return answer_fresh({"round": h.core.current_round(), "tables": broadcast_rows(h)})
 
 
 @bp.get("/api/overview")
@@ -199,7 +200,7 @@ def api_overview() -> Any:
         for t in ov["tables"]:
             tr = h.core.results.get((ov["round"], t["table"]))
             t["result_seq"] = tr.seq if tr is not None else None
-    return jsonify(ov)
+    return answer_fresh(ov)
 
 
 @bp.get("/board")
@@ -246,22 +247,30 @@ _TIEBREAK_JSON = {"progressive_points": "progressive", "rounds_won": "rounds_won
 
 @bp.get("/api/board")
 def api_board() -> Any:
+    """The public board (:func:`board_json`), made once per version of the hub (every phone in the
+    hall polls it), with an ETag and gzip (:mod:`.polled`)."""
+    h = hub()
+    now = h.clock_ms()
+    return answer(polled("board").get(h.board_version(), now, lambda: board_json(h, now)))
+
+
+def board_json(h: Any, now: int) -> tuple[dict[str, Any], int | None]:
     """The public board: standings, the round's tables and each table's signed result, once the
-    chief has published the round's results (before: ``finished``, the score held back).
+    chief has published the round's results (before: ``finished``, the score held back); and the
+    moment it would next change by the clock alone (:meth:`HubState.next_public_ms`).
 
     Nothing live goes public here: a table's levels and deal as it plays come from its undelayed
     summary (for the chief referee's overview, behind a login), while broadcasts are delayed. In
     duplicate play (复式) a table's result waits until the other room has played the same deals:
     room B's players can see the hall's screen.
     """
-    h = hub()
-    ov = h.overview()
-    now = h.clock_ms()
     with h.lock:  # a table's result once its delayed broadcast has shown the deal that decided it
+        ov = h.overview()
         finished = {t["table"] for t in ov["tables"]
                     if t["result"] and (tr := h.core.results.get((ov["round"], t["table"]))) is not None
                     and tr.public_ms <= now}
         published = ov["round"] in h.core.results_published  # the chief's 公布成绩: reviewed, official
+        standings, until = h.standings_json(public=True), h.core.next_public_ms(now)
     signed = Counter(frozenset((t["ns"], t["ew"])) for t in ov["tables"] if t["table"] in finished)
     both_rooms = 2 if scoring_of(h.core.cfg).duplicate else 1
     public_tables = [{**{k: t[k] for k in ("table", "ns", "ew", "ns_name", "ew_name", "online")},
@@ -269,15 +278,27 @@ def api_board() -> Any:
                       "result": t["result"] if published and t["table"] in finished
                       and signed[frozenset((t["ns"], t["ew"]))] >= both_rooms else None}
                      for t in ov["tables"]]
-    return jsonify(standings=h.standings_json(public=True), round=ov["round"], rounds=ov["rounds"],
-                   tables=public_tables, bye=ov["bye"], byes=ov["byes"],
-                   event=ov["event"]["name"] if ov["event"] else None)
+    return {"standings": standings, "round": ov["round"], "rounds": ov["rounds"], "tables": public_tables,
+            "bye": ov["bye"], "byes": ov["byes"], "event": ov["event"]["name"] if ov["event"] else None}, until
 
 
 @bp.get("/api/standings")
 def api_standings() -> Any:
-    """The standings as the public may see them now (as on the board)."""
-    return jsonify(hub().standings_json(public=True))
+    """The standings as the public may see them now (as on the board), kept as the board is."""
+    h = hub()
+    now = h.clock_ms()
+
+    def make() -> tuple[dict[str, Any], int | None]:
+        with h.lock:
+            return h.standings_json(public=True), h.core.next_public_ms(now)
+
+    return answer(polled("standings").get(h.board_version()[0], now, make))
+
+
+def polled(name: str) -> Polled:
+    """This app's kept copy of the polled document ``name`` (one per app: a test's second hub app
+    starts with none)."""
+    return current_app.extensions["guandan_hub_polled"].setdefault(name, Polled())
 
 
 @bp.get("/results.jsonl")
@@ -537,6 +558,7 @@ def create_hub_app(hub_service: Any, *, users_db: str, secret_key: str | None = 
     # event) shared "guandan_session", and opening a table from the overview logged the hub out.
     app.config["SESSION_COOKIE_NAME"] = HUB_SESSION_COOKIE
     app.extensions["guandan_hub"] = hub_service
+    app.extensions["guandan_hub_polled"] = {}  # the board's and the standings' kept JSON (polled.py)
     app.config["GUANDAN_TITLE_KEY"] = "hub_title"  # base.html: the login page says whose it is
     app.extensions["guandan_openapi"] = HUB_OPERATIONS  # the hub's routes in /api/openapi.json
     app.extensions["guandan_openapi_info"] = HUB_INFO

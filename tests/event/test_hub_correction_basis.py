@@ -137,8 +137,11 @@ def correction_form(client: Any, slot: str) -> dict[str, str]:
     opt = re.search(r'<option value="' + re.escape(slot) + r'"([^>]*)>', page)
     assert opt is not None, slot
     data = {k: html.unescape(v) for k, v in re.findall(r'data-([a-z-]+)="([^"]*)"', opt.group(1))}
+    # An empty field's data-* is left out of the option (the page sends 1,200 of them at 200 tables);
+    # hub_admin.js reads it as "".
     return {"slot": slot, "basis": data["basis"], "ns_levels": data["ns-levels"], "ew_levels": data["ew-levels"],
-            "forfeit": data["forfeit"], "ns_score": data["ns-score"], "ew_score": data["ew-score"]}
+            "forfeit": data.get("forfeit", ""), "ns_score": data.get("ns-score", ""),
+            "ew_score": data.get("ew-score", "")}
 
 
 def flashes(client: Any) -> list[tuple[str, str]]:

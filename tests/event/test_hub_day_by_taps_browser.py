@@ -209,7 +209,9 @@ def _client(hub: HubService, web: str, who: str) -> Any:
 def test_the_correction_list_holds_every_published_rounds_tables_by_round_and_team_names(
         hub: HubService, web: str) -> None:
     page = _client(hub, web, "chen").get("/hub/admin").get_data(as_text=True)
-    listing = page.split('id="correct-slot"', 1)[1].split("</select>", 1)[0]
+    # The latest round in the list, the earlier ones in its template (the round chooser swaps them in).
+    listing = page.split('id="correct-slot"', 1)[1].split("</template>", 1)[0]
+    assert '<template id="correct-rounds">' in listing
     groups = listing.split("<optgroup")[1:]
     assert [g.split(">", 1)[0].strip() for g in groups] == [
         'label="第 2 轮 / round 2" data-round="2"', 'label="第 1 轮 / round 1" data-round="1"']

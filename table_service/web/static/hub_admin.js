@@ -14,7 +14,8 @@
    - a long table list gets a table-number box that chooses the table typed; a list grouped by round
      (the correction's: every finished table of every published round) gets a round chooser too, and
      the box chooses in that round (it chose the latest only: an earlier round could not be corrected
-     by number, the s36 audit). */
+     by number, the s36 audit); a list of many rounds holds one round at a time, the others in a template
+     the round chooser swaps in (a select of 1,200 options took a tablet seconds to lay out, s39). */
 (function () {
   "use strict";
   // A refused result's values (a button's data-*) into the form whose fields start with ``prefix``,
@@ -28,6 +29,69 @@
     Object.keys(put).forEach(function (id) {
       const el = document.getElementById(prefix + id);
       if (el) el.value = put[id] || "";
+    });
+  }
+  /* A list of many rounds (select[data-rounds], the correction's) holds one round at a time, the others
+     in its template: Chromium took seconds to lay out a select of 1,200 options on a tablet. */
+  function roundsOf(sel) { return sel.dataset.rounds ? document.getElementById(sel.dataset.rounds) : null; }
+  function showRound(sel, rnd) {
+    const tpl = roundsOf(sel);
+    const want = tpl && tpl.content.querySelector('optgroup[data-round="' + rnd + '"]');
+    if (!want) return;  // shown already, or no such round
+    Array.prototype.slice.call(sel.children).forEach(function (g) { tpl.content.appendChild(g); });
+    sel.appendChild(want);
+  }
+  function choose(sel, slot) {  // any table of any round, its round swapped in first
+    showRound(sel, String(slot).split("|")[0]);
+    sel.value = slot;
+  }
+  /* Lists sent once (the s39 audit: 460–870 KB at 200 tables, each list twice): the appeal form's
+     tables are the correction list's (select[data-copy]), its teams and the team-edit list are the
+     teams table's rows (select[data-teams]). Filled first: everything below reads them. */
+  document.querySelectorAll("select[data-copy]").forEach(function (sel) {
+    const from = document.getElementById(sel.dataset.copy);
+    if (!from) return;
+    sel.replaceChildren.apply(sel, Array.prototype.map.call(from.children, function (n) { return n.cloneNode(true); }));
+    const rounds = roundsOf(from);
+    if (rounds) {  // its other rounds too, in a template of its own
+      const own = document.createElement("template");
+      own.id = sel.id + "-rounds";
+      own.content.appendChild(rounds.content.cloneNode(true));
+      sel.after(own);
+      sel.dataset.rounds = own.id;
+    }
+  });
+  const teamRows = document.querySelectorAll("#teams-table tbody tr[data-team]");
+  document.querySelectorAll("select[data-teams]").forEach(function (sel) {
+    const edit = sel.dataset.teams === "edit";
+    Array.prototype.forEach.call(teamRows, function (row) {
+      const id = row.dataset.team, name = row.cells[1].textContent, players = row.cells[2].textContent;
+      const opt = new Option(edit ? id + " · " + name + " · " + players : name + " (" + id + ")", id);
+      if (edit) { opt.dataset.name = name; opt.dataset.players = players; }
+      sel.add(opt);
+    });
+  });
+  /* One withdrawal form for all the rows: a row's 退赛 brings it into that row, its question naming the
+     team (data-confirm, asked on submit below), the reason box ready. */
+  const wform = document.getElementById("withdraw-form");
+  if (wform) {
+    const question = wform.dataset.confirm;
+    const openFor = function (row) {
+      const id = row.dataset.team, name = row.cells[1].textContent;
+      wform.elements.namedItem("team").value = id;
+      wform.dataset.confirm = question.split("{name}").join(name).split("{id}").join(id);
+      document.getElementById("withdraw-who").textContent = name + " (" + id + ")";
+      row.cells[row.cells.length - 1].appendChild(wform);
+      wform.hidden = false;
+    };
+    teamRows.forEach(function (row) {
+      const b = row.querySelector("button.withdraw");
+      if (b) b.addEventListener("click", function () { openFor(row); document.getElementById("withdraw-reason").focus(); });
+    });
+    document.getElementById("withdraw-cancel").addEventListener("click", function () { wform.hidden = true; });
+    wform.addEventListener("kept", function () {  // put back after a refusal: in its team's row again
+      const row = document.querySelector('#teams-table tr[data-team="' + CSS.escape(wform.elements.namedItem("team").value) + '"]');
+      if (row) openFor(row);
     });
   }
   document.querySelectorAll("form[data-confirm]").forEach(function (form) {
@@ -89,7 +153,10 @@
     if (!form) return;
     Object.keys(kept.fields).forEach(function (name) {
       const el = form.elements.namedItem(name);
-      if (el && "value" in el && el.type !== "file") { el.value = kept.fields[name]; el.dispatchEvent(new Event("change", {bubbles: true})); }
+      if (el && "value" in el && el.type !== "file") {
+        if (el.dataset && el.dataset.rounds) choose(el, kept.fields[name]); else el.value = kept.fields[name];
+        el.dispatchEvent(new Event("change", {bubbles: true}));
+      }
     });
     // Last, and without a change event: what the form was sent against (a correction's basis, an
     // edit's "seen"), so the values typed against it are never sent against a newer result unseen;
@@ -98,6 +165,7 @@
       const el = form.elements.namedItem(name);
       if (el && el.type === "hidden") el.value = kept.hidden[name];
     });
+    form.dispatchEvent(new Event("kept"));  // a form shown on demand (the withdrawal's) shows itself
     const note = document.createElement("p");
     note.className = "flash kept";
     note.id = "form-kept";
@@ -149,7 +217,7 @@
     // over the current result's basis (what a correction names), the reason started for the referee.
     document.querySelectorAll("button.refused-to-correct").forEach(function (b) {
       b.addEventListener("click", function () {
-        cslot.value = b.dataset.slot;
+        choose(cslot, b.dataset.slot);
         cslot.dispatchEvent(new Event("change"));  // prefill, and the round chooser follows
         const d = b.dataset;
         if (csettles) csettles.value = d.refusal;  // the chief's 更正 clears this refusal with it
@@ -163,7 +231,7 @@
     });
     document.querySelectorAll("button.to-correct").forEach(function (b) {
       b.addEventListener("click", function () {
-        cslot.value = b.dataset.slot;
+        choose(cslot, b.dataset.slot);
         cslot.dispatchEvent(new Event("change"));
         const form = document.getElementById("correct-form");
         form.scrollIntoView({block: "start"});
@@ -202,7 +270,9 @@
      chooser follows the list whatever chose its table (a tap, a button, a form put back). */
   function roundOf(opt) { return opt ? opt.value.split("|")[0] : ""; }
   function roundChooser(sel) {
-    const groups = sel.querySelectorAll("optgroup[data-round]");
+    const tpl = roundsOf(sel);
+    const groups = Array.prototype.slice.call(sel.querySelectorAll("optgroup[data-round]")).concat(
+      tpl ? Array.prototype.slice.call(tpl.content.querySelectorAll("optgroup[data-round]")) : []);
     if (groups.length < 2) return null;
     const pick = document.createElement("select");
     pick.id = sel.id + "-round";
@@ -213,6 +283,7 @@
     own.parentNode.insertBefore(label, own);
     pick.value = roundOf(sel.selectedOptions[0]);
     pick.addEventListener("change", function () {
+      showRound(sel, pick.value);
       const group = sel.querySelector('optgroup[data-round="' + pick.value + '"]');
       if (!group || !group.querySelector("option")) return;
       const table = (sel.value.split("|")[1]) || "";
@@ -232,7 +303,8 @@
     const sel = document.getElementById(id);
     if (!sel) return;
     const inRound = roundChooser(sel);
-    if (sel.options.length <= JUMP_FROM) return;
+    const rounds = roundsOf(sel);
+    if (sel.options.length + (rounds ? rounds.content.querySelectorAll("option").length : 0) <= JUMP_FROM) return;
     const box = document.createElement("input");
     box.type = "text";
     box.id = id + "-jump";

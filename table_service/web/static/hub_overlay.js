@@ -136,7 +136,7 @@
   }
 
   function load() {
-    fetch(root.dataset.src, {headers: {Accept: "application/json"}, cache: "no-store"})
+    fetch(root.dataset.src, {headers: {Accept: "application/json"}, cache: "no-cache"})  // asks each time; a 304 gives the kept copy
       .then(function (r) { if (!r.ok) throw new Error("HTTP " + r.status); return r.json(); })
       .then(function (d) { data = d; lastOk = Date.now(); render(); root.dataset.polls = String((Number(root.dataset.polls) || 0) + 1); })
       .catch(function () { markDelay(); })
