@@ -24,10 +24,12 @@ TEAMS = 30
 
 
 def _event(folder: Path, *, published: bool = False) -> HubService:
-    """30 teams: round 1 played, round 2 published and half played; ``published``: round 1's results too."""
+    """30 teams at 15 tables and a spare (table 16, where a failed table's match may move): round 1
+    played, round 2 published and half played; ``published``: round 1's results too."""
     cfg = validate({"event": {"id": "lists", "name": "列表赛", "rounds": 3},
                     "teams": [{"id": f"T{i:02d}", "name": f"队{i}", "players": [f"甲{i}", f"乙{i}"]}
-                              for i in range(1, TEAMS + 1)]})
+                              for i in range(1, TEAMS + 1)],
+                    "tables": [{"id": str(i)} for i in range(1, TEAMS // 2 + 2)]})
     hub = HubService(cfg, folder, connect=False)
     for rnd in (1, 2):
         hub.draw_next("org", "chief")
@@ -127,7 +129,7 @@ def test_the_organiser_page_offers_every_action(tmp_path: Path) -> None:
     hub = _event(tmp_path / "hub")  # in play: round 2 half done, round 1's results not yet published
     t = hub.core.draws[1]["tables"][0]
     hub.file_appeal(1, t["table"], t["ns"], "越序 / out of turn", "rita", "referee")
-    hub.handle_batch([("99", "result", b'{"result_id": "x", "result": {"round": 1, "table": "99", "ns": "T01", '
+    hub.handle_batch([("16", "result", b'{"result_id": "x", "result": {"round": 1, "table": "16", "ns": "T01", '
                                        b'"ew": "T02", "ns_levels": 1, "ew_levels": 2}}', False)])
     during = app_with_users(hub, tmp_path).test_client()
     login(during, "chen")
