@@ -116,7 +116,7 @@ def test_ctrl_c_while_the_commands_load_is_a_quiet_130(monkeypatch) -> None:
     printed a Python traceback; it ends the command quietly, as it does once the command runs."""
     import table_service.cli as cli
 
-    def interrupted() -> None:
+    def interrupted(*_modules: object) -> None:
         raise KeyboardInterrupt
 
     monkeypatch.setattr(cli, "build_parser", interrupted)
