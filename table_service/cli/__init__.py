@@ -116,7 +116,7 @@ COMMANDS_OF: dict[str, tuple[str, ...]] = {
     "table_service.cli.run": ("run",),
     "table_service.rules.cli": ("rules",),
     "table_service.store.cli": ("replay", "export"),
-    "table_service.web.cli": ("user",),
+    "table_service.cli.user": ("user",),
     "table_service.event.cli": ("event", "hub"),
     "firmware_bridge.cli": ("emulate-screen",),
     "table_service.cli.hardware": ("config", "selftest"),
@@ -220,7 +220,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(argv: Sequence[str] | None) -> int:
     """Parse ``argv`` and run its command; an error becomes one line and an exit status, never a traceback."""
-    try:  # building the parser imports every command (Flask, OpenCV: seconds on a Pi): Ctrl-C there too
+    try:  # building the parser imports the command's modules (Flask, OpenCV: seconds on a Pi): Ctrl-C there too
         parser = build_parser(modules_for(sys.argv[1:] if argv is None else argv))
         args = parser.parse_args(argv)
     except KeyboardInterrupt:
