@@ -49,7 +49,7 @@ def command(_args):
 
 parser = cli.BilingualParser(prog="t")
 parser.set_defaults(func=command)
-cli.build_parser = lambda: parser
+cli.build_parser = lambda *_modules: parser
 sys.exit(cli.main([]))
 """
 
