@@ -10,6 +10,7 @@ read-only-folder cases run as an unprivileged user (root ignores file permission
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -389,10 +390,17 @@ def _as_nobody(argv: list[str]) -> list[str]:
     if setpriv is None:
         pytest.skip("running as root without util-linux setpriv: cannot drop privileges")
     drop = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
-    probe = subprocess.run([*drop, str(EXE), "--help"], capture_output=True, timeout=300)
-    if probe.returncode != 0:  # e.g. the checkout or its Python under a 0700 home folder
-        pytest.skip(f"an unprivileged user cannot run {EXE}: {probe.stderr.decode(errors='replace')[:120]}")
+    if (why := _nobody_cannot_run(tuple(drop))) is not None:  # e.g. the checkout under a 0700 home folder
+        pytest.skip(f"an unprivileged user cannot run {EXE}: {why}")
     return [*drop, *argv]
+
+
+@functools.cache
+def _nobody_cannot_run(drop: tuple[str, ...]) -> str | None:
+    """Why the unprivileged user cannot start the command, or None; asked once per session (a whole
+    process start each time it was asked, once per read-only test)."""
+    probe = subprocess.run([*drop, str(EXE), "--help"], capture_output=True, timeout=300)
+    return None if probe.returncode == 0 else probe.stderr.decode(errors="replace")[:120]
 
 
 @pytest.fixture
@@ -517,9 +525,25 @@ _NOT_REGULAR = {
 }
 
 
-@pytest.mark.parametrize("source", ["dev-zero", "fifo"])
-@pytest.mark.parametrize("name", sorted(_NOT_REGULAR))
+#: One command per reader that makes the check (the check itself is hardware.errors.not_regular_file,
+#: or the enrolment file's own): table.toml (table_service.table.config: config check, run, selftest,
+#: vision enroll --camera), EVENT.toml (table_service.event.config: hub, event provision, event broker),
+#: a results or teams file (table_service.event.model: event standings, event pair --teams), the web's
+#: users config (table_service.web.config: user add --config) and an enrolment (vision.cardnet.deckfile).
+#: Each of these runs by default on both kinds of input; the other commands, which reach the same reader
+#: by another entry, each start a process of their own and run with ``-m slow``.
+_NOT_REGULAR_BY_DEFAULT = frozenset({"config-check", "hub-event", "event-standings", "user-add-config",
+                                     "vision-read-enrollment"})
+
+
+@pytest.mark.parametrize(("name", "source"), [
+    pytest.param(name, source, id=f"{name}-{source}",
+                 marks=() if name in _NOT_REGULAR_BY_DEFAULT else pytest.mark.slow)
+    for name in sorted(_NOT_REGULAR) for source in ("dev-zero", "fifo")])
 def test_a_device_or_fifo_as_input_is_refused(name: str, source: str, tmp_path: Path) -> None:
+    """Each command refuses /dev/zero and a FIFO in one line and at once (a real process: a reader
+    that regressed would hang or eat memory, and the timeout must be able to end it). By default one
+    command per reader (:data:`_NOT_REGULAR_BY_DEFAULT`), the rest with ``-m slow``."""
     src = "/dev/zero" if source == "dev-zero" else str(_fifo(tmp_path / "in.toml"))
     (tmp_path / "R.jsonl").write_bytes(b"")
     (tmp_path / "x.png").write_bytes(b"x")

@@ -123,3 +123,24 @@ def test_a_usage_error_says_the_same_in_each_half(argv: list[str], line: str, ca
         main(argv)
     assert info.value.code == 2
     assert capsys.readouterr().err.strip().splitlines()[-1] == line
+
+
+def test_a_command_line_builds_only_its_own_commands_parser() -> None:
+    """``main`` imports only the module owning the command named (``COMMANDS_OF``: each CLI process
+    in the suite and on a Pi spent over a second importing every command's layers). The table must
+    say what each module registers, or a command would be refused or built from another module."""
+    import importlib
+
+    from table_service.cli import COMMAND_MODULES, COMMANDS_OF, BilingualParser, modules_for
+
+    assert tuple(COMMANDS_OF) == COMMAND_MODULES
+    for name in COMMAND_MODULES:
+        subparsers = BilingualParser(prog="x").add_subparsers(dest="command")
+        importlib.import_module(name).register(subparsers)
+        assert tuple(subparsers.choices) == COMMANDS_OF[name], name
+        for command in COMMANDS_OF[name]:
+            assert modules_for([command, "--help"]) == (name,)
+    for argv in ([], ["--help"], ["nosuch"], None):
+        assert modules_for(argv) == COMMAND_MODULES
+    whole = build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    assert set(whole) == {c for commands in COMMANDS_OF.values() for c in commands}

@@ -49,7 +49,7 @@ def command(_args):
 
 parser = cli.BilingualParser(prog="t")
 parser.set_defaults(func=command)
-cli.build_parser = lambda: parser
+cli.build_parser = lambda *_modules: parser
 sys.exit(cli.main([]))
 """
 
@@ -116,7 +116,7 @@ def test_ctrl_c_while_the_commands_load_is_a_quiet_130(monkeypatch) -> None:
     printed a Python traceback; it ends the command quietly, as it does once the command runs."""
     import table_service.cli as cli
 
-    def interrupted() -> None:
+    def interrupted(*_modules: object) -> None:
         raise KeyboardInterrupt
 
     monkeypatch.setattr(cli, "build_parser", interrupted)

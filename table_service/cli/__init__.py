@@ -107,14 +107,38 @@ class BilingualParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: 错误 / error: {zh} / {en}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Build the argument parser with every available sub-command registered."""
+#: The sub-commands each module of :data:`COMMAND_MODULES` registers (tests/test_cli_usage.py holds
+#: this to what they register). A command line naming one of these builds that module's parser only:
+#: every module imports its own layers (Flask, OpenCV, the demo: over a second of CPU, seconds on a
+#: Pi) and a command needs only its own. ``--help``, no command or an unknown one builds them all.
+COMMANDS_OF: dict[str, tuple[str, ...]] = {
+    "table_service.cli.demo": ("demo",),
+    "table_service.cli.run": ("run",),
+    "table_service.rules.cli": ("rules",),
+    "table_service.store.cli": ("replay", "export"),
+    "table_service.cli.user": ("user",),
+    "table_service.event.cli": ("event", "hub"),
+    "firmware_bridge.cli": ("emulate-screen",),
+    "table_service.cli.hardware": ("config", "selftest"),
+    "table_service.cli.vision": ("vision",),
+}
+
+
+def modules_for(argv: Sequence[str] | None) -> tuple[str, ...]:
+    """The command modules a parser for ``argv`` needs: the one owning its sub-command, or every one."""
+    command = next(iter(argv), None) if argv is not None else None
+    owner = [name for name in COMMAND_MODULES if command in COMMANDS_OF.get(name, ())]
+    return tuple(owner) if len(owner) == 1 else COMMAND_MODULES
+
+
+def build_parser(modules: Sequence[str] = COMMAND_MODULES) -> argparse.ArgumentParser:
+    """Build the argument parser with the sub-commands of ``modules`` (every one by default) registered."""
     parser = BilingualParser(
         prog="guandan-table",
         description="掼蛋比赛裁判桌 / Officiated Guandan competition table",
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    for name in modules:
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as exc:
@@ -196,8 +220,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(argv: Sequence[str] | None) -> int:
     """Parse ``argv`` and run its command; an error becomes one line and an exit status, never a traceback."""
-    try:  # building the parser imports every command (Flask, OpenCV: seconds on a Pi): Ctrl-C there too
-        parser = build_parser()
+    try:  # building the parser imports the command's modules (Flask, OpenCV: seconds on a Pi): Ctrl-C there too
+        parser = build_parser(modules_for(sys.argv[1:] if argv is None else argv))
         args = parser.parse_args(argv)
     except KeyboardInterrupt:
         return CTRL_C_EXIT

@@ -22,7 +22,6 @@ from table_service.event.broker_log import LOG_KEEP, LOG_MAX_BYTES
 from table_service.event.config import load_event
 from table_service.event.core import HubCore
 from table_service.event.draw import FIRST_ROUND, bye_note, make_draw
-from table_service.event.hub_command import run_hub_command
 from table_service.event.model import EventInputError, load_results, load_teams, results_to_jsonl
 from table_service.event.provision import (
     MAX_WATCHERS,
@@ -411,5 +410,8 @@ def run_hub(args: argparse.Namespace) -> int:
 
     if args.data is not None and Path(args.data).exists() and not Path(args.data).is_dir():
         raise EventInputError(f"--data 是文件，不是目录 / --data is a file, not a folder: {args.data}")
+    # Imported here: the hub's web pages load Flask and OpenCV (a second of CPU), which no other
+    # event command needs.
+    from table_service.event.hub_command import run_hub_command
 
     return run_hub_command(args)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -24,13 +26,23 @@ def hub_app(tmp_path: Path) -> Any:
     hub.stop()
 
 
+@functools.cache
+def _users_template() -> bytes:
+    """The three accounts' database, hashed once per test process: scrypt is slow on purpose (about
+    0.1 s of CPU an account), and a dozen event test files build these pages for each test."""
+    with tempfile.TemporaryDirectory() as tmp:
+        conn = users.connect(f"{tmp}/users.sqlite3")
+        for name, role in (("vera", "viewer"), ("rita", "referee"), ("chen", "chief")):
+            users.add_user(conn, name, PASSWORD, role)
+        conn.close()
+        return Path(f"{tmp}/users.sqlite3").read_bytes()
+
+
 def app_with_users(hub: HubService, tmp_path: Path) -> Any:
-    """The hub's pages over ``hub``, with a viewer (vera), a referee (rita) and a chief (chen)."""
+    """The hub's pages over ``hub``, with a viewer (vera), a referee (rita) and a chief (chen): a fresh
+    copy of :func:`_users_template` in ``tmp_path`` for each app."""
     db = str(tmp_path / "users.sqlite3")
-    conn = users.connect(db)
-    for name, role in (("vera", "viewer"), ("rita", "referee"), ("chen", "chief")):
-        users.add_user(conn, name, PASSWORD, role)
-    conn.close()
+    Path(db).write_bytes(_users_template())
     app = create_hub_app(hub, users_db=db)
     app.config["TESTING"] = True
     return app
@@ -329,7 +341,7 @@ def test_only_the_public_broadcast_pages_may_be_framed(hub_app: Any) -> None:
         assert resp.headers["X-Frame-Options"] == "DENY"
 
 
-def test_the_events_deck_is_uploaded_by_the_chief_with_a_tap(hub_app: Any, tmp_path: Path) -> None:
+def test_the_events_deck_is_uploaded_by_the_chief_with_a_tap(hub_app: Any, tmp_path: Path, monkeypatch: Any) -> None:
     """The organiser page's file form: the chief's upload of an enrolment file (~0.7 MB, over the
     app's 64 KiB body limit) is checked, logged and shown; a referee, a stray file and an oversized
     body are refused with why, and nothing is logged for them."""
@@ -340,6 +352,7 @@ def test_the_events_deck_is_uploaded_by_the_chief_with_a_tap(hub_app: Any, tmp_p
 
     app, hub = hub_app
     deck = load_deck("anglo")
+    monkeypatch.setattr("vision.cardnet.enrol.ENROL_STEPS", 50)  # a short fit: the test checks the upload, not the fit
     enroll({"Ah": deck.bgr("Ah")}, px_per_mm=6.0, rows=4, check_plays=2).save(tmp_path / "deck.npz")
     data = (tmp_path / "deck.npz").read_bytes()
     assert len(data) > 64 * 1024

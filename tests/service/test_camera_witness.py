@@ -367,13 +367,14 @@ def test_sightings_become_engine_events_when_the_phase_allows(tmp_path: Path) ->
         assert flags["exposed_card"]["evidence"]["position_mm"] == [round(sx + 150.0, 1), round(sy, 1)]
 
 
-def test_vision_enrollment_in_the_config_reaches_the_watcher(tmp_path: Path) -> None:
+def test_vision_enrollment_in_the_config_reaches_the_watcher(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``[vision] enrollment`` (from ``guandan-table vision enroll``) is loaded at start and read with;
     a file that is not an enrolment is an error naming it."""
     from vision.artwork import load_deck
     from vision.cardnet.enrol import enroll
 
     deck = load_deck("anglo")
+    monkeypatch.setattr("vision.cardnet.enrol.ENROL_STEPS", 50)
     enroll({"Ah": deck.bgr("Ah")}, px_per_mm=6.0, rows=4, check_plays=0).save(tmp_path / "deck.npz")  # one face, a short fit
     cfg = parse_service_config({"table_id": "T7", "data_dir": str(tmp_path / "data"), "seats": {"E": "e", "S": "s", "W": "w", "N": "n"},
                                 "devices": {"default": "sim"}, "camera": {"source": "none"},
