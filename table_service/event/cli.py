@@ -407,11 +407,11 @@ def run_broker(args: argparse.Namespace) -> int:
 
 
 def run_hub(args: argparse.Namespace) -> int:
-
+    """``guandan-table hub``: the event hub's service and pages (event/hub_command.py)."""
     if args.data is not None and Path(args.data).exists() and not Path(args.data).is_dir():
         raise EventInputError(f"--data 是文件，不是目录 / --data is a file, not a folder: {args.data}")
-    # Imported here: the hub's web pages load Flask and OpenCV (a second of CPU), which no other
-    # event command needs.
-    from table_service.event.hub_command import run_hub_command
+    from table_service.event.hub_command import (
+        run_hub_command,  # lazy: the hub's pages load Flask and OpenCV (a second of CPU) no other event command needs
+    )
 
     return run_hub_command(args)

@@ -289,7 +289,9 @@ def test_the_score_sheet_names_every_side_by_its_team_on_a_phone(open_page, make
     page, errors = open_page(390, 844, mobile=True)
     h.open_table(page, srv.url, "rita", h.PASSWORD)
     page.goto(f"{srv.url}/tables/1/scoresheet")
-    page.wait_for_function(f"document.getElementById('sign-NS').textContent.includes({LONG['NS'][:6]!r})")
+    # The signature boxes are drawn by scoresheet.js once the state comes: absent until then.
+    page.wait_for_function(f"(document.getElementById('sign-NS') || {{textContent: ''}}).textContent"
+                           f".includes({LONG['NS'][:6]!r})")
     ew, ns = LONG["EW"], LONG["NS"]
     parts = {
         "gain": ('#sheet-rows tr[data-deal="1"] td.gain .side-line', [ns]),
@@ -338,7 +340,9 @@ def test_the_printed_sheet_fits_its_page_with_the_teams_signature_lines(open_pag
     page, errors = open_page(718, 1000)
     h.open_table(page, srv.url, "chen", h.PASSWORD)
     page.goto(f"{srv.url}/tables/1/scoresheet")
-    page.wait_for_function(f"document.getElementById('sign-NS').textContent.includes({LONG['NS'][:6]!r})")
+    # The signature boxes are drawn by scoresheet.js once the state comes: absent until then.
+    page.wait_for_function(f"(document.getElementById('sign-NS') || {{textContent: ''}}).textContent"
+                           f".includes({LONG['NS'][:6]!r})")
     page.emulate_media(media="print")
     assert page.evaluate("document.documentElement.scrollWidth") <= 718
     assert page.eval_on_selector("#sheet", "t => t.getBoundingClientRect().right") <= 718
