@@ -22,13 +22,12 @@ from table_service.engine.self_play import SelfPlayTable
 from table_service.event.config import validate
 from table_service.event.hub import HubService
 from table_service.event.spare import provision_folder
-from table_service.event.web import create_hub_app
 from table_service.views.assignment import set_up_data
-from table_service.web import users
+
+from .test_hub_web import app_with_users, login
 
 #: The hub's clock stands still in these tests: a summary is never taken because a minute passed.
 FIXED_MS = 1_795_000_000_000
-PASSWORD = "correct-horse-9"
 
 
 def _cfg(broker: Any) -> dict[str, Any]:
@@ -136,21 +135,7 @@ def test_a_table_of_an_older_release_is_ordered_by_seq_as_before(tmp_path: Path,
         hub.stop()
 
 
-def _app(hub: HubService, tmp: Path) -> Any:
-    db = str(tmp / "users.sqlite3")
-    conn = users.connect(db)
-    for name, role in (("rita", "referee"), ("chen", "chief")):
-        users.add_user(conn, name, PASSWORD, role)
-    conn.close()
-    app = create_hub_app(hub, users_db=db)
-    app.config["TESTING"] = True
-    return app
 
-
-def _login(client: Any, name: str) -> None:
-    token = client.get("/auth/whoami").get_json()["csrf_token"]
-    assert client.post("/auth/login", data={"username": name, "password": PASSWORD, "csrf_token": token}
-                       ).status_code == 302
 
 
 def test_the_chief_downloads_a_replacement_pis_credential_and_the_pi_connects_with_it(
@@ -160,10 +145,10 @@ def test_the_chief_downloads_a_replacement_pis_credential_and_the_pi_connects_wi
     pi = None
     try:
         assert hub.wait_connected(10)
-        app = _app(hub, tmp_path)
+        app = app_with_users(hub, tmp_path)
         nobody, referee, chief = app.test_client(), app.test_client(), app.test_client()
-        _login(referee, "rita")
-        _login(chief, "chen")
+        login(referee, "rita")
+        login(chief, "chen")
         assert nobody.get("/hub/table-mqtt.toml?table=1").status_code == 302  # to the login page
         assert referee.get("/hub/table-mqtt.toml?table=1").status_code == 403
         assert 'id="credential-form"' not in referee.get("/hub/admin").get_data(as_text=True)

@@ -16,10 +16,8 @@ from event_helpers import wait_for
 from table_service.demo.event_demo import BotEventTable
 from table_service.event.config import validate
 from table_service.event.hub import HubService
-from table_service.event.web import create_hub_app
-from table_service.web import users
 
-PASSWORD = "correct-horse-9"
+from .test_hub_web import app_with_users, login
 
 
 def _cfg(broker: Any) -> dict[str, Any]:
@@ -30,22 +28,7 @@ def _cfg(broker: Any) -> dict[str, Any]:
                      "tables": [{"id": str(i)} for i in range(1, 5)]})
 
 
-def _app(hub: HubService, tmp: Path) -> Any:
-    db = str(tmp / "users.sqlite3")
-    conn = users.connect(db)
-    for name, role in (("rita", "referee"), ("chen", "chief")):
-        users.add_user(conn, name, PASSWORD, role)
-    conn.close()
-    app = create_hub_app(hub, users_db=db)
-    app.config["TESTING"] = True
-    return app
 
-
-def _login(client: Any, name: str) -> str:
-    token = client.get("/auth/whoami").get_json()["csrf_token"]
-    assert client.post("/auth/login", data={"username": name, "password": PASSWORD, "csrf_token": token}
-                       ).status_code == 302
-    return str(client.get("/auth/whoami").get_json()["csrf_token"])
 
 
 def _move(client: Any, token: str, slot: str, to: str, reason: str = "Pi 故障") -> tuple[int, dict[str, Any]]:
@@ -87,8 +70,8 @@ def test_a_failed_tables_match_moves_to_a_spare_table_from_the_organiser_page(tm
         wait_for(lambda: pis["1"].bridge.assignment and pis["2"].bridge.assignment, what="the assignments")
         assert pis["3"].bridge.assignment is None  # the spare plays nothing
 
-        client = _app(hub, tmp_path).test_client()
-        token = _login(client, "chen")
+        client = app_with_users(hub, tmp_path).test_client()
+        token = login(client, "chen")
         page = client.get("/hub/admin").get_data(as_text=True)
         assert 'id="move-form"' in page and 'value="1|1"' in page and '<option value="3">' in page
         assert '<option value="2">' not in page.split('id="move-to"')[1].split("</select>")[0]  # busy: not offered
@@ -148,9 +131,9 @@ def test_a_move_that_cannot_be_is_refused_in_both_languages(tmp_path: Path, brok
         hub.draw_next("o", "chief")
         hub.publish_draw(1, "o", "chief")
         busy = next(t for t in hub.core.draws[1]["tables"] if t["table"] == "2")
-        app = _app(hub, tmp_path)
+        app = app_with_users(hub, tmp_path)
         client = app.test_client()
-        token = _login(client, "chen")
+        token = login(client, "chen")
 
         code, answer = _move(client, token, "1|1", "2")  # table 2 plays a match this round
         assert code == 400 and "2 号桌本轮已有比赛（队" in answer["error"] and "table 2 already plays a match" in answer["error"]
@@ -170,7 +153,7 @@ def test_a_move_that_cannot_be_is_refused_in_both_languages(tmp_path: Path, brok
         assert len(hub.store.events()) == before  # nothing logged
 
         referee = app.test_client()
-        token = _login(referee, "rita")
+        token = login(referee, "rita")
         code, answer = _move(referee, token, "1|1", "3")
         assert code == 403 and "裁判长" in answer["error"]
         assert 'id="spare-chief-only"' in referee.get("/hub/admin").get_data(as_text=True)
