@@ -52,7 +52,12 @@ def pages(open_page: Any) -> Iterator[Any]:
 
 
 def visible_rows(page: Any) -> list[str]:
-    return [r.get_attribute("data-team") for r in page.query_selector_all("#teams-table tbody tr") if r.is_visible()]
+    """The teams list's rows shown (a box, not hidden), in one call: 400 rows asked one by one took
+    30 s of the suite."""
+    return page.eval_on_selector_all(
+        "#teams-table tbody tr", "rs => rs.filter(r => { const b = r.getBoundingClientRect(); "
+        "return b.width > 0 && b.height > 0 && getComputedStyle(r).visibility !== 'hidden'; })"
+        ".map(r => r.dataset.team)")
 
 
 @pytest.mark.browser
