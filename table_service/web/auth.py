@@ -24,9 +24,10 @@ from flask import (
 )
 
 from . import users
-from .i18n import STRINGS, tr
+from .i18n import tr
 from .security import csrf_token
 from .tables import web_state
+from .words import STRINGS
 
 bp = Blueprint("auth", __name__, url_prefix="/auth")
 

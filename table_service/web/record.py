@@ -16,8 +16,9 @@ from table_service.rules.cards import RANK_NAMES_ZH
 from table_service.rules.seats import SEATS, SIDES
 
 from .auth import require_role
-from .i18n import EVENT_NAMES, STRINGS, current_lang, in_words, split_pair
+from .i18n import current_lang, in_words
 from .tables import get_table
+from .words import EVENT_NAMES, STRINGS, split_pair
 
 bp = Blueprint("record", __name__)
 
@@ -35,7 +36,7 @@ FIELD_LABELS: dict[str, tuple[str, str]] = {
     "seats": ("座位", "Seats"), "level": ("处罚", "Penalty")}
 #: Values said in words: the penalty levels, yes and no.
 _VALUE_WORDS = {v: STRINGS[v] for v in ("warning", "violation", "foul", "loss")}
-#: Each event type in both languages (one table with the panel's refusals: web/i18n.py).
+#: Each event type in both languages (one table with the panel's refusals: web/words.py).
 TYPE_NAMES = EVENT_NAMES
 #: Fields whose value is a word the pages already say in both languages (the key's prefix in
 #: ``STRINGS``): a declared reading's pattern, a device and its status. The record read "牌型 straight"

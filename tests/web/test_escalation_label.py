@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from table_service.web.i18n import STRINGS
+from table_service.web.words import STRINGS
 
 STATIC = Path(__file__).resolve().parents[2] / "table_service" / "web" / "static"
 

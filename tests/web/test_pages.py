@@ -81,7 +81,7 @@ def test_every_label_used_by_pages_and_scripts_exists():
     import re
     from pathlib import Path
 
-    from table_service.web.i18n import STRINGS
+    from table_service.web.words import STRINGS
 
     root = Path(__file__).resolve().parents[2] / "table_service" / "web"
     used: set[str] = set()

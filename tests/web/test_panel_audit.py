@@ -396,7 +396,7 @@ def _engine_evidence_keys() -> set[str]:
 
 
 def test_every_evidence_key_has_a_label():
-    from table_service.web.i18n import STRINGS
+    from table_service.web.words import STRINGS
 
     keys = _engine_evidence_keys()
     assert {"top_seq", "pass", "play_seq", "tribute", "proof_card"} <= keys, keys  # the scan works

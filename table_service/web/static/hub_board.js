@@ -1,6 +1,6 @@
 // Results board for the hall's big screen: standings and the round's tables, paging every 8 s.
 // Also the hub pages' one wording of a result (window.HubText, used by the overview too, which
-// loads this file first): the words are web/i18n.py's (window.I18N), as on the printed results
+// loads this file first): the words are web/words.py's (window.I18N), as on the printed results
 // sheet, so a forfeit reads the same on the board, the overview and the sheet.
 (function () {
   "use strict";
