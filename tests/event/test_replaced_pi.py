@@ -62,7 +62,10 @@ class _Raw:
         self.client.loop_start()
 
     def summary(self, obj: dict[str, Any]) -> None:
-        self.client.publish("guandan/ev/1/summary", json.dumps({"table": "1", **obj}), qos=1).wait_for_publish(5)
+        """Retained, as a table sends it: a hub whose subscription is not yet in place when it is
+        sent (``wait_connected`` says connected, not subscribed) still gets it."""
+        self.client.publish("guandan/ev/1/summary", json.dumps({"table": "1", **obj}), qos=1,
+                            retain=True).wait_for_publish(5)
 
     def status(self, status: str) -> None:
         """A marker: handled after what this client sent before it (one connection, in order)."""
@@ -133,9 +136,6 @@ def test_a_table_of_an_older_release_is_ordered_by_seq_as_before(tmp_path: Path,
     finally:
         raw.close()
         hub.stop()
-
-
-
 
 
 def test_the_chief_downloads_a_replacement_pis_credential_and_the_pi_connects_with_it(

@@ -28,9 +28,6 @@ def _cfg(broker: Any) -> dict[str, Any]:
                      "tables": [{"id": str(i)} for i in range(1, 5)]})
 
 
-
-
-
 def _move(client: Any, token: str, slot: str, to: str, reason: str = "Pi 故障") -> tuple[int, dict[str, Any]]:
     r = client.post("/hub/action/move_match", data={"csrf_token": token, "slot": slot, "to": to, "reason": reason},
                     headers={"Accept": "application/json"})
