@@ -7,7 +7,9 @@ no closing report. The command line takes SIGINT back (``table_service.cli._hono
 
 from __future__ import annotations
 
+import re
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -109,6 +111,61 @@ def test_ctrl_c_is_a_quiet_130_and_sigterm_cleans_the_emulator(tmp_path: Path) -
     assert not any("Traceback" in err or "KeyboardInterrupt" in err for _rc, err in results.values()), results
     for name, port in ports.items():
         assert not port.parent.exists(), f"the {name} emulator left {port.parent}"
+
+
+def _http_answer(sock: socket.socket) -> bytes:
+    """One whole HTTP answer read off ``sock`` (headers, then the body its Content-Length says)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        data += sock.recv(65536)
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = int(re.search(rb"Content-Length: (\d+)", head, re.I)[1])
+    while len(body) < length:
+        body += sock.recv(65536)
+    return head
+
+
+def test_one_ctrl_c_stops_the_hub_while_phones_hold_connections(tmp_path: Path) -> None:
+    """``guandan-table hub`` hung once after one Ctrl-C in a hall of polling phones: cheroot's stop
+    waited with no limit for a worker still writing to a phone, and its workers were threads Python
+    waits for at exit. One Ctrl-C ends it with 130 while phones hold idle keep-alive connections,
+    half-sent requests, and boards mid-write to a phone that reads none of them (its worker was
+    waited for until its socket's 10 s timeout; a phone reading slowly kept it for ever:
+    tests/web/test_server_stop.py). The bound only catches a hang: ~3 s here."""
+    event = tmp_path / "EVENT.toml"
+    event.write_text('[event]\nid = "x"\nrounds = 3\n[[teams]]\nid = "A"\n[[teams]]\nid = "B"\n', encoding="utf-8")
+    hub = _start(["hub", "--event", str(event), "--data", str(tmp_path / "hub"), "--port", "0"])
+    phones: list[socket.socket] = []
+
+    def phone(sent: bytes, *, rcvbuf: int = 0) -> socket.socket:
+        sock = socket.socket()
+        phones.append(sock)
+        if rcvbuf:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        sock.settimeout(30)
+        sock.connect(("127.0.0.1", port))
+        sock.sendall(sent)
+        return sock
+
+    board = b"GET /hub/board HTTP/1.1\r\nHost: hall\r\n\r\n"
+    try:
+        port = int(re.search(r":(\d+)/hub/", hub.stdout.readline())[1])
+        for _ in range(2):  # a page read whole, the connection kept open (keep-alive)
+            assert _http_answer(phone(board)).startswith(b"HTTP/1.1 200")
+        for _ in range(2):  # a request half sent: a worker waits for its end
+            phone(board[:-2])
+        slow = phone(board * 500, rcvbuf=4096)  # ~16 MB of boards: its worker blocks writing them
+        assert slow.recv(4096).startswith(b"HTTP/1.1 200")
+        hub.send_signal(signal.SIGINT)
+        _out, err = hub.communicate(timeout=20)
+    finally:
+        for sock in phones:
+            sock.close()
+        if hub.poll() is None:
+            hub.kill()
+            hub.communicate(timeout=10)
+    assert hub.returncode == 130, err[-2000:]
+    assert "Traceback" not in err, err
 
 
 def test_ctrl_c_while_the_commands_load_is_a_quiet_130(monkeypatch) -> None:

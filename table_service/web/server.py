@@ -10,16 +10,20 @@ worker thread; ``SERVER_THREADS`` sizes the pool (default 80: 50 panels/feeds pl
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import logging
 import select
 import socket
 import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from cheroot import server as cheroot_server
 from cheroot import wsgi
+from cheroot.workers import threadpool
 from flask import Flask
 
 from .app import create_app
@@ -101,6 +105,67 @@ class _StrictHeaderReader(cheroot_server.HeaderReader):
         return hdict
 
 
+log = logging.getLogger(__name__)
+
+#: Seconds a stop gives the workers to finish the answer they are writing (cheroot's ``shutdown_timeout``),
+#: then seconds it gives a worker whose connection it has cut to notice; the workers still busy after
+#: both are left to end with the process (they are daemon threads). A stop so takes at most their sum.
+SHUTDOWN_GRACE_S = 2.0
+CUT_GRACE_S = 1.0
+
+
+class _BoundedPool(threadpool.ThreadPool):
+    """cheroot's worker pool, with daemon workers and a stop that waits a bounded time.
+
+    Why: ``guandan-table hub`` once hung after one Ctrl-C (a hall full of polling phones). cheroot's
+    own stop waits ``shutdown_timeout`` for each busy worker, then shuts its connection for *reading*
+    only and waits for the worker with no limit: a worker writing to a phone that reads slowly (a
+    request mid-write, 33 KB of board to a phone on poor Wi-Fi) writes on, each ``send`` under its own
+    10 s socket timeout, for as long as the phone keeps reading. And its workers are not daemon
+    threads, so even a stop that gave up would have left Python waiting for them at exit. Here the
+    connection of a worker still busy after the grace is shut both ways (a blocked ``send`` then
+    fails at once), and a worker that even so goes on is left behind: a daemon thread ends with the
+    process, and what it was answering is a page view, never a state change (the event log commits
+    each event before its answer is written)."""
+
+    def _spawn_worker(self) -> threadpool.WorkerThread:
+        worker = threadpool.WorkerThread(self.server)
+        worker.name = f"CP Server {worker.name}"
+        worker.daemon = True
+        worker.start()
+        return worker
+
+    def stop(self, timeout: float | None = SHUTDOWN_GRACE_S) -> None:
+        workers, self._threads[:] = [w for w in self._threads if w is not threading.current_thread()], []
+        for _worker in workers:
+            self._queue.put(threadpool._SHUTDOWNREQUEST)
+        grace = SHUTDOWN_GRACE_S if timeout is None or timeout < 0 else timeout
+        _join_all(workers, grace)
+        busy = [w for w in workers if w.is_alive()]
+        for worker in busy:
+            _cut(worker.conn)
+        _join_all(busy, CUT_GRACE_S)
+        left = sum(w.is_alive() for w in busy)
+        if left:
+            log.warning("网页服务停止时 %d 个工作线程仍未结束，随进程退出 / %d web worker thread(s) still busy at stop, "
+                        "left to end with the process", left, left)
+
+
+def _join_all(threads: list[threading.Thread], seconds: float) -> None:
+    """Wait for ``threads`` at most ``seconds`` in all (not each)."""
+    deadline = time.monotonic() + seconds
+    for thread in threads:
+        thread.join(max(0.0, deadline - time.monotonic()))
+
+
+def _cut(conn: Any) -> None:
+    """Shut ``conn``'s socket both ways: a worker blocked reading or writing it wakes with an error."""
+    sock = getattr(conn, "socket", None)
+    if sock is not None:
+        with contextlib.suppress(OSError, TypeError):
+            sock.shutdown(socket.SHUT_RDWR)
+
+
 class _Request(cheroot_server.HTTPRequest):
     header_reader = _StrictHeaderReader()
 
@@ -127,7 +192,8 @@ class ServerHandle:
         return f"http://{host}:{self.port}"
 
     def stop(self, timeout: float = 5.0) -> None:
-        """Close every SSE stream, stop accepting, and wait for the server thread."""
+        """Close every SSE stream, stop accepting, and wait for the server thread: in bounded time
+        (:class:`_BoundedPool`), whatever the clients do, so one Ctrl-C is enough."""
         if self._stopped:
             return
         self._stopped = True
@@ -187,7 +253,8 @@ def serve(app: Flask, host: str = "127.0.0.1", port: int = 8080) -> ServerHandle
     web_state(app).stop.clear()  # an app served again after a stop streams again
     threads = int(app.config.get("SERVER_THREADS", 80))
     server = wsgi.Server((host, port), app, numthreads=threads, max=threads,
-                         server_name="guandan-table", shutdown_timeout=2)
+                         server_name="guandan-table", shutdown_timeout=SHUTDOWN_GRACE_S)
+    server.requests = _BoundedPool(server, min=threads, max=threads)  # a stop that cannot hang (its docstring)
     server.gateway = _Gateway
     server.ConnectionClass = _Connection
     server.prepare()  # binds now, so a bind error raises here, in the caller's thread
