@@ -18,8 +18,8 @@ from table_service.event.hub import HubService
 from table_service.event.spare import provision_folder
 from table_service.event.web import serve_hub
 from table_service.web import users
+from table_service.web.address import check_address
 from table_service.web.secret_key import kept_secret_key
-from table_service.web.server import check_address
 
 
 def _accounts_hint(users_db: Path) -> str:

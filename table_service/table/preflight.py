@@ -8,8 +8,11 @@ making its log, clock and session key.
 
 Each check is the refusal of the part that would open the file: the event log's
 (:func:`table_service.store.event_log.check_store`), the users database's
-(:func:`table_service.web.users.check_database`), the clock's (:func:`table_service.table.clock.read_time_line`)
-and the panel address's (:func:`table_service.web.server.check_address`), each reading without writing.
+(:func:`table_service.web.users_file.check_database`), the clock's (:func:`table_service.table.clock.read_time_line`)
+and the panel address's (:func:`table_service.web.address.check_address`), each reading without writing.
+None of them needs Flask, and this module imports none of it (nor the server, nor the app): ``config
+check`` serves nothing, and the web layer's modules cost it over a second of CPU on a Pi
+(``tests/service/test_config_parity.py`` holds it).
 """
 
 from __future__ import annotations
@@ -19,8 +22,8 @@ from collections.abc import Callable
 from table_service.store.event_log import check_store
 from table_service.table.clock import read_time_line
 from table_service.table.config import ServiceConfig, check_database_path, check_folder_path
-from table_service.web.server import AddressInUseError, check_address
-from table_service.web.users import check_database
+from table_service.web.address import AddressInUseError, check_address
+from table_service.web.users_file import check_database
 
 
 def check_before_start(config: ServiceConfig, *, web: bool, busy_port_ok: bool = False) -> list[str]:

@@ -11,7 +11,6 @@ worker thread; ``SERVER_THREADS`` sizes the pool (default 80: 50 panels/feeds pl
 from __future__ import annotations
 
 import contextlib
-import errno
 import logging
 import select
 import socket
@@ -206,41 +205,6 @@ class ServerHandle:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
-
-
-class AddressInUseError(ValueError):
-    """The port is taken now: by another program, or (``config check`` beside a running table) by
-    this very service. A state of the moment, not of the config: ``config check`` warns of it."""
-
-
-def check_address(host: str, port: int, pages: tuple[str, str], options: str) -> None:
-    """Bind ``host:port`` once and let it go, before a service creates anything: a port in use, or a
-    host that is not this machine's, failed only after the table's log or the hub's files had been made
-    (and was said as "file or device error", or "port 0 in use?").
-
-    ``pages`` names what would be served (Chinese, English); ``options`` where the address is set.
-
-    :raises ValueError: the address cannot be served on, saying why (Chinese first);
-        :class:`AddressInUseError` for a port in use.
-    """
-    zh, en = pages
-    where = f"无法开启{zh} / cannot serve {en} on {host}:{port}"
-    try:
-        family, kind, proto, _, addr = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
-        with socket.socket(family, kind, proto) as sock:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as cheroot binds
-            sock.bind(addr)
-    except (socket.gaierror, UnicodeError) as exc:
-        raise ValueError(f"{where}: {host} 不是本机地址 / {host} is not an address of this machine "
-                         f"({options}): {exc}") from None
-    except OSError as exc:
-        if exc.errno == errno.EADDRINUSE:
-            raise AddressInUseError(f"{where}: 端口 {port} 被占用 / port {port} is in use by another program "
-                                    f"({options})") from None
-        if exc.errno == errno.EADDRNOTAVAIL:
-            raise ValueError(f"{where}: {host} 不是本机地址 / {host} is not an address of this machine "
-                             f"({options})") from None
-        raise ValueError(f"{where}: {exc.strerror or exc} ({options})") from None
 
 
 def serve(app: Flask, host: str = "127.0.0.1", port: int = 8080) -> ServerHandle:

@@ -8,6 +8,7 @@ defeat the broadcast delay), ``viewer`` (officials: the live referee view, read-
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -21,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from werkzeug.security import check_password_hash, generate_password_hash
+
+from .users_file import damaged_problem, folder_problem, foreign_problem, open_problem
 
 #: Roles from least to most powerful; a higher role may do everything a lower one may.
 ROLES: tuple[str, ...] = ("spectator", "viewer", "referee", "chief")
@@ -60,7 +63,8 @@ EVENT_ROLES: tuple[str, ...] = ("viewer", "referee", "chief")
 # Only accounts live here. Duplicate-deal releases are engine events (``deal_released``) in each
 # table's own log; a ``feed_releases`` table left in an older database is never read or written.
 # ``account_set`` holds the event accounts' set as the hub last sent it (``sent``) or a table last
-# received it (``received``): :mod:`.event_accounts`.
+# received it (``received``): :mod:`.event_accounts`. The tables a users database may hold are
+# :data:`.users_file.OWN_TABLES` (a new table here goes there too).
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS users (
     name TEXT PRIMARY KEY,
@@ -84,17 +88,17 @@ CREATE TABLE IF NOT EXISTS account_set (
 );
 """
 
-#: Tables a users database may hold (``feed_releases``: left by an older version, never read).
-#: A file with any other table is someone else's database — an event log, say — and is refused
-#: rather than given a ``users`` table.
-OWN_TABLES = frozenset({"users", "sessions", "feed_releases", "account_set"})
-
 #: How long a login lasts without a logout (the cookie's lifetime as well).
 SESSION_LIFETIME_MS = 12 * 3600 * 1000
 
-# A hash computed once so that a login for an unknown user costs as much as one for a known user
-# (no timing oracle for which names exist).
-_DUMMY_HASH = generate_password_hash("not-a-real-password-0")
+
+@functools.cache
+def _dummy_hash() -> str:
+    """A hash computed once so that a login for an unknown user costs as much as one for a known user
+    (no timing oracle for which names exist). Made by the first :func:`connect` (a login needs its
+    connection first), not at import: a command that imports this module and logs no one in (``user
+    list``) need not pay for it (scrypt: a quarter of a second here, about a second on a Pi)."""
+    return generate_password_hash("not-a-real-password-0")
 
 
 class UserError(ValueError):
@@ -129,11 +133,12 @@ def connect(path: str | Path, *, create: bool = True) -> sqlite3.Connection:
     :raises UserError: the file is missing (``create=False``), a folder, not SQLite, damaged,
         or another program's database (an event log) — never written to in those cases.
     """
+    _dummy_hash()  # before any login can be tried on this connection
     p = Path(path)
     memory = str(p) == ":memory:"
     if not memory:
         if p.is_dir():
-            raise _folder_error(p)
+            raise UserError(folder_problem(p))
         if not p.exists():
             if not create:
                 raise UserError(f"用户数据库不存在 / no users database at {p} (give --db, or add a user first)")
@@ -149,67 +154,22 @@ def connect(path: str | Path, *, create: bool = True) -> sqlite3.Connection:
     try:
         conn = sqlite3.connect(str(p), timeout=5.0, check_same_thread=False)
     except sqlite3.Error as exc:
-        raise UserError(f"无法打开用户数据库 / cannot open the users database {p}: {exc}") from None
+        raise UserError(open_problem(p, exc)) from None
     conn.row_factory = sqlite3.Row
     try:
-        _refuse_foreign(conn, p)
+        foreign = foreign_problem(conn, p)
+        if foreign:
+            raise UserError(foreign)
         conn.executescript(_SCHEMA)
         _allow_spectator(conn)
         _add_scope(conn)
     except sqlite3.Error as exc:
         conn.close()
-        raise _damaged_error(p, exc) from None
+        raise UserError(damaged_problem(p, exc)) from None
     except UserError:
         conn.close()
         raise
     return conn
-
-
-def check_database(path: str | Path) -> None:
-    """Refuse what :func:`connect` refuses in the file at ``path``, without writing or creating
-    anything: ``config check`` says it, and ``run`` says it before it creates its log (it used to
-    start, make the log, then stop at the panel's first open of this file).
-
-    A missing or empty file is a new database (whether its folder can be written is the config's
-    check, as is the file's own write permission).
-
-    :raises UserError: a folder, not SQLite, damaged, or another program's database.
-    """
-    p = Path(path)
-    if p.is_dir():
-        raise _folder_error(p)
-    if not p.exists() or p.stat().st_size == 0:
-        return
-    try:  # mode=ro: read beside a panel that has it open, and write nothing (not even a journal)
-        conn = sqlite3.connect(f"{p.resolve().as_uri()}?mode=ro", uri=True, timeout=5.0)
-    except sqlite3.Error as exc:
-        raise UserError(f"无法打开用户数据库 / cannot open the users database {p}: {exc}") from None
-    try:
-        _refuse_foreign(conn, p)
-    except sqlite3.Error as exc:
-        raise _damaged_error(p, exc) from None
-    finally:
-        conn.close()
-
-
-def _folder_error(p: Path) -> UserError:
-    return UserError(f"用户数据库 {p} 是文件夹，不是文件 / the users database {p} is a folder, not a file")
-
-
-def _damaged_error(p: Path, exc: sqlite3.Error) -> UserError:
-    return UserError(f"用户数据库 {p} 损坏或不可写（{exc}） / the users database {p} is damaged or not writable: {exc}")
-
-
-def _refuse_foreign(conn: sqlite3.Connection, p: Path) -> None:
-    """Refuse another program's database (an event log named as the users database): its tables
-    are not ours, and nothing is written to it.
-
-    :raises sqlite3.Error: the file is not SQLite, or damaged (the caller words it)."""
-    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    foreign = sorted(tables - OWN_TABLES)
-    if foreign:
-        raise UserError(f"不是用户数据库 / {p} is not a users database (it holds {', '.join(foreign[:4])}); "
-                        "nothing was written")
 
 
 @contextmanager
@@ -532,7 +492,7 @@ def authenticate(conn: sqlite3.Connection, name: str, password: str) -> User | N
     """The user when the password matches, else None; takes equal time for unknown names."""
     row = conn.execute("SELECT name, role, password_hash FROM users WHERE name = ?", (name,)).fetchone()
     if row is None:
-        check_password_hash(_DUMMY_HASH, password or "")
+        check_password_hash(_dummy_hash(), password or "")
         return None
     if not check_password_hash(row["password_hash"], password or ""):
         return None

@@ -144,6 +144,39 @@ def test_config_check_refuses_what_run_refuses_at_start_and_neither_writes(tmp_p
     assert files() == before
 
 
+#: ``config check`` of each file named, in a fresh interpreter; then its exit statuses and what it loaded
+#: of the web layer's heavy modules.
+LOADED = """
+import sys
+from table_service.cli import main
+rcs = [main(["config", "check", path]) for path in sys.argv[1:]]
+print(rcs, sorted(m for m in ("flask", "werkzeug", "cheroot", "table_service.web.app") if m in sys.modules))
+"""
+
+
+def test_config_check_makes_the_panel_checks_without_loading_the_web_layer(tmp_path: Path) -> None:
+    """``config check`` made ``run``'s start-up checks through the web server's module, so it loaded
+    Flask, every blueprint and werkzeug's server (1.1 s of CPU on a Pi) to bind a port and read a
+    users database. It still makes both (a users database that is another program's is refused),
+    loading none of them."""
+    import sqlite3
+    import subprocess
+    import sys
+
+    good, foreign = tmp_path / "good", tmp_path / "foreign"
+    for folder in (good, foreign):
+        folder.mkdir()
+        write(folder, web='host = "127.0.0.1"\nport = 0\nusers_db = "users.sqlite3"\n')
+    other = sqlite3.connect(foreign / "users.sqlite3")
+    other.execute("CREATE TABLE events (seq INTEGER)")
+    other.commit()
+    other.close()
+    proc = subprocess.run([sys.executable, "-c", LOADED, str(good / "table.toml"), str(foreign / "table.toml")],
+                          cwd=Path(__file__).resolve().parents[2], capture_output=True, text=True, timeout=120)
+    assert proc.stdout.splitlines()[-1] == "[0, 1] []", (proc.stdout, proc.stderr)
+    assert "is not a users database" in proc.stderr, proc.stderr
+
+
 def test_config_check_says_the_panel_address_run_cannot_serve(tmp_path: Path,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
     """``run`` refuses a ``[web]`` host that is not this machine's and a port in use before it starts;
