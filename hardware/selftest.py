@@ -1,6 +1,9 @@
 """``guandan-table selftest``: walk through every device of a table and say which work.
 
-A technician runs it when setting a table up: each lamp lights in turn, each display counts down,
+A technician runs it when setting a table up: first the checks ``run`` makes of its files before it
+starts (given by the table service: its event log, users database, clock file, panel address; read
+only), so the test says whether the table will start as well as whether its devices work; then each
+lamp lights in turn, each display counts down,
 each button is asked for and must be pressed within a timeout, the buzzer sounds, and a camera frame
 must show the four corner markers. What can be read back (a GPIO pin's level, a TM1637's ack, the
 screen controller's reported state, a sim device) is checked; what cannot (a bulb that is blown
@@ -27,7 +30,11 @@ from hardware.config_model import DEVICE_NAMES
 from hardware.corner_markers import CORNER_MARKER_IDS, find_corner_markers
 from hardware.table import TableDevices
 
-STEPS: tuple[str, ...] = ("lamps", "displays", "buzzer", "buttons", "camera")
+STEPS: tuple[str, ...] = ("startup", "lamps", "displays", "buzzer", "buttons", "camera")
+
+#: The start-up checks, from the layer above (hardware knows no event log): each ``(item, ok, detail)``,
+#: the item and the detail said ``中文 / English``.
+StartupChecks = Callable[[], Iterable[tuple[str, bool, str]]]
 
 
 @dataclass(frozen=True)
@@ -132,6 +139,8 @@ class SelfTest:
     :param out: where progress and the table are printed (default ``sys.stdout``; ``None``: silent).
     :param marker_detector: ``detect(frame) -> {id: corners}`` for the camera step, from the layer
         above (the table service passes vision's calibration detector); default: OpenCV's own.
+    :param startup_checks: the ``startup`` step's checks (:data:`StartupChecks`), from the layer above
+        (the table service passes ``run``'s own, read only); None: the step lists nothing.
     """
 
     def __init__(self, table: TableDevices, *, steps: Iterable[str] = STEPS, lamp_s: float = 0.5,
@@ -139,8 +148,10 @@ class SelfTest:
                  camera_timeout_s: float = 10.0, prompt: Prompt | None = None, auto_press: bool = True,
                  out: TextIO | None | object = _STDOUT,
                  marker_detector: Callable[[Any], Mapping[int, Any]] | None = None,
-                 measure_placement: PlacementMeter | None = None) -> None:
+                 measure_placement: PlacementMeter | None = None,
+                 startup_checks: StartupChecks | None = None) -> None:
         self.table = table
+        self.startup_checks = startup_checks
         self.marker_detector = marker_detector
         #: px/mm over the play zones from a frame's corner markers, passed in by the table
         #: service (it knows the table's layout and lens; hardware does not); None: not measured.
@@ -186,6 +197,19 @@ class SelfTest:
             return None
         why = getattr(getattr(screen, "controller", None), "last_error", None)
         return "隔板屏控制器未连接 / screen controller not connected" + (f": {why}" if why else "")
+
+    # -- start-up checks ---------------------------------------------------------------------
+
+    def check_startup(self) -> list[CheckResult]:
+        """``run``'s checks of its files and address, one line each: a table whose devices all work
+        but whose event log is garbage does not start, and the technician asks both at once."""
+        if self.startup_checks is None:
+            return []
+        self.say("== 启动检查（run 启动前所查，只读） / start-up checks (what run checks before it starts, read only) ==")
+        try:
+            return [CheckResult("startup", item, ok, detail) for item, ok, detail in self.startup_checks()]
+        except Exception as exc:  # a check that broke is a table that may not start: said, not a traceback
+            return [CheckResult("startup", "启动检查 / start-up checks", False, f"{type(exc).__name__}: {exc}")]
 
     # -- lamps -------------------------------------------------------------------------------
 

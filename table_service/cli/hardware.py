@@ -15,10 +15,10 @@ from hardware.config_model import DEVICE_KINDS, DEVICE_NAMES, TableConfig
 from hardware.errors import HardwareError
 from hardware.selftest import STEPS, SelfTest
 from hardware.table import TableDevices
-from table_service.table.config import load_service_config, service_warnings
+from table_service.table.config import ServiceConfig, load_service_config, service_warnings
 from table_service.table.placement import config_report
 from table_service.table.placement import meter as placement_meter
-from table_service.table.preflight import check_before_start
+from table_service.table.preflight import check_before_start, start_checks
 from vision.calibration import LensCalibration, detect_markers
 from vision.geometry import TableLayout
 
@@ -52,10 +52,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     check.set_defaults(func=cmd_config_check)
 
     st = subparsers.add_parser("selftest", help="桌面设备自检 / self-test the table's devices",
-                               description="逐个点亮指示灯、倒计时、按钮、摄像头四角标记 / lamps, displays, "
-                                           "buttons, buzzer and camera markers, one by one")
+                               description="先做 run 启动前的检查（只读），再逐个点亮指示灯、倒计时、按钮、摄像头四角标记 / "
+                                           "run's start-up checks (read only), then lamps, displays, buttons, "
+                                           "buzzer and camera markers, one by one")
     st.add_argument("--config", required=True, help="桌配置文件 / the table's config (table.toml)")
-    st.add_argument("--skip", action="append", default=[], choices=("lamps", "displays", "buzzer", "buttons", "camera"),
+    st.add_argument("--skip", action="append", default=[], choices=STEPS,
                     help="跳过某步 / skip a step (repeatable)")
     st.add_argument("--button-timeout", type=_between(0.1, 600.0), default=15.0, metavar="S",
                     help="每个按钮的等待秒数 / seconds to wait for each button (15)")
@@ -133,7 +134,7 @@ def cmd_config_check(args: argparse.Namespace) -> int:
         return 1
     if not args.offline:  # a file written for another machine: its files are there, not here
         try:
-            warnings += check_before_start(svc, web=bool(svc.web.get("enabled", True)), busy_port_ok=True)
+            warnings += check_before_start(svc, web=_serves_panel(svc), busy_port_ok=True)
         except ValueError as exc:
             print(f"配置有效，但本桌无法启动 / the config is valid, but run would refuse to start: {exc}", file=sys.stderr)
             return 1
@@ -143,6 +144,18 @@ def cmd_config_check(args: argparse.Namespace) -> int:
     for w in warnings:
         print(f"  警告 / warning: {w}")
     return 0
+
+
+def _serves_panel(svc: ServiceConfig) -> bool:
+    """Whether ``run`` would serve the panel from this config (and so check its address and users)."""
+    return bool(svc.web.get("enabled", True))
+
+
+def _startup_checks(svc: ServiceConfig) -> list[tuple[str, bool, str]]:
+    """``run``'s start-up checks as the self-test lists them: a port in use passes with its warning
+    (the table itself may be running), each problem names its file."""
+    return [(c.item, c.problem is None, c.problem or c.warning or c.target)
+            for c in start_checks(svc, web=_serves_panel(svc), busy_port_ok=True)]
 
 
 def _vision_files(svc: object) -> tuple[object, object]:
@@ -183,6 +196,7 @@ def cmd_selftest(args: argparse.Namespace) -> int:
                         countdown_from=args.countdown_from, displays_together=args.displays_together,
                         button_timeout_s=args.button_timeout,
                         camera_timeout_s=args.camera_timeout, marker_detector=detect_markers,
-                        measure_placement=placement_meter(layout, lens))
+                        measure_placement=placement_meter(layout, lens),
+                        startup_checks=lambda: _startup_checks(svc))
         report = test.run()
     return 0 if report.ok else 1

@@ -113,6 +113,7 @@ def test_cli_selftest(capsys) -> None:
     out = capsys.readouterr().out
     assert rc == 0, out
     assert "合格 OK" in out and "请按 东 E（Bot E）" in out
+    assert "事件日志 / event log" in out and "SIM1.sqlite3" in out  # run's start-up checks, first
 
 
 def test_cli_selftest_mock_gpio_reports_missing_camera(capsys) -> None:
@@ -122,7 +123,7 @@ def test_cli_selftest_mock_gpio_reports_missing_camera(capsys) -> None:
     assert rc == 1
     lines = [ln for ln in out.splitlines() if ln.startswith("摄像头 / camera")]
     assert lines and "失败 FAIL" in lines[0] and "/dev/video0" in lines[0]
-    assert "23 passed, 1 failed, 4 skipped" in out
+    assert "27 passed, 1 failed, 4 skipped" in out  # 23 devices + run's 4 start-up checks (folder, log, users, panel)
 
 
 @pytest.mark.parametrize("opt", [["--button-timeout", "-1"], ["--button-timeout", "nan"], ["--camera-timeout", "nan"],
@@ -132,3 +133,51 @@ def test_selftest_numbers_are_checked_before_any_device_is_touched(opt: list[str
     with pytest.raises(SystemExit) as exc:
         cli_main(["selftest", "--config", str(EXAMPLES / "table-sim.toml"), *opt])
     assert exc.value.code == 2 and "must be" in capsys.readouterr().err
+
+
+def test_cli_selftest_makes_the_start_up_checks_of_run_and_writes_nothing(tmp_path: Path, write_toml,
+                                                                          capsys) -> None:
+    """A technician runs the self-test to learn whether the table will start: its devices all passed
+    while ``run`` refused the table at start (a garbage event log, another program's users database),
+    and the test said "OK". It now lists ``run``'s start-up checks (table_service/table/preflight.py)
+    one by one, fails on the garbage log naming the file, and writes nothing into the data folder."""
+    import sqlite3
+
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "T9.sqlite3").write_bytes(b"junk" * 300)
+    other = sqlite3.connect(data / "web-users.sqlite3")  # another program's database where the accounts go
+    other.execute("CREATE TABLE events (seq INTEGER)")
+    other.commit()
+    other.close()
+    path = write_toml("""
+        table_id = "T9"
+        data_dir = "data"
+        [seats]
+        E = "a"
+        S = "b"
+        W = "c"
+        N = "d"
+        [devices]
+        default = "sim"
+        [camera]
+        source = "none"
+        [web]
+        port = 0
+        """)
+
+    def files() -> dict[Path, tuple[bytes, int]]:
+        return {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in tmp_path.rglob("*") if p.is_file()}
+
+    before = files()
+    rc = cli_main(["selftest", "--config", str(path), "--skip", "lamps", "--skip", "displays", "--skip", "buzzer",
+                   "--skip", "buttons", "--skip", "camera"])
+    out = capsys.readouterr().out
+    assert rc == 1, out
+    rows = {ln.split("  ")[0]: ln for ln in out.splitlines() if "PASS" in ln or "FAIL" in ln}
+    assert "通过 PASS" in rows["数据目录 / data folder"]
+    assert "失败 FAIL" in rows["事件日志 / event log"] and "T9.sqlite3" in rows["事件日志 / event log"]
+    assert "失败 FAIL" in rows["用户数据库 / users database"] and "is not a users database" in out
+    assert "通过 PASS" in rows["裁判面板地址 / panel address"]
+    assert "2 passed, 2 failed, 0 skipped" in out and "不合格 NOT OK" in out
+    assert files() == before and sorted(p.name for p in data.iterdir()) == ["T9.sqlite3", "web-users.sqlite3"]
