@@ -45,7 +45,8 @@ def _duration(value: str) -> float:
     except ValueError:
         v = math.nan
     if not 0 < v <= 86400:
-        raise argparse.ArgumentTypeError(f"须为 0 到 86400 之间的秒数 / must be seconds in (0, 86400]: {value}")
+        raise argparse.ArgumentTypeError(f"须为 0 到 86400 之间的秒数，收到 {value} / "
+                                         f"must be seconds in (0, 86400]: {value}")
     return v
 
 
@@ -72,7 +73,7 @@ def _command(emu, line: str) -> bool:
         emu.unplug()
     elif cmd == "replug":
         emu.replug()
-        print(f"端口 / port: {emu.port} -> {emu.device}", flush=True)
+        print(f"端口：{emu.port} -> {emu.device} / port: {emu.port} -> {emu.device}", flush=True)
     elif cmd == "reboot":
         emu.reboot()
     elif cmd == "show":
@@ -87,10 +88,12 @@ def run_emulate_screen(args: argparse.Namespace) -> int:
     if not 50 <= args.heartbeat_ms <= 3000:
         # Above 3000 the host, which calls the link down after 3.5 s without a frame, dropped and
         # re-made it every few seconds while the table was idle.
-        raise ValueError(f"心跳间隔须在 50–3000 毫秒 / --heartbeat-ms must be 50-3000, got {args.heartbeat_ms}")
+        raise ValueError(f"心跳间隔须在 50–3000 毫秒，收到 {args.heartbeat_ms} / "
+                         f"--heartbeat-ms must be 50-3000, got {args.heartbeat_ms}")
     if not 0 <= args.protocol_version <= 255:
         # One byte on the wire: a larger one killed the firmware thread while the command said "running".
-        raise ValueError(f"协议版本须为 0–255 / --protocol-version must be 0-255 (one byte), got {args.protocol_version}")
+        raise ValueError(f"协议版本须为 0–255（一个字节），收到 {args.protocol_version} / "
+                         f"--protocol-version must be 0-255 (one byte), got {args.protocol_version}")
     ident = args.controller_id
     try:
         size = len(ident.encode("utf-8"))
@@ -98,16 +101,17 @@ def run_emulate_screen(args: argparse.Namespace) -> int:
         size = -1
     if not 1 <= size <= 40:
         # HELLO carries 40 bytes of it: a longer one was cut silently, mid-character at worst.
-        raise ValueError(f"控制器编号须为 1–40 字节的 UTF-8 文字 / --controller-id must be 1-40 bytes of UTF-8 text, "
-                         f"got {ident[:60]!r}")
+        raise ValueError(f"控制器编号须为 1–40 字节的 UTF-8 文字，收到 {ident[:60]!r} / "
+                         f"--controller-id must be 1-40 bytes of UTF-8 text, got {ident[:60]!r}")
     if args.port == "":  # Path("") is "." (this folder): say what is wrong, not "is a folder"
         raise ValueError("--port 为空 / --port is empty: give the path of a link to create, or leave it out")
     if args.port is not None:
         link = Path(args.port)
         if not link.parent.is_dir():
-            raise ValueError(f"端口所在文件夹不存在 / the folder of --port {link} does not exist")
+            raise ValueError(f"端口 {link} 所在的文件夹不存在 / the folder of --port {link} does not exist")
         if link.is_dir():
-            raise ValueError(f"--port 是文件夹 / --port {link} is a folder: give the path of a link to create")
+            raise ValueError(f"--port {link} 是文件夹，请给出要创建的链接路径 / "
+                             f"--port {link} is a folder: give the path of a link to create")
     stop = threading.Event()
     if threading.current_thread() is threading.main_thread():
         # SIGTERM (systemd, ``kill``, a test's terminate) ends it as Ctrl-C and --duration do: through
@@ -119,7 +123,8 @@ def run_emulate_screen(args: argparse.Namespace) -> int:
     try:
         emu.start()
         print(emu.port, flush=True)
-        print(f"隔板屏控制器模拟器运行中 / screen emulator running: {emu.port} -> {emu.device} "
+        print(f"隔板屏控制器模拟器运行中：{emu.port} -> {emu.device}（协议 v{args.protocol_version}） / "
+              f"screen emulator running: {emu.port} -> {emu.device} "
               f"(protocol v{args.protocol_version}); Ctrl-C 退出 / to stop", file=sys.stderr, flush=True)
         if args.interactive:
             def reader() -> None:

@@ -121,7 +121,8 @@ class ScreenEmulator:
             self._tmpdir = None
         self.port = os.path.abspath(port_path)
         if os.path.lexists(self.port) and not os.path.islink(self.port):
-            raise ValueError(f"端口路径已被占用 / {self.port} exists and is not a symlink; "
+            raise ValueError(f"端口路径 {self.port} 已存在且不是符号链接（模拟器只替换自己的链接） / "
+                             f"{self.port} exists and is not a symlink; "
                              "the emulator only replaces its own symlinks")
         if os.path.islink(self.port) and not re.fullmatch(r"/dev/pts/\d+", os.readlink(self.port)):
             # Any symlink was replaced, then deleted on exit: a mistyped /dev/serial/by-id/… was lost.
@@ -412,9 +413,11 @@ class ScreenEmulator:
     # ------------------------------------------------------------------ control API
     def _index(self, seat: str, button: str) -> int:
         if seat not in SEATS:
-            raise ValueError(f"未知座位 / unknown seat {seat!r} (expected one of {', '.join(SEATS)})")
+            raise ValueError(f"未知座位 {seat!r}（应为 {', '.join(SEATS)} 之一） / "
+                             f"unknown seat {seat!r} (expected one of {', '.join(SEATS)})")
         if button not in BUTTONS:
-            raise ValueError(f"未知按钮 / unknown button {button!r} (expected one of {', '.join(BUTTONS)})")
+            raise ValueError(f"未知按钮 {button!r}（应为 {', '.join(BUTTONS)} 之一） / "
+                             f"unknown button {button!r} (expected one of {', '.join(BUTTONS)})")
         return SEATS.index(seat) * 3 + BUTTONS.index(button)
 
     def press(self, seat: str, button: str, *, bounce: bool = True) -> None:
@@ -438,7 +441,7 @@ class ScreenEmulator:
     def read_display(self, seat: str) -> str:
         """The four characters the display of ``seat`` shows right now (blank while blinking off)."""
         if seat not in SEATS:
-            raise ValueError(f"未知座位 / unknown seat {seat!r}")
+            raise ValueError(f"未知座位 {seat!r} / unknown seat {seat!r}")
         return seg7.decode(self.hal.segments[SEATS.index(seat)])
 
     def read_lamp(self, seat: str | None, lamp: str) -> str:
@@ -453,7 +456,7 @@ class ScreenEmulator:
                 raise ValueError(f"{lamp!r} 灯属于座位 / lamp {lamp!r} belongs to a seat")
             return _LAMP_MODES[ctrl.lamps["referee"]]
         if seat not in SEATS or lamp not in LAMP_NAMES or lamp == "referee":
-            raise ValueError(f"未知灯 / unknown lamp {seat!r}.{lamp!r}")
+            raise ValueError(f"未知灯 {seat!r}.{lamp!r} / unknown lamp {seat!r}.{lamp!r}")
         return _LAMP_MODES[ctrl.lamps[f"{seat}.{lamp}"]]
 
     def lamp_is_lit(self, name: str) -> bool:

@@ -224,7 +224,8 @@ class Link:
         if mismatch is not None:
             raise VersionMismatchError(self._mismatch_text(mismatch))
         if not ok:
-            raise LinkError(f"发送队列已满 / send queue full ({self.ep.capacity} commands waiting for the controller)")
+            raise LinkError(f"发送队列已满（{self.ep.capacity} 条命令等待控制器） / "
+                            f"send queue full ({self.ep.capacity} commands waiting for the controller)")
 
     def wait_idle(self, timeout: float | None = None) -> bool:
         """Block until every queued command has been acknowledged by the controller (True) or
@@ -248,7 +249,7 @@ class Link:
         except serial.SerialTimeoutException:
             pass  # the far end is not reading; the frame will be retransmitted
         except (serial.SerialException, OSError, TypeError, AttributeError) as exc:
-            self._note_error(f"写入失败 / write failed: {exc}")
+            self._note_error(f"写入失败（{exc}） / write failed: {exc}")
 
     def _note_error(self, text: str) -> None:
         self.last_error = text
@@ -309,8 +310,8 @@ class Link:
             self.echoes += 1
             if not self._echo_said:
                 self._echo_said = True
-                self._status("port_error", f"串口回显本机的帧（回环或终端回显），不是隔板屏控制器 / {self.url} echoes the "
-                                           "host's own frames (a loopback or a terminal echo), not a screen controller")
+                self._status("port_error", f"串口 {self.url} 回显本机的帧（回环或终端回显），不是隔板屏控制器 / "
+                                           f"{self.url} echoes the host's own frames (a loopback or a terminal echo), not a screen controller")
             return
         with self._lock:
             self.ep.handle_frame(frame)
@@ -395,7 +396,8 @@ class Link:
     @staticmethod
     def _mismatch_text(mismatch: tuple[int, str]) -> str:
         v, fw = mismatch
-        return (f"协议版本不匹配 / protocol version mismatch: host speaks v{PROTOCOL_VERSION}, "
+        return (f"协议版本不匹配：主机为 v{PROTOCOL_VERSION}，控制器为 v{v}（固件 {fw}） / "
+                f"protocol version mismatch: host speaks v{PROTOCOL_VERSION}, "
                 f"controller speaks v{v} (firmware {fw})")
 
     def _on_event(self, name: str, detail: object) -> None:
@@ -406,7 +408,8 @@ class Link:
             if self._down_since is not None:
                 self.recovery_times.append(time.monotonic() - self._down_since)
                 self._down_since = None
-            self._status("connected", f"已连接 / connected to {detail.ident} (firmware {detail.fw_version})")
+            self._status("connected", f"已连接 {detail.ident}（固件 {detail.fw_version}） / "
+                                      f"connected to {detail.ident} (firmware {detail.fw_version})")
             self._up_dispatched = True
             self._connected_evt.set()
         elif name == "down":
@@ -414,15 +417,17 @@ class Link:
                 self._down_since = time.monotonic()
             self._up_dispatched = False
             self._connected_evt.clear()
-            self._status("disconnected", f"未连接 / not connected: {detail}")
+            self._status("disconnected", f"未连接（{detail}） / not connected: {detail}")
         elif name == "peer_new":
             assert isinstance(detail, tuple)
             new, old = detail
             self.peer = new
             if old is None:
-                text = f"发现控制器 / controller {new.ident} (firmware {new.fw_version}) found"
+                text = (f"发现控制器 {new.ident}（固件 {new.fw_version}） / "
+                        f"controller {new.ident} (firmware {new.fw_version}) found")
             else:
-                text = f"控制器已重启 / controller {new.ident} restarted (boot {old.boot_id:#010x} -> {new.boot_id:#010x})"
+                text = (f"控制器 {new.ident} 已重启（启动号 {old.boot_id:#010x} -> {new.boot_id:#010x}） / "
+                        f"controller {new.ident} restarted (boot {old.boot_id:#010x} -> {new.boot_id:#010x})")
             self._status("controller_new", text, old)
         elif name == "version_mismatch":
             assert isinstance(detail, tuple)
@@ -450,7 +455,8 @@ class Link:
             try:
                 ser = serial.serial_for_url(self.url, **self.serial_options)
             except Exception as exc:  # pyserial raises KeyError for some URL options (loop://?x=1)
-                text = f"无法打开串口 / cannot open {self.url}: {type(exc).__name__}: {exc}"
+                text = (f"无法打开串口 {self.url}（{type(exc).__name__}: {exc}） / "
+                        f"cannot open {self.url}: {type(exc).__name__}: {exc}")
                 if text != last_open_error:
                     last_open_error = text
                     self.last_error = text
@@ -481,12 +487,12 @@ class Link:
                         proto.data_received(data)
                     except Exception as exc:  # a bug, not a port problem: report and keep reading
                         log.exception("frame handling failed")
-                        self.last_error = f"内部错误 / internal error: {exc!r}"
+                        self.last_error = f"内部错误（{exc!r}） / internal error: {exc!r}"
             proto.connection_lost(error)
             self._log_rx_errors(now_anyway=True)  # what came before the port went is said too
             if not self._closing:
                 self.port_losses += 1
-                self.last_error = f"串口断开 / port lost: {error}"
+                self.last_error = f"串口断开（{error}） / port lost: {error}"
                 if self._down_since is None:
                     self._down_since = time.monotonic()
             self._close_port()
@@ -500,7 +506,7 @@ class Link:
                 try:
                     wait_ms = self.ep.poll()
                 except Exception as exc:  # a bug: said once, and the heartbeats go on rather than stop for good
-                    text = f"内部错误 / internal error: {exc!r}"
+                    text = f"内部错误（{exc!r}） / internal error: {exc!r}"
                     if text != self.timer_error:
                         log.exception("link timer failed")
                     self.timer_error = self.last_error = text

@@ -208,13 +208,15 @@ class ScreenController:
     @staticmethod
     def _seat(seat: str) -> int:
         if seat not in SEATS:
-            raise ValueError(f"未知座位 / unknown seat {seat!r} (expected one of E S W N)")
+            raise ValueError(f"未知座位 {seat!r}（应为 E S W N 之一） / "
+                             f"unknown seat {seat!r} (expected one of E S W N)")
         return SEATS.index(seat)
 
     @staticmethod
     def _seconds(seconds: int) -> int:
         if isinstance(seconds, bool) or not isinstance(seconds, int) or not 0 <= seconds <= 9999:
-            raise ValueError(f"秒数无效 / seconds must be an integer 0..9999, got {seconds!r}")
+            raise ValueError(f"秒数须为 0..9999 的整数，收到 {seconds!r} / "
+                             f"seconds must be an integer 0..9999, got {seconds!r}")
         return seconds
 
     def _send(self, ftype: int, payload: bytes | Callable[[], bytes]) -> None:
@@ -234,7 +236,8 @@ class ScreenController:
         seconds = self._seconds(seconds)
         if start_ms is not None and (isinstance(start_ms, bool) or not isinstance(start_ms, int | float)
                                      or not math.isfinite(start_ms)):
-            raise ValueError(f"开始时间无效 / start_ms must be epoch milliseconds, got {start_ms!r}")
+            raise ValueError(f"开始时间须为纪元毫秒数，收到 {start_ms!r} / "
+                             f"start_ms must be epoch milliseconds, got {start_ms!r}")
         start = _now_ms() if start_ms is None else int(start_ms)
         with self._state_lock:
             self._displays[seat] = ("countdown", seconds, start)
@@ -252,7 +255,8 @@ class ScreenController:
         """Show up to four characters (digits, most letters, ``-``, ``_``); ``""`` blanks it."""
         i = self._seat(seat)
         if not isinstance(text, str) or not seg7.can_show(text):
-            raise ValueError(f"无法显示 / cannot show {text!r} on a 4-digit display "
+            raise ValueError(f"四位显示屏无法显示 {text!r}（最多 4 个：数字、除 K M Q V W X 外的 A-Z、- _ = 空格） / "
+                             f"cannot show {text!r} on a 4-digit display "
                              "(at most 4 of: digits, A-Z without K M Q V W X, - _ = space)")
         with self._state_lock:
             self._displays[seat] = ("text", text.upper())
@@ -276,15 +280,18 @@ class ScreenController:
         table-wide ``"referee"`` lamp.
         """
         if mode not in LAMP_MODES:
-            raise ValueError(f"灯模式无效 / lamp mode must be on, off or blink, got {mode!r}")
+            raise ValueError(f"灯模式须为 on、off 或 blink，收到 {mode!r} / "
+                             f"lamp mode must be on, off or blink, got {mode!r}")
         if seat_or_none is None:
             if lamp != "referee":
-                raise ValueError(f"桌面灯只有 referee / the only table-wide lamp is 'referee', got {lamp!r}")
+                raise ValueError(f"桌面灯只有 referee，收到 {lamp!r} / "
+                                 f"the only table-wide lamp is 'referee', got {lamp!r}")
             seat_byte = TABLE_WIDE
         else:
             seat_byte = self._seat(seat_or_none)
             if lamp not in SEAT_LAMPS:
-                raise ValueError(f"未知座位灯 / seat lamps are 'report' and 'turn', got {lamp!r}")
+                raise ValueError(f"座位灯只有 report 和 turn，收到 {lamp!r} / "
+                                 f"seat lamps are 'report' and 'turn', got {lamp!r}")
         with self._state_lock:
             self._lamps[(seat_or_none, lamp)] = mode
         self._send(SET_LAMP, pack_lamp(seat_byte, LAMP_CODES[lamp], LAMP_MODES.index(mode)))
@@ -292,7 +299,7 @@ class ScreenController:
     def buzz(self, ms: int) -> None:
         """Sound the buzzer for ``ms`` milliseconds (at most 5000). Not repeated after a restart."""
         if isinstance(ms, bool) or not isinstance(ms, int) or not 0 < ms <= 5000:
-            raise ValueError(f"蜂鸣时长无效 / buzz duration must be 1..5000 ms, got {ms!r}")
+            raise ValueError(f"蜂鸣时长须为 1..5000 毫秒，收到 {ms!r} / buzz duration must be 1..5000 ms, got {ms!r}")
         if not self.is_connected:
             # A sound is for now: queued, it sounded when the cable came back, however much later,
             # in the middle of someone's turn. Displays and lamps are state, re-sent then; a buzz is not.
@@ -316,7 +323,8 @@ class ScreenController:
             if not slot[0].wait(timeout):
                 why = (self.last_error if self.is_connected or self.last_error
                        else "未连接，控制器未应答 HELLO / not connected: no controller has answered the HELLO")
-                raise QueryTimeoutError(f"查询超时 / the controller did not answer within {timeout:g} s"
+                raise QueryTimeoutError(f"查询超时：控制器 {timeout:g} 秒内未应答 / "
+                                        f"the controller did not answer within {timeout:g} s"
                                         f" ({why or 'no error reported'})")
         finally:
             with self._state_lock:
@@ -390,15 +398,18 @@ class ScreenController:
                 if code == E_EVENTS_LOST:
                     m = _COUNT_RE.search(text)
                     self.overflow_lost += int(m.group(0)) if m else 1
-                self._status(LinkStatus(kind, f"控制器报错 / controller error ({ERROR_NAMES.get(code, code)}): {text}",
+                self._status(LinkStatus(kind, f"控制器报错（{ERROR_NAMES.get(code, code)}）：{text} / "
+                                        f"controller error ({ERROR_NAMES.get(code, code)}): {text}",
                                         self.link.peer, (code, text)))
             else:  # a newer firmware's type: sequenced and acknowledged like any other, and said
                 self.rejected += 1
-                self._status(LinkStatus("controller_error", f"未知帧类型 / unknown frame type {msg.type:#x} from "
+                self._status(LinkStatus("controller_error", f"控制器发来未知帧类型 {msg.type:#x}（新版固件？） / "
+                                        f"unknown frame type {msg.type:#x} from "
                                         "the controller (newer firmware?)", self.link.peer))
         except FrameError as exc:
             self.rejected += 1
-            self._status(LinkStatus("controller_error", f"无效数据 / malformed frame from controller: {exc}",
+            self._status(LinkStatus("controller_error", f"控制器发来无效数据（{exc}） / "
+                                    f"malformed frame from controller: {exc}",
                                     self.link.peer))
 
     def _on_button(self, msg: Message) -> None:

@@ -225,7 +225,7 @@ class CaptureDeviceSource(FrameSource):
         cap = cv2.VideoCapture(self._arg, self._api)
         if not cap.isOpened():
             cap.release()
-            return None, f"无法打开摄像头 / cannot open camera {self.device}"
+            return None, f"无法打开摄像头 {self.device} / cannot open camera {self.device}"
         self._apply_settings(cap)
         if self.raw_mjpeg:
             # V4L2 then hands out the compressed buffer (one row of bytes); a backend that ignores
@@ -274,7 +274,7 @@ class CaptureDeviceSource(FrameSource):
                 if not ok or frame is None:
                     self._cap.release()
                     self._cap = None
-                    why = f"摄像头断开 / camera {self.device} stopped delivering frames"
+                    why = f"摄像头 {self.device} 断开 / camera {self.device} stopped delivering frames"
                     if self.status.connected:
                         # One immediate retry: a glitch that reopening cures is not an outage.
                         cap, why2 = self._open()
@@ -333,7 +333,7 @@ class VideoFileSource(FrameSource):
             cap = cv2.VideoCapture(str(self.path))
             if not cap.isOpened():
                 cap.release()
-                msg = f"无法打开视频 / cannot open video {self.path}"
+                msg = f"无法打开视频 {self.path} / cannot open video {self.path}"
                 self._set_status(connected=False, error=msg)
                 raise CameraError(msg)
             self._set_status(connected=True, error=None)
@@ -378,10 +378,11 @@ class ImageFolderSource(FrameSource):
         self.loop = loop
         self.realtime = realtime
         if not self.folder.is_dir():
-            raise CameraError(f"图片文件夹不存在 / image folder does not exist: {self.folder}")
+            raise CameraError(f"图片文件夹不存在：{self.folder} / image folder does not exist: {self.folder}")
         self.files = sorted(p for p in self.folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
         if not self.files:
-            raise CameraError(f"文件夹中没有图片 / no images in {self.folder} "
+            raise CameraError(f"文件夹 {self.folder} 中没有图片（{', '.join(sorted(IMAGE_SUFFIXES))}） / "
+                              f"no images in {self.folder} "
                               f"({', '.join(sorted(IMAGE_SUFFIXES))})")
 
     def frames(self) -> Iterator[TimedFrame]:
@@ -398,7 +399,7 @@ class ImageFolderSource(FrameSource):
                     if str(path) not in self.status.skipped:
                         log.warning("skipping unreadable image %s", path)
                         self._set_status(skipped=(*self.status.skipped, str(path)),
-                                         error=f"无法读取图片 / unreadable image {path.name}")
+                                         error=f"无法读取图片 {path.name} / unreadable image {path.name}")
                     continue
                 t = index / self.fps
                 index += 1

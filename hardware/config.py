@@ -92,7 +92,7 @@ def _split_url(value: str) -> tuple[str | None, str]:
 
 def _ports_hint() -> str:
     found = _existing_serial_ports()
-    return f"；现有串口 / existing ports: {', '.join(found)}" if found else "；未发现任何串口 / no serial ports found"
+    return f"；现有串口：{', '.join(found)} / existing ports: {', '.join(found)}" if found else "；未发现任何串口 / no serial ports found"
 
 
 def _existing_serial_ports() -> list[str]:
@@ -121,7 +121,7 @@ def _parse_seats(c: ConfigChecker, data: Mapping[str, Any]) -> dict[str, str]:
             continue
         name = seats[seat]
         if not isinstance(name, str) or not name.strip():
-            c.error(f"[seats].{seat} 应为非空字符串 / must be a non-empty name, got {name!r}")
+            c.error(f"[seats].{seat} 应为非空字符串，收到 {name!r} / must be a non-empty name, got {name!r}")
             names[seat] = seat
         else:
             names[seat] = name.strip()
@@ -135,7 +135,7 @@ def _parse_backends(c: ConfigChecker, data: Mapping[str, Any]) -> dict[str, str]
     def unknown(key: str, value: Any) -> None:
         c.error(
             f"[devices].{key} = {value!r}: 未知后端 / unknown backend"
-            f"{did_you_mean(str(value), BACKENDS)}；可用 / allowed: {', '.join(BACKENDS)}"
+            f"{did_you_mean(str(value), BACKENDS)}；可用：{', '.join(BACKENDS)} / allowed: {', '.join(BACKENDS)}"
         )
 
     default = devices.get("default", "sim")
@@ -185,13 +185,14 @@ def _parse_screen(c: ConfigChecker, data: Mapping[str, Any], needed: bool, check
         elif scheme not in SERIAL_URL_SCHEMES:
             c.error(
                 f"[screen].url 的协议 '{scheme}' 不受支持 / unsupported URL scheme '{scheme}'"
-                f"{did_you_mean(scheme, SERIAL_URL_SCHEMES)}；可用 / allowed: {', '.join(SERIAL_URL_SCHEMES)}"
+                f"{did_you_mean(scheme, SERIAL_URL_SCHEMES)}；"
+                f"可用：{', '.join(SERIAL_URL_SCHEMES)} / allowed: {', '.join(SERIAL_URL_SCHEMES)}"
             )
             return None
         else:
             problem = _url_problem(url, scheme, check_devices)
             if problem:
-                c.error(f"[screen].url = {url!r}: 无法使用 / cannot be used: {problem}")
+                c.error(f"[screen].url = {url!r}: 无法使用（{problem}） / cannot be used: {problem}")
                 return None
             return ScreenConfig(url=url, is_port=False, connect_timeout_s=float(timeout))
     assert port is not None
@@ -255,7 +256,7 @@ def _not_a_serial_device(path: str) -> tuple[str, str] | None:
 
 def _pin(c: ConfigChecker, value: Any, where: str) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int):
-        c.error(f"{where} 应为 BCM 引脚号（整数） / must be a BCM pin number, got {value!r}")
+        c.error(f"{where} 应为 BCM 引脚号（整数），收到 {value!r} / must be a BCM pin number, got {value!r}")
         return None
     if value not in BCM_PINS:
         c.error(f"{where} = {value}: BCM 引脚应在 0–27 / BCM pin must be 0–27")
@@ -279,7 +280,7 @@ def _parse_gpio(c: ConfigChecker, data: Mapping[str, Any], backends: Mapping[str
     factories = ("lgpio", "rpigpio", "pigpio", "native", "mock")
     if factory is not None and factory not in factories:
         c.error(f"[gpio].pin_factory = {factory!r}: 未知 / unknown{did_you_mean(factory, factories)}；"
-                f"可用 / allowed: {', '.join(factories)}")
+                f"可用：{', '.join(factories)} / allowed: {', '.join(factories)}")
         factory = None
 
     pins_tbl = c.table(gpio, "pins", "gpio.pins")
@@ -336,7 +337,7 @@ def _parse_gpio(c: ConfigChecker, data: Mapping[str, Any], backends: Mapping[str
     for pin, labels in sorted(owners.items()):
         # TM1637s may share CLK (each listens only after a start on its own DIO): that is wiring, not a clash.
         if len(labels) > 1 and not all(lbl.endswith(".countdown.clk") for lbl in labels):
-            c.error(f"BCM {pin} 被重复使用 / pin used twice: {', '.join(labels)}")
+            c.error(f"BCM {pin} 被重复使用：{', '.join(labels)} / pin used twice: {', '.join(labels)}")
     return GpioConfig(
         pins=pins,
         displays=displays,
@@ -356,14 +357,15 @@ def _parse_camera(c: ConfigChecker, data: Mapping[str, Any], base: Path, check_d
     backend = c.typed(cam, "backend", str, "[camera]", "opencv")
     if backend not in CAMERA_BACKENDS:
         c.error(f"[camera].backend = {backend!r}: 未知 / unknown{did_you_mean(backend, CAMERA_BACKENDS)}；"
-                f"可用 / allowed: {', '.join(CAMERA_BACKENDS)}")
+                f"可用：{', '.join(CAMERA_BACKENDS)} / allowed: {', '.join(CAMERA_BACKENDS)}")
         backend = "opencv"
     source = c.typed(cam, "source", str, "[camera]", "device" if backend == "picamera2" else "none")
     if backend == "picamera2" and source != "device":
-        c.error(f"[camera].backend = 'picamera2' 只用于 source = 'device' / is for source = 'device' (not {source!r})")
+        c.error(f"[camera].backend = 'picamera2' 只用于 source = 'device'（现为 {source!r}） / "
+                f"is for source = 'device' (not {source!r})")
     if source not in CAMERA_SOURCES:
         c.error(f"[camera].source = {source!r}: 未知 / unknown{did_you_mean(source, CAMERA_SOURCES)}；"
-                f"可用 / allowed: {', '.join(CAMERA_SOURCES)}")
+                f"可用：{', '.join(CAMERA_SOURCES)} / allowed: {', '.join(CAMERA_SOURCES)}")
         source = "none"
     width = int(c.typed(cam, "width", int, "[camera]", 1920))
     height = int(c.typed(cam, "height", int, "[camera]", 1080))
@@ -392,7 +394,7 @@ def _parse_camera(c: ConfigChecker, data: Mapping[str, Any], base: Path, check_d
             dev_path = f"/dev/video{device}" if isinstance(device, int) else device
             if not os.path.exists(dev_path):
                 present = sorted(str(p) for p in Path("/dev").glob("video*"))
-                hint = f"；现有 / present: {', '.join(present)}" if present else "；未发现摄像头 / no cameras found"
+                hint = f"；现有：{', '.join(present)} / present: {', '.join(present)}" if present else "；未发现摄像头 / no cameras found"
                 c.error(f"[camera].device 摄像头 {dev_path} 不存在 / camera {dev_path} does not exist{hint}")
     elif source in ("file", "folder"):
         if path is None:
@@ -407,7 +409,8 @@ def _parse_camera(c: ConfigChecker, data: Mapping[str, Any], base: Path, check_d
         c.error(f"[camera].renderer = {renderer!r}: 格式应为 'module:callable' / must be 'module:callable'")
     elif renderer is not None and check_devices and not _module_exists(renderer.partition(":")[0]):
         # Found without importing the module itself (a dotted name imports its parent packages only).
-        c.error(f"[camera].renderer = {renderer!r}: 找不到模块 / no module {renderer.partition(':')[0]!r} is installed")
+        c.error(f"[camera].renderer = {renderer!r}: 找不到模块 {renderer.partition(':')[0]!r} / "
+                f"no module {renderer.partition(':')[0]!r} is installed")
     elif renderer is not None and check_devices:
         try:  # the module is there: what it names must be a factory(width, height), as the camera calls it
             renderer_factory(renderer)
@@ -416,13 +419,15 @@ def _parse_camera(c: ConfigChecker, data: Mapping[str, Any], base: Path, check_d
     exposure = c.number(cam, "exposure", "[camera]", None, -100, 1_000_000)  # driver units (V4L2 or log2)
     lores = (int(c.typed(cam, "lores_width", int, "[camera]", 640)), int(c.typed(cam, "lores_height", int, "[camera]", 360)))
     if backend == "picamera2" and not (64 <= lores[0] <= width and 64 <= lores[1] <= height):
-        c.error(f"[camera] 小画面 {lores[0]}x{lores[1]} 应在 64 与主画面之间 / lores stream must be between 64 px "
+        c.error(f"[camera] 小画面 {lores[0]}x{lores[1]} 应在 64 与主画面（{width}x{height}）之间 / "
+                f"lores stream must be between 64 px "
                 f"and the main stream ({width}x{height})")
     mount = c.number(cam, "mount_height_mm", "[camera]", None, 200, 5000)  # lens above the table top
     lens = c.typed(cam, "lens", str, "[camera]")
     if lens is not None and lens not in LENSES:
         c.error(f"[camera].lens = {lens!r}: 未知 / unknown{did_you_mean(lens, tuple(LENSES))}；"
-                f"可用 / allowed: {', '.join(LENSES)} (或 hfov_deg / or give hfov_deg)")
+                f"可用：{', '.join(LENSES)}（或给出 hfov_deg） / "
+                f"allowed: {', '.join(LENSES)} (或 hfov_deg / or give hfov_deg)")
     hfov = c.number(cam, "hfov_deg", "[camera]", None, 10, 170)
     return CameraConfig(
         backend=backend,
@@ -518,15 +523,17 @@ def load_config(path: str | os.PathLike[str], *, check_devices: bool = True) -> 
     try:
         raw = p.read_bytes()
     except FileNotFoundError:
-        raise ConfigError(f"配置文件不存在 / config file not found: {p}") from None
+        raise ConfigError(f"配置文件不存在：{p} / config file not found: {p}") from None
     except OSError as exc:
-        raise ConfigError(f"无法读取配置文件 / cannot read config file {p}: {exc.strerror or exc}") from None
+        raise ConfigError(f"无法读取配置文件 {p}（{exc.strerror or exc}） / "
+                          f"cannot read config file {p}: {exc.strerror or exc}") from None
     try:
         data = tomllib.loads(raw.decode("utf-8-sig"))  # -sig: Notepad's BOM
     except UnicodeDecodeError as exc:
-        raise ConfigError(f"不是 UTF-8 文本 / not UTF-8 text (byte {exc.start})", str(p)) from None
+        raise ConfigError(f"不是 UTF-8 文本（第 {exc.start} 字节） / "
+                          f"not UTF-8 text (byte {exc.start})", str(p)) from None
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"TOML 语法错误 / TOML syntax error: {exc}", str(p)) from None
+        raise ConfigError(f"TOML 语法错误（{exc}） / TOML syntax error: {exc}", str(p)) from None
     return parse_config(data, base_dir=p.resolve().parent, check_devices=check_devices, path=p)
 
 

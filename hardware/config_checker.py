@@ -17,7 +17,7 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """A hint for a misspelt key or value (the closest allowed word), or ``""``: a problem list
     read on a Pi's console should say what was meant, not only what was wrong."""
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return f"（是不是 / did you mean '{close[0]}'?）" if close else ""
+    return f"（是不是 '{close[0]}'？ / did you mean '{close[0]}'?）" if close else ""
 
 
 class ConfigChecker:
@@ -35,14 +35,15 @@ class ConfigChecker:
         for key in table:
             if key not in allowed:
                 self.error(
-                    f"{where} 中的未知项 / unknown key '{key}' in {where}"
-                    f"{did_you_mean(key, allowed)}；可用 / allowed: {', '.join(allowed)}"
+                    f"{where} 中的未知项 '{key}' / unknown key '{key}' in {where}"
+                    f"{did_you_mean(key, allowed)}；可用：{', '.join(allowed)} / allowed: {', '.join(allowed)}"
                 )
 
     def table(self, data: Mapping[str, Any], key: str, where: str) -> dict[str, Any]:
         value = data.get(key, {})
         if not isinstance(value, dict):
-            self.error(f"[{where}] 必须是表 / must be a table, got {type(value).__name__}")
+            self.error(f"[{where}] 必须是表，收到 {type(value).__name__} / "
+                       f"must be a table, got {type(value).__name__}")
             return {}
         return value
 
@@ -61,7 +62,7 @@ class ConfigChecker:
             ok = isinstance(value, kinds)
         if not ok:
             names = " / ".join(k.__name__ for k in kinds)
-            self.error(f"{where}.{key} 类型应为 {names} / must be {names}, got {value!r}")
+            self.error(f"{where}.{key} 类型应为 {names}，收到 {value!r} / must be {names}, got {value!r}")
             return default
         return value
 

@@ -115,7 +115,8 @@ class Lamp(Device):
     def set(self, mode: str) -> None:
         """Switch the lamp. :raises ValueError: unknown mode."""
         if mode not in self.modes:
-            raise ValueError(f"灯模式无效 / invalid lamp mode {mode!r} for {self.label}; use {', '.join(self.modes)}")
+            raise ValueError(f"{self.label} 的灯模式 {mode!r} 无效，可用：{', '.join(self.modes)} / "
+                             f"invalid lamp mode {mode!r} for {self.label}; use {', '.join(self.modes)}")
         self._apply(mode)
         self._mode = mode
 
@@ -205,7 +206,7 @@ def finite(value: float, what: str) -> float:
     except (TypeError, ValueError):
         v = math.nan
     if not math.isfinite(v):
-        raise ValueError(f"显示时间无效 / {what} must be a finite number, got {value!r}")
+        raise ValueError(f"显示时间无效：{what} 须为有限数，收到 {value!r} / {what} must be a finite number, got {value!r}")
     return v
 
 

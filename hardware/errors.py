@@ -63,5 +63,5 @@ def not_regular_file(path: str | os.PathLike[str]) -> str | None:
     if stat.S_ISREG(mode):
         return None
     if stat.S_ISDIR(mode):
-        return f"是文件夹 / is a folder: {path}"
-    return f"不是普通文件 / not a regular file: {path}"
+        return f"是文件夹：{path} / is a folder: {path}"
+    return f"不是普通文件：{path} / not a regular file: {path}"

@@ -23,10 +23,11 @@ def renderer_factory(spec: str) -> Callable[[int, int], Any]:
     try:
         factory = getattr(importlib.import_module(mod_name), attr)
     except (ImportError, AttributeError, ValueError) as exc:
-        raise CameraError(f"找不到合成渲染器 / cannot load renderer {spec!r}: {exc}") from exc
+        raise CameraError(f"找不到合成渲染器 {spec!r}（{exc}） / cannot load renderer {spec!r}: {exc}") from exc
     try:
         inspect.signature(factory).bind(0, 0)
     except (TypeError, ValueError) as exc:  # not callable, no signature, or not (width, height)
-        raise CameraError(f"{spec!r} 不是渲染器工厂 / is not a renderer factory: it must be called as "
+        raise CameraError(f"{spec!r} 不是渲染器工厂：须能以 factory(width, height) 调用（{exc}） / "
+                          f"is not a renderer factory: it must be called as "
                           f"factory(width, height) ({exc})") from exc
     return factory

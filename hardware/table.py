@@ -343,7 +343,8 @@ class TableDevices:
         """Click a *sim* button (the demo's bots, tests). :raises ValueError: not a sim button."""
         dev = self.seats[seat].buttons.get(button)
         if not isinstance(dev, SimButton):
-            raise ValueError(f"{seat}.{button} 不是模拟按钮 / is not a sim button "
+            raise ValueError(f"{seat}.{button} 不是模拟按钮（{dev.backend if dev else 'none'}） / "
+                             f"is not a sim button "
                              f"({dev.backend if dev else 'none'})")
         dev.click()
 

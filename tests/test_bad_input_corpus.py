@@ -243,8 +243,8 @@ CASES: list[Case] = [
     Case("config-unknown-top-key-hint", "unclear",
          lambda t: ["config", "check", "--offline", str(_write(t / "table.toml", f'table_id = "T1"\nwebb = 1\n'
                                                                                   f'{SEATS}'.encode()))],
-         "did you mean 'web'?）；可用 / allowed: table_id, data_dir, seats, devices, screen, gpio, camera, service, web, "
-         "mqtt, vision"),
+         "did you mean 'web'?）；可用：table_id, data_dir, seats, devices, screen, gpio, camera, service, web, "
+         "mqtt, vision / allowed: table_id"),
     Case("config-deals-without-format", "silent",
          lambda t: ["config", "check", "--offline", str(_write(t / "table.toml", f'table_id = "T1"\n{SEATS}'
                                                                                   f'[service]\ndeals = 5\n'.encode()))],

@@ -88,7 +88,8 @@ def _svg_path(design: str) -> Path:
     path = ARTWORK_DIR / f"{design}.svgz"
     if not path.exists():
         raise FileNotFoundError(
-            f"找不到牌面图案 / card artwork not found: {path} (apt install gnome-cards-data)")
+            f"找不到牌面图案：{path}（apt install gnome-cards-data） / "
+            f"card artwork not found: {path} (apt install gnome-cards-data)")
     return path
 
 
@@ -130,7 +131,8 @@ def _slice(sheet: np.ndarray, design: str) -> Deck:
         ys, xs = np.nonzero(cell[:, :, 3] > 8)
         if len(xs) == 0 or (xs.max() - xs.min()) < 0.8 * cw or (ys.max() - ys.min()) < 0.8 * ch:
             # Not the 13 x 5 grid this slicer relies on: refuse rather than render wrong faces.
-            raise ValueError(f"牌面图案布局不符 / {design}: sheet is not a 13 x 5 grid (cell of {card})")
+            raise ValueError(f"牌面图案 {design} 布局不符：不是 13 x 5 网格（格 {card}） / "
+                             f"{design}: sheet is not a 13 x 5 grid (cell of {card})")
         raw[card] = cell[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
     # One physical size per design: the median face box.
     fw = float(np.median([f.shape[1] for f in raw.values()]))
@@ -169,7 +171,7 @@ def load_deck(design: str) -> Deck:
     if deck is None:
         sheet = cv2.imread(str(_render_sheet(design)), cv2.IMREAD_UNCHANGED)
         if sheet is None or sheet.ndim != 3 or sheet.shape[2] != 4:
-            raise ValueError(f"无法读取渲染结果 / cannot read rendered sheet for {design}")
+            raise ValueError(f"无法读取 {design} 的渲染结果 / cannot read rendered sheet for {design}")
         deck = _slice(sheet, design)
         tmp = cached.with_suffix(f".{os.getpid()}.tmp.npz")
         np.savez(tmp, __size_mm=np.array(deck.size_mm), **deck.faces)

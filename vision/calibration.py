@@ -42,7 +42,7 @@ def _check_frame(frame: object) -> np.ndarray:
         return frame[:, :, :3] if frame.shape[2] == 4 else frame
     if frame.ndim == 2:
         return frame
-    raise ValueError(f"帧形状无效 / bad frame shape {frame.shape}")
+    raise ValueError(f"帧形状无效：{frame.shape} / bad frame shape {frame.shape}")
 
 
 def _gray(frame: np.ndarray) -> np.ndarray:
@@ -138,9 +138,10 @@ class LensCalibration:
             dist = np.array(d["dist_coeffs"], np.float64).ravel()
             size = (int(d["image_size"][0]), int(d["image_size"][1]))
         except FileNotFoundError as exc:
-            raise ValueError(f"找不到镜头标定文件 / lens calibration file not found: {path}") from exc
+            raise ValueError(f"找不到镜头标定文件：{path} / lens calibration file not found: {path}") from exc
         except (KeyError, TypeError, ValueError, json.JSONDecodeError) as exc:
-            raise ValueError(f"镜头标定文件损坏 / bad lens calibration file {path}: {exc}") from exc
+            raise ValueError(f"镜头标定文件 {path} 损坏（{exc}） / "
+                             f"bad lens calibration file {path}: {exc}") from exc
         return cls(k, dist, size, float(d.get("rms_px", 0.0)))
 
     def _scaled_k(self, size: tuple[int, int]) -> np.ndarray:
@@ -198,7 +199,8 @@ def calibrate_lens(images: Iterable[np.ndarray], board: cv2.aruco.CharucoBoard |
     if size is None:
         raise ValueError("没有标定照片 / no calibration photos given")
     if len(obj_pts) < min_views:
-        raise ValueError(f"可用的标定板照片不足 / only {len(obj_pts)} photos show the ChArUco board "
+        raise ValueError(f"可用的标定板照片不足：只有 {len(obj_pts)} 张拍到 ChArUco 标定板（需 {min_views} 张以上） / "
+                         f"only {len(obj_pts)} photos show the ChArUco board "
                          f"(need {min_views}+)")
     rms, k, dist, _, _ = cv2.calibrateCamera(obj_pts, img_pts, size, None, None)
     return LensCalibration(k, dist.ravel(), size, float(rms))
@@ -317,7 +319,8 @@ def calibrate_table(frame: np.ndarray, layout: TableLayout, lens: LensCalibratio
     known = layout.marker_corners_mm()
     ids = [i for i in TABLE_MARKER_IDS if i in found]
     if len(ids) < min_markers:
-        raise ValueError(f"找不到桌角标记 / table corner markers not found: saw {sorted(found)} of ids 0–3, "
+        raise ValueError(f"找不到桌角标记：0–3 号中只见到 {sorted(found)}，至少需 {min_markers} 个 / "
+                         f"table corner markers not found: saw {sorted(found)} of ids 0–3, "
                          f"need at least {min_markers}")
     src = np.vstack([known[i] for i in ids]).astype(np.float64)
     dst = np.vstack([found[i] for i in ids]).astype(np.float64)

@@ -38,7 +38,7 @@ def is_red(card: str) -> bool:
 def check_card(card: str) -> str:
     """Return ``card`` if it is one of the 54 names, else raise a clear ValueError."""
     if card not in CARD_INDEX:
-        raise ValueError(f"未知的牌 / unknown card name: {card!r}")
+        raise ValueError(f"未知的牌：{card!r} / unknown card name: {card!r}")
     return card
 
 

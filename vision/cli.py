@@ -57,14 +57,16 @@ def _read_image(path: Path) -> np.ndarray:
     try:
         data = np.fromfile(str(path), np.uint8)
     except OSError as exc:
-        raise ValueError(f"无法读取图像 / cannot read image: {path} ({exc.strerror or exc})") from None
+        raise ValueError(f"无法读取图像：{path}（{exc.strerror or exc}） / "
+                         f"cannot read image: {path} ({exc.strerror or exc})") from None
     size = _declared_size(data.tobytes()[:65536])
     if size is not None and size[0] * size[1] > MAX_IMAGE_PIXELS:
-        raise ValueError(f"图像过大 {size[0]}×{size[1]} / image too large: {path} is {size[0]}×{size[1]} pixels "
+        raise ValueError(f"图像过大：{path} 为 {size[0]}×{size[1]} 像素（至多 {MAX_IMAGE_PIXELS // 1_000_000} 百万像素） / "
+                         f"image too large: {path} is {size[0]}×{size[1]} pixels "
                          f"(at most {MAX_IMAGE_PIXELS // 1_000_000} Mpx)")
     img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
     if img is None:
-        raise ValueError(f"无法读取图像 / cannot read image: {path}")
+        raise ValueError(f"无法读取图像：{path} / cannot read image: {path}")
     return img
 
 
@@ -82,7 +84,8 @@ def _check_board(args: argparse.Namespace) -> None:
     from .calibration import BOARD_DICT
 
     if not (2 <= args.squares_x <= 40 and 2 <= args.squares_y <= 40):
-        raise ValueError(f"格数须为 2–40 / --squares-x and --squares-y must be 2-40, got {args.squares_x}×{args.squares_y}")
+        raise ValueError(f"格数须为 2–40，收到 {args.squares_x}×{args.squares_y} / "
+                         f"--squares-x and --squares-y must be 2-40, got {args.squares_x}×{args.squares_y}")
     markers = args.squares_x * args.squares_y // 2
     held = cv2.aruco.getPredefinedDictionary(BOARD_DICT).bytesList.shape[0]
     if markers > held:
@@ -97,9 +100,9 @@ def _check_out_file(out: Path, is_ours: Callable[[Path], bool], what: tuple[str,
     """``--out`` checked before the work that fills it: not a folder, and not another file that
     saving would replace (a typo must not turn the event log into a calibration or an enrolment)."""
     if out.is_dir():
-        raise ValueError(f"--out 是文件夹 / --out {out} is a folder: give a file name")
+        raise ValueError(f"--out {out} 是文件夹，请给出文件名 / --out {out} is a folder: give a file name")
     if out.exists() and (not out.is_file() or (out.stat().st_size and not is_ours(out))):
-        raise ValueError(f"--out 已存在且不是{what[0]}，不覆盖 / --out {out} exists and is not {what[1]}: "
+        raise ValueError(f"--out {out} 已存在且不是{what[0]}，不覆盖 / --out {out} exists and is not {what[1]}: "
                          "not overwritten (remove it or choose another name)")
 
 
@@ -107,7 +110,8 @@ def _image_format(out: Path) -> str:
     """The extension OpenCV encodes ``out`` with, or a clear error (no writer for it)."""
     ext = out.suffix.lower()
     if not ext.isascii() or not cv2.haveImageWriter("x" + ext):
-        raise ValueError(f"无法写成此格式 / cannot write an image named {out.name}: use .png or .jpg")
+        raise ValueError(f"无法写成 {out.name} 的格式，请用 .png 或 .jpg / "
+                         f"cannot write an image named {out.name}: use .png or .jpg")
     return ext
 
 
@@ -120,12 +124,13 @@ def _write_image(path: Path, img: np.ndarray) -> None:
     """
     ok, buf = cv2.imencode(_image_format(path), img)
     if not ok:
-        raise ValueError(f"无法编码图片 / could not encode the image {path}")
+        raise ValueError(f"无法编码图片 {path} / could not encode the image {path}")
     try:
         with open(path, "wb") as fh:
             fh.write(buf.tobytes())
     except OSError as exc:
-        raise ValueError(f"无法写入图片 / could not write the image {path}: {exc.strerror or exc}") from None
+        raise ValueError(f"无法写入图片 {path}（{exc.strerror or exc}） / "
+                         f"could not write the image {path}: {exc.strerror or exc}") from None
 
 
 def _is_board_image(path: Path) -> bool:
@@ -168,10 +173,10 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     out = _given(args.out, "--out")
     _check_out_file(out, _is_lens_file, ("镜头标定文件", "a lens calibration"))
     if not folder.is_dir():
-        raise ValueError(f"照片目录不存在 / photo folder not found: {folder}")
+        raise ValueError(f"照片目录不存在：{folder} / photo folder not found: {folder}")
     paths = sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
     if not paths:
-        raise ValueError(f"目录中没有照片 / no photos in {folder}")
+        raise ValueError(f"目录 {folder} 中没有照片 / no photos in {folder}")
     board = charuco_board((args.squares_x, args.squares_y), args.square_mm, args.marker_mm)
     lens = calibrate_lens((_read_image(p) for p in paths), board)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -188,7 +193,7 @@ def cmd_board(args: argparse.Namespace) -> int:
     _check_board(args)
     out = _given(args.out, "--out")
     if out.is_dir() or not out.parent.is_dir():
-        raise ValueError(f"输出路径无效（文件夹不存在或是文件夹） / cannot write {out}: its folder does not exist "
+        raise ValueError(f"输出路径 {out} 无效（文件夹不存在或是文件夹） / cannot write {out}: its folder does not exist "
                          "or it is a folder")
     _image_format(out)
     if not args.force:
@@ -207,14 +212,15 @@ def cmd_markers(args: argparse.Namespace) -> int:
     """Write the four table-corner markers (ids 0–3) as PNGs to print."""
     out = _given(args.out, "--out")
     if out.exists() and not out.is_dir():
-        raise ValueError(f"--out 须为文件夹 / --out {out} is a file: give a folder for the four marker PNGs")
+        raise ValueError(f"--out {out} 是文件，须为放四张标记 PNG 的文件夹 / "
+                         f"--out {out} is a file: give a folder for the four marker PNGs")
     out.mkdir(parents=True, exist_ok=True)
     d = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
     for i in range(4):
         img = cv2.aruco.generateImageMarker(d, i, 600)
         img = cv2.copyMakeBorder(img, 100, 100, 100, 100, cv2.BORDER_CONSTANT, value=255)
         _write_image(out / f"table-marker-{i}.png", img)
-    print(f"桌角标记已写入 / markers 0–3 written to {out}")
+    print(f"0–3 号桌角标记已写入 {out} / markers 0–3 written to {out}")
     return 0
 
 
@@ -233,7 +239,7 @@ def _prompt(picture_dir: Path) -> object:
         hint = f" [{' '.join(likely)}]" if likely else ""
         while True:
             try:
-                answer = input(f"这是哪张牌？ / which card is this? {path}{hint} "
+                answer = input(f"这是哪张牌？{path}{hint} / which card is this? {path}{hint} "
                                "(回车=第一个 Enter=first, - 跳过 skip): ").strip()
             except EOFError:
                 return None
@@ -275,7 +281,8 @@ def _enrol_out(args: argparse.Namespace) -> Path:
     if config is None or where is None:
         return Path(DEFAULT_ENROLL_OUT)
     out = Path(where(config))
-    print(f"登记文件存为本桌读牌所用文件 / saving to the deck file the table reads ({config}): {out}")
+    print(f"登记文件存为本桌（{config}）读牌所用文件：{out} / "
+          f"saving to the deck file the table reads ({config}): {out}")
     return out
 
 
@@ -302,7 +309,8 @@ def cmd_enroll_table(args: argparse.Namespace) -> int:
     else:
         res = enrol_from_frames(frames, ask=None, layout=layout, lens=lens)
     named = sum(c.name is not None and not c.asked for c in res.cards)
-    print(f"桌上找到 {len(res.cards)} 张牌，自动识别 {named} 张，提问 {res.questions} 张 / found {len(res.cards)} "
+    print(f"桌上找到 {len(res.cards)} 张牌，自动识别 {named} 张，提问 {res.questions} 张"
+          f"（{res.seconds:.1f} 秒） / found {len(res.cards)} "
           f"cards, {named} named by the reader, {res.questions} asked ({res.seconds:.1f} s)")
     if res.joined:
         print(f"  {joined_text(res.joined)}")
@@ -343,7 +351,7 @@ def cmd_enroll(args: argparse.Namespace) -> int:
         raise ValueError("需要牌面目录，或 --frames / --camera / a faces folder, --frames or --camera is needed")
     folder = Path(args.faces)
     if not folder.is_dir():
-        raise ValueError(f"牌面目录不存在 / faces folder not found: {folder}")
+        raise ValueError(f"牌面目录不存在：{folder} / faces folder not found: {folder}")
     faces: dict[str, np.ndarray] = {}
     unknown = []
     for p in sorted(folder.iterdir()):
@@ -358,7 +366,9 @@ def cmd_enroll(args: argparse.Namespace) -> int:
                          + ", ".join(unknown))
     missing = [c for c in ALL_CARDS if c not in faces]
     if missing and not args.allow_missing:
-        raise ValueError(f"缺少 {len(missing)} 张牌面 / {len(missing)} faces missing: {', '.join(missing)} "
+        raise ValueError(f"缺少 {len(missing)} 张牌面：{', '.join(missing)}"
+                         f"（--allow-missing：只登记已有的牌面，其余按通用模型读） / "
+                         f"{len(missing)} faces missing: {', '.join(missing)} "
                          "(--allow-missing: enrol the faces given; the others are read zero-shot)")
     e = enroll(faces, px_per_mm=args.px_per_mm)
     _save_and_report(e, len(faces), args.out)
@@ -457,7 +467,8 @@ def register(subparsers: argparse._SubParsersAction,
     e.add_argument("--camera", action="store_true",
                    help="用桌上摄像头拍摄 / take the frames with the table's camera ([camera] of --config)")
     e.add_argument("--config", default=None,
-                   help="桌配置：--camera 用其 [camera]，未给 --out 时存为该桌读牌所用文件 / table config: --camera uses "
+                   help=f"桌配置：--camera 用其 [camera]，未给 --out 时存为该桌读牌所用文件（--camera 默认："
+                        f"{DEFAULT_TABLE_CONFIG}） / table config: --camera uses "
                         f"its [camera], and without --out the enrolment goes to the deck file that table reads "
                         f"([vision] enrollment, else <data_dir>/deck-enrollment.npz; --camera default: {DEFAULT_TABLE_CONFIG})")
     e.add_argument("--decks", type=int, default=1, choices=(1, 2, 3),
@@ -469,7 +480,9 @@ def register(subparsers: argparse._SubParsersAction,
     e.add_argument("--no-questions", action="store_true",
                    help="不提问，未识别的牌按通用模型读 / ask nothing; unclear cards are read zero-shot")
     e.add_argument("--px-per-mm", type=float, default=3.0, help="牌面照片比例 px/mm / scale of the face photos in pixels per mm (default 3.0)")
-    e.add_argument("--out", default=None, help="登记文件保存位置 / where to save the enrolment (default: the deck file "
+    e.add_argument("--out", default=None, help=f"登记文件保存位置（默认：--config 所指桌的读牌文件，否则为本文件夹下的 "
+                                             f"{DEFAULT_ENROLL_OUT}） / "
+                                             f"where to save the enrolment (default: the deck file "
                                              f"of --config's table, else {DEFAULT_ENROLL_OUT} under this folder)")
     e.add_argument("--allow-missing", action="store_true", help="缺少部分牌面也登记（缺的牌按通用模型读） / enrol even if some faces are missing (those cards are read zero-shot)")
     e.set_defaults(func=cmd_enroll, camera_frames=camera_frames, table_enrollment=table_enrollment)

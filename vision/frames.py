@@ -35,7 +35,7 @@ def check_pixels(frame: np.ndarray) -> None:
     :raises ValueError: Chinese, then English, naming the type.
     """
     if frame.dtype != np.uint8:
-        raise ValueError(f"摄像头画面格式错误 / camera frame is {frame.dtype}, not 8-bit BGR")
+        raise ValueError(f"摄像头画面格式错误：{frame.dtype}，不是 8 位 BGR / camera frame is {frame.dtype}, not 8-bit BGR")
 
 
 def check_picture(grey: np.ndarray) -> None:
@@ -44,14 +44,15 @@ def check_picture(grey: np.ndarray) -> None:
     :raises ValueError: Chinese, then English.
     """
     if grey.size < 64:
-        raise ValueError(f"摄像头画面过小 / camera frame of {grey.size} pixels")
+        raise ValueError(f"摄像头画面过小（{grey.size} 像素） / camera frame of {grey.size} pixels")
     # The percentiles from the histogram: 0.5 ms a 1280 × 720 frame, where np.percentile took 15
     # (every frame at 15 fps: a fifth of a core on this machine, more on a Pi).
     counts = np.cumsum(cv2.calcHist([np.ascontiguousarray(grey, np.uint8)], [0], None, [256], [0, 256]).ravel())
     lo, hi = (int(np.searchsorted(counts, q * counts[-1])) for q in (TAIL, 1.0 - TAIL))
     if hi - lo < MIN_SPAN:
         what = "全黑" if hi < 32 else "全白" if lo > 224 else "单色"
-        raise ValueError(f"画面无内容（{what}） / the frame shows nothing (grey levels {lo:.0f}–{hi:.0f}): "
+        raise ValueError(f"画面无内容（{what}，灰度 {lo:.0f}–{hi:.0f}）：镜头被遮、灯灭或过曝？ / "
+                         f"the frame shows nothing (grey levels {lo:.0f}–{hi:.0f}): "
                          "lens covered, lights off or over-exposed?")
 
 
@@ -63,5 +64,6 @@ def check_view(size: tuple[int, int], calibrated: tuple[int, int]) -> None:
     w, h = size
     cw, ch = calibrated
     if w <= 0 or h <= 0 or abs((w / h) / (cw / ch) - 1.0) > ASPECT_TOLERANCE:
-        raise ValueError(f"画面尺寸与校准不符 / the frame is {w}×{h}, the calibrated view {cw}×{ch}: "
+        raise ValueError(f"画面尺寸 {w}×{h} 与校准的 {cw}×{ch} 不符：摄像头模式变了就重新校准 / "
+                         f"the frame is {w}×{h}, the calibrated view {cw}×{ch}: "
                          "recalibrate if the camera's mode changed")

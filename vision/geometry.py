@@ -43,9 +43,9 @@ class Zone:
 
     def __post_init__(self) -> None:
         if self.seat not in _AXES:
-            raise ValueError(f"未知座位 / unknown seat: {self.seat!r} (E S W N)")
+            raise ValueError(f"未知座位：{self.seat!r}（E S W N） / unknown seat: {self.seat!r} (E S W N)")
         if self.size_mm[0] <= 0 or self.size_mm[1] <= 0:
-            raise ValueError(f"区域尺寸无效 / bad zone size: {self.size_mm}")
+            raise ValueError(f"区域尺寸无效：{self.size_mm} / bad zone size: {self.size_mm}")
 
     def zone_to_table_affine(self) -> np.ndarray:
         """2x3 affine: zone mm (u, v) -> table mm."""
@@ -103,7 +103,9 @@ class TableLayout:
         unknown = sorted(set(data) - {"table_mm", "marker_mm", "marker_inset_mm", "zones"})
         bad_seats = sorted(set(data.get("zones", {})) - set(SEATS))
         if unknown or bad_seats:
-            raise ValueError(f"桌面布局有未知项 / the table layout has unknown keys {unknown} or seats {bad_seats} "
+            raise ValueError(f"桌面布局有未知项 {unknown} 或未知座位 {bad_seats}"
+                             f"（项：table_mm, marker_mm, marker_inset_mm, zones；座位：{', '.join(SEATS)}） / "
+                             f"the table layout has unknown keys {unknown} or seats {bad_seats} "
                              f"(keys: table_mm, marker_mm, marker_inset_mm, zones; seats: {', '.join(SEATS)})")
         try:
             zones = {s: Zone(s, tuple(map(float, z["centre_mm"])), tuple(map(float, z["size_mm"])))
@@ -111,14 +113,15 @@ class TableLayout:
             return cls(tuple(map(float, data.get("table_mm", (900, 900)))), float(data.get("marker_mm", 60.0)),
                        float(data.get("marker_inset_mm", 15.0)), zones or default_layout().zones)
         except (KeyError, TypeError, ValueError) as exc:
-            raise ValueError(f"桌面布局配置错误 / bad table layout config: {exc}") from exc
+            raise ValueError(f"桌面布局配置错误（{exc}） / bad table layout config: {exc}") from exc
 
     @classmethod
     def load(cls, path: str | Path) -> TableLayout:
         try:
             data = json.loads(Path(path).read_text(encoding="utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-            raise ValueError(f"桌面布局文件不是 JSON / the table layout {path} is not JSON: {str(exc)[:120]}") from None
+            raise ValueError(f"桌面布局文件 {path} 不是 JSON（{str(exc)[:120]}） / "
+                             f"the table layout {path} is not JSON: {str(exc)[:120]}") from None
         try:
             return cls.from_json(data)
         except ValueError as exc:

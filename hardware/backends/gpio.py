@@ -55,7 +55,8 @@ def resolve_pin_factory(name: str | None) -> Any:
 
         return getattr(importlib.import_module(mod_name), cls_name)()
     except Exception as exc:
-        raise DeviceError(f"无法启用 GPIO 引脚驱动 {name} / cannot start gpiozero pin factory {name}: {exc}") from exc
+        raise DeviceError(f"无法启用 GPIO 引脚驱动 {name}（{exc}） / "
+                          f"cannot start gpiozero pin factory {name}: {exc}") from exc
 
 
 def _open(label: str, pin: int | str, make: Any) -> Any:
@@ -63,7 +64,8 @@ def _open(label: str, pin: int | str, make: Any) -> Any:
     try:
         return make()
     except GPIOZeroError as exc:
-        raise DeviceError(f"GPIO {label}（BCM {pin}）无法打开 / cannot open {label} on BCM {pin}: {exc}") from exc
+        raise DeviceError(f"GPIO {label}（BCM {pin}）无法打开（{exc}） / "
+                          f"cannot open {label} on BCM {pin}: {exc}") from exc
 
 
 class GpioButton(ButtonInput):
@@ -237,7 +239,8 @@ class GpioStatusLed(GpioLamp):
             log.info("status LED on BCM %s: no PWM, pulse will blink", pin)
             return super()._make(pin, active_high, pin_factory)
         except GPIOZeroError as exc:
-            raise DeviceError(f"GPIO {self.label}（BCM {pin}）无法打开 / cannot open {self.label} on BCM {pin}: "
+            raise DeviceError(f"GPIO {self.label}（BCM {pin}）无法打开（{exc}） / "
+                              f"cannot open {self.label} on BCM {pin}: "
                               f"{exc}") from exc
 
     def _apply(self, mode: str) -> None:

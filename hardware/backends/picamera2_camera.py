@@ -152,7 +152,7 @@ def _import_picamera2() -> Any:
                 f"picamera2: apt's simplejpeg was built for numpy 1 and .venv has numpy 2 ({exc}); run "
                 f"`.venv/bin/pip install '{PI_SIMPLEJPEG}'` (scripts/install.sh does)") from exc
         raise CameraError(
-            "无法导入 picamera2 / cannot import picamera2 "
+            f"无法导入 picamera2（{type(exc).__name__}: {exc}） / cannot import picamera2 "
             f"({type(exc).__name__}: {exc}): 树莓派系统上 `sudo apt install python3-picamera2`，"
             "且 .venv 需以 --system-site-packages 创建（scripts/install.sh 会做） / on Raspberry Pi OS "
             "install python3-picamera2 with apt and make the venv with --system-site-packages "
@@ -324,7 +324,8 @@ class Picamera2Source(FrameSource):
                     try:
                         self._cam = self._open()
                     except Exception as exc:
-                        self._set_status(connected=False, error=f"无法打开摄像头 / cannot open camera "
+                        self._set_status(connected=False, error=f"无法打开摄像头 {self.camera_num}（{exc}） / "
+                                                                f"cannot open camera "
                                                                 f"{self.camera_num}: {exc}")
                         if isinstance(exc, CameraError) and "picamera2" in str(exc):
                             raise
@@ -336,7 +337,8 @@ class Picamera2Source(FrameSource):
                     request = cam.capture_request()
                 except Exception as exc:
                     self._close_cam()
-                    self._set_status(connected=False, error=f"摄像头断开 / camera stopped delivering frames: {exc}")
+                    self._set_status(connected=False, error=f"摄像头断开（{exc}） / "
+                                                            f"camera stopped delivering frames: {exc}")
                     self._closed.wait(self.reconnect_s)
                     continue
                 ts = time.monotonic()
@@ -352,7 +354,8 @@ class Picamera2Source(FrameSource):
                     if self._bad_buffers >= BAD_BUFFERS_REOPEN:
                         self._bad_buffers = 0
                         self._close_cam()
-                        self._set_status(connected=False, error=f"摄像头画面无法取出 / camera buffers unreadable: {exc}")
+                        self._set_status(connected=False, error=f"摄像头画面无法取出（{exc}） / "
+                                                                f"camera buffers unreadable: {exc}")
                         self._closed.wait(self.reconnect_s)
                     continue
                 self._bad_buffers = 0
@@ -394,16 +397,17 @@ def drift(locked: dict[str, Any], md: dict[str, Any]) -> list[str]:
     out: list[str] = []
     e0, e1 = locked.get("ExposureTime"), md.get("ExposureTime")
     if e0 and e1 is not None and abs(e1 - e0) > EXPOSURE_TOL * e0:
-        out.append(f"曝光 / exposure {e0} → {e1} µs")
+        out.append(f"曝光 {e0} → {e1} µs / exposure {e0} → {e1} µs")
     g0, g1 = locked.get("AnalogueGain"), md.get("AnalogueGain")
     if g0 and g1 is not None and abs(g1 - g0) > GAIN_TOL * g0:
-        out.append(f"增益 / gain {g0:.2f} → {g1:.2f}")
+        out.append(f"增益 {g0:.2f} → {g1:.2f} / gain {g0:.2f} → {g1:.2f}")
     c0, c1 = locked.get("ColourGains"), md.get("ColourGains")
     if c0 and c1 is not None and max(abs(a - b) for a, b in zip(c0, c1, strict=False)) > COLOUR_TOL:
-        out.append(f"白平衡 / white balance {c0[0]:.2f},{c0[1]:.2f} → {c1[0]:.2f},{c1[1]:.2f}")
+        out.append(f"白平衡 {c0[0]:.2f},{c0[1]:.2f} → {c1[0]:.2f},{c1[1]:.2f} / "
+                   f"white balance {c0[0]:.2f},{c0[1]:.2f} → {c1[0]:.2f},{c1[1]:.2f}")
     l0, l1 = locked.get("LensPosition"), md.get("LensPosition")
     if l0 is not None and l1 is not None and abs(l1 - l0) > LENS_TOL:
-        out.append(f"对焦 / focus {l0:.2f} → {l1:.2f} dpt")
+        out.append(f"对焦 {l0:.2f} → {l1:.2f} dpt / focus {l0:.2f} → {l1:.2f} dpt")
     return out
 
 

@@ -197,7 +197,8 @@ class TM1637:
                 if not self._write_byte(byte) and self._check_ack:
                     self.nacks += 1
                     raise DisplayNotAcknowledged(
-                        f"TM1637 未应答（第 {i + 1} 字节 0x{byte:02X}）：检查接线与供电 / TM1637 did not "
+                        f"TM1637 未应答（第 {i + 1} 字节 0x{byte:02X}，clk={self._clk.pin}，dio={self._dio.pin}）："
+                        f"检查接线与供电 / TM1637 did not "
                         f"acknowledge byte {i + 1} (0x{byte:02X}) on clk={self._clk.pin}, "
                         f"dio={self._dio.pin}: check wiring and power"
                     )

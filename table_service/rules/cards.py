@@ -104,7 +104,8 @@ def card(rank: str, suit: str = "") -> Card:
     except KeyError:
         if not suit and len(rank) >= 2:
             return parse_card(rank)
-        raise InvalidCardError(f"无此牌 / no such card: rank {rank!r} suit {suit!r}") from None
+        raise InvalidCardError(f"无此牌：点数 {rank!r} 花色 {suit!r} / "
+                               f"no such card: rank {rank!r} suit {suit!r}") from None
 
 
 def parse_card(token: str) -> Card:
@@ -118,7 +119,7 @@ def parse_card(token: str) -> Card:
     raw = token
     t = token.strip()
     if not t:
-        raise InvalidCardError(f"空的牌 / empty card token: {raw!r}")
+        raise InvalidCardError(f"空的牌：{raw!r} / empty card token: {raw!r}")
     upper = t.upper()
     if upper in _JOKER_ALIASES:
         return _INTERNED[(_JOKER_ALIASES[upper], "")]
@@ -131,7 +132,7 @@ def parse_card(token: str) -> Card:
         rank = "T"
     if rank in RANKS and suit in SUITS:
         return _INTERNED[(rank, suit)]
-    raise InvalidCardError(f"无法识别的牌 / not a card: {raw!r}")
+    raise InvalidCardError(f"无法识别的牌：{raw!r} / not a card: {raw!r}")
 
 
 def parse_cards(text: str | Iterable[str | Card]) -> list[Card]:
@@ -204,12 +205,14 @@ def full_deck() -> list[Card]:
 def check_level(level: str) -> str:
     """Validate a level (a rank 2…A; ``10`` and lower case as cards accept them)."""
     if not isinstance(level, str):
-        raise ValueError(f"无此级数 / no such level: {level!r} (expected 2…9, T, J, Q, K, A)")
+        raise ValueError(f"无此级数：{level!r}（应为 2…9、T、J、Q、K、A） / "
+                         f"no such level: {level!r} (expected 2…9, T, J, Q, K, A)")
     level = level.strip().upper()
     if level == "10":
         level = "T"
     if level not in RANKS:
-        raise ValueError(f"无此级数 / no such level: {level!r} (expected 2…9, T, J, Q, K, A)")
+        raise ValueError(f"无此级数：{level!r}（应为 2…9、T、J、Q、K、A） / "
+                         f"no such level: {level!r} (expected 2…9, T, J, Q, K, A)")
     return level
 
 

@@ -26,7 +26,7 @@ def _classify(args: argparse.Namespace) -> int:
     cards = _cards_arg(args.cards)
     plays = classify(cards, args.level)
     if not plays:
-        print(f"不成牌型 / not a pattern: {format_cards(cards)}")
+        print(f"不成牌型：{format_cards(cards)} / not a pattern: {format_cards(cards)}")
         return 1
     _print_plays(plays)
     if len(plays) > 1:
@@ -43,7 +43,7 @@ def _legal(args: argparse.Namespace) -> int:
     if args.previous:
         readings = classify(parse_cards(args.previous), args.level)
         if not readings:
-            raise ValueError(f"上家出牌不成牌型 / previous play is not a pattern: {args.previous}")
+            raise ValueError(f"上家出牌不成牌型：{args.previous} / previous play is not a pattern: {args.previous}")
         previous = reading_for(args.previous, args.level).play
     plays = legal_plays(hand, args.level, previous)
     if args.kind:

@@ -19,7 +19,7 @@ def advance(level: str, steps: int) -> str:
         a deal: only the A rule sends a side back, to its start level).
     """
     if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
-        raise ValueError(f"升级数无效 / levels go up by 0 or more whole steps, got {steps!r}")
+        raise ValueError(f"升级数须为 0 或正整数，收到 {steps!r} / levels go up by 0 or more whole steps, got {steps!r}")
     return RANKS[min(RANKS.index(check_level(level)) + steps, len(RANKS) - 1)]
 
 
@@ -43,7 +43,7 @@ def deal_outcome(finish_order: Sequence[str]) -> DealOutcome:
     """
     order = list(finish_order)
     if len(order) < 2 or len(set(order)) != len(order) or any(s not in SEATS for s in order):
-        raise ValueError(f"名次不完整 / not a finished deal: {order!r}")
+        raise ValueError(f"名次不完整：{order!r} / not a finished deal: {order!r}")
     first = order[0]
     mate = partner(first)
     if mate in order:
@@ -51,7 +51,7 @@ def deal_outcome(finish_order: Sequence[str]) -> DealOutcome:
     elif len(order) >= 3:
         place = 4
     else:
-        raise ValueError(f"名次不完整 / not a finished deal: {order!r}")
+        raise ValueError(f"名次不完整：{order!r} / not a finished deal: {order!r}")
     return DealOutcome(
         first=first,
         winner_side=side_of(first),
@@ -95,7 +95,8 @@ def apply_deal(
     """
     missing = [s for s in SIDES if s not in levels]
     if missing:
-        raise ValueError(f"缺少一方的级数 / levels must give both sides {', '.join(SIDES)}; missing {', '.join(missing)}")
+        raise ValueError(f"须给出 {', '.join(SIDES)} 两方的级数，缺少 {', '.join(missing)} / "
+                         f"levels must give both sides {', '.join(SIDES)}; missing {', '.join(missing)}")
     # Levels may be written as cards are (``a``, ``10``): the A rule below compares them with "A".
     before = {s: check_level(levels[s]) for s in SIDES}
     new = dict(before)

@@ -142,24 +142,30 @@ class Ruleset:
         self._check_types()
         if self.double_down_leader not in ("payer_to_first", "first_next"):
             raise ValueError(
-                f"规则选项错误 / bad option double_down_leader={self.double_down_leader!r} "
+                f"规则选项错误：double_down_leader={self.double_down_leader!r}（应为 payer_to_first 或 first_next） / "
+                f"bad option double_down_leader={self.double_down_leader!r} "
                 "(expected payer_to_first or first_next)"
             )
         for key, allowed in CHOICES.items():
             if getattr(self, key) not in allowed:
                 raise ValueError(
-                    f"规则选项错误 / bad option {key}={getattr(self, key)!r} (expected {' or '.join(allowed)})"
+                    f"规则选项错误：{key}={getattr(self, key)!r}（应为 {' 或 '.join(allowed)}） / "
+                    f"bad option {key}={getattr(self, key)!r} (expected {' or '.join(allowed)})"
                 )
         if self.report_missing_penalty not in REPORT_MISSING_PENALTIES:
             raise ValueError(
-                f"规则选项错误 / bad option report_missing_penalty={self.report_missing_penalty!r} "
+                f"规则选项错误：report_missing_penalty={self.report_missing_penalty!r}"
+                f"（应为 {', '.join(REPORT_MISSING_PENALTIES)}） / "
+                f"bad option report_missing_penalty={self.report_missing_penalty!r} "
                 f"(expected {', '.join(REPORT_MISSING_PENALTIES)})"
             )
         for key in self.tiebreak:
             if key not in TIEBREAK_KEYS:
-                raise ValueError(f"规则选项错误 / unknown tie-break key {key!r} (known: {', '.join(TIEBREAK_KEYS)})")
+                raise ValueError(f"规则选项错误：未知的同分比较项 {key!r}（已知：{', '.join(TIEBREAK_KEYS)}） / "
+                                 f"unknown tie-break key {key!r} (known: {', '.join(TIEBREAK_KEYS)})")
         if self.tries_at_a is not None and self.tries_at_a < 1:
-            raise ValueError(f"规则选项错误 / tries_at_a must be ≥ 1 or None, got {self.tries_at_a!r}")
+            raise ValueError(f"规则选项错误：tries_at_a 须 ≥ 1 或为 None，收到 {self.tries_at_a!r} / "
+                             f"tries_at_a must be ≥ 1 or None, got {self.tries_at_a!r}")
 
     def _check_types(self) -> None:
         """Every option has the type its annotation says, within a range a table can honour.
@@ -173,26 +179,30 @@ class Ruleset:
             kind = str(f.type)
             if kind == "bool":
                 ok = isinstance(value, bool)
-                want = "true or false"
+                zh_want, want = "true 或 false", "true or false"
             elif kind in ("int", "int | None"):
                 ok = (value is None and kind != "int") or (
                     isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= _MAX_INT_OPTION)
+                zh_want = f"0–{_MAX_INT_OPTION} 的整数" + ("或 none" if kind != "int" else "")
                 want = f"a whole number 0-{_MAX_INT_OPTION}" + (" or none" if kind != "int" else "")
             elif kind == "str":
                 ok = isinstance(value, str)
-                want = "text"
+                zh_want, want = "文本", "text"
             else:  # tiebreak: a sequence of names, checked below
                 ok = isinstance(value, tuple) and all(isinstance(k, str) for k in value)
-                want = "a list of tie-break names"
+                zh_want, want = "同分比较项名称的列表", "a list of tie-break names"
             if not ok:
-                raise ValueError(f"规则选项类型错误 / bad option {f.name}={value!r} (expected {want})")
+                raise ValueError(f"规则选项类型错误：{f.name}={value!r}（应为 {zh_want}） / "
+                                 f"bad option {f.name}={value!r} (expected {want})")
         for key in ("return_max_rank", "start_level"):
             if getattr(self, key) not in _RANKS:
-                raise ValueError(f"规则选项错误 / bad option {key}={getattr(self, key)!r} (expected one of {' '.join(_RANKS)})")
+                raise ValueError(f"规则选项错误：{key}={getattr(self, key)!r}（应为 {' '.join(_RANKS)} 之一） / "
+                                 f"bad option {key}={getattr(self, key)!r} (expected one of {' '.join(_RANKS)})")
         for key in ("clock_tribute_s", "clock_return_s", "clock_first_lead_s", "clock_lead_s", "clock_follow_s",
                     "warnings_per_violation", "violations_per_foul", "fouls_per_loss"):
             if getattr(self, key) < 1:
-                raise ValueError(f"规则选项错误 / bad option {key}={getattr(self, key)!r} (must be at least 1)")
+                raise ValueError(f"规则选项错误：{key}={getattr(self, key)!r}（至少为 1） / "
+                                 f"bad option {key}={getattr(self, key)!r} (must be at least 1)")
 
     def replace(self, **changes: Any) -> Ruleset:
         """A copy with ``changes`` applied; unknown option names are an error naming them."""
@@ -200,8 +210,8 @@ class Ruleset:
         for key in changes:
             if key not in known:
                 close = difflib.get_close_matches(key, known, n=1)
-                hint = f" (did you mean {close[0]!r}?)" if close else ""
-                raise ValueError(f"未知规则选项 / unknown ruleset option {key!r}{hint}")
+                zh_hint, hint = (f"（是不是 {close[0]!r}？）", f" (did you mean {close[0]!r}?)") if close else ("", "")
+                raise ValueError(f"未知规则选项 {key!r}{zh_hint} / unknown ruleset option {key!r}{hint}")
         if isinstance(changes.get("tiebreak"), list):
             changes["tiebreak"] = tuple(changes["tiebreak"])
         return dataclasses.replace(self, **changes)
@@ -251,5 +261,6 @@ def get_ruleset(name: str = DEFAULT_RULESET, /, **overrides: Any) -> Ruleset:
     try:
         base = PRESETS[name]
     except KeyError:
-        raise ValueError(f"未知规则预设 / unknown ruleset preset {name!r} (known: {', '.join(PRESETS)})") from None
+        raise ValueError(f"未知规则预设 {name!r}（已知：{', '.join(PRESETS)}） / "
+                         f"unknown ruleset preset {name!r} (known: {', '.join(PRESETS)})") from None
     return base.replace(**overrides) if overrides else base

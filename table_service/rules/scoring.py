@@ -28,7 +28,8 @@ def penalty_loss_positions(winner_pos: int, offender_pos: int) -> tuple[int, int
     """
     for pos in (winner_pos, offender_pos):
         if isinstance(pos, bool) or not isinstance(pos, int) or not 2 <= pos <= 15:
-            raise ValueError(f"级位无效 / a level position is 2 (level 2) … 14 (A), 15 past A; got {pos!r}")
+            raise ValueError(f"级位无效：须为 2（打 2）… 14（A），过 A 为 15；收到 {pos!r} / "
+                             f"a level position is 2 (level 2) … 14 (A), 15 past A; got {pos!r}")
     if winner_pos - offender_pos > PENALTY_LOSS_GAP:
         return (winner_pos, offender_pos)
     off = min(offender_pos, J_POSITION)
@@ -47,4 +48,5 @@ def match_points(result: str, ruleset: Ruleset) -> int:
     try:
         return table[result]
     except KeyError:
-        raise ValueError(f"未知结果 / unknown result {result!r} (expected one of {', '.join(table)})") from None
+        raise ValueError(f"未知结果 {result!r}（应为 {', '.join(table)} 之一） / "
+                         f"unknown result {result!r} (expected one of {', '.join(table)})") from None

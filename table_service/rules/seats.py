@@ -28,7 +28,7 @@ def side_zh(side: object) -> str:
 
 def _check(seat: str) -> str:
     if seat not in SEATS:
-        raise ValueError(f"无此座位 / no such seat: {seat!r} (expected one of E S W N)")
+        raise ValueError(f"无此座位：{seat!r}（应为 E S W N 之一） / no such seat: {seat!r} (expected one of E S W N)")
     return seat
 
 
@@ -55,14 +55,14 @@ def side_of(seat: str) -> str:
 def other_side(side: str) -> str:
     """The opposing side."""
     if side not in SIDES:
-        raise ValueError(f"无此方 / no such side: {side!r} (expected EW or NS)")
+        raise ValueError(f"无此方：{side!r}（应为 EW 或 NS） / no such side: {side!r} (expected EW or NS)")
     return "NS" if side == "EW" else "EW"
 
 
 def seats_of(side: str) -> tuple[str, str]:
     """The two seats of ``side``."""
     if side not in SIDES:
-        raise ValueError(f"无此方 / no such side: {side!r} (expected EW or NS)")
+        raise ValueError(f"无此方：{side!r}（应为 EW 或 NS） / no such side: {side!r} (expected EW or NS)")
     return ("E", "W") if side == "EW" else ("N", "S")
 
 

@@ -142,13 +142,13 @@ def tribute_duty(finish_order: Sequence[str]) -> TributeDuty:
     """
     order = list(finish_order)
     if len(set(order)) != len(order) or any(s not in SEATS for s in order) or len(order) < 2:
-        raise ValueError(f"名次不完整 / not a finished deal: {order!r}")
+        raise ValueError(f"名次不完整：{order!r} / not a finished deal: {order!r}")
     first = order[0]
     if order[1] == partner(first):
         losers = tuple(s for s in seats_from(next_seat(first)) if side_of(s) != side_of(first))
         return TributeDuty(payers=losers, first=first, double_down=True)
     if len(order) < 3:
-        raise ValueError(f"名次不完整 / not a finished deal: {order!r}")
+        raise ValueError(f"名次不完整：{order!r} / not a finished deal: {order!r}")
     last = next(s for s in SEATS if s not in order[:3])
     return TributeDuty(payers=(last,), first=first, double_down=False)
 
@@ -160,7 +160,8 @@ def pair_tributes(tributes: dict[str, Card], first: str, level: str, equal: str 
     plays before it); ``first_clockwise``, 上游 takes from the payer on its own clockwise side
     (the seat that plays before 上游)."""
     if len(tributes) not in (1, 2):
-        raise ValueError(f"进贡须一人或两人 / a tribute is paid by one or two seats, got {len(tributes)}")
+        raise ValueError(f"进贡须一人或两人，收到 {len(tributes)} / "
+                         f"a tribute is paid by one or two seats, got {len(tributes)}")
     if len(tributes) == 1:
         (payer,) = tributes
         return {payer: first}
@@ -203,7 +204,7 @@ def first_drawer(cut: Card | str) -> str:
     if isinstance(cut, str):
         cut = parse_card(cut)
     if not isinstance(cut, Card):
-        raise ValueError(f"翻牌须是一张牌 / the cut must be a card, got {cut!r}")
+        raise ValueError(f"翻牌须是一张牌，收到 {cut!r} / the cut must be a card, got {cut!r}")
     if cut.is_joker or (cut.rank == "2" and cut.suit == "h"):
-        raise ValueError(f"须重新切牌 / re-cut: {cut} cannot choose the first drawer")
+        raise ValueError(f"须重新切牌：{cut} 不能决定谁先抓牌 / re-cut: {cut} cannot choose the first drawer")
     return seats_from("S")[(CUT_COUNT[cut.rank] - 1) % 4]

@@ -39,19 +39,23 @@ def read_events(path: Path, *, include_rejected: bool = False) -> list[dict[str,
     :raises ValueError: the file is missing, damaged, or not a match record (message names it).
     """
     if not path.exists():
-        raise ValueError(f"文件不存在 / no such file: {path}")
+        raise ValueError(f"文件不存在：{path} / no such file: {path}")
     if path.is_dir():
-        raise ValueError(f"这是文件夹，请给出数据库或导出文件 / {path} is a folder: give a table database "
+        raise ValueError(f"{path} 是文件夹，请给出数据库或导出文件 / "
+                         f"{path} is a folder: give a table database "
                          "or an export file")
     if not path.is_file():  # /dev/zero was read as one endless line; a FIFO waited for a writer forever
-        raise ValueError(f"不是普通文件 / {path} is not a regular file: give a table database or an export file")
+        raise ValueError(f"{path} 不是普通文件，请给出数据库或导出文件 / "
+                         f"{path} is not a regular file: give a table database or an export file")
     try:
         with path.open("rb") as fh:
             head = fh.read(16)
     except OSError as exc:
-        raise ValueError(f"无法读取 / cannot read {path}: {exc.strerror or exc}") from None
+        raise ValueError(f"无法读取 {path}（{exc.strerror or exc}） / "
+                         f"cannot read {path}: {exc.strerror or exc}") from None
     if not head:
-        raise ValueError(f"空文件，不是比赛记录 / {path} is empty: not a table database nor a match export")
+        raise ValueError(f"{path} 是空文件，不是比赛记录 / "
+                         f"{path} is empty: not a table database nor a match export")
     if head == SQLITE_HEADER:
         uri_store = EventStore(path, readonly=True)
         try:
@@ -61,7 +65,8 @@ def read_events(path: Path, *, include_rejected: bool = False) -> list[dict[str,
     try:
         return _read_export(path, include_rejected)
     except UnicodeDecodeError:
-        raise ValueError(f"不是比赛记录 / {path} is neither a table database nor a match export") from None
+        raise ValueError(f"{path} 不是比赛记录（既非本桌数据库也非比赛导出） / "
+                         f"{path} is neither a table database nor a match export") from None
 
 
 def _read_export(path: Path, include_rejected: bool) -> list[dict[str, Any]]:
@@ -76,31 +81,36 @@ def _read_export(path: Path, include_rejected: bool) -> list[dict[str, Any]]:
                 obj = json.loads(line)
             except ValueError:
                 if lineno == 1:
-                    raise ValueError(f"不是比赛记录 / {path} is neither a table database nor a match export") from None
-                raise ValueError(f"导出文件第{lineno}行无法解析 / {path}:{lineno}: not JSON") from None
+                    raise ValueError(f"{path} 不是比赛记录（既非本桌数据库也非比赛导出） / "
+                                     f"{path} is neither a table database nor a match export") from None
+                raise ValueError(f"导出文件 {path} 第{lineno}行无法解析 / {path}:{lineno}: not JSON") from None
             if lineno == 1:
                 if not isinstance(obj, dict) or obj.get("format") != EXPORT_FORMAT:
-                    raise ValueError(f"不是比赛记录 / {path} is neither a table database nor a match export")
+                    raise ValueError(f"{path} 不是比赛记录（既非本桌数据库也非比赛导出） / "
+                                     f"{path} is neither a table database nor a match export")
                 declared = obj.get("events")
                 continue
             if not isinstance(obj, dict) or "type" not in obj:
-                raise ValueError(f"导出文件第{lineno}行不是事件 / {path}:{lineno}: not an event")
+                raise ValueError(f"导出文件 {path} 第{lineno}行不是事件 / {path}:{lineno}: not an event")
             if "\\ud" in line.lower() and not is_utf8_text(json.dumps(obj, ensure_ascii=False)):
                 # A lone surrogate escape (\ud800) is JSON but no text: printing or exporting it failed
                 # half-way, in English, after the output file had been emptied.
-                raise ValueError(f"导出文件第{lineno}行含无效文字（单个代理码） / {path}: line {lineno} holds text that "
+                raise ValueError(f"导出文件 {path} 第{lineno}行含无效文字（单个代理码） / "
+                                 f"{path}: line {lineno} holds text that "
                                  "is not valid Unicode (a lone surrogate escape)")
             lines += 1
             if "rejected" not in obj and (problem := _malformed(obj)):
                 # Passed over by replay as "does not apply under this release", exit 0: a damaged
                 # record is said as one (a rules refusal of a well-formed old event still is not).
-                raise ValueError(f"导出文件第{lineno}行事件格式错误，记录已损坏 / {path}: line {lineno} is a "
+                raise ValueError(f"导出文件 {path} 第{lineno}行事件格式错误（{problem}），记录已损坏 / "
+                                 f"{path}: line {lineno} is a "
                                  f"malformed event ({problem}): the record is damaged")
             if "rejected" in obj and not include_rejected:
                 continue
             events.append(obj)
     if isinstance(declared, int) and not isinstance(declared, bool) and declared != lines:
-        raise ValueError(f"导出文件不完整 / {path} is cut short or padded: its header says {declared} events, "
+        raise ValueError(f"导出文件 {path} 不完整：文件头记 {declared} 个事件，实有 {lines} 个 / "
+                         f"{path} is cut short or padded: its header says {declared} events, "
                          f"{lines} are present")
     return events
 
@@ -247,17 +257,20 @@ def _cmd_export(args: argparse.Namespace) -> int:
     if args.output and args.output != "-":
         out_path = Path(args.output)
         if out_path.resolve() == path.resolve():
-            raise ValueError(f"不能覆盖数据库 / refusing to overwrite the database {path}")
+            raise ValueError(f"不能覆盖数据库 {path} / refusing to overwrite the database {path}")
         if out_path.is_dir():
-            raise ValueError(f"输出是文件夹 / the output {out_path} is a folder: give a file name")
+            raise ValueError(f"输出 {out_path} 是文件夹，请给出文件名 / "
+                             f"the output {out_path} is a folder: give a file name")
         if out_path.exists() and not out_path.is_file():  # a FIFO or /dev/stdout: reading its head hung
-            raise ValueError(f"输出不是普通文件 / the output {out_path} is not a regular file: give a file name, "
+            raise ValueError(f"输出 {out_path} 不是普通文件，请给出文件名或 - / "
+                             f"the output {out_path} is not a regular file: give a file name, "
                              "or - for standard output")
         if not out_path.parent.is_dir():
-            raise ValueError(f"输出文件夹不存在 / the folder of the output {out_path} does not exist")
+            raise ValueError(f"输出 {out_path} 所在的文件夹不存在 / the folder of the output {out_path} does not exist")
         if not _replaceable(out_path):
             # A typo in -o must not turn the accounts database or another table's log into an export.
-            raise ValueError(f"输出文件已存在且不是比赛记录导出，不覆盖 / the output {out_path} exists and is not a "
+            raise ValueError(f"输出文件 {out_path} 已存在且不是比赛记录导出，不覆盖 / "
+                             f"the output {out_path} exists and is not a "
                              "match export: not overwritten (remove it or choose another name)")
         events = read_events(path, include_rejected=args.all)  # read fully before creating the output
         # Written beside and renamed into place: a write that fails (a full disk) leaves an earlier
@@ -268,10 +281,11 @@ def _cmd_export(args: argparse.Namespace) -> int:
                 n = _write_export(path, events, fh)
             os.replace(tmp, out_path)
         except OSError as exc:
-            raise ValueError(f"无法写入 / cannot write {out_path}: {exc.strerror or exc}") from None
+            raise ValueError(f"无法写入 {out_path}（{exc.strerror or exc}） / "
+                             f"cannot write {out_path}: {exc.strerror or exc}") from None
         finally:
             tmp.unlink(missing_ok=True)
-        print(f"已导出 {n} 个事件 / exported {n} events to {out_path}", file=sys.stderr)
+        print(f"已导出 {n} 个事件到 {out_path} / exported {n} events to {out_path}", file=sys.stderr)
     else:
         export(path, sys.stdout, include_rejected=args.all)
     return 0

@@ -98,7 +98,7 @@ def _check_header(path: Path) -> None:
 
 
 def _folder_error(path: Path) -> StoreError:
-    return StoreError(f"这是文件夹，不是事件库 / {path} is a folder, not an event store")
+    return StoreError(f"{path} 是文件夹，不是事件库 / {path} is a folder, not an event store")
 
 
 def _vet(conn: sqlite3.Connection, path: Path) -> int:
@@ -111,18 +111,21 @@ def _vet(conn: sqlite3.Connection, path: Path) -> int:
     version = sqlite.user_version(conn)
     if version > SCHEMA_VERSION:
         raise StoreCorruptError(
-            f"事件库版本过新 / event store {path} has schema {version}, newer than this program's "
+            f"事件库 {path} 版本过新（{version}，本程序为 {SCHEMA_VERSION}），请升级程序 / "
+            f"event store {path} has schema {version}, newer than this program's "
             f"{SCHEMA_VERSION}; upgrade the program"
         )
     damage = sqlite.integrity_problems(conn)
     if damage:
-        raise StoreCorruptError(f"事件库损坏 / event store {path} is damaged: {damage}; it has been left as it is")
+        raise StoreCorruptError(f"事件库 {path} 损坏（{damage}），已原样保留 / "
+                                f"event store {path} is damaged: {damage}; it has been left as it is")
     tables = [t[0] for t in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()]
     # Another program's database: none stamped (version 0), or stamped but without the events
     # table (a hub's event log, which `replay` and `run` called damaged).
     if (version == 0 and tables) or (version > 0 and "events" not in tables):
         raise StoreCorruptError(
-            f"不是事件库 / {path} is an SQLite database but not an event store "
+            f"{path} 是 SQLite 数据库但不是事件库（表：{', '.join(tables) or 'none'}），已原样保留 / "
+            f"{path} is an SQLite database but not an event store "
             f"(tables: {', '.join(tables) or 'none'}); left as it is"
         )
     return version
@@ -135,7 +138,8 @@ def _decode_all(conn: sqlite3.Connection, path: Path) -> None:
         try:
             json.loads(row[1])
         except (TypeError, ValueError):
-            raise StoreCorruptError(f"事件库损坏 / event store {path}: event {row[0]} does not decode") from None
+            raise StoreCorruptError(f"事件库 {path} 损坏：事件 {row[0]} 无法解码 / "
+                                    f"event store {path}: event {row[0]} does not decode") from None
 
 
 def check_store(path: str | Path) -> None:
@@ -163,24 +167,27 @@ def check_store(path: str | Path) -> None:
         return
     damage = sqlite.wal_damage(p)
     if damage:
-        raise StoreCorruptError(f"事件库损坏 / event store {p} is damaged: {damage}; it has been left as it is")
+        raise StoreCorruptError(f"事件库 {p} 损坏（{damage}），已原样保留 / "
+                                f"event store {p} is damaged: {damage}; it has been left as it is")
     try:
         conn = sqlite.connect(p, readonly=True)
     except sqlite3.Error as exc:
-        raise StoreCorruptError(f"无法打开事件库 / cannot open event store {p}: {exc}") from None
+        raise StoreCorruptError(f"无法打开事件库 {p}（{exc}） / cannot open event store {p}: {exc}") from None
     try:
         if _vet(conn, p):
             _decode_all(conn, p)
     except sqlite3.DatabaseError as exc:
         raise StoreCorruptError(
-            f"事件库损坏，拒绝启动 / event store {p} is damaged ({exc}); it has been left as it is") from None
+            f"事件库 {p} 损坏（{exc}），拒绝启动，已原样保留 / "
+            f"event store {p} is damaged ({exc}); it has been left as it is") from None
     finally:
         conn.close()
 
 
 def _readonly_error(path: Path) -> StoreReadOnlyError:
     return StoreReadOnlyError(
-        f"事件库或其文件夹只读，无法记录 / the event store {path} or its folder is read-only, so the "
+        f"事件库 {path} 或其文件夹只读，无法记录：请改为可写（或把文件夹复制到别处）后重新启动 / "
+        f"the event store {path} or its folder is read-only, so the "
         "table could record nothing; make it writable (or copy the folder elsewhere) and start again")
 
 
@@ -201,17 +208,19 @@ class EventStore:
         if self.path.is_dir():
             raise _folder_error(self.path)
         if readonly and not self.path.exists():
-            raise StoreError(f"文件不存在 / no such event store: {self.path}")
+            raise StoreError(f"事件库不存在：{self.path} / no such event store: {self.path}")
         if readonly and self.path.with_name(self.path.name + "-wal").exists() \
                 and not os.access(self.path.parent, os.W_OK | os.X_OK):
             raise StoreReadOnlyError(
-                f"事件库有未合并的 -wal 且文件夹只读 / {self.path} has a -wal beside it (the table was killed) in "
+                f"事件库 {self.path} 有未合并的 -wal 且文件夹只读：最后的事件只能从文件夹的可写副本读出 / "
+                f"{self.path} has a -wal beside it (the table was killed) in "
                 "a read-only folder: its last events can only be read from a writable copy of the folder")
         if not readonly:
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
-                raise StoreReadOnlyError(f"无法创建数据文件夹 / cannot create the data folder {self.path.parent}: "
+                raise StoreReadOnlyError(f"无法创建数据文件夹 {self.path.parent}（{exc.strerror or exc}） / "
+                                         f"cannot create the data folder {self.path.parent}: "
                                          f"{exc.strerror or exc}") from None
             self._check_writable()
         _check_header(self.path)
@@ -223,11 +232,13 @@ class EventStore:
         # what SQLite reads, and a writer running beside them may restart its -wal meanwhile).
         damage = None if readonly else sqlite.wal_damage(self.path)
         if damage:
-            raise StoreCorruptError(f"事件库损坏 / event store {self.path} is damaged: {damage}; it has been left as it is")
+            raise StoreCorruptError(f"事件库 {self.path} 损坏（{damage}），已原样保留 / "
+                                    f"event store {self.path} is damaged: {damage}; it has been left as it is")
         try:
             self._conn = sqlite.connect(self.path, readonly=readonly)
         except sqlite3.Error as exc:
-            raise StoreCorruptError(f"无法打开事件库 / cannot open event store {self.path}: {exc}") from None
+            raise StoreCorruptError(f"无法打开事件库 {self.path}（{exc}） / "
+                                    f"cannot open event store {self.path}: {exc}") from None
         try:
             self._open()
             if not readonly:
@@ -241,12 +252,14 @@ class EventStore:
                 for p in made:
                     with contextlib.suppress(OSError):
                         p.unlink()
-                raise StoreFullError(f"磁盘已满，无法记录 / disk full: the event store {self.path} could record "
+                raise StoreFullError(f"磁盘已满，事件库 {self.path} 无法记录：请腾出空间后重新启动 / "
+                                     f"disk full: the event store {self.path} could record "
                                      "nothing; free space on that disk and start again") from None
             if _is_readonly_error(exc):
                 raise self._readonly_error() from None
             raise StoreCorruptError(
-                f"事件库损坏，拒绝启动 / event store {self.path} is damaged ({exc}); it has been left as it is"
+                f"事件库 {self.path} 损坏（{exc}），拒绝启动，已原样保留 / "
+                f"event store {self.path} is damaged ({exc}); it has been left as it is"
             ) from None
         except StoreError:
             self._conn.close()
@@ -271,7 +284,8 @@ class EventStore:
             # version so far keeps the columns reading selects (v3 only added ``action``, which only the
             # writer's runner reads), so an old file reads as is.
             if version == 0:
-                raise StoreCorruptError(f"不是事件库 / {self.path} holds no event store (empty database)")
+                raise StoreCorruptError(f"{self.path} 不是事件库（空数据库） / "
+                                        f"{self.path} holds no event store (empty database)")
             self._decode_all()
             self.log_id = self._read_log_id()
             return
@@ -314,7 +328,7 @@ class EventStore:
         :raises SeqConflictError: when ``event["seq"]`` is already in the log.
         """
         if self.readonly:
-            raise StoreError(f"只读打开 / event store {self.path} is open read-only")
+            raise StoreError(f"事件库 {self.path} 以只读方式打开 / event store {self.path} is open read-only")
         if status not in ("accepted", "rejected"):
             raise ValueError(f"status must be accepted or rejected, got {status!r}")
         data = json.dumps(event.get("data", {}), ensure_ascii=False, sort_keys=True, default=str)
@@ -340,7 +354,8 @@ class EventStore:
                 conn.execute("COMMIT")
             except sqlite3.IntegrityError:
                 conn.execute("ROLLBACK")
-                raise SeqConflictError(f"序号冲突 / seq {event.get('seq')} is already in {self.path}") from None
+                raise SeqConflictError(f"序号冲突：{self.path} 中已有序号 {event.get('seq')} / "
+                                       f"seq {event.get('seq')} is already in {self.path}") from None
             except BaseException:
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")

@@ -411,8 +411,8 @@ class CameraPipeline(CameraHealth):
         self._bad_run += 1
         corrupt = isinstance(exc, ValueError)
         if self._bad_run == BAD_FRAMES_OFFLINE:
-            self._offline_why = (f"摄像头画面无法识别 / camera frames unusable: {exc}" if corrupt
-                                 else f"读牌出错 / card reader failing: {exc}")
+            self._offline_why = (f"摄像头画面无法识别（{exc}） / camera frames unusable: {exc}" if corrupt
+                                 else f"读牌出错（{exc}） / card reader failing: {exc}")
             if self.on_status is not None:
                 self.on_status(PipelineStatus(False, self._offline_why))
         if self._bad_run <= 3 or self._bad_run % 100 == 0:
@@ -460,7 +460,7 @@ class CameraPipeline(CameraHealth):
         seat = getattr(ob, "seat", None)
         if seat is None or not hasattr(ob, "cards") or not (ob.cards or ob.uncertain) or self._handed:
             return
-        why = f"读牌出错，请裁判核对 / the reading failed, referee to check: {type(exc).__name__}"
+        why = f"读牌出错（{type(exc).__name__}），请裁判核对 / the reading failed, referee to check: {type(exc).__name__}"
         for cards in (list(ob.cards), []):
             try:
                 self._observe(seat, cards, None, True, frame_t=getattr(ob, "t", t), frame_wall=frame_wall,
@@ -536,7 +536,7 @@ class CameraPipeline(CameraHealth):
             return False
         except _SourceFailed as failed:
             exc = failed.__cause__
-            why = f"摄像头故障 / camera failed: {exc}"
+            why = f"摄像头故障（{exc}） / camera failed: {exc}"
             if why != self._offline_why:  # once per reason, not once per retry
                 if isinstance(exc, HardwareError):  # the project's own, said in words: no traceback
                     log.error("%s", why)
@@ -549,7 +549,7 @@ class CameraPipeline(CameraHealth):
             return True
         except Exception as exc:
             log.exception("camera pipeline stopped")
-            self._offline_why = f"摄像头故障 / camera failed: {exc}"
+            self._offline_why = f"摄像头故障（{exc}） / camera failed: {exc}"
             if self.on_status is not None:
                 self.on_status(PipelineStatus(False, self._offline_why))
             return False

@@ -33,7 +33,7 @@ def read_time_line(path: Path) -> tuple[float, float, float] | None:
     except FileNotFoundError:
         return None
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise ValueError(f"时钟文件 {path} 无法读取 / clock file {path} is unreadable: {exc}") from exc
+        raise ValueError(f"时钟文件 {path} 无法读取（{exc}） / clock file {path} is unreadable: {exc}") from exc
 
 
 class TableClock:
@@ -49,7 +49,7 @@ class TableClock:
 
     def __init__(self, speed: float = 1.0, state_file: str | os.PathLike[str] | None = None) -> None:
         if not speed > 0:
-            raise ValueError(f"速度须为正数 / speed must be positive, got {speed!r}")
+            raise ValueError(f"速度须为正数，收到 {speed!r} / speed must be positive, got {speed!r}")
         self.speed = float(speed)
         self._lock = threading.Lock()
         now_wall = time.time() * 1000.0

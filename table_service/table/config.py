@@ -71,7 +71,7 @@ def _check_setting(section: str, key: str, value: Any) -> str | None:
     if kind == "ruleset":
         known = sorted({*PRESETS, *ALIASES})
         if not isinstance(value, str) or ALIASES.get(value, value) not in PRESETS:
-            return f"{name}: 未知规则 / unknown ruleset (known: {', '.join(known)})"
+            return f"{name}: 未知规则（已知：{', '.join(known)}） / unknown ruleset (known: {', '.join(known)})"
         return None
     if kind == "format":
         if value not in ("past_a", "deals", "time"):
@@ -91,7 +91,7 @@ def _check_setting(section: str, key: str, value: Any) -> str | None:
     else:
         ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
     if not ok:
-        return f"{name}: 须为{_KIND_WORDS[kind]} / must be {_KIND_WORDS[kind].split(' / ')[1]}"
+        return f"{name}: 须为{_KIND_WORDS[kind].split(' / ')[0]} / must be {_KIND_WORDS[kind].split(' / ')[1]}"
     if kind in ("int", "num") and ((lo is not None and value < lo) or (hi is not None and value > hi)):
         return f"{name}: 须在 {lo:g}–{hi:g} 之间 / must be within {lo:g}-{hi:g}"
     if key == "host" and not is_host(value):
@@ -181,7 +181,8 @@ def parse_service_config(data: dict[str, Any], *, base_dir: str | os.PathLike[st
             raw = {}
         unknown = sorted(set(raw) - set(keys))
         for key in unknown:
-            problems.append(f"[{section}] 未知配置项 / unknown key {key!r} (known: {', '.join(keys)})")
+            problems.append(f"[{section}] 未知配置项 {key!r}（已知：{', '.join(keys)}） / "
+                            f"unknown key {key!r} (known: {', '.join(keys)})")
         own[section] = {k: v for k, v in raw.items() if k in keys}
         for key, value in own[section].items():
             problem = _check_setting(section, key, value)
@@ -226,7 +227,7 @@ def parse_service_config(data: dict[str, Any], *, base_dir: str | os.PathLike[st
         ca = Path(mq["ca_file"])
         ca = ca if ca.is_absolute() else base / ca
         if check_files and not ca.is_file():
-            raise ValueError(f"[mqtt].ca_file: 找不到文件 / file not found: {ca}")
+            raise ValueError(f"[mqtt].ca_file: 找不到文件：{ca} / file not found: {ca}")
         mq["ca_file"] = str(ca)
     hw = parse_config(data, base_dir=base, check_devices=check_devices, path=path,
                       other_sections=tuple(SERVICE_SECTIONS))
@@ -264,9 +265,9 @@ def check_database_path(key: str, path: Path) -> None:
     :raises ValueError: naming ``key`` and the path."""
     if path.exists():
         if not path.is_file():
-            raise ValueError(f"{key}: 不是文件 / not a file: {path}")
+            raise ValueError(f"{key}: 不是文件：{path} / not a file: {path}")
         if not os.access(path, os.R_OK | os.W_OK):
-            raise ValueError(f"{key}: 文件不可写 / file not writable: {path}")
+            raise ValueError(f"{key}: 文件不可写：{path} / file not writable: {path}")
         return
     check_folder_path(key, path.parent, path)
 
@@ -316,10 +317,10 @@ def load_service_config(path: str | os.PathLike[str], *, check_devices: bool = T
     try:
         data = tomllib.loads(p.read_text(encoding="utf-8-sig"))  # -sig: the BOM Windows Notepad writes
     except FileNotFoundError:
-        raise ValueError(f"配置文件不存在 / config file not found: {p}") from None
+        raise ValueError(f"配置文件不存在：{p} / config file not found: {p}") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"无法读取配置文件 / cannot read config file {p}: {exc}") from None
+        raise ValueError(f"无法读取配置文件 {p}（{exc}） / cannot read config file {p}: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"TOML 语法错误 / TOML syntax error in {p}: {exc}") from None
+        raise ValueError(f"{p} 有 TOML 语法错误（{exc}） / TOML syntax error in {p}: {exc}") from None
     return parse_service_config(data, base_dir=p.parent, check_devices=check_devices, path=p,
                                 check_files=check_files)

@@ -95,7 +95,7 @@ def sighting_event(state: dict[str, Any], sighting: Any, zone_centres: dict[str,
         how = ("区域已重新标定 / zones recalibrated" if sighting.recalibrated
                else "读牌已停止 / reading stopped")
         return {"type": "referee_called", "source": "camera",
-                "data": {"reason": f"摄像头被移动 {sighting.shift_mm:.0f} 毫米 / camera moved "
+                "data": {"reason": f"摄像头被移动 {sighting.shift_mm:.0f} 毫米：{how.split(' / ')[0]} / camera moved "
                                    f"{sighting.shift_mm:.0f} mm: {how}"}}
     if getattr(sighting, "kind", None) == "camera_controls_changed":  # camera_pipeline.ControlsChangedSighting
         if state.get("round") is None:

@@ -111,7 +111,8 @@ def _segment(value: str, what: str) -> str:
     somewhere else or be refused by the broker)."""
     value = str(value)
     if not SEGMENT_RE.match(value):
-        raise ValueError(f"{what} 无效 / invalid {what} {value!r} for an MQTT topic (1-64 letters, digits, _ . -)")
+        raise ValueError(f"{what} {value!r} 不能用作 MQTT 主题（须为 1–64 个字母、数字或 _ . -） / "
+                         f"invalid {what} {value!r} for an MQTT topic (1-64 letters, digits, _ . -)")
     return value
 
 
@@ -578,7 +579,8 @@ def bridge_from_config(runner: Any, cfg: dict[str, Any], *, table_id: str, clock
     known = {"host", "port", "event", "username", "password", "keepalive", "enabled", "panel_url", "ca_file"}
     unknown = set(cfg) - known
     if unknown:
-        raise ValueError(f"[mqtt] 未知配置项 / unknown key(s) {sorted(unknown)} (known: {sorted(known)})")
+        raise ValueError(f"[mqtt] 未知配置项 {sorted(unknown)}（已知：{sorted(known)}） / "
+                         f"unknown key(s) {sorted(unknown)} (known: {sorted(known)})")
     return MqttBridge(runner, host=str(cfg.get("host", "127.0.0.1")), port=int(cfg.get("port", 1883)),
                       event_id=str(cfg.get("event", "event")), table_id=table_id, delay_s=delay_s, clock=clock,
                       feed=feed, username=cfg.get("username"), password=cfg.get("password"),

@@ -69,7 +69,7 @@ def from_mount(layout: Any, frame_size: tuple[int, int], mount_height_mm: float,
         f = focal_px(w, hfov_deg)
         k = np.array([[f, 0, w / 2], [0, f, h / 2], [0, 0, 1]], np.float64)
         dist = np.zeros(5)
-        how = f"视角 / field of view {hfov_deg:g}°"
+        how = f"视角 {hfov_deg:g}° / field of view {hfov_deg:g}°"
     else:
         raise ValueError("需要镜头 / need a lens: [camera] lens, hfov_deg or [vision] calibration")
     tw, th = layout.table_mm
@@ -128,7 +128,9 @@ def judge(placement: Placement, layout: Any) -> list[str]:
 
 def describe(placement: Placement) -> str:
     zones = "  ".join(f"{s}={v:.2f}" for s, v in placement.zone_px_per_mm.items())
-    return (f"出牌区像素密度 / px/mm on the play zones ({placement.how}): {zones}; "
+    return (f"出牌区像素密度（{placement.how.split(' / ')[0]}）：{zones}；"
+            f"视野 {placement.view_mm[0]:.0f}×{placement.view_mm[1]:.0f} 毫米 / "
+            f"px/mm on the play zones ({placement.how}): {zones}; "
             f"视野 / view {placement.view_mm[0]:.0f}×{placement.view_mm[1]:.0f} mm")
 
 

@@ -321,7 +321,7 @@ class TableRunner:
                 result = self._decide(event, precondition, key)
             except Exception as exc:  # a store failure: report it, keep the thread alive
                 log.exception("engine failed on %r", event)
-                result = SubmitResult(False, None, f"内部错误 / internal error: {exc}", None)
+                result = SubmitResult(False, None, f"内部错误（{exc}） / internal error: {exc}", None)
             if not fut.done():
                 fut.set_result(result)
 
@@ -349,7 +349,7 @@ class TableRunner:
         except Exception as exc:  # an engine bug: keep the event (as rejected) and the thread alive
             log.exception("engine failed on %r", event)
             stored = self._normalise_rejected(stamped)
-            error = f"内部错误 / internal engine error: {exc!r}"
+            error = f"引擎内部错误（{exc!r}） / internal engine error: {exc!r}"
             self._store.append(stored, status="rejected", error=error, action=key)
             return SubmitResult(False, seq, error, stored)
         stored = {k: stamped.get(k) for k in ("seq", "t_ms", "type", "source", "role")}

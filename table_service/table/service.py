@@ -151,7 +151,8 @@ class TableService:
                 if getattr(self.camera, "enrollment_path", False) is None:
                     self.camera.enrollment_path = str(self.config.enrollment_file)
                 if load_saved_deck(self.camera):
-                    self._note_camera(f"读牌用保存的牌组 / reading with the saved deck {self.camera.enrollment_path}")
+                    self._note_camera(f"读牌用保存的牌组 {self.camera.enrollment_path} / "
+                                      f"reading with the saved deck {self.camera.enrollment_path}")
             if callable(getattr(self.camera, "learn_from", None)):
                 # The referee's answers to the camera's questions teach the reader this deck.
                 self._unsubs.append(self.runner.subscribe_effects(self._teach_camera))
@@ -368,7 +369,7 @@ class TableService:
         return bool(self.submit(camera_noted(self.runner.state(), detail), wait=True).accepted)
 
     def _take_hub_deck(self, data: bytes, sha: str, _meta: Any) -> bool:
-        detail = f"读牌用赛事中心的牌组 / reading with the hub's deck {sha[:12]}"
+        detail = f"读牌用赛事中心的牌组 {sha[:12]} / reading with the hub's deck {sha[:12]}"
         noted: list[bool] = []
         taken = take_deck(self.camera, data, sha, note=lambda: noted.append(self._log_camera(detail)) or noted[-1])
         if taken and not noted:  # the deck taken before (a reconnect's retained copy): said again, as before

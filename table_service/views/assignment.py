@@ -51,7 +51,8 @@ def set_up_data(a: dict[str, Any]) -> dict[str, Any]:
         apply_in_place(initial_state(), stamp_generation({"seq": 1, "t_ms": 0, "type": "round_set_up",
                                                            "source": "panel", "role": "referee", "data": data}))
     except (KeyError, TypeError, ValueError, EventRejected) as exc:
-        raise ValueError(f"编排无效 / the hub's assignment is not a round: {str(exc)[:200]}") from None
+        raise ValueError(f"编排无效（{str(exc)[:200]}） / "
+                         f"the hub's assignment is not a round: {str(exc)[:200]}") from None
     return data
 
 
@@ -67,21 +68,24 @@ def check_result_ack(ack: Any) -> dict[str, Any]:
         of range, text too long): the table keeps the answer it had, as for an assignment.
     """
     if not isinstance(ack, dict):
-        raise ValueError(f"成绩回执无效 / result_ack must be an object, got {type(ack).__name__}")
+        raise ValueError(f"成绩回执无效：result_ack 须为对象，收到 {type(ack).__name__} / "
+                         f"result_ack must be an object, got {type(ack).__name__}")
     rid, status, rnd = ack.get("result_id"), ack.get("status"), ack.get("round")
     if not isinstance(rid, str) or not 1 <= len(rid) <= 64:
         raise ValueError("成绩回执无效 / result_ack: result_id must be text of 1-64 characters")
     if status not in _ACK_STATUS:
-        raise ValueError(f"成绩回执无效 / result_ack: status must be accepted or refused, got {str(status)[:40]!r}")
+        raise ValueError(f"成绩回执无效：status 须为 accepted 或 refused，收到 {str(status)[:40]!r} / "
+                         f"result_ack: status must be accepted or refused, got {str(status)[:40]!r}")
     if rnd is not None and (isinstance(rnd, bool) or not isinstance(rnd, int) or not 1 <= rnd <= 999):
-        raise ValueError(f"成绩回执无效 / result_ack: round must be a whole number 1-999, got {str(rnd)[:40]!r}")
+        raise ValueError(f"成绩回执无效：round 须为 1–999 的整数，收到 {str(rnd)[:40]!r} / "
+                         f"result_ack: round must be a whole number 1-999, got {str(rnd)[:40]!r}")
     reason = ack.get("reason")
     if reason is not None and (not isinstance(reason, str) or len(reason) > 1000):
         raise ValueError("成绩回执无效 / result_ack: reason must be text of at most 1000 characters")
     for key in ("hub_seq",):
         v = ack.get(key)
         if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 0):
-            raise ValueError(f"成绩回执无效 / result_ack: {key} must be a whole number")
+            raise ValueError(f"成绩回执无效：{key} 须为整数 / result_ack: {key} must be a whole number")
     if ack.get("duplicate") not in (None, True, False):
         raise ValueError("成绩回执无效 / result_ack: duplicate must be true or false")
     return ack

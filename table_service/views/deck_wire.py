@@ -40,7 +40,8 @@ def sha256_hex(data: bytes) -> str:
 def deck_message(data: bytes, meta: dict[str, Any]) -> bytes:
     """The retained message: the file (base64), its digest and size, and what the hub says of it."""
     if not data or len(data) > MAX_DECK_BYTES:
-        raise ValueError(f"登记文件大小无效 / enrolment file must be 1 byte to {MAX_DECK_BYTES} bytes, got {len(data)}")
+        raise ValueError(f"登记文件大小须为 1–{MAX_DECK_BYTES} 字节，收到 {len(data)} / "
+                         f"enrolment file must be 1 byte to {MAX_DECK_BYTES} bytes, got {len(data)}")
     return json.dumps({"sha256": sha256_hex(data), "size": len(data), "meta": meta,
                        "file": base64.b64encode(data).decode("ascii")}, separators=(",", ":")).encode("utf-8")
 
@@ -50,7 +51,7 @@ def withdrawal_message(sha: str) -> bytes:
     later still knows the deck it saved from the hub is no longer the event's (an empty retained
     message would say nothing to it)."""
     if not SHA256_RE.match(sha):
-        raise ValueError(f"不是 SHA-256 / not a SHA-256: {sha!r}")
+        raise ValueError(f"不是 SHA-256：{sha!r} / not a SHA-256: {sha!r}")
     return json.dumps({"withdrawn": sha}, separators=(",", ":")).encode("utf-8")
 
 
@@ -74,7 +75,7 @@ def read_deck_message(payload: bytes) -> tuple[bytes, str, dict[str, Any]]:
         (Chinese / English, for the table's log).
     """
     if len(payload) > MAX_DECK_BYTES * 2:  # base64 is 4/3 of the file, plus the fields
-        raise ValueError(f"牌组消息过大 / deck message too large: {len(payload)} bytes")
+        raise ValueError(f"牌组消息过大：{len(payload)} 字节 / deck message too large: {len(payload)} bytes")
     try:
         msg = loads_strict(payload.decode("utf-8"))
     except ValueError:  # not UTF-8 or not usable JSON (nested too deep, NaN, a key twice)
@@ -86,7 +87,7 @@ def read_deck_message(payload: bytes) -> tuple[bytes, str, dict[str, Any]]:
     except (binascii.Error, ValueError):
         raise ValueError("牌组文件不是 base64 / deck file is not base64") from None
     if not data or len(data) > MAX_DECK_BYTES:
-        raise ValueError(f"登记文件大小无效 / enrolment file size {len(data)} out of range")
+        raise ValueError(f"登记文件大小 {len(data)} 超出范围 / enrolment file size {len(data)} out of range")
     sha = sha256_hex(data)
     if sha != msg["sha256"]:
         raise ValueError("牌组文件与其摘要不符 / deck file does not match its SHA-256")

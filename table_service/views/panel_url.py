@@ -31,16 +31,18 @@ def panel_url_problem(url: object, table: str) -> str | None:
     (Chinese, then English), or None when it is."""
     shown = repr(url) if len(repr(url)) <= 60 else repr(url)[:59] + "…"
     if not isinstance(url, str) or len(url) > 500 or not url.isprintable() or any(c.isspace() for c in url):
-        return f"panel 地址无效 / panel address is not a URL: {shown}"
+        return f"panel 地址无效：{shown} / panel address is not a URL: {shown}"
     try:
         parts = urlsplit(url)
         port = parts.port
     except ValueError:
-        return f"panel 地址无效 / panel address is not a URL: {shown}"
+        return f"panel 地址无效：{shown} / panel address is not a URL: {shown}"
     if parts.scheme not in ("http", "https") or not parts.hostname or parts.username is not None \
             or parts.password is not None or parts.query or parts.fragment or port == 0:
-        return f"panel 须为 http(s)://主机[:端口]/tables/本桌 / panel must be http(s)://host[:port]/tables/<this table>, got {shown}"
+        return (f"panel 须为 http(s)://主机[:端口]/tables/本桌，收到 {shown} / "
+                f"panel must be http(s)://host[:port]/tables/<this table>, got {shown}")
     if parts.path != f"/tables/{quote(table, safe='')}":
         path = repr(parts.path)[:60]
-        return f"panel 须指向本桌 {table} 的页面 / panel must be this table's page /tables/{table}, got {path}"
+        return (f"panel 须指向本桌 {table} 的页面 /tables/{table}，收到 {path} / "
+                f"panel must be this table's page /tables/{table}, got {path}")
     return None

@@ -44,17 +44,27 @@ def deals_ended(rnd: dict[str, Any] | None, deal: dict[str, Any] | None) -> int:
     return started
 
 
-def _whole(data: dict[str, Any], key: str, lo: int, hi: int, where: str = "") -> int:
+def _where(earlier: str | None) -> tuple[str, str]:
+    """Where in a release a bad value sits, in Chinese and in English: the top level, or the entry
+    of an earlier round."""
+    return (f"（较早的第 {earlier} 轮）", f" (earlier round {earlier})") if earlier is not None else ("", "")
+
+
+def _whole(data: dict[str, Any], key: str, lo: int, hi: int, earlier: str | None = None) -> int:
     v = data.get(key)
     if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-        raise ValueError(f"公开通知无效 / release{where}: {key} must be a whole number {lo}-{hi}, got {str(v)[:40]!r}")
+        zh_where, where = _where(earlier)
+        raise ValueError(f"公开通知无效{zh_where}：{key} 须为 {lo}–{hi} 的整数，收到 {str(v)[:40]!r} / "
+                         f"release{where}: {key} must be a whole number {lo}-{hi}, got {str(v)[:40]!r}")
     return v
 
 
-def _board(data: dict[str, Any], where: str) -> str:
+def _board(data: dict[str, Any], earlier: str | None = None) -> str:
     board = data.get("board")
     if not isinstance(board, str) or not 1 <= len(board) <= 64:
-        raise ValueError(f"公开通知无效 / release{where}: board must be text of 1-64 characters")
+        zh_where, where = _where(earlier)
+        raise ValueError(f"公开通知无效{zh_where}：board 须为 1–64 个字符的文本 / "
+                         f"release{where}: board must be text of 1-64 characters")
     return board
 
 
@@ -69,26 +79,31 @@ def check_release(msg: Any) -> dict[str, Any]:
         table submits nothing for it, as for an assignment it cannot read.
     """
     if not isinstance(msg, dict):
-        raise ValueError(f"公开通知无效 / release must be an object, got {type(msg).__name__}")
+        raise ValueError(f"公开通知无效：须为对象，收到 {type(msg).__name__} / "
+                         f"release must be an object, got {type(msg).__name__}")
     unknown = sorted(set(msg) - RELEASE_KEYS)
     if unknown:
-        raise ValueError(f"公开通知无效 / release: unknown field(s) {', '.join(unknown)[:80]}")
-    board = _board(msg, "")
+        raise ValueError(f"公开通知无效：未知字段 {', '.join(unknown)[:80]} / "
+                         f"release: unknown field(s) {', '.join(unknown)[:80]}")
+    board = _board(msg)
     out: dict[str, Any] = {"round": _whole(msg, "round", 1, 999), "through": _whole(msg, "through", 0, MAX_THROUGH),
                            "board": board}
     if "earlier" in msg:
         earlier = msg["earlier"]
         if not isinstance(earlier, dict) or len(earlier) > MAX_EARLIER:
-            raise ValueError(f"公开通知无效 / release: earlier must be an object of at most {MAX_EARLIER} rounds")
+            raise ValueError(f"公开通知无效：earlier 须为至多 {MAX_EARLIER} 轮的对象 / "
+                             f"release: earlier must be an object of at most {MAX_EARLIER} rounds")
         out["earlier"] = {}
         for key, entry in earlier.items():
             if not isinstance(key, str) or not _ROUND_KEY.fullmatch(key) or int(key) >= out["round"]:
-                raise ValueError(f"公开通知无效 / release: earlier names round {str(key)[:12]!r}, not a round "
+                raise ValueError(f"公开通知无效：earlier 中的轮次 {str(key)[:12]!r} 不在第 {out['round']} 轮之前 / "
+                                 f"release: earlier names round {str(key)[:12]!r}, not a round "
                                  f"before {out['round']}")
             if not isinstance(entry, dict) or set(entry) != EARLIER_KEYS:
-                raise ValueError(f"公开通知无效 / release: earlier round {key} must be exactly through and board")
-            out["earlier"][key] = {"through": _whole(entry, "through", 0, MAX_THROUGH, f" (earlier round {key})"),
-                                   "board": _board(entry, f" (earlier round {key})")}
+                raise ValueError(f"公开通知无效：earlier 第 {key} 轮须恰为 through 与 board / "
+                                 f"release: earlier round {key} must be exactly through and board")
+            out["earlier"][key] = {"through": _whole(entry, "through", 0, MAX_THROUGH, key),
+                                   "board": _board(entry, key)}
     return out
 
 

@@ -71,7 +71,7 @@ def _whole(text: str) -> int:
 def _finite(text: str) -> float:
     value = float(text)
     if value in (float("inf"), float("-inf")):
-        raise ValueError(f"数值超出范围 / number out of range: {text[:20]}")
+        raise ValueError(f"数值超出范围：{text[:20]} / number out of range: {text[:20]}")
     return value
 
 

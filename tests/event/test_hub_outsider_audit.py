@@ -115,8 +115,8 @@ def test_the_team_form_does_not_rename_a_team_to_another_teams_name(hub: HubServ
 @pytest.mark.parametrize(("options", "message"), [
     ({"clock_lead": 20}, "EVENT.toml [ruleset_options]: 未知配置项 'clock_lead' / unknown key 'clock_lead' (did you mean "
                          "'clock_lead_s'?)"),
-    ({"clock_lead_s": "20"}, "EVENT.toml [ruleset_options]: clock_lead_s: 规则选项类型错误 / bad option "
-                             "clock_lead_s='20' (expected a whole number 0-86400)"),
+    ({"clock_lead_s": "20"}, "EVENT.toml [ruleset_options]: clock_lead_s: 规则选项类型错误：clock_lead_s='20'"
+                             "（应为 0–86400 的整数） / bad option clock_lead_s='20' (expected a whole number 0-86400)"),
 ], ids=["misspelt", "wrong-type"])
 def test_a_ruleset_option_typo_is_one_message_naming_the_key_once(options: dict[str, Any], message: str) -> None:
     """It read "EVENT.toml 规则无效 / bad ruleset: EVENT.toml [ruleset_options]: 未知配置项 … / unknown key …":

@@ -174,7 +174,7 @@ def test_closing_the_link_is_not_logged_as_trouble(emulator: ScreenEmulator, cap
     with ScreenController(emulator.port, reconnect_s=0.05) as sc:
         assert sc.wait_for_connected(10), sc.last_error
     mine = [r for r in caplog.records if r.name.startswith("firmware_bridge")]
-    assert any("已连接 / connected" in r.getMessage() and r.levelno == logging.INFO for r in mine)
+    assert any("已连接 " in r.getMessage() and " / connected to " in r.getMessage() and r.levelno == logging.INFO for r in mine)
     assert not [r.getMessage() for r in mine if r.levelno >= logging.WARNING]
 
 

@@ -108,7 +108,8 @@ def test_a_reader_failing_on_every_frame_is_the_camera_offline_with_its_reason()
     pipe = _run(watcher, Observer(), frames=frames)
     assert pipe.errors == frames
     whys = [st.error for st in pipe.statuses]
-    assert whys[0] is not None and whys[0].startswith("读牌出错 / card reader failing: model file truncated")
+    assert whys[0] is not None and whys[0] == ("读牌出错（model file truncated） / "
+                                               "card reader failing: model file truncated")
 
 
 def test_a_play_whose_evidence_fails_still_reaches_the_referee_as_a_doubted_read_once():

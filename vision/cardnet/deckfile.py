@@ -82,12 +82,13 @@ class Enrollment:
         """
         if os.path.exists(path) and not os.path.isdir(path) and not os.path.isfile(path):
             # /dev/zero was searched for a zip directory without end, a FIFO waited for a writer
-            raise ValueError(f"不是普通文件 / not a regular file: {path}")
+            raise ValueError(f"不是普通文件：{path} / not a regular file: {path}")
         try:
             zf = zipfile.ZipFile(path)
         except OSError as exc:
             if exc.strerror:  # no such file, a folder, no permission: the system's own word
-                raise ValueError(f"无法读取登记文件 / cannot read enrolment file {path}: {exc.strerror}") from None
+                raise ValueError(f"无法读取登记文件 {path}（{exc.strerror}） / "
+                                 f"cannot read enrolment file {path}: {exc.strerror}") from None
             raise _not_enrolment(path) from exc
         except (zipfile.BadZipFile, *_UNREADABLE) as exc:  # no zip directory: other bytes, or cut short
             raise _not_enrolment(path) from exc
@@ -100,15 +101,18 @@ class Enrollment:
             raise _damaged(path, exc) from exc
         fmt = str(data.get("format", ""))
         if fmt == "guandan-table-enrollment-1":
-            raise ValueError(f"登记文件是旧版识牌器的，请重新登记 / enrolment file {path} was made for the "
+            raise ValueError(f"登记文件 {path} 是旧版识牌器的，请重新登记 / "
+                             f"enrolment file {path} was made for the "
                              "previous card reader: enrol the deck again")
         prefix = ENROLLMENT_FORMAT.rsplit("-", 1)[0] + "-"
         if fmt.startswith(prefix) and fmt != ENROLLMENT_FORMAT and fmt[len(prefix):].isdigit() \
                 and int(fmt[len(prefix):]) > int(ENROLLMENT_FORMAT[len(prefix):]):
-            raise ValueError(f"登记文件由更新版本的软件生成，请先升级本机软件 / enrolment file {path} was made by a newer "
+            raise ValueError(f"登记文件 {path} 由更新版本的软件生成（{fmt}；本机读 {ENROLLMENT_FORMAT}），"
+                             f"请先升级本机软件 / enrolment file {path} was made by a newer "
                              f"version ({fmt}; this one reads {ENROLLMENT_FORMAT}): update the software")
         if fmt != ENROLLMENT_FORMAT or "head" not in data:
-            raise ValueError(f"不是登记文件 / not an enrolment file (format {ENROLLMENT_FORMAT}): {path}")
+            raise ValueError(f"不是登记文件（格式 {ENROLLMENT_FORMAT}）：{path} / "
+                             f"not an enrolment file (format {ENROLLMENT_FORMAT}): {path}")
         try:
             check = json.loads(str(data["check"])) if "check" in data else None
         except (ValueError, RecursionError) as exc:  # json.JSONDecodeError is a ValueError
@@ -117,7 +121,8 @@ class Enrollment:
             problem = fan_check_problem(check)
         if problem is not None:
             # verdict() reads every figure of it; at the hub the organiser decides on what it says.
-            raise ValueError(f"登记文件不完整：扇形检查记录无效，请重新登记 / enrolment file incomplete or damaged: "
+            raise ValueError(f"登记文件 {path} 不完整：扇形检查记录无效（{problem}），请重新登记 / "
+                             f"enrolment file incomplete or damaged: "
                              f"its fan check record is ill-formed (enrol the deck again): {path}: {problem}")
         try:
             cards = tuple(str(data["cards"]).split()) if "cards" in data else ()
@@ -136,7 +141,8 @@ class Enrollment:
         except _TooLarge as exc:
             raise ValueError(f"{exc.zh} / {exc.en} (in its head): {path}") from None
         except ValueError as exc:
-            raise ValueError(f"登记文件不完整 / enrolment file incomplete or damaged: {path}: {exc}") from exc
+            raise ValueError(f"登记文件 {path} 不完整（{exc}） / "
+                             f"enrolment file incomplete or damaged: {path}: {exc}") from exc
         except (*_UNREADABLE, zipfile.BadZipFile) as exc:
             raise _damaged(path, exc) from exc
 
@@ -163,7 +169,8 @@ class _TooLarge(Exception):
 
 def _not_enrolment(path: str | Path) -> ValueError:
     """The one message for bytes that are no zip at all (a photo, a text, an upload cut short)."""
-    return ValueError(f"无法读取登记文件：不是登记文件，或文件不完整 / cannot read enrolment file {path}: not a .npz "
+    return ValueError(f"无法读取登记文件 {path}：不是登记文件，或文件不完整 / "
+                      f"cannot read enrolment file {path}: not a .npz "
                       "enrolment file, or one cut short")
 
 
@@ -172,7 +179,8 @@ def _damaged(path: str | Path, exc: BaseException) -> ValueError:
     why = f"{type(exc).__module__}.{type(exc).__name__}" if type(exc).__module__ not in ("builtins", "zipfile") \
         else type(exc).__name__
     detail = str(exc)[:120]
-    return ValueError(f"登记文件已损坏，请重新复制或重新登记 / enrolment file damaged (copy it again or enrol the "
+    return ValueError(f"登记文件 {path} 已损坏（{why}{'：' + detail if detail else ''}），请重新复制或重新登记 / "
+                      f"enrolment file damaged (copy it again or enrol the "
                       f"deck again): {path}: {why}{': ' + detail if detail else ''}")
 
 

@@ -53,7 +53,7 @@ def deck_from_faces(faces: Mapping[str, np.ndarray], skipped: dict[str, str]) ->
             continue
         h, w = bgr.shape[:2]
         if not 0.5 <= w / h <= 0.9:
-            skipped[card] = f"不像一张竖放的牌 / not an upright card face ({w}x{h} px)"
+            skipped[card] = f"不像一张竖放的牌（{w}x{h} 像素） / not an upright card face ({w}x{h} px)"
             continue
         good[card] = bgr
     if not good:
@@ -165,10 +165,11 @@ def enroll(faces: Mapping[str, np.ndarray], px_per_mm: float = 3.0, *, rows: int
     :raises ValueError: not a mapping of card names, a name that is not a card, or no usable face.
     """
     if isinstance(px_per_mm, bool) or not isinstance(px_per_mm, int | float) or not 0.5 <= px_per_mm <= 50:
-        raise ValueError(f"px_per_mm 无效 / px_per_mm out of range: {px_per_mm!r}")
+        raise ValueError(f"px_per_mm 超出范围：{px_per_mm!r} / px_per_mm out of range: {px_per_mm!r}")
     check_plays = fancheck.FAN_CHECK_PLAYS if check_plays is None else check_plays  # read now: tests shorten it
     if isinstance(check_plays, bool) or not isinstance(check_plays, int) or not 0 <= check_plays <= 10_000:
-        raise ValueError(f"check_plays 无效 / check_plays must be 0-10000, got {check_plays!r}")
+        raise ValueError(f"check_plays 须为 0–10000，收到 {check_plays!r} / "
+                         f"check_plays must be 0-10000, got {check_plays!r}")
     skipped: dict[str, str] = {}
     deck = deck_from_faces(faces, skipped)
     head = fit_deck_head(deck, rows=rows, seed=seed)

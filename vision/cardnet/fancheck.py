@@ -86,7 +86,8 @@ def verdict(check: dict[str, Any] | None) -> tuple[bool, str]:
         return False, "未做扇形检查 / no fan check made"
     problem = fan_check_problem(check)
     if problem is not None:
-        return True, (f"扇形检查记录无效，无法判断此牌组，请重新登记 / the fan check record is ill-formed ({problem}): "
+        return True, (f"扇形检查记录无效（{problem}），无法判断此牌组，请重新登记 / "
+                      f"the fan check record is ill-formed ({problem}): "
                       "nothing can be said of this deck; enrol it again")
     plays = int(check["plays"])
     share = check["asked"] / plays

@@ -51,13 +51,14 @@ class Head:
         shapes = (self.w1.shape, self.b1.shape, self.w2.shape, self.b2.shape)
         want = ((FEATURE_DIM, HIDDEN_DIM), (HIDDEN_DIM,), (HIDDEN_DIM, N_CLASSES), (N_CLASSES,))
         if shapes != want:
-            raise ValueError(f"识牌模型尺寸不符 / head has shape {shapes}, expected {want}")
+            raise ValueError(f"识牌模型尺寸不符：为 {shapes}，应为 {want} / head has shape {shapes}, expected {want}")
         if not all(np.isfinite(a).all() for a in (self.w1, self.b1, self.w2, self.b2)) \
                 or not 0.05 <= self.temperature <= 20:
             raise ValueError("识牌模型数值无效 / head holds non-finite weights or a temperature out of 0.05–20")
         if self.known is not None and (self.known.shape != (NONE_CLASS,) or self.known.dtype != np.bool_
                                        or not self.known.any()):
-            raise ValueError(f"识牌模型的已登记牌面无效 / head's known faces must be {NONE_CLASS} booleans, not all false")
+            raise ValueError(f"识牌模型的已登记牌面无效：须为 {NONE_CLASS} 个布尔值，且不能全为假 / "
+                             f"head's known faces must be {NONE_CLASS} booleans, not all false")
 
     def hidden(self, feats: np.ndarray) -> np.ndarray:
         return np.maximum(feats @ self.w1 + self.b1, 0.0)
@@ -113,7 +114,7 @@ class Head:
                 return cls(*(z[k].astype(np.float32) for k in ("w1", "b1", "w2", "b2")), float(z["temperature"]),
                            str(z["origin"]), known)
         except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as e:
-            raise ValueError(f"不是识牌模型文件 / not a card-reader head file: {e}") from e
+            raise ValueError(f"不是识牌模型文件（{e}） / not a card-reader head file: {e}") from e
 
     def save(self, path: str | Path) -> None:
         Path(path).write_bytes(self.to_bytes())

@@ -133,4 +133,4 @@ def _read(data: bytes) -> LearnedState:
             return LearnedState(str(z["key"]), emb, lab, told, faces, heads["head"], heads["base"], answers, sure,
                                 float(z["saved_at"]))
     except (KeyError, EOFError, zipfile.BadZipFile, TypeError, cv2.error) as exc:
-        raise ValueError(f"不是已学牌组文件 / not a learned-deck file: {exc}") from exc
+        raise ValueError(f"不是已学牌组文件（{exc}） / not a learned-deck file: {exc}") from exc

@@ -25,7 +25,8 @@ _nets: dict[str, cv2.dnn.Net] = {}
 
 def _load(path: Path, engine: int) -> cv2.dnn.Net:
     if not path.exists():
-        raise FileNotFoundError(f"找不到识牌模型 / card-reader model missing: {path} (reinstall the package)")
+        raise FileNotFoundError(f"找不到识牌模型：{path}（请重新安装软件包） / "
+                                f"card-reader model missing: {path} (reinstall the package)")
     # Both engines run on the CPU by default (OpenCV 5 warns if a target is set).
     return cv2.dnn.readNetFromONNX(str(path), engine=engine)
 

@@ -173,22 +173,26 @@ class PlayReading:
 def as_bgr(img: object, px_per_mm: float) -> np.ndarray:
     """Validate the caller's image; every bad input is a clear ValueError."""
     if not isinstance(img, np.ndarray):
-        raise ValueError(f"图像必须是 numpy 数组 / zone image must be a numpy array, got {type(img).__name__}")
+        raise ValueError(f"图像必须是 numpy 数组，收到 {type(img).__name__} / "
+                         f"zone image must be a numpy array, got {type(img).__name__}")
     if img.size == 0:
         raise ValueError("图像为空 / zone image is empty")
     if img.ndim == 2 or (img.ndim == 3 and img.shape[2] == 1):
         raise ValueError("需要彩色 BGR 图像（花色靠颜色区分） / a colour BGR image is needed "
                          "(grey-scale cannot tell hearts from spades)")
     if img.ndim != 3 or img.shape[2] not in (3, 4):
-        raise ValueError(f"图像形状无效 / bad zone image shape {img.shape}, expected HxWx3 BGR")
+        raise ValueError(f"图像形状无效：{img.shape}，应为 HxWx3 BGR / "
+                         f"bad zone image shape {img.shape}, expected HxWx3 BGR")
     if isinstance(px_per_mm, bool) or not (isinstance(px_per_mm, int | float) and math.isfinite(px_per_mm)
                                            and 0.5 <= px_per_mm <= 20):
-        raise ValueError(f"px_per_mm 无效 / px_per_mm out of range: {px_per_mm!r}")
+        raise ValueError(f"px_per_mm 超出范围：{px_per_mm!r} / px_per_mm out of range: {px_per_mm!r}")
     h, w = img.shape[:2]
     if min(h, w) / px_per_mm < 40.0:
-        raise ValueError(f"区域太小 / zone image too small: {w}x{h} px is under 40 mm at {px_per_mm} px/mm")
+        raise ValueError(f"区域太小：{w}x{h} 像素在 {px_per_mm} px/mm 下不足 40 毫米 / "
+                         f"zone image too small: {w}x{h} px is under 40 mm at {px_per_mm} px/mm")
     if max(h, w) / px_per_mm > 2000.0:
-        raise ValueError(f"区域太大 / zone image too large for {px_per_mm} px/mm: {w}x{h}")
+        raise ValueError(f"区域太大：{w}x{h}（{px_per_mm} px/mm） / "
+                         f"zone image too large for {px_per_mm} px/mm: {w}x{h}")
     if img.shape[2] == 4:
         img = img[:, :, :3]
     if img.dtype != np.uint8:
@@ -260,7 +264,8 @@ def read_play(zone_bgr: np.ndarray, px_per_mm: float = 3.0, enrollment: Enrollme
     reading's probability is weighed against the readings near it that no player would lay.
     """
     if lawful is not None and not callable(lawful):
-        raise ValueError(f"lawful 必须可调用 / lawful must be callable, got {type(lawful).__name__}")
+        raise ValueError(f"lawful 必须可调用，收到 {type(lawful).__name__} / "
+                         f"lawful must be callable, got {type(lawful).__name__}")
     with one_blas_thread():
         return _read_play(zone_bgr, px_per_mm, enrollment, possible, lawful)
 
@@ -270,7 +275,8 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
     bgr = as_bgr(zone_bgr, px_per_mm)
     poss = Counter(check_card(c) for c in possible) if possible is not None else None
     if enrollment is not None and not isinstance(enrollment, Enrollment | Head):
-        raise ValueError(f"登记无效 / enrollment must be an Enrollment or a Head, got {type(enrollment).__name__}")
+        raise ValueError(f"登记无效：须为 Enrollment 或 Head，收到 {type(enrollment).__name__} / "
+                         f"enrollment must be an Enrollment or a Head, got {type(enrollment).__name__}")
     head = enrollment.head if isinstance(enrollment, Enrollment) else enrollment or default_head()
     det = detect(bgr, px_per_mm)
     reasons: list[str] = []
@@ -523,7 +529,8 @@ def _room_doubts(corners: list[Corner], p_card: np.ndarray, px_per_mm: float, re
         a, b = left[-1], right[0]
         if abs(c.y - (a.y + b.y) / 2.0) <= GAP_ROW_MM * px_per_mm and all(
                 math.hypot(c.x - k.x, c.y - k.y) >= room for k in kept):
-            reasons.append(f"两张牌之间还有牌角 / a card corner between {(a.x / px_per_mm):.0f} and "
+            reasons.append(f"{(a.x / px_per_mm):.0f} 与 {(b.x / px_per_mm):.0f} 毫米之间的牌角未读出牌，那里可能有牌 / "
+                           f"a card corner between {(a.x / px_per_mm):.0f} and "
                            f"{(b.x / px_per_mm):.0f} mm read as no card: a card may lie there")
             return
 
@@ -536,8 +543,9 @@ def _geometry_doubts(kept: list[Corner], px_per_mm: float, reasons: list[str]) -
         return
     width = gap[1] - gap[0]
     if width > MAX_STEP_MM:
-        reasons.append(f"牌间距过大，可能有牌被遮 / a gap of {width:.0f} mm may hide a card")
+        reasons.append(f"牌间距过大（{width:.0f} 毫米），可能有牌被遮 / a gap of {width:.0f} mm may hide a card")
         return
     others = np.delete(np.diff(xs_mm), int(np.argmax(np.diff(xs_mm))))
-    reasons.append(f"牌间距不均，可能漏看一张 / a gap of {width:.0f} mm, twice the fan's "
+    reasons.append(f"牌间距不均，可能漏看一张：{width:.0f} 毫米的间距是扇形步距 {float(np.median(others)):.0f} 毫米的两倍 / "
+                   f"a gap of {width:.0f} mm, twice the fan's "
                    f"{float(np.median(others)):.0f} mm steps, may hide a card")
