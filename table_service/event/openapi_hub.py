@@ -89,8 +89,11 @@ LAST_SEQ = {"type": "object", "required": ["last_seq"], "additionalProperties": 
     "last_seq": OVERVIEW["properties"]["last_seq"]}}
 BROADCAST = {"type": "object", "required": ["round", "tables"], "properties": {
     "round": {"type": "integer", "minimum": 0},
-    "tables": {"type": "array", "items": {"type": "object", "required": ["table", "online", "links", "why"], "properties": {
-        "table": {"type": "string"}, "online": {"type": ["boolean", "null"]},
+    "tables": {"type": "array", "items": {"type": "object", "required": ["table", "online", "connected", "links", "why"],
+                                          "properties": {
+        "table": {"type": "string"}, "online": {"type": ["boolean", "null"], "description": "its last status (null: "
+                                                "none came): went offline, or never heard from"},
+        "connected": _TABLE_ROW["properties"]["connected"],
         "links": {"type": ["object", "null"], "description": "overlay (?lang=zh), overlay_en, commentator, state, "
                   "events, stream: on the table's own Pi"},
         "why": _STR_OR_NULL, "ns": _STR_OR_NULL, "ew": _STR_OR_NULL,

@@ -153,7 +153,9 @@ def feed_links(table: str, panel: str | None) -> tuple[dict[str, str] | None, st
 
 def broadcast_rows(h: Any) -> list[dict[str, Any]]:
     """One row per table the hub knows — the current round's, then EVENT.toml's ``[[tables]]``,
-    then any other that announced itself — with its teams (when drawn), whether it is online,
+    then any other that announced itself — with its teams (when drawn), whether it is connected
+    (``connected``: :attr:`TableLive.connected`, the hub's one liveness rule, as on the overview;
+    ``online``: its last status, None before any, which tells "went offline" from "never heard from"),
     its broadcast's delay and whether it holds deals for release (what the table's summary said:
     ``delay_s`` None until one came; a duplicate match's room holds them whatever it said), and
     its feed's addresses (:func:`feed_links`) or why there are none."""
@@ -172,7 +174,8 @@ def broadcast_rows(h: Any) -> list[dict[str, Any]]:
             links, why = feed_links(tid, panel_link(tid, cfg_panels.get(tid), live.panel if live else None))
             t = drawn.get(tid)
             summary = live.summary if live else {}
-            rows.append({"table": tid, "online": live.online if live else None, "links": links, "why": why,
+            rows.append({"table": tid, "online": live.online if live else None,
+                         "connected": bool(live and live.connected), "links": links, "why": why,
                          "ns": names.get(t["ns"], t["ns"]) if t else None,
                          "ew": names.get(t["ew"], t["ew"]) if t else None,
                          "delay_s": float(summary.get("feed_delay_s") or 0) if summary else None,
