@@ -240,7 +240,7 @@ def overlay() -> Any:
     ``left`` for a scene of its own; ``bottom-right`` / ``bottom-left`` a short panel (4 teams a
     page) in the gaps a table overlay leaves below its side plates, so both stack in one scene.
 
-    A withdrawn team (退赛) in the top N is shown, marked (已退赛 / WD): its results stand and the rules
+    A withdrawn team (退赛) in the top N is shown, marked under its name (已退赛 / WITHDRAWN): its results stand and the rules
     rank it there, so leaving it out would either skip a rank on air or renumber the teams below it
     into places the board, the printed sheet and the export do not give them."""
     top = request.args.get("top", "8")
