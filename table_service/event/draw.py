@@ -124,9 +124,16 @@ class Draw:
         return ([self.bye] if self.bye else []) + list(self.extra_byes)
 
     def to_json(self) -> dict[str, Any]:
-        """``{"round": n, "tables": [{"table": "1", "ns": T, "ew": T}, ...], "bye": T|null}``."""
+        """``{"round": n, "tables": [{"table": "1", "ns": T, "ew": T}, ...], "bye": T|null, "method",
+        "info", "bye_note": "中文 / English"|null}`` (``guandan-table event pair --json``): with the draw's
+        explanation, so a script sees what the printed draw says — a no-show passed over for the bye or
+        why one took it (:func:`bye_note`), round 1's lots — and not only its outcome. ``info`` without
+        its ``regions`` (the solver's working, which the hub does not log either)."""
+        note = bye_note(self.method, self.round, self.info)
         return {"round": self.round, "tables": [{"table": t, "ns": ns, "ew": ew} for t, ns, ew in self.tables],
-                "bye": self.bye}
+                "bye": self.bye, "method": self.method,
+                "info": {k: v for k, v in self.info.items() if k != "regions"},
+                "bye_note": f"{note[0]} / {note[1]}" if note else None}
 
     @classmethod
     def from_json(cls, d: dict[str, Any], method: str = "swiss") -> Draw:

@@ -85,10 +85,15 @@ OVERVIEW = {"type": "object", "required": ["event", "round", "rounds", "bye", "t
                      "well formed (docs/hub-protocol.md), of the last 30 minutes"},
     "faults": {"type": "object", "additionalProperties": {"type": "integer"}, "description": "refused messages and "
                "results by table"}}}
+LAST_SEQ = {"type": "object", "required": ["last_seq"], "additionalProperties": False, "properties": {
+    "last_seq": OVERVIEW["properties"]["last_seq"]}}
 BROADCAST = {"type": "object", "required": ["round", "tables"], "properties": {
     "round": {"type": "integer", "minimum": 0},
-    "tables": {"type": "array", "items": {"type": "object", "required": ["table", "online", "links", "why"], "properties": {
-        "table": {"type": "string"}, "online": {"type": ["boolean", "null"]},
+    "tables": {"type": "array", "items": {"type": "object", "required": ["table", "online", "connected", "links", "why"],
+                                          "properties": {
+        "table": {"type": "string"}, "online": {"type": ["boolean", "null"], "description": "its last status (null: "
+                                                "none came): went offline, or never heard from"},
+        "connected": _TABLE_ROW["properties"]["connected"],
         "links": {"type": ["object", "null"], "description": "overlay (?lang=zh), overlay_en, commentator, state, "
                   "events, stream: on the table's own Pi"},
         "why": _STR_OR_NULL, "ns": _STR_OR_NULL, "ew": _STR_OR_NULL,
@@ -180,6 +185,10 @@ HUB_OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "tags": ["hub"], "login": "viewer", "responses": {"200": _ok(BROADCAST)}},
     ("GET", "/hub/api/overview"): {"summary": "总览数据 / the overview as JSON (polled every 2 s)", "tags": ["hub"],
                                    "login": "viewer", "responses": {"200": _ok(OVERVIEW)}},
+    ("GET", "/hub/api/last-seq"): {
+        "summary": "日志最新记录号 / the hub log's last seq alone (the organiser page polls it every 5 s to say it "
+                   "is out of date); a weak ETag, 304 while it is unchanged", "tags": ["hub"], "login": "viewer",
+        "responses": {"200": _ok(LAST_SEQ), **_NOT_MODIFIED}},
     ("GET", "/hub/board"): {"summary": "成绩大屏 / the results board for the hall's screen (public)",
                             "tags": ["hub"], "responses": {"200": _page("the page")}},
     ("GET", "/hub/overlay"): {

@@ -82,11 +82,11 @@ def answer_fresh(doc: Any) -> Response:
 
 def answer(body: Encoded) -> Response:
     """``body`` as the client asked: ``304`` when its ``If-None-Match`` names the ETag, gzipped when
-    it accepts gzip, as is otherwise. ``no-cache``: a browser may keep it but asks each time (its
+    it accepts gzip and that is smaller (not the log's seq alone), as is otherwise. ``no-cache``: a browser may keep it but asks each time (its
     ``fetch`` then sends the tag itself, and a 304 gives the page the kept copy)."""
     if request.if_none_match.contains_weak(body.etag):
         resp = Response(status=304)
-    elif request.accept_encodings["gzip"]:
+    elif request.accept_encodings["gzip"] and len(body.gz) < len(body.raw):  # gzip makes 17 bytes 37
         resp = Response(body.gz, mimetype="application/json")
         resp.headers["Content-Encoding"] = "gzip"
     else:

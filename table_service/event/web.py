@@ -153,7 +153,9 @@ def feed_links(table: str, panel: str | None) -> tuple[dict[str, str] | None, st
 
 def broadcast_rows(h: Any) -> list[dict[str, Any]]:
     """One row per table the hub knows — the current round's, then EVENT.toml's ``[[tables]]``,
-    then any other that announced itself — with its teams (when drawn), whether it is online,
+    then any other that announced itself — with its teams (when drawn), whether it is connected
+    (``connected``: :attr:`TableLive.connected`, the hub's one liveness rule, as on the overview;
+    ``online``: its last status, None before any, which tells "went offline" from "never heard from"),
     its broadcast's delay and whether it holds deals for release (what the table's summary said:
     ``delay_s`` None until one came; a duplicate match's room holds them whatever it said), and
     its feed's addresses (:func:`feed_links`) or why there are none."""
@@ -172,7 +174,8 @@ def broadcast_rows(h: Any) -> list[dict[str, Any]]:
             links, why = feed_links(tid, panel_link(tid, cfg_panels.get(tid), live.panel if live else None))
             t = drawn.get(tid)
             summary = live.summary if live else {}
-            rows.append({"table": tid, "online": live.online if live else None, "links": links, "why": why,
+            rows.append({"table": tid, "online": live.online if live else None,
+                         "connected": bool(live and live.connected), "links": links, "why": why,
                          "ns": names.get(t["ns"], t["ns"]) if t else None,
                          "ew": names.get(t["ew"], t["ew"]) if t else None,
                          "delay_s": float(summary.get("feed_delay_s") or 0) if summary else None,
@@ -203,6 +206,18 @@ def api_overview() -> Any:
     return answer_fresh(ov)
 
 
+@bp.get("/api/last-seq")
+@hub_role("viewer")
+def api_last_seq() -> Any:
+    """The hub log's last event, alone: all the organiser page asks every 5 s to know that it is
+    out of date (it polled the whole overview for it, ~100 KB at 200 tables). Kept per seq
+    (:mod:`.polled`), so a poll with nothing new is a ``304`` with no body."""
+    h = hub()
+    with h.lock:
+        seq = h.core.last_seq
+    return answer(polled("last_seq").get(seq, h.clock_ms(), lambda: ({"last_seq": seq}, None)))
+
+
 @bp.get("/board")
 def board() -> Any:
     """The hall's big screen (public): standings and the current round's tables, paging itself."""
@@ -225,7 +240,7 @@ def overlay() -> Any:
     ``left`` for a scene of its own; ``bottom-right`` / ``bottom-left`` a short panel (4 teams a
     page) in the gaps a table overlay leaves below its side plates, so both stack in one scene.
 
-    A withdrawn team (退赛) in the top N is shown, marked (已退赛 / WD): its results stand and the rules
+    A withdrawn team (退赛) in the top N is shown, marked under its name (已退赛 / WITHDRAWN): its results stand and the rules
     rank it there, so leaving it out would either skip a rank on air or renumber the teams below it
     into places the board, the printed sheet and the export do not give them."""
     top = request.args.get("top", "8")

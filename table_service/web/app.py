@@ -18,7 +18,7 @@ from werkzeug.exceptions import HTTPException
 
 from . import accounts, api, assignment, auth, broadcast, camera, enroll, panel, record
 from . import config as _config
-from .i18n import current_lang, strings_for_js, tr
+from .i18n import current_lang, serve_words_script, strings_for_js, tr, words_script_url
 from .security import (
     LoginLimiter,
     check_csrf,
@@ -72,11 +72,13 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, config_file: str
     app.register_blueprint(camera.bp)
     app.register_blueprint(accounts.bp)
     app.register_blueprint(record.bp)
+    # The pages' words as one script a browser keeps (i18n.words_script): not an API, as static/ is not.
+    app.add_url_rule("/i18n/<digest>.js", endpoint="words_script", view_func=serve_words_script)
 
     @app.context_processor
     def _template_globals() -> dict[str, Any]:
         return {"t": tr, "csrf_token": csrf_token, "csp_nonce": csp_nonce, "lang": current_lang(),
-                "i18n": strings_for_js(), "back_url": back_url}
+                "i18n": strings_for_js(), "words_script_url": words_script_url, "back_url": back_url}
 
     app.after_request(security_headers)  # CSP, Referrer-Policy, nosniff, framing
 

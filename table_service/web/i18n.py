@@ -6,9 +6,13 @@ The language comes from the ``lang`` cookie (set by the toggle in the page, clie
 
 from __future__ import annotations
 
+import functools
+import gzip
+import hashlib
+import json
 import re
 
-from flask import current_app, g, has_request_context, request
+from flask import Response, abort, current_app, g, has_request_context, request, url_for
 
 from .words import EVENT_NAMES, STRINGS
 
@@ -59,3 +63,42 @@ def tr(key: str) -> str:
 def strings_for_js() -> dict[str, list[str]]:
     """Both languages of every label, for the page scripts."""
     return {k: list(v) for k, v in STRINGS.items()}
+
+
+#: How long a browser keeps the words' script: a year, and never asks again (``immutable``): its
+#: address names its content, so new words come with a new address.
+WORDS_SCRIPT_CACHE = "public, max-age=31536000, immutable"
+
+
+@functools.cache
+def words_script() -> tuple[bytes, bytes, str]:
+    """Every page's words as one script, ``window.I18N = {…};``: its bytes, gzipped, and the hash of
+    its content that its address carries. Inlined in every page it was ~40 KB of each (the hub's
+    overview, the board a phone polls, each of the table panel's pages); served once at an address
+    that changes only with the words (:data:`WORDS_SCRIPT_CACHE`), a browser fetches it once. By the
+    app itself, never a CDN: a table's panel has no internet. STRINGS is complete once words.py is
+    imported, so it is made once."""
+    body = ("window.I18N = " + json.dumps(strings_for_js(), ensure_ascii=False, separators=(",", ":"))
+            + ";\n").encode("utf-8")
+    return body, gzip.compress(body, 9, mtime=0), hashlib.sha256(body).hexdigest()[:16]
+
+
+def words_script_url() -> str:
+    """The words' script's address for a page (``base.html``, ``overlay.html``)."""
+    return url_for("words_script", digest=words_script()[2])
+
+
+def serve_words_script(digest: str) -> Response:
+    """``GET /i18n/<digest>.js``: the words' script, kept by the browser for good; another digest
+    (a page of an older version of the words) is not found, rather than old words under a new name."""
+    body, gz, current = words_script()
+    if digest != current:
+        abort(404, description="没有该版本的界面文字 / no such version of the pages' words")
+    if request.accept_encodings["gzip"]:
+        resp = Response(gz, mimetype="text/javascript")
+        resp.headers["Content-Encoding"] = "gzip"
+    else:
+        resp = Response(body, mimetype="text/javascript")
+    resp.headers["Cache-Control"] = WORDS_SCRIPT_CACHE  # before security_headers' no-store for a login
+    resp.vary.add("Accept-Encoding")
+    return resp

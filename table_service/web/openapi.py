@@ -16,8 +16,8 @@ from typing import Any
 from table_service.engine.events import DATA_SCHEMAS, EVENT_TYPES, Spec
 from table_service.engine.roles import ACTION_ROLES
 
-#: Routes the document leaves out: static files (not an API).
-UNDOCUMENTED_ENDPOINTS = frozenset({"static"})
+#: Routes the document leaves out: static files (not an API), the pages' words' script among them.
+UNDOCUMENTED_ENDPOINTS = frozenset({"static", "words_script"})
 
 _ERROR = {"$ref": "#/components/schemas/Error"}
 _JSON_OBJ = {"type": "object"}

@@ -23,8 +23,9 @@ from werkzeug.wrappers import Response
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
-#: Content-Security-Policy of every page. Scripts and styles come from this server only; the two
-#: inline ``<script>`` blocks (the i18n table) carry the request's nonce. No inline event handlers
+#: Content-Security-Policy of every page. Scripts and styles come from this server only (the pages'
+#: words too: ``/i18n/<digest>.js``); the two inline ``<script>`` blocks (the page's language) carry
+#: the request's nonce. No inline event handlers
 #: (``onclick=``), no inline styles, no plugins, no ``<base>``, forms post only here. ``data:``
 #: images are the camera crops. The broadcast overlay may be framed by any origin (OBS, vMix);
 #: every other page by none. The public feed also takes inline styles: OBS's "custom CSS" of a

@@ -456,6 +456,12 @@ STRINGS: dict[str, tuple[str, str]] = {
     "hub_res_both_forfeit": ("双方弃权 0 : 0", "both sides forfeit, 0 : 0"),
     "hub_res_forfeit": ("{side}弃权，{other} {win} : {lose}", "{side} forfeits, {win} : {lose} to {other}"),
     "hub_res_penalty": ("{side}判负，{other} {win} : {lose}", "{side} loses by penalty, {win} : {lose} to {other}"),
+    # A table's connection, on the overview's cards and the broadcast page's status alike (hub_link.html,
+    # HubText.link): the hub's one liveness rule, TableLive.connected; "not connected" says whether it
+    # went offline (the broker's last will) or was never heard from.
+    "hub_link_online": ("在线", "online"),
+    "hub_link_offline": ("未连接（已离线）", "not connected (went offline)"),
+    "hub_link_unknown": ("未连接（尚无消息）", "not connected (never heard from)"),
     "hub_src_table": ("桌面记录", "table log"),
     "hub_src_hand": ("手工录入", "hand entry"),
     "hub_src_correction": ("更正", "correction"),

@@ -168,3 +168,9 @@ def test_event_pair_prints_why_the_bye_passed_over_a_no_show(tmp_path: Path, cap
     out = capsys.readouterr().out
     assert "轮空 / bye: T3" in out
     assert "第 1 轮弃权的 T5 不轮空（缺席不得轮空） / T5 forfeited round 1: passed over for the bye" in out
+    # --json carries it too: the draw's info, and its note as the printed draw words it
+    assert main(["event", "pair", str(tmp_path / "R.jsonl"), "--teams", str(tmp_path / "TEAMS.txt"), "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["bye"] == "T3" and got["info"]["no_shows_passed"] == ["T5"] and got["info"]["no_show_byes"] == []
+    assert got["bye_note"] == ("第 1 轮弃权的 T5 不轮空（缺席不得轮空） / T5 forfeited round 1: passed over for the bye "
+                               "(an absence earns no bye)")

@@ -43,7 +43,9 @@ def test_standings_json_shape(files: tuple[Path, Path], capsys: pytest.CaptureFi
 def test_pair_json_shape(files: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["event", "pair", str(files[0]), "--teams", str(files[1]), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert list(out) == ["round", "tables", "bye"] and out["round"] == 2
+    assert list(out) == ["round", "tables", "bye", "method", "info", "bye_note"] and out["round"] == 2
+    assert out["method"] == "swiss" and out["bye_note"] is None  # nobody forfeited round 1
+    assert out["info"]["no_show_byes"] == out["info"]["no_shows_passed"] == [] and "regions" not in out["info"]
     assert all(list(t) == ["table", "ns", "ew"] for t in out["tables"])
     assert [t["table"] for t in out["tables"]] == ["1", "2"]
     assert out["bye"] is not None and out["bye"] != "E"  # E had the bye in round 1

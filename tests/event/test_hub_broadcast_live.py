@@ -90,6 +90,8 @@ def test_the_pages_rows_as_json_with_delay_hold_and_links(hub: HubService, web: 
     assert (rows["2"]["online"], rows["2"]["delay_s"], rows["2"]["holds"]) == (True, 45.5, True)
     assert (rows["3"]["online"], rows["3"]["delay_s"], rows["3"]["holds"]) == (False, 0.0, False)
     assert rows["4"]["online"] is None and rows["4"]["delay_s"] is None  # nothing heard yet: unknown
+    # The hub's one liveness rule (TableLive.connected), as the overview has it
+    assert [rows[t]["connected"] for t in ("2", "3", "4")] == [True, False, False]
     assert rows["2"]["links"]["overlay"] == "http://10.0.0.12:8080/feed/2/overlay?lang=zh"
     assert rows["2"]["links"]["commentator"] == "http://10.0.0.12:8080/feed/2/commentator"
     page = s.get(f"{web}/hub/broadcast", timeout=10).text
@@ -97,6 +99,13 @@ def test_the_pages_rows_as_json_with_delay_hold_and_links(hub: HubService, web: 
     assert "延时 45.5 秒" in row2 and "复式" in row2 and 'href="http://10.0.0.12:8080/feed/2/commentator"' in row2
     assert "无延时 / no delay" in re.search(r'<tr data-table="3".*?</tr>', page, re.S).group(0)
     assert "1280×720" in page and "?pos=bottom-right" in page and 'id="bc-find"' in page
+    # Each table's status in the overview's words (words.py hub_link_*), not words of its own.
+    overview = s.get(f"{web}/hub/", timeout=10).text
+    for t, words in (("2", "在线 / online"), ("3", "未连接（已离线） / not connected (went offline)"),
+                     ("4", "未连接（尚无消息） / not connected (never heard from)")):
+        status = re.search(rf'<tr data-table="{t}".*?<td class="bc-status"[^>]*>(.*?)</td>', page, re.S).group(1)
+        card = re.search(rf'id="table-{t}".*?<span class="st">(.*?)</span>', overview, re.S).group(1)
+        assert status == card == words, (t, status, card)
 
 
 def test_a_duplicate_events_rooms_hold_their_deals(tmp_path: Path) -> None:
@@ -139,12 +148,12 @@ def test_status_delay_and_hold_follow_the_hub_and_the_find_box_at_1024(
             assert time.monotonic() < deadline, what
             time.sleep(0.1)
 
-    assert "未知" in cell("5", "bc-status") and "延时未知" in cell("5", "bc-delay")
+    assert cell("5", "bc-status") == "未连接（尚无消息） / not connected (never heard from)" and "延时未知" in cell("5", "bc-delay")
     hub.handle_batch([_status("5", True), _summary("5", feed_delay_s=30, feed_holds=True)])
-    until(lambda: "在线" in cell("5", "bc-status"), "online shown without a reload")
+    until(lambda: cell("5", "bc-status") == "在线 / online", "online shown without a reload")
     until(lambda: "延时 30 秒" in cell("5", "bc-delay") and "复式" in cell("5", "bc-delay"), "delay and hold shown")
     hub.handle_batch([_status("5", False)])
-    until(lambda: "离线" in cell("5", "bc-status"), "offline shown without a reload")
+    until(lambda: cell("5", "bc-status") == "未连接（已离线） / not connected (went offline)", "offline shown without a reload")
 
     # The hub's links: one line, none past the screen's edge, at a 1024 px tablet (the chief's seven).
     nav = page.eval_on_selector_all(".hub-nav a", "els => els.map(a => { const r = a.getBoundingClientRect();"

@@ -99,6 +99,7 @@ def test_the_cli_reproduces_the_hub_s_round_1(tmp_path: Path, capsys: pytest.Cap
     assert [(t["table"], t["ns"], t["ew"]) for t in got["tables"]] == [(t["table"], t["ns"], t["ew"])
                                                                        for t in d["tables"]]
     assert got["bye"] == d["bye"] is not None  # 21 teams: the last of the lots sits out
+    assert got["info"]["first_round"] == "lots" and got["info"]["lots"] == d["lots"]  # the lots the hub logged
 
 
 def test_first_round_order_keeps_the_list_s_order(tmp_path: Path) -> None:

@@ -42,7 +42,8 @@ def team_name(i: int) -> str:
 
 @pytest.fixture(scope="module")
 def hub_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A hub with 40 long-named teams, round 1 drawn, played and published: real standings."""
+    """A hub with 40 long-named teams, rounds 1 and 2 drawn, played and published: real standings;
+    the team second after them withdrawn."""
     tmp = tmp_path_factory.mktemp("hub-overlay")
     cfg = validate({"event": {"id": "ov", "name": "江苏省掼蛋公开赛 / Jiangsu Guandan Open", "rounds": 5},
                     "teams": [{"id": f"T{i}", "name": team_name(i)} for i in range(1, N_TEAMS + 1)]})
@@ -54,6 +55,9 @@ def hub_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             hub.hand_result({"round": rnd, "table": t["table"], "ns": t["ns"], "ew": t["ew"],
                              "ns_levels": 3 + (k + rnd) % 10, "ew_levels": 2 + (3 * k) % 11}, "org", "referee")
         hub.publish_results(rnd, "org", "chief")
+    # The second team withdraws (退赛): it keeps its rank and row, marked in the view's language.
+    hub.withdraw_team(hub.standings_json(public=True)["standings"][1]["team"], "家中有事 / family matter",
+                      "org", "chief")
     users_db = str(tmp / "users.sqlite3")
     web = serve_hub(hub, port=0, users_db=users_db)
     try:
@@ -94,7 +98,11 @@ def test_top16_inside_title_safe_with_long_names(hub_url: str, open_page: Any, s
     assert "江苏省掼蛋公开赛" in text and "第 2 / 5 轮" in text and "比赛分" in text and "累进分" in text
     assert "Jiangsu" not in text and "Club" not in text  # one language per view
     rows = page.eval_on_selector_all("#ov-list li", "ls => ls.map(l => [...l.children].map(c => c.textContent))")
-    assert [r[0] for r in rows][:1] == ["1"] and all(len(r[1]) == 20 for r in rows), rows
+    names = page.eval_on_selector_all("#ov-list li .n", "ns => ns.map(n => n.textContent)")
+    assert [r[0] for r in rows][:1] == ["1"] and len(names) == 16 and all(len(n) == 20 for n in names), names
+    # The withdrawn team: its rank, its name whole and 已退赛 under it (inside the safe area, uncut: check_on_air)
+    assert page.eval_on_selector_all("#ov-list li .wd:not([hidden])", "ws => ws.map(w => w.textContent)") == ["已退赛"]
+    assert page.inner_text("#ov-list li:nth-child(2) .c-rank") == "2" and page.is_visible("#ov-list li:nth-child(2) .wd")
     assert all(r[2].isdigit() and re.fullmatch(r"-?\d+", r[3]) for r in rows), rows
     assert page.is_hidden("#hov-delay")  # the hub answers: nothing is delayed
     assert "20 桌 · 已完成 20" in text
@@ -135,6 +143,8 @@ def test_english_is_english_only(hub_url: str, open_page: Any) -> None:
     text = page.inner_text("#hov")
     assert not CJK.search(text), text
     assert "Jiangsu Guandan Open" in text and "ROUND 2 OF 5" in text and "PROG" in text and "Club" in text
+    # A withdrawn team said in words a viewer reads ("WD" said nothing on air), under its name, not cut.
+    assert page.inner_text("#ov-list li:nth-child(2) .wd") == "WITHDRAWN" and "WD" not in text.split()
     check_on_air(page)
     shots(page, "en")
     # Chinese unless the URL says otherwise: a producer's English panel cookie does not leak in.

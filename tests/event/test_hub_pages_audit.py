@@ -439,6 +439,8 @@ def test_the_organiser_page_says_when_the_hub_has_news_and_reloads_keeping_what_
     公布成绩 button (the usability walk of 2026-12-06)."""
     tables = publish_round_1(hub)
     page = pages()
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url.split("?")[0].removeprefix(web)))
     login(page, web, nxt="/hub/admin")
     assert page.locator("#admin-changed").is_hidden()
     page.select_option("#hand-slot", f"1|{tables[1]['table']}")
@@ -447,6 +449,8 @@ def test_the_organiser_page_says_when_the_hub_has_news_and_reloads_keeping_what_
     hub.hand_result({"round": 1, "table": t0["table"], "ns": t0["ns"], "ew": t0["ew"], "ns_levels": 3, "ew_levels": 1},
                     "rita", "referee")  # from another device
     page.wait_for_selector("#admin-changed", state="visible", timeout=15_000)
+    # It asked the log's last seq alone, never the whole overview (~90 KB at 200 tables).
+    assert "/hub/api/last-seq" in asked and "/hub/api/overview" not in asked
     page.click("#admin-reload")
     page.wait_for_selector("#form-kept")
     assert page.input_value("#hand-slot") == f"1|{tables[1]['table']}" and page.input_value("#hand-ns") == "4"

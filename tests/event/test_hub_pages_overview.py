@@ -154,8 +154,8 @@ def test_the_tables_not_connected_are_counted_and_shown_alone_with_one_tap(
     page.click("#ov-only-silent")
     assert _shown(page) == day["silent"]
     words = page.eval_on_selector_all("#ov-grid .tcard .st", "ss => ss.map(s => s.textContent)")
-    assert words == ["未连接（已离线）/ not connected (went offline)"] + \
-        ["未连接（尚无消息）/ not connected (never heard from)"] * 3
+    assert words == ["未连接（已离线） / not connected (went offline)"] + \
+        ["未连接（尚无消息） / not connected (never heard from)"] * 3
     # A silent table's Pi comes up: it leaves the list at the next poll, and the count follows.
     hub.handle_batch([_status(day["never"][0], True)])
     _until(page, f"document.querySelectorAll('#ov-grid .tcard').length === {len(day['silent']) - 1}")
@@ -173,8 +173,8 @@ def test_the_server_drawn_overview_says_not_connected_too(hub: HubService, web: 
     token = c.get("/auth/whoami").get_json()["csrf_token"]
     c.post("/auth/login", data={"username": "chen", "password": PASSWORD, "csrf_token": token})
     html = c.get("/hub/").get_data(as_text=True)
-    for table, words in ((day["offline"], "未连接（已离线）/ not connected (went offline)"),
-                         (day["never"][0], "未连接（尚无消息）/ not connected (never heard from)")):
+    for table, words in ((day["offline"], "未连接（已离线） / not connected (went offline)"),
+                         (day["never"][0], "未连接（尚无消息） / not connected (never heard from)")):
         card = html.split(f'id="table-{table}"', 1)[1].split("</a>", 1)[0]
         assert words in card and "silent" in html.split(f'id="table-{table}"', 1)[0].rsplit("<a ", 1)[1]
 

@@ -121,3 +121,27 @@ def test_the_chiefs_polled_json_is_gzipped_when_accepted(tmp_path: Path, path: s
     got.pop("now_ms", None), want.pop("now_ms", None)
     assert got == want and [t["table"] for t in got["tables"]] == [t["table"] for t in hub.core.draws[1]["tables"]]
     hub.stop()
+
+
+def test_the_organiser_pages_poll_is_the_logs_last_seq_alone(tmp_path: Path) -> None:
+    """The organiser page asked the whole overview (~90 KB at 200 tables) every 5 s for its
+    ``last_seq`` alone: ``/hub/api/last-seq`` answers just that, ``304`` until the log moves, and
+    ungzipped (gzip makes its 17 bytes 37); a script logged out gets 401 JSON, not the login page."""
+    from test_hub_web import app_with_users, login
+
+    hub = HubService(event_cfg(n=4, rounds=2), tmp_path / "hub", connect=False)
+    hub.draw_next("org", "chief")
+    hub.publish_draw(1, "org", "chief")
+    client = app_with_users(hub, tmp_path).test_client()
+    out = client.get("/hub/api/last-seq")
+    assert out.status_code == 401 and out.get_json()["status"] == 401
+    login(client, "vera")
+    first = client.get("/hub/api/last-seq", headers={"Accept-Encoding": "gzip"})
+    assert first.get_json() == {"last_seq": hub.core.last_seq} and "Content-Encoding" not in first.headers
+    assert first.get_json()["last_seq"] == client.get("/hub/api/overview").get_json()["last_seq"]
+    tag = first.headers["ETag"]
+    assert client.get("/hub/api/last-seq", headers={"If-None-Match": tag}).status_code == 304
+    hub.hand_result(line_for(hub.core.draws[1]["tables"][0], 1, 3, 1), "rita", "referee")
+    moved = client.get("/hub/api/last-seq", headers={"If-None-Match": tag})
+    assert moved.status_code == 200 and moved.get_json()["last_seq"] > first.get_json()["last_seq"]
+    hub.stop()

@@ -88,7 +88,11 @@ def test_panel_and_overlay_work_under_the_policy(app, runner, serve_app, h):
         h.wait_for(lambda: page.inner_text("#lang-toggle") != before)  # no eval: the CSP refuses it
         page.goto(f"{srv.url}/feed/1/overlay")
         page.wait_for_load_state("networkidle")
-        assert page.evaluate("typeof window.I18N") == "object"  # the nonce'd inline script ran
+        assert page.evaluate("typeof window.LANG") == "string"  # the nonce'd inline script ran
+        assert page.evaluate("typeof window.I18N") == "object"  # the words' script (/i18n/<digest>.js) ran
+        # ... fetched once: the panel's page had it, the overlay took it from the browser's cache.
+        assert page.evaluate("performance.getEntriesByType('resource').filter(e => e.name.includes('/i18n/'))"
+                             ".map(e => e.transferSize)") == [0]
         page.add_style_tag(content="body { margin: 0 }")  # as OBS's custom CSS does
         browser.close()
     assert refused == []

@@ -113,3 +113,30 @@ def test_the_error_pages_back_link_is_in_both_languages_and_leads_back(client, h
     assert back(Referer="https://elsewhere.example/tables/1") == "/"
     client.set_cookie("lang", "en")
     assert 'data-i18n="back"' not in client.get("/tables/nope").get_data(as_text=True)  # the toggle keeps both
+
+
+def test_the_pages_words_are_one_script_the_browser_keeps(client, h):
+    """Every page inlined ~40 KB of words (window.I18N); now they come from one script whose address
+    names its content, served by the app itself (a table's panel has no internet) and kept for good
+    (immutable, even behind a login, where the pages are no-store); the page keeps only its language."""
+    import gzip
+    import json
+    import re
+
+    from table_service.web.words import STRINGS
+
+    h.login(client, "vera")
+    for path in ("/tables/1", "/feed/1/overlay?lang=en"):
+        html = client.get(path).get_data(as_text=True)
+        assert "window.I18N" not in html and len(html) < 20_000, (path, len(html))
+        src = re.findall(r'<script src="(/i18n/[0-9a-f]{16}\.js)"></script>', html)
+        assert len(src) == 1 and re.search(r'<script nonce="[^"]+">window.LANG = "(zh|en)";</script>', html), path
+    resp = client.get(src[0])
+    assert resp.status_code == 200 and resp.mimetype == "text/javascript"
+    assert resp.headers["Cache-Control"] == "public, max-age=31536000, immutable"
+    body = resp.get_data(as_text=True)
+    assert body.startswith("window.I18N = ") and json.loads(body[len("window.I18N = "):].rstrip(";\n")) == {
+        k: list(v) for k, v in STRINGS.items()}
+    zipped = client.get(src[0], headers={"Accept-Encoding": "gzip"})
+    assert zipped.headers["Content-Encoding"] == "gzip" and gzip.decompress(zipped.data) == resp.data
+    assert client.get("/i18n/0123456789abcdef.js").status_code == 404  # another version of the words

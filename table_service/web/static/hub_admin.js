@@ -406,9 +406,10 @@
       window.location.reload();
     });
     (function poll() {
-      fetch("/hub/api/overview", {headers: {Accept: "application/json"}, credentials: "same-origin"})
+      // The log's last seq alone (a few bytes, 304 while unchanged), not the whole overview.
+      fetch("/hub/api/last-seq", {headers: {Accept: "application/json"}, credentials: "same-origin"})
         .then(function (r) { return r.ok ? r.json() : null; })
-        .then(function (ov) { if (ov && Number(ov.last_seq) > seen) changed.hidden = false; })
+        .then(function (log) { if (log && Number(log.last_seq) > seen) changed.hidden = false; })
         .catch(function () { /* the next poll */ })
         .then(function () { if (changed.hidden) setTimeout(poll, 5000); });
     })();

@@ -1,6 +1,6 @@
 // Results board for the hall's big screen: standings and the round's tables, paging every 8 s.
-// Also the hub pages' one wording of a result (window.HubText, used by the overview too, which
-// loads this file first): the words are web/words.py's (window.I18N), as on the printed results
+// Also the hub pages' one wording of a result and of a table's connection (window.HubText, used by
+// the overview and the broadcast page too, which load this file first): the words are web/words.py's (window.I18N), as on the printed results
 // sheet, so a forfeit reads the same on the board, the overview and the sheet.
 (function () {
   "use strict";
@@ -17,6 +17,9 @@
   }
   function bothSides(key, a) { var p = pair(key); return fill(p[0], a.zh) + " / " + fill(p[1], a.en); }
   function isNum(n) { return typeof n === "number" && isFinite(n); }
+  // A table's connection: the hub's `connected` (TableLive.connected, its one liveness rule), a table
+  // not connected told apart by whether it went offline or never spoke; as hub_link.html says it.
+  function linkState(t) { return t.connected ? "online" : t.online === false ? "offline" : "unknown"; }
   window.HubText = {
     // A RESULTS line as people read it: "9 : 4" (levels gained), a forfeit "东西弃权，南北 17 : 0 /
     // EW forfeits, 17 : 0 to NS", a penalty loss with the score it fixed likewise.
@@ -33,6 +36,8 @@
     },
     // Where a result came from: 桌面记录 / table log, 手工录入 / hand entry, 更正 / correction.
     source: function (s) { return s && (window.I18N || {})["hub_src_" + s] ? both("hub_src_" + s) : String(s || ""); },
+    linkState: linkState,
+    link: function (t) { return both("hub_link_" + linkState(t)); },
     both: both
   };
 

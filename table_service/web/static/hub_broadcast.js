@@ -61,15 +61,14 @@
   }
   find.addEventListener("input", filter);
 
-  /* --- live status: the same words as the page drew, written only when they change */
-  function statusText(online) {
-    return online === true ? "在线 / online" : online === false ? "离线 / offline" : "未知 / unknown";
-  }
-  function setStatus(td, online) {
-    var key = online === null || online === undefined ? "unknown" : (online ? "1" : "0");
-    if (td.dataset.online === key) return;
-    td.dataset.online = key;
-    td.textContent = statusText(online);
+  /* --- live status: the hub's `connected` in the overview's words (window.HubText, hub_board.js, as
+     hub_link.html drew them), written only when they change */
+  var HT = window.HubText;
+  function setStatus(td, t) {
+    var key = HT.linkState(t);
+    if (td.dataset.link === key) return;
+    td.dataset.link = key;
+    td.textContent = HT.link(t);
   }
   function setDelay(td, delay, holds) {
     var known = delay !== null && delay !== undefined;
@@ -105,7 +104,7 @@
           seen[t.table] = true;
           var tr = byId[t.table];
           if (!tr) return;
-          setStatus(tr.querySelector(".bc-status"), t.online);
+          setStatus(tr.querySelector(".bc-status"), t);
           setDelay(tr.querySelector(".bc-delay"), t.delay_s, t.holds);
         });
         var changed = (j.tables || []).length !== rows.length || rows.some(function (tr) { return !seen[tr.dataset.table]; });

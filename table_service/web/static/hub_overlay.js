@@ -31,7 +31,7 @@
     en: {rank: "#", team: "TEAM", mp: "MP", progressive: "PROG", rounds_won: "WON",
          level_points: "LDP", levels_gained: "LVLS", round: "ROUND {r} OF {n}", pre: "PRE-EVENT",
          standings: "STANDINGS", tables: "{n} TABLES · {m} DONE", delayed: "DATA DELAYED {n}s", page: "PAGE {p}/{n}",
-         withdrawn: "WD"}
+         withdrawn: "WITHDRAWN"}
   }[LANG];
   var CJK = /[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]/;
   var data = null, page = 0, lastOk = 0;
@@ -82,6 +82,13 @@
       s.className = c;
       li.appendChild(s);
     });
+    // The name, and under it (a withdrawn team's row only) its mark: a mark beside a long name cut
+    // the name, or itself, to an ellipsis (and "WD", all that fitted in English, said nothing on air).
+    ["n", "wd"].forEach(function (c) {
+      var s = document.createElement("span");
+      s.className = c;
+      li.children[1].appendChild(s);
+    });
     list.appendChild(li);
     return li;
   }
@@ -105,7 +112,10 @@
       setText(cells[0], String(r.rank));
       // A withdrawn team (退赛) keeps its row, its rank and its results, marked: the top N are the
       // standings' first N, as the board and the printed sheet rank them (hub.overlay says why).
-      if (setText(cells[1], bi(r.name || r.team, r.team) + (r.withdrawn ? " · " + WORDS.withdrawn : ""))) fitName(cells[1]);
+      var name = cells[1].children[0], mark = cells[1].children[1];
+      li.classList.toggle("wd", Boolean(r.withdrawn));
+      mark.hidden = !r.withdrawn;
+      if (setText(name, bi(r.name || r.team, r.team)) | setText(mark, r.withdrawn ? WORDS.withdrawn : "")) fitName(name);
       setText(cells[2], String(r.match_points));
       setText(cells[3], String(r[TB] === undefined ? "" : r[TB]));
       li.dataset.team = r.team;

@@ -45,13 +45,10 @@
   function num(n) { return typeof n === "number" && isFinite(n) ? n : 0; }
   /* A table's connection: the hub's `connected` (its one liveness rule, TableLive.connected: the last
      status said online; the broker says offline by the table's last will). A table never heard from,
-     or gone offline, is 未连接 / not connected — never counted as playing. As hub_overview.html says it. */
-  function linkWords(t) {
-    if (t.connected) return "在线 / online";
-    return t.online === false ? "未连接（已离线）/ not connected (went offline)"
-      : "未连接（尚无消息）/ not connected (never heard from)";
-  }
-  function linkClass(t) { return t.connected ? "online" : "silent " + (t.online === false ? "offline" : "unknown"); }
+     or gone offline, is 未连接 / not connected — never counted as playing. HubText's words, as
+     hub_link.html says them. */
+  function linkWords(t) { return HT.link(t); }
+  function linkClass(t) { return t.connected ? "online" : "silent " + HT.linkState(t); }
   // How long ago the round's draw went out, by the hub's clock (the browser's may differ).
   function sincePublished(ov) {
     if (!num(ov.published_ms) || !num(ov.now_ms)) return "";
@@ -64,7 +61,7 @@
     // Before the table takes this round its levels are the panel's defaults, not play.
     if (!t.started) return "未开始 / not started" + (sincePublished(ov) ? " · " + sincePublished(ov) : "");
     if (t.finished) return "本轮已结束，待成绩 / round over, result not in yet";
-    return "在线 / online";
+    return linkWords(t);
   }
   function tile(cls, t, head, st, lv, bits) {
     if (pointed && pointed.table === t.table && Date.now() < pointed.until) cls += " pointed";
