@@ -132,9 +132,10 @@ def standing(state: State) -> dict[str, Any] | None:
     """Where the round stands, as ``resume`` takes it: what the table reports in its summary so that
     the hub can carry it to a spare table (the levels themselves are the summary's ``levels``).
     None before a deal of the round has ended and with nothing carried (the round's start says it
-    all), and once the round is over."""
+    all) unless the round is timed (its clock runs from the start), and once the round is over."""
     rnd = state.get("round")
-    if rnd is None or state.get("result") is not None or not deals_played(state):
+    timed = (rnd or {}).get("format", {}).get("kind") == "time"
+    if rnd is None or state.get("result") is not None or not (deals_played(state) or timed):
         return None
     plan = state.get("next_deal") or {}
     out: dict[str, Any] = {"deals": deals_played(state)}
@@ -151,6 +152,6 @@ def standing(state: State) -> dict[str, Any] | None:
     fails = {s: int(n) for s, n in (state.get("failed_at_a") or {}).items() if n}
     if fails:
         out["failed_at_a"] = fails
-    if (rnd.get("format") or {}).get("kind") == "time" and rnd.get("started_ms") is not None:
+    if timed and rnd.get("started_ms") is not None:
         out["elapsed_s"] = max(0, int(((state.get("t_ms") or 0) - rnd["started_ms"]) // 1000))
     return out

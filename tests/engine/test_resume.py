@@ -80,6 +80,9 @@ def test_what_a_table_reports_sets_the_spare_table_up_at_the_same_place() -> Non
     assert standing(new.state) == standing(old.state) == {"deals": 1, "next_side": "EW",
                                                           "last_order": ["E", "N", "W", "S"]}
     assert standing(Table().state) is None  # nothing played: the round's start says it all
+    timed = Table(fmt={"kind": "time", "minutes": 30})
+    timed.do("clock_ticked", {}, dt=90_000)
+    assert standing(timed.state) == {"deals": 0, "elapsed_s": 90}  # but a timed round's clock runs
 
 
 @pytest.mark.parametrize(("resume", "words"), [
