@@ -20,6 +20,7 @@ from table_service.engine.ruleset import stamp_generation
 from table_service.engine.self_play import SelfPlayTable
 from table_service.event.config import validate
 from table_service.event.hub import HubService
+from table_service.event.moves import apply_move, carried_standing, moved_from
 from table_service.rules.cards import RANKS
 from table_service.table.mqtt_bridge import table_summary
 from table_service.views.assignment import set_up_data
@@ -280,3 +281,26 @@ def test_the_moved_match_goes_on_from_the_old_tables_standing(tmp_path: Path, br
         assert [m["resume"]["levels"] for m in hub.core.draws[1]["moves"]] == [s2["levels"], {"NS": "T", "EW": "5"}]
     finally:
         hub.stop()
+
+
+def test_a_move_logged_before_the_standing_was_carried_replays_as_it_was() -> None:
+    draws = {1: {"tables": [{"table": "1", "ns": "T1", "ew": "T2"}], "published": True,
+                 "assignments": {"1": {"table": "1", "round": 1}}}}
+    apply_move(draws, {"round": 1, "from": "1", "to": "3", "assignment": {"table": "3", "round": 1}, "reason": ""},
+               {"seq": 9})
+    assert draws[1]["assignments"] == {"3": {"table": "3", "round": 1}}  # no resume: from deal 1, as it was played
+    assert draws[1]["moves"][0]["resume"] is None and moved_from(draws[1]) == {"3": "1"}
+
+
+def test_what_the_chief_changes_drops_what_no_longer_follows_from_the_report() -> None:
+    a = {"ruleset": {"preset": "jiangsu", "options": {"tries_at_a": 3}}}
+    report = {"deal": 9, "seq": 300, "levels": {"NS": "A", "EW": "9"}, "deals": 8, "next_side": "NS",
+              "last_order": ["N", "E", "W", "S"], "failed_at_a": {"NS": 2}}
+    same = carried_standing(a, "2", report, None)
+    assert same["source"] == "report" and same["resume"] == {
+        "from": "2", "levels": {"NS": "A", "EW": "9"}, "deals": 8, "next_side": "NS", "failed_at_a": {"NS": 2},
+        "last_order": ["N", "E", "W", "S"]}
+    fixed = carried_standing(a, "2", report, {"levels": {"NS": "K"}, "deals": 7})
+    assert fixed["source"] == "chief" and fixed["report"] == report
+    assert fixed["resume"] == {"from": "2", "levels": {"NS": "K", "EW": "9"}, "deals": 7, "next_side": "NS"}
+    assert carried_standing(a, "2", None, None) == {"source": "start", "report": None, "resume": None}
