@@ -14,6 +14,7 @@ from typing import Any
 from table_service.engine import scoring
 from table_service.engine.errors import EventRejected, RoleRejected
 from table_service.engine.events import int_field, side_field
+from table_service.engine.resume import deals_played
 from table_service.engine.round_setup import ended_by_time_now, require_round, rules_of_round
 from table_service.engine.ruleset import since
 from table_service.engine.state import State
@@ -121,7 +122,7 @@ def check_round_end(state: State, ev: dict[str, Any], fx: Effects, *, past_a: st
     fmt = rnd["format"]
     due = (
         rnd["extra_deal"]
-        or (fmt["kind"] == "deals" and len(state["score_sheet"]) >= fmt["deals"])
+        or (fmt["kind"] == "deals" and deals_played(state) >= fmt["deals"])
         or (fmt["kind"] == "time" and rnd["time_up"])
     )
     if not due:
@@ -191,7 +192,7 @@ def end_round(
         "gained": gained,
         "level_points": lp,
         "match_points": mp,
-        "deals": len(state["score_sheet"]),
+        "deals": deals_played(state),
         "t_ms": state["t_ms"],
         "seq": ev["seq"],
     }
@@ -228,7 +229,7 @@ def on_round_ended(state: State, ev: dict[str, Any], fx: Effects) -> None:
         rnd["status"] = "deal_over"
     gained = scoring.gained_levels(state["levels"], rnd["start_levels"], None)
     winner = scoring.leader_by_levels(gained)
-    if winner is None and not rnd["extra_deal"] and state["score_sheet"]:
+    if winner is None and not rnd["extra_deal"] and deals_played(state):
         rnd["extra_deal"] = True
         if since(state, 7):
             # The round's end was called on a tie: the extra deal decides it, and the result says the

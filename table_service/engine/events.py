@@ -314,6 +314,12 @@ DATA_SCHEMAS: dict[str, dict[str, Spec]] = {
         "round": _i(0, 1_000_000),
         "board": _s(64),
         "engine": _i(1, 1_000),
+        # A match moved from a failed table goes on where it stood (engine/resume.py checks the sense).
+        "resume": Spec("obj", fields={
+            "from": _s(64), "levels": Spec("map", required=True, keys=SIDES, item=_s(2, choices=_RANKS)),
+            "deals": _i(0, 10_000), "next_side": _s(choices=SIDES),
+            "last_order": Spec("list", min_len=2, max_len=4, item=_s(choices=SEATS)),
+            "failed_at_a": Spec("map", keys=SIDES, item=_i(0, 1_000)), "elapsed_s": _i(0, 10_000_000)}),
     },
     "first_cut_recorded": {"card": _CARD},
     "drawing_finished": {"counts": Spec("map", keys=SEATS, item=_i(0, 108)), "cut_card_holder": _OPT_SEAT},

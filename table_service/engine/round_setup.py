@@ -15,6 +15,7 @@ from typing import Any
 from table_service.engine.errors import EventRejected
 from table_service.engine.events import card_field, field, is_name, is_team_name, seat_field
 from table_service.engine.flags import raise_flag
+from table_service.engine.resume import apply_resume, check_resume
 from table_service.engine.ruleset import resolve_ruleset
 from table_service.engine.state import HAND_SIZE, State, initial_state, new_deal
 from table_service.engine.timers import set_turn, start_timer
@@ -105,7 +106,8 @@ def _check_no_other_keys(ruleset: Any, fmt: Any) -> None:
 
 
 def on_round_set_up(state: State, ev: dict[str, Any], fx: Effects) -> None:
-    """``round_set_up``: players, teams, ruleset and format; archives a finished round."""
+    """``round_set_up``: players, teams, ruleset and format (and, for a moved match, the standing it
+    goes on from: ``resume``); archives a finished round."""
     data = ev["data"]
     if state["round"] is not None and state["result"] is None:
         raise EventRejected("本轮尚未结束 / round_set_up: the current round has no result yet")
@@ -139,6 +141,9 @@ def on_round_set_up(state: State, ev: dict[str, Any], fx: Effects) -> None:
         levels = {side: check_level(str(levels_in[side])) for side in ("EW", "NS")}
     except (KeyError, TypeError, ValueError) as exc:
         raise EventRejected(f"级数无效 / round_set_up: levels must be {{EW: 2…A, NS: 2…A}} ({exc})") from None
+    # ``resume``: a match moved from a failed table goes on where it stood (engine/resume.py); ``levels``
+    # stay the round's real start, which the levels gained count from.
+    resume = check_resume(data.get("resume"), rules)
     no = data.get("round", len(state["rounds"]) + (2 if state["round"] is not None else 1))
     if checked and (isinstance(no, bool) or not isinstance(no, int) or not 1 <= no <= 999):
         raise EventRejected(f"轮次无效 / round_set_up: 'round' must be a whole number 1-999, got {no!r}")
@@ -179,6 +184,8 @@ def on_round_set_up(state: State, ev: dict[str, Any], fx: Effects) -> None:
         "start_levels": dict(levels),
         "first_level": levels["EW"] if levels["EW"] == levels["NS"] else rules.start_level,
     }
+    if resume is not None:
+        apply_resume(state, state["round"], resume)
     fx.append({"kind": "round_started", "round": state["round"]["no"]})
 
 
@@ -234,7 +241,8 @@ def on_drawing_finished(state: State, ev: dict[str, Any], fx: Effects) -> None:
             raise EventRejected("第一副牌需要翻牌或领出者 / drawing_finished: the first deal needs a cut card or cut_card_holder")
         leader = holder or cut["first_drawer"]
         plan = {"kind": "first", "leader": leader, "payers": [], "top": None}
-        level, level_side = rnd["first_level"], None
+        # A moved match's first deal here is at the level of the side that won the last one there.
+        level, level_side = rnd["first_level"], (rnd.get("resumed") or {}).get("next_side")
     else:
         level_side = side_of(plan["top"])
         level = state["levels"][level_side]

@@ -71,7 +71,7 @@ class SelfPlayTable:
         deck = full_deck()
         self.rng.shuffle(deck)
         st = self.state
-        first = not st["score_sheet"] and st["deal"] is None
+        first = st["next_deal"] is None and st["deal"] is None  # a moved match may owe a tribute at once
         if first:
             level = st["round"]["first_level"]
             while True:

@@ -18,6 +18,7 @@ from flask import request
 
 from table_service.event.form_fields import form_int, form_text
 from table_service.event.model import FORFEIT_SIDES, MAX_ID, MAX_NAME, MAX_TEXT, EventInputError, RoleRefused
+from table_service.event.moves import level_words
 from table_service.event.settings import METHOD_WORDS, SETTING_WORDS, SETTINGS
 from table_service.event.spare import move_match
 
@@ -327,10 +328,33 @@ def _do_move_match(h: Any, who: str, role: str) -> str:
     to = form_text("to", MAX_ID).strip()
     if not to:
         raise EventInputError("请选择新桌 / choose the table to move the match to")
-    move_match(h, rnd, table, to, form_text("reason", MAX_TEXT).strip(), who, role)
-    return (f"第 {rnd} 轮 {table} 号桌的比赛已移至 {to} 号桌：编排已发给 {to} 号桌，{table} 号桌的编排已撤回，成绩由 {to} "
-            f"号桌上报 / round {rnd}'s match at table {table} moved to table {to}: the assignment went to table {to}, "
-            f"table {table}'s was withdrawn, and the result comes from table {to}")
+    ev = move_match(h, rnd, table, to, form_text("reason", MAX_TEXT).strip(), who, role, _move_correction())
+    resume = ev["data"]["standing"]["resume"]
+    zh, en = "从第 1 副开始", "from deal 1"
+    if resume is not None:
+        lv = {side: level_words(v) for side, v in resume["levels"].items()}
+        zh, en = (f"接着打：已打 {resume['deals']} 副，南北 {lv['NS']} / 东西 {lv['EW']}",
+                  f"it goes on: {resume['deals']} deals played, NS {lv['NS']} / EW {lv['EW']}")
+    return (f"第 {rnd} 轮 {table} 号桌的比赛已移至 {to} 号桌，{zh}：编排已发给 {to} 号桌，{table} 号桌的编排已撤回，成绩由 {to} "
+            f"号桌上报 / round {rnd}'s match at table {table} moved to table {to}, {en}: the assignment went to table "
+            f"{to}, table {table}'s was withdrawn, and the result comes from table {to}")
+
+
+def _move_correction() -> dict[str, Any] | None:
+    """What the chief read on the failed table's score sheet (the move form, prefilled with the
+    table's last report): each side's level, the deals played, whose level the next deal is at.
+    A field left out or blank keeps the report's (a client that posts none moves the match as the
+    table last reported it); each is checked by :func:`~.moves.carried_standing`."""
+    fix: dict[str, Any] = {}
+    levels = {side: form_text(f"{side.lower()}_level", 2).strip() for side in ("NS", "EW")}
+    if any(levels.values()):
+        fix["levels"] = {side: v for side, v in levels.items() if v}
+    if request.form.get("deals_played", "").strip():
+        fix["deals"] = form_int("deals_played", 0, 10_000)
+    side = form_text("next_side", 2).strip()
+    if side:
+        fix["next_side"] = side
+    return fix or None
 
 
 ACTIONS: dict[str, Callable[[Any, str, str], str | Shown]] = {

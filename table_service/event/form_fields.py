@@ -19,14 +19,16 @@ from table_service.views.wire import control_character
 FIELD_WORDS = {"ns_levels": ("南北升级数", "NS levels gained"), "ew_levels": ("东西升级数", "EW levels gained"),
                "ns_score": ("南北判负比分", "NS penalty-loss score"), "ew_score": ("东西判负比分", "EW penalty-loss score"),
                "round": ("轮次", "round"), "draft": ("草案", "draft"), "basis": ("所纠正的成绩", "basis"),
-               "deals": ("副数", "deals"), "minutes": ("分钟", "minutes"), "name": ("名称", "name"),
+               "deals": ("副数", "deals"), "deals_played": ("已打副数", "deals played"), "minutes": ("分钟", "minutes"), "name": ("名称", "name"),
                "players": ("选手", "players"), "team": ("队号", "team id"), "text": ("书面理由", "the appeal in writing"),
                "note": ("说明", "note"), "reason": ("原因", "reason"), "kind": ("赛制", "format"),
                "ruleset": ("规则", "ruleset"), "decision": ("裁决", "decision"), "appeal": ("申诉", "appeal"),
                "refusal": ("拒收的成绩", "refused result"),
                "settles": ("所处理的拒收", "refused result settled"), "seen": ("页面版本", "page version"),
                "rounds": ("轮数", "rounds"), "draw": ("编排方法", "draw method"),
-               "match_points": ("比赛分方案", "match points"), "to": ("新桌", "new table")}
+               "match_points": ("比赛分方案", "match points"), "to": ("新桌", "new table"),
+               "ns_level": ("南北级数", "NS level"), "ew_level": ("东西级数", "EW level"),
+               "next_side": ("下一副打哪方的级", "whose level the next deal is at")}
 
 
 def form_int(name: str, lo: int = 0, hi: int = 10**9) -> int:

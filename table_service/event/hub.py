@@ -30,7 +30,7 @@ from table_service.event.model import (
     results_to_jsonl,
     table_order,
 )
-from table_service.event.moves import assignment_seq
+from table_service.event.moves import assignment_seq, moved_from
 from table_service.event.mqtt import HubMqtt
 from table_service.event.release import ReleaseBook
 from table_service.event.result_import import check_results_import
@@ -438,6 +438,7 @@ class HubService(TableMessages):
             draw = core.draws.get(rnd) if rnd else None
             cfg_panels = {t["id"]: t.get("panel") for t in (core.cfg or {}).get("tables", [])}
             names = core.team_names()
+            moved = moved_from(draw or {})
             rows = []
             for t in (draw or {}).get("tables", []):
                 live = self.live.get(t["table"], TableLive(t["table"]))
@@ -457,7 +458,7 @@ class HubService(TableMessages):
                              "deck": live.summary.get("deck"), "camera": live.summary.get("camera"),
                              "faults": core.faults.get(t["table"], 0) + self.flooded.get(t["table"], 0),
                              "result": res.line if res else None, "source": res.source if res else None,
-                             "result_ms": res.t_ms if res else None})
+                             "result_ms": res.t_ms if res else None, "moved_from": moved.get(t["table"])})
             drawn = {r["table"] for r in rows}
             others = []
             for tid in sorted((set(cfg_panels) | set(self.live)) - drawn, key=table_order):

@@ -203,7 +203,7 @@ def panel_link(table: str, organiser: str | None, announced: str | None) -> str 
 STATUS_KEYS = frozenset({"table", "event", "status", "reason", "wall_ms", "panel"})
 SUMMARY_KEYS = frozenset({"table", "round", "round_status", "teams", "deal", "levels", "open_flags", "doubts",
                           "clocks_over", "penalties", "signed", "finished", "panel", "deck", "camera",
-                          "last_seq", "wall_ms", "deals_ended", "feed_delay_s", "feed_holds", "log"})
+                          "last_seq", "wall_ms", "deals_ended", "feed_delay_s", "feed_holds", "log", "standing"})
 RESULT_KEYS = frozenset({"result_id", "result", "table_seq", "reason", "wall_ms", "feed_delay_s"})
 #: The longest broadcast delay a table may have (``views.feed.FeedView`` refuses more).
 MAX_FEED_DELAY_S = 3600
@@ -272,7 +272,48 @@ def check_summary(table: str, data: dict[str, Any]) -> dict[str, Any]:
             "feed_delay_s": delay,
             "feed_holds": holds,
             # The table's log (absent from a table of an older release: None): its seqs are numbered in it.
-            "log": _str(data, "log", 64)}
+            "log": _str(data, "log", 64),
+            # Where the round stands beyond its levels (engine.resume.standing): what a move to a spare
+            # table carries. Absent before a deal of the round has ended, and from an older release.
+            "standing": _standing(data.get("standing"))}
+
+
+#: A ``standing``'s keys: engine.resume.standing's (the levels are the summary's own ``levels``).
+_STANDING_KEYS = frozenset({"deals", "next_side", "last_order", "failed_at_a", "elapsed_s"})
+
+
+def _standing(v: Any) -> dict[str, Any] | None:
+    """A summary's ``standing``, each field checked for its kind and range (the engine checks the
+    sense again when a spare table sets the round up from it)."""
+    if v is None:
+        return None
+    if not isinstance(v, dict) or set(v) - _STANDING_KEYS:
+        raise _bad(f"standing 须为对象，仅含 {sorted(_STANDING_KEYS)}，得到 {_show(v)}",
+                   f"standing must be an object of {sorted(_STANDING_KEYS)}, got {_show(v)}")
+    out: dict[str, Any] = {"deals": _int(v, "deals", 0, MAX_COUNT) or 0}
+    side = _str(v, "next_side", 2, choices=_SIDES)
+    if side is not None:
+        out["next_side"] = side
+    order = v.get("last_order")
+    if order is not None:
+        if not isinstance(order, list) or not 2 <= len(order) <= 4 or len(set(map(str, order))) != len(order) \
+                or any(s not in ("E", "S", "W", "N") for s in order):
+            raise _bad(f"standing.last_order 须为座位名次，得到 {_show(order)}",
+                       f"standing.last_order must be seats in finishing order, got {_show(order)}")
+        out["last_order"] = list(order)
+    fails = _side_map(v, "failed_at_a", _count)
+    if fails:
+        out["failed_at_a"] = fails
+    elapsed = _int(v, "elapsed_s", 0, 10_000_000)
+    if elapsed is not None:
+        out["elapsed_s"] = elapsed
+    return out
+
+
+def _count(v: Any) -> int:
+    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= MAX_COUNT:
+        raise ValueError(v)
+    return v
 
 
 def _deck_sha(value: Any) -> str | None:

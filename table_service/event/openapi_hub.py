@@ -64,7 +64,9 @@ _TABLE_ROW = {"type": "object", "required": ["table", "ns", "ew", "online", "fin
     "source": {"enum": ["table", "hand", "correction", None]}, "result_ms": _INT_OR_NULL,
     "result_seq": {"type": ["integer", "null"], "description": "the hub's record of the result (overview): the "
                    "basis a correction of it names (POST /hub/action/correct)"},
-    "faults": {"type": "integer", "minimum": 0, "description": "messages and results of this table the hub refused"}}}
+    "faults": {"type": "integer", "minimum": 0, "description": "messages and results of this table the hub refused"},
+    "moved_from": {"type": ["string", "null"], "description": "由 N 号桌移来 / the table this match was moved from "
+                   "(match_moved; null: it was drawn here)"}}}
 OVERVIEW = {"type": "object", "required": ["event", "round", "rounds", "bye", "tables", "refusals", "appeals",
                                            "draft", "connected", "config_note"], "properties": {
     "event": {"type": ["object", "null"]}, "round": {"type": "integer", "minimum": 0},
@@ -105,7 +107,7 @@ BOARD = {"type": "object", "required": ["standings", "round", "rounds", "tables"
     "standings": STANDINGS, "round": {"type": "integer", "minimum": 0}, "rounds": _INT_OR_NULL,
     "tables": {"type": "array", "items": {"type": "object", "additionalProperties": False, "properties": {
         k: v for k, v in _TABLE_ROW["properties"].items()
-        if k in ("table", "ns", "ew", "ns_name", "ew_name", "online", "result")} | {
+        if k in ("table", "ns", "ew", "ns_name", "ew_name", "online", "result", "moved_from")} | {
         "finished": {"type": "boolean", "description": "the table's result is in and past its broadcast delay; "
                      "`result` shows it once the chief has published the round's results (公布成绩)"}}}},
     "bye": _STR_OR_NULL, "byes": {"type": "array", "items": {"type": "string"}}, "event": _STR_OR_NULL}}
@@ -321,10 +323,19 @@ HUB_OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
     ("POST", "/hub/action/move_match"): _action(
         "换桌 / move a failed table's match of the current round to an idle spare table: match_moved is logged, "
         "the assignment goes to the new table, the old table's is withdrawn, the result comes from the new table; "
-        "refused for a table that already plays a match this round, or a match already finished",
+        "refused for a table that already plays a match this round, or a match already finished. The match goes on "
+        "from the old table's last summary, each field given here replacing the report's (the chief's reading of "
+        "the score sheet); the standing is logged in match_moved and sent as the assignment's resume",
         {"slot": _SLOT, "to": {"type": "string", "pattern": "^[A-Za-z0-9_.\\-]{1,64}$",
                                "description": "新桌 / the idle table to move the match to (one of [[tables]])"},
-         "reason": _text(MAX_TEXT, "原因 / why (optional)")}, ("slot", "to"), chief=True),
+         "reason": _text(MAX_TEXT, "原因 / why (optional)"),
+         "ns_level": {"type": "string", "description": "南北级数 / NS's level reached, 2…A (10 or T); blank: the report's"},
+         "ew_level": {"type": "string", "description": "东西级数 / EW's level reached, 2…A (10 or T); blank: the report's"},
+         "deals_played": {"type": "string", "pattern": "^[0-9]{0,10}$",
+                          "description": "已打副数 / deals finished at the old table; blank: the report's"},
+         "next_side": {"type": "string", "enum": ["", "NS", "EW"],
+                       "description": "下一副打哪方的级 / whose level the next deal is at; blank: the report's"}},
+        ("slot", "to"), chief=True),
     ("GET", "/hub/table-mqtt.toml"): {
         "summary": "换机凭据 / a table's [mqtt] as event provision wrote it (its MQTT password: a secret), for a "
                    "replacement Pi's table.toml; no-store, an attachment", "tags": ["hub"], "login": "chief",

@@ -25,23 +25,32 @@ SPARE_ROLE = "chief"
 
 
 def move_match(h: HubService, rnd: int, frm: str, to: str, reason: str, who: str | None,
-               role: str | None) -> dict[str, Any]:
+               role: str | None, correction: dict[str, Any] | None = None) -> dict[str, Any]:
     """Move round ``rnd``'s match at table ``frm`` to the spare table ``to``: logged first
     (``match_moved``, :func:`~.moves.check_move` refuses what cannot be), then the assignment goes
     to the new table (retained, ``hub_seq`` the move's seq) and the old table's is withdrawn (an
     empty retained payload: its panel no longer offers the round, and a Pi restarted there is not
-    given it again). Returns the logged event."""
+    given it again). The match goes on from the old table's last summary (the hub holds it in memory
+    only: the move's data keeps what was carried), ``correction`` the chief's reading of its score
+    sheet (:func:`~.moves.carried_standing`). Returns the logged event."""
     need_role(role, SPARE_ROLE, "换桌")
     with h.lock:
         core = h.core
         assert core.cfg is not None
-        data = check_move(core.draws, core.results, core.cfg, rnd, frm, to, reason, core.team_names())
+        data = check_move(core.draws, core.results, core.cfg, rnd, frm, to, reason, core.team_names(),
+                          last_summary(h, frm), correction)
         ev = h._commit(MOVE_EVENT, data, actor=who, role=role)
     if h.mqtt is not None:
         h.mqtt.publish(to, "assignment", assignment_payload(data["assignment"], ev["seq"]))
         h.mqtt.publish(frm, "assignment", b"")
     log.warning("hub: round %d's match moved from table %s to table %s by %s", rnd, frm, to, who)
     return ev
+
+
+def last_summary(h: HubService, table: str) -> dict[str, Any] | None:
+    """The last summary the hub took from ``table`` (None: it never reported)."""
+    live = h.live.get(table)
+    return dict(live.summary) if live is not None and live.summary else None
 
 
 def provision_folder(cfg: dict[str, Any], event_path: str | Path | None = None) -> Path | None:

@@ -44,6 +44,7 @@ from table_service.event.model import (
     parse_result,
     table_order,
 )
+from table_service.event.moves import moved_from
 from table_service.event.openapi_hub import HUB_INFO, HUB_OPERATIONS
 from table_service.event.polled import Polled, answer, answer_fresh
 from table_service.event.refusal_words import hhmm, who_text
@@ -288,7 +289,7 @@ def board_json(h: Any, now: int) -> tuple[dict[str, Any], int | None]:
         standings, until = h.standings_json(public=True), h.core.next_public_ms(now)
     signed = Counter(frozenset((t["ns"], t["ew"])) for t in ov["tables"] if t["table"] in finished)
     both_rooms = 2 if scoring_of(h.core.cfg).duplicate else 1
-    public_tables = [{**{k: t[k] for k in ("table", "ns", "ew", "ns_name", "ew_name", "online")},
+    public_tables = [{**{k: t[k] for k in ("table", "ns", "ew", "ns_name", "ew_name", "online", "moved_from")},
                       "finished": t["table"] in finished,
                       "result": t["result"] if published and t["table"] in finished
                       and signed[frozenset((t["ns"], t["ew"]))] >= both_rooms else None}
@@ -360,6 +361,7 @@ def print_draw(rnd: int) -> Any:
         # A no-show (forfeited the round before) passed over for the bye, or why it has it: the draw's own words
         note = bye_note(d.get("method") or "swiss", rnd, d.get("info") or {}, h.core.team_names())
         return render_template("hub_print_draw.html", ev=h.core.cfg["event"], rnd=rnd, draw=d, teams=names,
+                               moved=moved_from(d),
                                sides=h.core.sheet_sides(rnd), byes=byes_of(d),
                                stale=f"{stale[0]} / {stale[1]}" if stale else None,
                                first_round=f"{first[0]} / {first[1]}" if first else None,

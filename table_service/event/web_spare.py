@@ -14,8 +14,16 @@ from typing import Any
 
 from flask import Blueprint, Flask, Response, abort, current_app, g, request
 
+from table_service.engine.ruleset import resolve_ruleset
 from table_service.event.model import EventInputError, table_order
-from table_service.event.spare import SPARE_ROLE, ca_certificate, credential_tables, table_credential
+from table_service.event.moves import LEVEL_CHOICES, level_words, reported_standing
+from table_service.event.spare import (
+    SPARE_ROLE,
+    ca_certificate,
+    credential_tables,
+    last_summary,
+    table_credential,
+)
 from table_service.web.auth import require_role
 
 log = logging.getLogger(__name__)
@@ -67,7 +75,9 @@ def ca_crt() -> Any:
 def spare_view() -> dict[str, Any]:
     """What the organiser page's 换桌与换机 part shows: the current round's matches still to play (each
     may move), the idle tables they may move to (the event's tables no match of the round uses), the
-    moves made, and, for the chief, the tables with a credential and whether there is a CA."""
+    moves made, and, for the chief, the tables with a credential and whether there is a CA.
+    ``standing``: the move form's prefill for the match picked (``?slot=<round>|<table>``, else the
+    first), from its table's last report (:func:`prefill`)."""
     h = _hub()
     with h.lock:
         core = h.core
@@ -81,14 +91,37 @@ def spare_view() -> dict[str, Any]:
         known = listed or sorted(set(h.live) | set(credential_tables(getattr(h, "provision_dir", None))), key=table_order)
         idle = [{"table": t, "online": getattr(h.live.get(t), "online", None)} for t in known if t not in used]
         moves = list((draw or {}).get("moves", ()))
+        picked = next((t for t in open_matches if f"{rnd}|{t['table']}" == request.args.get("slot")),
+                      open_matches[0] if open_matches else None)
+        standing = None if picked is None else prefill(
+            reported_standing(last_summary(h, picked["table"]), rnd, picked),
+            (draw["assignments"].get(picked["table"]) or {}).get("ruleset"), picked["table"])
     folder = getattr(h, "provision_dir", None)
     chief = g.user is not None and g.user.can(SPARE_ROLE)
-    return {"round": rnd, "open": open_matches, "idle": idle, "moves": moves,
+    return {"round": rnd, "open": open_matches, "idle": idle, "moves": moves, "picked": picked,
+            "standing": standing, "level_choices": LEVEL_CHOICES,
             "credentials": credential_tables(folder) if chief else [],
             "ca": bool(chief and folder is not None and (folder / "ca.crt").is_file())}
+
+
+def prefill(report: dict[str, Any] | None, ruleset: Any, table: str) -> dict[str, Any]:
+    """The move form's values: the old table's last report, else the round's start (nothing is known
+    to have been played there), and the line that says which (``note``: Chinese, English), for the
+    chief to check against the table's score sheet before the tap."""
+    if report is None:
+        start = resolve_ruleset(ruleset).start_level
+        return {"levels": {"NS": start, "EW": start}, "deals": 0, "next_side": None,
+                "note": (f"{table} 号桌未报告过本场比赛：默认从本轮开始（{start} 级）",
+                         f"table {table} never reported this match: the default is the round's start (level {start})")}
+    deal = report.get("deal") or 0
+    lv = {side: level_words(v) for side, v in report["levels"].items()}
+    return {"levels": dict(report["levels"]), "deals": report.get("deals", 0), "next_side": report.get("next_side"),
+            "note": (f"{table} 号桌最后报告：第 {deal} 副，南北 {lv['NS']} / 东西 {lv['EW']}",
+                     f"table {table}'s last report: deal {deal}, NS {lv['NS']} / EW {lv['EW']}")}
 
 
 def register_spare(app: Flask) -> None:
     """Add the routes and the page's data to the hub's app (:func:`~.web.create_hub_app`)."""
     app.register_blueprint(spare_bp)
+    app.template_filter("level")(level_words)
     app.template_global("spare_view")(spare_view)

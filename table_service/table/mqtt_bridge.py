@@ -52,6 +52,7 @@ from urllib.parse import quote
 
 import paho.mqtt.client as mqtt
 
+from table_service.engine.resume import standing as round_standing
 from table_service.table.hub_accounts import HubAccounts
 from table_service.table.hub_release import HubReleases
 from table_service.table.mqtt_acked import AckedEvents, acked_file_for
@@ -103,6 +104,11 @@ def table_summary(state: dict[str, Any], table_id: str, panel: str | None, deck:
         out["feed_holds"] = True
     if log is not None:
         out["log"] = log
+    # Where the round stands beyond its levels, once a deal has ended: what the hub carries to a spare
+    # table if this one fails (engine/resume.py). Absent before, like the fields above.
+    standing = round_standing(state) if state.get("round") else None
+    if standing:
+        out["standing"] = standing
     return out
 
 

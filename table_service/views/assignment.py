@@ -43,6 +43,10 @@ def set_up_data(a: dict[str, Any]) -> dict[str, Any]:
             data["team_names"] = dict(a["team_names"])
         if a.get("board"):  # duplicate: both rooms of a match play the same deals
             data["board"] = str(a["board"])
+        if a.get("resume") is not None:
+            # A match moved here from a failed table: it goes on where it stood there (engine/resume.py),
+            # its levels gained still counted from the round's start.
+            data["resume"] = dict(a["resume"])
         check_data("round_set_up", data)
         if data["teams"].get("NS") == data["teams"].get("EW"):
             raise ValueError(f"a team cannot play itself: {data['teams']!r}")

@@ -22,7 +22,7 @@ class Table:
 
     def __init__(self, *, ruleset: Any = "jiangsu", fmt: dict[str, Any] | None = None,
                  levels: dict[str, str] | None = None, t0: int = 100_000,
-                 generation: int | None = ENGINE_GENERATION) -> None:
+                 generation: int | None = ENGINE_GENERATION, resume: dict[str, Any] | None = None) -> None:
         self.state = initial_state()
         self.t = t0
         self.events: list[dict[str, Any]] = []
@@ -30,6 +30,8 @@ class Table:
         data: dict[str, Any] = {"players": {s: f"p{s}" for s in "ESWN"}, "ruleset": ruleset, "format": fmt or {"kind": "past_a"}}
         if levels:
             data["levels"] = levels
+        if resume is not None:  # a match moved from another table (engine/resume.py)
+            data["resume"] = resume
         if generation is not None:  # as the runner stamps it; None: a round logged before the stamp
             data["engine"] = generation
         self.do("round_set_up", data, role="referee")

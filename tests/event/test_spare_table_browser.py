@@ -1,6 +1,7 @@
 """Real browser (Playwright, Debian's Chromium, the hub's pages on cheroot, a tablet with touch): the
-chief moves a failed table's match to a spare table with two choices and a tap on the organiser page,
-confirms, and reads the verdict in both languages; a referee sees the part but not its controls.
+chief moves a failed table's match to a spare table with two choices and a tap on the organiser page (the
+form filled in from the chosen table's last report, said where it came from), confirms, and reads the
+verdict in both languages; a referee sees the part but not its controls.
 Every control of the form is at least 44 px. Screenshot in test-artifacts/event/hub-spare-moved.png."""
 
 from __future__ import annotations
@@ -44,7 +45,12 @@ def test_the_chief_moves_a_match_to_a_spare_table_with_a_tap(live: Any, open_pag
     page.locator("#move-form").scroll_into_view_if_needed()
     assert small_controls(page, "#move-form") == []
     assert page.locator("#move-to option").all_inner_texts() == ["3 号桌 / table 3", "4 号桌 / table 4"]
-    page.select_option("#move-slot", "1|2")
+    assert "1 号桌未报告过本场比赛" in page.inner_text("#move-report")  # the first match's, until another is chosen
+    page.select_option("#move-slot", "1|2")  # the page comes back with table 2's report filled in
+    page.wait_for_selector("#move-report:has-text('2 号桌未报告过本场比赛')")
+    assert "table 2 never reported this match: the default is the round's start" in page.inner_text("#move-report")
+    assert page.input_value("#move-ns-level") == "2" and page.input_value("#move-deals") == "0"
+    assert small_controls(page, "#move-form") == []
     page.select_option("#move-to", "4")
     page.fill("#move-reason", "隔板屏故障")
     asked: list[str] = []

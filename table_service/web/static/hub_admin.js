@@ -15,7 +15,8 @@
      (the correction's: every finished table of every published round) gets a round chooser too, and
      the box chooses in that round (it chose the latest only: an earlier round could not be corrected
      by number, the s36 audit); a list of many rounds holds one round at a time, the others in a template
-     the round chooser swaps in (a select of 1,200 options took a tablet seconds to lay out, s39). */
+     the round chooser swaps in (a select of 1,200 options took a tablet seconds to lay out, s39);
+   - choosing a failed table's match to move reloads the move form filled in from that table's report. */
 (function () {
   "use strict";
   // A refused result's values (a button's data-*) into the form whose fields start with ``prefix``,
@@ -94,6 +95,10 @@
       if (row) openFor(row);
     });
   }
+  /* The move form is filled in from the chosen failed table's last report (the hub has it): choosing
+     another match reloads the page with its report (the 读取 button does the same without a script). */
+  const moveSlot = document.getElementById("move-slot");
+  if (moveSlot) moveSlot.addEventListener("change", function () { moveSlot.form.submit(); });
   document.querySelectorAll("form[data-confirm]").forEach(function (form) {
     form.addEventListener("submit", function (ev) {
       if (!window.confirm(form.dataset.confirm)) ev.preventDefault();

@@ -116,7 +116,10 @@
       var st = x.result ? window.HubText.result(x.result) : x.finished ? "已结束 · 待公布 / finished · results pending"
         : "进行中 / playing", cut = st.indexOf(" / ");
       var shown = cut < 0 ? esc(st) : esc(st.slice(0, cut)) + '<small class="en"> / ' + esc(st.slice(cut + 3)) + "</small>";
-      return '<tr class="' + (x.result ? "done" : "") + '" data-table="' + esc(x.table) + '"><td>' + esc(x.table) +
+      // A match moved to a spare table: its players look for the number they were given, say where it went.
+      var from = x.moved_from ? '<small class="moved">由 ' + esc(x.moved_from) + " 号桌移来 / moved from table " +
+        esc(x.moved_from) + "</small>" : "";
+      return '<tr class="' + (x.result ? "done" : "") + '" data-table="' + esc(x.table) + '"><td>' + esc(x.table) + from +
         "</td>" + nameCell(x.ns_name || x.ns) + nameCell(x.ew_name || x.ew) + '<td class="res">' + shown + "</td></tr>";
     }).join("");
   }

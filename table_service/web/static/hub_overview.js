@@ -80,6 +80,7 @@
     var lv = t.levels ? "级数 南北 " + GT.rank(t.levels.NS) + " · 东西 " + GT.rank(t.levels.EW) + " / levels NS " +
       GT.rank(t.levels.NS) + " · EW " + GT.rank(t.levels.EW) : "";
     var bits = [];
+    if (t.moved_from) bits.push("由 " + t.moved_from + " 号桌移来 / moved from table " + t.moved_from);  // tile() escapes
     if (num(t.deal)) bits.push("第" + num(t.deal) + "副 / deal " + num(t.deal));
     if (num(t.open_flags)) bits.push("⚑ " + num(t.open_flags) + " 待处理 / open flags");
     if (num(t.doubts)) bits.push("? " + num(t.doubts) + " 识别存疑 / camera questions");
