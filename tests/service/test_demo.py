@@ -33,7 +33,15 @@ DEALS = 2
 
 @pytest.fixture(scope="module")
 def demo_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """Two headless deals with mistakes, sampled while they run."""
+    """Two headless deals with mistakes, sampled while they run.
+
+    Where its time goes (threads sampled every 20 ms, three runs, 2026-12-07, docs/performance.md):
+    90–100 s of CPU, the camera's thread 35–39 s (rendering each change about half, reading the
+    frames the rest) and the reader learning the unenrolled deck 33–35 s on a thread of its own; the
+    clock is held for ~90 % of the wall, waiting for the camera path. The pauses are the rest, and
+    most of them the 0.05 s real floor under each (``min_gap_real_s``), not table time: ×20 instead
+    of ×10, or a 0.02 s floor, left the CPU and the unheld wall (16–20 s) as they were. It is cheaper
+    only by rendering, reading or learning less, which is what these tests check."""
     data = tmp_path_factory.mktemp("demo")
     # stuck_real_s: an action the camera has not read within 60 real seconds counts as missed
     # (the demo's 12 s referee patience failed a CI run where a 4x oversubscribed machine read a
