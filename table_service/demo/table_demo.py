@@ -97,6 +97,11 @@ class Demo:
     :param camera_size: synthetic frame size; the table spans about ``px_per_mm`` px per mm.
     :param table_id, next_round: the event demo's camera table (its id at the hub, and its
         rounds from the hub's assignment: see ``BotTable``).
+    :param learn: the reader learns the deck in play (``[vision] learn``, the service's default).
+        The two-deal test turns it off: a learned head is used only once 20 of the referee's answers
+        are held out to judge it (``vision.cardnet.online.VAL_MIN``), and its deals ask few questions
+        or none, so there learning was a third of the CPU and took no part in the reads
+        (tests/service/test_demo.py).
     """
 
     def __init__(self, options: DemoOptions, data_dir: str | None = None, *, headless: bool = False,
@@ -105,7 +110,8 @@ class Demo:
                  realtime: bool | None = None, out: Callable[[str], None] = print,
                  mqtt: str | None = None, feed_delay_s: float | None = None, table_id: str = "DEMO",
                  mqtt_login: tuple[str, str] | None = None,
-                 next_round: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None) -> None:
+                 next_round: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None,
+                 learn: bool = True) -> None:
         import json
         import tempfile
         from pathlib import Path
@@ -138,6 +144,7 @@ class Demo:
         self.mqtt = mqtt
         self.mqtt_login = mqtt_login
         self.table_id, self.next_round = table_id, next_round
+        self.learn = learn
         self.feed_delay_s = resolve_feed_delay(feed_delay_s)
         self.service: Any = None
         self.emulator: Any = None
@@ -164,6 +171,8 @@ class Demo:
                                    feed_delay_s=self.feed_delay_s)
         cfg_data["web"]["host"] = self.host
         cfg_data["table_id"] = self.table_id
+        if not self.learn:
+            cfg_data["vision"] = {"learn": False}
         if self.mqtt:
             host, _, port = self.mqtt.rpartition(":")
             if not host or not port.isdigit():

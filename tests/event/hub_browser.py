@@ -6,21 +6,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from hub_accounts import PASSWORD, users_db
+
 from table_service.event.hub import HubService
 from table_service.event.web import serve_hub
-from table_service.web import users
 
-PASSWORD = "correct-horse-9"
+__all__ = ["PASSWORD", "log_in", "serve_with_accounts"]  # PASSWORD: hub_accounts', for this module's importers
 
 
 def serve_with_accounts(hub: HubService, folder: Path, accounts: dict[str, str]) -> Any:
     """The hub's pages over ``hub`` on a free port (``.url``, ``.stop()``), with ``accounts`` (name -> role)."""
-    db = str(folder / "users.sqlite3")
-    conn = users.connect(db)
-    for name, role in accounts.items():
-        users.add_user(conn, name, PASSWORD, role)
-    conn.close()
-    return serve_hub(hub, port=0, users_db=db)
+    return serve_hub(hub, port=0, users_db=users_db(folder / "users.sqlite3", accounts))
 
 
 def log_in(page: Any, url: str, who: str, target: str) -> None:

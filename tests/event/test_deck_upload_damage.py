@@ -18,13 +18,12 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hub_accounts import login, users_db
 
 from table_service.event.config import validate
 from table_service.event.hub import HubService
 from table_service.event.web import create_hub_app
-from table_service.web import users
 
-PASSWORD = "correct-horse-9"
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
@@ -87,22 +86,11 @@ def hub_app(tmp_path: Path) -> Any:
     cfg = validate({"event": {"id": "w1", "name": "网页赛", "rounds": 2},
                     "teams": [{"id": f"T{i}"} for i in range(1, 5)]})
     hub = HubService(cfg, tmp_path / "hub", connect=False)
-    db = str(tmp_path / "users.sqlite3")
-    conn = users.connect(db)
-    users.add_user(conn, "chen", PASSWORD, "chief")
-    conn.close()
-    app = create_hub_app(hub, users_db=db)
+    app = create_hub_app(hub, users_db=users_db(tmp_path / "users.sqlite3", {"chen": "chief"}))
     app.config["TESTING"] = True
     app.config["PROPAGATE_EXCEPTIONS"] = False  # a failure answers 500, as in service, not a traceback here
     yield app, hub
     hub.stop()
-
-
-def _login(client: Any) -> str:
-    token = client.get("/auth/whoami").get_json()["csrf_token"]
-    assert client.post("/auth/login", data={"username": "chen", "password": PASSWORD, "csrf_token": token}
-                       ).status_code == 302
-    return str(client.get("/auth/whoami").get_json()["csrf_token"])
 
 
 def _upload(client: Any, token: str, blob: bytes, *, as_json: bool = True) -> Any:
@@ -126,7 +114,7 @@ def test_a_damaged_deck_upload_is_a_400_with_why_and_changes_nothing(hub_app: An
     make, needle = BAD[case]
     blob = make(real)
     c = app.test_client()
-    tok = _login(c)
+    tok = login(c, "chen")
     before = _state(hub)
     r = _upload(c, tok, blob)
     assert r.status_code == 400, (r.status_code, r.get_data(as_text=True)[:300])
@@ -143,7 +131,7 @@ def test_a_damaged_deck_upload_is_a_400_with_why_and_changes_nothing(hub_app: An
 def test_the_real_file_is_still_taken_after_the_refusals(hub_app: Any, real: bytes) -> None:
     app, hub = hub_app
     c = app.test_client()
-    tok = _login(c)
+    tok = login(c, "chen")
     for make, _needle in BAD.values():
         assert _upload(c, tok, make(real)).status_code == 400
     r = _upload(c, tok, real)

@@ -12,21 +12,13 @@ from typing import Any
 
 import pytest
 import requests
+from hub_accounts import login, users_db
 
 from table_service.event.config import validate
 from table_service.event.hub import HubService
 from table_service.event.web import UNKNOWN_PANEL, create_hub_app, feed_links
-from table_service.web import users
 
-PASSWORD = "correct-horse-9"
-
-
-def _users(db: str) -> str:
-    conn = users.connect(db)
-    for name, role in (("sam", "spectator"), ("vera", "viewer"), ("chen", "chief")):
-        users.add_user(conn, name, PASSWORD, role)
-    conn.close()
-    return db
+ACCOUNTS = {"sam": "spectator", "vera": "viewer", "chen": "chief"}
 
 
 def _status(table: str, panel: str | None) -> tuple[str, str, bytes, bool]:
@@ -45,16 +37,10 @@ def hub_app(tmp_path: Path) -> Iterator[tuple[Any, HubService]]:
     hub = HubService(cfg, tmp_path / "hub", connect=False)
     hub.draw_next("o", "chief")
     hub.publish_draw(1, "o", "chief")
-    app = create_hub_app(hub, users_db=_users(str(tmp_path / "users.sqlite3")), secret_key="t")
+    app = create_hub_app(hub, users_db=users_db(tmp_path / "users.sqlite3", ACCOUNTS), secret_key="t")
     app.config["TESTING"] = True
     yield app, hub
     hub.stop()
-
-
-def login(client: Any, name: str) -> None:
-    token = client.get("/auth/whoami").get_json()["csrf_token"]
-    assert client.post("/auth/login", data={"username": name, "password": PASSWORD, "csrf_token": token}
-                       ).status_code == 302
 
 
 def _rows(page: str) -> dict[str, str]:
@@ -108,7 +94,7 @@ def test_no_tables_yet_is_said(tmp_path: Path) -> None:
     cfg = validate({"event": {"id": "bc", "name": "空赛", "rounds": 1}, "teams": [{"id": f"T{i}"} for i in range(1, 5)]})
     hub = HubService(cfg, tmp_path / "hub", connect=False)
     try:
-        app = create_hub_app(hub, users_db=_users(str(tmp_path / "u.sqlite3")), secret_key="t")
+        app = create_hub_app(hub, users_db=users_db(tmp_path / "u.sqlite3", ACCOUNTS), secret_key="t")
         c = app.test_client()
         login(c, "vera")
         assert 'id="broadcast-none"' in c.get("/hub/broadcast").get_data(as_text=True)

@@ -12,14 +12,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hub_accounts import users_db
 
 from table_service.event.config import validate
 from table_service.event.hub import HubService
 from table_service.event.model import EventInputError
 from table_service.event.web import create_hub_app
-from table_service.web import users
 
-from .test_hub_web import PASSWORD, login
+from .test_hub_web import login
 
 JSON = {"Accept": "application/json"}
 
@@ -119,12 +119,7 @@ def test_a_double_tap_is_recorded_once_and_an_old_client_corrects_only_the_first
 @pytest.fixture
 def hub_app(tmp_path: Path) -> Any:
     hub, t, line = _hub(tmp_path)
-    db = str(tmp_path / "users.sqlite3")
-    conn = users.connect(db)
-    for name in ("chen", "zhou"):
-        users.add_user(conn, name, PASSWORD, "chief")
-    conn.close()
-    app = create_hub_app(hub, users_db=db)
+    app = create_hub_app(hub, users_db=users_db(tmp_path / "users.sqlite3", {"chen": "chief", "zhou": "chief"}))
     app.config["TESTING"] = True
     yield app, hub, t
     hub.stop()

@@ -26,13 +26,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hub_accounts import PASSWORD, users_db
 
 from table_service.event.config import validate
 from table_service.event.hub import HubService
 from table_service.event.web import create_hub_app, serve_hub
 from table_service.web import users
 
-PASSWORD = "correct-horse-9"
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "event"
 T0 = 1_760_000_000_000  # the hub's clock in these tests (ms)
 LONG = "南京第{}掼蛋俱乐部代表队"
@@ -58,11 +58,7 @@ def audit_hub(tmp_path: Path) -> Iterator[HubService]:
                     "tables": [{"id": str(i), "panel": f"http://10.0.0.{10 + i}:8080/tables/{i}"}
                                for i in range(1, 6)]})
     h = HubService(cfg, tmp_path / "hub", connect=False, clock_ms=Clock())
-    conn = users.connect(str(tmp_path / "users.sqlite3"))
-    users.add_user(conn, "chen", PASSWORD, "chief")
-    users.add_user(conn, "rita", PASSWORD, "referee")
-    conn.close()
-    h.users_db = str(tmp_path / "users.sqlite3")  # type: ignore[attr-defined]
+    h.users_db = users_db(tmp_path / "users.sqlite3", {"chen": "chief", "rita": "referee"})  # type: ignore[attr-defined]
     yield h
     h.stop()
 

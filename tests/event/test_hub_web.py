@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-import functools
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hub_accounts import PASSWORD, app_with_users, login
 
 from table_service.event.config import validate
 from table_service.event.hub import HubService
-from table_service.event.web import create_hub_app
 from table_service.web import users
-
-PASSWORD = "correct-horse-9"
 
 
 @pytest.fixture
@@ -24,35 +20,6 @@ def hub_app(tmp_path: Path) -> Any:
     hub = HubService(cfg, tmp_path / "hub", connect=False)
     yield app_with_users(hub, tmp_path), hub
     hub.stop()
-
-
-@functools.cache
-def _users_template() -> bytes:
-    """The three accounts' database, hashed once per test process: scrypt is slow on purpose (about
-    0.1 s of CPU an account), and a dozen event test files build these pages for each test."""
-    with tempfile.TemporaryDirectory() as tmp:
-        conn = users.connect(f"{tmp}/users.sqlite3")
-        for name, role in (("vera", "viewer"), ("rita", "referee"), ("chen", "chief")):
-            users.add_user(conn, name, PASSWORD, role)
-        conn.close()
-        return Path(f"{tmp}/users.sqlite3").read_bytes()
-
-
-def app_with_users(hub: HubService, tmp_path: Path) -> Any:
-    """The hub's pages over ``hub``, with a viewer (vera), a referee (rita) and a chief (chen): a fresh
-    copy of :func:`_users_template` in ``tmp_path`` for each app."""
-    db = str(tmp_path / "users.sqlite3")
-    Path(db).write_bytes(_users_template())
-    app = create_hub_app(hub, users_db=db)
-    app.config["TESTING"] = True
-    return app
-
-
-def login(client: Any, name: str) -> str:
-    token = client.get("/auth/whoami").get_json()["csrf_token"]
-    assert client.post("/auth/login", data={"username": name, "password": PASSWORD, "csrf_token": token}
-                       ).status_code == 302
-    return str(client.get("/auth/whoami").get_json()["csrf_token"])
 
 
 def test_whole_round_by_forms(hub_app: Any) -> None:

@@ -33,7 +33,19 @@ DEALS = 2
 
 @pytest.fixture(scope="module")
 def demo_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """Two headless deals with mistakes, sampled while they run."""
+    """Two headless deals with mistakes, sampled while they run.
+
+    Where its time went (threads sampled every 20 ms, three runs, 2026-12-07, docs/performance.md):
+    90–100 s of CPU, the camera's thread 35–39 s (rendering each change about half, reading the
+    frames the rest) and the reader learning the deck in play 33–35 s on a thread of its own; the
+    clock is held for ~90 % of the wall, waiting for the camera path. The pauses are the rest, and
+    most of them the 0.05 s real floor under each (``min_gap_real_s``), not table time: ×20 instead
+    of ×10, or a 0.02 s floor, left the CPU and the unheld wall (16–20 s) as they were.
+    So the reader does not learn here (``learn=False``, ``[vision] learn = false``): a learned head
+    is used only once 20 of the referee's answers are held out to judge it, and these deals ask few
+    questions or none (without learning: 134 of 134 plays read right, none asked, 61 s of CPU), so
+    learning took no part in the reads these tests check. Learning in play on this path is the
+    event demo's camera table's (tests/event/test_event_demo.py) and test_cardnet_learning's."""
     data = tmp_path_factory.mktemp("demo")
     # stuck_real_s: an action the camera has not read within 60 real seconds counts as missed
     # (the demo's 12 s referee patience failed a CI run where a 4x oversubscribed machine read a
@@ -44,7 +56,7 @@ def demo_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     demo = Demo(DemoOptions(seed=SEED, speed=10.0, deals=DEALS, mistakes=0.03, think_s=(0.2, 0.6), referee_s=(0.5, 1.0),
                             stuck_real_s=60.0),
                 str(data),
-                headless=True, design="tigullio")
+                headless=True, design="tigullio", learn=False)
     samples: list[dict[str, Any]] = []
     stop = threading.Event()
 

@@ -32,6 +32,26 @@ def _truth(centre_mm: tuple[float, float]) -> str:
     return ALL_CARDS[row * COLS + col]
 
 
+@pytest.fixture
+def short_fit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A short enrolment: 24 rendered rows and a 500-step fit (the product's 800 and 1500), a 6-play
+    fan check (a real record). Long enough that the deck's own head beats the shipped one on its
+    faces (else the shipped head is kept, and ``Head.known`` with it: the frames test checks it)."""
+    monkeypatch.setattr(enrol_mod, "ENROL_ROWS", 24)
+    monkeypatch.setattr(enrol_mod, "ENROL_STEPS", 500)
+    monkeypatch.setattr("vision.cardnet.fancheck.FAN_CHECK_PLAYS", 6)
+
+
+@pytest.fixture
+def file_only_fit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An enrolment checked only for what the command finds, says and saves (``--force``: saved
+    whatever its self-check says), never read with: 4 rows and a 50-step fit (24 and 500 cost seconds
+    of CPU a test)."""
+    monkeypatch.setattr(enrol_mod, "ENROL_ROWS", 4)
+    monkeypatch.setattr(enrol_mod, "ENROL_STEPS", 50)
+    monkeypatch.setattr("vision.cardnet.fancheck.FAN_CHECK_PLAYS", 6)
+
+
 @pytest.fixture(scope="module")
 def frames(layout, readable_camera):
     r = TableRenderer(layout, "anglo", readable_camera, seed=11)
@@ -75,7 +95,7 @@ def test_a_card_laid_by_a_markers_white_border_is_found(layout, readable_camera,
 
 
 def test_cards_touching_are_named_to_the_operator_not_dropped_unsaid(layout, readable_camera, tmp_path, capsys,
-                                                                    monkeypatch):
+                                                                    file_only_fit):
     """Two cards laid overlapping are one paper blob no card can be cut from: neither is enrolled,
     and the operator is told where they lie (a card left out unsaid is read zero-shot all event)."""
     from table_service.cli import main
@@ -88,9 +108,6 @@ def test_cards_touching_are_named_to_the_operator_not_dropped_unsaid(layout, rea
     (x, y), = found.joined
     assert abs(x - 325.0) < 15.0 and abs(y - 402.0) < 15.0
     cv2.imwrite(str(tmp_path / "a.png"), frame)
-    monkeypatch.setattr(enrol_mod, "ENROL_ROWS", 24)
-    monkeypatch.setattr(enrol_mod, "ENROL_STEPS", 500)
-    monkeypatch.setattr("vision.cardnet.fancheck.FAN_CHECK_PLAYS", 6)
     # Saved or not (one card may not be named without a question), the operator is told.
     assert main(["vision", "enroll", "--frames", str(tmp_path / "a.png"), "--no-questions",
                  "--out", str(tmp_path / "d.npz"), "--force"]) in (0, 1)
@@ -110,16 +127,12 @@ def test_two_decks_of_one_design_enrol_as_one_and_answers_name_the_rest(frames, 
     assert all(c.name == _truth(c.centre_mm) for c in res.cards)
 
 
-def test_cli_enrols_from_frames(frames, tmp_path, capsys, monkeypatch):
+def test_cli_enrols_from_frames(frames, tmp_path, capsys, monkeypatch, short_fit):
     """``guandan-table vision enroll --frames a.png`` (not a terminal: nothing asked, the unclear
     cards are left to the zero-shot reader and said so)."""
     from table_service.cli import main
     from vision.cardnet.deckfile import Enrollment
 
-    monkeypatch.setattr(enrol_mod, "ENROL_ROWS", 24)
-
-    monkeypatch.setattr(enrol_mod, "ENROL_STEPS", 500)
-    monkeypatch.setattr("vision.cardnet.fancheck.FAN_CHECK_PLAYS", 6)
     cv2.imwrite(str(tmp_path / "a.png"), frames[0])
     out = tmp_path / "deck.npz"
     scratch = tmp_path / "tmp"
@@ -152,15 +165,11 @@ def test_cli_enroll_needs_one_source(tmp_path, capsys):
     assert "at most 3 frames" in capsys.readouterr().err
 
 
-def test_cli_enrols_from_the_camera(frames, tmp_path, capsys, monkeypatch):
+def test_cli_enrols_from_the_camera(frames, tmp_path, capsys, monkeypatch, file_only_fit):
     """``vision enroll --camera --config table.toml``: the frame comes from ``[camera]`` (here a folder
     source holding the overhead picture), after the operator presses Enter."""
     from table_service.cli import main
 
-    monkeypatch.setattr(enrol_mod, "ENROL_ROWS", 24)
-
-    monkeypatch.setattr(enrol_mod, "ENROL_STEPS", 500)
-    monkeypatch.setattr("vision.cardnet.fancheck.FAN_CHECK_PLAYS", 6)
     (tmp_path / "cam").mkdir()
     cv2.imwrite(str(tmp_path / "cam" / "f0.png"), frames[0])
     toml = tmp_path / "table.toml"

@@ -11,11 +11,12 @@ from vision.watcher import ExposedCardSighting, HandInZoneSighting, PlayObservat
 
 
 class Clip:
-    """Feeds scenes to a watcher at 10 frames/s; each distinct scene is rendered twice (sensor noise differs)."""
+    """Feeds scenes to a watcher at 10 frames/s; each distinct scene is rendered twice (sensor noise differs).
+    ``empty``: the ``empty_table`` fixture, whose seeds 1 and 2 are the empty table's frames (key 1)."""
 
-    def __init__(self, renderer, watcher):
+    def __init__(self, renderer, watcher, empty=None):
         self.r, self.w, self.t = renderer, watcher, 0.0
-        self.cache: dict[int, list[np.ndarray]] = {}
+        self.cache: dict[int, list[np.ndarray]] = {} if empty is None else {1: [empty(1), empty(2)]}
         self.log: list[tuple[float, object]] = []
 
     def play(self, scene: TableScene, frames: int, key: int | None = None) -> list[object]:
@@ -31,9 +32,9 @@ class Clip:
         return out
 
 
-def test_no_read_while_moving_then_exactly_one_read(renderer):
+def test_no_read_while_moving_then_exactly_one_read(renderer, empty_table):
     w = TableWatcher(renderer.layout, settle=SettleConfig(settle_s=0.5))
-    clip = Clip(renderer, w)
+    clip = Clip(renderer, w, empty_table)
     assert clip.play(TableScene({}), 3, key=1) == []
     assert w.calibrated
     cards = ["8s", "8h", "9c", "9d", "Tc"]
@@ -57,10 +58,10 @@ def test_no_read_while_moving_then_exactly_one_read(renderer):
     assert not [o for o in clip.play(TableScene({"S": cards}), 6, key=30) if isinstance(o, PlayObservation)]
 
 
-def test_exposed_card_sighted_once(renderer):
+def test_exposed_card_sighted_once(renderer, empty_table):
     w = TableWatcher(renderer.layout, settle=SettleConfig(settle_s=0.5), exposed_every=2, exposed_min_s=0.5)
-    clip = Clip(renderer, w)
-    clip.play(TableScene({}), 3, key=2)
+    clip = Clip(renderer, w, empty_table)
+    clip.play(TableScene({}), 3, key=1)
     seen = clip.play(TableScene({}, loose=[LooseCard("Kd", 720.0, 180.0, 15.0)]), 14, key=40)
     exposed = [o for o in seen if isinstance(o, ExposedCardSighting)]
     assert len(exposed) == 1, seen
@@ -69,10 +70,10 @@ def test_exposed_card_sighted_once(renderer):
     assert not [o for o in seen if isinstance(o, PlayObservation)]
 
 
-def test_hand_over_zone_too_long(renderer):
+def test_hand_over_zone_too_long(renderer, empty_table):
     w = TableWatcher(renderer.layout, settle=SettleConfig(settle_s=0.5, hand_timeout_s=1.0))
-    clip = Clip(renderer, w)
-    clip.play(TableScene({}), 3, key=3)
+    clip = Clip(renderer, w, empty_table)
+    clip.play(TableScene({}), 3, key=1)
     seen = clip.play(TableScene({}, [Hand("W", 0.6)]), 16, key=50)
     hands = [o for o in seen if isinstance(o, HandInZoneSighting)]
     assert [h.seat for h in hands] == ["W"]
@@ -108,13 +109,13 @@ def _with_glare(frame: np.ndarray, centre: tuple[float, float], sigma: tuple[flo
     return np.clip(frame.astype(np.float32) + strength * g[:, :, None], 0, 255).astype(np.uint8)
 
 
-def test_a_cleared_zone_under_glare_reads_empty(renderer):
+def test_a_cleared_zone_under_glare_reads_empty(renderer, empty_table):
     """Issue #21: an empty zone under a glare spot must read empty, not "cards present but no
     index found". The glare is there from the start (the lamp), a play comes and is cleared."""
     from vision.calibration import calibrate_table
     from vision.cardnet.read import read_play
 
-    empty = renderer.render(TableScene({}), seed=1)
+    empty = empty_table(1)
     cal = calibrate_table(empty, renderer.layout)
     zone = renderer.layout.zones["S"]
     cx, cy = cal.to_frame(np.array([zone.centre_mm]))[0]
@@ -126,8 +127,8 @@ def test_a_cleared_zone_under_glare_reads_empty(renderer):
     assert r.uncertain and not r.cards, r
 
     w = TableWatcher(renderer.layout, settle=SettleConfig(settle_s=0.3))
-    frames = {k: [_with_glare(renderer.render(TableScene(sc), seed=s), **spot) for s in (k, k + 1)]
-              for k, sc in ((1, {}), (2, {"S": ["9c", "9d"]}))}
+    frames = {1: [_with_glare(empty_table(s), **spot) for s in (1, 2)],
+              2: [_with_glare(renderer.render(TableScene({"S": ["9c", "9d"]}), seed=s), **spot) for s in (2, 3)]}
     t, seen = 0.0, []
     for key, n in ((1, 4), (2, 8), (1, 8)):
         for i in range(n):
@@ -152,7 +153,7 @@ def _blank_markers(frame: np.ndarray) -> np.ndarray:
     return out
 
 
-def test_a_bumped_camera_is_noticed_and_the_zones_follow(layout, readable_camera):
+def test_a_bumped_camera_is_noticed_and_the_zones_follow(layout, readable_camera, empty_table):
     """Issue #21: the markers are re-checked on a still table; a camera turned by 2 degrees is
     reported once, recalibrated, and the next play is read in the right zone."""
     from dataclasses import replace
@@ -160,10 +161,9 @@ def test_a_bumped_camera_is_noticed_and_the_zones_follow(layout, readable_camera
     from vision.synth import TableRenderer
     from vision.watcher import CameraMovedSighting
 
-    before = TableRenderer(layout, "anglo", readable_camera, seed=11)
     after = TableRenderer(layout, "anglo", replace(readable_camera, rotation_deg=3.0), seed=11)
     w = TableWatcher(layout, settle=SettleConfig(settle_s=0.3), recheck_s=0.5)
-    frames = {("b", 0): before.render(TableScene({}), seed=1), ("a", 0): after.render(TableScene({}), seed=2),
+    frames = {("b", 0): empty_table(1), ("a", 0): after.render(TableScene({}), seed=2),
               ("a", 1): after.render(TableScene({"E": ["5h", "6h"]}), seed=3)}
     t, seen = 0.0, []
     for key, n in ((("b", 0), 10), (("a", 0), 20), (("a", 1), 10)):
@@ -176,7 +176,7 @@ def test_a_bumped_camera_is_noticed_and_the_zones_follow(layout, readable_camera
     assert [(p.seat, p.cards) for p in plays] == [("E", ["5h", "6h"])], [(p.seat, p.cards, p.reasons) for p in plays]
 
 
-def test_a_bumped_camera_without_markers_stops_reading_until_they_are_seen(layout, readable_camera):
+def test_a_bumped_camera_without_markers_stops_reading_until_they_are_seen(layout, readable_camera, empty_table):
     from dataclasses import replace
 
     import cv2
@@ -184,7 +184,6 @@ def test_a_bumped_camera_without_markers_stops_reading_until_they_are_seen(layou
     from vision.synth import TableRenderer
     from vision.watcher import CameraMovedSighting
 
-    before = TableRenderer(layout, "anglo", readable_camera, seed=11)
     after = TableRenderer(layout, "anglo", replace(readable_camera, rotation_deg=3.0), seed=11)
     w = TableWatcher(layout, settle=SettleConfig(settle_s=0.3), recheck_s=0.5)
     shifted = after.render(TableScene({}), seed=2)
@@ -194,7 +193,7 @@ def test_a_bumped_camera_without_markers_stops_reading_until_they_are_seen(layou
     low = cv2.cvtColor(cv2.resize(shifted, (1280, int(round(shifted.shape[0] * 1280 / shifted.shape[1]))),
                                   interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY)
     t, seen = 0.0, []
-    frame0 = before.render(TableScene({}), seed=1)
+    frame0 = empty_table(1)
     for _ in range(10):
         t += 0.1
         seen += w.feed(frame0, t)
@@ -212,7 +211,7 @@ def test_a_bumped_camera_without_markers_stops_reading_until_they_are_seen(layou
     assert len(back) == 1 and back[0].recalibrated and w.calibrated
 
 
-def test_undecoded_camera_frames_settle_on_a_reduced_decode_and_read_at_full(renderer):
+def test_undecoded_camera_frames_settle_on_a_reduced_decode_and_read_at_full(renderer, empty_table):
     """MJPEG frames as the camera gives them (``hardware.mjpeg_frame.MjpegFrame``): the watcher settles on
     the reduced grey decode and decodes in full only the frames it reads (issue #21: the shipped
     resolution cannot reach the reader's; 4K can, if every frame is not decoded whole)."""
@@ -220,10 +219,11 @@ def test_undecoded_camera_frames_settle_on_a_reduced_decode_and_read_at_full(ren
 
     from hardware.mjpeg_frame import MjpegFrame
 
-    def mjpeg(scene, seed):
-        return cv2.imencode(".jpg", renderer.render(scene, seed=seed), [cv2.IMWRITE_JPEG_QUALITY, 92])[1].tobytes()
+    def mjpeg(frame):
+        return cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 92])[1].tobytes()
 
-    data = {0: [mjpeg(TableScene({}), s) for s in (1, 2)], 1: [mjpeg(TableScene({"W": ["Jc", "Qc"]}), s) for s in (3, 4)]}
+    data = {0: [mjpeg(empty_table(s)) for s in (1, 2)],
+            1: [mjpeg(renderer.render(TableScene({"W": ["Jc", "Qc"]}), seed=s)) for s in (3, 4)]}
     # 1000 px of low-res stream from these 2200 px frames: a 1/2-scale decode (4K to 1280: the same).
     w = TableWatcher(renderer.layout, settle=SettleConfig(settle_s=0.3), lowres_width=1000)
     t, plays, decoded = 0.0, [], []
@@ -240,7 +240,7 @@ def test_undecoded_camera_frames_settle_on_a_reduced_decode_and_read_at_full(ren
     assert sum(decoded) <= 8, decoded  # the first (calibration, first look) and the few read
 
 
-def test_a_lone_card_brings_its_face_and_the_shape_hook_reaches_the_reader(renderer):
+def test_a_lone_card_brings_its_face_and_the_shape_hook_reaches_the_reader(renderer, empty_table):
     """What the table learns its deck from (a lone card's whole face) survives the vote over frames,
     and the watcher asks the table's shape hook for the seat whose zone it reads."""
     asked: list[str] = []
@@ -250,7 +250,7 @@ def test_a_lone_card_brings_its_face_and_the_shape_hook_reaches_the_reader(rende
         return lambda cards: len(set(c[0] for c in cards)) == 1  # any rank run of one rank
 
     w = TableWatcher(renderer.layout, settle=SettleConfig(settle_s=0.5), lawful=lawful, learn=False)
-    clip = Clip(renderer, w)
+    clip = Clip(renderer, w, empty_table)
     clip.play(TableScene({}), 3, key=1)
     plays = [o for o in clip.play(TableScene({"E": ["Qs"]}), 12, key=40) if isinstance(o, PlayObservation)]
     assert len(plays) == 1 and plays[0].cards == ["Qs"], plays
@@ -277,13 +277,13 @@ class Turned(Clip):
         return out
 
 
-def test_a_play_read_while_the_markers_lie_elsewhere_is_a_question(renderer):
+def test_a_play_read_while_the_markers_lie_elsewhere_is_a_question(renderer, empty_table):
     """A camera turned half round read N's pair in S's zone cut, sure (0.999), as S's play: the
     markers, looked at when a zone settles, lie far from the calibration, so the read goes to the
     referee with why."""
     w = TableWatcher(renderer.layout, settle=SettleConfig(settle_s=0.5), recheck_s=0)
-    clip = Clip(renderer, w)
-    clip.play(TableScene({}), 3, key=5)
+    clip = Clip(renderer, w, empty_table)
+    clip.play(TableScene({}), 3, key=1)
     assert w.calibrated
     turned = Turned(renderer, w)
     turned.t = clip.t

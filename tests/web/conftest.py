@@ -166,12 +166,12 @@ def accounts(users_db: str) -> dict[str, str]:
 
 
 def open_table(page: Any, base: str, user: str, password: str = PASSWORD) -> None:
-    """In a browser: logged in through the form, on table 1's panel with its stream live."""
-    page.goto(f"{base}/auth/login")
+    """In a browser: logged in through the form, on table 1's panel with its stream live. The form
+    leads on to the panel itself (``next``): it led to the list of tables, loaded only to leave it."""
+    page.goto(f"{base}/auth/login?next=/tables/1")
     page.fill("#username", user)
     page.fill("#password", password)
     page.click("#login-submit")
-    page.goto(f"{base}/tables/1")
     page.wait_for_selector('#app[data-connected="1"]')
 
 
@@ -212,12 +212,16 @@ class Helpers:
         return post_json(client, url, body)
 
     @staticmethod
-    def log_in_page(page: Any, base: str, user: str, password: str = PASSWORD) -> None:
-        """Log a browser page in through the real login form."""
-        page.goto(f"{base}/auth/login")
+    def log_in_page(page: Any, base: str, user: str, password: str = PASSWORD, then: str | None = None) -> None:
+        """Log a browser page in through the real login form; with ``then`` (a path), the form leads
+        on to that page and this returns once it has loaded (as ``page.goto`` would: no page loaded
+        between only to be left)."""
+        page.goto(f"{base}/auth/login" + (f"?next={then}" if then else ""))
         page.fill("#username", user)
         page.fill("#password", password)
         page.click("#login-submit")
+        if then:
+            page.wait_for_url(f"{base}{then}")
 
     @staticmethod
     def logged_rows(runner: Any) -> int:

@@ -27,12 +27,6 @@ def shot(page: Any, name: str) -> None:
     page.screenshot(path=str(ARTIFACTS / f"audit-{name}.png"), full_page=False)
 
 
-def open_table(page: Any, h: Any, base: str, user: str) -> None:
-    h.log_in_page(page, base, user)
-    page.goto(f"{base}/tables/1")
-    page.wait_for_selector('#app[data-connected="1"]')
-
-
 def toast_ok(page: Any) -> str:
     """The engine's verdict came back as a green toast; returns its text (then clears it)."""
     page.wait_for_selector(".toast.show", timeout=25_000)
@@ -66,7 +60,7 @@ def last_of(runner: Any, etype: str) -> dict[str, Any]:
 def test_ending_the_round_needs_a_reason_and_a_confirmation(page, app, runner, serve_app, h):
     h.setup_deal(runner)
     srv = serve_app(app)
-    open_table(page, h, srv.url, "chen")  # ending a round is the chief referee's (engine/roles.py)
+    h.open_table(page, srv.url, "chen")  # ending a round is the chief referee's (engine/roles.py)
     n_before = len(runner.events())
     # No reason: the browser does not even send the form.
     assert page.evaluate("document.querySelector('#f-end [name=reason]').required")
@@ -102,7 +96,7 @@ def test_a_flag_takes_one_penalty_however_often_it_is_tapped(page, app, runner, 
     wrong = h.play(runner, "E", ["9c"])  # out of turn: North leads
     flag = f"#flag-F{wrong.seq}"
     srv = serve_app(app)
-    open_table(page, h, srv.url, "rita")
+    h.open_table(page, srv.url, "rita")
     page.wait_for_selector(f"{flag} button.pen-warning")
     posted: list[str] = []
     page.on("request", lambda r: posted.append(r.post_data or "") if r.url.endswith("/actions") else None)
@@ -149,7 +143,7 @@ def test_undo_buttons_void_the_rows_own_event(page, app, runner, serve_app, h):
                                                "article": "越序出牌", "flag": f"F{wrong.seq}"})
     late = submit(runner, "late_arrival_recorded", {"side": "NS", "minutes": 2})
     srv = serve_app(app)
-    open_table(page, h, srv.url, "rita")
+    h.open_table(page, srv.url, "rita")
 
     # The page offers undo for exactly the types the engine lets a referee void.
     assert sorted(page.evaluate("GT.VOIDABLE")) == sorted(VOIDABLE_TYPES)
@@ -212,7 +206,7 @@ def test_no_undo_for_an_earlier_deals_event_of_the_same_millisecond(page, make_a
     assert deal["first_seq"] == drawing.seq > old.seq and next(e for e in runner.events() if e["seq"] == old.seq)["t_ms"] == deal["started_ms"]
     new = submit(runner, "penalty_given", {"side": "EW", "level": "warning", "seat": "E", "article": "测试"})
     srv = serve_app(app)
-    open_table(page, h, srv.url, "rita")
+    h.open_table(page, srv.url, "rita")
     page.wait_for_selector(f'#penalties .penalty-row[data-seq="{new.seq}"] button.undo')
     page.evaluate(f"GT.eventDetail({old.seq}).then(() => new Promise(r => setTimeout(r, 50)))")
     assert page.query_selector(f'#penalties .penalty-row[data-seq="{old.seq}"]') is not None
@@ -229,7 +223,7 @@ def test_undo_a_tribute_and_no_undo_for_an_earlier_deal(page, app, runner, serve
     trib = submit(runner, "tribute_given", {"seat": "E", "card": "Kd"})
     assert runner.state()["deal"]["phase"] == "return"
     srv = serve_app(app)
-    open_table(page, h, srv.url, "rita")
+    h.open_table(page, srv.url, "rita")
     row = f'#tribute .tribute-row[data-seq="{trib.seq}"]'
     page.wait_for_selector(f"{row} button.undo")
     # The penalty of deal 1 is no event of this deal any more: the engine would refuse it.
@@ -255,7 +249,7 @@ def test_next_step_waits_for_the_camera_question(page, app, runner, serve_app, h
     h.play(runner, "N", ["3s"])
     q = h.play(runner, "W", ["5h"], confidence=[0.4], uncertain=True)
     srv = serve_app(app)
-    open_table(page, h, srv.url, "rita")
+    h.open_table(page, srv.url, "rita")
     page.wait_for_selector("#next-step .step-question")
     assert "先答复识别存疑" in page.inner_text("#next-step")
     assert page.query_selector("#next-step .step-pass") is None
@@ -281,7 +275,7 @@ def test_open_flags_and_questions_are_named_at_the_top(open_page, app, runner, s
     q = h.play(runner, "W", ["5h"], confidence=[0.4], uncertain=True)
     srv = serve_app(app)
     page, errors = open_page(*size)
-    open_table(page, h, srv.url, "rita")
+    h.open_table(page, srv.url, "rita")
     page.wait_for_selector('#pending-badge[data-open="1"][data-questions="1"]')
     assert page.inner_text("#pending-badge") == "待处理 1 · 识别存疑 1"
     box = page.locator("#pending-badge").bounding_box()
@@ -323,7 +317,7 @@ def test_a_foul_is_one_tap_with_the_offenders_next_seat_leading(page, app, runne
     h.setup_deal(runner)
     wrong = h.play(runner, "E", ["9c"])  # out of turn
     srv = serve_app(app)
-    open_table(page, h, srv.url, "chen")
+    h.open_table(page, srv.url, "chen")
     page.click(f"#flag-F{wrong.seq} button.to-penalty")
     assert page.input_value("#penalty-level") == "foul"
     assert page.input_value("#penalty-next-leader") == next_seat("E") == "N"
@@ -349,7 +343,7 @@ def test_a_violation_the_ladder_makes_a_foul_names_the_leader_too(page, app, run
     h.play(runner, "N", ["3s"])
     wrong = h.play(runner, "S", ["9c"])  # out of turn: W is next
     srv = serve_app(app)
-    open_table(page, h, srv.url, "chen")
+    h.open_table(page, srv.url, "chen")
     page.click(f"#flag-F{wrong.seq} button.pen-violation")
     toast = toast_ok(page)
     assert "违例 → 犯规" in toast, toast
@@ -408,7 +402,7 @@ def test_flag_evidence_shows_no_raw_keys(page, app, runner, serve_app, h):
     h.play(runner, "N", ["9s"])
     low = h.play(runner, "W", ["3s"])  # does not beat: evidence top_seq
     srv = serve_app(app)
-    open_table(page, h, srv.url, "rita")
+    h.open_table(page, srv.url, "rita")
     page.wait_for_selector(f"#flag-F{low.seq} .evidence dt")
     dts = page.eval_on_selector_all(f"#flag-F{low.seq} .evidence dt", "ds => ds.map(d => d.textContent)")
     assert "top_seq" not in dts and "要管的那手" in dts, dts
@@ -423,7 +417,7 @@ def test_flag_evidence_shows_no_raw_keys(page, app, runner, serve_app, h):
 def test_the_exposed_card_form_has_a_card_picker(page, app, runner, serve_app, h):
     h.setup_deal(runner)
     srv = serve_app(app)
-    open_table(page, h, srv.url, "rita")
+    h.open_table(page, srv.url, "rita")
     page.select_option("#f-exposed [name=seat]", "E")
     page.focus("#f-exposed [name=card]")
     page.click('#f-exposed [data-pick="Qh"]')
@@ -453,7 +447,7 @@ def test_the_hubs_answer_is_in_words(page, make_app, runner, serve_app, h):
     link = FakeHubLink(h.PLAYERS)
     attach_table(app, "1", runner, hub_link=link)
     srv = serve_app(app)
-    open_table(page, h, srv.url, "rita")
+    h.open_table(page, srv.url, "rita")
     page.wait_for_selector("#assign-card .assign-ack")
     ack = page.inner_text("#assign-card .assign-ack")
     assert ack == "成绩：赛事中心已接收", ack
@@ -481,7 +475,7 @@ class FakePipeline:
 def test_camera_buttons_only_where_there_is_a_camera(page, app, runner, serve_app, h):
     h.setup_deal(runner)
     srv = serve_app(app)
-    open_table(page, h, srv.url, "chen")  # the chief: both buttons would be theirs
+    h.open_table(page, srv.url, "chen")  # the chief: both buttons would be theirs
     page.wait_for_selector('html[data-camera="0"]', state="attached")
     page.wait_for_selector("#enroll-open", state="attached")
     page.wait_for_selector("#camera-recalibrate", state="attached")
@@ -497,7 +491,7 @@ def test_learn_afresh_is_one_tap_and_a_confirmation(page, app, runner, serve_app
     runner.camera_pipeline = pipe = FakePipeline()
     h.setup_deal(runner)
     srv = serve_app(app)
-    open_table(page, h, srv.url, "rita")
+    h.open_table(page, srv.url, "rita")
     page.wait_for_selector("#camera-relearn", state="visible")
     assert page.inner_text("#camera-relearn") == "换牌重新学牌"
     page.once("dialog", lambda d: d.dismiss())  # cancelled: nothing forgotten
@@ -516,7 +510,7 @@ def test_recalibrate_says_the_real_error(page, app, runner, serve_app, h, users_
     runner.camera_pipeline = FakePipeline()
     h.setup_deal(runner)
     srv = serve_app(app)
-    open_table(page, h, srv.url, "chen")
+    h.open_table(page, srv.url, "chen")
     page.wait_for_selector("#camera-recalibrate", state="visible")
     assert page.is_visible("#enroll-open")
     assert page.inner_text("#camera-recalibrate") == "重新标定摄像头"
@@ -549,7 +543,7 @@ def test_events_an_older_release_logged_and_this_one_passes_over_are_named(page,
     runner = TableRunner(db).start()
     try:
         srv = serve_app(make_app(TABLES={"1": runner}))
-        open_table(page, h, srv.url, "rita")
+        h.open_table(page, srv.url, "rita")
         page.wait_for_selector("#not-applied:not([hidden])")
         text = page.inner_text("#not-applied")
         assert "1 个事件按本版本规则不再适用" in text and "#7" in text and "F5" in text

@@ -65,8 +65,7 @@ def test_duplicate_release_is_one_tap_per_ended_deal(page, make_app, runner, ser
     two_rounds(runner, h)
     submit(runner, "deal_released", {"round": 1, "deal": 1}, role="chief")  # released already: not offered
     srv = serve_app(app)
-    h.log_in_page(page, srv.url, "chen")
-    page.goto(f"{srv.url}/tables/1")
+    h.log_in_page(page, srv.url, "chen", then="/tables/1")
     page.wait_for_selector("#release-list button.release-deal")
     offered = page.eval_on_selector_all("#release-list button.release-deal",
                                         "bs => bs.map(b => [Number(b.dataset.round), Number(b.dataset.deal)])")
@@ -106,8 +105,7 @@ def test_release_box_says_so_when_no_deal_has_ended(page, make_app, runner, serv
     app = make_app(TABLES={"1": runner}, FEED_DUPLICATE=True)
     h.setup_deal(runner)  # deal 1 is being played: nothing to release yet
     srv = serve_app(app)
-    h.log_in_page(page, srv.url, "chen")
-    page.goto(f"{srv.url}/tables/1")
+    h.log_in_page(page, srv.url, "chen", then="/tables/1")
     page.wait_for_selector("#release-list .release-none")
     assert page.query_selector("#release-list button") is None
     assert page.inner_text("#release-list") == "没有待公开的已结束牌局"
@@ -124,8 +122,7 @@ def test_a_duplicate_boards_deals_get_release_buttons_without_the_tables_setting
         h.play(runner, seat, [card])
     assert runner.state()["deal"]["phase"] == "over"
     srv = serve_app(app)
-    h.log_in_page(page, srv.url, "chen")
-    page.goto(f"{srv.url}/tables/1")
+    h.log_in_page(page, srv.url, "chen", then="/tables/1")
     page.wait_for_selector('#release-card:not([hidden]) #release-list button[data-round="1"][data-deal="1"]')
 
 
@@ -139,8 +136,7 @@ def test_the_release_box_says_the_hub_released_a_deal_and_when(page, make_app, r
     submit(runner, "deal_released", {"round": 1, "deal": 2}, source="hub", role="chief")  # the hub's
     hub_ms = runner.state()["released_deals"][-1]["t_ms"]
     srv = serve_app(app)
-    h.log_in_page(page, srv.url, "chen")
-    page.goto(f"{srv.url}/tables/1")
+    h.log_in_page(page, srv.url, "chen", then="/tables/1")
     page.wait_for_selector("#release-done li.release-done-item")
     items = page.eval_on_selector_all("#release-done li.release-done-item",
                                       "ls => ls.map(l => [l.dataset.round, l.dataset.deal, l.className, l.innerText])")
@@ -163,8 +159,7 @@ def test_past_deals_on_the_score_sheet_on_a_phone(open_page, app, runner, serve_
     two_rounds(runner, h)
     srv = serve_app(app)
     page, errors = open_page(390, 844)
-    h.log_in_page(page, srv.url, "rita")
-    page.goto(f"{srv.url}/tables/1/scoresheet")
+    h.log_in_page(page, srv.url, "rita", then="/tables/1/scoresheet")
     page.wait_for_selector("#past-deals details.past-deal")
     deals = page.eval_on_selector_all("#past-deals details.past-deal",
                                       "ds => ds.map(d => [Number(d.dataset.round), Number(d.dataset.deal), d.open])")
@@ -211,8 +206,7 @@ def test_past_deals_on_the_score_sheet_on_a_phone(open_page, app, runner, serve_
 def test_past_deals_say_so_before_any_deal_ended(page, app, runner, serve_app, h):
     h.setup_deal(runner)
     srv = serve_app(app)
-    h.log_in_page(page, srv.url, "vera")  # a viewer (an official) may read them too
-    page.goto(f"{srv.url}/tables/1/scoresheet")
+    h.log_in_page(page, srv.url, "vera", then="/tables/1/scoresheet")  # a viewer (an official) may read them too
     page.wait_for_selector("#past-deals p.muted")
     assert page.inner_text("#past-deals") == "还没有打完的牌局"
 
@@ -248,8 +242,7 @@ def test_deck_file_link_where_the_table_reads_with_an_enrolled_deck(page, app, r
     runner.camera_health = camera_health(True)
     h.setup_deal(runner)
     srv = serve_app(app)
-    h.log_in_page(page, srv.url, "chen")
-    page.goto(f"{srv.url}/tables/1")
+    h.log_in_page(page, srv.url, "chen", then="/tables/1")
     page.wait_for_selector("#deck-download", state="visible")
     assert page.inner_text("#deck-download") == "下载牌组文件"
     assert "比赛用牌" in page.inner_text("#deck-file")
@@ -271,8 +264,7 @@ def test_deck_file_link_after_an_enrolment_at_the_panel(page, app, runner, serve
     runner.camera_health = camera_health(False)  # not enrolled yet: no link
     h.setup_deal(runner)
     srv = serve_app(app)
-    h.log_in_page(page, srv.url, "chen")
-    page.goto(f"{srv.url}/tables/1")
+    h.log_in_page(page, srv.url, "chen", then="/tables/1")
     page.wait_for_selector("#camera-deck", state="visible")
     assert not page.is_visible("#deck-download")
     # The enrolment finished (web/enroll.py's session says so): its result shows the link at once.
@@ -313,8 +305,7 @@ def test_the_record_pages_links_are_fingers_wide(page, app, runner, serve_app, h
     """The s36 tap audit: 只看被拒绝的 and 刷新 were 15 px tall on the record page."""
     h.setup_deal(runner)
     srv = serve_app(app)
-    h.log_in_page(page, srv.url, "rita")
-    page.goto(f"{srv.url}/tables/1/record")
+    h.log_in_page(page, srv.url, "rita", then="/tables/1/record")
     page.wait_for_selector("#record")
     assert small_controls(page, ".record") == []
 
@@ -329,8 +320,7 @@ def test_the_record_pages_language_button_says_it_in_the_other_language_at_once(
         "side": "NS", "level": "warning", "seat": "N", "article": "越序出牌 / playing out of turn"}})
     assert warned.accepted, warned.error
     srv = serve_app(app)
-    h.log_in_page(page, srv.url, "rita")
-    page.goto(f"{srv.url}/tables/1/record")
+    h.log_in_page(page, srv.url, "rita", then="/tables/1/record")
     row = f'#record tr[data-seq="{warned.seq}"]'
     assert "越序出牌" in page.inner_text(row) and "playing out of turn" not in page.inner_text(row)
     page.evaluate("window.sameRecordPage = true")  # gone if the page is loaded again
@@ -356,8 +346,7 @@ def test_pass_rows_and_the_tables_page_are_fingers_wide(page, app, runner, serve
     seat = runner.state()["deal"]["turn"]
     assert runner.submit({"type": "passed", "source": "panel", "data": {"seat": seat}}).accepted
     srv = serve_app(app)
-    h.log_in_page(page, srv.url, "rita")
-    page.goto(f"{srv.url}/")
+    h.log_in_page(page, srv.url, "rita", then="/")
     page.wait_for_selector("ul.tables a")
     assert small_controls(page, "ul.tables") == []
     page.goto(f"{srv.url}/tables/1")
