@@ -172,7 +172,7 @@ class Demo:
         cfg_data["web"]["host"] = self.host
         cfg_data["table_id"] = self.table_id
         if not self.learn:
-            cfg_data["vision"] = {"learn": False}
+            cfg_data.setdefault("vision", {})["learn"] = False
         if self.mqtt:
             host, _, port = self.mqtt.rpartition(":")
             if not host or not port.isdigit():
