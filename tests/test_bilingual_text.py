@@ -115,3 +115,71 @@ def test_the_warnings_an_operator_acts_on_are_chinese_first() -> None:
         (text,) = [t for t in _log_formats(REPO / module) if english in t]
         zh, sep, en = re.sub(r"^(hub )?mqtt: ", "", text).partition(" / ")
         assert sep and re.match(rf"[{_CJK}]", zh) and english in en, (module, text)
+
+
+def _texts(source: str, name: str = "<text>") -> list[tuple[int, str, bool]]:
+    """Each string literal of ``source`` (an f-string as one text, its values as ``{expr}``), with its
+    line and whether it is an f-string; docstrings left out."""
+    tree = ast.parse(source, name)
+    skip = _docstrings(tree)
+    parts = {id(v) for node in ast.walk(tree) if isinstance(node, ast.JoinedStr) for v in node.values}
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):
+            out.append((node.lineno, "".join(str(v.value) if isinstance(v, ast.Constant) else "{" + ast.unparse(v.value) + "}"
+                                             for v in node.values), True))
+        elif (isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip
+              and id(node) not in parts):
+            out.append((node.lineno, node.value, False))
+    return out
+
+
+_HAN = re.compile(r"[\u3400-\u9fff]")
+
+
+def second_separators(source: str, name: str = "<text>") -> list[str]:
+    """``"line: excerpt"`` for each text whose Chinese half holds a " / " of its own: the pages split
+    at the first one, so "南北 7 / 东西 5 / NS 7 / EW 5" showed a Chinese reader "南北 7" alone and an
+    English reader "东西 5 / NS 7 / EW 5" (the spare table's report line, s40)."""
+    found = []
+    for line, text, _ in _texts(source, name):
+        zh, sep, en = text.partition(" / ")
+        if sep and _HAN.search(zh) and _HAN.match(en.lstrip("{(（「“\"'")):
+            found.append(f"{line}: {text[:80]!r}")
+    return found
+
+
+def missing_values(source: str, name: str = "<text>") -> list[str]:
+    """``"line: [values] excerpt"`` for each bilingual f-string whose English half names a value
+    (``{expr}``) that its Chinese half does not: the Chinese half is what a referee or a technician
+    reads, and "文件不存在 / no such file: {path}" told them neither which file nor where to look. A
+    value the Chinese half shows in a form of its own (``{side_zh(x)}`` for ``{x}``,
+    ``{why.split(' / ')[0]}``) counts as named."""
+    found = []
+    for line, text, formatted in _texts(source, name):
+        zh, sep, en = text.partition(" / ")
+        if not (formatted and sep and _HAN.search(zh) and "{" in en):
+            continue
+        shown = re.findall(r"\{([^{}]*)\}", zh)
+        missing = [v for v in dict.fromkeys(re.findall(r"\{([^{}]*)\}", en)) if not any(v in s for s in shown)]
+        if missing:
+            found.append(f"{line}: {missing} {text[:100]!r}")
+    return found
+
+
+def test_the_checks_find_a_second_separator_and_a_value_left_out() -> None:
+    assert second_separators('X = f"南北 {a} / 东西 {b} / NS {a} / EW {b}"')
+    assert not second_separators('X = f"南北 {a}，东西 {b} / NS {a}, EW {b}"')
+    assert not second_separators('X = "轮次 / round"')
+    assert missing_values('X = f"文件不存在 / no such file: {path}"')
+    assert missing_values('X = f"端口 {port} 无效 / invalid port {port} on {host}"')
+    assert not missing_values('X = f"文件不存在：{path} / no such file: {path}"')
+    assert not missing_values('X = f"{side_zh(side)}过A / {side} past A"')
+    assert not missing_values('X = "文件不存在 / no such file: {path}"')  # not an f-string: no value
+
+
+def test_no_chinese_half_holds_a_separator_of_its_own() -> None:
+    found = [f"{path.relative_to(REPO)}:{hit}"
+             for pkg in PACKAGES for path in sorted((REPO / pkg).rglob("*.py"))
+             for hit in second_separators(path.read_text(encoding="utf-8"), str(path))]
+    assert found == []

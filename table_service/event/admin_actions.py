@@ -333,8 +333,8 @@ def _do_move_match(h: Any, who: str, role: str) -> str:
     zh, en = "从第 1 副开始", "from deal 1"
     if resume is not None:
         lv = {side: level_words(v) for side, v in resume["levels"].items()}
-        zh, en = (f"接着打：已打 {resume['deals']} 副，南北 {lv['NS']} / 东西 {lv['EW']}",
-                  f"it goes on: {resume['deals']} deals played, NS {lv['NS']} / EW {lv['EW']}")
+        zh, en = (f"接着打：已打 {resume['deals']} 副，南北 {lv['NS']}，东西 {lv['EW']}",
+                  f"it goes on: {resume['deals']} deals played, NS {lv['NS']}, EW {lv['EW']}")
     return (f"第 {rnd} 轮 {table} 号桌的比赛已移至 {to} 号桌，{zh}：编排已发给 {to} 号桌，{table} 号桌的编排已撤回，成绩由 {to} "
             f"号桌上报 / round {rnd}'s match at table {table} moved to table {to}, {en}: the assignment went to table "
             f"{to}, table {table}'s was withdrawn, and the result comes from table {to}")

@@ -116,8 +116,8 @@ def prefill(report: dict[str, Any] | None, ruleset: Any, table: str) -> dict[str
     deal = report.get("deal") or 0
     lv = {side: level_words(v) for side, v in report["levels"].items()}
     return {"levels": dict(report["levels"]), "deals": report.get("deals", 0), "next_side": report.get("next_side"),
-            "note": (f"{table} 号桌最后报告：第 {deal} 副，南北 {lv['NS']} / 东西 {lv['EW']}",
-                     f"table {table}'s last report: deal {deal}, NS {lv['NS']} / EW {lv['EW']}")}
+            "note": (f"{table} 号桌最后报告：第 {deal} 副，南北 {lv['NS']}，东西 {lv['EW']}",
+                     f"table {table}'s last report: deal {deal}, NS {lv['NS']}, EW {lv['EW']}")}
 
 
 def register_spare(app: Flask) -> None:

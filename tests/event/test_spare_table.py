@@ -211,8 +211,8 @@ def test_the_moved_match_goes_on_from_the_old_tables_standing(tmp_path: Path, br
 
         # The form, prefilled from the table's last report, says where its values come from
         page = html.unescape(client.get("/hub/admin?slot=1|1").get_data(as_text=True))
-        assert f"1 号桌最后报告：第 1 副，南北 {lv['NS']} / 东西 {lv['EW']}" in page
-        assert f"table 1's last report: deal 1, NS {lv['NS']} / EW {lv['EW']}" in page
+        assert f"1 号桌最后报告：第 1 副，南北 {lv['NS']}，东西 {lv['EW']}" in page
+        assert f"table 1's last report: deal 1, NS {lv['NS']}, EW {lv['EW']}" in page
         form = page.split('id="move-form"')[1].split("</form>")[0]
         assert f'<option value="{lv["NS"]}" selected>' in form.split('id="move-ns-level"')[1].split("</select>")[0]
         assert 'name="deals_played" id="move-deals" type="number" min="0" value="1"' in form
@@ -251,14 +251,14 @@ def test_the_moved_match_goes_on_from_the_old_tables_standing(tmp_path: Path, br
 
         # Table 1's match moves as the chief read it on the score sheet
         code, answer = _move(client, token, "1|1", "3", ns_level="10", ew_level="5", deals_played="2", next_side="NS")
-        assert code == 200 and "南北 10 / 东西 5" in answer["message"], answer
+        assert code == 200 and "南北 10，东西 5" in answer["message"], answer
         ev = hub.store.events()[-1]
         assert ev["data"]["standing"]["source"] == "chief" and ev["data"]["standing"]["report"]["deal"] == 1
         resume = {"from": "1", "levels": {"NS": "T", "EW": "5"}, "deals": 2, "next_side": "NS"}
         assignment = hub.core.draws[1]["assignments"]["3"]
         assert ev["data"]["standing"]["resume"] == resume and assignment["resume"] == resume
         page = client.get("/hub/admin").get_data(as_text=True)
-        assert "接着打：已打 2 副，南北 10 / 东西 5" in page
+        assert "接着打：已打 2 副，南北 10，东西 5" in page
 
         # The spare table goes on: deal 3 at NS's 10, the result's levels gained counted from 2
         new = _table(assignment, 0, seed=3)
