@@ -126,8 +126,9 @@ def _texts(source: str, name: str = "<text>") -> list[tuple[int, str, bool]]:
     out = []
     for node in ast.walk(tree):
         if isinstance(node, ast.JoinedStr):
-            out.append((node.lineno, "".join(str(v.value) if isinstance(v, ast.Constant) else "{" + ast.unparse(v.value) + "}"
-                                             for v in node.values), True))
+            # A literal brace ("{{EW: …}}") is not a value: written as ⦃ ⦄ here.
+            out.append((node.lineno, "".join(str(v.value).replace("{", "⦃").replace("}", "⦄") if isinstance(v, ast.Constant)
+                                             else "{" + ast.unparse(v.value) + "}" for v in node.values), True))
         elif (isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip
               and id(node) not in parts):
             out.append((node.lineno, node.value, False))
@@ -149,6 +150,13 @@ def second_separators(source: str, name: str = "<text>") -> list[str]:
     return found
 
 
+def _chinese_form(value: str) -> str:
+    """The name a value's Chinese form goes by where the code keeps both: ``zh`` for ``en``,
+    ``s_zh`` for ``s_en``, ``what[0]`` for ``what[1]``."""
+    return re.sub(r"(?<![A-Za-z])en(?![A-Za-z])|_en(?![A-Za-z])", lambda m: m.group().replace("en", "zh"),
+                  value).replace("[1]", "[0]")
+
+
 def missing_values(source: str, name: str = "<text>") -> list[str]:
     """``"line: [values] excerpt"`` for each bilingual f-string whose English half names a value
     (``{expr}``) that its Chinese half does not: the Chinese half is what a referee or a technician
@@ -161,7 +169,8 @@ def missing_values(source: str, name: str = "<text>") -> list[str]:
         if not (formatted and sep and _HAN.search(zh) and "{" in en):
             continue
         shown = re.findall(r"\{([^{}]*)\}", zh)
-        missing = [v for v in dict.fromkeys(re.findall(r"\{([^{}]*)\}", en)) if not any(v in s for s in shown)]
+        missing = [v for v in dict.fromkeys(re.findall(r"\{([^{}]*)\}", en))
+                   if not any(v in s or _chinese_form(v) in s for s in shown)]
         if missing:
             found.append(f"{line}: {missing} {text[:100]!r}")
     return found
@@ -175,6 +184,9 @@ def test_the_checks_find_a_second_separator_and_a_value_left_out() -> None:
     assert missing_values('X = f"端口 {port} 无效 / invalid port {port} on {host}"')
     assert not missing_values('X = f"文件不存在：{path} / no such file: {path}"')
     assert not missing_values('X = f"{side_zh(side)}过A / {side} past A"')
+    assert not missing_values('X = f"{zh}须在 {lo}–{hi} / {en} must be {lo}-{hi}"')
+    assert not missing_values('X = f"{what[0]}须为文本 / {what[1]} must be text"')
+    assert not missing_values('X = f"级数无效 / levels must be {{EW: 2…A, NS: 2…A}}"')
     assert not missing_values('X = "文件不存在 / no such file: {path}"')  # not an f-string: no value
 
 

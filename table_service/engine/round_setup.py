@@ -36,9 +36,9 @@ def require_round(state: State, etype: str) -> dict[str, Any]:
     a round (the cut, drawing, tribute, the referee's end) asks it first."""
     rnd = state.get("round")
     if rnd is None:
-        raise EventRejected(f"本轮未设置 / {etype}: no round has been set up")
+        raise EventRejected(f"{etype}：本轮未设置 / {etype}: no round has been set up")
     if state["result"] is not None:
-        raise EventRejected(f"本轮已结束 / {etype}: the round is over")
+        raise EventRejected(f"{etype}：本轮已结束 / {etype}: the round is over")
     return rnd
 
 
@@ -61,16 +61,16 @@ def _check_format(fmt: Any) -> dict[str, Any]:
     if fmt is None:
         return {"kind": "past_a"}
     if not isinstance(fmt, dict) or fmt.get("kind") not in ("past_a", "deals", "time"):
-        raise EventRejected(f"赛制无效 / format must be {{kind: past_a | deals | time}}, got {fmt!r}")
+        raise EventRejected(f"赛制无效：须为 {{kind: past_a | deals | time}}，收到 {fmt!r} / format must be {{kind: past_a | deals | time}}, got {fmt!r}")
     if fmt["kind"] == "deals":
         n = fmt.get("deals")
         if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-            raise EventRejected(f"赛制无效 / format deals needs a positive 'deals', got {n!r}")
+            raise EventRejected(f"赛制无效：按副数的赛制须有正数 deals，收到 {n!r} / format deals needs a positive 'deals', got {n!r}")
         return {"kind": "deals", "deals": n}
     if fmt["kind"] == "time":
         m = fmt.get("minutes")
         if not isinstance(m, int | float) or isinstance(m, bool) or m <= 0:
-            raise EventRejected(f"赛制无效 / format time needs positive 'minutes', got {m!r}")
+            raise EventRejected(f"赛制无效：按时间的赛制须有正数 minutes，收到 {m!r} / format time needs positive 'minutes', got {m!r}")
         return {"kind": "time", "minutes": m}
     return {"kind": "past_a"}
 
@@ -84,7 +84,7 @@ def _check_names(players: dict[str, Any], teams: dict[str, Any]) -> None:
             # is_name takes every name the older check took (isprintable, not blank) and spaces of
             # any script besides, so a log of any generation folds as it was played.
             if not is_name(name):
-                raise EventRejected(f"{zh}无效（{key}）：须为可打印文字，不可为空 / round_set_up: the {en} name for "
+                raise EventRejected(f"{zh}无效（{key}）：须为可打印文字，不可为空，收到 {name!r} / round_set_up: the {en} name for "
                                     f"{key} must be printable text, not blank: {name!r}"[:240])
 
 
@@ -102,7 +102,7 @@ def _check_no_other_keys(ruleset: Any, fmt: Any) -> None:
                             f"{extra} (options go inside 'options')")
     if isinstance(fmt, dict) and fmt.get("kind") in _FORMAT_KEYS and set(fmt) - _FORMAT_KEYS[fmt["kind"]]:
         extra = sorted(set(fmt) - _FORMAT_KEYS[fmt["kind"]])
-        raise EventRejected(f"赛制含多余项 {extra} / round_set_up: format {fmt['kind']} does not take {extra}")
+        raise EventRejected(f"赛制 {fmt['kind']} 含多余项 {extra} / round_set_up: format {fmt['kind']} does not take {extra}")
 
 
 def on_round_set_up(state: State, ev: dict[str, Any], fx: Effects) -> None:
@@ -113,23 +113,23 @@ def on_round_set_up(state: State, ev: dict[str, Any], fx: Effects) -> None:
         raise EventRejected("本轮尚未结束 / round_set_up: the current round has no result yet")
     players = field(data, "players", ev["type"])
     if not isinstance(players, dict) or set(players) != set(SEATS) or not all(isinstance(v, str) and v for v in players.values()):
-        raise EventRejected(f"选手无效 / round_set_up: players must name all four seats E S W N, got {players!r}")
+        raise EventRejected(f"选手无效：须为东南西北四座（E S W N）各一名，收到 {players!r} / round_set_up: players must name all four seats E S W N, got {players!r}")
     teams = data.get("teams") or {"EW": "EW", "NS": "NS"}
     if not isinstance(teams, dict) or set(teams) != {"EW", "NS"}:
-        raise EventRejected(f"队伍无效 / round_set_up: teams must be {{EW: …, NS: …}}, got {teams!r}")
+        raise EventRejected(f"队伍无效：须为 {{EW: …, NS: …}}，收到 {teams!r} / round_set_up: teams must be {{EW: …, NS: …}}, got {teams!r}")
     # ``team_names``: an event's round names its teams by the hub's ids in ``teams`` (the result line
     # the hub scores must carry them) and by name here (what people read). Optional, added later than
     # every other field: a log without it folds as it did, its ``teams`` shown as they are.
     team_names = data.get("team_names")
     if team_names is not None and (not isinstance(team_names, dict) or set(team_names) != {"EW", "NS"}):
-        raise EventRejected(f"队名无效 / round_set_up: team_names must be {{EW: …, NS: …}}, got {team_names!r}"[:240])
+        raise EventRejected(f"队名无效：须为 {{EW: …, NS: …}}，收到 {team_names!r} / round_set_up: team_names must be {{EW: …, NS: …}}, got {team_names!r}"[:240])
     # Checks added with the engine's generation 2, for rounds stamped with it (an older log holds
     # rounds set up without them, and must still replay).
     checked = int(data.get("engine", 1)) >= 2
     if team_names is not None:  # a new field: checked in every round that carries it, by the hub's rule
         for side, name in team_names.items():
             if not is_team_name(name):
-                raise EventRejected(f"队名无效（{side}）：须有可见文字，不含控制字符 / round_set_up: the team name for "
+                raise EventRejected(f"队名无效（{side}）：须有可见文字，不含控制字符，收到 {name!r} / round_set_up: the team name for "
                                     f"{side} must be visible text with no control character: {name!r}"[:240])
     if checked:
         _check_names(players, teams)
@@ -140,13 +140,13 @@ def on_round_set_up(state: State, ev: dict[str, Any], fx: Effects) -> None:
     try:
         levels = {side: check_level(str(levels_in[side])) for side in ("EW", "NS")}
     except (KeyError, TypeError, ValueError) as exc:
-        raise EventRejected(f"级数无效 / round_set_up: levels must be {{EW: 2…A, NS: 2…A}} ({exc})") from None
+        raise EventRejected(f"级数无效：须为 {{EW: 2…A, NS: 2…A}}（{exc}） / round_set_up: levels must be {{EW: 2…A, NS: 2…A}} ({exc})") from None
     # ``resume``: a match moved from a failed table goes on where it stood (engine/resume.py); ``levels``
     # stay the round's real start, which the levels gained count from.
     resume = check_resume(data.get("resume"), rules)
     no = data.get("round", len(state["rounds"]) + (2 if state["round"] is not None else 1))
     if checked and (isinstance(no, bool) or not isinstance(no, int) or not 1 <= no <= 999):
-        raise EventRejected(f"轮次无效 / round_set_up: 'round' must be a whole number 1-999, got {no!r}")
+        raise EventRejected(f"轮次须为 1–999 的整数，收到 {no!r} / round_set_up: 'round' must be a whole number 1-999, got {no!r}")
     played = [a["round"]["no"] for a in state["rounds"]] + ([state["round"]["no"]] if state["round"] else [])
     if checked and no in played:
         # A deal is known by its round and number (duplicate play releases it so): a round played
@@ -228,7 +228,7 @@ def on_drawing_finished(state: State, ev: dict[str, Any], fx: Effects) -> None:
     if not isinstance(counts_in, dict) or set(counts_in) != set(SEATS) or not all(
         isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 108 for v in counts_in.values()
     ):
-        raise EventRejected(f"牌数无效 / drawing_finished: counts must give 0…108 for E S W N, got {counts_in!r}")
+        raise EventRejected(f"牌数无效：东南西北各须为 0…108，收到 {counts_in!r} / drawing_finished: counts must give 0…108 for E S W N, got {counts_in!r}")
     plan = state["next_deal"]
     # Every deal started gets its own number, an abandoned one too (a round that ends on a tie while a
     # deal is played plays one more): in duplicate play the feed releases a deal by its number, and

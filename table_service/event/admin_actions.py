@@ -16,6 +16,7 @@ from typing import Any
 
 from flask import request
 
+from table_service.engine.errors import halves
 from table_service.event.form_fields import form_int, form_text
 from table_service.event.model import FORFEIT_SIDES, MAX_ID, MAX_NAME, MAX_TEXT, EventInputError, RoleRefused
 from table_service.event.moves import level_words
@@ -312,8 +313,11 @@ def _do_deck(h: Any, who: str, role: str) -> str:
         raise EventInputError("请选择登记文件（deck.npz） / choose the enrolment file (deck.npz)")
     ev = h.publish_deck(f.read(), who, role)
     d, m = ev["data"], ev["data"]["meta"]
-    return (f"比赛用牌已发给各桌：登记 {m['cards']} 张牌面，{d['sha256'][:12]} / the event's deck goes to every table: "
-            f"{m['cards']} faces enrolled, {d['sha256'][:12]}. {m['verdict']}")
+    # The fan check's verdict is itself "中文 / English": each half goes to its own language's half
+    # (appended whole, it was the English reader's alone).
+    v_zh, v_en = halves(m["verdict"])
+    return (f"比赛用牌已发给各桌：登记 {m['cards']} 张牌面，{d['sha256'][:12]}。{v_zh} / the event's deck goes to every "
+            f"table: {m['cards']} faces enrolled, {d['sha256'][:12]}. {v_en}")
 
 
 def _do_withdraw_deck(h: Any, who: str, role: str) -> str:

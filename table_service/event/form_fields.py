@@ -38,7 +38,7 @@ def form_int(name: str, lo: int = 0, hi: int = 10**9) -> int:
     zh, en = FIELD_WORDS.get(name, (name, name))
     if not re.fullmatch(r"[0-9]{1,10}", raw):
         shown = raw if len(raw) <= 20 else raw[:20] + "…"
-        raise EventInputError(f"{zh}须为整数 / {en} must be a whole number (got {shown!r})")
+        raise EventInputError(f"{zh}须为整数（收到 {shown!r}） / {en} must be a whole number (got {shown!r})")
     v = int(raw)
     if not lo <= v <= hi:
         raise EventInputError(f"{zh}须在 {lo}–{hi} / {en} must be {lo}-{hi}")

@@ -275,7 +275,7 @@ def test_the_settings_form_answers_json_and_a_redirect(tmp_path: Path) -> None:
     assert "轮数 5→4" in page and 'min="1" max="99" required value="4"' in page
     r = c.post("/hub/action/edit_event", data={**form, "seen": str(hub.core.last_seq), "rounds": "x"},
                headers={"Accept": "application/json"})
-    assert r.status_code == 400 and r.get_json()["error"] == "轮数须为整数 / rounds must be a whole number (got 'x')"
+    assert r.status_code == 400 and r.get_json()["error"] == "轮数须为整数（收到 'x'） / rounds must be a whole number (got 'x')"
     rita = app.test_client()
     rtok = login(rita, "rita")
     r = rita.post("/hub/action/edit_event", data={**form, "csrf_token": rtok, "rounds": "6"},
