@@ -243,14 +243,16 @@ def _run(argv: Sequence[str] | None) -> int:
         return 2
     except OSError as exc:  # a file or device problem the command did not word itself
         where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
-        print(f"错误 / error: 文件或设备错误 / file or device error{where}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"错误 / error: 文件或设备错误{where}：{exc.strerror or exc} / file or device error{where}: "
+              f"{exc.strerror or exc}", file=sys.stderr)
         return 2
     except Exception as exc:  # never a traceback for the operator; GUANDAN_DEBUG=1 shows it
         if os.environ.get("GUANDAN_DEBUG"):
             raise
         first = str(exc).splitlines()[0][:200] if str(exc) else ""
-        print(f"错误 / error: 内部错误 / internal error ({type(exc).__name__}: {first}); "
-              "GUANDAN_DEBUG=1 shows the traceback", file=sys.stderr)
+        print(f"错误 / error: 内部错误（{type(exc).__name__}：{first}），设 GUANDAN_DEBUG=1 可显示回溯"
+              f" / internal error ({type(exc).__name__}: {first}); GUANDAN_DEBUG=1 shows the traceback",
+              file=sys.stderr)
         return 3
     return int(result or 0)
 

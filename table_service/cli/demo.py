@@ -36,7 +36,8 @@ def _number(value: str, kind: type[int] | type[float] = float) -> float:
 def _positive(value: str) -> float:
     v = _number(value)
     if not (v > 0 and math.isfinite(v)) or v > 1000:
-        raise argparse.ArgumentTypeError(f"须为 0–1000 的正数 / must be a positive number up to 1000: {value}")
+        raise argparse.ArgumentTypeError(f"须为 0–1000 的正数，收到 {value}"
+                                         f" / must be a positive number up to 1000: {value}")
     return v
 
 
@@ -48,16 +49,19 @@ def _check_data_folder(data: str | None, design: str, speed: float) -> None:
 
     if not design or "/" in design or not (ARTWORK_DIR / f"{design}.svgz").is_file():
         known = sorted(p.name[: -len(".svgz")] for p in ARTWORK_DIR.glob("*.svgz"))[:12]
-        raise ValueError(f"未知牌面设计 / unknown card design {design!r}: no {ARTWORK_DIR}/{design}.svgz "
+        raise ValueError(f"未知牌面设计 {design!r}：没有 {ARTWORK_DIR}/{design}.svgz"
+                         f"（例如 {', '.join(known) or 'apt install gnome-cards-data'}）"
+                         f" / unknown card design {design!r}: no {ARTWORK_DIR}/{design}.svgz "
                          f"(e.g. {', '.join(known) or 'apt install gnome-cards-data'})")
     if data is None:
         return
     folder = Path(data)
     if folder.exists() and not folder.is_dir():
-        raise ValueError(f"--data 须为文件夹 / --data must be a folder: {folder} is a file")
+        raise ValueError(f"--data 须为文件夹：{folder} 是文件 / --data must be a folder: {folder} is a file")
     probe = folder if folder.exists() else next((p for p in folder.parents if p.exists()), Path("."))
     if not os.access(probe, os.W_OK | os.X_OK):
-        raise ValueError(f"数据文件夹只读 / the data folder {probe} is read-only: the demo must record its table")
+        raise ValueError(f"数据文件夹 {probe} 只读：演示须记录本桌"
+                         f" / the data folder {probe} is read-only: the demo must record its table")
     clock = folder / "clock.json"
     if clock.is_file():
         try:
@@ -65,14 +69,15 @@ def _check_data_folder(data: str | None, design: str, speed: float) -> None:
         except (OSError, ValueError, KeyError, TypeError):
             return  # the clock's own loader reports a damaged file
         if abs(old - speed) > 1e-9:
-            raise ValueError(f"该文件夹以 --speed {old:g} 开始 / {folder} was started at --speed {old:g}: restart it "
+            raise ValueError(f"文件夹 {folder} 以 --speed {old:g} 开始：请用 --speed {old:g} 重新开始，或换一个新的 "
+                             f"--data 文件夹 / {folder} was started at --speed {old:g}: restart it "
                              f"with --speed {old:g}, or use a new --data folder")
 
 
 def _rate(value: str) -> float:
     v = _number(value)
     if not 0.0 <= v <= 1.0:
-        raise argparse.ArgumentTypeError(f"须在 0 到 1 之间 / must be within 0..1: {value}")
+        raise argparse.ArgumentTypeError(f"须在 0 到 1 之间：{value} / must be within 0..1: {value}")
     return v
 
 
@@ -80,9 +85,9 @@ def _seconds(value: str) -> float:
     try:
         v = float(value)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"须为秒数 / must be a number of seconds: {value}") from None
+        raise argparse.ArgumentTypeError(f"须为秒数：{value} / must be a number of seconds: {value}") from None
     if not 0.0 <= v <= 3600.0:
-        raise argparse.ArgumentTypeError(f"须在 0 到 3600 秒之间 / must be within 0..3600 s: {value}")
+        raise argparse.ArgumentTypeError(f"须在 0 到 3600 秒之间：{value} / must be within 0..3600 s: {value}")
     return v
 
 
@@ -94,7 +99,7 @@ DEFAULT_REFEREE_PAUSE_S = 8.0
 def _deals(value: str) -> int:
     v = int(_number(value, int))
     if v < 1:
-        raise argparse.ArgumentTypeError(f"至少一副 / at least one deal: {value}")
+        raise argparse.ArgumentTypeError(f"至少一副：{value} / at least one deal: {value}")
     return v
 
 
@@ -108,11 +113,11 @@ def _host(value: str) -> str:
     """An address this machine may serve on: an IP address or a host name (``999.1.1.1`` was taken, and
     the demo said "port in use?")."""
     if not is_host(value):
-        raise argparse.ArgumentTypeError(f"不是有效的地址 / not an address to serve on: {value!r}")
+        raise argparse.ArgumentTypeError(f"不是有效的地址：{value!r} / not an address to serve on: {value!r}")
     try:
         socket.getaddrinfo(value, None)
     except (OSError, UnicodeError):
-        raise argparse.ArgumentTypeError(f"本机无法解析此地址 / this machine cannot resolve the address: "
+        raise argparse.ArgumentTypeError(f"本机无法解析此地址：{value!r} / this machine cannot resolve the address: "
                                          f"{value!r}") from None
     return value
 
@@ -121,10 +126,12 @@ def _tables(value: str) -> int:
     try:
         v = int(value)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"桌数须为整数 / the number of tables must be a whole number: {value!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"桌数须为整数：{value!r} / the number of tables must be a whole number: {value!r}") from None
     if not 1 <= v <= MAX_DEMO_TABLES:
         raise argparse.ArgumentTypeError(
-            f"桌数须在 1 到 {MAX_DEMO_TABLES} 之间 / --tables must be 1-{MAX_DEMO_TABLES} on one machine: {value}")
+            f"单机桌数须在 1 到 {MAX_DEMO_TABLES} 之间：{value}"
+            f" / --tables must be 1-{MAX_DEMO_TABLES} on one machine: {value}")
     return v
 
 
@@ -132,9 +139,11 @@ def _seed(value: str) -> int:
     try:
         v = int(value)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"种子须为整数 / the seed must be a whole number: {value!r}") from None
+        raise argparse.ArgumentTypeError(f"种子须为整数：{value!r}"
+                                         f" / the seed must be a whole number: {value!r}") from None
     if not 0 <= v < 2**32:
-        raise argparse.ArgumentTypeError(f"种子须为 0–4294967295 / the seed must be 0-4294967295: {value}")
+        raise argparse.ArgumentTypeError(f"种子须为 0–4294967295：{value}"
+                                         f" / the seed must be 0-4294967295: {value}")
     return v
 
 
@@ -167,7 +176,8 @@ def register(subparsers: Any) -> None:
                    help="演示裁判：auto 自动回答识别存疑与标记；human 由面板用户处理 / the demo referee: auto answers "
                         "questions and rules on flags; human leaves them to you at the panel (default auto)")
     p.add_argument("--referee-pause", type=_seconds, default=None, metavar="S",
-                   help=f"自动裁判回答前等待的秒数（真实时间） / real seconds the auto referee waits before it "
+                   help=f"自动裁判回答前等待的秒数（真实时间，先让您操作；默认：有面板时 {DEFAULT_REFEREE_PAUSE_S:g}，"
+                        f"--headless 时 0） / real seconds the auto referee waits before it "
                         f"answers, so you can act first (default {DEFAULT_REFEREE_PAUSE_S:g} with the panel, "
                         f"0 with --headless)")
     p.add_argument("--feed-delay", type=_seconds, default=None, metavar="S",
@@ -191,7 +201,7 @@ def run_demo(args: argparse.Namespace) -> int:
         if value is not None and not value.strip():
             raise ValueError(f"{option} 为空 / {option} is empty: give a value, or leave the option out")
     if not 0 <= args.port <= 65535:
-        raise ValueError(f"端口无效 / invalid port {args.port}")
+        raise ValueError(f"端口无效：{args.port} / invalid port {args.port}")
     if args.tables > 1:
         return run_event_demo_cli(args)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
@@ -218,7 +228,7 @@ def run_demo(args: argparse.Namespace) -> int:
         try:
             demo.start()
         except OSError as exc:
-            raise ValueError(f"无法启动（端口 {args.port} 被占用？可用 --port 换一个） / cannot start "
+            raise ValueError(f"无法启动（端口 {args.port} 被占用？可用 --port 换一个）：{exc} / cannot start "
                              f"(port {args.port} in use? choose another with --port): {exc}") from exc
         print(demo.banner(), flush=True)
         assert demo.table is not None
@@ -260,7 +270,7 @@ def _print_summary(demo: Any, as_json: bool, fmt: Any) -> dict[str, Any] | None:
     try:
         summary = demo.summary()
     except Exception as exc:  # the report must not hide why the demo stopped
-        print(f"总结失败 / no summary: {exc}", file=sys.stderr)
+        print(f"总结失败：{exc} / no summary: {exc}", file=sys.stderr)
         return None
     print(json.dumps(summary, ensure_ascii=False) if as_json else fmt(summary), flush=True)
     return summary
@@ -273,7 +283,7 @@ def run_event_demo_cli(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else int(time.time()) % 100000
     rounds = int(getattr(args, "rounds", 3))
     if not 2 <= rounds <= 9:
-        raise ValueError(f"轮数须在 2 到 9 之间 / --rounds must be 2-9, got {rounds}")
+        raise ValueError(f"轮数须在 2 到 9 之间，收到 {rounds} / --rounds must be 2-9, got {rounds}")
     if args.headless and args.referee == "human":
         raise ValueError("--referee human 需要面板（不能与 --headless 同用） / --referee human needs the panel "
                          "(not with --headless)")
@@ -292,7 +302,7 @@ def run_event_demo_cli(args: argparse.Namespace) -> int:
         try:
             demo.start()
         except OSError as exc:
-            raise ValueError(f"无法启动（端口被占用？可用 --port 换一个） / cannot start (port in use? try --port): "
+            raise ValueError(f"无法启动（端口被占用？可用 --port 换一个）：{exc} / cannot start (port in use? try --port): "
                              f"{exc}") from exc
         print(demo.banner(), flush=True)
         demo.run_rounds(pause_s=0.0 if args.headless else 10.0, stop=stop)

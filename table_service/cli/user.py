@@ -86,7 +86,8 @@ def cmd_add(args: argparse.Namespace) -> int:
         user = users.add_user(conn, args.name, password, args.role)
     finally:
         conn.close()
-    print(f"已添加 / added: {user.name} ({users.ROLE_NAMES[user.role]})")
+    role_zh, role_en = users.role_label(user.role)
+    print(f"已添加 {user.name}（{role_zh}） / added: {user.name} ({role_en})")
     return 0
 
 
@@ -97,9 +98,10 @@ def cmd_remove(args: argparse.Namespace) -> int:
         came = event_accounts.resync(conn)  # at a table: the hub's account it shadowed comes in
     finally:
         conn.close()
-    print(f"已删除 / removed: {args.name}")
+    print(f"已删除：{args.name} / removed: {args.name}")
     if came is not None and came.added:
-        print(f"赛事中心的同名账号现已生效 / the event hub's account {', '.join(came.added)} now holds here")
+        print(f"赛事中心的同名账号 {', '.join(came.added)} 现已生效"
+              f" / the event hub's account {', '.join(came.added)} now holds here")
     return 0
 
 
@@ -110,7 +112,7 @@ def cmd_passwd(args: argparse.Namespace) -> int:
         users.set_password(conn, args.name, _password(args))
     finally:
         conn.close()
-    print(f"已修改密码，该账号的登录已全部失效 / password changed; every session of {args.name} has ended")
+    print(f"已修改 {args.name} 的密码，该账号的登录已全部失效 / password changed; every session of {args.name} has ended")
     return 0
 
 

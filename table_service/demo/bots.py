@@ -379,9 +379,11 @@ def make_bots(
     """The four bots of a table, each with its own seeded random stream."""
     unknown = set(mistake_kinds) - set(MISTAKE_KINDS)
     if unknown:
-        raise ValueError(f"未知错误类型 / unknown mistake kind(s): {sorted(unknown)} (known: {MISTAKE_KINDS})")
+        raise ValueError(f"未知错误类型：{sorted(unknown)}（已知：{MISTAKE_KINDS}）"
+                         f" / unknown mistake kind(s): {sorted(unknown)} (known: {MISTAKE_KINDS})")
     if not 0.0 <= mistake_rate <= 1.0:
-        raise ValueError(f"错误率须在 0 到 1 之间 / mistake rate must be within 0..1, got {mistake_rate}")
+        raise ValueError(f"错误率须在 0 到 1 之间，收到 {mistake_rate}"
+                         f" / mistake rate must be within 0..1, got {mistake_rate}")
     return {
         s: BotPlayer(s, mistake_rate=mistake_rate, rng=random.Random(f"bot:{seed}:{s}"), mistake_kinds=tuple(mistake_kinds))
         for s in PLAY_ORDER

@@ -127,7 +127,8 @@ class CameraEventTable:
 def format_camera_summary(c: dict[str, Any]) -> str:
     """One line per camera table for the event demo's closing report."""
     return (f"  第 {c['table']} 桌（摄像头）出牌 {c['plays']}：摄像头读出 {c['camera_read']}，询问裁判 {c['camera_asked']}，"
-            f"手工录入 {c['by_hand']}，无声读错 {c['wrong_certain']} / table {c['table']} (camera) plays "
+            f"手工录入 {c['by_hand']}，无声读错 {c['wrong_certain']}（{c['deals']} 副，×{c['speed']:g}）"
+            f" / table {c['table']} (camera) plays "
             f"{c['plays']}: read by the camera {c['camera_read']}, asked the referee {c['camera_asked']}, "
             f"entered by hand {c['by_hand']}, wrong without doubt {c['wrong_certain']} "
             f"({c['deals']} deals at ×{c['speed']:g})")

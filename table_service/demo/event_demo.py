@@ -173,7 +173,8 @@ class EventDemo:
         if n_tables < 1:
             raise ValueError("至少一桌 / at least one table")
         if not 0 <= camera_tables <= n_tables:
-            raise ValueError(f"摄像头桌数须在 0 到 {n_tables} 之间 / --camera-tables must be 0-{n_tables}, "
+            raise ValueError(f"摄像头桌数须在 0 到 {n_tables} 之间，收到 {camera_tables}"
+                             f" / --camera-tables must be 0-{n_tables}, "
                              f"got {camera_tables}")
         self.camera_tables, self.design = camera_tables, design
         if camera_options is None:
@@ -273,8 +274,9 @@ class EventDemo:
                     return  # stopped on purpose (SIGTERM): what was played stays in the logs
                 if time.monotonic() > deadline:
                     errors = [e for t in self.tables for e in t.errors]
-                    raise RuntimeError(f"第 {rnd} 轮未完成 / round {rnd} did not complete in time; table errors: "
-                                       f"{errors[:3]}")
+                    raise RuntimeError(f"第 {rnd} 轮未按时完成，各桌错误：{errors[:3]}"
+                                       f" / round {rnd} did not complete in time; "
+                                       f"table errors: {errors[:3]}")
                 time.sleep(0.05)
             if rnd not in core.results_published:
                 self.hub.publish_results(rnd, who, "chief")
@@ -295,7 +297,8 @@ class EventDemo:
 
     def banner(self) -> str:
         lines = ["掼蛋赛事演示 / guandan-table event demo",
-                 f"  {self.n} 桌 {2 * self.n} 队 {self.rounds} 轮 / tables, teams, rounds; MQTT 127.0.0.1:{self.broker.port}",
+                 f"  {self.n} 桌 {2 * self.n} 队 {self.rounds} 轮，MQTT 127.0.0.1:{self.broker.port}"
+                 f" / tables, teams, rounds; MQTT 127.0.0.1:{self.broker.port}",
                  f"  数据目录 / data folder: {self.data}",
                  f"  直播延时 / broadcast delay: {self.feed_delay_s:g} s（牌桌时间 / table time）"]
         if self.camera_tables:

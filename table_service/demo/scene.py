@@ -272,7 +272,7 @@ class SceneActuator:
         elif backend == "sim":
             dev.click()
         else:
-            raise ValueError(f"{seat}.{button}: 无法按下 / cannot press a {backend} button")
+            raise ValueError(f"{seat}.{button}：无法按下 {backend} 按键 / cannot press a {backend} button")
 
 
 # ------------------------------------------------------------------------------ the demo

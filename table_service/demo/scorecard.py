@@ -234,8 +234,10 @@ def format_summary(s: dict[str, Any]) -> str:
                          "camera missed and the referee entered, a person's action at the panel, or time that passed "
                          "while the demo was down (each flag above says how late its action came)")
     if s.get("clock_holds"):
-        lines.append(f"  时钟等待本机 / the clock waited for this machine: {s.get('clock_held_s', 0):g} s real over "
-                     f"{s['clock_holds']} actions (×{s.get('speed', 1):g}: 玩家的时间不含本机延迟 / the players' time "
+        lines.append(f"  时钟等待本机：实际 {s.get('clock_held_s', 0):g} 秒，共 {s['clock_holds']} 个动作"
+                     f"（×{s.get('speed', 1):g}：玩家的时间不含本机延迟）"
+                     f" / the clock waited for this machine: {s.get('clock_held_s', 0):g} s real over "
+                     f"{s['clock_holds']} actions (×{s.get('speed', 1):g}: the players' time "
                      "excludes the machine's lag)")
     if s.get("referee_entered"):
         lines.append(f"  裁判手工录入 / entered by the referee: {s['referee_entered']}")

@@ -58,9 +58,11 @@ def resolve_feed_delay(explicit: float | None, environ: dict[str, str] | None = 
     try:
         value = float(raw)
     except ValueError:
-        raise ValueError(f"直播延时无效 / invalid broadcast delay {raw!r} (seconds, 0-3600)") from None
+        raise ValueError(f"直播延时无效：{raw!r}（秒，0–3600）"
+                         f" / invalid broadcast delay {raw!r} (seconds, 0-3600)") from None
     if not 0.0 <= value <= 3600.0:
-        raise ValueError(f"直播延时须在 0–3600 秒之间 / the broadcast delay must be 0-3600 s, got {value:g}")
+        raise ValueError(f"直播延时须在 0–3600 秒之间，收到 {value:g}"
+                         f" / the broadcast delay must be 0-3600 s, got {value:g}")
     return value
 
 
@@ -131,7 +133,8 @@ class Demo:
                 saved = json.loads(state_file.read_text(encoding="utf-8"))
                 self.options.seed = int(saved["seed"])
             except (OSError, ValueError, KeyError) as exc:
-                raise ValueError(f"演示状态文件无法读取 / demo state {state_file} is unreadable: {exc}") from exc
+                raise ValueError(f"演示状态文件 {state_file} 无法读取：{exc}"
+                                 f" / demo state {state_file} is unreadable: {exc}") from exc
         else:
             # Whole or not at all: a kill mid-write left a torn file, and every resume then refused it.
             write_durably(state_file, json.dumps({"seed": options.seed}).encode("utf-8"))
@@ -176,7 +179,8 @@ class Demo:
         if self.mqtt:
             host, _, port = self.mqtt.rpartition(":")
             if not host or not port.isdigit():
-                raise ValueError(f"--mqtt 应为 主机:端口 / --mqtt must be HOST:PORT, got {self.mqtt!r}")
+                raise ValueError(f"--mqtt 应为 主机:端口，收到 {self.mqtt!r}"
+                                 f" / --mqtt must be HOST:PORT, got {self.mqtt!r}")
             cfg_data["mqtt"] = {"enabled": True, "host": host, "port": int(port), "event": "demo"}
             if self.mqtt_login is not None:  # the event demo's broker knows each table by its own user
                 cfg_data["mqtt"]["username"], cfg_data["mqtt"]["password"] = self.mqtt_login
@@ -229,7 +233,9 @@ class Demo:
         left = (int(timer["deadline_ms"]) - clock.now_ms()) / 1000.0
         ok = self.emulator.wait_for(lambda: self.emulator.read_display(seat).strip() != "", 2.0)
         shown = self.emulator.read_display(seat) if ok else ""
-        return (f"继续第 {deal['no']} 副 / resumed deal {deal['no']} at seq {st.get('last_seq')}: "
+        return (f"继续第 {deal['no']} 副：序号 {st.get('last_seq')}，座位 {seat} {timer['phase']}"
+                f" deadline_ms={timer['deadline_ms']}，剩余 {left:.1f} 秒，显示 {shown.strip()!r}"
+                f" / resumed deal {deal['no']} at seq {st.get('last_seq')}: "
                 f"seat {seat} {timer['phase']} deadline_ms={timer['deadline_ms']} left={left:.1f}s "
                 f"display={shown.strip()!r}")
 

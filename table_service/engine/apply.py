@@ -57,9 +57,11 @@ def _on_device_status(state: State, ev: dict[str, Any], fx: Effects) -> None:
     device = field(ev["data"], "device", ev["type"])
     status = field(ev["data"], "status", ev["type"])
     if device not in DEVICES:
-        raise EventRejected(f"设备无效 / device_status_changed: unknown device {device!r} (expected camera, screen or gpio)")
+        raise EventRejected(f"设备无效：{device!r}（应为 camera、screen 或 gpio）"
+                            f" / device_status_changed: unknown device {device!r} (expected camera, screen or gpio)")
     if status not in DEVICE_STATUSES:
-        raise EventRejected(f"状态无效 / device_status_changed: status must be online or offline, got {status!r}")
+        raise EventRejected(f"状态无效：须为 online 或 offline，收到 {status!r}"
+                            f" / device_status_changed: status must be online or offline, got {status!r}")
     was = state["devices"].get(device)
     state["devices"][device] = status
     fx.append({"kind": "device", "device": device, "status": status})
@@ -207,11 +209,12 @@ def _target(state: State, ev: dict[str, Any]) -> dict[str, Any]:
     """The event of the current deal that ``ev`` refers to by ``ref``."""
     ref = int_field(ev["data"], "ref", ev["type"])
     if state["_deal_base"] is None:
-        raise EventRejected(f"没有可纠正的牌局 / {ev['type']}: no deal to correct")
+        raise EventRejected(f"{ev['type']}：没有可纠正的牌局 / {ev['type']}: no deal to correct")
     for e in state["_deal_log"]:
         if e["seq"] == ref:
             return e
-    raise EventRejected(f"只能纠正本副的事件 / {ev['type']}: event {ref} is not an event of the current deal")
+    raise EventRejected(f"{ev['type']}：只能纠正本副的事件，#{ref} 不是本副的事件"
+                        f" / {ev['type']}: event {ref} is not an event of the current deal")
 
 
 def _supersede(state: State, ev: dict[str, Any], fx: Effects) -> None:
@@ -230,7 +233,7 @@ def _supersede(state: State, ev: dict[str, Any], fx: Effects) -> None:
     overrides = state["_overrides"]
     current = overrides.get(ref, target["data"])
     if current is None:
-        raise EventRejected(f"事件 #{ref} 已撤销 / {etype}: event {ref} is already void")
+        raise EventRejected(f"{etype}：事件 #{ref} 已撤销 / {etype}: event {ref} is already void")
     last = next((c for c in reversed(state["corrections"]) if c["ref"] == int(ref)), None)
     chiefs = target.get("role") == "chief" or (last is not None and last["role"] == "chief")
     if target["type"] == "tribute_given" and state["deal"] is not None:
@@ -243,7 +246,8 @@ def _supersede(state: State, ev: dict[str, Any], fx: Effects) -> None:
         # The chief's ruling (a foul, a loss, a long late arrival, a ruling on a flag, the chief's
         # correction of a read) is undone or changed by the chief alone: else a referee refused a
         # foul could still void the chief's, or correct a play the chief had corrected.
-        raise RoleRejected(f"事件 #{ref} 由裁判长录入或裁决，只能由裁判长更改 / {etype}: event {ref} was entered or last ruled on "
+        raise RoleRejected(f"{etype}：事件 #{ref} 由裁判长录入或裁决，只能由裁判长更改"
+                           f" / {etype}: event {ref} was entered or last ruled on "
                             "by the chief referee")
     question = None
     deal = state["deal"]
@@ -267,19 +271,22 @@ def _supersede(state: State, ev: dict[str, Any], fx: Effects) -> None:
         # really given (that is tribute_corrected: the exchange happens at the ruling).
         cards = cards_field(data, "cards", etype)
         if len(cards) != 1:
-            raise EventRejected(f"进贡、还贡只能是一张牌（收到 {len(cards)} 张） / play_corrected: a {target['type']} is one card, got {len(cards)}")
+            raise EventRejected(f"进贡、还贡只能是一张牌（{target['type']}，收到 {len(cards)} 张）"
+                                f" / play_corrected: a {target['type']} is one card, got {len(cards)}")
         new = dict(current, card=cards[0], uncertain=False, corrected=True)
         new.pop("confidence", None)
     elif etype == "play_corrected":
         if target["type"] != "cards_played":
-            raise EventRejected(f"只能纠正出牌、贡牌或还贡 / play_corrected: event {ref} is a {target['type']}, not "
+            raise EventRejected(f"只能纠正出牌、贡牌或还贡：事件 #{ref} 是 {target['type']}"
+                                f" / play_corrected: event {ref} is a {target['type']}, not "
                                 "cards_played, tribute_given or return_given")
         cards = cards_field(data, "cards", etype)
         new = dict(current, cards=cards, uncertain=False, corrected=True)
         new.pop("confidence", None)
     else:  # reading_declared
         if target["type"] != "cards_played":
-            raise EventRejected(f"只能声明出牌的牌型 / reading_declared: event {ref} is a {target['type']}, not cards_played")
+            raise EventRejected(f"只能声明出牌的牌型：事件 #{ref} 是 {target['type']}"
+                                f" / reading_declared: event {ref} is a {target['type']}, not cards_played")
         kind = field(data, "kind", etype)
         rank = field(data, "rank", etype)
         new = dict(current, reading={"kind": kind, "rank": rank})
@@ -312,7 +319,7 @@ def _supersede(state: State, ev: dict[str, Any], fx: Effects) -> None:
     if new is not None and target["seq"] in rejected:
         # A correction that cannot apply (e.g. a reading the cards do not allow) is refused.
         zh, en = halves(rejected[target["seq"]])
-        raise EventRejected(f"纠正无法成立：{zh} / {etype}: {en}")
+        raise EventRejected(f"{etype}：纠正无法成立：{zh} / {etype}: {en}")
     state["corrections"].append({"seq": ev["seq"], "type": etype, "ref": int(ref), "role": ev["role"], "t_ms": state["t_ms"]})
 
 
@@ -430,7 +437,8 @@ def apply_in_place(state: State, event: dict[str, Any]) -> Effects:
     if ev["seq"] is None:
         ev["seq"] = state["last_seq"] + 1
     elif ev["seq"] <= state["last_seq"]:
-        raise EventRejected(f"序号重复 / seq {ev['seq']} is not after the last applied seq {state['last_seq']}")
+        raise EventRejected(f"序号重复：{ev['seq']} 不在已应用的最后序号 {state['last_seq']} 之后"
+                            f" / seq {ev['seq']} is not after the last applied seq {state['last_seq']}")
     fx: Effects = []
     etype = ev["type"]
     if etype in _SUPERSEDING:

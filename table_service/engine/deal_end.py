@@ -282,31 +282,35 @@ def on_deal_released(state: State, ev: dict[str, Any], fx: Effects) -> None:
     """
     etype = ev["type"]
     if ev["role"] != "chief":
-        raise RoleRejected(f"公开牌局须由裁判长决定 / {etype}: only the chief referee may release a deal")
+        raise RoleRejected(f"{etype}：公开牌局须由裁判长决定 / {etype}: only the chief referee may release a deal")
     data = ev["data"]
     deal_no = int_field(data, "deal", etype)
     current = state["round"]
     if current is None:
-        raise EventRejected(f"本轮未设置 / {etype}: no round has been set up")
+        raise EventRejected(f"{etype}：本轮未设置 / {etype}: no round has been set up")
     round_no = data.get("round")
     if round_no is None:
         round_no = current["no"]
     elif not isinstance(round_no, int) or isinstance(round_no, bool):
-        raise EventRejected(f"字段无效 / {etype}: 'round' must be an integer, got {round_no!r}")
+        raise EventRejected(f"{etype}：字段无效，'round' 须为整数，收到 {round_no!r}"
+                            f" / {etype}: 'round' must be an integer, got {round_no!r}")
     if round_no == current["no"]:
         rnd, live = current, state["deal"]
     else:
         archived = next((a for a in reversed(state["rounds"]) if a["round"]["no"] == round_no), None)
         if archived is None:
-            raise EventRejected(f"本桌没有第 {round_no} 轮 / {etype}: this table has no round {round_no}")
+            raise EventRejected(f"{etype}：本桌没有第 {round_no} 轮 / {etype}: this table has no round {round_no}")
         rnd, live = archived["round"], None  # an archived round is over, and so is every deal of it
     started = rnd["deals_started"]
     if not 1 <= deal_no <= started:
-        raise EventRejected(f"第 {round_no} 轮没有第 {deal_no} 副（已开始 {started} 副） / {etype}: round {round_no} has no deal {deal_no} (deals started: {started})")
+        raise EventRejected(f"{etype}：第 {round_no} 轮没有第 {deal_no} 副（已开始 {started} 副）"
+                            f" / {etype}: round {round_no} has no deal {deal_no} (deals started: {started})")
     if live is not None and live["no"] == deal_no and live["phase"] != "over":
-        raise EventRejected(f"第 {round_no} 轮第 {deal_no} 副尚未结束 / {etype}: deal {deal_no} of round {round_no} has not ended")
+        raise EventRejected(f"{etype}：第 {round_no} 轮第 {deal_no} 副尚未结束"
+                            f" / {etype}: deal {deal_no} of round {round_no} has not ended")
     if any(r["round"] == round_no and r["deal"] == deal_no for r in state["released_deals"]):
-        raise EventRejected(f"第 {round_no} 轮第 {deal_no} 副已公开 / {etype}: deal {deal_no} of round {round_no} is already released")
+        raise EventRejected(f"{etype}：第 {round_no} 轮第 {deal_no} 副已公开"
+                            f" / {etype}: deal {deal_no} of round {round_no} is already released")
     # ``source``: who made the call (``panel``: the chief's tap; ``hub``: the event hub, once both rooms
     # ended the deal), so the panel can say which, and when.
     state["released_deals"].append(

@@ -105,36 +105,46 @@ def check_envelope(event: Any) -> dict[str, Any]:
     :raises EventRejected: naming the bad field.
     """
     if not isinstance(event, dict):
-        raise EventRejected(f"事件必须是对象 / an event must be a JSON object, got {type(event).__name__}")
+        raise EventRejected(f"事件必须是对象，收到 {type(event).__name__}"
+                            f" / an event must be a JSON object, got {type(event).__name__}")
     etype = event.get("type")
     if etype not in EVENT_TYPES:
-        raise EventRejected(f"未知事件类型 / unknown event type: {etype!r}")
+        raise EventRejected(f"未知事件类型：{etype!r} / unknown event type: {etype!r}")
     t_ms = event.get("t_ms")
     if not isinstance(t_ms, int) or isinstance(t_ms, bool) or t_ms < 0:
-        raise EventRejected(f"时间无效 / t_ms must be a non-negative integer, got {t_ms!r}")
+        raise EventRejected(f"时间无效：t_ms 须为非负整数，收到 {t_ms!r}"
+                            f" / t_ms must be a non-negative integer, got {t_ms!r}")
     source = event.get("source")
     if source not in SOURCES:
-        raise EventRejected(f"来源无效 / unknown source: {source!r} (expected one of {' '.join(SOURCES)})")
+        raise EventRejected(
+            f"来源无效：{source!r}（应为 {' '.join(SOURCES)} 之一）"
+            f" / unknown source: {source!r} (expected one of {' '.join(SOURCES)})"
+        )
     role = event.get("role")
     if role is not None and role not in ROLES:
-        raise EventRejected(f"角色无效 / unknown role: {role!r} (expected viewer, referee or chief)")
+        raise EventRejected(
+            f"角色无效：{role!r}（应为 viewer、referee 或 chief）"
+            f" / unknown role: {role!r} (expected viewer, referee or chief)"
+        )
     data = event.get("data", {})
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise EventRejected(f"data 必须是对象 / data must be a JSON object, got {type(data).__name__}")
+        raise EventRejected(f"data 必须是对象，收到 {type(data).__name__}"
+                            f" / data must be a JSON object, got {type(data).__name__}")
     seq = event.get("seq")
     if seq is not None and (not isinstance(seq, int) or isinstance(seq, bool) or seq < 1):
-        raise EventRejected(f"序号无效 / seq must be a positive integer, got {seq!r}")
+        raise EventRejected(f"序号无效：seq 须为正整数，收到 {seq!r} / seq must be a positive integer, got {seq!r}")
     if etype in REFEREE_TYPES and role not in ("referee", "chief"):
-        raise RoleRejected(f"需要裁判权限 / referee role required for {etype} (role {role!r})")
+        raise RoleRejected(f"{etype} 需要裁判权限（当前角色 {role!r}）"
+                           f" / referee role required for {etype} (role {role!r})")
     return {"seq": seq, "t_ms": t_ms, "type": etype, "source": source, "role": role, "data": data}
 
 
 def field(data: dict[str, Any], name: str, etype: str) -> Any:
     """A required field of ``data``."""
     if name not in data or data[name] is None:
-        raise EventRejected(f"缺少字段 / {etype}: missing field {name!r}")
+        raise EventRejected(f"{etype}：缺少字段 {name!r} / {etype}: missing field {name!r}")
     return data[name]
 
 
@@ -144,7 +154,10 @@ def seat_field(data: dict[str, Any], name: str, etype: str, *, required: bool = 
         return None
     seat = field(data, name, etype)
     if seat not in SEATS:
-        raise EventRejected(f"座位无效 / {etype}: unknown seat {seat!r} in {name!r} (expected E, S, W or N)")
+        raise EventRejected(
+            f"{etype}：座位无效，{name!r} 为 {seat!r}（应为 E、S、W 或 N）"
+            f" / {etype}: unknown seat {seat!r} in {name!r} (expected E, S, W or N)"
+        )
     return seat
 
 
@@ -152,7 +165,8 @@ def side_field(data: dict[str, Any], name: str, etype: str) -> str:
     """A side field (``EW`` or ``NS``)."""
     side = field(data, name, etype)
     if side not in SIDES:
-        raise EventRejected(f"方无效 / {etype}: unknown side {side!r} (expected EW or NS)")
+        raise EventRejected(f"{etype}：方无效，收到 {side!r}（应为 EW 或 NS）"
+                            f" / {etype}: unknown side {side!r} (expected EW or NS)")
     return side
 
 
@@ -162,9 +176,13 @@ def cards_field(data: dict[str, Any], name: str, etype: str) -> list[str]:
     if isinstance(raw, str):
         raw = raw.split()
     if not isinstance(raw, list) or not raw:
-        raise EventRejected(f"牌无效 / {etype}: {name!r} must be a non-empty list of cards")
+        raise EventRejected(f"{etype}：牌无效，{name!r} 须为非空的牌列表"
+                            f" / {etype}: {name!r} must be a non-empty list of cards")
     if any(not isinstance(c, str) for c in raw):
-        raise EventRejected(f"牌无效 / {etype}: {name!r} must hold card strings, got {raw!r}")
+        raise EventRejected(
+            f"{etype}：牌无效，{name!r} 须由牌的字符串组成，收到 {raw!r}"
+            f" / {etype}: {name!r} must hold card strings, got {raw!r}"
+        )
     try:
         cards = parse_cards(raw)
     except InvalidCardError as exc:
@@ -176,7 +194,8 @@ def card_field(data: dict[str, Any], name: str, etype: str) -> str:
     """One card in notation, canonical."""
     raw = field(data, name, etype)
     if not isinstance(raw, str):
-        raise EventRejected(f"牌无效 / {etype}: {name!r} must be one card, got {raw!r}")
+        raise EventRejected(f"{etype}：牌无效，{name!r} 须为一张牌，收到 {raw!r}"
+                            f" / {etype}: {name!r} must be one card, got {raw!r}")
     cards = cards_field({name: [raw]}, name, etype)
     return cards[0]
 
@@ -185,7 +204,9 @@ def int_field(data: dict[str, Any], name: str, etype: str) -> int:
     """A required integer field."""
     value = field(data, name, etype)
     if not isinstance(value, int) or isinstance(value, bool):
-        raise EventRejected(f"字段无效 / {etype}: {name!r} must be an integer, got {value!r}")
+        raise EventRejected(
+            f"{etype}：字段无效，{name!r} 须为整数，收到 {value!r} / {etype}: {name!r} must be an integer, got {value!r}"
+        )
     return value
 
 
@@ -532,13 +553,15 @@ def check_data(etype: str, data: Any) -> None:
     if schema is None or data is None:
         return
     if not isinstance(data, dict):
-        raise EventRejected(f"data 必须是对象 / data must be a JSON object, got {_kind_name(data)}")
+        raise EventRejected(f"data 必须是对象，收到 {_kind_name(data)}"
+                            f" / data must be a JSON object, got {_kind_name(data)}")
     try:
         size = len(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
     except (TypeError, ValueError, RecursionError):
         raise EventRejected(f"数据无效：{etype} 的 data 含 JSON 不能表示的值 / {etype}: data holds a value JSON cannot") from None
     if size > MAX_DATA_BYTES:
-        raise EventRejected(f"数据过大 / {etype}: data is {size} bytes, more than {MAX_DATA_BYTES}")
+        raise EventRejected(f"{etype}：数据过大，{size} 字节，超过 {MAX_DATA_BYTES}"
+                            f" / {etype}: data is {size} bytes, more than {MAX_DATA_BYTES}")
     problem = _check_one(data, Spec("obj", fields=schema), "data")
     if problem is not None:
         zh, en = problem  # the field and what is expected, in both halves

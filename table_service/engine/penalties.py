@@ -51,9 +51,9 @@ def give_penalty(
                 evidence["flag"] = flag
             raise_flag(state, ev, "penalty_escalation", seat, evidence, fx)
             return None
-        why = "" if final == level else f"（{LEVEL_ZH[level]} → {LEVEL_ZH[final]}）"
         raise RoleRejected(
-            f"犯规/判负须由裁判长判罚{why} / only the chief referee may give a foul or a loss "
+            f"犯规/判负须由裁判长判罚（{side_zh(side)}方的{LEVEL_ZH[level]}将成为{LEVEL_ZH[final]}）"
+            f" / only the chief referee may give a foul or a loss "
             f"({level} for {side} would be a {final})"
         )
     deal = state.get("deal")
@@ -148,7 +148,8 @@ def on_penalty_given(state: State, ev: dict[str, Any], fx: Effects) -> None:
     side = side_field(data, "side", ev["type"])
     level = field(data, "level", ev["type"])
     if level not in PENALTY_LEVELS:
-        raise EventRejected(f"处罚等级无效 / penalty_given: level must be warning, violation, foul or loss, got {level!r}")
+        raise EventRejected(f"处罚等级无效：须为 warning、violation、foul 或 loss，收到 {level!r}"
+                            f" / penalty_given: level must be warning, violation, foul or loss, got {level!r}")
     article = field(data, "article", ev["type"])
     if not isinstance(article, str) or not article.strip() or (since(state, 6) and not says_something(article)):
         raise EventRejected("须注明条款 / penalty_given: article (the rule) is required")
@@ -161,12 +162,12 @@ def on_penalty_given(state: State, ev: dict[str, Any], fx: Effects) -> None:
         cited = state["flags"][find_flag(state, flag)]
         if cited["status"] in ("dismissed", "withdrawn") and since(state, 5):
             # Two referees at once: one dismissed the flag, the other's penalty must not count for it.
-            raise EventRejected(f"此标记已{'驳回' if cited['status'] == 'dismissed' else '撤回'}，不能据此判罚 / "
+            raise EventRejected(f"标记 {flag} 已{'驳回' if cited['status'] == 'dismissed' else '撤回'}，不能据此判罚 / "
                                 f"flag {flag} is {cited['status']}: a penalty cannot cite it")
         given = next((r for r in state["penalties"]["records"] if r["flag"] == flag), None)
         if given is not None and since(state, 2):
             # A second tap on the same flag would climb the ladder again for one breach.
-            raise EventRejected(f"此标记已判罚（#{given['seq']} {LEVEL_ZH[given['given']]}），如需改判请先撤销 / "
+            raise EventRejected(f"标记 {flag} 已判罚（#{given['seq']} {LEVEL_ZH[given['given']]}），如需改判请先撤销 / "
                                 f"flag {flag} already has a penalty (#{given['seq']}, {given['given']}): "
                                 "void it first to give another")
     give_penalty(
@@ -196,7 +197,8 @@ def on_late_arrival(state: State, ev: dict[str, Any], fx: Effects) -> None:
     side = side_field(data, "side", ev["type"])
     minutes = field(data, "minutes", ev["type"])
     if not isinstance(minutes, int | float) or isinstance(minutes, bool) or minutes < 0:
-        raise EventRejected(f"迟到分钟无效 / late_arrival_recorded: minutes must be ≥ 0, got {minutes!r}")
+        raise EventRejected(f"迟到分钟无效：须 ≥ 0，收到 {minutes!r}"
+                            f" / late_arrival_recorded: minutes must be ≥ 0, got {minutes!r}")
     if minutes == 0 and since(state, 9):
         raise EventRejected("迟到 0 分钟不是迟到 / late_arrival_recorded: 0 minutes late is on time, not a late arrival")
     article = f"迟到 {minutes} 分钟 / late arrival, {minutes} min"
@@ -232,7 +234,8 @@ def refuse_dismissal_of_ruled(state: State, flag_id: str) -> None:
     given = next((r for r in state["penalties"]["records"]
                   if r["flag"] == flag_id and not r.get("auto") and not r.get("withdrawn")), None)
     if given is not None:
-        raise EventRejected(f"此标记已判罚（#{given['seq']}），如需驳回请先撤销判罚 / flag {flag_id} has a penalty "
+        raise EventRejected(f"标记 {flag_id} 已判罚（#{given['seq']}，{LEVEL_ZH[given['given']]}），如需驳回请先撤销判罚"
+                            f" / flag {flag_id} has a penalty "
                             f"(#{given['seq']}, {given['given']}): void the penalty first to dismiss it")
 
 

@@ -39,9 +39,10 @@ def require_play_phase(state: State, etype: str) -> dict[str, Any]:
     """The deal, if it is in its play phase."""
     deal = state.get("deal")
     if state.get("round") is None or deal is None:
-        raise EventRejected(f"牌局未开始 / {etype}: no deal in progress")
+        raise EventRejected(f"{etype}：牌局未开始 / {etype}: no deal in progress")
     if deal["phase"] != "play":
-        raise EventRejected(f"当前不是出牌阶段（现在：{PHASE_ZH.get(deal['phase'], deal['phase'])}） / {etype}: the deal is in its {deal['phase']} phase, not play")
+        raise EventRejected(f"{etype}：当前不是出牌阶段（现在：{PHASE_ZH.get(deal['phase'], deal['phase'])}）"
+                            f" / {etype}: the deal is in its {deal['phase']} phase, not play")
     return deal
 
 
@@ -505,7 +506,8 @@ def on_report_pressed(state: State, ev: dict[str, Any], fx: Effects) -> None:
 def _sighting_source(ev: dict[str, Any], allowed: tuple[str, ...]) -> None:
     if ev["source"] not in allowed:
         raise EventRejected(
-            f"来源无效 / {ev['type']}: source must be {' or '.join(allowed)}, got {ev['source']!r}"
+            f"{ev['type']}：来源无效，须为 {' 或 '.join(allowed)}，收到 {ev['source']!r}"
+            f" / {ev['type']}: source must be {' or '.join(allowed)}, got {ev['source']!r}"
         )
 
 
@@ -528,10 +530,11 @@ def on_card_exposed(state: State, ev: dict[str, Any], fx: Effects) -> None:
     seat = seat_field(data, "seat", etype, required=False)
     pos = data.get("position_mm")
     if pos is not None and not (isinstance(pos, list) and len(pos) == 2 and all(_number(v) for v in pos)):
-        raise EventRejected(f"位置无效 / {etype}: position_mm must be [x, y] in millimetres, got {pos!r}")
+        raise EventRejected(f"{etype}：位置无效，position_mm 须为以毫米计的 [x, y]，收到 {pos!r}"
+                            f" / {etype}: position_mm must be [x, y] in millimetres, got {pos!r}")
     deal = state.get("deal")
     if state.get("round") is None or deal is None or deal["phase"] == "over":
-        raise EventRejected(f"牌局未进行 / {etype}: no deal in progress")
+        raise EventRejected(f"{etype}：牌局未进行 / {etype}: no deal in progress")
     for flag in state["flags"]:
         if (
             flag["rule"] == "exposed_card"
@@ -562,7 +565,8 @@ def on_zone_obstructed(state: State, ev: dict[str, Any], fx: Effects) -> None:
     seat = seat_field(data, "seat", etype)
     seconds = field(data, "seconds", etype)
     if not _number(seconds) or seconds <= 0:
-        raise EventRejected(f"秒数无效 / {etype}: seconds must be a positive number, got {seconds!r}")
+        raise EventRejected(f"{etype}：秒数无效，须为正数，收到 {seconds!r}"
+                            f" / {etype}: seconds must be a positive number, got {seconds!r}")
     deal = require_play_phase(state, etype)
     trick_no = len(deal["tricks"])
     if deal["obstructed"].get(seat) == trick_no:

@@ -113,8 +113,9 @@ def resolve_ruleset(spec: Any) -> Ruleset:
     except EventRejected:
         raise
     except (ValueError, TypeError) as exc:
-        raise EventRejected(str(exc) if "/" in str(exc) else f"规则无效 / bad ruleset: {exc}") from None
-    raise EventRejected(f"规则无效 / ruleset must be a preset name or an object, got {spec!r}")
+        raise EventRejected(str(exc) if "/" in str(exc) else f"规则无效：{exc} / bad ruleset: {exc}") from None
+    raise EventRejected(f"规则无效：须为预设名或对象，收到 {spec!r}"
+                        f" / ruleset must be a preset name or an object, got {spec!r}")
 
 
 def rules_of(options: dict[str, Any]) -> Ruleset:

@@ -103,21 +103,23 @@ def on_tribute_corrected(state: State, ev: dict[str, Any], fx: Effects) -> None:
     card = card_field(data, "card", etype)
     reason = field(data, "reason", etype)
     if not says_something(reason):
-        raise EventRejected(f"须说明理由 / {etype}: reason is required")
+        raise EventRejected(f"{etype}：须说明理由 / {etype}: reason is required")
     deal = state["deal"]
     if deal is None:
-        raise EventRejected(f"没有进行中的牌局 / {etype}: no deal in progress")
+        raise EventRejected(f"{etype}：没有进行中的牌局 / {etype}: no deal in progress")
     at = next((i for i, t in enumerate(deal["tributes"]) if t["seq"] == ref), None)
     if at is None:
         what = "a return_given" if any(r["seq"] == ref for r in deal["returns"]) else f"event {ref}"
-        raise EventRejected(f"不是本副的进贡 / {etype}: {what} is not a tribute given in this deal")
+        raise EventRejected(f"{etype}：{'还贡' if what.startswith('a ') else '事件'} #{ref} 不是本副的进贡"
+                            f" / {etype}: {what} is not a tribute given in this deal")
     trib = deal["tributes"][at]
     _check_moment(deal, trib, etype)
     old = trib["card"]
     _check_card(deal, trib, card, etype)
     prior = trib.get("corrected")
     if prior is not None and prior["role"] == "chief" and ev["role"] != "chief":
-        raise RoleRejected(f"裁判长的裁决只能由裁判长更改 / {etype}: tribute {ref} was last corrected by the chief referee")
+        raise RoleRejected(f"{etype}：进贡 #{ref} 由裁判长裁决，只能由裁判长更改"
+                           f" / {etype}: tribute {ref} was last corrected by the chief referee")
     corrected = {
         "seq": ev["seq"],
         "given": prior["given"] if prior else old,
@@ -150,12 +152,15 @@ def _check_moment(deal: dict[str, Any], trib: dict[str, Any], etype: str) -> Non
     a correction made in play must still stand when a re-fold replays it at a moment with no card down
     (the deal's only play voided as a double read), or the exchange made at the table was dropped."""
     if deal["phase"] == "over":
-        raise EventRejected(f"本副已结束：错贡按处罚裁决 / {etype}: the deal is over; rule the wrong tribute with a penalty")
+        raise EventRejected(f"{etype}：本副已结束：错贡按处罚裁决"
+                            f" / {etype}: the deal is over; rule the wrong tribute with a penalty")
     if deal["phase"] != "play":
-        raise EventRejected(f"还贡尚未完成：请撤销进贡 #{trib['seq']} 后重新进贡 / {etype}: the returns are not all made; void tribute "
+        raise EventRejected(f"{etype}：还贡尚未完成：请撤销进贡 #{trib['seq']} 后重新进贡"
+                            f" / {etype}: the returns are not all made; void tribute "
                             f"{trib['seq']} and have it given again")
     if deal["counts"][trib["from"]] <= 0:
-        raise EventRejected(f"进贡者{seat_zh(trib['from'])}已出完牌，无牌可贡 / {etype}: {trib['from']} has played out and has no card left to give")
+        raise EventRejected(f"{etype}：进贡者{seat_zh(trib['from'])}已出完牌，无牌可贡"
+                            f" / {etype}: {trib['from']} has played out and has no card left to give")
 
 
 def _check_card(deal: dict[str, Any], trib: dict[str, Any], card: str, etype: str) -> None:
@@ -164,18 +169,23 @@ def _check_card(deal: dict[str, Any], trib: dict[str, Any], card: str, etype: st
     old = trib["card"]
     new_c, old_c = parse_cards([card])[0], parse_cards([old])[0]
     if card == old:
-        raise EventRejected(f"{cards_zh([card])} 就是原贡牌，请写实际应贡的牌 / {etype}: {card} is the card already given; name the card given instead")
+        raise EventRejected(f"{etype}：{cards_zh([card])} 就是原贡牌，请写实际应贡的牌"
+                            f" / {etype}: {card} is the card already given; name the card given instead")
     if new_c.is_wild(level):
-        raise EventRejected(f"{cards_zh([card])} 是红心级牌，不能进贡 / {etype}: {card} is the heart level card, which is never a tribute")
+        raise EventRejected(f"{etype}：{cards_zh([card])} 是红心级牌，不能进贡"
+                            f" / {etype}: {card} is the heart level card, which is never a tribute")
     if not old_c.is_wild(level) and not tribute_proved_wrong(old_c, new_c, level):
-        raise EventRejected(f"纠正的贡牌须大于原贡牌：{cards_zh([card])} 不大于原贡牌 {cards_zh([old])} / {etype}: {card} is not higher than {old}, the card given "
+        raise EventRejected(f"{etype}：纠正的贡牌须大于原贡牌：{cards_zh([card])} 不大于原贡牌 {cards_zh([old])}"
+                            f" / {etype}: {card} is not higher than {old}, the card given "
                             "(a tribute is corrected to a card of higher power)")
     if deal["seen"].get(card, 0) >= 2:
-        raise EventRejected(f"{cards_zh([card])} 两张都已打出，不能再贡 / {etype}: both copies of {card} have been played; it cannot be given")
+        raise EventRejected(f"{etype}：{cards_zh([card])} 两张都已打出，不能再贡"
+                            f" / {etype}: both copies of {card} have been played; it cannot be given")
     to = trib["to"]
     returned_own = any(r["from"] == to and r["card"] == old for r in deal["returns"])
     if old in deal["by_seat"][to] and deal["seen"].get(old, 0) >= 2 and not returned_own:
-        raise EventRejected(f"{seat_zh(to)}已打出错贡的牌 {cards_zh([old])}，两张都已在记录中：应判犯规 / {etype}: {to} has played {old}, and both copies are on the "
+        raise EventRejected(f"{etype}：{seat_zh(to)}已打出错贡的牌 {cards_zh([old])}，两张都已在记录中：应判犯规"
+                            f" / {etype}: {to} has played {old}, and both copies are on the "
                             "record, so the wrong tribute card has been played: a foul (penalty_given), not a correction")
 
 

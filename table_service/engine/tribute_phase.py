@@ -42,7 +42,8 @@ def _require_phase(state: State, ev: dict[str, Any], phase: str) -> dict[str, An
     if deal is None or deal["phase"] != phase:
         now = deal["phase"] if deal else "no deal"
         now_zh = PHASE_ZH.get(now, now) if deal else "没有牌局"
-        raise EventRejected(f"当前不是{PHASE_ZH[phase]}阶段（现在：{now_zh}） / {ev['type']}: not the {phase} phase "
+        raise EventRejected(f"{ev['type']}：当前不是{PHASE_ZH[phase]}阶段（现在：{now_zh}）"
+                            f" / {ev['type']}: not the {phase} phase "
                             f"(now: {now})")
     return deal
 
@@ -56,13 +57,15 @@ def on_anti_tribute(state: State, ev: dict[str, Any], fx: Effects) -> None:
     seats = field(ev["data"], "seats", ev["type"])
     cards = cards_field(ev["data"], "cards", ev["type"])
     if not isinstance(seats, list) or not seats or any(s not in plan["payers"] for s in seats):
-        raise EventRejected(f"抗贡座位须在进贡方（{'、'.join(seat_zh(p) for p in plan['payers'])}）之中 / anti_tribute_declared: seats must be among the payers {plan['payers']}, got {seats!r}")
+        raise EventRejected(f"抗贡座位须在进贡方（{'、'.join(seat_zh(p) for p in plan['payers'])}）之中，收到 {seats!r}"
+                            f" / anti_tribute_declared: seats must be among the payers {plan['payers']}, got {seats!r}")
     if sorted(cards) != ["BJ", "BJ"]:
         raise EventRejected(f"抗贡须两张大王（收到 {cards_zh(cards, '、') or '无'}） / anti_tribute_declared: needs both big jokers, got {cards!r}")
     if since(state, 6) and (len(set(seats)) != len(seats) or len(seats) > len(plan["payers"])):
         # Two names are "one big joker each": one seat named twice, or two where one payer owes, would
         # leave a declared joker in no hand (and the other side's playing it unflagged).
-        raise EventRejected(f"抗贡座位重复 / anti_tribute_declared: name the payer holding both big jokers once, "
+        raise EventRejected(f"抗贡座位重复（收到 {seats!r}）：持两张大王的进贡方只写一次，或两位进贡方各持一张各写一次"
+                            " / anti_tribute_declared: name the payer holding both big jokers once, "
                             f"or each of two payers holding one; got {seats!r}")
     if deal["tributes"]:
         raise EventRejected("已进贡 / anti_tribute_declared: a tribute has already been given")

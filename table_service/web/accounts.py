@@ -122,7 +122,7 @@ def _account(*, not_me: str | None = None) -> str:
     if not name or len(name) > 64:
         raise users.UserError("请选择账号 / choose an account")
     if users.get_user(get_db(), name) is None:
-        raise users.UserError(f"没有该用户 / no such user: {name!r}")
+        raise users.UserError(f"没有该用户：{name!r} / no such user: {name!r}")
     if not_me and name == g.user.name:
         raise users.UserError(not_me)
     return name
@@ -180,25 +180,26 @@ def _marked() -> bool:
     """The form's ``event`` field: whether the account is to be an event account (the hub only)."""
     value = request.form.get("event", "")
     if value not in _MARKED + _UNMARKED:
-        raise users.UserError(f"event 只能是 1 或 0 / event must be 1 or 0, got {value[:20]!r}")
+        raise users.UserError(f"event 只能是 1 或 0，收到 {value[:20]!r} / event must be 1 or 0, got {value[:20]!r}")
     if value in _MARKED and not _is_hub():
         raise users.UserError(NOT_THE_HUB)
     return value in _MARKED
 
 
-def _sent() -> str:
+def _sent() -> tuple[str, str]:
     """At the hub, after a change: send the event accounts to the tables, and say so when the set
-    changed (a new version); elsewhere nothing."""
+    changed (a new version); elsewhere nothing. The Chinese and the English tail, each for its own
+    half of the message (one tail after the English half left the Chinese reader without it)."""
     if not _is_hub():
-        return ""
+        return "", ""
     db = get_db()
     before = event_accounts.sent_view(db)
     current_app.extensions["guandan_event_accounts"]()
     after = event_accounts.sent_view(db)
     if after is None or after == before:
-        return ""
+        return "", ""
     n = after["version"]
-    return f"；赛事账号第 {n} 版已发往各比赛桌 / event accounts version {n} sent to the tables"
+    return f"；赛事账号第 {n} 版已发往各比赛桌", f"; event accounts version {n} sent to the tables"
 
 
 def _add() -> str:
@@ -211,8 +212,10 @@ def _add() -> str:
     log.info("accounts: %s added %r (%s%s)", g.user.name, user.name, user.role, ", event account" if marked else "")
     where = "，在每张比赛桌有效" if marked else ""
     where_en = ", valid at every table" if marked else ""
-    return (f"已添加 {user.name}（{users.role_label(user.role)[0]}）{where} / added {user.name} ({user.role})"
-            f"{where_en}{_sent()}")
+    sent_zh, sent_en = _sent()
+    return (f"已添加 {user.name}（{users.role_label(user.role)[0]}）{where}{sent_zh}"
+            f" / added {user.name} ({user.role})"
+            f"{where_en}{sent_en}")
 
 
 def _event() -> str:
@@ -225,10 +228,12 @@ def _event() -> str:
     marked = _marked()
     users.set_scope(get_db(), name, "event" if marked else "local")
     log.info("accounts: %s %s %r an event account", g.user.name, "made" if marked else "no longer made", name)
+    sent_zh, sent_en = _sent()
     if marked:
-        return f"{name} 现为赛事账号，在每张比赛桌有效 / {name} is now an event account, valid at every table{_sent()}"
-    return (f"{name} 不再是赛事账号，各比赛桌将删除该账号 / {name} is no longer an event account: the tables "
-            f"remove it{_sent()}")
+        return (f"{name} 现为赛事账号，在每张比赛桌有效{sent_zh} / {name} is now an event account, valid at every "
+                f"table{sent_en}")
+    return (f"{name} 不再是赛事账号，各比赛桌将删除该账号{sent_zh} / {name} is no longer an event account: the tables "
+            f"remove it{sent_en}")
 
 
 def _password() -> str:
@@ -244,9 +249,11 @@ def _password() -> str:
         if csrf:
             session["csrf"] = csrf
         session.permanent = True
-        return "密码已修改，其他设备上的登录已失效 / password changed; your other sessions have ended" + _sent()
-    return (f"{name} 的密码已修改，其登录已全部失效 / password of {name} changed; every session of it has ended"
-            + _sent())
+        sent_zh, sent_en = _sent()
+        return f"密码已修改，其他设备上的登录已失效{sent_zh} / password changed; your other sessions have ended{sent_en}"
+    sent_zh, sent_en = _sent()
+    return (f"{name} 的密码已修改，其登录已全部失效{sent_zh} / password of {name} changed; every session of it "
+            f"has ended{sent_en}")
 
 
 def _set_role() -> str:
@@ -254,8 +261,9 @@ def _set_role() -> str:
                            "chief referee")
     user = users.set_role(get_db(), name, _role())
     log.info("accounts: %s gave %r the role %s", g.user.name, name, user.role)
-    return (f"{name} 的角色已改为{users.role_label(user.role)[0]}，下一次操作起生效 / {name} is now "
-            f"{user.role}, from the next request on{_sent()}")
+    sent_zh, sent_en = _sent()
+    return (f"{name} 的角色已改为{users.role_label(user.role)[0]}，下一次操作起生效{sent_zh} / {name} is now "
+            f"{user.role}, from the next request on{sent_en}")
 
 
 def _remove() -> str:
@@ -264,9 +272,10 @@ def _remove() -> str:
     log.info("accounts: %s removed %r", g.user.name, name)
     # At a table, the hub's account this local one shadowed comes in now.
     came = event_accounts.resync(get_db()) if not _is_hub() else None
-    now_hub = (f"；赛事中心的同名账号现已生效 / the event hub's account {name} now holds here"
-               if came is not None and came.added else "")
-    return f"已删除 {name}，其登录已失效 / removed {name}; its sessions have ended{now_hub}{_sent()}"
+    hub_zh, hub_en = (("；赛事中心的同名账号现已生效", f"; the event hub's account {name} now holds here")
+                      if came is not None and came.added else ("", ""))
+    sent_zh, sent_en = _sent()
+    return f"已删除 {name}，其登录已失效{hub_zh}{sent_zh} / removed {name}; its sessions have ended{hub_en}{sent_en}"
 
 
 def _unlock() -> str:

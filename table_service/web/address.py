@@ -28,20 +28,23 @@ def check_address(host: str, port: int, pages: tuple[str, str], options: str) ->
         :class:`AddressInUseError` for a port in use.
     """
     zh, en = pages
-    where = f"无法开启{zh} / cannot serve {en} on {host}:{port}"
+    # Each half of the reason after its own half of "where": a bilingual "where" put whole in front of
+    # the reason left the reason's Chinese in the English half (the pages split at the first " / ").
+    where_zh, where_en = f"无法在 {host}:{port} 开启{zh}", f"cannot serve {en} on {host}:{port}"
     try:
         family, kind, proto, _, addr = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
         with socket.socket(family, kind, proto) as sock:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as cheroot binds
             sock.bind(addr)
     except (socket.gaierror, UnicodeError) as exc:
-        raise ValueError(f"{where}: {host} 不是本机地址 / {host} is not an address of this machine "
-                         f"({options}): {exc}") from None
+        raise ValueError(f"{where_zh}：{host} 不是本机地址（{options}）：{exc} / {where_en}: {host} is not an "
+                         f"address of this machine ({options}): {exc}") from None
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
-            raise AddressInUseError(f"{where}: 端口 {port} 被占用 / port {port} is in use by another program "
-                                    f"({options})") from None
+            raise AddressInUseError(f"{where_zh}：端口 {port} 被占用（{options}） / {where_en}: port {port} is in use "
+                                    f"by another program ({options})") from None
         if exc.errno == errno.EADDRNOTAVAIL:
-            raise ValueError(f"{where}: {host} 不是本机地址 / {host} is not an address of this machine "
-                             f"({options})") from None
-        raise ValueError(f"{where}: {exc.strerror or exc} ({options})") from None
+            raise ValueError(f"{where_zh}：{host} 不是本机地址（{options}） / {where_en}: {host} is not an address "
+                             f"of this machine ({options})") from None
+        raise ValueError(f"{where_zh}：{exc.strerror or exc}（{options}） / {where_en}: {exc.strerror or exc} "
+                         f"({options})") from None

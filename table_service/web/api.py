@@ -49,7 +49,7 @@ def _json_body() -> dict:
         zh, sep, en = str(exc).partition(" / ")
         if sep:  # our own reason, already in two halves (a key given twice): each half in its place
             abort(400, description=f"JSON 无效：{zh[:60]} / the body is not valid JSON: {en[:120]}")
-        abort(400, description=f"JSON 无效 / the body is not valid JSON: {str(exc)[:120]}")
+        abort(400, description=f"JSON 无效：{str(exc)[:120]} / the body is not valid JSON: {str(exc)[:120]}")
     if not isinstance(body, dict):
         abort(400, description="请求体须为 JSON 对象 / the request body must be a JSON object "
                                "(Content-Type: application/json)")
@@ -90,7 +90,8 @@ def _whole(body: dict, key: str, lo: int, hi: int) -> int:
     if isinstance(v, str) and v.isascii() and v.isdigit() and len(v) <= 6:
         v = int(v)
     if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-        abort(400, description=f"{key} 须为 {lo}–{hi} 的整数 / '{key}' must be an integer {lo}–{hi}, got {str(v)[:40]!r}")
+        abort(400, description=f"{key} 须为 {lo}–{hi} 的整数，收到 {str(v)[:40]!r}"
+                               f" / '{key}' must be an integer {lo}–{hi}, got {str(v)[:40]!r}")
     return v
 
 
@@ -174,15 +175,15 @@ def event_crop(table_id: str, seq: int) -> Any:
     evs = entry.runner.events(after=seq - 1) if seq > 0 else []
     event = evs[0] if evs and evs[0].get("seq") == seq else None
     if event is None:
-        abort(404, description=f"没有该事件 / no accepted event #{seq}")
+        abort(404, description=f"没有已接受的事件 #{seq} / no accepted event #{seq}")
     crop = (event.get("data") or {}).get("crop")
     m = _CROP_RE.match(crop) if isinstance(crop, str) else None
     if m is None:
-        abort(404, description=f"该事件没有摄像头图像 / event #{seq} has no camera image")
+        abort(404, description=f"事件 #{seq} 没有摄像头图像 / event #{seq} has no camera image")
     try:
         raw = base64.b64decode(m.group(2), validate=False)
     except (binascii.Error, ValueError):
-        abort(404, description=f"图像数据损坏 / the image of event #{seq} is damaged")
+        abort(404, description=f"事件 #{seq} 的图像数据损坏 / the image of event #{seq} is damaged")
     resp = Response(raw, mimetype=m.group(1))
     resp.headers["Cache-Control"] = "no-store"  # evidence of a login: not kept in a shared tablet's cache
     return resp
@@ -197,13 +198,14 @@ def submit_action(table_id: str) -> Any:
     etype = body.get("type")
     if not isinstance(etype, str) or etype not in ACTION_ROLES:
         allowed = ", ".join(sorted(ACTION_ROLES))
-        abort(400, description=f"未知操作类型 {etype!r} / unknown action type {etype!r}; allowed: {allowed}")
+        abort(400, description=f"未知操作类型 {etype!r}（可用：{allowed}）"
+                               f" / unknown action type {etype!r}; allowed: {allowed}")
     data = body.get("data", {})
     if not isinstance(data, dict):
         abort(400, description="data 须为 JSON 对象 / 'data' must be a JSON object")
     unknown = set(body) - {"type", "data", "action_id", "expect"}
     if unknown:
-        abort(400, description=f"未知字段 / unknown fields: {sorted(unknown)}")
+        abort(400, description=f"未知字段：{sorted(unknown)} / unknown fields: {sorted(unknown)}")
     action_id = body.get("action_id")
     if action_id is not None and not (isinstance(action_id, str) and _ACTION_ID_RE.fullmatch(action_id)):
         abort(400, description="action_id 须为 1–64 个字母、数字、_ - / 'action_id' must be 1-64 letters, digits, _ -")
@@ -263,7 +265,8 @@ def release_deal(table_id: str) -> Any:
     body = _json_body()
     extra = sorted(set(body) - {"round", "deal"})
     if extra:
-        abort(400, description=f"未知字段 / unknown field(s): {', '.join(extra)[:80]} (expected round, deal)")
+        abort(400, description=f"未知字段：{', '.join(extra)[:80]}（应为 round、deal）"
+                               f" / unknown field(s): {', '.join(extra)[:80]} (expected round, deal)")
     round_no = _whole(body, "round", 0, 10_000)
     deal_no = _whole(body, "deal", 1, 10_000)
     event = {"type": "deal_released", "source": "panel", "role": g.user.role,

@@ -172,7 +172,8 @@ def _coerce(key: str, value: Any) -> Any:
     except (TypeError, ValueError):
         # A number setting's message names its range too (what to write instead).
         message = _range_problem(key, value) if key in RANGES else None
-        raise ConfigError(message or f"配置项 {key} 的值无效 / invalid value for {key}: {value!r}") from None
+        raise ConfigError(message or f"配置项 {key} 的值无效：{value!r}"
+                                     f" / invalid value for {key}: {value!r}") from None
     return value
 
 
@@ -193,10 +194,12 @@ def _range_problem(key: str, value: Any) -> str | None:
     ok_type = (isinstance(value, int) if is_int else isinstance(value, int | float)) and not isinstance(value, bool)
     if not ok_type or not math.isfinite(value):
         kind_zh, kind_en = ("整数", "an integer") if is_int else ("数字", "a number")
-        return (f"配置项 {key}（{label}）须为{kind_zh}，范围 {allowed_zh.rstrip()} / {key} must be {kind_en} within "
+        return (f"配置项 {key}（{label}）须为{kind_zh}，范围 {allowed_zh.rstrip()}，收到 {value!r}"
+                f" / {key} must be {kind_en} within "
                 f"{allowed_en}, got {value!r}")
     if not low <= value <= high:
-        return (f"配置项 {key}（{label}）须在 {allowed_zh}之间 / {key} must be within {allowed_en}, "
+        return (f"配置项 {key}（{label}）须在 {allowed_zh}之间，收到 {_show(value)}"
+                f" / {key} must be within {allowed_en}, "
                 f"got {_show(value)}")
     return None
 
@@ -208,20 +211,22 @@ def _text_problems(config: Mapping[str, Any]) -> list[str]:
     # A path as text: ``USERS_DB = 5`` in TOML made a database file named "5" in the working folder;
     # an empty one a database nobody can find again; a NUL byte failed at the first login (500).
     if not isinstance(db, str) or not db.strip() or "\x00" in db:
-        problems.append(f"配置项 USERS_DB 须为用户数据库的文件路径（非空文本） / USERS_DB must be the users "
+        problems.append(f"配置项 USERS_DB 须为用户数据库的文件路径（非空文本），收到 {db!r} / USERS_DB must be the users "
                         f"database's file path (non-empty text), got {db!r}")
     key = config.get("SECRET_KEY")
     # None or empty: one is generated per process. Anything else signs cookies, so text or bytes.
     if key is not None and not isinstance(key, str | bytes):
-        problems.append(f"配置项 SECRET_KEY 须为文本 / SECRET_KEY must be text, got a value of type "
+        problems.append(f"配置项 SECRET_KEY 须为文本，收到 {type(key).__name__} 类型的值（密钥不显示） / SECRET_KEY must "
+                        f"be text, got a value of type "
                         f"{type(key).__name__} (not shown: it is a secret)")
     for name, allowed in CHOICES.items():
         if config.get(name) not in allowed:
-            problems.append(f"配置项 {name} 须为 {' 或 '.join(allowed)} / {name} must be "
+            problems.append(f"配置项 {name} 须为 {' 或 '.join(allowed)}，收到 {config.get(name)!r} / {name} must be "
                             f"{' or '.join(repr(v) for v in allowed)}, got {config.get(name)!r}")
     for name in sorted(_BOOL_KEYS):
         if name in config and not isinstance(config[name], bool):
-            problems.append(f"配置项 {name} 须为 true 或 false / {name} must be true or false, got {config[name]!r}")
+            problems.append(f"配置项 {name} 须为 true 或 false，收到 {config[name]!r}"
+                            f" / {name} must be true or false, got {config[name]!r}")
     # Objects a caller passes in (the service, tests), never from a file: checked so that a wrong one
     # is refused here rather than failing at the first request.
     if config.get("SERVER_NAME") is not None and not isinstance(config["SERVER_NAME"], str):
@@ -251,10 +256,12 @@ def validate(config: Mapping[str, Any]) -> None:
     streams = config.get("FEED_MAX_STREAMS", DEFAULTS["FEED_MAX_STREAMS"])
     # 0 public streams is allowed (no live public stream); at least one worker must stay for referees.
     if isinstance(streams, bool) or not isinstance(streams, int):
-        problems.append(f"配置项 FEED_MAX_STREAMS（公开直播流上限）须为整数 / FEED_MAX_STREAMS must be an integer, "
+        problems.append(f"配置项 FEED_MAX_STREAMS（公开直播流上限）须为整数，收到 {streams!r}"
+                        f" / FEED_MAX_STREAMS must be an integer, "
                         f"got {streams!r}")
     elif isinstance(threads, int) and not 0 <= streams < threads:
-        problems.append(f"配置项 FEED_MAX_STREAMS（公开直播流上限）须在 0–{threads - 1}（小于 SERVER_THREADS）之间 / "
+        problems.append(f"配置项 FEED_MAX_STREAMS（公开直播流上限）须在 0–{threads - 1}（小于 SERVER_THREADS）之间，"
+                        f"以便裁判总有空闲的工作线程；收到 {streams} / "
                         f"FEED_MAX_STREAMS must be within 0-{threads - 1}, below SERVER_THREADS, so that referees "
                         f"always find a free worker; got {streams}")
     problems.extend(_text_problems(config))
@@ -303,13 +310,14 @@ def load_file(path: str | os.PathLike[str]) -> dict[str, Any]:
     try:
         data = tomllib.loads(p.read_text(encoding="utf-8-sig"))  # -sig: the BOM Windows Notepad writes
     except FileNotFoundError:
-        raise ConfigError(f"找不到配置文件 / config file not found: {p}") from None
+        raise ConfigError(f"找不到配置文件：{p} / config file not found: {p}") from None
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"配置文件格式错误 / invalid TOML in {p}: {exc}") from None
+        raise ConfigError(f"配置文件 {p} 格式错误：{exc} / invalid TOML in {p}: {exc}") from None
     except UnicodeDecodeError:
-        raise ConfigError(f"配置文件不是 UTF-8 文本 / the config file {p} is not UTF-8 text (is it the right file?)") from None
+        raise ConfigError(f"配置文件 {p} 不是 UTF-8 文本（是否选错了文件？）"
+                          f" / the config file {p} is not UTF-8 text (is it the right file?)") from None
     except IsADirectoryError:
-        raise ConfigError(f"配置文件是文件夹 / the config file {p} is a folder") from None
+        raise ConfigError(f"配置文件 {p} 是文件夹 / the config file {p} is a folder") from None
     if TABLE_KEY in data:
         # The table service's table.toml (table_id is the one key it cannot go without): its [web]
         # as ``guandan-table run`` reads it, the hardware's and other sections left to their owners.
@@ -317,7 +325,7 @@ def load_file(path: str | os.PathLike[str]) -> dict[str, Any]:
     if "web" in data:
         section = data["web"]
         if not isinstance(section, dict):
-            raise ConfigError(f"[web] 须为表 / [web] must be a table in {p}")
+            raise ConfigError(f"{p} 中的 [web] 须为表 / [web] must be a table in {p}")
     else:
         # A file of web settings only: top-level keys. Other tables ([camera], [screen] … of the
         # service's table.toml) belong to other parts and are left to them.
@@ -337,10 +345,11 @@ def _from_service_config(data: Mapping[str, Any], path: Path) -> dict[str, Any]:
     """
     section = data.get("web", {})
     if not isinstance(section, dict):
-        raise ConfigError(f"[web] 须为表 / [web] must be a table in {path}")
+        raise ConfigError(f"{path} 中的 [web] 须为表 / [web] must be a table in {path}")
     unknown = sorted(set(section) - set(SERVICE_WEB_KEYS))
     if unknown:
-        raise ConfigError(f"未知配置项 {unknown[0]!r}（来自 {path} [web]） / unknown setting {unknown[0]!r} in "
+        raise ConfigError(f"未知配置项 {unknown[0]!r}（来自 {path} [web]；table.toml 的 [web] 可用："
+                          f"{', '.join(SERVICE_WEB_KEYS)}） / unknown setting {unknown[0]!r} in "
                           f"{path} [web] (table.toml's [web] takes: {', '.join(SERVICE_WEB_KEYS)})")
     raw = {SERVICE_WEB_KEYS[k]: v for k, v in section.items() if SERVICE_WEB_KEYS[k] is not None}
     base = path.parent
@@ -349,7 +358,8 @@ def _from_service_config(data: Mapping[str, Any], path: Path) -> dict[str, Any]:
     else:
         data_dir = data.get("data_dir", "data")
         if not isinstance(data_dir, str) or not data_dir.strip():
-            raise ConfigError(f"data_dir 须为文件夹路径（文本） / data_dir must be a folder path (text) in {path}, "
+            raise ConfigError(f"{path} 中的 data_dir 须为文件夹路径（文本），收到 {data_dir!r}"
+                              f" / data_dir must be a folder path (text) in {path}, "
                               f"got {data_dir!r}")
         raw.setdefault("USERS_DB", str(base / data_dir / USERS_DB_NAME))
     return normalise(raw, f"{path} [web]")

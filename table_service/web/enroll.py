@@ -27,6 +27,7 @@ from typing import Any
 import cv2
 from flask import Blueprint, Response, abort, jsonify, request, send_file
 
+from table_service.engine.errors import halves
 from table_service.views.camera_note import camera_noted
 
 from .api import _json_body
@@ -76,7 +77,9 @@ def _find(table_id: str, s: _Session, pipe: Any) -> None:
         health = pipe.health(with_deck=False) if callable(getattr(pipe, "health", None)) else {"state": "reading"}
         if health.get("state") not in ("reading", "lagging"):
             # The newest frame may be minutes old, or one the camera could not see: not a deck to enrol.
-            raise ValueError(f"摄像头未在读牌，无法登记 / the camera is not reading, cannot enrol: {health.get('text')}")
+            # ``text`` is itself "中文 / English": each half goes to its own language's half.
+            why_zh, why_en = halves(str(health.get("text")))
+            raise ValueError(f"摄像头未在读牌，无法登记（{why_zh}） / the camera is not reading, cannot enrol: {why_en}")
         frame = pipe.latest_frame()
         if frame is None:
             raise ValueError("摄像头还没有画面 / no camera frame yet")
@@ -153,7 +156,7 @@ def picture(table_id: str, card_id: int) -> Any:
     s = _session(table_id)
     with s.lock:
         if not 0 <= card_id < len(s.cards):
-            abort(404, description=f"没有这张牌 / no card {card_id}")
+            abort(404, description=f"没有这张牌：{card_id} / no card {card_id}")
         ok, png = cv2.imencode(".png", s.cards[card_id].zone)
     if not ok:
         abort(500, description="图像编码失败 / cannot encode the picture")
@@ -186,7 +189,7 @@ def answer(table_id: str) -> Any:
             abort(409, description="此时不能回答 / nothing to answer now")
         if not 0 <= body["id"] < len(s.cards):
             # An unknown card, as the picture route says it: not "nothing to answer now".
-            abort(404, description=f"没有这张牌 / no card {str(body['id'])[:24]}")
+            abort(404, description=f"没有这张牌：{str(body['id'])[:24]} / no card {str(body['id'])[:24]}")
         c = s.cards[body["id"]]
         c.name, c.asked = name, True
     return jsonify(_view(s))
@@ -204,7 +207,8 @@ def _enrol(runner: Any, s: _Session, pipe: Any, out: Path) -> None:
         e = enroll(faces, px_per_mm=TABLE_PPM)
         check = self_check(s.cards, e)
         if not check.ok:
-            raise ValueError(f"登记后读错 {check.wrong} 张自己的牌，未启用 / the enrolment misreads {check.wrong} of "
+            raise ValueError(f"登记后读错 {check.wrong} 张自己的牌（{', '.join(check.wrong_cards)}），未启用"
+                             f" / the enrolment misreads {check.wrong} of "
                              f"its own cards ({', '.join(check.wrong_cards)}): not used")
         out.parent.mkdir(parents=True, exist_ok=True)
         staged = out.with_name(out.name + ".enrolled")
@@ -212,11 +216,13 @@ def _enrol(runner: Any, s: _Session, pipe: Any, out: Path) -> None:
             e.save(staged)  # whole on the card first: after the note it only has to be renamed
             # The note is in the log before the deck is used (the durability audit, finding 6): sent
             # without waiting, plays could be read with a deck the log did not name yet, or ever.
-            res = runner.submit(camera_noted(runner.state(), f"读牌用本桌登记的牌组（{len(e.cards)} 张） / reading with "
+            res = runner.submit(camera_noted(runner.state(), f"读牌用本桌登记的牌组（{len(e.cards)} 张，{out}）"
+                                                             " / reading with "
                                                              f"the deck enrolled at this table ({len(e.cards)} faces, "
                                                              f"{out})"), wait=True)
             if not res.accepted:
-                raise ValueError(f"日志未能记下换用牌组，未启用 / the log did not keep the deck's note ({res.error}): "
+                raise ValueError(f"日志未能记下换用牌组（{res.error}），未启用"
+                                 f" / the log did not keep the deck's note ({res.error}): "
                                  "not used")
             os.replace(staged, out)
         finally:

@@ -27,6 +27,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from table_service.engine.errors import halves
 from table_service.views.wire import loads_strict
 
 from . import users
@@ -77,8 +78,9 @@ class AccountSet:
                           ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
-def _bad(why: str) -> ValueError:
-    return ValueError(f"赛事账号消息无效 / event accounts message refused: {why}")
+def _bad(why_zh: str, why_en: str) -> ValueError:
+    """The refusal, each half saying why in its own language (a technician reads the log in Chinese too)."""
+    return ValueError(f"赛事账号消息无效：{why_zh} / event accounts message refused: {why_en}")
 
 
 def check_account(obj: Any, n: int) -> HubAccount:
@@ -88,16 +90,20 @@ def check_account(obj: Any, n: int) -> HubAccount:
     :raises ValueError: naming the entry and what is wrong (never the hash).
     """
     if not isinstance(obj, dict):
-        raise _bad(f"accounts[{n}] must be an object")
+        raise _bad(f"accounts[{n}] 须为对象", f"accounts[{n}] must be an object")
     if set(obj) != ACCOUNT_KEYS:
-        raise _bad(f"accounts[{n}] must have exactly {', '.join(sorted(ACCOUNT_KEYS))}")
+        raise _bad(f"accounts[{n}] 须恰好含 {', '.join(sorted(ACCOUNT_KEYS))}",
+                   f"accounts[{n}] must have exactly {', '.join(sorted(ACCOUNT_KEYS))}")
     try:
         users.check_name(obj["name"])
         users.check_hash(obj["password_hash"])
     except users.UserError as exc:
-        raise _bad(f"accounts[{n}]: {exc}") from None
+        zh, en = halves(str(exc))
+        raise _bad(f"accounts[{n}]：{zh}", f"accounts[{n}]: {en}") from None
     if obj["role"] not in users.EVENT_ROLES:
-        raise _bad(f"accounts[{n}]: role must be one of {'/'.join(users.EVENT_ROLES)}, got {str(obj['role'])[:20]!r}")
+        role = str(obj["role"])[:20]
+        raise _bad(f"accounts[{n}]：角色须为 {'/'.join(users.EVENT_ROLES)} 之一，收到 {role!r}",
+                   f"accounts[{n}]: role must be one of {'/'.join(users.EVENT_ROLES)}, got {role!r}")
     return HubAccount(obj["name"], obj["role"], obj["password_hash"])
 
 
@@ -110,26 +116,32 @@ def read_message(payload: bytes, event_id: str) -> AccountSet:
     :raises ValueError: anything else, Chinese first: the table logs it and changes nothing.
     """
     if len(payload) > MAX_MESSAGE_BYTES:
-        raise _bad(f"{len(payload)} bytes (at most {MAX_MESSAGE_BYTES})")
+        raise _bad(f"{len(payload)} 字节（最多 {MAX_MESSAGE_BYTES}）",
+                   f"{len(payload)} bytes (at most {MAX_MESSAGE_BYTES})")
     try:
         msg = loads_strict(payload.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
-        raise _bad(f"not usable JSON ({str(exc)[:80]})") from None
+        zh, en = halves(str(exc)[:80])
+        raise _bad(f"不是可用的 JSON（{zh}）", f"not usable JSON ({en})") from None
     if not isinstance(msg, dict) or set(msg) != MESSAGE_KEYS:
-        raise _bad(f"must be an object of exactly {', '.join(sorted(MESSAGE_KEYS))}")
+        raise _bad(f"须为恰好含 {', '.join(sorted(MESSAGE_KEYS))} 的对象",
+                   f"must be an object of exactly {', '.join(sorted(MESSAGE_KEYS))}")
     if msg["event"] != event_id:
-        raise _bad(f"for event {str(msg['event'])[:64]!r}, this table is of {event_id!r}")
+        event = str(msg["event"])[:64]
+        raise _bad(f"消息属于赛事 {event!r}，本桌属于 {event_id!r}",
+                   f"for event {event!r}, this table is of {event_id!r}")
     version = msg["version"]
     if isinstance(version, bool) or not isinstance(version, int) or not 1 <= version <= MAX_VERSION:
-        raise _bad("version must be a whole number from 1")
+        raise _bad("version 须为从 1 起的整数", "version must be a whole number from 1")
     listed = msg["accounts"]
     if not isinstance(listed, list) or len(listed) > MAX_ACCOUNTS:
-        raise _bad(f"accounts must be a list of at most {MAX_ACCOUNTS}")
+        raise _bad(f"accounts 须为列表，最多 {MAX_ACCOUNTS} 项", f"accounts must be a list of at most {MAX_ACCOUNTS}")
     accounts = [check_account(a, n) for n, a in enumerate(listed)]
     seen: dict[str, str] = {}
     for a in accounts:  # the same name twice reads alike too
         if users.look(a.name) in seen:
-            raise _bad(f"two accounts named alike: {seen[users.look(a.name)]!r}, {a.name!r}")
+            raise _bad(f"两个账号名难以区分：{seen[users.look(a.name)]!r}、{a.name!r}",
+                       f"two accounts named alike: {seen[users.look(a.name)]!r}, {a.name!r}")
         seen[users.look(a.name)] = a.name
     return AccountSet(event_id, version, tuple(sorted(accounts, key=lambda a: a.name)))
 

@@ -42,7 +42,8 @@ def parse_expect(raw: Any) -> Callable[[State], str | None] | None:
         raise ExpectError("expect 须为 JSON 对象 / 'expect' must be a JSON object")
     unknown = sorted(set(raw) - set(EXPECT_KEYS))
     if unknown:
-        raise ExpectError(f"expect 含未知字段 / 'expect' has unknown keys {unknown[:4]} (allowed: turn, question)")
+        raise ExpectError(f"expect 含未知字段 {unknown[:4]}（可用：turn、question）"
+                          f" / 'expect' has unknown keys {unknown[:4]} (allowed: turn, question)")
     checks = []
     if "turn" in raw:
         turn = raw["turn"]

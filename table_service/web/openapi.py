@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from table_service.engine.errors import halves
 from table_service.engine.events import DATA_SCHEMAS, EVENT_TYPES, Spec
 from table_service.engine.roles import ACTION_ROLES
 
@@ -400,8 +401,10 @@ def build_openapi(app: Any, *, strict: bool = True) -> dict[str, Any]:
             if op.get("login"):
                 responses = {**_LOGIN, **responses}
                 security.append({"session": []})
-                out["description"] = f"需要角色 / needs role: {op['login']}" + (
-                    f"; {op['description']}" if op.get("description") else "")
+                # The operation's own note is "中文 / English" too: each half after its own half.
+                note_zh, note_en = halves(op["description"]) if op.get("description") else ("", "")
+                out["description"] = (f"需要角色 {op['login']}{'；' + note_zh if note_zh else ''}"
+                                      f" / needs role: {op['login']}{'; ' + note_en if note_en else ''}")
             if op.get("csrf") or method == "POST":
                 security = [{**s, "csrf": []} for s in security] or [{"csrf": []}]
             if security:

@@ -150,7 +150,8 @@ def refuse_repeated_fields() -> None:
     for key, values in request.form.lists():
         if len(values) > 1:
             shown = key if len(key) <= 40 else key[:40] + "…"
-            abort(400, description=f"字段重复 {shown!r}，每个字段只能发送一次 / field {shown!r} was sent "
+            abort(400, description=f"字段 {shown!r} 重复发送了 {len(values)} 次，每个字段只能发送一次"
+                                   f" / field {shown!r} was sent "
                                    f"{len(values)} times; send each field once")
 
 
@@ -171,10 +172,11 @@ class LoginLimiter:
             seconds: such a limiter would lock nobody out (or everybody), so it is refused here as
             the web settings refuse it (``LOGIN_MAX_FAILURES``, ``LOGIN_WINDOW_S``)."""
         if isinstance(max_failures, bool) or not isinstance(max_failures, int) or max_failures < 1:
-            raise ValueError(f"登录失败次数上限须为正整数 / max_failures must be a positive integer, "
+            raise ValueError(f"登录失败次数上限须为正整数，收到 {max_failures!r} / max_failures must be a positive integer, "
                              f"got {max_failures!r}")
         if not (isinstance(window_s, int | float) and math.isfinite(window_s) and window_s > 0):
-            raise ValueError(f"登录失败计数窗口须为正秒数 / window_s must be a positive number of seconds, "
+            raise ValueError(f"登录失败计数窗口须为正秒数，收到 {window_s!r}"
+                             " / window_s must be a positive number of seconds, "
                              f"got {window_s!r}")
         self.max_failures = max_failures
         self.window_s = window_s

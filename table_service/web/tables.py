@@ -15,6 +15,7 @@ from typing import Any
 from flask import Flask, abort, current_app
 
 from hardware.config_model import ID_SEGMENT_RE, ID_SEGMENT_RULE
+from table_service.engine.errors import halves
 from table_service.views.fanout import TableHub
 from table_service.views.feed import FeedView
 
@@ -105,11 +106,12 @@ def attach_table(app: Flask, table_id: str, runner: Any, *, hub_link: Any = None
     """
     table_id = str(table_id)
     if not ID_SEGMENT_RE.match(table_id):
-        raise ValueError(f"桌号无效 / invalid table id {table_id!r}: {ID_SEGMENT_RULE}")
+        rule_zh, rule_en = halves(ID_SEGMENT_RULE)  # the rule is "中文 / English": a half in each half
+        raise ValueError(f"桌号无效：{table_id!r}，{rule_zh} / invalid table id {table_id!r}: {rule_en}")
     state = web_state(app)
     with state.lock:
         if table_id in state.tables:
-            raise ValueError(f"桌号重复 / table {table_id!r} is already attached")
+            raise ValueError(f"桌号重复：{table_id!r} 已接入 / table {table_id!r} is already attached")
         cfg = app.config
         hub = TableHub(runner, buffer=int(cfg["SSE_BUFFER"]), max_bytes=int(cfg["SSE_BUFFER_BYTES"]))
         feed = FeedView(
@@ -142,5 +144,5 @@ def get_table(table_id: str) -> TableEntry:
     """The table for a request, or a 404 with a clear message."""
     entry = web_state().tables.get(table_id)
     if entry is None:
-        abort(404, description=f"没有该桌 / unknown table {table_id!r}")
+        abort(404, description=f"没有该桌：{table_id!r} / unknown table {table_id!r}")
     return entry

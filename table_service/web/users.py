@@ -141,15 +141,18 @@ def connect(path: str | Path, *, create: bool = True) -> sqlite3.Connection:
             raise UserError(folder_problem(p))
         if not p.exists():
             if not create:
-                raise UserError(f"用户数据库不存在 / no users database at {p} (give --db, or add a user first)")
+                raise UserError(f"用户数据库不存在：{p}（请用 --db 指定，或先添加用户）"
+                                f" / no users database at {p} (give --db, or add a user first)")
             try:  # a folder named in the config that is not there yet is made, as the event log's is
                 p.parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
-                raise UserError(f"无法创建用户数据库 / cannot create the users database {p}: "
+                raise UserError(f"无法创建用户数据库 {p}：{exc.strerror or exc}"
+                                f" / cannot create the users database {p}: "
                                 f"{exc.strerror or exc}") from None
         elif not create and p.stat().st_size == 0:
             # SQLite would take an empty file as a new database and write its schema into it.
-            raise UserError(f"用户数据库是空文件 / {p} is an empty file, not a users database (add a user first)")
+            raise UserError(f"{p} 是空文件，不是用户数据库（请先添加用户）"
+                            f" / {p} is an empty file, not a users database (add a user first)")
         _keep_private(p)
     try:
         conn = sqlite3.connect(str(p), timeout=5.0, check_same_thread=False)
@@ -186,7 +189,8 @@ def _written(conn: sqlite3.Connection) -> Iterator[None]:
         if "readonly" not in str(exc):
             raise
         row = conn.execute("PRAGMA database_list").fetchone()
-        raise UserError(f"用户数据库只读 / the users database {row[2] if row else ''} is read-only") from None
+        raise UserError(f"用户数据库 {row[2] if row else ''} 只读"
+                        f" / the users database {row[2] if row else ''} is read-only") from None
 
 
 def _keep_private(p: Path) -> None:
@@ -235,7 +239,8 @@ def check_name(name: str) -> None:
     :raises UserError: naming the name.
     """
     if not isinstance(name, str) or not _NAME_RE.fullmatch(name):
-        raise UserError(f"用户名无效 / invalid user name: {name!r} (1-64 letters, digits, . _ -)")
+        raise UserError(f"用户名无效：{name!r}（1–64 个字母、数字、. _ -）"
+                        f" / invalid user name: {name!r} (1-64 letters, digits, . _ -)")
 
 
 def check_password(password: str) -> None:
@@ -286,14 +291,17 @@ def check_hash(value: object) -> str:
     if m.group(2) is not None:
         n, r, p = int(m.group(2)), int(m.group(3)), int(m.group(4))
         if n < 2 or n & (n - 1) or n > SCRYPT_MAX_N or not 1 <= r <= SCRYPT_MAX_R or not 1 <= p <= SCRYPT_MAX_P:
-            raise UserError(f"密码散列参数超出范围 / scrypt parameters out of range (N a power of 2 up to "
+            raise UserError(f"密码散列参数超出范围（N 须为 2 的幂且不超过 {SCRYPT_MAX_N}，"
+                            f"r 为 1–{SCRYPT_MAX_R}，p 为 1–{SCRYPT_MAX_P}）"
+                            f" / scrypt parameters out of range (N a power of 2 up to "
                             f"{SCRYPT_MAX_N}, r 1-{SCRYPT_MAX_R}, p 1-{SCRYPT_MAX_P})")
         if len(m.group(8)) != 128:
             raise UserError("密码散列长度无效 / a scrypt hash has 128 hex digits")
     else:
         lo, hi = PBKDF2_ITERATIONS
         if not lo <= int(m.group(6)) <= hi:
-            raise UserError(f"密码散列参数超出范围 / pbkdf2 iterations out of range ({lo}-{hi})")
+            raise UserError(f"密码散列参数超出范围（pbkdf2 迭代次数须为 {lo}–{hi}）"
+                            f" / pbkdf2 iterations out of range ({lo}-{hi})")
         if len(m.group(8)) != (64 if m.group(5) == "sha256" else 128):
             raise UserError("密码散列长度无效 / the digest's length does not fit its hash")
     return value  # type: ignore[return-value]
@@ -318,11 +326,12 @@ def add_user(conn: sqlite3.Connection, name: str, password: str, role: str, *, s
     role_rank(role)
     check_password(password)
     if scope not in ("local", "event") or (scope == "event" and role not in EVENT_ROLES):
-        raise UserError(EVENT_ROLE_ONLY if scope == "event" else f"未知范围 / unknown scope {scope!r}")
+        raise UserError(EVENT_ROLE_ONLY if scope == "event" else f"未知范围：{scope!r} / unknown scope {scope!r}")
     rows = conn.execute("SELECT name, scope FROM users").fetchall()
     alike = next((n for n, sc in rows if sc != "hub" and n != name and look(n) == look(name)), None)
     if alike is not None:
-        raise UserError(f"用户名与已有账号 {alike!r} 难以区分 / the name {name!r} looks like the existing account {alike!r}")
+        raise UserError(f"用户名 {name!r} 与已有账号 {alike!r} 难以区分"
+                        f" / the name {name!r} looks like the existing account {alike!r}")
     hub_alike = [n for n, sc in rows if sc == "hub" and look(n) == look(name)]
     try:
         with _written(conn):
@@ -334,7 +343,7 @@ def add_user(conn: sqlite3.Connection, name: str, password: str, role: str, *, s
                 (name, role, generate_password_hash(password), int(time.time() * 1000), scope),
             )
     except sqlite3.IntegrityError:
-        raise UserError(f"用户已存在 / user already exists: {name!r}") from None
+        raise UserError(f"用户已存在：{name!r} / user already exists: {name!r}") from None
     return User(name, role)
 
 
@@ -353,10 +362,10 @@ def _refused(conn: sqlite3.Connection, name: str, *, chief_rule: bool) -> UserEr
     """Why a statement on ``name`` changed no row: no such account, the hub's, or the last chief."""
     row = conn.execute("SELECT scope FROM users WHERE name = ?", (name,)).fetchone()
     if row is None:
-        return UserError(f"没有该用户 / no such user: {name!r}")
+        return UserError(f"没有该用户：{name!r} / no such user: {name!r}")
     if row["scope"] == "hub":
         return UserError(FROM_HUB)
-    return UserError(LAST_CHIEF if chief_rule else f"没有该用户 / no such user: {name!r}")
+    return UserError(LAST_CHIEF if chief_rule else f"没有该用户：{name!r} / no such user: {name!r}")
 
 
 def remove_user(conn: sqlite3.Connection, name: str, *, keep_a_chief: bool = False) -> None:
@@ -413,7 +422,7 @@ def set_scope(conn: sqlite3.Connection, name: str, scope: str) -> User:
     :raises UserError: an unknown scope, no such account, one received from a hub, or a spectator marked.
     """
     if scope not in ("local", "event"):
-        raise UserError(f"未知范围 / unknown scope {scope!r}")
+        raise UserError(f"未知范围：{scope!r} / unknown scope {scope!r}")
     with _written(conn):
         cur = conn.execute(f"UPDATE users SET scope = ? WHERE name = ? AND scope != 'hub' "
                            f"AND (? = 'local' OR role IN {EVENT_ROLES!r})", (scope, name, scope))

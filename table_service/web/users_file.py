@@ -61,7 +61,7 @@ def folder_problem(p: Path) -> str:
 
 def open_problem(p: Path, exc: sqlite3.Error) -> str:
     """The words for a users database SQLite cannot open."""
-    return f"无法打开用户数据库 / cannot open the users database {p}: {exc}"
+    return f"无法打开用户数据库 {p}：{exc} / cannot open the users database {p}: {exc}"
 
 
 def damaged_problem(p: Path, exc: sqlite3.Error) -> str:
@@ -77,5 +77,5 @@ def foreign_problem(conn: sqlite3.Connection, p: Path) -> str | None:
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     foreign = sorted(tables - OWN_TABLES)
     if foreign:
-        return f"不是用户数据库 / {p} is not a users database (it holds {', '.join(foreign[:4])}); nothing was written"
+        return f"{p} 不是用户数据库（其中有 {', '.join(foreign[:4])}），未写入任何内容 / {p} is not a users database (it holds {', '.join(foreign[:4])}); nothing was written"
     return None

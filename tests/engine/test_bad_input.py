@@ -51,7 +51,7 @@ def test_events_out_of_place_are_rejected() -> None:
     assert "has not ended" in t.reject("drawing_finished", {})
     assert "not the tribute phase" in t.reject("tribute_given", {"seat": "E", "card": "3s"})
     # The Chinese half says the phase now, as the English half does.
-    assert t.reject("tribute_given", {"seat": "E", "card": "3s"}).startswith("当前不是进贡阶段（现在：出牌） / ")
+    assert t.reject("tribute_given", {"seat": "E", "card": "3s"}).startswith("tribute_given：当前不是进贡阶段（现在：出牌） / ")
     assert "no result yet" in t.reject("round_set_up", {"players": {s: s for s in "ESWN"}}, role="referee")
     assert "no result yet" in t.reject("score_sheet_signed", {"side": "EW"}, role="referee")
     assert "only the first deal" in t.reject("first_cut_recorded", {"card": "7h"})

@@ -98,7 +98,7 @@ def test_void_a_pass(table: Table) -> None:
     table.do("event_voided", {"ref": wrong, "reason": "N pressed by mistake"}, role="referee")
     assert table.deal["turn"] == "N" and len(table.deal["trick"]["plays"]) == 1
     assert table.reject("event_voided", {"ref": wrong, "reason": "again"}, role="referee") == (
-        f"事件 #{wrong} 已撤销 / event_voided: event {wrong} is already void")
+        f"event_voided：事件 #{wrong} 已撤销 / event_voided: event {wrong} is already void")
     assert table.replay_matches()
 
 
@@ -145,7 +145,7 @@ def test_declared_reading_of_a_wild_card_play() -> None:
     msg = t.reject("reading_declared", {"ref": seq, "kind": "straight", "rank": "9"}, role="referee")
     # The Chinese half names the reading, the cards and what they may be read as (it had said only "不成立").
     assert "not a reading" in msg and msg.startswith(
-        "纠正无法成立：声明的牌型顺子 9 不成立：黑桃3 方块4 梅花5 黑桃6 红桃2 只可读作顺子 6、顺子 7 / ")
+        "reading_declared：纠正无法成立：声明的牌型顺子 9 不成立：黑桃3 方块4 梅花5 黑桃6 红桃2 只可读作顺子 6、顺子 7 / ")
     assert t.replay_matches()
 
 

@@ -231,7 +231,7 @@ def test_a_dismissed_flag_takes_no_penalty_and_a_ruled_one_is_not_dismissed() ->
     t.do("flag_dismissed", {"flag": flag}, role="referee")
     why = t.reject("penalty_given", {"side": "NS", "level": "warning", "seat": "N", "article": "x", "flag": flag},
                    role="referee")
-    assert why.startswith("此标记已驳回") and "dismissed" in why
+    assert why.startswith(f"标记 {flag} 已驳回") and "dismissed" in why
     t2, flag2 = _late_play()
     t2.do("penalty_given", {"side": "NS", "level": "warning", "seat": "N", "article": "x", "flag": flag2},
           role="referee")
@@ -247,7 +247,7 @@ def test_a_refused_correction_gives_its_reason_in_each_language_half() -> None:
     ref = t.events[-1]["seq"]
     why = t.reject("reading_declared", {"ref": ref, "kind": "straight", "rank": "T"}, role="referee")
     zh, en = why.split(" / ", 1)
-    assert zh.startswith("纠正无法成立：") and " / " not in en and all(ord(c) < 0x3000 for c in en)
+    assert zh.startswith("reading_declared：纠正无法成立：") and " / " not in en and all(ord(c) < 0x3000 for c in en)
 
 
 # ------------------------------------------------------------------ the diff review's cases (2026-12-06)

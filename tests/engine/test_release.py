@@ -32,15 +32,15 @@ def test_only_the_chief_may_release_and_only_an_ended_deal() -> None:
     assert "no deal 1" in t.reject("deal_released", {"deal": 1}, role="chief")
     t.first_deal("E", ONE_EACH)
     assert t.reject("deal_released", {"deal": 1}, role="chief") == (
-        "第 1 轮第 1 副尚未结束 / deal_released: deal 1 of round 1 has not ended")
+        "deal_released：第 1 轮第 1 副尚未结束 / deal_released: deal 1 of round 1 has not ended")
     t.play("E", "3s")
     t.pass_("N")
     t.play("W", "4s")
     assert "referee role" in t.reject("deal_released", {"deal": 1})
     assert "only the chief referee" in t.reject("deal_released", {"deal": 1}, role="referee")
-    assert t.reject("deal_released", {"deal": 2}, role="chief").startswith("第 1 轮没有第 2 副（已开始 1 副） / ")
+    assert t.reject("deal_released", {"deal": 2}, role="chief").startswith("deal_released：第 1 轮没有第 2 副（已开始 1 副） / ")
     assert "no deal 0" in t.reject("deal_released", {"deal": 0}, role="chief")
-    assert t.reject("deal_released", {"deal": 1, "round": 7}, role="chief").startswith("本桌没有第 7 轮 / ")
+    assert t.reject("deal_released", {"deal": 1, "round": 7}, role="chief").startswith("deal_released：本桌没有第 7 轮 / ")
     assert "must be an integer" in t.reject("deal_released", {"deal": "1"}, role="chief")
     assert "must be an integer" in t.reject("deal_released", {"deal": 1, "round": "1"}, role="chief")
     assert "missing field 'deal'" in t.reject("deal_released", {}, role="chief")
@@ -50,7 +50,7 @@ def test_only_the_chief_may_release_and_only_an_ended_deal() -> None:
                "source": t.events[-1]["source"]}
     assert t.state["released_deals"] == [release]
     assert state_to_json(t.state)["released_deals"] == [release]
-    assert t.reject("deal_released", {"deal": 1, "round": 1}, role="chief").startswith("第 1 轮第 1 副已公开 / ")
+    assert t.reject("deal_released", {"deal": 1, "round": 1}, role="chief").startswith("deal_released：第 1 轮第 1 副已公开 / ")
     assert t.replay_matches()
 
 

@@ -256,19 +256,19 @@ def test_a_correction_the_engine_can_tell_is_wrong_is_refused_with_nothing_chang
     assert "event 999 is not a tribute" in refused({"ref": 999})
     assert f"event {play} is not a tribute" in refused({"ref": play})
     assert "a return_given is not a tribute" in refused({"ref": ret})
-    assert refused({"card": "Kd"}).startswith("方块K 就是原贡牌，请写实际应贡的牌 / tribute_corrected: Kd is the card "
+    assert refused({"card": "Kd"}).startswith("tribute_corrected：方块K 就是原贡牌，请写实际应贡的牌 / tribute_corrected: Kd is the card "
                                               "already given")
-    assert refused({"card": "Qd"}).startswith("纠正的贡牌须大于原贡牌：方块Q 不大于原贡牌 方块K / tribute_corrected: Qd "
+    assert refused({"card": "Qd"}).startswith("tribute_corrected：纠正的贡牌须大于原贡牌：方块Q 不大于原贡牌 方块K / tribute_corrected: Qd "
                                               "is not higher than Kd")
     assert "Ks is not higher than Kd" in refused({"card": "Ks"})  # equal power proves nothing
-    assert refused({"card": "4h"}).startswith("红桃4 是红心级牌，不能进贡 / tribute_corrected: 4h is the heart level card")
+    assert refused({"card": "4h"}).startswith("tribute_corrected：红桃4 是红心级牌，不能进贡 / tribute_corrected: 4h is the heart level card")
     assert "(tribute_corrected)" in refused({"card": "Xz"})
     assert "reason is required" in refused({"reason": " \u200b"})
     assert "referee role required for tribute_corrected" in refused({}, role="viewer")
     # Both aces of spades played: none left to give.
     _acts(t, "E:pass N:pass W:pass")
     t.play("S", "As")
-    assert refused({"card": "As"}).startswith("黑桃A 两张都已打出，不能再贡 / ")
+    assert refused({"card": "As"}).startswith("tribute_corrected：黑桃A 两张都已打出，不能再贡 / ")
     assert "both copies of As have been played" in refused({"card": "As"})
 
 
@@ -283,7 +283,7 @@ def test_the_wrong_card_known_played_by_its_receiver_is_a_foul_not_a_correction(
     t.do("event_voided", {"ref": t.events[-1]["seq"], "reason": "the tribute's Kd was played"}, role="referee")
     _acts(t, "E:pass N:Kd")  # N shows the other Kd (it does not beat: flagged, but seen)
     msg = t.reject("tribute_corrected", {"ref": trib, "card": "Ah", "reason": "x"}, role="referee")
-    assert msg.startswith("东已打出错贡的牌 方块K，两张都已在记录中：应判犯规 / ") and "a foul" in msg
+    assert msg.startswith("tribute_corrected：东已打出错贡的牌 方块K，两张都已在记录中：应判犯规 / ") and "a foul" in msg
 
 
 def test_no_correction_after_the_deal_or_from_a_tributor_who_has_played_out() -> None:
@@ -336,7 +336,7 @@ def test_a_misread_tribute_or_return_found_in_play_is_corrected_as_a_misread_pla
     after = _the_table(t)
     assert after[:6] == before[:6] and after[7] == before[7] == []  # every play stands, nothing superseded
     assert t.reject("play_corrected", {"ref": trib, "cards": ["Kh", "Kc"]}, role="referee").startswith(
-        "进贡、还贡只能是一张牌（收到 2 张） / play_corrected: a tribute_given is one card, got 2")
+        "进贡、还贡只能是一张牌（tribute_given，收到 2 张） / play_corrected: a tribute_given is one card, got 2")
     assert fold(t.events) is not None and state_to_json(fold(t.events))["deal"]["tributes"][0]["card"] == "Kh"
 
 
@@ -411,4 +411,4 @@ def test_a_correction_stands_when_the_deals_only_play_is_voided_after_it() -> No
     t2 = _single_tribute_due()
     t2.do("tribute_given", {"seat": "S", "card": "Kd"})
     msg = t2.reject("tribute_corrected", {"ref": t2.events[-1]["seq"], "card": "Ah", "reason": "x"}, role="referee")
-    assert msg.startswith("还贡尚未完成") and "void tribute" in msg
+    assert msg.startswith("tribute_corrected：还贡尚未完成") and "void tribute" in msg

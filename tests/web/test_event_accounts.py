@@ -197,7 +197,8 @@ def test_a_bad_message_is_logged_and_changes_nothing(users_db: str, case: str,
     assert users.session_user(conn, token) == users.User("ann", "chief")
     conn.close()
     lines = [r.getMessage() for r in caplog.records]
-    assert len(lines) == 1 and "赛事账号消息无效 / event accounts message refused" in lines[0], lines
+    assert len(lines) == 1 and "赛事账号消息无效：" in lines[0], lines
+    assert " / event accounts message refused: " in lines[0], lines
     assert HASH["bo"] not in lines[0] and "bo-password-1" not in lines[0]
 
 
