@@ -150,6 +150,13 @@ def second_separators(source: str, name: str = "<text>") -> list[str]:
     return found
 
 
+#: A bare Chinese label (no value in it) and the English label after it: "错误 / error: {exc}" prints
+#: the value once, after both, for a line printed whole (the command line's reports and transcripts,
+#: where both readers see the value).
+_LABEL = re.compile(r"\s*[\u3400-\u9fff（）A-Za-z0-9 ]{1,12}")
+_LABEL_EN = re.compile(r"[A-Za-z][\w '()-]{0,30}: ")
+
+
 def _chinese_form(value: str) -> str:
     """The name a value's Chinese form goes by where the code keeps both: ``zh`` for ``en``,
     ``s_zh`` for ``s_en``, ``what[0]`` for ``what[1]``."""
@@ -160,7 +167,7 @@ def _chinese_form(value: str) -> str:
 def missing_values(source: str, name: str = "<text>") -> list[str]:
     """``"line: [values] excerpt"`` for each bilingual f-string whose English half names a value
     (``{expr}``) that its Chinese half does not: the Chinese half is what a referee or a technician
-    reads, and "文件不存在 / no such file: {path}" told them neither which file nor where to look. A
+    reads, and "端口无效 / invalid port {port}" did not tell them which port was refused. A
     value the Chinese half shows in a form of its own (``{side_zh(x)}`` for ``{x}``,
     ``{why.split(' / ')[0]}``) counts as named."""
     found = []
@@ -168,6 +175,8 @@ def missing_values(source: str, name: str = "<text>") -> list[str]:
         zh, sep, en = text.partition(" / ")
         if not (formatted and sep and _HAN.search(zh) and "{" in en):
             continue
+        if _LABEL.fullmatch(zh) and _LABEL_EN.match(en):
+            continue  # "名次 / finish: {x}": a label in each language, then the value once for both readers
         shown = re.findall(r"\{([^{}]*)\}", zh)
         missing = [v for v in dict.fromkeys(re.findall(r"\{([^{}]*)\}", en))
                    if not any(v in s or _chinese_form(v) in s for s in shown)]
@@ -180,11 +189,14 @@ def test_the_checks_find_a_second_separator_and_a_value_left_out() -> None:
     assert second_separators('X = f"南北 {a} / 东西 {b} / NS {a} / EW {b}"')
     assert not second_separators('X = f"南北 {a}，东西 {b} / NS {a}, EW {b}"')
     assert not second_separators('X = "轮次 / round"')
-    assert missing_values('X = f"文件不存在 / no such file: {path}"')
+    assert missing_values('X = f"端口无效 / invalid port {port}"')
+    assert missing_values('X = f"无法读取文件 / the file {path} cannot be read"')
     assert missing_values('X = f"端口 {port} 无效 / invalid port {port} on {host}"')
     assert not missing_values('X = f"文件不存在：{path} / no such file: {path}"')
     assert not missing_values('X = f"{side_zh(side)}过A / {side} past A"')
     assert not missing_values('X = f"{zh}须在 {lo}–{hi} / {en} must be {lo}-{hi}"')
+    assert not missing_values('X = f"错误 / error: {exc}"')
+    assert missing_values('X = f"无法读取文件 / cannot read the file {path}: {exc}"')
     assert not missing_values('X = f"{what[0]}须为文本 / {what[1]} must be text"')
     assert not missing_values('X = f"级数无效 / levels must be {{EW: 2…A, NS: 2…A}}"')
     assert not missing_values('X = "文件不存在 / no such file: {path}"')  # not an f-string: no value
