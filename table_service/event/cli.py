@@ -120,8 +120,8 @@ def scoring_from_args(args: argparse.Namespace) -> Any:
     try:
         rs = get_ruleset(args.preset)
     except (KeyError, ValueError) as exc:
-        raise EventInputError(f"无法使用规则预设 {args.preset!r}：{halves(str(exc))[0]} / unknown preset "
-                              f"{args.preset!r}: {exc}") from None
+        # The error names the preset in both languages: its Chinese half is this message's.
+        raise EventInputError(f"{halves(str(exc))[0]} / unknown preset {args.preset!r}: {exc}") from None
     opts: dict[str, Any] = {}
     if args.match_points:
         opts.update(MATCH_POINT_SCHEMES[args.match_points])
