@@ -159,7 +159,8 @@ class SelfTest:
         self.steps = tuple(steps)
         unknown = set(self.steps) - set(STEPS)
         if unknown:
-            raise ValueError(f"未知步骤 / unknown self-test steps: {', '.join(sorted(unknown))}; "
+            raise ValueError(f"未知步骤：{', '.join(sorted(unknown))}；可用 {', '.join(STEPS)} / "
+                             f"unknown self-test steps: {', '.join(sorted(unknown))}; "
                              f"use {', '.join(STEPS)}")
         self.lamp_s = lamp_s
         self.countdown_from = countdown_from
@@ -230,12 +231,12 @@ class SelfTest:
             try:
                 lamp.on()
                 if (got := lamp.read_back()) not in (None, "on"):
-                    problems.append(f"点亮后读回 / after on read back {got!r}")
+                    problems.append(f"点亮后读回 {got!r} / after on read back {got!r}")
                 readable = lamp.read_back() is not None
                 self._pause.wait(self.lamp_s)
                 lamp.off()
                 if (got := lamp.read_back()) not in (None, "off"):
-                    problems.append(f"熄灭后读回 / after off read back {got!r}")
+                    problems.append(f"熄灭后读回 {got!r} / after off read back {got!r}")
             except Exception as exc:
                 problems.append(f"{type(exc).__name__}: {exc}")
                 readable = True
@@ -280,7 +281,8 @@ class SelfTest:
             shown = " ".join(s.strip() for s in seen)
             return CheckResult("displays", item, True, f"{display.backend}: {shown}")  # type: ignore[attr-defined]
         return CheckResult("displays", item, False,
-                           f"倒计时不完整 / incomplete countdown: saw {[s.strip() for s in seen]}")
+                           f"倒计时不完整，显示了 {[s.strip() for s in seen]} / incomplete countdown: "
+                           f"saw {[s.strip() for s in seen]}")
 
     def check_displays(self) -> list[CheckResult]:
         self.say(f"== 倒计时显示从 {self.countdown_from} 数到 0 / counting each display down ==")
@@ -325,7 +327,7 @@ class SelfTest:
 
     def _default_prompt(self, seat: str, button: str) -> None:
         name = self.table.seats[seat].name
-        self.say(f"  请按 {SEAT_NAMES[seat]}（{name}）的「{BUTTON_NAMES[button].split(' / ')[0]}」按钮 / "
+        self.say(f"  请按 {SEAT_NAMES[seat]}（{name}）的「{BUTTON_NAMES[button].split(' / ')[0]}」按钮（{self.button_timeout_s:g} 秒内） / "
                  f"press {seat}'s {BUTTON_NAMES[button].split(' / ')[1]} button "
                  f"({self.button_timeout_s:g} s)")
 
@@ -368,9 +370,10 @@ class SelfTest:
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
-                extra = f"；按错 / other buttons pressed: {', '.join(wrong)}" if wrong else ""
+                extra_zh = f"；按错：{', '.join(wrong)}" if wrong else ""
+                extra = f"; other buttons pressed: {', '.join(wrong)}" if wrong else ""
                 return CheckResult("buttons", item, False,
-                                   f"{self.button_timeout_s:g} s 内未按下 / not pressed within "
+                                   f"{self.button_timeout_s:g} s 内未按下{extra_zh} / not pressed within "
                                    f"{self.button_timeout_s:g} s{extra}")
             try:
                 ev = events.get(timeout=left)
@@ -396,19 +399,21 @@ class SelfTest:
         self.say("== 摄像头与四角标记 / camera and corner markers ==")
         got = source.read(timeout=self.camera_timeout_s)
         if got is None:
-            why = source.status.error or "无画面 / no frame"
+            why = source.status.error
             return [CheckResult("camera", item, False,
-                                f"{self.camera_timeout_s:g} s 内无画面 / no frame within {self.camera_timeout_s:g} s: {why}")]
+                                f"{self.camera_timeout_s:g} s 内无画面" + (f"：{why}" if why else "")
+                                + f" / no frame within {self.camera_timeout_s:g} s" + (f": {why}" if why else ""))]
         _ts, frame = got
         try:
             found = find_corner_markers(frame, self.marker_detector)
         except Exception as exc:
-            return [CheckResult("camera", item, False, f"标记检测失败 / marker detection failed: {exc}")]
+            return [CheckResult("camera", item, False, f"标记检测失败：{exc} / marker detection failed: {exc}")]
         size = f"{frame.shape[1]}x{frame.shape[0]}"
         missing = [i for i in CORNER_MARKER_IDS if i not in found]
         if missing:
             return [CheckResult("camera", item, False,
-                                f"{size}; 缺少角标记 / missing corner markers {', '.join(map(str, missing))} "
+                                f"{size}；缺少角标记 {', '.join(map(str, missing))}（已找到 {sorted(found) or '无'}） / "
+                                f"missing corner markers {', '.join(map(str, missing))} "
                                 f"(found {sorted(found) or 'none'})")]
         detail = f"{size}; 四角标记 0–3 均找到 / all four corner markers found"
         info = getattr(source, "info", None)  # a picamera2 camera says what it is
@@ -422,7 +427,7 @@ class SelfTest:
             try:
                 m = self.measure_placement(frame)
             except ValueError as exc:
-                self.say(f"  警告 / warning: 无法测量像素密度 / px/mm not measured: {exc}")
+                self.say(f"  警告：无法测量像素密度（{str(exc).split(' / ')[0]}） / warning: px/mm not measured: {exc}")
             else:
                 detail += f"; {m.worst:.2f} px/mm" + (f" {m.verdict}" if m.verdict else "")
                 self.say(f"  {m.description}")

@@ -101,8 +101,9 @@ class PrivateBroker:
             self.proc = subprocess.Popen([mosquitto_exe(), "-c", str(conf)], stdout=log, stderr=subprocess.STDOUT)
         if not wait_port(self.port) or (self.tls_port and not wait_port(self.tls_port)):
             self.stop()
-            raise RuntimeError(f"mosquitto 未能启动 / mosquitto did not start (port {self.port}); "
-                               f"log: {self.folder / 'mosquitto.log'}")
+            log = self.folder / "mosquitto.log"
+            raise RuntimeError(f"mosquitto 未能启动（端口 {self.port}），日志：{log} / mosquitto did not start "
+                               f"(port {self.port}); log: {log}")
         return self
 
     def stop(self) -> None:
@@ -191,7 +192,7 @@ def check_not_running(conf_path: Path) -> None:
     if pids:
         listed = ", ".join(str(p) for p in pids)
         raise BrokerRunningError(
-            f"已有代理在按此配置运行（pid {listed}），多半是之前被强行结束的 event broker 留下的：请先结束它"
+            f"已有代理在按此配置运行（{conf_path}，pid {listed}），多半是之前被强行结束的 event broker 留下的：请先结束它"
             f"（kill {' '.join(str(p) for p in pids)}），再启动 / a broker already runs on {conf_path} (pid {listed}), "
             f"most likely left by an event broker that was killed: stop it first (kill {' '.join(str(p) for p in pids)}), "
             "then start this again")
@@ -244,7 +245,8 @@ class EventBroker:
     def __init__(self, conf: str | Path, *, log_max_bytes: int = LOG_MAX_BYTES, log_keep: int = LOG_KEEP,
                  check_s: float = CHECK_S, output: IO[Any] | None = None) -> None:
         if log_max_bytes < 1 or log_keep < 1:
-            raise ValueError(f"日志上限与保留份数须为正数 / the log's limit and the logs kept must be positive, got "
+            raise ValueError(f"日志上限与保留份数须为正数，收到 {log_max_bytes} 字节、{log_keep} 份 / "
+                             f"the log's limit and the logs kept must be positive, got "
                              f"{log_max_bytes} bytes, {log_keep} kept")
         self.conf_path = Path(conf)
         self.conf: BrokerConf = read_conf(self.conf_path)
@@ -300,7 +302,7 @@ class EventBroker:
                 said = False
             except OSError as exc:
                 if not said:
-                    print(f"代理日志轮换失败，稍后重试 / rotating the broker's log failed, trying again: {exc}",
+                    print(f"代理日志轮换失败，稍后重试：{exc} / rotating the broker's log failed, trying again: {exc}",
                           file=sys.stderr, flush=True)
                 said = True
 

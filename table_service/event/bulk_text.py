@@ -97,7 +97,7 @@ def read_table(text: str, aliases: Mapping[str, str], need: tuple[str, ...], exa
     for c in cells:
         f = next((aliases[k] for k in header_key(c) if k in aliases), None)
         if f is None:
-            problems.append((first + 1, f"表头 {c[:40]!r} 不是可用的列名 / the header {c[:40]!r} names no column "
+            problems.append((first + 1, f"表头 {c[:40]!r} 不是可用的列名（表头如：{example}） / the header {c[:40]!r} names no column "
                                         f"this import takes (a header row: {example})"))
         elif f in fields:
             problems.append((first + 1, f"表头有两列 {c[:40]!r} / the header names {c[:40]!r} twice"))
@@ -106,7 +106,7 @@ def read_table(text: str, aliases: Mapping[str, str], need: tuple[str, ...], exa
     if not any(fields):  # no heading at all: a table pasted without its header row (or no table)
         problems = []
     if missing and not problems:
-        problems.append((first + 1, f"第一行须为表头，缺 {', '.join(missing)} 列 / the first line must be a header row "
+        problems.append((first + 1, f"第一行须为表头，缺 {', '.join(missing)} 列：{example} / the first line must be a header row "
                                     f"and it has no {', '.join(missing)} column: {example}"))
     table = Table(first + 1, fields, problems=problems)
     if problems:

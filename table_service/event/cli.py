@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from table_service.engine.errors import halves
 from table_service.event.broker import EventBroker
 from table_service.event.broker_log import LOG_KEEP, LOG_MAX_BYTES
 from table_service.event.config import load_event
@@ -49,13 +50,14 @@ def _address(text: str) -> str:
     try:
         return str(ipaddress.ip_address(text.strip()))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"须为 IP 地址 / must be an IP address, got {text[:60]!r}") from None
+        raise argparse.ArgumentTypeError(f"须为 IP 地址，收到 {text[:60]!r} / must be an IP address, got {text[:60]!r}") from None
 
 
 def _host(text: str) -> str:
     """An argparse type: a host name or an IP address (it goes into a certificate and every table's config)."""
     if not is_host(text.strip()):
-        raise argparse.ArgumentTypeError(f"须为主机名或 IP 地址 / must be a host name or an IP address, got {text[:60]!r}")
+        raise argparse.ArgumentTypeError(f"须为主机名或 IP 地址，收到 {text[:60]!r} / must be a host name or an IP "
+                                         f"address, got {text[:60]!r}")
     return text.strip()
 
 
@@ -77,10 +79,11 @@ def _seed(text: str) -> str:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        raise argparse.ArgumentTypeError(f"抽签种子不是 UTF-8 文本 / is not UTF-8 text, got {text[:40]!r}") from None
+        raise argparse.ArgumentTypeError(f"抽签种子不是 UTF-8 文本：{text[:40]!r} / is not UTF-8 text, "
+                                         f"got {text[:40]!r}") from None
     if len(text) > 64 or not text.isprintable():
-        raise argparse.ArgumentTypeError(f"抽签种子须为至多 64 个可打印字符 / must be at most 64 printable characters, "
-                                         f"got {text[:40]!r}")
+        raise argparse.ArgumentTypeError(f"抽签种子须为至多 64 个可打印字符，收到 {text[:40]!r} / "
+                                         f"must be at most 64 printable characters, got {text[:40]!r}")
     return text
 
 
@@ -91,9 +94,10 @@ def _int_in(lo: int, hi: int, what: str) -> Any:
         try:
             v = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{what}须为整数 / must be a whole number, got {text[:40]!r}") from None
+            raise argparse.ArgumentTypeError(f"{what}须为整数，收到 {text[:40]!r} / must be a whole number, "
+                                             f"got {text[:40]!r}") from None
         if not lo <= v <= hi:
-            raise argparse.ArgumentTypeError(f"{what}须为 {lo}–{hi} / must be {lo}-{hi}, got {v}")
+            raise argparse.ArgumentTypeError(f"{what}须为 {lo}–{hi}，收到 {v} / must be {lo}-{hi}, got {v}")
         return v
 
     return parse
@@ -116,14 +120,15 @@ def scoring_from_args(args: argparse.Namespace) -> Any:
     try:
         rs = get_ruleset(args.preset)
     except (KeyError, ValueError) as exc:
-        raise EventInputError(f"未知规则预设 / unknown preset {args.preset!r}: {exc}") from None
+        # The error names the preset in both languages: its Chinese half is this message's.
+        raise EventInputError(f"{halves(str(exc))[0]} / unknown preset {args.preset!r}: {exc}") from None
     opts: dict[str, Any] = {}
     if args.match_points:
         opts.update(MATCH_POINT_SCHEMES[args.match_points])
     if args.bye_points is not None:
         win = opts.get("win", rs.match_points_win)
         if args.bye_points > win:
-            raise EventInputError(f"轮空得分不能超过胜一轮 / --bye-points must be 0-{win} (a win is worth {win})")
+            raise EventInputError(f"轮空得分须为 0–{win}（胜一轮得 {win} 分） / --bye-points must be 0-{win} (a win is worth {win})")
         opts["bye"] = args.bye_points
     if args.duplicate:
         opts["duplicate"] = args.duplicate
@@ -191,9 +196,9 @@ def register(subparsers: Any) -> None:
     b.add_argument("--out", type=_given("provision 的输出目录"), default=None,
                    help="provision 的输出目录 / the folder event provision wrote (default: mqtt-<event> beside EVENT.toml)")
     b.add_argument("--log-max-mb", type=_int_in(1, 100_000, "日志上限"), default=LOG_MAX_BYTES // 2**20, metavar="MB",
-                   help=f"日志满此大小即轮换 / rotate the log at this size in MiB (default {LOG_MAX_BYTES // 2**20})")
+                   help=f"日志满此大小即轮换（MiB，默认 {LOG_MAX_BYTES // 2**20}） / rotate the log at this size in MiB (default {LOG_MAX_BYTES // 2**20})")
     b.add_argument("--log-keep", type=_int_in(1, 100, "保留份数"), default=LOG_KEEP, metavar="N",
-                   help=f"保留的旧日志份数 / rotated logs kept (default {LOG_KEEP})")
+                   help=f"保留的旧日志份数（默认 {LOG_KEEP}） / rotated logs kept (default {LOG_KEEP})")
     b.set_defaults(func=run_broker)
     p.set_defaults(func=lambda _a: (p.print_help(), 2)[1])
 
@@ -217,7 +222,8 @@ def run_standings(args: argparse.Namespace) -> int:
     if teams:
         unknown = {t for r in results for t in (r.ns, r.ew) if t is not None} - set(teams)
         if unknown:
-            raise EventInputError(f"成绩中的队不在队名单中 / team(s) not in the teams list: {sorted(unknown)}")
+            raise EventInputError(f"成绩中的队不在队名单中：{sorted(unknown)} / team(s) not in the teams list: "
+                                  f"{sorted(unknown)}")
     if args.duplicate:
         _warn_single_rooms(results)
     st = compute_standings(results, teams, scoring_from_args(args), seed=args.seed)
@@ -285,7 +291,7 @@ def _check_rounds_complete(results: list[Any], teams: list[str]) -> None:
     rounds = sorted({r.round for r in results})
     missing = sorted(set(range(1, rounds[-1] + 1)) - set(rounds)) if rounds else []
     if missing:
-        raise EventInputError(f"成绩缺第 {missing[0]} 轮 / RESULTS has no line for round {missing[0]} "
+        raise EventInputError(f"成绩缺第 {missing[0]} 轮（现有第 {', '.join(map(str, rounds[:10]))} 轮） / RESULTS has no line for round {missing[0]} "
                               f"(rounds {', '.join(map(str, rounds[:10]))} are there)")
     if rounds:
         last = rounds[-1]
@@ -305,10 +311,11 @@ def run_export(args: argparse.Namespace) -> int:
     """Read a hub's log (never written to) and print its results or standings."""
 
     if Path(args.data).exists() and not Path(args.data).is_dir():
-        raise EventInputError(f"须为赛事中心数据目录，不是文件 / expected the hub's data folder, not a file: {args.data}")
+        raise EventInputError(f"须为赛事中心数据目录，不是文件：{args.data} / expected the hub's data folder, "
+                              f"not a file: {args.data}")
     db = Path(args.data) / "hub-events.sqlite3"
     if not db.exists():
-        raise EventInputError(f"找不到赛事日志 / no hub event log at {db}")
+        raise EventInputError(f"找不到赛事日志：{db} / no hub event log at {db}")
     import sqlite3
 
     try:
@@ -318,9 +325,9 @@ def run_export(args: argparse.Namespace) -> int:
         finally:
             store.close()
     except sqlite3.DatabaseError as exc:
-        raise EventInputError(f"不是赛事日志 / not a hub event log: {db} ({exc})") from None
+        raise EventInputError(f"不是赛事日志：{db}（{exc}） / not a hub event log: {db} ({exc})") from None
     if core.cfg is None:
-        raise EventInputError(f"赛事日志为空 / the hub log is empty: {db}")
+        raise EventInputError(f"赛事日志为空：{db} / the hub log is empty: {db}")
     if args.standings:
         print(json.dumps(core.standings_marked()[1], ensure_ascii=False))
     else:
@@ -378,7 +385,7 @@ def run_broker(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out is not None else Path(args.event).resolve().parent / f"mqtt-{cfg['event']['id']}"
     conf = out / "broker" / "mosquitto.conf"
     if not conf.is_file():
-        raise EventInputError(f"找不到代理配置，请先运行 guandan-table event provision / no broker config at {conf}: "
+        raise EventInputError(f"找不到代理配置 {conf}，请先运行 guandan-table event provision / no broker config at {conf}: "
                               "run guandan-table event provision first")
     if interrupted(out):
         raise interrupted_error(out)
@@ -409,7 +416,7 @@ def run_broker(args: argparse.Namespace) -> int:
 def run_hub(args: argparse.Namespace) -> int:
     """``guandan-table hub``: the event hub's service and pages (event/hub_command.py)."""
     if args.data is not None and Path(args.data).exists() and not Path(args.data).is_dir():
-        raise EventInputError(f"--data 是文件，不是目录 / --data is a file, not a folder: {args.data}")
+        raise EventInputError(f"--data 是文件，不是目录：{args.data} / --data is a file, not a folder: {args.data}")
     from table_service.event.hub_command import (
         run_hub_command,  # lazy: the hub's pages load Flask and OpenCV (a second of CPU) no other event command needs
     )

@@ -83,7 +83,8 @@ def _unknown(where: str, keys: set[str], known: set[str]) -> None:
     for key in sorted(keys - known):
         close = difflib.get_close_matches(key, known, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise EventInputError(f"EVENT.toml [{where}]: 未知配置项 {key!r} / unknown key {key!r}{hint}")
+        hint_zh = f"（是否想写 {close[0]!r}？）" if close else ""
+        raise EventInputError(f"EVENT.toml [{where}]: 未知配置项 {key!r}{hint_zh} / unknown key {key!r}{hint}")
 
 
 def _need(d: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
@@ -91,7 +92,7 @@ def _need(d: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str
         raise EventInputError(f"EVENT.toml [{where}]: 缺少 {key} / missing {key!r}")
     v = d[key]
     if not isinstance(v, kind) or isinstance(v, bool) and kind is not bool:
-        raise EventInputError(f"EVENT.toml [{where}]: {key} 类型错误 / {key!r} has the wrong type ({v!r:.60})")
+        raise EventInputError(f"EVENT.toml [{where}]: {key} 类型错误（{v!r:.60}） / {key!r} has the wrong type ({v!r:.60})")
     return v
 
 
@@ -103,12 +104,15 @@ def _opt(d: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str,
         return default
     v = _need(d, key, kind, where)
     if isinstance(v, int) and not isinstance(v, bool) and lo is not None and hi is not None and not lo <= v <= hi:
-        raise EventInputError(f"EVENT.toml [{where}]: {key} 须为 {lo}–{hi} / {key!r} must be {lo}-{hi}, got {v!r}")
+        raise EventInputError(f"EVENT.toml [{where}]: {key} 须为 {lo}–{hi}，收到 {v!r} / {key!r} must be {lo}-{hi}, "
+                              f"got {v!r}")
     if isinstance(v, str) and len(v) > max_len:
-        raise EventInputError(f"EVENT.toml [{where}]: {key} 过长 / {key!r} is longer than {max_len} characters")
+        raise EventInputError(f"EVENT.toml [{where}]: {key} 过长（至多 {max_len} 个字符） / {key!r} is longer than "
+                              f"{max_len} characters")
     if isinstance(v, str) and control_character(v) is not None:
         # It would reach every table's assignment and the printed draw as it is.
-        raise EventInputError(f"EVENT.toml [{where}]: {key} 含控制字符 / {key!r} holds a control character: {v!r}"[:200])
+        raise EventInputError(f"EVENT.toml [{where}]: {key} 含控制字符：{v!r:.60} / {key!r} holds a control "
+                              f"character: {v!r}"[:300])
     return v
 
 
@@ -121,14 +125,14 @@ def _format(fmt: Any) -> dict[str, Any]:
     """``format = {kind = "deals", deals = 8}`` (or ``time`` with ``minutes``, or ``past_a``),
     every number present and in range: the tables play what this says."""
     if not isinstance(fmt, dict) or not isinstance(fmt.get("kind"), str) or fmt["kind"] not in _FORMATS:
-        raise EventInputError(f"EVENT.toml [event]: format 无效 / format must be {{kind = deals|past_a|time, …}}, "
-                              f"got {fmt!r}"[:200])
+        raise EventInputError(f"EVENT.toml [event]: format 须为 {{kind = deals|past_a|time, …}}，收到 {fmt!r:.60} / "
+                              f"format must be {{kind = deals|past_a|time, …}}, got {fmt!r}"[:300])
     need = _FORMATS[fmt["kind"]]
     _unknown("event.format", set(fmt), {"kind", *need})
     for key, (lo, hi) in need.items():
         _opt(fmt, key, int, "event.format", None, lo, hi)
         if key not in fmt:
-            raise EventInputError(f"EVENT.toml [event.format]: kind = \"{fmt['kind']}\" 需要 {key} / needs {key} "
+            raise EventInputError(f"EVENT.toml [event.format]: kind = \"{fmt['kind']}\" 需要 {key}（{lo}–{hi}） / needs {key} "
                                   f"({lo}-{hi})")
     return dict(fmt)
 
@@ -282,14 +286,14 @@ def validate(raw: dict[str, Any]) -> dict[str, Any]:
         raise EventInputError(f"EVENT.toml [event]: id 无效 {eid!r} / invalid id (1-64 letters, digits, _ . -)")
     rounds = _need(ev, "rounds", int, "event")
     if not 1 <= rounds <= 99:
-        raise EventInputError(f"EVENT.toml [event]: rounds 须为 1–99 / rounds must be 1-99, got {rounds}")
+        raise EventInputError(f"EVENT.toml [event]: rounds 须为 1–99，收到 {rounds} / rounds must be 1-99, got {rounds}")
     draw = ev.get("draw", "auto")
     if not isinstance(draw, str) or draw not in DRAW_METHODS:
-        raise EventInputError(f"EVENT.toml [event]: draw 须为 {'/'.join(DRAW_METHODS)} / draw must be one of "
+        raise EventInputError(f"EVENT.toml [event]: draw 须为 {'/'.join(DRAW_METHODS)}，收到 {draw!r} / draw must be one of "
                               f"{DRAW_METHODS}, got {draw!r}")
     scheme = ev.get("match_points", "2-1-0")
     if not isinstance(scheme, str) or scheme not in MATCH_POINT_SCHEMES:
-        raise EventInputError(f"EVENT.toml [event]: match_points 须为 {'/'.join(MATCH_POINT_SCHEMES)} / "
+        raise EventInputError(f"EVENT.toml [event]: match_points 须为 {'/'.join(MATCH_POINT_SCHEMES)}，收到 {scheme!r} / "
                               f"match_points must be one of {list(MATCH_POINT_SCHEMES)}, got {scheme!r}")
     fmt = _format(ev.get("format", {"kind": "deals", "deals": 8}))
     name = _opt(ev, "name", str, "event", eid, max_len=MAX_NAME)
@@ -307,11 +311,12 @@ def validate(raw: dict[str, Any]) -> dict[str, Any]:
     except EventInputError:
         raise  # already names the file, section and key: wrapped again it read "bad ruleset: EVENT.toml …" twice
     except (KeyError, ValueError, TypeError) as exc:
-        raise EventInputError(f"EVENT.toml 规则无效 / bad ruleset: {exc}"[:300]) from None
+        raise EventInputError(f"EVENT.toml 规则无效：{halves(str(exc))[0]} / bad ruleset: {exc}"[:400]) from None
     scoring_opts: dict[str, Any] = dict(MATCH_POINT_SCHEMES[scheme])
     dup = ev.get("duplicate", False)
     if dup not in (False, "levels", "level_points"):
-        raise EventInputError(f"EVENT.toml [event]: duplicate 须为 false、\"levels\" 或 \"level_points\" / duplicate must be "
+        raise EventInputError(f"EVENT.toml [event]: duplicate 须为 false、\"levels\" 或 \"level_points\"，收到 {dup!r} / "
+                              f"duplicate must be "
                               f"false, \"levels\" or \"level_points\", got {dup!r}")
     if dup:
         scoring_opts["duplicate"] = dup
@@ -322,12 +327,12 @@ def validate(raw: dict[str, Any]) -> dict[str, Any]:
     ScoringOptions.from_ruleset(ruleset, **scoring_opts)  # checks the combination
     seed = ev.get("seed", 0)
     if not isinstance(seed, int | str) or isinstance(seed, bool) or len(str(seed)) > 64:
-        raise EventInputError(f"EVENT.toml [event]: seed 须为整数或字符串 / seed must be an integer or string (at most "
-                              f"64 characters): {seed!r}"[:200])
+        raise EventInputError(f"EVENT.toml [event]: seed 须为整数或至多 64 个字符的字符串：{seed!r:.60} / seed must be an "
+                              f"integer or string (at most 64 characters): {seed!r}"[:300])
     first_round = ev.get("first_round", "lots")
     if not isinstance(first_round, str) or first_round not in FIRST_ROUND:
         raise EventInputError(f"EVENT.toml [event]: first_round 须为 \"lots\"（首轮抽签）或 \"order\"（首轮按 [[teams]] 的顺序"
-                              f"编排） / first_round must be \"lots\" (round 1 drawn by lots, the default) or \"order\" "
+                              f"编排），收到 {first_round!r:.40} / first_round must be \"lots\" (round 1 drawn by lots, the default) or \"order\" "
                               f"(round 1 paired in the order [[teams]] lists them), got {first_round!r}"[:300])
 
     mqtt = raw.get("mqtt", {})
@@ -340,10 +345,12 @@ def validate(raw: dict[str, Any]) -> dict[str, Any]:
     for where, section, default, lowest in (("mqtt", mqtt, 1883, 1), ("hub", hub, 8090, 0)):
         port = section.get("port", default)
         if isinstance(port, bool) or not isinstance(port, int) or not lowest <= port <= 65535:
-            raise EventInputError(f"EVENT.toml [{where}]: port 无效 / invalid port {port!r} ({lowest}-65535)")
+            raise EventInputError(f"EVENT.toml [{where}]: port 无效：{port!r}（{lowest}–65535） / invalid port {port!r} "
+                                  f"({lowest}-65535)")
         host = _opt(section, "host", str, where, None, max_len=255)
         if host is not None and not is_host(host):
-            raise EventInputError(f"EVENT.toml [{where}]: host 无效 / invalid host {host!r} (a name or an address, no spaces)")
+            raise EventInputError(f"EVENT.toml [{where}]: host 无效：{host!r}（须为主机名或地址，不含空格） / invalid host "
+                                  f"{host!r} (a name or an address, no spaces)")
     for key in ("username", "password", "ca_file"):
         _opt(mqtt, key, str, "mqtt", None, max_len=255)
     keepalive = _opt(mqtt, "keepalive", int, "mqtt", 15, 5, 3600)
@@ -395,7 +402,8 @@ def validate(raw: dict[str, Any]) -> dict[str, Any]:
             raise EventInputError(f"EVENT.toml [{where}]: 桌号无效 {tid!r} / invalid table id")
         panel = _opt(t, "panel", str, where, None, max_len=500)
         if panel is not None and not re.match(r"^https?://[^\s/@]+(/[^\s]*)?$", panel):
-            raise EventInputError(f"EVENT.toml [{where}]: panel 须为 http(s):// 地址 / panel must be an http(s):// "
+            raise EventInputError(f"EVENT.toml [{where}]: panel 须为不含 user:password@ 的 http(s):// 地址，收到 {panel!r:.80} / "
+                                  f"panel must be an http(s):// "
                                   f"address without user:password@, got {panel!r}"[:300])
         tables.append({"id": tid, "panel": panel})
     if len({t["id"] for t in tables}) != len(tables):
@@ -435,11 +443,11 @@ def load_event(path: str | Path, *, provisioned: bool = True) -> dict[str, Any]:
     try:
         raw = tomllib.loads(p.read_text(encoding="utf-8-sig"))  # -sig: the BOM Windows Notepad writes
     except FileNotFoundError:
-        raise EventInputError(f"找不到赛事文件 / event file not found: {p}") from None
+        raise EventInputError(f"找不到赛事文件：{p} / event file not found: {p}") from None
     except tomllib.TOMLDecodeError as exc:
-        raise EventInputError(f"EVENT.toml 格式错误 / not valid TOML ({p}): {exc}") from None
+        raise EventInputError(f"EVENT.toml 格式错误（{p}）：{exc} / not valid TOML ({p}): {exc}") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise EventInputError(f"无法读取赛事文件 / cannot read event file {p}: {exc}") from None
+        raise EventInputError(f"无法读取赛事文件 {p}：{exc} / cannot read event file {p}: {exc}") from None
     kept = provisioned_hub_mqtt(p, raw) if provisioned else None
     ca_base = p.resolve().parent
     if kept is not None:
@@ -454,7 +462,7 @@ def load_event(path: str | Path, *, provisioned: bool = True) -> dict[str, Any]:
     if ca is not None:  # relative to the file that names it, as provision writes it
         ca_path = Path(ca) if Path(ca).is_absolute() else ca_base / ca
         if not ca_path.is_file():
-            raise EventInputError(f"EVENT.toml [mqtt]: 找不到 ca_file / ca_file not found: {ca_path}")
+            raise EventInputError(f"EVENT.toml [mqtt]: 找不到 ca_file：{ca_path} / ca_file not found: {ca_path}")
         cfg["mqtt"]["ca_file"] = str(ca_path)
     if kept is not None:
         cfg["mqtt"]["source"] = str(kept[0])  # for the hub's banner: where its credential came from

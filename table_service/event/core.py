@@ -70,7 +70,7 @@ class HubCore(HubState):
                                   "rounds are drawn")
         if pub and not self.round_complete(max(pub)):
             missing = [t["table"] for t in self.draws[max(pub)]["tables"] if (max(pub), t["table"]) not in self.results]
-            raise EventInputError(f"第 {max(pub)} 轮还缺 {len(missing)} 桌成绩 / round {max(pub)} still lacks the "
+            raise EventInputError(f"第 {max(pub)} 轮还缺 {len(missing)} 桌成绩（{', '.join(missing[:10])} 号桌） / round {max(pub)} still lacks the "
                                   f"result of table(s) {', '.join(missing[:10])}")
         method = self.method_now()
         first, order = self.first_round_now()
@@ -534,7 +534,7 @@ class HubCore(HubState):
             raise EventInputError(f"请选择申诉的队伍（{t['ns']} 或 {t['ew']}） / choose the team that appeals "
                                   f"({t['ns']} or {t['ew']})")
         if team not in (t["ns"], t["ew"]):
-            raise EventInputError(f"{team} 不在该桌 / team {team} did not play at table {table}")
+            raise EventInputError(f"{team} 不在 {table} 号桌 / team {team} did not play at table {table}")
         if not says_something(text):
             raise EventInputError("申诉须有书面理由 / an appeal must be in writing")
         same = next((a for a in self.appeals if a["decision"] is None and a["round"] == rnd and a["table"] == table

@@ -99,7 +99,8 @@ def first_round_order(teams: Sequence[str], seed: int | str = 0, first_round: st
     (independent of the order given: the same field and seed always draw the same), or ``teams`` as
     listed for ``first_round="order"``."""
     if first_round not in FIRST_ROUND:
-        raise EventInputError(f"首轮编排须为 lots（抽签）或 order（按名单顺序） / first_round must be lots or order, "
+        raise EventInputError(f"首轮编排须为 lots（抽签）或 order（按名单顺序），收到 {first_round!r} / "
+                              f"first_round must be lots or order, "
                               f"got {first_round!r}")
     return draw_lots(teams, seed) if first_round == "lots" and len(teams) > 1 else list(teams)
 
@@ -457,4 +458,5 @@ def make_draw(method: str, teams: Sequence[str], results: Sequence[Result] = (),
         d = round_robin(teams, results, round_no=round_no, withdrawn=withdrawn, seed=seed, first_round=first_round,
                         order=order)
         return duplicate_rooms(d) if dup else d
-    raise EventInputError(f"未知编排方法 / unknown draw method {method!r} (swiss or round-robin)")
+    raise EventInputError(f"未知编排方法 {method!r}（须为 swiss 或 round-robin） / unknown draw method {method!r} "
+                          f"(swiss or round-robin)")

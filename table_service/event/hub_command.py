@@ -33,11 +33,12 @@ def _accounts_hint(users_db: Path) -> str:
             conn.close()
     except (sqlite3.Error, OSError, ValueError):  # the login page reports an unusable database; this only guides
         n = -1
-    where = f"账号 / accounts: {users_db}"
     if n == 0:
-        return (f"{where} — 还没有账号，先建裁判长 / no account yet, make the chief referee's first: "
-                f"guandan-table user add NAME --role chief --db {users_db}")
-    return f"{where} ({n}); 在「账号」页管理 / managed on the accounts page (/accounts/)"
+        add = f"guandan-table user add NAME --role chief --db {users_db}"
+        return (f"账号：{users_db} — 还没有账号，先建裁判长：{add} / accounts: {users_db} — no account yet, make the "
+                f"chief referee's first: {add}")
+    return (f"账号：{users_db}（{n}），在「账号」页管理 / accounts: {users_db} ({n}); managed on the accounts page "
+            "(/accounts/)")
 
 
 def run_hub_command(args: argparse.Namespace) -> int:
@@ -51,7 +52,8 @@ def run_hub_command(args: argparse.Namespace) -> int:
     base = Path(args.event).resolve().parent
     data = Path(args.data) if args.data is not None else base / (cfg["hub"].get("data") or f"hub-{cfg['event']['id']}")
     if data.exists() and not data.is_dir():
-        raise ValueError(f"赛事中心数据目录是文件 / the hub's data folder {data} is a file "
+        raise ValueError(f"赛事中心数据目录 {data} 是文件（{args.event} 的 [hub] data 或 --data）：请给出目录 / "
+                         f"the hub's data folder {data} is a file "
                          f"([hub] data in {args.event}, or --data): give a folder")
     host = cfg["hub"]["host"] if args.host is None else args.host
     port = cfg["hub"]["port"] if args.port is None else args.port
@@ -65,13 +67,14 @@ def run_hub_command(args: argparse.Namespace) -> int:
                            secret_key=kept_secret_key(data))
     except OSError as exc:
         hub.stop()
-        raise ValueError(f"无法启动网页（端口 {port} 被占用？） / cannot serve on port {port}: {exc}") from exc
+        raise ValueError(f"无法在端口 {port} 启动网页（被占用？）：{exc} / cannot serve on port {port}: {exc}") from exc
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    print(f"赛事中心 / event hub {cfg['event']['id']}: {handle.url}/hub/  (MQTT {cfg['mqtt']['host']}:"
-          f"{cfg['mqtt']['port']}, log {hub.store.path})", flush=True)
+    mqtt = f"{cfg['mqtt']['host']}:{cfg['mqtt']['port']}"
+    print(f"赛事中心 {cfg['event']['id']}：{handle.url}/hub/（MQTT {mqtt}，日志 {hub.store.path}） / "
+          f"event hub {cfg['event']['id']}: {handle.url}/hub/  (MQTT {mqtt}, log {hub.store.path})", flush=True)
     if cfg["mqtt"].get("source"):
-        print(f"MQTT 凭据取自 / MQTT credential from {cfg['mqtt']['source']}", flush=True)
+        print(f"MQTT 凭据取自 {cfg['mqtt']['source']} / MQTT credential from {cfg['mqtt']['source']}", flush=True)
     print(_accounts_hint(data / "web-users.sqlite3"), flush=True)
     try:
         while not stop.wait(0.5):

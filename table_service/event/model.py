@@ -295,7 +295,7 @@ def parse_result_line(line: str, where: str = "") -> Result:
     try:
         obj = loads_strict(line)
     except json.JSONDecodeError as exc:
-        raise EventInputError(f"{where}不是 JSON / not JSON ({exc.msg})") from None
+        raise EventInputError(f"{where}不是 JSON（{exc.msg}） / not JSON ({exc.msg})") from None
     except ValueError as exc:  # a 5,000-digit number, 100,000 "[", a key twice, NaN: said in both halves
         zh, _sep, en = str(exc).partition(" / ")
         raise EventInputError(f"{where}不是可用的 JSON：{zh[:60]} / unusable JSON: {en[:100]}") from None
@@ -309,9 +309,9 @@ def read_text(path: str | Path, what: str) -> str:
     try:
         return Path(path).read_text(encoding="utf-8-sig")
     except FileNotFoundError:
-        raise EventInputError(f"找不到 {what} 文件 / {what} file not found: {path}") from None
+        raise EventInputError(f"找不到 {what} 文件：{path} / {what} file not found: {path}") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise EventInputError(f"无法读取 {what} 文件 / cannot read {what} file {path}: {exc}") from None
+        raise EventInputError(f"无法读取 {what} 文件 {path}：{exc} / cannot read {what} file {path}: {exc}") from None
 
 
 def load_results(path: str | Path, *, duplicate: bool = False) -> list[Result]:
@@ -333,7 +333,7 @@ def parse_teams_text(text: str, name: str = "TEAMS") -> list[str]:
         seen.add(team)
         teams.append(team)
     if len(teams) < 2:
-        raise EventInputError(f"{name}: 至少需要两队 / at least two teams are needed (got {len(teams)})")
+        raise EventInputError(f"{name}: 至少需要两队，收到 {len(teams)} 队 / at least two teams are needed (got {len(teams)})")
     return teams
 
 

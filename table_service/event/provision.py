@@ -316,7 +316,8 @@ def _hash_passwords(passwd: Path) -> None:
                               "(run bash scripts/install.sh)")
     done = subprocess.run([exe, "-U", str(passwd)], capture_output=True, text=True, timeout=120)
     if done.returncode != 0:
-        raise EventInputError(f"mosquitto_passwd 失败 / mosquitto_passwd failed: {done.stderr.strip()[:200]}")
+        raise EventInputError(f"mosquitto_passwd 失败：{done.stderr.strip()[:200]} / mosquitto_passwd failed: "
+                              f"{done.stderr.strip()[:200]}")
 
 
 def make_tls(tls_dir: Path, hosts: list[str], days: int = 400, *, ca_dir: Path | None = None) -> None:
@@ -346,7 +347,8 @@ def make_tls(tls_dir: Path, hosts: list[str], days: int = 400, *, ca_dir: Path |
     def run(*args: str) -> None:
         done = subprocess.run([exe, *args], capture_output=True, text=True, timeout=120)
         if done.returncode != 0:
-            raise EventInputError(f"openssl 失败 / openssl failed: {done.stderr.strip()[:300]}")
+            raise EventInputError(f"openssl 失败：{done.stderr.strip()[:300]} / openssl failed: "
+                                  f"{done.stderr.strip()[:300]}")
 
     run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", str(days), "-subj", "/CN=guandan-table event CA",
         "-keyout", str(ca_key), "-out", str(tls_dir / "ca.crt"))
@@ -376,12 +378,13 @@ def provision(cfg: dict[str, Any], folder: str | Path, *, host: str | None = Non
     :raises EventInputError: an existing provision (without ``force``), a missing tool, a bad count, a
         folder that is a file, a TLS port that is the plain one."""
     if isinstance(watchers, bool) or not isinstance(watchers, int) or not 1 <= watchers <= MAX_WATCHERS:
-        raise EventInputError(f"观看账号数须为 1–{MAX_WATCHERS} / --watchers must be 1-{MAX_WATCHERS}, got {watchers!r}")
+        raise EventInputError(f"观看账号数须为 1–{MAX_WATCHERS}，收到 {watchers!r} / --watchers must be "
+                              f"1-{MAX_WATCHERS}, got {watchers!r}")
     folder = Path(folder).resolve()  # mosquitto.conf names its files by this path: relative, it broke elsewhere
     # The folder, or the first of its parents that exists, must be a folder ("Not a directory" said nothing).
     found = next(p for p in (folder, *folder.parents) if p.exists())
     if not found.is_dir():
-        raise EventInputError(f"输出目录无法建立：{found} 是文件 / the output folder {folder} cannot be made: {found} is "
+        raise EventInputError(f"输出目录 {folder} 无法建立：{found} 是文件（--out） / the output folder {folder} cannot be made: {found} is "
                               "a file, not a folder (--out)")
     broker = folder / "broker"
     if (broker / "passwd").exists() and not force:
@@ -391,7 +394,7 @@ def provision(cfg: dict[str, Any], folder: str | Path, *, host: str | None = Non
                               "provisioned: new passwords would lock out tables already set up (use --force)")
     event = cfg["event"]["id"]
     if tls_hosts and host is not None and host not in tls_hosts:
-        raise EventInputError(f"--host {host} 不在证书的名称中 / --host {host} is not one of the certificate's names "
+        raise EventInputError(f"--host {host} 不在证书的名称中（--tls {' --tls '.join(tls_hosts)}），各桌无法凭它核验代理 / --host {host} is not one of the certificate's names "
                               f"(--tls {' --tls '.join(tls_hosts)}): no table could check the broker by it")
     # With TLS the tables reach the broker by a name its certificate carries: EVENT.toml's host (often
     # 127.0.0.1, the hub's own view) is kept only when it is one of them.
@@ -399,7 +402,8 @@ def provision(cfg: dict[str, Any], folder: str | Path, *, host: str | None = Non
     port = int(port if port is not None else cfg["mqtt"]["port"])
     if tls_hosts and tls_port == port:
         # Two `listener <port>` lines: Mosquitto refuses to start.
-        raise EventInputError(f"TLS 端口不能与明文端口相同 / --tls-port {tls_port} is the plain listener's port too "
+        raise EventInputError(f"TLS 端口 --tls-port {tls_port} 与明文端口相同（--port 或 EVENT.toml [mqtt] port），"
+                              f"Mosquitto 不能在同一端口监听两次 / --tls-port {tls_port} is the plain listener's port too "
                               "(--port, or EVENT.toml [mqtt] port): Mosquitto cannot listen twice on one port")
     _check_broker_writes(_broker_writes(folder, persistence))
     creds = Provisioned(folder=folder, event=event, port=port,

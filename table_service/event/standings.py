@@ -61,9 +61,11 @@ class ScoringOptions:
         known = {f.name for f in fields(self)}
         bad = set(opts) - known
         if bad:
-            raise EventInputError(f"未知计分选项 / unknown scoring option(s) {sorted(bad)} (known: {sorted(known)})")
+            raise EventInputError(f"未知计分选项 {sorted(bad)}（可用：{sorted(known)}） / unknown scoring option(s) "
+                                  f"{sorted(bad)} (known: {sorted(known)})")
         if opts.get("duplicate") not in DUPLICATE_COMPARE:
-            raise EventInputError(f"复式比较方式须为 levels 或 level_points / duplicate must be levels or level_points, "
+            raise EventInputError(f"复式比较方式须为 levels 或 level_points，收到 {opts.get('duplicate')!r} / "
+                                  f"duplicate must be levels or level_points, "
                                   f"got {opts.get('duplicate')!r}")
         return replace(self, **opts)
 
@@ -251,7 +253,7 @@ def _key(name: str, ln: TeamLine, tied: set[str]) -> int:
         return ln.net_levels
     if name == "head_to_head":
         return sum(p for rnd, p in ln.per_round.items() if ln.opponents.get(rnd) in tied)
-    raise EventInputError(f"未知排名依据 / unknown tie-break key {name!r}")
+    raise EventInputError(f"未知排名依据 {name!r} / unknown tie-break key {name!r}")
 
 
 def compute_standings(results: Iterable[Result], teams: Iterable[str] = (), opts: ScoringOptions | None = None,

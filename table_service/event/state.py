@@ -36,6 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Self
 
+from table_service.engine.errors import halves
 from table_service.event.config import draw_method, scheme_scoring, scoring_of
 from table_service.event.model import Result, parse_result
 from table_service.event.moves import MOVE_EVENT, apply_move
@@ -341,7 +342,7 @@ class HubState:
         elif et == MOVE_EVENT:
             apply_move(self.draws, d, ev)
         else:
-            raise ValueError(f"未知赛事事件 / unknown hub event type {et!r}")
+            raise ValueError(f"未知赛事事件类型 {et!r} / unknown hub event type {et!r}")
 
     def _load(self, d: dict[str, Any]) -> None:
         """``event_loaded``: EVENT.toml's configuration, then the hub's edits its ``kept`` names
@@ -392,7 +393,8 @@ class HubState:
                 self.apply(ev)
             except (KeyError, TypeError, IndexError, AttributeError, ValueError) as exc:
                 seq = ev.get("seq") if isinstance(ev, dict) else None
-                raise HubLogDamaged(f"赛事日志已损坏（第 {seq} 条：{type(exc).__name__}） / the hub event log is "
+                raise HubLogDamaged(f"赛事日志已损坏（第 {seq} 条：{type(exc).__name__}：{halves(str(exc))[0][:80]}） / "
+                                    f"the hub event log is "
                                     f"damaged at seq {seq} ({type(exc).__name__}: {str(exc)[:80]})") from None
         return self
 

@@ -47,7 +47,7 @@ class HubStore:
         self.path = Path(path)
         self._lock = threading.RLock()
         if self.path.is_dir():
-            raise HubStoreError(f"这是文件夹，不是赛事日志 / not a hub event log: {self.path} is a folder")
+            raise HubStoreError(f"这是文件夹，不是赛事日志：{self.path} / not a hub event log: {self.path} is a folder")
         if not readonly:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         damage = None if readonly else sqlite.wal_damage(self.path)  # as the table's store does
@@ -56,7 +56,8 @@ class HubStore:
         try:
             self._db = sqlite.connect(self.path, readonly=readonly)
         except sqlite3.Error as exc:
-            raise HubStoreError(f"无法打开赛事日志 / cannot open the hub event log {self.path}: {exc}") from None
+            raise HubStoreError(f"无法打开赛事日志 {self.path}：{exc} / cannot open the hub event log "
+                                f"{self.path}: {exc}") from None
         try:
             # Look before writing anything: switching another program's database to WAL would
             # rewrite its header and leave -wal/-shm beside it; re-stamping a newer log's version
@@ -77,11 +78,11 @@ class HubStore:
                 # A page too damaged for the integrity check itself to read: a damaged hub log,
                 # not another program's file.
                 raise HubStoreError(self._damaged(str(exc))) from None
-            raise HubStoreError(f"不是赛事日志 / not a hub event log: {self.path} ({exc})") from None
+            raise HubStoreError(f"不是赛事日志：{self.path}（{exc}） / not a hub event log: {self.path} ({exc})") from None
 
     def _damaged(self, what: str) -> str:
-        return (f"赛事日志损坏 / the hub event log {self.path} is damaged ({what}); it is left as it is: restore it "
-                "from a backup")
+        return (f"赛事日志 {self.path} 已损坏（{what}），文件保持原样：请从备份恢复 / the hub event log {self.path} "
+                f"is damaged ({what}); it is left as it is: restore it from a backup")
 
     def _check(self) -> int:
         """The file's schema version, once it is known to be a healthy hub log this program reads.
@@ -93,11 +94,13 @@ class HubStore:
         tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         if tables and "hub_events" not in tables:
             names = ", ".join(sorted(tables)[:5]) + (" …" if len(tables) > 5 else "")
-            raise HubStoreError(f"不是赛事日志（含其他表 {names}；是比赛桌的事件库或其他程序的数据库？） / not a hub event "
+            raise HubStoreError(f"不是赛事日志：{self.path} 含其他表 {names}（是比赛桌的事件库或其他程序的数据库？），"
+                                f"文件保持原样 / not a hub event "
                                 f"log: {self.path} holds the tables {names} (a table's event log, or another "
                                 "program's database?); the file is left as it is")
         if version > SCHEMA_VERSION:
-            raise HubStoreError(f"赛事日志版本过新 / the hub event log {self.path} has schema {version}, newer than "
+            raise HubStoreError(f"赛事日志 {self.path} 版本过新（{version}，本程序为 {SCHEMA_VERSION}）：请升级程序，"
+                                f"文件保持原样 / the hub event log {self.path} has schema {version}, newer than "
                                 f"this program's {SCHEMA_VERSION}: upgrade the program; the file is left as it is")
         damage = sqlite.integrity_problems(self._db)
         if damage:
@@ -139,7 +142,8 @@ class HubStore:
                 data = None
             if not isinstance(data, dict) or not isinstance(ty, str) or not isinstance(t, int):
                 # A truncated or hand-edited file: say where, rather than fail somewhere later.
-                raise HubStoreError(f"赛事日志已损坏（第 {s} 条） / the hub event log {self.path} is damaged at seq {s}")
+                raise HubStoreError(f"赛事日志 {self.path} 已损坏（第 {s} 条） / the hub event log {self.path} "
+                                    f"is damaged at seq {s}")
             out.append({"seq": s, "t_ms": t, "type": ty, "actor": a, "role": r, "data": data})
         return out
 

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from table_service.engine.errors import halves
 from table_service.event.core import HubCore
 from table_service.event.intake import BadMessage, check_message
 from table_service.event.model import parse_result, reused_id_reason
@@ -122,7 +123,7 @@ class TableMessages:
                         raise  # the hub's own log failed: nothing is acknowledged, all comes again
                     except Exception as exc:  # a hub bug on one message must not block the others
                         log.exception("hub: message on %s/%s could not be handled", table, name)
-                        self._bad_message(table, name, payload, f"赛事中心无法处理 / the hub could not handle it "
+                        self._bad_message(table, name, payload, f"赛事中心无法处理（{type(exc).__name__}） / the hub could not handle it "
                                           f"({type(exc).__name__})", now, applied, pending)
             for ev in applied:
                 self.core.apply(ev)
@@ -262,7 +263,7 @@ class TableMessages:
             listed = self.core.open_refusals(table) + sum(1 for k in pending if k[0] == "refused" and k[1] == table)
             if listed >= MAX_OPEN_REFUSALS_PER_TABLE:
                 # The chief's list holds this table's first ones; more are its bad messages (counted).
-                more = (f"本桌已有 {listed} 条拒收成绩待处理，本条计为异常消息 / the table has {listed} refused "
+                more = (f"本桌已有 {listed} 条拒收成绩待处理，本条计为异常消息（{halves(reason)[0]}） / the table has {listed} refused "
                         f"results open: this one is counted as a bad message ({reason})")
                 self._bad_message(table, "result", (rid + "\0" + said).encode(), more, now, applied, pending)
                 return {"result_id": rid, "status": "refused", "round": line["round"], "reason": reason}

@@ -48,7 +48,7 @@ def read_teams(text: str, cfg: dict[str, Any], withdrawn: Any = ()) -> tuple[lis
     table = read_table(text, TEAM_COLUMNS, ("id", "name"), TEAMS_HEADER)
     problems = list(table.problems)
     if not problems and not any(f == "players" or f.startswith("p") for f in table.fields):
-        problems.append((table.header_line, f"表头没有选手列 / the header has no players column: {TEAMS_HEADER}"))
+        problems.append((table.header_line, f"表头没有选手列：{TEAMS_HEADER} / the header has no players column: {TEAMS_HEADER}"))
     teams = copy.deepcopy(cfg["teams"])  # those there, then each good row: a later row is checked against it
     dup = bool(cfg["event"]["scoring"].get("duplicate"))
     good: list[dict[str, Any]] = []
@@ -92,11 +92,13 @@ def check_teams_import(core: Any, text: str, role: str | None) -> list[dict[str,
                               f"{core.published_rounds[0]} is published: teams can only be imported before the "
                               "first draw is published")
     if not text.strip():
-        raise EventInputError(f"没有可导入的队伍：请粘贴带表头的队伍表 / nothing to import: paste the teams with a header "
+        raise EventInputError(f"没有可导入的队伍：请粘贴带表头的队伍表（{TEAMS_HEADER}） / "
+                              f"nothing to import: paste the teams with a header "
                               f"row ({TEAMS_HEADER})")
     good, problems = read_teams(text, core.cfg, set(core.withdrawn))
     if problems:
         raise LinesRefused(("导入", "imported"), problems)
     if not good:
-        raise EventInputError(f"表中没有队伍，只有表头 / the table has a header and no team ({TEAMS_HEADER})")
+        raise EventInputError(f"表中没有队伍，只有表头（{TEAMS_HEADER}） / the table has a header and no team "
+                              f"({TEAMS_HEADER})")
     return good

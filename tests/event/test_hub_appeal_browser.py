@@ -1,7 +1,7 @@
 """Real browser (Playwright, Debian's Chromium, the hub's pages on cheroot): the organiser page's
 appeal form offers only the two teams of the table chosen, so its defaults are a valid appeal and
 a tap on another table changes the team list with it (the hub refuses a team that did not play
-there: "T01 不在该桌"). Screenshot in test-artifacts/event/hub-appeal.png."""
+there: "T01 不在 3 号桌"). Screenshot in test-artifacts/event/hub-appeal.png."""
 
 from __future__ import annotations
 

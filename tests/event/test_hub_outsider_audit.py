@@ -113,7 +113,7 @@ def test_the_team_form_does_not_rename_a_team_to_another_teams_name(hub: HubServ
 
 
 @pytest.mark.parametrize(("options", "message"), [
-    ({"clock_lead": 20}, "EVENT.toml [ruleset_options]: 未知配置项 'clock_lead' / unknown key 'clock_lead' (did you mean "
+    ({"clock_lead": 20}, "EVENT.toml [ruleset_options]: 未知配置项 'clock_lead'（是否想写 'clock_lead_s'？） / unknown key 'clock_lead' (did you mean "
                          "'clock_lead_s'?)"),
     ({"clock_lead_s": "20"}, "EVENT.toml [ruleset_options]: clock_lead_s: 规则选项类型错误：clock_lead_s='20'"
                              "（应为 0–86400 的整数） / bad option clock_lead_s='20' (expected a whole number 0-86400)"),
