@@ -323,9 +323,12 @@ class ScreenController:
             if not slot[0].wait(timeout):
                 why = (self.last_error if self.is_connected or self.last_error
                        else "未连接，控制器未应答 HELLO / not connected: no controller has answered the HELLO")
-                raise QueryTimeoutError(f"查询超时：控制器 {timeout:g} 秒内未应答 / "
+                # ``why`` may be "中文 / English" itself: each half to its own language's half.
+                why_zh, sep, why_en = (why or "").partition(" / ")
+                why_en = why_en if sep else why_zh
+                raise QueryTimeoutError(f"查询超时：控制器 {timeout:g} 秒内未应答（{why_zh or '未报告错误'}） / "
                                         f"the controller did not answer within {timeout:g} s"
-                                        f" ({why or 'no error reported'})")
+                                        f" ({why_en or 'no error reported'})")
         finally:
             with self._state_lock:
                 self._queries.pop(token, None)
