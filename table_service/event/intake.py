@@ -23,7 +23,7 @@ from urllib.parse import quote, urlsplit
 
 from table_service.event.model import EventInputError, parse_result
 from table_service.rules.cards import RANKS
-from table_service.rules.seats import SIDES
+from table_service.rules.seats import SEATS, SIDES
 from table_service.views.deck_wire import SHA256_RE
 from table_service.views.panel_url import panel_url_problem
 from table_service.views.wire import SEGMENT_RE, loads_strict
@@ -297,7 +297,7 @@ def _standing(v: Any) -> dict[str, Any] | None:
     order = v.get("last_order")
     if order is not None:
         if not isinstance(order, list) or not 2 <= len(order) <= 4 or len(set(map(str, order))) != len(order) \
-                or any(s not in ("E", "S", "W", "N") for s in order):
+                or any(s not in SEATS for s in order):
             raise _bad(f"standing.last_order 须为座位名次，得到 {_show(order)}",
                        f"standing.last_order must be seats in finishing order, got {_show(order)}")
         out["last_order"] = list(order)
