@@ -103,7 +103,7 @@ def test_a_team_name_the_hub_takes_is_one_every_table_takes() -> None:
     """``round_set_up``'s ``team_names`` (the engine) and the hub's rule for a team's name
     (``views.wire.control_character``, which ``event.config.team_name`` applies) refuse the same
     characters: the engine may not import the views, so the rule is written twice and held equal here."""
-    from table_service.engine.events import is_team_name
+    from table_service.engine.names import is_team_name
     from table_service.views.wire import control_character
 
     for code in range(0x10000):

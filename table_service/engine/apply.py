@@ -31,10 +31,10 @@ from table_service.engine.events import (
     check_envelope,
     field,
     int_field,
-    says_something,
     seat_field,
 )
 from table_service.engine.flags import close_flag, find_flag, raise_flag, resolve_flag
+from table_service.engine.names import says_something
 from table_service.engine.referee_time import TIMED_ACTIONS as _TIMED_ACTIONS
 from table_service.engine.referee_time import late_by_own_time as _late_by_own_time
 from table_service.engine.referee_time import rearm_turn_clock as _rearm_turn_clock

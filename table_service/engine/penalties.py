@@ -12,9 +12,10 @@ from typing import Any
 
 from table_service.engine.deal_end import end_round, finish_deal
 from table_service.engine.errors import EventRejected, RoleRejected
-from table_service.engine.events import PENALTY_LEVELS, field, says_something, seat_field, side_field
+from table_service.engine.events import PENALTY_LEVELS, field, seat_field, side_field
 from table_service.engine.flags import close_flag, find_flag, raise_flag, resolve_flag
 from table_service.engine.ladder import LEVEL_ZH, escalate, escalated_on, recount_ladder
+from table_service.engine.names import says_something
 from table_service.engine.play import arrive_turn
 from table_service.engine.roles import CHIEF_PENALTIES, is_late_for_chief
 from table_service.engine.ruleset import since

@@ -13,8 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 from table_service.engine.errors import EventRejected
-from table_service.engine.events import card_field, field, is_name, is_team_name, seat_field
+from table_service.engine.events import card_field, field, seat_field
 from table_service.engine.flags import raise_flag
+from table_service.engine.names import is_name, is_team_name
 from table_service.engine.resume import apply_resume, check_resume
 from table_service.engine.ruleset import resolve_ruleset
 from table_service.engine.state import HAND_SIZE, State, initial_state, new_deal
@@ -78,7 +79,7 @@ def _check_format(fmt: Any) -> dict[str, Any]:
 def _check_names(players: dict[str, Any], teams: dict[str, Any]) -> None:
     """Names go to the score sheet, the public feed and the broadcast overlay as they are: each must
     be text one can print (no control or direction-changing character) and not blank — the hub's own
-    rule for the names in EVENT.toml (:func:`~table_service.engine.events.is_name`)."""
+    rule for the names in EVENT.toml (:func:`~table_service.engine.names.is_name`)."""
     for zh, en, names in (("选手名", "player", players), ("队名", "team", teams)):
         for key, name in names.items():
             # is_name takes every name the older check took (isprintable, not blank) and spaces of

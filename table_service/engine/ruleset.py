@@ -42,7 +42,7 @@ from table_service.rules.ruleset import DEFAULT_RULESET, Ruleset, get_ruleset
 #: 6 (2026-12-06, fifth session): a foul keeps the real finishing order within each side (the 上游 who
 #: went out stays 上游 on the score sheet and for the next deal, ``deal_end.finish_deal``); an anti-tribute
 #: naming one seat twice, or two seats where one payer owes, is refused (``tribute_phase.on_anti_tribute``);
-#: an article, a reason or a name with no visible character is refused as missing (``events.says_something``);
+#: an article, a reason or a name with no visible character is refused as missing (``names.says_something``);
 #: a penalty given on an open flag upholds it (``penalties.on_penalty_given``).
 #: 7 (2026-12-06): a missed report card's flag upheld after the round's result earns nothing by itself;
 #: a ruling acted upon is history — an automatic time penalty a later penalty was escalated

@@ -23,7 +23,8 @@ from __future__ import annotations
 from typing import Any
 
 from table_service.engine.errors import EventRejected, RoleRejected
-from table_service.engine.events import card_field, field, int_field, says_something
+from table_service.engine.events import card_field, field, int_field
+from table_service.engine.names import says_something
 from table_service.engine.round_setup import require_round, rules_of_round
 from table_service.engine.ruleset import since
 from table_service.engine.state import State

@@ -57,7 +57,7 @@ from typing import Any
 
 from hardware.errors import not_regular_file
 from table_service.engine.errors import halves
-from table_service.engine.events import is_name, says_something
+from table_service.engine.names import is_name, says_something
 from table_service.event.draw import FIRST_ROUND
 from table_service.event.model import MAX_ID, MAX_NAME, EventInputError
 from table_service.event.standings import MATCH_POINT_SCHEMES, ScoringOptions

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from table_service.engine.errors import halves
-from table_service.engine.events import says_something
+from table_service.engine.names import says_something
 from table_service.event.config import first_round_of, late_team, scoring_of, team_name, team_players
 from table_service.event.draw import make_draw
 from table_service.event.model import EventInputError, RoleRefused, parse_result, reused_id_reason

@@ -5,7 +5,7 @@ Before: the hub judged names and texts with ``str.strip``/``isprintable``-free c
 tables' engine judged them with its own. A player named by zero-width spaces was accepted at the hub
 and refused by the table the round went to; a team "江苏　一队" (the full-width space a Chinese
 input method types) was accepted at the hub and refused by every table; an appeal or a correction
-of nothing but zero-width spaces was filed as written. One rule now: ``engine.events.is_name`` for
+of nothing but zero-width spaces was filed as written. One rule now: ``engine.names.is_name`` for
 names, ``says_something`` for texts.
 """
 
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from table_service.engine.events import is_name, says_something
+from table_service.engine.names import is_name, says_something
 from table_service.event.config import validate
 from table_service.event.hub import HubService
 from table_service.event.model import EventInputError
