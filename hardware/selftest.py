@@ -197,7 +197,11 @@ class SelfTest:
         if getattr(dev, "backend", None) != "screen" or screen is None or screen.is_connected:
             return None
         why = getattr(getattr(screen, "controller", None), "last_error", None)
-        return "隔板屏控制器未连接 / screen controller not connected" + (f": {why}" if why else "")
+        if not why:
+            return "隔板屏控制器未连接 / screen controller not connected"
+        # ``why`` is "中文 / English" itself: each half after its own language's words.
+        why_zh, sep, why_en = str(why).partition(" / ")
+        return f"隔板屏控制器未连接：{why_zh} / screen controller not connected: {why_en if sep else why_zh}"
 
     # -- start-up checks ---------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ from firmware_bridge.firmware.wire import SEATS
 from hardware.backends.gpio import resolve_pin_factory
 from hardware.config_model import DEVICE_KINDS, DEVICE_NAMES, TableConfig
 from hardware.errors import HardwareError
-from hardware.selftest import STEPS, SelfTest
+from hardware.selftest import STEPS, CheckResult, SelfTest, SelfTestReport
 from hardware.table import TableDevices
 from table_service.table.config import ServiceConfig, load_service_config, service_warnings
 from table_service.table.placement import config_report
@@ -190,6 +190,12 @@ def cmd_selftest(args: argparse.Namespace) -> int:
         table = TableDevices(cfg, pin_factory=pin_factory)
     except HardwareError as exc:
         print(f"设备无法打开 / cannot open devices: {exc}", file=sys.stderr)
+        if "startup" not in args.skip:
+            # The start-up checks need no device: a technician whose screen controller is unplugged
+            # still learns, in the same run, whether the table's files would let it start.
+            report = SelfTestReport(svc.table_id)
+            report.results.extend(CheckResult("startup", item, ok, detail) for item, ok, detail in _startup_checks(svc))
+            print(report.format())
         return 1
     with table:
         test = SelfTest(table, steps=[s for s in STEPS if s not in args.skip], lamp_s=args.lamp_seconds,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 import cv2
@@ -181,3 +182,27 @@ def test_cli_selftest_makes_the_start_up_checks_of_run_and_writes_nothing(tmp_pa
     assert "通过 PASS" in rows["裁判面板地址 / panel address"]
     assert "2 passed, 2 failed, 0 skipped" in out and "不合格 NOT OK" in out
     assert files() == before and sorted(p.name for p in data.iterdir()) == ["T9.sqlite3", "web-users.sqlite3"]
+
+
+def test_devices_that_cannot_open_still_leave_the_start_up_checks_said(tmp_path: Path, monkeypatch, capsys) -> None:
+    """A GPIO table whose pins cannot be opened (no pin factory: a Pi image without lgpio) ended the
+    self-test at "cannot open devices", and the technician learned nothing of the garbage event log
+    that would stop ``run`` next. The start-up checks need no device: they are said all the same."""
+    from gpiozero import Device
+
+    monkeypatch.setattr(Device, "pin_factory", None)
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "no-such-pin-factory")
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "T9.sqlite3").write_bytes(b"junk" * 300)
+    text = (EXAMPLES / "table-gpio.toml").read_text(encoding="utf-8")
+    text = re.sub(r'(?m)^table_id = .*$', 'table_id = "T9"\ndata_dir = "data"', text, count=1)
+    text = re.sub(r'(?m)^data_dir = (?!"data").*\n', "", text)
+    (tmp_path / "table.toml").write_text(text + "\n[web]\nport = 0\n" if "[web]" not in text else text, encoding="utf-8")
+    rc = cli_main(["selftest", "--config", str(tmp_path / "table.toml"), "--skip", "camera"])
+    captured = capsys.readouterr()
+    assert rc == 1 and "cannot open devices" in captured.err, captured
+    rows = {ln.split("  ")[0]: ln for ln in captured.out.splitlines() if "PASS" in ln or "FAIL" in ln}
+    assert "失败 FAIL" in rows["事件日志 / event log"] and "T9.sqlite3" in rows["事件日志 / event log"], captured.out
+    assert "通过 PASS" in rows["数据目录 / data folder"] and "不合格 NOT OK" in captured.out
+    assert sorted(p.name for p in data.iterdir()) == ["T9.sqlite3"]
