@@ -398,7 +398,7 @@ def print_results(rnd: int) -> Any:
             w = h.core.withdrawn.get(row["team"])
             row["withdrawn"] = w["from_round"] if w and w["from_round"] <= rnd + 1 else None
         return render_template("hub_print_results.html", ev=h.core.cfg["event"], rnd=rnd, rows=rows, draw=d,
-                               byes=byes_of(d), sides=sides,
+                               byes=byes_of(d), sides=sides, moved=moved_from(d),
                                standings=st["standings"], standings_after=upto,
                                published=h.core.results_published.get(rnd))
 

@@ -120,6 +120,8 @@ def test_a_failed_tables_match_moves_to_a_spare_table_from_the_organiser_page(tm
         sheet = client.get("/hub/print/draw/1").get_data(as_text=True)
         assert f"由 1 号桌移来 / moved from table 1</small></td><td>队{match['ns'][1:]} ({match['ns']})</td>" in sheet
         assert "<tr><td>3<br>" in sheet and "<tr><td>1</td>" not in sheet
+        results = client.get("/hub/print/results/1").get_data(as_text=True)  # the signed results sheet too
+        assert "<tr><td>3<br><small class=\"moved\">由 1 号桌移来 / moved from table 1</small></td>" in results
         assert next(t for t in board["tables"] if t["table"] == "3")["moved_from"] == "1"
         seq = ev["seq"]
     finally:
