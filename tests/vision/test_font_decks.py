@@ -124,6 +124,24 @@ def test_some_decks_print_the_suit_across_the_card():
     assert right.mean() > 0.01  # the suit sits top-right
 
 
+def test_some_suitless_corners_have_one_large_pip_below_them():
+    """Half the decks that print the suit beside the rank print one large pip across the body (tango_nuevo
+    again): its top reaches the index network's crop, which must learn that it is not the index's pip.
+    Decks that print the suit under the rank are drawn exactly as before (no draw added to their style)."""
+    from vision.cardnet.spec import PIP_X_MM, PIP_Y_MM
+    from vision.models.font_decks import PX, _Style
+
+    styles = {s: _Style(np.random.default_rng(s), index_fonts()) for s in range(1000, 1150)}
+    big = [s for s, st in styles.items() if st.big_pip]
+    assert big and all(styles[s].pip_beside for s in big)
+    assert len(big) < sum(st.pip_beside for st in styles.values())
+    face = font_deck(big[0]).bgr("5h")
+    ink = face.astype(int).sum(axis=2) < 500
+    rows = np.flatnonzero(ink[:, : int(PIP_X_MM[1] * PX)].any(axis=1))  # ink within the crop's width
+    body = rows[(rows > int(PIP_Y_MM[1] * 0.6 * PX)) & (rows < face.shape[0] // 2)]
+    assert body.size and body.min() < PIP_Y_MM[1] * PX  # the large pip's flank lies within the crop
+
+
 def test_drawn_pips_are_the_four_suits_in_many_shapes():
     """Drawn pips (most font decks' suits) are exactly as tall as asked, in the asked colour, and
     shaped as their suit: a heart widest above its middle and pointed below, a spade the other way

@@ -18,6 +18,7 @@ EMBED_PATH = MODELS / "cardnet_embed.onnx"
 HEAD_PATH = MODELS / "cardnet_head.npz"
 CORNER_PATH = MODELS / "cardnet_corner.npz"
 BODY_PATH = MODELS / "cardnet_body.onnx"
+INDEX_SUIT_PATH = MODELS / "cardnet_index_suit.onnx"
 
 _lock = threading.Lock()
 _nets: dict[str, cv2.dnn.Net] = {}
@@ -55,3 +56,5 @@ detector = Runner(DETECTOR_PATH, cv2.dnn.ENGINE_AUTO)
 embedder = Runner(EMBED_PATH, cv2.dnn.ENGINE_CLASSIC)
 #: The body strip's suit network (:mod:`vision.cardnet.body`), its temperature inside: the classic engine too.
 body = Runner(BODY_PATH, cv2.dnn.ENGINE_CLASSIC)
+#: The index's suit at a finer scale (:mod:`vision.cardnet.index_suit`), its temperature inside.
+index_suit = Runner(INDEX_SUIT_PATH, cv2.dnn.ENGINE_CLASSIC)

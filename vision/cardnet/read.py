@@ -5,8 +5,9 @@
 2. Each candidate's canonical crop goes through the embedding network and a :class:`Head`
    (shipped, enrolled for the deck, or learned during play) to 54 faces + "no card corner".
    With no enrolment under the head (:attr:`Head.unenrolled`), a card whose index leaves it in doubt
-   is read from its body too (:mod:`vision.cardnet.body`: the suit of a 4–10 from the pips below its
-   index; of the last card, lying whole, of a 2–10 from the pips in its middle).
+   has its suit read again from the index at a finer scale (:mod:`vision.cardnet.index_suit`), then,
+   if still in doubt, from its body (:mod:`vision.cardnet.body`: the suit of a 4–10 from the pips
+   below its index; of the last card, lying whole, of a 2–10 from the pips in its middle).
 3. **One bar.**  Each candidate is a card with the probability the corner model gives from the
    detector's score and the head's "none" (:class:`vision.cardnet.head.CornerModel`).  The play's
    joint probability — every kept card's own probability times, for every candidate dropped, the
@@ -59,6 +60,7 @@ from .deckfile import Enrollment
 from .detector import Corner, Detection, detect
 from .faces import lone_face
 from .head import CornerModel, Head, keep_unknown_faces, shipped_head
+from .index_suit import weigh_index_suits
 from .prep import crops_to_input
 from .shape import ABSENT, Lawful, weigh
 from .spec import FEATURE_DIM, MIN_CORNER_GAP_MM, NONE_CLASS
@@ -304,8 +306,9 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
     # Each kept card's face probabilities: P(a card here) x P(this face | a card).
     faces_p = probs[keep, :NONE_CLASS].astype(np.float64)
     own_last = ALL_CARDS[int(faces_p[-1].argmax())]  # the last card as its index alone names it
-    if head.unenrolled:  # the body strip's suit where the index left it in doubt (Head.unenrolled says why)
-        faces_p = weigh_suits(faces_p, bgr, [(c.x, c.y) for c in kept], px_per_mm)
+    if head.unenrolled:  # the suit read again where the index left it in doubt (Head.unenrolled says why)
+        at = [(c.x, c.y) for c in kept]
+        faces_p = weigh_suits(weigh_index_suits(faces_p, bgr, at, px_per_mm), bgr, at, px_per_mm)
     far: tuple[bool, np.ndarray | None] | None = None  # the far corner, once read
     if faces_p[-1].max() < LOOK_BELOW * faces_p[-1].sum():
         far = _far_corner(bgr, px_per_mm, head, kept[-1])

@@ -44,3 +44,12 @@ BODY_Y_MM = (30.0, 86.0)
 BODY_PPM = 2.0
 BODY_W = int(round((BODY_X_MM[1] - BODY_X_MM[0]) * BODY_PPM))
 BODY_H = int(round((BODY_Y_MM[1] - BODY_Y_MM[0]) * BODY_PPM))
+
+#: The index's suit (:mod:`vision.cardnet.index_suit`), in mm from a card's top-left corner: the rank and
+#: the suit pip under it (the classifier's crop, a little narrower), sampled finer than the crop (CROP_PPM),
+#: so a zone seen at 3–4 px/mm keeps the pip's shape that the crop's scale blurs away (plastic's ♣ and ♠).
+PIP_X_MM = (-1.5, 12.5)
+PIP_Y_MM = (-1.5, 34.5)
+PIP_PPM = 3.5
+PIP_W = int(round((PIP_X_MM[1] - PIP_X_MM[0]) * PIP_PPM))
+PIP_H = int(round((PIP_Y_MM[1] - PIP_Y_MM[0]) * PIP_PPM))

@@ -312,6 +312,10 @@ class _Style:
         # (gnome's tango_nuevo): the corner then shows no suit, and the classifier must learn
         # that it cannot know one there rather than guess it from the rank's colour.
         self.pip_beside = bool(rng.random() < 0.15)
+        # Half of those print one large pip across the body instead of a layout of pips (tango_nuevo
+        # again): its top reaches down into the corner's crop, where a network reading the index's suit
+        # must not take it for the index's pip.  Drawn only for such decks: every other deck is as before.
+        self.big_pip = self.pip_beside and bool(rng.random() < 0.5)
 
     def pip(self, suit: str, height_px: float, colour: tuple[int, int, int]) -> np.ndarray:
         """This deck's suit symbol, ``height_px`` tall (RGBA, PIL order)."""
@@ -356,6 +360,11 @@ def _draw_body(face: np.ndarray, card: str, st: _Style, rng: np.random.Generator
     red = card[-1] in "hd" or card == "BJ"
     col = st.red if red else st.black
     rank = card[0]
+    if card not in ("SJ", "BJ") and rank in "23456789TA" and st.big_pip:
+        # As wide as the card, or nearly (tango_nuevo's): its flank lies in the corner's crop too.
+        pip = st.pip(card[1], float(rng.uniform(46, 60)) * PX, col)
+        _paste(face, pip, w * 0.5 - pip.shape[1] / 2, h * float(rng.uniform(0.56, 0.64)) - pip.shape[0] / 2)
+        return
     if card not in ("SJ", "BJ") and rank in "23456789TA":
         n = 1 if rank == "A" else (10 if rank == "T" else int(rank))
         size = (float(rng.uniform(9, 14)) if n > 1 else float(rng.uniform(18, 30))) * PX

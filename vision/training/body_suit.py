@@ -1,4 +1,4 @@
-"""The recipe of the body strip's suit network (``models/cardnet_body.onnx``, read by :mod:`vision.cardnet.body`).
+"""The recipe of the two suit networks: the body strip's and the index's (read by :mod:`vision.cardnet.body`, :mod:`vision.cardnet.index_suit`).
 
 Why (issue 25): what the zero-shot reader still asks on is a suit between twins, ♣/♠ on plastic and
 ♦/♥ on tango, read from the index's small pip.  A fanned card shows more of itself than its index:
@@ -14,7 +14,18 @@ better, and the reader weighs its word where the index left doubt.
     python -m vision.training.body_suit train BODY --size lite --epochs 8 --out body_lite.pt   # ~10 min, 2 cores
     python -m vision.training.body_suit export BODY body_lite.pt --size lite --out vision/models/cardnet_body.onnx
 
-The shipped network is what that gave on 2026-12-06 (21,096 strips; 8 epochs, 585 s on two cores; temperature
+The index's suit network (``models/cardnet_index_suit.onnx``, read by :mod:`vision.cardnet.index_suit`) is the
+same network on the card's corner at a finer scale (``--region index``): its data adds :data:`SUITLESS_DECKS`
+font decks whose corner prints no suit, taught as any suit alike (:data:`NO_SUIT`):
+
+    python -m vision.training.body_suit data --region index --zones 2500 --seed 1 --out INDEX
+    python -m vision.training.body_suit data --region index --zones 2500 --seed 2 --out INDEX
+    python -m vision.training.body_suit data --region index --held-out --zones 600 --seed 9 --out INDEX
+    python -m vision.training.body_suit train INDEX --size lite --epochs 8 --out index_lite.pt   # ~19 min, 2 cores
+    python -m vision.training.body_suit export INDEX index_lite.pt --size lite --region index \
+        --out vision/models/cardnet_index_suit.onnx
+
+The shipped body network is what that gave on 2026-12-06 (21,096 strips; 8 epochs, 585 s on two cores; temperature
 0.884 on the calibration designs).  Measured and not shipped (docs/performance.md): ``--size full``
 (``candidates/body_suit_2026-12-05.pt``, 2.3 times the cost, asked as often within half a point), ``mid`` and
 ``small`` (``candidates/body_suit_small_2026-12-05.pt``), a strided first layer, which read tango's ♦/♥ worse.
@@ -35,8 +46,9 @@ from torch import nn
 
 from vision.artwork import HELD_OUT_DESIGNS, load_deck, training_designs
 from vision.cardnet.body import BODY_CLASSES, body_crop
+from vision.cardnet.index_suit import index_crop
 from vision.cardnet.prep import crops_to_input
-from vision.cardnet.spec import BODY_H, BODY_W
+from vision.cardnet.spec import BODY_H, BODY_W, PIP_H, PIP_W
 from vision.cards import SUITS
 from vision.synth import Realism, reprint
 
@@ -45,21 +57,58 @@ from .data import TRAIN_REALISM, deck_pool, render_sample
 
 #: Font decks in each training shard's pool, beside the 23 training designs (each re-printed twice).
 FONT_DECKS = 24
+#: For the index network: font decks whose corner prints no suit, added to each shard's pool (the pool's
+#: own 24 hold three or four), so that "no suit here" is learned from as many looks as a suit is.
+SUITLESS_DECKS = 8
+
+
+#: What each region's network reads: where it cuts a card, and its input's size (h, w).
+REGIONS = {"body": (body_crop, (BODY_H, BODY_W)), "index": (index_crop, (PIP_H, PIP_W))}
+#: A label meaning "this card shows no suit here" (a corner that prints none): taught as every suit alike.
+NO_SUIT = -1
 
 
 def body_label(card: str) -> int:
     return len(SUITS) if card in ("SJ", "BJ") else SUITS.index(card[1])
 
 
-def render_strips(held_out: bool, zones: int, seed: int) -> dict[str, np.ndarray]:
+def suitless_font_seeds(n: int, start: int) -> list[int]:
+    """The first ``n`` font-deck seeds from ``start`` whose corner prints no suit (:func:`corner_shows_no_suit`)."""
+    out: list[int] = []
+    k = start
+    while len(out) < n:
+        if corner_shows_no_suit(f"font-{k}"):
+            out.append(k)
+        k += 1
+    return out
+
+
+def corner_shows_no_suit(deck_name: str) -> bool:
+    """Whether a font deck prints its suit beside the card's top edge, not under the rank (its style's
+    draw, replayed from the deck's seed): its corner shows no suit."""
+    if not deck_name.startswith("font-"):
+        return False
+    from vision.models.font_decks import _Style, index_fonts  # Pillow + fonts: training only
+
+    return _Style(np.random.default_rng(int(deck_name[5:])), index_fonts()).pip_beside
+
+
+def render_strips(held_out: bool, zones: int, seed: int, region: str = "body") -> dict[str, np.ndarray]:
     """Strips of ``zones`` rendered rows (corners known, ±1.5 mm off as the detector leaves them), with
-    each card's label, rank, design and the room to the next card (mm; 99 for the last)."""
+    each card's label, rank, design and the room to the next card (mm; 99 for the last).  ``region``
+    "index": the corner at the index network's scale; a corner that prints no suit is labelled
+    :data:`NO_SUIT`."""
+    crop = REGIONS[region][0]
     rng = np.random.default_rng(seed)
     if held_out:
         decks, realism = [load_deck(d) for d in HELD_OUT_DESIGNS], Realism()
     else:
         base = deck_pool(training_designs(), FONT_DECKS, font_seed0=2000 + 100 * seed)
         decks = list(base) + [reprint(d, rng) for d in base[:len(training_designs())] for _ in range(2)]
+        if region == "index":  # corners that print no suit, with and without a large pip below
+            from vision.models.font_decks import font_deck  # Pillow + fonts: training only
+
+            decks += [font_deck(k) for k in suitless_font_seeds(SUITLESS_DECKS, 9000 + 1000 * seed)]
         realism = TRAIN_REALISM
     x, y, rank, design, room = [], [], [], [], []
     for _ in range(zones):
@@ -67,10 +116,12 @@ def render_strips(held_out: bool, zones: int, seed: int) -> dict[str, np.ndarray
         z = render_sample(deck, rng, realism=realism)
         ppm = z.px_per_mm
         order = np.argsort(z.corners_px[:, 0])
+        blind = region == "index" and corner_shows_no_suit(deck.design)
         for i, k in enumerate(order):
             cx, cy = z.corners_px[k] + rng.uniform(-1.5, 1.5, 2) * ppm
-            x.append(body_crop(z.image, (cx, cy), ppm))
-            y.append(body_label(z.cards[k]))
+            x.append(crop(z.image, (cx, cy), ppm))
+            joker = z.cards[k] in ("SJ", "BJ")
+            y.append(NO_SUIT if blind and not joker else body_label(z.cards[k]))
             rank.append(z.cards[k][0])
             design.append(deck.design)
             room.append((z.corners_px[order[i + 1], 0] - z.corners_px[k, 0]) / ppm if i + 1 < len(order) else 99.0)
@@ -135,7 +186,7 @@ def train(data: dict[str, np.ndarray], epochs: int, out: Path, seed: int = 0, si
             xb = torch.from_numpy(crops_to_input(x[idx]))
             if rng.random() < 0.5:
                 xb = xb.flip(3)
-            loss = F.cross_entropy(net(xb), torch.from_numpy(y[idx]).long(), label_smoothing=0.05)
+            loss = _loss(net(xb), y[idx])
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -143,6 +194,17 @@ def train(data: dict[str, np.ndarray], epochs: int, out: Path, seed: int = 0, si
         torch.save(net.state_dict(), out)
         print(f"epoch {epoch}: loss {loss.item():.3f}, {time.time() - t0:.0f} s", flush=True)
     return net
+
+
+def _loss(logits: torch.Tensor, y: np.ndarray) -> torch.Tensor:
+    """Cross-entropy with label smoothing; a :data:`NO_SUIT` strip's target is the four suits alike."""
+    k = len(BODY_CLASSES)
+    target = np.full((len(y), k), 0.05 / k, np.float32)
+    known = y >= 0
+    target[np.flatnonzero(known), y[known]] += 0.95
+    target[~known, :len(SUITS)] = 1.0 / len(SUITS)
+    target[~known, len(SUITS):] = 0.0
+    return -(torch.from_numpy(target) * F.log_softmax(logits, dim=1)).sum(dim=1).mean()
 
 
 def _logits(net: BodyNet, x: np.ndarray) -> np.ndarray:
@@ -160,7 +222,7 @@ def _softmax(z: np.ndarray) -> np.ndarray:
 def temperature(logits: np.ndarray, data: dict[str, np.ndarray]) -> float:
     """The temperature that makes the calibration designs' strips likeliest (never the training designs',
     on which the network is over-sure; nor the other held-out designs', on which it is judged)."""
-    y, cal = data["y"], np.isin(data["design"], CALIBRATION_DESIGNS)
+    y, cal = data["y"], np.isin(data["design"], CALIBRATION_DESIGNS) & (data["y"] >= 0)
     temps = np.exp(np.linspace(np.log(0.3), np.log(8.0), 80))
     return float(min(temps, key=lambda t: float(-np.log(_softmax(logits[cal] / t)[np.arange(cal.sum()), y[cal]]
                                                          + 1e-12).mean())))
@@ -196,16 +258,17 @@ class _Scaled(nn.Module):
         return self.net(x) / self.t
 
 
-def export(net: BodyNet, t: float, out: Path) -> None:
+def export(net: BodyNet, t: float, out: Path, region: str = "body") -> None:
     """ONNX for OpenCV's ``dnn`` (opset 13, the batch free), checked against torch on random strips."""
+    h, w = REGIONS[region][1]
     import warnings
 
     scaled = _Scaled(net, t).eval()  # the export restores the mode it found, recursively: eval before
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        torch.onnx.export(scaled, torch.zeros(1, 3, BODY_H, BODY_W), str(out), input_names=["x"], output_names=["y"],
+        torch.onnx.export(scaled, torch.zeros(1, 3, h, w), str(out), input_names=["x"], output_names=["y"],
                           dynamic_axes={"x": {0: "n"}}, dynamo=False, opset_version=13)
-    x = np.random.default_rng(0).standard_normal((7, 3, BODY_H, BODY_W)).astype(np.float32)
+    x = np.random.default_rng(0).standard_normal((7, 3, h, w)).astype(np.float32)
     d = cv2.dnn.readNetFromONNX(str(out), engine=cv2.dnn.ENGINE_CLASSIC)
     d.setInput(x)
     with torch.no_grad():
@@ -223,6 +286,7 @@ def main() -> None:
     d.add_argument("--zones", type=int, default=2500)
     d.add_argument("--seed", type=int, default=1)
     d.add_argument("--out", type=Path, required=True)
+    d.add_argument("--region", choices=tuple(REGIONS), default="body", help="where the strip is cut")
     t = sub.add_parser("train")
     t.add_argument("data", type=Path)
     t.add_argument("--epochs", type=int, default=5)
@@ -237,11 +301,12 @@ def main() -> None:
     x.add_argument("model", type=Path)
     x.add_argument("--size", choices=("full", "lite", "mid", "small"), default="lite")
     x.add_argument("--out", type=Path, required=True)
+    x.add_argument("--region", choices=tuple(REGIONS), default="body")
     a = ap.parse_args()
     cv2.setNumThreads(1)
     if a.cmd == "data":
         a.out.mkdir(parents=True, exist_ok=True)
-        strips = render_strips(a.held_out, a.zones, a.seed)
+        strips = render_strips(a.held_out, a.zones, a.seed, a.region)
         (a.out / f"{'held' if a.held_out else 'train'}-{a.seed}.pkl").write_bytes(pickle.dumps(strips, protocol=5))
         print(f"{len(strips['y'])} strips")
     elif a.cmd == "train":
@@ -252,7 +317,7 @@ def main() -> None:
         net.load_state_dict(torch.load(a.model, map_location="cpu"))
         t = evaluate(net, _load(a.data, True))
         if a.cmd == "export":
-            export(net, t, a.out)
+            export(net, t, a.out, a.region)
 
 
 if __name__ == "__main__":
