@@ -18,7 +18,7 @@ is not moved under any bar by it, and a 10-card zone of such cards costs no more
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -65,10 +65,16 @@ def body_crop(zone_bgr: np.ndarray, corner_px: tuple[float, float], px_per_mm: f
 def suit_probs(zone_bgr: np.ndarray, corners_px: Sequence[tuple[float, float]], px_per_mm: float) -> np.ndarray:
     """(N, 5) calibrated P(class | the strip) of each card, in :data:`BODY_CLASSES`' order (the four suits
     of :data:`vision.cards.SUITS`, then a joker); the temperature is in the model."""
+    return suit_net_probs(nets.body, body_crop, zone_bgr, corners_px, px_per_mm)
+
+
+def suit_net_probs(net: Callable[[np.ndarray], np.ndarray], cut: Callable[..., np.ndarray], zone_bgr: np.ndarray,
+                   corners_px: Sequence[tuple[float, float]], px_per_mm: float) -> np.ndarray:
+    """(N, 5) P(class) from a suit network (its temperature inside) over what ``cut`` cuts at each corner:
+    the body strip's and the index's (:mod:`vision.cardnet.index_suit`) networks alike."""
     if not len(corners_px):
         return np.zeros((0, len(BODY_CLASSES)))
-    strips = np.stack([body_crop(zone_bgr, c, px_per_mm) for c in corners_px])
-    z = nets.body(crops_to_input(strips)).astype(np.float64)
+    z = net(crops_to_input(np.stack([cut(zone_bgr, c, px_per_mm) for c in corners_px]))).astype(np.float64)
     e = np.exp(z - z.max(axis=1, keepdims=True))
     return e / e.sum(axis=1, keepdims=True)
 

@@ -19,8 +19,8 @@ import numpy as np
 from vision.cards import ALL_CARDS, SUITS
 
 from . import nets
-from .body import BODY_CLASSES, LOOK_BELOW
-from .prep import crops_to_input, warp_at_scale
+from .body import LOOK_BELOW, suit_net_probs
+from .prep import warp_at_scale
 from .spec import NONE_CLASS, PIP_H, PIP_PPM, PIP_W, PIP_X_MM, PIP_Y_MM
 
 #: A card the classifier reads as a jack or a joker, or gives this much of a joker, is left as it is: a
@@ -49,12 +49,7 @@ def index_crop(zone_bgr: np.ndarray, corner_px: tuple[float, float], px_per_mm: 
 def suit_probs(zone_bgr: np.ndarray, corners_px: Sequence[tuple[float, float]], px_per_mm: float) -> np.ndarray:
     """(N, 5) calibrated P(class | the index) of each card, in :data:`body.BODY_CLASSES`' order (the four
     suits, then a joker); the temperature is in the model."""
-    if not len(corners_px):
-        return np.zeros((0, len(BODY_CLASSES)))
-    crops = np.stack([index_crop(zone_bgr, c, px_per_mm) for c in corners_px])
-    z = nets.index_suit(crops_to_input(crops)).astype(np.float64)
-    e = np.exp(z - z.max(axis=1, keepdims=True))
-    return e / e.sum(axis=1, keepdims=True)
+    return suit_net_probs(nets.index_suit, index_crop, zone_bgr, corners_px, px_per_mm)
 
 
 def weigh_index_suits(faces_p: np.ndarray, zone_bgr: np.ndarray, corners_px: Sequence[tuple[float, float]],
