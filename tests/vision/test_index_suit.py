@@ -64,8 +64,8 @@ def test_sure_cards_are_not_looked_at_again(monkeypatch):
 
 def test_every_face_but_the_jokers_is_weighed_by_its_suit(monkeypatch):
     """A doubted card: each face times 4 P(its suit), the network's joker class ("no suit in this corner")
-    spread over the four suits alike; two faces of
-    one suit keep their ratio; the jokers and "no card" keep their values. A sure card, a card read as a
+    spread over the four suits alike, then each rank rescaled to the share the classifier gave it (the
+    network tells the suit, never the rank); the jokers and "no card" keep their values. A sure card, a card read as a
     jack or a joker, and one the classifier gives 1 % of a joker, are not read (JOKER_DOUBT says why)."""
     p = {"s": 0.05, "h": 0.1, "d": 0.05, "c": 0.7}
     seen: list[list[tuple[float, float]]] = []
@@ -86,12 +86,20 @@ def test_every_face_but_the_jokers_is_weighed_by_its_suit(monkeypatch):
     out = weigh_index_suits(faces, np.zeros((50, 50, 3), np.uint8), at, 3.0)
     assert seen == [[(10.0, 5.0)]]
     np.testing.assert_array_equal(out[1:], faces[1:])
-    ratio = out[0] / faces[0]
-    for card in ALL_CARDS:
-        expected = 1.0 if card in ("SJ", "BJ") else 4 * (p[card[1]] + 0.1 / 4)
-        assert ratio[CARD_INDEX[card]] == pytest.approx(expected), card
-    assert ratio[-1] == 1.0
-    assert out[0, CARD_INDEX["9c"]] / out[0, CARD_INDEX["Kc"]] == pytest.approx(4.0)
+    lr = {s: 4 * (p[s] + 0.1 / 4) for s in SUITS}  # the joker class spread over the suits
+    for rank in "23456789TJQKA":
+        cards = [rank + s for s in SUITS]
+        # Each rank keeps the classifier's share; its suits are shared by the likelihood ratio.
+        assert sum(out[0, CARD_INDEX[c]] for c in cards) == pytest.approx(sum(faces[0, CARD_INDEX[c]] for c in cards))
+        for a in cards:
+            for b in cards:
+                assert out[0, CARD_INDEX[a]] / out[0, CARD_INDEX[b]] == pytest.approx(
+                    faces[0, CARD_INDEX[a]] * lr[a[1]] / (faces[0, CARD_INDEX[b]] * lr[b[1]])), (a, b)
+    for card in ("SJ", "BJ"):
+        assert out[0, CARD_INDEX[card]] == faces[0, CARD_INDEX[card]]
+    assert out[0, -1] == faces[0, -1]  # "no card corner" is not a face
+    # The suit moves, never the rank: the nine is still ~8 times the king, now nearly all of it the 9♣.
+    assert out[0, CARD_INDEX["9c"]] > 0.9 * 0.4 + 0.4 * 0.5 and out[0, CARD_INDEX["Kc"]] < 0.1 + 0.003
 
 
 @pytest.mark.parametrize("design", ["plastic", "tango"])

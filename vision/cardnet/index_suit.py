@@ -5,7 +5,8 @@ from the index's small pip: plastic's ♣/♠, tango's ♦/♥.  The classifier 
 :data:`spec.CROP_PPM` (2.5 px/mm), so a zone the camera gives at 3–4 px/mm loses the pip's shape on
 the way in; plastic asked as often at 4 px/mm as at 2.  A small network on the same corner at
 :data:`spec.PIP_PPM`, trained on the suit alone (:mod:`vision.training.body_suit`, ``--region index``),
-gives P(suit | the index); the reader multiplies each face by the likelihood ratio 4 · P(its suit).
+gives P(suit | the index); the reader multiplies each face by the likelihood ratio 4 · P(its suit),
+then gives each rank back the share the classifier gave it: the network says which suit, never which rank.
 A corner that prints no suit (tango_nuevo's) was taught as "any suit"; the network calls such a corner
 a joker's (no suit either), and that share is spread over the four suits alike.
 """
@@ -29,6 +30,9 @@ from .spec import NONE_CLASS, PIP_H, PIP_PPM, PIP_W, PIP_X_MM, PIP_Y_MM
 #: classifier read J♣ at 0.947 (asked) was J♣ at 0.996 with it weighed (silent).  The far corner leaves
 #: jacks and jokers alone for the same reason (:data:`vision.cardnet.read.FAR_WEIGHED_RANKS`).
 JOKER_DOUBT = 0.01
+#: (54, 15) one-hot: each face's rank (the two jokers each their own), to keep a rank's share.
+_RANK_OF = np.eye(15)[[("23456789TJQKA".index(c[0]) if c not in ("SJ", "BJ") else 13 + (c == "BJ"))
+                       for c in ALL_CARDS]]
 _JACK_OR_JOKER = np.array([c[0] == "J" or c in ("SJ", "BJ") for c in ALL_CARDS])
 #: Each face's suit as a column of the network's four suit classes; -1 for the jokers.
 _FACE_SUIT = np.array([SUITS.index(c[1]) if c not in ("SJ", "BJ") else -1 for c in ALL_CARDS])
@@ -70,6 +74,13 @@ def weigh_index_suits(faces_p: np.ndarray, zone_bgr: np.ndarray, corners_px: Seq
     # that prints none: it learned tango_nuevo's as a joker's): that share is no word on the suit.
     p = q[:, :len(SUITS)] + q[:, len(SUITS):] / len(SUITS)
     ratio = np.where(_FACE_SUIT >= 0, len(SUITS) * p[:, np.maximum(_FACE_SUIT, 0)], 1.0)
+    before = faces[look].astype(np.float64)
+    after = before * ratio
+    # A witness of the suit only: each rank keeps the classifier's share, its suits shared anew.  (A
+    # network sure of a suit would otherwise hand the card to any face of that suit, whatever its rank.)
+    rank_before = before @ _RANK_OF
+    rank_after = after @ _RANK_OF
+    scale = np.divide(rank_before, rank_after, out=np.ones_like(rank_before), where=rank_after > 0)
     out = faces_p.astype(np.float64, copy=True)
-    out[look, :NONE_CLASS] *= ratio
+    out[look, :NONE_CLASS] = after * (scale @ _RANK_OF.T)
     return out

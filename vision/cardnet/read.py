@@ -59,7 +59,7 @@ from .crops import crops_at
 from .deckfile import Enrollment
 from .detector import Corner, Detection, detect
 from .faces import lone_face
-from .head import CornerModel, Head, keep_unknown_faces, shipped_head
+from .head import SHIPPED, CornerModel, Head, keep_unknown_faces, shipped_head
 from .index_suit import weigh_index_suits
 from .prep import crops_to_input
 from .shape import ABSENT, Lawful, weigh
@@ -308,7 +308,9 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
     own_last = ALL_CARDS[int(faces_p[-1].argmax())]  # the last card as its index alone names it
     if head.unenrolled:  # the suit read again where the index left it in doubt (Head.unenrolled says why)
         at = [(c.x, c.y) for c in kept]
-        faces_p = weigh_suits(weigh_index_suits(faces_p, bgr, at, px_per_mm), bgr, at, px_per_mm)
+        if head.origin == SHIPPED:  # a head learned in play has the referee's word on this deck's suits
+            faces_p = weigh_index_suits(faces_p, bgr, at, px_per_mm)
+        faces_p = weigh_suits(faces_p, bgr, at, px_per_mm)
     far: tuple[bool, np.ndarray | None] | None = None  # the far corner, once read
     if faces_p[-1].max() < LOOK_BELOW * faces_p[-1].sum():
         far = _far_corner(bgr, px_per_mm, head, kept[-1])
