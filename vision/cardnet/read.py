@@ -5,7 +5,8 @@
 2. Each candidate's canonical crop goes through the embedding network and a :class:`Head`
    (shipped, enrolled for the deck, or learned during play) to 54 faces + "no card corner".
    With no enrolment under the head (:attr:`Head.unenrolled`), a card whose index leaves it in doubt
-   has its suit read again from the index at a finer scale (:mod:`vision.cardnet.index_suit`), then,
+   has its suit read again from the index at a finer scale (:mod:`vision.cardnet.index_suit`; with the
+   shipped head only: a head learned in play has the referee's word on the deck's suits), then,
    if still in doubt, from its body (:mod:`vision.cardnet.body`: the suit of a 4–10 from the pips
    below its index; of the last card, lying whole, of a 2–10 from the pips in its middle).
 3. **One bar.**  Each candidate is a card with the probability the corner model gives from the
