@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from vision.cards import ALL_CARDS, SUITS
+from vision.cards import ALL_CARDS, RANKS, SUITS
 
 from . import nets
 from .body import LOOK_BELOW, suit_net_probs
@@ -31,8 +31,8 @@ from .spec import NONE_CLASS, PIP_H, PIP_PPM, PIP_W, PIP_X_MM, PIP_Y_MM
 #: jacks and jokers alone for the same reason (:data:`vision.cardnet.read.FAR_WEIGHED_RANKS`).
 JOKER_DOUBT = 0.01
 #: (54, 15) one-hot: each face's rank (the two jokers each their own), to keep a rank's share.
-_RANK_OF = np.eye(15)[[("23456789TJQKA".index(c[0]) if c not in ("SJ", "BJ") else 13 + (c == "BJ"))
-                       for c in ALL_CARDS]]
+_RANK_OF = np.eye(len(RANKS) + 2)[[(RANKS.index(c[0]) if c not in ("SJ", "BJ") else len(RANKS) + (c == "BJ"))
+                                    for c in ALL_CARDS]]
 _JACK_OR_JOKER = np.array([c[0] == "J" or c in ("SJ", "BJ") for c in ALL_CARDS])
 #: Each face's suit as a column of the network's four suit classes; -1 for the jokers.
 _FACE_SUIT = np.array([SUITS.index(c[1]) if c not in ("SJ", "BJ") else -1 for c in ALL_CARDS])
