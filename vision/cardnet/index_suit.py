@@ -70,8 +70,8 @@ def weigh_index_suits(faces_p: np.ndarray, zone_bgr: np.ndarray, corners_px: Seq
     if not len(look):
         return faces_p
     q = suit_probs(zone_bgr, [corners_px[k] for k in look], px_per_mm)
-    # The joker class is what the network says of a corner with no suit in it (a joker's, or a corner
-    # that prints none: it learned tango_nuevo's as a joker's): that share is no word on the suit.
+    # The joker class is what the network says of a corner with no suit in it (a joker's, or one that
+    # prints none: tango_nuevo's, which it never saw, it mostly calls a joker's): no word on the suit.
     p = q[:, :len(SUITS)] + q[:, len(SUITS):] / len(SUITS)
     ratio = np.where(_FACE_SUIT >= 0, len(SUITS) * p[:, np.maximum(_FACE_SUIT, 0)], 1.0)
     before = faces[look].astype(np.float64)
