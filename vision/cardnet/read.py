@@ -23,9 +23,11 @@
    detector was of it: there a card is likelier than anywhere else (tango's wide "10" at 2 px/mm).
    **The far corner:** the last card of a fan (a lone card above all) shows its bottom-right
    corner too, with the index turned half a turn.  The zone turned half a turn is read there as
-   well, and when the two corners name different faces the play is doubted (the near corner's
-   face as its index alone names it: a card dropped right of the last one read has its own far
-   corner there, and the body strip, cut where the last card should lie whole, may agree with it).
+   well (its suit, where in doubt, read again from the index at the finer scale as the near
+   corner's is), and when the two corners name different faces the play is doubted (the near
+   corner's face as its index alone names it: a card dropped right of the last one read has its
+   own far corner there, and the body strip, cut where the last card should lie whole, may agree
+   with it).
    Where the last card is in doubt and the two agree, the far corner's word is weighed in for the
    pip cards, A to 10 (:data:`FAR_WEIGHED_RANKS`): the same glyph, but seen through other blur,
    glare and noise.  A court's or a joker's index is letters; a joker's is a word that begins with a
@@ -306,11 +308,11 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
                            ["不确定是否有牌 / unsure whether a card lies here"], [], joint)
     # Each kept card's face probabilities: P(a card here) x P(this face | a card).
     faces_p = probs[keep, :NONE_CLASS].astype(np.float64)
+    at = [(c.x, c.y) for c in kept]
+    if _reads_index_suit(head):
+        faces_p = weigh_index_suits(faces_p, bgr, at, px_per_mm)
     own_last = ALL_CARDS[int(faces_p[-1].argmax())]  # the last card as its index alone names it
-    if head.unenrolled:  # the suit read again where the index left it in doubt (Head.unenrolled says why)
-        at = [(c.x, c.y) for c in kept]
-        if head.origin == SHIPPED:  # a head learned in play has the referee's word on this deck's suits
-            faces_p = weigh_index_suits(faces_p, bgr, at, px_per_mm)
+    if head.unenrolled:  # the suit read again from the body where the index left it in doubt
         faces_p = weigh_suits(faces_p, bgr, at, px_per_mm)
     far: tuple[bool, np.ndarray | None] | None = None  # the far corner, once read
     if faces_p[-1].max() < LOOK_BELOW * faces_p[-1].sum():
@@ -425,8 +427,17 @@ def _far_corner(bgr: np.ndarray, px_per_mm: float, head: Head, last: Corner) -> 
     if not cards:
         return True, None
     k = min(cards, key=lambda k: found[k].x)  # the rightmost in the zone as it lies
-    faces = probs[k, :NONE_CLASS].astype(np.float64)
-    return True, faces / max(float(faces.sum()), 1e-300)
+    faces = probs[k:k + 1, :NONE_CLASS].astype(np.float64)
+    if _reads_index_suit(head):  # the same index as the near corner's: its suit read the same way
+        faces = weigh_index_suits(faces, turned, [(found[k].x, found[k].y)], px_per_mm)
+    return True, faces[0] / max(float(faces.sum()), 1e-300)
+
+
+def _reads_index_suit(head: Head) -> bool:
+    """Whether ``head``'s doubts on a suit are read again from the index at a finer scale
+    (:mod:`vision.cardnet.index_suit`): the shipped head's only.  An enrolled head knows its deck's
+    suits (:attr:`Head.unenrolled`), and a head learned in play has the referee's word on them."""
+    return head.unenrolled and head.origin == SHIPPED
 
 
 def _second_look(bgr: np.ndarray, px_per_mm: float, head: Head, corners: list[Corner], emb: np.ndarray,
