@@ -62,6 +62,19 @@ def test_sure_cards_are_not_looked_at_again(monkeypatch):
     np.testing.assert_array_equal(weigh_index_suits(faces, zone, [(0.0, 0.0)] * 2, 3.0), faces)
 
 
+def test_a_doubt_between_ranks_alone_is_not_looked_at_again(monkeypatch):
+    """A card in doubt between a 6♣ and an 8♣ only: each rank's suit is plain, and the network, which
+    moves a suit within its rank, could change no face by LOOK_BELOW's margin; it is not run."""
+    def refuse(_x):
+        raise AssertionError("the index network ran")
+
+    monkeypatch.setattr(nets, "index_suit", refuse)
+    faces = np.full((1, len(ALL_CARDS)), 1e-8)
+    faces[0, CARD_INDEX["6c"]], faces[0, CARD_INDEX["8c"]] = 0.7, 0.3
+    zone = np.zeros((100, 100, 3), np.uint8)
+    np.testing.assert_array_equal(weigh_index_suits(faces, zone, [(0.0, 0.0)], 3.0), faces)
+
+
 def test_every_face_but_the_jokers_is_weighed_by_its_suit(monkeypatch):
     """A doubted card: each face times 4 P(its suit), the network's joker class ("no suit in this corner")
     spread over the four suits alike, then each rank rescaled to the share the classifier gave it (the

@@ -59,14 +59,18 @@ def suit_probs(zone_bgr: np.ndarray, corners_px: Sequence[tuple[float, float]], 
 def weigh_index_suits(faces_p: np.ndarray, zone_bgr: np.ndarray, corners_px: Sequence[tuple[float, float]],
                       px_per_mm: float) -> np.ndarray:
     """``faces_p`` (N, 54 or more: each card's face probabilities, left to right) with the index's suit
-    read again for every card the classifier left in doubt (:data:`body.LOOK_BELOW`), reads as neither a
-    jack nor a joker and does not take for a joker (:data:`JOKER_DOUBT`); the jokers' faces, and the other
-    cards, unchanged."""
+    read again for every card the classifier left in doubt (:data:`body.LOOK_BELOW`) among a rank's suits,
+    reads as neither a jack nor a joker and does not take for a joker (:data:`JOKER_DOUBT`); the jokers'
+    faces, and the other cards, unchanged."""
     faces = faces_p[:, :NONE_CLASS]
     total = np.maximum(faces.sum(axis=1), 1e-300)
     joker = faces[:, _FACE_SUIT < 0].sum(axis=1) / total
     jack_read = _JACK_OR_JOKER[faces.argmax(axis=1)]
-    look = np.flatnonzero((faces.max(axis=1) / total < LOOK_BELOW) & (joker < JOKER_DOUBT) & ~jack_read)
+    # The network moves only what each rank's faces share among suits: where that is under what
+    # LOOK_BELOW leaves (a doubt between ranks, each rank's suit plain), no face could move by more.
+    suit_doubt = 1.0 - (faces[:, :, None] * _RANK_OF[None]).max(axis=1).sum(axis=1) / total
+    look = np.flatnonzero((faces.max(axis=1) / total < LOOK_BELOW) & (suit_doubt >= 1.0 - LOOK_BELOW)
+                          & (joker < JOKER_DOUBT) & ~jack_read)
     if not len(look):
         return faces_p
     q = suit_probs(zone_bgr, [corners_px[k] for k in look], px_per_mm)
