@@ -13,7 +13,7 @@ import pytest
 
 from vision import read_play
 from vision.cardnet import read
-from vision.cardnet.read import FAR_WEIGHED_RANKS, _weigh_far
+from vision.cardnet.read import FAR_WEIGHED_RANKS, FarCorner, _weigh_far
 from vision.cards import ALL_CARDS, CARD_INDEX
 from vision.synth import Realism, render_zone
 
@@ -31,15 +31,28 @@ def test_the_far_corner_weighs_the_last_cards_faces_where_it_agrees_with_the_ind
     first = _faces(Th=0.9, Td=0.1)
     last = _faces(**{"7c": 0.6, "7s": 0.4})
     faces_p = np.stack([first, last])
-    far = _faces(**{"7c": 0.9, "7s": 0.05})
-    far /= far.sum()
-    out = _weigh_far(faces_p, far, "7c")
+    p = _faces(**{"7c": 0.9, "7s": 0.05})
+    p /= p.sum()
+    out = _weigh_far(faces_p, FarCorner(True, p, "7c"), "7c")
     assert out[0].tolist() == first.tolist()  # only the last card lies whole
     ratio = out[1, CARD_INDEX["7c"]] / out[1, CARD_INDEX["7s"]]
     assert ratio == pytest.approx(0.6 * 0.9 / (0.4 * 0.05))
     # The far corner names another face than the index: nothing weighed (the caller doubts the play).
-    assert _weigh_far(faces_p, far, "7s") is faces_p
-    assert _weigh_far(faces_p, None, "7c") is faces_p
+    assert _weigh_far(faces_p, FarCorner(True, p, "7c"), "7s") is faces_p
+    assert _weigh_far(faces_p, FarCorner(True), "7c") is faces_p
+    assert _weigh_far(faces_p, FarCorner(False), "7c") is faces_p
+
+
+def test_the_far_corner_weighs_the_classifiers_word_not_the_index_networks():
+    """The far corner is compared on the face it names with its suit read again from the index (as the
+    near corner's), but what is weighed is the classifier's: the index network, misreading a design's pip,
+    misreads it at both corners, and its word would count twice.  A far corner the network names 7♠ while
+    the classifier leans 7♣ agrees with a 7♠ index and still pulls the last card toward the 7♣."""
+    last = _faces(**{"7c": 0.5, "7s": 0.5})
+    p = _faces(**{"7c": 0.6, "7s": 0.4})
+    p /= p.sum()
+    out = _weigh_far(last[None], FarCorner(True, p, "7s"), "7s")
+    assert out[0, CARD_INDEX["7c"]] / out[0, CARD_INDEX["7s"]] == pytest.approx(0.6 / 0.4)
 
 
 def test_a_courts_or_a_jokers_far_corner_is_not_weighed():
@@ -47,9 +60,9 @@ def test_a_courts_or_a_jokers_far_corner_is_not_weighed():
     both read a joker as J♣."""
     assert not set("JQKSB") & set(FAR_WEIGHED_RANKS) and set("A23456789T") == set(FAR_WEIGHED_RANKS)
     last = _faces(Jc=0.7, SJ=0.3)
-    far = _faces(Jc=0.95, SJ=0.01)
-    far /= far.sum()
-    out = _weigh_far(last[None], far, "Jc")
+    p = _faces(Jc=0.95, SJ=0.01)
+    p /= p.sum()
+    out = _weigh_far(last[None], FarCorner(True, p, "Jc"), "Jc")
     assert out[0, CARD_INDEX["Jc"]] / out[0, CARD_INDEX["SJ"]] == pytest.approx(0.7 / 0.3)
 
 

@@ -314,10 +314,10 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
     own_last = ALL_CARDS[int(faces_p[-1].argmax())]  # the last card as its index alone names it
     if head.unenrolled:  # the suit read again from the body where the index left it in doubt
         faces_p = weigh_suits(faces_p, bgr, at, px_per_mm)
-    far: tuple[bool, np.ndarray | None] | None = None  # the far corner, once read
+    far: FarCorner | None = None  # the far corner, once read
     if faces_p[-1].max() < LOOK_BELOW * faces_p[-1].sum():
         far = _far_corner(bgr, px_per_mm, head, kept[-1])
-        faces_p = _weigh_far(faces_p, far[1], own_last)
+        faces_p = _weigh_far(faces_p, far, own_last)
     card_p = faces_p / np.maximum(faces_p.sum(axis=1, keepdims=True), 1e-12) * p_card[keep, None]
     cards, confs, alts = _choose(card_p, poss, reasons)
     candidates: list[list[str]] = []
@@ -335,9 +335,8 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
     if far is None and joint >= PLAY_BAR and not reasons:  # sure so far: the far corner may add a doubt
         far = _far_corner(bgr, px_per_mm, head, kept[-1])
     if far is not None:
-        looked, far_p = far
-        far_face = ALL_CARDS[int(far_p.argmax())] if far_p is not None else None
-        if looked and far_face is None:
+        far_face = far.face
+        if far.looked and far_face is None:
             # The last card of a fan lies whole: a far corner not seen is a card lying over it
             # whose corner no one can read (a worn index, a sticker, a card face down).
             reasons.append(FAR_CORNER_UNSEEN)
@@ -384,20 +383,36 @@ def _paper_before_first(det: Detection, first: Corner, px_per_mm: float, reasons
                        f"left of the first card read: a card may lie under it unread")
 
 
-def _weigh_far(faces_p: np.ndarray, far_p: np.ndarray | None, own_last: str) -> np.ndarray:
+def _weigh_far(faces_p: np.ndarray, far: FarCorner, own_last: str) -> np.ndarray:
     """``faces_p`` with the far corner's word weighed into the last card's faces of :data:`FAR_WEIGHED_RANKS`
     (the likelihood ratio 54 · P(face), the faces equally likely a priori), where the far corner names
-    the face the near index names; otherwise unchanged (a disagreement is a doubt, added by the caller)."""
-    if far_p is None or ALL_CARDS[int(far_p.argmax())] != own_last:
+    the face the near index names; otherwise unchanged (a disagreement is a doubt, added by the caller).
+
+    The classifier's probabilities are weighed, not those with the index network's word on the suit:
+    that network reads both corners' pips, and where it misreads a design's pip it misreads both
+    (plastic's 2♣ read as a 2♠ at both corners, at 0.89 and 0.99), so it would be counted twice."""
+    if far.probs is None or far.face != own_last:
         return faces_p
     out = faces_p.copy()
-    out[-1] *= np.where(_FAR_WEIGHED, NONE_CLASS * far_p, 1.0)
+    out[-1] *= np.where(_FAR_WEIGHED, NONE_CLASS * far.probs, 1.0)
     return out
 
 
-def _far_corner(bgr: np.ndarray, px_per_mm: float, head: Head, last: Corner) -> tuple[bool, np.ndarray | None]:
-    """Whether the zone holds the place where the last card's far corner must lie, and the face
-    probabilities (the 54 faces, summing to 1) of the corner there (None: no card's corner is seen there).
+@dataclass(frozen=True)
+class FarCorner:
+    """What the last card's far corner showed (:func:`_far_corner`)."""
+
+    #: Whether the zone holds the place where it must lie (not seen there is then a doubt).
+    looked: bool
+    #: The classifier's probabilities of the 54 faces (summing to 1); None: no card's corner is seen there.
+    probs: np.ndarray | None = None
+    #: The face it names, its suit read again from the index at the finer scale where in doubt, as the
+    #: near corner's is: what the two corners are compared on.
+    face: str | None = None
+
+
+def _far_corner(bgr: np.ndarray, px_per_mm: float, head: Head, last: Corner) -> FarCorner:
+    """What the last card's far corner shows, where the zone holds the place where it must lie.
 
     Only the part of the zone where that corner and the card's body above-left of it can lie is
     turned half a turn, which puts the corner top-left, where the detector and the classifier
@@ -410,7 +425,7 @@ def _far_corner(bgr: np.ndarray, px_per_mm: float, head: Head, last: Corner) -> 
     x1 = int(min(w, last.x + (dx1 + FAR_BEYOND_MM) * px_per_mm))
     y1 = int(min(h, last.y + (dy1 + FAR_BEYOND_MM) * px_per_mm))
     if x1 - x0 < dx0 * px_per_mm or y1 - y0 < dy0 * px_per_mm:
-        return False, None  # the zone ends before it: not seen is no sign of anything
+        return FarCorner(False)  # the zone ends before it: not seen is no sign of anything
     turned = np.ascontiguousarray(bgr[y0:y1, x0:x1][::-1, ::-1])
     th, tw = turned.shape[:2]
 
@@ -420,17 +435,16 @@ def _far_corner(bgr: np.ndarray, px_per_mm: float, head: Head, last: Corner) -> 
     found = [c for c in detect(turned, px_per_mm).corners
              if dx0 <= (as_zone(c)[0] - last.x) / px_per_mm <= dx1 and dy0 <= (as_zone(c)[1] - last.y) / px_per_mm <= dy1]
     if not found:
-        return True, None
+        return FarCorner(True)
     probs = face_probs(head, embed(turned, [(c.x, c.y) for c in found], px_per_mm))
     p_card = corner_model().p_card(np.array([c.score for c in found]), probs[:, NONE_CLASS])
     cards = [k for k in range(len(found)) if p_card[k] >= 0.5]
     if not cards:
-        return True, None
+        return FarCorner(True)
     k = min(cards, key=lambda k: found[k].x)  # the rightmost in the zone as it lies
     faces = probs[k:k + 1, :NONE_CLASS].astype(np.float64)
-    if _reads_index_suit(head):  # the same index as the near corner's: its suit read the same way
-        faces = weigh_index_suits(faces, turned, [(found[k].x, found[k].y)], px_per_mm)
-    return True, faces[0] / max(float(faces.sum()), 1e-300)
+    named = weigh_index_suits(faces, turned, [(found[k].x, found[k].y)], px_per_mm) if _reads_index_suit(head) else faces
+    return FarCorner(True, faces[0] / max(float(faces.sum()), 1e-300), ALL_CARDS[int(named[0].argmax())])
 
 
 def _reads_index_suit(head: Head) -> bool:
