@@ -111,6 +111,9 @@ SECOND_LOOK_NONE = 1e-3
 #: Where the last card's far (bottom-right) corner lies from its top-left one, in mm: right by a
 #: card's width (56–65 mm) and down by its height (86–89 mm), give or take a tilt of 7°.
 FAR_CORNER_MM = ((45.0, 76.0), (70.0, 100.0))
+#: How far around a doubted card's corner its crop is read again (:func:`_look_around`): under the
+#: ±1.5 mm within which the classifier learned to find the index, so each crop is one it knows.
+LOOK_AROUND_MM = 0.6
 #: The faces whose far corner is weighed with the near one when the last card is in doubt (module
 #: docstring, step 3): the pip cards.  Measured (docs/performance.md, 2026-12-06): with every face, a
 #: lone tango joker went silently wrong as J♣; with queens and kings too, a table learning a deck
@@ -311,6 +314,8 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
     at = [(c.x, c.y) for c in kept]
     if _reads_index_suit(head):
         faces_p = weigh_index_suits(faces_p, bgr, at, px_per_mm)
+    if head.unenrolled:
+        faces_p = _look_around(bgr, px_per_mm, head, at, probs[keep, :NONE_CLASS], faces_p)
     own_last = ALL_CARDS[int(faces_p[-1].argmax())]  # the last card as its index alone names it
     if head.unenrolled:  # the suit read again from the body where the index left it in doubt
         faces_p = weigh_suits(faces_p, bgr, at, px_per_mm)
@@ -354,6 +359,38 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
     face = lone_face(bgr, px_per_mm, (kept[0].x, kept[0].y)) if len(kept) == 1 else None
     return PlayReading(cards, [float(c) for c in confs], bool(reasons), reasons, alts, joint, emb[keep], emb[dropped],
                        face, candidates)
+
+
+def _look_around(bgr: np.ndarray, px_per_mm: float, head: Head, at: list[tuple[float, float]], read: np.ndarray,
+                 faces_p: np.ndarray) -> np.ndarray:
+    """``faces_p`` with each card still in doubt (:data:`LOOK_BELOW`) read again from crops
+    :data:`LOOK_AROUND_MM` right, left, below and above its corner: the classifier's one read ``read``
+    is replaced by the geometric mean of the five (each normalised), what the index's suit network
+    weighed in is kept.
+
+    Why: the corner is found within a millimetre or two, and a crop a little off puts the index's
+    edge where the classifier learned another glyph's (tango's 8 read as a 3 at one place, an 8 at
+    the next); the five reads agree on what the index shows and average out where it was cut.  The
+    geometric mean, not the arithmetic, because a face that one good crop rules out is ruled out.
+    Only where in doubt: a sure card costs nothing more."""
+    total = faces_p.sum(axis=1)
+    doubt = np.flatnonzero(faces_p.max(axis=1) < LOOK_BELOW * total)
+    if not len(doubt):
+        return faces_p
+    d = LOOK_AROUND_MM * px_per_mm
+    shifts = ((d, 0.0), (-d, 0.0), (0.0, d), (0.0, -d))
+    pts = [(at[k][0] + dx, at[k][1] + dy) for k in doubt for dx, dy in shifts]
+    views = face_probs(head, embed(bgr, pts, px_per_mm))[:, :NONE_CLASS].astype(np.float64)
+    views = views.reshape(len(doubt), len(shifts), -1)
+    out = faces_p.copy()
+    for j, k in enumerate(doubt):
+        one = np.maximum(read[k] / max(float(read[k].sum()), 1e-300), 1e-300)
+        five = np.vstack([one[None], views[j] / np.maximum(views[j].sum(axis=1, keepdims=True), 1e-300)])
+        log_mean = np.log(np.maximum(five, 1e-300)).mean(axis=0)
+        mean = np.exp(log_mean - log_mean.max())
+        # faces_p[k] is the one read times what the index network weighed in; swap the read.
+        out[k] = faces_p[k] / one * (mean / mean.sum())
+    return out
 
 
 def _paper_before_first(det: Detection, first: Corner, px_per_mm: float, reasons: list[str]) -> None:
