@@ -38,8 +38,9 @@ from table_service.event.broker_log import (
     rotate_log,
     settle_written,
 )
+from table_service.event.broker_ports import port_taken
 from table_service.event.broker_user import RunAs
-from table_service.event.provision import conf_text, port_taken
+from table_service.event.provision import conf_text
 
 
 def free_port() -> int:

@@ -20,6 +20,7 @@ from typing import Any
 from table_service.engine.errors import halves
 from table_service.event.broker import EventBroker
 from table_service.event.broker_log import LOG_KEEP, LOG_MAX_BYTES
+from table_service.event.broker_ports import taken_port_warning, taken_ports
 from table_service.event.config import load_event
 from table_service.event.core import HubCore
 from table_service.event.draw import FIRST_ROUND, bye_note, make_draw
@@ -30,8 +31,6 @@ from table_service.event.provision import (
     interrupted,
     interrupted_error,
     provision,
-    taken_port_warning,
-    taken_ports,
     watch_name,
 )
 from table_service.event.standings import (

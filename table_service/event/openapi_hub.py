@@ -208,18 +208,22 @@ HUB_OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
     ("GET", "/hub/api/standings"): {"summary": "排名 / standings with every tie-break column (public)",
                                     "tags": ["hub"], "responses": {"200": _ok(STANDINGS), **_NOT_MODIFIED}},
     ("GET", "/hub/results.jsonl"): {
+        "endpoint": "hub.export_results",  # its id from before web_sheets.py
         "summary": "导出成绩 / every published round's results as RESULTS.jsonl", "tags": ["hub"], "login": "viewer",
         "responses": {"200": {"description": "RESULTS lines (docs/hub-protocol.md)",
                               "content": {"application/x-ndjson": {"schema": {"type": "string"}}}}, **_TO_LOGIN}},
     ("GET", "/hub/standings.csv"): {
+        "endpoint": "hub.export_standings",  # its id from before web_sheets.py
         "summary": "导出排名 / the standings as a spreadsheet (CSV, UTF-8 with BOM)", "tags": ["hub"], "login": "viewer",
         "responses": {"200": {"description": "one row a team in rank order; headings Chinese / English",
                               "content": {"text/csv": {"schema": {"type": "string"}}}}, **_TO_LOGIN}},
     ("GET", "/hub/print/draw/<int:rnd>"): {
+        "endpoint": "hub.print_draw",  # its id from before web_sheets.py
         "summary": "打印编排表 / printable draw of a round", "tags": ["hub"], "login": "viewer",
         "responses": {"200": _page("the sheet"), "404": _err("第 N 轮尚未编排 / round N has not been drawn"),
                       **_TO_LOGIN}},
     ("GET", "/hub/print/results/<int:rnd>"): {
+        "endpoint": "hub.print_results",  # its id from before web_sheets.py
         "summary": "打印成绩表 / printable results of a round, with the standings after it", "tags": ["hub"],
         "login": "viewer", "responses": {"200": _page("the sheet"),
                                          "404": _err("第 N 轮没有公布的编排 / round N has no published draw"),

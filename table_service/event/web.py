@@ -1,5 +1,6 @@
-"""The hub's pages: the chief referee's overview, the results board, printable sheets, and a
-form for every organiser action (no curl, no typed event numbers).
+"""The hub's pages: the chief referee's overview, the results board, and a form for every
+organiser action (no curl, no typed event numbers); the exports and printable sheets are
+:mod:`.web_sheets`', who may open a page :mod:`.web_access`'.
 
 A blueprint on the table panel's own Flask app (same login, roles, CSRF and look): the
 overview and forms need a login (viewer to watch, referee to act, chief referee for late
@@ -9,19 +10,13 @@ as they go on the hall's big screen.
 
 from __future__ import annotations
 
-import csv
-import functools
-import io
 import re
 from collections import Counter
-from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from flask import (
     Blueprint,
-    Response,
-    abort,
     current_app,
     flash,
     g,
@@ -36,72 +31,25 @@ from werkzeug.exceptions import HTTPException
 from table_service.event.admin_actions import ACTIONS, Shown
 from table_service.event.bulk_text import LinesRefused, line_words
 from table_service.event.config import FIRST_ROUND_WORDS, scoring_of
-from table_service.event.draw import bye_note
 from table_service.event.intake import panel_link
 from table_service.event.model import (
     EventInputError,
     RoleRefused,
-    parse_result,
     table_order,
 )
-from table_service.event.moves import moved_from
 from table_service.event.openapi_hub import HUB_INFO, HUB_OPERATIONS
 from table_service.event.polled import Polled, answer, answer_fresh
 from table_service.event.refusal_words import hhmm, who_text
-from table_service.event.standings import compute_standings
-from table_service.event.state import byes_of
+from table_service.event.web_access import http_error, hub, hub_role
+from table_service.event.web_sheets import register_sheets
 from table_service.event.web_spare import register_spare
 from table_service.rules.ruleset import PRESETS
 from table_service.views.deck_wire import MAX_DECK_BYTES
-from table_service.web.app import create_app, plain_message
-from table_service.web.auth import require_role
+from table_service.web.app import create_app
 from table_service.web.server import serve
 
 bp = Blueprint("hub", __name__, url_prefix="/hub")
-
-
-def _json_route() -> bool:
-    """The hub's JSON routes (and any client that asks for JSON) get JSON errors, never a page."""
-    return request.path.startswith("/hub/api/") or request.accept_mimetypes.best == "application/json"
-
-
-def hub_role(role: str) -> Callable[[Any], Any]:
-    """:func:`require_role`, but a logged-out script polling ``/hub/api/…`` gets 401 JSON rather
-    than a redirect to the login page (the table app only does that for ``/api/``)."""
-
-    def decorate(view: Any) -> Any:
-        guarded = require_role(role)(view)
-
-        @functools.wraps(view)
-        def wrapped(*args: Any, **kwargs: Any) -> Any:
-            if g.user is None and _json_route():
-                abort(401, description="请先登录 / login required")
-            return guarded(*args, **kwargs)
-
-        return wrapped
-
-    return decorate
-
-
-@bp.errorhandler(HTTPException)
-def _http_error(exc: HTTPException) -> Any:
-    """Errors of the hub's routes: JSON ``{"error", "status"}`` for its JSON routes, the error page
-    otherwise (as the table app's own handler)."""
-    code = exc.code or 500
-    message = plain_message(exc)
-    if _json_route():
-        resp = jsonify(error=message, status=code)
-        resp.status_code = code
-        return resp
-    return render_template("error.html", code=code, message=message), code
-
-
-def hub() -> Any:
-    """The :class:`~table_service.event.hub.HubService` this app serves."""
-    h = current_app.extensions.get("guandan_hub")
-    if h is None:
-        abort(404, description="本服务没有赛事中心 / this server runs no event hub")
-    return h
+bp.register_error_handler(HTTPException, http_error)
 
 
 @bp.get("/")
@@ -317,92 +265,6 @@ def polled(name: str) -> Polled:
     return current_app.extensions["guandan_hub_polled"].setdefault(name, Polled())
 
 
-@bp.get("/results.jsonl")
-@hub_role("viewer")
-def export_results() -> Any:
-    return Response(hub().export_results(), mimetype="application/x-ndjson",
-                    headers={"Content-Disposition": "attachment; filename=RESULTS.jsonl"})
-
-
-#: The standings sheet's columns: (standings JSON key, heading, Chinese first).
-_STANDINGS_CSV = (("rank", "名次 / rank"), ("team", "队号 / team"), ("name", "队名 / name"),
-                  ("match_points", "比赛分 / match points"), ("progressive", "累进分 / progressive"),
-                  ("rounds_won", "胜轮 / rounds won"), ("level_points", "级差分 / level points"),
-                  ("levels_gained", "升级数 / levels gained"), ("withdrawn", "退赛（自第几轮） / withdrawn from round"))
-
-
-@bp.get("/standings.csv")
-@hub_role("viewer")
-def export_standings() -> Any:
-    """The standings as a spreadsheet opens them (the organiser's report, the federation's form):
-    UTF-8 with a byte-order mark, so a spreadsheet shows the Chinese names, one row a team in rank
-    order, the same figures as the board and ``event export --standings``."""
-    out = io.StringIO()
-    w = csv.writer(out, lineterminator="\r\n")
-    w.writerow([h for _, h in _STANDINGS_CSV])
-    for row in hub().standings_json()["standings"]:
-        w.writerow(["" if row.get(k) is None else row[k] for k, _ in _STANDINGS_CSV])
-    return Response("\ufeff" + out.getvalue(), mimetype="text/csv",
-                    headers={"Content-Disposition": "attachment; filename=standings.csv"})
-
-
-@bp.get("/print/draw/<int:rnd>")
-@hub_role("viewer")
-def print_draw(rnd: int) -> Any:
-    h = hub()
-    with h.lock:
-        d = h.core.draws.get(rnd)
-        if d is None:
-            abort(404, description=f"第 {rnd} 轮尚未编排 / round {rnd} has not been drawn")
-        names = {t["id"]: t for t in h.core.cfg["teams"]}
-        stale = h.core.stale_words(rnd)  # a draft drawn before a result changed: said on the sheet too
-        # Round 1 says how it was drawn (a round 1 logged before the option: nothing said)
-        first = FIRST_ROUND_WORDS.get(d.get("first_round") or "")
-        # A no-show (forfeited the round before) passed over for the bye, or why it has it: the draw's own words
-        note = bye_note(d.get("method") or "swiss", rnd, d.get("info") or {}, h.core.team_names())
-        return render_template("hub_print_draw.html", ev=h.core.cfg["event"], rnd=rnd, draw=d, teams=names,
-                               moved=moved_from(d),
-                               sides=h.core.sheet_sides(rnd), byes=byes_of(d),
-                               stale=f"{stale[0]} / {stale[1]}" if stale else None,
-                               first_round=f"{first[0]} / {first[1]}" if first else None,
-                               bye_note=f"{note[0]} / {note[1]}" if note else None)
-
-
-@bp.get("/print/results/<int:rnd>")
-@hub_role("viewer")
-def print_results(rnd: int) -> Any:
-    h = hub()
-    with h.lock:
-        d = h.core.draws.get(rnd)
-        if d is None or not d["published"]:
-            abort(404, description=f"第 {rnd} 轮没有公布的编排 / round {rnd} has no published draw")
-
-        rows = []
-        for t in d["tables"]:
-            tr = h.core.results.get((rnd, t["table"]))
-            rows.append({**t, "result": tr.line if tr else None, "source": tr.source if tr else None,
-                         "t_ms": tr.t_ms if tr else None, "history": tr.history if tr else [],
-                         "ldp": parse_result(tr.line, stored=True).level_points() if tr else None})
-        # The standings after this round (a sheet printed later still shows that round's table); a round
-        # not complete yet has none (the running total counted twice, as HubState.standings says): the
-        # sheet says so and shows the standings after the last complete round before it.
-        upto = rnd if h.core.round_complete(rnd) else min(rnd - 1, h.core.last_complete_round())
-        st = compute_standings(h.core.result_objects(upto=upto), h.core.teams, scoring_of(h.core.cfg),
-                               seed=h.core.cfg["event"]["seed"], recorded_lots=h.core.lots).to_json()
-        sides = h.core.sheet_sides(rnd)
-        names = h.core.team_names()  # then the names that round was published with:
-        names.update({t[side.lower()]: sides[t["table"]][side]["name"] for t in d["tables"] for side in ("NS", "EW")})
-        for row in st["standings"]:
-            row["name"] = names.get(row["team"], row["team"])
-            # 退赛 by the next round: not drawn after this one (its results stand)
-            w = h.core.withdrawn.get(row["team"])
-            row["withdrawn"] = w["from_round"] if w and w["from_round"] <= rnd + 1 else None
-        return render_template("hub_print_results.html", ev=h.core.cfg["event"], rnd=rnd, rows=rows, draw=d,
-                               byes=byes_of(d), sides=sides, moved=moved_from(d),
-                               standings=st["standings"], standings_after=upto,
-                               published=h.core.results_published.get(rnd))
-
-
 @bp.get("/admin")
 @hub_role("referee")
 def admin() -> Any:
@@ -580,6 +442,7 @@ def create_hub_app(hub_service: Any, *, users_db: str, secret_key: str | None = 
     app.extensions["guandan_openapi"] = HUB_OPERATIONS  # the hub's routes in /api/openapi.json
     app.extensions["guandan_openapi_info"] = HUB_INFO
     app.register_blueprint(bp)
+    register_sheets(app)  # the results and standings as files, the printed sheets
     register_spare(app)  # a failed table: its match moved to a spare, a replacement Pi's credential
     app.view_functions["panel.index"] = hub_home  # same rule "/", so the OpenAPI document still holds
     app.extensions["guandan_home"] = hub_home_url  # where the error page's 返回 / Back leads

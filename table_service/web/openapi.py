@@ -81,6 +81,8 @@ _EXPECT = {"type": "object", "additionalProperties": False,
                                        "description": "the camera question answered: it must still be open"}}}
 
 #: ``(METHOD, flask rule)`` -> the OpenAPI operation (without the path parameters, added from the rule).
+#: Keys of ours, left out of the document: ``login``, ``csrf``, ``stream``, and ``endpoint`` (the
+#: operationId's name where it is not the route's endpoint: a route moved to another blueprint).
 OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
     ("GET", "/"): {"summary": "裁判台首页 / panel home (tables)", "tags": ["pages"],
                    "responses": {"200": _page("the page"), "302": {"description": "to the login page"}}},
@@ -392,10 +394,12 @@ def build_openapi(app: Any, *, strict: bool = True) -> dict[str, Any]:
                     continue
                 op = {"summary": rule.endpoint, "x-undescribed": True,
                       "responses": {"default": {"description": "not described in table_service.web.openapi"}}}
-            out = {k: v for k, v in op.items() if k not in ("login", "csrf", "stream")}
-            # One view behind several rules (``defaults`` name which): one id per rule.
+            out = {k: v for k, v in op.items() if k not in ("login", "csrf", "stream", "endpoint")}
+            # One view behind several rules (``defaults`` name which): one id per rule. An entry's
+            # ``endpoint`` keeps the id a route was published with after it moved to another
+            # blueprint: a client that keys on the id must not see it renamed by a refactor.
             variant = "".join(f"_{v}" for v in (rule.defaults or {}).values())
-            out["operationId"] = f"{rule.endpoint}{variant}.{method.lower()}"
+            out["operationId"] = f"{op.get('endpoint', rule.endpoint)}{variant}.{method.lower()}"
             responses = {**_COMMON, **(_POST if method == "POST" else {}), **out["responses"]}
             security: list[dict[str, list[str]]] = []
             if op.get("login"):

@@ -1,11 +1,14 @@
 """Fixtures of the event tests: ``tests/event`` on ``sys.path`` (for ``event_brute`` and
-``event_helpers``) and a real Mosquitto broker that a test can stop and start again."""
+``event_helpers``), a real Mosquitto broker that a test can stop and start again, and the hub's
+pages in Chromium with their CSP on (``pages``: one copy for the hub's browser tests, a module that
+needs other pages defines its own)."""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,3 +27,17 @@ def broker(tmp_path: Path) -> Iterator[SecureBroker]:
         yield b
     finally:
         b.stop()
+
+
+@pytest.fixture
+def pages(open_page: Any) -> Iterator[Any]:
+    """``pages(width, height, mobile=False) -> page`` with the page's CSP on; no page may throw."""
+    opened: list[list[str]] = []
+
+    def _open(width: int = 1280, height: int = 900, mobile: bool = False) -> Any:
+        pg, errors = open_page(width, height, bypass_csp=False, timeout_ms=20_000, mobile=mobile)
+        opened.append(errors)
+        return pg
+
+    yield _open
+    assert [e for errs in opened for e in errs] == [], "JavaScript errors"

@@ -1,8 +1,9 @@
-"""Helpers of the hub's browser tests: a hub served on a free port with accounts, and a page logged in
-through the real login form."""
+"""Helpers of the hub's browser tests: a hub served on a free port with accounts, a page logged in
+through the real login form, and a table's message as the broker hands it to the hub."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,8 @@ from hub_accounts import PASSWORD, users_db
 from table_service.event.hub import HubService
 from table_service.event.web import serve_hub
 
-__all__ = ["PASSWORD", "log_in", "serve_with_accounts"]  # PASSWORD: hub_accounts', for this module's importers
+# PASSWORD: hub_accounts', for this module's importers
+__all__ = ["PASSWORD", "log_in", "serve_with_accounts", "table_message"]
 
 
 def serve_with_accounts(hub: HubService, folder: Path, accounts: dict[str, str]) -> Any:
@@ -25,3 +27,10 @@ def log_in(page: Any, url: str, who: str, target: str) -> None:
     page.fill("#username", who)
     page.fill("#password", PASSWORD)
     page.click("#login-submit")
+
+
+def table_message(table: str, topic: str, body: dict[str, Any]) -> tuple[str, str, bytes, bool]:
+    """A table's message as the broker hands it to :meth:`HubService.handle_batch`: ``(table, topic,
+    payload, retained)``, retained on every topic but ``result``. One copy for the tests that drive the
+    hub without a broker (their ``_status`` and ``_summary`` differ, each its own event and clock)."""
+    return table, topic, json.dumps(body).encode(), topic != "result"

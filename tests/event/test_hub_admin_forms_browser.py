@@ -25,7 +25,6 @@ from .test_hub_pages_audit import (
     PASSWORD,
     T0,
     audit_hub,
-    audit_pages,
     audit_web,
     client_for,
     enter_results,
@@ -42,11 +41,6 @@ def hub(tmp_path: Path) -> Iterator[HubService]:
 @pytest.fixture
 def web(hub: HubService) -> Iterator[str]:
     yield from audit_web(hub)
-
-
-@pytest.fixture
-def pages(open_page: Any) -> Iterator[Any]:
-    yield from audit_pages(open_page)
 
 
 @pytest.mark.browser

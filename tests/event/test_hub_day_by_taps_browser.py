@@ -15,14 +15,13 @@ handed to :meth:`HubService.handle_batch` as the broker would deliver them."""
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hub_browser import PASSWORD, log_in, serve_with_accounts
+from hub_browser import PASSWORD, log_in, serve_with_accounts, table_message
 
 from table_service.event.config import validate
 from table_service.event.hub import HubService
@@ -84,18 +83,14 @@ def pages(open_page: Any) -> Iterator[Any]:
     assert [e for errs in opened for e in errs] == [], "JavaScript errors"
 
 
-def _msg(table: str, topic: str, body: dict[str, Any]) -> tuple[str, str, bytes, bool]:
-    return table, topic, json.dumps(body).encode(), topic != "result"
-
-
 def _status(table: str, online: bool) -> tuple[str, str, bytes, bool]:
-    return _msg(table, "status", {"table": table, "event": "ev", "status": "online" if online else "offline",
-                                  "reason": None, "wall_ms": int(time.time() * 1000),
-                                  "panel": f"http://10.0.0.{10 + int(table)}:8080/tables/{table}"})
+    return table_message(table, "status", {
+        "table": table, "event": "ev", "status": "online" if online else "offline", "reason": None,
+        "wall_ms": int(time.time() * 1000), "panel": f"http://10.0.0.{10 + int(table)}:8080/tables/{table}"})
 
 
 def _summary(table: str, open_flags: int) -> tuple[str, str, bytes, bool]:
-    return _msg(table, "summary", {
+    return table_message(table, "summary", {
         "table": table, "round": 2, "round_status": "playing", "teams": None, "deal": 3,
         "levels": {"NS": "5", "EW": "4"}, "open_flags": open_flags, "doubts": 0, "clocks_over": 0,
         "penalties": None, "signed": None, "finished": False, "panel": None, "deck": None, "last_seq": 40,
@@ -113,8 +108,9 @@ def _alerts_day(hub: HubService) -> dict[str, Any]:
     hub.handle_batch([(faulty["table"], "summary", b"{not json", True)])
     line = {"round": 2, "table": refused["table"], "ns": refused["ns"], "ew": refused["ew"], "ns_levels": 6,
             "ew_levels": 1}
-    hub.handle_batch([_msg(refused["table"], "result", {"result_id": "r2-s9", "result": line, "table_seq": 9,
-                                                        "reason": "deals", "wall_ms": int(time.time() * 1000)})])
+    hub.handle_batch([table_message(refused["table"], "result", {
+        "result_id": "r2-s9", "result": line, "table_seq": 9, "reason": "deals",
+        "wall_ms": int(time.time() * 1000)})])
     appeal = hub.file_appeal(2, appealed["table"], appealed["ew"], "对方越序 / out of turn", "chen", "chief")
     assert len(hub.core.refusals) == 1 and hub.core.bad_messages
     return {"flagged": flagged["table"], "offline": offline["table"], "faulty": faulty["table"],

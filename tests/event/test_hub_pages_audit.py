@@ -72,20 +72,8 @@ def audit_web(hub: HubService) -> Iterator[str]:
         handle.stop()
 
 
-def audit_pages(open_page: Any) -> Iterator[Any]:
-    """``pages(width, height, mobile=False) -> page`` with the page's CSP on; no page may throw."""
-    opened: list[list[str]] = []
-
-    def _open(width: int = 1280, height: int = 900, mobile: bool = False) -> Any:
-        pg, errors = open_page(width, height, bypass_csp=False, timeout_ms=20_000, mobile=mobile)
-        opened.append(errors)
-        return pg
-
-    yield _open
-    assert [e for errs in opened for e in errs] == [], "JavaScript errors"
-
-
-# The fixtures, each a thin wrapper (test_hub_admin_forms_browser.py wraps the same three).
+# The fixtures, each a thin wrapper (test_hub_admin_forms_browser.py wraps the same two; ``pages`` is
+# the conftest's).
 @pytest.fixture
 def hub(tmp_path: Path) -> Iterator[HubService]:
     yield from audit_hub(tmp_path)
@@ -94,11 +82,6 @@ def hub(tmp_path: Path) -> Iterator[HubService]:
 @pytest.fixture
 def web(hub: HubService) -> Iterator[str]:
     yield from audit_web(hub)
-
-
-@pytest.fixture
-def pages(open_page: Any) -> Iterator[Any]:
-    yield from audit_pages(open_page)
 
 
 def login(page: Any, url: str, user: str = "chen", nxt: str = "/hub/") -> None:

@@ -23,7 +23,6 @@ from .test_hub_pages_audit import (
     LONG,
     T0,
     audit_hub,
-    audit_pages,
     audit_web,
     client_for,
     login,
@@ -40,12 +39,6 @@ def hub(tmp_path: Path) -> Iterator[HubService]:
 @pytest.fixture
 def web(hub: HubService) -> Iterator[str]:
     yield from audit_web(hub)
-
-
-@pytest.fixture
-def pages(open_page: Any) -> Iterator[Any]:
-    yield from audit_pages(open_page)
-
 
 
 def _table_result(line: dict[str, Any], rid: str) -> tuple[str, str, bytes, bool]:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hub_browser import PASSWORD, log_in, serve_with_accounts
+from hub_browser import PASSWORD, log_in, serve_with_accounts, table_message
 from page_checks import outside_safe
 
 from table_service.event.config import validate
@@ -52,31 +52,14 @@ def web(hub: HubService, tmp_path: Path) -> Iterator[str]:
         handle.stop()
 
 
-@pytest.fixture
-def pages(open_page: Any) -> Iterator[Any]:
-    """``pages(width, height) -> page`` with the page's CSP on; no page may throw."""
-    opened: list[list[str]] = []
-
-    def _open(width: int = 1280, height: int = 900) -> Any:
-        pg, errors = open_page(width, height, bypass_csp=False, timeout_ms=20_000)
-        opened.append(errors)
-        return pg
-
-    yield _open
-    assert [e for errs in opened for e in errs] == [], "JavaScript errors"
-
-
-def _msg(table: str, topic: str, body: dict[str, Any]) -> tuple[str, str, bytes, bool]:
-    return table, topic, json.dumps(body).encode(), topic != "result"
-
-
 def _status(table: str, online: bool) -> tuple[str, str, bytes, bool]:
-    return _msg(table, "status", {"table": table, "event": "ev", "status": "online" if online else "offline",
-                                  "reason": None if online else "connection lost", "wall_ms": T0, "panel": None})
+    return table_message(table, "status", {
+        "table": table, "event": "ev", "status": "online" if online else "offline",
+        "reason": None if online else "connection lost", "wall_ms": T0, "panel": None})
 
 
 def _summary(table: str, open_flags: int) -> tuple[str, str, bytes, bool]:
-    return _msg(table, "summary", {
+    return table_message(table, "summary", {
         "table": table, "round": 1, "round_status": "playing", "teams": None, "deal": 3,
         "levels": {"NS": "5", "EW": "4"}, "open_flags": open_flags, "doubts": 0, "clocks_over": 0,
         "penalties": None, "signed": None, "finished": False, "panel": None, "deck": None, "last_seq": 40,

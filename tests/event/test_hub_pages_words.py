@@ -23,7 +23,6 @@ from .test_hub_pages_audit import (
     T0,
     _deck_file,
     audit_hub,
-    audit_pages,
     audit_web,
     client_for,
     enter_results,
@@ -42,11 +41,6 @@ def hub(tmp_path: Path) -> Iterator[HubService]:
 @pytest.fixture
 def web(hub: HubService) -> Iterator[str]:
     yield from audit_web(hub)
-
-
-@pytest.fixture
-def pages(open_page: Any) -> Iterator[Any]:
-    yield from audit_pages(open_page)
 
 
 def _summary(table: str, **extra: Any) -> tuple[str, str, bytes, bool]:

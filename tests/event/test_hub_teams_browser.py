@@ -17,7 +17,7 @@ from table_service.event.config import validate
 from table_service.event.hub import HubService
 
 from .hub_browser import serve_with_accounts
-from .test_hub_pages_audit import audit_pages, login
+from .test_hub_pages_audit import login
 
 START_MS = 1_795_000_000_000
 
@@ -44,11 +44,6 @@ def web(hub: HubService, tmp_path: Path) -> Iterator[str]:
         yield handle.url
     finally:
         handle.stop()
-
-
-@pytest.fixture
-def pages(open_page: Any) -> Iterator[Any]:
-    yield from audit_pages(open_page)
 
 
 def visible_rows(page: Any) -> list[str]:
