@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from flask import Blueprint, Flask, Response, abort, current_app, g, request
+from flask import Blueprint, Flask, Response, abort, g, request
 
 from table_service.engine.ruleset import resolve_ruleset
 from table_service.event.model import EventInputError, table_order
@@ -24,18 +24,12 @@ from table_service.event.spare import (
     last_summary,
     table_credential,
 )
+from table_service.event.web_access import hub
 from table_service.web.auth import require_role
 
 log = logging.getLogger(__name__)
 
 spare_bp = Blueprint("hub_spare", __name__, url_prefix="/hub")
-
-
-def _hub() -> Any:
-    h = current_app.extensions.get("guandan_hub")
-    if h is None:
-        abort(404, description="本服务没有赛事中心 / this server runs no event hub")
-    return h
 
 
 def _secret(body: bytes | str, name: str, mimetype: str) -> Response:
@@ -51,7 +45,7 @@ def _secret(body: bytes | str, name: str, mimetype: str) -> Response:
 def table_mqtt() -> Any:
     """The ``[mqtt]`` a replacement Pi of the table ``?table=`` pastes into its ``table.toml`` (a query
     parameter: the page's one form picks the table, no script builds the address)."""
-    h = _hub()
+    h = hub()
     table = request.args.get("table", "")
     try:
         text = table_credential(getattr(h, "provision_dir", None), table)
@@ -66,7 +60,7 @@ def table_mqtt() -> Any:
 def ca_crt() -> Any:
     """The broker's CA certificate (TLS), which a replacement Pi's ``ca_file`` names."""
     try:
-        body = ca_certificate(getattr(_hub(), "provision_dir", None))
+        body = ca_certificate(getattr(hub(), "provision_dir", None))
     except EventInputError as exc:
         abort(404, description=str(exc))
     return _secret(body, "ca.crt", "application/x-pem-file")
@@ -78,7 +72,7 @@ def spare_view() -> dict[str, Any]:
     moves made, and, for the chief, the tables with a credential and whether there is a CA.
     ``standing``: the move form's prefill for the match picked (``?slot=<round>|<table>``, else the
     first), from its table's last report (:func:`prefill`)."""
-    h = _hub()
+    h = hub()
     with h.lock:
         core = h.core
         rnd = core.current_round()
