@@ -6,7 +6,8 @@
    (shipped, enrolled for the deck, or learned during play) to 54 faces + "no card corner".
    With no enrolment under the head (:attr:`Head.unenrolled`), a card whose index leaves it in doubt
    has its suit read again from the index at a finer scale (:mod:`vision.cardnet.index_suit`; with the
-   shipped head only: a head learned in play has the referee's word on the deck's suits), then,
+   shipped head only: a head learned in play has the referee's word on the deck's suits); a card
+   still in doubt is read again from four crops around its corner (:func:`_look_around`), then,
    if still in doubt, from its body (:mod:`vision.cardnet.body`: the suit of a 4–10 from the pips
    below its index; of the last card, lying whole, of a 2–10 from the pips in its middle).
 3. **One bar.**  Each candidate is a card with the probability the corner model gives from the
