@@ -315,7 +315,10 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
     at = [(c.x, c.y) for c in kept]
     if _reads_index_suit(head):
         faces_p = weigh_index_suits(faces_p, bgr, at, px_per_mm)
-    if head.unenrolled:
+    # A play the bar would pass as read so far is not looked at again (its cards' shares times their
+    # corners' and the dropped candidates' odds): the look around is for the plays it would ask.
+    so_far = joint * float(np.prod(faces_p.max(axis=1) / faces_p.sum(axis=1) * p_card[keep]))
+    if head.unenrolled and so_far < PLAY_BAR:
         faces_p = _look_around(bgr, px_per_mm, head, at, probs[keep, :NONE_CLASS], faces_p)
     own_last = ALL_CARDS[int(faces_p[-1].argmax())]  # the last card as its index alone names it
     if head.unenrolled:  # the suit read again from the body where the index left it in doubt
