@@ -277,6 +277,23 @@ def time_reads() -> None:
         body.LOOK_BELOW = look
         print(f"10-card zone of plastic at {ppm} px/mm: {np.median(cpu_b[True]):.1f} ms CPU with the body strip "
               f"read where the index left doubt, {np.median(cpu_b[False]):.1f} ms without (median of 20)")
+    # The look around a doubted card's corner (read._look_around) runs only in a play that would be
+    # asked: both zones are such plays (neoclassical has four cards under 0.999, plastic most of them).
+    from vision.cardnet import read
+
+    around = read._look_around
+    for design in ("neoclassical", "plastic"):
+        for ppm in (2.0, 3.0, 4.0):
+            z = render_zone(cards, design, ppm, seed=1)
+
+            def with_around(on: bool, img: np.ndarray = z.image, ppm: float = ppm) -> None:
+                read._look_around = around if on else (lambda *a: a[-1])
+                read_play(img, ppm)
+
+            cpu_a = _interleaved({True: lambda: with_around(True), False: lambda: with_around(False)})
+            read._look_around = around
+            print(f"10-card zone of {design} at {ppm} px/mm: {np.median(cpu_a[True]):.1f} ms CPU with the look "
+                  f"around doubted corners, {np.median(cpu_a[False]):.1f} ms without (median of 20)")
 
 
 def main() -> None:
