@@ -135,6 +135,13 @@ PAPER_BAND_MM = 30.0
 #: Where the paper is followed left from: this far inside the first card, right of its corner (a
 #: cover cell is 2.7 mm, so the corner's own cell may straddle the card's edge).
 PAPER_INSIDE_MM = 3.0
+#: Where a card whose top-left corner lay at a candidate would lie whatever its tilt (±7°) and size
+#: (56–65 x 86–89 mm): this far right of the corner, and this far below it.  A candidate dropped as no
+#: card where the detector sees no card's paper there over most of it (under ``ROOM_COVER``) is not
+#: counted against the play (:func:`_room_for_card`).
+ROOM_RIGHT_MM = (35.0, 45.0)
+ROOM_BELOW_MM = (10.0, 50.0)
+ROOM_COVER = 0.5
 #: The far corner is looked for with this much of the card above-left of it (the detector sees a
 #: corner by the card's edges around it) and this much beyond it.
 FAR_CONTEXT_MM = 60.0
@@ -301,7 +308,7 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
     keep = [k for k in range(len(corners)) if p_card[k] >= 0.5]
     joint = 1.0
     for k in range(len(corners)):
-        if k not in keep:
+        if k not in keep and _room_for_card(det, corners[k], px_per_mm, bgr.shape[:2]):
             joint *= 1.0 - float(p_card[k])  # the chance it really is no card
     keep.sort(key=lambda k: corners[k].x)
     kept: list[Corner] = [corners[k] for k in keep]
@@ -395,6 +402,28 @@ def _look_around(bgr: np.ndarray, px_per_mm: float, head: Head, at: list[tuple[f
         # faces_p[k] is the one read times what the index network weighed in; swap the read.
         out[k] = faces_p[k] / one * (mean / mean.sum())
     return out
+
+
+def _room_for_card(det: Detection, c: Corner, px_per_mm: float, zone_hw: tuple[int, int]) -> bool:
+    """Whether a card could have its top-left corner at ``c``: False only where the part of the zone that
+    card would cover whatever its tilt and size (:data:`ROOM_RIGHT_MM`, :data:`ROOM_BELOW_MM`) lies in the
+    zone and the detector sees cards' paper on less than :data:`ROOM_COVER` of it.
+
+    Why: a picture card's art (a joker's word at its top right, a queen's crown) holds spots the
+    detector takes for a corner and the classifier reads as an index; dropped as no card, each still
+    counted its small chance of being one against the play, and a lone joker or a pair of queens was
+    asked.  A card needs its paper: where none lies, no card's corner does.  Where the zone ends first,
+    nothing is known, and the chance is counted as before."""
+    if not det.cover.size or det.cell_px <= 0:
+        return True
+    h, w = zone_hw
+    x0, x1 = (c.x + d * px_per_mm for d in ROOM_RIGHT_MM)
+    y0, y1 = (c.y + d * px_per_mm for d in ROOM_BELOW_MM)
+    if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
+        return True
+    cell = det.cell_px
+    part = det.cover[int(y0 // cell):int(y1 // cell) + 1, int(x0 // cell):int(x1 // cell) + 1]
+    return not part.size or float(part.mean()) >= ROOM_COVER
 
 
 def _paper_before_first(det: Detection, first: Corner, px_per_mm: float, reasons: list[str]) -> None:
