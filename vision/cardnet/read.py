@@ -13,7 +13,8 @@
 3. **One bar.**  Each candidate is a card with the probability the corner model gives from the
    detector's score and the head's "none" (:class:`vision.cardnet.head.CornerModel`).  The play's
    joint probability — every kept card's own probability times, for every candidate dropped, the
-   probability that it is no card — is compared with :data:`PLAY_BAR`, chosen on designs the
+   probability that it is no card (unless the detector sees no card's paper where that card would lie:
+   :func:`_room_for_card`) — is compared with :data:`PLAY_BAR`, chosen on designs the
    networks never saw (``docs/performance.md``).  The probabilities are calibrated there too (a
    temperature and the corner model), so 0.97 means 97 %.
    **A second look** first: a candidate the detector is fairly sure of but whose crop the
