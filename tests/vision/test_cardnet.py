@@ -439,15 +439,15 @@ def test_only_candidates_level_with_a_suspect_gap_are_looked_into():
     and level with the row is looked into; one 20 mm below the row (a court's art), one within 7 mm
     of a card read (that card's own corner), and any candidate of an even fan, are not."""
     from vision.cardnet.detector import Corner
-    from vision.cardnet.read import _in_suspect_gap
+    from vision.cardnet.layout import in_suspect_gap
 
     ppm = 3.0
     read = [Corner(x * ppm, 40.0 * ppm, 0.9) for x in (0.0, 15.0, 45.0, 60.0)]
     cands = [Corner(30.0 * ppm, 41.0 * ppm, 0.2), Corner(30.0 * ppm, 60.0 * ppm, 0.2), Corner(19.0 * ppm, 40.0 * ppm, 0.2)]
     p_card = np.array([1.0] * 4 + [0.1] * 3)
-    assert _in_suspect_gap(read + cands, p_card, ppm).tolist() == [False] * 4 + [True, False, False]
+    assert in_suspect_gap(read + cands, p_card, ppm).tolist() == [False] * 4 + [True, False, False]
     even = [Corner(x * ppm, 40.0 * ppm, 0.9) for x in (0.0, 15.0, 30.0, 45.0)]
-    assert not _in_suspect_gap(even + [Corner(22.0 * ppm, 40.0 * ppm, 0.2)], np.array([1.0] * 4 + [0.1]), ppm).any()
+    assert not in_suspect_gap(even + [Corner(22.0 * ppm, 40.0 * ppm, 0.2)], np.array([1.0] * 4 + [0.1]), ppm).any()
 
 
 @pytest.mark.parametrize("seed", [1, 2])

@@ -1,5 +1,5 @@
 """A candidate dropped as no card counts against the play only where a card could lie
-(vision.cardnet.read._room_for_card): a card needs its paper.
+(vision.cardnet.layout.room_for_card): a card needs its paper.
 
 Accuracy is the benchmark's; these bounds hold on any render seed (``VISION_SEED_SHIFT``).
 """
@@ -13,7 +13,7 @@ import pytest
 
 from vision import read_play
 from vision.cardnet.detector import Corner, Detection
-from vision.cardnet.read import ROOM_BELOW_MM, ROOM_RIGHT_MM, _room_for_card
+from vision.cardnet.layout import ROOM_BELOW_MM, ROOM_RIGHT_MM, room_for_card
 from vision.synth import Realism, render_zone
 
 SHIFT = int(os.environ.get("VISION_SEED_SHIFT", "0"))
@@ -33,11 +33,11 @@ def test_no_paper_where_its_card_would_lie_is_no_room():
     cover = np.zeros((int(np.ceil(zone_hw[0] / CELL)), int(np.ceil(zone_hw[1] / CELL))), bool)
     cover[:, : int(60 * PPM / CELL)] = True
     det = _detection(cover)
-    assert not _room_for_card(det, Corner(50 * PPM, 10 * PPM, 0.3), PPM, zone_hw)
-    assert _room_for_card(det, Corner(10 * PPM, 10 * PPM, 0.3), PPM, zone_hw)
-    assert _room_for_card(det, Corner(170 * PPM, 10 * PPM, 0.3), PPM, zone_hw)  # past the right edge
-    assert _room_for_card(det, Corner(50 * PPM, 100 * PPM, 0.3), PPM, zone_hw)  # past the bottom
-    assert _room_for_card(_detection(np.zeros((0, 0), bool)), Corner(50 * PPM, 10 * PPM, 0.3), PPM, zone_hw)
+    assert not room_for_card(det, Corner(50 * PPM, 10 * PPM, 0.3), PPM, zone_hw)
+    assert room_for_card(det, Corner(10 * PPM, 10 * PPM, 0.3), PPM, zone_hw)
+    assert room_for_card(det, Corner(170 * PPM, 10 * PPM, 0.3), PPM, zone_hw)  # past the right edge
+    assert room_for_card(det, Corner(50 * PPM, 100 * PPM, 0.3), PPM, zone_hw)  # past the bottom
+    assert room_for_card(_detection(np.zeros((0, 0), bool)), Corner(50 * PPM, 10 * PPM, 0.3), PPM, zone_hw)
 
 
 def test_the_room_lies_inside_any_card_whatever_its_tilt():

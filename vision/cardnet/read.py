@@ -14,7 +14,7 @@
    detector's score and the head's "none" (:class:`vision.cardnet.head.CornerModel`).  The play's
    joint probability — every kept card's own probability times, for every candidate dropped, the
    probability that it is no card (unless the detector sees no card's paper where that card would lie:
-   :func:`_room_for_card`) — is compared with :data:`PLAY_BAR`, chosen on designs the
+   :func:`.layout.room_for_card`) — is compared with :data:`PLAY_BAR`, chosen on designs the
    networks never saw (``docs/performance.md``).  The probabilities are calibrated there too (a
    temperature and the corner model), so 0.97 means 97 %.
    **A second look** first: a candidate the detector is fairly sure of but whose crop the
@@ -62,10 +62,11 @@ from . import nets
 from .body import LOOK_BELOW, weigh_suits
 from .crops import crops_at
 from .deckfile import Enrollment
-from .detector import Corner, Detection, detect
+from .detector import Corner, detect
 from .faces import lone_face
 from .head import SHIPPED, CornerModel, Head, keep_unknown_faces, shipped_head
 from .index_suit import weigh_index_suits
+from .layout import GAP_ROW_MM, geometry_doubts, in_suspect_gap, paper_before_first, room_for_card
 from .prep import crops_to_input
 from .shape import ABSENT, Lawful, weigh
 from .spec import FEATURE_DIM, MIN_CORNER_GAP_MM, NONE_CLASS
@@ -99,12 +100,6 @@ def is_low_confidence(why: str) -> bool:
     another kind."""
     return why.startswith(LOW_CONFIDENCE_ZH)
 
-#: No fan a player lays leaves more than this between two neighbouring corners (overlap of a
-#: 52–65 mm card leaves 10–30 mm): a wider gap may hide a card.
-MAX_STEP_MM = 40.0
-#: A player fans a play evenly: a gap this many times the play's other steps is nearer two steps
-#: than one (the midpoint of 1 and 2), and a card may be hidden or its corner missed there.
-DOUBLE_STEP = 1.5
 #: Cards covering at least this much of a zone are never "nothing" (a card is ~5,000 mm²).
 CARDS_PRESENT_MM2 = 1500.0
 #: The second look (module docstring, step 3) is given to a dropped candidate whose detector score
@@ -127,29 +122,10 @@ _FAR_WEIGHED = np.array([c[0] in FAR_WEIGHED_RANKS for c in ALL_CARDS])
 #: found (the zero-shot benchmark asked no more with this doubt than without), and each fan that
 #: silently dropped a last card with its indices rubbed off had it unseen (docs/performance.md).
 FAR_CORNER_UNSEEN = "最后一张牌的另一角未见，可能还有牌 / the last card's far corner is not seen: a card may lie over it"
-#: The band level with the first card's corner where paper left of it is looked for: from this far
-#: above the corner to this far below, where a card tilted 7° keeps its left edge within 4 mm of its
-#: corner (on clean plays of seven designs the paper began at most 3 mm left of the first corner;
-#: where a rubbed first card was silently dropped, 11–24 mm: docs/performance.md).
-PAPER_ABOVE_MM = 2.0
-PAPER_BAND_MM = 30.0
-#: Where the paper is followed left from: this far inside the first card, right of its corner (a
-#: cover cell is 2.7 mm, so the corner's own cell may straddle the card's edge).
-PAPER_INSIDE_MM = 3.0
-#: Where a card whose top-left corner lay at a candidate would lie whatever its tilt (±7°) and size
-#: (56–65 x 86–89 mm): this far right of the corner, and this far below it.  A candidate dropped as no
-#: card where the detector sees no card's paper there over most of it (under ``ROOM_COVER``) is not
-#: counted against the play (:func:`_room_for_card`).
-ROOM_RIGHT_MM = (35.0, 45.0)
-ROOM_BELOW_MM = (10.0, 50.0)
-ROOM_COVER = 0.5
 #: The far corner is looked for with this much of the card above-left of it (the detector sees a
 #: corner by the card's edges around it) and this much beyond it.
 FAR_CONTEXT_MM = 60.0
 FAR_BEYOND_MM = 15.0
-#: A card hidden in a gap of the fan has its corner level with its two neighbours': within this
-#: many mm of their mean height (a 7° tilt over the widest gap, 40 mm, moves a corner 5 mm).
-GAP_ROW_MM = 7.0
 #: Where the second look reads, in mm from the candidate: the detector's cell is 2.7 mm, and a
 #: misplaced peak was seen up to two cells off along the row and a cell off across it (without
 #: the cross-row reads, a Q♠ under a 9♠ at 3 px/mm went unread on an unseen design).
@@ -309,7 +285,7 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
     keep = [k for k in range(len(corners)) if p_card[k] >= 0.5]
     joint = 1.0
     for k in range(len(corners)):
-        if k not in keep and _room_for_card(det, corners[k], px_per_mm, bgr.shape[:2]):
+        if k not in keep and room_for_card(det, corners[k], px_per_mm, bgr.shape[:2]):
             joint *= 1.0 - float(p_card[k])  # the chance it really is no card
     keep.sort(key=lambda k: corners[k].x)
     kept: list[Corner] = [corners[k] for k in keep]
@@ -361,10 +337,10 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
             reasons.append(f"最后一张牌两角读数不同：一角 {card_zh(own_last)}，另一角 {card_zh(far_face)} / the last "
                            f"card's two corners read differently: one {own_last}, the other {far_face}")
             alts[-1] = far_face if far_face != cards[-1] else own_last
-    _geometry_doubts(kept, px_per_mm, reasons)
+    geometry_doubts(kept, px_per_mm, reasons)
     if head is default_head():  # a head fitted on this deck knows its art's "none" (enrolment, learning)
         _room_doubts(corners, p_card, px_per_mm, reasons)
-    _paper_before_first(det, kept[0], px_per_mm, reasons)
+    paper_before_first(det, kept[0], px_per_mm, reasons)
     if joint < PLAY_BAR:
         reasons.append(low_confidence([(c, float(p)) for c, p in zip(cards, confs, strict=True) if p < PLAY_BAR], joint))
     dropped = [k for k in range(len(corners)) if k not in keep]
@@ -403,55 +379,6 @@ def _look_around(bgr: np.ndarray, px_per_mm: float, head: Head, at: list[tuple[f
         # faces_p[k] is the one read times what the index network weighed in; swap the read.
         out[k] = faces_p[k] / one * (mean / mean.sum())
     return out
-
-
-def _room_for_card(det: Detection, c: Corner, px_per_mm: float, zone_hw: tuple[int, int]) -> bool:
-    """Whether a card could have its top-left corner at ``c``: False only where the part of the zone that
-    card would cover whatever its tilt and size (:data:`ROOM_RIGHT_MM`, :data:`ROOM_BELOW_MM`) lies in the
-    zone and the detector sees cards' paper on less than :data:`ROOM_COVER` of it.
-
-    Why: a picture card's art (a joker's word at its top right, a queen's crown) holds spots the
-    detector takes for a corner and the classifier reads as an index; dropped as no card, each still
-    counted its small chance of being one against the play, and a lone joker or a pair of queens was
-    asked.  A card needs its paper: where none lies, no card's corner does.  Where the zone ends first,
-    nothing is known, and the chance is counted as before."""
-    if not det.cover.size or det.cell_px <= 0:
-        return True
-    h, w = zone_hw
-    x0, x1 = (c.x + d * px_per_mm for d in ROOM_RIGHT_MM)
-    y0, y1 = (c.y + d * px_per_mm for d in ROOM_BELOW_MM)
-    if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
-        return True
-    cell = det.cell_px
-    part = det.cover[int(y0 // cell):int(y1 // cell) + 1, int(x0 // cell):int(x1 // cell) + 1]
-    return not part.size or float(part.mean()) >= ROOM_COVER
-
-
-def _paper_before_first(det: Detection, first: Corner, px_per_mm: float, reasons: list[str]) -> None:
-    """Cards' paper left of the first card read, level with its corner: a card lies under it whose
-    corner no one can read (worn, covered, face down), which would otherwise vanish from the play.
-
-    Only the top of the row is looked at (``PAPER_BAND_MM`` below the corner), where the first
-    card's own left edge stays within a few millimetres of its corner however it is tilted, and
-    only paper joined to the first card's (a glare the cover mistakes for paper lies apart); paper
-    further left than the closest two corners can be (``MIN_CORNER_GAP_MM``) is another card's.
-    """
-    if not det.cover.size or det.cell_px <= 0:
-        return
-    r0 = max(0, int((first.y - PAPER_ABOVE_MM * px_per_mm) // det.cell_px))
-    r1 = min(det.cover.shape[0], int((first.y + PAPER_BAND_MM * px_per_mm) // det.cell_px) + 1)
-    if r1 <= r0:
-        return
-    covered = det.cover[r0:r1].mean(axis=0) >= 0.5
-    col = min(int((first.x + PAPER_INSIDE_MM * px_per_mm) // det.cell_px), len(covered) - 1)
-    if col < 0 or not covered[col]:
-        return  # the cover does not see the first card itself: nothing to measure from
-    while col > 0 and covered[col - 1]:  # the paper joined to the first card's, not a far glare
-        col -= 1
-    before_mm = (first.x - col * det.cell_px) / px_per_mm
-    if before_mm > MIN_CORNER_GAP_MM:
-        reasons.append(f"第一张牌左侧还有牌面 {before_mm:.0f} 毫米，可能有牌未读到 / cards' paper {before_mm:.0f} mm "
-                       f"left of the first card read: a card may lie under it unread")
 
 
 def _weigh_far(faces_p: np.ndarray, far: FarCorner, own_last: str) -> np.ndarray:
@@ -535,7 +462,7 @@ def _second_look(bgr: np.ndarray, px_per_mm: float, head: Head, corners: list[Co
     model = corner_model()
     scores = np.array([c.score for c in corners])
     believed = model.p_card(scores, np.full(len(corners), SECOND_LOOK_NONE)) >= 0.5
-    doubted = np.nonzero((p_card < 0.5) & (believed | _in_suspect_gap(corners, p_card, px_per_mm)))[0]
+    doubted = np.nonzero((p_card < 0.5) & (believed | in_suspect_gap(corners, p_card, px_per_mm)))[0]
     if not len(doubted) or not SECOND_LOOK_MM:
         return
     step = np.array(SECOND_LOOK_MM) * px_per_mm
@@ -553,21 +480,6 @@ def _second_look(bgr: np.ndarray, px_per_mm: float, head: Head, corners: list[Co
             continue  # that is another card's corner, read already
         corners[k] = Corner(x, y, corners[k].score)
         emb[k], probs[k], p_card[k] = e2[i * len(step) + j], p2[i * len(step) + j], pc2[i, j]
-
-
-def _in_suspect_gap(corners: list[Corner], p_card: np.ndarray, px_per_mm: float) -> np.ndarray:
-    """Which candidates lie where a card may hide between two cards read (:func:`_suspect_gap`):
-    clear of both neighbours' corners and level with them (within :data:`GAP_ROW_MM`).  Why: a
-    corner the detector was unsure of (tango's wide "10", 1–2 mm off) is most often such a card,
-    and the play is doubted there anyway; a look around it may read the card."""
-    kept = sorted((c for c, p in zip(corners, p_card, strict=True) if p >= 0.5), key=lambda c: c.x)
-    gap = _suspect_gap([c.x / px_per_mm for c in kept])
-    if gap is None:
-        return np.zeros(len(corners), bool)
-    left, right = next((a, b) for a, b in zip(kept, kept[1:], strict=False) if a.x / px_per_mm == gap[0])
-    row_y = (left.y + right.y) / 2.0
-    return np.array([left.x + MIN_CORNER_GAP_MM * px_per_mm <= c.x <= right.x - MIN_CORNER_GAP_MM * px_per_mm
-                     and abs(c.y - row_y) <= GAP_ROW_MM * px_per_mm for c in corners], bool)
 
 
 def _choose(card_p: np.ndarray, poss: Counter | None, reasons: list[str]) -> tuple[list[str], list[float], list[str | None]]:
@@ -597,20 +509,6 @@ def _choose(card_p: np.ndarray, poss: Counter | None, reasons: list[str]) -> tup
     return cards, confs, alts
 
 
-def _suspect_gap(xs_mm: list[float]) -> tuple[float, float] | None:
-    """The widest gap between neighbouring corners (left to right, in mm) when it is wider than any
-    fan, or nearer two of the play's own steps than one: where a card may lie hidden, or its corner
-    was missed.  None when the play's steps hold no such gap."""
-    gaps = np.diff(xs_mm)
-    if not len(gaps):
-        return None
-    widest = int(gaps.argmax())
-    others = np.delete(gaps, widest)
-    if float(gaps[widest]) > MAX_STEP_MM or (len(others) and float(gaps[widest]) > DOUBLE_STEP * float(np.median(others))):
-        return xs_mm[widest], xs_mm[widest + 1]
-    return None
-
-
 def _room_doubts(corners: list[Corner], p_card: np.ndarray, px_per_mm: float, reasons: list[str]) -> None:
     """A corner the detector believed in between two cards read, level with them and with room for a
     card on either side (:data:`MIN_CORNER_GAP_MM`), that the reader took for no card: a card whose
@@ -637,17 +535,3 @@ def _room_doubts(corners: list[Corner], p_card: np.ndarray, px_per_mm: float, re
             return
 
 
-def _geometry_doubts(kept: list[Corner], px_per_mm: float, reasons: list[str]) -> None:
-    """The play is doubted where :func:`_suspect_gap` finds a gap that may hide a card."""
-    xs_mm = [c.x / px_per_mm for c in kept]
-    gap = _suspect_gap(xs_mm)
-    if gap is None:
-        return
-    width = gap[1] - gap[0]
-    if width > MAX_STEP_MM:
-        reasons.append(f"牌间距过大（{width:.0f} 毫米），可能有牌被遮 / a gap of {width:.0f} mm may hide a card")
-        return
-    others = np.delete(np.diff(xs_mm), int(np.argmax(np.diff(xs_mm))))
-    reasons.append(f"牌间距不均，可能漏看一张：{width:.0f} 毫米的间距是扇形步距 {float(np.median(others)):.0f} 毫米的两倍 / "
-                   f"a gap of {width:.0f} mm, twice the fan's "
-                   f"{float(np.median(others)):.0f} mm steps, may hide a card")
