@@ -1,9 +1,12 @@
 """Fixtures for the vision tests: rendered artwork is cached on disk (~/.cache/guandan-table),
-so a fresh machine renders each design once (about a second per design) and later runs reuse it."""
+so a fresh machine renders each design once (about a second per design) and later runs reuse it;
+``tests/vision`` on ``sys.path`` for ``vision_kit`` (the render-seed shift and face helpers)."""
 
 from __future__ import annotations
 
 import functools
+import sys
+from pathlib import Path
 
 import cv2
 import pytest
@@ -12,6 +15,7 @@ from vision.artwork import load_deck
 from vision.geometry import default_layout
 from vision.synth import CameraView, TableRenderer, TableScene
 
+sys.path.insert(0, str(Path(__file__).parent))
 cv2.setNumThreads(1)
 
 

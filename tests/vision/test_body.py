@@ -5,19 +5,16 @@ Accuracy is the benchmark's; these bounds hold on any render seed (``VISION_SEED
 
 from __future__ import annotations
 
-import os
-
 import cv2
 import numpy as np
 import pytest
+from vision_kit import SHIFT
 
 from vision.cardnet import body, nets
 from vision.cardnet.body import BODY_CLASSES, LOOK_BELOW, MIDDLE_MM, body_crop, suit_probs, weigh_suits
 from vision.cardnet.spec import BODY_H, BODY_PPM, BODY_W, BODY_X_MM, BODY_Y_MM
 from vision.cards import ALL_CARDS, CARD_INDEX, SUITS
 from vision.synth import render_zone
-
-SHIFT = int(os.environ.get("VISION_SEED_SHIFT", "0"))
 
 
 def _corners(r) -> list[tuple[float, float]]:

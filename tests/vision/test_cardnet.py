@@ -8,12 +8,12 @@ is never certain.
 
 from __future__ import annotations
 
-import os
 from dataclasses import replace
 
 import cv2
 import numpy as np
 import pytest
+from vision_kit import SHIFT, half_size_faces
 
 from vision import PlayReading, enroll, read_play
 from vision.artwork import HELD_OUT_DESIGNS, load_deck
@@ -22,8 +22,6 @@ from vision.cardnet.head import Head, fit_corner_model
 from vision.cardnet.read import default_head
 from vision.cards import ALL_CARDS, CARD_INDEX
 from vision.synth import Realism, render_zone
-
-SHIFT = int(os.environ.get("VISION_SEED_SHIFT", "0"))
 
 PLAYS = [
     ["5h"],
@@ -43,15 +41,10 @@ def _never_silently_wrong(r: PlayReading, cards: list[str]) -> None:
     assert r.cards == cards or r.uncertain, (r.cards, cards, r.reasons)
 
 
-def _faces(design: str) -> dict[str, np.ndarray]:
-    deck = load_deck(design)
-    return {c: cv2.resize(deck.bgr(c), None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA) for c in ALL_CARDS}
-
-
 @pytest.fixture(scope="module")
 def enrolled_tango():
     """A held-out design enrolled from its 54 faces (a quick enrolment: 80 rendered rows)."""
-    return enroll(_faces("tango"), px_per_mm=3.0, rows=80, check_plays=12, seed=SHIFT)
+    return enroll(half_size_faces("tango"), px_per_mm=3.0, rows=80, check_plays=12, seed=SHIFT)
 
 
 @pytest.mark.parametrize("ppm", [2.0, 3.0, 4.0])
@@ -193,7 +186,7 @@ def test_a_short_fan_check_of_a_readable_deck_reads_it(enrolled_tango):
 def test_enrolment_of_some_faces_reports_the_rest(monkeypatch):
     """Which faces were taken and which skipped: the faces' check, before any fit (a short one here)."""
     monkeypatch.setattr("vision.cardnet.enrol.ENROL_STEPS", 50)
-    faces = {c: f for c, f in _faces("anglo").items() if c in ("As", "Kd", "5c")}
+    faces = {c: f for c, f in half_size_faces("anglo").items() if c in ("As", "Kd", "5c")}
     faces["Qh"] = np.zeros((10, 10, 3), np.uint8)  # not a card-shaped picture
     e = enroll(faces, rows=10, check_plays=0)
     assert set(e.cards) == {"As", "Kd", "5c"} and set(e.skipped) == {"Qh"}
@@ -210,7 +203,7 @@ def test_a_face_left_out_of_the_enrolment_is_read_as_the_shipped_head_reads_it(t
     # A fifth of the fit (the rule holds for any head; 300 steps move the head off the shipped one far
     # enough for the last check on seed shifts 0, 1, 2, 7 and 50000, at 2.5 s of CPU less).
     monkeypatch.setattr("vision.cardnet.enrol.ENROL_STEPS", 300)
-    e = enroll({c: f for c, f in _faces("anglo").items() if c not in gone}, rows=10, check_plays=0, seed=SHIFT)
+    e = enroll({c: f for c, f in half_size_faces("anglo").items() if c not in gone}, rows=10, check_plays=0, seed=SHIFT)
     assert e.head.known is not None and [c for c in ALL_CARDS if not e.head.known[CARD_INDEX[c]]] == list(gone)
     e.save(tmp_path / "deck.npz")
     back = Enrollment.load(tmp_path / "deck.npz")

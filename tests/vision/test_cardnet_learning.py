@@ -6,11 +6,11 @@ Bounds hold on any render seed (``VISION_SEED_SHIFT=50000 pytest ...``), as in `
 
 from __future__ import annotations
 
-import os
 from dataclasses import replace
 
 import numpy as np
 import pytest
+from vision_kit import SHIFT
 
 from vision import read_play
 from vision.cardnet.deckfile import Enrollment
@@ -19,8 +19,6 @@ from vision.cardnet.online import PlayLearner
 from vision.cardnet.read import default_head
 from vision.cards import ALL_CARDS, CARD_INDEX
 from vision.synth import Realism, render_zone
-
-SHIFT = int(os.environ.get("VISION_SEED_SHIFT", "0"))
 
 #: A zone of two pairs of twins as printed, and as the referee names them (each card as its twin:
 #: a deck whose black suits print the other way). A head learned at the table tells apart only the
@@ -186,7 +184,6 @@ def test_an_answer_teaches_the_spots_read_as_no_card():
     before = default_head().probs(nones)[:, -1]
     after = learner.head.probs(nones)[:, -1]
     assert after.mean() >= min(before.mean(), 0.99)
-
 
 
 def test_faces_seen_whole_are_rendered_and_learned_from(monkeypatch):

@@ -7,28 +7,19 @@ suit sits at the card's top-right, covered in a fan) is warned of, and the warni
 from __future__ import annotations
 
 import json
-import os
 
-import cv2
 import numpy as np
 import pytest
+from vision_kit import SHIFT, half_size_faces
 
 from vision import enroll
 from vision.artwork import load_deck
 from vision.cardnet.deckfile import Enrollment
 from vision.cardnet.fancheck import ASKED_WARN, verdict
-from vision.cards import ALL_CARDS
-
-SHIFT = int(os.environ.get("VISION_SEED_SHIFT", "0"))
-
-
-def _faces(design: str) -> dict[str, np.ndarray]:
-    deck = load_deck(design)
-    return {c: cv2.resize(deck.bgr(c), None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA) for c in ALL_CARDS}
 
 
 def test_a_deck_without_the_suit_in_its_corner_is_warned_of_before_the_event(tmp_path):
-    e = enroll(_faces("tango_nuevo"), px_per_mm=3.0, rows=40, check_plays=18, seed=SHIFT)
+    e = enroll(half_size_faces("tango_nuevo"), px_per_mm=3.0, rows=40, check_plays=18, seed=SHIFT)
     c = e.check
     assert c is not None and c["plays"] == 18 and c["asked"] / c["plays"] > ASKED_WARN
     assert c["silent"] == 0  # it asks; it does not guess

@@ -6,32 +6,22 @@ Accuracy is the benchmark's; these bounds hold on any render seed (``VISION_SEED
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
+from vision_kit import SHIFT, face_probs
 
 from vision import read_play
 from vision.cardnet import read
-from vision.cardnet.read import FAR_WEIGHED_JOKERS, FAR_WEIGHED_RANKS, FarCorner, _weigh_far
+from vision.cardnet.read import FAR_WEIGHED_RANKS, FarCorner, _weigh_far
 from vision.cards import ALL_CARDS, CARD_INDEX
 from vision.synth import Realism, render_zone
 
-SHIFT = int(os.environ.get("VISION_SEED_SHIFT", "0"))
-
-
-def _faces(**p: float) -> np.ndarray:
-    out = np.full(len(ALL_CARDS), 1e-4)
-    for card, v in p.items():
-        out[CARD_INDEX[card]] = v
-    return out
-
 
 def test_the_far_corner_weighs_the_last_cards_faces_where_it_agrees_with_the_index():
-    first = _faces(Th=0.9, Td=0.1)
-    last = _faces(**{"7c": 0.6, "7s": 0.4})
+    first = face_probs(Th=0.9, Td=0.1)
+    last = face_probs(**{"7c": 0.6, "7s": 0.4})
     faces_p = np.stack([first, last])
-    p = _faces(**{"7c": 0.9, "7s": 0.05})
+    p = face_probs(**{"7c": 0.9, "7s": 0.05})
     p /= p.sum()
     out = _weigh_far(faces_p, FarCorner(True, p, "7c"), "7c")
     assert out[0].tolist() == first.tolist()  # only the last card lies whole
@@ -48,42 +38,34 @@ def test_the_far_corner_weighs_the_classifiers_word_not_the_index_networks():
     near corner's), but what is weighed is the classifier's: the index network, misreading a design's pip,
     misreads it at both corners, and its word would count twice.  A far corner the network names 7♠ while
     the classifier leans 7♣ agrees with a 7♠ index and still pulls the last card toward the 7♣."""
-    last = _faces(**{"7c": 0.5, "7s": 0.5})
-    p = _faces(**{"7c": 0.6, "7s": 0.4})
+    last = face_probs(**{"7c": 0.5, "7s": 0.5})
+    p = face_probs(**{"7c": 0.6, "7s": 0.4})
     p /= p.sum()
     out = _weigh_far(last[None], FarCorner(True, p, "7s"), "7s")
     assert out[0, CARD_INDEX["7c"]] / out[0, CARD_INDEX["7s"]] == pytest.approx(0.6 / 0.4)
 
 
-def test_a_courts_far_corner_is_not_weighed():
-    """Its index is letters, and a joker's word begins with a J: both corners print it, and on tango
-    both read a joker as J♣, so a jack named at both corners is not made surer."""
+def test_a_courts_or_a_jokers_far_corner_is_not_weighed():
+    """Their index is letters, and a joker's word begins with a J: both corners print it, and on tango
+    both read a joker as J♣. Nor is a joker both corners name weighed: a card whose indices are rubbed
+    off shows two blank corners, which the classifier reads alike (a 7♥ read as the big joker at both,
+    0.998 when weighed: ``test_a_lone_card_with_its_indices_rubbed_off_is_always_a_question``)."""
     assert not set("JQKSB") & set(FAR_WEIGHED_RANKS) and set("A23456789T") == set(FAR_WEIGHED_RANKS)
-    last = _faces(Jc=0.7, SJ=0.3)
-    p = _faces(Jc=0.95, SJ=0.01)
+    last = face_probs(Jc=0.7, SJ=0.3)
+    p = face_probs(Jc=0.95, SJ=0.01)
     p /= p.sum()
     out = _weigh_far(last[None], FarCorner(True, p, "Jc"), "Jc")
-    assert out[0, CARD_INDEX["Jc"]] == pytest.approx(0.7)  # the jack as the index alone read it
-    assert out[0, CARD_INDEX["SJ"]] == pytest.approx(0.3 * len(ALL_CARDS) * p[CARD_INDEX["SJ"]])
-
-
-def test_a_joker_named_at_both_corners_is_weighed():
-    """A card both corners name a joker was one on every design measured; the jack it might be is
-    not weighed, so the joker gains on it (and on the other joker)."""
-    assert set(FAR_WEIGHED_JOKERS) == {"SJ", "BJ"}
-    last = _faces(SJ=0.9, Jc=0.05, BJ=0.05)
-    p = _faces(SJ=0.9, BJ=0.09)
+    assert out[0, CARD_INDEX["Jc"]] / out[0, CARD_INDEX["SJ"]] == pytest.approx(0.7 / 0.3)
+    last = face_probs(BJ=0.9, Jh=0.1)
+    p = face_probs(BJ=0.99)
     p /= p.sum()
-    out = _weigh_far(last[None], FarCorner(True, p, "SJ"), "SJ")
-    share = out[0] / out[0].sum()
-    assert share[CARD_INDEX["SJ"]] > 0.99
-    assert out[0, CARD_INDEX["SJ"]] / out[0, CARD_INDEX["BJ"]] == pytest.approx(0.9 / 0.05 * 0.9 / 0.09)
+    assert _weigh_far(last[None], FarCorner(True, p, "BJ"), "BJ")[0, CARD_INDEX["BJ"]] == pytest.approx(0.9)
 
 
 @pytest.mark.parametrize("design", ["tango", "plastic"])
 def test_lone_jokers_and_jacks_of_unseen_designs_are_never_read_silently_wrong(design):
     """Tango's jokers read as jacks at both corners, plastic's jacks are a coin toss between ♣ and ♠:
-    with the jokers' far corner weighed, a lone joker or jack at 2–4 px/mm is read right or asked."""
+    a lone joker or jack at 2–4 px/mm is read right or asked, the far corner never settling either."""
     rng = np.random.default_rng(SHIFT + 11)
     for k, card in enumerate(["SJ", "BJ", "Jc", "Js", "Jh", "SJ"]):
         ppm = (2.0, 3.0, 4.0)[k % 3]

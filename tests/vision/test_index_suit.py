@@ -6,11 +6,10 @@ Accuracy is the benchmark's; these bounds hold on any render seed (``VISION_SEED
 
 from __future__ import annotations
 
-import os
-
 import cv2
 import numpy as np
 import pytest
+from vision_kit import SHIFT
 
 from vision.cardnet import index_suit, nets
 from vision.cardnet.body import BODY_CLASSES, LOOK_BELOW
@@ -18,8 +17,6 @@ from vision.cardnet.index_suit import index_crop, suit_probs, weigh_index_suits
 from vision.cardnet.spec import PIP_H, PIP_PPM, PIP_W, PIP_X_MM, PIP_Y_MM
 from vision.cards import ALL_CARDS, CARD_INDEX, SUITS
 from vision.synth import render_zone
-
-SHIFT = int(os.environ.get("VISION_SEED_SHIFT", "0"))
 
 
 def _corners(r) -> list[tuple[float, float]]:

@@ -13,6 +13,7 @@ import time
 
 import numpy as np
 import pytest
+from vision_kit import SHIFT
 
 from vision import read_play
 from vision.cardnet.learned import RESUME_WITHIN_S, LearnedState, head_key, load_state, save_state
@@ -22,7 +23,6 @@ from vision.cards import ALL_CARDS
 from vision.synth import Realism, render_zone
 from vision.watcher import TableWatcher
 
-SHIFT = int(os.environ.get("VISION_SEED_SHIFT", "0"))
 #: The cards of the taught zone as printed, and as the referee named them.
 PRINTED = ["Kc", "Ks", "4s", "4c"]
 TAUGHT = ["Ks", "Kc", "4c", "4s"]

@@ -6,10 +6,9 @@ Accuracy is the benchmark's; these bounds hold on any render seed (``VISION_SEED
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
+from vision_kit import SHIFT, face_probs
 
 from vision import read_play
 from vision.cardnet import read
@@ -19,15 +18,6 @@ from vision.cardnet.spec import FEATURE_DIM, NONE_CLASS
 from vision.cards import ALL_CARDS, CARD_INDEX
 from vision.synth import Realism, render_zone
 
-SHIFT = int(os.environ.get("VISION_SEED_SHIFT", "0"))
-
-
-def _faces(**p: float) -> np.ndarray:
-    out = np.full(len(ALL_CARDS), 1e-6)
-    for card, v in p.items():
-        out[CARD_INDEX[card]] = v
-    return out
-
 
 def test_sure_cards_are_not_read_again(monkeypatch):
     """Cards at LOOK_BELOW or surer cost nothing: a sure zone reads as fast as before."""
@@ -35,7 +25,7 @@ def test_sure_cards_are_not_read_again(monkeypatch):
         raise AssertionError("a crop was read again")
 
     monkeypatch.setattr(read, "embed", refuse)
-    faces = np.stack([_faces(**{"9c": 1.0}), _faces(BJ=1.0)])
+    faces = np.stack([face_probs(1e-6, **{"9c": 1.0}), face_probs(1e-6, BJ=1.0)])
     assert (faces.max(axis=1) >= LOOK_BELOW * faces.sum(axis=1)).all()
     zone = np.zeros((100, 100, 3), np.uint8)
     assert _look_around(zone, 3.0, default_head(), [(10.0, 10.0), (50.0, 10.0)], faces, faces) is faces
@@ -46,8 +36,8 @@ def test_a_doubted_cards_read_is_the_geometric_mean_of_five_and_keeps_what_was_w
     left, below and above its corner; the factor another witness (the index's suit network) multiplied
     in stays; the sure card is untouched."""
     seen: list[list[tuple[float, float]]] = []
-    views = np.stack([_faces(**{"8h": 0.9, "3h": 0.1}), _faces(**{"8h": 0.8, "3h": 0.2}),
-                      _faces(**{"8h": 0.6, "3h": 0.4}), _faces(**{"8h": 0.95, "3h": 0.05})])
+    views = np.stack([face_probs(1e-6, **{"8h": 0.9, "3h": 0.1}), face_probs(1e-6, **{"8h": 0.8, "3h": 0.2}),
+                      face_probs(1e-6, **{"8h": 0.6, "3h": 0.4}), face_probs(1e-6, **{"8h": 0.95, "3h": 0.05})])
 
     def fake_embed(_zone, corners, _ppm):
         seen.append(list(corners))
@@ -61,8 +51,8 @@ def test_a_doubted_cards_read_is_the_geometric_mean_of_five_and_keeps_what_was_w
     monkeypatch.setattr(read, "embed", fake_embed)
     monkeypatch.setattr(read, "face_probs", fake_probs)
     ppm = 3.0
-    raw = np.stack([_faces(Kd=1.0), _faces(**{"8h": 0.3, "3h": 0.7})])
-    witness = _faces(**{"8h": 2.0, "3h": 1.0})  # what a suit witness multiplied into the doubted card
+    raw = np.stack([face_probs(1e-6, Kd=1.0), face_probs(1e-6, **{"8h": 0.3, "3h": 0.7})])
+    witness = face_probs(1e-6, **{"8h": 2.0, "3h": 1.0})  # what a suit witness multiplied into the doubted card
     faces_p = raw.copy()
     faces_p[1] *= witness
     out = _look_around(np.zeros((10, 10, 3), np.uint8), ppm, default_head(), [(10.0, 20.0), (70.0, 22.0)],

@@ -6,17 +6,15 @@ Accuracy is the benchmark's; these bounds hold on any render seed (``VISION_SEED
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
+from vision_kit import SHIFT
 
 from vision import read_play
 from vision.cardnet.detector import Corner, Detection
 from vision.cardnet.layout import ROOM_BELOW_MM, ROOM_RIGHT_MM, room_for_card
 from vision.synth import Realism, render_zone
 
-SHIFT = int(os.environ.get("VISION_SEED_SHIFT", "0"))
 PPM = 3.0
 CELL = 2.7 * PPM  # the detector's cell, in zone pixels
 

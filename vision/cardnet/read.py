@@ -31,11 +31,10 @@
    own far corner there, and the body strip, cut where the last card should lie whole, may agree
    with it).
    Where the last card is in doubt and the two agree, the far corner's word is weighed in for the
-   pip cards, A to 10 (:data:`FAR_WEIGHED_RANKS`), and for a joker both corners name
-   (:data:`FAR_WEIGHED_JOKERS`): the same glyph, but seen through other blur, glare and noise.  A
-   court's index is letters, and a joker's word begins with a J, on some designs as large as a
-   jack's: there the two corners were wrong together (tango's joker read J♣ at both), so a jack is
-   not weighed.  A far corner that is not there at all doubts the play: a card lying
+   pip cards, A to 10 (:data:`FAR_WEIGHED_RANKS`): the same glyph, but seen through other blur,
+   glare and noise.  A court's or a joker's index is letters; a joker's is a word that begins with a
+   J, on some designs as large as a jack's, and there the two corners were wrong together (tango's
+   joker read J♣ at both).  A far corner that is not there at all doubts the play: a card lying
    over the last one read, with no index to find (worn, covered, face down), would otherwise vanish
    from the play.
 4. **Geometry the networks cannot see:** a gap between two corners wider than any fan a player
@@ -118,11 +117,7 @@ LOOK_AROUND_MM = 0.6
 #: nobody enrolled asked more in its 4th deal (21 against 15 of 360 plays) for 0.4 points fewer
 #: zero-shot questions.
 FAR_WEIGHED_RANKS = "A23456789T"
-#: The jokers' far corner is weighed too, where both corners name the same joker: the failure that
-#: kept courts and jokers out was a joker read as a jack at both corners (the jack weighed), and a
-#: card named a joker at both corners was always one (docs/performance.md, 2026-12-07, third session).
-FAR_WEIGHED_JOKERS = ("SJ", "BJ")
-_FAR_WEIGHED = np.array([c[0] in FAR_WEIGHED_RANKS or c in FAR_WEIGHED_JOKERS for c in ALL_CARDS])
+_FAR_WEIGHED = np.array([c[0] in FAR_WEIGHED_RANKS for c in ALL_CARDS])
 #: The doubt when the last card's far corner is not found where it must lie. On clean plays it is
 #: found (the zero-shot benchmark asked no more with this doubt than without), and each fan that
 #: silently dropped a last card with its indices rubbed off had it unseen (docs/performance.md).
