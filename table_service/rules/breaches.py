@@ -16,6 +16,7 @@ NAMED_BREACHES: tuple[str, ...] = (
     "暴露张 / exposed card",
     "拖延时间 / delaying play",
     "抓牌错误 / wrong drawing",
+    "牌数错误 / wrong card count",
     "进贡还贡错误 / wrong tribute or return",
     "藏牌、夹带 / hiding or slipping cards",
     "传递违规信息 / passing illegal information",

@@ -92,6 +92,35 @@ def test_single_tribute_and_return_then_payer_leads(table: Table) -> None:
     assert table.rules_raised() == set()
 
 
+def test_top_s_own_partner_last_pays_top_returns_within_ten_and_leads() -> None:
+    """E 1st, W (E's partner) last: "the previous 下游 gives 上游 the highest card … 上游 returns any
+    one card of rank at most 10 … 下游 leads the first trick" — the text makes no exception for
+    partners, so W pays E, a J returned to W is over the limit, and W leads; the next deal is at EW's
+    level (+1). Anti-tribute is "one player both" in a single tribute: W alone may declare it, 上游 leads."""
+    t = Table()
+    t.first_deal("E", ONE_EACH)
+    t.finish_in_order(["E", "N", "S", "W"])
+    assert t.state["score_sheet"][-1]["gain"] == {"side": "EW", "levels": 1}
+    assert t.state["next_deal"] == {"kind": "single", "payers": ["W"], "top": "E"}
+    t.next_deal()
+    assert t.deal["level"] == "3" and t.deal["phase"] == "tribute"
+    t.do("tribute_given", {"seat": "W", "card": "BJ"})
+    assert t.deal["tributes"][0]["to"] == "E"
+    t.do("return_given", {"seat": "E", "card": "Js"})
+    assert [(f["rule"], f["seat"]) for f in t.flags("return_above_ten")] == [("return_above_ten", "E")]
+    assert t.deal["returns"][0]["to"] == "W"
+    assert t.deal["phase"] == "play" and t.deal["turn"] == "W"
+
+    a = Table()
+    a.first_deal("E", ONE_EACH)
+    a.finish_in_order(["E", "N", "S", "W"])
+    a.next_deal()
+    assert "payers" in a.reject("anti_tribute_declared", {"seats": ["W", "E"], "cards": ["BJ", "BJ"]})
+    a.do("anti_tribute_declared", {"seats": ["W"], "cards": ["BJ", "BJ"]})
+    assert a.deal["phase"] == "play" and a.deal["turn"] == "E" and a.deal["tributes"] == []
+    assert a.replay_matches() and t.replay_matches()
+
+
 def _double_down_deal(ruleset: str = "jiangsu") -> Table:
     t = Table(ruleset=ruleset)
     t.first_deal("E", ONE_EACH)

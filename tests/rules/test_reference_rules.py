@@ -58,6 +58,14 @@ HAND_WORKED_READINGS = [
     ("2h 3s 4s 5s 6s", "2", {("straight", "6"), ("straight", "7"), ("straight_flush", "6"), ("straight_flush", "7")}),
     # bombs: 4 … 8 natural, up to 10 with both wild cards
     ("9s 9d 9c 9h 9s 9d 9c 9h 2h 2h", "2", {("bomb", "9")}),
+    # level A: the A is the level card, yet "in straights … a level card counts at its natural rank",
+    # and "A may be low or high": A-2-3-4-5 and 10-J-Q-K-A stay straights; the heart A is the wild card
+    ("As 2d 3c 4h 5s", "A", {("straight", "5")}),
+    ("Ts Jd Qc Kh As", "A", {("straight", "A")}),
+    ("Ah 2d 3c 4s 5s", "A", {("straight", "5"), ("straight", "6")}),  # the heart A stands for the low A or the 6
+    ("Ah Ah", "A", {("pair", "A")}),  # both on their own: a plain pair of level cards
+    ("As Ad Ac 2s 2d 2c", "A", {("two_triples", "2")}),
+    ("Ah Ks Kd Kc Ks", "A", {("bomb", "K")}),  # never a K-K-K-K-A straight: the wild joins the Ks
 ]
 
 
@@ -94,6 +102,14 @@ HAND_WORKED_BEATS = [
     # any bomb beats any ordinary pattern; ordinary only the same kind and size
     ("3s 3d 3c 3h", "bomb", "Ts Jd Qc Kh As", "straight", "9", True),
     ("Ks Kd", "pair", "Qs", "single", "9", False),
+    # level A: A-2-3-4-5 is still the lowest straight and 10-J-Q-K-A the highest; the A bomb is the
+    # level-rank bomb, and at level K the K bomb is above the A bomb of the same size
+    ("2s 3d 4c 5h 6s", "straight", "As 2d 3c 4h 5s", "straight", "A", True),
+    ("Ts Jd Qc Kh As", "straight", "9s Td Jc Qh Ks", "straight", "A", True),
+    ("As Ad Ac As Ad", "bomb", "Ah Ks Kd Kc Ks", "bomb", "A", True),
+    ("Ks Kd Kc Ks", "bomb", "As Ad Ac As", "bomb", "K", True),
+    ("As Ad Ac As", "bomb", "Ks Kd Kc Ks", "bomb", "K", False),
+    ("SJ", "single", "As", "single", "A", True),
 ]
 
 
