@@ -57,17 +57,66 @@ def _round_entries(line: dict[str, Any], scheme: str) -> list[tuple[str, int, bo
     return [(a, win if pa > pb else loss, pa > pb, pa, la), (b, win if pb > pa else loss, pb > pa, pb, lb)]
 
 
-def sheet(lines: Sequence[dict[str, Any]], teams: Sequence[str], scheme: str = "2-1-0") -> dict[str, dict[str, int]]:
+def _match_entries(tables: list[dict[str, Any]], scheme: str, compare: str) -> list[tuple[str, int, bool, int, int]]:
+    """Duplicate (复式): "the team result compares the two" rooms. Each team's 级差分 and levels are
+    its two tables' together; a team that forfeited either table lost the match (both did: each a
+    forfeit); else the match goes to the side ahead on the two tables' level gaps (``levels``: a
+    table ended by a penalty loss counts the gap its fixed score says, d = (score − 13)) or on their
+    级差分 together (``level_points``), level being a drawn match (docs/architecture.md, rules.md)."""
+    win, draw, loss, forfeit, _bye = SCHEMES[scheme]
+    x, y = tables[0]["ns"], tables[0]["ew"]
+    ldp, lv, gap = {x: 0, y: 0}, {x: 0, y: 0}, {x: 0, y: 0}
+    gone: set[str] = set()
+    for line in tables:
+        for team, _mp, _won, p, levels in _round_entries(line, scheme):
+            ldp[team] += p
+            lv[team] += levels
+        a, b = line["ns"], line["ew"]
+        if line.get("forfeit"):
+            gone |= {a, b} if line["forfeit"] == "both" else {a if line["forfeit"] == "ns" else b}
+        elif "ns_score" in line:
+            gap[a] += line["ns_score"] - 13
+            gap[b] += line["ew_score"] - 13
+        else:
+            gap[a] += line["ns_levels"] - line["ew_levels"]
+            gap[b] += line["ew_levels"] - line["ns_levels"]
+    if gone:
+        out = {t: (forfeit, False) if t in gone else (win, True) for t in (x, y)}
+    else:
+        vx, vy = (gap[x], gap[y]) if compare == "levels" else (ldp[x], ldp[y])
+        out = {x: (draw, False), y: (draw, False)} if vx == vy else \
+            {x: (win, True), y: (loss, False)} if vx > vy else {x: (loss, False), y: (win, True)}
+    return [(t, out[t][0], out[t][1], ldp[t], lv[t]) for t in (x, y)]
+
+
+def _entries(lines: Sequence[dict[str, Any]], scheme: str, duplicate: str | None
+             ) -> list[tuple[int, tuple[str, int, bool, int, int]]]:
+    """``(round, entry)`` for every team's round: a table each, or in duplicate play a match of two
+    tables each (a match with one room in does not count yet)."""
+    if not duplicate:
+        return [(x["round"], e) for x in lines for e in _round_entries(x, scheme)]
+    out = [(x["round"], e) for x in lines if "bye" in x for e in _round_entries(x, scheme)]
+    matches: dict[tuple[int, frozenset[str]], list[dict[str, Any]]] = {}
+    for x in lines:
+        if "bye" not in x:
+            matches.setdefault((x["round"], frozenset((x["ns"], x["ew"]))), []).append(x)
+    for (rnd, _pair), tables in matches.items():
+        if len(tables) == 2:
+            out += [(rnd, e) for e in _match_entries(tables, scheme, duplicate)]
+    return out
+
+
+def sheet(lines: Sequence[dict[str, Any]], teams: Sequence[str], scheme: str = "2-1-0",
+          duplicate: str | None = None) -> dict[str, dict[str, int]]:
     """Every team's columns after the rounds the lines hold (a team absent from a round scores 0 in it)."""
     last = max((x["round"] for x in lines), default=0)
     per_round = {t: [0] * (last + 1) for t in teams}
     cols = {t: dict.fromkeys(COLUMNS, 0) for t in teams}
-    for line in lines:
-        for team, mp, won, ldp, lv in _round_entries(line, scheme):
-            per_round[team][line["round"]] += mp
-            cols[team]["rounds_won"] += won
-            cols[team]["level_points"] += ldp
-            cols[team]["levels_gained"] += lv
+    for rnd, (team, mp, won, ldp, lv) in _entries(lines, scheme, duplicate):
+        per_round[team][rnd] += mp
+        cols[team]["rounds_won"] += won
+        cols[team]["level_points"] += ldp
+        cols[team]["levels_gained"] += lv
     for t in teams:
         running = 0
         for rnd in range(1, last + 1):
@@ -78,10 +127,10 @@ def sheet(lines: Sequence[dict[str, Any]], teams: Sequence[str], scheme: str = "
     return cols
 
 
-def ranked_groups(lines: Sequence[dict[str, Any]], teams: Sequence[str], scheme: str = "2-1-0"
-                  ) -> list[list[str]]:
+def ranked_groups(lines: Sequence[dict[str, Any]], teams: Sequence[str], scheme: str = "2-1-0",
+                  duplicate: str | None = None) -> list[list[str]]:
     """The ranking as groups: each group equal on every column (lots decide inside it), best first."""
-    cols = sheet(lines, teams, scheme)
+    cols = sheet(lines, teams, scheme, duplicate)
     key = {t: tuple(cols[t][c] for c in COLUMNS) for t in teams}
     groups: dict[tuple[int, ...], list[str]] = {}
     for t in teams:

@@ -445,3 +445,43 @@ def test_swiss_events_of_up_to_500_teams_keep_the_promises(n: int, rounds: int, 
 
 def test_a_500_team_event_keeps_the_promises() -> None:
     swiss_event(500, 7, 20261207)
+
+
+# ------------------------------------------------------------------ duplicate (复式) team matches
+
+
+def random_duplicate_lines(rng: random.Random, teams: list[str], rounds: int) -> list[dict[str, Any]]:
+    """Random team matches of two rooms (sides swapped), each room a :func:`random_line`; a bye for an
+    odd field; now and then a match with only one room in (it does not count yet)."""
+    lines: list[dict[str, Any]] = []
+    for rnd in range(1, rounds + 1):
+        order = teams[:]
+        rng.shuffle(order)
+        if len(order) % 2:
+            lines.append({"round": rnd, "bye": order.pop()})
+        for k in range(0, len(order), 2):
+            x, y = order[k], order[k + 1]
+            rooms = (("A", x, y), ("B", y, x))
+            for room, ns, ew in rooms[:1] if rng.random() < 0.05 else rooms:
+                lines.append(random_line(rng, rnd, f"{k // 2 + 1}{room}", ns, ew))
+    return lines
+
+
+@settings(max_examples=80, deadline=None)
+@given(n=st.integers(2, 11), rounds=st.integers(1, 6), seed=st.integers(0, 10**6), scheme=st.sampled_from(SCHEMES),
+       compare=st.sampled_from(("levels", "level_points")))
+def test_duplicate_standings_agree_with_the_arbiter(n: int, rounds: int, seed: int, scheme: str, compare: str) -> None:
+    rng = random.Random(seed)
+    teams = [f"T{i:02d}" for i in range(n)]
+    lines = random_duplicate_lines(rng, teams, rounds)
+    res = parse_results_text("\n".join(json.dumps(x) for x in lines), duplicate=True)
+    opts = ScoringOptions().with_options(**MATCH_POINT_SCHEMES[scheme], duplicate=compare)
+    got = compute_standings(res, teams, opts, seed=seed)
+    cols = sheet(lines, teams, scheme, compare)
+    for row in got.to_json()["standings"]:
+        assert {c: row[c] for c in COLUMNS} == cols[row["team"]], row["team"]
+    groups = ranked_groups(lines, teams, scheme, compare)
+    order, i = [r.team for r in got.rows], 0
+    for g in groups:
+        assert sorted(order[i:i + len(g)]) == g
+        i += len(g)
