@@ -263,18 +263,19 @@ def test_every_tie_break_level_decides_somewhere() -> None:
 # ------------------------------------------------------------------ whole events through the hub
 
 
-def _cfg(n: int, rounds: int, scheme: str, seed: int) -> dict[str, Any]:
-    return validate({"event": {"id": "arb", "name": "裁判核对赛", "rounds": rounds, "draw": "swiss",
+def _cfg(n: int, rounds: int, scheme: str, seed: int, method: str = "swiss") -> dict[str, Any]:
+    return validate({"event": {"id": "arb", "name": "裁判核对赛", "rounds": rounds, "draw": method,
                                "match_points": scheme, "seed": seed},
                      "teams": [{"id": f"T{i:03d}", "name": f"队{i}"} for i in range(1, n + 1)]})
 
 
-def play_through_hub(n: int, rounds: int, scheme: str, seed: int, check_draw: Any = None) -> None:
+def play_through_hub(n: int, rounds: int, scheme: str, seed: int, check_draw: Any = None,
+                     method: str = "swiss") -> None:
     """Draw, publish and enter every round at a hub, correcting and withdrawing now and then; after
     each round the hub's standings must be the arbiter's sheet of the results as they now stand."""
     rng = random.Random(seed)
     with tempfile.TemporaryDirectory() as tmp:
-        hub = HubService(_cfg(n, rounds, scheme, seed), Path(tmp) / "hub", connect=False)
+        hub = HubService(_cfg(n, rounds, scheme, seed, method), Path(tmp) / "hub", connect=False)
         teams = list(hub.core.teams)
         lines: dict[tuple[int, str], dict[str, Any]] = {}
         byes: list[dict[str, Any]] = []
@@ -381,8 +382,13 @@ def check_swiss_draw(ranked: list[str], history: list[dict[str, Any]], tables: l
     if not any(p in met for p in adjacent) and not (n % 2 and active[-1] in had_bye | no_show):
         assert {frozenset(p) for p in tables} == set(adjacent)
         assert byes == ([active[-1]] if n % 2 else [])
-    # Directions: fewer NS sittings (net of EW) sits NS; then the one that sat EW at its last table
-    # (or whose opponent sat NS at its last); then the higher ranked.
+    check_directions(history, tables, place)
+
+
+def check_directions(history: list[dict[str, Any]], tables: list[tuple[str, str]], place: dict[str, int]) -> None:
+    """Directions (draw.py's module doc): the team that has sat NS fewer times (net of EW) sits NS;
+    then the one that sat EW at its last table (or whose opponent sat NS at its last); then the
+    higher ranked (``place``: lower is higher)."""
     bal: Counter[str] = Counter()
     last_dir: dict[str, str] = {}
     for x in sorted((x for x in history if "ns" in x), key=lambda x: x["round"]):
@@ -398,7 +404,32 @@ def check_swiss_draw(ranked: list[str], history: list[dict[str, Any]], tables: l
             assert place[ns] < place[ew]
 
 
+def check_round_robin_draw(circle: list[str], history: list[dict[str, Any]], tables: list[tuple[str, str]],
+                           byes: list[str], withdrawn: set[str]) -> None:
+    """A round robin (draw.py): within one circle nobody meets anyone twice nor has a second bye from
+    the odd field; a withdrawn team is never drawn, and the team the schedule sets against it has a
+    bye; every team in play is at a table or has a bye, once."""
+    active = [t for t in circle if t not in withdrawn]
+    seated = [t for pair in tables for t in pair] + byes
+    assert sorted(seated) == sorted(active)
+    n = len(circle)
+    per_circle = n - 1 if n % 2 == 0 else n
+    rnd = max((x["round"] for x in history), default=0) + 1
+    start = rnd - (rnd - 1) % per_circle  # the first round of this circle
+    now = [x for x in history if x["round"] >= start]
+    met = {frozenset((x["ns"], x["ew"])) for x in now if "ns" in x}
+    assert not any(frozenset(p) in met for p in tables)
+    assert len(byes) <= n % 2 + len(withdrawn)
+    if not withdrawn:  # the odd field's bye: once a team a circle
+        assert not {x["bye"] for x in now if "bye" in x} & set(byes)
+    check_directions(history, tables, {t: i for i, t in enumerate(circle)})
+
+
 def _check_hub_draw(hub: HubService, draw: dict[str, Any], history: list[dict[str, Any]]) -> None:
+    if draw["method"] == "round-robin":
+        check_round_robin_draw(hub.core.draws[1]["lots"], history, [(t["ns"], t["ew"]) for t in draw["tables"]],
+                               list(draw["byes"]), set(hub.core.withdrawn))
+        return
     ranked = [r.team for r in hub.core.standings().rows] if history else list(draw["info"].get("lots") or [])
     if not history:  # round 1 by lots: the lots' order is the ranking
         ranked = hub.core.draws[1]["lots"]
@@ -410,6 +441,12 @@ def _check_hub_draw(hub: HubService, draw: dict[str, Any], history: list[dict[st
 @given(n=st.integers(8, 21), rounds=st.integers(3, 8), seed=st.integers(0, 10**6), scheme=st.sampled_from(SCHEMES))
 def test_the_hub_s_draws_keep_the_swiss_promises(n: int, rounds: int, seed: int, scheme: str) -> None:
     play_through_hub(n, rounds, scheme, seed, check_draw=_check_hub_draw)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(8, 11), seed=st.integers(0, 10**6), scheme=st.sampled_from(SCHEMES))
+def test_the_hub_s_round_robin_keeps_its_promises_and_ranks_as_the_arbiter(n: int, seed: int, scheme: str) -> None:
+    play_through_hub(n, n - 1 if n % 2 == 0 else n, scheme, seed, check_draw=_check_hub_draw, method="round-robin")
 
 
 def swiss_event(n: int, rounds: int, seed: int) -> None:
