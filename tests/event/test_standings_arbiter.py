@@ -5,6 +5,7 @@ through the hub itself: its draws, hand-entered results, corrections, withdrawal
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 import tempfile
@@ -21,7 +22,7 @@ from hypothesis import strategies as st
 from table_service.event.config import validate
 from table_service.event.draw import swiss
 from table_service.event.hub import HubService
-from table_service.event.model import parse_results_text
+from table_service.event.model import EventInputError, parse_results_text
 from table_service.event.standings import MATCH_POINT_SCHEMES, ScoringOptions, compute_standings
 
 SCHEMES = ("2-1-0", "3-2-1-0")
@@ -279,6 +280,7 @@ def play_through_hub(n: int, rounds: int, scheme: str, seed: int, check_draw: An
         teams = list(hub.core.teams)
         lines: dict[tuple[int, str], dict[str, Any]] = {}
         byes: list[dict[str, Any]] = []
+        published: dict[int, list[dict[str, Any]]] = {}
         for rnd in range(1, rounds + 1):
             if rnd > 1 and rng.random() < 0.2 and len(hub.core.active_teams) > 4:
                 hub.withdraw_team(rng.choice(hub.core.active_teams), "退赛 / withdrew", "chief", "chief")
@@ -303,8 +305,27 @@ def play_through_hub(n: int, rounds: int, scheme: str, seed: int, check_draw: An
                 for r in range(1, rnd + 1):
                     if r not in hub.core.results_published:
                         hub.publish_results(r, "org", "chief")
+            # A correction made after the next round's Swiss draft: the draft is stale and is not published
+            # ("corrections never change a published draw"; an unpublished one is drawn again, from the
+            # corrected results, and checked as every draw is).
+            if rnd < rounds and rng.random() < 0.2:
+                hub.draw_next("org", "chief")
+                (r, tb), old = rng.choice(sorted(lines.items()))
+                new = random_line(rng, r, tb, old["ns"], old["ew"])
+                if new != old:
+                    hub.correct(r, tb, new, "记分表誊写错 / sheet copied wrong", "chen", "chief")
+                    lines[(r, tb)] = new
+                    if method == "swiss":  # a round robin's schedule depends on no result
+                        with pytest.raises(EventInputError, match="重新编排"):
+                            hub.publish_draw(rnd + 1, "org", "chief")
+            assert {r: hub.core.draws[r]["tables"] for r in published} == published, "a published draw is final"
+            published[rnd] = copy.deepcopy(draw["tables"])
             all_lines = [*lines.values(), *byes]
+            board = hub.standings_json()["standings"]
+            cols = sheet(all_lines, teams, scheme)
+            assert [{c: row[c] for c in COLUMNS} for row in board] == [cols[row["team"]] for row in board]
             st_ = hub.core.standings()
+            assert [row["team"] for row in board] == [r.team for r in st_.rows]
             cols = sheet(all_lines, teams, scheme)
             for row in st_.to_json()["standings"]:
                 assert {c: row[c] for c in COLUMNS} == cols[row["team"]], (rnd, row["team"])
