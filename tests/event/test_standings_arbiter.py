@@ -131,22 +131,49 @@ def test_hand_worked_event_three_levels_gained_then_lots_and_both_absent() -> No
       Z  0 0 → 0 0 → 0   won 0    0+11 = 11   0+2 = 2
 
     W, X, Y on 2 match points, 累进分 2 each, one round won each; 级差分 W 26 = X 26 > Y 15;
-    W–X: levels gained 5 = 5 — tied on every column: lots. Final order: {W, X} by lots, Y, Z.
-    With the lots seeded 0 the hub draws the pair's order; whatever it is, it is the same on every
-    call with that seed, and the rest is fixed."""
+    W–X: levels gained 5 = 5 — tied on every column: lots. The lots (standings.py's documented draw:
+    the tied names sorted, W|X, shuffled by a generator seeded "guandan-lots:<seed>:W|X") with the
+    event's seed 0 put X first. Final order: X, W, Y, Z — and the same on every call with that seed."""
     lines = [
         _line(1, 1, "W", "X", 3, 1), {"round": 1, "table": "2", "ns": "Y", "ew": "Z", "forfeit": "both"},
         _line(2, 1, "W", "Y", 2, 4), _line(2, 2, "X", "Z", 4, 2),
     ]
     teams = list("WXYZ")
     order = _hub_order(lines, teams)
-    assert sorted(order[:2]) == ["W", "X"] and order[2:] == ["Y", "Z"]
+    lots = ["W", "X"]
+    random.Random("guandan-lots:0:W|X").shuffle(lots)
+    assert order == [*lots, "Y", "Z"] == ["X", "W", "Y", "Z"]
     assert order == _hub_order(lines, teams)
     res = parse_results_text("\n".join(json.dumps(x) for x in lines))
     assert compute_standings(res, teams).lots == [{"teams": ["W", "X"], "order": order[:2]}]
     cols = sheet(lines, teams)
     assert [cols[t]["level_points"] for t in teams] == [26, 26, 15, 11]
     assert ranked_groups(lines, teams) == [["W", "X"], ["Y"], ["Z"]]
+
+
+def test_hand_worked_event_progressive_points_decide() -> None:
+    """Four teams A–D, three rounds, 2-1-0: an early win is worth more than a late one (累进分).
+
+    Round 1: A–B 3:1 (A 15:11) · C–D 2:0 (C 15:11).
+    Round 2: A–C 0:4 (C 17:9)  · B–D 5:1 (B 17:9).
+    Round 3: A–D 1:2 (D 14:12) · B–C 0:3 (C 16:10).
+    per round → running totals → 累进分 (c2 + c3), won, 级差分, levels:
+      A  2 0 0 → 2 2 2 → 4    won 1   15+9+12  = 36   3+0+1 = 4
+      B  0 2 0 → 0 2 2 → 4    won 1   11+17+10 = 38   1+5+0 = 6
+      C  2 2 2 → 2 4 6 → 10   won 3   15+17+16 = 48   2+4+3 = 9
+      D  0 0 2 → 0 0 2 → 2    won 1   11+9+14  = 34   0+1+2 = 3
+    C 6; A, B, D on 2: 累进分 puts D (2) below A and B (4); A–B: won 1 = 1, 级差分 B 38 > A 36.
+    Final order: C, B, A, D."""
+    lines = [
+        _line(1, 1, "A", "B", 3, 1), _line(1, 2, "C", "D", 2, 0),
+        _line(2, 1, "A", "C", 0, 4), _line(2, 2, "B", "D", 5, 1),
+        _line(3, 1, "A", "D", 1, 2), _line(3, 2, "B", "C", 0, 3),
+    ]
+    teams = list("ABCD")
+    assert _hub_order(lines, teams) == ["C", "B", "A", "D"]
+    cols = sheet(lines, teams)
+    assert [cols[t]["progressive"] for t in teams] == [4, 4, 10, 2]
+    assert [cols[t]["level_points"] for t in teams] == [36, 38, 48, 34]
 
 
 def test_hand_worked_event_four_levels_gained_decide() -> None:
