@@ -393,10 +393,12 @@ def _rematch_free_exists(teams: list[str], met: set[frozenset[str]], can_bye: se
 
 
 def check_swiss_draw(ranked: list[str], history: list[dict[str, Any]], tables: list[tuple[str, str]],
-                     byes: list[str], withdrawn: set[str], directions: bool = True) -> None:
+                     byes: list[str], withdrawn: set[str], directions: bool = True,
+                     mp: dict[str, int] | None = None) -> None:
     """What draw.py's module doc and docs/architecture.md promise of a Swiss round, checked from the
     lines alone. ``ranked``: the standings the round is drawn from (every team, best first; the
-    arbiter agrees with it up to lots, checked above); ``tables``: ``(ns, ew)`` in table order."""
+    arbiter agrees with it up to lots, checked above); ``tables``: ``(ns, ew)`` in table order;
+    ``mp``: the arbiter's match points, for the exact fields' smallest gap."""
     active = [t for t in ranked if t not in withdrawn]
     n = len(active)
     place = {t: i for i, t in enumerate(active)}
@@ -436,6 +438,22 @@ def check_swiss_draw(ranked: list[str], history: list[dict[str, Any]], tables: l
     if not any(p in met for p in adjacent) and not (n % 2 and active[-1] in had_bye | no_show):
         assert {frozenset(p) for p in tables} == set(adjacent)
         assert byes == ([active[-1]] if n % 2 else [])
+    # 4. and 5. in a field solved whole (up to 24 teams): with the bye where it is, no pairing free of
+    # rematches has a smaller match-point gap, nor with that gap a smaller distance in the ranking.
+    if mp is not None and n <= 24 and rematches == 0 and not second_bye:
+        rest = [t for t in active if t not in byes]
+        k = n * n + 1
+
+        def cost(a: str, b: str) -> int:
+            return abs(mp[a] - mp[b]) * k + abs(place[a] - place[b])
+
+        top = max(mp.values()) * k + n * k + 1
+        g = nx.Graph()
+        g.add_weighted_edges_from((a, b, top - cost(a, b)) for i, a in enumerate(rest) for b in rest[i + 1:]
+                                  if frozenset((a, b)) not in met)
+        best = nx.max_weight_matching(g, maxcardinality=True)
+        assert 2 * len(best) == len(rest)
+        assert sum(cost(a, b) for a, b in tables) == sum(cost(a, b) for a, b in best)
     if directions:
         check_directions(history, tables, place)
 
@@ -496,8 +514,11 @@ def _check_hub_draw(hub: HubService, draw: dict[str, Any], history: list[dict[st
     ranked = [r.team for r in hub.core.standings().rows] if history else hub.core.draws[1]["lots"]
     # In duplicate play each team sits both directions every round (room B swaps): the docs promise
     # nothing of room A's directions, so only the pairing is checked there.
+    ev = hub.core.cfg["event"]
+    mp = {t: c["match_points"] for t, c in sheet(history, hub.core.teams, ev["match_points"],
+                                                   ev["scoring"].get("duplicate")).items()}
     check_swiss_draw(ranked, history, [(t["ns"], t["ew"]) for t in draw["tables"]], list(draw["byes"]),
-                     set(hub.core.withdrawn), directions=not duplicate)
+                     set(hub.core.withdrawn), directions=not duplicate, mp=mp)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -525,7 +546,8 @@ def swiss_event(n: int, rounds: int, seed: int) -> None:
         res = parse_results_text("\n".join(json.dumps(x) for x in lines))
         d = swiss(teams, res, seed=seed, withdrawn=withdrawn)
         ranked = [r.team for r in compute_standings(res, teams, seed=seed).rows] if lines else d.info["lots"]
-        check_swiss_draw(ranked, lines, [(ns, ew) for _t, ns, ew in d.tables], d.byes, withdrawn)
+        mp = {t: c["match_points"] for t, c in sheet(lines, teams).items()}
+        check_swiss_draw(ranked, lines, [(ns, ew) for _t, ns, ew in d.tables], d.byes, withdrawn, mp=mp)
         lines += [random_line(rng, rnd, t, ns, ew) for t, ns, ew in d.tables]
         lines += [{"round": rnd, "bye": b} for b in d.byes]
 
