@@ -194,6 +194,11 @@ CASES: list[Case] = [
     Case("user-add-db-empty", "changed-input",
          lambda t: ["user", "add", "zz", "--db", "", "--password-stdin"], "--db"),
     Case("user-list-config-empty", "silent", lambda t: ["user", "list", "--config", ""], "--config"),
+    # s43 probe: a web settings file that names no USERS_DB (here an empty one) put the account in
+    # data/ of the working folder, as --config "" did, and said "added".
+    Case("user-add-config-names-no-db", "silent",
+         lambda t: ["user", "add", "zz", "--config", str(_write(t / "web.toml", b"")), "--password-stdin"],
+         "sets no USERS_DB"),
     Case("emulate-controller-id-not-utf8", "crash",
          lambda t: ["emulate-screen", "--controller-id", "a\udcff", "--duration", "0.1"], "--controller-id"),
     Case("emulate-controller-id-too-long", "silent",

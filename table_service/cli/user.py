@@ -42,7 +42,15 @@ def _db_path(args: argparse.Namespace) -> str:
         # CA file on the Pi): accounts are added before the table is wired, or on the laptop the file was
         # written on; ``config check`` is the check of those.
         return str(load_service_config(args.config, check_devices=False, check_files=False).users_db_path)
-    return str(config.build(config_file=args.config)["USERS_DB"])
+    settings = config.build(config_file=args.config)
+    if args.config is not None and "USERS_DB" not in config.load_file(args.config) \
+            and "USERS_DB" not in config.from_environment():
+        # A web settings file that names no database (an empty file, one with only a port): the
+        # default, data/ of whatever folder the command ran in, took the account and said "added".
+        raise ValueError(f"{args.config} 未设 USERS_DB，账号库不明（不会写入当前文件夹的 data/） / {args.config} sets no "
+                         "USERS_DB: which users database is meant? (nothing is written to data/ of this folder); "
+                         "add USERS_DB to it, or give --db")
+    return str(settings["USERS_DB"])
 
 
 def _password(args: argparse.Namespace) -> str:

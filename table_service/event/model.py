@@ -149,7 +149,8 @@ def _team(value: Any, field: str, where: str) -> str:
     if isinstance(value, int) and not isinstance(value, bool):
         value = str(value)
     if not isinstance(value, str) or not value.strip() or len(value) > MAX_ID or not value.isprintable():
-        raise _err(where, f"队名无效 {field}={_show(value)}", f"invalid team id in {field!r} (1-64 printable characters)")
+        raise _err(where, f"队名无效 {field}={_show(value)}（须为 1–64 个可打印字符）",
+                   f"invalid team id in {field!r} (1-64 printable characters), got {_show(value)}")
     return value.strip()
 
 

@@ -141,7 +141,7 @@ def _role() -> str:
     role = request.form.get("role", "")
     if role not in users.ROLES:
         shown = role if len(role) <= 20 else role[:20] + "…"
-        raise users.UserError(f"未知角色 {shown!r}（可选 {'/'.join(users.ROLES)}） / unknown role {shown!r}")
+        raise users.UserError(f"未知角色 {shown!r}（可选 {'/'.join(users.ROLES)}） / unknown role {shown!r} (one of {'/'.join(users.ROLES)})")
     return role
 
 

@@ -122,7 +122,7 @@ def role_rank(role: str) -> int:
     try:
         return ROLES.index(role)
     except ValueError:
-        raise UserError(f"未知角色 {role!r}（可选 {'/'.join(ROLES)}） / unknown role {role!r}") from None
+        raise UserError(f"未知角色 {role!r}（可选 {'/'.join(ROLES)}） / unknown role {role!r} (one of {'/'.join(ROLES)})") from None
 
 
 def connect(path: str | Path, *, create: bool = True) -> sqlite3.Connection:

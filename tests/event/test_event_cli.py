@@ -201,6 +201,9 @@ CORPUS: list[tuple[str, Any, str]] = [
     ("results-forfeit-all", _standings(GOOD.replace('"ns_levels"', '"forfeit": "all", "ns_levels"')),
      "forfeit must be 'ns', 'ew' or 'both'"),
     ("results-team-list", _standings(GOOD.replace('"ns": "A"', '"ns": ["A"]')), "invalid team id in 'ns'"),
+    # Each half says what the other does: the rule was in the English half alone, the value in the Chinese.
+    ("results-team-null", _standings(GOOD.replace('"ns": "A"', '"ns": null')),
+     "队名无效 ns=None（须为 1–64 个可打印字符） / invalid team id in 'ns' (1-64 printable characters), got None"),
     ("results-team-control-char", _standings(GOOD.replace('"ns": "A"', '"ns": "A\\u0000"')), "invalid team id"),
     ("results-unknown-field", _standings(GOOD.replace('"ns": "A"', '"ns": "A", "nss": 1')), "unknown field"),
     ("results-missing-field", _standings('{"round": 1, "table": "1", "ns": "A"}\n'), "missing field 'ew'"),

@@ -115,6 +115,9 @@ def test_the_chief_removes_an_account_and_its_sessions_end(chief: Any, h: Any, u
     ("/accounts/password", {"password": NEW_PW}, "请选择账号"),
     ("/accounts/password", {"name": "rita", "password": NEW_PW, "password2": "other-pass-1"}, "不一致"),
     ("/accounts/role", {"name": "rita", "role": "root"}, "未知角色"),
+    # The English half lists the roles too (s43 probe: only the Chinese half did).
+    ("/accounts/role", {"name": "rita", "role": "chief "},
+     "(one of spectator/viewer/referee/chief)"),
     ("/accounts/role", {"name": "nobody", "role": "viewer"}, "没有该用户"),
     ("/accounts/role", {"name": "chen", "role": "viewer"}, "不能修改自己的角色"),
     ("/accounts/remove", {"name": "chen"}, "不能删除自己"),
