@@ -162,6 +162,12 @@ class HubCore(HubState):
         """Refuse an edit made from a page shown before another edit of the same thing (``key``: a
         team id, or ``""`` for the event's settings; ``seen``: the log's seq the page was rendered at).
         Two chiefs editing one team: the second save overwrote the first unseen (last one won)."""
+        if seen is not None and seen > self.last_seq:
+            # No page was ever shown at a seq the log has not reached: a forged or mangled form, which
+            # would pass every later check as if it had seen the newest edit.
+            raise EventInputError(f"未保存：页面版本 {seen} 晚于赛事日志（{self.last_seq}），请刷新页面后再改 / not saved: "
+                                  f"the page version {seen} is later than the event log's ({self.last_seq}); "
+                                  "reload the page, then edit again")
         last = self.edits.get(key)
         if seen is not None and last is not None and last["seq"] > seen:
             by = last.get("by") or "?"

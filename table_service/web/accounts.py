@@ -22,6 +22,7 @@ client that asks for JSON; a success redirects to the page with the message (``{
 from __future__ import annotations
 
 import functools
+import ipaddress
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -284,6 +285,13 @@ def _unlock() -> str:
         raise users.UserError("本服务不能解除锁定 / this server cannot lift lock-outs")
     address = _text("address", 64)
     if address:
+        try:
+            ipaddress.ip_address(address)
+        except ValueError:
+            # A lock-out is kept per client address as the server saw it: anything else has none,
+            # and "no failed logins from it" told the chief a typo had been looked up.
+            raise users.UserError(f"地址无效：{address}（须为 IP 地址，如 192.168.1.20） / not an IP address: "
+                                  f"{address} (e.g. 192.168.1.20)") from None
         n = lim.unlock_address(address)
         log.info("accounts: %s lifted the lock-out of address %r", g.user.name, address)
         return (f"已解除地址 {address} 的登录锁定 / lifted the lock-out of address {address}" if n else

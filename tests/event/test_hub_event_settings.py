@@ -284,6 +284,25 @@ def test_the_settings_form_answers_json_and_a_redirect(tmp_path: Path) -> None:
     hub.stop()
 
 
+def test_a_page_version_the_log_has_not_reached_is_refused(tmp_path: Path) -> None:
+    """The s43 probe: a form whose ``seen`` is past the log's last seq (2147483648) passed the check
+    that refuses an edit made from a page shown before another edit, as if it had seen every edit."""
+    hub = open_hub(tmp_path / "hub", raw_cfg(6, rounds=3))
+    app = app_with_users(hub, tmp_path)
+    c = app.test_client()
+    tok = login(c, "chen")
+    before = (hub.core.last_seq, copy.deepcopy(hub.core.cfg))
+    form = {"csrf_token": tok, "name": "设置赛", "ruleset": "jiangsu-2013", "kind": "deals", "deals": "8", "rounds": "5"}
+    for seen in (str(hub.core.last_seq + 1), "2147483648"):
+        r = c.post("/hub/action/edit_event", data={**form, "seen": seen}, headers={"Accept": "application/json"})
+        assert r.status_code == 400, r.get_json()
+        assert r.get_json()["error"].startswith(f"未保存：页面版本 {seen} 晚于赛事日志（{before[0]}），请刷新页面后再改 / not saved")
+        assert (hub.core.last_seq, hub.core.cfg) == before
+    r = c.post("/hub/action/edit_event", data={**form, "seen": str(hub.core.last_seq)}, headers={"Accept": "application/json"})
+    assert r.status_code == 200 and hub.core.cfg["event"]["rounds"] == 5
+    hub.stop()
+
+
 def test_a_format_or_ruleset_the_hub_does_not_know_is_said_in_words_in_each_half(tmp_path: Path) -> None:
     """The s38 audit: "赛制须为 deals、time 或 past_a" named the format by its internal words only."""
     hub = open_hub(tmp_path / "hub", raw_cfg(6))

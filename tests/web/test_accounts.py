@@ -125,6 +125,9 @@ def test_the_chief_removes_an_account_and_its_sessions_end(chief: Any, h: Any, u
     ("/accounts/remove", {"name": "x" * 5000}, "请选择账号"),
     ("/accounts/unlock", {"name": "nobody"}, "没有该用户"),
     ("/accounts/unlock", {"address": "1" * 65}, "过长"),
+    # Not an address a lock-out can be kept under (s43 probe: "no failed logins from not-an-ip", 200).
+    ("/accounts/unlock", {"address": "not-an-ip"}, "地址无效"),
+    ("/accounts/unlock", {"address": "192.168.1.300"}, "not an IP address"),
 ])
 def test_bad_input_is_a_400_with_one_chinese_first_line_and_changes_nothing(
         chief: Any, h: Any, users_db: str, url: str, data: dict[str, str], says: str) -> None:
