@@ -13,7 +13,7 @@ from vision_kit import SHIFT, face_probs
 from vision import read_play
 from vision.cardnet import read
 from vision.cardnet.body import LOOK_BELOW
-from vision.cardnet.read import LOOK_AROUND_MM, _look_around, default_head
+from vision.cardnet.read import LOOK_AROUND_MM, LOOK_AROUND_SCALES, _look_around, default_head
 from vision.cardnet.spec import FEATURE_DIM, NONE_CLASS
 from vision.cards import ALL_CARDS, CARD_INDEX
 from vision.synth import Realism, render_zone
@@ -31,21 +31,24 @@ def test_sure_cards_are_not_read_again(monkeypatch):
     assert _look_around(zone, 3.0, default_head(), [(10.0, 10.0), (50.0, 10.0)], faces, faces) is faces
 
 
-def test_a_doubted_cards_read_is_the_geometric_mean_of_five_and_keeps_what_was_weighed(monkeypatch):
-    """The doubted card's one read is swapped for the geometric mean of it and four crops 0.6 mm right,
-    left, below and above its corner; the factor another witness (the index's suit network) multiplied
-    in stays; the sure card is untouched."""
-    seen: list[list[tuple[float, float]]] = []
-    views = np.stack([face_probs(1e-6, **{"8h": 0.9, "3h": 0.1}), face_probs(1e-6, **{"8h": 0.8, "3h": 0.2}),
-                      face_probs(1e-6, **{"8h": 0.6, "3h": 0.4}), face_probs(1e-6, **{"8h": 0.95, "3h": 0.05})])
+def test_a_doubted_cards_read_is_the_geometric_mean_of_seven_and_keeps_what_was_weighed(monkeypatch):
+    """The doubted card's one read is swapped for the geometric mean of it, four crops 0.6 mm right,
+    left, below and above its corner and two cut at 0.9 and 1.1 times the scale about it; the factor
+    another witness (the index's suit network) multiplied in stays; the sure card is untouched."""
+    assert LOOK_AROUND_SCALES == (0.9, 1.1)
+    seen: list[tuple[list[tuple[float, float]], float]] = []
+    shifted = [face_probs(1e-6, **{"8h": 0.9, "3h": 0.1}), face_probs(1e-6, **{"8h": 0.8, "3h": 0.2}),
+               face_probs(1e-6, **{"8h": 0.6, "3h": 0.4}), face_probs(1e-6, **{"8h": 0.95, "3h": 0.05})]
+    scaled = [face_probs(1e-6, **{"8h": 0.7, "3h": 0.3}), face_probs(1e-6, **{"8h": 0.5, "3h": 0.5})]
+    answers = iter([np.stack(shifted), scaled[0][None], scaled[1][None]])
 
-    def fake_embed(_zone, corners, _ppm):
-        seen.append(list(corners))
+    def fake_embed(_zone, corners, ppm):
+        seen.append((list(corners), ppm))
         return np.zeros((len(corners), FEATURE_DIM), np.float32)
 
     def fake_probs(_head, emb):
         out = np.zeros((len(emb), NONE_CLASS + 1))
-        out[:, :NONE_CLASS] = views
+        out[:, :NONE_CLASS] = next(answers)
         return out
 
     monkeypatch.setattr(read, "embed", fake_embed)
@@ -58,14 +61,16 @@ def test_a_doubted_cards_read_is_the_geometric_mean_of_five_and_keeps_what_was_w
     out = _look_around(np.zeros((10, 10, 3), np.uint8), ppm, default_head(), [(10.0, 20.0), (70.0, 22.0)],
                        raw, faces_p)
     d = LOOK_AROUND_MM * ppm
-    assert seen == [[(70.0 + d, 22.0), (70.0 - d, 22.0), (70.0, 22.0 + d), (70.0, 22.0 - d)]]
+    assert seen == [([(70.0 + d, 22.0), (70.0 - d, 22.0), (70.0, 22.0 + d), (70.0, 22.0 - d)], ppm),
+                    ([(70.0, 22.0)], pytest.approx(ppm * 0.9)), ([(70.0, 22.0)], pytest.approx(ppm * 1.1))]
     np.testing.assert_array_equal(out[0], faces_p[0])
-    five = np.vstack([raw[1] / raw[1].sum(), views / views.sum(axis=1, keepdims=True)])
-    mean = np.exp(np.log(five).mean(axis=0))
+    views = np.stack(shifted + scaled)
+    seven = np.vstack([raw[1] / raw[1].sum(), views / views.sum(axis=1, keepdims=True)])
+    mean = np.exp(np.log(seven).mean(axis=0))
     expect = witness * mean
     got = out[1] / out[1].sum()
     np.testing.assert_allclose(got, expect / expect.sum(), rtol=1e-9)
-    assert got[CARD_INDEX["8h"]] > 0.8  # four crops of the 8 outvote the one that read a 3
+    assert got[CARD_INDEX["8h"]] > 0.8  # six crops of the 8 outvote the one that read a 3
 
 
 @pytest.mark.parametrize("design", ["tango", "plastic"])

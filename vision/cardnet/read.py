@@ -7,7 +7,7 @@
    With no enrolment under the head (:attr:`Head.unenrolled`), a card whose index leaves it in doubt
    has its suit read again from the index at a finer scale (:mod:`vision.cardnet.index_suit`; with the
    shipped head only: a head learned in play has the referee's word on the deck's suits); a card
-   still in doubt is read again from four crops around its corner (:func:`_look_around`), then,
+   still in doubt is read again from six crops around its corner (:func:`_look_around`), then,
    if still in doubt, from its body (:mod:`vision.cardnet.body`: the suit of a 4–10 from the pips
    below its index; of the last card, lying whole, of a 2–10 from the pips in its middle).
 3. **One bar.**  Each candidate is a card with the probability the corner model gives from the
@@ -111,6 +111,11 @@ FAR_CORNER_MM = ((45.0, 76.0), (70.0, 100.0))
 #: How far around a doubted card's corner its crop is read again (:func:`_look_around`): under the
 #: ±1.5 mm within which the classifier learned to find the index, so each crop is one it knows.
 LOOK_AROUND_MM = 0.6
+#: ... and at these scales about its corner (the crop covering 10 % fewer and more millimetres): decks
+#: print their index 7–10 mm tall, and the classifier learned crops scaled by 0.82–1.22 about the
+#: corner, so each is a size it knows. Measured (docs/performance.md, 2026-12-07, third session):
+#: seeds 2026 / 7 / 13 asked 24.07 / 24.44 / 24.26 % against 24.26 / 24.72 / 25.09 % without, silent 0.
+LOOK_AROUND_SCALES = (0.9, 1.1)
 #: The faces whose far corner is weighed with the near one when the last card is in doubt (module
 #: docstring, step 3): the pip cards.  Measured (docs/performance.md, 2026-12-06): with every face, a
 #: lone tango joker went silently wrong as J♣; with queens and kings too, a table learning a deck
@@ -352,13 +357,14 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
 def _look_around(bgr: np.ndarray, px_per_mm: float, head: Head, at: list[tuple[float, float]], read: np.ndarray,
                  faces_p: np.ndarray) -> np.ndarray:
     """``faces_p`` with each card still in doubt (:data:`LOOK_BELOW`) read again from crops
-    :data:`LOOK_AROUND_MM` right, left, below and above its corner: the classifier's one read ``read``
-    is replaced by the geometric mean of the five (each normalised), what the index's suit network
-    weighed in is kept.
+    :data:`LOOK_AROUND_MM` right, left, below and above its corner and at :data:`LOOK_AROUND_SCALES`
+    about it: the classifier's one read ``read`` is replaced by the geometric mean of the seven (each
+    normalised), what the index's suit network weighed in is kept.
 
     Why: the corner is found within a millimetre or two, and a crop a little off puts the index's
     edge where the classifier learned another glyph's (tango's 8 read as a 3 at one place, an 8 at
-    the next); the five reads agree on what the index shows and average out where it was cut.  The
+    the next); the reads agree on what the index shows and average out where it was cut, and the two
+    scales read an index printed larger or smaller than most at sizes the classifier knows too.  The
     geometric mean, not the arithmetic, because a face that one good crop rules out is ruled out.
     Only where in doubt: a sure card costs nothing more."""
     total = faces_p.sum(axis=1)
@@ -370,11 +376,16 @@ def _look_around(bgr: np.ndarray, px_per_mm: float, head: Head, at: list[tuple[f
     pts = [(at[k][0] + dx, at[k][1] + dy) for k in doubt for dx, dy in shifts]
     views = face_probs(head, embed(bgr, pts, px_per_mm))[:, :NONE_CLASS].astype(np.float64)
     views = views.reshape(len(doubt), len(shifts), -1)
+    # A crop cut as if at px_per_mm · s covers s times the millimetres about the corner: the index 1/s as large.
+    scaled = [face_probs(head, embed(bgr, [at[k] for k in doubt], px_per_mm * s))[:, :NONE_CLASS].astype(np.float64)
+              for s in LOOK_AROUND_SCALES]
+    if scaled:
+        views = np.concatenate([views, np.stack(scaled, axis=1)], axis=1)
     out = faces_p.copy()
     for j, k in enumerate(doubt):
         one = np.maximum(read[k] / max(float(read[k].sum()), 1e-300), 1e-300)
-        five = np.vstack([one[None], views[j] / np.maximum(views[j].sum(axis=1, keepdims=True), 1e-300)])
-        log_mean = np.log(np.maximum(five, 1e-300)).mean(axis=0)
+        every = np.vstack([one[None], views[j] / np.maximum(views[j].sum(axis=1, keepdims=True), 1e-300)])
+        log_mean = np.log(np.maximum(every, 1e-300)).mean(axis=0)
         mean = np.exp(log_mean - log_mean.max())
         # faces_p[k] is the one read times what the index network weighed in; swap the read.
         out[k] = faces_p[k] / one * (mean / mean.sum())
