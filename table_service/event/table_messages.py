@@ -21,14 +21,16 @@ from typing import Any
 
 from table_service.engine.errors import halves
 from table_service.event.core import HubCore
-from table_service.event.intake import BadMessage, check_message
+from table_service.event.intake import BadMessage, check_message, load_object
 from table_service.event.model import parse_result, reused_id_reason
 from table_service.event.mqtt import HubMqtt, Message, json_payload
 from table_service.event.release import ReleaseBook
 from table_service.event.state import FLOOD_SAID_MS, MAX_OPEN_REFUSALS_PER_TABLE
 from table_service.event.store import HubStore
 from table_service.event.summaries import takes_summary
+from table_service.views.assignment import ack_round
 from table_service.views.release_wire import RELEASE_TOPIC, release_message
+from table_service.views.wire import SEGMENT_RE
 
 log = logging.getLogger(__name__)
 
@@ -108,7 +110,10 @@ class TableMessages:
                         if name == "summary":
                             self._check_summary_round(clean)
                     except BadMessage as exc:
-                        self._bad_message(table, name, payload, str(exc), now, applied, pending)
+                        heard = self._bad_message(table, name, payload, str(exc), now, applied, pending)
+                        ack = self._malformed_result_ack(table, payload, str(exc), tables) if heard and name == "result" else None
+                        if ack is not None:
+                            acks.append((table, ack))
                         continue
                     try:
                         if name == "result":
@@ -174,16 +179,38 @@ class TableMessages:
             self.mqtt.publish(table, RELEASE_TOPIC, json_payload(release))
         return len(send)
 
+    def _malformed_result_ack(self, table: str, payload: bytes, reason: str,
+                              tables: frozenset[str] | None) -> dict[str, Any] | None:
+        """The ``refused`` answer to a result message that is not well formed, where it names a
+        ``result_id`` the table can match (and the round in it, ``r<round>-s<seq>``); else None.
+
+        Why: the message is logged as the table's fault for the chief referee, but the table's own
+        referee would otherwise wait for an answer that never comes. An id already accepted is not
+        answered (its retained "accepted" must stay), nor a topic that is not one of the event's tables."""
+        if (tables and table not in tables) or not SEGMENT_RE.match(table):
+            return None
+        try:
+            rid = load_object(payload).get("result_id")
+        except BadMessage:
+            return None
+        if not isinstance(rid, str) or not 1 <= len(rid) <= 64 or not rid.isprintable():
+            return None
+        rnd = ack_round({"result_id": rid})
+        if rnd is None or not 1 <= rnd <= 999 or (rnd, table, rid) in self.core.seen_ids:
+            return None
+        return {"result_id": rid, "status": "refused", "round": rnd, "reason": reason}
+
     def _bad_message(self, table: str, name: str, payload: bytes, reason: str, now: int,
-                     applied: list[dict[str, Any]], pending: set[tuple[Any, ...]]) -> None:
+                     applied: list[dict[str, Any]], pending: set[tuple[Any, ...]]) -> bool:
         """Log a bad message once (the same bytes again, e.g. a retained message redelivered on
-        every reconnect, are counted as a duplicate and not logged again)."""
+        every reconnect, are counted as a duplicate and not logged again). Returns False where the
+        table floods bad messages (counted only: nothing is answered)."""
         digest = hashlib.sha256(name.encode("utf-8", "replace") + b"\0" + payload).hexdigest()[:16]
         table = table[:64]
         key = ("fault", table, digest)
         if (table, digest) in self.core.fault_digests or key in pending:
             self.duplicates += 1
-            return
+            return True
         in_batch = sum(1 for k in pending if k[0] == "fault" and k[1] == table)
         if self.core.flooding(table, now, in_batch):
             # Counted, not logged: the table's fault count on the overview goes on rising, and one
@@ -193,12 +220,13 @@ class TableMessages:
                 self._flood_said[table] = now
                 log.warning("hub: table %s floods bad messages: %d counted, not logged one by one (latest: %s)",
                             table, self.flooded[table], reason[:120])
-            return
+            return False
         pending.add(key)
         applied.append(self.store.append("message_refused", {
             "table": table, "topic": name[:32], "reason": reason[:300], "digest": digest, "size": len(payload),
             "received_ms": now}, t_ms=now, actor=f"table:{table}", role=None))
         log.warning("hub: message on %s/%s refused: %s", table, name, reason)
+        return True
 
     def _status(self, table: str, data: dict[str, Any]) -> None:
         live = self.live.setdefault(table, TableLive(table))

@@ -60,8 +60,9 @@ def set_up_data(a: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-#: A hub answer's round and result id, as :func:`table_service.views.wire.table_result` writes the id.
-_RESULT_ID_RE = re.compile(r"r([0-9]{1,3})-s[0-9]{1,12}", re.ASCII)
+#: A hub answer's round and result id, as :func:`table_service.views.wire.table_result` writes the id
+#: (``r<round>-s<seq>``, and the first 8 characters of the log's identity after a dash).
+_RESULT_ID_RE = re.compile(r"r([0-9]{1,3})-s[0-9]{1,12}(?:-[0-9A-Za-z]{1,8})?", re.ASCII)
 _ACK_STATUS = ("accepted", "refused")
 
 

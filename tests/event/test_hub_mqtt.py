@@ -20,6 +20,7 @@ import paho.mqtt.client as mqtt
 from table_service.demo.event_demo import BotEventTable
 from table_service.event.config import validate
 from table_service.event.hub import HubService
+from table_service.views.assignment import check_result_ack
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -272,4 +273,43 @@ def test_a_table_the_next_round_does_not_use_has_its_assignment_cleared(tmp_path
     finally:
         for t in ts:
             t.stop()
+        hub.stop()
+
+
+def test_a_malformed_result_is_answered_refused_to_its_table(tmp_path: Path, broker: Any) -> None:
+    """A result message the hub cannot take (a field of the wrong type) is the table's fault for the
+    chief referee and, where it names an id with its round, a ``refused`` answer with the reason for
+    the table's own referee, who would otherwise wait for an answer that never comes. One whose id
+    names no round, or one already accepted, is not answered. (A bare client with table 1's own
+    credential stands for its Pi: the broker lets one session a table in.)"""
+    hub = HubService(cfg_for(broker, 2), tmp_path / "hub").start()
+    try:
+        publish_round_one(hub)
+        raw = Raw(broker, "1")
+        wait_for(raw.client.is_connected, what="the raw client's session")
+        acks: list[dict[str, Any]] = []
+        raw.client.on_message = lambda _c, _u, m: acks.append(json.loads(m.payload)) if m.payload else None
+        raw.client.subscribe("guandan/ev/1/result_ack", 1)
+        t = next(d for d in hub.core.draws[1]["tables"] if d["table"] == "1")
+        good = {"round": 1, "table": "1", "ns": t["ns"], "ew": t["ew"], "ns_levels": 7, "ew_levels": 2}
+        bad = {**good, "ns_levels": "seven"}
+        raw.send("1", "result", {"result_id": "no-round", "result": bad})
+        wait_for(lambda: hub.core.faults.get("1") == 1, what="the first fault logged")
+        raw.send("1", "result", {"result_id": "r1-s77-04812345", "result": bad})
+        ack = wait_for(lambda: acks and acks[-1], what="the refusal")
+        assert len(acks) == 1, "an id naming no round was answered"
+        assert check_result_ack(ack) == ack, "the table would not take the answer"
+        assert ack["status"] == "refused" and ack["result_id"] == "r1-s77-04812345" and ack["round"] == 1
+        assert "ns_levels" in ack["reason"] and " / " in ack["reason"], ack
+        assert hub.core.faults.get("1") == 2 and (1, "1") not in hub.core.results
+        raw.send("1", "result", {"result_id": "r1-s80", "result": good})
+        wait_for(lambda: len(acks) == 2, what="the good result's answer")
+        assert acks[-1]["status"] == "accepted" and (1, "1") in hub.core.results
+        # The accepted id sent again malformed is counted, and its "accepted" is not answered over.
+        raw.send("1", "result", {"result_id": "r1-s80", "result": bad})
+        wait_for(lambda: hub.core.faults.get("1") == 3, what="the third fault logged")
+        time.sleep(0.3)
+        assert len(acks) == 2
+        raw.close()
+    finally:
         hub.stop()

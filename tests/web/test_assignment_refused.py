@@ -73,6 +73,8 @@ def test_the_table_keeps_the_assignment_it_had() -> None:
     ({"result_id": "r1-s9", "status": "refused", "round": 1, "reason": "x"}, False),
     ({"result_id": "r2-s40", "status": "accepted", "round": 2, "hub_seq": 7}, True),
     ({"result_id": "r2-s40", "status": "refused", "reason": "x"}, True),
+    ({"result_id": "r1-s9-04812345", "status": "refused", "reason": "x"}, False),  # the id with its log's identity
+    ({"result_id": "r2-s40-04812345", "status": "refused", "reason": "x"}, True),
 ])
 def test_the_hubs_answer_shows_under_its_own_rounds_card_only(make_app, runner, h, ack: dict, shown: bool) -> None:
     """Round 1's refusal stayed under round 2's card ("成绩: 赛事中心拒收" while round 2 was playing)."""
