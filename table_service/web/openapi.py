@@ -96,8 +96,9 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "404": _page("unknown table")}},
     ("GET", "/tables/<table_id>/record"): {
         "summary": "记录 / the table's record: every event, accepted or refused, newest first", "tags": ["pages"],
-        "login": "viewer", "parameters": [_q("refused", "1: the refused ones only", {"type": "string"})],
-        "responses": {"200": _page("the page"), "302": {"description": "to login"}, "403": _page("role too low"),
+        "login": "viewer", "parameters": [_q("refused", "1: the refused ones only (0, the default: all)", {"type": "string", "enum": ["0", "1"]})],
+        "responses": {"200": _page("the page"), "302": {"description": "to login"},
+                      "400": _page("refused is neither 0 nor 1"), "403": _page("role too low"),
                       "404": _page("unknown table")}},
     ("GET", "/auth/login"): {"summary": "登录页 / login form", "tags": ["auth"], "responses": {"200": _page("the form")}},
     ("POST", "/auth/login"): {

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from flask import Blueprint, render_template, request
+from flask import Blueprint, abort, render_template, request
 
 from table_service.rules.cards import RANK_NAMES_ZH
 from table_service.rules.seats import SEATS, SIDES
@@ -151,12 +151,16 @@ def row_of(ev: dict[str, Any], lang: str, people: People | None = None) -> dict[
 @require_role("viewer")
 def record(table_id: str) -> Any:
     """The last :data:`SHOWN` events, accepted and refused, newest first (``?refused=1``: refused only)."""
+    refused_only = request.args.get("refused", "0")
+    if refused_only not in ("0", "1"):
+        abort(400, description=f"参数 refused 须为 0 或 1，收到 {refused_only[:40]!r} / "
+                               f"query parameter 'refused' must be 0 or 1, got {refused_only[:40]!r}")
     entry = get_table(table_id)
     lang = current_lang()
     events = [*entry.runner.events(), *entry.runner.rejected()]
-    if request.args.get("refused") == "1":
+    if refused_only == "1":
         events = [e for e in events if e.get("rejected")]
     events = sorted(events, key=lambda e: e.get("seq") or 0)[-SHOWN:][::-1]
     people = People(entry.runner.state())
     return render_template("record.html", table_id=table_id, rows=[row_of(e, lang, people) for e in events],
-                           refused_only=request.args.get("refused") == "1")
+                           refused_only=refused_only == "1")

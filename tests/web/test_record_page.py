@@ -22,6 +22,17 @@ def test_the_record_shows_accepted_and_refused_events_newest_first(client, h, ru
     assert "playing out of turn" in en and "penalty" in en and "Rejected: " in en
 
 
+def test_a_filter_that_is_neither_0_nor_1_is_a_clear_400(client, h, runner):
+    """``?refused=zz`` showed every event, as if no filter had been asked for."""
+    h.setup_deal(runner)
+    h.login(client, "rita")
+    assert client.get("/tables/1/record?refused=0").status_code == 200
+    for bad in ("zz", "", "yes", "１"):
+        resp = client.get("/tables/1/record", query_string={"refused": bad})
+        assert resp.status_code == 400, bad
+        assert "refused" in resp.get_data(as_text=True) and "0 或 1" in resp.get_data(as_text=True)
+
+
 def test_the_record_needs_a_login(client, h, runner):
     h.setup_deal(runner)
     resp = client.get("/tables/1/record")
