@@ -297,11 +297,13 @@ def _do_import_teams(h: Any, who: str, role: str) -> str | Shown:
         raise EventInputError("step 须为 preview 或 import / step must be preview or import")
     teams = h.import_teams(text, who, role, preview=step == "preview")
     n = len(teams)
+    teams_en = f"{n} team" if n == 1 else f"{n} teams"
     if step == "preview":
-        return Shown(f"预览：{n} 队无误，核对后点「导入这 {n} 队」 / preview: {n} teams, no errors: check them, then tap "
-                     f"Import these {n} teams", {"team_preview": {"text": text, "typed": request.form.get("lines", ""),
+        button = "Import this team" if n == 1 else f"Import these {n} teams"  # the button's own words
+        return Shown(f"预览：{n} 队无误，核对后点「导入这 {n} 队」 / preview: {teams_en}, no errors: check them, then tap "
+                     f"{button}", {"team_preview": {"text": text, "typed": request.form.get("lines", ""),
                                                        "teams": teams}}, {"teams": teams})
-    zh, en = f"已导入 {n} 队，自第 1 轮起编排", f"{n} teams imported: drawn from round 1"
+    zh, en = f"已导入 {n} 队，自第 1 轮起编排", f"{teams_en} imported: drawn from round 1"
     if h.core.draws.get(1) is not None:  # a draft of round 1 without them: stale now
         zh, en = zh + "；第 1 轮草案须重新编排", en + "; redraw round 1's draft"
     return f"{zh} / {en}"

@@ -198,3 +198,8 @@ def test_the_page_previews_then_imports_in_one_tap(tmp_path: Path) -> None:
     r = c.post("/hub/action/import_teams", data={"csrf_token": tok, "lines": "id,name,p1,p2\nT03,新队,甲,乙\n"},
                headers=JSON)  # a JSON client, straight to import
     assert r.get_json()["ok"] and hub.core.teams[-1] == "T03"
+    assert r.get_json()["message"].endswith("/ 1 team imported: drawn from round 1")  # not "1 teams"
+    r = c.post("/hub/action/import_teams", data={"csrf_token": tok, "step": "preview", "lines": "id,name,p1,p2\nT04,四队,丙,丁\n"})
+    page = r.get_data(as_text=True)
+    assert "preview: 1 team, no errors: check them, then tap Import this team" in html.unescape(page)
+    assert "导入这 1 队 / Import this team</button>" in page
