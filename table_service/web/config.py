@@ -330,6 +330,13 @@ def load_file(path: str | os.PathLike[str]) -> dict[str, Any]:
         # A file of web settings only: top-level keys. Other tables ([camera], [screen] … of the
         # service's table.toml) belong to other parts and are left to them.
         section = {k: v for k, v in data.items() if not isinstance(v, dict)}
+    section = dict(section)
+    for key in [k for k in section if k.upper() == "USERS_DB"]:
+        # Relative to the file's folder, as table.toml's users_db is: against the working folder, the
+        # same file gave `user add` run from one folder and the panel started from another two
+        # different databases (nobody could log in). An absolute path stays as it is.
+        if isinstance(section[key], str) and section[key].strip():
+            section[key] = str(p.absolute().parent / section[key])
     return normalise(section, f"{p} [web]" if "web" in data else str(p))
 
 

@@ -125,3 +125,18 @@ def test_user_add_reads_the_whole_table_toml_as_run_does(tmp_path):
         assert [u.name for u in users.list_users(conn)] == ["chief"]
     finally:
         conn.close()
+
+
+def test_a_relative_users_db_in_a_web_settings_file_is_from_the_files_folder(tmp_path, monkeypatch):
+    """A web settings file's ``USERS_DB = "accounts.sqlite3"`` was taken from the working folder: the
+    same file read from two folders (``user add`` here, the panel there) named two databases."""
+    cfg = tmp_path / "conf"
+    cfg.mkdir()
+    (cfg / "web.toml").write_text('USERS_DB = "db/accounts.sqlite3"\n', encoding="utf-8")
+    (cfg / "web2.toml").write_text('[web]\nusers_db = "/srv/panel/accounts.sqlite3"\n', encoding="utf-8")
+    for cwd in (tmp_path, cfg):
+        monkeypatch.chdir(cwd)
+        for named in (str(cfg / "web.toml"), "web.toml" if cwd == cfg else "conf/web.toml"):
+            assert config.build(config_file=named, environ={})["USERS_DB"] == str(cfg / "db" / "accounts.sqlite3")
+        assert config.build(config_file="web2.toml" if cwd == cfg else str(cfg / "web2.toml"),
+                            environ={})["USERS_DB"] == "/srv/panel/accounts.sqlite3"
