@@ -117,17 +117,17 @@ def _opt(d: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str,
 
 
 #: What ``format`` takes for each kind, and the range of each number.
-_FORMATS: dict[str, dict[str, tuple[int, int]]] = {"deals": {"deals": (1, 99)}, "time": {"minutes": (1, 600)},
+FORMATS: dict[str, dict[str, tuple[int, int]]] = {"deals": {"deals": (1, 99)}, "time": {"minutes": (1, 600)},
                                                    "past_a": {}}
 
 
 def _format(fmt: Any) -> dict[str, Any]:
     """``format = {kind = "deals", deals = 8}`` (or ``time`` with ``minutes``, or ``past_a``),
     every number present and in range: the tables play what this says."""
-    if not isinstance(fmt, dict) or not isinstance(fmt.get("kind"), str) or fmt["kind"] not in _FORMATS:
+    if not isinstance(fmt, dict) or not isinstance(fmt.get("kind"), str) or fmt["kind"] not in FORMATS:
         raise EventInputError(f"EVENT.toml [event]: format 须为 {{kind = deals|past_a|time, …}}，收到 {fmt!r:.60} / "
                               f"format must be {{kind = deals|past_a|time, …}}, got {fmt!r}"[:300])
-    need = _FORMATS[fmt["kind"]]
+    need = FORMATS[fmt["kind"]]
     _unknown("event.format", set(fmt), {"kind", *need})
     for key, (lo, hi) in need.items():
         _opt(fmt, key, int, "event.format", None, lo, hi)

@@ -30,7 +30,7 @@ from typing import Any
 
 from table_service.engine.errors import halves
 from table_service.engine.names import says_something
-from table_service.event.config import first_round_of, late_team, scoring_of, team_name, team_players
+from table_service.event.config import FORMATS, first_round_of, late_team, scoring_of, team_name, team_players
 from table_service.event.draw import make_draw
 from table_service.event.model import EventInputError, RoleRefused, parse_result, reused_id_reason
 from table_service.event.refusal_words import changed_since_words, hhmm, score_words, who_words
@@ -236,11 +236,13 @@ class HubCore(HubState):
             zh, en = halves(str(exc))
             raise EventInputError(f"规则无效：{zh} / bad ruleset: {en}") from None
         kind = fmt.get("kind")
-        if kind == "deals" and not (isinstance(fmt.get("deals"), int) and 1 <= fmt["deals"] <= 99):
-            raise EventInputError("副数须为 1–99 / deals must be 1-99")
-        if kind == "time" and not (isinstance(fmt.get("minutes"), int) and 1 <= fmt["minutes"] <= 600):
-            raise EventInputError("分钟须为 1–600 / minutes must be 1-600")
-        if kind not in ("deals", "time", "past_a"):
+        known = isinstance(kind, str) and kind in FORMATS
+        for key, (lo, hi) in (FORMATS[kind] if known else {}).items():  # the ranges EVENT.toml's format takes
+            v = fmt.get(key)
+            if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+                zh = {"deals": "副数", "minutes": "分钟"}.get(key, key)
+                raise EventInputError(f"{zh}须为 {lo}–{hi} / {key} must be {lo}-{hi}")
+        if not known:
             raise EventInputError("赛制须为固定副数（deals）、限时（time）或打过 A（past_a） / format must be deals, time or past_a")
         if not says_something(name) or len(name) > 120 or control_character(name) is not None:
             raise EventInputError("赛事名称无效（1–120 个可打印字符） / an event's name is 1-120 printable characters")
