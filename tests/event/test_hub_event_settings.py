@@ -318,3 +318,20 @@ def test_a_format_or_ruleset_the_hub_does_not_know_is_said_in_words_in_each_half
     assert said_zh.startswith("规则无效：") and said_en.startswith("bad ruleset: ") and " / " not in said_en
     assert (hub.core.last_seq, hub.core.cfg) == before
     hub.stop()
+
+
+@pytest.mark.parametrize("fmt, zh, en", [
+    ({"kind": "deals", "deals": 100}, "副数须为 1–99", "deals must be 1-99"),
+    ({"kind": "deals", "deals": True}, "副数须为 1–99", "deals must be 1-99"),  # True was taken as one deal
+    ({"kind": "time", "minutes": 0}, "分钟须为 1–600", "minutes must be 1-600"),
+    ({"kind": ["deals"]}, "赛制须为", "format must be deals, time or past_a"),
+])
+def test_the_form_s_format_is_held_to_event_toml_s_ranges(tmp_path: Path, fmt: dict[str, Any], zh: str, en: str) -> None:
+    hub = open_hub(tmp_path / "hub", raw_cfg(6))
+    ev = hub.core.cfg["event"]  # type: ignore[index]
+    before = hub.core.last_seq
+    with pytest.raises(EventInputError) as exc:
+        hub.edit_event(ev["name"], ev["ruleset"], fmt, "chen", "chief")
+    said_zh, _, said_en = str(exc.value).partition(" / ")
+    assert zh in said_zh and en in said_en and hub.core.last_seq == before
+    hub.stop()
