@@ -111,7 +111,8 @@ class TableMessages:
                             self._check_summary_round(clean)
                     except BadMessage as exc:
                         heard = self._bad_message(table, name, payload, str(exc), now, applied, pending)
-                        ack = self._malformed_result_ack(table, payload, str(exc), tables) if heard and name == "result" else None
+                        ack = (self._malformed_result_ack(table, payload, str(exc), tables, pending)
+                               if heard and name == "result" else None)
                         if ack is not None:
                             acks.append((table, ack))
                         continue
@@ -179,14 +180,15 @@ class TableMessages:
             self.mqtt.publish(table, RELEASE_TOPIC, json_payload(release))
         return len(send)
 
-    def _malformed_result_ack(self, table: str, payload: bytes, reason: str,
-                              tables: frozenset[str] | None) -> dict[str, Any] | None:
+    def _malformed_result_ack(self, table: str, payload: bytes, reason: str, tables: frozenset[str] | None,
+                              pending: set[tuple[Any, ...]]) -> dict[str, Any] | None:
         """The ``refused`` answer to a result message that is not well formed, where it names a
         ``result_id`` the table can match (and the round in it, ``r<round>-s<seq>``); else None.
 
         Why: the message is logged as the table's fault for the chief referee, but the table's own
         referee would otherwise wait for an answer that never comes. An id already accepted is not
-        answered (its retained "accepted" must stay), nor a topic that is not one of the event's tables."""
+        answered (its retained "accepted" must stay, whether logged before or in this batch), nor a topic
+        that is not one of the event's tables."""
         if (tables and table not in tables) or not SEGMENT_RE.match(table):
             return None
         try:
@@ -196,9 +198,9 @@ class TableMessages:
         if not isinstance(rid, str) or not 1 <= len(rid) <= 64 or not rid.isprintable():
             return None
         rnd = ack_round({"result_id": rid})
-        if rnd is None or not 1 <= rnd <= 999 or (rnd, table, rid) in self.core.seen_ids:
+        if rnd is None or not 1 <= rnd <= 999 or (rnd, table, rid) in self.core.seen_ids or (rnd, table, rid) in pending:
             return None
-        return {"result_id": rid, "status": "refused", "round": rnd, "reason": reason}
+        return {"result_id": rid, "status": "refused", "round": rnd, "reason": reason[:300]}
 
     def _bad_message(self, table: str, name: str, payload: bytes, reason: str, now: int,
                      applied: list[dict[str, Any]], pending: set[tuple[Any, ...]]) -> bool:

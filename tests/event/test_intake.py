@@ -391,3 +391,16 @@ def test_a_summary_of_a_round_the_event_has_not_cannot_freeze_the_overview(hub: 
     assert next(r for r in hub.overview()["tables"] if r["table"] == t)["faults"] == 2
     hub.handle_batch([(t, "summary", json.dumps(summary(t, last_seq=41)).encode(), True)])
     assert (hub.live[t].summary["round"], hub.live[t].summary["last_seq"]) == (1, 41)
+
+
+def test_a_malformed_result_is_not_answered_over_an_acceptance_of_the_same_batch(hub: HubService) -> None:
+    """The answer to a malformed result (``refused``, retained) must not replace the ``accepted`` of the
+    same id logged earlier in the batch: the table would show its round refused while the hub has it."""
+    t = hub.core.draws[1]["tables"][0]
+    bad = json.dumps({"result_id": "r1-s9", "result": "not a line"}).encode()
+    ack = hub._malformed_result_ack(t["table"], bad, "result: bad / result: bad", None, set())
+    assert ack == {"result_id": "r1-s9", "status": "refused", "round": 1, "reason": "result: bad / result: bad"}
+    assert hub._malformed_result_ack(t["table"], bad, "x / x", None, {(1, t["table"], "r1-s9")}) is None
+    hub.handle_batch([(t["table"], "result", result_msg(t), True)])  # r1-s9 accepted and logged
+    assert hub._malformed_result_ack(t["table"], bad, "x / x", None, set()) is None
+    assert hub._malformed_result_ack("nope", bad, "x / x", frozenset({t["table"]}), set()) is None
