@@ -241,7 +241,7 @@ class HubCore(HubState):
             v = fmt.get(key)
             if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
                 zh = {"deals": "副数", "minutes": "分钟"}.get(key, key)
-                raise EventInputError(f"{zh}须为 {lo}–{hi} / {key} must be {lo}-{hi}")
+                raise EventInputError(f"{zh}（{key}）须为 {lo}–{hi} / {key} must be {lo}-{hi}")
         if not known:
             raise EventInputError("赛制须为固定副数（deals）、限时（time）或打过 A（past_a） / format must be deals, time or past_a")
         if not says_something(name) or len(name) > 120 or control_character(name) is not None:

@@ -321,9 +321,9 @@ def test_a_format_or_ruleset_the_hub_does_not_know_is_said_in_words_in_each_half
 
 
 @pytest.mark.parametrize("fmt, zh, en", [
-    ({"kind": "deals", "deals": 100}, "副数须为 1–99", "deals must be 1-99"),
-    ({"kind": "deals", "deals": True}, "副数须为 1–99", "deals must be 1-99"),  # True was taken as one deal
-    ({"kind": "time", "minutes": 0}, "分钟须为 1–600", "minutes must be 1-600"),
+    ({"kind": "deals", "deals": 100}, "副数（deals）须为 1–99", "deals must be 1-99"),
+    ({"kind": "deals", "deals": True}, "副数（deals）须为 1–99", "deals must be 1-99"),  # True was taken as one deal
+    ({"kind": "time", "minutes": 0}, "分钟（minutes）须为 1–600", "minutes must be 1-600"),
     ({"kind": ["deals"]}, "赛制须为", "format must be deals, time or past_a"),
 ])
 def test_the_form_s_format_is_held_to_event_toml_s_ranges(tmp_path: Path, fmt: dict[str, Any], zh: str, en: str) -> None:
