@@ -6,7 +6,8 @@
 (The side-by-side run with the glyph-blob reader it replaced, ``--old``, was made at commit 1b05b6d,
 the last that held both: docs/performance.md.)
 
-Designs: :data:`vision.artwork.HELD_OUT_DESIGNS` (never trained on; ``--designs`` for others).
+Designs: :data:`vision.artwork.HELD_OUT_DESIGNS` (never trained on; ``--designs`` for others, or a few of them:
+a held-out design draws the same plays alone as in the whole run, so one seen there can be replayed by itself).
 Plays: 1-10 random cards (each at most twice; a quarter of plays are lone cards), or with ``--shapes``
 the shapes players lay (a pattern of a hand dealt at a random level, kinds in the shares of
 :data:`KIND_SHARE`, and one play in :data:`UNLAWFUL_EVERY` random cards, as a player's mistake), rendered by
@@ -319,8 +320,10 @@ def main() -> None:
     t0 = time.time()
     if not 0 <= a.leave_out <= 50:
         ap.error("--leave-out must be 0-50")
-    jobs = [(d, a.plays, a.seed * 1000 + k, a.leave_out, a.shapes, not a.no_enrol, a.odds)
-            for k, d in enumerate(designs)]
+    # A held-out design draws the plays it draws in the whole run (its place in HELD_OUT_DESIGNS), so
+    # ``--designs tango`` replays what the full run showed of tango; another design, its place here.
+    jobs = [(d, a.plays, a.seed * 1000 + (HELD_OUT_DESIGNS.index(d) if d in HELD_OUT_DESIGNS else k), a.leave_out,
+             a.shapes, not a.no_enrol, a.odds) for k, d in enumerate(designs)]
     with ProcessPoolExecutor(a.workers) as ex:
         results = list(ex.map(run, jobs))
     table = summarise(results)
