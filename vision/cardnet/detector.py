@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 
 from . import nets
-from .prep import zone_to_input
+from .prep import at_detector_scale, zone_to_input
 from .spec import DET_PPM, DET_STRIDE, MIN_CORNER_GAP_MM
 
 #: Peaks weaker than this are not even candidates (the classifier judges the rest).
@@ -43,9 +43,7 @@ class Detection:
 def detect(zone_bgr: np.ndarray, px_per_mm: float) -> Detection:
     """Candidate corners (strongest first, none closer than MIN_CORNER_GAP_MM) and the card cover."""
     s = DET_PPM / px_per_mm
-    h, w = zone_bgr.shape[:2]
-    small = cv2.resize(zone_bgr, (max(int(round(w * s)), 8), max(int(round(h * s)), 8)), interpolation=cv2.INTER_AREA)
-    out = nets.detector(zone_to_input(small))[0]
+    out = nets.detector(zone_to_input(at_detector_scale(zone_bgr, px_per_mm)))[0]
     heat, off, cover = out[0], out[1:3], out[3]
     peaks = (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= CANDIDATE_MIN)
     ys, xs = np.nonzero(peaks)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from .spec import DET_PPM
+
 
 def warp_at_scale(zone_bgr: np.ndarray, m: np.ndarray, size: tuple[int, int], px_per_mm: float, out_ppm: float,
                   box: tuple[float, float, float, float]) -> np.ndarray:
@@ -38,6 +40,26 @@ def crops_to_input(crops: np.ndarray) -> np.ndarray:
     s = x.std(axis=(1, 2, 3), keepdims=True)
     x = (x - m) / np.maximum(s, 8.0)
     return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
+
+
+def at_detector_scale(zone_bgr: np.ndarray, px_per_mm: float) -> np.ndarray:
+    """The zone at DET_PPM, what the detector sees (uint8 BGR): an area resize, made in two steps where the
+    zone is at least twice as fine, a whole factor first.
+
+    Why two steps: OpenCV's area resize by a whole factor is its fast path, by any other factor a slow
+    one (a 10-card zone at 4 px/mm: 4.3 ms in one step, 1.9 ms in two, 0.75 of a grey level apart on
+    average).  The whole step replicates the zone's last row and column up to a multiple of its factor,
+    at most 0.5 mm, so the scale stays the one the caller maps corners back with.
+    """
+    s = DET_PPM / px_per_mm
+    h, w = zone_bgr.shape[:2]
+    size = (max(int(round(w * s)), 8), max(int(round(h * s)), 8))
+    k = int(1.0 / s + 1e-9)
+    if k >= 2 and abs(1.0 / s - k) > 1e-9:
+        ph, pw = (-h) % k, (-w) % k
+        img = np.pad(zone_bgr, ((0, ph), (0, pw), (0, 0)), mode="edge") if ph or pw else zone_bgr
+        zone_bgr = cv2.resize(img, ((w + pw) // k, (h + ph) // k), interpolation=cv2.INTER_AREA)
+    return cv2.resize(zone_bgr, size, interpolation=cv2.INTER_AREA)
 
 
 def zone_to_input(zone_det: np.ndarray) -> np.ndarray:

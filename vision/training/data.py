@@ -22,7 +22,8 @@ import numpy as np
 
 from vision.artwork import Deck, load_deck
 from vision.cardnet.crops import crop_at
-from vision.cardnet.spec import CROP_H, CROP_MARGIN_MM, CROP_PPM, CROP_W, DET_PPM, NONE_CLASS
+from vision.cardnet.prep import at_detector_scale
+from vision.cardnet.spec import CROP_H, CROP_MARGIN_MM, CROP_PPM, CROP_W, NONE_CLASS
 from vision.cards import ALL_CARDS, CARD_INDEX
 from vision.synth import Realism, render_zone, reprint
 
@@ -76,10 +77,8 @@ def render_sample(deck: Deck, rng: np.random.Generator, ppm_range: tuple[float, 
 
 
 def detector_input(image: np.ndarray, px_per_mm: float) -> np.ndarray:
-    """The zone at DET_PPM (what the detector sees), uint8 BGR."""
-    s = DET_PPM / px_per_mm
-    w, h = max(int(round(image.shape[1] * s)), 8), max(int(round(image.shape[0] * s)), 8)
-    return cv2.resize(image, (w, h), interpolation=cv2.INTER_AREA)
+    """The zone at DET_PPM (what the detector sees), uint8 BGR: as play makes it (:func:`.prep.at_detector_scale`)."""
+    return at_detector_scale(image, px_per_mm)
 
 
 def classifier_samples(z: ZoneSample, rng: np.random.Generator, jitter_mm: float = 1.5,
