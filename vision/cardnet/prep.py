@@ -48,8 +48,9 @@ def at_detector_scale(zone_bgr: np.ndarray, px_per_mm: float) -> np.ndarray:
 
     Why two steps: OpenCV's area resize by a whole factor is its fast path, by any other factor a slow
     one (a 10-card zone at 4 px/mm: 4.3 ms in one step, 1.9 ms in two, 0.75 of a grey level apart on
-    average).  The whole step replicates the zone's last row and column up to a multiple of its factor,
-    at most 0.5 mm, so the scale stays the one the caller maps corners back with.
+    average).  The whole step replicates the zone's last row and column up to a multiple of its factor k
+    (fewer than k pixels, under 2/3 mm at any scale), so the scale stays the one the caller maps corners
+    back with.
     """
     s = DET_PPM / px_per_mm
     h, w = zone_bgr.shape[:2]
