@@ -16,7 +16,8 @@ glare, cast, blur, noise, JPEG, rectification error) at 2, 3 and 4 px/mm.
 
 Per design, scale and mode: per-card accuracy (aligned by position when the count is right, else by
 longest common subsequence), plays read exactly, silent-wrong plays (wrong and not asked), plays
-asked, P(right | not asked) and P(right | asked), lone-card figures, and CPU ms per 10-card zone.
+asked, P(right | not asked) and P(right | asked), lone-card figures, and CPU ms per 10-card zone; pooled over
+the designs, and again without those of ``--apart`` (tango_nuevo by default).
 Enrolled: the deck's head fitted from its 54 faces photographed flat (enrolment time reported).
 Each head reads every play twice: alone, and with the play's shape weighed ("+ shape":
 :mod:`vision.cardnet.shape`, the rules' ``is_pattern`` at the play's level); plays that are no pattern
@@ -312,6 +313,9 @@ def main() -> None:
     ap.add_argument("--shapes", action="store_true", help="plays are the shapes players lay (module docstring)")
     ap.add_argument("--no-enrol", action="store_true", help="zero-shot only")
     ap.add_argument("--odds", type=float, default=None, help="the shape's ODDS for this run (vision.cardnet.shape)")
+    ap.add_argument("--apart", nargs="*", default=["tango_nuevo"],
+                    help="designs also left out of a second pooled line (default tango_nuevo: its corner prints no "
+                         "suit, so every play is asked whatever the reader does)")
     a = ap.parse_args()
     if a.timing:
         time_reads()
@@ -330,7 +334,7 @@ def main() -> None:
     modes = sorted({k[0] for k in table})
     for mode in modes:
         print(f"== {mode}")
-        pooled = _new_stats()
+        pooled, rest = _new_stats(), _new_stats()
         for (m, d, ppm), st in sorted(table.items()):
             if m != mode:
                 continue
@@ -339,7 +343,11 @@ def main() -> None:
                 print(f"      silent: {' '.join(truth)} read as {' '.join(read)} at {conf}")
             for k, v in st.items():
                 pooled[k] = pooled[k] + v
+                if d not in a.apart:
+                    rest[k] = rest[k] + v
         print(f"  {'POOLED':22s}          {fmt(pooled)}")
+        if set(a.apart) & set(designs):
+            print(f"  {'POOLED without ' + ' '.join(a.apart):31s} {fmt(rest)}")
         print("  the bar's curve (pooled): " + curve(pooled["curve"]))
         print("  plays asked, by doubt (pooled; a play may have several): "
               + "; ".join(f"{k} {v}" for k, v in pooled["why"].most_common()))
