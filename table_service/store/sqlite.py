@@ -10,6 +10,7 @@ and works in a read-only folder. The schema's version lives in ``PRAGMA user_ver
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import struct
 from pathlib import Path
@@ -28,7 +29,23 @@ def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
     """
     if readonly:
         return sqlite3.connect(readonly_uri(path), uri=True, isolation_level=None, check_same_thread=False)
+    _create_private(path)
     return sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+
+
+def _create_private(path: Path) -> None:
+    """Create ``path`` empty, readable by its owner only, where it does not exist yet (an empty file
+    is a new SQLite database). Why: SQLite creates a file as the umask leaves it, 0644 on most
+    systems, so every account on a hub's machine could read the event's log (appeals, corrections,
+    who entered what); its ``-wal`` and ``-shm`` are made with the file's own permissions.
+    A log that exists keeps the permissions its owner gave it."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return
+    except OSError:
+        return  # SQLite opens it itself and words the failure for its caller
+    os.close(fd)
 
 
 def make_durable(conn: sqlite3.Connection) -> None:

@@ -246,3 +246,32 @@ def test_a_full_disk_is_said_as_such_and_leaves_no_file(tmp_path, monkeypatch):
         event_log.EventStore(db)
     assert "damaged" not in str(caught.value)
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_a_new_log_and_its_wal_are_readable_by_their_owner_only(tmp_path: Path) -> None:
+    """The table's log and the hub's are made 0600 whatever the umask (SQLite alone made them 0644:
+    appeals, corrections and who entered what were readable by every account on the machine); a
+    log that exists keeps the permissions its owner gave it."""
+    import os
+
+    from table_service.event.store import HubStore
+
+    old = os.umask(0o022)
+    try:
+        with EventStore(tmp_path / "t.sqlite3") as store:
+            store.append(_ev())
+            assert {p.name: p.stat().st_mode & 0o777 for p in tmp_path.iterdir()} == {
+                "t.sqlite3": 0o600, "t.sqlite3-wal": 0o600, "t.sqlite3-shm": 0o600}
+        hub = HubStore(tmp_path / "hub" / "hub-events.sqlite3")
+        try:
+            assert (tmp_path / "hub" / "hub-events.sqlite3").stat().st_mode & 0o777 == 0o600
+        finally:
+            hub.close()
+        kept = tmp_path / "kept.sqlite3"
+        sqlite3.connect(kept).close()
+        kept.chmod(0o640)
+        with EventStore(kept) as store:
+            store.append(_ev())
+        assert kept.stat().st_mode & 0o777 == 0o640
+    finally:
+        os.umask(old)
