@@ -500,6 +500,20 @@ def _hub_log_with_row(tmp: Path) -> Path:
     return tmp
 
 
+def _tiny_png(p: Path) -> Path:
+    """A real 8 × 8 grey PNG."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    rows = b"".join(b"\x00" + b"\x80" * 8 for _ in range(8))
+    p.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 8, 8, 8, 0, 0, 0, 0))
+                  + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+    return p
+
+
 def _png_bomb(p: Path) -> Path:
     """A PNG whose header declares 25,000 × 25,000 pixels (decoded, 1.9 GB: more than a Pi has)."""
     import struct
@@ -526,6 +540,9 @@ _NOT_REGULAR = {
     "event-pair-teams": ["event", "pair", "{tmp}/R.jsonl", "--teams", "{src}"],
     "vision-read-enrollment": ["vision", "read", "{tmp}/x.png", "--enrollment", "{src}"],
     "vision-enroll-camera-config": ["vision", "enroll", "--camera", "--config", "{src}"],
+    "vision-enroll-layout": ["vision", "enroll", "--out", "{tmp}/d.npz", "--frames", "{tmp}/zone.png", "--layout", "{src}"],
+    "vision-enroll-calibration": ["vision", "enroll", "--out", "{tmp}/d.npz", "--frames", "{tmp}/zone.png",
+                                  "--calibration", "{src}"],
     "user-add-config": ["user", "add", "zz", "--config", "{src}", "--password-stdin"],
 }
 
@@ -534,11 +551,12 @@ _NOT_REGULAR = {
 #: or the enrolment file's own): table.toml (table_service.table.config: config check, run, selftest,
 #: vision enroll --camera), EVENT.toml (table_service.event.config: hub, event provision, event broker),
 #: a results or teams file (table_service.event.model: event standings, event pair --teams), the web's
-#: users config (table_service.web.config: user add --config) and an enrolment (vision.cardnet.deckfile).
+#: users config (table_service.web.config: user add --config), an enrolment (vision.cardnet.deckfile) and
+#: the camera's layout and lens calibration (vision.files.read_small_text: vision enroll --layout, --calibration).
 #: Each of these runs by default on both kinds of input; the other commands, which reach the same reader
 #: by another entry, each start a process of their own and run with ``-m slow``.
 _NOT_REGULAR_BY_DEFAULT = frozenset({"config-check", "hub-event", "event-standings", "user-add-config",
-                                     "vision-read-enrollment"})
+                                     "vision-read-enrollment", "vision-enroll-layout"})
 
 
 @pytest.mark.parametrize(("name", "source"), [
@@ -552,6 +570,7 @@ def test_a_device_or_fifo_as_input_is_refused(name: str, source: str, tmp_path: 
     src = "/dev/zero" if source == "dev-zero" else str(_fifo(tmp_path / "in.toml"))
     (tmp_path / "R.jsonl").write_bytes(b"")
     (tmp_path / "x.png").write_bytes(b"x")
+    _tiny_png(tmp_path / "zone.png")  # a frame that reads, so that the command goes on to its --layout
     argv = [a.format(src=src, tmp=tmp_path) for a in _NOT_REGULAR[name]]
     try:
         proc = subprocess.run([sys.executable, "-m", "table_service", *argv], capture_output=True, text=True,

@@ -27,6 +27,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from .files import read_small_text
 from .geometry import TableLayout, Zone
 
 TABLE_DICT = cv2.aruco.DICT_4X4_50
@@ -133,13 +134,15 @@ class LensCalibration:
     @classmethod
     def load(cls, path: str | Path) -> LensCalibration:
         try:
-            d = json.loads(Path(path).read_text(encoding="utf-8"))
+            text = read_small_text(path)  # a folder, /dev/zero or a FIFO: its own clear error
+        except FileNotFoundError as exc:
+            raise ValueError(f"找不到镜头标定文件：{path} / lens calibration file not found: {path}") from exc
+        try:
+            d = json.loads(text)
             k = np.array(d["camera_matrix"], np.float64).reshape(3, 3)
             dist = np.array(d["dist_coeffs"], np.float64).ravel()
             size = (int(d["image_size"][0]), int(d["image_size"][1]))
-        except FileNotFoundError as exc:
-            raise ValueError(f"找不到镜头标定文件：{path} / lens calibration file not found: {path}") from exc
-        except (KeyError, TypeError, ValueError, json.JSONDecodeError) as exc:
+        except (KeyError, TypeError, ValueError, RecursionError) as exc:  # a JSONDecodeError is a ValueError
             raise ValueError(f"镜头标定文件 {path} 损坏（{exc}） / "
                              f"bad lens calibration file {path}: {exc}") from exc
         return cls(k, dist, size, float(d.get("rms_px", 0.0)))

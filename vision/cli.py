@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
+from .files import read_small_text
+
 if TYPE_CHECKING:
     from .cardnet.deckfile import Enrollment
     from .enroll_table import FoundCard
@@ -151,7 +153,7 @@ def _is_board_image(path: Path) -> bool:
 
 def _is_lens_file(path: Path) -> bool:
     try:
-        return isinstance(json.loads(path.read_text(encoding="utf-8")).get("camera_matrix"), list)
+        return isinstance(json.loads(read_small_text(path)).get("camera_matrix"), list)
     except (OSError, ValueError, AttributeError, RecursionError):
         return False
 

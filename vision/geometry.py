@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from firmware_bridge.firmware.wire import SEATS as WIRE_SEATS
+from vision.files import read_small_text
 
 #: The seats, in the order the rest of the project lists them. Vision may not import
 #: table_service (whose ``rules.seats.SEATS`` the table service uses), so it takes them, as hardware
@@ -117,9 +118,10 @@ class TableLayout:
 
     @classmethod
     def load(cls, path: str | Path) -> TableLayout:
+        text = read_small_text(path)  # a folder, /dev/zero or a FIFO: a clear error, not a hang
         try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+            data = json.loads(text)
+        except (json.JSONDecodeError, RecursionError) as exc:
             raise ValueError(f"桌面布局文件 {path} 不是 JSON（{str(exc)[:120]}） / "
                              f"the table layout {path} is not JSON: {str(exc)[:120]}") from None
         try:
