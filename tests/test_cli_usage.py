@@ -15,6 +15,10 @@ from table_service.cli import build_parser, main
     (["nosuch"], "无效的选项"),
     (["demo", "--nosuch"], "无法识别的参数"),
     (["demo", "--deals", "x"], "须为整数"),
+    (["demo", "--deals", "10001"], "副数须为 1–10000"),  # taken, then refused by the engine once a second, for ever
+    (["demo", "--deals", "١٢"], "数字须用半角 0–9 书写"),  # int() reads any script's digits: 12 deals
+    (["emulate-screen", "--duration", "１２"], "数字须用半角 0–9 书写"),
+    (["selftest", "--countdown-from", "1.5"], "须为整数"),
     (["demo", "--speed", "nan"], "须为 0–1000 的正数"),
     (["emulate-screen", "--duration", "-1"], "须为 0 到 86400 之间的秒数"),
     (["emulate-screen", "--duration", "nan"], "须为 0 到 86400 之间的秒数"),

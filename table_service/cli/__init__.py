@@ -96,6 +96,17 @@ class BilingualParser(argparse.ArgumentParser):
             if isinstance(action, argparse._HelpAction):
                 action.help = HELP_HELP
 
+    def _get_value(self, action: argparse.Action, arg_string: str) -> Any:
+        """The option's value as its type reads it; a number written in other than ASCII digits
+        ("١٢", full-width "１２") is refused. Why here, for every option of every command: Python's
+        ``int`` and ``float`` read any script's digits, so ``--port=١٢`` listened on port 12 and
+        ``--duration=١٢`` ran twelve seconds, while the pages refuse such digits (``form_int``)."""
+        value = super()._get_value(action, arg_string)
+        if isinstance(value, int | float) and not isinstance(value, bool) and not arg_string.isascii():
+            raise argparse.ArgumentError(action, f"数字须用半角 0–9 书写：{arg_string} / "
+                                                 f"write numbers in ASCII digits 0-9: {arg_string}")
+        return value
+
     def error(self, message: str) -> NoReturn:
         m = re.fullmatch(r"argument (?P<name>.+?): (?P<said>.*)", message, re.S)
         if m:

@@ -97,9 +97,13 @@ DEFAULT_REFEREE_PAUSE_S = 8.0
 
 
 def _deals(value: str) -> int:
+    """1 to the most deals a round may be set to: a larger number was taken here and then refused by
+    the engine once a second, for ever, with no deal played (the headless demo never ended)."""
+    from table_service.engine.events import MAX_DEALS
+
     v = int(_number(value, int))
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"至少一副：{value} / at least one deal: {value}")
+    if not 1 <= v <= MAX_DEALS:
+        raise argparse.ArgumentTypeError(f"副数须为 1–{MAX_DEALS}：{value} / deals must be 1-{MAX_DEALS}: {value}")
     return v
 
 

@@ -30,7 +30,8 @@ def _between(lo: float, hi: float, kind: type = float) -> Callable[[str], Any]:
         try:
             v = kind(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"须为数字（收到 {text[:40]!r}） / must be a number, got {text[:40]!r}") from None
+            zh, en = ("整数", "a whole number") if kind is int else ("数字", "a number")
+            raise argparse.ArgumentTypeError(f"须为{zh}（收到 {text[:40]!r}） / must be {en}, got {text[:40]!r}") from None
         if not (lo <= v <= hi):  # nan fails this too
             raise argparse.ArgumentTypeError(f"须在 {lo}–{hi} 之间（收到 {text[:40]}） / must be within {lo}-{hi}, "
                                              f"got {text[:40]}")

@@ -220,6 +220,8 @@ def int_field(data: dict[str, Any], name: str, etype: str) -> int:
 MAX_HAND = 27
 #: Longest text field (names, reasons, notes, articles, details), in characters.
 MAX_TEXT = 500
+#: Most deals a round may be set to (``format.deals``); the demo's ``--deals`` is held to it too.
+MAX_DEALS = 10_000
 
 
 #: Largest ``data`` of any event, as compact JSON, in bytes (a camera question's picture included).
@@ -280,7 +282,7 @@ _PRESS = _s(64)  # "<screen controller boot id>:<event_no>": one press is logged
 _RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "T", "10", "J", "Q", "K", "A")
 _RULESET = Spec("str", max_len=64, alt=Spec("json", max_len=4096))
 _FORMAT = Spec("obj", fields={"kind": _s(choices=("past_a", "deals", "time"), required=True),
-                              "deals": _i(1, 10_000), "minutes": Spec("num", lo=0, hi=100_000)})
+                              "deals": _i(1, MAX_DEALS), "minutes": Spec("num", lo=0, hi=100_000)})
 _READING = Spec("obj", fields={"kind": _s(32, required=True), "rank": Spec("str", max_len=4, alt=_i(0, 20))})
 
 #: Event type -> field name -> :class:`Spec`. A field not listed is refused.
@@ -301,7 +303,7 @@ DATA_SCHEMAS: dict[str, dict[str, Spec]] = {
         # A match moved from a failed table goes on where it stood (engine/resume.py checks the sense).
         "resume": Spec("obj", fields={
             "from": _s(64), "levels": Spec("map", required=True, keys=SIDES, item=_s(2, choices=_RANKS)),
-            "deals": _i(0, 10_000), "next_side": _s(choices=SIDES),
+            "deals": _i(0, MAX_DEALS), "next_side": _s(choices=SIDES),
             "last_order": Spec("list", min_len=2, max_len=4, item=_s(choices=SEATS)),
             "failed_at_a": Spec("map", keys=SIDES, item=_i(0, 1_000)), "elapsed_s": _i(0, 10_000_000)}),
     },

@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 
 from flask import Flask, current_app, has_request_context, jsonify, render_template, request, url_for
 from werkzeug.exceptions import HTTPException
+from werkzeug.routing import IntegerConverter
 
 from . import accounts, api, assignment, auth, broadcast, camera, enroll, panel, record
 from . import config as _config
@@ -34,6 +35,14 @@ from .tables import WebState, attach_table
 log = logging.getLogger(__name__)
 
 
+class AsciiInt(IntegerConverter):
+    """``<int:…>`` in a path: ASCII digits only. Why: Werkzeug's ``\\d+`` matches any script's digits,
+    so ``/hub/print/draw/١`` printed round 1's sheet, while the same digits in a query or a form are
+    refused (400); a path with them is now no page (404), as ``/hub/print/draw/x`` is."""
+
+    regex = r"[0-9]+"
+
+
 def create_app(test_config: Mapping[str, Any] | None = None, *, config_file: str | None = None) -> Flask:
     """Build the Flask app.
 
@@ -47,6 +56,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, config_file: str
     tables = settings.pop("TABLES", None) or {}
     # Named as the package, as before the app had a module of its own: same logger, same root path.
     app = Flask("table_service.web")
+    app.url_map.converters["int"] = AsciiInt  # before any rule is added: each binds its converter then
     app.config.from_mapping(settings)
     app.config.update(
         SESSION_COOKIE_HTTPONLY=True,

@@ -187,6 +187,18 @@ def _published(hub: Any) -> dict[str, Any]:
     return dict(hub.core.draws[1]["tables"][0])
 
 
+def test_a_round_in_a_path_is_read_in_ascii_digits_only(hub_app: Any) -> None:
+    """Werkzeug's <int:> matched any script's digits: /hub/print/draw/١ printed round 1's sheet."""
+    app, hub = hub_app
+    _published(hub)
+    c = app.test_client()
+    login(c, "vera")
+    assert c.get("/hub/print/draw/1").status_code == 200
+    for path in ("/hub/print/draw/١", "/hub/print/draw/%EF%BC%91", "/hub/print/results/١"):
+        r = c.get(path, headers=JSON)
+        assert r.status_code == 404 and r.get_json()["error"].startswith("没有该页面或资源"), path
+
+
 @pytest.mark.parametrize("top", ["²", "１２", "9" * 5000, "-3", "0"])
 def test_overlay_takes_only_ascii_digits(hub_app: Any, top: str) -> None:
     app, _hub = hub_app
