@@ -38,6 +38,13 @@ def test_the_event_demo_refuses_zero_rounds_instead_of_playing_three(capsys: pyt
     assert "--rounds must be 2-9, got 0" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("option", ["--rounds", "--camera-tables"])
+def test_the_event_demo_s_options_are_refused_without_tables(option: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Given to the one-table demo they were taken and ignored: it played as if they were not there."""
+    assert main(["demo", "--headless", "--deals", "1", option, "4"]) == 2
+    assert f"{option} is for the event demo only" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("hb", ["10", "10000", "99999999999"])
 def test_an_emulator_heartbeat_the_host_cannot_follow_is_refused(hb: str, capsys: pytest.CaptureFixture[str]) -> None:
     """Above 3000 ms the host (down after 3.5 s without a frame) dropped and re-made the link every

@@ -190,10 +190,10 @@ def register(subparsers: Any) -> None:
     p.add_argument("--json", action="store_true", help="总结以 JSON 输出 / print the summary as JSON")
     p.add_argument("--tables", type=_tables, default=1,
                    help="N>1：整场赛事（私有 MQTT、赛事中心、N 桌机器人） / N>1: a whole event (see event_demo)")
-    p.add_argument("--camera-tables", type=int, default=1, metavar="K",
+    p.add_argument("--camera-tables", type=int, default=None, metavar="K",
                    help="赛事演示中走摄像头全流程的桌数（0 关闭） / event demo: how many tables (from table 1) "
                         "play through the full camera path, the rest feed events directly (default 1; 0: none)")
-    p.add_argument("--rounds", type=int, default=3, help="赛事演示的轮数 / event demo: rounds, 2-9 (default 3)")
+    p.add_argument("--rounds", type=int, default=None, help="赛事演示的轮数 / event demo: rounds, 2-9 (default 3)")
     p.add_argument("--verbose", "-v", action="store_true", help="详细日志 / verbose log")
     p.set_defaults(func=run_demo)
 
@@ -208,6 +208,10 @@ def run_demo(args: argparse.Namespace) -> int:
         raise ValueError(f"端口无效：{args.port} / invalid port {args.port}")
     if args.tables > 1:
         return run_event_demo_cli(args)
+    for option, value in (("--rounds", args.rounds), ("--camera-tables", args.camera_tables)):
+        if value is not None:  # taken and ignored before: the table played as if it had not been given
+            raise ValueError(f"{option} 只用于赛事演示（--tables N，N > 1） / {option} is for the event demo only "
+                             f"(--tables N, N > 1)")
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if args.headless and args.deals is None:
@@ -285,7 +289,7 @@ def run_event_demo_cli(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     seed = args.seed if args.seed is not None else int(time.time()) % 100000
-    rounds = int(getattr(args, "rounds", 3))
+    rounds = 3 if getattr(args, "rounds", None) is None else int(args.rounds)
     if not 2 <= rounds <= 9:
         raise ValueError(f"轮数须在 2 到 9 之间，收到 {rounds} / --rounds must be 2-9, got {rounds}")
     if args.headless and args.referee == "human":
@@ -296,7 +300,7 @@ def run_event_demo_cli(args: argparse.Namespace) -> int:
     demo = EventDemo(args.tables, rounds=rounds, seed=seed, data=args.data, web=not args.headless,
                      host=args.host, port=args.port if args.port != 8080 else 8090,
                      step_s=0.0 if args.headless else 0.02,
-                     camera_tables=int(getattr(args, "camera_tables", 1)),
+                     camera_tables=1 if getattr(args, "camera_tables", None) is None else int(args.camera_tables),
                      camera_options=demo_options(args, seed, speed, None), design=args.design,
                      deals=args.deals or 1, feed_delay_s=resolve_feed_delay(args.feed_delay))
     stop = threading.Event()
