@@ -21,6 +21,7 @@ from table_service.demo.event_demo import format_summary as format_event_summary
 from table_service.demo.options import DemoOptions
 from table_service.demo.scorecard import format_summary
 from table_service.demo.table_demo import Demo, resolve_feed_delay
+from table_service.engine.events import MAX_DEALS
 from table_service.views.wire import is_host
 
 
@@ -99,8 +100,6 @@ DEFAULT_REFEREE_PAUSE_S = 8.0
 def _deals(value: str) -> int:
     """1 to the most deals a round may be set to: a larger number was taken here and then refused by
     the engine once a second, for ever, with no deal played (the headless demo never ended)."""
-    from table_service.engine.events import MAX_DEALS
-
     v = int(_number(value, int))
     if not 1 <= v <= MAX_DEALS:
         raise argparse.ArgumentTypeError(f"副数须为 1–{MAX_DEALS}：{value} / deals must be 1-{MAX_DEALS}: {value}")
