@@ -29,6 +29,9 @@ BAD: dict[str, tuple[dict[str, Any], str]] = {
     "event log under a file": ({"service": 'db = "table.toml/t7.sqlite3"\n'}, "[service].db"),
 }
 
+#: The self-test's steps that work the devices by hand (the camera's and the start-up checks stay).
+SKIP_DEVICE_STEPS = ("--skip", "lamps", "--skip", "displays", "--skip", "buzzer", "--skip", "buttons")
+
 #: Files that are there but unusable: read by ``config check`` as the camera reads them at start-up.
 UNUSABLE: dict[str, tuple[str, str, str]] = {
     "layout not JSON": ("layout", "layout.json", "{not json"),
@@ -69,7 +72,9 @@ def test_every_command_refuses_the_same_file_and_run_creates_nothing(tmp_path: P
     path = write(tmp_path, **spec)
     verdicts = {
         "config check": main(["config", "check", str(path)]),
-        "selftest": main(["selftest", "--config", str(path), "--mock-gpio"]),
+        # The devices' own steps are left out: a file the self-test lets reach its steps (a camera renderer
+        # not installed is a camera that fails, reported in its table) would spend 17 s on the displays.
+        "selftest": main(["selftest", "--config", str(path), "--mock-gpio", *SKIP_DEVICE_STEPS]),
         "run": main(["run", "--config", str(path), "--no-web"]),
     }
     assert all(v != 0 for v in verdicts.values()), verdicts
