@@ -41,10 +41,8 @@ def _create_private(path: Path) -> None:
     A log that exists keeps the permissions its owner gave it."""
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
+    except OSError:  # there already, or not creatable: SQLite opens it itself and words any failure
         return
-    except OSError:
-        return  # SQLite opens it itself and words the failure for its caller
     os.close(fd)
 
 
