@@ -29,10 +29,13 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     """Debian's Chromium (Playwright's own build where there is none: Ubuntu), headless, driven by
-    Playwright; one launch per test module."""
+    Playwright; one launch per test process (each test still gets a fresh context, :func:`open_page`).
+
+    Why not one per module: Playwright's start, Chromium's launch and first page cost ~2.5 s, and 47
+    modules drive the browser (~2 minutes of the suite on two cores, docs/performance.md)."""
     from playwright import sync_api  # a test dependency: its absence is an install error, not a skip
 
     with sync_api.sync_playwright() as p:
