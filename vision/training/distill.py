@@ -34,12 +34,8 @@ from torch import nn
 from vision.cardnet.spec import CROP_H, CROP_W
 
 from .make_data import load_shards
+from .nets import CornerNet, _cbr
 from .train import MODELS, _classifier_input, _det_batch, _lr_at, export, focal_loss
-
-
-def _cbr(cin: int, cout: int, stride: int = 1, dil: int = 1) -> nn.Sequential:
-    return nn.Sequential(nn.Conv2d(cin, cout, 3, stride, padding=dil, dilation=dil, bias=False),
-                         nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
 
 
 class SmallCardNet(nn.Module):
@@ -56,22 +52,6 @@ class SmallCardNet(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.body(x)
-
-
-class SmallCornerNet(nn.Module):
-    """The detector's student: the teacher's dilations (the same ~90 mm receptive field), ``width``
-    channels instead of 24; four output channels as the teacher's (corner, offset x/y, cover), logits."""
-
-    def __init__(self, width: int = 16) -> None:
-        super().__init__()
-        self.body = nn.Sequential(
-            _cbr(3, 16, 2), _cbr(16, width, 2),
-            _cbr(width, width, 1, 1), _cbr(width, width, 1, 2), _cbr(width, width, 1, 4), _cbr(width, width, 1, 8),
-        )
-        self.head = nn.Conv2d(width, 4, 1)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.head(self.body(x))
 
 
 def teacher_from_onnx(path: Path) -> nn.Sequential:
@@ -114,6 +94,16 @@ def _head_logits(feats: torch.Tensor, head: dict[str, torch.Tensor]) -> torch.Te
     return torch.relu(feats @ head["w1"] + head["b1"]) @ head["w2"] + head["b2"]
 
 
+def _on_the_clock(opt: torch.optim.Optimizer, t0: float, minutes: float, lr: float) -> bool:
+    """Set the learning rate where the run's one cycle is on the wall clock; False once ``minutes`` are spent."""
+    frac = (time.time() - t0) / (60 * minutes)
+    if frac >= 1.0:
+        return False
+    for g in opt.param_groups:
+        g["lr"] = _lr_at(frac, lr)
+    return True
+
+
 def distill_crop(data: dict, out: Path, minutes: float, widths: tuple[int, int, int, int], seed: int = 0,
                  batch: int = 128, lr: float = 3e-3) -> SmallCardNet:
     """Teach :class:`SmallCardNet` the shipped crop network's features on the training crops, each printed
@@ -137,11 +127,8 @@ def distill_crop(data: dict, out: Path, minutes: float, widths: tuple[int, int, 
         perm = rng.permutation(n)
         tot_f = tot_k = agree = seen = 0.0
         for b in range(n // batch):
-            frac = (time.time() - t0) / (60 * minutes)
-            if frac >= 1.0:
+            if not _on_the_clock(opt, t0, minutes, lr):
                 break
-            for g in opt.param_groups:
-                g["lr"] = _lr_at(frac, lr)
             x = torch.from_numpy(_classifier_input(x_all[np.sort(perm[b * batch:(b + 1) * batch])], rng, True))
             with torch.no_grad():
                 ft = teacher(x)
@@ -172,13 +159,13 @@ def distill_crop(data: dict, out: Path, minutes: float, widths: tuple[int, int, 
 
 
 def distill_detector(data: dict, out: Path, minutes: float, width: int, seed: int = 0, batch: int = 16,
-                     crop: tuple[int, int] = (160, 256), lr: float = 3e-3) -> SmallCornerNet:
-    """Teach :class:`SmallCornerNet` the shipped detector's outputs (its corner and cover probabilities as
+                     crop: tuple[int, int] = (160, 256), lr: float = 3e-3) -> CornerNet:
+    """Teach a narrower :class:`~vision.training.nets.CornerNet` the shipped detector's outputs (its corner and cover probabilities as
     soft targets, its offsets where it sees a corner) beside the true corners' loss it was trained on."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     teacher = teacher_from_onnx(MODELS / "cardnet_detector.onnx")
-    student = SmallCornerNet(width)
+    student = CornerNet(width)
     opt = torch.optim.AdamW(student.parameters(), lr=lr, weight_decay=1e-4)
     n = len(data["det_x"])
     t0, ep = time.time(), 0
@@ -188,11 +175,8 @@ def distill_detector(data: dict, out: Path, minutes: float, width: int, seed: in
         tot = 0.0
         nb = 0
         for b in range(n // batch):
-            frac = (time.time() - t0) / (60 * minutes)
-            if frac >= 1.0:
+            if not _on_the_clock(opt, t0, minutes, lr):
                 break
-            for g in opt.param_groups:
-                g["lr"] = _lr_at(frac, lr)
             x, heat, off, offw, cover = _det_batch(data, perm[b * batch:(b + 1) * batch], rng, *crop)
             with torch.no_grad():
                 pt = torch.sigmoid(teacher(x))
