@@ -35,7 +35,7 @@ def browser() -> Iterator[Any]:
     Playwright; one launch per test process (each test still gets a fresh context, :func:`open_page`).
 
     Why not one per module: Playwright's start, Chromium's launch and first page cost ~2.5 s, and 47
-    modules drive the browser (~2 minutes of the suite on two cores, docs/performance.md)."""
+    modules drive the browser (60-95 s of the workers' time, docs/performance.md)."""
     from playwright import sync_api  # a test dependency: its absence is an install error, not a skip
 
     with sync_api.sync_playwright() as p:
