@@ -121,7 +121,7 @@ def distill_crop(data: dict, out: Path, minutes: float, widths: tuple[int, int, 
     with torch.no_grad():
         probe = torch.from_numpy(_classifier_input(x_all[rng.choice(n, min(n, 512), replace=False)], rng, True))
         spread = teacher(probe).var(dim=0).mean().clamp(min=1e-6)
-    t0, step, ep = time.time(), 0, 0
+    t0, ep = time.time(), 0
     print(f"crop student {widths}: {n} crops, feature spread {float(spread):.4f}", flush=True)
     while True:
         perm = rng.permutation(n)
@@ -142,7 +142,6 @@ def distill_crop(data: dict, out: Path, minutes: float, widths: tuple[int, int, 
             opt.zero_grad()
             loss.backward()
             opt.step()
-            step += 1
             tot_f += loss_f.item()
             tot_k += loss_k.item()
             agree += (ls.argmax(1) == lt.argmax(1)).sum().item()
