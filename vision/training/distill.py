@@ -34,21 +34,17 @@ from torch import nn
 from vision.cardnet.spec import CROP_H, CROP_W
 
 from .make_data import load_shards
-from .nets import CornerNet, _cbr
+from .nets import CornerNet, card_body
 from .train import MODELS, _classifier_input, _det_batch, _lr_at, export, focal_loss
 
 
 class SmallCardNet(nn.Module):
-    """The crop network's student: the teacher's layout (three pooled stages, a strided last one, the
-    same 96 x 6 x 3 features) with channels ``widths`` instead of 16-32-64-96."""
+    """The crop network's student: the teacher's convolutions (:func:`~vision.training.nets.card_body`,
+    the same 96 x 6 x 3 features) with channels ``widths`` instead of 16-32-64-96, and no head."""
 
     def __init__(self, widths: tuple[int, int, int, int] = (8, 16, 32, 64)) -> None:
         super().__init__()
-        a, b, c, d = widths
-        self.body = nn.Sequential(
-            _cbr(3, a), nn.MaxPool2d(2), _cbr(a, b), nn.MaxPool2d(2), _cbr(b, c), nn.MaxPool2d(2),
-            _cbr(c, d), _cbr(d, 96, 2), nn.Flatten(),
-        )
+        self.body = card_body(widths)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.body(x)

@@ -43,6 +43,20 @@ class CornerNet(nn.Module):
         return self.head(self.body(x))
 
 
+def card_body(widths: tuple[int, int, int, int]) -> nn.Sequential:
+    """The crop network's convolutions: three pooled stages and a strided last one to 96 x 6 x 3
+    features (:data:`~vision.cardnet.spec.FEATURE_DIM`); ``widths`` are the first four layers' channels
+    (the shipped network's 16-32-64-96; a smaller student's, :mod:`vision.training.distill`, fewer)."""
+    a, b, c, d = widths
+    return nn.Sequential(
+        _cbr(3, a), nn.MaxPool2d(2),
+        _cbr(a, b), nn.MaxPool2d(2),
+        _cbr(b, c), nn.MaxPool2d(2),
+        _cbr(c, d), _cbr(d, 96, 2),
+        nn.Flatten(),
+    )
+
+
 class CardNet(nn.Module):
     """One crop at a corner -> 54 faces + "none".
 
@@ -52,13 +66,7 @@ class CardNet(nn.Module):
 
     def __init__(self, factorised: bool = False) -> None:
         super().__init__()
-        self.body = nn.Sequential(
-            _cbr(3, 16), nn.MaxPool2d(2),
-            _cbr(16, 32), nn.MaxPool2d(2),
-            _cbr(32, 64), nn.MaxPool2d(2),
-            _cbr(64, 96), _cbr(96, 96, 2),
-            nn.Flatten(),
-        )
+        self.body = card_body((16, 32, 64, 96))
         self.embed = nn.Sequential(nn.Linear(FEATURE_DIM, HIDDEN_DIM), nn.ReLU(inplace=True))
         self.out = nn.Linear(HIDDEN_DIM, N_CLASSES)
         #: Training only (never exported): rank and suit read apart from the same hidden layer, so it
