@@ -56,7 +56,7 @@ def test_every_plan_installs_python3_venv(tmp_path):
 
 def test_debian_tests_use_debian_chromium(tmp_path):
     plan = _plan(tmp_path, DEBIAN, False, "--test")
-    assert "chromium" in plan["apt"].split() and plan["browser"] == "apt"
+    assert "chromium-headless-shell" in plan["apt"].split() and plan["browser"] == "apt"
     assert _plan(tmp_path, DEBIAN, False)["browser"] == "none"  # the service alone needs no browser
 
 
@@ -66,7 +66,7 @@ UBUNTU = 'PRETTY_NAME="Ubuntu 24.04.1 LTS"\nID=ubuntu\nID_LIKE=debian\n'
 def test_ubuntu_has_no_chromium_deb_so_the_tests_use_playwrights(tmp_path):
     """Ubuntu's only "chromium" is a snap behind chromium-browser: apt-get install chromium fails there."""
     plan = _plan(tmp_path, UBUNTU, False, "--test")
-    assert "chromium" not in plan["apt"].split() and plan["browser"] == "playwright"
+    assert not {"chromium", "chromium-headless-shell"} & set(plan["apt"].split()) and plan["browser"] == "playwright"
     assert "fonts-wqy-microhei" in plan["apt"].split()
 
 
