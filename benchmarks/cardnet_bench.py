@@ -229,7 +229,8 @@ def _interleaved(reads: dict, n: int = 20) -> dict:
 
 def time_reads() -> None:
     """CPU ms of one 10-card zone on one thread (cv2 and BLAS held to one), in this process alone; the
-    crop network on each of OpenCV's two engines, interleaved read by read (the shipped one first)."""
+    networks on ONNX Runtime (shipped, where installed) and on OpenCV's engines (where it is not),
+    interleaved read by read (the shipped one first)."""
     import cv2
 
     from table_service.rules.patterns import is_pattern
@@ -238,22 +239,23 @@ def time_reads() -> None:
     from vision.synth import render_zone
 
     cv2.setNumThreads(1)
-    shipped = nets.embedder
-    other = nets.Runner(nets.EMBED_PATH, cv2.dnn.ENGINE_AUTO if shipped.engine == cv2.dnn.ENGINE_CLASSIC
-                         else cv2.dnn.ENGINE_CLASSIC)
-    name = {cv2.dnn.ENGINE_CLASSIC: "classic engine", cv2.dnn.ENGINE_AUTO: "default engine"}
+    names = ("detector", "embedder", "body", "index_suit")
+    shipped = {n: getattr(nets, n) for n in names}
+    opencv = {n: nets.Runner(r.path, r.engine, runtime="opencv") for n, r in shipped.items()}
     cards = ["3s", "4h", "5d", "6c", "7s", "8h", "9d", "Tc", "Js", "Qh"]
     for ppm in (2.0, 3.0, 4.0):
         z = render_zone(cards, "neoclassical", ppm, seed=1)
 
-        def on(runner: object, img: np.ndarray = z.image, ppm: float = ppm) -> None:
-            nets.embedder = runner
+        def on(runners: dict, img: np.ndarray = z.image, ppm: float = ppm) -> None:
+            for n, r in runners.items():
+                setattr(nets, n, r)
             read_play(img, ppm)
 
-        cpu = _interleaved({shipped: lambda r=shipped: on(r), other: lambda r=other: on(r)})
-        nets.embedder = shipped
-        print(f"10-card zone at {ppm} px/mm: {np.median(cpu[shipped]):.1f} ms CPU (median of 20; crop network on the "
-              f"{name[shipped.engine]}, shipped), {np.median(cpu[other]):.1f} ms on the {name[other.engine]}")
+        cpu = _interleaved({"shipped": lambda: on(shipped), "opencv": lambda: on(opencv)})
+        for n, r in shipped.items():  # the shipped runners back for the reads below
+            setattr(nets, n, r)
+        print(f"10-card zone at {ppm} px/mm: {np.median(cpu['shipped']):.1f} ms CPU (median of 20; the networks on "
+              f"{shipped['embedder'].ran_by}, shipped), {np.median(cpu['opencv']):.1f} ms on OpenCV alone")
     # The longest play there is, read with its shape weighed: a 10-card bomb (eight 9s, the level's two
     # hearts wild), whose suits give the most readings to weigh.
     bomb = ["9s", "9h", "9d", "9c", "2h", "9s", "9h", "9d", "9c", "2h"]

@@ -141,17 +141,18 @@ def test_the_strip_is_weighed_with_no_enrolment_under_the_head(monkeypatch):
         assert bool(calls) == (origin == SHIPPED + LEARNED_IN_PLAY), origin
 
 
-def test_the_body_network_reads_alike_on_either_opencv_engine():
-    """The body network runs on OpenCV's classic engine; the default engine must give the same suits."""
+def test_the_body_network_reads_alike_on_every_runtime():
+    """The body network runs on ONNX Runtime, else on OpenCV's classic engine; both OpenCV engines must
+    give the same suits."""
     from vision.cardnet.prep import crops_to_input
 
     r = render_zone(["7s", "9d", "Tc"], "tigullio", px_per_mm=3.0, seed=5)
     strips = np.stack([body_crop(r.image, c, 3.0) for c in _corners(r)])
     x = crops_to_input(strips)
     shipped = nets.body(x)
-    other = nets.Runner(nets.BODY_PATH, cv2.dnn.ENGINE_AUTO)(x)
-    assert nets.body.engine == cv2.dnn.ENGINE_CLASSIC and shipped.shape == other.shape == (3, len(BODY_CLASSES))
-    assert np.allclose(shipped, other, rtol=1e-4, atol=1e-4)
+    assert nets.body.ran_by == "onnxruntime" and shipped.shape == (3, len(BODY_CLASSES))
+    for engine in (cv2.dnn.ENGINE_CLASSIC, cv2.dnn.ENGINE_AUTO):
+        assert np.allclose(shipped, nets.Runner(nets.BODY_PATH, engine, runtime="opencv")(x), rtol=1e-4, atol=1e-4)
 
 
 @pytest.mark.parametrize("design", ["tango", "tigullio"])

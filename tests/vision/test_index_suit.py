@@ -160,13 +160,14 @@ def test_a_corner_that_prints_no_suit_is_seldom_read_surely():
     assert sure_wrong <= 0.12 * n, (sure_wrong, n)
 
 
-def test_the_index_network_reads_alike_on_either_opencv_engine():
-    """The index network runs on OpenCV's classic engine; the default engine must give the same suits."""
+def test_the_index_network_reads_alike_on_every_runtime():
+    """The index network runs on ONNX Runtime, else on OpenCV's classic engine; both OpenCV engines must
+    give the same suits."""
     from vision.cardnet.prep import crops_to_input
 
     r = render_zone(["7s", "9d", "Tc"], "tigullio", px_per_mm=3.0, seed=5)
     x = crops_to_input(np.stack([index_crop(r.image, c, 3.0) for c in _corners(r)]))
     shipped = nets.index_suit(x)
-    other = nets.Runner(nets.INDEX_SUIT_PATH, cv2.dnn.ENGINE_AUTO)(x)
-    assert nets.index_suit.engine == cv2.dnn.ENGINE_CLASSIC and shipped.shape == other.shape == (3, len(BODY_CLASSES))
-    assert np.allclose(shipped, other, rtol=1e-4, atol=1e-4)
+    assert nets.index_suit.ran_by == "onnxruntime" and shipped.shape == (3, len(BODY_CLASSES))
+    for engine in (cv2.dnn.ENGINE_CLASSIC, cv2.dnn.ENGINE_AUTO):
+        assert np.allclose(shipped, nets.Runner(nets.INDEX_SUIT_PATH, engine, runtime="opencv")(x), rtol=1e-4, atol=1e-4)
