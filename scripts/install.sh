@@ -67,6 +67,18 @@ if [[ $WITH_TEST == 1 ]]; then
     # Ubuntu). The shell, not the full browser: the same engine without the UI, a third less CPU a page.
     if [[ $UBUNTU == 1 ]]; then BROWSER=playwright; else BROWSER=apt; APT_PKGS+=(chromium-headless-shell); fi
 fi
+# ONNX Runtime runs the card reader's networks in half of OpenCV's time; it has wheels for 64-bit x86
+# and ARM Pythons only (a 32-bit Raspberry Pi OS, even on a 64-bit kernel, gets OpenCV alone).
+# FAST_READER=0/1 overrides what the Python says (the test of this script).
+if [[ -z "${FAST_READER:-}" ]]; then
+    FAST_READER=0
+    "$PY" -c 'import platform, struct, sys; sys.exit(not (struct.calcsize("P") == 8 and platform.machine().lower() in ("x86_64", "amd64", "aarch64", "arm64")))' && FAST_READER=1
+fi
+EXTRAS=()
+[[ $WITH_TEST == 1 ]] && EXTRAS+=(test)
+[[ $FAST_READER == 1 ]] && EXTRAS+=(fast-reader)
+TARGET="."
+if (( ${#EXTRAS[@]} )); then TARGET=".[$(IFS=,; echo "${EXTRAS[*]}")]"; fi
 VENV_ARGS=()
 if [[ $RPI_OS == 1 ]]; then
     # picamera2 needs libcamera's Python bindings, which exist only as Raspberry Pi OS packages.
@@ -78,10 +90,9 @@ if [[ $DRY_RUN == 1 ]]; then
     echo "apt: ${APT_PKGS[*]}"
     echo "browser: $BROWSER"
     echo "venv: python3 -m venv ${VENV_ARGS[*]} .venv"
-    if [[ $WITH_TEST == 1 && $RPI_OS == 0 ]]; then echo "pip: -e .[test]; --no-deps picamera2==$PICAMERA2_SOURCE"
-    elif [[ $WITH_TEST == 1 ]]; then echo "pip: -e .[test]; $PI_SIMPLEJPEG"
-    elif [[ $RPI_OS == 1 ]]; then echo "pip: -e .; $PI_SIMPLEJPEG"
-    else echo "pip: -e ."; fi
+    if [[ $WITH_TEST == 1 && $RPI_OS == 0 ]]; then echo "pip: -e $TARGET; --no-deps picamera2==$PICAMERA2_SOURCE"
+    elif [[ $RPI_OS == 1 ]]; then echo "pip: -e $TARGET; $PI_SIMPLEJPEG"
+    else echo "pip: -e $TARGET"; fi
     exit 0
 fi
 missing=()
@@ -105,14 +116,14 @@ if [[ $RPI_OS == 1 ]] && grep -q '^include-system-site-packages = false' .venv/p
 fi
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
 if [[ $WITH_TEST == 1 ]]; then
-    .venv/bin/python -m pip install -q -e ".[test]"
+    .venv/bin/python -m pip install -q -e "$TARGET"
     # The picamera2 contract test reads the library's source (tests/hardware/test_picamera2_contract.py);
     # off a Pi it cannot be installed with its dependencies (python-prctl needs libcap headers,
     # libcamera does not exist), and is never imported here: the source alone, pinned.
     [[ $RPI_OS == 1 ]] || .venv/bin/python -m pip install -q --no-deps "picamera2==$PICAMERA2_SOURCE"
     if [[ $BROWSER == playwright ]]; then .venv/bin/python -m playwright install --with-deps chromium; fi
 else
-    .venv/bin/python -m pip install -q -e .
+    .venv/bin/python -m pip install -q -e "$TARGET"
 fi
 if [[ $RPI_OS == 1 ]]; then
     .venv/bin/python -m pip install -q "$PI_SIMPLEJPEG"

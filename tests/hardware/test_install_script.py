@@ -8,13 +8,13 @@ from pathlib import Path
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "install.sh"
 
 
-def _plan(tmp_path: Path, os_release: str, rpi_issue: bool, *args: str) -> dict[str, str]:
+def _plan(tmp_path: Path, os_release: str, rpi_issue: bool, *args: str, **more_env: str) -> dict[str, str]:
     osr = tmp_path / "os-release"
     osr.write_text(os_release)
     issue = tmp_path / "rpi-issue"
     if rpi_issue:
         issue.write_text("Raspberry Pi reference 2024-11-19\n")
-    env = {"PATH": "/usr/bin:/bin", "OS_RELEASE_FILE": str(osr), "RPI_ISSUE_FILE": str(issue)}
+    env = {"PATH": "/usr/bin:/bin", "OS_RELEASE_FILE": str(osr), "RPI_ISSUE_FILE": str(issue), **more_env}
     out = subprocess.run(["bash", str(SCRIPT), "--dry-run", *args], env=env, capture_output=True, text=True,
                          timeout=60, check=True).stdout
     return dict(line.split(": ", 1) if ": " in line else line.split("=", 1) for line in out.splitlines())
@@ -58,6 +58,20 @@ def test_debian_tests_use_debian_chromium(tmp_path):
     plan = _plan(tmp_path, DEBIAN, False, "--test")
     assert "chromium-headless-shell" in plan["apt"].split() and plan["browser"] == "apt"
     assert _plan(tmp_path, DEBIAN, False)["browser"] == "none"  # the service alone needs no browser
+
+
+def test_a_64_bit_python_gets_onnx_runtime_for_the_reader_and_a_32_bit_one_opencv_alone(tmp_path):
+    """ONNX Runtime has no wheel for a 32-bit Python (32-bit Raspberry Pi OS says "aarch64" on a 64-bit kernel),
+    so it is an extra the script adds where the Python is 64-bit; the reader runs on OpenCV without it."""
+    import platform
+    import struct
+
+    sixty_four = struct.calcsize("P") == 8 and platform.machine() in ("x86_64", "aarch64")
+    for args in ((), ("--test",)):
+        pip = _plan(tmp_path, DEBIAN, False, *args)["pip"].split(";")[0]
+        assert ("fast-reader" in pip) == sixty_four, pip
+        assert "fast-reader" not in _plan(tmp_path, DEBIAN, True, *args, FAST_READER="0")["pip"]
+    assert _plan(tmp_path, DEBIAN, False, "--test", FAST_READER="1")["pip"].startswith("-e .[test,fast-reader];")
 
 
 UBUNTU = 'PRETTY_NAME="Ubuntu 24.04.1 LTS"\nID=ubuntu\nID_LIKE=debian\n'
