@@ -24,6 +24,7 @@ from hardware.config_model import LENSES
 from hardware.selftest import PlacementMeter, PlacementReading
 from table_service.rules.seats import seat_zh
 from vision.calibration import LensCalibration, calibrate_table
+from vision.cardnet.nets import SLOW_RUNTIME_WARNING, fast_runtime_installed
 from vision.geometry import TableLayout, default_layout
 
 #: Below this the reader misses cards of an unseen design (issue #27: warn under 2.5 px/mm).
@@ -179,6 +180,12 @@ def config_report(config: Any) -> tuple[list[str], list[str]]:
         return [], [f"出牌区像素密度未知：读牌需至少 {MIN_PX_PER_MM} px/mm，请给出 [camera] mount_height_mm 与 lens"
                     "（或 hfov_deg），或运行 selftest 实测 / px/mm on the play zones unknown: the card reader needs "
                     f"at least {MIN_PX_PER_MM} px/mm; give [camera] mount_height_mm and lens (or hfov_deg), or run "
-                    "selftest to measure it (deploy/README.md, camera height)"]
+                    "selftest to measure it (deploy/README.md, camera height)", *runtime_warnings()]
     placement = from_mount(layout, (width, height), cam.mount_height_mm, hfov_deg=hfov, lens=lens)
-    return [describe(placement)], judge(placement, layout)
+    return [describe(placement)], judge(placement, layout) + runtime_warnings()
+
+
+def runtime_warnings() -> list[str]:
+    """What ``config check`` says of the card reader's runtime for a table with a camera: nothing where ONNX
+    Runtime is installed; where it is not, that reads take ~1.5× as long (vision.cardnet.nets)."""
+    return [] if fast_runtime_installed() else [SLOW_RUNTIME_WARNING]

@@ -68,6 +68,29 @@ def test_config_check_prints_px_per_mm_and_warns_under_2_5(tmp_path, capsys):
     assert "mount_height_mm" in capsys.readouterr().out  # says what to give to get the figure
 
 
+def test_config_check_warns_where_the_reader_would_run_on_opencv(tmp_path, capsys, monkeypatch):
+    """A 32-bit Pi has no ONNX Runtime: its technician learns at config check that reads take ~1.5x as long
+    and what to do; where it is installed (here: scripts/install.sh adds it) nothing is said."""
+    from table_service.table import placement
+    from vision.cardnet import nets
+
+    assert nets.fast_runtime_installed()
+    path = tmp_path / "table.toml"
+    for camera in ('backend = "picamera2"\nmount_height_mm = 1370\nlens = "cm3"\n', 'backend = "picamera2"\n'):
+        path.write_text(BASE + "[camera]\n" + camera)
+        assert cmd_config_check(argparse.Namespace(path=str(path), offline=True)) == 0
+        assert "ONNX Runtime" not in capsys.readouterr().out
+        monkeypatch.setattr(placement, "fast_runtime_installed", lambda: False)
+        assert cmd_config_check(argparse.Namespace(path=str(path), offline=True)) == 0
+        out = capsys.readouterr().out
+        assert "警告 / warning: 未安装 ONNX Runtime：识牌网络由 OpenCV 运行" in out and "64-bit Raspberry Pi OS" in out
+        monkeypatch.undo()
+    path.write_text(BASE)  # no camera, no reader: nothing to say
+    monkeypatch.setattr(placement, "fast_runtime_installed", lambda: False)
+    assert cmd_config_check(argparse.Namespace(path=str(path), offline=True)) == 0
+    assert "ONNX Runtime" not in capsys.readouterr().out
+
+
 class _Table:
     """What the self-test's camera step uses of ``TableDevices``."""
 

@@ -10,6 +10,7 @@ A table reads one zone at a time, so one thread is what the live path gets on ei
 
 from __future__ import annotations
 
+import importlib.util
 import threading
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,18 @@ RUNTIMES = ("auto", "opencv")
 def _missing(path: Path) -> FileNotFoundError:
     return FileNotFoundError(f"找不到识牌模型：{path}（请重新安装软件包） / "
                              f"card-reader model missing: {path} (reinstall the package)")
+
+
+def fast_runtime_installed() -> bool:
+    """Whether ONNX Runtime is installed: found, not imported (``config check`` says so in a blink)."""
+    return importlib.util.find_spec("onnxruntime") is not None
+
+
+#: What ``config check`` says where it is not (a 32-bit system: no wheel).
+SLOW_RUNTIME_WARNING = ("未安装 ONNX Runtime：识牌网络由 OpenCV 运行，每手读牌约慢 1.5 倍（32 位系统没有它的安装包，请用 64 位"
+                        "树莓派系统并重新运行 scripts/install.sh） / ONNX Runtime is not installed: OpenCV runs the card "
+                        "reader's networks, about 1.5× slower a play (a 32-bit system has no package of it: use the "
+                        "64-bit Raspberry Pi OS and run scripts/install.sh again)")
 
 
 def _ort_session(path: Path) -> Any | None:
