@@ -30,11 +30,6 @@ INDEX_SUIT_PATH = MODELS / "cardnet_index_suit.onnx"
 RUNTIMES = ("auto", "opencv")
 
 
-def _missing(path: Path) -> FileNotFoundError:
-    return FileNotFoundError(f"找不到识牌模型：{path}（请重新安装软件包） / "
-                             f"card-reader model missing: {path} (reinstall the package)")
-
-
 def fast_runtime_installed() -> bool:
     """Whether ONNX Runtime is installed: found, not imported (``config check`` says so in a blink)."""
     return importlib.util.find_spec("onnxruntime") is not None
@@ -82,7 +77,8 @@ class Runner:
 
     def _load(self) -> None:
         if not self.path.exists():
-            raise _missing(self.path)
+            raise FileNotFoundError(f"找不到识牌模型：{self.path}（请重新安装软件包） / "
+                                    f"card-reader model missing: {self.path} (reinstall the package)")
         session = _ort_session(self.path) if self.runtime == "auto" else None
         if session is not None:
             name = session.get_inputs()[0].name
