@@ -241,7 +241,7 @@ def time_reads() -> None:
     cv2.setNumThreads(1)
     names = ("detector", "embedder", "body", "index_suit")
     shipped = {n: getattr(nets, n) for n in names}
-    opencv = {n: nets.Runner(r.path, r.engine, runtime="opencv") for n, r in shipped.items()}
+    opencv = {n: nets.Runner(r.path, r.engine, runtime="opencv", outputs=r.outputs) for n, r in shipped.items()}
     cards = ["3s", "4h", "5d", "6c", "7s", "8h", "9d", "Tc", "Js", "Qh"]
     for ppm in (2.0, 3.0, 4.0):
         z = render_zone(cards, "neoclassical", ppm, seed=1)

@@ -11,8 +11,8 @@ import pytest
 from vision_kit import SHIFT
 
 from vision.cardnet import body, nets
-from vision.cardnet.body import BODY_CLASSES, LOOK_BELOW, MIDDLE_MM, body_crop, suit_probs, weigh_suits
-from vision.cardnet.spec import BODY_H, BODY_PPM, BODY_W, BODY_X_MM, BODY_Y_MM
+from vision.cardnet.body import LOOK_BELOW, MIDDLE_MM, body_crop, suit_probs, weigh_suits
+from vision.cardnet.spec import BODY_CLASSES, BODY_H, BODY_PPM, BODY_W, BODY_X_MM, BODY_Y_MM
 from vision.cards import ALL_CARDS, CARD_INDEX, SUITS
 from vision.synth import render_zone
 
@@ -143,16 +143,21 @@ def test_the_strip_is_weighed_with_no_enrolment_under_the_head(monkeypatch):
 
 def test_the_body_network_reads_alike_on_every_runtime():
     """The body network runs on ONNX Runtime, else on OpenCV's classic engine; both OpenCV engines must
-    give the same suits."""
+    give the same suits, and the same feature map (its second output, what an enrolled deck's suit head
+    reads), whatever order an engine keeps the outputs in."""
     from vision.cardnet.prep import crops_to_input
 
     r = render_zone(["7s", "9d", "Tc"], "tigullio", px_per_mm=3.0, seed=5)
     strips = np.stack([body_crop(r.image, c, 3.0) for c in _corners(r)])
     x = crops_to_input(strips)
     shipped = nets.body(x)
+    suits, maps = nets.body.all_outputs(x)
     assert nets.body.ran_by == "onnxruntime" and shipped.shape == (3, len(BODY_CLASSES))
+    assert np.array_equal(suits, shipped) and maps.shape[:2] == (3, 96) and (maps >= 0).all()  # after a ReLU
     for engine in (cv2.dnn.ENGINE_CLASSIC, cv2.dnn.ENGINE_AUTO):
-        assert np.allclose(shipped, nets.Runner(nets.BODY_PATH, engine, runtime="opencv")(x), rtol=1e-4, atol=1e-4)
+        other = nets.Runner(nets.BODY_PATH, engine, runtime="opencv", outputs=nets.body.outputs)
+        assert np.allclose(shipped, other(x), rtol=1e-4, atol=1e-4)
+        assert all(np.allclose(a, b, rtol=1e-4, atol=1e-4) for a, b in zip((suits, maps), other.all_outputs(x), strict=True))
 
 
 @pytest.mark.parametrize("design", ["tango", "tigullio"])

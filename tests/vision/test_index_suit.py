@@ -12,9 +12,9 @@ import pytest
 from vision_kit import SHIFT
 
 from vision.cardnet import index_suit, nets
-from vision.cardnet.body import BODY_CLASSES, LOOK_BELOW
+from vision.cardnet.body import LOOK_BELOW
 from vision.cardnet.index_suit import index_crop, suit_probs, weigh_index_suits
-from vision.cardnet.spec import PIP_H, PIP_PPM, PIP_W, PIP_X_MM, PIP_Y_MM
+from vision.cardnet.spec import BODY_CLASSES, PIP_H, PIP_PPM, PIP_W, PIP_X_MM, PIP_Y_MM
 from vision.cards import ALL_CARDS, CARD_INDEX, SUITS
 from vision.synth import render_zone
 

@@ -14,6 +14,9 @@ through its middle instead, where a 2 or a 3 has its pips too (:data:`MIDDLE_MM`
 
 The strip is read only for cards whose index left doubt (:data:`LOOK_BELOW`): a card named at 0.999
 is not moved under any bar by it, and a 10-card zone of such cards costs no more than before.
+
+An enrolled deck's head reads the same strips with its own suit head instead (:func:`weigh_deck_suits`,
+:mod:`vision.cardnet.deck_body`): the network's suits are other designs', its feature map is general.
 """
 
 from __future__ import annotations
@@ -25,11 +28,10 @@ import numpy as np
 from vision.cards import ALL_CARDS, SUITS
 
 from . import nets
+from .deck_body import DeckBody, strip_features
 from .prep import crops_to_input, warp_at_scale
-from .spec import BODY_H, BODY_PPM, BODY_W, BODY_X_MM, BODY_Y_MM, NONE_CLASS
+from .spec import BODY_CLASSES, BODY_H, BODY_PPM, BODY_W, BODY_X_MM, BODY_Y_MM, NONE_CLASS
 
-#: The network's classes: the four suits (as :data:`vision.cards.SUITS`), then a joker.
-BODY_CLASSES: tuple[str, ...] = (*SUITS, "joker")
 #: The faces whose suit the strip shows: ranks 4 to 10 (columns of pips at the card's left).
 BODY_RANKS = "456789T"
 #: A card whose index names one face at this or more is not looked at again (see the module docstring).
@@ -107,4 +109,32 @@ def weigh_suits(faces_p: np.ndarray, zone_bgr: np.ndarray, corners_px: Sequence[
     which = suit_of[look]
     ratio = np.where(which >= 0, len(SUITS) * np.take_along_axis(p, np.maximum(which, 0), axis=1), 1.0)
     out[look, :NONE_CLASS] *= ratio
+    return out
+
+
+def strips_at(zone_bgr: np.ndarray, corners_px: Sequence[tuple[float, float]], px_per_mm: float,
+              last: Sequence[bool]) -> np.ndarray:
+    """The features an enrolled deck's suit head reads (:func:`vision.cardnet.deck_body.strip_features`)
+    of each card's strip: below its index, or through its middle (:data:`MIDDLE_MM`) where it lies ``last``."""
+    if not len(corners_px):
+        return np.zeros((0, 0), np.float32)
+    at = [(x + MIDDLE_MM * px_per_mm, y) if is_last else (x, y) for (x, y), is_last in zip(corners_px, last, strict=True)]
+    x = crops_to_input(np.stack([body_crop(zone_bgr, c, px_per_mm) for c in at]))
+    return strip_features(nets.body.all_outputs(x)[1])
+
+
+def weigh_deck_suits(faces_p: np.ndarray, body: DeckBody, zone_bgr: np.ndarray,
+                     corners_px: Sequence[tuple[float, float]], px_per_mm: float) -> np.ndarray:
+    """``faces_p`` (N, 54 or more, left to right) with an enrolled deck's own word on each card's suit
+    (:class:`vision.cardnet.deck_body.DeckBody`) weighed in for every card whose faces leave it in doubt
+    (:data:`LOOK_BELOW`); the other cards unchanged.  The last card's strip is cut through its middle (it
+    lies whole), the others' below their index."""
+    faces = faces_p[:, :NONE_CLASS]
+    top = faces.max(axis=1) / np.maximum(faces.sum(axis=1), 1e-300)
+    look = np.flatnonzero(top < LOOK_BELOW)
+    if not len(look):
+        return faces_p
+    last = [int(k) == len(faces_p) - 1 for k in look]
+    out = faces_p.astype(np.float64, copy=True)
+    out[look, :NONE_CLASS] *= body.likelihood(strips_at(zone_bgr, [corners_px[k] for k in look], px_per_mm, last), last)
     return out

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -19,11 +20,13 @@ from vision.cards import CARD_INDEX, check_card
 from vision.synth import Realism, render_zone
 
 from . import fancheck
+from .body import strips_at
+from .deck_body import card_group, fit_deck_body
 from .deckfile import Enrollment
 from .detector import detect
 from .head import Head, fit_face_temperature, fit_head
-from .read import as_bgr, default_head, embed
-from .spec import NONE_CLASS
+from .read import as_bgr, default_head, embed, far_corner
+from .spec import NONE_CLASS, body_class
 
 #: The enrolment renders fanned rows like the training set (a little wider than play).
 ENROL_REALISM = Realism(overlap_mm=(10.0, 30.0), rotation_deg=7.0, rectify_px=4.0)
@@ -81,17 +84,46 @@ def fit_deck_head(deck: Deck, *, base: Head | None = None, rows: int | None = No
     base = base or default_head()
     rng = np.random.default_rng(seed)
     rows = rows if rows is not None else ENROL_ROWS  # read at call time: tests shorten it
-    fit_x, fit_y = _rendered_crops(deck, rows, rng)
-    val_x, val_y = _rendered_crops(deck, max(rows // 4, 2), rng)
-    head = fit_head(fit_x, fit_y, base, origin=name, seed=seed, steps=ENROL_STEPS)  # read now: tests shorten it
+    # The strips' own stream: the head is fitted on the very crops it was before strips were cut.
+    strip_rng = np.random.default_rng([seed, 1])
+    fit = _rendered_crops(deck, rows, rng, strip_rng=strip_rng)
+    val = _rendered_crops(deck, max(rows // 4, 2), rng, strip_rng=strip_rng)
+    head = fit_head(fit.emb, fit.labels, base, origin=name, seed=seed, steps=ENROL_STEPS)  # read now: tests shorten it
     # The faces it never saw stay the shipped head's to read (Head.known says why).
     head = head.knowing_cards(deck.faces.keys())
     # Calibrated on rows it was not fitted on, over the faces; never surer than the shipped head
     # was on unseen designs (the enrolment's rows are cleaner than a table: the faces are the deck's own).
-    head = head.with_temperature(fit_face_temperature(head, val_x, val_y, base.temperature))
-    if _accuracy(base, val_x, val_y) > _accuracy(head, val_x, val_y):
-        head = base  # the shipped head already reads this deck better
-    return head
+    head = head.with_temperature(fit_face_temperature(head, val.emb, val.labels, base.temperature))
+    if _accuracy(base, val.emb, val.labels) > _accuracy(head, val.emb, val.labels):
+        return base  # the shipped head already reads this deck better
+    body = fit_deck_body(fit.strips, fit.strip_cls, val.strips, val.strip_cls, val.strip_group, seed=seed)
+    head = replace(head, body=body)
+    return replace(head, far_index=prints_far_index(deck, head, strip_rng))
+
+
+#: Lone cards read to learn whether a deck prints an index at its far corner (:func:`prints_far_index`).
+FAR_INDEX_CARDS = 18
+
+
+def prints_far_index(deck: Deck, head: Head, rng: np.random.Generator, cards: int = FAR_INDEX_CARDS) -> bool | None:
+    """Whether ``deck`` prints an index at a card's far (bottom-right) corner, turned: the far corner of
+    lone cards rendered from its faces is found on most of them; None where none could be looked at.
+
+    Why a majority and no finer bar: a deck prints that index on every card or on none, and the
+    reader finds it on nearly every lone card of a deck that prints it."""
+    names = list(deck.faces)
+    seen = looked = 0
+    for _ in range(cards):
+        ppm = float(rng.uniform(2.0, 4.0))
+        r = render_zone([names[int(rng.integers(len(names)))]], deck, px_per_mm=ppm, seed=rng, realism=ENROL_REALISM)
+        x, y = r.to_image(r.placements[0].to_scene(np.array([[0.0, 0.0]])))[0]
+        near = [c for c in detect(r.image, ppm).corners if math.hypot(c.x - x, c.y - y) <= 4.0 * ppm]
+        if not near:
+            continue
+        far = far_corner(r.image, ppm, head, near[0])
+        looked += far.looked
+        seen += far.looked and far.face is not None
+    return None if not looked else 2 * seen > looked
 
 
 def seen_face_crops(faces: Mapping[str, np.ndarray], new: Sequence[str], rows: int,
@@ -101,15 +133,30 @@ def seen_face_crops(faces: Mapping[str, np.ndarray], new: Sequence[str], rows: i
     :class:`vision.cardnet.online.PlayLearner` learns the deck from besides its labels (the watcher
     passes this in; the learner sits below the renderer)."""
     deck = deck_from_faces(faces, {})
-    return _rendered_crops(deck, rows, rng, must=[c for c in new if c in deck.faces])
+    got = _rendered_crops(deck, rows, rng, must=[c for c in new if c in deck.faces])
+    return got.emb, got.labels
 
 
-def _rendered_crops(deck: Deck, rows: int, rng: np.random.Generator,
-                    must: Sequence[str] = ()) -> tuple[np.ndarray, np.ndarray]:
+@dataclass
+class _Rows:
+    """What an enrolment learns from rendered rows: crops' embeddings and labels, and where asked, each
+    card's body strip (:mod:`vision.cardnet.deck_body`) with its class and calibration group."""
+
+    emb: np.ndarray
+    labels: np.ndarray
+    strips: np.ndarray
+    strip_cls: np.ndarray
+    strip_group: np.ndarray
+
+
+def _rendered_crops(deck: Deck, rows: int, rng: np.random.Generator, must: Sequence[str] = (),
+                    strip_rng: np.random.Generator | None = None) -> _Rows:
     """Embeddings and labels of crops from ``rows`` fanned rows of ``deck`` rendered as a table shows
-    them; with ``must``, each row holds one of those faces."""
+    them; with ``must``, each row holds one of those faces.  With ``strip_rng``, each card's body
+    strip too, cut within 1 mm of its corner (the detector's 90th percentile) drawn from that stream."""
     names = list(deck.faces)
     embs, labels = [], []
+    strips, strip_cls, strip_group = [], [], []
     for k in range(rows):
         n = int(rng.choice([1, 1, 2, 3, 4, 5, 6, 8, 10]))
         cards = [names[i] for i in rng.choice(len(names), size=min(n, len(names)), replace=False)]
@@ -144,7 +191,14 @@ def _rendered_crops(deck: Deck, rows: int, rng: np.random.Generator,
                 labs.append(NONE_CLASS)
         embs.append(embed(r.image, pts, ppm))
         labels += labs
-    return np.concatenate(embs), np.array(labels)
+        if strip_rng is not None:
+            at = [(x + strip_rng.uniform(-1.0, 1.0) * ppm, y + strip_rng.uniform(-1.0, 1.0) * ppm) for x, y in corners]
+            last = [i == len(cards) - 1 for i in range(len(cards))]
+            strips.append(strips_at(r.image, at, ppm, last))
+            strip_cls += [body_class(c) for c in cards]
+            strip_group += [card_group(c, is_last) for c, is_last in zip(cards, last, strict=True)]
+    return _Rows(np.concatenate(embs), np.array(labels), np.concatenate(strips) if strips else np.zeros((0, 0), np.float32),
+                 np.array(strip_cls, np.int64), np.array(strip_group, np.int64))
 
 
 def _accuracy(head: Head, x: np.ndarray, y: np.ndarray) -> float:

@@ -18,7 +18,9 @@ import numpy as np
 
 from vision.cards import ALL_CARDS
 
+from .deck_body import DeckBody
 from .spec import FEATURE_DIM, HIDDEN_DIM, N_CLASSES, NONE_CLASS
+from .temperature import fit_temperature
 
 HEAD_FORMAT = "guandan-table/cardnet-head/1"
 
@@ -46,6 +48,12 @@ class Head:
     #: of a table's enrolment read as T♦ at 0.996): the reader keeps the shipped head's word on them
     #: (:func:`keep_unknown_faces`).
     known: np.ndarray | None = None
+    #: The deck's own suit read from a card's body (:mod:`vision.cardnet.deck_body`), fitted at enrolment.
+    body: DeckBody | None = None
+    #: Whether the deck prints an index at a card's far (bottom-right) corner, as enrolment found on its
+    #: own faces; None: not known (the reader looks for it).  Where it prints none, a far corner not seen
+    #: is no sign of a card lying over the last one (tango_nuevo: every play was asked for it).
+    far_index: bool | None = None
 
     def __post_init__(self) -> None:
         shapes = (self.w1.shape, self.b1.shape, self.w2.shape, self.b2.shape)
@@ -99,6 +107,10 @@ class Head:
     def to_bytes(self) -> bytes:
         buf = io.BytesIO()
         extra = {} if self.known is None else {"known": self.known}
+        if self.body is not None:
+            extra |= self.body.to_arrays()
+        if self.far_index is not None:
+            extra["far_index"] = np.bool_(self.far_index)
         np.savez(buf, format=np.array(HEAD_FORMAT), w1=self.w1, b1=self.b1, w2=self.w2, b2=self.b2,
                  temperature=np.float64(self.temperature), origin=np.array(self.origin), **extra)
         return buf.getvalue()
@@ -111,8 +123,10 @@ class Head:
                     raise ValueError(f"format {z['format']!r}")
                 # "known" is optional: a file written before it was kept, or of a whole deck, knows every face.
                 known = z["known"].astype(np.bool_) if "known" in z.files else None
+                # So are the deck's body head and whether it prints a far index (enrolments before 2026-12-08).
+                far_index = bool(z["far_index"]) if "far_index" in z.files else None
                 return cls(*(z[k].astype(np.float32) for k in ("w1", "b1", "w2", "b2")), float(z["temperature"]),
-                           str(z["origin"]), known)
+                           str(z["origin"]), known, DeckBody.from_arrays({k: z[k] for k in z.files}), far_index)
         except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as e:
             raise ValueError(f"不是识牌模型文件（{e}） / not a card-reader head file: {e}") from e
 
@@ -286,25 +300,7 @@ def fit_head(feats: np.ndarray, labels: np.ndarray, start: Head, *, steps: int =
                 v *= 0.999
                 v += 0.001 * g * g
                 par -= lr * (m / (1 - 0.9**t)) / (np.sqrt(v / (1 - 0.999**t)) + 1e-8)
-    return Head(*params, start.temperature, origin, start.known)
-
-
-def fit_temperature(logits: np.ndarray, labels: np.ndarray) -> float:
-    """The temperature that minimises the negative log-likelihood of ``labels`` (grid + refine)."""
-    def nll(t: float) -> float:
-        z = logits / t
-        z = z - z.max(axis=1, keepdims=True)
-        lse = np.log(np.exp(z).sum(axis=1))
-        return float((lse - z[np.arange(len(labels)), labels]).mean())
-
-    grid = np.exp(np.linspace(np.log(0.3), np.log(8.0), 60))
-    best = min(grid, key=nll)
-    for step in (0.9, 0.97, 0.99):
-        cands = [best * step, best, best / step]
-        best = min(cands, key=nll)
-    return float(best)
-
-
+    return replace(start, w1=params[0], b1=params[1], w2=params[2], b2=params[3], origin=origin)
 
 
 def keep_unknown_faces(probs: np.ndarray, base: np.ndarray, known: np.ndarray) -> np.ndarray:

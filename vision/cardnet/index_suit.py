@@ -51,7 +51,7 @@ def index_crop(zone_bgr: np.ndarray, corner_px: tuple[float, float], px_per_mm: 
 
 
 def suit_probs(zone_bgr: np.ndarray, corners_px: Sequence[tuple[float, float]], px_per_mm: float) -> np.ndarray:
-    """(N, 5) calibrated P(class | the index) of each card, in :data:`body.BODY_CLASSES`' order (the four
+    """(N, 5) calibrated P(class | the index) of each card, in :data:`vision.cardnet.spec.BODY_CLASSES`' order (the four
     suits, then a joker); the temperature is in the model."""
     return suit_net_probs(nets.index_suit, index_crop, zone_bgr, corners_px, px_per_mm)
 

@@ -61,15 +61,19 @@ def _ort_session(path: Path) -> Any | None:
 
 class Runner:
     """One network behind a lock (``cv2.dnn.Net`` is not safe to run from two threads at once), loaded on
-    first use by ONNX Runtime (``runtime="auto"``, where installed) or by OpenCV's ``engine``."""
+    first use by ONNX Runtime (``runtime="auto"``, where installed) or by OpenCV's ``engine``.
 
-    def __init__(self, path: Path, engine: int, runtime: str = "auto") -> None:
+    ``outputs``: the names of the network's outputs, the one a call gives first (empty: it has one).
+    Why named: OpenCV's classic engine gives a file's outputs in its own order, not the file's."""
+
+    def __init__(self, path: Path, engine: int, runtime: str = "auto", outputs: tuple[str, ...] = ()) -> None:
         if runtime not in RUNTIMES:
             raise ValueError(f"未知的运行方式 {runtime!r}，可用：{'、'.join(RUNTIMES)} / "
                              f"unknown runtime {runtime!r}, one of {', '.join(RUNTIMES)}")
         self.path = path
         self.engine = engine
         self.runtime = runtime
+        self.outputs = outputs
         self.lock = threading.Lock()
         self._run: Any = None
         #: What runs it once loaded: "onnxruntime" or "opencv".
@@ -82,24 +86,33 @@ class Runner:
         session = _ort_session(self.path) if self.runtime == "auto" else None
         if session is not None:
             name = session.get_inputs()[0].name
-            self._run = lambda x: session.run(None, {name: x})[0]
+            outputs = list(self.outputs) or None
+            self._run = lambda x, first: session.run(outputs[:1] if first and outputs else outputs, {name: x})
             self.ran_by = "onnxruntime"
             return
         # Both OpenCV engines run on the CPU by default (OpenCV 5 warns if a target is set).
         net = cv2.dnn.readNetFromONNX(str(self.path), engine=self.engine)
 
-        def run(x: np.ndarray) -> np.ndarray:
-            net.setInput(x)
-            return net.forward()
+        def run(x: np.ndarray, first: bool) -> list[np.ndarray]:
+            net.setInput(x)  # every output, even for the first alone: the default engine runs no fewer
+            return list(net.forward(list(self.outputs))) if self.outputs else [net.forward()]
 
         self._run = run
         self.ran_by = "opencv"
 
-    def __call__(self, x: np.ndarray) -> np.ndarray:
+    def _outputs(self, x: np.ndarray, first: bool) -> list[np.ndarray]:
         with self.lock:
             if self._run is None:
                 self._load()
-            return np.array(self._run(x), np.float32)
+            return [np.array(o, np.float32) for o in self._run(x, first)]
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        """The network's (first) output for the batch ``x``."""
+        return self._outputs(x, True)[0]
+
+    def all_outputs(self, x: np.ndarray) -> list[np.ndarray]:
+        """Every output named in :attr:`outputs`, in that order, from one run over ``x``."""
+        return self._outputs(x, False)
 
 
 #: Where ONNX Runtime is not installed, each network on the OpenCV engine that runs it faster, measured
@@ -109,6 +122,8 @@ class Runner:
 detector = Runner(DETECTOR_PATH, cv2.dnn.ENGINE_AUTO)
 embedder = Runner(EMBED_PATH, cv2.dnn.ENGINE_CLASSIC)
 #: The body strip's suit network (:mod:`vision.cardnet.body`), its temperature inside: the classic engine too.
-body = Runner(BODY_PATH, cv2.dnn.ENGINE_CLASSIC)
+#: Its second output is its last convolution's map, before the mean over the strip: what an enrolled deck's
+#: own suit head reads (:mod:`vision.cardnet.deck_body`).
+body = Runner(BODY_PATH, cv2.dnn.ENGINE_CLASSIC, outputs=("y", "m"))
 #: The index's suit at a finer scale (:mod:`vision.cardnet.index_suit`), its temperature inside.
 index_suit = Runner(INDEX_SUIT_PATH, cv2.dnn.ENGINE_CLASSIC)

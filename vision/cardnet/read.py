@@ -9,7 +9,9 @@
    shipped head only: a head learned in play has the referee's word on the deck's suits); a card
    still in doubt is read again from six crops around its corner (:func:`_look_around`), then,
    if still in doubt, from its body (:mod:`vision.cardnet.body`: the suit of a 4–10 from the pips
-   below its index; of the last card, lying whole, of a 2–10 from the pips in its middle).
+   below its index; of the last card, lying whole, of a 2–10 from the pips in its middle).  An
+   enrolled head reads its doubts on the body with the deck's own suit head, fitted at enrolment on
+   the same strips (:mod:`vision.cardnet.deck_body`: a deck whose corner prints no suit).
 3. **One bar.**  Each candidate is a card with the probability the corner model gives from the
    detector's score and the head's "none" (:class:`vision.cardnet.head.CornerModel`).  The play's
    joint probability — every kept card's own probability times, for every candidate dropped, the
@@ -36,7 +38,8 @@
    J, on some designs as large as a jack's, and there the two corners were wrong together (tango's
    joker read J♣ at both).  A far corner that is not there at all doubts the play: a card lying
    over the last one read, with no index to find (worn, covered, face down), would otherwise vanish
-   from the play.
+   from the play.  A deck whose enrolment found no index at its far corner (:attr:`Head.far_index`)
+   is not looked at there: nothing printed there is no sign of anything.
 4. **Geometry the networks cannot see:** a gap between two corners wider than any fan a player
    lays, cards covering the zone but no card read, cards' paper left of the first card read (a
    card under it with no index to find), a corner the detector believed in lying between two cards
@@ -59,7 +62,7 @@ from threadpoolctl import ThreadpoolController
 from vision.cards import ALL_CARDS, CARD_INDEX, card_zh, check_card
 
 from . import nets
-from .body import LOOK_BELOW, weigh_suits
+from .body import LOOK_BELOW, weigh_deck_suits, weigh_suits
 from .crops import crops_at
 from .deckfile import Enrollment
 from .detector import Corner, detect
@@ -312,9 +315,12 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
     own_last = ALL_CARDS[int(faces_p[-1].argmax())]  # the last card as its index alone names it
     if head.unenrolled:  # the suit read again from the body where the index left it in doubt
         faces_p = weigh_suits(faces_p, bgr, at, px_per_mm)
+    elif head.body is not None:  # ... by the deck's own suit head, fitted at its enrolment
+        faces_p = weigh_deck_suits(faces_p, head.body, bgr, at, px_per_mm)
     far: FarCorner | None = None  # the far corner, once read
-    if faces_p[-1].max() < LOOK_BELOW * faces_p[-1].sum():
-        far = _far_corner(bgr, px_per_mm, head, kept[-1])
+    looks_far = head.far_index is not False  # a deck that prints no index there shows nothing to read
+    if looks_far and faces_p[-1].max() < LOOK_BELOW * faces_p[-1].sum():
+        far = far_corner(bgr, px_per_mm, head, kept[-1])
         faces_p = _weigh_far(faces_p, far, own_last)
     card_p = faces_p / np.maximum(faces_p.sum(axis=1, keepdims=True), 1e-12) * p_card[keep, None]
     cards, confs, alts = _choose(card_p, poss, reasons)
@@ -330,8 +336,8 @@ def _read_play(zone_bgr: np.ndarray, px_per_mm: float, enrollment: Enrollment | 
                                                           if ABSENT not in r) if other != cards]
     else:
         joint *= float(np.prod(confs))
-    if far is None and joint >= PLAY_BAR and not reasons:  # sure so far: the far corner may add a doubt
-        far = _far_corner(bgr, px_per_mm, head, kept[-1])
+    if looks_far and far is None and joint >= PLAY_BAR and not reasons:  # sure so far: the far corner may add a doubt
+        far = far_corner(bgr, px_per_mm, head, kept[-1])
     if far is not None:
         far_face = far.face
         if far.looked and far_face is None:
@@ -409,7 +415,7 @@ def _weigh_far(faces_p: np.ndarray, far: FarCorner, own_last: str) -> np.ndarray
 
 @dataclass(frozen=True)
 class FarCorner:
-    """What the last card's far corner showed (:func:`_far_corner`)."""
+    """What the last card's far corner showed (:func:`far_corner`)."""
 
     #: Whether the zone holds the place where it must lie (not seen there is then a doubt).
     looked: bool
@@ -420,7 +426,7 @@ class FarCorner:
     face: str | None = None
 
 
-def _far_corner(bgr: np.ndarray, px_per_mm: float, head: Head, last: Corner) -> FarCorner:
+def far_corner(bgr: np.ndarray, px_per_mm: float, head: Head, last: Corner) -> FarCorner:
     """What the last card's far corner shows, where the zone holds the place where it must lie.
 
     Only the part of the zone where that corner and the card's body above-left of it can lie is

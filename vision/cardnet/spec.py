@@ -7,7 +7,7 @@ the table at one scale, so a model trained at one camera height reads at any oth
 
 from __future__ import annotations
 
-from vision.cards import ALL_CARDS
+from vision.cards import ALL_CARDS, SUITS
 
 #: The corner detector sees the zone at this scale (px per mm).
 DET_PPM = 1.5
@@ -44,6 +44,13 @@ BODY_Y_MM = (30.0, 86.0)
 BODY_PPM = 2.0
 BODY_W = int(round((BODY_X_MM[1] - BODY_X_MM[0]) * BODY_PPM))
 BODY_H = int(round((BODY_Y_MM[1] - BODY_Y_MM[0]) * BODY_PPM))
+#: The body strip's classes (its network's, and an enrolled deck's own head's): the four suits, then a joker.
+BODY_CLASSES: tuple[str, ...] = (*SUITS, "joker")
+
+
+def body_class(card: str) -> int:
+    """``card``'s class of :data:`BODY_CLASSES`: its suit, or a joker."""
+    return len(SUITS) if card in ("SJ", "BJ") else SUITS.index(card[1])
 
 #: The index's suit (:mod:`vision.cardnet.index_suit`), in mm from a card's top-left corner: the rank and
 #: the suit pip under it (the classifier's crop, a little narrower), sampled finer than the crop (CROP_PPM),

@@ -45,10 +45,10 @@ import torch.nn.functional as F
 from torch import nn
 
 from vision.artwork import HELD_OUT_DESIGNS, load_deck, training_designs
-from vision.cardnet.body import BODY_CLASSES, body_crop
+from vision.cardnet.body import body_crop
 from vision.cardnet.index_suit import index_crop
 from vision.cardnet.prep import crops_to_input
-from vision.cardnet.spec import BODY_H, BODY_W, PIP_H, PIP_W
+from vision.cardnet.spec import BODY_CLASSES, BODY_H, BODY_W, PIP_H, PIP_W, body_class
 from vision.cards import SUITS
 from vision.synth import Realism, reprint
 
@@ -66,10 +66,6 @@ SUITLESS_DECKS = 8
 REGIONS = {"body": (body_crop, (BODY_H, BODY_W)), "index": (index_crop, (PIP_H, PIP_W))}
 #: A label meaning "this card shows no suit here" (a corner that prints none): taught as every suit alike.
 NO_SUIT = -1
-
-
-def body_label(card: str) -> int:
-    return len(SUITS) if card in ("SJ", "BJ") else SUITS.index(card[1])
 
 
 def suitless_font_seeds(n: int, start: int) -> list[int]:
@@ -121,7 +117,7 @@ def render_strips(held_out: bool, zones: int, seed: int, region: str = "body") -
             cx, cy = z.corners_px[k] + rng.uniform(-1.5, 1.5, 2) * ppm
             x.append(crop(z.image, (cx, cy), ppm))
             joker = z.cards[k] in ("SJ", "BJ")
-            y.append(NO_SUIT if blind and not joker else body_label(z.cards[k]))
+            y.append(NO_SUIT if blind and not joker else body_class(z.cards[k]))
             rank.append(z.cards[k][0])
             design.append(deck.design)
             room.append((z.corners_px[order[i + 1], 0] - z.corners_px[k, 0]) / ppm if i + 1 < len(order) else 99.0)
@@ -258,6 +254,26 @@ class _Scaled(nn.Module):
         return self.net(x) / self.t
 
 
+def add_feature_map(path: Path) -> None:
+    """Give the ONNX file at ``path`` a second output, ``m``: its last convolution's map (after the ReLU)
+    before the mean over the strip.
+
+    Why: an enrolled deck's own suit head (:mod:`vision.cardnet.deck_body`) reads where on the strip
+    a feature lies (the pips low or high, a court's art), which the mean loses; one run gives both.
+    The body network shipped on 2026-12-06 had it added so (its ``y`` unchanged, bit for bit)."""
+    import onnx  # lazy: the train extra's, needed by this step alone
+    from onnx import TensorProto, helper
+
+    model = onnx.load(str(path))
+    if any(o.name == "m" for o in model.graph.output):
+        return
+    pool = next(n for n in model.graph.node if n.op_type == "ReduceMean")
+    model.graph.node.append(helper.make_node("Identity", [pool.input[0]], ["m"], name="feature_map"))
+    model.graph.output.append(helper.make_tensor_value_info("m", TensorProto.FLOAT, ["n", None, None, None]))
+    onnx.checker.check_model(model)
+    onnx.save(model, str(path))
+
+
 def export(net: BodyNet, t: float, out: Path, region: str = "body") -> None:
     """ONNX for OpenCV's ``dnn`` (opset 13, the batch free), checked against torch on random strips."""
     h, w = REGIONS[region][1]
@@ -268,11 +284,13 @@ def export(net: BodyNet, t: float, out: Path, region: str = "body") -> None:
         warnings.simplefilter("ignore")
         torch.onnx.export(scaled, torch.zeros(1, 3, h, w), str(out), input_names=["x"], output_names=["y"],
                           dynamic_axes={"x": {0: "n"}}, dynamo=False, opset_version=13)
+    if region == "body":
+        add_feature_map(out)
     x = np.random.default_rng(0).standard_normal((7, 3, h, w)).astype(np.float32)
     d = cv2.dnn.readNetFromONNX(str(out), engine=cv2.dnn.ENGINE_CLASSIC)
     d.setInput(x)
     with torch.no_grad():
-        diff = float(np.abs(np.array(d.forward()) - scaled(torch.from_numpy(x)).numpy()).max())
+        diff = float(np.abs(np.array(d.forward("y")) - scaled(torch.from_numpy(x)).numpy()).max())
     if diff > 1e-3:
         raise SystemExit(f"the exported network differs from torch's by {diff}")
     print(f"{out}: {out.stat().st_size} bytes, temperature {t:.3f}, OpenCV within {diff:.1e} of torch")

@@ -17,8 +17,9 @@ import argparse
 import numpy as np
 
 from vision.cardnet import nets
-from vision.cardnet.head import fit_temperature, shipped_head
+from vision.cardnet.head import shipped_head
 from vision.cardnet.prep import crops_to_input
+from vision.cardnet.temperature import fit_temperature
 
 from .make_data import load_shards
 

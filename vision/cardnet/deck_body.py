@@ -1,0 +1,153 @@
+"""An enrolled deck's own suit, read from a card's body: for decks whose corner does not tell it.
+
+Why (issue 25): gnome's tango_nuevo prints its suit beside the card, top right, where the next card
+of a fan covers it; its corner shows the rank alone, so an enrolment's head could name the rank and
+the colour but not which of the two suits (65–76 % of its cards read right, every play asked).  Its
+body shows one large pip, whose left edge a fan leaves in view.  The shipped strip network
+(:mod:`vision.cardnet.body`) learned other designs' columns of pips, and weighed for an enrolled head
+it was as often sure and wrong as right (docs/performance.md, 2026-12-07, fourth session).  An
+enrolment renders rows of the deck's own faces anyway: a suit head fitted there, on the strip
+network's feature map, reads that deck's pips.  (The strip is cut and read in
+:func:`vision.cardnet.body.strips_at`; this module is the head's numbers, below the head that carries it.)
+
+What it reads: the map's mean in three bands down the strip and its maximum (where on the strip a
+feature lies, which the network's own mean loses).  Calibrated apart for each :data:`GROUPS` (pip
+cards, courts, jokers; a card under the next one's edge, or the last, whose strip is cut through its
+middle), each by a temperature fitted on the enrolment's calibration rows, never below 1: where the
+strip tells nothing of a group (a court's art under the next card) its temperature grows until its
+word weighs next to nothing.  No bar is chosen here; the reader's one bar decides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from vision.cards import ALL_CARDS
+
+from .spec import BODY_CLASSES, body_class
+from .temperature import fit_temperature
+
+#: Bands down the strip whose means are read (with the whole strip's maximum).
+BANDS = 3
+#: The calibration groups: a face's kind (pip cards A–10, courts, jokers) times where the card lies
+#: (under the next card's edge, or last and whole).  Index: 2 * kind + last.
+KINDS = ("pips", "courts", "jokers")
+GROUPS = tuple(f"{k}, {'last' if last else 'under'}" for k in KINDS for last in (False, True))
+#: The largest temperature a group's calibration may reach: its word then moves a face by a few per cent.
+MAX_TEMPERATURE = 1000.0
+#: A group calibrated on fewer strips than this keeps :data:`MAX_TEMPERATURE`: a temperature fitted on a
+#: handful (the jokers of a short enrolment: 1–3 strips) came out at its floor of 1, as sure as the fit itself.
+MIN_CALIBRATION = 20
+#: Optimisation steps of the fit (mini-batches of 256; ~1 s here).
+FIT_STEPS = 2000
+#: Ridge on the weights (the features are standardised): a few thousand strips of one deck.
+RIDGE = 1e-3
+
+
+def card_group(card: str, last: bool) -> int:
+    """The calibration group (:data:`GROUPS`) of ``card`` lying last or under the next card."""
+    kind = 2 if card in ("SJ", "BJ") else 1 if card[0] in "JQK" else 0
+    return 2 * kind + int(last)
+
+
+#: Each face's group, under the next card and last; and its class of :data:`vision.cardnet.spec.BODY_CLASSES`.
+_FACE_GROUP = np.array([[card_group(c, last) for c in ALL_CARDS] for last in (False, True)])
+_FACE_CLASS = np.array([body_class(c) for c in ALL_CARDS])
+
+
+def strip_features(maps: np.ndarray) -> np.ndarray:
+    """(N, (BANDS + 1) · C) features from the strip network's maps (N, C, H, W)."""
+    h = maps.shape[2]
+    bands = [maps[:, :, b * h // BANDS:(b + 1) * h // BANDS].mean(axis=(2, 3)) for b in range(BANDS)]
+    return np.concatenate([*bands, maps.max(axis=(2, 3))], axis=1).astype(np.float32)
+
+
+@dataclass(frozen=True)
+class DeckBody:
+    """Standardised strip features -> five classes (the four suits, a joker), one temperature a group."""
+
+    mean: np.ndarray  # (D,)
+    scale: np.ndarray  # (D,)
+    w: np.ndarray  # (D, 5)
+    b: np.ndarray  # (5,)
+    temperatures: np.ndarray  # (len(GROUPS),)
+    #: How often each class was fitted on (the likelihood divides it out).
+    prior: np.ndarray  # (5,)
+
+    def __post_init__(self) -> None:
+        d, k = len(self.mean), len(BODY_CLASSES)
+        shapes = (self.scale.shape, self.w.shape, self.b.shape, self.temperatures.shape, self.prior.shape)
+        if d == 0 or shapes != ((d,), (d, k), (k,), (len(GROUPS),), (k,)):
+            raise ValueError(f"牌身花色模型尺寸不符：{shapes} / deck body head has shapes {shapes}")
+        arrays = (self.mean, self.scale, self.w, self.b, self.temperatures, self.prior)
+        if not all(np.isfinite(a).all() for a in arrays) or (self.scale <= 0).any() or (self.prior <= 0).any() \
+                or not ((self.temperatures >= 1.0) & (self.temperatures <= MAX_TEMPERATURE)).all():
+            raise ValueError("牌身花色模型数值无效 / deck body head holds invalid numbers")
+
+    def logits(self, feats: np.ndarray) -> np.ndarray:
+        return ((feats - self.mean) / self.scale) @ self.w + self.b
+
+    def likelihood(self, feats: np.ndarray, last: Sequence[bool]) -> np.ndarray:
+        """(N, 54): how much each card's strip favours each face, P(its class | strip) / P(its class),
+        each face by its group's temperature."""
+        z = self.logits(feats)
+        out = np.empty((len(z), len(ALL_CARDS)))
+        for i, is_last in enumerate(last):
+            groups = _FACE_GROUP[int(is_last)]
+            t = self.temperatures[groups]  # (54,)
+            zz = z[i][None, :] / t[:, None]  # (54, 5): each face's view of the five classes
+            zz = zz - zz.max(axis=1, keepdims=True)
+            p = np.exp(zz) / np.exp(zz).sum(axis=1, keepdims=True)
+            out[i] = p[np.arange(len(ALL_CARDS)), _FACE_CLASS] / self.prior[_FACE_CLASS]
+        return out
+
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        """Its members, named for a head's file (:meth:`vision.cardnet.head.Head.to_bytes`)."""
+        return {f"body_{k}": getattr(self, k) for k in ("mean", "scale", "w", "b", "temperatures", "prior")}
+
+    @classmethod
+    def from_arrays(cls, z: Mapping[str, np.ndarray]) -> DeckBody | None:
+        """The head read back from a file's arrays ``z``, or None where it holds none."""
+        if "body_w" not in z:
+            return None
+        return cls(*(np.asarray(z[f"body_{k}"], np.float64) for k in ("mean", "scale", "w", "b", "temperatures", "prior")))
+
+
+def fit_deck_body(x: np.ndarray, cls: np.ndarray, val_x: np.ndarray, val_cls: np.ndarray, val_group: np.ndarray,
+                  seed: int = 0) -> DeckBody:
+    """A suit head fitted on strips ``x`` of one deck labelled ``cls`` (:data:`BODY_CLASSES`), calibrated
+    group by group on other strips (``val_*``): a group with under :data:`MIN_CALIBRATION` of them keeps
+    :data:`MAX_TEMPERATURE`, its word weighing next to nothing."""
+    if len(x) == 0 or len(x) != len(cls):
+        raise ValueError("没有可学习的牌身 / no card bodies to learn from")
+    k = len(BODY_CLASSES)
+    mean = x.mean(axis=0).astype(np.float64)
+    scale = x.std(axis=0).astype(np.float64) + 1e-3
+    xs = (x - mean) / scale
+    rng = np.random.default_rng(seed)
+    w, b = np.zeros((x.shape[1], k)), np.zeros(k)
+    m = [np.zeros_like(w), np.zeros_like(b)]
+    v = [np.zeros_like(w), np.zeros_like(b)]
+    for t in range(1, FIT_STEPS + 1):
+        idx = rng.integers(0, len(cls), min(256, len(cls)))
+        z = xs[idx] @ w + b
+        p = np.exp(z - z.max(axis=1, keepdims=True))
+        p /= p.sum(axis=1, keepdims=True)
+        p[np.arange(len(idx)), cls[idx]] -= 1.0
+        grads = (xs[idx].T @ p / len(idx) + RIDGE * w, p.mean(axis=0))
+        for par, g, mo, ve in zip((w, b), grads, m, v, strict=True):  # Adam
+            mo *= 0.9
+            mo += 0.1 * g
+            ve *= 0.999
+            ve += 0.001 * g * g
+            par -= 0.01 * (mo / (1 - 0.9**t)) / (np.sqrt(ve / (1 - 0.999**t)) + 1e-8)
+    prior = (np.bincount(cls, minlength=k) + 1.0) / (len(cls) + k)
+    body = DeckBody(mean, scale, w, b, np.full(len(GROUPS), MAX_TEMPERATURE), prior)
+    z = body.logits(val_x)
+    temps = [min(max(1.0, fit_temperature(z[val_group == g], val_cls[val_group == g], hi=MAX_TEMPERATURE)),
+                 MAX_TEMPERATURE) if (val_group == g).sum() >= MIN_CALIBRATION else MAX_TEMPERATURE
+             for g in range(len(GROUPS))]
+    return DeckBody(mean, scale, w, b, np.array(temps), prior)
