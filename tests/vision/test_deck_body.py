@@ -121,3 +121,7 @@ def test_a_group_the_strip_tells_nothing_of_claims_nothing():
             assert np.median(share.max(axis=1)) < 0.5 and 0.15 < share[np.arange(mine.sum()), tcls[mine]].mean() < 0.35
     few = fit_deck_body(x, cls, vx[:16], vcls[:16], vgroup[:16])  # under 20 strips a group: too few to calibrate on
     assert (few.temperatures == MAX_TEMPERATURE).all()
+    # ... and weighs every face alike, jokers too, though they were fitted on rarely (the prior stays out
+    # of the tempering: tempered with it, a rare class's likelihood rose fivefold and a jack read as a joker).
+    for last in (False, True):
+        assert np.allclose(few.likelihood(tx[:50], [last] * 50), 1.0, atol=0.05)

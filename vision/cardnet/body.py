@@ -41,6 +41,11 @@ LOOK_BELOW = 0.999
 #: art, was read sure and wrong there: aces are left out).
 MIDDLE_MM = 21.0
 MIDDLE_RANKS = "23456789T"
+#: The last card lies whole, its top-right corner too: the strip cut this far right of and above its corner
+#: (mm) covers 39–59 mm across and 1–57 mm down the card, where a deck that prints the suit beside the rank
+#: (tango_nuevo) prints it.  Read by an enrolled deck's own suit head only (:func:`strips_at`): what lies
+#: there differs from deck to deck, and the shipped network never learned it.
+TOP_RIGHT_MM = (40.0, -29.0)
 
 
 def _suit_columns(ranks: str) -> np.ndarray:
@@ -114,21 +119,29 @@ def weigh_suits(faces_p: np.ndarray, zone_bgr: np.ndarray, corners_px: Sequence[
 
 def strips_at(zone_bgr: np.ndarray, corners_px: Sequence[tuple[float, float]], px_per_mm: float,
               last: Sequence[bool]) -> np.ndarray:
-    """The features an enrolled deck's suit head reads (:func:`vision.cardnet.deck_body.strip_features`)
-    of each card's strip: below its index, or through its middle (:data:`MIDDLE_MM`) where it lies ``last``."""
+    """(N, 2F): what an enrolled deck's suit head reads of each card (F features a strip:
+    :func:`vision.cardnet.deck_body.strip_features`): its strip below its index, or through its middle
+    (:data:`MIDDLE_MM`) where it lies ``last``; then, for the last card, its top-right strip
+    (:data:`TOP_RIGHT_MM`), NaN for the others (covered by the next card)."""
     if not len(corners_px):
         return np.zeros((0, 0), np.float32)
     at = [(x + MIDDLE_MM * px_per_mm, y) if is_last else (x, y) for (x, y), is_last in zip(corners_px, last, strict=True)]
-    x = crops_to_input(np.stack([body_crop(zone_bgr, c, px_per_mm) for c in at]))
-    return strip_features(nets.body.all_outputs(x)[1])
+    whole = [k for k, is_last in enumerate(last) if is_last]
+    at += [(corners_px[k][0] + TOP_RIGHT_MM[0] * px_per_mm, corners_px[k][1] + TOP_RIGHT_MM[1] * px_per_mm) for k in whole]
+    feats = strip_features(nets.body.all_outputs(crops_to_input(np.stack([body_crop(zone_bgr, c, px_per_mm) for c in at])))[1])
+    n, f = len(corners_px), feats.shape[1]
+    out = np.full((n, 2 * f), np.nan, np.float32)
+    out[:, :f] = feats[:n]
+    out[whole, f:] = feats[n:]
+    return out
 
 
 def weigh_deck_suits(faces_p: np.ndarray, body: DeckBody, zone_bgr: np.ndarray,
                      corners_px: Sequence[tuple[float, float]], px_per_mm: float) -> np.ndarray:
     """``faces_p`` (N, 54 or more, left to right) with an enrolled deck's own word on each card's suit
     (:class:`vision.cardnet.deck_body.DeckBody`) weighed in for every card whose faces leave it in doubt
-    (:data:`LOOK_BELOW`); the other cards unchanged.  The last card's strip is cut through its middle (it
-    lies whole), the others' below their index."""
+    (:data:`LOOK_BELOW`); the other cards unchanged.  The last card's strips are cut through its middle and
+    at its top right (it lies whole), the others' below their index (:func:`strips_at`)."""
     faces = faces_p[:, :NONE_CLASS]
     top = faces.max(axis=1) / np.maximum(faces.sum(axis=1), 1e-300)
     look = np.flatnonzero(top < LOOK_BELOW)

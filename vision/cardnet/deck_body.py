@@ -11,7 +11,8 @@ network's feature map, reads that deck's pips.  (The strip is cut and read in
 :func:`vision.cardnet.body.strips_at`; this module is the head's numbers, below the head that carries it.)
 
 What it reads: the map's mean in three bands down the strip and its maximum (where on the strip a
-feature lies, which the network's own mean loses).  Calibrated apart for each :data:`GROUPS` (pip
+feature lies, which the network's own mean loses); for the last card of a play, which lies whole, its
+top-right strip's too, where tango_nuevo prints the suit (a court's suit shows nowhere else).  Calibrated apart for each :data:`GROUPS` (pip
 cards, courts, jokers; a card under the next one's edge, or the last, whose strip is cut through its
 middle), each by a temperature fitted on the enrolment's calibration rows, never below 1: where the
 strip tells nothing of a group (a court's art under the next card) its temperature grows until its
@@ -88,17 +89,23 @@ class DeckBody:
             raise ValueError("牌身花色模型数值无效 / deck body head holds invalid numbers")
 
     def logits(self, feats: np.ndarray) -> np.ndarray:
-        return ((feats - self.mean) / self.scale) @ self.w + self.b
+        """(N, 5) from features where NaN marks a strip not cut (the top right of a card under the next):
+        read as the mean, it adds nothing."""
+        return np.nan_to_num((feats - self.mean) / self.scale) @ self.w + self.b
+
+    def evidence(self, feats: np.ndarray) -> np.ndarray:
+        """(N, 5): the logits less the log prior: what the strip itself says, which a temperature tempers."""
+        return self.logits(feats) - np.log(self.prior)
 
     def likelihood(self, feats: np.ndarray, last: Sequence[bool]) -> np.ndarray:
-        """(N, 54): how much each card's strip favours each face, P(its class | strip) / P(its class),
-        each face by its group's temperature."""
-        z = self.logits(feats)
-        out = np.empty((len(z), len(ALL_CARDS)))
+        """(N, 54): how much each card's strips favour each face, P(its class | strips) / P(its class), each
+        face by its group's temperature: at a large one every face's is 1, the strips weighing nothing."""
+        u = self.evidence(feats)
+        out = np.empty((len(u), len(ALL_CARDS)))
+        log_prior = np.log(self.prior)
         for i, is_last in enumerate(last):
-            groups = _FACE_GROUP[int(is_last)]
-            t = self.temperatures[groups]  # (54,)
-            zz = z[i][None, :] / t[:, None]  # (54, 5): each face's view of the five classes
+            t = self.temperatures[_FACE_GROUP[int(is_last)]]  # (54,)
+            zz = log_prior[None, :] + u[i][None, :] / t[:, None]  # (54, 5): each face's view of the five classes
             zz = zz - zz.max(axis=1, keepdims=True)
             p = np.exp(zz) / np.exp(zz).sum(axis=1, keepdims=True)
             out[i] = p[np.arange(len(ALL_CARDS)), _FACE_CLASS] / self.prior[_FACE_CLASS]
@@ -124,9 +131,11 @@ def fit_deck_body(x: np.ndarray, cls: np.ndarray, val_x: np.ndarray, val_cls: np
     if len(x) == 0 or len(x) != len(cls):
         raise ValueError("没有可学习的牌身 / no card bodies to learn from")
     k = len(BODY_CLASSES)
-    mean = x.mean(axis=0).astype(np.float64)
-    scale = x.std(axis=0).astype(np.float64) + 1e-3
-    xs = (x - mean) / scale
+    cut = ~np.isnan(x)  # NaN: a strip not cut (see DeckBody.logits)
+    seen = np.maximum(cut.sum(axis=0), 1)
+    mean = np.where(cut, x, 0.0).sum(axis=0) / seen
+    scale = np.sqrt(np.where(cut, (x - mean) ** 2, 0.0).sum(axis=0) / seen) + 1e-3
+    xs = np.nan_to_num((x - mean) / scale)
     rng = np.random.default_rng(seed)
     w, b = np.zeros((x.shape[1], k)), np.zeros(k)
     m = [np.zeros_like(w), np.zeros_like(b)]
@@ -146,8 +155,8 @@ def fit_deck_body(x: np.ndarray, cls: np.ndarray, val_x: np.ndarray, val_cls: np
             par -= 0.01 * (mo / (1 - 0.9**t)) / (np.sqrt(ve / (1 - 0.999**t)) + 1e-8)
     prior = (np.bincount(cls, minlength=k) + 1.0) / (len(cls) + k)
     body = DeckBody(mean, scale, w, b, np.full(len(GROUPS), MAX_TEMPERATURE), prior)
-    z = body.logits(val_x)
-    temps = [min(max(1.0, fit_temperature(z[val_group == g], val_cls[val_group == g], hi=MAX_TEMPERATURE)),
+    u = body.evidence(val_x)
+    temps = [min(max(1.0, fit_temperature(u[val_group == g], val_cls[val_group == g], MAX_TEMPERATURE, prior)),
                  MAX_TEMPERATURE) if (val_group == g).sum() >= MIN_CALIBRATION else MAX_TEMPERATURE
              for g in range(len(GROUPS))]
     return DeckBody(mean, scale, w, b, np.array(temps), prior)

@@ -5,13 +5,17 @@ from __future__ import annotations
 import numpy as np
 
 
-def fit_temperature(logits: np.ndarray, labels: np.ndarray, hi: float = 8.0) -> float:
+def fit_temperature(logits: np.ndarray, labels: np.ndarray, hi: float = 8.0, prior: np.ndarray | None = None) -> float:
     """The temperature in 0.3–``hi`` that minimises the negative log-likelihood of ``labels`` (grid + refine).
 
     ``hi``: a head whose word may be worth nothing on some cards (an enrolled deck's body strip on a
-    court's art, :mod:`vision.cardnet.deck_body`) needs room to say so; a classifier's stays at 8."""
+    court's art, :mod:`vision.cardnet.deck_body`) needs room to say so; a classifier's stays at 8.
+    ``prior``: the classes' prior, outside the tempering (``softmax(log prior + logits / t)``): then
+    ``logits`` are the evidence alone, and a large temperature gives back the prior, not even odds."""
+    offset = 0.0 if prior is None else np.log(prior)
+
     def nll(t: float) -> float:
-        z = logits / t
+        z = offset + logits / t
         z = z - z.max(axis=1, keepdims=True)
         lse = np.log(np.exp(z).sum(axis=1))
         return float((lse - z[np.arange(len(labels)), labels]).mean())
