@@ -108,7 +108,10 @@ def test_a_group_the_strip_tells_nothing_of_claims_nothing():
     x, cls, _ = strips(2000)
     vx, vcls, vgroup = strips(800)
     body = fit_deck_body(x, cls, vx, vcls, vgroup)
-    assert body.temperatures[card_group("SJ", True)] == MAX_TEMPERATURE  # no calibration strips of it
+    # No calibration strips of the jokers under a card: those of every kind cut there (pips and courts).
+    assert min(body.temperatures[[pip_group, court_group]]) <= body.temperatures[card_group("SJ", False)]
+    assert body.temperatures[card_group("SJ", False)] <= max(body.temperatures[[pip_group, court_group]])
+    assert body.temperatures[card_group("SJ", True)] == MAX_TEMPERATURE  # none of any kind cut where the last lies
     tx, tcls, tgroup = strips(400)
     like = body.likelihood(tx, [False] * len(tx))
     for group, rank in ((pip_group, "7"), (court_group, "K")):

@@ -39,8 +39,11 @@ KINDS = ("pips", "courts", "jokers")
 GROUPS = tuple(f"{k}, {'last' if last else 'under'}" for k in KINDS for last in (False, True))
 #: The largest temperature a group's calibration may reach: its word then moves a face by a few per cent.
 MAX_TEMPERATURE = 1000.0
-#: A group calibrated on fewer strips than this keeps :data:`MAX_TEMPERATURE`: a temperature fitted on a
-#: handful (the jokers of a short enrolment: 1–3 strips) came out at its floor of 1, as sure as the fit itself.
+#: A group with fewer calibration strips than this takes the temperature of every strip cut where its own
+#: are (under the next card, or the last card's), and :data:`MAX_TEMPERATURE` where those are fewer too: a
+#: temperature fitted on a handful (the jokers of a short enrolment: 1–3 strips) came out at its floor of 1,
+#: as sure as the fit itself; with none, the last card's jokers weighed nothing, and a lone jack's doubt
+#: with a joker (tango_nuevo's "J" and "Joker") was left to the corner.
 MIN_CALIBRATION = 20
 #: Optimisation steps of the fit (mini-batches of 256; ~1 s here).
 FIT_STEPS = 2000
@@ -126,8 +129,7 @@ class DeckBody:
 def fit_deck_body(x: np.ndarray, cls: np.ndarray, val_x: np.ndarray, val_cls: np.ndarray, val_group: np.ndarray,
                   seed: int = 0) -> DeckBody:
     """A suit head fitted on strips ``x`` of one deck labelled ``cls`` (:data:`BODY_CLASSES`), calibrated
-    group by group on other strips (``val_*``): a group with under :data:`MIN_CALIBRATION` of them keeps
-    :data:`MAX_TEMPERATURE`, its word weighing next to nothing."""
+    group by group on other strips (``val_*``; :data:`MIN_CALIBRATION` says what a group with few does)."""
     if len(x) == 0 or len(x) != len(cls):
         raise ValueError("没有可学习的牌身 / no card bodies to learn from")
     k = len(BODY_CLASSES)
@@ -156,7 +158,16 @@ def fit_deck_body(x: np.ndarray, cls: np.ndarray, val_x: np.ndarray, val_cls: np
     prior = (np.bincount(cls, minlength=k) + 1.0) / (len(cls) + k)
     body = DeckBody(mean, scale, w, b, np.full(len(GROUPS), MAX_TEMPERATURE), prior)
     u = body.evidence(val_x)
-    temps = [min(max(1.0, fit_temperature(u[val_group == g], val_cls[val_group == g], MAX_TEMPERATURE, prior)),
-                 MAX_TEMPERATURE) if (val_group == g).sum() >= MIN_CALIBRATION else MAX_TEMPERATURE
-             for g in range(len(GROUPS))]
+
+    def temperature(rows: np.ndarray) -> float | None:
+        if rows.sum() < MIN_CALIBRATION:
+            return None
+        return min(max(1.0, fit_temperature(u[rows], val_cls[rows], MAX_TEMPERATURE, prior)), MAX_TEMPERATURE)
+
+    temps = []
+    for g in range(len(GROUPS)):
+        own = temperature(val_group == g)
+        # Too few of its own (the jokers: 2 faces in 54): the strips cut where this group's are, all kinds.
+        where = temperature(val_group % 2 == g % 2) if own is None else own
+        temps.append(MAX_TEMPERATURE if where is None else where)
     return DeckBody(mean, scale, w, b, np.array(temps), prior)

@@ -1,9 +1,11 @@
 """Before the event: how the reader will do with an enrolled deck, told to the organiser at enrolment.
 
 Why: some decks cannot be read from a fan whatever the reader does.  A deck that prints the suit
-beside the card instead of under the rank (gnome's tango_nuevo) shows only the rank where cards
-overlap; a person reading the fan sees no more.  Such a deck sends most plays to the referee, and
-the organiser should learn it when the deck is enrolled, not in the first round.
+beside the card instead of under the rank (gnome's tango_nuevo) shows only the rank at its corner where
+cards overlap; its pip cards' bodies tell their suit (the enrolment's own suit head reads them,
+:mod:`vision.cardnet.deck_body`), but a court under the next card shows its suit nowhere, to a person
+reading the fan no more than to the camera.  Such a deck sends many plays to the referee, and the
+organiser should learn it when the deck is enrolled, not in the first round.
 
 The check is the real reader (:func:`vision.cardnet.read.read_play` with the new head) on plays
 rendered from the deck's own faces as the table shows them (fanned 12–25 mm, tilted, glare, blur,
