@@ -175,6 +175,10 @@ def test_enrolment_reads_its_deck_and_round_trips(tmp_path, enrolled_tango):
     assert back.cards == e.cards and back.check == e.check
     np.testing.assert_array_equal(back.head.w1, e.head.w1)
     assert back.head.temperature == e.head.temperature
+    # tango prints its index at the far corner too (tango_nuevo, which does not: test_deck_body.py), and
+    # the deck's own suit head travels in the file.
+    assert e.head.far_index is True and back.head.far_index is True
+    np.testing.assert_array_equal(back.head.body.w, e.head.body.w)
 
 
 def test_a_short_fan_check_of_a_readable_deck_reads_it(enrolled_tango):
