@@ -128,3 +128,23 @@ def test_a_group_the_strip_tells_nothing_of_claims_nothing():
     # of the tempering: tempered with it, a rare class's likelihood rose fivefold and a jack read as a joker).
     for last in (False, True):
         assert np.allclose(few.likelihood(tx[:50], [last] * 50), 1.0, atol=0.05)
+
+
+
+def test_a_deck_enrolled_without_some_faces_has_no_word_on_them():
+    """An enrolment of some faces only (the cards a table found): the deck's suit head speaks for those;
+    of any other face its likelihood is 1 (its strips were never seen), and that travels in the file."""
+    rng = np.random.default_rng(5 + SHIFT)
+    x = rng.normal(size=(400, 8))
+    cls = rng.integers(0, 4, 400)
+    x[np.arange(400), cls] += 3.0
+    known = np.zeros(len(ALL_CARDS), bool)
+    known[[ALL_CARDS.index(c) for c in ("7c", "7s", "7h", "7d")]] = True
+    body = fit_deck_body(x, cls, x[:100], cls[:100], np.full(100, card_group("7c", False)), known=known)
+    like = body.likelihood(x[:5], [False] * 5)
+    assert np.array_equal(like[:, ~known], np.ones((5, int((~known).sum()))))
+    assert (like[:, known].max(axis=1) > 2).all()
+    again = DeckBody.from_arrays(body.to_arrays())
+    assert again is not None and np.array_equal(again.known, known)
+    whole = fit_deck_body(x, cls, x[:100], cls[:100], np.full(100, card_group("7c", False)), known=np.ones(54, bool))
+    assert whole.known is None and "body_known" not in whole.to_arrays()

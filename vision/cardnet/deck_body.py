@@ -80,6 +80,10 @@ class DeckBody:
     temperatures: np.ndarray  # (len(GROUPS),)
     #: How often each class was fitted on (the likelihood divides it out).
     prior: np.ndarray  # (5,)
+    #: The faces it was fitted on (54 booleans, ``ALL_CARDS`` order); None: all.  Of any other face it says
+    #: nothing (likelihood 1): a table learning its deck has seen some faces whole, and a court never seen
+    #: would be read with what the pip cards taught.
+    known: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         d, k = len(self.mean), len(BODY_CLASSES)
@@ -90,6 +94,8 @@ class DeckBody:
         if not all(np.isfinite(a).all() for a in arrays) or (self.scale <= 0).any() or (self.prior <= 0).any() \
                 or not ((self.temperatures >= 1.0) & (self.temperatures <= MAX_TEMPERATURE)).all():
             raise ValueError("牌身花色模型数值无效 / deck body head holds invalid numbers")
+        if self.known is not None and (self.known.shape != (len(ALL_CARDS),) or self.known.dtype != np.bool_):
+            raise ValueError("牌身花色模型的已学牌面无效 / deck body head's known faces are invalid")
 
     def logits(self, feats: np.ndarray) -> np.ndarray:
         """(N, 5) from features where NaN marks a strip not cut (the top right of a card under the next):
@@ -112,22 +118,27 @@ class DeckBody:
             zz = zz - zz.max(axis=1, keepdims=True)
             p = np.exp(zz) / np.exp(zz).sum(axis=1, keepdims=True)
             out[i] = p[np.arange(len(ALL_CARDS)), _FACE_CLASS] / self.prior[_FACE_CLASS]
+        if self.known is not None:
+            out[:, ~self.known] = 1.0
         return out
 
     def to_arrays(self) -> dict[str, np.ndarray]:
         """Its members, named for a head's file (:meth:`vision.cardnet.head.Head.to_bytes`)."""
-        return {f"body_{k}": getattr(self, k) for k in ("mean", "scale", "w", "b", "temperatures", "prior")}
+        known = {} if self.known is None else {"body_known": self.known}
+        return {f"body_{k}": getattr(self, k) for k in ("mean", "scale", "w", "b", "temperatures", "prior")} | known
 
     @classmethod
     def from_arrays(cls, z: Mapping[str, np.ndarray]) -> DeckBody | None:
         """The head read back from a file's arrays ``z``, or None where it holds none."""
         if "body_w" not in z:
             return None
-        return cls(*(np.asarray(z[f"body_{k}"], np.float64) for k in ("mean", "scale", "w", "b", "temperatures", "prior")))
+        known = np.asarray(z["body_known"], np.bool_) if "body_known" in z else None
+        return cls(*(np.asarray(z[f"body_{k}"], np.float64) for k in ("mean", "scale", "w", "b", "temperatures", "prior")),
+                   known)
 
 
 def fit_deck_body(x: np.ndarray, cls: np.ndarray, val_x: np.ndarray, val_cls: np.ndarray, val_group: np.ndarray,
-                  seed: int = 0) -> DeckBody:
+                  seed: int = 0, known: np.ndarray | None = None) -> DeckBody:
     """A suit head fitted on strips ``x`` of one deck labelled ``cls`` (:data:`BODY_CLASSES`), calibrated
     group by group on other strips (``val_*``; :data:`MIN_CALIBRATION` says what a group with few does)."""
     if len(x) == 0 or len(x) != len(cls):
@@ -170,4 +181,4 @@ def fit_deck_body(x: np.ndarray, cls: np.ndarray, val_x: np.ndarray, val_cls: np
         # Too few of its own (the jokers: 2 faces in 54): the strips cut where this group's are, all kinds.
         where = temperature(val_group % 2 == g % 2) if own is None else own
         temps.append(MAX_TEMPERATURE if where is None else where)
-    return DeckBody(mean, scale, w, b, np.array(temps), prior)
+    return DeckBody(mean, scale, w, b, np.array(temps), prior, None if known is None or known.all() else known)

@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 
 from vision.artwork import CARD_HEIGHT_MM, FACE_PX_PER_MM, Deck
-from vision.cards import CARD_INDEX, check_card
+from vision.cards import ALL_CARDS, CARD_INDEX, check_card
 from vision.synth import Realism, render_zone
 
 from . import fancheck
@@ -96,7 +96,8 @@ def fit_deck_head(deck: Deck, *, base: Head | None = None, rows: int | None = No
     head = head.with_temperature(fit_face_temperature(head, val.emb, val.labels, base.temperature))
     if _accuracy(base, val.emb, val.labels) > _accuracy(head, val.emb, val.labels):
         return base  # the shipped head already reads this deck better
-    body = fit_deck_body(fit.strips, fit.strip_cls, val.strips, val.strip_cls, val.strip_group, seed=seed)
+    body = fit_deck_body(fit.strips, fit.strip_cls, val.strips, val.strip_cls, val.strip_group, seed=seed,
+                         known=np.array([c in deck.faces for c in ALL_CARDS]))
     head = replace(head, body=body)
     return replace(head, far_index=prints_far_index(deck, head, strip_rng))
 
