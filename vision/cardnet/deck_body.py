@@ -12,11 +12,11 @@ network's feature map, reads that deck's pips.  (The strip is cut and read in
 
 What it reads: the map's mean in three bands down the strip and its maximum (where on the strip a
 feature lies, which the network's own mean loses); for the last card of a play, which lies whole, its
-top-right strip's too, where tango_nuevo prints the suit (a court's suit shows nowhere else).  Calibrated apart for each :data:`GROUPS` (pip
-cards, courts, jokers; a card under the next one's edge, or the last, whose strip is cut through its
-middle), each by a temperature fitted on the enrolment's calibration rows, never below 1: where the
-strip tells nothing of a group (a court's art under the next card) its temperature grows until its
-word weighs next to nothing.  No bar is chosen here; the reader's one bar decides.
+top-right strip's too, where tango_nuevo prints the suit (a court's suit shows nowhere else).
+Calibrated apart for each of :data:`GROUPS` (aces to threes, fours to tens, courts, jokers; a card under
+the next one's edge, or the last, whose strip is cut through its middle), each by a temperature fitted
+on the enrolment's calibration rows, never below 1: where the strip tells nothing of a group (a court's
+art under the next card, a 2's blank paper) its temperature grows until its word weighs next to nothing.  No bar is chosen here; the reader's one bar decides.
 """
 
 from __future__ import annotations
@@ -33,9 +33,11 @@ from .temperature import fit_temperature
 
 #: Bands down the strip whose means are read (with the whole strip's maximum).
 BANDS = 3
-#: The calibration groups: a face's kind (pip cards A–10, courts, jokers) times where the card lies
-#: (under the next card's edge, or last and whole).  Index: 2 * kind + last.
-KINDS = ("pips", "courts", "jokers")
+#: The calibration groups: a face's kind times where the card lies (under the next card's edge, or last and
+#: whole).  Index: 2 * kind + last.  Aces to threes apart from fours to tens: on most decks their pips lie in
+#: the card's middle column, so the strip under the next card shows them blank paper (plastic's 2♣, read
+#: 0.97 by its corner, was flipped to 2♠ by such a strip while the two shared one temperature).
+KINDS = ("A-3", "4-10", "courts", "jokers")
 GROUPS = tuple(f"{k}, {'last' if last else 'under'}" for k in KINDS for last in (False, True))
 #: The largest temperature a group's calibration may reach: its word then moves a face by a few per cent.
 MAX_TEMPERATURE = 1000.0
@@ -53,7 +55,7 @@ RIDGE = 1e-3
 
 def card_group(card: str, last: bool) -> int:
     """The calibration group (:data:`GROUPS`) of ``card`` lying last or under the next card."""
-    kind = 2 if card in ("SJ", "BJ") else 1 if card[0] in "JQK" else 0
+    kind = 3 if card in ("SJ", "BJ") else 2 if card[0] in "JQK" else 0 if card[0] in "A23" else 1
     return 2 * kind + int(last)
 
 
