@@ -3,7 +3,10 @@
 From the faces (photographed flat, or found on the table by :mod:`vision.enroll_table`), zones
 of *that* deck are rendered exactly as the training zones were — fanned rows at 1.9–4.3 px/mm,
 overlap, tilt, light, glare, blur, noise, JPEG — and the head is refitted on the crops' embeddings
-(:func:`vision.cardnet.head.fit_head`).  About 1.5 minutes of one core here; the result is one small file.
+(:func:`vision.cardnet.head.fit_head`).  The same rows' body strips fit the deck's own suit head
+(:mod:`vision.cardnet.deck_body`: a deck whose corner prints no suit), and lone cards rendered from the
+faces tell whether it prints an index at its far corner.  About 1.7 minutes of one core here; the
+result is one small file.
 """
 
 from __future__ import annotations
@@ -80,7 +83,9 @@ def enrol_head(faces: Mapping[str, np.ndarray], *, base: Head | None = None, row
 
 def fit_deck_head(deck: Deck, *, base: Head | None = None, rows: int | None = None, seed: int = 0,
                   name: str = "enrolled") -> Head:
-    """The head fitted to crops of ``deck`` rendered as a table shows them, calibrated on other rows."""
+    """The head fitted to crops of ``deck`` rendered as a table shows them, calibrated on other rows, with
+    the deck's own suit head and whether it prints a far index (the shipped head where it reads the deck
+    better, as it is)."""
     base = base or default_head()
     rng = np.random.default_rng(seed)
     rows = rows if rows is not None else ENROL_ROWS  # read at call time: tests shorten it

@@ -123,10 +123,11 @@ class Head:
                     raise ValueError(f"format {z['format']!r}")
                 # "known" is optional: a file written before it was kept, or of a whole deck, knows every face.
                 known = z["known"].astype(np.bool_) if "known" in z.files else None
-                # So are the deck's body head and whether it prints a far index (enrolments before 2026-12-08).
+                # So are the deck's suit head and whether it prints a far index (heads made before either was kept).
                 far_index = bool(z["far_index"]) if "far_index" in z.files else None
+                body = DeckBody.from_arrays({k: z[k] for k in z.files if k.startswith("body_")})
                 return cls(*(z[k].astype(np.float32) for k in ("w1", "b1", "w2", "b2")), float(z["temperature"]),
-                           str(z["origin"]), known, DeckBody.from_arrays({k: z[k] for k in z.files}), far_index)
+                           str(z["origin"]), known, body, far_index)
         except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as e:
             raise ValueError(f"不是识牌模型文件（{e}） / not a card-reader head file: {e}") from e
 
