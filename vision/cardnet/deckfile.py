@@ -27,15 +27,16 @@ from .head import Head
 ENROLLMENT_FORMAT = "guandan-table-enrollment-2"
 #: The most an enrolment file, and each member of it (and of the head inside it), may inflate to;
 #: a file claiming more in its zip directory is refused before a byte of it is inflated.
-#: Measured: a real enrolment (all 54 anglo faces and a fan check) inflates to 688,952 bytes, and its
-#: largest member, the head, to 687,264 (float32 weights 1728x96 and 96x55 in an uncompressed .npz;
+#: Measured: a real enrolment (all 54 anglo faces and a fan check) inflates to 688,952 bytes (~734 kB
+#: since the head carries the deck's own suit head), and its largest member, the head, to 687,264 (float32 weights 1728x96 and 96x55 in an uncompressed .npz;
 #: the other members are under 1 kB). A float64 head would be 1.37 MB. 8 MiB is 12 times the real
 #: head and 6 times a float64 one, yet without a bound a 1.46 MB upload inflated to 1.5 GB (3 GB at
 #: peak) before it was refused, and the 4 MiB upload limit allows ~4 GB.
 MAX_INFLATED_BYTES = 8 * 1024 * 1024
 #: Members of an enrolment file (4: format, head, cards, check) or of the head inside it (7, 8 with
-#: its known faces): twice the larger, room for a member or two added later.
-MAX_MEMBERS = 16
+#: its known faces, 16 with the deck's own suit head and far index, :mod:`vision.cardnet.deck_body`):
+#: twice the larger, room for members added later (16 had left none).
+MAX_MEMBERS = 32
 
 
 @dataclass
