@@ -78,6 +78,7 @@ def test_the_head_file_keeps_the_body_head_and_the_far_index(nuevo):
     assert again.far_index is False and again.body is not None
     for k in ("mean", "scale", "w", "b", "temperatures", "prior"):
         assert np.array_equal(getattr(again.body, k), getattr(nuevo.body, k))
+    assert again.body.width_mm == nuevo.body.width_mm and 60.0 < nuevo.body.width_mm < 70.0  # tango_nuevo: 65 mm
     # A head written before either was kept reads with neither (the reader looks for the far corner).
     old = Head.from_bytes(default_head().to_bytes())
     assert old.body is None and old.far_index is None
@@ -87,6 +88,10 @@ def test_a_damaged_body_head_is_refused_in_both_languages(nuevo):
     bad = nuevo.body.to_arrays()
     bad["body_temperatures"] = np.full(len(GROUPS), 0.5)  # surer than its own fit: never written
     with pytest.raises(ValueError, match="牌身花色模型数值无效.*invalid numbers"):
+        DeckBody.from_arrays(bad)
+    bad = nuevo.body.to_arrays()
+    bad["body_width_mm"] = np.float64(400.0)  # a card 40 cm wide
+    with pytest.raises(ValueError, match="牌宽无效.*card width is invalid"):
         DeckBody.from_arrays(bad)
     bad = nuevo.body.to_arrays()
     bad["body_w"] = bad["body_w"][:-1]
@@ -111,7 +116,7 @@ def test_a_group_the_strip_tells_nothing_of_claims_nothing():
 
     x, cls, _ = strips(2000)
     vx, vcls, vgroup = strips(800)
-    body = fit_deck_body(x, cls, vx, vcls, vgroup)
+    body = fit_deck_body(x, cls, vx, vcls, vgroup, 63.0)
     # No calibration strips of the jokers under a card: those of every kind cut there (pips and courts).
     assert min(body.temperatures[[pip_group, court_group]]) <= body.temperatures[card_group("SJ", False)]
     assert body.temperatures[card_group("SJ", False)] <= max(body.temperatures[[pip_group, court_group]])
@@ -126,7 +131,7 @@ def test_a_group_the_strip_tells_nothing_of_claims_nothing():
             assert (share.argmax(axis=1) == tcls[mine]).mean() > 0.85 and np.median(share.max(axis=1)) > 0.6
         else:
             assert np.median(share.max(axis=1)) < 0.5 and 0.15 < share[np.arange(mine.sum()), tcls[mine]].mean() < 0.35
-    few = fit_deck_body(x, cls, vx[:16], vcls[:16], vgroup[:16])  # under 20 strips a group: too few to calibrate on
+    few = fit_deck_body(x, cls, vx[:16], vcls[:16], vgroup[:16], 63.0)  # under 20 strips a group: too few to calibrate on
     assert (few.temperatures == MAX_TEMPERATURE).all()
     # ... and weighs every face alike, jokers too, though they were fitted on rarely (the prior stays out
     # of the tempering: tempered with it, a rare class's likelihood rose fivefold and a jack read as a joker).
@@ -144,11 +149,12 @@ def test_a_deck_enrolled_without_some_faces_has_no_word_on_them():
     x[np.arange(400), cls] += 3.0
     known = np.zeros(len(ALL_CARDS), bool)
     known[[ALL_CARDS.index(c) for c in ("7c", "7s", "7h", "7d")]] = True
-    body = fit_deck_body(x, cls, x[:100], cls[:100], np.full(100, card_group("7c", False)), known=known)
+    body = fit_deck_body(x, cls, x[:100], cls[:100], np.full(100, card_group("7c", False)), 63.0, known=known)
     like = body.likelihood(x[:5], [False] * 5)
     assert np.array_equal(like[:, ~known], np.ones((5, int((~known).sum()))))
     assert (like[:, known].max(axis=1) > 2).all()
     again = DeckBody.from_arrays(body.to_arrays())
     assert again is not None and np.array_equal(again.known, known)
-    whole = fit_deck_body(x, cls, x[:100], cls[:100], np.full(100, card_group("7c", False)), known=np.ones(54, bool))
+    whole = fit_deck_body(x, cls, x[:100], cls[:100], np.full(100, card_group("7c", False)), 57.0,
+                          known=np.ones(54, bool))
     assert whole.known is None and "body_known" not in whole.to_arrays()

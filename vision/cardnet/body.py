@@ -41,11 +41,11 @@ LOOK_BELOW = 0.999
 #: art, was read sure and wrong there: aces are left out).
 MIDDLE_MM = 21.0
 MIDDLE_RANKS = "23456789T"
-#: The last card lies whole, its top-right corner too: the strip cut this far right of and above its corner
-#: (mm) covers 39–59 mm across and 1–57 mm down the card, where a deck that prints the suit beside the rank
-#: (tango_nuevo) prints it.  Read by an enrolled deck's own suit head only (:func:`strips_at`): what lies
-#: there differs from deck to deck, and the shipped network never learned it.
-TOP_RIGHT_MM = (40.0, -29.0)
+#: The last card lies whole, its top-right corner too: the strip cut this far from the card's top-right
+#: corner (mm; the deck's width is the enrolment's) covers its right-hand 20 mm, 1–57 mm down, where a deck
+#: that prints the suit beside the rank (tango_nuevo) prints it.  Read by an enrolled deck's own suit head
+#: only (:func:`strips_at`): what lies there differs from deck to deck, and the shipped network never learned it.
+TOP_RIGHT_MM = (-20.0, -29.0)
 
 
 def _suit_columns(ranks: str) -> np.ndarray:
@@ -118,16 +118,18 @@ def weigh_suits(faces_p: np.ndarray, zone_bgr: np.ndarray, corners_px: Sequence[
 
 
 def strips_at(zone_bgr: np.ndarray, corners_px: Sequence[tuple[float, float]], px_per_mm: float,
-              last: Sequence[bool]) -> np.ndarray:
+              last: Sequence[bool], width_mm: float) -> np.ndarray:
     """(N, 2F): what an enrolled deck's suit head reads of each card (F features a strip:
     :func:`vision.cardnet.deck_body.strip_features`): its strip below its index, or through its middle
     (:data:`MIDDLE_MM`) where it lies ``last``; then, for the last card, its top-right strip
-    (:data:`TOP_RIGHT_MM`), NaN for the others (covered by the next card)."""
+    (:data:`TOP_RIGHT_MM` from the corner of a card ``width_mm`` wide), NaN for the others (covered by
+    the next card)."""
     if not len(corners_px):
         return np.zeros((0, 0), np.float32)
     at = [(x + MIDDLE_MM * px_per_mm, y) if is_last else (x, y) for (x, y), is_last in zip(corners_px, last, strict=True)]
     whole = [k for k, is_last in enumerate(last) if is_last]
-    at += [(corners_px[k][0] + TOP_RIGHT_MM[0] * px_per_mm, corners_px[k][1] + TOP_RIGHT_MM[1] * px_per_mm) for k in whole]
+    dx, dy = (width_mm + TOP_RIGHT_MM[0]) * px_per_mm, TOP_RIGHT_MM[1] * px_per_mm
+    at += [(corners_px[k][0] + dx, corners_px[k][1] + dy) for k in whole]
     feats = strip_features(nets.body.all_outputs(crops_to_input(np.stack([body_crop(zone_bgr, c, px_per_mm) for c in at])))[1])
     n, f = len(corners_px), feats.shape[1]
     out = np.full((n, 2 * f), np.nan, np.float32)
@@ -149,5 +151,6 @@ def weigh_deck_suits(faces_p: np.ndarray, body: DeckBody, zone_bgr: np.ndarray,
         return faces_p
     last = [int(k) == len(faces_p) - 1 for k in look]
     out = faces_p.astype(np.float64, copy=True)
-    out[look, :NONE_CLASS] *= body.likelihood(strips_at(zone_bgr, [corners_px[k] for k in look], px_per_mm, last), last)
+    strips = strips_at(zone_bgr, [corners_px[k] for k in look], px_per_mm, last, body.width_mm)
+    out[look, :NONE_CLASS] *= body.likelihood(strips, last)
     return out

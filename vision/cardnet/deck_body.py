@@ -82,6 +82,8 @@ class DeckBody:
     temperatures: np.ndarray  # (len(GROUPS),)
     #: How often each class was fitted on (the likelihood divides it out).
     prior: np.ndarray  # (5,)
+    #: The deck's card width (mm): where the last card's top-right strip is cut (:func:`vision.cardnet.body.strips_at`).
+    width_mm: float
     #: The faces it was fitted on (54 booleans, ``ALL_CARDS`` order); None: all.  Of any other face it says
     #: nothing (likelihood 1): a table learning its deck has seen some faces whole, and a court never seen
     #: would be read with what the pip cards taught.
@@ -96,6 +98,9 @@ class DeckBody:
         if not all(np.isfinite(a).all() for a in arrays) or (self.scale <= 0).any() or (self.prior <= 0).any() \
                 or not ((self.temperatures >= 1.0) & (self.temperatures <= MAX_TEMPERATURE)).all():
             raise ValueError("牌身花色模型数值无效 / deck body head holds invalid numbers")
+        if not (isinstance(self.width_mm, float) and 40.0 <= self.width_mm <= 90.0):
+            raise ValueError(f"牌身花色模型的牌宽无效：{self.width_mm!r} / deck body head's card width is invalid: "
+                             f"{self.width_mm!r}")
         if self.known is not None and (self.known.shape != (len(ALL_CARDS),) or self.known.dtype != np.bool_):
             raise ValueError("牌身花色模型的已学牌面无效 / deck body head's known faces are invalid")
 
@@ -127,7 +132,8 @@ class DeckBody:
     def to_arrays(self) -> dict[str, np.ndarray]:
         """Its members, named for a head's file (:meth:`vision.cardnet.head.Head.to_bytes`)."""
         known = {} if self.known is None else {"body_known": self.known}
-        return {f"body_{k}": getattr(self, k) for k in ("mean", "scale", "w", "b", "temperatures", "prior")} | known
+        return {f"body_{k}": getattr(self, k) for k in ("mean", "scale", "w", "b", "temperatures", "prior")} | \
+            {"body_width_mm": np.float64(self.width_mm)} | known
 
     @classmethod
     def from_arrays(cls, z: Mapping[str, np.ndarray]) -> DeckBody | None:
@@ -135,14 +141,16 @@ class DeckBody:
         if "body_w" not in z:
             return None
         known = np.asarray(z["body_known"], np.bool_) if "body_known" in z else None
+        width = float(np.asarray(z["body_width_mm"])) if "body_width_mm" in z else float("nan")
         return cls(*(np.asarray(z[f"body_{k}"], np.float64) for k in ("mean", "scale", "w", "b", "temperatures", "prior")),
-                   known)
+                   width, known)
 
 
 def fit_deck_body(x: np.ndarray, cls: np.ndarray, val_x: np.ndarray, val_cls: np.ndarray, val_group: np.ndarray,
-                  seed: int = 0, known: np.ndarray | None = None) -> DeckBody:
-    """A suit head fitted on strips ``x`` of one deck labelled ``cls`` (:data:`BODY_CLASSES`), calibrated
-    group by group on other strips (``val_*``; :data:`MIN_CALIBRATION` says what a group with few does)."""
+                  width_mm: float, seed: int = 0, known: np.ndarray | None = None) -> DeckBody:
+    """A suit head fitted on strips ``x`` of one deck (its cards ``width_mm`` wide) labelled ``cls``
+    (:data:`BODY_CLASSES`), calibrated group by group on other strips (``val_*``; :data:`MIN_CALIBRATION`
+    says what a group with few does)."""
     if len(x) == 0 or len(x) != len(cls):
         raise ValueError("没有可学习的牌身 / no card bodies to learn from")
     k = len(BODY_CLASSES)
@@ -169,7 +177,7 @@ def fit_deck_body(x: np.ndarray, cls: np.ndarray, val_x: np.ndarray, val_cls: np
             ve += 0.001 * g * g
             par -= 0.01 * (mo / (1 - 0.9**t)) / (np.sqrt(ve / (1 - 0.999**t)) + 1e-8)
     prior = (np.bincount(cls, minlength=k) + 1.0) / (len(cls) + k)
-    body = DeckBody(mean, scale, w, b, np.full(len(GROUPS), MAX_TEMPERATURE), prior)
+    body = DeckBody(mean, scale, w, b, np.full(len(GROUPS), MAX_TEMPERATURE), prior, float(width_mm))
     u = body.evidence(val_x)
 
     def temperature(rows: np.ndarray) -> float | None:
@@ -183,4 +191,5 @@ def fit_deck_body(x: np.ndarray, cls: np.ndarray, val_x: np.ndarray, val_cls: np
         # Too few of its own (the jokers: 2 faces in 54): the strips cut where this group's are, all kinds.
         where = temperature(val_group % 2 == g % 2) if own is None else own
         temps.append(MAX_TEMPERATURE if where is None else where)
-    return DeckBody(mean, scale, w, b, np.array(temps), prior, None if known is None or known.all() else known)
+    return DeckBody(mean, scale, w, b, np.array(temps), prior, float(width_mm),
+                    None if known is None or known.all() else known)

@@ -101,8 +101,8 @@ def fit_deck_head(deck: Deck, *, base: Head | None = None, rows: int | None = No
     head = head.with_temperature(fit_face_temperature(head, val.emb, val.labels, base.temperature))
     if _accuracy(base, val.emb, val.labels) > _accuracy(head, val.emb, val.labels):
         return base  # the shipped head already reads this deck better
-    body = fit_deck_body(fit.strips, fit.strip_cls, val.strips, val.strip_cls, val.strip_group, seed=seed,
-                         known=np.array([c in deck.faces for c in ALL_CARDS]))
+    body = fit_deck_body(fit.strips, fit.strip_cls, val.strips, val.strip_cls, val.strip_group, deck.size_mm[0],
+                         seed=seed, known=np.array([c in deck.faces for c in ALL_CARDS]))
     head = replace(head, body=body)
     return replace(head, far_index=prints_far_index(deck, head, strip_rng))
 
@@ -200,7 +200,7 @@ def _rendered_crops(deck: Deck, rows: int, rng: np.random.Generator, must: Seque
         if strip_rng is not None:
             at = [(x + strip_rng.uniform(-1.0, 1.0) * ppm, y + strip_rng.uniform(-1.0, 1.0) * ppm) for x, y in corners]
             last = [i == len(cards) - 1 for i in range(len(cards))]
-            strips.append(strips_at(r.image, at, ppm, last))
+            strips.append(strips_at(r.image, at, ppm, last, deck.size_mm[0]))
             strip_cls += [body_class(c) for c in cards]
             strip_group += [card_group(c, is_last) for c, is_last in zip(cards, last, strict=True)]
     return _Rows(np.concatenate(embs), np.array(labels), np.concatenate(strips) if strips else np.zeros((0, 0), np.float32),
