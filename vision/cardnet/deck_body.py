@@ -85,8 +85,8 @@ class DeckBody:
     #: The deck's card width (mm): where the last card's top-right strip is cut (:func:`vision.cardnet.body.strips_at`).
     width_mm: float
     #: The faces it was fitted on (54 booleans, ``ALL_CARDS`` order); None: all.  Of any other face it says
-    #: nothing (likelihood 1): a table learning its deck has seen some faces whole, and a court never seen
-    #: would be read with what the pip cards taught.
+    #: nothing (likelihood 1): a deck enrolled from the cards a table found lacks some faces, and a court
+    #: never rendered would be read with what the pip cards taught.
     known: np.ndarray | None = None
 
     def __post_init__(self) -> None:
